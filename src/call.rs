@@ -1,0 +1,289 @@
+//! The call layer: call-enter and call-leave, the CT_* split, `=` and results.
+//!
+//! The engine hands this layer a stopped process's call; it finds the
+//! handler, opens the line (`name(`), lets the handler print the enter half,
+//! and at leave replays the recording if the line was preempted, lets the
+//! handler print the rest and closes the line. Debug assertions enforce the
+//! handler contract written in HACKING.md: one `=` per call, a result for
+//! every failed call, no NOTDONE handler without its own leave printer.
+
+use std::borrow::Cow;
+
+use crate::fdtable::FdTable;
+use crate::format::{FormatConfig, FormatState, Naming, Printer};
+use crate::kernel::{Arch, Memory};
+use crate::output::{Output, Style};
+use crate::service::params::Signature;
+
+/// Where the enter half of a call ends: returned by a handler's `out`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallType {
+    /// All parameters printed; the layer prints `) = ` and waits for the result.
+    Done,
+    /// More parameters follow at leave; the `in` printer prints them, then
+    /// `equals` and `result`.
+    NotDone,
+    /// All parameters printed, and the call is not expected to return
+    /// (exit, execve): no `=` unless it fails.
+    NoReturn,
+}
+
+/// What the engine must know about a call beyond printing it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallClass {
+    /// Nothing special.
+    Normal,
+    /// execve/execveat: success is reported by an exec event.
+    Exec,
+    /// rt_sigreturn/sigreturn: the result register is the restored context.
+    Sigreturn,
+    /// fork/vfork/clone/clone3: a child may start inside this call.
+    Fork,
+}
+
+/// Typed per-call state a handler's enter half leaves for its leave half.
+#[derive(Clone, Debug, Default)]
+pub enum CallData {
+    /// Nothing saved.
+    #[default]
+    None,
+    /// A path the call opened, for the fd table.
+    Path(String),
+}
+
+/// The arguments and state of one call, handed to its handler.
+pub struct CallCtx<'a> {
+    /// The call number in its arch's table.
+    pub nr: u64,
+    /// The ABI the call came through.
+    pub arch: Arch,
+    /// Raw argument registers.
+    pub args: [u64; 6],
+    /// Raw return value (valid in `in` only): negative errno on failure.
+    pub result: i64,
+    /// The call's declared parameters, if the table knows them.
+    pub sig: Option<&'static Signature>,
+    /// State saved by `out` for `in`.
+    pub data: &'a mut CallData,
+    /// The process's fd table (read-only for printing).
+    pub fds: &'a FdTable,
+}
+
+impl CallCtx<'_> {
+    /// Argument `i` as a signed int (`int` parameters are 32 bits).
+    pub fn int(&self, i: usize) -> i64 {
+        self.args[i] as i32 as i64
+    }
+
+    /// Whether the call failed (valid in `in` only).
+    pub fn failed(&self) -> bool {
+        is_error(self.result)
+    }
+}
+
+/// A handler's enter printer.
+pub type OutFn = fn(&mut Printer, &mut CallCtx) -> CallType;
+/// A handler's leave printer; `failed` tells whether results may be read.
+pub type InFn = fn(&mut Printer, &mut CallCtx, bool);
+
+/// One syscall handler: a table entry `{name, out, in}` as in trace(1).
+pub struct Handler {
+    /// The call's name.
+    pub name: &'static str,
+    /// Enter printer.
+    pub out: OutFn,
+    /// Leave printer.
+    pub r#in: InFn,
+    /// Engine class.
+    pub class: CallClass,
+}
+
+/// A call in progress in one process.
+#[derive(Clone)]
+pub struct Call {
+    /// Its number.
+    pub nr: u64,
+    /// Its ABI.
+    pub arch: Arch,
+    /// The name printed (from the handler, the table, or `syscall_N`).
+    pub name: Cow<'static, str>,
+    /// Raw arguments from the enter stop.
+    pub args: [u64; 6],
+    /// Its handler.
+    pub handler: &'static Handler,
+    /// Its declared parameters.
+    pub sig: Option<&'static Signature>,
+    /// The split the handler chose.
+    pub kind: CallType,
+    /// Nesting state of its text.
+    pub fmt: FormatState,
+    /// Handler state from enter to leave.
+    pub data: CallData,
+    /// Instruction and stack pointer at enter (restart detection).
+    pub ip: u64,
+    /// Stack pointer at enter.
+    pub sp: u64,
+}
+
+/// Whether a raw return value is an error (the kernel's -4095..-1 range).
+pub fn is_error(rval: i64) -> bool {
+    (-4095..0).contains(&rval)
+}
+
+/// The ERESTART* values the kernel turns into a restart or EINTR.
+pub fn is_restart(rval: i64) -> bool {
+    matches!(-rval, 512..=514 | 516)
+}
+
+impl Printer<'_> {
+    /// Print the call's `=`: closes the parameter list with `)` if the
+    /// handler has not, then `= `. Exactly once per call.
+    pub fn equals(&mut self) {
+        let state = self.state();
+        debug_assert!(!state.equals_printed, "handler printed `=` twice");
+        let closed = state.params_closed;
+        if !closed {
+            self.close(") ");
+        }
+        let state = self.state();
+        state.params_closed = true;
+        state.equals_printed = true;
+        self.text("= ", Style::Plain);
+    }
+
+    /// Whether the call's `=` has been printed.
+    pub fn equals_printed(&mut self) -> bool {
+        self.state().equals_printed
+    }
+
+    /// Print a call's result: a number, or `-1 [ENAME]` for a failure.
+    pub fn result(&mut self, rval: i64) {
+        debug_assert!(self.state().equals_printed, "result before `=`");
+        if is_error(rval) {
+            let text = match errno_name(-rval) {
+                Some(name) if self.symbols() => format!("-1 [{name}]"),
+                _ => format!("-1 [{}]", -rval),
+            };
+            self.text(&text, Style::Error);
+        } else {
+            self.text(&rval.to_string(), Style::Plain);
+        }
+    }
+
+    /// Print a result that is an address on success (`mmap`, `brk`).
+    pub fn result_ptr(&mut self, rval: i64) {
+        if is_error(rval) {
+            self.result(rval);
+        } else {
+            self.text(&format!("0x{rval:x}"), Style::Plain);
+        }
+    }
+}
+
+/// The symbolic name of an errno value, including the kernel-internal ones.
+pub fn errno_name(errno: i64) -> Option<&'static str> {
+    syscalls::Errno::new(errno as i32).name()
+}
+
+/// What the call layer needs of the stopped process besides its call.
+pub struct Stopped<'a> {
+    /// The output layer.
+    pub out: &'a mut Output,
+    /// Formatting choices.
+    pub cfg: &'a FormatConfig,
+    /// The process's memory.
+    pub mem: &'a mut Memory,
+    /// Its pid (the thread id).
+    pub pid: i32,
+    /// Its fd table.
+    pub fds: &'a FdTable,
+}
+
+/// Print the enter half of `call`: `name(` and what its handler prints.
+pub fn call_enter(t: Stopped, call: &mut Call) {
+    let mut p = Printer::new(t.out, t.pid, t.cfg, &mut call.fmt, t.mem, call.arch);
+    p.output().newline();
+    p.output().record_start(t.pid);
+    p.text(&call.name, Style::CallName);
+    p.open("", "(", Naming::Params);
+    let mut ctx = CallCtx {
+        nr: call.nr,
+        arch: call.arch,
+        args: call.args,
+        result: 0,
+        sig: call.sig,
+        data: &mut call.data,
+        fds: t.fds,
+    };
+    let kind = (call.handler.out)(&mut p, &mut ctx);
+    call.kind = kind;
+    match kind {
+        CallType::Done => p.equals(),
+        CallType::NoReturn => {
+            p.close(") ");
+            p.state().params_closed = true;
+        }
+        CallType::NotDone => p.push_sep(),
+    }
+    p.output().record_stop(t.pid);
+}
+
+/// Replay a preempted call's enter text (`*name(...`); when the recording
+/// overflowed, print the `name(<..>` substitute. `resuming` marks it `*`.
+pub fn call_replay(out: &mut Output, pid: i32, call: &Call, resuming: bool) {
+    if out.record_replay(pid, resuming) {
+        let tail = match call.kind {
+            CallType::NotDone => ", ",
+            CallType::NoReturn => ") ",
+            CallType::Done => ") = ",
+        };
+        out.text(
+            Some(pid),
+            &format!("{}(<..>{tail}", call.name),
+            Style::Plain,
+        );
+    }
+}
+
+/// Print the leave half of `call` with raw result `rval`; `skip` ends a
+/// no-return call that succeeded (exec, exit) without printing a result.
+pub fn call_leave(t: Stopped, call: &mut Call, rval: i64, skip: bool) {
+    debug_assert!(!skip || call.kind == CallType::NoReturn);
+    call_replay(t.out, t.pid, call, true);
+    let failed = is_error(rval);
+    // A no-return call that returned success (rt_sigreturn) has the restored
+    // context in its result register, not a result: print nothing more.
+    if !skip && !(call.kind == CallType::NoReturn && !failed) {
+        let mut p = Printer::new(t.out, t.pid, t.cfg, &mut call.fmt, t.mem, call.arch);
+        if call.kind == CallType::NoReturn {
+            p.equals();
+            p.result(rval);
+        } else {
+            let mut ctx = CallCtx {
+                nr: call.nr,
+                arch: call.arch,
+                args: call.args,
+                result: rval,
+                sig: call.sig,
+                data: &mut call.data,
+                fds: t.fds,
+            };
+            (call.handler.r#in)(&mut p, &mut ctx, failed);
+            debug_assert!(
+                p.equals_printed(),
+                "{}: leave printer did not print `=`",
+                call.name
+            );
+        }
+    }
+    t.out.record_clear(t.pid);
+    t.out.newline();
+}
+
+/// The default leave printer: `=` if not yet printed, then the result.
+pub fn default_in(p: &mut Printer, ctx: &mut CallCtx, _failed: bool) {
+    if !p.equals_printed() {
+        p.equals();
+    }
+    p.result(ctx.result);
+}

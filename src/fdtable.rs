@@ -1,0 +1,158 @@
+//! Per-process file descriptor table: what each fd of a tracee is.
+//!
+//! The engine updates it from the results of successful calls (open, dup,
+//! close, exec's close-on-exec sweep, ...), whether or not the call is
+//! printed, and falls back to `/proc/PID/fd` for fds it never saw opened
+//! (inherited, or opened before `-p` attached). Decoders read it to know that
+//! fd 3 is `/dev/usbmon1` or a user_events_data file. Processes that share
+//! their fd table (threads, CLONE_FILES) share one `FdTable` through an `Rc`.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// What kind of file an fd refers to, as far as decoders care.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FdKind {
+    /// Anything without special decoding.
+    Other,
+    /// A usbmon binary device (`/dev/usbmonN`).
+    Usbmon,
+    /// The user_events data file.
+    UserEvents,
+}
+
+/// One open fd.
+#[derive(Clone, Debug)]
+pub struct FdInfo {
+    /// The path it was opened with, or /proc's link text.
+    pub path: String,
+    /// Its kind, from the path.
+    pub kind: FdKind,
+    /// Closed by a successful exec.
+    pub cloexec: bool,
+}
+
+impl FdInfo {
+    /// An fd opened on `path`.
+    pub fn new(path: String, cloexec: bool) -> FdInfo {
+        let kind = kind_of(&path);
+        FdInfo {
+            path,
+            kind,
+            cloexec,
+        }
+    }
+}
+
+/// Classify a path for the decoders.
+pub fn kind_of(path: &str) -> FdKind {
+    if path
+        .strip_prefix("/dev/usbmon")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    {
+        FdKind::Usbmon
+    } else if path.ends_with("/tracing/user_events_data") {
+        FdKind::UserEvents
+    } else {
+        FdKind::Other
+    }
+}
+
+/// The fds of one process (or of the threads sharing its table).
+#[derive(Clone, Debug, Default)]
+pub struct FdTable {
+    fds: HashMap<i32, FdInfo>,
+    /// The process whose /proc entry answers for unknown fds.
+    pub pid: i32,
+}
+
+/// A table shared by the tasks that share their fds.
+pub type SharedFdTable = Rc<RefCell<FdTable>>;
+
+impl FdTable {
+    /// An empty table for `pid`, filled lazily from /proc.
+    pub fn new(pid: i32) -> FdTable {
+        FdTable {
+            fds: HashMap::new(),
+            pid,
+        }
+    }
+
+    /// What `fd` is; asks /proc for fds not seen opened, without caching
+    /// (printing must not change bookkeeping).
+    pub fn get(&self, fd: i32) -> Option<FdInfo> {
+        if let Some(info) = self.fds.get(&fd) {
+            return Some(info.clone());
+        }
+        let link = std::fs::read_link(format!("/proc/{}/fd/{fd}", self.pid)).ok()?;
+        Some(FdInfo::new(link.to_string_lossy().into_owned(), false))
+    }
+
+    /// Record a newly opened fd.
+    pub fn insert(&mut self, fd: i32, info: FdInfo) {
+        self.fds.insert(fd, info);
+    }
+
+    /// Forget a closed fd.
+    pub fn remove(&mut self, fd: i32) {
+        self.fds.remove(&fd);
+    }
+
+    /// Forget fds in `first..=last` (close_range).
+    pub fn remove_range(&mut self, first: i32, last: i32) {
+        self.fds.retain(|&fd, _| fd < first || fd > last);
+    }
+
+    /// `newfd` becomes a copy of `oldfd` (dup family).
+    pub fn dup(&mut self, oldfd: i32, newfd: i32, cloexec: bool) {
+        if let Some(mut info) = self.get(oldfd) {
+            info.cloexec = cloexec;
+            self.fds.insert(newfd, info);
+        }
+    }
+
+    /// Apply a successful exec: close-on-exec fds are gone.
+    pub fn exec(&mut self) {
+        self.fds.retain(|_, info| !info.cloexec);
+    }
+
+    /// Set or clear the close-on-exec flag (fcntl F_SETFD).
+    pub fn set_cloexec(&mut self, fd: i32, cloexec: bool) {
+        if let Some(info) = self.fds.get_mut(&fd) {
+            info.cloexec = cloexec;
+        } else if let Some(mut info) = self.get(fd) {
+            info.cloexec = cloexec;
+            self.fds.insert(fd, info);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_from_paths() {
+        assert_eq!(kind_of("/dev/usbmon0"), FdKind::Usbmon);
+        assert_eq!(kind_of("/dev/usbmon"), FdKind::Other);
+        assert_eq!(
+            kind_of("/sys/kernel/tracing/user_events_data"),
+            FdKind::UserEvents
+        );
+        assert_eq!(
+            kind_of("/sys/kernel/debug/tracing/user_events_data"),
+            FdKind::UserEvents
+        );
+    }
+
+    #[test]
+    fn exec_drops_cloexec_and_dup_copies() {
+        let mut t = FdTable::new(0);
+        t.insert(3, FdInfo::new("/dev/usbmon1".into(), true));
+        t.dup(3, 4, false);
+        t.exec();
+        assert!(!t.fds.contains_key(&3));
+        assert_eq!(t.fds[&4].kind, FdKind::Usbmon);
+    }
+}

@@ -1,0 +1,438 @@
+//! Formatting primitives: the only vocabulary handlers print with.
+//!
+//! Handlers never build strings themselves; they call `put_*` on a
+//! [`Printer`] with raw values (a field name, a number and its symbol, a
+//! tracee address) and the printer renders them in the MINIX trace(1)
+//! grammar: `name=value` fields joined by `, `, structs in `{..}`, arrays in
+//! `[..]`, `..` for what was left out, `&0x...` for anything that could not
+//! be copied. The nesting state lives in [`FormatState`], kept with the
+//! process's current call so the leave half continues where enter stopped.
+
+use std::fmt::Write as _;
+
+use smallvec::SmallVec;
+
+use crate::kernel::{Arch, Memory};
+use crate::output::{Output, Style};
+
+/// User choices that change how values are printed.
+#[derive(Clone, Debug)]
+pub struct FormatConfig {
+    /// `-N`: name every call parameter, not only struct fields.
+    pub all_names: bool,
+    /// `-V` count: 1 = numbers instead of symbols, 2 = also structs as addresses.
+    pub values_only: u8,
+    /// `-v` count: more string bytes and more struct fields.
+    pub verbose: u8,
+    /// Maximum string bytes printed (`-s`, or from the verbosity).
+    pub string_limit: usize,
+}
+
+impl Default for FormatConfig {
+    fn default() -> Self {
+        FormatConfig {
+            all_names: false,
+            values_only: 0,
+            verbose: 0,
+            string_limit: 32,
+        }
+    }
+}
+
+/// One nesting level: a call's parameter list, a struct or an array.
+#[derive(Clone, Copy, Debug)]
+struct Level {
+    /// A separator is owed before the next item.
+    need_sep: bool,
+    /// Whether items at this level print `name=`.
+    names: bool,
+}
+
+/// Whether items at a new level are named.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Naming {
+    /// Call parameters: named only with `-N`.
+    Params,
+    /// Struct fields: always named.
+    Fields,
+    /// Array elements: never named.
+    Elements,
+}
+
+/// Nesting state of the text being printed for one call.
+#[derive(Clone, Debug, Default)]
+pub struct FormatState {
+    levels: SmallVec<[Level; 8]>,
+    /// The parameter list has been closed with `)`.
+    pub(crate) params_closed: bool,
+    /// The call's `=` has been printed.
+    pub(crate) equals_printed: bool,
+}
+
+impl FormatState {
+    /// Depth of open parameter lists, structs and arrays.
+    pub fn depth(&self) -> usize {
+        self.levels.len()
+    }
+}
+
+/// A flag or value name table entry: `{mask, value, name}` as in trace(1).
+#[derive(Clone, Copy, Debug)]
+pub struct FlagDef {
+    /// Bits this entry looks at.
+    pub mask: u64,
+    /// Value those bits must have.
+    pub value: u64,
+    /// Symbol printed when they do.
+    pub name: &'static str,
+}
+
+/// Shorthand for a single-bit (or exact-match-within-itself) flag.
+pub const fn flag(value: u64, name: &'static str) -> FlagDef {
+    FlagDef {
+        mask: value,
+        value,
+        name,
+    }
+}
+
+/// The printer handed to handlers for one process's call.
+pub struct Printer<'a> {
+    out: &'a mut Output,
+    pid: i32,
+    cfg: &'a FormatConfig,
+    state: &'a mut FormatState,
+    mem: &'a mut Memory,
+    arch: Arch,
+}
+
+impl<'a> Printer<'a> {
+    /// A printer for `pid`'s output, continuing `state`.
+    pub fn new(
+        out: &'a mut Output,
+        pid: i32,
+        cfg: &'a FormatConfig,
+        state: &'a mut FormatState,
+        mem: &'a mut Memory,
+        arch: Arch,
+    ) -> Printer<'a> {
+        Printer {
+            out,
+            pid,
+            cfg,
+            state,
+            mem,
+            arch,
+        }
+    }
+
+    /// The user's formatting choices.
+    pub fn config(&self) -> &FormatConfig {
+        self.cfg
+    }
+
+    /// The traced process this printer prints for.
+    pub fn pid(&self) -> i32 {
+        self.pid
+    }
+
+    /// The ABI of the call being printed (pointer size, struct layouts).
+    pub fn arch(&self) -> Arch {
+        self.arch
+    }
+
+    /// Whether symbols are wanted (no `-V`).
+    pub fn symbols(&self) -> bool {
+        self.cfg.values_only == 0
+    }
+
+    /// The nesting state, for the call layer's `)` and `=` bookkeeping.
+    pub(crate) fn state(&mut self) -> &mut FormatState {
+        self.state
+    }
+
+    /// Tracee memory, readable while the process is stopped.
+    pub fn mem(&mut self) -> &mut Memory {
+        self.mem
+    }
+
+    /// Raw text for the output layer, outside the field grammar (call names,
+    /// ` = `, results). Handlers should not need this.
+    pub fn text(&mut self, text: &str, style: Style) {
+        self.out.text(Some(self.pid), text, style);
+    }
+
+    /// The output layer, for the call layer's own bookkeeping.
+    pub fn output(&mut self) -> &mut Output {
+        self.out
+    }
+
+    /// Start an item at the current level: separator and `name=`.
+    fn item(&mut self, name: &str) {
+        let mut prefix = String::new();
+        if let Some(level) = self.state.levels.last_mut() {
+            if level.need_sep {
+                prefix.push_str(", ");
+            }
+            level.need_sep = true;
+            if level.names && !name.is_empty() {
+                prefix.push_str(name);
+                prefix.push('=');
+            }
+        }
+        if !prefix.is_empty() {
+            self.out.text(Some(self.pid), &prefix, Style::Plain);
+        }
+    }
+
+    /// Owe a separator now, so a later half (the call leave) starts with `, `.
+    pub fn push_sep(&mut self) {
+        if let Some(level) = self.state.levels.last_mut()
+            && level.need_sep
+        {
+            self.out.text(Some(self.pid), ", ", Style::Plain);
+            level.need_sep = false;
+        }
+    }
+
+    /// Open a nested list (`(`, `{` or `[`) as item `name`.
+    pub fn open(&mut self, name: &str, opener: &str, naming: Naming) {
+        self.item(name);
+        self.out.text(Some(self.pid), opener, Style::Plain);
+        let names = match naming {
+            Naming::Params => self.cfg.all_names,
+            Naming::Fields => true,
+            Naming::Elements => false,
+        };
+        self.state.levels.push(Level {
+            need_sep: false,
+            names,
+        });
+    }
+
+    /// Close the innermost list with `closer`.
+    pub fn close(&mut self, closer: &str) {
+        debug_assert!(!self.state.levels.is_empty(), "close() without open()");
+        self.state.levels.pop();
+        if !closer.is_empty() {
+            self.out.text(Some(self.pid), closer, Style::Plain);
+        }
+    }
+
+    /// Print `..` as the last item: not everything was shown.
+    pub fn more(&mut self) {
+        self.item("");
+        self.out.text(Some(self.pid), "..", Style::Plain);
+    }
+
+    /// A field whose value is already text (a symbol, a formatted number).
+    pub fn field(&mut self, name: &str, text: &str) {
+        self.item(name);
+        self.out.text(Some(self.pid), text, Style::Plain);
+    }
+
+    /// A signed decimal.
+    pub fn int(&mut self, name: &str, value: i64) {
+        self.field(name, &value.to_string());
+    }
+
+    /// An unsigned decimal.
+    pub fn uint(&mut self, name: &str, value: u64) {
+        self.field(name, &value.to_string());
+    }
+
+    /// A hexadecimal value.
+    pub fn hex(&mut self, name: &str, value: u64) {
+        self.field(name, &format!("0x{value:x}"));
+    }
+
+    /// An octal mode.
+    pub fn mode(&mut self, name: &str, value: u64) {
+        self.field(name, &format!("0{value:o}"));
+    }
+
+    /// A pointer: `NULL` or `&0x7ffd...`.
+    pub fn ptr(&mut self, name: &str, addr: u64) {
+        if addr == 0 {
+            self.field(name, "NULL");
+        } else {
+            self.field(name, &format!("&0x{addr:x}"));
+        }
+    }
+
+    /// A value that is one of a set of symbols, or a number if none fits.
+    pub fn symbol(&mut self, name: &str, value: i64, symbol: Option<&str>) {
+        match symbol {
+            Some(sym) if self.symbols() => self.field(name, sym),
+            _ => self.int(name, value),
+        }
+    }
+
+    /// A flag set: `O_WRONLY|O_CREAT|0x80000000`, `0` when empty. Entries
+    /// are tried in order; each matched entry's bits are removed.
+    pub fn flags(&mut self, name: &str, value: u64, table: &[FlagDef]) {
+        let text = flags_text(value, table, self.symbols());
+        self.field(name, &text);
+    }
+
+    /// A NUL-terminated string at `addr`, or its pointer if unreadable.
+    pub fn cstr(&mut self, name: &str, addr: u64) {
+        let limit = self.cfg.string_limit;
+        match self.mem.read_cstr(addr, limit) {
+            Some((bytes, terminated)) => {
+                let text = quote(&bytes, !terminated);
+                self.field(name, &text);
+            }
+            None => self.ptr(name, addr),
+        }
+    }
+
+    /// `len` bytes at `addr` as a string (a read or write buffer), cut at
+    /// the string limit; its pointer if unreadable.
+    pub fn buf(&mut self, name: &str, addr: u64, len: u64) {
+        let limit = self.cfg.string_limit;
+        let want = (len as usize).min(limit);
+        let mut bytes = vec![0u8; want];
+        let got = self.mem.read(addr, &mut bytes);
+        if got < want || (addr == 0 && len > 0) {
+            self.ptr(name, addr);
+            return;
+        }
+        let text = quote(&bytes, (len as usize) > want);
+        self.field(name, &text);
+    }
+
+    /// Copy a struct of `N` bytes from `addr` and open it as `{`; on a
+    /// failed copy print the pointer and return `None`. With `-VV` structs
+    /// print as their address only.
+    pub fn open_struct<const N: usize>(&mut self, name: &str, addr: u64) -> Option<[u8; N]> {
+        if addr == 0 || self.cfg.values_only >= 2 {
+            self.ptr(name, addr);
+            return None;
+        }
+        let mut data = [0u8; N];
+        if !self.mem.read_exact(addr, &mut data) {
+            self.ptr(name, addr);
+            return None;
+        }
+        self.open(name, "{", Naming::Fields);
+        Some(data)
+    }
+
+    /// Close a struct; `all` false appends `, ..`.
+    pub fn close_struct(&mut self, all: bool) {
+        if !all {
+            self.more();
+        }
+        self.close("}");
+    }
+}
+
+/// Render a flag set with a `{mask, value, name}` table.
+pub fn flags_text(value: u64, table: &[FlagDef], symbols: bool) -> String {
+    if !symbols {
+        return format!("0x{value:x}");
+    }
+    let mut rest = value;
+    let mut out = String::new();
+    for def in table {
+        if def.value == 0 {
+            // A zero value names the state of a multi-bit field (O_RDONLY);
+            // it is printed only when its field is zero.
+            if value & def.mask == 0 && (def.mask != 0 || value == 0) {
+                push_flag(&mut out, def.name);
+            }
+            continue;
+        }
+        if rest & def.mask == def.value && def.value != 0 {
+            push_flag(&mut out, def.name);
+            rest &= !def.mask;
+        }
+    }
+    if rest != 0 {
+        if !out.is_empty() {
+            out.push('|');
+        }
+        let _ = write!(out, "0x{rest:x}");
+    }
+    if out.is_empty() {
+        out.push('0');
+    }
+    out
+}
+
+fn push_flag(out: &mut String, name: &str) {
+    if !out.is_empty() {
+        out.push('|');
+    }
+    out.push_str(name);
+}
+
+/// C-escape `bytes` in double quotes; `cut` appends `..` after the quote.
+/// Every byte that is not printable ASCII is escaped, so a tracee can never
+/// send terminal control sequences through the trace.
+pub fn quote(bytes: &[u8], cut: bool) -> String {
+    let mut s = String::with_capacity(bytes.len() + 4);
+    s.push('"');
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'"' => s.push_str("\\\""),
+            b'\\' => s.push_str("\\\\"),
+            b'\n' => s.push_str("\\n"),
+            b'\t' => s.push_str("\\t"),
+            b'\r' => s.push_str("\\r"),
+            0 => {
+                // "\0" followed by a digit would read as an octal escape.
+                let next_digit = bytes.get(i + 1).is_some_and(|n| n.is_ascii_digit());
+                s.push_str(if next_digit { "\\x00" } else { "\\0" });
+            }
+            0x20..=0x7e => s.push(b as char),
+            _ => {
+                let _ = write!(s, "\\x{b:02x}");
+            }
+        }
+    }
+    s.push('"');
+    if cut {
+        s.push_str("..");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OPEN_FLAGS: &[FlagDef] = &[
+        FlagDef {
+            mask: 3,
+            value: 0,
+            name: "O_RDONLY",
+        },
+        FlagDef {
+            mask: 3,
+            value: 1,
+            name: "O_WRONLY",
+        },
+        flag(0o100, "O_CREAT"),
+    ];
+
+    #[test]
+    fn quote_escapes_everything_unprintable() {
+        assert_eq!(quote(b"hi\n", false), "\"hi\\n\"");
+        assert_eq!(quote(b"\x1b[31m", false), "\"\\x1b[31m\"");
+        assert_eq!(quote(b"a\0b\x001", true), "\"a\\0b\\x001\"..");
+        assert_eq!(quote("é".as_bytes(), false), "\"\\xc3\\xa9\"");
+    }
+
+    #[test]
+    fn flags_name_zero_fields_and_keep_unknown_bits() {
+        assert_eq!(flags_text(0, OPEN_FLAGS, true), "O_RDONLY");
+        assert_eq!(flags_text(0o101, OPEN_FLAGS, true), "O_WRONLY|O_CREAT");
+        assert_eq!(
+            flags_text(0x8000_0000, OPEN_FLAGS, true),
+            "O_RDONLY|0x80000000"
+        );
+        assert_eq!(flags_text(0o101, OPEN_FLAGS, false), "0x41");
+    }
+}

@@ -1,0 +1,370 @@
+//! The unsafe corner: ptrace requests, syscall stop details and tracee memory.
+//!
+//! Everything that talks to the kernel about a tracee lives here, so the
+//! layers above see plain values: a [`SyscallStop`] with the call's number,
+//! arguments or result, and memory reads that report how much they got rather
+//! than failing. A failed read is data (the caller prints a pointer), never an
+//! error that stops tracing.
+
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::FileExt;
+
+use nix::sys::uio::{RemoteIoVec, process_vm_readv};
+use nix::unistd::Pid;
+
+/// `AUDIT_ARCH_X86_64` from `<linux/audit.h>`.
+const AUDIT_ARCH_X86_64: u32 = 0xC000_003E;
+/// `AUDIT_ARCH_I386` from `<linux/audit.h>`.
+const AUDIT_ARCH_I386: u32 = 0x4000_0003;
+/// `__X32_SYSCALL_BIT`: x32 calls use the x86_64 arch with this bit set.
+const X32_SYSCALL_BIT: u64 = 0x4000_0000;
+
+/// `PTRACE_GET_SYSCALL_INFO` (Linux 5.3).
+const PTRACE_GET_SYSCALL_INFO: libc::c_uint = 0x420e;
+const PTRACE_SYSCALL_INFO_ENTRY: u8 = 1;
+const PTRACE_SYSCALL_INFO_EXIT: u8 = 2;
+const PTRACE_SYSCALL_INFO_SECCOMP: u8 = 3;
+
+/// The system call ABI a stop belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Arch {
+    /// Native 64-bit calls.
+    X86_64,
+    /// i386 calls: a 32-bit binary, or `int 0x80` from a 64-bit one.
+    I386,
+    /// x32 calls (64-bit registers, 32-bit pointers); numbered like x86_64.
+    X32,
+}
+
+/// What a syscall-stop tells about the call.
+#[derive(Clone, Copy, Debug)]
+pub enum SyscallOp {
+    /// Entering a call: its number and six raw argument registers.
+    Entry { nr: u64, args: [u64; 6] },
+    /// Leaving a call: the raw return value (negative errno on failure).
+    Exit { rval: i64 },
+}
+
+/// A syscall-stop, read in one request where the kernel allows it.
+#[derive(Clone, Copy, Debug)]
+pub struct SyscallStop {
+    /// Which ABI the call was made through.
+    pub arch: Arch,
+    /// Instruction pointer at the stop (just after the syscall instruction).
+    pub ip: u64,
+    /// Stack pointer at the stop.
+    pub sp: u64,
+    /// Entry or exit details.
+    pub op: SyscallOp,
+}
+
+/// `struct ptrace_syscall_info` from `<linux/ptrace.h>`, x86_64 layout.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct RawSyscallInfo {
+    op: u8,
+    pad: [u8; 3],
+    arch: u32,
+    instruction_pointer: u64,
+    stack_pointer: u64,
+    /// entry: nr, args[6]; exit: rval, is_error; seccomp: nr, args[6], ret_data.
+    data: [u64; 8],
+}
+
+fn arch_from_audit(audit: u32, nr: u64) -> Arch {
+    match audit {
+        AUDIT_ARCH_I386 => Arch::I386,
+        AUDIT_ARCH_X86_64 if nr & X32_SYSCALL_BIT != 0 => Arch::X32,
+        _ => Arch::X86_64,
+    }
+}
+
+/// Whether PTRACE_GET_SYSCALL_INFO is known to be missing on this kernel.
+static NO_SYSCALL_INFO: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Read the details of a syscall-stop. `entering` is the engine's own idea of
+/// the direction, used only when the kernel is too old to say (pre-5.3).
+pub fn syscall_stop(pid: Pid, entering: bool) -> io::Result<SyscallStop> {
+    use std::sync::atomic::Ordering;
+    if !NO_SYSCALL_INFO.load(Ordering::Relaxed) {
+        let mut raw = RawSyscallInfo {
+            op: 0,
+            pad: [0; 3],
+            arch: 0,
+            instruction_pointer: 0,
+            stack_pointer: 0,
+            data: [0; 8],
+        };
+        // SAFETY: the kernel writes at most the size we pass into `raw`,
+        // which is a plain-old-data struct of exactly that size.
+        let r = unsafe {
+            libc::ptrace(
+                PTRACE_GET_SYSCALL_INFO,
+                pid.as_raw(),
+                std::mem::size_of::<RawSyscallInfo>(),
+                &mut raw as *mut RawSyscallInfo,
+            )
+        };
+        if r > 0 {
+            let op = match raw.op {
+                PTRACE_SYSCALL_INFO_ENTRY | PTRACE_SYSCALL_INFO_SECCOMP => SyscallOp::Entry {
+                    nr: raw.data[0],
+                    args: [
+                        raw.data[1],
+                        raw.data[2],
+                        raw.data[3],
+                        raw.data[4],
+                        raw.data[5],
+                        raw.data[6],
+                    ],
+                },
+                PTRACE_SYSCALL_INFO_EXIT => SyscallOp::Exit {
+                    rval: raw.data[0] as i64,
+                },
+                _ => return Err(io::Error::from_raw_os_error(libc::EINVAL)),
+            };
+            let nr = match op {
+                SyscallOp::Entry { nr, .. } => nr,
+                SyscallOp::Exit { .. } => 0,
+            };
+            return Ok(SyscallStop {
+                arch: arch_from_audit(raw.arch, nr),
+                ip: raw.instruction_pointer,
+                sp: raw.stack_pointer,
+                op,
+            });
+        }
+        let err = io::Error::last_os_error();
+        if err.raw_os_error() != Some(libc::EIO) {
+            return Err(err);
+        }
+        NO_SYSCALL_INFO.store(true, Ordering::Relaxed);
+    }
+    syscall_stop_from_regs(pid, entering)
+}
+
+/// Pre-5.3 fallback: decode the stop from the general registers.
+fn syscall_stop_from_regs(pid: Pid, entering: bool) -> io::Result<SyscallStop> {
+    let regs = nix::sys::ptrace::getregs(pid).map_err(io::Error::from)?;
+    // A 32-bit code segment selector means a 32-bit process; int 0x80 from a
+    // 64-bit process cannot be told apart here, which is why the syscall-info
+    // request is preferred.
+    let compat = regs.cs == 0x23;
+    let arch = if compat {
+        Arch::I386
+    } else if regs.orig_rax & X32_SYSCALL_BIT != 0 {
+        Arch::X32
+    } else {
+        Arch::X86_64
+    };
+    let op = if entering {
+        let args = if compat {
+            [regs.rbx, regs.rcx, regs.rdx, regs.rsi, regs.rdi, regs.rbp].map(|r| r & 0xffff_ffff)
+        } else {
+            [regs.rdi, regs.rsi, regs.rdx, regs.r10, regs.r8, regs.r9]
+        };
+        SyscallOp::Entry {
+            nr: regs.orig_rax,
+            args,
+        }
+    } else {
+        let rval = if compat {
+            regs.rax as u32 as i32 as i64
+        } else {
+            regs.rax as i64
+        };
+        SyscallOp::Exit { rval }
+    };
+    Ok(SyscallStop {
+        arch,
+        ip: regs.rip,
+        sp: regs.rsp,
+        op,
+    })
+}
+
+/// The instruction pointer and stack pointer of a stopped tracee.
+pub fn ip_sp(pid: Pid) -> Option<(u64, u64)> {
+    nix::sys::ptrace::getregs(pid)
+        .ok()
+        .map(|regs| (regs.rip, regs.rsp))
+}
+
+/// Reads of one tracee's memory. Cheap to create; holds the /proc fallback
+/// file open only once it was needed.
+pub struct Memory {
+    pid: Pid,
+    proc_mem: Option<File>,
+    vm_readv_works: bool,
+}
+
+const PAGE: u64 = 4096;
+
+impl Memory {
+    /// A reader for `pid`'s address space. Only valid while it is stopped.
+    pub fn new(pid: Pid) -> Memory {
+        Memory {
+            pid,
+            proc_mem: None,
+            vm_readv_works: true,
+        }
+    }
+
+    /// Read up to `buf.len()` bytes at `addr`; returns how many bytes were
+    /// read before the first unreadable byte (0 when `addr` is unmapped).
+    pub fn read(&mut self, addr: u64, buf: &mut [u8]) -> usize {
+        if buf.is_empty() || addr == 0 {
+            return 0;
+        }
+        if self.vm_readv_works {
+            let mut done = 0usize;
+            // process_vm_readv stops at the first bad page of a remote iovec,
+            // so one call reads as much as is readable.
+            while done < buf.len() {
+                let remote = [RemoteIoVec {
+                    base: (addr + done as u64) as usize,
+                    len: buf.len() - done,
+                }];
+                let mut local = [io::IoSliceMut::new(&mut buf[done..])];
+                match process_vm_readv(self.pid, &mut local, &remote) {
+                    Ok(0) => return done,
+                    Ok(n) => done += n,
+                    Err(nix::errno::Errno::ENOSYS) | Err(nix::errno::Errno::EPERM) => {
+                        self.vm_readv_works = false;
+                        break;
+                    }
+                    Err(_) => return done,
+                }
+            }
+            if self.vm_readv_works {
+                return done;
+            }
+        }
+        self.read_proc_mem(addr, buf)
+    }
+
+    fn read_proc_mem(&mut self, addr: u64, buf: &mut [u8]) -> usize {
+        if self.proc_mem.is_none() {
+            self.proc_mem = File::open(format!("/proc/{}/mem", self.pid)).ok();
+        }
+        let Some(file) = &self.proc_mem else {
+            return 0;
+        };
+        let mut done = 0;
+        while done < buf.len() {
+            match file.read_at(&mut buf[done..], addr + done as u64) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => done += n,
+            }
+        }
+        done
+    }
+
+    /// Read exactly `buf.len()` bytes, or report failure.
+    pub fn read_exact(&mut self, addr: u64, buf: &mut [u8]) -> bool {
+        self.read(addr, buf) == buf.len()
+    }
+
+    /// Read a NUL-terminated string of at most `max` bytes (not counting the
+    /// NUL). Returns the bytes and whether the NUL was seen; `None` when not
+    /// even the first byte could be read.
+    pub fn read_cstr(&mut self, addr: u64, max: usize) -> Option<(Vec<u8>, bool)> {
+        if addr == 0 {
+            return None;
+        }
+        let mut out = Vec::new();
+        let mut at = addr;
+        // Read page-sized chunks that never cross a page boundary, so a
+        // string ending just before an unmapped page is still read whole.
+        loop {
+            let want = (PAGE - at % PAGE) as usize;
+            let want = want.min(max + 1 - out.len());
+            let start = out.len();
+            out.resize(start + want, 0);
+            let got = self.read(at, &mut out[start..]);
+            out.truncate(start + got);
+            if let Some(nul) = memchr::memchr(0, &out[start..]) {
+                out.truncate(start + nul);
+                return Some((out, true));
+            }
+            if got == 0 && start == 0 {
+                return None;
+            }
+            if got < want || out.len() > max {
+                out.truncate(max.min(out.len()));
+                return Some((out, false));
+            }
+            at += got as u64;
+        }
+    }
+
+    /// Read one pointer-sized word of the given arch (8 bytes, or 4 for i386/x32).
+    pub fn read_word(&mut self, addr: u64, arch: Arch) -> Option<u64> {
+        match arch {
+            Arch::X86_64 => {
+                let mut b = [0u8; 8];
+                self.read_exact(addr, &mut b).then(|| u64::from_ne_bytes(b))
+            }
+            Arch::I386 | Arch::X32 => {
+                let mut b = [0u8; 4];
+                self.read_exact(addr, &mut b)
+                    .then(|| u32::from_ne_bytes(b) as u64)
+            }
+        }
+    }
+}
+
+/// The `comm` name of a process, as the banner shows it.
+pub fn process_name(pid: Pid) -> Option<String> {
+    let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).ok()?;
+    Some(comm.trim_end_matches('\n').to_string())
+}
+
+/// Resume a stopped tracee with `request` (PTRACE_SYSCALL, PTRACE_CONT,
+/// PTRACE_LISTEN, PTRACE_DETACH), delivering signal `sig` (0 for none).
+/// Raw libc, because nix's Signal cannot hold realtime signals.
+pub fn resume(pid: Pid, request: libc::c_uint, sig: i32) -> io::Result<()> {
+    // SAFETY: these requests take no pointers; `data` is the signal number.
+    let r = unsafe {
+        libc::ptrace(
+            request,
+            pid.as_raw(),
+            std::ptr::null_mut::<libc::c_void>(),
+            sig as libc::c_long as *mut libc::c_void,
+        )
+    };
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// PTRACE_GETEVENTMSG: the new child's pid, or the former thread id at exec.
+pub fn event_msg(pid: Pid) -> Option<i32> {
+    nix::sys::ptrace::getevent(pid).ok().map(|v| v as i32)
+}
+
+/// PTRACE_SEIZE with `options`.
+pub fn seize(pid: Pid, options: libc::c_int) -> io::Result<()> {
+    // SAFETY: PTRACE_SEIZE takes the options in `data` and no pointers.
+    let r = unsafe {
+        libc::ptrace(
+            libc::PTRACE_SEIZE,
+            pid.as_raw(),
+            std::ptr::null_mut::<libc::c_void>(),
+            options as libc::c_long as *mut libc::c_void,
+        )
+    };
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// PTRACE_INTERRUPT: make a seized tracee stop soon.
+pub fn interrupt(pid: Pid) -> io::Result<()> {
+    nix::sys::ptrace::interrupt(pid).map_err(io::Error::from)
+}

@@ -1,0 +1,244 @@
+//! rtrace: a Linux syscall and ioctl tracer in the style of MINIX 3 trace(1).
+//!
+//! This file is the command line only: clap parses it into a
+//! [`trace::Config`] and an [`output::Output`], `trace::run` does the work,
+//! and the result becomes rtrace's own exit status.
+
+mod call;
+mod fdtable;
+mod format;
+mod ioctl;
+mod kernel;
+mod output;
+mod service;
+mod trace;
+
+use std::ffi::OsString;
+use std::io::{BufWriter, IsTerminal};
+use std::os::unix::fs::OpenOptionsExt;
+use std::process::ExitCode;
+
+use clap::{CommandFactory, Parser, ValueEnum};
+
+use format::FormatConfig;
+use output::{Output, Timestamps};
+
+/// When to color the trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ColorWhen {
+    /// Only on a terminal, unless NO_COLOR is set (CLICOLOR_FORCE forces).
+    Auto,
+    /// Always, even into a file.
+    Always,
+    /// Never.
+    Never,
+}
+
+const EXAMPLES: &str = "\
+Examples:
+  rtrace ls /tmp                     trace a command
+  rtrace -f -o trace.txt tcpdump -i usbmon1
+                                     follow children, write the trace to a file
+  rtrace -p 1234 -p 1240             attach to running processes (Ctrl-C detaches)
+  rtrace -N -v cat /etc/hostname     name every parameter, print longer strings
+
+Output: one line per call, `name(params) = result`; `-1 [ENOENT]` for errors;
+`** SIGNAL **` where a signal arrived; with several processes each line starts
+with `PID| `, a call interrupted by another process's output ends with `<..>`
+and resumes on a line marked `PID|*`.";
+
+/// Trace the system calls and ioctls of a command or of running processes.
+#[derive(Parser, Debug)]
+#[command(
+    name = "rtrace",
+    version,
+    disable_version_flag = true,
+    about,
+    after_help = EXAMPLES,
+    override_usage = "rtrace [OPTIONS] COMMAND [ARGS...]\n       rtrace [OPTIONS] -p PID [-p PID ...]"
+)]
+struct Cli {
+    /// Follow forks, vforks, clones and threads
+    #[arg(short = 'f', long = "follow-forks")]
+    follow: bool,
+
+    /// Write the trace to FILE (created with mode 0600) instead of stderr
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<std::path::PathBuf>,
+
+    /// Attach to a running process and all its threads (repeatable)
+    #[arg(short = 'p', long = "attach", value_name = "PID", value_parser = clap::value_parser!(i32).range(1..))]
+    pids: Vec<i32>,
+
+    /// Print at most N bytes of each string (default from -v: 32, 256, all)
+    #[arg(short = 's', long = "string-limit", value_name = "N")]
+    string_limit: Option<usize>,
+
+    /// More detail: longer strings and more struct fields (repeatable)
+    #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count)]
+    verbose: u8,
+
+    /// Name every parameter: read(fd=3, buf=..., count=4096)
+    #[arg(short = 'N', long = "all-names")]
+    all_names: bool,
+
+    /// Numbers instead of symbols; twice: structs as their addresses
+    #[arg(short = 'V', long = "values", action = clap::ArgAction::Count)]
+    values: u8,
+
+    /// Wall-clock time before each line; twice: with microseconds
+    #[arg(short = 't', long = "timestamps", action = clap::ArgAction::Count)]
+    timestamps: u8,
+
+    /// Color the output
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
+    color: ColorWhen,
+
+    /// Print the version and exit
+    #[arg(long, action = clap::ArgAction::Version)]
+    version: Option<bool>,
+
+    /// Print shell completions for SHELL and exit
+    #[arg(long, value_name = "SHELL", hide = true)]
+    completions: Option<clap_complete::Shell>,
+
+    /// Print the man page (roff) and exit
+    #[arg(long, hide = true)]
+    man: bool,
+
+    /// The command to run and trace, with its arguments
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "COMMAND"
+    )]
+    command: Vec<OsString>,
+}
+
+fn fail(message: &str, code: u8) -> ExitCode {
+    eprintln!("rtrace: {message}");
+    ExitCode::from(code)
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                let _ = e.print();
+                return ExitCode::SUCCESS;
+            }
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("invalid arguments");
+            let first = first.strip_prefix("error: ").unwrap_or(first);
+            return fail(&format!("{first} (see rtrace --help)"), 2);
+        }
+    };
+    if let Some(shell) = cli.completions {
+        clap_complete::generate(shell, &mut Cli::command(), "rtrace", &mut std::io::stdout());
+        return ExitCode::SUCCESS;
+    }
+    if cli.man {
+        let man = clap_mangen::Man::new(Cli::command());
+        return match man.render(&mut std::io::stdout()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => fail(&format!("cannot write the man page: {e}"), 1),
+        };
+    }
+    if cli.command.is_empty() && cli.pids.is_empty() {
+        return fail(
+            "nothing to trace: give a COMMAND or -p PID (see rtrace --help)",
+            2,
+        );
+    }
+
+    let (writer, is_terminal): (Box<dyn std::io::Write>, bool) = match &cli.output {
+        Some(path) => {
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .mode(0o600)
+                .open(path);
+            match file {
+                Ok(f) => (Box::new(BufWriter::with_capacity(1 << 16, f)), false),
+                Err(e) => {
+                    return fail(
+                        &format!("cannot open '{}': {}", path.display(), os_text(&e)),
+                        1,
+                    );
+                }
+            }
+        }
+        None => (
+            Box::new(BufWriter::with_capacity(1 << 16, std::io::stderr())),
+            std::io::stderr().is_terminal(),
+        ),
+    };
+    let color = match cli.color {
+        ColorWhen::Always => true,
+        ColorWhen::Never => false,
+        ColorWhen::Auto => {
+            let forced =
+                std::env::var_os("CLICOLOR_FORCE").is_some_and(|v| !v.is_empty() && v != "0");
+            let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+            !no_color && (forced || is_terminal) && cli.output.is_none()
+        }
+    };
+    let timestamps = match cli.timestamps {
+        0 => Timestamps::Off,
+        1 => Timestamps::Seconds,
+        _ => Timestamps::Micros,
+    };
+    let string_limit = cli.string_limit.unwrap_or(match cli.verbose {
+        0 => 32,
+        1 => 256,
+        _ => usize::MAX / 2,
+    });
+    let config = trace::Config {
+        command: cli.command,
+        attach: cli.pids,
+        follow: cli.follow,
+        format: FormatConfig {
+            all_names: cli.all_names,
+            values_only: cli.values,
+            verbose: cli.verbose,
+            string_limit,
+        },
+    };
+    let out = Output::new(writer, color, timestamps);
+    match trace::run(config, out) {
+        Ok(trace::Exit::Code(code)) => ExitCode::from(code as u8),
+        Ok(trace::Exit::Signal(sig)) => die_by_signal(sig),
+        Err(e) => fail(&e.message, e.code as u8),
+    }
+}
+
+fn os_text(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match text.find(" (os error") {
+        Some(i) => text[..i].to_string(),
+        None => text,
+    }
+}
+
+/// End the way the traced command did: by the same signal (without a core
+/// dump of our own), or 128+N if the signal cannot kill us.
+fn die_by_signal(sig: i32) -> ExitCode {
+    // SAFETY: plain libc calls on values; raise() may not return.
+    unsafe {
+        let no_core = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        libc::setrlimit(libc::RLIMIT_CORE, &no_core);
+        libc::signal(sig, libc::SIG_DFL);
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, sig);
+        libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+        libc::raise(sig);
+    }
+    ExitCode::from((128 + sig) as u8)
+}

@@ -1,0 +1,475 @@
+//! The output layer: the one choke point through which every byte is written.
+//!
+//! It owns the current line: which process it belongs to, the `PID| ` prefix
+//! rules, the soft space that keeps lines from ending in a space, and the
+//! per-process recording of a call's enter text. When another process needs
+//! the line, the open line is closed with ` <..>`; when the call resumes, its
+//! recording is replayed after a `*` marker. Nothing above this layer writes
+//! bytes; the engine hands it the number of traced processes and the layers
+//! above hand it text.
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+
+use owo_colors::OwoColorize;
+
+/// How long a call's recorded enter text may grow before replay falls back to
+/// the synthesized `name(<..>` form.
+pub const RECORD_LIMIT: usize = 512;
+
+/// Semantic styles the colored rendering distinguishes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    /// Plain text.
+    Plain,
+    /// A call's name.
+    CallName,
+    /// A failed call's error.
+    Error,
+    /// A signal report.
+    Signal,
+    /// A banner line (`Tracing ...`, `Process exited ...`).
+    Banner,
+}
+
+/// Timestamp form printed before each line's prefix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Timestamps {
+    /// None.
+    #[default]
+    Off,
+    /// `HH:MM:SS`.
+    Seconds,
+    /// `HH:MM:SS.uuuuuu`.
+    Micros,
+}
+
+/// A process's recording of its current call's enter text. The engine
+/// takes it away while a call waits for a restart, so calls made in a signal
+/// handler meanwhile cannot overwrite it.
+#[derive(Clone, Debug, Default)]
+pub struct Recording {
+    text: String,
+    overflowed: bool,
+    active: bool,
+}
+
+/// The output sink with line ownership and record/replay.
+pub struct Output {
+    writer: Box<dyn Write>,
+    error: Option<io::Error>,
+    color: bool,
+    timestamps: Timestamps,
+    /// Bytes printed on the current line, prefix included; 0 = at line start.
+    line_len: usize,
+    /// The process whose text is on the current line.
+    line_pid: Option<i32>,
+    /// Prefix the next line even if only one process is left (the `'` line).
+    print_pid: bool,
+    /// Close the current line with `<..>` if it is ended before its call is.
+    print_susp: bool,
+    /// A space is owed before the next text on this line.
+    add_space: bool,
+    proc_count: usize,
+    records: HashMap<i32, Recording>,
+}
+
+impl Output {
+    /// An output layer writing to `writer`.
+    pub fn new(writer: Box<dyn Write>, color: bool, timestamps: Timestamps) -> Output {
+        Output {
+            writer,
+            error: None,
+            color,
+            timestamps,
+            line_len: 0,
+            line_pid: None,
+            print_pid: false,
+            print_susp: false,
+            add_space: false,
+            proc_count: 0,
+            records: HashMap::new(),
+        }
+    }
+
+    /// Tell the layer how many processes are traced; it decides prefixes.
+    pub fn set_proc_count(&mut self, count: usize) {
+        self.proc_count = count;
+    }
+
+    /// The first write error, if any; once set, nothing more is written.
+    pub fn error(&self) -> Option<&io::Error> {
+        self.error.as_ref()
+    }
+
+    fn write_raw(&mut self, bytes: &[u8]) {
+        if self.error.is_some() {
+            return;
+        }
+        if let Err(e) = self.writer.write_all(bytes) {
+            self.error = Some(e);
+        }
+    }
+
+    /// Write buffered bytes to the file or terminal.
+    pub fn flush(&mut self) {
+        if self.error.is_some() {
+            return;
+        }
+        if let Err(e) = self.writer.flush() {
+            self.error = Some(e);
+        }
+    }
+
+    fn styled(&self, text: &str, style: Style) -> String {
+        if !self.color {
+            return text.to_string();
+        }
+        match style {
+            Style::Plain => text.to_string(),
+            Style::CallName => text.bold().to_string(),
+            Style::Error => text.red().to_string(),
+            Style::Signal => text.yellow().to_string(),
+            Style::Banner => text.cyan().to_string(),
+        }
+    }
+
+    fn put_prefix(&mut self, pid: Option<i32>, resuming: bool) {
+        debug_assert_eq!(self.line_len, 0);
+        let mut prefix = String::new();
+        if self.timestamps != Timestamps::Off {
+            prefix.push_str(&timestamp(self.timestamps));
+            prefix.push(' ');
+        }
+        let many = self.proc_count > 1;
+        match pid {
+            Some(pid) if self.print_pid || many => {
+                let mark = if many { '|' } else { '\'' };
+                let resume = if resuming { '*' } else { ' ' };
+                prefix.push_str(&format!("{pid}{mark}{resume}"));
+            }
+            Some(_) => {
+                if resuming {
+                    prefix.push('*');
+                }
+            }
+            None => prefix.push_str("INFO| "),
+        }
+        self.line_len += prefix.len();
+        self.write_raw(prefix.as_bytes());
+        self.print_pid = many || pid.is_none();
+    }
+
+    /// End the current line. If a call on it is still open, mark it ` <..>`.
+    pub fn newline(&mut self) {
+        if self.line_len == 0 {
+            return;
+        }
+        if self.print_susp {
+            if self.add_space {
+                self.write_raw(b" ");
+            }
+            self.write_raw(b"<..>");
+        }
+        self.write_raw(b"\n");
+        self.line_len = 0;
+        self.add_space = false;
+        self.print_susp = false;
+        self.line_pid = None;
+    }
+
+    /// Print text for `pid` (or an info line for `None`), starting a new
+    /// line first when the current one belongs to someone else. A trailing
+    /// space becomes a soft space, so no line ever ends in one.
+    pub fn text(&mut self, pid: Option<i32>, text: &str, style: Style) {
+        let (body, soft) = match text.strip_suffix(' ') {
+            Some(body) => (body, true),
+            None => (text, false),
+        };
+        if self.line_len > 0 && (pid.is_none() || pid != self.line_pid) {
+            self.newline();
+        }
+        if self.line_len == 0 {
+            self.put_prefix(pid, false);
+        }
+        if let Some(pid) = pid {
+            self.record_add(pid, body);
+        }
+        if self.add_space && !body.is_empty() {
+            self.write_raw(b" ");
+            self.line_len += 1;
+            self.add_space = false;
+        }
+        let rendered = self.styled(body, style);
+        self.write_raw(rendered.as_bytes());
+        self.line_len += body.len();
+        self.line_pid = pid;
+        if soft {
+            if let Some(pid) = pid {
+                self.space(pid);
+            } else {
+                self.add_space = true;
+            }
+        }
+    }
+
+    /// Owe a space on `pid`'s line, printed only if more text follows.
+    pub fn space(&mut self, pid: i32) {
+        debug_assert_eq!(
+            self.line_pid,
+            Some(pid),
+            "space() after another process's text"
+        );
+        self.add_space = true;
+        self.record_add(pid, " ");
+    }
+
+    fn record_add(&mut self, pid: i32, text: &str) {
+        let Some(rec) = self.records.get_mut(&pid) else {
+            return;
+        };
+        if !rec.active || rec.overflowed {
+            return;
+        }
+        if rec.text.len() + text.len() > RECORD_LIMIT {
+            rec.overflowed = true;
+        } else {
+            rec.text.push_str(text);
+        }
+    }
+
+    /// Start recording `pid`'s text: a call's enter half begins.
+    pub fn record_start(&mut self, pid: i32) {
+        let rec = self.records.entry(pid).or_default();
+        rec.text.clear();
+        rec.overflowed = false;
+        rec.active = true;
+        self.print_susp = true;
+    }
+
+    /// Stop recording: the call split is reached.
+    pub fn record_stop(&mut self, pid: i32) {
+        if let Some(rec) = self.records.get_mut(&pid) {
+            rec.active = false;
+        }
+    }
+
+    /// Forget the recording: the call is complete, no `<..>` is owed.
+    pub fn record_clear(&mut self, pid: i32) {
+        if let Some(rec) = self.records.get_mut(&pid) {
+            debug_assert!(!rec.active, "record_clear while recording");
+            rec.text.clear();
+            rec.overflowed = false;
+        }
+        if self.line_pid == Some(pid) {
+            self.print_susp = false;
+        }
+    }
+
+    /// Copy `parent`'s recording to `child`: a fork child resumes its
+    /// parent's call (`fork() = 0`).
+    pub fn record_copy(&mut self, parent: i32, child: i32) {
+        let (text, overflowed) = match self.records.get(&parent) {
+            Some(rec) => (rec.text.clone(), rec.overflowed),
+            None => (String::new(), false),
+        };
+        self.records.insert(
+            child,
+            Recording {
+                text,
+                overflowed,
+                active: false,
+            },
+        );
+    }
+
+    /// Take `pid`'s recording away (the call is set aside for a restart).
+    pub fn take_record(&mut self, pid: i32) -> Recording {
+        self.records.remove(&pid).unwrap_or_default()
+    }
+
+    /// Give `pid` back a recording taken with [`Output::take_record`].
+    pub fn restore_record(&mut self, pid: i32, mut rec: Recording) {
+        rec.active = false;
+        self.records.insert(pid, rec);
+    }
+
+    /// Drop all state kept for a process that is gone.
+    pub fn forget(&mut self, pid: i32) {
+        self.records.remove(&pid);
+    }
+
+    /// Whether the current line holds text of `pid`.
+    pub fn line_is(&self, pid: i32) -> bool {
+        self.line_len > 0 && self.line_pid == Some(pid)
+    }
+
+    /// Replay `pid`'s recorded call on a new line unless its text is still
+    /// on the current line. `resuming` marks the line with `*`. Returns true
+    /// when the recording overflowed and the caller must print a substitute.
+    pub fn record_replay(&mut self, pid: i32, resuming: bool) -> bool {
+        if self.line_len > 0 {
+            if self.line_pid == Some(pid) {
+                return false;
+            }
+            self.newline();
+        }
+        let Some(rec) = self.records.get(&pid) else {
+            return false;
+        };
+        if rec.text.is_empty() && !rec.overflowed {
+            return false;
+        }
+        let overflowed = rec.overflowed;
+        let text = rec.text.clone();
+        self.put_prefix(Some(pid), resuming);
+        self.line_pid = Some(pid);
+        self.print_susp = true;
+        if overflowed {
+            return true;
+        }
+        let (body, soft) = match text.strip_suffix(' ') {
+            Some(body) => (body, true),
+            None => (text.as_str(), false),
+        };
+        self.write_raw(body.as_bytes());
+        self.line_len += body.len();
+        if soft {
+            self.add_space = true;
+        }
+        false
+    }
+
+    /// Print a continuation line belonging to `pid`'s current call: the
+    /// process's prefix, an indent and `text`, on a line of its own.
+    pub fn continuation(&mut self, pid: i32, text: &str) {
+        self.print_susp = false;
+        self.newline();
+        self.put_prefix(Some(pid), false);
+        self.write_raw(b"  ");
+        let rendered = self.styled(text, Style::Plain);
+        self.write_raw(rendered.as_bytes());
+        self.line_len += 2 + text.len();
+        self.line_pid = Some(pid);
+        self.newline();
+    }
+}
+
+/// Local wall-clock time as `HH:MM:SS` or `HH:MM:SS.uuuuuu`.
+fn timestamp(form: Timestamps) -> String {
+    let mut tv = libc::timeval {
+        tv_sec: 0,
+        tv_usec: 0,
+    };
+    // SAFETY: gettimeofday and localtime_r only write the structs passed.
+    let tm = unsafe {
+        libc::gettimeofday(&mut tv, std::ptr::null_mut());
+        let mut tm: libc::tm = std::mem::zeroed();
+        libc::localtime_r(&tv.tv_sec, &mut tm);
+        tm
+    };
+    match form {
+        Timestamps::Micros => format!(
+            "{:02}:{:02}:{:02}.{:06}",
+            tm.tm_hour, tm.tm_min, tm.tm_sec, tv.tv_usec
+        ),
+        _ => format!("{:02}:{:02}:{:02}", tm.tm_hour, tm.tm_min, tm.tm_sec),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    /// A writer tests can read back.
+    #[derive(Clone, Default)]
+    struct Shared(Rc<RefCell<Vec<u8>>>);
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.borrow_mut().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn output() -> (Output, Shared) {
+        let buf = Shared::default();
+        (
+            Output::new(Box::new(buf.clone()), false, Timestamps::Off),
+            buf,
+        )
+    }
+
+    fn text(buf: &Shared) -> String {
+        String::from_utf8(buf.0.borrow().clone()).unwrap()
+    }
+
+    #[test]
+    fn preempted_call_is_marked_and_replayed() {
+        let (mut out, buf) = output();
+        out.set_proc_count(2);
+        out.record_start(10);
+        out.text(Some(10), "read(", Style::CallName);
+        out.text(Some(10), "0, ", Style::Plain);
+        out.record_stop(10);
+        out.record_start(11);
+        out.text(Some(11), "write(1, \"x\", 1) = ", Style::Plain);
+        out.record_stop(11);
+        out.text(Some(11), "1", Style::Plain);
+        out.record_clear(11);
+        out.newline();
+        assert!(!out.record_replay(10, true));
+        out.text(Some(10), "\"abc\", 4) = 3", Style::Plain);
+        out.record_clear(10);
+        out.newline();
+        assert_eq!(
+            text(&buf),
+            "10| read(0, <..>\n11| write(1, \"x\", 1) = 1\n10|*read(0, \"abc\", 4) = 3\n"
+        );
+    }
+
+    #[test]
+    fn last_process_gets_quote_prefix_once() {
+        let (mut out, buf) = output();
+        out.set_proc_count(2);
+        out.text(Some(5), "a", Style::Plain);
+        out.newline();
+        out.set_proc_count(1);
+        out.text(Some(5), "b", Style::Plain);
+        out.newline();
+        out.text(Some(5), "c", Style::Plain);
+        out.newline();
+        assert_eq!(text(&buf), "5| a\n5' b\nc\n");
+    }
+
+    #[test]
+    fn soft_space_never_ends_a_line() {
+        let (mut out, buf) = output();
+        out.set_proc_count(1);
+        out.record_start(1);
+        out.text(Some(1), "exit_group(0) ", Style::Plain);
+        out.record_stop(1);
+        out.record_clear(1);
+        out.newline();
+        assert_eq!(text(&buf), "exit_group(0)\n");
+    }
+
+    #[test]
+    fn overflowed_recording_asks_for_a_substitute() {
+        let (mut out, buf) = output();
+        out.set_proc_count(2);
+        out.record_start(1);
+        out.text(Some(1), &"x".repeat(RECORD_LIMIT + 1), Style::Plain);
+        out.record_stop(1);
+        out.text(Some(2), "y", Style::Plain);
+        out.newline();
+        assert!(out.record_replay(1, true));
+        out.text(Some(1), "z", Style::Plain);
+        out.newline();
+        assert!(text(&buf).ends_with(" <..>\n2| y\n1|*z\n"));
+    }
+}

@@ -1,0 +1,56 @@
+//! The generic handler: prints any call's arguments by their declared kind.
+//!
+//! Every call in the architecture's table without a specific handler prints
+//! through here, so no call is ever a bare number; a number the table does not
+//! know prints as `syscall_N(...)` with its six registers in hex.
+
+use crate::call::{CallCtx, CallType};
+use crate::format::Printer;
+use crate::service::params::Kind;
+use crate::service::signal::put_signal;
+
+/// `AT_FDCWD` from `<linux/fcntl.h>`.
+pub const AT_FDCWD: i64 = -100;
+
+/// Print one raw argument by kind.
+pub fn put_arg(p: &mut Printer, name: &str, kind: Kind, raw: u64) {
+    match kind {
+        Kind::Int | Kind::Fd | Kind::Pid => p.int(name, raw as i32 as i64),
+        Kind::Uint => p.uint(name, raw),
+        Kind::Offset => p.int(name, raw as i64),
+        Kind::Hex => p.hex(name, raw),
+        Kind::Mode => p.mode(name, raw),
+        Kind::DirFd => put_dirfd(p, name, raw as i32 as i64),
+        Kind::Signal => put_signal(p, name, raw as i32 as i64),
+        Kind::Ptr => p.ptr(name, raw),
+        Kind::Path | Kind::Str => p.cstr(name, raw),
+    }
+}
+
+/// A directory fd that may be `AT_FDCWD`.
+pub fn put_dirfd(p: &mut Printer, name: &str, fd: i64) {
+    let sym = (fd == AT_FDCWD).then_some("AT_FDCWD");
+    p.symbol(name, fd, sym);
+}
+
+/// The generic enter printer: every declared parameter, then done.
+pub fn generic_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    match c.sig {
+        Some(sig) => {
+            for (i, param) in sig.params.iter().enumerate().take(6) {
+                put_arg(p, param.name, param.kind, c.args[i]);
+            }
+        }
+        None => {
+            for (i, &raw) in c.args.iter().enumerate() {
+                p.hex(&format!("arg{i}"), raw);
+            }
+        }
+    }
+    CallType::Done
+}
+
+/// An enter printer for calls without parameters.
+pub fn no_params_out(_p: &mut Printer, _c: &mut CallCtx) -> CallType {
+    CallType::Done
+}

@@ -1,0 +1,202 @@
+//! Per-area syscall handlers and the table that picks one for each call.
+//!
+//! A call is looked up by arch and number: its name comes from the `syscalls`
+//! crate's tables, its declared parameters from `table.rs`, and its handler
+//! from [`HANDLERS`] when a specific one exists, else the generic printer.
+
+pub mod fs;
+pub mod generic;
+pub mod mm;
+pub mod params;
+pub mod process;
+pub mod signal;
+pub mod table;
+
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use crate::call::{CallClass, Handler, InFn, OutFn, default_in};
+use crate::kernel::Arch;
+use params::Signature;
+
+const fn h(name: &'static str, out: OutFn, r#in: InFn, class: CallClass) -> Handler {
+    Handler {
+        name,
+        out,
+        r#in,
+        class,
+    }
+}
+
+use CallClass::{Exec, Fork, Normal, Sigreturn};
+
+/// Specific handlers, by call name. Names not here use the generic printer.
+static HANDLERS: &[Handler] = &[
+    h("brk", mm::brk_out, mm::addr_in, Normal),
+    h("clone", process::clone_out, default_in, Fork),
+    h("clone3", process::clone3_out, default_in, Fork),
+    h("close", fs::close_out, default_in, Normal),
+    h("creat", fs::creat_out, default_in, Normal),
+    h("execve", process::execve_out, default_in, Exec),
+    h("execveat", process::execveat_out, default_in, Exec),
+    h("exit", process::exit_out, default_in, Normal),
+    h("exit_group", process::exit_out, default_in, Normal),
+    h("fork", generic::no_params_out, default_in, Fork),
+    h("ioctl", crate::ioctl::ioctl_out, default_in, Normal),
+    h("kill", signal::kill_out, default_in, Normal),
+    h("mmap", mm::mmap_out, mm::addr_in, Normal),
+    h("mmap2", mm::mmap_out, mm::addr_in, Normal),
+    h("munmap", mm::munmap_out, default_in, Normal),
+    h("open", fs::open_out, default_in, Normal),
+    h("openat", fs::openat_out, default_in, Normal),
+    h("pread64", fs::read_out, fs::read_in, Normal),
+    h("pwrite64", fs::write_out, default_in, Normal),
+    h("read", fs::read_out, fs::read_in, Normal),
+    h("readv", fs::readv_out, fs::readv_in, Normal),
+    h("rt_sigreturn", signal::sigreturn_out, default_in, Sigreturn),
+    h("sigreturn", signal::sigreturn_out, default_in, Sigreturn),
+    h("tgkill", signal::tgkill_out, default_in, Normal),
+    h("vfork", generic::no_params_out, default_in, Fork),
+    h("wait4", process::wait4_out, process::wait4_in, Normal),
+    h("write", fs::write_out, default_in, Normal),
+    h("writev", fs::writev_out, default_in, Normal),
+];
+
+/// The generic handler for calls without a specific one.
+static GENERIC: Handler = h("", generic::generic_out, default_in, Normal);
+
+/// What the call layer needs to print one call number.
+#[derive(Clone, Copy)]
+pub struct Entry {
+    /// The call's name.
+    pub name: &'static str,
+    /// Its handler.
+    pub handler: &'static Handler,
+    /// Its declared parameters.
+    pub sig: Option<&'static Signature>,
+}
+
+fn signature(name: &str) -> Option<&'static Signature> {
+    table::SIGNATURES
+        .binary_search_by(|s| s.name.cmp(name))
+        .ok()
+        .map(|i| &table::SIGNATURES[i])
+}
+
+fn handler(name: &str) -> &'static Handler {
+    HANDLERS.iter().find(|h| h.name == name).unwrap_or(&GENERIC)
+}
+
+fn build(names: impl Iterator<Item = (usize, &'static str)>) -> Vec<Option<Entry>> {
+    let mut entries: Vec<Option<Entry>> = Vec::new();
+    for (nr, name) in names {
+        if entries.len() <= nr {
+            entries.resize(nr + 1, None);
+        }
+        // The crate spells the reserved word `break` as `r#break`.
+        let shown = name.strip_prefix("r#").unwrap_or(name);
+        entries[nr] = Some(Entry {
+            name: shown,
+            handler: handler(shown),
+            sig: signature(name),
+        });
+    }
+    entries
+}
+
+fn x86_64_table() -> &'static [Option<Entry>] {
+    static TABLE: OnceLock<Vec<Option<Entry>>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        use syscalls::x86_64::Sysno;
+        // Sysno::iter() skips the last call; walk the numbers instead.
+        build(
+            (0..=Sysno::last().id() as usize).filter_map(|n| Sysno::new(n).map(|s| (n, s.name()))),
+        )
+    })
+}
+
+fn i386_table() -> &'static [Option<Entry>] {
+    static TABLE: OnceLock<Vec<Option<Entry>>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        use syscalls::x86::Sysno;
+        build(
+            (0..=Sysno::last().id() as usize).filter_map(|n| Sysno::new(n).map(|s| (n, s.name()))),
+        )
+    })
+}
+
+/// Look up call `nr` of `arch`: its entry, or a name `syscall_N` with the
+/// generic handler when the table is older than the kernel.
+pub fn lookup(arch: Arch, nr: u64) -> (Cow<'static, str>, Entry) {
+    let table = match arch {
+        Arch::X86_64 => x86_64_table(),
+        Arch::X32 => x86_64_table(),
+        Arch::I386 => i386_table(),
+    };
+    let index = match arch {
+        Arch::X32 => nr & !0x4000_0000,
+        _ => nr,
+    };
+    match table.get(index as usize).copied().flatten() {
+        Some(entry) => (Cow::Borrowed(entry.name), entry),
+        None => (
+            Cow::Owned(format!("syscall_{nr}")),
+            Entry {
+                name: "",
+                handler: &GENERIC,
+                sig: None,
+            },
+        ),
+    }
+}
+
+/// The number of `name` in `arch`'s table (for the engine's own checks).
+pub fn number(arch: Arch, name: &str) -> Option<u64> {
+    let table = match arch {
+        Arch::I386 => i386_table(),
+        _ => x86_64_table(),
+    };
+    table
+        .iter()
+        .position(|e| e.is_some_and(|e| e.name == name))
+        .map(|n| n as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_handler_names_a_real_call() {
+        for h in HANDLERS {
+            assert!(
+                number(Arch::X86_64, h.name).is_some() || number(Arch::I386, h.name).is_some(),
+                "{}",
+                h.name
+            );
+        }
+    }
+
+    #[test]
+    fn every_call_has_a_signature() {
+        for arch in [Arch::X86_64, Arch::I386] {
+            let table = match arch {
+                Arch::I386 => i386_table(),
+                _ => x86_64_table(),
+            };
+            for e in table.iter().flatten() {
+                assert!(e.sig.is_some(), "{} has no signature", e.name);
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_numbers_get_a_name() {
+        assert_eq!(lookup(Arch::X86_64, 9999).0, "syscall_9999");
+        assert_eq!(lookup(Arch::X86_64, 0).0, "read");
+        assert_eq!(lookup(Arch::I386, 3).0, "read");
+        assert_eq!(lookup(Arch::I386, 17).0, "break");
+        let last = syscalls::x86_64::Sysno::last();
+        assert_eq!(lookup(Arch::X86_64, last.id() as u64).0, last.name());
+    }
+}

@@ -1,0 +1,1010 @@
+//! The ptrace engine: start or attach, the wait loop, the process table and
+//! its events.
+//!
+//! The engine turns wait statuses into events: syscall enter and leave
+//! (handed to the call layer), signals, group-stops, fork/clone children,
+//! exec, exit and detach. It owns the process table and each process's
+//! bookkeeping (current call, calls waiting for a restart, fd table) and
+//! tells the output layer how many processes are traced. Every stopped
+//! tracee is resumed exactly once, with the signal it stopped for.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ffi::{CString, OsString};
+use std::os::unix::ffi::OsStrExt;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use nix::unistd::Pid;
+
+use crate::call::{
+    Call, CallClass, CallData, CallType, Stopped, call_enter, call_leave, call_replay, is_error,
+    is_restart,
+};
+use crate::fdtable::{FdTable, SharedFdTable};
+use crate::format::{FormatConfig, FormatState};
+use crate::kernel::{self, Arch, Memory, SyscallOp};
+use crate::output::{Output, Recording, Style};
+use crate::service::{self, signal::signal_name};
+
+/// What to trace and how.
+pub struct Config {
+    /// A command to start, with its arguments (may be empty with `-p`).
+    pub command: Vec<OsString>,
+    /// Processes to attach to.
+    pub attach: Vec<i32>,
+    /// `-f`: follow forks, vforks, clones and threads.
+    pub follow: bool,
+    /// Formatting choices.
+    pub format: FormatConfig,
+}
+
+/// How rtrace itself should end.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// Exit with this code.
+    Code(i32),
+    /// The started command died from this signal: die the same way.
+    Signal(i32),
+}
+
+/// A fatal problem before or while tracing, printed as one line.
+#[derive(Debug)]
+pub struct Error {
+    /// The message, without the `rtrace: ` prefix.
+    pub message: String,
+    /// The exit code.
+    pub code: i32,
+}
+
+impl Error {
+    fn new(message: String, code: i32) -> Error {
+        Error { message, code }
+    }
+}
+
+/// Count of SIGINT/SIGTERM/SIGHUP received, bumped by the signal handler.
+static INTERRUPTS: AtomicU32 = AtomicU32::new(0);
+
+extern "C" fn on_interrupt(_sig: libc::c_int) {
+    INTERRUPTS.fetch_add(1, Ordering::Relaxed);
+}
+
+/// Where a process is in its life as a tracee.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Life {
+    /// Started by us, before its first execve: its calls are ours, not shown.
+    Starting,
+    /// Attached with -p, waiting for the stop PTRACE_INTERRUPT asked for.
+    Attaching,
+    /// Auto-attached child waiting for its first stop and for its parent to
+    /// finish printing the call that created it.
+    Newborn { ready: bool, stashed: Option<i32> },
+    /// Traced normally.
+    Running,
+}
+
+/// A call set aside because it returned ERESTART* for a signal; the kernel
+/// will restart it (same number, same ip/sp) or turn it into EINTR.
+struct Suspended {
+    call: Call,
+    record: Recording,
+    rval: i64,
+}
+
+/// One traced task (a process or a thread: each has its own calls).
+struct Proc {
+    pid: i32,
+    name: String,
+    attached: bool,
+    life: Life,
+    call: Option<Call>,
+    suspended: Vec<Suspended>,
+    /// A signal was delivered since the newest call was suspended, so a
+    /// handler may be running.
+    signal_seen: bool,
+    /// The value rt_sigreturn restored, until the next call enters.
+    sigreturn_result: Option<i64>,
+    /// The next syscall-exit stop is execve's, after a successful exec.
+    skip_exec_exit: bool,
+    /// Print no `---`/banner for the first exec (the start banner said it).
+    quiet_exec: bool,
+    detaching: bool,
+    fds: SharedFdTable,
+    mem: Memory,
+    /// Auto-attached children that start once this process leaves its call.
+    children: Vec<i32>,
+}
+
+impl Proc {
+    fn new(pid: i32, name: String, attached: bool, life: Life, fds: SharedFdTable) -> Proc {
+        Proc {
+            pid,
+            name,
+            attached,
+            life,
+            call: None,
+            suspended: Vec::new(),
+            signal_seen: false,
+            sigreturn_result: None,
+            skip_exec_exit: false,
+            quiet_exec: false,
+            detaching: false,
+            fds,
+            mem: Memory::new(Pid::from_raw(pid)),
+            children: Vec::new(),
+        }
+    }
+}
+
+const PTRACE_EVENT_STOP: i32 = 128;
+
+struct Engine {
+    out: Output,
+    fmt: FormatConfig,
+    follow: bool,
+    procs: HashMap<i32, Proc>,
+    /// Stops of auto-attached children that arrived before their parent's
+    /// fork event named them.
+    orphans: HashMap<i32, i32>,
+    main_pid: Option<i32>,
+    main_exit: Option<Exit>,
+    interrupts_seen: u32,
+}
+
+/// Trace according to `cfg`, printing to `out`; returns how rtrace should exit.
+pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
+    let mut engine = Engine {
+        out,
+        fmt: cfg.format,
+        follow: cfg.follow,
+        procs: HashMap::new(),
+        orphans: HashMap::new(),
+        main_pid: None,
+        main_exit: None,
+        interrupts_seen: 0,
+    };
+    install_signal_handlers();
+    for &pid in &cfg.attach {
+        if let Err(e) = engine.attach(pid) {
+            engine.detach_all();
+            return Err(e);
+        }
+    }
+    if !cfg.command.is_empty() {
+        if let Err(e) = engine.spawn(&cfg.command) {
+            engine.detach_all();
+            return Err(e);
+        }
+    }
+    engine.main_loop();
+    engine.out.newline();
+    engine.out.flush();
+    if let Some(e) = engine.out.error() {
+        return Err(Error::new(format!("cannot write trace output: {e}"), 1));
+    }
+    Ok(engine.main_exit.take().unwrap_or(Exit::Code(0)))
+}
+
+fn install_signal_handlers() {
+    // SAFETY: the handler only touches an atomic; no SA_RESTART, so a blocking
+    // waitpid returns EINTR and the loop sees the interrupt at once.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = on_interrupt as *const () as usize;
+        libc::sigemptyset(&mut sa.sa_mask);
+        for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
+            libc::sigaction(sig, &sa, std::ptr::null_mut());
+        }
+        // A broken output pipe is reported as a write error, not a signal.
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+    }
+}
+
+/// Find `cmd` the way execvp would, so a missing command fails before
+/// anything is started.
+fn resolve(cmd: &OsString) -> Result<std::path::PathBuf, std::io::Error> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::path::Path::new(cmd);
+    if cmd.as_bytes().contains(&b'/') {
+        return std::fs::metadata(path).map(|_| path.to_path_buf());
+    }
+    let dirs = std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
+    let mut found_non_exec = None;
+    for dir in std::env::split_paths(&dirs) {
+        let candidate = dir.join(path);
+        if let Ok(meta) = std::fs::metadata(&candidate) {
+            if meta.is_file() && meta.permissions().mode() & 0o111 != 0 {
+                return Ok(candidate);
+            }
+            found_non_exec.get_or_insert(candidate);
+        }
+    }
+    found_non_exec.ok_or_else(|| std::io::Error::from_raw_os_error(libc::ENOENT))
+}
+
+fn io_message(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    // "No such file or directory (os error 2)" -> "No such file or directory"
+    match text.find(" (os error") {
+        Some(i) => text[..i].to_string(),
+        None => text,
+    }
+}
+
+fn options(follow: bool, started: bool) -> libc::c_int {
+    let mut opts = libc::PTRACE_O_TRACESYSGOOD | libc::PTRACE_O_TRACEEXEC;
+    if follow {
+        opts |= libc::PTRACE_O_TRACEFORK | libc::PTRACE_O_TRACEVFORK | libc::PTRACE_O_TRACECLONE;
+    }
+    if started {
+        opts |= libc::PTRACE_O_EXITKILL;
+    }
+    opts
+}
+
+/// waitpid(2) returning the raw status; `None` when interrupted.
+fn wait(pid: i32, flags: libc::c_int) -> Option<Result<(i32, i32), std::io::Error>> {
+    let mut status = 0;
+    // SAFETY: waitpid writes only `status`.
+    let r = unsafe { libc::waitpid(pid, &mut status, flags | libc::__WALL) };
+    if r < 0 {
+        let e = std::io::Error::last_os_error();
+        if e.raw_os_error() == Some(libc::EINTR) {
+            return None;
+        }
+        return Some(Err(e));
+    }
+    Some(Ok((r, status)))
+}
+
+impl Engine {
+    fn set_count(&mut self) {
+        self.out.set_proc_count(self.procs.len());
+    }
+
+    fn spawn(&mut self, command: &[OsString]) -> Result<(), Error> {
+        let shown = command[0].to_string_lossy().into_owned();
+        let path = resolve(&command[0])
+            .map_err(|e| Error::new(format!("cannot run '{shown}': {}", io_message(&e)), 127))?;
+        let c_path = CString::new(path.as_os_str().as_bytes())
+            .map_err(|_| Error::new(format!("cannot run '{shown}': NUL in name"), 127))?;
+        let c_args: Vec<CString> = command
+            .iter()
+            .map(|a| CString::new(a.as_bytes()))
+            .collect::<Result<_, _>>()
+            .map_err(|_| Error::new("an argument contains a NUL byte".into(), 2))?;
+        let mut argv: Vec<*const libc::c_char> = c_args.iter().map(|a| a.as_ptr()).collect();
+        argv.push(std::ptr::null());
+        let prefix = format!("rtrace: cannot run '{shown}': ");
+
+        let mut fds = [0; 2];
+        // SAFETY: pipe2 writes two fds into the array.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } < 0 {
+            return Err(Error::new(
+                format!("pipe: {}", io_message(&std::io::Error::last_os_error())),
+                1,
+            ));
+        }
+        let (rfd, wfd) = (fds[0], fds[1]);
+        // SAFETY: the child only calls async-signal-safe functions on data
+        // prepared before the fork, then execs or exits.
+        let pid = unsafe { libc::fork() };
+        if pid < 0 {
+            return Err(Error::new(
+                format!("fork: {}", io_message(&std::io::Error::last_os_error())),
+                1,
+            ));
+        }
+        if pid == 0 {
+            // SAFETY: child side of fork, see above.
+            unsafe {
+                libc::close(wfd);
+                for sig in [
+                    libc::SIGINT,
+                    libc::SIGTERM,
+                    libc::SIGHUP,
+                    libc::SIGQUIT,
+                    libc::SIGPIPE,
+                ] {
+                    libc::signal(sig, libc::SIG_DFL);
+                }
+                let mut byte = 0u8;
+                // Wait until the parent has seized us.
+                while libc::read(rfd, (&mut byte as *mut u8).cast(), 1) < 0 {}
+                libc::execve(c_path.as_ptr(), argv.as_ptr(), environ());
+                let err = *libc::__errno_location();
+                let msg = libc::strerror(err);
+                libc::write(2, prefix.as_ptr().cast(), prefix.len());
+                libc::write(2, msg.cast(), libc::strlen(msg));
+                libc::write(2, b"\n".as_ptr().cast(), 1);
+                libc::_exit(127);
+            }
+        }
+        // SAFETY: closing our copy of the read end.
+        unsafe { libc::close(rfd) };
+        let child = Pid::from_raw(pid);
+        let seized =
+            kernel::seize(child, options(self.follow, true)).and_then(|_| kernel::interrupt(child));
+        if let Err(e) = seized {
+            // SAFETY: kill and close take plain values.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+                libc::close(wfd);
+            }
+            return Err(Error::new(
+                format!("cannot trace '{shown}': {}", io_message(&e)),
+                1,
+            ));
+        }
+        // The interrupt stop: the child is ours from here on.
+        loop {
+            match wait(pid, 0) {
+                None => continue,
+                Some(Ok((_, status))) if libc::WIFSTOPPED(status) => break,
+                Some(_) => {
+                    // SAFETY: plain close.
+                    unsafe { libc::close(wfd) };
+                    return Err(Error::new(format!("cannot trace '{shown}'"), 1));
+                }
+            }
+        }
+        // SAFETY: one byte from a local to our pipe, then close it.
+        unsafe {
+            libc::write(wfd, b"x".as_ptr().cast(), 1);
+            libc::close(wfd);
+        }
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| shown.clone());
+        let name: String = name.chars().take(15).collect();
+        let fds = Rc::new(RefCell::new(FdTable::new(pid)));
+        let mut proc = Proc::new(pid, name.clone(), false, Life::Starting, fds);
+        proc.quiet_exec = true;
+        self.procs.insert(pid, proc);
+        self.main_pid = Some(pid);
+        self.set_count();
+        self.banner(pid, &format!("Tracing {name} (pid {pid})"));
+        self.resume(pid, libc::PTRACE_SYSCALL, 0);
+        Ok(())
+    }
+
+    fn attach(&mut self, pid: i32) -> Result<(), Error> {
+        let tasks = std::fs::read_dir(format!("/proc/{pid}/task"))
+            .map_err(|_| Error::new(format!("cannot attach to pid {pid}: No such process"), 1))?;
+        let mut tids: Vec<i32> = tasks
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+            .collect();
+        tids.sort_unstable();
+        let fds = Rc::new(RefCell::new(FdTable::new(pid)));
+        for tid in tids {
+            if self.procs.contains_key(&tid) {
+                continue;
+            }
+            let t = Pid::from_raw(tid);
+            match kernel::seize(t, options(self.follow, false)).and_then(|_| kernel::interrupt(t)) {
+                Ok(()) => {}
+                // A thread that exited meanwhile is no failure.
+                Err(e) if e.raw_os_error() == Some(libc::ESRCH) && tid != pid => continue,
+                Err(e) => {
+                    return Err(Error::new(
+                        format!("cannot attach to pid {pid}: {}", io_message(&e)),
+                        1,
+                    ));
+                }
+            }
+            let name = kernel::process_name(t).unwrap_or_else(|| "<unknown>".into());
+            let proc = Proc::new(tid, name, true, Life::Attaching, fds.clone());
+            self.procs.insert(tid, proc);
+        }
+        self.set_count();
+        Ok(())
+    }
+
+    fn resume(&mut self, pid: i32, request: libc::c_uint, sig: i32) {
+        // ESRCH: the tracee died meanwhile; its exit status will tell.
+        let _ = kernel::resume(Pid::from_raw(pid), request, sig);
+    }
+
+    fn banner(&mut self, pid: i32, text: &str) {
+        self.out.newline();
+        self.out.text(Some(pid), text, Style::Banner);
+        self.out.newline();
+    }
+
+    fn main_loop(&mut self) {
+        while !self.procs.is_empty() {
+            self.handle_interrupts();
+            if self.out.error().is_some() {
+                self.detach_all();
+                return;
+            }
+            let waited = match wait(-1, libc::WNOHANG) {
+                Some(Ok((0, _))) => {
+                    // Nothing pending: flush before sleeping, so the trace is
+                    // current whenever the tracees are.
+                    self.out.flush();
+                    match wait(-1, 0) {
+                        None => continue,
+                        Some(r) => r,
+                    }
+                }
+                None => continue,
+                Some(r) => r,
+            };
+            match waited {
+                Ok((pid, status)) => self.dispatch(pid, status),
+                Err(_) => {
+                    // ECHILD: nothing left to wait for.
+                    self.procs.clear();
+                }
+            }
+        }
+    }
+
+    fn handle_interrupts(&mut self) {
+        let n = INTERRUPTS.load(Ordering::Relaxed);
+        if n == self.interrupts_seen {
+            return;
+        }
+        if self.interrupts_seen == 0 {
+            // First interrupt: let go of attached processes; started ones
+            // are left to finish.
+            let attached: Vec<i32> = self
+                .procs
+                .values()
+                .filter(|p| p.attached && !p.detaching)
+                .map(|p| p.pid)
+                .collect();
+            for pid in attached {
+                self.start_detach(pid);
+            }
+        }
+        if n >= 2 {
+            for p in self.procs.values().filter(|p| !p.attached) {
+                // SAFETY: plain kill.
+                unsafe { libc::kill(p.pid, libc::SIGKILL) };
+            }
+        }
+        self.interrupts_seen = n;
+    }
+
+    fn start_detach(&mut self, pid: i32) {
+        if let Some(p) = self.procs.get_mut(&pid) {
+            p.detaching = true;
+            let _ = kernel::interrupt(Pid::from_raw(pid));
+        }
+    }
+
+    /// Detach from every process, waiting for each to stop first. Used on
+    /// fatal errors; processes we started keep running untraced.
+    fn detach_all(&mut self) {
+        let pids: Vec<i32> = self.procs.keys().copied().collect();
+        for pid in pids {
+            self.start_detach(pid);
+        }
+        while !self.procs.is_empty() {
+            match wait(-1, 0) {
+                None => continue,
+                Some(Ok((pid, status))) => self.dispatch(pid, status),
+                Some(Err(_)) => break,
+            }
+        }
+    }
+
+    fn dispatch(&mut self, pid: i32, status: i32) {
+        if libc::WIFEXITED(status) || libc::WIFSIGNALED(status) {
+            self.gone(pid, status);
+            return;
+        }
+        if !libc::WIFSTOPPED(status) {
+            return;
+        }
+        let Some(proc) = self.procs.get(&pid) else {
+            // A child announced before its parent's fork event: keep its
+            // stop until the event says whose it is.
+            self.orphans.insert(pid, status);
+            return;
+        };
+        let sig = libc::WSTOPSIG(status);
+        let event = (status >> 16) & 0xff;
+        if proc.detaching {
+            let deliver = if event == 0 && sig != (libc::SIGTRAP | 0x80) {
+                sig
+            } else {
+                0
+            };
+            self.finish_detach(pid, deliver);
+            return;
+        }
+        match proc.life {
+            Life::Newborn { ready: false, .. } => {
+                if let Some(Proc {
+                    life: Life::Newborn { stashed, .. },
+                    ..
+                }) = self.procs.get_mut(&pid)
+                {
+                    *stashed = Some(status);
+                }
+                return;
+            }
+            Life::Newborn { ready: true, .. } => {
+                self.child_start(pid, status);
+                return;
+            }
+            Life::Attaching if event == PTRACE_EVENT_STOP => {
+                let name = proc.name.clone();
+                if let Some(p) = self.procs.get_mut(&pid) {
+                    p.life = Life::Running;
+                }
+                self.banner(pid, &format!("Tracing {name} (pid {pid})"));
+                if is_stop_signal(sig) {
+                    self.resume(pid, libc::PTRACE_LISTEN, 0);
+                } else {
+                    self.resume(pid, libc::PTRACE_SYSCALL, 0);
+                }
+                return;
+            }
+            _ => {}
+        }
+        if sig == libc::SIGTRAP | 0x80 {
+            self.syscall_stop(pid);
+            self.resume(pid, libc::PTRACE_SYSCALL, 0);
+            return;
+        }
+        match event {
+            0 => self.signal_stop(pid, sig),
+            libc::PTRACE_EVENT_FORK | libc::PTRACE_EVENT_VFORK | libc::PTRACE_EVENT_CLONE => {
+                self.fork_event(pid, event);
+                self.resume(pid, libc::PTRACE_SYSCALL, 0);
+            }
+            libc::PTRACE_EVENT_EXEC => {
+                let pid = self.exec_event(pid);
+                self.resume(pid, libc::PTRACE_SYSCALL, 0);
+            }
+            PTRACE_EVENT_STOP if is_stop_signal(sig) => {
+                // Group-stop: stay stopped, but keep reporting (job control).
+                self.resume(pid, libc::PTRACE_LISTEN, 0);
+            }
+            _ => self.resume(pid, libc::PTRACE_SYSCALL, 0),
+        }
+    }
+
+    fn finish_detach(&mut self, pid: i32, sig: i32) {
+        self.resume(pid, libc::PTRACE_DETACH, sig);
+        let started = self.procs.get(&pid).is_some_and(|p| !p.attached);
+        self.out.newline();
+        if self.out.error().is_none() {
+            self.out.text(Some(pid), "Process detached", Style::Banner);
+            self.out.newline();
+        }
+        self.remove(pid);
+        if started && self.main_pid == Some(pid) {
+            self.main_exit = Some(Exit::Code(1));
+        }
+    }
+
+    fn remove(&mut self, pid: i32) {
+        if let Some(p) = self.procs.remove(&pid) {
+            self.out.forget(pid);
+            for child in p.children {
+                self.release_child(child);
+            }
+        }
+        self.set_count();
+    }
+
+    fn syscall_stop(&mut self, pid: i32) {
+        let Some(proc) = self.procs.get_mut(&pid) else {
+            return;
+        };
+        let entering = proc.call.is_none();
+        let Ok(stop) = kernel::syscall_stop(Pid::from_raw(pid), entering) else {
+            return;
+        };
+        match stop.op {
+            SyscallOp::Entry { nr, args } => self.enter(pid, stop.arch, nr, args, stop.ip, stop.sp),
+            SyscallOp::Exit { rval } => self.leave(pid, rval),
+        }
+    }
+
+    fn enter(&mut self, pid: i32, arch: Arch, nr: u64, args: [u64; 6], ip: u64, sp: u64) {
+        let (name, entry) = service::lookup(arch, nr);
+        let Some(proc) = self.procs.get_mut(&pid) else {
+            return;
+        };
+        if proc.life == Life::Starting {
+            // Our own child's calls before its exec are not the command's.
+            if entry.handler.class != CallClass::Exec {
+                return;
+            }
+            proc.life = Life::Running;
+        }
+        let sigreturned = proc.sigreturn_result.take();
+        if let Some(top) = proc.suspended.last() {
+            let restart = name == "restart_syscall" || top.call.nr == nr;
+            if restart && top.call.arch == arch && top.call.ip == ip && top.call.sp == sp {
+                // The kernel restarts the interrupted call: it continues.
+                let s = proc.suspended.pop().expect("checked above");
+                self.out.restore_record(pid, s.record);
+                proc.call = Some(s.call);
+                return;
+            }
+            if sigreturned.is_some() || !proc.signal_seen {
+                // No restart is coming: the handler returned and the call
+                // failed (EINTR), or nothing could restart it.
+                let s = proc.suspended.pop().expect("checked above");
+                let rval = match sigreturned {
+                    Some(r) if is_error(r) => r,
+                    _ => s.rval,
+                };
+                self.out.restore_record(pid, s.record);
+                let proc = self.procs.get_mut(&pid).expect("present");
+                let mut call = s.call;
+                let fds = proc.fds.borrow();
+                call_leave(
+                    Stopped {
+                        out: &mut self.out,
+                        cfg: &self.fmt,
+                        mem: &mut proc.mem,
+                        pid,
+                        fds: &fds,
+                    },
+                    &mut call,
+                    rval,
+                    false,
+                );
+            }
+        }
+        let proc = self.procs.get_mut(&pid).expect("present");
+        if proc.call.is_some() {
+            // An enter without a leave cannot happen; if the kernel ever
+            // shows one, end the old line rather than mix the calls.
+            proc.call = None;
+            self.out.record_clear(pid);
+            self.out.newline();
+        }
+        let mut call = Call {
+            nr,
+            arch,
+            name,
+            args,
+            handler: entry.handler,
+            sig: entry.sig,
+            kind: CallType::Done,
+            fmt: FormatState::default(),
+            data: CallData::None,
+            ip,
+            sp,
+        };
+        let fds = proc.fds.borrow();
+        call_enter(
+            Stopped {
+                out: &mut self.out,
+                cfg: &self.fmt,
+                mem: &mut proc.mem,
+                pid,
+                fds: &fds,
+            },
+            &mut call,
+        );
+        drop(fds);
+        proc.call = Some(call);
+    }
+
+    fn leave(&mut self, pid: i32, rval: i64) {
+        let Some(proc) = self.procs.get_mut(&pid) else {
+            return;
+        };
+        if proc.skip_exec_exit {
+            proc.skip_exec_exit = false;
+            proc.call = None;
+            return;
+        }
+        let Some(mut call) = proc.call.take() else {
+            return;
+        };
+        if is_restart(rval) && call.handler.class != CallClass::Sigreturn {
+            // The line stays open for the signal and the restart; the call
+            // keeps its own copy of the recording for handler calls to come.
+            let record = self.out.take_record(pid);
+            self.out.restore_record(pid, record.clone());
+            proc.suspended.push(Suspended { call, record, rval });
+            proc.signal_seen = false;
+            return;
+        }
+        if !is_error(rval) {
+            let mut fds = proc.fds.borrow_mut();
+            service::fs::track(&call.name, &call.args, &call.data, rval, &mut fds);
+        }
+        if call.handler.class == CallClass::Sigreturn {
+            proc.sigreturn_result = Some(rval);
+        }
+        let fds = proc.fds.borrow();
+        call_leave(
+            Stopped {
+                out: &mut self.out,
+                cfg: &self.fmt,
+                mem: &mut proc.mem,
+                pid,
+                fds: &fds,
+            },
+            &mut call,
+            rval,
+            false,
+        );
+        drop(fds);
+        if call.handler.class == CallClass::Fork {
+            let children = std::mem::take(&mut proc.children);
+            for child in children {
+                self.release_child(child);
+            }
+        }
+    }
+
+    fn signal_stop(&mut self, pid: i32, sig: i32) {
+        let Some(proc) = self.procs.get_mut(&pid) else {
+            return;
+        };
+        if proc.life == Life::Starting {
+            self.resume(pid, libc::PTRACE_SYSCALL, sig);
+            return;
+        }
+        if let Some(top) = proc.suspended.last() {
+            // At the split of the interrupted call.
+            proc.signal_seen = true;
+            self.out.restore_record(pid, top.record.clone());
+            call_replay(&mut self.out, pid, &top.call, true);
+        } else {
+            self.out.record_replay(pid, false);
+        }
+        let text = match signal_name(sig).filter(|_| self.fmt.values_only == 0) {
+            Some(name) => format!("** {name} ** "),
+            None => format!("** SIGNAL {sig} ** "),
+        };
+        self.out.text(Some(pid), &text, Style::Signal);
+        self.resume(pid, libc::PTRACE_SYSCALL, sig);
+    }
+
+    fn fork_event(&mut self, pid: i32, event: i32) {
+        let Some(child) = kernel::event_msg(Pid::from_raw(pid)) else {
+            return;
+        };
+        let Some(parent) = self.procs.get_mut(&pid) else {
+            return;
+        };
+        let flags = match parent.call.as_ref() {
+            Some(c) => clone_flags(c, &mut parent.mem),
+            None => 0,
+        };
+        let fds = if flags & libc::CLONE_FILES as u64 != 0 {
+            parent.fds.clone()
+        } else {
+            let mut copy = parent.fds.borrow().clone();
+            copy.pid = child;
+            Rc::new(RefCell::new(copy))
+        };
+        let mut call = parent.call.clone();
+        if let Some(c) = call.as_mut() {
+            c.data = CallData::None;
+        }
+        let vfork = event == libc::PTRACE_EVENT_VFORK;
+        if !vfork {
+            parent.children.push(child);
+        }
+        let name = parent.name.clone();
+        let mut proc = Proc::new(
+            child,
+            name,
+            parent.attached,
+            Life::Newborn {
+                ready: vfork,
+                stashed: self.orphans.remove(&child),
+            },
+            fds,
+        );
+        proc.call = call;
+        self.out.record_copy(pid, child);
+        self.procs.insert(child, proc);
+        self.set_count();
+        if vfork {
+            // The parent sleeps until the child execs or exits: start the
+            // child now if its first stop is already here.
+            self.release_child(child);
+        }
+    }
+
+    /// The parent has printed the call that created `child`: it may start.
+    fn release_child(&mut self, child: i32) {
+        let Some(proc) = self.procs.get_mut(&child) else {
+            return;
+        };
+        if let Life::Newborn { ready, stashed } = &mut proc.life {
+            *ready = true;
+            if let Some(status) = stashed.take() {
+                self.child_start(child, status);
+            }
+        }
+    }
+
+    /// A new child's first stop: banner, its half of the parent's call
+    /// (`fork() = 0`), then it runs.
+    fn child_start(&mut self, pid: i32, status: i32) {
+        let Some(proc) = self.procs.get_mut(&pid) else {
+            return;
+        };
+        proc.life = Life::Running;
+        if let Some(name) = kernel::process_name(Pid::from_raw(pid)) {
+            proc.name = name;
+        }
+        let name = proc.name.clone();
+        let call = proc.call.take();
+        self.banner(pid, &format!("Tracing {name} (pid {pid})"));
+        if let Some(call) = call {
+            call_replay(&mut self.out, pid, &call, false);
+            let text = if call.kind == CallType::NotDone {
+                "..) = 0"
+            } else {
+                "0"
+            };
+            self.out.text(Some(pid), text, Style::Plain);
+            self.out.record_clear(pid);
+            self.out.newline();
+        }
+        let sig = libc::WSTOPSIG(status);
+        let event = (status >> 16) & 0xff;
+        if event == 0 && sig != libc::SIGSTOP && sig != (libc::SIGTRAP | 0x80) {
+            // An ordinary signal arrived first: report and deliver it.
+            self.signal_stop(pid, sig);
+        } else {
+            self.resume(pid, libc::PTRACE_SYSCALL, 0);
+        }
+    }
+
+    /// A successful execve. Returns the pid the process has now (a thread
+    /// that execs takes over the leader's pid).
+    fn exec_event(&mut self, pid: i32) -> i32 {
+        let former = kernel::event_msg(Pid::from_raw(pid)).unwrap_or(pid);
+        if former != pid && self.procs.contains_key(&former) {
+            // The old leader is gone without an exit report; the execing
+            // thread carries on under the leader's pid.
+            if self.procs.get(&pid).is_some() {
+                self.out.newline();
+                self.remove(pid);
+            }
+            let mut proc = self.procs.remove(&former).expect("checked");
+            let record = self.out.take_record(former);
+            self.out.forget(former);
+            self.out.restore_record(pid, record);
+            proc.pid = pid;
+            proc.mem = Memory::new(Pid::from_raw(pid));
+            self.procs.insert(pid, proc);
+            self.set_count();
+            if self.out.line_is(former) {
+                self.out.newline();
+            }
+        }
+        let Some(proc) = self.procs.get_mut(&pid) else {
+            return pid;
+        };
+        proc.life = Life::Running;
+        if let Some(name) = kernel::process_name(Pid::from_raw(pid)) {
+            proc.name = name;
+        }
+        // Exec gives the process its own fd table minus close-on-exec fds.
+        let mut table = proc.fds.borrow().clone();
+        table.exec();
+        table.pid = pid;
+        proc.fds = Rc::new(RefCell::new(table));
+        proc.suspended.clear();
+        proc.mem = Memory::new(Pid::from_raw(pid));
+        proc.skip_exec_exit = true;
+        if let Some(mut call) = proc.call.take() {
+            let skip = call.kind == CallType::NoReturn;
+            let fds = proc.fds.borrow();
+            call_leave(
+                Stopped {
+                    out: &mut self.out,
+                    cfg: &self.fmt,
+                    mem: &mut proc.mem,
+                    pid,
+                    fds: &fds,
+                },
+                &mut call,
+                0,
+                skip,
+            );
+        }
+        if std::mem::take(&mut proc.quiet_exec) {
+            return pid;
+        }
+        let name = proc.name.clone();
+        self.out.newline();
+        self.out.text(Some(pid), "---", Style::Plain);
+        self.out.newline();
+        self.banner(pid, &format!("Tracing {name} (pid {pid})"));
+        pid
+    }
+
+    fn gone(&mut self, pid: i32, status: i32) {
+        if self.orphans.remove(&pid).is_some() || !self.procs.contains_key(&pid) {
+            return;
+        }
+        let proc = self.procs.get_mut(&pid).expect("checked");
+        if libc::WIFEXITED(status)
+            && let Some(mut call) = proc.call.take()
+            && call.kind == CallType::NoReturn
+        {
+            // exit(): no leave event comes; show the call as finished.
+            let fds = proc.fds.borrow();
+            call_leave(
+                Stopped {
+                    out: &mut self.out,
+                    cfg: &self.fmt,
+                    mem: &mut proc.mem,
+                    pid,
+                    fds: &fds,
+                },
+                &mut call,
+                0,
+                true,
+            );
+        }
+        self.out.newline();
+        let text = if libc::WIFEXITED(status) {
+            format!(
+                "Process exited normally with code {}",
+                libc::WEXITSTATUS(status)
+            )
+        } else {
+            let sig = libc::WTERMSIG(status);
+            match signal_name(sig) {
+                Some(name) => format!("Process terminated from signal {name}"),
+                None => format!("Process terminated from signal {sig}"),
+            }
+        };
+        self.out.text(Some(pid), &text, Style::Banner);
+        self.out.newline();
+        self.remove(pid);
+        if self.main_pid == Some(pid) {
+            self.main_exit = Some(if libc::WIFEXITED(status) {
+                Exit::Code(libc::WEXITSTATUS(status))
+            } else {
+                Exit::Signal(libc::WTERMSIG(status))
+            });
+        }
+    }
+}
+
+fn is_stop_signal(sig: i32) -> bool {
+    matches!(
+        sig,
+        libc::SIGSTOP | libc::SIGTSTP | libc::SIGTTIN | libc::SIGTTOU
+    )
+}
+
+/// The clone flags of a fork-class call, to know whether the fd table is
+/// shared; clone3's are the first field of its `struct clone_args`.
+fn clone_flags(call: &Call, mem: &mut Memory) -> u64 {
+    match &*call.name {
+        "clone" => call.args[0],
+        "clone3" => {
+            let mut raw = [0u8; 8];
+            if mem.read_exact(call.args[0], &mut raw) {
+                u64::from_ne_bytes(raw)
+            } else {
+                0
+            }
+        }
+        _ => 0,
+    }
+}
+
+fn environ() -> *const *const libc::c_char {
+    unsafe extern "C" {
+        static environ: *const *const libc::c_char;
+    }
+    // SAFETY: reading the C library's environment pointer.
+    unsafe { environ }
+}
