@@ -74,11 +74,6 @@ impl CallCtx<'_> {
     pub fn int(&self, i: usize) -> i64 {
         self.args[i] as i32 as i64
     }
-
-    /// Whether the call failed (valid in `in` only).
-    pub fn failed(&self) -> bool {
-        is_error(self.result)
-    }
 }
 
 /// A handler's enter printer.
@@ -253,7 +248,7 @@ pub fn call_leave(t: Stopped, call: &mut Call, rval: i64, skip: bool) {
     let failed = is_error(rval);
     // A no-return call that returned success (rt_sigreturn) has the restored
     // context in its result register, not a result: print nothing more.
-    if !skip && !(call.kind == CallType::NoReturn && !failed) {
+    if !skip && (call.kind != CallType::NoReturn || failed) {
         let mut p = Printer::new(t.out, t.pid, t.cfg, &mut call.fmt, t.mem, call.arch);
         if call.kind == CallType::NoReturn {
             p.equals();

@@ -26,6 +26,8 @@ pub struct FormatConfig {
     pub verbose: u8,
     /// Maximum string bytes printed (`-s`, or from the verbosity).
     pub string_limit: usize,
+    /// `-y`: print the path of each fd parameter: `3</dev/usbmon1>`.
+    pub decode_fds: bool,
 }
 
 impl Default for FormatConfig {
@@ -35,9 +37,13 @@ impl Default for FormatConfig {
             values_only: 0,
             verbose: 0,
             string_limit: 32,
+            decode_fds: false,
         }
     }
 }
+
+/// `PATH_MAX` from `<linux/limits.h>`.
+const PATH_MAX: usize = 4096;
 
 /// One nesting level: a call's parameter list, a struct or an array.
 #[derive(Clone, Copy, Debug)]
@@ -67,13 +73,6 @@ pub struct FormatState {
     pub(crate) params_closed: bool,
     /// The call's `=` has been printed.
     pub(crate) equals_printed: bool,
-}
-
-impl FormatState {
-    /// Depth of open parameter lists, structs and arrays.
-    pub fn depth(&self) -> usize {
-        self.levels.len()
-    }
 }
 
 /// A flag or value name table entry: `{mask, value, name}` as in trace(1).
@@ -129,11 +128,6 @@ impl<'a> Printer<'a> {
     /// The user's formatting choices.
     pub fn config(&self) -> &FormatConfig {
         self.cfg
-    }
-
-    /// The traced process this printer prints for.
-    pub fn pid(&self) -> i32 {
-        self.pid
     }
 
     /// The ABI of the call being printed (pointer size, struct layouts).
@@ -287,6 +281,18 @@ impl<'a> Printer<'a> {
         }
     }
 
+    /// A path name at `addr`: printed whole (up to PATH_MAX) whatever the
+    /// string limit, since a cut path is rarely useful.
+    pub fn path(&mut self, name: &str, addr: u64) {
+        match self.mem.read_cstr(addr, PATH_MAX) {
+            Some((bytes, terminated)) => {
+                let text = quote(&bytes, !terminated);
+                self.field(name, &text);
+            }
+            None => self.ptr(name, addr),
+        }
+    }
+
     /// `len` bytes at `addr` as a string (a read or write buffer), cut at
     /// the string limit; its pointer if unreadable.
     pub fn buf(&mut self, name: &str, addr: u64, len: u64) {
@@ -326,6 +332,12 @@ impl<'a> Printer<'a> {
         }
         self.close("}");
     }
+}
+
+/// Escape a path for `-y` output: like [`quote`] without the quotes.
+pub fn escape_path(path: &str) -> String {
+    let quoted = quote(path.as_bytes(), false);
+    quoted[1..quoted.len() - 1].to_string()
 }
 
 /// Render a flag set with a `{mask, value, name}` table.

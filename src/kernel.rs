@@ -184,13 +184,6 @@ fn syscall_stop_from_regs(pid: Pid, entering: bool) -> io::Result<SyscallStop> {
     })
 }
 
-/// The instruction pointer and stack pointer of a stopped tracee.
-pub fn ip_sp(pid: Pid) -> Option<(u64, u64)> {
-    nix::sys::ptrace::getregs(pid)
-        .ok()
-        .map(|regs| (regs.rip, regs.rsp))
-}
-
 /// Reads of one tracee's memory. Cheap to create; holds the /proc fallback
 /// file open only once it was needed.
 pub struct Memory {

@@ -4,15 +4,6 @@
 //! [`trace::Config`] and an [`output::Output`], `trace::run` does the work,
 //! and the result becomes rtrace's own exit status.
 
-mod call;
-mod fdtable;
-mod format;
-mod ioctl;
-mod kernel;
-mod output;
-mod service;
-mod trace;
-
 use std::ffi::OsString;
 use std::io::{BufWriter, IsTerminal};
 use std::os::unix::fs::OpenOptionsExt;
@@ -20,8 +11,9 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, ValueEnum};
 
-use format::FormatConfig;
-use output::{Output, Timestamps};
+use rtrace_cli::format::FormatConfig;
+use rtrace_cli::output::{Output, Timestamps};
+use rtrace_cli::trace;
 
 /// When to color the trace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -82,6 +74,10 @@ struct Cli {
     #[arg(short = 'N', long = "all-names")]
     all_names: bool,
 
+    /// Print the path of every fd parameter: read(3</etc/hosts>, ...)
+    #[arg(short = 'y', long = "decode-fds")]
+    decode_fds: bool,
+
     /// Numbers instead of symbols; twice: structs as their addresses
     #[arg(short = 'V', long = "values", action = clap::ArgAction::Count)]
     values: u8,
@@ -107,11 +103,7 @@ struct Cli {
     man: bool,
 
     /// The command to run and trace, with its arguments
-    #[arg(
-        trailing_var_arg = true,
-        allow_hyphen_values = true,
-        value_name = "COMMAND"
-    )]
+    #[arg(trailing_var_arg = true, value_name = "COMMAND")]
     command: Vec<OsString>,
 }
 
@@ -205,6 +197,7 @@ fn main() -> ExitCode {
             values_only: cli.values,
             verbose: cli.verbose,
             string_limit,
+            decode_fds: cli.decode_fds,
         },
     };
     let out = Output::new(writer, color, timestamps);

@@ -339,20 +339,6 @@ impl Output {
         }
         false
     }
-
-    /// Print a continuation line belonging to `pid`'s current call: the
-    /// process's prefix, an indent and `text`, on a line of its own.
-    pub fn continuation(&mut self, pid: i32, text: &str) {
-        self.print_susp = false;
-        self.newline();
-        self.put_prefix(Some(pid), false);
-        self.write_raw(b"  ");
-        let rendered = self.styled(text, Style::Plain);
-        self.write_raw(rendered.as_bytes());
-        self.line_len += 2 + text.len();
-        self.line_pid = Some(pid);
-        self.newline();
-    }
 }
 
 /// Local wall-clock time as `HH:MM:SS` or `HH:MM:SS.uuuuuu`.
@@ -469,7 +455,12 @@ mod tests {
         out.newline();
         assert!(out.record_replay(1, true));
         out.text(Some(1), "z", Style::Plain);
+        out.record_clear(1);
         out.newline();
-        assert!(text(&buf).ends_with(" <..>\n2| y\n1|*z\n"));
+        assert!(
+            text(&buf).ends_with("x<..>\n2| y\n1|*z\n"),
+            "{}",
+            text(&buf)
+        );
     }
 }

@@ -171,17 +171,20 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
             return Err(e);
         }
     }
-    if !cfg.command.is_empty() {
-        if let Err(e) = engine.spawn(&cfg.command) {
-            engine.detach_all();
-            return Err(e);
-        }
+    if !cfg.command.is_empty()
+        && let Err(e) = engine.spawn(&cfg.command)
+    {
+        engine.detach_all();
+        return Err(e);
     }
     engine.main_loop();
     engine.out.newline();
     engine.out.flush();
     if let Some(e) = engine.out.error() {
-        return Err(Error::new(format!("cannot write trace output: {e}"), 1));
+        return Err(Error::new(
+            format!("cannot write trace output: {}", io_message(e)),
+            1,
+        ));
     }
     Ok(engine.main_exit.take().unwrap_or(Exit::Code(0)))
 }
@@ -718,7 +721,10 @@ impl Engine {
             let mut fds = proc.fds.borrow_mut();
             service::fs::track(&call.name, &call.args, &call.data, rval, &mut fds);
         }
-        if call.handler.class == CallClass::Sigreturn {
+        // rt_sigreturn's result register is the restored context: remember
+        // it (it tells whether an interrupted call restarts), print nothing.
+        let sigreturn = call.handler.class == CallClass::Sigreturn;
+        if sigreturn {
             proc.sigreturn_result = Some(rval);
         }
         let fds = proc.fds.borrow();
@@ -732,7 +738,7 @@ impl Engine {
             },
             &mut call,
             rval,
-            false,
+            sigreturn,
         );
         drop(fds);
         if call.handler.class == CallClass::Fork {
@@ -820,11 +826,29 @@ impl Engine {
         let Some(proc) = self.procs.get_mut(&child) else {
             return;
         };
-        if let Life::Newborn { ready, stashed } = &mut proc.life {
-            *ready = true;
-            if let Some(status) = stashed.take() {
-                self.child_start(child, status);
+        let Life::Newborn { ready, stashed } = &mut proc.life else {
+            return;
+        };
+        *ready = true;
+        let status = match stashed.take() {
+            Some(status) => status,
+            None => {
+                // The child stops before running any of its own code, so its
+                // first stop is imminent: take it now, which keeps its banner
+                // right after the parent's call in the trace.
+                loop {
+                    match wait(child, 0) {
+                        None => continue,
+                        Some(Ok((_, status))) => break status,
+                        Some(Err(_)) => return,
+                    }
+                }
             }
+        };
+        if libc::WIFSTOPPED(status) {
+            self.child_start(child, status);
+        } else {
+            self.gone(child, status);
         }
     }
 
@@ -869,7 +893,7 @@ impl Engine {
         if former != pid && self.procs.contains_key(&former) {
             // The old leader is gone without an exit report; the execing
             // thread carries on under the leader's pid.
-            if self.procs.get(&pid).is_some() {
+            if self.procs.contains_key(&pid) {
                 self.out.newline();
                 self.remove(pid);
             }

@@ -6,7 +6,7 @@ use crate::call::{CallCtx, CallData, CallType};
 use crate::fdtable::{FdInfo, FdTable};
 use crate::format::{FlagDef, Naming, Printer, flag};
 use crate::kernel::Arch;
-use crate::service::generic::put_dirfd;
+use crate::service::generic::{put_dirfd, put_fd};
 
 /// `O_*` open flags from `<asm-generic/fcntl.h>` (x86).
 pub const OPEN_FLAGS: &[FlagDef] = &[
@@ -71,7 +71,7 @@ fn save_path(p: &mut Printer, c: &mut CallCtx, addr: u64) {
 
 /// `open(pathname, flags, mode)`
 pub fn open_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    p.cstr("pathname", c.args[0]);
+    p.path("pathname", c.args[0]);
     put_open_flags_mode(p, c.args[1], c.args[2]);
     save_path(p, c, c.args[0]);
     CallType::Done
@@ -80,7 +80,7 @@ pub fn open_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 /// `openat(dirfd, pathname, flags, mode)`
 pub fn openat_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_dirfd(p, "dirfd", c.int(0));
-    p.cstr("pathname", c.args[1]);
+    p.path("pathname", c.args[1]);
     put_open_flags_mode(p, c.args[2], c.args[3]);
     save_path(p, c, c.args[1]);
     CallType::Done
@@ -88,7 +88,7 @@ pub fn openat_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 
 /// `creat(pathname, mode)`
 pub fn creat_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    p.cstr("pathname", c.args[0]);
+    p.path("pathname", c.args[0]);
     p.mode("mode", c.args[1]);
     save_path(p, c, c.args[0]);
     CallType::Done
@@ -96,13 +96,13 @@ pub fn creat_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 
 /// `close(fd)`
 pub fn close_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    p.int("fd", c.int(0));
+    put_fd(p, c.fds, "fd", c.int(0));
     CallType::Done
 }
 
 /// `read(fd, buf, count)`: the buffer is printed at leave, as much as was read.
 pub fn read_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    p.int("fd", c.int(0));
+    put_fd(p, c.fds, "fd", c.int(0));
     CallType::NotDone
 }
 
@@ -123,7 +123,7 @@ pub fn read_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
 
 /// `write(fd, buf, count)`, `pwrite64(fd, buf, count, offset)`
 pub fn write_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    p.int("fd", c.int(0));
+    put_fd(p, c.fds, "fd", c.int(0));
     p.buf("buf", c.args[1], c.args[2]);
     p.uint("count", c.args[2]);
     if c.nr_is_pread() {
@@ -173,7 +173,7 @@ fn put_iovecs(p: &mut Printer, name: &str, addr: u64, count: u64, limit: Option<
 
 /// `writev(fd, iov, iovcnt)`
 pub fn writev_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    p.int("fd", c.int(0));
+    put_fd(p, c.fds, "fd", c.int(0));
     put_iovecs(p, "iov", c.args[1], c.args[2], None);
     p.uint("iovcnt", c.args[2]);
     CallType::Done
@@ -181,7 +181,7 @@ pub fn writev_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 
 /// `readv(fd, iov, iovcnt)`: the buffers are printed at leave.
 pub fn readv_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    p.int("fd", c.int(0));
+    put_fd(p, c.fds, "fd", c.int(0));
     CallType::NotDone
 }
 
@@ -223,11 +223,9 @@ pub fn track(name: &str, args: &[u64; 6], data: &CallData, rval: i64, fds: &mut 
             }
         }
         "close" => fds.remove(args[0] as i32),
-        "close_range" => {
-            // CLOSE_RANGE_CLOEXEC (4) only marks them; anything else closes.
-            if args[2] & 4 == 0 {
-                fds.remove_range(args[0] as i32, args[1].min(i32::MAX as u64) as i32);
-            }
+        // CLOSE_RANGE_CLOEXEC (4) only marks them; anything else closes.
+        "close_range" if args[2] & 4 == 0 => {
+            fds.remove_range(args[0] as i32, args[1].min(i32::MAX as u64) as i32);
         }
         "dup" => fds.dup(args[0] as i32, fd, false),
         "dup2" => fds.dup(args[0] as i32, fd, false),

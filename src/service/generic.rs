@@ -5,17 +5,31 @@
 //! know prints as `syscall_N(...)` with its six registers in hex.
 
 use crate::call::{CallCtx, CallType};
-use crate::format::Printer;
+use crate::fdtable::FdTable;
+use crate::format::{Printer, escape_path};
 use crate::service::params::Kind;
 use crate::service::signal::put_signal;
 
 /// `AT_FDCWD` from `<linux/fcntl.h>`.
 pub const AT_FDCWD: i64 = -100;
 
+/// A file descriptor; with `-y` also its path: `3</dev/null>`.
+pub fn put_fd(p: &mut Printer, fds: &FdTable, name: &str, fd: i64) {
+    if p.config().decode_fds
+        && fd >= 0
+        && let Some(info) = fds.get(fd as i32)
+    {
+        p.field(name, &format!("{fd}<{}>", escape_path(&info.path)));
+    } else {
+        p.int(name, fd);
+    }
+}
+
 /// Print one raw argument by kind.
-pub fn put_arg(p: &mut Printer, name: &str, kind: Kind, raw: u64) {
+pub fn put_arg(p: &mut Printer, fds: &FdTable, name: &str, kind: Kind, raw: u64) {
     match kind {
-        Kind::Int | Kind::Fd | Kind::Pid => p.int(name, raw as i32 as i64),
+        Kind::Fd => put_fd(p, fds, name, raw as i32 as i64),
+        Kind::Int | Kind::Pid => p.int(name, raw as i32 as i64),
         Kind::Uint => p.uint(name, raw),
         Kind::Offset => p.int(name, raw as i64),
         Kind::Hex => p.hex(name, raw),
@@ -23,7 +37,8 @@ pub fn put_arg(p: &mut Printer, name: &str, kind: Kind, raw: u64) {
         Kind::DirFd => put_dirfd(p, name, raw as i32 as i64),
         Kind::Signal => put_signal(p, name, raw as i32 as i64),
         Kind::Ptr => p.ptr(name, raw),
-        Kind::Path | Kind::Str => p.cstr(name, raw),
+        Kind::Path => p.path(name, raw),
+        Kind::Str => p.cstr(name, raw),
     }
 }
 
@@ -38,7 +53,7 @@ pub fn generic_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     match c.sig {
         Some(sig) => {
             for (i, param) in sig.params.iter().enumerate().take(6) {
-                put_arg(p, param.name, param.kind, c.args[i]);
+                put_arg(p, c.fds, param.name, param.kind, c.args[i]);
             }
         }
         None => {

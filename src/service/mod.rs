@@ -150,8 +150,9 @@ pub fn lookup(arch: Arch, nr: u64) -> (Cow<'static, str>, Entry) {
     }
 }
 
-/// The number of `name` in `arch`'s table (for the engine's own checks).
-pub fn number(arch: Arch, name: &str) -> Option<u64> {
+/// The number of `name` in `arch`'s table.
+#[cfg(test)]
+fn number(arch: Arch, name: &str) -> Option<u64> {
     let table = match arch {
         Arch::I386 => i386_table(),
         _ => x86_64_table(),

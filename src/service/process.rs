@@ -71,7 +71,7 @@ fn put_envp(p: &mut Printer, name: &str, addr: u64) {
 
 /// `execve(pathname, argv, envp)`
 pub fn execve_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    p.cstr("pathname", c.args[0]);
+    p.path("pathname", c.args[0]);
     put_argv(p, "argv", c.args[1]);
     put_envp(p, "envp", c.args[2]);
     CallType::NoReturn
@@ -86,7 +86,7 @@ const AT_FLAGS: &[FlagDef] = &[
 /// `execveat(dirfd, pathname, argv, envp, flags)`
 pub fn execveat_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_dirfd(p, "dirfd", c.int(0));
-    p.cstr("pathname", c.args[1]);
+    p.path("pathname", c.args[1]);
     put_argv(p, "argv", c.args[2]);
     put_envp(p, "envp", c.args[3]);
     p.flags("flags", c.args[4], AT_FLAGS);

@@ -1,0 +1,19 @@
+//! rtrace's library: the layers of the tracer, from the ptrace engine down
+//! to the output sink (see DESIGN.md in the project's shared docs and
+//! HACKING.md). The `rtrace` binary is a thin command line over
+//! [`trace::run`].
+//!
+//! Layers, each only calling the ones below it:
+//! [`trace`] (engine) -> [`call`] (enter/leave, CT_* split) -> [`service`]
+//! and [`ioctl`] (handlers) -> [`format`] (put primitives) -> [`output`]
+//! (the one writer). [`kernel`] is the only module that talks ptrace and
+//! reads tracee memory; [`fdtable`] is the per-process fd bookkeeping.
+
+pub mod call;
+pub mod fdtable;
+pub mod format;
+pub mod ioctl;
+pub mod kernel;
+pub mod output;
+pub mod service;
+pub mod trace;

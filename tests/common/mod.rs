@@ -1,0 +1,177 @@
+//! Shared test support: builds the C fixture programs, runs rtrace on them
+//! and normalises the trace (pids, addresses) for whole-line comparison.
+
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Mutex;
+
+/// The rtrace binary under test.
+pub fn rtrace() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_rtrace"))
+}
+
+static BUILD_LOCK: Mutex<()> = Mutex::new(());
+
+/// Compile `tests/fixtures/NAME.c` (once per test run) and return its path.
+pub fn fixture(name: &str) -> PathBuf {
+    let _guard = BUILD_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let src_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let out_dir = fixture_dir();
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let src = src_dir.join(format!("{name}.c"));
+    let bin = out_dir.join(name);
+    let fresh = |p: &Path| p.metadata().and_then(|m| m.modified()).ok();
+    let newest_src = [src.clone(), src_dir.join("common.h")]
+        .iter()
+        .filter_map(|p| fresh(p))
+        .max();
+    if fresh(&bin).is_some() && fresh(&bin) >= newest_src {
+        return bin;
+    }
+    // Build under a temporary name and rename, so concurrent test binaries
+    // never run a half-written executable.
+    let tmp = out_dir.join(format!("{name}.{}.tmp", std::process::id()));
+    let status = Command::new("cc")
+        .args(["-O1", "-pthread", "-Wall", "-o"])
+        .arg(&tmp)
+        .arg(&src)
+        .status()
+        .expect("a C compiler (cc) is needed to build the test fixtures");
+    assert!(status.success(), "building fixture {name} failed");
+    std::fs::rename(&tmp, &bin).unwrap();
+    bin
+}
+
+/// Where fixture binaries are built; on the PATH of traced commands, so
+/// tests run them by name and their argv[0] does not depend on the checkout.
+pub fn fixture_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("fixtures")
+}
+
+/// A finished rtrace run: its trace (from -o), exit status and stderr.
+pub struct Run {
+    pub trace: String,
+    pub output: Output,
+}
+
+impl Run {
+    /// The trace lines, normalised.
+    pub fn lines(&self) -> Vec<String> {
+        normalise(&self.trace)
+    }
+
+    /// The normalised lines from the fixture's marker call on.
+    pub fn after_marker(&self) -> Vec<String> {
+        let lines = self.lines();
+        let start = lines
+            .iter()
+            .position(|l| l.contains("write(") && l.contains("\"BE"))
+            .unwrap_or_else(|| panic!("no marker in trace:\n{}", self.trace));
+        lines[start..].to_vec()
+    }
+
+    /// rtrace's exit code.
+    pub fn code(&self) -> Option<i32> {
+        self.output.status.code()
+    }
+
+    /// rtrace's stderr.
+    pub fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.output.stderr).into_owned()
+    }
+}
+
+/// Run rtrace with `args` before the command, writing the trace to a file.
+/// The environment is fixed so `[/* N vars */]` is stable.
+pub fn trace(args: &[&str], command: &[&str]) -> Run {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let file = dir.join(format!(
+        "trace-{}-{}.txt",
+        std::process::id(),
+        COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    let output = rtrace()
+        .arg("-o")
+        .arg(&file)
+        .args(args)
+        .args(command)
+        .env_clear()
+        .env("PATH", format!("{}:/usr/bin:/bin", fixture_dir().display()))
+        .env("LC_ALL", "C")
+        .output()
+        .expect("run rtrace");
+    let trace = std::fs::read_to_string(&file).unwrap_or_default();
+    let _ = std::fs::remove_file(&file);
+    for line in trace.lines() {
+        assert!(!line.ends_with(' '), "line ends in a space: {line:?}");
+    }
+    Run { trace, output }
+}
+
+static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Replace pids by PID1, PID2... (in order of their banners) and tracee
+/// addresses by ADDR; nothing else changes.
+pub fn normalise(trace: &str) -> Vec<String> {
+    let mut pids: HashMap<String, String> = HashMap::new();
+    for line in trace.lines() {
+        if let Some(i) = line.find("(pid ") {
+            let rest = &line[i + 5..];
+            let pid: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+            let n = pids.len() + 1;
+            pids.entry(pid).or_insert_with(|| format!("PID{n}"));
+        }
+    }
+    trace
+        .lines()
+        .map(|line| {
+            let mut out = String::with_capacity(line.len());
+            let bytes = line.as_bytes();
+            let mut i = 0;
+            while i < bytes.len() {
+                let c = bytes[i];
+                let word_start = i == 0 || !bytes[i - 1].is_ascii_alphanumeric();
+                if line[i..].starts_with("0x")
+                    && word_start
+                    && i >= 1
+                    && matches!(bytes[i - 1], b'&' | b' ')
+                    && is_address(&line[i..])
+                {
+                    let len = 2 + line[i + 2..]
+                        .bytes()
+                        .take_while(u8::is_ascii_hexdigit)
+                        .count();
+                    out.push_str("ADDR");
+                    i += len;
+                    continue;
+                }
+                if c.is_ascii_digit() && word_start {
+                    let len = line[i..].bytes().take_while(u8::is_ascii_digit).count();
+                    let word = &line[i..i + len];
+                    let next = bytes.get(i + len).copied();
+                    if !next.is_some_and(|b| b.is_ascii_alphanumeric())
+                        && let Some(name) = pids.get(word)
+                    {
+                        out.push_str(name);
+                        i += len;
+                        continue;
+                    }
+                    out.push_str(word);
+                    i += len;
+                    continue;
+                }
+                out.push(c as char);
+                i += 1;
+            }
+            out
+        })
+        .collect()
+}
+
+/// A hex number long enough to be a user-space address (not a flag value).
+fn is_address(s: &str) -> bool {
+    s[2..].bytes().take_while(u8::is_ascii_hexdigit).count() >= 8
+}
