@@ -121,17 +121,20 @@ impl Output {
         }
     }
 
-    fn styled(&self, text: &str, style: Style) -> String {
-        if !self.color {
-            return text.to_string();
+    /// Write `text` in `style`; plain text is copied straight through.
+    fn write_styled(&mut self, text: &str, style: Style) {
+        if !self.color || style == Style::Plain {
+            self.write_raw(text.as_bytes());
+            return;
         }
-        match style {
-            Style::Plain => text.to_string(),
+        let colored = match style {
             Style::CallName => text.bold().to_string(),
             Style::Error => text.red().to_string(),
             Style::Signal => text.yellow().to_string(),
             Style::Banner => text.cyan().to_string(),
-        }
+            Style::Plain => unreachable!("handled above"),
+        };
+        self.write_raw(colored.as_bytes());
     }
 
     fn put_prefix(&mut self, pid: Option<i32>, resuming: bool) {
@@ -200,8 +203,7 @@ impl Output {
             self.line_len += 1;
             self.add_space = false;
         }
-        let rendered = self.styled(body, style);
-        self.write_raw(rendered.as_bytes());
+        self.write_styled(body, style);
         self.line_len += body.len();
         self.line_pid = pid;
         if soft {
