@@ -31,6 +31,9 @@ pub struct FdInfo {
     pub kind: FdKind,
     /// Closed by a successful exec.
     pub cloexec: bool,
+    /// Where the fd is mapped in the process's memory: (address, length).
+    /// For a usbmon device this is its ring.
+    pub maps: Vec<(u64, u64)>,
 }
 
 impl FdInfo {
@@ -41,6 +44,7 @@ impl FdInfo {
             path,
             kind,
             cloexec,
+            maps: Vec::new(),
         }
     }
 }
@@ -112,9 +116,36 @@ impl FdTable {
         }
     }
 
-    /// Apply a successful exec: close-on-exec fds are gone.
+    /// Record that `fd` was mapped at `addr` for `len` bytes.
+    pub fn mapped(&mut self, fd: i32, addr: u64, len: u64) {
+        if !self.fds.contains_key(&fd)
+            && let Some(info) = self.get(fd)
+        {
+            self.fds.insert(fd, info);
+        }
+        if let Some(info) = self.fds.get_mut(&fd) {
+            info.maps.push((addr, len));
+        }
+    }
+
+    /// Forget mappings inside `addr..addr+len` (munmap). A partial unmap
+    /// keeps the mapping's remaining start, which is where the ring's
+    /// offsets are counted from only if the start survives; drop otherwise.
+    pub fn unmapped(&mut self, addr: u64, len: u64) {
+        let end = addr.saturating_add(len);
+        for info in self.fds.values_mut() {
+            info.maps
+                .retain(|&(a, l)| a.saturating_add(l) <= addr || a >= end || a < addr);
+        }
+    }
+
+    /// Apply a successful exec: close-on-exec fds are gone, and so is
+    /// every mapping (a new address space).
     pub fn exec(&mut self) {
         self.fds.retain(|_, info| !info.cloexec);
+        for info in self.fds.values_mut() {
+            info.maps.clear();
+        }
     }
 
     /// Set or clear the close-on-exec flag (fcntl F_SETFD).

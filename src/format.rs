@@ -161,6 +161,13 @@ impl<'a> Printer<'a> {
         self.out
     }
 
+    /// A continuation line after the call's line: an extended result such
+    /// as a fetched USB event. Printed only after the call's result.
+    pub fn continuation(&mut self, text: &str) {
+        debug_assert!(self.state.equals_printed, "continuation before the result");
+        self.out.continuation(self.pid, text);
+    }
+
     /// Start an item at the current level: separator and `name=`.
     fn item(&mut self, name: &str) {
         let mut prefix = String::new();

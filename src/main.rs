@@ -94,6 +94,15 @@ struct Cli {
     #[arg(long, action = clap::ArgAction::Version)]
     version: Option<bool>,
 
+    /// Explain an ioctl request code (direction, type, number, size, names,
+    /// argument layout) and exit
+    #[arg(long, value_name = "CODE", value_parser = parse_code)]
+    explain_ioctl: Option<u64>,
+
+    /// List every ioctl request rtrace decodes (of one group) and exit
+    #[arg(long, value_name = "GROUP", num_args = 0..=1, default_missing_value = "")]
+    list_ioctls: Option<String>,
+
     /// Print shell completions for SHELL and exit
     #[arg(long, value_name = "SHELL", hide = true)]
     completions: Option<clap_complete::Shell>,
@@ -130,6 +139,20 @@ fn main() -> ExitCode {
     if let Some(shell) = cli.completions {
         clap_complete::generate(shell, &mut Cli::command(), "rtrace", &mut std::io::stdout());
         return ExitCode::SUCCESS;
+    }
+    if let Some(code) = cli.explain_ioctl {
+        print!("{}", rtrace_cli::ioctl::explain(code));
+        return ExitCode::SUCCESS;
+    }
+    if let Some(group) = &cli.list_ioctls {
+        let group = (!group.is_empty()).then_some(group.as_str());
+        return match rtrace_cli::ioctl::list(group) {
+            Ok(text) => {
+                print!("{text}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(&e, 2),
+        };
     }
     if cli.man {
         let man = clap_mangen::Man::new(Cli::command());
@@ -205,6 +228,19 @@ fn main() -> ExitCode {
         Ok(trace::Exit::Code(code)) => ExitCode::from(code as u8),
         Ok(trace::Exit::Signal(sig)) => die_by_signal(sig),
         Err(e) => fail(&e.message, e.code as u8),
+    }
+}
+
+/// An ioctl code in hex (`0xc0109207`) or decimal.
+fn parse_code(text: &str) -> Result<u64, String> {
+    let parsed = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => text.parse(),
+    };
+    match parsed {
+        Ok(code) if code <= u32::MAX as u64 => Ok(code),
+        Ok(_) => Err("request codes are 32 bits".into()),
+        Err(_) => Err("expected a number like 0xc0109207".into()),
     }
 }
 

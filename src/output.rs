@@ -301,6 +301,22 @@ impl Output {
         self.records.remove(&pid);
     }
 
+    /// Print a continuation line of `pid`'s current call (an extended
+    /// result, one item a line): the process's prefix, an indent, `text`.
+    /// The call's own line is complete by then, so it gets no `<..>`.
+    pub fn continuation(&mut self, pid: i32, text: &str) {
+        if self.line_pid == Some(pid) {
+            self.print_susp = false;
+        }
+        self.newline();
+        self.put_prefix(Some(pid), false);
+        self.write_raw(b"  ");
+        self.write_raw(text.as_bytes());
+        self.line_len += 2 + text.len();
+        self.line_pid = Some(pid);
+        self.newline();
+    }
+
     /// Whether the current line holds text of `pid`.
     pub fn line_is(&self, pid: i32) -> bool {
         self.line_len > 0 && self.line_pid == Some(pid)

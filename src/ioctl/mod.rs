@@ -1,17 +1,189 @@
-//! ioctl dispatch: request names, argument decoding by group tables.
+//! ioctl dispatch: request names and argument decoding through group tables.
 //!
-//! Each group (one file per group, added by later work: usbmon, tty,
-//! usbdevfs, user_events) answers `name(req)` and decodes its argument before
-//! (IF_OUT) and/or after (IF_IN) the call. Until a group claims a request,
-//! the request prints decoded from its `_IOC` bits so a person can read it:
-//! `_IOWR(0x92, 0x7, 16)`, `_IO('T', 0x1)`; `-V` prints the raw number.
+//! Each group (one file per group: usbmon, tty, file, usbdevfs, ...) is a
+//! declarative table of [`Request`]s, each naming its code, how its argument
+//! travels (none, by value, a pointer to an int, a struct, a string) and in
+//! which directions the struct is decoded: [`IF_OUT`] before the call (what
+//! the program asks), [`IF_IN`] after a successful call (what the kernel
+//! answered). The dispatcher here copies the argument, opens and closes it,
+//! falls back to the pointer on a failed copy, and checks (in debug builds)
+//! that a group's directions agree with the request's `_IOC_DIR`. What a call
+//! wrote elsewhere, through pointers inside its argument, a group prints as
+//! extended results on continuation lines after the result.
+//!
+//! Shapes (`|` is where the line splits):
+//!
+//! ```text
+//! no argument:   ioctl(3, MON_IOCQ_RING_SIZE) = |1228800
+//! by value:      ioctl(3, MON_IOCT_RING_SIZE, 1228800) = |0
+//! IF_OUT:        ioctl(3, FOO, {out}) = |0
+//! IF_OUT|IF_IN:  ioctl(3, FOO, {out}) = |0 {in}
+//! IF_IN:         ioctl(3, FOO, |{in}) = 0
+//! ```
+//!
+//! A request no group names prints decoded from its bits so a person can
+//! read it: `_IOWR(0x92, 0x7, 16)`, `_IO('T', 0x1)`; `-V` prints the number.
+
+pub mod file;
+pub mod tty;
+pub mod usbdevfs;
+pub mod usbmon;
 
 use crate::call::{CallCtx, CallType};
-use crate::format::Printer;
+use crate::fdtable::FdInfo;
+use crate::format::{Naming, Printer};
+use crate::kernel::Arch;
+use crate::service::generic::put_fd;
 
-/// `_IOC_NONE`, `_IOC_WRITE`, `_IOC_READ` direction bits (x86).
+/// Decode the argument before the call.
+pub const IF_OUT: u8 = 1;
+/// Decode the argument after a successful call.
+pub const IF_IN: u8 = 2;
+
+/// `_IOC_WRITE` and `_IOC_READ` direction bits (x86).
 const IOC_WRITE: u64 = 1;
 const IOC_READ: u64 = 2;
+
+/// One field of an argument struct, for `--explain-ioctl`.
+#[derive(Debug)]
+pub struct Field {
+    /// Its C name.
+    pub name: &'static str,
+    /// Its C type.
+    pub ty: &'static str,
+    /// Byte offset.
+    pub offset: usize,
+    /// Byte size.
+    pub size: usize,
+}
+
+/// The layout of an argument struct.
+#[derive(Debug)]
+pub struct Layout {
+    /// The C struct's name.
+    pub name: &'static str,
+    /// Its size in bytes.
+    pub size: usize,
+    /// Its fields in order.
+    pub fields: &'static [Field],
+}
+
+/// How an ioctl's third argument travels.
+#[derive(Debug)]
+pub enum Arg {
+    /// There is none: `ioctl(3, MON_IOCQ_URB_LEN)`.
+    None,
+    /// A number passed by value: `ioctl(3, MON_IOCH_MFLUSH, 7)`.
+    Value,
+    /// A pointer to an `int`, printed `[5]`.
+    Int,
+    /// A pointer to a struct decoded by the group.
+    Struct(&'static Layout),
+    /// A pointer to a NUL-terminated string.
+    Str,
+    /// A pointer the group does not decode.
+    Ptr,
+}
+
+/// One request a group knows.
+#[derive(Debug)]
+pub struct Request {
+    /// The request code as the program passes it.
+    pub code: u32,
+    /// Its name in the kernel's uapi header.
+    pub name: &'static str,
+    /// [`IF_OUT`] and/or [`IF_IN`]: when the struct is decoded.
+    pub dirs: u8,
+    /// How the argument travels.
+    pub arg: Arg,
+    /// The code's `_IOC_DIR` bits do not tell how the argument travels (old
+    /// tty and usbdevfs codes); skip the direction check.
+    pub dir_bits_lie: bool,
+}
+
+impl Request {
+    /// A request whose direction bits are honest.
+    pub const fn new(code: u32, name: &'static str, dirs: u8, arg: Arg) -> Request {
+        Request {
+            code,
+            name,
+            dirs,
+            arg,
+            dir_bits_lie: false,
+        }
+    }
+
+    /// A request whose direction bits do not match its real use.
+    pub const fn legacy(code: u32, name: &'static str, dirs: u8, arg: Arg) -> Request {
+        Request {
+            code,
+            name,
+            dirs,
+            arg,
+            dir_bits_lie: true,
+        }
+    }
+}
+
+/// What a group's extended-result printer may look at.
+pub struct IoctlCall<'a> {
+    /// The fd the call was made on.
+    pub fd: i32,
+    /// What that fd is, if known.
+    pub fdinfo: Option<&'a FdInfo>,
+    /// The raw argument register.
+    pub arg: u64,
+    /// The call's return value.
+    pub result: i64,
+    /// The ABI the call came through.
+    pub arch: Arch,
+}
+
+/// A table of requests with the code that decodes their arguments.
+pub trait IoctlGroup: Sync {
+    /// The group's name, as `--list-ioctls` shows it.
+    fn name(&self) -> &'static str;
+
+    /// The requests the group knows.
+    fn requests(&self) -> &'static [Request];
+
+    /// Whether the group decodes requests made on this fd. Groups that share
+    /// codes with another (it happens) say which fds are theirs.
+    fn claims(&self, _fd: Option<&FdInfo>) -> bool {
+        true
+    }
+
+    /// Print the fields of `req`'s struct from `data` for `phase` ([`IF_OUT`]
+    /// or [`IF_IN`]); return whether every field was printed.
+    fn fields(&self, p: &mut Printer, req: &Request, data: &[u8], phase: u8) -> bool;
+
+    /// Print what a successful call wrote outside its argument, as
+    /// continuation lines.
+    fn extended(&self, _p: &mut Printer, _req: &Request, _call: &IoctlCall) {}
+}
+
+/// Every group, in lookup order.
+static GROUPS: &[&dyn IoctlGroup] = &[&usbmon::USBMON, &tty::TTY, &file::FILE, &usbdevfs::USBDEVFS];
+
+/// Every group, in lookup order.
+pub fn groups() -> &'static [&'static dyn IoctlGroup] {
+    GROUPS
+}
+
+/// The group and request that decode `code` on `fd`: among the groups that
+/// know the code, the first that claims the fd.
+pub fn find(code: u32, fd: Option<&FdInfo>) -> Option<(&'static dyn IoctlGroup, &'static Request)> {
+    let mut first = None;
+    for &group in groups() {
+        if let Some(req) = group.requests().iter().find(|r| r.code == code) {
+            if group.claims(fd) {
+                return Some((group, req));
+            }
+            first.get_or_insert((group, req));
+        }
+    }
+    first
+}
 
 /// The fields of an ioctl request code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,21 +228,301 @@ pub fn request_text(req: u64) -> String {
     }
 }
 
+/// Debug check of a group's table entry: IF_OUT needs `_IOC_WRITE`, IF_IN
+/// needs `_IOC_READ`, and a struct's size must match `_IOC_SIZE`.
+fn check_request(req: &Request) {
+    if req.dir_bits_lie {
+        return;
+    }
+    let f = ioc_fields(req.code as u64);
+    debug_assert!(
+        req.dirs & IF_OUT == 0 || f.dir & IOC_WRITE != 0,
+        "{}: IF_OUT on a request without _IOC_WRITE",
+        req.name
+    );
+    debug_assert!(
+        req.dirs & IF_IN == 0 || f.dir & IOC_READ != 0,
+        "{}: IF_IN on a request without _IOC_READ",
+        req.name
+    );
+    if let Arg::Struct(layout) = req.arg {
+        debug_assert_eq!(layout.size as u64, f.size, "{}: struct size", req.name);
+    }
+}
+
+/// Print a struct argument for `phase`: copy it, open it, let the group
+/// print its fields, close it (`..` when incomplete); the pointer when the
+/// copy fails.
+fn put_struct(
+    p: &mut Printer,
+    group: &dyn IoctlGroup,
+    req: &Request,
+    layout: &Layout,
+    addr: u64,
+    phase: u8,
+) {
+    if addr == 0 || p.config().values_only >= 2 {
+        p.ptr("arg", addr);
+        return;
+    }
+    let mut data = vec![0u8; layout.size];
+    if !p.mem().read_exact(addr, &mut data) {
+        p.ptr("arg", addr);
+        return;
+    }
+    p.open("arg", "{", Naming::Fields);
+    let complete = group.fields(p, req, &data, phase);
+    p.close_struct(complete);
+}
+
+/// Print an `int *` argument as `[5]`, or its pointer.
+fn put_int_ptr(p: &mut Printer, addr: u64) {
+    let mut raw = [0u8; 4];
+    if addr != 0 && p.mem().read_exact(addr, &mut raw) {
+        p.field("arg", &format!("[{}]", i32::from_ne_bytes(raw)));
+    } else {
+        p.ptr("arg", addr);
+    }
+}
+
 /// `ioctl(fd, request, arg)`
 pub fn ioctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    p.int("fd", c.int(0));
-    let req = c.args[1] & 0xffff_ffff;
+    let fd = c.int(0);
+    put_fd(p, c.fds, "fd", fd);
+    let code = c.args[1] & 0xffff_ffff;
+    let info = c.fds.get(fd as i32);
+    let Some((group, req)) = find(code as u32, info.as_ref()) else {
+        if p.symbols() {
+            p.field("request", &request_text(code));
+        } else {
+            p.hex("request", code);
+        }
+        if ioc_fields(code).dir == 0 {
+            p.hex("arg", c.args[2]);
+        } else {
+            p.ptr("arg", c.args[2]);
+        }
+        return CallType::Done;
+    };
+    check_request(req);
     if p.symbols() {
-        p.field("request", &request_text(req));
+        p.field("request", req.name);
     } else {
-        p.hex("request", req);
+        p.hex("request", code);
     }
-    if ioc_fields(req).dir == 0 {
-        p.hex("arg", c.args[2]);
+    let arg = c.args[2];
+    match &req.arg {
+        Arg::None => CallType::Done,
+        Arg::Value => {
+            p.int("arg", arg as i64);
+            CallType::Done
+        }
+        Arg::Ptr => {
+            p.ptr("arg", arg);
+            CallType::Done
+        }
+        Arg::Str => {
+            p.cstr("arg", arg);
+            CallType::Done
+        }
+        Arg::Int if req.dirs & IF_OUT != 0 => {
+            put_int_ptr(p, arg);
+            CallType::Done
+        }
+        Arg::Struct(layout) if req.dirs & IF_OUT != 0 => {
+            put_struct(p, group, req, layout, arg, IF_OUT);
+            CallType::Done
+        }
+        Arg::Int | Arg::Struct(_) if req.dirs & IF_IN != 0 => CallType::NotDone,
+        Arg::Int | Arg::Struct(_) => {
+            p.ptr("arg", arg);
+            CallType::Done
+        }
+    }
+}
+
+/// Leave half of ioctl: the IF_IN argument and the extended results.
+pub fn ioctl_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    let fd = c.int(0);
+    let code = (c.args[1] & 0xffff_ffff) as u32;
+    let info = c.fds.get(fd as i32);
+    let found = find(code, info.as_ref());
+    let arg = c.args[2];
+    let Some((group, req)) = found else {
+        if !p.equals_printed() {
+            p.equals();
+        }
+        p.result(c.result);
+        return;
+    };
+    let in_only = req.dirs & IF_IN != 0 && req.dirs & IF_OUT == 0;
+    let decoded = matches!(req.arg, Arg::Int | Arg::Struct(_));
+    if in_only && decoded {
+        // The argument was left for now: print what the kernel answered.
+        if failed {
+            p.ptr("arg", arg);
+        } else {
+            match &req.arg {
+                Arg::Int => put_int_ptr(p, arg),
+                Arg::Struct(layout) => put_struct(p, group, req, layout, arg, IF_IN),
+                _ => unreachable!("decoded args only"),
+            }
+        }
+        p.equals();
+        p.result(c.result);
     } else {
-        p.ptr("arg", c.args[2]);
+        if !p.equals_printed() {
+            p.equals();
+        }
+        p.result(c.result);
+        if !failed && req.dirs & IF_IN != 0 && decoded {
+            p.text(" ", crate::output::Style::Plain);
+            match &req.arg {
+                Arg::Int => put_int_ptr(p, arg),
+                Arg::Struct(layout) => put_struct(p, group, req, layout, arg, IF_IN),
+                _ => unreachable!("decoded args only"),
+            }
+        }
     }
-    CallType::Done
+    if !failed {
+        let call = IoctlCall {
+            fd: fd as i32,
+            fdinfo: info.as_ref(),
+            arg,
+            result: c.result,
+            arch: c.arch,
+        };
+        group.extended(p, req, &call);
+    }
+}
+
+/// Little-endian field readers for group decoders (x86 is little-endian).
+pub mod raw {
+    /// `u8` at `off`.
+    pub fn u8_at(d: &[u8], off: usize) -> u8 {
+        d[off]
+    }
+    /// `u16` at `off`.
+    pub fn u16_at(d: &[u8], off: usize) -> u16 {
+        u16::from_le_bytes([d[off], d[off + 1]])
+    }
+    /// `u32` at `off`.
+    pub fn u32_at(d: &[u8], off: usize) -> u32 {
+        u32::from_le_bytes(d[off..off + 4].try_into().expect("4 bytes"))
+    }
+    /// `i32` at `off`.
+    pub fn i32_at(d: &[u8], off: usize) -> i32 {
+        u32_at(d, off) as i32
+    }
+    /// `u64` at `off`.
+    pub fn u64_at(d: &[u8], off: usize) -> u64 {
+        u64::from_le_bytes(d[off..off + 8].try_into().expect("8 bytes"))
+    }
+    /// `i64` at `off`.
+    pub fn i64_at(d: &[u8], off: usize) -> i64 {
+        u64_at(d, off) as i64
+    }
+}
+
+/// `rtrace --explain-ioctl CODE`: what a request code means.
+pub fn explain(code: u64) -> String {
+    use std::fmt::Write as _;
+    let f = ioc_fields(code);
+    let dir = match f.dir {
+        0 => "_IOC_NONE (no data, or data by value)",
+        1 => "_IOC_WRITE (program -> kernel)",
+        2 => "_IOC_READ (kernel -> program)",
+        _ => "_IOC_READ|_IOC_WRITE (both ways)",
+    };
+    let mut out = String::new();
+    let _ = writeln!(out, "request 0x{code:08x} = {}", request_text(code));
+    let _ = writeln!(out, "  direction  {} = {dir}", f.dir);
+    let printable = (f.kind as u8).is_ascii_graphic();
+    let kind_char = if printable {
+        format!(" '{}'", f.kind as u8 as char)
+    } else {
+        String::new()
+    };
+    let _ = writeln!(out, "  type       0x{:02x}{kind_char}", f.kind);
+    let _ = writeln!(out, "  number     {} (0x{:x})", f.nr, f.nr);
+    let _ = writeln!(out, "  size       {} bytes", f.size);
+    let mut known = false;
+    for &group in groups() {
+        for req in group.requests().iter().filter(|r| r.code as u64 == code) {
+            known = true;
+            let _ = writeln!(
+                out,
+                "{} in group {}: {}",
+                req.name,
+                group.name(),
+                arg_text(req)
+            );
+            if let Arg::Struct(layout) = req.arg {
+                let _ = writeln!(out, "  struct {} ({} bytes)", layout.name, layout.size);
+                for field in layout.fields {
+                    let _ = writeln!(
+                        out,
+                        "    @{:<3} {:<2} {} {}",
+                        field.offset, field.size, field.ty, field.name
+                    );
+                }
+            }
+        }
+    }
+    if !known {
+        let _ = writeln!(out, "no group rtrace knows names this request");
+    }
+    out
+}
+
+/// How a request's argument travels, in words.
+fn arg_text(req: &Request) -> String {
+    let dirs = match req.dirs & (IF_OUT | IF_IN) {
+        0 => "",
+        IF_OUT => ", decoded before the call",
+        IF_IN => ", decoded after the call",
+        _ => ", decoded before and after the call",
+    };
+    match req.arg {
+        Arg::None => "no argument".to_string(),
+        Arg::Value => "argument passed by value".to_string(),
+        Arg::Int => format!("pointer to int{dirs}"),
+        Arg::Struct(layout) => format!("pointer to struct {}{dirs}", layout.name),
+        Arg::Str => "pointer to a NUL-terminated string".to_string(),
+        Arg::Ptr => "pointer (not decoded)".to_string(),
+    }
+}
+
+/// `rtrace --list-ioctls [GROUP]`: every request rtrace decodes.
+pub fn list(group_name: Option<&str>) -> Result<String, String> {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let mut found = false;
+    for &group in groups() {
+        if group_name.is_some_and(|g| g != group.name()) {
+            continue;
+        }
+        found = true;
+        for req in group.requests() {
+            let _ = writeln!(
+                out,
+                "{:<10} 0x{:08x} {:<28} {}",
+                group.name(),
+                req.code,
+                req.name,
+                arg_text(req)
+            );
+        }
+    }
+    if !found {
+        let names: Vec<&str> = groups().iter().map(|g| g.name()).collect();
+        return Err(format!(
+            "no ioctl group '{}' (groups: {})",
+            group_name.unwrap_or(""),
+            names.join(", ")
+        ));
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -84,5 +536,40 @@ mod tests {
         assert_eq!(request_text(0x8008_9203), "_IOR(0x92, 0x3, 8)");
         assert_eq!(request_text(0x4018_920A), "_IOW(0x92, 0xa, 24)");
         assert_eq!(request_text(0x0008_2A00), "_IOC(_IOC_NONE, '*', 0x0, 8)");
+    }
+
+    #[test]
+    fn every_table_entry_is_consistent() {
+        for &group in groups() {
+            let mut seen = std::collections::HashSet::new();
+            for req in group.requests() {
+                assert!(
+                    seen.insert(req.code),
+                    "{} twice in {}",
+                    req.name,
+                    group.name()
+                );
+                check_request(req);
+                if let Arg::Struct(layout) = req.arg {
+                    for f in layout.fields {
+                        assert!(
+                            f.offset + f.size <= layout.size,
+                            "{}.{}",
+                            layout.name,
+                            f.name
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn explain_names_the_request_and_its_layout() {
+        let text = explain(0xc010_9207);
+        assert!(text.contains("MON_IOCX_MFETCH in group usbmon"), "{text}");
+        assert!(text.contains("struct mon_bin_mfetch (16 bytes)"), "{text}");
+        assert!(text.contains("@8   4  u32 nfetch"), "{text}");
+        assert!(list(Some("nosuch")).is_err());
     }
 }

@@ -3,7 +3,7 @@
 //! and destroy fds.
 
 use crate::call::{CallCtx, CallData, CallType};
-use crate::fdtable::{FdInfo, FdTable};
+use crate::fdtable::{FdInfo, FdKind, FdTable};
 use crate::format::{FlagDef, Naming, Printer, flag};
 use crate::kernel::Arch;
 use crate::service::generic::{put_dirfd, put_fd};
@@ -119,6 +119,13 @@ pub fn read_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     }
     p.equals();
     p.result(c.result);
+    if !failed
+        && c.fds
+            .get(c.int(0) as i32)
+            .is_some_and(|info| info.kind == FdKind::Usbmon)
+    {
+        crate::ioctl::usbmon::fetched_by_read(p, c.args[1], c.result as u64);
+    }
 }
 
 /// `write(fd, buf, count)`, `pwrite64(fd, buf, count, offset)`
@@ -223,6 +230,10 @@ pub fn track(name: &str, args: &[u64; 6], data: &CallData, rval: i64, fds: &mut 
             }
         }
         "close" => fds.remove(args[0] as i32),
+        "mmap" | "mmap2" if args[4] as i32 >= 0 && args[3] & 0x20 == 0 => {
+            fds.mapped(args[4] as i32, rval as u64, args[1]);
+        }
+        "munmap" => fds.unmapped(args[0], args[1]),
         // CLOSE_RANGE_CLOEXEC (4) only marks them; anything else closes.
         "close_range" if args[2] & 4 == 0 => {
             fds.remove_range(args[0] as i32, args[1].min(i32::MAX as u64) as i32);

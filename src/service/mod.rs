@@ -42,7 +42,12 @@ static HANDLERS: &[Handler] = &[
     h("exit", process::exit_out, default_in, Normal),
     h("exit_group", process::exit_out, default_in, Normal),
     h("fork", generic::no_params_out, default_in, Fork),
-    h("ioctl", crate::ioctl::ioctl_out, default_in, Normal),
+    h(
+        "ioctl",
+        crate::ioctl::ioctl_out,
+        crate::ioctl::ioctl_in,
+        Normal,
+    ),
     h("kill", signal::kill_out, default_in, Normal),
     h("mmap", mm::mmap_out, mm::addr_in, Normal),
     h("mmap2", mm::mmap_out, mm::addr_in, Normal),

@@ -1,0 +1,133 @@
+//! Terminal ioctls (`<asm-generic/ioctls.h>`, `<asm-generic/termbits.h>`):
+//! termios get/set, window size, process groups, controlling terminal.
+//! These codes predate `_IOC` and carry no direction bits.
+
+use super::raw::{u8_at, u16_at, u32_at};
+use super::{Arg, Field, IF_IN, IF_OUT, IoctlGroup, Layout, Request};
+use crate::format::{FlagDef, Naming, Printer, flag};
+
+const fn field(name: &'static str, ty: &'static str, offset: usize, size: usize) -> Field {
+    Field {
+        name,
+        ty,
+        offset,
+        size,
+    }
+}
+
+/// `struct termios` as the kernel's TCGETS uses it (36 bytes).
+pub static TERMIOS: Layout = Layout {
+    name: "termios",
+    size: 36,
+    fields: &[
+        field("c_iflag", "tcflag_t", 0, 4),
+        field("c_oflag", "tcflag_t", 4, 4),
+        field("c_cflag", "tcflag_t", 8, 4),
+        field("c_lflag", "tcflag_t", 12, 4),
+        field("c_line", "cc_t", 16, 1),
+        field("c_cc", "cc_t[19]", 17, 19),
+    ],
+};
+
+/// `struct winsize`
+pub static WINSIZE: Layout = Layout {
+    name: "winsize",
+    size: 8,
+    fields: &[
+        field("ws_row", "unsigned short", 0, 2),
+        field("ws_col", "unsigned short", 2, 2),
+        field("ws_xpixel", "unsigned short", 4, 2),
+        field("ws_ypixel", "unsigned short", 6, 2),
+    ],
+};
+
+const TCGETS: u32 = 0x5401;
+const TCSETS: u32 = 0x5402;
+const TCSETSW: u32 = 0x5403;
+const TCSETSF: u32 = 0x5404;
+const TIOCGWINSZ: u32 = 0x5413;
+const TIOCSWINSZ: u32 = 0x5414;
+
+static REQUESTS: &[Request] = &[
+    Request::legacy(TCGETS, "TCGETS", IF_IN, Arg::Struct(&TERMIOS)),
+    Request::legacy(TCSETS, "TCSETS", IF_OUT, Arg::Struct(&TERMIOS)),
+    Request::legacy(TCSETSW, "TCSETSW", IF_OUT, Arg::Struct(&TERMIOS)),
+    Request::legacy(TCSETSF, "TCSETSF", IF_OUT, Arg::Struct(&TERMIOS)),
+    Request::legacy(0x5409, "TCSBRK", 0, Arg::Value),
+    Request::legacy(0x540A, "TCXONC", 0, Arg::Value),
+    Request::legacy(0x540B, "TCFLSH", 0, Arg::Value),
+    Request::legacy(0x540C, "TIOCEXCL", 0, Arg::None),
+    Request::legacy(0x540D, "TIOCNXCL", 0, Arg::None),
+    Request::legacy(0x540E, "TIOCSCTTY", 0, Arg::Value),
+    Request::legacy(0x540F, "TIOCGPGRP", IF_IN, Arg::Int),
+    Request::legacy(0x5410, "TIOCSPGRP", IF_OUT, Arg::Int),
+    Request::legacy(0x5411, "TIOCOUTQ", IF_IN, Arg::Int),
+    Request::legacy(0x5412, "TIOCSTI", 0, Arg::Ptr),
+    Request::legacy(TIOCGWINSZ, "TIOCGWINSZ", IF_IN, Arg::Struct(&WINSIZE)),
+    Request::legacy(TIOCSWINSZ, "TIOCSWINSZ", IF_OUT, Arg::Struct(&WINSIZE)),
+    Request::legacy(0x5422, "TIOCNOTTY", 0, Arg::None),
+    Request::legacy(0x5429, "TIOCGSID", IF_IN, Arg::Int),
+    Request::new(0x8004_5430, "TIOCGPTN", IF_IN, Arg::Int),
+    Request::new(0x4004_5431, "TIOCSPTLCK", IF_OUT, Arg::Int),
+];
+
+/// `c_lflag` bits from `<asm-generic/termbits.h>`.
+const LFLAGS: &[FlagDef] = &[
+    flag(0o1, "ISIG"),
+    flag(0o2, "ICANON"),
+    flag(0o10, "ECHO"),
+    flag(0o20, "ECHOE"),
+    flag(0o40, "ECHOK"),
+    flag(0o100, "ECHONL"),
+    flag(0o200, "NOFLSH"),
+    flag(0o400, "TOSTOP"),
+    flag(0o1000, "ECHOCTL"),
+    flag(0o2000, "ECHOPRT"),
+    flag(0o4000, "ECHOKE"),
+    flag(0o100000, "IEXTEN"),
+];
+
+/// The terminal group.
+pub struct Tty;
+
+/// The one instance the dispatcher uses.
+pub static TTY: Tty = Tty;
+
+impl IoctlGroup for Tty {
+    fn name(&self) -> &'static str {
+        "tty"
+    }
+
+    fn requests(&self) -> &'static [Request] {
+        REQUESTS
+    }
+
+    fn fields(&self, p: &mut Printer, req: &Request, d: &[u8], _phase: u8) -> bool {
+        match req.code {
+            TCGETS | TCSETS | TCSETSW | TCSETSF => {
+                p.hex("c_iflag", u32_at(d, 0) as u64);
+                p.hex("c_oflag", u32_at(d, 4) as u64);
+                p.hex("c_cflag", u32_at(d, 8) as u64);
+                p.flags("c_lflag", u32_at(d, 12) as u64, LFLAGS);
+                if p.config().verbose == 0 {
+                    return false;
+                }
+                p.uint("c_line", u8_at(d, 16) as u64);
+                p.open("c_cc", "[", Naming::Elements);
+                for i in 0..19 {
+                    p.hex("", u8_at(d, 17 + i) as u64);
+                }
+                p.close("]");
+                true
+            }
+            TIOCGWINSZ | TIOCSWINSZ => {
+                p.uint("ws_row", u16_at(d, 0) as u64);
+                p.uint("ws_col", u16_at(d, 2) as u64);
+                p.uint("ws_xpixel", u16_at(d, 4) as u64);
+                p.uint("ws_ypixel", u16_at(d, 6) as u64);
+                true
+            }
+            _ => false,
+        }
+    }
+}
