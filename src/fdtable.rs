@@ -11,6 +11,8 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use crate::ioctl::user_events::EventDef;
+
 /// What kind of file an fd refers to, as far as decoders care.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FdKind {
@@ -34,9 +36,19 @@ pub struct FdInfo {
     /// Where the fd is mapped in the process's memory: (address, length).
     /// For a usbmon device this is its ring.
     pub maps: Vec<(u64, u64)>,
+    /// user_events registrations on this fd: write_index -> event.
+    pub events: Vec<(u32, EventDef)>,
 }
 
 impl FdInfo {
+    /// The user_events event registered under `write_index` on this fd.
+    pub fn event(&self, write_index: u32) -> Option<&EventDef> {
+        self.events
+            .iter()
+            .find(|(i, _)| *i == write_index)
+            .map(|(_, e)| e)
+    }
+
     /// An fd opened on `path`.
     pub fn new(path: String, cloexec: bool) -> FdInfo {
         let kind = kind_of(&path);
@@ -45,6 +57,7 @@ impl FdInfo {
             kind,
             cloexec,
             maps: Vec::new(),
+            events: Vec::new(),
         }
     }
 }
@@ -136,6 +149,19 @@ impl FdTable {
         for info in self.fds.values_mut() {
             info.maps
                 .retain(|&(a, l)| a.saturating_add(l) <= addr || a >= end || a < addr);
+        }
+    }
+
+    /// Remember a user_events registration on `fd`.
+    pub fn register_event(&mut self, fd: i32, write_index: u32, event: EventDef) {
+        if !self.fds.contains_key(&fd)
+            && let Some(info) = self.get(fd)
+        {
+            self.fds.insert(fd, info);
+        }
+        if let Some(info) = self.fds.get_mut(&fd) {
+            info.events.retain(|(i, _)| *i != write_index);
+            info.events.push((write_index, event));
         }
     }
 

@@ -719,7 +719,14 @@ impl Engine {
         }
         if !is_error(rval) {
             let mut fds = proc.fds.borrow_mut();
-            service::fs::track(&call.name, &call.args, &call.data, rval, &mut fds);
+            service::fs::track(
+                &call.name,
+                &call.args,
+                &call.data,
+                rval,
+                &mut fds,
+                &mut proc.mem,
+            );
         }
         // rt_sigreturn's result register is the restored context: remember
         // it (it tells whether an interrupted call restarts), print nothing.

@@ -10,7 +10,7 @@ static REQUESTS: &[Request] = &[
     Request::legacy(0x5451, "FIOCLEX", 0, Arg::None),
     Request::legacy(0x5450, "FIONCLEX", 0, Arg::None),
     Request::legacy(0x541B, "FIONREAD", IF_IN, Arg::Int),
-    Request::legacy(0x5460, "FIOQSIZE", IF_IN, Arg::Ptr),
+    Request::legacy(0x5460, "FIOQSIZE", 0, Arg::Ptr),
 ];
 
 /// The generic file group.

@@ -28,6 +28,7 @@ pub mod file;
 pub mod tty;
 pub mod usbdevfs;
 pub mod usbmon;
+pub mod user_events;
 
 use crate::call::{CallCtx, CallType};
 use crate::fdtable::FdInfo;
@@ -81,6 +82,10 @@ pub enum Arg {
     Struct(&'static Layout),
     /// A pointer to a NUL-terminated string.
     Str,
+    /// A pointer to a struct whose layout the struct itself selects (a
+    /// leading size field, as user_events' `struct user_reg`); the group
+    /// reads it with [`IoctlGroup::custom`]. The layout is the newest one.
+    Custom(&'static Layout),
     /// A pointer the group does not decode.
     Ptr,
 }
@@ -157,13 +162,25 @@ pub trait IoctlGroup: Sync {
     /// or [`IF_IN`]); return whether every field was printed.
     fn fields(&self, p: &mut Printer, req: &Request, data: &[u8], phase: u8) -> bool;
 
+    /// Print an [`Arg::Custom`] argument at `addr` for `phase`: the group
+    /// copies what it needs itself and falls back to the pointer.
+    fn custom(&self, p: &mut Printer, _req: &Request, addr: u64, _phase: u8) {
+        p.ptr("arg", addr);
+    }
+
     /// Print what a successful call wrote outside its argument, as
     /// continuation lines.
     fn extended(&self, _p: &mut Printer, _req: &Request, _call: &IoctlCall) {}
 }
 
 /// Every group, in lookup order.
-static GROUPS: &[&dyn IoctlGroup] = &[&usbmon::USBMON, &tty::TTY, &file::FILE, &usbdevfs::USBDEVFS];
+static GROUPS: &[&dyn IoctlGroup] = &[
+    &usbmon::USBMON,
+    &user_events::USER_EVENTS,
+    &tty::TTY,
+    &file::FILE,
+    &usbdevfs::USBDEVFS,
+];
 
 /// Every group, in lookup order.
 pub fn groups() -> &'static [&'static dyn IoctlGroup] {
@@ -325,6 +342,15 @@ pub fn ioctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
             p.cstr("arg", arg);
             CallType::Done
         }
+        Arg::Custom(_) if req.dirs & IF_OUT != 0 => {
+            group.custom(p, req, arg, IF_OUT);
+            CallType::Done
+        }
+        Arg::Custom(_) if req.dirs & IF_IN != 0 => CallType::NotDone,
+        Arg::Custom(_) => {
+            p.ptr("arg", arg);
+            CallType::Done
+        }
         Arg::Int if req.dirs & IF_OUT != 0 => {
             put_int_ptr(p, arg);
             CallType::Done
@@ -356,7 +382,7 @@ pub fn ioctl_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
         return;
     };
     let in_only = req.dirs & IF_IN != 0 && req.dirs & IF_OUT == 0;
-    let decoded = matches!(req.arg, Arg::Int | Arg::Struct(_));
+    let decoded = matches!(req.arg, Arg::Int | Arg::Struct(_) | Arg::Custom(_));
     if in_only && decoded {
         // The argument was left for now: print what the kernel answered.
         if failed {
@@ -365,6 +391,7 @@ pub fn ioctl_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
             match &req.arg {
                 Arg::Int => put_int_ptr(p, arg),
                 Arg::Struct(layout) => put_struct(p, group, req, layout, arg, IF_IN),
+                Arg::Custom(_) => group.custom(p, req, arg, IF_IN),
                 _ => unreachable!("decoded args only"),
             }
         }
@@ -380,6 +407,7 @@ pub fn ioctl_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
             match &req.arg {
                 Arg::Int => put_int_ptr(p, arg),
                 Arg::Struct(layout) => put_struct(p, group, req, layout, arg, IF_IN),
+                Arg::Custom(_) => group.custom(p, req, arg, IF_IN),
                 _ => unreachable!("decoded args only"),
             }
         }
@@ -409,6 +437,10 @@ pub mod raw {
     /// `u32` at `off`.
     pub fn u32_at(d: &[u8], off: usize) -> u32 {
         u32::from_le_bytes(d[off..off + 4].try_into().expect("4 bytes"))
+    }
+    /// `i16` at `off`.
+    pub fn i16_at(d: &[u8], off: usize) -> i16 {
+        u16_at(d, off) as i16
     }
     /// `i32` at `off`.
     pub fn i32_at(d: &[u8], off: usize) -> i32 {
@@ -457,7 +489,7 @@ pub fn explain(code: u64) -> String {
                 group.name(),
                 arg_text(req)
             );
-            if let Arg::Struct(layout) = req.arg {
+            if let Arg::Struct(layout) | Arg::Custom(layout) = req.arg {
                 let _ = writeln!(out, "  struct {} ({} bytes)", layout.name, layout.size);
                 for field in layout.fields {
                     let _ = writeln!(
@@ -487,7 +519,9 @@ fn arg_text(req: &Request) -> String {
         Arg::None => "no argument".to_string(),
         Arg::Value => "argument passed by value".to_string(),
         Arg::Int => format!("pointer to int{dirs}"),
-        Arg::Struct(layout) => format!("pointer to struct {}{dirs}", layout.name),
+        Arg::Struct(layout) | Arg::Custom(layout) => {
+            format!("pointer to struct {}{dirs}", layout.name)
+        }
         Arg::Str => "pointer to a NUL-terminated string".to_string(),
         Arg::Ptr => "pointer (not decoded)".to_string(),
     }
@@ -550,7 +584,7 @@ mod tests {
                     group.name()
                 );
                 check_request(req);
-                if let Arg::Struct(layout) = req.arg {
+                if let Arg::Struct(layout) | Arg::Custom(layout) = req.arg {
                     for f in layout.fields {
                         assert!(
                             f.offset + f.size <= layout.size,

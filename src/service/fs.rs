@@ -5,7 +5,8 @@
 use crate::call::{CallCtx, CallData, CallType};
 use crate::fdtable::{FdInfo, FdKind, FdTable};
 use crate::format::{FlagDef, Naming, Printer, flag};
-use crate::kernel::Arch;
+use crate::ioctl::user_events;
+use crate::kernel::{Arch, Memory};
 use crate::service::generic::{put_dirfd, put_fd};
 
 /// `O_*` open flags from `<asm-generic/fcntl.h>` (x86).
@@ -128,10 +129,31 @@ pub fn read_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     }
 }
 
+/// Longest user_events record decoded from a write.
+const MAX_EVENT_RECORD: u64 = 64 * 1024;
+
+/// Whether `fd` is a user_events_data file.
+fn is_user_events(c: &CallCtx, fd: i64) -> bool {
+    c.fds
+        .get(fd as i32)
+        .is_some_and(|info| info.kind == FdKind::UserEvents)
+}
+
 /// `write(fd, buf, count)`, `pwrite64(fd, buf, count, offset)`
 pub fn write_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    put_fd(p, c.fds, "fd", c.int(0));
-    p.buf("buf", c.args[1], c.args[2]);
+    let fd = c.int(0);
+    put_fd(p, c.fds, "fd", fd);
+    let mut decoded = false;
+    if is_user_events(c, fd) && c.args[2] <= MAX_EVENT_RECORD {
+        let mut bytes = vec![0u8; c.args[2] as usize];
+        if p.mem().read_exact(c.args[1], &mut bytes) {
+            user_events::put_payload(p, "buf", &bytes, c.fds, fd as i32);
+            decoded = true;
+        }
+    }
+    if !decoded {
+        p.buf("buf", c.args[1], c.args[2]);
+    }
     p.uint("count", c.args[2]);
     if c.nr_is_pread() {
         p.int("offset", c.args[3] as i64);
@@ -178,10 +200,42 @@ fn put_iovecs(p: &mut Printer, name: &str, addr: u64, count: u64, limit: Option<
     p.close("]");
 }
 
+/// The bytes of an iovec array, concatenated; `None` if any is unreadable.
+fn gather_iovecs(p: &mut Printer, addr: u64, count: u64) -> Option<Vec<u8>> {
+    let arch = p.arch();
+    let word = if arch == Arch::X86_64 { 8 } else { 4 };
+    if count > 1024 {
+        return None;
+    }
+    let mut out = Vec::new();
+    for i in 0..count {
+        let base = p.mem().read_word(addr + i * 2 * word, arch)?;
+        let len = p.mem().read_word(addr + i * 2 * word + word, arch)?;
+        if out.len() as u64 + len > MAX_EVENT_RECORD {
+            return None;
+        }
+        let start = out.len();
+        out.resize(start + len as usize, 0);
+        if !p.mem().read_exact(base, &mut out[start..]) {
+            return None;
+        }
+    }
+    Some(out)
+}
+
 /// `writev(fd, iov, iovcnt)`
 pub fn writev_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    put_fd(p, c.fds, "fd", c.int(0));
-    put_iovecs(p, "iov", c.args[1], c.args[2], None);
+    let fd = c.int(0);
+    put_fd(p, c.fds, "fd", fd);
+    let gathered = if is_user_events(c, fd) {
+        gather_iovecs(p, c.args[1], c.args[2])
+    } else {
+        None
+    };
+    match gathered {
+        Some(bytes) => user_events::put_writev(p, "iov", &bytes, c.fds, fd as i32),
+        None => put_iovecs(p, "iov", c.args[1], c.args[2], None),
+    }
     p.uint("iovcnt", c.args[2]);
     CallType::Done
 }
@@ -216,7 +270,14 @@ impl CallCtx<'_> {
 
 /// Apply a successful call's effect on the fd table. Runs for every call,
 /// printed or not: bookkeeping is not printing.
-pub fn track(name: &str, args: &[u64; 6], data: &CallData, rval: i64, fds: &mut FdTable) {
+pub fn track(
+    name: &str,
+    args: &[u64; 6],
+    data: &CallData,
+    rval: i64,
+    fds: &mut FdTable,
+    mem: &mut Memory,
+) {
     let fd = rval as i32;
     match name {
         "open" | "openat" | "creat" | "openat2" => {
@@ -234,6 +295,9 @@ pub fn track(name: &str, args: &[u64; 6], data: &CallData, rval: i64, fds: &mut 
             fds.mapped(args[4] as i32, rval as u64, args[1]);
         }
         "munmap" => fds.unmapped(args[0], args[1]),
+        "ioctl" if matches!(args[1] as u32, user_events::DIAG_IOCSREG | 0xC004_2A00) => {
+            user_events::track_register(fds, mem, args[0] as i32, args[2]);
+        }
         // CLOSE_RANGE_CLOEXEC (4) only marks them; anything else closes.
         "close_range" if args[2] & 4 == 0 => {
             fds.remove_range(args[0] as i32, args[1].min(i32::MAX as u64) as i32);

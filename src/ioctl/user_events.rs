@@ -1,0 +1,655 @@
+//! The user_events group ('*'): `/sys/kernel/tracing/user_events_data`.
+//!
+//! Requests and structs from include/uapi/linux/user_events.h; the command
+//! grammar and field rules from kernel/trace/trace_events_user.c. DIAG_IOCSREG
+//! takes one request code for three struct layouts, told apart by the `size`
+//! field at offset 0: the current one (>= 28 bytes), the 6.1-6.3 packed one
+//! (20) and the 5.18 one (24). A successful registration is remembered per
+//! fd (`write_index -> event`, bookkeeping done whether or not the call is
+//! printed), so writes on that fd print the event's name and its payload
+//! decoded by its fields.
+
+use std::fmt::Write as _;
+
+use super::raw::{i16_at, i32_at, i64_at, u8_at, u16_at, u32_at, u64_at};
+use super::{Arg, Field, IF_IN, IF_OUT, IoctlGroup, Layout, Request};
+use crate::fdtable::FdTable;
+use crate::format::{FlagDef, Naming, Printer, flag, quote};
+use crate::kernel::Memory;
+
+const fn field(name: &'static str, ty: &'static str, offset: usize, size: usize) -> Field {
+    Field {
+        name,
+        ty,
+        offset,
+        size,
+    }
+}
+
+/// `struct user_reg`, current layout (packed).
+pub static USER_REG: Layout = Layout {
+    name: "user_reg",
+    size: 28,
+    fields: &[
+        field("size", "u32", 0, 4),
+        field("enable_bit", "u8", 4, 1),
+        field("enable_size", "u8", 5, 1),
+        field("flags", "u16", 6, 2),
+        field("enable_addr", "u64", 8, 8),
+        field("name_args", "u64 (char *)", 16, 8),
+        field("write_index", "u32 (out)", 24, 4),
+    ],
+};
+
+/// `struct user_unreg` (packed).
+pub static USER_UNREG: Layout = Layout {
+    name: "user_unreg",
+    size: 16,
+    fields: &[
+        field("size", "u32", 0, 4),
+        field("disable_bit", "u8", 4, 1),
+        field("__reserved", "u8", 5, 1),
+        field("__reserved2", "u16", 6, 2),
+        field("disable_addr", "u64", 8, 8),
+    ],
+};
+
+/// `DIAG_IOCSREG`
+pub const DIAG_IOCSREG: u32 = 0xC008_2A00;
+/// `DIAG_IOCSDEL`
+pub const DIAG_IOCSDEL: u32 = 0x4008_2A01;
+/// `DIAG_IOCSUNREG`
+pub const DIAG_IOCSUNREG: u32 = 0x4008_2A02;
+/// The same requests from 32-bit callers (the size field is a pointer's).
+const DIAG_IOCSREG32: u32 = 0xC004_2A00;
+const DIAG_IOCSDEL32: u32 = 0x4004_2A01;
+const DIAG_IOCSUNREG32: u32 = 0x4004_2A02;
+
+static REQUESTS: &[Request] = &[
+    Request::new(
+        DIAG_IOCSREG,
+        "DIAG_IOCSREG",
+        IF_OUT | IF_IN,
+        Arg::Custom(&USER_REG),
+    ),
+    Request::new(DIAG_IOCSDEL, "DIAG_IOCSDEL", 0, Arg::Str),
+    Request::new(
+        DIAG_IOCSUNREG,
+        "DIAG_IOCSUNREG",
+        IF_OUT,
+        Arg::Custom(&USER_UNREG),
+    ),
+    Request::new(
+        DIAG_IOCSREG32,
+        "DIAG_IOCSREG",
+        IF_OUT | IF_IN,
+        Arg::Custom(&USER_REG),
+    ),
+    Request::new(DIAG_IOCSDEL32, "DIAG_IOCSDEL", 0, Arg::Str),
+    Request::new(
+        DIAG_IOCSUNREG32,
+        "DIAG_IOCSUNREG",
+        IF_OUT,
+        Arg::Custom(&USER_UNREG),
+    ),
+];
+
+/// `USER_EVENT_REG_*` flags.
+const REG_FLAGS: &[FlagDef] = &[
+    flag(1, "USER_EVENT_REG_PERSIST"),
+    flag(2, "USER_EVENT_REG_MULTI_FORMAT"),
+];
+
+/// The struct layouts one DIAG_IOCSREG code has had.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RegLayout {
+    /// Linux 6.4 and later.
+    Current,
+    /// Linux 6.1 to 6.3 (packed, 20 bytes).
+    V6_1,
+    /// Linux 5.18 to about 6.0 (24 bytes).
+    V5_18,
+}
+
+fn reg_layout(size: u32) -> Option<RegLayout> {
+    match size {
+        28.. => Some(RegLayout::Current),
+        24 => Some(RegLayout::V5_18),
+        20 => Some(RegLayout::V6_1),
+        _ => None,
+    }
+}
+
+/// The user_events group.
+pub struct UserEvents;
+
+/// The one instance the dispatcher uses.
+pub static USER_EVENTS: UserEvents = UserEvents;
+
+impl IoctlGroup for UserEvents {
+    fn name(&self) -> &'static str {
+        "user_events"
+    }
+
+    fn requests(&self) -> &'static [Request] {
+        REQUESTS
+    }
+
+    fn claims(&self, fd: Option<&crate::fdtable::FdInfo>) -> bool {
+        fd.is_none_or(|info| info.kind == crate::fdtable::FdKind::UserEvents)
+    }
+
+    fn fields(&self, _p: &mut Printer, _req: &Request, _d: &[u8], _phase: u8) -> bool {
+        false
+    }
+
+    fn custom(&self, p: &mut Printer, req: &Request, addr: u64, phase: u8) {
+        if matches!(req.code, DIAG_IOCSUNREG | DIAG_IOCSUNREG32) {
+            put_unreg(p, addr);
+        } else {
+            put_reg(p, addr, phase);
+        }
+    }
+
+    fn extended(&self, p: &mut Printer, req: &Request, call: &super::IoctlCall) {
+        if p.config().verbose == 0 || !matches!(req.code, DIAG_IOCSREG | DIAG_IOCSREG32) {
+            return;
+        }
+        if let Some((command, _)) = read_reg(p.mem(), call.arg) {
+            let event = parse_command(&command);
+            p.continuation(&format!("> {}", event.describe()));
+        }
+    }
+}
+
+/// Read a registration's command string and write_index (after the call).
+fn read_reg(mem: &mut Memory, addr: u64) -> Option<(String, Option<u32>)> {
+    let mut head = [0u8; 28];
+    if !mem.read_exact(addr, &mut head[..4]) {
+        return None;
+    }
+    let layout = reg_layout(u32_at(&head, 0))?;
+    let len = match layout {
+        RegLayout::Current => 28,
+        RegLayout::V5_18 => 24,
+        RegLayout::V6_1 => 20,
+    };
+    if !mem.read_exact(addr, &mut head[..len]) {
+        return None;
+    }
+    let (name_args, index) = match layout {
+        RegLayout::Current => (u64_at(&head, 16), u32_at(&head, 24)),
+        RegLayout::V5_18 => (u64_at(&head, 8), u32_at(&head, 20)),
+        RegLayout::V6_1 => (u64_at(&head, 4), u32_at(&head, 16)),
+    };
+    let (bytes, _) = mem.read_cstr(name_args, MAX_COMMAND)?;
+    Some((String::from_utf8_lossy(&bytes).into_owned(), Some(index)))
+}
+
+/// Longest command string read (the kernel caps it at a page).
+const MAX_COMMAND: usize = 4096;
+
+fn put_reg(p: &mut Printer, addr: u64, phase: u8) {
+    let mut raw = [0u8; 28];
+    if addr == 0 || p.config().values_only >= 2 || !p.mem().read_exact(addr, &mut raw[..4]) {
+        p.ptr("arg", addr);
+        return;
+    }
+    let size = u32_at(&raw, 0);
+    let layout = reg_layout(size);
+    let len = match layout {
+        Some(RegLayout::Current) => 28,
+        Some(RegLayout::V5_18) => 24,
+        Some(RegLayout::V6_1) => 20,
+        None => (size as usize).clamp(4, 28),
+    };
+    if !p.mem().read_exact(addr, &mut raw[..len]) {
+        // A short struct at the end of a mapping: show what could be read.
+        let got = p.mem().read(addr, &mut raw[..len]);
+        if got < 4 {
+            p.ptr("arg", addr);
+            return;
+        }
+    }
+    let d = &raw[..];
+    p.open("arg", "{", Naming::Fields);
+    if phase == IF_IN {
+        match layout {
+            Some(RegLayout::Current) => p.uint("write_index", u32_at(d, 24) as u64),
+            Some(RegLayout::V6_1) => {
+                p.uint("status_bit", u32_at(d, 12) as u64);
+                p.uint("write_index", u32_at(d, 16) as u64);
+            }
+            Some(RegLayout::V5_18) => {
+                p.uint("status_index", u32_at(d, 16) as u64);
+                p.uint("write_index", u32_at(d, 20) as u64);
+            }
+            None => {}
+        }
+        p.close_struct(layout.is_some());
+        return;
+    }
+    p.uint("size", size as u64);
+    let complete = match layout {
+        Some(RegLayout::Current) => {
+            p.uint("enable_bit", u8_at(d, 4) as u64);
+            p.uint("enable_size", u8_at(d, 5) as u64);
+            p.flags("flags", u16_at(d, 6) as u64, REG_FLAGS);
+            p.ptr("enable_addr", u64_at(d, 8));
+            p.path("name_args", u64_at(d, 16));
+            size == 28
+        }
+        Some(RegLayout::V5_18) => {
+            p.path("name_args", u64_at(d, 8));
+            true
+        }
+        Some(RegLayout::V6_1) => {
+            p.path("name_args", u64_at(d, 4));
+            true
+        }
+        None => false,
+    };
+    p.close_struct(complete);
+}
+
+fn put_unreg(p: &mut Printer, addr: u64) {
+    let mut raw = [0u8; 16];
+    if addr == 0 || p.config().values_only >= 2 || !p.mem().read_exact(addr, &mut raw) {
+        p.ptr("arg", addr);
+        return;
+    }
+    p.open("arg", "{", Naming::Fields);
+    p.uint("size", u32_at(&raw, 0) as u64);
+    p.uint("disable_bit", u8_at(&raw, 4) as u64);
+    p.ptr("disable_addr", u64_at(&raw, 8));
+    p.close_struct(u32_at(&raw, 0) == 16);
+}
+
+/// A field type of the user_events command grammar.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FieldKind {
+    /// A signed integer of this many bytes.
+    Signed(usize),
+    /// An unsigned integer of this many bytes.
+    Unsigned(usize),
+    /// `char[N]`: a string in a fixed array.
+    CharArray(usize),
+    /// `T[N]` for a numeric T: (element size, signed, count).
+    Array(usize, bool, usize),
+    /// `__data_loc T`: a u32 `size << 16 | offset` from the entry start.
+    DataLoc { chars: bool },
+    /// `__rel_loc T`: a u32 `size << 16 | offset` from the field's end.
+    RelLoc { chars: bool },
+    /// `struct T name SIZE`: opaque bytes.
+    Struct(usize),
+}
+
+/// One field of a registered event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventField {
+    /// Its type as written.
+    pub ty: String,
+    /// Its name.
+    pub name: String,
+    /// How to decode it.
+    pub kind: FieldKind,
+    /// Offset in the payload (after the 4-byte write_index).
+    pub offset: usize,
+    /// Size in the payload.
+    pub size: usize,
+}
+
+/// A parsed registration command.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct EventDef {
+    /// The event's name.
+    pub name: String,
+    /// Flags after `:` (`name:BPF_ITER,...`).
+    pub flags: Vec<String>,
+    /// Its fields in order.
+    pub fields: Vec<EventField>,
+    /// Why the kernel would reject the command, if it would.
+    pub error: Option<String>,
+}
+
+/// Bytes of `struct trace_entry` before the payload in the kernel's record;
+/// `__data_loc` offsets count from the record's start.
+const TRACE_ENTRY_SIZE: usize = 8;
+
+fn scalar(ty: &str) -> Option<FieldKind> {
+    Some(match ty {
+        "s64" => FieldKind::Signed(8),
+        "u64" => FieldKind::Unsigned(8),
+        "s32" | "int" => FieldKind::Signed(4),
+        "u32" | "unsigned int" => FieldKind::Unsigned(4),
+        "s16" | "short" => FieldKind::Signed(2),
+        "u16" | "unsigned short" => FieldKind::Unsigned(2),
+        "s8" | "char" => FieldKind::Signed(1),
+        "u8" | "unsigned char" => FieldKind::Unsigned(1),
+        _ => return None,
+    })
+}
+
+fn kind_of(ty: &str, explicit: Option<usize>) -> Result<FieldKind, String> {
+    if let Some(rest) = ty
+        .strip_prefix("__data_loc ")
+        .or_else(|| ty.strip_prefix("__rel_loc "))
+    {
+        let chars = rest.starts_with("char") || rest.starts_with("unsigned char");
+        return Ok(if ty.starts_with("__data_loc") {
+            FieldKind::DataLoc { chars }
+        } else {
+            FieldKind::RelLoc { chars }
+        });
+    }
+    if ty.starts_with("struct ") {
+        return explicit
+            .map(FieldKind::Struct)
+            .ok_or_else(|| format!("'{ty}' needs a size"));
+    }
+    if let Some(open) = ty.find('[') {
+        let base = &ty[..open];
+        let count: usize = ty[open + 1..]
+            .strip_suffix(']')
+            .and_then(|n| n.parse().ok())
+            .ok_or_else(|| format!("bad array '{ty}'"))?;
+        return match scalar(base) {
+            Some(FieldKind::Signed(1)) if base == "char" => Ok(FieldKind::CharArray(count)),
+            Some(FieldKind::Signed(n)) => Ok(FieldKind::Array(n, true, count)),
+            Some(FieldKind::Unsigned(n)) => Ok(FieldKind::Array(n, false, count)),
+            _ => Err(format!("unknown type '{base}'")),
+        };
+    }
+    match scalar(ty) {
+        Some(kind) => Ok(kind),
+        None if ty == "long" || ty == "unsigned long" => Err(format!(
+            "'{ty}' is rejected by the kernel (its size depends on the ABI)"
+        )),
+        None => Err(format!("unknown type '{ty}'")),
+    }
+}
+
+fn kind_size(kind: &FieldKind) -> usize {
+    match *kind {
+        FieldKind::Signed(n) | FieldKind::Unsigned(n) => n,
+        FieldKind::CharArray(n) => n,
+        FieldKind::Array(size, _, count) => size * count,
+        FieldKind::DataLoc { .. } | FieldKind::RelLoc { .. } => 4,
+        FieldKind::Struct(n) => n,
+    }
+}
+
+/// Parse a registration command `name[:FLAG[,FLAG]] [field[;field...]]`
+/// with the kernel's rules: fields are `type name [size]`, laid out one
+/// after another without padding.
+pub fn parse_command(command: &str) -> EventDef {
+    let mut def = EventDef::default();
+    let command = command.trim_start();
+    let (head, args) = match command.find(' ') {
+        Some(i) => (&command[..i], Some(&command[i + 1..])),
+        None => (command, None),
+    };
+    let (name, flags) = match head.split_once(':') {
+        Some((name, flags)) => (name, Some(flags)),
+        None => (head, None),
+    };
+    def.name = name.to_string();
+    if let Some(flags) = flags {
+        def.flags = flags.split(',').map(str::to_string).collect();
+    }
+    if def.name.is_empty() {
+        def.error = Some("no event name".into());
+        return def;
+    }
+    let mut offset = 0;
+    for raw in args.unwrap_or("").split(';') {
+        let raw = raw.trim();
+        if raw.is_empty() {
+            continue;
+        }
+        let words: Vec<&str> = raw.split(' ').filter(|w| !w.is_empty()).collect();
+        // Two-word types: "unsigned int", "struct foo", "__data_loc char[]".
+        let type_words = match words.first().copied() {
+            Some("unsigned" | "struct") => 2,
+            Some("__data_loc" | "__rel_loc") => {
+                if words.get(1) == Some(&"unsigned") {
+                    3
+                } else {
+                    2
+                }
+            }
+            _ => 1,
+        };
+        if words.len() < type_words + 1 {
+            def.error = Some(format!("field '{raw}' has no name"));
+            return def;
+        }
+        let ty = words[..type_words].join(" ");
+        let fname = words[type_words].to_string();
+        let explicit = match words.get(type_words + 1) {
+            Some(w) => match w.parse::<usize>() {
+                Ok(n) => Some(n),
+                Err(_) => {
+                    def.error = Some(format!("field '{raw}': bad size '{w}'"));
+                    return def;
+                }
+            },
+            None => None,
+        };
+        let kind = match kind_of(&ty, explicit) {
+            Ok(kind) => kind,
+            Err(e) => {
+                def.error = Some(format!("field '{raw}': {e}"));
+                return def;
+            }
+        };
+        let size = kind_size(&kind);
+        if let Some(n) = explicit
+            && n != size
+        {
+            def.error = Some(format!("field '{raw}': size {n} but the type has {size}"));
+            return def;
+        }
+        def.fields.push(EventField {
+            ty,
+            name: fname,
+            kind,
+            offset,
+            size,
+        });
+        offset += size;
+    }
+    def
+}
+
+impl EventDef {
+    /// One line for `-v`: the event, its flags and each field's layout.
+    pub fn describe(&self) -> String {
+        let mut s = format!("event {}", quote(self.name.as_bytes(), false));
+        if !self.flags.is_empty() {
+            let _ = write!(s, " flags {}", self.flags.join(","));
+        }
+        s.push(':');
+        if self.fields.is_empty() && self.error.is_none() {
+            s.push_str(" no fields");
+        }
+        for (i, f) in self.fields.iter().enumerate() {
+            let sep = if i == 0 { " " } else { "; " };
+            let _ = write!(
+                s,
+                "{sep}{} {} @{} ({} bytes)",
+                f.ty, f.name, f.offset, f.size
+            );
+        }
+        if let Some(e) = &self.error {
+            let _ = write!(s, " [malformed: {e}]");
+        }
+        s
+    }
+
+    /// Bytes a write's payload needs at least.
+    fn min_size(&self) -> usize {
+        self.fields.last().map_or(0, |f| f.offset + f.size)
+    }
+}
+
+/// Remember a successful DIAG_IOCSREG on `fd`: write_index -> event.
+/// Bookkeeping: runs whether or not the call is printed.
+pub fn track_register(fds: &mut FdTable, mem: &mut Memory, fd: i32, arg: u64) {
+    if let Some((command, Some(index))) = read_reg(mem, arg) {
+        fds.register_event(fd, index, parse_command(&command));
+    }
+}
+
+/// Print a write(2) buffer on a user_events_data fd: the write_index
+/// resolved to its event and the payload decoded by its fields.
+pub fn put_payload(p: &mut Printer, name: &str, bytes: &[u8], fds: &FdTable, fd: i32) {
+    if bytes.len() < 4 {
+        p.field(name, &quote(bytes, false));
+        return;
+    }
+    let index = u32_at(bytes, 0);
+    let event = fds.get(fd).and_then(|info| info.event(index).cloned());
+    p.open(name, "{", Naming::Fields);
+    put_index(p, index, event.as_ref());
+    put_fields(p, &bytes[4..], event.as_ref());
+    p.close("}");
+}
+
+/// The write_index with its event: `write_index=1 <test>`.
+fn put_index(p: &mut Printer, index: u32, event: Option<&EventDef>) {
+    let text = match event {
+        Some(e) => format!("{index} <{}>", e.name),
+        None => format!("{index} <unknown>"),
+    };
+    p.field("write_index", &text);
+}
+
+/// The payload fields of `event` from `payload`, or the raw bytes.
+fn put_fields(p: &mut Printer, payload: &[u8], event: Option<&EventDef>) {
+    let Some(event) = event else {
+        p.field("raw", &quote(payload, false));
+        return;
+    };
+    for f in &event.fields {
+        let Some(bytes) = payload.get(f.offset..f.offset + f.size) else {
+            p.more();
+            return;
+        };
+        put_field(p, f, bytes, payload);
+    }
+    if payload.len() < event.min_size() {
+        p.more();
+    }
+}
+
+fn put_field(p: &mut Printer, f: &EventField, b: &[u8], payload: &[u8]) {
+    match f.kind {
+        FieldKind::Signed(1) => p.int(&f.name, b[0] as i8 as i64),
+        FieldKind::Signed(2) => p.int(&f.name, i16_at(b, 0) as i64),
+        FieldKind::Signed(4) => p.int(&f.name, i32_at(b, 0) as i64),
+        FieldKind::Signed(_) => p.int(&f.name, i64_at(b, 0)),
+        FieldKind::Unsigned(1) => p.uint(&f.name, b[0] as u64),
+        FieldKind::Unsigned(2) => p.uint(&f.name, u16_at(b, 0) as u64),
+        FieldKind::Unsigned(4) => p.uint(&f.name, u32_at(b, 0) as u64),
+        FieldKind::Unsigned(_) => p.uint(&f.name, u64_at(b, 0)),
+        FieldKind::CharArray(_) => {
+            let end = memchr::memchr(0, b).unwrap_or(b.len());
+            p.field(&f.name, &quote(&b[..end], false));
+        }
+        FieldKind::Array(size, signed, count) => {
+            p.open(&f.name, "[", Naming::Elements);
+            for i in 0..count {
+                let e = &b[i * size..(i + 1) * size];
+                let v = match (size, signed) {
+                    (1, true) => e[0] as i8 as i64,
+                    (2, true) => i16_at(e, 0) as i64,
+                    (4, true) => i32_at(e, 0) as i64,
+                    (_, true) => i64_at(e, 0),
+                    (1, false) => e[0] as i64,
+                    (2, false) => u16_at(e, 0) as i64,
+                    (4, false) => u32_at(e, 0) as i64,
+                    (_, false) => u64_at(e, 0) as i64,
+                };
+                if signed {
+                    p.int("", v);
+                } else {
+                    p.uint("", v as u64);
+                }
+            }
+            p.close("]");
+        }
+        FieldKind::DataLoc { chars } | FieldKind::RelLoc { chars } => {
+            let loc = u32_at(b, 0);
+            let (off, len) = ((loc & 0xffff) as usize, (loc >> 16) as usize);
+            let start = match f.kind {
+                FieldKind::RelLoc { .. } => Some(f.offset + 4 + off),
+                _ => off.checked_sub(TRACE_ENTRY_SIZE),
+            };
+            let data = start.and_then(|s| payload.get(s..s + len));
+            match data {
+                Some(data) if chars => {
+                    let end = memchr::memchr(0, data).unwrap_or(data.len());
+                    p.field(&f.name, &quote(&data[..end], false));
+                }
+                Some(data) => p.field(&f.name, &quote(data, false)),
+                None => p.field(&f.name, &format!("<bad loc 0x{loc:x}>")),
+            }
+        }
+        FieldKind::Struct(_) => p.field(&f.name, &quote(b, false)),
+    }
+}
+
+/// Print a writev(2) on a user_events_data fd: the iovecs' bytes taken as
+/// one record, shown as `[{write_index=1 <test>}, {count=5, ...}]`.
+pub fn put_writev(p: &mut Printer, name: &str, bytes: &[u8], fds: &FdTable, fd: i32) {
+    if bytes.len() < 4 {
+        p.field(name, &quote(bytes, false));
+        return;
+    }
+    let index = u32_at(bytes, 0);
+    let event = fds.get(fd).and_then(|info| info.event(index).cloned());
+    p.open(name, "[", Naming::Elements);
+    p.open("", "{", Naming::Fields);
+    put_index(p, index, event.as_ref());
+    p.close("}");
+    p.open("", "{", Naming::Fields);
+    put_fields(p, &bytes[4..], event.as_ref());
+    p.close("}");
+    p.close("]");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_parse_with_kernel_sizes_and_offsets() {
+        let e = parse_command("rtrace_probe u32 count;char[8] tag");
+        assert_eq!(e.name, "rtrace_probe");
+        assert_eq!(e.error, None);
+        assert_eq!(
+            e.describe(),
+            "event \"rtrace_probe\": u32 count @0 (4 bytes); char[8] tag @4 (8 bytes)"
+        );
+        let e = parse_command(
+            "multi:BPF_ITER s64 a;unsigned short b;__data_loc char[] msg;struct foo f 12",
+        );
+        assert_eq!(e.flags, vec!["BPF_ITER"]);
+        let offs: Vec<(usize, usize)> = e.fields.iter().map(|f| (f.offset, f.size)).collect();
+        assert_eq!(offs, vec![(0, 8), (8, 2), (10, 4), (14, 12)]);
+        let bad = parse_command("bad long x");
+        assert!(bad.error.unwrap().contains("rejected by the kernel"));
+        assert!(parse_command("x u32").error.is_some());
+        assert!(parse_command("x u32 a 8").error.is_some());
+    }
+
+    #[test]
+    fn layouts_by_size() {
+        assert_eq!(reg_layout(28), Some(RegLayout::Current));
+        assert_eq!(reg_layout(32), Some(RegLayout::Current));
+        assert_eq!(reg_layout(24), Some(RegLayout::V5_18));
+        assert_eq!(reg_layout(20), Some(RegLayout::V6_1));
+        assert_eq!(reg_layout(12), None);
+    }
+}
