@@ -424,6 +424,14 @@ pub fn ioctl_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     }
 }
 
+/// The ioctl syscall's handler (see `service::h`).
+pub static HANDLERS: &[crate::call::Handler] = &[crate::service::h(
+    "ioctl",
+    ioctl_out,
+    ioctl_in,
+    crate::call::CallClass::Normal,
+)];
+
 /// Little-endian field readers for group decoders (x86 is little-endian).
 pub mod raw {
     /// `u8` at `off`.

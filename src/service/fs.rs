@@ -2,12 +2,14 @@
 //! and vectored forms, and the fd-table bookkeeping of the calls that make
 //! and destroy fds.
 
+use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallData, CallType};
 use crate::fdtable::{FdInfo, FdKind, FdTable};
 use crate::format::{FlagDef, Naming, Printer, flag};
 use crate::ioctl::user_events;
 use crate::kernel::{Arch, Memory};
 use crate::service::generic::{put_dirfd, put_fd};
+use crate::service::h;
 
 /// `O_*` open flags from `<asm-generic/fcntl.h>` (x86).
 pub const OPEN_FLAGS: &[FlagDef] = &[
@@ -316,3 +318,17 @@ pub fn track(
         _ => {}
     }
 }
+
+/// This area's handlers (see `service::h`).
+pub static HANDLERS: &[Handler] = &[
+    h("close", close_out, default_in, Normal),
+    h("creat", creat_out, default_in, Normal),
+    h("open", open_out, default_in, Normal),
+    h("openat", openat_out, default_in, Normal),
+    h("pread64", read_out, read_in, Normal),
+    h("pwrite64", write_out, default_in, Normal),
+    h("read", read_out, read_in, Normal),
+    h("readv", readv_out, readv_in, Normal),
+    h("write", write_out, default_in, Normal),
+    h("writev", writev_out, default_in, Normal),
+];

@@ -1,7 +1,9 @@
 //! Memory handlers: mmap, munmap, brk.
 
+use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
 use crate::format::{FlagDef, Printer, flag};
+use crate::service::h;
 
 /// `PROT_*` from `<asm-generic/mman-common.h>`.
 pub const PROT_FLAGS: &[FlagDef] = &[
@@ -79,3 +81,11 @@ pub fn brk_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.ptr("addr", c.args[0]);
     CallType::Done
 }
+
+/// This area's handlers (see `service::h`).
+pub static HANDLERS: &[Handler] = &[
+    h("brk", brk_out, addr_in, Normal),
+    h("mmap", mmap_out, addr_in, Normal),
+    h("mmap2", mmap_out, addr_in, Normal),
+    h("munmap", munmap_out, default_in, Normal),
+];

@@ -19,7 +19,8 @@ use crate::call::{CallClass, Handler, InFn, OutFn, default_in};
 use crate::kernel::Arch;
 use params::Signature;
 
-const fn h(name: &'static str, out: OutFn, r#in: InFn, class: CallClass) -> Handler {
+/// A handler table entry: `h("read", read_out, read_in, Normal)`.
+pub const fn h(name: &'static str, out: OutFn, r#in: InFn, class: CallClass) -> Handler {
     Handler {
         name,
         out,
@@ -28,47 +29,18 @@ const fn h(name: &'static str, out: OutFn, r#in: InFn, class: CallClass) -> Hand
     }
 }
 
-use CallClass::{Exec, Fork, Normal, Sigreturn};
-
-/// Specific handlers, by call name. Names not here use the generic printer.
-static HANDLERS: &[Handler] = &[
-    h("brk", mm::brk_out, mm::addr_in, Normal),
-    h("clone", process::clone_out, default_in, Fork),
-    h("clone3", process::clone3_out, default_in, Fork),
-    h("close", fs::close_out, default_in, Normal),
-    h("creat", fs::creat_out, default_in, Normal),
-    h("execve", process::execve_out, default_in, Exec),
-    h("execveat", process::execveat_out, default_in, Exec),
-    h("exit", process::exit_out, default_in, Normal),
-    h("exit_group", process::exit_out, default_in, Normal),
-    h("fork", generic::no_params_out, default_in, Fork),
-    h(
-        "ioctl",
-        crate::ioctl::ioctl_out,
-        crate::ioctl::ioctl_in,
-        Normal,
-    ),
-    h("kill", signal::kill_out, default_in, Normal),
-    h("mmap", mm::mmap_out, mm::addr_in, Normal),
-    h("mmap2", mm::mmap_out, mm::addr_in, Normal),
-    h("munmap", mm::munmap_out, default_in, Normal),
-    h("open", fs::open_out, default_in, Normal),
-    h("openat", fs::openat_out, default_in, Normal),
-    h("pread64", fs::read_out, fs::read_in, Normal),
-    h("pwrite64", fs::write_out, default_in, Normal),
-    h("read", fs::read_out, fs::read_in, Normal),
-    h("readv", fs::readv_out, fs::readv_in, Normal),
-    h("rt_sigreturn", signal::sigreturn_out, default_in, Sigreturn),
-    h("sigreturn", signal::sigreturn_out, default_in, Sigreturn),
-    h("tgkill", signal::tgkill_out, default_in, Normal),
-    h("vfork", generic::no_params_out, default_in, Fork),
-    h("wait4", process::wait4_out, process::wait4_in, Normal),
-    h("write", fs::write_out, default_in, Normal),
-    h("writev", fs::writev_out, default_in, Normal),
+/// Every area's handler table, searched in order. Each area module owns
+/// its `HANDLERS` table (`h(name, out, in, class)` entries).
+static TABLES: &[&[Handler]] = &[
+    fs::HANDLERS,
+    mm::HANDLERS,
+    process::HANDLERS,
+    signal::HANDLERS,
+    crate::ioctl::HANDLERS,
 ];
 
 /// The generic handler for calls without a specific one.
-static GENERIC: Handler = h("", generic::generic_out, default_in, Normal);
+static GENERIC: Handler = h("", generic::generic_out, default_in, CallClass::Normal);
 
 /// What the call layer needs to print one call number.
 #[derive(Clone, Copy)]
@@ -89,7 +61,11 @@ fn signature(name: &str) -> Option<&'static Signature> {
 }
 
 fn handler(name: &str) -> &'static Handler {
-    HANDLERS.iter().find(|h| h.name == name).unwrap_or(&GENERIC)
+    TABLES
+        .iter()
+        .flat_map(|t| t.iter())
+        .find(|h| h.name == name)
+        .unwrap_or(&GENERIC)
 }
 
 fn build(names: impl Iterator<Item = (usize, &'static str)>) -> Vec<Option<Entry>> {
@@ -174,7 +150,9 @@ mod tests {
 
     #[test]
     fn every_handler_names_a_real_call() {
-        for h in HANDLERS {
+        let mut seen = std::collections::HashSet::new();
+        for h in TABLES.iter().flat_map(|t| t.iter()) {
+            assert!(seen.insert(h.name), "{} has two handlers", h.name);
             assert!(
                 number(Arch::X86_64, h.name).is_some() || number(Arch::I386, h.name).is_some(),
                 "{}",

@@ -1,9 +1,15 @@
 //! Process handlers: execve, exit, fork and clone family, wait4.
 
+use crate::call::{
+    CallClass::{Exec, Fork, Normal},
+    Handler, default_in,
+};
 use crate::call::{CallCtx, CallType};
 use crate::format::{FlagDef, Naming, Printer, flag};
 use crate::kernel::Arch;
+use crate::service::generic::no_params_out;
 use crate::service::generic::put_dirfd;
+use crate::service::h;
 use crate::service::signal::{put_signal, signal_name};
 
 /// How many argv strings print before `..` without `-v`.
@@ -242,3 +248,16 @@ pub fn wait4_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     p.equals();
     p.result(c.result);
 }
+
+/// This area's handlers (see `service::h`).
+pub static HANDLERS: &[Handler] = &[
+    h("clone", clone_out, default_in, Fork),
+    h("clone3", clone3_out, default_in, Fork),
+    h("execve", execve_out, default_in, Exec),
+    h("execveat", execveat_out, default_in, Exec),
+    h("exit", exit_out, default_in, Normal),
+    h("exit_group", exit_out, default_in, Normal),
+    h("fork", no_params_out, default_in, Fork),
+    h("vfork", no_params_out, default_in, Fork),
+    h("wait4", wait4_out, wait4_in, Normal),
+];

@@ -1,7 +1,12 @@
 //! Signal names and the signal-related call handlers (kill, tgkill, tkill).
 
+use crate::call::{
+    CallClass::{Normal, Sigreturn},
+    Handler, default_in,
+};
 use crate::call::{CallCtx, CallType};
 use crate::format::Printer;
+use crate::service::h;
 
 /// Kernel names of the standard signals, indexed by number (x86).
 const NAMES: [&str; 32] = [
@@ -98,6 +103,14 @@ pub fn tgkill_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 pub fn sigreturn_out(_p: &mut Printer, _c: &mut CallCtx) -> CallType {
     CallType::NoReturn
 }
+
+/// This area's handlers (see `service::h`).
+pub static HANDLERS: &[Handler] = &[
+    h("kill", kill_out, default_in, Normal),
+    h("rt_sigreturn", sigreturn_out, default_in, Sigreturn),
+    h("sigreturn", sigreturn_out, default_in, Sigreturn),
+    h("tgkill", tgkill_out, default_in, Normal),
+];
 
 #[cfg(test)]
 mod tests {
