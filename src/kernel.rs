@@ -128,8 +128,21 @@ pub fn syscall_stop(pid: Pid, entering: bool) -> io::Result<SyscallStop> {
                 SyscallOp::Entry { nr, .. } => nr,
                 SyscallOp::Exit { .. } => 0,
             };
+            let arch = arch_from_audit(raw.arch, nr);
+            // An i386 call uses only the low 32 bits of each register; the
+            // kernel reports whatever the upper halves held.
+            let op = match (arch, op) {
+                (Arch::I386, SyscallOp::Entry { nr, args }) => SyscallOp::Entry {
+                    nr,
+                    args: args.map(|a| a & 0xffff_ffff),
+                },
+                (Arch::I386, SyscallOp::Exit { rval }) => SyscallOp::Exit {
+                    rval: rval as i32 as i64,
+                },
+                (_, op) => op,
+            };
             return Ok(SyscallStop {
-                arch: arch_from_audit(raw.arch, nr),
+                arch,
                 ip: raw.instruction_pointer,
                 sp: raw.stack_pointer,
                 op,

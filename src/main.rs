@@ -127,8 +127,7 @@ fn main() -> ExitCode {
         Err(e) => {
             use clap::error::ErrorKind;
             if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
-                let _ = e.print();
-                return ExitCode::SUCCESS;
+                return write_stdout(e.render().to_string().as_bytes(), "the help text");
             }
             let text = e.to_string();
             let first = text.lines().next().unwrap_or("invalid arguments");
@@ -137,29 +136,30 @@ fn main() -> ExitCode {
         }
     };
     if let Some(shell) = cli.completions {
-        clap_complete::generate(shell, &mut Cli::command(), "rtrace", &mut std::io::stdout());
-        return ExitCode::SUCCESS;
+        let mut script = Vec::new();
+        clap_complete::generate(shell, &mut Cli::command(), "rtrace", &mut script);
+        return write_stdout(&script, "completions");
     }
     if let Some(code) = cli.explain_ioctl {
-        print!("{}", rtrace_cli::ioctl::explain(code));
-        return ExitCode::SUCCESS;
+        return write_stdout(
+            rtrace_cli::ioctl::explain(code).as_bytes(),
+            "the explanation",
+        );
     }
     if let Some(group) = &cli.list_ioctls {
         let group = (!group.is_empty()).then_some(group.as_str());
         return match rtrace_cli::ioctl::list(group) {
-            Ok(text) => {
-                print!("{text}");
-                ExitCode::SUCCESS
-            }
+            Ok(text) => write_stdout(text.as_bytes(), "the list"),
             Err(e) => fail(&e, 2),
         };
     }
     if cli.man {
         let man = clap_mangen::Man::new(Cli::command());
-        return match man.render(&mut std::io::stdout()) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => fail(&format!("cannot write the man page: {e}"), 1),
-        };
+        let mut page = Vec::new();
+        if let Err(e) = man.render(&mut page) {
+            return fail(&format!("cannot render the man page: {}", os_text(&e)), 1);
+        }
+        return write_stdout(&page, "the man page");
     }
     if cli.command.is_empty() && cli.pids.is_empty() {
         return fail(
@@ -241,6 +241,18 @@ fn parse_code(text: &str) -> Result<u64, String> {
         Ok(code) if code <= u32::MAX as u64 => Ok(code),
         Ok(_) => Err("request codes are 32 bits".into()),
         Err(_) => Err("expected a number like 0xc0109207".into()),
+    }
+}
+
+/// Write `bytes` to stdout; a write error is one line on stderr and exit 1
+/// (a closed pipe, as in `rtrace --list-ioctls | head`, is a quiet success).
+fn write_stdout(bytes: &[u8], what: &str) -> ExitCode {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => fail(&format!("cannot write {what}: {}", os_text(&e)), 1),
     }
 }
 

@@ -68,7 +68,23 @@ static INTERRUPTS: AtomicU32 = AtomicU32::new(0);
 
 extern "C" fn on_interrupt(_sig: libc::c_int) {
     INTERRUPTS.fetch_add(1, Ordering::Relaxed);
+    // The main loop may have checked the counter just before blocking in
+    // waitpid: a short timer's SIGALRM interrupts that wait.
+    let timer = libc::itimerval {
+        it_interval: libc::timeval {
+            tv_sec: 0,
+            tv_usec: 0,
+        },
+        it_value: libc::timeval {
+            tv_sec: 0,
+            tv_usec: 20_000,
+        },
+    };
+    // SAFETY: setitimer only reads the struct; it is a plain system call.
+    unsafe { libc::setitimer(libc::ITIMER_REAL, &timer, std::ptr::null_mut()) };
 }
+
+extern "C" fn on_alarm(_sig: libc::c_int) {}
 
 /// Where a process is in its life as a tracee.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -199,6 +215,8 @@ fn install_signal_handlers() {
         for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
             libc::sigaction(sig, &sa, std::ptr::null_mut());
         }
+        sa.sa_sigaction = on_alarm as *const () as usize;
+        libc::sigaction(libc::SIGALRM, &sa, std::ptr::null_mut());
         // A broken output pipe is reported as a write error, not a signal.
         libc::signal(libc::SIGPIPE, libc::SIG_IGN);
     }
@@ -309,6 +327,7 @@ impl Engine {
                     libc::SIGHUP,
                     libc::SIGQUIT,
                     libc::SIGPIPE,
+                    libc::SIGALRM,
                 ] {
                     libc::signal(sig, libc::SIG_DFL);
                 }
