@@ -7,10 +7,13 @@
 pub mod fs;
 pub mod generic;
 pub mod mm;
+pub mod net;
 pub mod params;
+pub mod poll;
 pub mod process;
 pub mod signal;
 pub mod table;
+pub mod time;
 
 use std::borrow::Cow;
 use std::sync::OnceLock;
@@ -36,6 +39,9 @@ static TABLES: &[&[Handler]] = &[
     mm::HANDLERS,
     process::HANDLERS,
     signal::HANDLERS,
+    time::HANDLERS,
+    poll::HANDLERS,
+    net::HANDLERS,
     crate::ioctl::HANDLERS,
 ];
 
