@@ -118,6 +118,23 @@ pub struct Call {
     pub ip: u64,
     /// Stack pointer at enter.
     pub sp: u64,
+    /// Whether and when the call is printed.
+    pub show: Show,
+    /// Whether `-e trace=` selected it (printed, or counted by `-c`).
+    pub selected: bool,
+    /// When the call entered (for `-T` and `-c`).
+    pub entered: std::time::Instant,
+}
+
+/// Whether a call is printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Show {
+    /// Printed as it happens.
+    Live,
+    /// Held back until its leave decides (status or expression filters).
+    Deferred,
+    /// Not printed (not selected); bookkeeping still happens.
+    Hidden,
 }
 
 /// Whether a raw return value is an error (the kernel's -4095..-1 range).
@@ -197,8 +214,14 @@ pub struct Stopped<'a> {
 /// Print the enter half of `call`: `name(` and what its handler prints.
 pub fn call_enter(t: Stopped, call: &mut Call) {
     let mut p = Printer::new(t.out, t.pid, t.cfg, &mut call.fmt, t.mem, call.arch);
-    p.output().newline();
-    p.output().record_start(t.pid);
+    match call.show {
+        Show::Hidden => return,
+        Show::Deferred => p.output().record_start_deferred(t.pid),
+        Show::Live => {
+            p.output().newline();
+            p.output().record_start(t.pid);
+        }
+    }
     p.text(&call.name, Style::CallName);
     p.open("", "(", Naming::Params);
     let mut ctx = CallCtx {
@@ -242,9 +265,29 @@ pub fn call_replay(out: &mut Output, pid: i32, call: &Call, resuming: bool) {
 
 /// Print the leave half of `call` with raw result `rval`; `skip` ends a
 /// no-return call that succeeded (exec, exit) without printing a result.
-pub fn call_leave(t: Stopped, call: &mut Call, rval: i64, skip: bool) {
+///
+/// A deferred call is printed now if `print`, else dropped; `duration` is
+/// appended as ` <0.000123>` when given (`-T`).
+pub fn call_leave(
+    t: Stopped,
+    call: &mut Call,
+    rval: i64,
+    skip: bool,
+    print: bool,
+    duration: Option<std::time::Duration>,
+) {
     debug_assert!(!skip || call.kind == CallType::NoReturn);
+    match call.show {
+        Show::Hidden => return,
+        Show::Deferred if !print => {
+            t.out.discard(t.pid);
+            return;
+        }
+        Show::Deferred => t.out.undefer(t.pid),
+        Show::Live => {}
+    }
     call_replay(t.out, t.pid, call, true);
+    call.fmt.suffix = duration.map(|d| format!(" <{}.{:06}>", d.as_secs(), d.subsec_micros()));
     let failed = is_error(rval);
     // A no-return call that returned success (rt_sigreturn) has the restored
     // context in its result register, not a result: print nothing more.
@@ -270,6 +313,9 @@ pub fn call_leave(t: Stopped, call: &mut Call, rval: i64, skip: bool) {
                 call.name
             );
         }
+    }
+    if let Some(suffix) = call.fmt.suffix.take() {
+        t.out.text(Some(t.pid), &suffix, Style::Plain);
     }
     t.out.record_clear(t.pid);
     t.out.newline();

@@ -73,6 +73,9 @@ pub struct FormatState {
     pub(crate) params_closed: bool,
     /// The call's `=` has been printed.
     pub(crate) equals_printed: bool,
+    /// Text that ends the call's line (`-T`'s ` <0.000123>`), printed
+    /// before any continuation line.
+    pub(crate) suffix: Option<String>,
 }
 
 /// A flag or value name table entry: `{mask, value, name}` as in trace(1).
@@ -165,6 +168,9 @@ impl<'a> Printer<'a> {
     /// as a fetched USB event. Printed only after the call's result.
     pub fn continuation(&mut self, text: &str) {
         debug_assert!(self.state.equals_printed, "continuation before the result");
+        if let Some(suffix) = self.state.suffix.take() {
+            self.out.text(Some(self.pid), &suffix, Style::Plain);
+        }
         self.out.continuation(self.pid, text);
     }
 

@@ -15,5 +15,6 @@ pub mod format;
 pub mod ioctl;
 pub mod kernel;
 pub mod output;
+pub mod select;
 pub mod service;
 pub mod trace;

@@ -82,9 +82,61 @@ struct Cli {
     #[arg(short = 'V', long = "values", action = clap::ArgAction::Count)]
     values: u8,
 
-    /// Wall-clock time before each line; twice: with microseconds
+    /// Wall-clock time before each line; twice: with microseconds; three
+    /// times: seconds since the epoch
     #[arg(short = 't', long = "timestamps", action = clap::ArgAction::Count)]
     timestamps: u8,
+
+    /// Time since the previous line before each line
+    #[arg(short = 'r', long = "relative-timestamps")]
+    relative: bool,
+
+    /// Print the time spent in each call: `= 0 <0.000123>`
+    #[arg(short = 'T', long = "syscall-times")]
+    call_times: bool,
+
+    /// Select what is printed: trace=SET (names, %class, /regex, !SET),
+    /// status=successful,failed,unfinished,..., signal=SET (repeatable);
+    /// a bare SET means trace=SET
+    #[arg(short = 'e', value_name = "EXPR")]
+    exprs: Vec<String>,
+
+    /// Print only calls that succeeded (-e status=successful)
+    #[arg(short = 'z', long = "successful-only")]
+    successful_only: bool,
+
+    /// Print only calls that failed (-e status=failed)
+    #[arg(short = 'Z', long = "failed-only")]
+    failed_only: bool,
+
+    /// Count calls, errors and time per call; print a summary at the end
+    /// instead of the trace
+    #[arg(short = 'c', long = "summary-only")]
+    summary_only: bool,
+
+    /// Print the trace and the summary
+    #[arg(short = 'C', long = "summary")]
+    summary: bool,
+
+    /// Sort the summary by time (default), calls, errors, name, avg_time
+    /// or nothing
+    #[arg(short = 'S', long = "summary-sort-by", value_name = "KEY")]
+    sort: Option<String>,
+
+    /// Summary times are wall-clock time (rtrace always measures wall-clock
+    /// time between a call's entry and exit; accepted as in strace)
+    #[arg(short = 'w', long = "summary-wall-clock")]
+    wall_clock: bool,
+
+    /// Stop started processes only on selected calls, with a seccomp-bpf
+    /// filter (automatic when -e trace= names calls or classes). The filter
+    /// is inherited by children and sets no-new-privs, as with strace
+    #[arg(long = "seccomp-bpf", conflicts_with = "no_seccomp_bpf")]
+    seccomp_bpf: bool,
+
+    /// Never use the seccomp-bpf filter
+    #[arg(long = "no-seccomp-bpf")]
+    no_seccomp_bpf: bool,
 
     /// Color the output
     #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
@@ -201,11 +253,23 @@ fn main() -> ExitCode {
             !no_color && (forced || is_terminal) && cli.output.is_none()
         }
     };
-    let timestamps = match cli.timestamps {
-        0 => Timestamps::Off,
-        1 => Timestamps::Seconds,
-        _ => Timestamps::Micros,
+    let timestamps = match (cli.timestamps, cli.relative) {
+        (_, true) => Timestamps::Relative,
+        (0, _) => Timestamps::Off,
+        (1, _) => Timestamps::Seconds,
+        (2, _) => Timestamps::Micros,
+        _ => Timestamps::Epoch,
     };
+    let select = match selection(&cli) {
+        Ok(select) => select,
+        Err(e) => return fail(&e, 2),
+    };
+    let sort = match cli.sort.as_deref().map(trace::stats::SortKey::parse) {
+        None => trace::stats::SortKey::default(),
+        Some(Ok(key)) => key,
+        Some(Err(e)) => return fail(&e, 2),
+    };
+    let _ = cli.wall_clock;
     let string_limit = cli.string_limit.unwrap_or(match cli.verbose {
         0 => 32,
         1 => 256,
@@ -222,6 +286,21 @@ fn main() -> ExitCode {
             string_limit,
             decode_fds: cli.decode_fds,
         },
+        select,
+        summary: match (cli.summary_only, cli.summary) {
+            (_, true) => trace::Summary::Both,
+            (true, false) => trace::Summary::Only,
+            (false, false) => trace::Summary::Off,
+        },
+        sort,
+        call_times: cli.call_times,
+        seccomp: if cli.no_seccomp_bpf {
+            trace::SeccompMode::Off
+        } else if cli.seccomp_bpf {
+            trace::SeccompMode::On
+        } else {
+            trace::SeccompMode::Auto
+        },
     };
     let out = Output::new(writer, color, timestamps);
     match trace::run(config, out) {
@@ -229,6 +308,32 @@ fn main() -> ExitCode {
         Ok(trace::Exit::Signal(sig)) => die_by_signal(sig),
         Err(e) => fail(&e.message, e.code as u8),
     }
+}
+
+/// The `-e`, `-z` and `-Z` options as a selection.
+fn selection(cli: &Cli) -> Result<trace::Selection, String> {
+    use rtrace_cli::select::{SignalSet, StatusSet, TraceSet};
+    let mut select = trace::Selection::default();
+    for expr in &cli.exprs {
+        let (key, value) = expr.split_once('=').unwrap_or(("trace", expr.as_str()));
+        match key {
+            "trace" | "t" => select.trace = TraceSet::parse(value)?,
+            "status" => select.status = StatusSet::parse(value)?,
+            "signal" | "signals" | "s" => select.signals = SignalSet::parse(value)?,
+            _ => {
+                return Err(format!(
+                    "unknown -e qualifier '{key}' (trace, status, signal)"
+                ));
+            }
+        }
+    }
+    if cli.successful_only {
+        select.status = StatusSet::parse("successful")?;
+    }
+    if cli.failed_only {
+        select.status = StatusSet::parse("failed")?;
+    }
+    Ok(select)
 }
 
 /// An ioctl code in hex (`0xc0109207`) or decimal.

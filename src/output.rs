@@ -42,6 +42,10 @@ pub enum Timestamps {
     Seconds,
     /// `HH:MM:SS.uuuuuu`.
     Micros,
+    /// Seconds since the epoch with microseconds (`-ttt`).
+    Epoch,
+    /// Seconds since the previous line (`-r`).
+    Relative,
 }
 
 /// A process's recording of its current call's enter text. The engine
@@ -52,6 +56,9 @@ pub struct Recording {
     text: String,
     overflowed: bool,
     active: bool,
+    /// The call's text is held back, not printed, until its leave decides
+    /// (status and expression filters); the recording then has no limit.
+    deferred: bool,
 }
 
 /// The output sink with line ownership and record/replay.
@@ -72,6 +79,8 @@ pub struct Output {
     add_space: bool,
     proc_count: usize,
     records: HashMap<i32, Recording>,
+    /// When the previous line began, for relative timestamps.
+    last_time: Option<std::time::Instant>,
 }
 
 impl Output {
@@ -89,6 +98,7 @@ impl Output {
             add_space: false,
             proc_count: 0,
             records: HashMap::new(),
+            last_time: None,
         }
     }
 
@@ -140,9 +150,18 @@ impl Output {
     fn put_prefix(&mut self, pid: Option<i32>, resuming: bool) {
         debug_assert_eq!(self.line_len, 0);
         let mut prefix = String::new();
-        if self.timestamps != Timestamps::Off {
-            prefix.push_str(&timestamp(self.timestamps));
-            prefix.push(' ');
+        match self.timestamps {
+            Timestamps::Off => {}
+            Timestamps::Relative => {
+                let now = std::time::Instant::now();
+                let delta = self.last_time.map_or(0.0, |t| (now - t).as_secs_f64());
+                self.last_time = Some(now);
+                prefix.push_str(&format!("{delta:12.6} "));
+            }
+            form => {
+                prefix.push_str(&timestamp(form));
+                prefix.push(' ');
+            }
         }
         let many = self.proc_count > 1;
         match pid {
@@ -185,6 +204,12 @@ impl Output {
     /// line first when the current one belongs to someone else. A trailing
     /// space becomes a soft space, so no line ever ends in one.
     pub fn text(&mut self, pid: Option<i32>, text: &str, style: Style) {
+        if let Some(pid) = pid
+            && self.is_deferred(pid)
+        {
+            self.record_add(pid, text);
+            return;
+        }
         let (body, soft) = match text.strip_suffix(' ') {
             Some(body) => (body, true),
             None => (text, false),
@@ -217,6 +242,10 @@ impl Output {
 
     /// Owe a space on `pid`'s line, printed only if more text follows.
     pub fn space(&mut self, pid: i32) {
+        if self.is_deferred(pid) {
+            self.record_add(pid, " ");
+            return;
+        }
         debug_assert_eq!(
             self.line_pid,
             Some(pid),
@@ -233,7 +262,7 @@ impl Output {
         if !rec.active || rec.overflowed {
             return;
         }
-        if rec.text.len() + text.len() > RECORD_LIMIT {
+        if rec.text.len() + text.len() > RECORD_LIMIT && !rec.deferred {
             rec.overflowed = true;
         } else {
             rec.text.push_str(text);
@@ -247,6 +276,51 @@ impl Output {
         rec.overflowed = false;
         rec.active = true;
         self.print_susp = true;
+    }
+
+    /// Start a call whose text is held back until [`Output::undefer`] or
+    /// [`Output::discard`]: nothing of it reaches the line meanwhile.
+    pub fn record_start_deferred(&mut self, pid: i32) {
+        let rec = self.records.entry(pid).or_default();
+        rec.text.clear();
+        rec.overflowed = false;
+        rec.active = true;
+        rec.deferred = true;
+    }
+
+    fn is_deferred(&self, pid: i32) -> bool {
+        self.records.get(&pid).is_some_and(|r| r.deferred)
+    }
+
+    /// Print a held-back call after all: its text so far on a new line,
+    /// which then continues like any call's.
+    pub fn undefer(&mut self, pid: i32) {
+        let Some(rec) = self.records.get_mut(&pid) else {
+            return;
+        };
+        rec.deferred = false;
+        rec.active = false;
+        let text = std::mem::take(&mut rec.text);
+        self.newline();
+        self.text(Some(pid), &text, Style::Plain);
+        self.print_susp = true;
+        if let Some(rec) = self.records.get_mut(&pid) {
+            // Keep it for a replay, within the usual limit.
+            rec.overflowed = text.len() > RECORD_LIMIT;
+            if !rec.overflowed {
+                rec.text = text;
+            }
+        }
+    }
+
+    /// Drop a held-back call: it is not printed.
+    pub fn discard(&mut self, pid: i32) {
+        if let Some(rec) = self.records.get_mut(&pid) {
+            rec.text.clear();
+            rec.deferred = false;
+            rec.active = false;
+            rec.overflowed = false;
+        }
     }
 
     /// Stop recording: the call split is reached.
@@ -281,6 +355,7 @@ impl Output {
                 text,
                 overflowed,
                 active: false,
+                deferred: false,
             },
         );
     }
@@ -315,6 +390,14 @@ impl Output {
         self.line_len += 2 + text.len();
         self.line_pid = Some(pid);
         self.newline();
+    }
+
+    /// Write a block of whole lines outside the trace grammar (the `-c`
+    /// summary), after ending the current line.
+    pub fn raw(&mut self, text: &str) {
+        self.print_susp = false;
+        self.newline();
+        self.write_raw(text.as_bytes());
     }
 
     /// Whether the current line holds text of `pid`.
@@ -377,6 +460,7 @@ fn timestamp(form: Timestamps) -> String {
             "{:02}:{:02}:{:02}.{:06}",
             tm.tm_hour, tm.tm_min, tm.tm_sec, tv.tv_usec
         ),
+        Timestamps::Epoch => format!("{}.{:06}", tv.tv_sec, tv.tv_usec),
         _ => format!("{:02}:{:02}:{:02}", tm.tm_hour, tm.tm_min, tm.tm_sec),
     }
 }

@@ -137,9 +137,25 @@ pub fn lookup(arch: Arch, nr: u64) -> (Cow<'static, str>, Entry) {
     }
 }
 
+/// Every call of `arch`'s table: number, name and parameter kinds.
+pub fn all_calls(arch: Arch) -> impl Iterator<Item = (u64, &'static str, Vec<params::Kind>)> {
+    let table = match arch {
+        Arch::I386 => i386_table(),
+        _ => x86_64_table(),
+    };
+    table.iter().enumerate().filter_map(|(nr, e)| {
+        e.map(|e| {
+            let kinds = e
+                .sig
+                .map(|s| s.params.iter().map(|p| p.kind).collect())
+                .unwrap_or_default();
+            (nr as u64, e.name, kinds)
+        })
+    })
+}
+
 /// The number of `name` in `arch`'s table.
-#[cfg(test)]
-fn number(arch: Arch, name: &str) -> Option<u64> {
+pub fn number(arch: Arch, name: &str) -> Option<u64> {
     let table = match arch {
         Arch::I386 => i386_table(),
         _ => x86_64_table(),

@@ -8,24 +8,27 @@
 //! tells the output layer how many processes are traced. Every stopped
 //! tracee is resumed exactly once, with the signal it stopped for.
 
+mod calls;
+mod seccomp;
+mod spawn;
+pub mod stats;
+
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::ffi::{CString, OsString};
-use std::os::unix::ffi::OsStrExt;
+use std::ffi::OsString;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use nix::unistd::Pid;
 
-use crate::call::{
-    Call, CallClass, CallData, CallType, Stopped, call_enter, call_leave, call_replay, is_error,
-    is_restart,
-};
-use crate::fdtable::{FdTable, SharedFdTable};
-use crate::format::{FormatConfig, FormatState};
-use crate::kernel::{self, Arch, Memory, SyscallOp};
+use crate::call::{Call, CallData, CallType, Show, Stopped, call_leave, call_replay};
+use crate::fdtable::SharedFdTable;
+use crate::format::FormatConfig;
+use crate::kernel::{self, Memory};
 use crate::output::{Output, Recording, Style};
-use crate::service::{self, signal::signal_name};
+use crate::select::{SignalSet, StatusSet, TraceSet};
+use crate::service::signal::signal_name;
+use stats::{SortKey, Stats};
 
 /// What to trace and how.
 pub struct Config {
@@ -37,6 +40,58 @@ pub struct Config {
     pub follow: bool,
     /// Formatting choices.
     pub format: FormatConfig,
+    /// Which calls and signals are printed.
+    pub select: Selection,
+    /// `-c`/`-C`: the statistics summary.
+    pub summary: Summary,
+    /// `-S`: how the summary is sorted.
+    pub sort: SortKey,
+    /// `-T`: print the time spent in each call.
+    pub call_times: bool,
+    /// Whether to use the seccomp-bpf fast path.
+    pub seccomp: SeccompMode,
+}
+
+/// What is printed: `-e trace=`, `-e status=`, `-e signal=`.
+pub struct Selection {
+    /// Calls printed.
+    pub trace: TraceSet,
+    /// Outcomes printed.
+    pub status: StatusSet,
+    /// Signals reported.
+    pub signals: SignalSet,
+}
+
+impl Default for Selection {
+    fn default() -> Self {
+        Selection {
+            trace: TraceSet::all(),
+            status: StatusSet::ALL,
+            signals: SignalSet::all(),
+        }
+    }
+}
+
+/// `-c` and `-C`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Summary {
+    /// The trace only.
+    Off,
+    /// The summary only (`-c`).
+    Only,
+    /// The trace and the summary (`-C`).
+    Both,
+}
+
+/// `--seccomp-bpf` / `--no-seccomp-bpf`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeccompMode {
+    /// Use it when the selection allows.
+    Auto,
+    /// The user asked for it: an error if the selection does not allow.
+    On,
+    /// Never.
+    Off,
 }
 
 /// How rtrace itself should end.
@@ -58,7 +113,7 @@ pub struct Error {
 }
 
 impl Error {
-    fn new(message: String, code: i32) -> Error {
+    pub(crate) fn new(message: String, code: i32) -> Error {
         Error { message, code }
     }
 }
@@ -130,6 +185,9 @@ struct Proc {
     mem: Memory,
     /// Auto-attached children that start once this process leaves its call.
     children: Vec<i32>,
+    /// The process runs under rtrace's seccomp filter: it stops only on
+    /// selected calls, so it is resumed with PTRACE_CONT between calls.
+    seccomp: bool,
 }
 
 impl Proc {
@@ -149,6 +207,18 @@ impl Proc {
             fds,
             mem: Memory::new(Pid::from_raw(pid)),
             children: Vec::new(),
+            seccomp: false,
+        }
+    }
+
+    /// How to resume this process from a stop: between calls under the
+    /// seccomp filter nothing needs to stop it; in a call its exit must.
+    fn resume_request(&self) -> libc::c_uint {
+        let in_call = self.call.is_some() || self.skip_exec_exit;
+        if self.seccomp && !in_call && self.life == Life::Running {
+            libc::PTRACE_CONT
+        } else {
+            libc::PTRACE_SYSCALL
         }
     }
 }
@@ -159,6 +229,15 @@ struct Engine {
     out: Output,
     fmt: FormatConfig,
     follow: bool,
+    select: Selection,
+    /// Selection by (arch, number), computed once per call number.
+    selected: HashMap<(kernel::Arch, u64), bool>,
+    /// Calls are held back until their leave decides (status filters).
+    deferring: bool,
+    summary: Summary,
+    sort: SortKey,
+    stats: Stats,
+    call_times: bool,
     procs: HashMap<i32, Proc>,
     /// Stops of auto-attached children that arrived before their parent's
     /// fork event named them.
@@ -170,10 +249,34 @@ struct Engine {
 
 /// Trace according to `cfg`, printing to `out`; returns how rtrace should exit.
 pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
+    let seccomp = match cfg.seccomp {
+        SeccompMode::Off => false,
+        mode => {
+            let usable = cfg.select.trace.static_only
+                && !cfg.select.trace.is_all()
+                && !cfg.command.is_empty();
+            if mode == SeccompMode::On && !usable {
+                return Err(Error::new(
+                    "--seccomp-bpf needs a command and a selection of calls by name or class (-e trace=...)"
+                        .into(),
+                    2,
+                ));
+            }
+            usable
+        }
+    };
+    let filter = seccomp.then(|| seccomp::program(&cfg.select.trace));
     let mut engine = Engine {
         out,
         fmt: cfg.format,
         follow: cfg.follow,
+        deferring: !cfg.select.status.is_all(),
+        select: cfg.select,
+        selected: HashMap::new(),
+        summary: cfg.summary,
+        sort: cfg.sort,
+        stats: Stats::default(),
+        call_times: cfg.call_times,
         procs: HashMap::new(),
         orphans: HashMap::new(),
         main_pid: None,
@@ -188,13 +291,17 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
         }
     }
     if !cfg.command.is_empty()
-        && let Err(e) = engine.spawn(&cfg.command)
+        && let Err(e) = engine.spawn(&cfg.command, filter.as_deref())
     {
         engine.detach_all();
         return Err(e);
     }
     engine.main_loop();
     engine.out.newline();
+    if engine.summary != Summary::Off {
+        let table = engine.stats.summary(engine.sort);
+        engine.out.raw(&table);
+    }
     engine.out.flush();
     if let Some(e) = engine.out.error() {
         return Err(Error::new(
@@ -222,28 +329,6 @@ fn install_signal_handlers() {
     }
 }
 
-/// Find `cmd` the way execvp would, so a missing command fails before
-/// anything is started.
-fn resolve(cmd: &OsString) -> Result<std::path::PathBuf, std::io::Error> {
-    use std::os::unix::fs::PermissionsExt;
-    let path = std::path::Path::new(cmd);
-    if cmd.as_bytes().contains(&b'/') {
-        return std::fs::metadata(path).map(|_| path.to_path_buf());
-    }
-    let dirs = std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
-    let mut found_non_exec = None;
-    for dir in std::env::split_paths(&dirs) {
-        let candidate = dir.join(path);
-        if let Ok(meta) = std::fs::metadata(&candidate) {
-            if meta.is_file() && meta.permissions().mode() & 0o111 != 0 {
-                return Ok(candidate);
-            }
-            found_non_exec.get_or_insert(candidate);
-        }
-    }
-    found_non_exec.ok_or_else(|| std::io::Error::from_raw_os_error(libc::ENOENT))
-}
-
 fn io_message(e: &std::io::Error) -> String {
     let text = e.to_string();
     // "No such file or directory (os error 2)" -> "No such file or directory"
@@ -251,17 +336,6 @@ fn io_message(e: &std::io::Error) -> String {
         Some(i) => text[..i].to_string(),
         None => text,
     }
-}
-
-fn options(follow: bool, started: bool) -> libc::c_int {
-    let mut opts = libc::PTRACE_O_TRACESYSGOOD | libc::PTRACE_O_TRACEEXEC;
-    if follow {
-        opts |= libc::PTRACE_O_TRACEFORK | libc::PTRACE_O_TRACEVFORK | libc::PTRACE_O_TRACECLONE;
-    }
-    if started {
-        opts |= libc::PTRACE_O_EXITKILL;
-    }
-    opts
 }
 
 /// waitpid(2) returning the raw status; `None` when interrupted.
@@ -284,152 +358,16 @@ impl Engine {
         self.out.set_proc_count(self.procs.len());
     }
 
-    fn spawn(&mut self, command: &[OsString]) -> Result<(), Error> {
-        let shown = command[0].to_string_lossy().into_owned();
-        let path = resolve(&command[0])
-            .map_err(|e| Error::new(format!("cannot run '{shown}': {}", io_message(&e)), 127))?;
-        let c_path = CString::new(path.as_os_str().as_bytes())
-            .map_err(|_| Error::new(format!("cannot run '{shown}': NUL in name"), 127))?;
-        let c_args: Vec<CString> = command
-            .iter()
-            .map(|a| CString::new(a.as_bytes()))
-            .collect::<Result<_, _>>()
-            .map_err(|_| Error::new("an argument contains a NUL byte".into(), 2))?;
-        let mut argv: Vec<*const libc::c_char> = c_args.iter().map(|a| a.as_ptr()).collect();
-        argv.push(std::ptr::null());
-        let prefix = format!("rtrace: cannot run '{shown}': ");
-
-        let mut fds = [0; 2];
-        // SAFETY: pipe2 writes two fds into the array.
-        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } < 0 {
-            return Err(Error::new(
-                format!("pipe: {}", io_message(&std::io::Error::last_os_error())),
-                1,
-            ));
-        }
-        let (rfd, wfd) = (fds[0], fds[1]);
-        // SAFETY: the child only calls async-signal-safe functions on data
-        // prepared before the fork, then execs or exits.
-        let pid = unsafe { libc::fork() };
-        if pid < 0 {
-            return Err(Error::new(
-                format!("fork: {}", io_message(&std::io::Error::last_os_error())),
-                1,
-            ));
-        }
-        if pid == 0 {
-            // SAFETY: child side of fork, see above.
-            unsafe {
-                libc::close(wfd);
-                for sig in [
-                    libc::SIGINT,
-                    libc::SIGTERM,
-                    libc::SIGHUP,
-                    libc::SIGQUIT,
-                    libc::SIGPIPE,
-                    libc::SIGALRM,
-                ] {
-                    libc::signal(sig, libc::SIG_DFL);
-                }
-                let mut byte = 0u8;
-                // Wait until the parent has seized us.
-                while libc::read(rfd, (&mut byte as *mut u8).cast(), 1) < 0 {}
-                libc::execve(c_path.as_ptr(), argv.as_ptr(), environ());
-                let err = *libc::__errno_location();
-                let msg = libc::strerror(err);
-                libc::write(2, prefix.as_ptr().cast(), prefix.len());
-                libc::write(2, msg.cast(), libc::strlen(msg));
-                libc::write(2, b"\n".as_ptr().cast(), 1);
-                libc::_exit(127);
-            }
-        }
-        // SAFETY: closing our copy of the read end.
-        unsafe { libc::close(rfd) };
-        let child = Pid::from_raw(pid);
-        let seized =
-            kernel::seize(child, options(self.follow, true)).and_then(|_| kernel::interrupt(child));
-        if let Err(e) = seized {
-            // SAFETY: kill and close take plain values.
-            unsafe {
-                libc::kill(pid, libc::SIGKILL);
-                libc::close(wfd);
-            }
-            return Err(Error::new(
-                format!("cannot trace '{shown}': {}", io_message(&e)),
-                1,
-            ));
-        }
-        // The interrupt stop: the child is ours from here on.
-        loop {
-            match wait(pid, 0) {
-                None => continue,
-                Some(Ok((_, status))) if libc::WIFSTOPPED(status) => break,
-                Some(_) => {
-                    // SAFETY: plain close.
-                    unsafe { libc::close(wfd) };
-                    return Err(Error::new(format!("cannot trace '{shown}'"), 1));
-                }
-            }
-        }
-        // SAFETY: one byte from a local to our pipe, then close it.
-        unsafe {
-            libc::write(wfd, b"x".as_ptr().cast(), 1);
-            libc::close(wfd);
-        }
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| shown.clone());
-        let name: String = name.chars().take(15).collect();
-        let fds = Rc::new(RefCell::new(FdTable::new(pid)));
-        let mut proc = Proc::new(pid, name.clone(), false, Life::Starting, fds);
-        proc.quiet_exec = true;
-        self.procs.insert(pid, proc);
-        self.main_pid = Some(pid);
-        self.set_count();
-        self.banner(pid, &format!("Tracing {name} (pid {pid})"));
-        self.resume(pid, libc::PTRACE_SYSCALL, 0);
-        Ok(())
-    }
-
-    fn attach(&mut self, pid: i32) -> Result<(), Error> {
-        let tasks = std::fs::read_dir(format!("/proc/{pid}/task"))
-            .map_err(|_| Error::new(format!("cannot attach to pid {pid}: No such process"), 1))?;
-        let mut tids: Vec<i32> = tasks
-            .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
-            .collect();
-        tids.sort_unstable();
-        let fds = Rc::new(RefCell::new(FdTable::new(pid)));
-        for tid in tids {
-            if self.procs.contains_key(&tid) {
-                continue;
-            }
-            let t = Pid::from_raw(tid);
-            match kernel::seize(t, options(self.follow, false)).and_then(|_| kernel::interrupt(t)) {
-                Ok(()) => {}
-                // A thread that exited meanwhile is no failure.
-                Err(e) if e.raw_os_error() == Some(libc::ESRCH) && tid != pid => continue,
-                Err(e) => {
-                    return Err(Error::new(
-                        format!("cannot attach to pid {pid}: {}", io_message(&e)),
-                        1,
-                    ));
-                }
-            }
-            let name = kernel::process_name(t).unwrap_or_else(|| "<unknown>".into());
-            let proc = Proc::new(tid, name, true, Life::Attaching, fds.clone());
-            self.procs.insert(tid, proc);
-        }
-        self.set_count();
-        Ok(())
-    }
-
     fn resume(&mut self, pid: i32, request: libc::c_uint, sig: i32) {
         // ESRCH: the tracee died meanwhile; its exit status will tell.
         let _ = kernel::resume(Pid::from_raw(pid), request, sig);
     }
 
     fn banner(&mut self, pid: i32, text: &str) {
+        if self.summary == Summary::Only {
+            // -c prints the summary and nothing else.
+            return;
+        }
         self.out.newline();
         self.out.text(Some(pid), text, Style::Banner);
         self.out.newline();
@@ -571,35 +509,45 @@ impl Engine {
             _ => {}
         }
         if sig == libc::SIGTRAP | 0x80 {
-            self.syscall_stop(pid);
-            self.resume(pid, libc::PTRACE_SYSCALL, 0);
+            self.syscall_stop(pid, false);
+            self.resume_tracee(pid, 0);
             return;
         }
         match event {
             0 => self.signal_stop(pid, sig),
+            libc::PTRACE_EVENT_SECCOMP => {
+                self.syscall_stop(pid, true);
+                self.resume_tracee(pid, 0);
+            }
             libc::PTRACE_EVENT_FORK | libc::PTRACE_EVENT_VFORK | libc::PTRACE_EVENT_CLONE => {
                 self.fork_event(pid, event);
-                self.resume(pid, libc::PTRACE_SYSCALL, 0);
+                self.resume_tracee(pid, 0);
             }
             libc::PTRACE_EVENT_EXEC => {
                 let pid = self.exec_event(pid);
-                self.resume(pid, libc::PTRACE_SYSCALL, 0);
+                self.resume_tracee(pid, 0);
             }
             PTRACE_EVENT_STOP if is_stop_signal(sig) => {
                 // Group-stop: stay stopped, but keep reporting (job control).
                 self.resume(pid, libc::PTRACE_LISTEN, 0);
             }
-            _ => self.resume(pid, libc::PTRACE_SYSCALL, 0),
+            _ => self.resume_tracee(pid, 0),
+        }
+    }
+
+    /// Resume `pid` the way its state needs, delivering `sig`.
+    fn resume_tracee(&mut self, pid: i32, sig: i32) {
+        if let Some(proc) = self.procs.get(&pid) {
+            let request = proc.resume_request();
+            self.resume(pid, request, sig);
         }
     }
 
     fn finish_detach(&mut self, pid: i32, sig: i32) {
         self.resume(pid, libc::PTRACE_DETACH, sig);
         let started = self.procs.get(&pid).is_some_and(|p| !p.attached);
-        self.out.newline();
         if self.out.error().is_none() {
-            self.out.text(Some(pid), "Process detached", Style::Banner);
-            self.out.newline();
+            self.banner(pid, "Process detached");
         }
         self.remove(pid);
         if started && self.main_pid == Some(pid) {
@@ -615,188 +563,6 @@ impl Engine {
             }
         }
         self.set_count();
-    }
-
-    fn syscall_stop(&mut self, pid: i32) {
-        let Some(proc) = self.procs.get_mut(&pid) else {
-            return;
-        };
-        let entering = proc.call.is_none();
-        let Ok(stop) = kernel::syscall_stop(Pid::from_raw(pid), entering) else {
-            return;
-        };
-        match stop.op {
-            SyscallOp::Entry { nr, args } => self.enter(pid, stop.arch, nr, args, stop.ip, stop.sp),
-            SyscallOp::Exit { rval } => self.leave(pid, rval),
-        }
-    }
-
-    fn enter(&mut self, pid: i32, arch: Arch, nr: u64, args: [u64; 6], ip: u64, sp: u64) {
-        let (name, entry) = service::lookup(arch, nr);
-        let Some(proc) = self.procs.get_mut(&pid) else {
-            return;
-        };
-        if proc.life == Life::Starting {
-            // Our own child's calls before its exec are not the command's.
-            if entry.handler.class != CallClass::Exec {
-                return;
-            }
-            proc.life = Life::Running;
-        }
-        let sigreturned = proc.sigreturn_result.take();
-        if let Some(top) = proc.suspended.last() {
-            let restart = name == "restart_syscall" || top.call.nr == nr;
-            if restart && top.call.arch == arch && top.call.ip == ip && top.call.sp == sp {
-                // The kernel restarts the interrupted call: it continues.
-                let s = proc.suspended.pop().expect("checked above");
-                self.out.restore_record(pid, s.record);
-                proc.call = Some(s.call);
-                return;
-            }
-            if sigreturned.is_some() || !proc.signal_seen {
-                // No restart is coming: the handler returned and the call
-                // failed (EINTR), or nothing could restart it.
-                let s = proc.suspended.pop().expect("checked above");
-                let rval = match sigreturned {
-                    Some(r) if is_error(r) => r,
-                    _ => s.rval,
-                };
-                self.out.restore_record(pid, s.record);
-                let proc = self.procs.get_mut(&pid).expect("present");
-                let mut call = s.call;
-                let fds = proc.fds.borrow();
-                call_leave(
-                    Stopped {
-                        out: &mut self.out,
-                        cfg: &self.fmt,
-                        mem: &mut proc.mem,
-                        pid,
-                        fds: &fds,
-                    },
-                    &mut call,
-                    rval,
-                    false,
-                );
-            }
-        }
-        let proc = self.procs.get_mut(&pid).expect("present");
-        if proc.call.is_some() {
-            // An enter without a leave cannot happen; if the kernel ever
-            // shows one, end the old line rather than mix the calls.
-            proc.call = None;
-            self.out.record_clear(pid);
-            self.out.newline();
-        }
-        let mut call = Call {
-            nr,
-            arch,
-            name,
-            args,
-            handler: entry.handler,
-            sig: entry.sig,
-            kind: CallType::Done,
-            fmt: FormatState::default(),
-            data: CallData::None,
-            ip,
-            sp,
-        };
-        let fds = proc.fds.borrow();
-        call_enter(
-            Stopped {
-                out: &mut self.out,
-                cfg: &self.fmt,
-                mem: &mut proc.mem,
-                pid,
-                fds: &fds,
-            },
-            &mut call,
-        );
-        drop(fds);
-        proc.call = Some(call);
-    }
-
-    fn leave(&mut self, pid: i32, rval: i64) {
-        let Some(proc) = self.procs.get_mut(&pid) else {
-            return;
-        };
-        if proc.skip_exec_exit {
-            proc.skip_exec_exit = false;
-            proc.call = None;
-            return;
-        }
-        let Some(mut call) = proc.call.take() else {
-            return;
-        };
-        if is_restart(rval) && call.handler.class != CallClass::Sigreturn {
-            // The line stays open for the signal and the restart; the call
-            // keeps its own copy of the recording for handler calls to come.
-            let record = self.out.take_record(pid);
-            self.out.restore_record(pid, record.clone());
-            proc.suspended.push(Suspended { call, record, rval });
-            proc.signal_seen = false;
-            return;
-        }
-        if !is_error(rval) {
-            let mut fds = proc.fds.borrow_mut();
-            service::fs::track(
-                &call.name,
-                &call.args,
-                &call.data,
-                rval,
-                &mut fds,
-                &mut proc.mem,
-            );
-        }
-        // rt_sigreturn's result register is the restored context: remember
-        // it (it tells whether an interrupted call restarts), print nothing.
-        let sigreturn = call.handler.class == CallClass::Sigreturn;
-        if sigreturn {
-            proc.sigreturn_result = Some(rval);
-        }
-        let fds = proc.fds.borrow();
-        call_leave(
-            Stopped {
-                out: &mut self.out,
-                cfg: &self.fmt,
-                mem: &mut proc.mem,
-                pid,
-                fds: &fds,
-            },
-            &mut call,
-            rval,
-            sigreturn,
-        );
-        drop(fds);
-        if call.handler.class == CallClass::Fork {
-            let children = std::mem::take(&mut proc.children);
-            for child in children {
-                self.release_child(child);
-            }
-        }
-    }
-
-    fn signal_stop(&mut self, pid: i32, sig: i32) {
-        let Some(proc) = self.procs.get_mut(&pid) else {
-            return;
-        };
-        if proc.life == Life::Starting {
-            self.resume(pid, libc::PTRACE_SYSCALL, sig);
-            return;
-        }
-        if let Some(top) = proc.suspended.last() {
-            // At the split of the interrupted call.
-            proc.signal_seen = true;
-            self.out.restore_record(pid, top.record.clone());
-            call_replay(&mut self.out, pid, &top.call, true);
-        } else {
-            self.out.record_replay(pid, false);
-        }
-        let text = match signal_name(sig).filter(|_| self.fmt.values_only == 0) {
-            Some(name) => format!("** {name} ** "),
-            None => format!("** SIGNAL {sig} ** "),
-        };
-        self.out.text(Some(pid), &text, Style::Signal);
-        self.resume(pid, libc::PTRACE_SYSCALL, sig);
     }
 
     fn fork_event(&mut self, pid: i32, event: i32) {
@@ -826,6 +592,7 @@ impl Engine {
             parent.children.push(child);
         }
         let name = parent.name.clone();
+        let seccomp = parent.seccomp;
         let mut proc = Proc::new(
             child,
             name,
@@ -837,6 +604,7 @@ impl Engine {
             fds,
         );
         proc.call = call;
+        proc.seccomp = seccomp;
         self.out.record_copy(pid, child);
         self.procs.insert(child, proc);
         self.set_count();
@@ -891,7 +659,7 @@ impl Engine {
         let name = proc.name.clone();
         let call = proc.call.take();
         self.banner(pid, &format!("Tracing {name} (pid {pid})"));
-        if let Some(call) = call {
+        if let Some(call) = call.filter(|c| c.show == Show::Live) {
             call_replay(&mut self.out, pid, &call, false);
             let text = if call.kind == CallType::NotDone {
                 "..) = 0"
@@ -908,7 +676,7 @@ impl Engine {
             // An ordinary signal arrived first: report and deliver it.
             self.signal_stop(pid, sig);
         } else {
-            self.resume(pid, libc::PTRACE_SYSCALL, 0);
+            self.resume_tracee(pid, 0);
         }
     }
 
@@ -953,6 +721,7 @@ impl Engine {
         if let Some(mut call) = proc.call.take() {
             let skip = call.kind == CallType::NoReturn;
             let fds = proc.fds.borrow();
+            let print = self.select.status.successful;
             call_leave(
                 Stopped {
                     out: &mut self.out,
@@ -964,15 +733,21 @@ impl Engine {
                 &mut call,
                 0,
                 skip,
+                print,
+                None,
             );
+            drop(fds);
+            let call = call;
+            let stats_on = self.summary != Summary::Off && call.selected;
+            if stats_on {
+                self.stats.record(&call.name, false, call.entered.elapsed());
+            }
         }
         if std::mem::take(&mut proc.quiet_exec) {
             return pid;
         }
         let name = proc.name.clone();
-        self.out.newline();
-        self.out.text(Some(pid), "---", Style::Plain);
-        self.out.newline();
+        self.banner(pid, "---");
         self.banner(pid, &format!("Tracing {name} (pid {pid})"));
         pid
     }
@@ -982,26 +757,34 @@ impl Engine {
             return;
         }
         let proc = self.procs.get_mut(&pid).expect("checked");
-        if libc::WIFEXITED(status)
-            && let Some(mut call) = proc.call.take()
-            && call.kind == CallType::NoReturn
-        {
-            // exit(): no leave event comes; show the call as finished.
-            let fds = proc.fds.borrow();
-            call_leave(
-                Stopped {
-                    out: &mut self.out,
-                    cfg: &self.fmt,
-                    mem: &mut proc.mem,
-                    pid,
-                    fds: &fds,
-                },
-                &mut call,
-                0,
-                true,
-            );
+        let unfinished = self.select.status.unfinished;
+        if let Some(mut call) = proc.call.take() {
+            if libc::WIFEXITED(status) && call.kind == CallType::NoReturn {
+                // exit(): no leave event comes; show the call as finished.
+                let fds = proc.fds.borrow();
+                call_leave(
+                    Stopped {
+                        out: &mut self.out,
+                        cfg: &self.fmt,
+                        mem: &mut proc.mem,
+                        pid,
+                        fds: &fds,
+                    },
+                    &mut call,
+                    0,
+                    true,
+                    unfinished,
+                    None,
+                );
+            } else if call.show == Show::Deferred {
+                // Killed inside a held-back call: it never finished.
+                if unfinished {
+                    self.out.undefer(pid);
+                } else {
+                    self.out.discard(pid);
+                }
+            }
         }
-        self.out.newline();
         let text = if libc::WIFEXITED(status) {
             format!(
                 "Process exited normally with code {}",
@@ -1014,8 +797,7 @@ impl Engine {
                 None => format!("Process terminated from signal {sig}"),
             }
         };
-        self.out.text(Some(pid), &text, Style::Banner);
-        self.out.newline();
+        self.banner(pid, &text);
         self.remove(pid);
         if self.main_pid == Some(pid) {
             self.main_exit = Some(if libc::WIFEXITED(status) {
@@ -1027,6 +809,7 @@ impl Engine {
     }
 }
 
+/// Whether a stop signal puts the tracee in a group-stop.
 fn is_stop_signal(sig: i32) -> bool {
     matches!(
         sig,
@@ -1049,12 +832,4 @@ fn clone_flags(call: &Call, mem: &mut Memory) -> u64 {
         }
         _ => 0,
     }
-}
-
-fn environ() -> *const *const libc::c_char {
-    unsafe extern "C" {
-        static environ: *const *const libc::c_char;
-    }
-    // SAFETY: reading the C library's environment pointer.
-    unsafe { environ }
 }

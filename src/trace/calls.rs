@@ -1,0 +1,274 @@
+//! The engine's side of system calls: syscall stops become call-enter and
+//! call-leave for the call layer, with selection (which calls print),
+//! statistics, and calls interrupted by signals and restarted by the kernel.
+
+use nix::unistd::Pid;
+
+use super::{Engine, Life, Summary, Suspended};
+use crate::call::{
+    Call, CallClass, CallData, CallType, Show, Stopped, call_enter, call_leave, call_replay,
+    is_error, is_restart,
+};
+use crate::format::FormatState;
+use crate::kernel::{self, Arch, SyscallOp};
+use crate::output::Style;
+use crate::service::{self, signal::signal_name};
+
+impl Engine {
+    /// A syscall stop (or a seccomp stop, which is always an entry).
+    pub(super) fn syscall_stop(&mut self, pid: i32, seccomp_stop: bool) {
+        let Some(proc) = self.procs.get_mut(&pid) else {
+            return;
+        };
+        if seccomp_stop && proc.call.is_some() {
+            // The same entry already reported as a syscall-enter stop (a
+            // tracee that was stepping calls when the filter took over).
+            return;
+        }
+        let entering = proc.call.is_none();
+        let Ok(stop) = kernel::syscall_stop(Pid::from_raw(pid), entering) else {
+            return;
+        };
+        match stop.op {
+            SyscallOp::Entry { nr, args } => self.enter(pid, stop.arch, nr, args, stop.ip, stop.sp),
+            SyscallOp::Exit { rval } => self.leave(pid, rval),
+        }
+    }
+
+    /// Whether call `nr` of `arch` is selected for printing.
+    fn is_selected(&mut self, arch: Arch, nr: u64, name: &str) -> bool {
+        if self.select.trace.is_all() {
+            return true;
+        }
+        if let Some(&known) = self.selected.get(&(arch, nr)) {
+            return known;
+        }
+        let (_, entry) = service::lookup(arch, nr);
+        let kinds: Vec<_> = entry
+            .sig
+            .map(|s| s.params.iter().map(|p| p.kind).collect())
+            .unwrap_or_default();
+        let selected = self.select.trace.contains(name, &kinds);
+        self.selected.insert((arch, nr), selected);
+        selected
+    }
+
+    /// Count a finished call for `-c`.
+    pub(super) fn count(&mut self, call: &Call, rval: i64) {
+        if self.summary != Summary::Off && call.selected {
+            self.stats
+                .record(&call.name, is_error(rval), call.entered.elapsed());
+        }
+    }
+
+    fn enter(&mut self, pid: i32, arch: Arch, nr: u64, args: [u64; 6], ip: u64, sp: u64) {
+        let (name, entry) = service::lookup(arch, nr);
+        let selected = self.is_selected(arch, nr, &name);
+        let Some(proc) = self.procs.get_mut(&pid) else {
+            return;
+        };
+        if proc.life == Life::Starting {
+            // Our own child's calls before its exec are not the command's.
+            if entry.handler.class != CallClass::Exec {
+                return;
+            }
+            proc.life = Life::Running;
+        }
+        let sigreturned = proc.sigreturn_result.take();
+        if let Some(top) = proc.suspended.last() {
+            let restart = name == "restart_syscall" || top.call.nr == nr;
+            if restart && top.call.arch == arch && top.call.ip == ip && top.call.sp == sp {
+                // The kernel restarts the interrupted call: it continues.
+                let s = proc.suspended.pop().expect("checked above");
+                self.out.restore_record(pid, s.record);
+                proc.call = Some(s.call);
+                return;
+            }
+            if sigreturned.is_some() || !proc.signal_seen {
+                // No restart is coming: the handler returned and the call
+                // failed (EINTR), or nothing could restart it.
+                let s = proc.suspended.pop().expect("checked above");
+                let rval = match sigreturned {
+                    Some(r) if is_error(r) => r,
+                    _ => s.rval,
+                };
+                self.out.restore_record(pid, s.record);
+                let mut call = s.call;
+                self.finish(pid, &mut call, rval);
+            }
+        }
+        let show = if !selected || self.summary == Summary::Only {
+            Show::Hidden
+        } else if self.deferring {
+            Show::Deferred
+        } else {
+            Show::Live
+        };
+        let proc = self.procs.get_mut(&pid).expect("present");
+        if proc.call.is_some() {
+            // An enter without a leave cannot happen; if the kernel ever
+            // shows one, end the old line rather than mix the calls.
+            proc.call = None;
+            self.out.record_clear(pid);
+            self.out.newline();
+        }
+        let mut call = Call {
+            nr,
+            arch,
+            name,
+            args,
+            handler: entry.handler,
+            sig: entry.sig,
+            kind: CallType::Done,
+            fmt: FormatState::default(),
+            data: CallData::None,
+            ip,
+            sp,
+            show,
+            selected,
+            entered: std::time::Instant::now(),
+        };
+        let fds = proc.fds.borrow();
+        call_enter(
+            Stopped {
+                out: &mut self.out,
+                cfg: &self.fmt,
+                mem: &mut proc.mem,
+                pid,
+                fds: &fds,
+            },
+            &mut call,
+        );
+        drop(fds);
+        proc.call = Some(call);
+    }
+
+    fn leave(&mut self, pid: i32, rval: i64) {
+        let Some(proc) = self.procs.get_mut(&pid) else {
+            return;
+        };
+        if proc.skip_exec_exit {
+            proc.skip_exec_exit = false;
+            proc.call = None;
+            return;
+        }
+        let Some(mut call) = proc.call.take() else {
+            return;
+        };
+        if is_restart(rval) && call.handler.class != CallClass::Sigreturn {
+            // The line stays open for the signal and the restart; the call
+            // keeps its own copy of the recording for handler calls to come.
+            let record = self.out.take_record(pid);
+            self.out.restore_record(pid, record.clone());
+            proc.suspended.push(Suspended { call, record, rval });
+            proc.signal_seen = false;
+            return;
+        }
+        if !is_error(rval) {
+            let mut fds = proc.fds.borrow_mut();
+            service::fs::track(
+                &call.name,
+                &call.args,
+                &call.data,
+                rval,
+                &mut fds,
+                &mut proc.mem,
+            );
+        }
+        if call.handler.class == CallClass::Sigreturn {
+            // Its result register is the restored context: remember it (it
+            // tells whether an interrupted call restarts).
+            proc.sigreturn_result = Some(rval);
+        }
+        self.finish(pid, &mut call, rval);
+        if call.handler.class == CallClass::Fork {
+            let proc = self.procs.get_mut(&pid).expect("present");
+            let children = std::mem::take(&mut proc.children);
+            for child in children {
+                self.release_child(child);
+            }
+        }
+    }
+
+    /// Print the leave half of `call` (if it is shown) and count it.
+    fn finish(&mut self, pid: i32, call: &mut Call, rval: i64) {
+        let status = self.select.status;
+        let print = if is_error(rval) {
+            status.failed
+        } else {
+            status.successful
+        };
+        let duration = self.call_times.then(|| call.entered.elapsed());
+        // rt_sigreturn prints nothing after its name, whatever it restored.
+        let skip = call.handler.class == CallClass::Sigreturn;
+        let Some(proc) = self.procs.get_mut(&pid) else {
+            return;
+        };
+        let fds = proc.fds.borrow();
+        call_leave(
+            Stopped {
+                out: &mut self.out,
+                cfg: &self.fmt,
+                mem: &mut proc.mem,
+                pid,
+                fds: &fds,
+            },
+            call,
+            rval,
+            skip,
+            print,
+            duration,
+        );
+        drop(fds);
+        self.count(call, rval);
+    }
+
+    pub(super) fn signal_stop(&mut self, pid: i32, sig: i32) {
+        let Some(proc) = self.procs.get_mut(&pid) else {
+            return;
+        };
+        if proc.life == Life::Starting || !self.select.signals.contains(sig) {
+            self.resume_tracee(pid, sig);
+            return;
+        }
+        if self.summary == Summary::Only {
+            self.resume_tracee(pid, sig);
+            return;
+        }
+        let text = match signal_name(sig).filter(|_| self.fmt.values_only == 0) {
+            Some(name) => format!("** {name} ** "),
+            None => format!("** SIGNAL {sig} ** "),
+        };
+        let proc = self.procs.get_mut(&pid).expect("present");
+        match proc.suspended.last() {
+            Some(top) if top.call.show == Show::Live => {
+                // At the split of the interrupted call.
+                proc.signal_seen = true;
+                self.out.restore_record(pid, top.record.clone());
+                call_replay(&mut self.out, pid, &top.call, true);
+                self.out.text(Some(pid), &text, Style::Signal);
+            }
+            Some(top) if top.call.show == Show::Deferred => {
+                // Into the held-back call's text, shown if the call is.
+                proc.signal_seen = true;
+                let record = top.record.clone();
+                self.out.restore_record(pid, record);
+                self.out.text(Some(pid), &text, Style::Signal);
+                let updated = self.out.take_record(pid);
+                let proc = self.procs.get_mut(&pid).expect("present");
+                if let Some(top) = proc.suspended.last_mut() {
+                    top.record = updated.clone();
+                }
+                self.out.restore_record(pid, updated);
+            }
+            top => {
+                if top.is_some() {
+                    proc.signal_seen = true;
+                }
+                self.out.record_replay(pid, false);
+                self.out.text(Some(pid), &text, Style::Signal);
+            }
+        }
+        self.resume_tracee(pid, sig);
+    }
+}

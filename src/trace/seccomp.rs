@@ -1,0 +1,179 @@
+//! The seccomp-bpf fast path: a filter that stops a started tracee only on
+//! the calls that are printed or that rtrace's bookkeeping needs.
+//!
+//! The child installs it right before its exec (with no-new-privs, as
+//! strace does); it is inherited by every child. Selected calls return
+//! SECCOMP_RET_TRACE (a PTRACE_EVENT_SECCOMP stop at entry); all others run
+//! at full speed (SECCOMP_RET_ALLOW) and the engine resumes with PTRACE_CONT.
+
+use crate::kernel::Arch;
+use crate::select::TraceSet;
+use crate::service;
+
+/// `AUDIT_ARCH_X86_64`, `AUDIT_ARCH_I386` from `<linux/audit.h>`.
+const AUDIT_ARCH_X86_64: u32 = 0xC000_003E;
+const AUDIT_ARCH_I386: u32 = 0x4000_0003;
+/// x32 calls carry this bit in their number.
+const X32_SYSCALL_BIT: u32 = 0x4000_0000;
+/// `SECCOMP_RET_*` from `<linux/seccomp.h>`.
+const RET_ALLOW: u32 = 0x7fff_0000;
+const RET_TRACE: u32 = 0x7ff0_0000;
+/// Offsets in `struct seccomp_data`.
+const DATA_NR: u32 = 0;
+const DATA_ARCH: u32 = 4;
+/// BPF opcodes (`<linux/bpf_common.h>`): BPF_LD|BPF_W|BPF_ABS,
+/// BPF_JMP|BPF_JEQ|BPF_K, BPF_JMP|BPF_JGE|BPF_K, BPF_RET|BPF_K.
+const LD_W_ABS: u16 = 0x20;
+const JMP_JEQ_K: u16 = 0x15;
+const JMP_JGE_K: u16 = 0x35;
+const RET_K: u16 = 0x06;
+
+/// Calls the engine must see even when they are not printed: the fd table
+/// (opens, dups, closes, mappings, user_events registrations), execs, and
+/// rt_sigreturn for calls interrupted by signal handlers.
+pub const BOOKKEEPING: &[&str] = &[
+    "open",
+    "openat",
+    "openat2",
+    "creat",
+    "close",
+    "close_range",
+    "dup",
+    "dup2",
+    "dup3",
+    "fcntl",
+    "fcntl64",
+    "mmap",
+    "mmap2",
+    "munmap",
+    "ioctl",
+    "execve",
+    "execveat",
+    "rt_sigreturn",
+    "sigreturn",
+    "restart_syscall",
+];
+
+fn stmt(code: u16, k: u32) -> libc::sock_filter {
+    libc::sock_filter {
+        code,
+        jt: 0,
+        jf: 0,
+        k,
+    }
+}
+
+fn jump(code: u16, k: u32, jt: u8, jf: u8) -> libc::sock_filter {
+    libc::sock_filter { code, jt, jf, k }
+}
+
+/// The numbers of `arch`'s calls that must stop: selected or bookkeeping.
+pub fn traced_numbers(arch: Arch, set: &TraceSet) -> Vec<u32> {
+    service::all_calls(arch)
+        .filter(|(_, name, kinds)| set.contains(name, kinds) || BOOKKEEPING.contains(name))
+        .map(|(nr, _, _)| nr as u32)
+        .collect()
+}
+
+/// Append `jeq nr -> RET_TRACE` checks for `numbers`, then `RET_ALLOW`.
+/// Each check is followed by its own return, so every jump is short.
+fn checks(prog: &mut Vec<libc::sock_filter>, numbers: &[u32]) {
+    for &nr in numbers {
+        prog.push(jump(JMP_JEQ_K, nr, 0, 1));
+        prog.push(stmt(RET_K, RET_TRACE));
+    }
+    prog.push(stmt(RET_K, RET_ALLOW));
+}
+
+/// `BPF_JMP|BPF_JA`: jump forward by `k` instructions.
+const JMP_JA: u16 = 0x05;
+
+/// The filter program for a trace set, for x86_64 and i386 callers.
+///
+/// ```text
+/// 0  ld arch
+/// 1  jeq X86_64 ? 3 : 2
+/// 2  ja compat                      (a long jump: the section may be long)
+/// 3  ld nr
+/// 4  jge X32_BIT ? 5 : 6            x32 calls are all traced
+/// 5  ret TRACE
+/// 6  (jeq NR ? next : skip; ret TRACE)*  ret ALLOW
+/// compat:
+///    jeq I386 ? +2 : +1;  ret ALLOW;  ld nr;  (jeq NR; ret TRACE)*  ret ALLOW
+/// ```
+pub fn program(set: &TraceSet) -> Vec<libc::sock_filter> {
+    let native = traced_numbers(Arch::X86_64, set);
+    let compat = traced_numbers(Arch::I386, set);
+    let mut prog = vec![
+        stmt(LD_W_ABS, DATA_ARCH),
+        jump(JMP_JEQ_K, AUDIT_ARCH_X86_64, 1, 0),
+        stmt(JMP_JA, 4 + 2 * native.len() as u32),
+        stmt(LD_W_ABS, DATA_NR),
+        jump(JMP_JGE_K, X32_SYSCALL_BIT, 0, 1),
+        stmt(RET_K, RET_TRACE),
+    ];
+    checks(&mut prog, &native);
+    debug_assert_eq!(prog.len(), 7 + 2 * native.len());
+    prog.push(jump(JMP_JEQ_K, AUDIT_ARCH_I386, 1, 0));
+    prog.push(stmt(RET_K, RET_ALLOW));
+    prog.push(stmt(LD_W_ABS, DATA_NR));
+    checks(&mut prog, &compat);
+    prog
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Run a BPF program the way the kernel would, for the opcodes we emit.
+    fn run(prog: &[libc::sock_filter], arch: u32, nr: u32) -> u32 {
+        let mut acc = 0u32;
+        let mut pc = 0usize;
+        loop {
+            let i = prog[pc];
+            match i.code {
+                LD_W_ABS => acc = if i.k == DATA_ARCH { arch } else { nr },
+                JMP_JEQ_K => {
+                    pc += if acc == i.k { i.jt } else { i.jf } as usize;
+                }
+                JMP_JGE_K => {
+                    pc += if acc >= i.k { i.jt } else { i.jf } as usize;
+                }
+                JMP_JA => pc += i.k as usize,
+                RET_K => return i.k,
+                other => panic!("unexpected opcode {other:#x}"),
+            }
+            pc += 1;
+        }
+    }
+
+    #[test]
+    fn selected_and_bookkeeping_calls_stop_others_run() {
+        let set = TraceSet::parse("getppid,write").unwrap();
+        let prog = program(&set);
+        assert!(prog.len() < 4096);
+        let x = AUDIT_ARCH_X86_64;
+        assert_eq!(run(&prog, x, 110), RET_TRACE, "getppid");
+        assert_eq!(run(&prog, x, 1), RET_TRACE, "write");
+        assert_eq!(run(&prog, x, 257), RET_TRACE, "openat: bookkeeping");
+        assert_eq!(run(&prog, x, 0), RET_ALLOW, "read");
+        assert_eq!(run(&prog, x, 39), RET_ALLOW, "getpid");
+        assert_eq!(run(&prog, x, 0x4000_0001), RET_TRACE, "x32");
+        let i = AUDIT_ARCH_I386;
+        assert_eq!(run(&prog, i, 64), RET_TRACE, "i386 getppid");
+        assert_eq!(run(&prog, i, 4), RET_TRACE, "i386 write");
+        assert_eq!(run(&prog, i, 3), RET_ALLOW, "i386 read");
+        assert_eq!(run(&prog, 0x1234, 1), RET_ALLOW, "other arch");
+    }
+
+    #[test]
+    fn a_large_selection_still_jumps_right() {
+        let set = TraceSet::parse("!getpid").unwrap();
+        let prog = program(&set);
+        assert!(prog.len() < 4096);
+        assert_eq!(run(&prog, AUDIT_ARCH_X86_64, 39), RET_ALLOW);
+        assert_eq!(run(&prog, AUDIT_ARCH_X86_64, 0), RET_TRACE);
+        assert_eq!(run(&prog, AUDIT_ARCH_I386, 20), RET_ALLOW);
+        assert_eq!(run(&prog, AUDIT_ARCH_I386, 3), RET_TRACE);
+    }
+}

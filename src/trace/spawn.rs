@@ -1,0 +1,232 @@
+//! Getting tracees: starting the command (fork, seize, exec) and attaching
+//! to running processes with all their threads.
+
+use std::cell::RefCell;
+use std::ffi::{CString, OsString};
+use std::os::unix::ffi::OsStrExt;
+use std::rc::Rc;
+
+use nix::unistd::Pid;
+
+use super::{Engine, Error, Life, Proc, io_message, wait};
+use crate::fdtable::FdTable;
+use crate::kernel;
+
+/// Find `cmd` the way execvp would, so a missing command fails before
+/// anything is started.
+fn resolve(cmd: &OsString) -> Result<std::path::PathBuf, std::io::Error> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::path::Path::new(cmd);
+    if cmd.as_bytes().contains(&b'/') {
+        return std::fs::metadata(path).map(|_| path.to_path_buf());
+    }
+    let dirs = std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
+    let mut found_non_exec = None;
+    for dir in std::env::split_paths(&dirs) {
+        let candidate = dir.join(path);
+        if let Ok(meta) = std::fs::metadata(&candidate) {
+            if meta.is_file() && meta.permissions().mode() & 0o111 != 0 {
+                return Ok(candidate);
+            }
+            found_non_exec.get_or_insert(candidate);
+        }
+    }
+    found_non_exec.ok_or_else(|| std::io::Error::from_raw_os_error(libc::ENOENT))
+}
+
+/// The ptrace options for a tracee.
+pub(super) fn options(follow: bool, started: bool, seccomp: bool) -> libc::c_int {
+    let mut opts = libc::PTRACE_O_TRACESYSGOOD | libc::PTRACE_O_TRACEEXEC;
+    if follow {
+        opts |= libc::PTRACE_O_TRACEFORK | libc::PTRACE_O_TRACEVFORK | libc::PTRACE_O_TRACECLONE;
+    }
+    if started {
+        opts |= libc::PTRACE_O_EXITKILL;
+    }
+    if seccomp {
+        opts |= libc::PTRACE_O_TRACESECCOMP;
+    }
+    opts
+}
+
+fn environ() -> *const *const libc::c_char {
+    unsafe extern "C" {
+        static environ: *const *const libc::c_char;
+    }
+    // SAFETY: reading the C library's environment pointer.
+    unsafe { environ }
+}
+
+impl Engine {
+    /// Start `command` traced from its first execve. With a seccomp
+    /// program, the child installs it just before exec.
+    pub(super) fn spawn(
+        &mut self,
+        command: &[OsString],
+        filter: Option<&[libc::sock_filter]>,
+    ) -> Result<(), Error> {
+        let shown = command[0].to_string_lossy().into_owned();
+        let path = resolve(&command[0])
+            .map_err(|e| Error::new(format!("cannot run '{shown}': {}", io_message(&e)), 127))?;
+        let c_path = CString::new(path.as_os_str().as_bytes())
+            .map_err(|_| Error::new(format!("cannot run '{shown}': NUL in name"), 127))?;
+        let c_args: Vec<CString> = command
+            .iter()
+            .map(|a| CString::new(a.as_bytes()))
+            .collect::<Result<_, _>>()
+            .map_err(|_| Error::new("an argument contains a NUL byte".into(), 2))?;
+        let mut argv: Vec<*const libc::c_char> = c_args.iter().map(|a| a.as_ptr()).collect();
+        argv.push(std::ptr::null());
+        let prefix = format!("rtrace: cannot run '{shown}': ");
+        let seccomp_failed = "rtrace: cannot install the seccomp filter\n";
+        let prog = filter.map(|f| libc::sock_fprog {
+            len: f.len() as u16,
+            filter: f.as_ptr() as *mut libc::sock_filter,
+        });
+
+        let mut fds = [0; 2];
+        // SAFETY: pipe2 writes two fds into the array.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } < 0 {
+            return Err(Error::new(
+                format!("pipe: {}", io_message(&std::io::Error::last_os_error())),
+                1,
+            ));
+        }
+        let (rfd, wfd) = (fds[0], fds[1]);
+        // SAFETY: the child only calls async-signal-safe functions on data
+        // prepared before the fork, then execs or exits.
+        let pid = unsafe { libc::fork() };
+        if pid < 0 {
+            return Err(Error::new(
+                format!("fork: {}", io_message(&std::io::Error::last_os_error())),
+                1,
+            ));
+        }
+        if pid == 0 {
+            // SAFETY: child side of fork, see above.
+            unsafe {
+                libc::close(wfd);
+                for sig in [
+                    libc::SIGINT,
+                    libc::SIGTERM,
+                    libc::SIGHUP,
+                    libc::SIGQUIT,
+                    libc::SIGPIPE,
+                    libc::SIGALRM,
+                ] {
+                    libc::signal(sig, libc::SIG_DFL);
+                }
+                let mut byte = 0u8;
+                // Wait until the parent has seized us.
+                while libc::read(rfd, (&mut byte as *mut u8).cast(), 1) < 0 {}
+                if let Some(prog) = &prog {
+                    // The filter needs no-new-privs, as with strace.
+                    let ok = libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
+                        && libc::syscall(
+                            libc::SYS_seccomp,
+                            libc::SECCOMP_SET_MODE_FILTER,
+                            0,
+                            prog as *const libc::sock_fprog,
+                        ) == 0;
+                    if !ok {
+                        libc::write(2, seccomp_failed.as_ptr().cast(), seccomp_failed.len());
+                        libc::_exit(127);
+                    }
+                }
+                libc::execve(c_path.as_ptr(), argv.as_ptr(), environ());
+                let err = *libc::__errno_location();
+                let msg = libc::strerror(err);
+                libc::write(2, prefix.as_ptr().cast(), prefix.len());
+                libc::write(2, msg.cast(), libc::strlen(msg));
+                libc::write(2, b"\n".as_ptr().cast(), 1);
+                libc::_exit(127);
+            }
+        }
+        // SAFETY: closing our copy of the read end.
+        unsafe { libc::close(rfd) };
+        let child = Pid::from_raw(pid);
+        let seccomp = filter.is_some();
+        let seized = kernel::seize(child, options(self.follow, true, seccomp))
+            .and_then(|_| kernel::interrupt(child));
+        if let Err(e) = seized {
+            // SAFETY: kill and close take plain values.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+                libc::close(wfd);
+            }
+            return Err(Error::new(
+                format!("cannot trace '{shown}': {}", io_message(&e)),
+                1,
+            ));
+        }
+        // The interrupt stop: the child is ours from here on.
+        loop {
+            match wait(pid, 0) {
+                None => continue,
+                Some(Ok((_, status))) if libc::WIFSTOPPED(status) => break,
+                Some(_) => {
+                    // SAFETY: plain close.
+                    unsafe { libc::close(wfd) };
+                    return Err(Error::new(format!("cannot trace '{shown}'"), 1));
+                }
+            }
+        }
+        // SAFETY: one byte from a local to our pipe, then close it.
+        unsafe {
+            libc::write(wfd, b"x".as_ptr().cast(), 1);
+            libc::close(wfd);
+        }
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| shown.clone());
+        let name: String = name.chars().take(15).collect();
+        let fds = Rc::new(RefCell::new(FdTable::new(pid)));
+        let mut proc = Proc::new(pid, name.clone(), false, Life::Starting, fds);
+        proc.quiet_exec = true;
+        proc.seccomp = seccomp;
+        self.procs.insert(pid, proc);
+        self.main_pid = Some(pid);
+        self.set_count();
+        self.banner(pid, &format!("Tracing {name} (pid {pid})"));
+        // Until its exec the child is stopped at every call: the filter is
+        // not there yet.
+        self.resume(pid, libc::PTRACE_SYSCALL, 0);
+        Ok(())
+    }
+
+    /// Attach to `pid` and all its threads with PTRACE_SEIZE.
+    pub(super) fn attach(&mut self, pid: i32) -> Result<(), Error> {
+        let tasks = std::fs::read_dir(format!("/proc/{pid}/task"))
+            .map_err(|_| Error::new(format!("cannot attach to pid {pid}: No such process"), 1))?;
+        let mut tids: Vec<i32> = tasks
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+            .collect();
+        tids.sort_unstable();
+        let fds = Rc::new(RefCell::new(FdTable::new(pid)));
+        for tid in tids {
+            if self.procs.contains_key(&tid) {
+                continue;
+            }
+            let t = Pid::from_raw(tid);
+            match kernel::seize(t, options(self.follow, false, false))
+                .and_then(|_| kernel::interrupt(t))
+            {
+                Ok(()) => {}
+                // A thread that exited meanwhile is no failure.
+                Err(e) if e.raw_os_error() == Some(libc::ESRCH) && tid != pid => continue,
+                Err(e) => {
+                    return Err(Error::new(
+                        format!("cannot attach to pid {pid}: {}", io_message(&e)),
+                        1,
+                    ));
+                }
+            }
+            let name = kernel::process_name(t).unwrap_or_else(|| "<unknown>".into());
+            let proc = Proc::new(tid, name, true, Life::Attaching, fds.clone());
+            self.procs.insert(tid, proc);
+        }
+        self.set_count();
+        Ok(())
+    }
+}
