@@ -271,8 +271,13 @@ impl TraceSet {
                 }
                 Term::Class(class.to_string())
             } else if let Some(pattern) = word.strip_prefix('/') {
-                let re = regex::Regex::new(pattern)
-                    .map_err(|e| format!("bad regex '{pattern}': {e}"))?;
+                let re = regex::Regex::new(pattern).map_err(|e| {
+                    // The regex crate's message spans lines; keep its last.
+                    let text = e.to_string();
+                    let last = text.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("");
+                    let last = last.trim().trim_start_matches("error: ");
+                    format!("bad regex '{pattern}': {last}")
+                })?;
                 Term::Regex(re)
             } else {
                 if !optional && !known_name(word) {

@@ -759,6 +759,11 @@ impl Engine {
         let proc = self.procs.get_mut(&pid).expect("checked");
         let unfinished = self.select.status.unfinished;
         if let Some(mut call) = proc.call.take() {
+            let exits = matches!(&*call.name, "exit" | "exit_group");
+            if self.summary != Summary::Off && call.selected && exits {
+                // exit_group never returns; strace counts it all the same.
+                self.stats.record(&call.name, false, call.entered.elapsed());
+            }
             if libc::WIFEXITED(status) && call.kind == CallType::NoReturn {
                 // exit(): no leave event comes; show the call as finished.
                 let fds = proc.fds.borrow();

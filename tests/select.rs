@@ -1,0 +1,218 @@
+//! Selection and statistics traced on real programs: `-e trace=` by name,
+//! class, regex and negation (with and without the seccomp-bpf fast path),
+//! `-e status=`, `-z`/`-Z`, `-e signal=`, `-c`/`-C`, `-T`, and bad input.
+
+mod common;
+
+use common::{fixture, rtrace, trace};
+
+fn name(bin: &std::path::Path) -> &str {
+    bin.file_name().unwrap().to_str().unwrap()
+}
+
+fn s(v: &[&str]) -> Vec<String> {
+    v.iter().map(|l| l.to_string()).collect()
+}
+
+const WRITES: &[&str] = &[
+    "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+    "write(4, \"hello\", 5) = 5",
+    "write(5, \"\\x1b[31mred\\x1b[0m\\n\", 13) = 13",
+    "write(4, &0x1, 10) = -1 [EFAULT]",
+    "Process exited normally with code 3",
+];
+
+#[test]
+fn trace_by_name_with_and_without_seccomp() {
+    let bin = fixture("shapes");
+    for mode in [&[][..], &["--seccomp-bpf"][..], &["--no-seccomp-bpf"][..]] {
+        let mut args = vec!["-e", "trace=write"];
+        args.extend_from_slice(mode);
+        let run = trace(&args, &[name(&bin)]);
+        assert_eq!(run.code(), Some(3), "{mode:?}: {}", run.stderr());
+        let lines = run.lines();
+        assert_eq!(lines[0], "Tracing shapes (pid PID1)", "{mode:?}");
+        assert_eq!(lines[1..], s(WRITES), "{mode:?}");
+    }
+}
+
+#[test]
+fn classes_regexes_and_negation() {
+    let bin = fixture("shapes");
+    let file = trace(&["-e", "trace=%file"], &[name(&bin)]).lines();
+    assert!(
+        file.contains(&"openat(AT_FDCWD, \"/nonexistent/x\", O_RDONLY) = -1 [ENOENT]".to_string()),
+        "{file:#?}"
+    );
+    assert!(!file.iter().any(|l| l.starts_with("write(")), "{file:#?}");
+
+    let re = trace(&["-e", "trace=/^(pipe2|close)$"], &[name(&bin)]).lines();
+    assert!(
+        re[1..re.len() - 1]
+            .iter()
+            .all(|l| l.starts_with("pipe2(") || l.starts_with("close(")),
+        "{re:#?}"
+    );
+    assert_eq!(
+        re[re.len() - 3..],
+        s(&[
+            "pipe2(&ADDR, 0x0) = 0",
+            "close(5) = 0",
+            "Process exited normally with code 3"
+        ])
+    );
+
+    let not = trace(
+        &["-e", "trace=!%desc,%memory,%process,%file"],
+        &[name(&bin)],
+    )
+    .lines();
+    assert!(
+        not.contains(&"pipe2(&ADDR, 0x0) = 0".to_string()),
+        "{not:#?}"
+    );
+    assert!(
+        !not.iter()
+            .any(|l| l.starts_with("write(") || l.starts_with("exit_group"))
+    );
+}
+
+#[test]
+fn status_filters_print_only_matching_outcomes() {
+    let bin = fixture("shapes");
+    let failed = trace(&["-Z"], &[name(&bin)]).after_marker();
+    assert_eq!(
+        failed,
+        s(&[
+            "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+            "write(4, &0x1, 10) = -1 [EFAULT]",
+            "openat(AT_FDCWD, \"/nonexistent/x\", O_RDONLY) = -1 [ENOENT]",
+            "Process exited normally with code 3",
+        ])
+    );
+    let ok = trace(&["-z", "-e", "trace=write,openat"], &[name(&bin)]).lines();
+    let tail = &ok[ok.len() - 4..];
+    assert_eq!(
+        tail,
+        s(&[
+            "write(4, \"hello\", 5) = 5",
+            "openat(AT_FDCWD, \"/dev/null\", O_WRONLY|O_CLOEXEC) = 5",
+            "write(5, \"\\x1b[31mred\\x1b[0m\\n\", 13) = 13",
+            "Process exited normally with code 3",
+        ])
+    );
+    let unfinished = trace(&["-e", "status=unfinished"], &[name(&bin)]).lines();
+    assert_eq!(
+        unfinished[1..],
+        s(&["exit_group(3)", "Process exited normally with code 3"])
+    );
+}
+
+#[test]
+fn signal_selection_hides_signals() {
+    let bin = fixture("fork_wait");
+    let all = trace(&["-f"], &[name(&bin)]).after_marker();
+    assert!(all.contains(&"** SIGCHLD **".to_string()), "{all:#?}");
+    let none = trace(&["-f", "-e", "signal=!SIGCHLD"], &[name(&bin)]).after_marker();
+    assert!(!none.iter().any(|l| l.contains("SIGCHLD")), "{none:#?}");
+    assert_eq!(none.last().unwrap(), "Process exited normally with code 0");
+}
+
+#[test]
+fn summary_counts_calls_and_errors() {
+    let bin = fixture("shapes");
+    let run = trace(&["-c", "-S", "name"], &[name(&bin)]);
+    assert_eq!(run.code(), Some(3));
+    let lines = run.lines();
+    assert_eq!(
+        lines[0],
+        "% time     seconds  usecs/call     calls    errors syscall"
+    );
+    let row = |call: &str| {
+        lines
+            .iter()
+            .find(|l| l.ends_with(&format!(" {call}")))
+            .unwrap_or_else(|| panic!("no {call} row: {lines:#?}"))
+            .split_whitespace()
+            .skip(3)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert_eq!(row("write"), "4 2 write");
+    assert_eq!(row("exit_group"), "1 exit_group");
+    assert_eq!(row("pipe2"), "1 pipe2");
+    assert!(lines.last().unwrap().ends_with(" total"));
+    // -c prints nothing but the table.
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l.starts_with("Tracing") || l.contains("("))
+    );
+    // The rows are sorted by name.
+    let names: Vec<&str> = lines[2..lines.len() - 2]
+        .iter()
+        .map(|l| l.split_whitespace().last().unwrap())
+        .collect();
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    assert_eq!(names, sorted);
+
+    let both = trace(&["-C", "-e", "trace=write"], &[name(&bin)]).lines();
+    assert_eq!(both[1..6], s(WRITES));
+    assert!(both[6].starts_with("% time"), "{both:#?}");
+    assert_eq!(both.len(), 6 + 5, "one row: write");
+}
+
+#[test]
+fn call_times_end_each_line() {
+    let bin = fixture("shapes");
+    let lines = trace(&["-T", "-e", "trace=write"], &[name(&bin)]).lines();
+    for line in &lines[1..5] {
+        let (call, time) = line.rsplit_once(" <").unwrap_or_else(|| panic!("{line}"));
+        assert!(WRITES.contains(&call), "{call}");
+        let secs = time.strip_suffix('>').unwrap();
+        let (whole, frac) = secs.split_once('.').unwrap();
+        assert!(whole.parse::<u64>().is_ok() && frac.len() == 6, "{line}");
+    }
+}
+
+#[test]
+fn bad_selections_are_one_line_errors() {
+    for (args, start) in [
+        (
+            &["-e", "trace=nosuchcall", "true"][..],
+            "rtrace: unknown system call 'nosuchcall'",
+        ),
+        (
+            &["-e", "trace=%bogus", "true"][..],
+            "rtrace: unknown class '%bogus'",
+        ),
+        (&["-e", "trace=/(", "true"][..], "rtrace: bad regex '('"),
+        (
+            &["-e", "bogus=1", "true"][..],
+            "rtrace: unknown -e qualifier 'bogus'",
+        ),
+        (
+            &["-e", "status=maybe", "true"][..],
+            "rtrace: unknown status 'maybe'",
+        ),
+        (
+            &["-e", "signal=SIGNOPE", "true"][..],
+            "rtrace: unknown signal 'SIGNOPE'",
+        ),
+        (
+            &["-S", "bogus", "true"][..],
+            "rtrace: unknown sort key 'bogus'",
+        ),
+        (
+            &["--seccomp-bpf", "true"][..],
+            "rtrace: --seccomp-bpf needs",
+        ),
+    ] {
+        let out = rtrace().args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.starts_with(start), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    }
+}
