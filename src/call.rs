@@ -207,6 +207,8 @@ pub struct Stopped<'a> {
     pub mem: &'a mut Memory,
     /// Its pid (the thread id).
     pub pid: i32,
+    /// Its thread group id (the process id), for JSON.
+    pub tgid: i32,
     /// Its fd table.
     pub fds: &'a FdTable,
 }
@@ -216,6 +218,8 @@ pub fn call_enter(t: Stopped, call: &mut Call) {
     let mut p = Printer::new(t.out, t.pid, t.cfg, &mut call.fmt, t.mem, call.arch);
     match call.show {
         Show::Hidden => return,
+        // JSON is written whole at leave; nothing of the line exists before.
+        _ if t.cfg.json => {}
         Show::Deferred => p.output().record_start_deferred(t.pid),
         Show::Live => {
             p.output().newline();
@@ -243,7 +247,9 @@ pub fn call_enter(t: Stopped, call: &mut Call) {
         }
         CallType::NotDone => p.push_sep(),
     }
-    p.output().record_stop(t.pid);
+    if !t.cfg.json {
+        p.output().record_stop(t.pid);
+    }
 }
 
 /// Replay a preempted call's enter text (`*name(...`); when the recording
@@ -277,6 +283,12 @@ pub fn call_leave(
     duration: Option<std::time::Duration>,
 ) {
     debug_assert!(!skip || call.kind == CallType::NoReturn);
+    if t.cfg.json {
+        if call.show != Show::Hidden && (call.show == Show::Live || print) {
+            json_leave(t, call, rval, skip, duration);
+        }
+        return;
+    }
     match call.show {
         Show::Hidden => return,
         Show::Deferred if !print => {
@@ -319,6 +331,93 @@ pub fn call_leave(
     }
     t.out.record_clear(t.pid);
     t.out.newline();
+}
+
+/// Version of the JSON Lines schema (see JSON.md).
+pub const JSON_SCHEMA: u32 = 1;
+
+/// Seconds since the epoch, for JSON events.
+pub fn json_time() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+/// Finish a call in JSON: let its leave printer fill the values, then write
+/// the call as one object on one line.
+fn json_leave(
+    t: Stopped,
+    call: &mut Call,
+    rval: i64,
+    skip: bool,
+    duration: Option<std::time::Duration>,
+) {
+    use serde_json::{Value, json};
+    let failed = is_error(rval);
+    let returned = !skip && (call.kind != CallType::NoReturn || failed);
+    {
+        let mut p = Printer::new(t.out, t.pid, t.cfg, &mut call.fmt, t.mem, call.arch);
+        if returned && call.kind != CallType::NoReturn {
+            let mut ctx = CallCtx {
+                nr: call.nr,
+                arch: call.arch,
+                args: call.args,
+                result: rval,
+                sig: call.sig,
+                data: &mut call.data,
+                fds: t.fds,
+            };
+            (call.handler.r#in)(&mut p, &mut ctx, failed);
+        } else if !p.state().params_closed {
+            p.close(")");
+        }
+    }
+    let nparams = call.sig.map_or(6, |s| s.params.len());
+    let raw: Vec<Value> = call.args[..nparams.min(6)]
+        .iter()
+        .map(|&a| Value::from(a))
+        .collect();
+    let j = std::mem::take(&mut call.fmt.json);
+    let mut obj = json!({
+        "schema": JSON_SCHEMA,
+        "type": "call",
+        "time": json_time(),
+        "pid": t.tgid,
+        "tid": t.pid,
+        "name": &*call.name,
+        "arch": match call.arch {
+            Arch::X86_64 => "x86_64",
+            Arch::I386 => "i386",
+            Arch::X32 => "x32",
+        },
+        "raw": raw,
+        "args": j.args.unwrap_or_default(),
+    });
+    let map = obj.as_object_mut().expect("an object");
+    if returned {
+        map.insert("result".into(), Value::from(rval));
+        if failed {
+            map.insert(
+                "errno".into(),
+                errno_name(-rval).map_or(Value::from(-rval), Value::from),
+            );
+        }
+    } else {
+        map.insert("result".into(), Value::Null);
+    }
+    if !j.returned.is_empty() {
+        map.insert("returned".into(), Value::Object(j.returned));
+    }
+    if !j.extended.is_empty() {
+        map.insert("extended".into(), Value::Array(j.extended));
+    }
+    if let Some(d) = duration {
+        map.insert("duration".into(), Value::from(d.as_secs_f64()));
+    }
+    let mut line = obj.to_string();
+    line.push('\n');
+    t.out.raw(&line);
 }
 
 /// The default leave printer: `=` if not yet printed, then the result.

@@ -28,6 +28,8 @@ pub struct FormatConfig {
     pub string_limit: usize,
     /// `-y`: print the path of each fd parameter: `3</dev/usbmon1>`.
     pub decode_fds: bool,
+    /// `--json`: the primitives build JSON values instead of text.
+    pub json: bool,
 }
 
 impl Default for FormatConfig {
@@ -38,6 +40,7 @@ impl Default for FormatConfig {
             verbose: 0,
             string_limit: 32,
             decode_fds: false,
+            json: false,
         }
     }
 }
@@ -76,7 +79,51 @@ pub struct FormatState {
     /// Text that ends the call's line (`-T`'s ` <0.000123>`), printed
     /// before any continuation line.
     pub(crate) suffix: Option<String>,
+    /// The JSON rendering of the call, built by the same primitives.
+    pub(crate) json: JsonCall,
 }
+
+/// A call's JSON rendering under construction: the open objects and arrays,
+/// and what was printed after the result.
+#[derive(Clone, Debug, Default)]
+pub struct JsonCall {
+    frames: Vec<(String, JsonFrame)>,
+    /// The call's parameters, once their list is closed.
+    pub args: Option<serde_json::Map<String, Value>>,
+    /// Values printed after the result (an ioctl's IF_IN struct).
+    pub returned: serde_json::Map<String, Value>,
+    /// Extended results (continuation lines) as structured values.
+    pub extended: Vec<Value>,
+}
+
+#[derive(Clone, Debug)]
+enum JsonFrame {
+    Object(serde_json::Map<String, Value>),
+    Array(Vec<Value>),
+}
+
+impl JsonCall {
+    /// Put `value` into the innermost open object or array under `name`.
+    fn insert(&mut self, name: &str, value: Value) {
+        match self.frames.last_mut() {
+            Some((_, JsonFrame::Array(items))) => items.push(value),
+            Some((_, JsonFrame::Object(map))) => {
+                let key = if name.is_empty() {
+                    format!("arg{}", map.len())
+                } else {
+                    name.to_string()
+                };
+                map.insert(key, value);
+            }
+            None => {
+                let key = if name.is_empty() { "value" } else { name };
+                self.returned.insert(key.to_string(), value);
+            }
+        }
+    }
+}
+
+use serde_json::Value;
 
 /// A flag or value name table entry: `{mask, value, name}` as in trace(1).
 #[derive(Clone, Copy, Debug)]
@@ -154,9 +201,28 @@ impl<'a> Printer<'a> {
     }
 
     /// Raw text for the output layer, outside the field grammar (call names,
-    /// ` = `, results). Handlers should not need this.
+    /// ` = `, results). Handlers should not need this. Nothing in JSON.
     pub fn text(&mut self, text: &str, style: Style) {
-        self.out.text(Some(self.pid), text, style);
+        if !self.cfg.json {
+            self.out.text(Some(self.pid), text, style);
+        }
+    }
+
+    /// Whether the primitives are building JSON.
+    pub fn json(&self) -> bool {
+        self.cfg.json
+    }
+
+    /// Emit one item: `name=text` in the text grammar, `"name": json` in
+    /// JSON. Every value primitive goes through here.
+    fn emit(&mut self, name: &str, text: &str, json: impl FnOnce() -> Value) {
+        if self.cfg.json {
+            let value = json();
+            self.state.json.insert(name, value);
+        } else {
+            self.item(name);
+            self.out.text(Some(self.pid), text, Style::Plain);
+        }
     }
 
     /// The output layer, for the call layer's own bookkeeping.
@@ -167,7 +233,18 @@ impl<'a> Printer<'a> {
     /// A continuation line after the call's line: an extended result such
     /// as a fetched USB event. Printed only after the call's result.
     pub fn continuation(&mut self, text: &str) {
+        self.continuation_with(text, || serde_json::json!({ "text": text }));
+    }
+
+    /// A continuation line whose JSON form is a structured value (a usbmon
+    /// event's fields, a user_events payload).
+    pub fn continuation_with(&mut self, text: &str, json: impl FnOnce() -> Value) {
         debug_assert!(self.state.equals_printed, "continuation before the result");
+        if self.cfg.json {
+            let value = json();
+            self.state.json.extended.push(value);
+            return;
+        }
         if let Some(suffix) = self.state.suffix.take() {
             self.out.text(Some(self.pid), &suffix, Style::Plain);
         }
@@ -194,6 +271,9 @@ impl<'a> Printer<'a> {
 
     /// Owe a separator now, so a later half (the call leave) starts with `, `.
     pub fn push_sep(&mut self) {
+        if self.cfg.json {
+            return;
+        }
         if let Some(level) = self.state.levels.last_mut()
             && level.need_sep
         {
@@ -204,8 +284,17 @@ impl<'a> Printer<'a> {
 
     /// Open a nested list (`(`, `{` or `[`) as item `name`.
     pub fn open(&mut self, name: &str, opener: &str, naming: Naming) {
-        self.item(name);
-        self.out.text(Some(self.pid), opener, Style::Plain);
+        if self.cfg.json {
+            let frame = if opener == "[" {
+                JsonFrame::Array(Vec::new())
+            } else {
+                JsonFrame::Object(serde_json::Map::new())
+            };
+            self.state.json.frames.push((name.to_string(), frame));
+        } else {
+            self.item(name);
+            self.out.text(Some(self.pid), opener, Style::Plain);
+        }
         let names = match naming {
             Naming::Params => self.cfg.all_names,
             Naming::Fields => true,
@@ -219,6 +308,24 @@ impl<'a> Printer<'a> {
 
     /// Close the innermost list with `closer`.
     pub fn close(&mut self, closer: &str) {
+        if self.cfg.json {
+            if let Some((key, frame)) = self.state.json.frames.pop() {
+                let value = match frame {
+                    JsonFrame::Object(map) => Value::Object(map),
+                    JsonFrame::Array(items) => Value::Array(items),
+                };
+                if self.state.json.frames.is_empty() && closer.starts_with(')') {
+                    // The call's parameter list.
+                    if let Value::Object(map) = value {
+                        self.state.json.args = Some(map);
+                    }
+                } else {
+                    self.state.json.insert(&key, value);
+                }
+            }
+            self.state.levels.pop();
+            return;
+        }
         debug_assert!(!self.state.levels.is_empty(), "close() without open()");
         self.state.levels.pop();
         if !closer.is_empty() {
@@ -228,49 +335,65 @@ impl<'a> Printer<'a> {
 
     /// Print `..` as the last item: not everything was shown.
     pub fn more(&mut self) {
+        if self.cfg.json {
+            match self.state.json.frames.last_mut() {
+                Some((_, JsonFrame::Array(items))) => items.push(Value::String("..".into())),
+                Some((_, JsonFrame::Object(map))) => {
+                    map.insert("..".into(), Value::Bool(true));
+                }
+                None => {}
+            }
+            return;
+        }
         self.item("");
         self.out.text(Some(self.pid), "..", Style::Plain);
     }
 
     /// A field whose value is already text (a symbol, a formatted number).
     pub fn field(&mut self, name: &str, text: &str) {
-        self.item(name);
-        self.out.text(Some(self.pid), text, Style::Plain);
+        self.emit(name, text, || Value::String(text.to_string()));
     }
 
     /// A signed decimal.
     pub fn int(&mut self, name: &str, value: i64) {
-        self.field(name, &value.to_string());
+        self.emit(name, &value.to_string(), || Value::from(value));
     }
 
     /// An unsigned decimal.
     pub fn uint(&mut self, name: &str, value: u64) {
-        self.field(name, &value.to_string());
+        self.emit(name, &value.to_string(), || Value::from(value));
     }
 
     /// A hexadecimal value.
     pub fn hex(&mut self, name: &str, value: u64) {
-        self.field(name, &format!("0x{value:x}"));
+        self.emit(name, &format!("0x{value:x}"), || Value::from(value));
     }
 
     /// An octal mode.
     pub fn mode(&mut self, name: &str, value: u64) {
-        self.field(name, &format!("0{value:o}"));
+        self.emit(name, &format!("0{value:o}"), || {
+            Value::String(format!("0{value:o}"))
+        });
     }
 
     /// A pointer: `NULL` or `&0x7ffd...`.
     pub fn ptr(&mut self, name: &str, addr: u64) {
         if addr == 0 {
-            self.field(name, "NULL");
+            self.emit(name, "NULL", || Value::Null);
         } else {
-            self.field(name, &format!("&0x{addr:x}"));
+            let text = format!("&0x{addr:x}");
+            self.emit(name, &text, || Value::String(format!("0x{addr:x}")));
         }
     }
 
     /// A value that is one of a set of symbols, or a number if none fits.
     pub fn symbol(&mut self, name: &str, value: i64, symbol: Option<&str>) {
         match symbol {
-            Some(sym) if self.symbols() => self.field(name, sym),
+            Some(sym) if self.symbols() => self.emit(
+                name,
+                sym,
+                || serde_json::json!({ "value": value, "name": sym }),
+            ),
             _ => self.int(name, value),
         }
     }
@@ -279,17 +402,28 @@ impl<'a> Printer<'a> {
     /// are tried in order; each matched entry's bits are removed.
     pub fn flags(&mut self, name: &str, value: u64, table: &[FlagDef]) {
         let text = flags_text(value, table, self.symbols());
-        self.field(name, &text);
+        self.emit(name, &text, || {
+            let names: Vec<&str> = if text == "0" {
+                Vec::new()
+            } else {
+                text.split('|').collect()
+            };
+            serde_json::json!({ "value": value, "flags": names })
+        });
+    }
+
+    /// A byte string: C-escaped in quotes, `..` after the quote if `cut`.
+    /// In JSON a string (or hex when not UTF-8), with `"truncated"`.
+    pub fn string(&mut self, name: &str, bytes: &[u8], cut: bool) {
+        let text = quote(bytes, cut);
+        self.emit(name, &text, || json_bytes(bytes, cut));
     }
 
     /// A NUL-terminated string at `addr`, or its pointer if unreadable.
     pub fn cstr(&mut self, name: &str, addr: u64) {
         let limit = self.cfg.string_limit;
         match self.mem.read_cstr(addr, limit) {
-            Some((bytes, terminated)) => {
-                let text = quote(&bytes, !terminated);
-                self.field(name, &text);
-            }
+            Some((bytes, terminated)) => self.string(name, &bytes, !terminated),
             None => self.ptr(name, addr),
         }
     }
@@ -298,10 +432,7 @@ impl<'a> Printer<'a> {
     /// string limit, since a cut path is rarely useful.
     pub fn path(&mut self, name: &str, addr: u64) {
         match self.mem.read_cstr(addr, PATH_MAX) {
-            Some((bytes, terminated)) => {
-                let text = quote(&bytes, !terminated);
-                self.field(name, &text);
-            }
+            Some((bytes, terminated)) => self.string(name, &bytes, !terminated),
             None => self.ptr(name, addr),
         }
     }
@@ -317,8 +448,7 @@ impl<'a> Printer<'a> {
             self.ptr(name, addr);
             return;
         }
-        let text = quote(&bytes, (len as usize) > want);
-        self.field(name, &text);
+        self.string(name, &bytes, (len as usize) > want);
     }
 
     /// Copy a struct of `N` bytes from `addr` and open it as `{`; on a
@@ -344,6 +474,26 @@ impl<'a> Printer<'a> {
             self.more();
         }
         self.close("}");
+    }
+}
+
+/// A byte string as JSON: a string when it is UTF-8, else `{"hex": ...}`;
+/// wrapped with `"truncated": true` when cut.
+pub fn json_bytes(bytes: &[u8], cut: bool) -> Value {
+    let value = match std::str::from_utf8(bytes) {
+        Ok(text) => Value::String(text.to_string()),
+        Err(_) => {
+            let mut hex = String::with_capacity(bytes.len() * 2);
+            for b in bytes {
+                let _ = write!(hex, "{b:02x}");
+            }
+            serde_json::json!({ "hex": hex })
+        }
+    };
+    if cut {
+        serde_json::json!({ "string": value, "truncated": true })
+    } else {
+        value
     }
 }
 

@@ -138,6 +138,11 @@ struct Cli {
     #[arg(long = "no-seccomp-bpf")]
     no_seccomp_bpf: bool,
 
+    /// Write JSON Lines: one object per call, signal and process event
+    /// (schema in JSON.md)
+    #[arg(long)]
+    json: bool,
+
     /// Color the output
     #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
     color: ColorWhen,
@@ -244,6 +249,7 @@ fn main() -> ExitCode {
         ),
     };
     let color = match cli.color {
+        _ if cli.json => false,
         ColorWhen::Always => true,
         ColorWhen::Never => false,
         ColorWhen::Auto => {
@@ -285,6 +291,7 @@ fn main() -> ExitCode {
             verbose: cli.verbose,
             string_limit,
             decode_fds: cli.decode_fds,
+            json: cli.json,
         },
         select,
         summary: match (cli.summary_only, cli.summary) {

@@ -269,7 +269,7 @@ fn fetched_by_get(p: &mut Printer, code: u32, arg: u64) {
     let got = p.mem().read(data_addr, &mut data);
     data.truncate(got);
     let text = render(&hdr, &data);
-    p.continuation(&format!("> {text}"));
+    p.continuation_with(&format!("> {text}"), || event_json(&hdr, &data, &text));
     if p.config().verbose > 0 {
         p.continuation(&format!("  {}", header_fields(&hdr)));
     }
@@ -318,7 +318,7 @@ fn fetched_by_mfetch(p: &mut Printer, code: u32, call: &IoctlCall) {
         let got = p.mem().read(base + off + HDR_LEN as u64, &mut data);
         data.truncate(got);
         let text = render(&hdr, &data);
-        p.continuation(&format!("> {text}"));
+        p.continuation_with(&format!("> {text}"), || event_json(&hdr, &data, &text));
         if p.config().verbose > 0 && hdr[8] != b'@' {
             p.continuation(&format!("  {}", header_fields(&hdr)));
         }
@@ -342,10 +342,61 @@ pub fn fetched_by_read(p: &mut Printer, buf: u64, len: u64) {
     let got = p.mem().read(buf + HDR_LEN_API0 as u64, &mut data);
     data.truncate(got);
     let text = render(&hdr, &data);
-    p.continuation(&format!("> {text}"));
+    p.continuation_with(&format!("> {text}"), || event_json(&hdr, &data, &text));
     if p.config().verbose > 0 {
         p.continuation(&format!("  {}", header_fields(&hdr)));
     }
+}
+
+/// One event as a JSON object: the header's fields, the captured data
+/// shown (hex) and the kernel-text rendering.
+pub fn event_json(hdr: &[u8], data: &[u8], text: &str) -> serde_json::Value {
+    let kind = u8_at(hdr, 8);
+    if kind == b'@' {
+        return serde_json::json!({ "usbmon": "filler", "len_cap": u32_at(hdr, 36), "text": text });
+    }
+    let char_or_num = |b: u8| {
+        if b.is_ascii_graphic() {
+            serde_json::Value::from((b as char).to_string())
+        } else {
+            serde_json::Value::from(b)
+        }
+    };
+    let shown = data
+        .len()
+        .min(TEXT_DATA_MAX + iso_descs_present(hdr) * ISODESC_LEN);
+    let mut hex = String::new();
+    for b in &data[..shown] {
+        let _ = write!(hex, "{b:02x}");
+    }
+    let mut obj = serde_json::json!({
+        "usbmon": "event",
+        "id": format!("{:x}", u64_at(hdr, 0)),
+        "type": char_or_num(kind),
+        "xfer_type": u8_at(hdr, 9),
+        "epnum": u8_at(hdr, 10),
+        "devnum": u8_at(hdr, 11),
+        "busnum": u16_at(hdr, 12),
+        "flag_setup": char_or_num(u8_at(hdr, 14)),
+        "flag_data": char_or_num(u8_at(hdr, 15)),
+        "ts_sec": i64_at(hdr, 16),
+        "ts_usec": i32_at(hdr, 24),
+        "status": i32_at(hdr, 28),
+        "len_urb": u32_at(hdr, 32),
+        "len_cap": u32_at(hdr, 36),
+        "setup": format!("{:016x}", u64::from_be_bytes(hdr[40..48].try_into().expect("8 bytes"))),
+        "data": hex,
+        "text": text,
+    });
+    if hdr.len() >= HDR_LEN
+        && let Some(map) = obj.as_object_mut()
+    {
+        map.insert("interval".into(), i32_at(hdr, 48).into());
+        map.insert("start_frame".into(), i32_at(hdr, 52).into());
+        map.insert("xfer_flags".into(), u32_at(hdr, 56).into());
+        map.insert("ndesc".into(), u32_at(hdr, 60).into());
+    }
+    obj
 }
 
 /// How many data bytes rendering needs: the text API's 32, plus the ISO

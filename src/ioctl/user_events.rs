@@ -505,7 +505,7 @@ pub fn track_register(fds: &mut FdTable, mem: &mut Memory, fd: i32, arg: u64) {
 /// resolved to its event and the payload decoded by its fields.
 pub fn put_payload(p: &mut Printer, name: &str, bytes: &[u8], fds: &FdTable, fd: i32) {
     if bytes.len() < 4 {
-        p.field(name, &quote(bytes, false));
+        p.string(name, bytes, false);
         return;
     }
     let index = u32_at(bytes, 0);
@@ -528,7 +528,7 @@ fn put_index(p: &mut Printer, index: u32, event: Option<&EventDef>) {
 /// The payload fields of `event` from `payload`, or the raw bytes.
 fn put_fields(p: &mut Printer, payload: &[u8], event: Option<&EventDef>) {
     let Some(event) = event else {
-        p.field("raw", &quote(payload, false));
+        p.string("raw", payload, false);
         return;
     };
     for f in &event.fields {
@@ -555,7 +555,7 @@ fn put_field(p: &mut Printer, f: &EventField, b: &[u8], payload: &[u8]) {
         FieldKind::Unsigned(_) => p.uint(&f.name, u64_at(b, 0)),
         FieldKind::CharArray(_) => {
             let end = memchr::memchr(0, b).unwrap_or(b.len());
-            p.field(&f.name, &quote(&b[..end], false));
+            p.string(&f.name, &b[..end], false);
         }
         FieldKind::Array(size, signed, count) => {
             p.open(&f.name, "[", Naming::Elements);
@@ -590,13 +590,13 @@ fn put_field(p: &mut Printer, f: &EventField, b: &[u8], payload: &[u8]) {
             match data {
                 Some(data) if chars => {
                     let end = memchr::memchr(0, data).unwrap_or(data.len());
-                    p.field(&f.name, &quote(&data[..end], false));
+                    p.string(&f.name, &data[..end], false);
                 }
-                Some(data) => p.field(&f.name, &quote(data, false)),
+                Some(data) => p.string(&f.name, data, false),
                 None => p.field(&f.name, &format!("<bad loc 0x{loc:x}>")),
             }
         }
-        FieldKind::Struct(_) => p.field(&f.name, &quote(b, false)),
+        FieldKind::Struct(_) => p.string(&f.name, b, false),
     }
 }
 
@@ -604,7 +604,7 @@ fn put_field(p: &mut Printer, f: &EventField, b: &[u8], payload: &[u8]) {
 /// one record, shown as `[{write_index=1 <test>}, {count=5, ...}]`.
 pub fn put_writev(p: &mut Printer, name: &str, bytes: &[u8], fds: &FdTable, fd: i32) {
     if bytes.len() < 4 {
-        p.field(name, &quote(bytes, false));
+        p.string(name, bytes, false);
         return;
     }
     let index = u32_at(bytes, 0);

@@ -135,6 +135,7 @@ impl Engine {
                 cfg: &self.fmt,
                 mem: &mut proc.mem,
                 pid,
+                tgid: proc.tgid,
                 fds: &fds,
             },
             &mut call,
@@ -211,6 +212,7 @@ impl Engine {
                 cfg: &self.fmt,
                 mem: &mut proc.mem,
                 pid,
+                tgid: proc.tgid,
                 fds: &fds,
             },
             call,
@@ -232,6 +234,25 @@ impl Engine {
             return;
         }
         if self.summary == Summary::Only {
+            self.resume_tracee(pid, sig);
+            return;
+        }
+        if self.fmt.json {
+            let tgid = self.procs.get(&pid).map_or(pid, |p| p.tgid);
+            if let Some(p) = self.procs.get_mut(&pid)
+                && !p.suspended.is_empty()
+            {
+                p.signal_seen = true;
+            }
+            let obj = serde_json::json!({
+                "schema": crate::call::JSON_SCHEMA,
+                "type": "signal",
+                "time": crate::call::json_time(),
+                "pid": tgid,
+                "tid": pid,
+                "signal": super::signal_json(sig),
+            });
+            self.out.raw(&format!("{obj}\n"));
             self.resume_tracee(pid, sig);
             return;
         }

@@ -166,6 +166,8 @@ struct Suspended {
 /// One traced task (a process or a thread: each has its own calls).
 struct Proc {
     pid: i32,
+    /// Its thread group (process) id.
+    tgid: i32,
     name: String,
     attached: bool,
     life: Life,
@@ -194,6 +196,7 @@ impl Proc {
     fn new(pid: i32, name: String, attached: bool, life: Life, fds: SharedFdTable) -> Proc {
         Proc {
             pid,
+            tgid: pid,
             name,
             attached,
             life,
@@ -363,11 +366,60 @@ impl Engine {
         let _ = kernel::resume(Pid::from_raw(pid), request, sig);
     }
 
-    fn banner(&mut self, pid: i32, text: &str) {
+    /// Report a process event: a banner line, or a JSON object.
+    fn report(&mut self, pid: i32, report: Report) {
         if self.summary == Summary::Only {
             // -c prints the summary and nothing else.
             return;
         }
+        if self.fmt.json {
+            let tgid = self.procs.get(&pid).map_or(pid, |p| p.tgid);
+            let mut obj = serde_json::json!({
+                "schema": crate::call::JSON_SCHEMA,
+                "type": report.kind(),
+                "time": crate::call::json_time(),
+                "pid": tgid,
+                "tid": pid,
+            });
+            let map = obj.as_object_mut().expect("an object");
+            match &report {
+                Report::Tracing(name) | Report::Exec(name) => {
+                    map.insert("name".into(), name.as_str().into());
+                }
+                Report::Exited(code) => {
+                    map.insert("code".into(), (*code).into());
+                }
+                Report::Killed(sig) => {
+                    map.insert("signal".into(), signal_json(*sig));
+                }
+                Report::Detached => {}
+            }
+            let mut line = obj.to_string();
+            line.push('\n');
+            self.out.raw(&line);
+            return;
+        }
+        match report {
+            Report::Exec(name) => {
+                self.banner(pid, "---");
+                self.banner(pid, &format!("Tracing {name} (pid {pid})"));
+            }
+            Report::Tracing(name) => self.banner(pid, &format!("Tracing {name} (pid {pid})")),
+            Report::Exited(code) => {
+                self.banner(pid, &format!("Process exited normally with code {code}"))
+            }
+            Report::Killed(sig) => {
+                let text = match signal_name(sig) {
+                    Some(name) => format!("Process terminated from signal {name}"),
+                    None => format!("Process terminated from signal {sig}"),
+                };
+                self.banner(pid, &text);
+            }
+            Report::Detached => self.banner(pid, "Process detached"),
+        }
+    }
+
+    fn banner(&mut self, pid: i32, text: &str) {
         self.out.newline();
         self.out.text(Some(pid), text, Style::Banner);
         self.out.newline();
@@ -498,7 +550,7 @@ impl Engine {
                 if let Some(p) = self.procs.get_mut(&pid) {
                     p.life = Life::Running;
                 }
-                self.banner(pid, &format!("Tracing {name} (pid {pid})"));
+                self.report(pid, Report::Tracing(name));
                 if is_stop_signal(sig) {
                     self.resume(pid, libc::PTRACE_LISTEN, 0);
                 } else {
@@ -547,7 +599,7 @@ impl Engine {
         self.resume(pid, libc::PTRACE_DETACH, sig);
         let started = self.procs.get(&pid).is_some_and(|p| !p.attached);
         if self.out.error().is_none() {
-            self.banner(pid, "Process detached");
+            self.report(pid, Report::Detached);
         }
         self.remove(pid);
         if started && self.main_pid == Some(pid) {
@@ -593,6 +645,11 @@ impl Engine {
         }
         let name = parent.name.clone();
         let seccomp = parent.seccomp;
+        let tgid = if flags & libc::CLONE_THREAD as u64 != 0 {
+            parent.tgid
+        } else {
+            child
+        };
         let mut proc = Proc::new(
             child,
             name,
@@ -605,6 +662,7 @@ impl Engine {
         );
         proc.call = call;
         proc.seccomp = seccomp;
+        proc.tgid = tgid;
         self.out.record_copy(pid, child);
         self.procs.insert(child, proc);
         self.set_count();
@@ -658,8 +716,8 @@ impl Engine {
         }
         let name = proc.name.clone();
         let call = proc.call.take();
-        self.banner(pid, &format!("Tracing {name} (pid {pid})"));
-        if let Some(call) = call.filter(|c| c.show == Show::Live) {
+        self.report(pid, Report::Tracing(name));
+        if let Some(call) = call.filter(|c| c.show == Show::Live && !self.fmt.json) {
             call_replay(&mut self.out, pid, &call, false);
             let text = if call.kind == CallType::NotDone {
                 "..) = 0"
@@ -696,6 +754,7 @@ impl Engine {
             self.out.forget(former);
             self.out.restore_record(pid, record);
             proc.pid = pid;
+            proc.tgid = pid;
             proc.mem = Memory::new(Pid::from_raw(pid));
             self.procs.insert(pid, proc);
             self.set_count();
@@ -728,6 +787,7 @@ impl Engine {
                     cfg: &self.fmt,
                     mem: &mut proc.mem,
                     pid,
+                    tgid: proc.tgid,
                     fds: &fds,
                 },
                 &mut call,
@@ -747,8 +807,7 @@ impl Engine {
             return pid;
         }
         let name = proc.name.clone();
-        self.banner(pid, "---");
-        self.banner(pid, &format!("Tracing {name} (pid {pid})"));
+        self.report(pid, Report::Exec(name));
         pid
     }
 
@@ -773,6 +832,7 @@ impl Engine {
                         cfg: &self.fmt,
                         mem: &mut proc.mem,
                         pid,
+                        tgid: proc.tgid,
                         fds: &fds,
                     },
                     &mut call,
@@ -790,19 +850,12 @@ impl Engine {
                 }
             }
         }
-        let text = if libc::WIFEXITED(status) {
-            format!(
-                "Process exited normally with code {}",
-                libc::WEXITSTATUS(status)
-            )
+        let report = if libc::WIFEXITED(status) {
+            Report::Exited(libc::WEXITSTATUS(status))
         } else {
-            let sig = libc::WTERMSIG(status);
-            match signal_name(sig) {
-                Some(name) => format!("Process terminated from signal {name}"),
-                None => format!("Process terminated from signal {sig}"),
-            }
+            Report::Killed(libc::WTERMSIG(status))
         };
-        self.banner(pid, &text);
+        self.report(pid, report);
         self.remove(pid);
         if self.main_pid == Some(pid) {
             self.main_exit = Some(if libc::WIFEXITED(status) {
@@ -811,6 +864,41 @@ impl Engine {
                 Exit::Signal(libc::WTERMSIG(status))
             });
         }
+    }
+}
+
+/// A process event the engine reports.
+enum Report {
+    /// Tracing starts (started, attached or a new child).
+    Tracing(String),
+    /// A successful execve: the process runs a new program.
+    Exec(String),
+    /// The process exited with this code.
+    Exited(i32),
+    /// A signal killed the process.
+    Killed(i32),
+    /// rtrace let go of the process.
+    Detached,
+}
+
+impl Report {
+    /// The JSON `type`.
+    fn kind(&self) -> &'static str {
+        match self {
+            Report::Tracing(_) => "start",
+            Report::Exec(_) => "exec",
+            Report::Exited(_) => "exit",
+            Report::Killed(_) => "killed",
+            Report::Detached => "detach",
+        }
+    }
+}
+
+/// A signal in JSON: its name, or its number when it has none.
+pub(crate) fn signal_json(sig: i32) -> serde_json::Value {
+    match signal_name(sig) {
+        Some(name) => serde_json::json!({ "name": name, "number": sig }),
+        None => serde_json::json!({ "number": sig }),
     }
 }
 

@@ -188,7 +188,7 @@ impl Engine {
         self.procs.insert(pid, proc);
         self.main_pid = Some(pid);
         self.set_count();
-        self.banner(pid, &format!("Tracing {name} (pid {pid})"));
+        self.report(pid, super::Report::Tracing(name));
         // Until its exec the child is stopped at every call: the filter is
         // not there yet.
         self.resume(pid, libc::PTRACE_SYSCALL, 0);
@@ -223,7 +223,8 @@ impl Engine {
                 }
             }
             let name = kernel::process_name(t).unwrap_or_else(|| "<unknown>".into());
-            let proc = Proc::new(tid, name, true, Life::Attaching, fds.clone());
+            let mut proc = Proc::new(tid, name, true, Life::Attaching, fds.clone());
+            proc.tgid = pid;
             self.procs.insert(tid, proc);
         }
         self.set_count();
