@@ -11,6 +11,7 @@
 
 pub mod call;
 pub mod fdtable;
+pub mod filter;
 pub mod format;
 pub mod ioctl;
 pub mod kernel;

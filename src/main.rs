@@ -101,6 +101,19 @@ struct Cli {
     #[arg(short = 'e', value_name = "EXPR")]
     exprs: Vec<String>,
 
+    /// Print only calls matching EXPR, in the kernel's event-filter language:
+    /// `fd == 3 && count > 100`, `request ~ "MON_*"`, `errno == ENOENT`.
+    /// Fields: name, pid, tid, result, errno, arg0..arg5, each parameter by
+    /// name, path, fd.path, request
+    #[arg(long = "filter", value_name = "EXPR")]
+    filter: Option<String>,
+
+    /// Fire an action when a call matches: `traceon[:N] [if EXPR]`,
+    /// `traceoff[:N] [if EXPR]`, `stacktrace[:N] [if EXPR]` (repeatable).
+    /// With a traceon trigger, printing starts off
+    #[arg(long = "trigger", value_name = "TRIGGER")]
+    triggers: Vec<String>,
+
     /// Print only calls that succeeded (-e status=successful)
     #[arg(short = 'z', long = "successful-only")]
     successful_only: bool,
@@ -333,6 +346,13 @@ fn selection(cli: &Cli) -> Result<trace::Selection, String> {
                 ));
             }
         }
+    }
+    if let Some(expr) = &cli.filter {
+        let filter = trace::filtering::parse_filter(expr).map_err(|e| e.to_string())?;
+        select.filter = Some(filter);
+    }
+    for spec in &cli.triggers {
+        select.triggers.push(trace::filtering::parse_trigger(spec)?);
     }
     if cli.successful_only {
         select.status = StatusSet::parse("successful")?;

@@ -216,3 +216,118 @@ fn bad_selections_are_one_line_errors() {
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
     }
 }
+
+#[test]
+fn filter_expressions_select_calls() {
+    let bin = fixture("shapes");
+    let lines = trace(&["--filter", "fd == 4 && count > 3"], &[name(&bin)]).lines();
+    assert_eq!(
+        lines[1..],
+        s(&[
+            "write(4, \"hello\", 5) = 5",
+            "write(4, &0x1, 10) = -1 [EFAULT]",
+            "Process exited normally with code 3",
+        ])
+    );
+    let lines = trace(
+        &["--filter", "errno == ENOENT && path ~ \"/non*\""],
+        &[name(&bin)],
+    )
+    .lines();
+    assert_eq!(
+        lines[1..],
+        s(&[
+            "openat(AT_FDCWD, \"/nonexistent/x\", O_RDONLY) = -1 [ENOENT]",
+            "Process exited normally with code 3",
+        ])
+    );
+    let lines = trace(
+        &[
+            "--filter",
+            "fd.path == \"/dev/null\" || (name == close && fd == 5)",
+        ],
+        &[name(&bin)],
+    )
+    .lines();
+    assert_eq!(
+        lines[1..],
+        s(&[
+            "write(5, \"\\x1b[31mred\\x1b[0m\\n\", 13) = 13",
+            "close(5) = 0",
+            "Process exited normally with code 3",
+        ])
+    );
+}
+
+#[test]
+fn triggers_switch_printing_and_print_stacks() {
+    let bin = fixture("shapes");
+    let lines = trace(
+        &[
+            "--trigger",
+            "traceon if name == pipe2",
+            "--trigger",
+            "traceoff if path == \"/nonexistent/x\"",
+        ],
+        &[name(&bin)],
+    )
+    .lines();
+    assert_eq!(
+        lines[1..],
+        s(&[
+            "write(4, \"hello\", 5) = 5",
+            "read(3, \"hello\", 64) = 5",
+            "openat(AT_FDCWD, \"/dev/null\", O_WRONLY|O_CLOEXEC) = 5",
+            "write(5, \"\\x1b[31mred\\x1b[0m\\n\", 13) = 13",
+            "write(4, &0x1, 10) = -1 [EFAULT]",
+            "openat(AT_FDCWD, \"/nonexistent/x\", O_RDONLY) = -1 [ENOENT]",
+            "Process exited normally with code 3",
+        ])
+    );
+    let lines = trace(
+        &["-e", "trace=write", "--trigger", "stacktrace:1 if fd == 4"],
+        &[name(&bin)],
+    )
+    .lines();
+    assert_eq!(lines[2], "write(4, \"hello\", 5) = 5");
+    let stack = lines[3]
+        .strip_prefix("  > stack: ")
+        .unwrap_or_else(|| panic!("{lines:#?}"));
+    assert!(
+        stack
+            .split(' ')
+            .all(|ip| ip == "ADDR" || ip.starts_with("0x")),
+        "{stack}"
+    );
+    // :1 fires once: the second write on fd 4 has no stack.
+    assert_eq!(lines[5], "write(4, &0x1, 10) = -1 [EFAULT]");
+    assert_eq!(lines[6], "Process exited normally with code 3");
+}
+
+#[test]
+fn bad_filters_show_the_expression_and_a_caret() {
+    let out = rtrace()
+        .args(["--filter", "count > && pid == 3", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "rtrace: bad filter: Missing operand\n  Filter: count > && pid == 3\n                  ^\n"
+    );
+    let out = rtrace()
+        .args(["--filter", "nosuch == 1", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .starts_with("rtrace: bad filter: Unknown field 'nosuch'")
+    );
+    let out = rtrace()
+        .args(["--trigger", "boom", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("rtrace: unknown trigger 'boom'"));
+}

@@ -12,7 +12,21 @@ use crate::call::{
 use crate::format::FormatState;
 use crate::kernel::{self, Arch, SyscallOp};
 use crate::output::Style;
+use std::cell::RefCell;
+
+use super::filtering::{Action, CallFields, stack_trace};
 use crate::service::{self, signal::signal_name};
+
+/// How a call ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum End {
+    /// It returned (its exit stop).
+    Returned,
+    /// It was a successful execve: the exec event ended it.
+    Exec,
+    /// The process exited inside it (exit, exit_group).
+    Exit,
+}
 
 impl Engine {
     /// A syscall stop (or a seccomp stop, which is always an entry).
@@ -94,7 +108,7 @@ impl Engine {
                 };
                 self.out.restore_record(pid, s.record);
                 let mut call = s.call;
-                self.finish(pid, &mut call, rval);
+                self.finish(pid, &mut call, rval, End::Returned);
             }
         }
         let show = if !selected || self.summary == Summary::Only {
@@ -181,7 +195,7 @@ impl Engine {
             // tells whether an interrupted call restarts).
             proc.sigreturn_result = Some(rval);
         }
-        self.finish(pid, &mut call, rval);
+        self.finish(pid, &mut call, rval, End::Returned);
         if call.handler.class == CallClass::Fork {
             let proc = self.procs.get_mut(&pid).expect("present");
             let children = std::mem::take(&mut proc.children);
@@ -192,18 +206,65 @@ impl Engine {
     }
 
     /// Print the leave half of `call` (if it is shown) and count it.
-    fn finish(&mut self, pid: i32, call: &mut Call, rval: i64) {
+    pub(super) fn finish(&mut self, pid: i32, call: &mut Call, rval: i64, end: End) {
         let status = self.select.status;
-        let print = if is_error(rval) {
-            status.failed
-        } else {
-            status.successful
+        let outcome_selected = match end {
+            End::Returned if is_error(rval) => status.failed,
+            End::Returned | End::Exec => status.successful,
+            End::Exit => status.unfinished,
         };
-        let duration = self.call_times.then(|| call.entered.elapsed());
-        // rt_sigreturn prints nothing after its name, whatever it restored.
-        let skip = call.handler.class == CallClass::Sigreturn;
+        let mut print = self.printing && outcome_selected;
+        let duration = match end {
+            End::Returned => self.call_times.then(|| call.entered.elapsed()),
+            _ => None,
+        };
+        // rt_sigreturn prints nothing after its name, whatever it restored;
+        // a successful exec or an exit ends without a result.
+        let skip = match end {
+            End::Returned => call.handler.class == CallClass::Sigreturn,
+            End::Exec | End::Exit => call.kind == CallType::NoReturn,
+        };
         let Some(proc) = self.procs.get_mut(&pid) else {
             return;
+        };
+        let mut stack = false;
+        if call.selected && (self.select.filter.is_some() || !self.select.triggers.is_empty()) {
+            let fds = proc.fds.borrow();
+            let fields = CallFields {
+                call,
+                rval,
+                tid: pid,
+                tgid: proc.tgid,
+                fds: &fds,
+                mem: RefCell::new(&mut proc.mem),
+            };
+            if let Some(filter) = &self.select.filter
+                && !filter.matches(&fields)
+            {
+                print = false;
+            }
+            // Triggers see every selected call; the call itself is printed
+            // by the state before they fire, as with the kernel's.
+            for trigger in &mut self.select.triggers {
+                if trigger.remaining == Some(0)
+                    || !trigger.filter.as_ref().is_none_or(|f| f.matches(&fields))
+                {
+                    continue;
+                }
+                match trigger.action {
+                    Action::TraceOn => self.printing = true,
+                    Action::TraceOff => self.printing = false,
+                    Action::StackTrace => stack = true,
+                }
+                if let Some(n) = trigger.remaining.as_mut() {
+                    *n -= 1;
+                }
+            }
+        }
+        let ips = if stack && print && call.show != Show::Hidden {
+            stack_trace(pid, &mut proc.mem)
+        } else {
+            Vec::new()
         };
         let fds = proc.fds.borrow();
         call_leave(
@@ -222,10 +283,36 @@ impl Engine {
             duration,
         );
         drop(fds);
+        if !ips.is_empty() {
+            self.put_stack(pid, &ips);
+        }
         self.count(call, rval);
     }
 
+    /// Print a stack trace after the call it belongs to.
+    fn put_stack(&mut self, pid: i32, ips: &[u64]) {
+        if self.fmt.json {
+            let tgid = self.procs.get(&pid).map_or(pid, |p| p.tgid);
+            let ips: Vec<String> = ips.iter().map(|ip| format!("0x{ip:x}")).collect();
+            let obj = serde_json::json!({
+                "schema": crate::call::JSON_SCHEMA,
+                "type": "stack",
+                "time": crate::call::json_time(),
+                "pid": tgid,
+                "tid": pid,
+                "ips": ips,
+            });
+            self.out.raw(&format!("{obj}\n"));
+            return;
+        }
+        let list: Vec<String> = ips.iter().map(|ip| format!("0x{ip:x}")).collect();
+        self.out
+            .continuation(pid, &format!("> stack: {}", list.join(" ")));
+    }
+
     pub(super) fn signal_stop(&mut self, pid: i32, sig: i32) {
+        // (calls that end without returning are finished by the engine's
+        // exec and exit events through `finish`.)
         let Some(proc) = self.procs.get_mut(&pid) else {
             return;
         };

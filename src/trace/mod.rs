@@ -9,6 +9,7 @@
 //! tracee is resumed exactly once, with the signal it stopped for.
 
 mod calls;
+pub mod filtering;
 mod seccomp;
 mod spawn;
 pub mod stats;
@@ -21,7 +22,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use nix::unistd::Pid;
 
-use crate::call::{Call, CallData, CallType, Show, Stopped, call_leave, call_replay};
+use crate::call::{Call, CallData, CallType, Show, call_replay};
 use crate::fdtable::SharedFdTable;
 use crate::format::FormatConfig;
 use crate::kernel::{self, Memory};
@@ -60,6 +61,10 @@ pub struct Selection {
     pub status: StatusSet,
     /// Signals reported.
     pub signals: SignalSet,
+    /// `--filter`: calls printed must match it.
+    pub filter: Option<crate::filter::Filter>,
+    /// `--trigger`: actions fired by matching calls.
+    pub triggers: Vec<filtering::Trigger>,
 }
 
 impl Default for Selection {
@@ -68,6 +73,8 @@ impl Default for Selection {
             trace: TraceSet::all(),
             status: StatusSet::ALL,
             signals: SignalSet::all(),
+            filter: None,
+            triggers: Vec::new(),
         }
     }
 }
@@ -235,8 +242,11 @@ struct Engine {
     select: Selection,
     /// Selection by (arch, number), computed once per call number.
     selected: HashMap<(kernel::Arch, u64), bool>,
-    /// Calls are held back until their leave decides (status filters).
+    /// Calls are held back until their leave decides (status filters,
+    /// `--filter`, triggers).
     deferring: bool,
+    /// Whether calls are printed now (triggers switch it).
+    printing: bool,
     summary: Summary,
     sort: SortKey,
     stats: Stats,
@@ -258,6 +268,8 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
             let usable = cfg.select.trace.static_only
                 && !cfg.select.trace.is_all()
                 && !cfg.command.is_empty();
+            // A filter or trigger sees only the calls that stop; the
+            // selection still decides which those are, so both combine.
             if mode == SeccompMode::On && !usable {
                 return Err(Error::new(
                     "--seccomp-bpf needs a command and a selection of calls by name or class (-e trace=...)"
@@ -273,7 +285,14 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
         out,
         fmt: cfg.format,
         follow: cfg.follow,
-        deferring: !cfg.select.status.is_all(),
+        deferring: !cfg.select.status.is_all()
+            || cfg.select.filter.is_some()
+            || !cfg.select.triggers.is_empty(),
+        printing: !cfg
+            .select
+            .triggers
+            .iter()
+            .any(|t| t.action == filtering::Action::TraceOn),
         select: cfg.select,
         selected: HashMap::new(),
         summary: cfg.summary,
@@ -777,36 +796,14 @@ impl Engine {
         proc.suspended.clear();
         proc.mem = Memory::new(Pid::from_raw(pid));
         proc.skip_exec_exit = true;
+        let quiet = std::mem::take(&mut proc.quiet_exec);
+        let name = proc.name.clone();
         if let Some(mut call) = proc.call.take() {
-            let skip = call.kind == CallType::NoReturn;
-            let fds = proc.fds.borrow();
-            let print = self.select.status.successful;
-            call_leave(
-                Stopped {
-                    out: &mut self.out,
-                    cfg: &self.fmt,
-                    mem: &mut proc.mem,
-                    pid,
-                    tgid: proc.tgid,
-                    fds: &fds,
-                },
-                &mut call,
-                0,
-                skip,
-                print,
-                None,
-            );
-            drop(fds);
-            let call = call;
-            let stats_on = self.summary != Summary::Off && call.selected;
-            if stats_on {
-                self.stats.record(&call.name, false, call.entered.elapsed());
-            }
+            self.finish(pid, &mut call, 0, calls::End::Exec);
         }
-        if std::mem::take(&mut proc.quiet_exec) {
+        if quiet {
             return pid;
         }
-        let name = proc.name.clone();
         self.report(pid, Report::Exec(name));
         pid
     }
@@ -816,31 +813,12 @@ impl Engine {
             return;
         }
         let proc = self.procs.get_mut(&pid).expect("checked");
-        let unfinished = self.select.status.unfinished;
+        let unfinished = self.select.status.unfinished && self.printing;
         if let Some(mut call) = proc.call.take() {
             let exits = matches!(&*call.name, "exit" | "exit_group");
-            if self.summary != Summary::Off && call.selected && exits {
-                // exit_group never returns; strace counts it all the same.
-                self.stats.record(&call.name, false, call.entered.elapsed());
-            }
-            if libc::WIFEXITED(status) && call.kind == CallType::NoReturn {
+            if libc::WIFEXITED(status) && (call.kind == CallType::NoReturn || exits) {
                 // exit(): no leave event comes; show the call as finished.
-                let fds = proc.fds.borrow();
-                call_leave(
-                    Stopped {
-                        out: &mut self.out,
-                        cfg: &self.fmt,
-                        mem: &mut proc.mem,
-                        pid,
-                        tgid: proc.tgid,
-                        fds: &fds,
-                    },
-                    &mut call,
-                    0,
-                    true,
-                    unfinished,
-                    None,
-                );
+                self.finish(pid, &mut call, 0, calls::End::Exit);
             } else if call.show == Show::Deferred {
                 // Killed inside a held-back call: it never finished.
                 if unfinished {

@@ -1,0 +1,252 @@
+//! `--filter` and `--trigger`: the fields a filter sees for each call, the
+//! check of field names before tracing starts, and the kernel-style event
+//! triggers (traceon, traceoff, stacktrace).
+
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+use crate::call::{Call, errno_name, is_error};
+use crate::fdtable::FdTable;
+use crate::filter::{self, Fields, Filter, FilterError, Value};
+use crate::kernel::Memory;
+use crate::service::params::Kind;
+
+/// Field names every call has (besides its parameters by name).
+const CALL_FIELDS: &[&str] = &[
+    "name", "pid", "tid", "result", "errno", "arg0", "arg1", "arg2", "arg3", "arg4", "arg5",
+    "fd.path", "request", "path",
+];
+
+/// Every field name a filter may use: the fixed ones and every parameter
+/// name of the syscall table.
+fn known_fields() -> &'static HashSet<&'static str> {
+    static KNOWN: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    KNOWN.get_or_init(|| {
+        let mut set: HashSet<&'static str> = CALL_FIELDS.iter().copied().collect();
+        for sig in crate::service::table::SIGNATURES {
+            for p in sig.params {
+                set.insert(p.name);
+            }
+        }
+        set
+    })
+}
+
+/// Parse a `--filter` expression and check its field names.
+pub fn parse_filter(text: &str) -> Result<Filter, FilterError> {
+    let parsed = filter::parse(text)?;
+    for (name, at) in parsed.fields() {
+        if !known_fields().contains(name) {
+            return Err(filter::unknown_field(text, at, name));
+        }
+    }
+    Ok(parsed)
+}
+
+/// What a trigger does when a call matches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Start printing.
+    TraceOn,
+    /// Stop printing.
+    TraceOff,
+    /// Print the tracee's user stack (instruction pointers) after the call.
+    StackTrace,
+}
+
+/// A `--trigger 'ACTION[:COUNT] [if EXPR]'`.
+#[derive(Clone, Debug)]
+pub struct Trigger {
+    /// What it does.
+    pub action: Action,
+    /// How many more times it may fire (`None`: always).
+    pub remaining: Option<u32>,
+    /// Which calls fire it (`None`: every selected call).
+    pub filter: Option<Filter>,
+}
+
+/// Parse a trigger in the kernel's syntax: `traceoff`, `traceon:1 if
+/// name == exit_group`, `stacktrace if errno == ENOENT`.
+pub fn parse_trigger(text: &str) -> Result<Trigger, String> {
+    let text = text.trim();
+    let (head, expr) = match text.find(" if ") {
+        Some(i) => (&text[..i], Some(text[i + 4..].trim())),
+        None => (text, None),
+    };
+    let (name, count) = match head.split_once(':') {
+        Some((name, count)) => {
+            let n: u32 = count
+                .parse()
+                .map_err(|_| format!("bad trigger count '{count}' in '{text}'"))?;
+            (name, Some(n))
+        }
+        None => (head, None),
+    };
+    let action = match name.trim() {
+        "traceon" => Action::TraceOn,
+        "traceoff" => Action::TraceOff,
+        "stacktrace" => Action::StackTrace,
+        other => {
+            return Err(format!(
+                "unknown trigger '{other}' (traceon, traceoff, stacktrace)"
+            ));
+        }
+    };
+    let filter = match expr {
+        Some(e) => Some(parse_filter(e).map_err(|e| e.to_string())?),
+        None => None,
+    };
+    Ok(Trigger {
+        action,
+        remaining: count,
+        filter,
+    })
+}
+
+/// The fields of one finished call, computed when a filter asks.
+pub struct CallFields<'a> {
+    /// The call.
+    pub call: &'a Call,
+    /// Its return value.
+    pub rval: i64,
+    /// Its thread id.
+    pub tid: i32,
+    /// Its process id.
+    pub tgid: i32,
+    /// The process's fd table.
+    pub fds: &'a FdTable,
+    /// The process's memory, for string parameters.
+    pub mem: RefCell<&'a mut Memory>,
+}
+
+impl CallFields<'_> {
+    fn string_at(&self, addr: u64) -> Option<String> {
+        let (bytes, _) = self.mem.borrow_mut().read_cstr(addr, 4096)?;
+        Some(String::from_utf8_lossy(&bytes).into_owned())
+    }
+
+    fn param(&self, kind: Kind, raw: u64) -> Value<'static> {
+        match kind {
+            Kind::Path | Kind::Str => match self.string_at(raw) {
+                Some(text) => Value::named(raw as i64, text),
+                None => Value::num(raw as i64),
+            },
+            Kind::Int | Kind::Fd | Kind::DirFd | Kind::Pid | Kind::Signal => {
+                Value::num(raw as i32 as i64)
+            }
+            _ => Value::num(raw as i64),
+        }
+    }
+}
+
+impl Fields for CallFields<'_> {
+    fn get(&self, name: &str) -> Option<Value<'_>> {
+        let call = self.call;
+        match name {
+            "name" => return Some(Value::str(call.name.to_string())),
+            "pid" => return Some(Value::num(self.tgid as i64)),
+            "tid" => return Some(Value::num(self.tid as i64)),
+            "result" => return Some(Value::num(self.rval)),
+            "errno" => {
+                return is_error(self.rval).then(|| match errno_name(-self.rval) {
+                    Some(text) => Value::named(-self.rval, text),
+                    None => Value::num(-self.rval),
+                });
+            }
+            _ => {}
+        }
+        if let Some(i) = name
+            .strip_prefix("arg")
+            .and_then(|n| n.parse::<usize>().ok())
+        {
+            return call.args.get(i).map(|&a| Value::num(a as i64));
+        }
+        let params = call.sig.map(|s| s.params).unwrap_or(&[]);
+        match name {
+            "request" if call.name == "ioctl" => {
+                let code = call.args[1] & 0xffff_ffff;
+                let fd = self.fds.get(call.args[0] as i32);
+                let text = match crate::ioctl::find(code as u32, fd.as_ref()) {
+                    Some((_, req)) => Cow::Borrowed(req.name),
+                    None => Cow::Owned(crate::ioctl::request_text(code)),
+                };
+                return Some(Value::named(code as i64, text));
+            }
+            "path" => {
+                let i = params.iter().position(|p| p.kind == Kind::Path)?;
+                return self.string_at(call.args[i]).map(Value::str);
+            }
+            "fd.path" => {
+                let i = params
+                    .iter()
+                    .position(|p| matches!(p.kind, Kind::Fd | Kind::DirFd))?;
+                let info = self.fds.get(call.args[i] as i32)?;
+                return Some(Value::str(info.path));
+            }
+            _ => {}
+        }
+        let i = params.iter().position(|p| p.name == name)?;
+        Some(self.param(params[i].kind, call.args[i]))
+    }
+}
+
+/// The user stack of a stopped tracee as instruction pointers: the current
+/// one, then return addresses found by walking the frame-pointer chain
+/// (programs built without frame pointers show fewer frames).
+pub fn stack_trace(pid: i32, mem: &mut Memory) -> Vec<u64> {
+    const MAX_FRAMES: usize = 32;
+    let Ok(regs) = nix::sys::ptrace::getregs(nix::unistd::Pid::from_raw(pid)) else {
+        return Vec::new();
+    };
+    let mut ips = vec![regs.rip];
+    let mut frame = regs.rbp;
+    let mut last = regs.rsp;
+    while ips.len() < MAX_FRAMES && frame > last && frame % 8 == 0 {
+        let (Some(next), Some(ret)) = (
+            mem.read_word(frame, crate::kernel::Arch::X86_64),
+            mem.read_word(frame + 8, crate::kernel::Arch::X86_64),
+        ) else {
+            break;
+        };
+        if ret == 0 {
+            break;
+        }
+        ips.push(ret);
+        last = frame;
+        frame = next;
+    }
+    ips
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn triggers_parse_in_the_kernel_syntax() {
+        let t = parse_trigger("traceoff:2 if name == exit_group").unwrap();
+        assert_eq!(t.action, Action::TraceOff);
+        assert_eq!(t.remaining, Some(2));
+        assert!(t.filter.is_some());
+        let t = parse_trigger("stacktrace").unwrap();
+        assert_eq!(t.action, Action::StackTrace);
+        assert!(t.filter.is_none());
+        assert!(parse_trigger("explode").is_err());
+        assert!(parse_trigger("traceon:x").is_err());
+        let e = parse_trigger("traceon if nosuchfield == 1").unwrap_err();
+        assert!(e.contains("Unknown field 'nosuchfield'"), "{e}");
+    }
+
+    #[test]
+    fn unknown_fields_are_rejected_with_a_caret() {
+        let e = parse_filter("fd == 3 && bogus > 1").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "bad filter: Unknown field 'bogus'\n  Filter: fd == 3 && bogus > 1\n                     ^"
+        );
+        assert!(parse_filter("request ~ \"MON_*\" && fd.path ~ /dev/usbmon*").is_ok());
+        assert!(parse_filter("count > 100 || pathname == \"/etc/passwd\"").is_ok());
+    }
+}
