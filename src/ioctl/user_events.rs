@@ -261,6 +261,13 @@ fn put_unreg(p: &mut Printer, addr: u64) {
     p.open("arg", "{", Naming::Fields);
     p.uint("size", u32_at(&raw, 0) as u64);
     p.uint("disable_bit", u8_at(&raw, 4) as u64);
+    // The reserved fields must be zero (EINVAL otherwise): show them then.
+    if u8_at(&raw, 5) != 0 {
+        p.uint("__reserved", u8_at(&raw, 5) as u64);
+    }
+    if u16_at(&raw, 6) != 0 {
+        p.uint("__reserved2", u16_at(&raw, 6) as u64);
+    }
     p.ptr("disable_addr", u64_at(&raw, 8));
     p.close_struct(u32_at(&raw, 0) == 16);
 }

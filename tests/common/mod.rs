@@ -24,9 +24,14 @@ pub fn fixture(name: &str) -> PathBuf {
     let src = src_dir.join(format!("{name}.c"));
     let bin = out_dir.join(name);
     let fresh = |p: &Path| p.metadata().and_then(|m| m.modified()).ok();
-    let newest_src = [src.clone(), src_dir.join("common.h")]
-        .iter()
-        .filter_map(|p| fresh(p))
+    // A fixture may include any header of the directory.
+    let headers = std::fs::read_dir(&src_dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "h"));
+    let newest_src = std::iter::once(src.clone())
+        .chain(headers)
+        .filter_map(|p| fresh(&p))
         .max();
     if fresh(&bin).is_some() && fresh(&bin) >= newest_src {
         return bin;
@@ -87,6 +92,11 @@ impl Run {
 /// Run rtrace with `args` before the command, writing the trace to a file.
 /// The environment is fixed so `[/* N vars */]` is stable.
 pub fn trace(args: &[&str], command: &[&str]) -> Run {
+    trace_env(args, command, &[])
+}
+
+/// [`trace`] with extra environment variables for the traced command.
+pub fn trace_env(args: &[&str], command: &[&str], env: &[(&str, &str)]) -> Run {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
     let file = dir.join(format!(
         "trace-{}-{}.txt",
@@ -101,6 +111,7 @@ pub fn trace(args: &[&str], command: &[&str]) -> Run {
         .env_clear()
         .env("PATH", format!("{}:/usr/bin:/bin", fixture_dir().display()))
         .env("LC_ALL", "C")
+        .envs(env.iter().copied())
         .output()
         .expect("run rtrace");
     let trace = std::fs::read_to_string(&file).unwrap_or_default();
@@ -109,6 +120,63 @@ pub fn trace(args: &[&str], command: &[&str]) -> Run {
         assert!(!line.ends_with(' '), "line ends in a space: {line:?}");
     }
     Run { trace, output }
+}
+
+/// A device emulator (a seccomp user-notification supervisor from
+/// tests/fixtures) listening on a unix socket until dropped.
+pub struct Emulator {
+    child: std::process::Child,
+    /// The socket the traced client connects to.
+    pub socket: PathBuf,
+}
+
+impl Emulator {
+    /// Start fixture `name` with `args` after its socket path, and wait
+    /// until it says `ready`.
+    pub fn start(name: &str, args: &[&str]) -> Emulator {
+        use std::io::BufRead;
+        let bin = fixture(name);
+        let socket = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+            "{name}-{}-{}.sock",
+            std::process::id(),
+            COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_file(&socket);
+        let mut child = Command::new(bin)
+            .arg(&socket)
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("start the emulator");
+        let mut line = String::new();
+        let stdout = child.stdout.take().unwrap();
+        std::io::BufReader::new(stdout)
+            .read_line(&mut line)
+            .unwrap();
+        assert_eq!(line, "ready\n", "{name} did not start");
+        Emulator { child, socket }
+    }
+
+    /// The socket path as a string, for the client's environment.
+    pub fn socket(&self) -> &str {
+        self.socket.to_str().unwrap()
+    }
+}
+
+impl Drop for Emulator {
+    fn drop(&mut self) {
+        // It exits by itself once its client is gone; don't wait forever.
+        for _ in 0..50 {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                let _ = std::fs::remove_file(&self.socket);
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_file(&self.socket);
+    }
 }
 
 static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
