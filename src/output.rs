@@ -81,6 +81,8 @@ pub struct Output {
     records: HashMap<i32, Recording>,
     /// When the previous line began, for relative timestamps.
     last_time: Option<std::time::Instant>,
+    /// Bytes are buffered that were not flushed yet.
+    unflushed: bool,
 }
 
 impl Output {
@@ -99,12 +101,18 @@ impl Output {
             proc_count: 0,
             records: HashMap::new(),
             last_time: None,
+            unflushed: false,
         }
     }
 
     /// Tell the layer how many processes are traced; it decides prefixes.
     pub fn set_proc_count(&mut self, count: usize) {
         self.proc_count = count;
+    }
+
+    /// Whether text was written since the last flush.
+    pub fn unflushed(&self) -> bool {
+        self.unflushed
     }
 
     /// The first write error, if any; once set, nothing more is written.
@@ -116,6 +124,7 @@ impl Output {
         if self.error.is_some() {
             return;
         }
+        self.unflushed = true;
         if let Err(e) = self.writer.write_all(bytes) {
             self.error = Some(e);
         }
@@ -126,6 +135,7 @@ impl Output {
         if self.error.is_some() {
             return;
         }
+        self.unflushed = false;
         if let Err(e) = self.writer.flush() {
             self.error = Some(e);
         }

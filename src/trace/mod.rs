@@ -132,6 +132,23 @@ extern "C" fn on_interrupt(_sig: libc::c_int) {
     INTERRUPTS.fetch_add(1, Ordering::Relaxed);
     // The main loop may have checked the counter just before blocking in
     // waitpid: a short timer's SIGALRM interrupts that wait.
+    arm_alarm(20_000);
+}
+
+/// Set by SIGALRM: buffered output is due to be written.
+static FLUSH_DUE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+extern "C" fn on_alarm(_sig: libc::c_int) {
+    FLUSH_DUE.store(true, Ordering::Relaxed);
+}
+
+/// How long buffered output may wait before it is written: short enough
+/// that a trace on a terminal keeps up with a person, long enough that a
+/// busy tracee's lines go out in large writes.
+const FLUSH_DELAY_US: i64 = 30_000;
+
+/// Arm a one-shot SIGALRM in `usec` microseconds.
+fn arm_alarm(usec: i64) {
     let timer = libc::itimerval {
         it_interval: libc::timeval {
             tv_sec: 0,
@@ -139,14 +156,12 @@ extern "C" fn on_interrupt(_sig: libc::c_int) {
         },
         it_value: libc::timeval {
             tv_sec: 0,
-            tv_usec: 20_000,
+            tv_usec: usec,
         },
     };
-    // SAFETY: setitimer only reads the struct; it is a plain system call.
+    // SAFETY: setitimer only reads the struct.
     unsafe { libc::setitimer(libc::ITIMER_REAL, &timer, std::ptr::null_mut()) };
 }
-
-extern "C" fn on_alarm(_sig: libc::c_int) {}
 
 /// Where a process is in its life as a tracee.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -445,22 +460,25 @@ impl Engine {
     }
 
     fn main_loop(&mut self) {
+        // Output is written when the buffer fills, and otherwise at most
+        // FLUSH_DELAY after it was produced: a timer, armed when there is
+        // something to write, interrupts the wait.
+        let mut alarm_armed = false;
         while !self.procs.is_empty() {
             self.handle_interrupts();
+            if FLUSH_DUE.swap(false, Ordering::Relaxed) {
+                self.out.flush();
+                alarm_armed = false;
+            }
             if self.out.error().is_some() {
                 self.detach_all();
                 return;
             }
-            let waited = match wait(-1, libc::WNOHANG) {
-                Some(Ok((0, _))) => {
-                    // Nothing pending: flush before sleeping, so the trace is
-                    // current whenever the tracees are.
-                    self.out.flush();
-                    match wait(-1, 0) {
-                        None => continue,
-                        Some(r) => r,
-                    }
-                }
+            if self.out.unflushed() && !alarm_armed {
+                arm_alarm(FLUSH_DELAY_US);
+                alarm_armed = true;
+            }
+            let waited = match wait(-1, 0) {
                 None => continue,
                 Some(r) => r,
             };
