@@ -82,6 +82,12 @@ pub struct FdTable {
     fds: HashMap<i32, FdInfo>,
     /// The process whose /proc entry answers for unknown fds.
     pub pid: i32,
+    /// What /proc said about fds never seen opened, until the table next
+    /// changes (a traced open, close or dup may make an answer stale).
+    cache: RefCell<HashMap<i32, FdInfo>>,
+    /// Opens and closes are not all traced (the seccomp fast path stops
+    /// only selected calls): ask /proc every time, never trust the table.
+    pub proc_only: bool,
 }
 
 /// A table shared by the tasks that share their fds.
@@ -93,36 +99,77 @@ impl FdTable {
         FdTable {
             fds: HashMap::new(),
             pid,
+            cache: RefCell::new(HashMap::new()),
+            proc_only: false,
         }
     }
 
-    /// What `fd` is; asks /proc for fds not seen opened, without caching
-    /// (printing must not change bookkeeping).
-    pub fn get(&self, fd: i32) -> Option<FdInfo> {
-        if let Some(info) = self.fds.get(&fd) {
-            return Some(info.clone());
-        }
+    /// What /proc/PID/fd says `fd` is.
+    fn ask_proc(&self, fd: i32) -> Option<FdInfo> {
         let link = std::fs::read_link(format!("/proc/{}/fd/{fd}", self.pid)).ok()?;
         Some(FdInfo::new(link.to_string_lossy().into_owned(), false))
     }
 
+    /// Apply `f` to what `fd` is: the table's entry, or /proc's answer for
+    /// an fd never seen opened (remembered until the table changes).
+    pub fn with<T>(&self, fd: i32, f: impl FnOnce(&FdInfo) -> T) -> Option<T> {
+        if self.proc_only {
+            let mut info = self.ask_proc(fd)?;
+            if let Some(known) = self.fds.get(&fd) {
+                // Registrations are only learnt from calls.
+                info.events = known.events.clone();
+            }
+            return Some(f(&info));
+        }
+        if let Some(info) = self.fds.get(&fd) {
+            return Some(f(info));
+        }
+        if let Some(info) = self.cache.borrow().get(&fd) {
+            return Some(f(info));
+        }
+        let info = self.ask_proc(fd)?;
+        let out = f(&info);
+        self.cache.borrow_mut().insert(fd, info);
+        Some(out)
+    }
+
+    /// What `fd` is, as a copy (see [`FdTable::with`]).
+    pub fn get(&self, fd: i32) -> Option<FdInfo> {
+        self.with(fd, FdInfo::clone)
+    }
+
+    /// What kind of file `fd` is; `Other` when unknown.
+    pub fn kind(&self, fd: i32) -> FdKind {
+        self.with(fd, |info| info.kind.clone())
+            .unwrap_or(FdKind::Other)
+    }
+
+    /// The table changed: answers from /proc may be stale.
+    fn changed(&mut self) {
+        self.cache.get_mut().clear();
+    }
+
     /// Record a newly opened fd.
     pub fn insert(&mut self, fd: i32, info: FdInfo) {
+        self.changed();
         self.fds.insert(fd, info);
     }
 
     /// Forget a closed fd.
     pub fn remove(&mut self, fd: i32) {
+        self.changed();
         self.fds.remove(&fd);
     }
 
     /// Forget fds in `first..=last` (close_range).
     pub fn remove_range(&mut self, first: i32, last: i32) {
+        self.changed();
         self.fds.retain(|&fd, _| fd < first || fd > last);
     }
 
     /// `newfd` becomes a copy of `oldfd` (dup family).
     pub fn dup(&mut self, oldfd: i32, newfd: i32, cloexec: bool) {
+        self.changed();
         if let Some(mut info) = self.get(oldfd) {
             info.cloexec = cloexec;
             self.fds.insert(newfd, info);
@@ -168,6 +215,7 @@ impl FdTable {
     /// Apply a successful exec: close-on-exec fds are gone, and so is
     /// every mapping (a new address space).
     pub fn exec(&mut self) {
+        self.changed();
         self.fds.retain(|_, info| !info.cloexec);
         for info in self.fds.values_mut() {
             info.maps.clear();
@@ -176,6 +224,7 @@ impl FdTable {
 
     /// Set or clear the close-on-exec flag (fcntl F_SETFD).
     pub fn set_cloexec(&mut self, fd: i32, cloexec: bool) {
+        self.changed();
         if let Some(info) = self.fds.get_mut(&fd) {
             info.cloexec = cloexec;
         } else if let Some(mut info) = self.get(fd) {

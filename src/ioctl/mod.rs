@@ -132,6 +132,8 @@ impl Request {
 
 /// What a group's extended-result printer may look at.
 pub struct IoctlCall<'a> {
+    /// The process that made the call (for /proc look-ups).
+    pub pid: i32,
     /// The fd the call was made on.
     pub fd: i32,
     /// What that fd is, if known.
@@ -414,6 +416,7 @@ pub fn ioctl_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     }
     if !failed {
         let call = IoctlCall {
+            pid: c.fds.pid,
             fd: fd as i32,
             fdinfo: info.as_ref(),
             arg,

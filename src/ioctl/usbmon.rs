@@ -291,7 +291,8 @@ fn fetched_by_mfetch(p: &mut Printer, code: u32, call: &IoctlCall) {
     if count == 0 {
         return;
     }
-    let Some(&(base, ring_len)) = call.fdinfo.and_then(|info| info.maps.first()) else {
+    let known = call.fdinfo.and_then(|info| info.maps.first().copied());
+    let Some((base, ring_len)) = known.or_else(|| ring_from_proc(call)) else {
         p.continuation("> (the ring's mapping is unknown: events not decoded)");
         return;
     };
@@ -323,6 +324,25 @@ fn fetched_by_mfetch(p: &mut Printer, code: u32, call: &IoctlCall) {
             p.continuation(&format!("  {}", header_fields(&hdr)));
         }
     }
+}
+
+/// Find the ring in /proc/PID/maps when its mmap was not seen (attached
+/// with -p, or mmap not traced): the mapping of the fd's device file.
+fn ring_from_proc(call: &IoctlCall) -> Option<(u64, u64)> {
+    let path = &call.fdinfo?.path;
+    let maps = std::fs::read_to_string(format!("/proc/{}/maps", call.pid)).ok()?;
+    maps.lines().find_map(|line| {
+        let mut words = line.split_whitespace();
+        let range = words.next()?;
+        let name = words.nth(4)?;
+        if name != path {
+            return None;
+        }
+        let (start, end) = range.split_once('-')?;
+        let start = u64::from_str_radix(start, 16).ok()?;
+        let end = u64::from_str_radix(end, 16).ok()?;
+        Some((start, end - start))
+    })
 }
 
 /// Print the event a read(2) on a usbmon fd delivered into `buf`: a 48-byte

@@ -516,7 +516,7 @@ pub fn put_payload(p: &mut Printer, name: &str, bytes: &[u8], fds: &FdTable, fd:
         return;
     }
     let index = u32_at(bytes, 0);
-    let event = fds.get(fd).and_then(|info| info.event(index).cloned());
+    let event = fds.with(fd, |info| info.event(index).cloned()).flatten();
     p.open(name, "{", Naming::Fields);
     put_index(p, index, event.as_ref());
     put_fields(p, &bytes[4..], event.as_ref());
@@ -615,7 +615,7 @@ pub fn put_writev(p: &mut Printer, name: &str, bytes: &[u8], fds: &FdTable, fd: 
         return;
     }
     let index = u32_at(bytes, 0);
-    let event = fds.get(fd).and_then(|info| info.event(index).cloned());
+    let event = fds.with(fd, |info| info.event(index).cloned()).flatten();
     p.open(name, "[", Naming::Elements);
     p.open("", "{", Naming::Fields);
     put_index(p, index, event.as_ref());

@@ -28,31 +28,16 @@ const JMP_JEQ_K: u16 = 0x15;
 const JMP_JGE_K: u16 = 0x35;
 const RET_K: u16 = 0x06;
 
-/// Calls the engine must see even when they are not printed: the fd table
-/// (opens, dups, closes, mappings, user_events registrations), execs, and
-/// rt_sigreturn for calls interrupted by signal handlers.
-pub const BOOKKEEPING: &[&str] = &[
-    "open",
-    "openat",
-    "openat2",
-    "creat",
-    "close",
-    "close_range",
-    "dup",
-    "dup2",
-    "dup3",
-    "fcntl",
-    "fcntl64",
-    "mmap",
-    "mmap2",
-    "munmap",
-    "ioctl",
-    "execve",
-    "execveat",
-    "rt_sigreturn",
-    "sigreturn",
-    "restart_syscall",
-];
+/// Calls the engine must see even when they are not printed: rt_sigreturn
+/// and restart_syscall, for selected calls interrupted by signals. Under the
+/// fast path the fd table does not follow opens and closes (that would stop
+/// the tracee on every one): it asks /proc instead (`FdTable::proc_only`),
+/// and a usbmon ring is found in /proc/PID/maps.
+pub const BOOKKEEPING: &[&str] = &["rt_sigreturn", "sigreturn", "restart_syscall"];
+
+/// Calls needed only when writes are printed: user_events registrations,
+/// which say how a write to user_events_data is decoded.
+const FOR_WRITES: &[&str] = &["ioctl"];
 
 fn stmt(code: u16, k: u32) -> libc::sock_filter {
     libc::sock_filter {
@@ -69,8 +54,15 @@ fn jump(code: u16, k: u32, jt: u8, jf: u8) -> libc::sock_filter {
 
 /// The numbers of `arch`'s calls that must stop: selected or bookkeeping.
 pub fn traced_numbers(arch: Arch, set: &TraceSet) -> Vec<u32> {
+    let writes = ["write", "writev"]
+        .iter()
+        .any(|w| set.contains(w, &[crate::service::params::Kind::Fd]));
     service::all_calls(arch)
-        .filter(|(_, name, kinds)| set.contains(name, kinds) || BOOKKEEPING.contains(name))
+        .filter(|(_, name, kinds)| {
+            set.contains(name, kinds)
+                || BOOKKEEPING.contains(name)
+                || (writes && FOR_WRITES.contains(name))
+        })
         .map(|(nr, _, _)| nr as u32)
         .collect()
 }
@@ -155,7 +147,13 @@ mod tests {
         let x = AUDIT_ARCH_X86_64;
         assert_eq!(run(&prog, x, 110), RET_TRACE, "getppid");
         assert_eq!(run(&prog, x, 1), RET_TRACE, "write");
-        assert_eq!(run(&prog, x, 257), RET_TRACE, "openat: bookkeeping");
+        assert_eq!(
+            run(&prog, x, 16),
+            RET_TRACE,
+            "ioctl: registrations for writes"
+        );
+        assert_eq!(run(&prog, x, 15), RET_TRACE, "rt_sigreturn: bookkeeping");
+        assert_eq!(run(&prog, x, 257), RET_ALLOW, "openat: /proc answers");
         assert_eq!(run(&prog, x, 0), RET_ALLOW, "read");
         assert_eq!(run(&prog, x, 39), RET_ALLOW, "getpid");
         assert_eq!(run(&prog, x, 0x4000_0001), RET_TRACE, "x32");

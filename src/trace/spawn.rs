@@ -181,7 +181,9 @@ impl Engine {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| shown.clone());
         let name: String = name.chars().take(15).collect();
-        let fds = Rc::new(RefCell::new(FdTable::new(pid)));
+        let mut table = FdTable::new(pid);
+        table.proc_only = seccomp;
+        let fds = Rc::new(RefCell::new(table));
         let mut proc = Proc::new(pid, name.clone(), false, Life::Starting, fds);
         proc.quiet_exec = true;
         proc.seccomp = seccomp;
