@@ -282,6 +282,10 @@ pub fn call_leave(
     print: bool,
     duration: Option<std::time::Duration>,
 ) {
+    if call.show == Show::Hidden {
+        // Not printed; its handler never ran, so its kind is unknown.
+        return;
+    }
     debug_assert!(!skip || call.kind == CallType::NoReturn);
     if t.cfg.json {
         if call.show != Show::Hidden && (call.show == Show::Live || print) {

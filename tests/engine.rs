@@ -328,3 +328,28 @@ fn write_errors_on_the_output_end_the_trace_with_a_message() {
         "rtrace: cannot write trace output: No space left on device\n"
     );
 }
+
+#[test]
+fn a_call_interrupted_by_nested_handlers_ends_when_the_outer_one_returns() {
+    let bin = fixture("nested_signals");
+    let run = trace(&[], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let lines = run.after_marker();
+    assert_eq!(
+        lines[2..],
+        s(&[
+            "read(3, ** SIGALRM ** <..>",
+            "gettid() = PID1",
+            "getpid() = PID1",
+            "tgkill(PID1, PID1, SIGUSR1) = 0",
+            "** SIGUSR1 **",
+            "rt_sigreturn()",
+            "write(1, \"x\", 1) = 1",
+            "rt_sigreturn()",
+            "*read(3, &ADDR, 1) = -1 [EINTR]",
+            "exit_group(0)",
+            "Process exited normally with code 0",
+        ]),
+        "{lines:#?}"
+    );
+}

@@ -331,3 +331,26 @@ fn bad_filters_show_the_expression_and_a_caret() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("rtrace: unknown trigger 'boom'"));
 }
+
+#[test]
+fn selected_calls_interrupted_by_handlers_under_the_fast_path() {
+    // rt_sigreturn stops for bookkeeping but is not printed.
+    let bin = fixture("signals");
+    for mode in ["--seccomp-bpf", "--no-seccomp-bpf"] {
+        let run = trace(&["-e", "trace=read", mode], &[name(&bin)]);
+        assert_eq!(run.code(), Some(0), "{mode}: {}", run.stderr());
+        let lines = run.lines();
+        let tail = &lines[lines.len() - 5..];
+        assert_eq!(
+            tail,
+            s(&[
+                "read(3, ** SIGWINCH ** ** SIGURG ** \"a\", 1) = 1",
+                "read(3, ** SIGUSR1 ** ** SIGUSR1 ** \"b\", 1) = 1",
+                "read(3, ** SIGUSR2 ** &ADDR, 1) = -1 [EINTR]",
+                "** SIGRTMIN+1 **",
+                "Process exited normally with code 0",
+            ]),
+            "{mode}: {lines:#?}"
+        );
+    }
+}

@@ -45,7 +45,7 @@ impl Engine {
         };
         match stop.op {
             SyscallOp::Entry { nr, args } => self.enter(pid, stop.arch, nr, args, stop.ip, stop.sp),
-            SyscallOp::Exit { rval } => self.leave(pid, rval),
+            SyscallOp::Exit { rval } => self.leave(pid, rval, stop.ip),
         }
     }
 
@@ -88,7 +88,6 @@ impl Engine {
             }
             proc.life = Life::Running;
         }
-        let sigreturned = proc.sigreturn_result.take();
         if let Some(top) = proc.suspended.last() {
             let restart = name == "restart_syscall" || top.call.nr == nr;
             if restart && top.call.arch == arch && top.call.ip == ip && top.call.sp == sp {
@@ -98,17 +97,15 @@ impl Engine {
                 proc.call = Some(s.call);
                 return;
             }
-            if sigreturned.is_some() || !proc.signal_seen {
-                // No restart is coming: the handler returned and the call
-                // failed (EINTR), or nothing could restart it.
+            if !proc.signal_seen {
+                // No signal came to turn the ERESTART* into a restart or
+                // an error: show what the kernel returned.
                 let s = proc.suspended.pop().expect("checked above");
-                let rval = match sigreturned {
-                    Some(r) if is_error(r) => r,
-                    _ => s.rval,
-                };
                 self.out.restore_record(pid, s.record);
                 let mut call = s.call;
-                self.finish(pid, &mut call, rval, End::Returned);
+                self.finish(pid, &mut call, s.rval, End::Returned);
+            } else if let Some(top) = proc.suspended.last_mut() {
+                top.handler_ran = true;
             }
         }
         let show = if !selected || self.summary == Summary::Only {
@@ -158,7 +155,7 @@ impl Engine {
         proc.call = Some(call);
     }
 
-    fn leave(&mut self, pid: i32, rval: i64) {
+    fn leave(&mut self, pid: i32, rval: i64, ip: u64) {
         let Some(proc) = self.procs.get_mut(&pid) else {
             return;
         };
@@ -175,7 +172,12 @@ impl Engine {
             // keeps its own copy of the recording for handler calls to come.
             let record = self.out.take_record(pid);
             self.out.restore_record(pid, record.clone());
-            proc.suspended.push(Suspended { call, record, rval });
+            proc.suspended.push(Suspended {
+                call,
+                record,
+                rval,
+                handler_ran: false,
+            });
             proc.signal_seen = false;
             return;
         }
@@ -190,12 +192,22 @@ impl Engine {
                 &mut proc.mem,
             );
         }
-        if call.handler.class == CallClass::Sigreturn {
-            // Its result register is the restored context: remember it (it
-            // tells whether an interrupted call restarts).
-            proc.sigreturn_result = Some(rval);
-        }
+        // rt_sigreturn's result register and ip are the restored context.
+        // Back at the interrupted call's return address with an error, the
+        // call did not restart: it ends with that error (EINTR). Rewound to
+        // its syscall instruction, it restarts; anywhere else (a handler
+        // returning into an outer handler) it is still pending.
+        let interrupted_ends = call.handler.class == CallClass::Sigreturn
+            && is_error(rval)
+            && proc.suspended.last().is_some_and(|top| top.call.ip == ip);
         self.finish(pid, &mut call, rval, End::Returned);
+        if interrupted_ends {
+            let proc = self.procs.get_mut(&pid).expect("present");
+            let s = proc.suspended.pop().expect("checked above");
+            self.out.restore_record(pid, s.record);
+            let mut interrupted = s.call;
+            self.finish(pid, &mut interrupted, rval, End::Returned);
+        }
         if call.handler.class == CallClass::Fork {
             let proc = self.procs.get_mut(&pid).expect("present");
             let children = std::mem::take(&mut proc.children);
@@ -348,7 +360,7 @@ impl Engine {
             None => format!("** SIGNAL {sig} ** "),
         };
         let proc = self.procs.get_mut(&pid).expect("present");
-        match proc.suspended.last() {
+        match proc.suspended.last().filter(|top| !top.handler_ran) {
             Some(top) if top.call.show == Show::Live => {
                 // At the split of the interrupted call.
                 proc.signal_seen = true;

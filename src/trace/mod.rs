@@ -183,6 +183,9 @@ struct Suspended {
     call: Call,
     record: Recording,
     rval: i64,
+    /// A signal handler has made calls since: signals now belong to the
+    /// handler, not to this call's split.
+    handler_ran: bool,
 }
 
 /// One traced task (a process or a thread: each has its own calls).
@@ -198,8 +201,6 @@ struct Proc {
     /// A signal was delivered since the newest call was suspended, so a
     /// handler may be running.
     signal_seen: bool,
-    /// The value rt_sigreturn restored, until the next call enters.
-    sigreturn_result: Option<i64>,
     /// The next syscall-exit stop is execve's, after a successful exec.
     skip_exec_exit: bool,
     /// Print no `---`/banner for the first exec (the start banner said it).
@@ -225,7 +226,6 @@ impl Proc {
             call: None,
             suspended: Vec::new(),
             signal_seen: false,
-            sigreturn_result: None,
             skip_exec_exit: false,
             quiet_exec: false,
             detaching: false,

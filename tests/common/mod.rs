@@ -103,7 +103,18 @@ pub fn trace_env(args: &[&str], command: &[&str], env: &[(&str, &str)]) -> Run {
         std::process::id(),
         COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     ));
-    let output = rtrace()
+    let mut cmd = rtrace();
+    // Fixtures count on fds from 3 up being free: close whatever the test
+    // runner inherited.
+    // SAFETY: close_range is async-signal-safe and touches only fds.
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        cmd.pre_exec(|| {
+            libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32);
+            Ok(())
+        });
+    }
+    let output = cmd
         .arg("-o")
         .arg(&file)
         .args(args)
