@@ -35,7 +35,7 @@ fn call_shapes_escapes_faults_and_exit_code() {
         run.after_marker(),
         s(&[
             "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
-            "pipe2(&ADDR, 0x0) = 0",
+            "pipe2([3, 4], 0) = 0",
             "write(4, \"hello\", 5) = 5",
             "read(3, \"hello\", 64) = 5",
             "openat(AT_FDCWD, \"/dev/null\", O_WRONLY|O_CLOEXEC) = 5",

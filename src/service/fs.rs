@@ -1,6 +1,12 @@
-//! File handlers: open, openat, creat, close, read, write, their positional
-//! and vectored forms, and the fd-table bookkeeping of the calls that make
-//! and destroy fds.
+//! File handlers: the open family, close and close_range, read and write in
+//! their plain, positional and vectored forms, lseek, and the fd-table
+//! bookkeeping of every call that makes, copies or destroys fds ([`track`]).
+//!
+//! The other file calls live in `fs_stat.rs` (stat, statx, statfs, access,
+//! getdents, readlink), `fs_fd.rs` (fcntl, flock, dup, pipe), `fs_path.rs`
+//! (names and attributes: mkdir, rename, chmod, mount, ...) and `fs_xfer.rs`
+//! (sendfile, splice, inotify, memfd, fallocate). Shared helpers for them
+//! (64-bit offsets, `AT_*` flags, results with an extended part) are here.
 
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallData, CallType};
@@ -57,7 +63,155 @@ pub const OPEN_FLAGS: &[FlagDef] = &[
 
 const O_CREAT: u64 = 0o100;
 const O_TMPFILE: u64 = 0o20200000;
-const O_CLOEXEC: u64 = 0o2000000;
+/// `O_CLOEXEC`; also the value of every `*_CLOEXEC` creation flag
+/// (`SOCK_`, `EFD_`, `EPOLL_`, `IN_`, `TFD_`, `SFD_`) on x86.
+pub const O_CLOEXEC: u64 = 0o2000000;
+
+/// `AT_*` flags from `<linux/fcntl.h>`, for the calls taking a flags word
+/// of them (newfstatat, statx, linkat, fchownat, faccessat2, ...).
+pub const AT_FLAGS: &[FlagDef] = &[
+    flag(0x100, "AT_SYMLINK_NOFOLLOW"),
+    flag(0x200, "AT_REMOVEDIR"),
+    flag(0x400, "AT_SYMLINK_FOLLOW"),
+    flag(0x800, "AT_NO_AUTOMOUNT"),
+    flag(0x1000, "AT_EMPTY_PATH"),
+    flag(0x2000, "AT_STATX_FORCE_SYNC"),
+    flag(0x4000, "AT_STATX_DONT_SYNC"),
+    flag(0x8000, "AT_RECURSIVE"),
+];
+
+/// `RESOLVE_*` from `<linux/openat2.h>`.
+const RESOLVE_FLAGS: &[FlagDef] = &[
+    flag(0x01, "RESOLVE_NO_XDEV"),
+    flag(0x02, "RESOLVE_NO_MAGICLINKS"),
+    flag(0x04, "RESOLVE_NO_SYMLINKS"),
+    flag(0x08, "RESOLVE_BENEATH"),
+    flag(0x10, "RESOLVE_IN_ROOT"),
+    flag(0x20, "RESOLVE_CACHED"),
+];
+
+/// `CLOSE_RANGE_*` from `<linux/close_range.h>`.
+const CLOSE_RANGE_FLAGS: &[FlagDef] = &[
+    flag(2, "CLOSE_RANGE_UNSHARE"),
+    flag(4, "CLOSE_RANGE_CLOEXEC"),
+];
+const CLOSE_RANGE_CLOEXEC: u64 = 4;
+
+/// `RWF_*` from `<linux/fs.h>` (NOAPPEND 6.9, ATOMIC 6.11, DONTCACHE 6.14).
+const RWF_FLAGS: &[FlagDef] = &[
+    flag(0x01, "RWF_HIPRI"),
+    flag(0x02, "RWF_DSYNC"),
+    flag(0x04, "RWF_SYNC"),
+    flag(0x08, "RWF_NOWAIT"),
+    flag(0x10, "RWF_APPEND"),
+    flag(0x20, "RWF_NOAPPEND"),
+    flag(0x40, "RWF_ATOMIC"),
+    flag(0x80, "RWF_DONTCACHE"),
+];
+
+/// `SEEK_*` from `<linux/fs.h>`: whence values (exact, not flags).
+pub const SEEK_NAMES: &[(u64, &str)] = &[
+    (0, "SEEK_SET"),
+    (1, "SEEK_CUR"),
+    (2, "SEEK_END"),
+    (3, "SEEK_DATA"),
+    (4, "SEEK_HOLE"),
+];
+
+/// A directory fd: `AT_FDCWD`, or the fd (with `-y`, its path).
+pub fn put_at_dirfd(p: &mut Printer, fds: &FdTable, name: &str, fd: i64) {
+    if fd == crate::service::generic::AT_FDCWD {
+        put_dirfd(p, name, fd);
+    } else {
+        put_fd(p, fds, name, fd);
+    }
+}
+
+/// The name `value` has in a table of exact values.
+pub fn name_of(value: u64, names: &[(u64, &'static str)]) -> Option<&'static str> {
+    names.iter().find(|(v, _)| *v == value).map(|(_, n)| *n)
+}
+
+/// A value from a table of exact values: its name, or the number.
+pub fn put_enum(p: &mut Printer, name: &str, value: i64, names: &[(u64, &'static str)]) {
+    p.symbol(name, value, name_of(value as u64, names));
+}
+
+/// Argument `i` as a C `long` (32 bits on i386).
+pub fn long_arg(c: &CallCtx, i: usize) -> i64 {
+    match c.arch {
+        Arch::I386 => c.args[i] as i32 as i64,
+        _ => c.args[i] as i64,
+    }
+}
+
+/// A 64-bit file offset passed in argument `i`; on i386 it takes two
+/// registers, low word first.
+pub fn off64_arg(c: &CallCtx, i: usize) -> i64 {
+    match c.arch {
+        Arch::I386 => ((c.args[i] & 0xffff_ffff) | ((c.args[i + 1] & 0xffff_ffff) << 32)) as i64,
+        _ => c.args[i] as i64,
+    }
+}
+
+/// The argument index after a 64-bit offset starting at `i`.
+pub fn after_off64(c: &CallCtx, i: usize) -> usize {
+    if c.arch == Arch::I386 { i + 2 } else { i + 1 }
+}
+
+/// After the result, an extended part in parentheses printed by `body`
+/// with the name it is given: `fcntl(3, F_GETFD) = 1 (FD_CLOEXEC)`. In
+/// JSON the value goes to the call's `returned` object under `name` (a
+/// top-level `)` would read as the parameter list's end there).
+pub fn put_extended(p: &mut Printer, name: &str, body: impl FnOnce(&mut Printer, &str)) {
+    if p.json() {
+        body(p, name);
+        return;
+    }
+    p.open("", " (", Naming::Elements);
+    body(p, "");
+    p.close(")");
+}
+
+/// `=` (if not yet printed) and the result: the tail of every leave printer.
+pub fn put_result(p: &mut Printer, c: &CallCtx) {
+    if !p.equals_printed() {
+        p.equals();
+    }
+    p.result(c.result);
+}
+
+/// An array of two ints at `addr` (a pipe's fds): `[3, 4]`, or the pointer
+/// if it cannot be read (or with `-VV`).
+pub fn put_int_pair(p: &mut Printer, name: &str, addr: u64) {
+    let mut b = [0u8; 8];
+    if addr == 0 || p.config().values_only >= 2 || !p.mem().read_exact(addr, &mut b) {
+        p.ptr(name, addr);
+        return;
+    }
+    p.open(name, "[", Naming::Elements);
+    p.int("", i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as i64);
+    p.int("", i32::from_le_bytes([b[4], b[5], b[6], b[7]]) as i64);
+    p.close("]");
+}
+
+/// An in/out 64-bit offset behind a pointer (sendfile, splice): `[0]`,
+/// `NULL`, or the pointer if unreadable.
+pub fn put_off_ptr(p: &mut Printer, name: &str, addr: u64, bytes: usize) {
+    let mut b = [0u8; 8];
+    if addr == 0 || p.config().values_only >= 2 || !p.mem().read_exact(addr, &mut b[..bytes]) {
+        p.ptr(name, addr);
+        return;
+    }
+    let value = if bytes == 4 {
+        i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as i64
+    } else {
+        i64::from_le_bytes(b)
+    };
+    p.open(name, "[", Naming::Elements);
+    p.int("", value);
+    p.close("]");
+}
 
 fn put_open_flags_mode(p: &mut Printer, flags: u64, mode: u64) {
     p.flags("flags", flags, OPEN_FLAGS);
@@ -82,9 +236,35 @@ pub fn open_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 
 /// `openat(dirfd, pathname, flags, mode)`
 pub fn openat_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    put_dirfd(p, "dirfd", c.int(0));
+    put_at_dirfd(p, c.fds, "dirfd", c.int(0));
     p.path("pathname", c.args[1]);
     put_open_flags_mode(p, c.args[2], c.args[3]);
+    save_path(p, c, c.args[1]);
+    CallType::Done
+}
+
+/// Size of `struct open_how` (`<linux/openat2.h>`): flags, mode, resolve.
+const OPEN_HOW_SIZE: u64 = 24;
+
+/// `openat2(dirfd, pathname, how, size)`:
+/// `{flags=O_RDONLY|O_CLOEXEC, resolve=RESOLVE_BENEATH}`.
+pub fn openat2_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_at_dirfd(p, c.fds, "dirfd", c.int(0));
+    p.path("pathname", c.args[1]);
+    if c.args[3] < OPEN_HOW_SIZE {
+        p.ptr("how", c.args[2]);
+    } else if let Some(how) = p.open_struct::<24>("how", c.args[2]) {
+        let flags = u64::from_le_bytes(how[0..8].try_into().expect("8 bytes"));
+        let mode = u64::from_le_bytes(how[8..16].try_into().expect("8 bytes"));
+        let resolve = u64::from_le_bytes(how[16..24].try_into().expect("8 bytes"));
+        p.flags("flags", flags, OPEN_FLAGS);
+        if flags & O_CREAT != 0 || flags & O_TMPFILE == O_TMPFILE || mode != 0 {
+            p.mode("mode", mode);
+        }
+        p.flags("resolve", resolve, RESOLVE_FLAGS);
+        p.close_struct(true);
+    }
+    p.uint("size", c.args[3]);
     save_path(p, c, c.args[1]);
     CallType::Done
 }
@@ -103,25 +283,50 @@ pub fn close_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
-/// `read(fd, buf, count)`: the buffer is printed at leave, as much as was read.
+/// `close_range(first, last, flags)`: `close_range(3, ~0U, 0)`.
+pub fn close_range_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.uint("first", c.args[0] & 0xffff_ffff);
+    let last = c.args[1] & 0xffff_ffff;
+    let sym = (last == 0xffff_ffff).then_some("~0U");
+    p.symbol("last", last as i64, sym);
+    p.flags("flags", c.args[2] & 0xffff_ffff, CLOSE_RANGE_FLAGS);
+    CallType::Done
+}
+
+/// `read(fd, buf, count)`, `pread64(fd, buf, count, offset)`: the buffer is
+/// printed at leave, as much as was read.
 pub fn read_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_fd(p, c.fds, "fd", c.int(0));
     CallType::NotDone
 }
 
-/// Leave half of read/pread64: `"data", count[, offset]) = n`.
+/// Leave half of read: `"data", count) = n`.
 pub fn read_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    read_buf_count(p, c, failed);
+    p.equals();
+    p.result(c.result);
+    usbmon_read(p, c, failed);
+}
+
+/// Leave half of pread64: `"data", count, offset) = n`.
+pub fn pread_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    read_buf_count(p, c, failed);
+    p.int("offset", off64_arg(c, 3));
+    p.equals();
+    p.result(c.result);
+    usbmon_read(p, c, failed);
+}
+
+fn read_buf_count(p: &mut Printer, c: &CallCtx, failed: bool) {
     if failed {
         p.ptr("buf", c.args[1]);
     } else {
         p.buf("buf", c.args[1], c.result as u64);
     }
     p.uint("count", c.args[2]);
-    if c.nr_is_pread() {
-        p.int("offset", c.args[3] as i64);
-    }
-    p.equals();
-    p.result(c.result);
+}
+
+fn usbmon_read(p: &mut Printer, c: &CallCtx, failed: bool) {
     if !failed
         && c.fds
             .get(c.int(0) as i32)
@@ -141,8 +346,20 @@ fn is_user_events(c: &CallCtx, fd: i64) -> bool {
         .is_some_and(|info| info.kind == FdKind::UserEvents)
 }
 
-/// `write(fd, buf, count)`, `pwrite64(fd, buf, count, offset)`
+/// `write(fd, buf, count)`
 pub fn write_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_write(p, c);
+    CallType::Done
+}
+
+/// `pwrite64(fd, buf, count, offset)`
+pub fn pwrite_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_write(p, c);
+    p.int("offset", off64_arg(c, 3));
+    CallType::Done
+}
+
+fn put_write(p: &mut Printer, c: &CallCtx) {
     let fd = c.int(0);
     put_fd(p, c.fds, "fd", fd);
     let mut decoded = false;
@@ -157,10 +374,6 @@ pub fn write_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
         p.buf("buf", c.args[1], c.args[2]);
     }
     p.uint("count", c.args[2]);
-    if c.nr_is_pread() {
-        p.int("offset", c.args[3] as i64);
-    }
-    CallType::Done
 }
 
 /// Print an iovec array; `limit` caps the bytes shown across all buffers
@@ -242,7 +455,38 @@ pub fn writev_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
-/// `readv(fd, iov, iovcnt)`: the buffers are printed at leave.
+/// `pwritev(fd, iov, iovcnt, offset)`
+pub fn pwritev_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "fd", c.int(0));
+    put_iovecs(p, "iov", c.args[1], c.args[2], None);
+    p.uint("iovcnt", c.args[2]);
+    put_vec_offset_flags(p, c, false);
+    CallType::Done
+}
+
+/// `pwritev2(fd, iov, iovcnt, offset, flags)`
+pub fn pwritev2_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "fd", c.int(0));
+    put_iovecs(p, "iov", c.args[1], c.args[2], None);
+    p.uint("iovcnt", c.args[2]);
+    put_vec_offset_flags(p, c, true);
+    CallType::Done
+}
+
+/// The offset of preadv/pwritev (low and high words, the high one unused
+/// on x86_64) and, for the `2` forms, the `RWF_*` flags.
+fn put_vec_offset_flags(p: &mut Printer, c: &CallCtx, with_flags: bool) {
+    let offset = match c.arch {
+        Arch::I386 => off64_arg(c, 3),
+        _ => c.args[3] as i64,
+    };
+    p.int("offset", offset);
+    if with_flags {
+        p.flags("flags", c.args[5] & 0xffff_ffff, RWF_FLAGS);
+    }
+}
+
+/// `readv(fd, iov, iovcnt)`, `preadv2(...)`: the buffers are printed at leave.
 pub fn readv_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_fd(p, c.fds, "fd", c.int(0));
     CallType::NotDone
@@ -250,25 +494,132 @@ pub fn readv_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 
 /// Leave half of readv.
 pub fn readv_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    put_readv_iov(p, c, failed);
+    p.equals();
+    p.result(c.result);
+}
+
+/// Leave half of preadv.
+pub fn preadv_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    put_readv_iov(p, c, failed);
+    put_vec_offset_flags(p, c, false);
+    p.equals();
+    p.result(c.result);
+}
+
+/// Leave half of preadv2.
+pub fn preadv2_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    put_readv_iov(p, c, failed);
+    put_vec_offset_flags(p, c, true);
+    p.equals();
+    p.result(c.result);
+}
+
+fn put_readv_iov(p: &mut Printer, c: &CallCtx, failed: bool) {
     if failed {
         p.ptr("iov", c.args[1]);
     } else {
         put_iovecs(p, "iov", c.args[1], c.args[2], Some(c.result as u64));
     }
     p.uint("iovcnt", c.args[2]);
+}
+
+/// `lseek(fd, offset, whence)`: `lseek(3, 0, SEEK_END) = 1234`.
+pub fn lseek_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "fd", c.int(0));
+    p.int("offset", long_arg(c, 1));
+    put_enum(p, "whence", c.int(2), SEEK_NAMES);
+    CallType::Done
+}
+
+/// `_llseek(fd, offset_high, offset_low, result, whence)` (i386), printed
+/// with the offset whole: `_llseek(3, 0, [1234], SEEK_END) = 0`.
+pub fn llseek_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "fd", c.int(0));
+    let offset = ((c.args[1] & 0xffff_ffff) << 32 | (c.args[2] & 0xffff_ffff)) as i64;
+    p.int("offset", offset);
+    CallType::NotDone
+}
+
+/// Leave half of _llseek: the resulting offset, then whence.
+pub fn llseek_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    if failed {
+        p.ptr("result", c.args[3]);
+    } else {
+        put_off_ptr(p, "result", c.args[3], 8);
+    }
+    put_enum(p, "whence", c.int(4), SEEK_NAMES);
     p.equals();
     p.result(c.result);
 }
 
-impl CallCtx<'_> {
-    /// Whether this is a positional read or write (it has an offset).
-    fn nr_is_pread(&self) -> bool {
-        matches!(
-            (self.arch, self.nr),
-            (Arch::X86_64, 17 | 18) | (Arch::I386, 180 | 181)
-        )
+/// Record fd `fd` as what /proc says it is now (a pipe, an inotify
+/// instance, a memfd, a socket), replacing whatever the table held.
+fn track_new(fds: &mut FdTable, fd: i32, cloexec: bool) {
+    fds.remove(fd);
+    if let Some(info) = fds.get(fd) {
+        fds.insert(fd, FdInfo { cloexec, ..info });
     }
 }
+
+/// Record the two fds a successful pipe/pipe2/socketpair wrote at `addr`.
+fn track_pair(fds: &mut FdTable, mem: &mut Memory, addr: u64, cloexec: bool) {
+    let mut b = [0u8; 8];
+    if mem.read_exact(addr, &mut b) {
+        for half in [&b[0..4], &b[4..8]] {
+            let fd = i32::from_le_bytes(half.try_into().expect("4 bytes"));
+            track_new(fds, fd, cloexec);
+        }
+    }
+}
+
+/// Every call [`track`] acts on. The engine must stop on these even when
+/// they are not printed (a seccomp filter's bookkeeping set).
+pub const TRACKED: &[&str] = &[
+    "open",
+    "openat",
+    "openat2",
+    "creat",
+    "close",
+    "close_range",
+    "mmap",
+    "mmap2",
+    "munmap",
+    "ioctl",
+    "dup",
+    "dup2",
+    "dup3",
+    "fcntl",
+    "fcntl64",
+    "pipe",
+    "pipe2",
+    "socketpair",
+    "memfd_create",
+    "inotify_init",
+    "inotify_init1",
+    "epoll_create",
+    "epoll_create1",
+    "eventfd",
+    "eventfd2",
+    "signalfd",
+    "signalfd4",
+    "timerfd_create",
+    "socket",
+    "accept",
+    "accept4",
+    "userfaultfd",
+    "fanotify_init",
+    "perf_event_open",
+    "io_uring_setup",
+    "pidfd_open",
+    "pidfd_getfd",
+    "open_tree",
+    "fsopen",
+    "fsmount",
+    "fspick",
+    "mq_open",
+    "open_by_handle_at",
+];
 
 /// Apply a successful call's effect on the fd table. Runs for every call,
 /// printed or not: bookkeeping is not printing.
@@ -281,15 +632,28 @@ pub fn track(
     mem: &mut Memory,
 ) {
     let fd = rval as i32;
+    let cloexec = |flags: u64| flags & O_CLOEXEC != 0;
     match name {
         "open" | "openat" | "creat" | "openat2" => {
-            if let CallData::Path(path) = data {
-                let flags = match name {
-                    "open" => args[1],
-                    "openat" => args[2],
-                    _ => 0,
-                };
-                fds.insert(fd, FdInfo::new(path.clone(), flags & O_CLOEXEC != 0));
+            let flags = match name {
+                "open" => args[1],
+                "openat" => args[2],
+                "openat2" => {
+                    let mut how = [0u8; 8];
+                    if mem.read_exact(args[2], &mut how) {
+                        u64::from_le_bytes(how)
+                    } else {
+                        0
+                    }
+                }
+                _ => 0,
+            };
+            // A relative path says little: /proc has the absolute one.
+            match data {
+                CallData::Path(path) if path.starts_with('/') => {
+                    fds.insert(fd, FdInfo::new(path.clone(), cloexec(flags)))
+                }
+                _ => track_new(fds, fd, cloexec(flags)),
             }
         }
         "close" => fds.remove(args[0] as i32),
@@ -300,14 +664,14 @@ pub fn track(
         "ioctl" if matches!(args[1] as u32, user_events::DIAG_IOCSREG | 0xC004_2A00) => {
             user_events::track_register(fds, mem, args[0] as i32, args[2]);
         }
-        // CLOSE_RANGE_CLOEXEC (4) only marks them; anything else closes.
-        "close_range" if args[2] & 4 == 0 => {
-            fds.remove_range(args[0] as i32, args[1].min(i32::MAX as u64) as i32);
+        // CLOSE_RANGE_CLOEXEC only marks them; anything else closes.
+        "close_range" if args[2] & CLOSE_RANGE_CLOEXEC == 0 => {
+            let first = args[0].min(i32::MAX as u64) as i32;
+            fds.remove_range(first, args[1].min(i32::MAX as u64) as i32);
         }
-        "dup" => fds.dup(args[0] as i32, fd, false),
-        "dup2" => fds.dup(args[0] as i32, fd, false),
-        "dup3" => fds.dup(args[0] as i32, fd, args[2] & O_CLOEXEC != 0),
-        "fcntl" | "fcntl64" => match args[1] {
+        "dup" | "dup2" => fds.dup(args[0] as i32, fd, false),
+        "dup3" => fds.dup(args[0] as i32, fd, cloexec(args[2])),
+        "fcntl" | "fcntl64" => match args[1] as u32 {
             // F_DUPFD, F_DUPFD_CLOEXEC
             0 => fds.dup(args[0] as i32, fd, false),
             1030 => fds.dup(args[0] as i32, fd, true),
@@ -315,6 +679,29 @@ pub fn track(
             2 => fds.set_cloexec(args[0] as i32, args[2] & 1 != 0),
             _ => {}
         },
+        "pipe" => track_pair(fds, mem, args[0], false),
+        "pipe2" => track_pair(fds, mem, args[0], cloexec(args[1])),
+        "socketpair" => track_pair(fds, mem, args[3], cloexec(args[1])),
+        // MFD_CLOEXEC is 1.
+        "memfd_create" => track_new(fds, fd, args[1] & 1 != 0),
+        // Creators whose close-on-exec bit is not decoded here (or that
+        // have none): what the fd is comes from /proc.
+        "inotify_init" | "epoll_create" | "eventfd" | "userfaultfd" | "fanotify_init"
+        | "perf_event_open" | "io_uring_setup" | "pidfd_getfd" | "open_tree" | "fsopen"
+        | "fsmount" | "fspick" | "mq_open" | "open_by_handle_at" => track_new(fds, fd, false),
+        "inotify_init1" | "epoll_create1" => track_new(fds, fd, cloexec(args[0])),
+        "eventfd2" | "signalfd4" | "timerfd_create" | "accept4" => {
+            let flags = match name {
+                "signalfd4" => args[3],
+                "accept4" => args[3],
+                _ => args[1],
+            };
+            track_new(fds, fd, cloexec(flags));
+        }
+        "socket" => track_new(fds, fd, cloexec(args[1])),
+        "accept" | "signalfd" => track_new(fds, fd, false),
+        // PIDFD_NONBLOCK is O_NONBLOCK; pidfds are always close-on-exec.
+        "pidfd_open" => track_new(fds, fd, true),
         _ => {}
     }
 }
@@ -322,13 +709,92 @@ pub fn track(
 /// This area's handlers (see `service::h`).
 pub static HANDLERS: &[Handler] = &[
     h("close", close_out, default_in, Normal),
+    h("close_range", close_range_out, default_in, Normal),
     h("creat", creat_out, default_in, Normal),
     h("open", open_out, default_in, Normal),
     h("openat", openat_out, default_in, Normal),
-    h("pread64", read_out, read_in, Normal),
-    h("pwrite64", write_out, default_in, Normal),
+    h("openat2", openat2_out, default_in, Normal),
+    h("pread64", read_out, pread_in, Normal),
+    h("pwrite64", pwrite_out, default_in, Normal),
     h("read", read_out, read_in, Normal),
     h("readv", readv_out, readv_in, Normal),
+    h("preadv", readv_out, preadv_in, Normal),
+    h("preadv2", readv_out, preadv2_in, Normal),
     h("write", write_out, default_in, Normal),
     h("writev", writev_out, default_in, Normal),
+    h("pwritev", pwritev_out, default_in, Normal),
+    h("pwritev2", pwritev2_out, default_in, Normal),
+    h("lseek", lseek_out, default_in, Normal),
+    h("_llseek", llseek_out, llseek_in, Normal),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::AsRawFd;
+
+    fn own() -> (FdTable, Memory) {
+        let pid = std::process::id() as i32;
+        (
+            FdTable::new(pid),
+            Memory::new(nix::unistd::Pid::from_raw(pid)),
+        )
+    }
+
+    #[test]
+    fn tracked_calls_are_real_calls() {
+        for name in TRACKED {
+            assert!(
+                crate::service::number(Arch::X86_64, name).is_some()
+                    || crate::service::number(Arch::I386, name).is_some(),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn pipe_fds_come_from_proc_with_their_cloexec_flag() {
+        let (mut fds, mut mem) = own();
+        let (r, w) = std::io::pipe().unwrap();
+        let pair = [r.as_raw_fd(), w.as_raw_fd()];
+        let args = [pair.as_ptr() as u64, O_CLOEXEC, 0, 0, 0, 0];
+        track("pipe2", &args, &CallData::None, 0, &mut fds, &mut mem);
+        for fd in pair {
+            let info = fds.get(fd).unwrap();
+            assert!(info.path.starts_with("pipe:["), "{}", info.path);
+            assert!(info.cloexec);
+        }
+        // A closed number is forgotten; dup3 copies with its own flag.
+        track(
+            "close",
+            &[pair[1] as u64, 0, 0, 0, 0, 0],
+            &CallData::None,
+            0,
+            &mut fds,
+            &mut mem,
+        );
+        let args = [pair[0] as u64, 99, 0, 0, 0, 0];
+        track("dup3", &args, &CallData::None, 99, &mut fds, &mut mem);
+        let copy = fds.get(99).unwrap();
+        assert!(copy.path.starts_with("pipe:[") && !copy.cloexec);
+    }
+
+    #[test]
+    fn a_relative_open_is_recorded_by_its_absolute_path() {
+        let (mut fds, mut mem) = own();
+        let file = std::fs::File::open("Cargo.toml").unwrap();
+        let fd = file.as_raw_fd();
+        let data = CallData::Path("Cargo.toml".into());
+        let args = [0, 0, 0, 0, 0, 0];
+        track("open", &args, &data, fd as i64, &mut fds, &mut mem);
+        let info = fds.get(fd).unwrap();
+        assert!(
+            info.path.starts_with('/') && info.path.ends_with("/Cargo.toml"),
+            "{}",
+            info.path
+        );
+        let data = CallData::Path("/dev/usbmon0".into());
+        track("open", &args, &data, fd as i64, &mut fds, &mut mem);
+        assert_eq!(fds.get(fd).unwrap().kind, FdKind::Usbmon);
+    }
+}

@@ -1,25 +1,37 @@
-//! Memory handlers: mmap, munmap, brk.
+//! Memory handlers: mmap (x86_64's, i386's old struct form and mmap2),
+//! munmap, mprotect, mremap, madvise, brk, msync, the mlock family and
+//! mincore.
 
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
-use crate::format::{FlagDef, Printer, flag};
+use crate::format::{FlagDef, Naming, Printer, flag};
+use crate::kernel::Arch;
+use crate::service::fs::{name_of, put_result};
+use crate::service::generic::{no_params_out, put_fd};
 use crate::service::h;
+
+/// The page size of x86.
+const PAGE: u64 = 4096;
 
 /// `PROT_*` from `<asm-generic/mman-common.h>`.
 pub const PROT_FLAGS: &[FlagDef] = &[
     FlagDef {
-        mask: 7,
+        mask: !0,
         value: 0,
         name: "PROT_NONE",
     },
     flag(1, "PROT_READ"),
     flag(2, "PROT_WRITE"),
     flag(4, "PROT_EXEC"),
+    flag(8, "PROT_SEM"),
     flag(0x1000000, "PROT_GROWSDOWN"),
     flag(0x2000000, "PROT_GROWSUP"),
 ];
 
-/// `MAP_*` from `<linux/mman.h>` and `<asm-generic/mman.h>` (x86).
+/// `MAP_*` from `<linux/mman.h>`, `<asm-generic/mman-common.h>` and
+/// `<asm/mman.h>` (x86: MAP_32BIT, MAP_ABOVE4G 6.6; MAP_DROPPABLE 6.11),
+/// with the hugetlb page size in bits 26..32
+/// (`<asm-generic/hugetlb_encode.h>`).
 pub const MAP_FLAGS: &[FlagDef] = &[
     FlagDef {
         mask: 0xf,
@@ -36,9 +48,15 @@ pub const MAP_FLAGS: &[FlagDef] = &[
         value: 3,
         name: "MAP_SHARED_VALIDATE",
     },
+    FlagDef {
+        mask: 0xf,
+        value: 8,
+        name: "MAP_DROPPABLE",
+    },
     flag(0x10, "MAP_FIXED"),
     flag(0x20, "MAP_ANONYMOUS"),
     flag(0x40, "MAP_32BIT"),
+    flag(0x80, "MAP_ABOVE4G"),
     flag(0x100, "MAP_GROWSDOWN"),
     flag(0x800, "MAP_DENYWRITE"),
     flag(0x1000, "MAP_EXECUTABLE"),
@@ -50,29 +68,166 @@ pub const MAP_FLAGS: &[FlagDef] = &[
     flag(0x40000, "MAP_HUGETLB"),
     flag(0x80000, "MAP_SYNC"),
     flag(0x100000, "MAP_FIXED_NOREPLACE"),
+    FlagDef {
+        mask: 0x3f << 26,
+        value: 16 << 26,
+        name: "MAP_HUGE_64KB",
+    },
+    FlagDef {
+        mask: 0x3f << 26,
+        value: 21 << 26,
+        name: "MAP_HUGE_2MB",
+    },
+    FlagDef {
+        mask: 0x3f << 26,
+        value: 30 << 26,
+        name: "MAP_HUGE_1GB",
+    },
     flag(0x4000000, "MAP_UNINITIALIZED"),
 ];
 
-/// `mmap(addr, length, prot, flags, fd, offset)`
+/// `MAP_ANONYMOUS`: no fd behind the mapping.
+const MAP_ANONYMOUS: u64 = 0x20;
+
+/// The six mmap arguments, however they were passed.
+fn put_mmap(p: &mut Printer, c: &CallCtx, a: [u64; 6]) {
+    p.ptr("addr", a[0]);
+    p.uint("length", a[1]);
+    p.flags("prot", a[2], PROT_FLAGS);
+    p.flags("flags", a[3], MAP_FLAGS);
+    let fd = a[4] as i32 as i64;
+    if a[3] & MAP_ANONYMOUS != 0 {
+        p.int("fd", fd);
+    } else {
+        put_fd(p, c.fds, "fd", fd);
+    }
+    p.hex("offset", a[5]);
+}
+
+/// `mmap(addr, length, prot, flags, fd, offset)`. On i386 this is the old
+/// mmap, whose one argument points at the six.
 pub fn mmap_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    p.ptr("addr", c.args[0]);
-    p.uint("length", c.args[1]);
-    p.flags("prot", c.args[2], PROT_FLAGS);
-    p.flags("flags", c.args[3], MAP_FLAGS);
-    p.int("fd", c.int(4));
-    p.hex("offset", c.args[5]);
+    if c.arch == Arch::I386 {
+        let mut d = [0u8; 24];
+        if p.config().values_only >= 2 || !p.mem().read_exact(c.args[0], &mut d) {
+            p.ptr("args", c.args[0]);
+            return CallType::Done;
+        }
+        let mut a = [0u64; 6];
+        for (i, v) in a.iter_mut().enumerate() {
+            *v = u32::from_le_bytes(d[i * 4..i * 4 + 4].try_into().expect("4 bytes")) as u64;
+        }
+        p.open("args", "{", Naming::Fields);
+        put_mmap(p, c, a);
+        p.close("}");
+        return CallType::Done;
+    }
+    let mut a = c.args;
+    for v in &mut a[2..4] {
+        *v &= 0xffff_ffff;
+    }
+    put_mmap(p, c, a);
+    CallType::Done
+}
+
+/// `mmap2(addr, length, prot, flags, fd, pgoffset)` (i386): the offset is
+/// printed in bytes, like mmap's.
+pub fn mmap2_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    let mut a = c.args;
+    a[5] = (c.args[5] & 0xffff_ffff) * PAGE;
+    put_mmap(p, c, a);
     CallType::Done
 }
 
 /// Leave printer for calls that return an address (mmap, brk, mremap).
-pub fn addr_in(p: &mut Printer, c: &mut CallCtx, _failed: bool) {
-    p.result_ptr(c.result);
+/// An i386 address is 32 bits (the result register comes sign-extended).
+pub fn addr_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    if c.arch == Arch::I386 && !failed {
+        p.result_ptr(c.result as u32 as i64);
+    } else {
+        p.result_ptr(c.result);
+    }
 }
 
-/// `munmap(addr, length)`
+/// `munmap(addr, length)`, `mlock(addr, len)`, `munlock(addr, len)`
 pub fn munmap_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.ptr("addr", c.args[0]);
     p.uint("length", c.args[1]);
+    CallType::Done
+}
+
+/// `mprotect(addr, len, prot)`
+pub fn mprotect_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    munmap_out(p, c);
+    p.flags("prot", c.args[2] & 0xffff_ffff, PROT_FLAGS);
+    CallType::Done
+}
+
+/// `pkey_mprotect(addr, len, prot, pkey)`
+pub fn pkey_mprotect_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    mprotect_out(p, c);
+    p.int("pkey", c.int(3));
+    CallType::Done
+}
+
+/// `MREMAP_*` from `<linux/mman.h>`.
+const MREMAP_FLAGS: &[FlagDef] = &[
+    flag(1, "MREMAP_MAYMOVE"),
+    flag(2, "MREMAP_FIXED"),
+    flag(4, "MREMAP_DONTUNMAP"),
+];
+
+/// `mremap(old_address, old_size, new_size, flags[, new_address])`: the
+/// new address only when MREMAP_FIXED says it is used.
+pub fn mremap_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.ptr("old_address", c.args[0]);
+    p.uint("old_size", c.args[1]);
+    p.uint("new_size", c.args[2]);
+    let flags = c.args[3] & 0xffff_ffff;
+    p.flags("flags", flags, MREMAP_FLAGS);
+    if flags & 2 != 0 {
+        p.ptr("new_address", c.args[4]);
+    }
+    CallType::Done
+}
+
+/// `MADV_*` advice values from `<asm-generic/mman-common.h>` (COLLAPSE 6.1;
+/// DONTNEED_LOCKED 5.18; GUARD_* 6.13).
+const MADV_NAMES: &[(u64, &str)] = &[
+    (0, "MADV_NORMAL"),
+    (1, "MADV_RANDOM"),
+    (2, "MADV_SEQUENTIAL"),
+    (3, "MADV_WILLNEED"),
+    (4, "MADV_DONTNEED"),
+    (8, "MADV_FREE"),
+    (9, "MADV_REMOVE"),
+    (10, "MADV_DONTFORK"),
+    (11, "MADV_DOFORK"),
+    (12, "MADV_MERGEABLE"),
+    (13, "MADV_UNMERGEABLE"),
+    (14, "MADV_HUGEPAGE"),
+    (15, "MADV_NOHUGEPAGE"),
+    (16, "MADV_DONTDUMP"),
+    (17, "MADV_DODUMP"),
+    (18, "MADV_WIPEONFORK"),
+    (19, "MADV_KEEPONFORK"),
+    (20, "MADV_COLD"),
+    (21, "MADV_PAGEOUT"),
+    (22, "MADV_POPULATE_READ"),
+    (23, "MADV_POPULATE_WRITE"),
+    (24, "MADV_DONTNEED_LOCKED"),
+    (25, "MADV_COLLAPSE"),
+    (100, "MADV_HWPOISON"),
+    (101, "MADV_SOFT_OFFLINE"),
+    (102, "MADV_GUARD_INSTALL"),
+    (103, "MADV_GUARD_REMOVE"),
+];
+
+/// `madvise(addr, length, advice)`: `madvise(&0x7f.., 4096, MADV_DONTNEED)`.
+pub fn madvise_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    munmap_out(p, c);
+    let advice = c.int(2);
+    p.symbol("advice", advice, name_of(advice as u64, MADV_NAMES));
     CallType::Done
 }
 
@@ -82,10 +237,93 @@ pub fn brk_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
+/// `MS_*` from `<asm-generic/mman-common.h>`.
+const MSYNC_FLAGS: &[FlagDef] = &[
+    flag(1, "MS_ASYNC"),
+    flag(2, "MS_INVALIDATE"),
+    flag(4, "MS_SYNC"),
+];
+
+/// `msync(addr, length, flags)`
+pub fn msync_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    munmap_out(p, c);
+    p.flags("flags", c.args[2] & 0xffff_ffff, MSYNC_FLAGS);
+    CallType::Done
+}
+
+/// `MLOCK_ONFAULT` from `<asm-generic/mman-common.h>`.
+const MLOCK_FLAGS: &[FlagDef] = &[flag(1, "MLOCK_ONFAULT")];
+
+/// `mlock2(addr, len, flags)`
+pub fn mlock2_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    munmap_out(p, c);
+    p.flags("flags", c.args[2] & 0xffff_ffff, MLOCK_FLAGS);
+    CallType::Done
+}
+
+/// `MCL_*` from `<asm-generic/mman.h>`.
+const MCL_FLAGS: &[FlagDef] = &[
+    flag(1, "MCL_CURRENT"),
+    flag(2, "MCL_FUTURE"),
+    flag(4, "MCL_ONFAULT"),
+];
+
+/// `mlockall(flags)`
+pub fn mlockall_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.flags("flags", c.args[0] & 0xffff_ffff, MCL_FLAGS);
+    CallType::Done
+}
+
+/// `mincore(addr, length, vec)`: the residency vector prints at leave.
+pub fn mincore_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    munmap_out(p, c);
+    CallType::NotDone
+}
+
+/// Pages of a mincore vector shown without `-v`.
+const MINCORE_SHOWN: u64 = 32;
+
+/// Leave half of mincore: one byte per page, `[1, 1, 0, ..]`.
+pub fn mincore_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    let addr = c.args[2];
+    let pages = c.args[1].div_ceil(PAGE);
+    let limit = if p.config().verbose > 0 {
+        1024
+    } else {
+        MINCORE_SHOWN
+    };
+    let shown = pages.min(limit) as usize;
+    let mut v = vec![0u8; shown];
+    if failed || p.config().values_only >= 2 || !p.mem().read_exact(addr, &mut v) {
+        p.ptr("vec", addr);
+    } else {
+        p.open("vec", "[", Naming::Elements);
+        for b in v {
+            p.uint("", b as u64);
+        }
+        if (shown as u64) < pages {
+            p.more();
+        }
+        p.close("]");
+    }
+    put_result(p, c);
+}
+
 /// This area's handlers (see `service::h`).
 pub static HANDLERS: &[Handler] = &[
     h("brk", brk_out, addr_in, Normal),
     h("mmap", mmap_out, addr_in, Normal),
-    h("mmap2", mmap_out, addr_in, Normal),
+    h("mmap2", mmap2_out, addr_in, Normal),
     h("munmap", munmap_out, default_in, Normal),
+    h("mprotect", mprotect_out, default_in, Normal),
+    h("pkey_mprotect", pkey_mprotect_out, default_in, Normal),
+    h("mremap", mremap_out, addr_in, Normal),
+    h("madvise", madvise_out, default_in, Normal),
+    h("msync", msync_out, default_in, Normal),
+    h("mlock", munmap_out, default_in, Normal),
+    h("munlock", munmap_out, default_in, Normal),
+    h("mlock2", mlock2_out, default_in, Normal),
+    h("mlockall", mlockall_out, default_in, Normal),
+    h("munlockall", no_params_out, default_in, Normal),
+    h("mincore", mincore_out, mincore_in, Normal),
 ];

@@ -5,13 +5,21 @@
 //! from [`HANDLERS`] when a specific one exists, else the generic printer.
 
 pub mod fs;
+pub mod fs_fd;
+pub mod fs_path;
+pub mod fs_stat;
+pub mod fs_xfer;
 pub mod generic;
 pub mod mm;
+pub mod msg;
 pub mod net;
 pub mod params;
 pub mod poll;
 pub mod process;
+pub mod raw;
+pub mod resource;
 pub mod signal;
+pub mod sockopt;
 pub mod table;
 pub mod time;
 
@@ -36,12 +44,19 @@ pub const fn h(name: &'static str, out: OutFn, r#in: InFn, class: CallClass) -> 
 /// its `HANDLERS` table (`h(name, out, in, class)` entries).
 static TABLES: &[&[Handler]] = &[
     fs::HANDLERS,
+    fs_fd::HANDLERS,
+    fs_path::HANDLERS,
+    fs_stat::HANDLERS,
+    fs_xfer::HANDLERS,
     mm::HANDLERS,
     process::HANDLERS,
+    resource::HANDLERS,
     signal::HANDLERS,
     time::HANDLERS,
     poll::HANDLERS,
     net::HANDLERS,
+    msg::HANDLERS,
+    sockopt::HANDLERS,
     crate::ioctl::HANDLERS,
 ];
 

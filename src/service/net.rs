@@ -1,6 +1,512 @@
-//! Network handlers: sockets, addresses, messages, options.
+//! Network handlers: socket and socketpair, bind, connect, listen, accept,
+//! the socket names, sendto and recvfrom, shutdown; and the socket address
+//! printer the message (`msg.rs`) and option (`sockopt.rs`) handlers use.
 
-use crate::call::Handler;
+use std::net::{Ipv4Addr, Ipv6Addr};
+
+use crate::call::{CallClass::Normal, Handler, default_in};
+use crate::call::{CallCtx, CallType};
+use crate::format::{FlagDef, Naming, Printer, flag, quote};
+use crate::service::generic::put_fd;
+use crate::service::h;
+use crate::service::raw::{i32_at, lookup, put_composed, put_named, read_vec, u16_at, u32_at};
+
+/// `AF_*` address families from `<linux/socket.h>`.
+pub const FAMILIES: &[(i64, &str)] = &[
+    (0, "AF_UNSPEC"),
+    (1, "AF_UNIX"),
+    (2, "AF_INET"),
+    (3, "AF_AX25"),
+    (4, "AF_IPX"),
+    (5, "AF_APPLETALK"),
+    (6, "AF_NETROM"),
+    (7, "AF_BRIDGE"),
+    (8, "AF_ATMPVC"),
+    (9, "AF_X25"),
+    (10, "AF_INET6"),
+    (11, "AF_ROSE"),
+    (12, "AF_DECnet"),
+    (13, "AF_NETBEUI"),
+    (14, "AF_SECURITY"),
+    (15, "AF_KEY"),
+    (16, "AF_NETLINK"),
+    (17, "AF_PACKET"),
+    (18, "AF_ASH"),
+    (19, "AF_ECONET"),
+    (20, "AF_ATMSVC"),
+    (21, "AF_RDS"),
+    (22, "AF_SNA"),
+    (23, "AF_IRDA"),
+    (24, "AF_PPPOX"),
+    (25, "AF_WANPIPE"),
+    (26, "AF_LLC"),
+    (27, "AF_IB"),
+    (28, "AF_MPLS"),
+    (29, "AF_CAN"),
+    (30, "AF_TIPC"),
+    (31, "AF_BLUETOOTH"),
+    (32, "AF_IUCV"),
+    (33, "AF_RXRPC"),
+    (34, "AF_ISDN"),
+    (35, "AF_PHONET"),
+    (36, "AF_IEEE802154"),
+    (37, "AF_CAIF"),
+    (38, "AF_ALG"),
+    (39, "AF_NFC"),
+    (40, "AF_VSOCK"),
+    (41, "AF_KCM"),
+    (42, "AF_QIPCRTR"),
+    (43, "AF_SMC"),
+    (44, "AF_XDP"),
+    (45, "AF_MCTP"),
+];
+
+const AF_UNIX: u16 = 1;
+const AF_INET: u16 = 2;
+const AF_INET6: u16 = 10;
+const AF_NETLINK: u16 = 16;
+const AF_PACKET: u16 = 17;
+
+/// `SOCK_*` types (the low nibble) and flags from `<linux/net.h>` and
+/// `<asm-generic/fcntl.h>`.
+pub const SOCK_TYPES: &[FlagDef] = &[
+    FlagDef {
+        mask: 0xf,
+        value: 1,
+        name: "SOCK_STREAM",
+    },
+    FlagDef {
+        mask: 0xf,
+        value: 2,
+        name: "SOCK_DGRAM",
+    },
+    FlagDef {
+        mask: 0xf,
+        value: 3,
+        name: "SOCK_RAW",
+    },
+    FlagDef {
+        mask: 0xf,
+        value: 4,
+        name: "SOCK_RDM",
+    },
+    FlagDef {
+        mask: 0xf,
+        value: 5,
+        name: "SOCK_SEQPACKET",
+    },
+    FlagDef {
+        mask: 0xf,
+        value: 6,
+        name: "SOCK_DCCP",
+    },
+    FlagDef {
+        mask: 0xf,
+        value: 10,
+        name: "SOCK_PACKET",
+    },
+    flag(0o4000, "SOCK_NONBLOCK"),
+    flag(0o2000000, "SOCK_CLOEXEC"),
+];
+
+/// `IPPROTO_*` from `<linux/in.h>` and `<linux/in6.h>`.
+pub const IPPROTOS: &[(i64, &str)] = &[
+    (0, "IPPROTO_IP"),
+    (1, "IPPROTO_ICMP"),
+    (2, "IPPROTO_IGMP"),
+    (4, "IPPROTO_IPIP"),
+    (6, "IPPROTO_TCP"),
+    (8, "IPPROTO_EGP"),
+    (12, "IPPROTO_PUP"),
+    (17, "IPPROTO_UDP"),
+    (22, "IPPROTO_IDP"),
+    (29, "IPPROTO_TP"),
+    (33, "IPPROTO_DCCP"),
+    (41, "IPPROTO_IPV6"),
+    (46, "IPPROTO_RSVP"),
+    (47, "IPPROTO_GRE"),
+    (50, "IPPROTO_ESP"),
+    (51, "IPPROTO_AH"),
+    (58, "IPPROTO_ICMPV6"),
+    (92, "IPPROTO_MTP"),
+    (94, "IPPROTO_BEETPH"),
+    (98, "IPPROTO_ENCAP"),
+    (103, "IPPROTO_PIM"),
+    (108, "IPPROTO_COMP"),
+    (132, "IPPROTO_SCTP"),
+    (136, "IPPROTO_UDPLITE"),
+    (137, "IPPROTO_MPLS"),
+    (143, "IPPROTO_ETHERNET"),
+    (255, "IPPROTO_RAW"),
+    (262, "IPPROTO_MPTCP"),
+];
+
+/// `NETLINK_*` protocols from `<linux/netlink.h>`.
+const NETLINK_PROTOS: &[(i64, &str)] = &[
+    (0, "NETLINK_ROUTE"),
+    (1, "NETLINK_UNUSED"),
+    (2, "NETLINK_USERSOCK"),
+    (3, "NETLINK_FIREWALL"),
+    (4, "NETLINK_SOCK_DIAG"),
+    (5, "NETLINK_NFLOG"),
+    (6, "NETLINK_XFRM"),
+    (7, "NETLINK_SELINUX"),
+    (8, "NETLINK_ISCSI"),
+    (9, "NETLINK_AUDIT"),
+    (10, "NETLINK_FIB_LOOKUP"),
+    (11, "NETLINK_CONNECTOR"),
+    (12, "NETLINK_NETFILTER"),
+    (13, "NETLINK_IP6_FW"),
+    (14, "NETLINK_DNRTMSG"),
+    (15, "NETLINK_KOBJECT_UEVENT"),
+    (16, "NETLINK_GENERIC"),
+    (18, "NETLINK_SCSITRANSPORT"),
+    (19, "NETLINK_ECRYPTFS"),
+    (20, "NETLINK_RDMA"),
+    (21, "NETLINK_CRYPTO"),
+    (22, "NETLINK_SMC"),
+];
+
+/// `ETH_P_*` link-layer protocols from `<linux/if_ether.h>` (host order).
+const ETH_PROTOS: &[(i64, &str)] = &[
+    (0x0003, "ETH_P_ALL"),
+    (0x0800, "ETH_P_IP"),
+    (0x0806, "ETH_P_ARP"),
+    (0x8100, "ETH_P_8021Q"),
+    (0x86DD, "ETH_P_IPV6"),
+    (0x88CC, "ETH_P_LLDP"),
+];
+
+/// `ARPHRD_*` hardware types from `<linux/if_arp.h>`.
+const ARPHRD: &[(i64, &str)] = &[
+    (1, "ARPHRD_ETHER"),
+    (772, "ARPHRD_LOOPBACK"),
+    (776, "ARPHRD_SIT"),
+    (778, "ARPHRD_IPGRE"),
+    (0xfffe, "ARPHRD_NONE"),
+];
+
+/// `PACKET_*` packet types from `<linux/if_packet.h>`.
+const PACKET_TYPES: &[(i64, &str)] = &[
+    (0, "PACKET_HOST"),
+    (1, "PACKET_BROADCAST"),
+    (2, "PACKET_MULTICAST"),
+    (3, "PACKET_OTHERHOST"),
+    (4, "PACKET_OUTGOING"),
+];
+
+/// An address family field.
+pub fn put_family(p: &mut Printer, name: &str, family: i64) {
+    put_named(p, name, family, FAMILIES);
+}
+
+/// A link-layer protocol in network order: `htons(ETH_P_ALL)`.
+fn put_eth_proto(p: &mut Printer, name: &str, be: u16) {
+    let host = u16::from_be(be);
+    let sym = lookup(ETH_PROTOS, host as i64).filter(|_| p.symbols());
+    let text = match sym {
+        Some(sym) => format!("htons({sym})"),
+        None => format!("htons({host:#x})"),
+    };
+    put_composed(p, name, &text, |p| p.symbol(name, host as i64, sym));
+}
+
+/// `socket(domain, type, protocol)`, also the first three of socketpair.
+pub fn socket_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    let domain = c.int(0);
+    put_family(p, "domain", domain);
+    p.flags("type", c.args[1] as u32 as u64, SOCK_TYPES);
+    let protocol = c.int(2);
+    match domain as u16 {
+        AF_INET | AF_INET6 => put_named(p, "protocol", protocol, IPPROTOS),
+        AF_NETLINK => put_named(p, "protocol", protocol, NETLINK_PROTOS),
+        AF_PACKET => put_eth_proto(p, "protocol", protocol as u16),
+        _ => p.int("protocol", protocol),
+    }
+    CallType::Done
+}
+
+/// `socketpair(domain, type, protocol, sv)`: the pair at leave.
+pub fn socketpair_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    socket_out(p, c);
+    CallType::NotDone
+}
+
+/// Leave half of socketpair: `[3, 4]`.
+pub fn socketpair_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    let addr = c.args[3];
+    match read_vec(p, addr, 8).filter(|_| !failed && p.config().values_only < 2) {
+        Some(b) => {
+            p.open("sv", "[", Naming::Elements);
+            put_fd(p, c.fds, "", i32_at(&b, 0) as i64);
+            put_fd(p, c.fds, "", i32_at(&b, 4) as i64);
+            p.close("]");
+        }
+        None => p.ptr("sv", addr),
+    }
+    p.equals();
+    p.result(c.result);
+}
+
+/// `sizeof(struct sockaddr_storage)`.
+const SOCKADDR_MAX: u64 = 128;
+/// `offsetof(struct sockaddr_un, sun_path)` and the path's size.
+const SUN_PATH_AT: usize = 2;
+const SUN_PATH_MAX: usize = 108;
+
+/// A socket address of `len` bytes at `addr`, by family:
+/// `{sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr("127.0.0.1")}`,
+/// `{sa_family=AF_UNIX, sun_path=@"abstract"}`. A length too short for the
+/// family's fields ends the struct with `..`; an unreadable one prints the
+/// pointer.
+pub fn put_sockaddr(p: &mut Printer, name: &str, addr: u64, len: u64) {
+    if addr == 0 || len < 2 || p.config().values_only >= 2 {
+        p.ptr(name, addr);
+        return;
+    }
+    let want = len.min(SOCKADDR_MAX) as usize;
+    let Some(b) = read_vec(p, addr, want) else {
+        p.ptr(name, addr);
+        return;
+    };
+    p.open(name, "{", Naming::Fields);
+    let family = u16_at(&b, 0);
+    put_family(p, "sa_family", family as i64);
+    let all = match family {
+        AF_INET if b.len() >= 8 => {
+            put_port(p, "sin_port", u16_at(&b, 2));
+            let ip = Ipv4Addr::from([b[4], b[5], b[6], b[7]]).to_string();
+            put_composed(p, "sin_addr", &format!("inet_addr(\"{ip}\")"), |p| {
+                p.string("sin_addr", ip.as_bytes(), false)
+            });
+            true
+        }
+        AF_INET6 if b.len() >= 24 => {
+            put_port(p, "sin6_port", u16_at(&b, 2));
+            let flow = u32::from_be(u32_at(&b, 4));
+            put_composed(p, "sin6_flowinfo", &format!("htonl({flow})"), |p| {
+                p.uint("sin6_flowinfo", flow as u64)
+            });
+            let mut raw = [0u8; 16];
+            raw.copy_from_slice(&b[8..24]);
+            let ip = Ipv6Addr::from(raw).to_string();
+            let text = format!("inet_pton(AF_INET6, \"{ip}\")");
+            put_composed(p, "sin6_addr", &text, |p| {
+                p.string("sin6_addr", ip.as_bytes(), false)
+            });
+            if b.len() >= 28 {
+                p.uint("sin6_scope_id", u32_at(&b, 24) as u64);
+                true
+            } else {
+                false
+            }
+        }
+        AF_UNIX => {
+            put_sun_path(p, &b[SUN_PATH_AT.min(b.len())..]);
+            true
+        }
+        AF_NETLINK if b.len() >= 12 => {
+            p.uint("nl_pid", u32_at(&b, 4) as u64);
+            p.hex("nl_groups", u32_at(&b, 8) as u64);
+            true
+        }
+        AF_PACKET if b.len() >= 12 => {
+            put_eth_proto(p, "sll_protocol", u16_at(&b, 2));
+            p.int("sll_ifindex", i32_at(&b, 4) as i64);
+            put_named(p, "sll_hatype", u16_at(&b, 8) as i64, ARPHRD);
+            put_named(p, "sll_pkttype", b[10] as i64, PACKET_TYPES);
+            let halen = b[11] as usize;
+            p.uint("sll_halen", halen as u64);
+            let avail = b.len().saturating_sub(12).min(8).min(halen);
+            p.open("sll_addr", "[", Naming::Elements);
+            for byte in &b[12..12 + avail] {
+                p.hex("", *byte as u64);
+            }
+            if avail < halen.min(8) {
+                p.more();
+            }
+            p.close("]");
+            true
+        }
+        AF_INET | AF_INET6 | AF_NETLINK | AF_PACKET => false,
+        _ => {
+            p.buf("sa_data", addr + 2, want as u64 - 2);
+            true
+        }
+    };
+    p.close_struct(all);
+}
+
+/// A port in network order: `htons(80)`.
+fn put_port(p: &mut Printer, name: &str, be: u16) {
+    let port = u16::from_be(be);
+    put_composed(p, name, &format!("htons({port})"), |p| {
+        p.uint(name, port as u64)
+    });
+}
+
+/// `sun_path`: up to its NUL, or `@"name"` for an abstract address (the
+/// whole length, NULs and all); absent for an unnamed socket.
+fn put_sun_path(p: &mut Printer, path: &[u8]) {
+    let path = &path[..path.len().min(SUN_PATH_MAX)];
+    if path.is_empty() {
+        return;
+    }
+    if path[0] == 0 {
+        // JSON: the name as it is, with its leading NUL.
+        let text = format!("@{}", quote(&path[1..], false));
+        put_composed(p, "sun_path", &text, |p| p.string("sun_path", path, false));
+    } else {
+        let end = path.iter().position(|&b| b == 0).unwrap_or(path.len());
+        p.string("sun_path", &path[..end], false);
+    }
+}
+
+/// `bind(sockfd, addr, addrlen)`, `connect(sockfd, addr, addrlen)`
+pub fn bind_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "sockfd", c.int(0));
+    put_sockaddr(p, "addr", c.args[1], c.args[2] as u32 as u64);
+    p.uint("addrlen", c.args[2] as u32 as u64);
+    CallType::Done
+}
+
+/// `listen(sockfd, backlog)`
+pub fn listen_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "sockfd", c.int(0));
+    p.int("backlog", c.int(1));
+    CallType::Done
+}
+
+/// `accept(sockfd, addr, addrlen)`, `getsockname(...)`, `getpeername(...)`,
+/// `accept4(sockfd, addr, addrlen, flags)`: the address at leave.
+pub fn sockname_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "sockfd", c.int(0));
+    CallType::NotDone
+}
+
+/// An address and its length pointer as the kernel left them: the address
+/// with the length it wrote (`[16]`); pointers if the call failed.
+pub fn put_sockaddr_out(p: &mut Printer, addr: u64, len_addr: u64, failed: bool, names: [&str; 2]) {
+    let len = read_vec(p, len_addr, 4).map(|b| u32_at(&b, 0));
+    match len {
+        Some(len) if !failed && addr != 0 => put_sockaddr(p, names[0], addr, len as u64),
+        _ => p.ptr(names[0], addr),
+    }
+    match len {
+        Some(len) if !failed && p.config().values_only < 2 => {
+            p.open(names[1], "[", Naming::Elements);
+            p.uint("", len as u64);
+            p.close("]");
+        }
+        _ => p.ptr(names[1], len_addr),
+    }
+}
+
+/// Leave half of accept, getsockname and getpeername.
+pub fn sockname_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    put_sockaddr_out(p, c.args[1], c.args[2], failed, ["addr", "addrlen"]);
+    p.equals();
+    p.result(c.result);
+}
+
+/// Leave half of accept4.
+pub fn accept4_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    put_sockaddr_out(p, c.args[1], c.args[2], failed, ["addr", "addrlen"]);
+    p.flags("flags", c.args[3] as u32 as u64, SOCK_TYPES);
+    p.equals();
+    p.result(c.result);
+}
+
+/// `MSG_*` flags from `<linux/socket.h>`.
+pub const MSG_FLAGS: &[FlagDef] = &[
+    flag(0x1, "MSG_OOB"),
+    flag(0x2, "MSG_PEEK"),
+    flag(0x4, "MSG_DONTROUTE"),
+    flag(0x8, "MSG_CTRUNC"),
+    flag(0x10, "MSG_PROXY"),
+    flag(0x20, "MSG_TRUNC"),
+    flag(0x40, "MSG_DONTWAIT"),
+    flag(0x80, "MSG_EOR"),
+    flag(0x100, "MSG_WAITALL"),
+    flag(0x200, "MSG_FIN"),
+    flag(0x400, "MSG_SYN"),
+    flag(0x800, "MSG_CONFIRM"),
+    flag(0x1000, "MSG_RST"),
+    flag(0x2000, "MSG_ERRQUEUE"),
+    flag(0x4000, "MSG_NOSIGNAL"),
+    flag(0x8000, "MSG_MORE"),
+    flag(0x10000, "MSG_WAITFORONE"),
+    flag(0x40000, "MSG_BATCH"),
+    flag(0x4000000, "MSG_ZEROCOPY"),
+    flag(0x20000000, "MSG_FASTOPEN"),
+    flag(0x40000000, "MSG_CMSG_CLOEXEC"),
+];
+
+/// `sendto(sockfd, buf, len, flags, dest_addr, addrlen)`
+pub fn sendto_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "sockfd", c.int(0));
+    p.buf("buf", c.args[1], c.args[2]);
+    p.uint("len", c.args[2]);
+    p.flags("flags", c.args[3] as u32 as u64, MSG_FLAGS);
+    put_sockaddr(p, "dest_addr", c.args[4], c.args[5] as u32 as u64);
+    p.uint("addrlen", c.args[5] as u32 as u64);
+    CallType::Done
+}
+
+/// `recvfrom(sockfd, buf, len, flags, src_addr, addrlen)`: all at leave.
+pub fn recvfrom_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "sockfd", c.int(0));
+    CallType::NotDone
+}
+
+/// Leave half of recvfrom.
+pub fn recvfrom_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    if failed {
+        p.ptr("buf", c.args[1]);
+    } else {
+        p.buf("buf", c.args[1], c.result as u64);
+    }
+    p.uint("len", c.args[2]);
+    p.flags("flags", c.args[3] as u32 as u64, MSG_FLAGS);
+    if c.args[4] == 0 {
+        p.ptr("src_addr", 0);
+        p.ptr("addrlen", c.args[5]);
+    } else {
+        put_sockaddr_out(p, c.args[4], c.args[5], failed, ["src_addr", "addrlen"]);
+    }
+    p.equals();
+    p.result(c.result);
+}
+
+/// `SHUT_*` from `<linux/net.h>`.
+const SHUT_HOW: &[(i64, &str)] = &[(0, "SHUT_RD"), (1, "SHUT_WR"), (2, "SHUT_RDWR")];
+
+/// `shutdown(sockfd, how)`
+pub fn shutdown_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "sockfd", c.int(0));
+    put_named(p, "how", c.int(1), SHUT_HOW);
+    CallType::Done
+}
+
+/// A `struct ucred` already copied: `{pid=42, uid=0, gid=0}`.
+pub fn ucred_fields(p: &mut Printer, b: &[u8]) {
+    p.int("pid", i32_at(b, 0) as i64);
+    p.uint("uid", u32_at(b, 4) as u64);
+    p.uint("gid", u32_at(b, 8) as u64);
+}
 
 /// This area's handlers (see `service::h`).
-pub static HANDLERS: &[Handler] = &[];
+pub static HANDLERS: &[Handler] = &[
+    h("accept", sockname_out, sockname_in, Normal),
+    h("accept4", sockname_out, accept4_in, Normal),
+    h("bind", bind_out, default_in, Normal),
+    h("connect", bind_out, default_in, Normal),
+    h("getpeername", sockname_out, sockname_in, Normal),
+    h("getsockname", sockname_out, sockname_in, Normal),
+    h("listen", listen_out, default_in, Normal),
+    h("recvfrom", recvfrom_out, recvfrom_in, Normal),
+    h("sendto", sendto_out, default_in, Normal),
+    h("shutdown", shutdown_out, default_in, Normal),
+    h("socket", socket_out, default_in, Normal),
+    h("socketpair", socketpair_out, socketpair_in, Normal),
+];

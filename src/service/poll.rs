@@ -1,6 +1,568 @@
-//! Polling and event handlers: poll, select, epoll, eventfd, futex.
+//! Polling and event handlers: poll, ppoll, select, pselect6, the epoll
+//! family, eventfd and futex.
 
-use crate::call::Handler;
+use crate::call::{CallClass::Normal, Handler, default_in};
+use crate::call::{CallCtx, CallType};
+use crate::format::{FlagDef, Naming, Printer, flag};
+use crate::kernel::Arch;
+use crate::service::generic::put_fd;
+use crate::service::h;
+use crate::service::raw::{
+    i32_at, open_returned, put_named, put_set, read_vec, returned_sep, u32_at, u64_at, uint_at,
+    word_size,
+};
+use crate::service::resource::bit_members;
+use crate::service::signal::{put_signal, put_sigset};
+use crate::service::time::{put_call_timespec, put_timeval};
+
+/// `POLL*` events from `<asm-generic/poll.h>`.
+const POLL_EVENTS: &[FlagDef] = &[
+    flag(0x1, "POLLIN"),
+    flag(0x2, "POLLPRI"),
+    flag(0x4, "POLLOUT"),
+    flag(0x8, "POLLERR"),
+    flag(0x10, "POLLHUP"),
+    flag(0x20, "POLLNVAL"),
+    flag(0x40, "POLLRDNORM"),
+    flag(0x80, "POLLRDBAND"),
+    flag(0x100, "POLLWRNORM"),
+    flag(0x200, "POLLWRBAND"),
+    flag(0x400, "POLLMSG"),
+    flag(0x1000, "POLLREMOVE"),
+    flag(0x2000, "POLLRDHUP"),
+];
+
+/// `struct pollfd` entries shown before `..` without `-v`.
+const POLLFDS_SHOWN: u64 = 32;
+/// Most `struct pollfd` entries ever read (the kernel's own limit is
+/// RLIMIT_NOFILE).
+const MAX_POLLFDS: u64 = 4096;
+
+/// A `struct pollfd` array: at enter with the requested events, at leave
+/// (`revents`) only the entries that have some.
+fn put_pollfds(p: &mut Printer, c: &CallCtx, name: &str, addr: u64, nfds: u64, revents: bool) {
+    if nfds > MAX_POLLFDS || p.config().values_only >= 2 {
+        p.ptr(name, addr);
+        return;
+    }
+    let Some(b) = read_vec(p, addr, nfds as usize * 8).filter(|_| addr != 0 || nfds == 0) else {
+        p.ptr(name, addr);
+        return;
+    };
+    let shown = if p.config().verbose > 0 {
+        MAX_POLLFDS
+    } else {
+        POLLFDS_SHOWN
+    };
+    p.open(name, "[", Naming::Elements);
+    let mut printed = 0;
+    for i in 0..nfds as usize {
+        let fd = i32_at(&b, i * 8);
+        let events = u16::from_le_bytes([b[i * 8 + 4], b[i * 8 + 5]]);
+        let rev = u16::from_le_bytes([b[i * 8 + 6], b[i * 8 + 7]]);
+        if revents && rev == 0 {
+            continue;
+        }
+        if printed == shown {
+            p.more();
+            break;
+        }
+        printed += 1;
+        p.open("", "{", Naming::Fields);
+        put_fd(p, c.fds, "fd", fd as i64);
+        if revents {
+            p.flags("revents", rev as u64, POLL_EVENTS);
+        } else {
+            p.flags("events", events as u64, POLL_EVENTS);
+        }
+        p.close("}");
+    }
+    p.close("]");
+}
+
+/// `poll(fds, nfds, timeout)`: which fds are ready follows the result:
+/// `= 1 [{fd=3, revents=POLLIN}]`.
+pub fn poll_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_pollfds(p, c, "fds", c.args[0], c.args[1] as u32 as u64, false);
+    p.uint("nfds", c.args[1] as u32 as u64);
+    p.int("timeout", c.int(2));
+    CallType::Done
+}
+
+/// `ppoll(fds, nfds, tmo_p, sigmask, sigsetsize)`
+pub fn ppoll_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_pollfds(p, c, "fds", c.args[0], c.args[1] as u32 as u64, false);
+    p.uint("nfds", c.args[1] as u32 as u64);
+    put_call_timespec(p, c, "tmo_p", c.args[2]);
+    put_sigset(p, "sigmask", c.args[3], c.args[4]);
+    p.uint("sigsetsize", c.args[4]);
+    CallType::Done
+}
+
+/// Leave half of poll and ppoll.
+pub fn poll_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    p.result(c.result);
+    if failed || c.result <= 0 || p.config().values_only >= 2 {
+        return;
+    }
+    returned_sep(p);
+    put_pollfds(p, c, "fds", c.args[0], c.args[1] as u32 as u64, true);
+}
+
+/// Largest fd set decoded.
+const MAX_FDSET_BITS: u64 = 65536;
+
+/// An `fd_set` of `nfds` bits: `[3 4]`. The kernel reads whole `long`s.
+fn put_fdset(p: &mut Printer, name: &str, addr: u64, nfds: i64) {
+    if addr == 0 || !(0..=MAX_FDSET_BITS as i64).contains(&nfds) || p.config().values_only >= 2 {
+        p.ptr(name, addr);
+        return;
+    }
+    let bits = word_size(p.arch()) * 8;
+    let words = (nfds as usize).div_ceil(bits);
+    match read_vec(p, addr, words * bits / 8) {
+        Some(mut b) => {
+            // Only the first nfds bits count.
+            let nfds = nfds as usize;
+            for bit in nfds..b.len() * 8 {
+                b[bit / 8] &= !(1 << (bit % 8));
+            }
+            put_set(p, name, &bit_members(&b), false);
+        }
+        None => p.ptr(name, addr),
+    }
+}
+
+/// i386's `select` (82) takes one pointer to all five arguments.
+fn is_old_select(c: &CallCtx) -> bool {
+    c.arch == Arch::I386 && c.nr == 82
+}
+
+fn select_sets(p: &mut Printer, c: &CallCtx) {
+    let nfds = c.int(0);
+    p.int("nfds", nfds);
+    put_fdset(p, "readfds", c.args[1], nfds);
+    put_fdset(p, "writefds", c.args[2], nfds);
+    put_fdset(p, "exceptfds", c.args[3], nfds);
+}
+
+/// `select(nfds, readfds, writefds, exceptfds, timeout)`: the ready sets
+/// follow the result: `= 1 {readfds=[3]}`.
+pub fn select_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    if is_old_select(c) {
+        p.ptr("args", c.args[0]);
+        return CallType::Done;
+    }
+    select_sets(p, c);
+    put_timeval(p, "timeout", c.args[4]);
+    CallType::Done
+}
+
+/// `pselect6(nfds, readfds, writefds, exceptfds, timeout, sigmask)`: the
+/// last argument points to `{sigset pointer, its size}`.
+pub fn pselect6_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    select_sets(p, c);
+    put_call_timespec(p, c, "timeout", c.args[4]);
+    let word = word_size(c.arch);
+    if let Some(b) = crate::service::raw::open_struct_dyn(p, "sigmask", c.args[5], 2 * word) {
+        let size = uint_at(&b, word, word);
+        put_sigset(p, "ss", uint_at(&b, 0, word), size);
+        p.uint("ss_len", size);
+        p.close_struct(true);
+    }
+    CallType::Done
+}
+
+/// Leave half of select and pselect6.
+pub fn select_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    p.result(c.result);
+    if failed || c.result <= 0 || p.config().values_only >= 2 || is_old_select(c) {
+        return;
+    }
+    open_returned(p);
+    let nfds = c.int(0);
+    for (i, name) in [(1, "readfds"), (2, "writefds"), (3, "exceptfds")] {
+        if c.args[i] != 0 {
+            put_fdset(p, name, c.args[i], nfds);
+        }
+    }
+    p.close("}");
+}
+
+/// `EPOLL_CLOEXEC` from `<linux/eventpoll.h>`.
+const EPOLL_CREATE_FLAGS: &[FlagDef] = &[flag(0o2000000, "EPOLL_CLOEXEC")];
+
+/// `epoll_create1(flags)`
+pub fn epoll_create1_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.flags("flags", c.args[0] as u32 as u64, EPOLL_CREATE_FLAGS);
+    CallType::Done
+}
+
+/// `EPOLL_CTL_*` from `<linux/eventpoll.h>`.
+const EPOLL_CTL_OPS: &[(i64, &str)] = &[
+    (1, "EPOLL_CTL_ADD"),
+    (2, "EPOLL_CTL_DEL"),
+    (3, "EPOLL_CTL_MOD"),
+];
+
+/// `EPOLL*` events from `<linux/eventpoll.h>`.
+const EPOLL_EVENTS: &[FlagDef] = &[
+    flag(0x1, "EPOLLIN"),
+    flag(0x2, "EPOLLPRI"),
+    flag(0x4, "EPOLLOUT"),
+    flag(0x8, "EPOLLERR"),
+    flag(0x10, "EPOLLHUP"),
+    flag(0x20, "EPOLLNVAL"),
+    flag(0x40, "EPOLLRDNORM"),
+    flag(0x80, "EPOLLRDBAND"),
+    flag(0x100, "EPOLLWRNORM"),
+    flag(0x200, "EPOLLWRBAND"),
+    flag(0x400, "EPOLLMSG"),
+    flag(0x2000, "EPOLLRDHUP"),
+    flag(1 << 28, "EPOLLEXCLUSIVE"),
+    flag(1 << 29, "EPOLLWAKEUP"),
+    flag(1 << 30, "EPOLLONESHOT"),
+    flag(1 << 31, "EPOLLET"),
+];
+
+/// `sizeof(struct epoll_event)`: packed on x86, for both ABIs.
+const EPOLL_EVENT_SIZE: usize = 12;
+
+/// One epoll event already copied: `{events=EPOLLIN, data=0x3}`.
+fn epoll_event_fields(p: &mut Printer, b: &[u8]) {
+    p.flags("events", u32_at(b, 0) as u64, EPOLL_EVENTS);
+    p.hex("data", u64_at(b, 4));
+}
+
+/// `epoll_ctl(epfd, op, fd, event)`
+pub fn epoll_ctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "epfd", c.int(0));
+    put_named(p, "op", c.int(1), EPOLL_CTL_OPS);
+    put_fd(p, c.fds, "fd", c.int(2));
+    if let Some(b) = p.open_struct::<EPOLL_EVENT_SIZE>("event", c.args[3]) {
+        epoll_event_fields(p, &b);
+        p.close_struct(true);
+    }
+    CallType::Done
+}
+
+/// Events shown before `..` without `-v`.
+const EPOLL_EVENTS_SHOWN: usize = 32;
+/// Events shown before `..` with `-v`.
+const MAX_EPOLL_EVENTS: usize = 4096;
+
+/// The `count` events an epoll wait returned.
+fn put_epoll_events(p: &mut Printer, name: &str, addr: u64, count: usize) {
+    if p.config().values_only >= 2 {
+        p.ptr(name, addr);
+        return;
+    }
+    let shown = if p.config().verbose > 0 {
+        MAX_EPOLL_EVENTS
+    } else {
+        EPOLL_EVENTS_SHOWN
+    };
+    // Only the events shown are read.
+    let read = count.min(shown);
+    let Some(b) = read_vec(p, addr, read * EPOLL_EVENT_SIZE).filter(|_| addr != 0 || count == 0)
+    else {
+        p.ptr(name, addr);
+        return;
+    };
+    p.open(name, "[", Naming::Elements);
+    for i in 0..count {
+        if i == shown {
+            p.more();
+            break;
+        }
+        p.open("", "{", Naming::Fields);
+        epoll_event_fields(p, &b[i * EPOLL_EVENT_SIZE..]);
+        p.close("}");
+    }
+    p.close("]");
+}
+
+/// `epoll_wait(epfd, events, maxevents, timeout)` and the pwait forms:
+/// the events at leave.
+pub fn epoll_wait_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "epfd", c.int(0));
+    CallType::NotDone
+}
+
+fn epoll_wait_common(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    if failed {
+        p.ptr("events", c.args[1]);
+    } else {
+        put_epoll_events(p, "events", c.args[1], c.result as usize);
+    }
+    p.int("maxevents", c.int(2));
+}
+
+/// Leave half of epoll_wait.
+pub fn epoll_wait_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    epoll_wait_common(p, c, failed);
+    p.int("timeout", c.int(3));
+    p.equals();
+    p.result(c.result);
+}
+
+/// Leave half of epoll_pwait (timeout in ms) and epoll_pwait2 (a timespec).
+pub fn epoll_pwait_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    epoll_wait_common(p, c, failed);
+    // epoll_pwait2 is 441 in both tables.
+    if c.nr == 441 {
+        crate::service::time::put_timespec64(p, "timeout", c.args[3]);
+    } else {
+        p.int("timeout", c.int(3));
+    }
+    put_sigset(p, "sigmask", c.args[4], c.args[5]);
+    p.uint("sigsetsize", c.args[5]);
+    p.equals();
+    p.result(c.result);
+}
+
+/// `EFD_*` from `<linux/eventfd.h>`.
+const EFD_FLAGS: &[FlagDef] = &[
+    flag(1, "EFD_SEMAPHORE"),
+    flag(0o4000, "EFD_NONBLOCK"),
+    flag(0o2000000, "EFD_CLOEXEC"),
+];
+
+/// `eventfd2(initval, flags)`
+pub fn eventfd2_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.uint("initval", c.args[0] as u32 as u64);
+    p.flags("flags", c.args[1] as u32 as u64, EFD_FLAGS);
+    CallType::Done
+}
+
+/// `FUTEX_*` operations and their flag bits from `<linux/futex.h>`.
+const FUTEX_OPS: &[FlagDef] = &[
+    FlagDef {
+        mask: 0x7f,
+        value: 0,
+        name: "FUTEX_WAIT",
+    },
+    FlagDef {
+        mask: 0x7f,
+        value: 1,
+        name: "FUTEX_WAKE",
+    },
+    FlagDef {
+        mask: 0x7f,
+        value: 2,
+        name: "FUTEX_FD",
+    },
+    FlagDef {
+        mask: 0x7f,
+        value: 3,
+        name: "FUTEX_REQUEUE",
+    },
+    FlagDef {
+        mask: 0x7f,
+        value: 4,
+        name: "FUTEX_CMP_REQUEUE",
+    },
+    FlagDef {
+        mask: 0x7f,
+        value: 5,
+        name: "FUTEX_WAKE_OP",
+    },
+    FlagDef {
+        mask: 0x7f,
+        value: 6,
+        name: "FUTEX_LOCK_PI",
+    },
+    FlagDef {
+        mask: 0x7f,
+        value: 7,
+        name: "FUTEX_UNLOCK_PI",
+    },
+    FlagDef {
+        mask: 0x7f,
+        value: 8,
+        name: "FUTEX_TRYLOCK_PI",
+    },
+    FlagDef {
+        mask: 0x7f,
+        value: 9,
+        name: "FUTEX_WAIT_BITSET",
+    },
+    FlagDef {
+        mask: 0x7f,
+        value: 10,
+        name: "FUTEX_WAKE_BITSET",
+    },
+    FlagDef {
+        mask: 0x7f,
+        value: 11,
+        name: "FUTEX_WAIT_REQUEUE_PI",
+    },
+    FlagDef {
+        mask: 0x7f,
+        value: 12,
+        name: "FUTEX_CMP_REQUEUE_PI",
+    },
+    FlagDef {
+        mask: 0x7f,
+        value: 13,
+        name: "FUTEX_LOCK_PI2",
+    },
+    flag(128, "FUTEX_PRIVATE_FLAG"),
+    flag(256, "FUTEX_CLOCK_REALTIME"),
+];
+
+/// `FUTEX_OP_*` operations of FUTEX_WAKE_OP's encoded val3, with the
+/// `FUTEX_OP_OPARG_SHIFT` bit.
+const FUTEX_WAKE_OPS: &[FlagDef] = &[
+    FlagDef {
+        mask: 7,
+        value: 0,
+        name: "FUTEX_OP_SET",
+    },
+    FlagDef {
+        mask: 7,
+        value: 1,
+        name: "FUTEX_OP_ADD",
+    },
+    FlagDef {
+        mask: 7,
+        value: 2,
+        name: "FUTEX_OP_OR",
+    },
+    FlagDef {
+        mask: 7,
+        value: 3,
+        name: "FUTEX_OP_ANDN",
+    },
+    FlagDef {
+        mask: 7,
+        value: 4,
+        name: "FUTEX_OP_XOR",
+    },
+    flag(8, "FUTEX_OP_OPARG_SHIFT"),
+];
+
+/// `FUTEX_OP_CMP_*` comparisons of FUTEX_WAKE_OP's encoded val3.
+const FUTEX_WAKE_CMPS: &[(i64, &str)] = &[
+    (0, "FUTEX_OP_CMP_EQ"),
+    (1, "FUTEX_OP_CMP_NE"),
+    (2, "FUTEX_OP_CMP_LT"),
+    (3, "FUTEX_OP_CMP_LE"),
+    (4, "FUTEX_OP_CMP_GT"),
+    (5, "FUTEX_OP_CMP_GE"),
+];
+
+/// FUTEX_WAKE_OP's val3: `{op=FUTEX_OP_SET, oparg=1, cmp=FUTEX_OP_CMP_GT, cmparg=0}`.
+fn put_wake_op(p: &mut Printer, name: &str, v: u32) {
+    let op = (v >> 28) & 0xf;
+    let cmp = (v >> 24) & 0xf;
+    // Sign-extend the two 12-bit arguments.
+    let oparg = ((v << 8) as i32) >> 20;
+    let cmparg = ((v << 20) as i32) >> 20;
+    p.open(name, "{", Naming::Fields);
+    p.flags("op", op as u64, FUTEX_WAKE_OPS);
+    p.int("oparg", oparg as i64);
+    put_named(p, "cmp", cmp as i64, FUTEX_WAKE_CMPS);
+    p.int("cmparg", cmparg as i64);
+    p.close("}");
+}
+
+/// `futex(uaddr, op, val, timeout, uaddr2, val3)`: the arguments the
+/// operation uses, in order (an unused one before a used one prints raw).
+pub fn futex_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    let a = c.args;
+    let op = a[1] as u32;
+    p.ptr("uaddr", a[0]);
+    p.flags("futex_op", op as u64, FUTEX_OPS);
+    let val = a[2] as u32;
+    match op & 0x7f {
+        // FUTEX_WAIT
+        0 => {
+            p.uint("val", val as u64);
+            put_call_timespec(p, c, "timeout", a[3]);
+        }
+        // FUTEX_WAKE
+        1 => p.uint("val", val as u64),
+        // FUTEX_FD
+        2 => put_signal(p, "val", val as i32 as i64),
+        // FUTEX_REQUEUE
+        3 => {
+            p.uint("val", val as u64);
+            p.uint("val2", a[3] as u32 as u64);
+            p.ptr("uaddr2", a[4]);
+        }
+        // FUTEX_CMP_REQUEUE, FUTEX_CMP_REQUEUE_PI
+        4 | 12 => {
+            p.uint("val", val as u64);
+            p.uint("val2", a[3] as u32 as u64);
+            p.ptr("uaddr2", a[4]);
+            p.uint("val3", a[5] as u32 as u64);
+        }
+        // FUTEX_WAKE_OP
+        5 => {
+            p.uint("val", val as u64);
+            p.uint("val2", a[3] as u32 as u64);
+            p.ptr("uaddr2", a[4]);
+            put_wake_op(p, "val3", a[5] as u32);
+        }
+        // FUTEX_LOCK_PI, FUTEX_LOCK_PI2
+        6 | 13 => put_call_timespec(p, c, "timeout", a[3]),
+        // FUTEX_UNLOCK_PI, FUTEX_TRYLOCK_PI
+        7 | 8 => {}
+        // FUTEX_WAIT_BITSET
+        9 => {
+            p.uint("val", val as u64);
+            put_call_timespec(p, c, "timeout", a[3]);
+            p.ptr("uaddr2", a[4]);
+            put_bitset(p, a[5] as u32);
+        }
+        // FUTEX_WAKE_BITSET
+        10 => {
+            p.uint("val", val as u64);
+            p.ptr("timeout", a[3]);
+            p.ptr("uaddr2", a[4]);
+            put_bitset(p, a[5] as u32);
+        }
+        // FUTEX_WAIT_REQUEUE_PI
+        11 => {
+            p.uint("val", val as u64);
+            put_call_timespec(p, c, "timeout", a[3]);
+            p.ptr("uaddr2", a[4]);
+        }
+        _ => {
+            p.hex("val", val as u64);
+            p.hex("timeout", a[3]);
+            p.hex("uaddr2", a[4]);
+            p.hex("val3", a[5]);
+        }
+    }
+    CallType::Done
+}
+
+/// A futex bitset: `FUTEX_BITSET_MATCH_ANY` or a hex mask.
+fn put_bitset(p: &mut Printer, v: u32) {
+    let sym = (v == u32::MAX).then_some("FUTEX_BITSET_MATCH_ANY");
+    match sym {
+        Some(s) if p.symbols() => p.symbol("val3", v as i64, Some(s)),
+        _ => p.hex("val3", v as u64),
+    }
+}
 
 /// This area's handlers (see `service::h`).
-pub static HANDLERS: &[Handler] = &[];
+pub static HANDLERS: &[Handler] = &[
+    h("_newselect", select_out, select_in, Normal),
+    h("epoll_create1", epoll_create1_out, default_in, Normal),
+    h("epoll_ctl", epoll_ctl_out, default_in, Normal),
+    h("epoll_pwait", epoll_wait_out, epoll_pwait_in, Normal),
+    h("epoll_pwait2", epoll_wait_out, epoll_pwait_in, Normal),
+    h("epoll_wait", epoll_wait_out, epoll_wait_in, Normal),
+    h("eventfd2", eventfd2_out, default_in, Normal),
+    h("futex", futex_out, default_in, Normal),
+    h("futex_time64", futex_out, default_in, Normal),
+    h("poll", poll_out, poll_in, Normal),
+    h("ppoll", ppoll_out, poll_in, Normal),
+    h("ppoll_time64", ppoll_out, poll_in, Normal),
+    h("pselect6", pselect6_out, select_in, Normal),
+    h("pselect6_time64", pselect6_out, select_in, Normal),
+    h("select", select_out, select_in, Normal),
+];

@@ -1,4 +1,7 @@
-//! Process handlers: execve, exit, fork and clone family, wait4.
+//! Process handlers: the fork and clone family, execve, exit, wait4 and
+//! waitid, user and group ids, prctl and arch_prctl, and the thread setup
+//! calls (set_tid_address, set_robust_list, rseq). Resource limits, usage,
+//! scheduling and system information are in `resource.rs`.
 
 use crate::call::{
     CallClass::{Exec, Fork, Normal},
@@ -10,7 +13,12 @@ use crate::kernel::Arch;
 use crate::service::generic::no_params_out;
 use crate::service::generic::put_dirfd;
 use crate::service::h;
-use crate::service::signal::{put_signal, signal_name};
+use crate::service::raw::{
+    entered_done, open_returned, put_composed, put_id, put_int_ptr, put_named, put_ptr_with,
+    put_word_ptr, read_vec, u32_at, u64_at, word_size,
+};
+use crate::service::resource::{put_cap, put_rusage};
+use crate::service::signal::{put_siginfo, put_signal, signal_name};
 
 /// How many argv strings print before `..` without `-v`.
 const ARGV_SHOWN: usize = 32;
@@ -135,44 +143,115 @@ pub const CLONE_FLAGS: &[FlagDef] = &[
     flag(0x200000000, "CLONE_INTO_CGROUP"),
 ];
 
+/// `CLONE_NEWTIME` from `<linux/sched.h>`: clone3 only (clone keeps the
+/// exit signal in that byte).
+const CLONE_NEWTIME: FlagDef = flag(0x80, "CLONE_NEWTIME");
+
+const CLONE_PIDFD: u64 = 0x1000;
+const CLONE_PARENT_SETTID: u64 = 0x100000;
+
 /// Clone flags with the exit signal in the low byte: `CLONE_VM|SIGCHLD`.
 fn put_clone_flags(p: &mut Printer, name: &str, flags: u64) {
+    if !p.symbols() {
+        p.hex(name, flags);
+        return;
+    }
     let sig = (flags & 0xff) as i32;
-    let mut text = crate::format::flags_text(flags & !0xff, CLONE_FLAGS, p.symbols());
+    let mut text = crate::format::flags_text(flags & !0xff, CLONE_FLAGS, true);
     if sig != 0 {
-        let signame = signal_name(sig)
-            .filter(|_| p.symbols())
-            .unwrap_or_else(|| sig.to_string());
+        let signame = signal_name(sig).unwrap_or_else(|| sig.to_string());
         text = if flags & !0xff == 0 {
             signame
         } else {
             format!("{text}|{signame}")
         };
     }
-    p.field(name, &text);
+    // JSON: the shape p.flags gives, `{"value": .., "flags": [..]}`.
+    put_composed(p, name, &text, |p| {
+        p.open(name, "{", Naming::Fields);
+        p.uint("value", flags);
+        p.open("flags", "[", Naming::Elements);
+        for f in text.split('|').filter(|f| *f != "0") {
+            p.field("", f);
+        }
+        p.close("]");
+        p.close("}");
+    });
 }
 
-/// `clone(flags, stack, parent_tid, child_tid, tls)` (x86_64 order).
+/// Whether the kernel writes through `parent_tid` (the child's tid, or a
+/// pidfd for clone's CLONE_PIDFD).
+fn writes_parent_tid(flags: u64) -> bool {
+    flags & (CLONE_PIDFD | CLONE_PARENT_SETTID) != 0
+}
+
+/// `clone(flags, stack, parent_tid, child_tid, tls)` (x86_64 order; i386
+/// passes tls before child_tid). With CLONE_PARENT_SETTID or CLONE_PIDFD
+/// the kernel writes the child's tid or pidfd through `parent_tid`, printed
+/// at leave: `clone(CLONE_VM|CLONE_PARENT_SETTID|SIGCHLD, &0x7f.., [1235],
+/// NULL, NULL) = 1235`.
 pub fn clone_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_clone_flags(p, "flags", c.args[0]);
     p.ptr("stack", c.args[1]);
-    p.ptr("parent_tid", c.args[2]);
+    if writes_parent_tid(c.args[0]) {
+        return CallType::NotDone;
+    }
+    clone_rest(p, c, false);
+    CallType::Done
+}
+
+fn clone_rest(p: &mut Printer, c: &mut CallCtx, written: bool) {
+    if written {
+        put_int_ptr(p, "parent_tid", c.args[2]);
+    } else {
+        p.ptr("parent_tid", c.args[2]);
+    }
     if c.arch == Arch::I386 {
-        // i386 passes tls before child_tid.
         p.ptr("tls", c.args[3]);
         p.ptr("child_tid", c.args[4]);
     } else {
         p.ptr("child_tid", c.args[3]);
         p.ptr("tls", c.args[4]);
     }
-    CallType::Done
 }
 
+/// Leave half of clone (when the kernel wrote through parent_tid).
+pub fn clone_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    if entered_done(p, c) {
+        return;
+    }
+    clone_rest(p, c, !failed);
+    p.equals();
+    p.result(c.result);
+}
+
+/// Size of `struct clone_args` up to `tls` (`CLONE_ARGS_SIZE_VER0`).
+const CLONE_ARGS_VER0: u64 = 64;
+/// Size with `set_tid` and `set_tid_size` (`CLONE_ARGS_SIZE_VER1`).
+const CLONE_ARGS_VER1: u64 = 80;
+/// Size with `cgroup` (`CLONE_ARGS_SIZE_VER2`).
+const CLONE_ARGS_VER2: u64 = 88;
+
+/// Largest `set_tid` array the kernel takes (`MAX_PID_NS_LEVEL`).
+const MAX_SET_TID: u64 = 32;
+
 /// `clone3(cl_args, size)` with `struct clone_args` from `<linux/sched.h>`.
+/// `set_tid` and `cgroup` print with `-v`. What the kernel wrote through
+/// `pidfd` and `parent_tid` follows the result: `= 1235 {parent_tid=[1235]}`.
 pub fn clone3_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    if let Some(raw) = p.open_struct::<64>("cl_args", c.args[0]) {
-        let u = |i: usize| u64::from_ne_bytes(raw[i * 8..i * 8 + 8].try_into().unwrap());
-        put_clone_flags(p, "flags", u(0));
+    let size = c.args[1];
+    let want = size.clamp(CLONE_ARGS_VER0, CLONE_ARGS_VER2) as usize;
+    let verbose = p.config().verbose > 0;
+    if let Some(raw) = crate::service::raw::open_struct_dyn(p, "cl_args", c.args[0], want) {
+        let u = |i: usize| u64_at(&raw, i * 8);
+        let flags = u(0);
+        if p.symbols() {
+            let mut table = CLONE_FLAGS.to_vec();
+            table.insert(0, CLONE_NEWTIME);
+            p.flags("flags", flags, &table);
+        } else {
+            p.hex("flags", flags);
+        }
         p.ptr("pidfd", u(1));
         p.ptr("child_tid", u(2));
         p.ptr("parent_tid", u(3));
@@ -180,10 +259,60 @@ pub fn clone3_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
         p.ptr("stack", u(5));
         p.uint("stack_size", u(6));
         p.ptr("tls", u(7));
-        p.close_struct(c.args[1] <= 64);
+        let mut all = size <= CLONE_ARGS_VER0;
+        if verbose && size >= CLONE_ARGS_VER1 {
+            put_pid_array(p, "set_tid", u(8), u(9));
+            p.uint("set_tid_size", u(9));
+            if size >= CLONE_ARGS_VER2 {
+                p.int("cgroup", u(10) as i64);
+            }
+            all = size <= CLONE_ARGS_VER2;
+        }
+        p.close_struct(all);
     }
-    p.uint("size", c.args[1]);
+    p.uint("size", size);
     CallType::Done
+}
+
+/// clone3's `set_tid`: an array of `count` pids.
+fn put_pid_array(p: &mut Printer, name: &str, addr: u64, count: u64) {
+    if count == 0 || count > MAX_SET_TID {
+        p.ptr(name, addr);
+        return;
+    }
+    match read_vec(p, addr, count as usize * 4) {
+        Some(b) if p.config().values_only < 2 => {
+            p.open(name, "[", Naming::Elements);
+            for i in 0..count as usize {
+                p.int("", u32_at(&b, i * 4) as i32 as i64);
+            }
+            p.close("]");
+        }
+        _ => p.ptr(name, addr),
+    }
+}
+
+/// Leave half of clone3: the result, then what the kernel wrote.
+pub fn clone3_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    p.result(c.result);
+    if failed || c.result == 0 || p.config().values_only >= 2 {
+        return;
+    }
+    let Some(raw) = read_vec(p, c.args[0], 32) else {
+        return;
+    };
+    let flags = u64_at(&raw, 0);
+    if !writes_parent_tid(flags) {
+        return;
+    }
+    open_returned(p);
+    if flags & CLONE_PIDFD != 0 {
+        put_int_ptr(p, "pidfd", u64_at(&raw, 8));
+    }
+    if flags & CLONE_PARENT_SETTID != 0 {
+        put_int_ptr(p, "parent_tid", u64_at(&raw, 24));
+    }
+    p.close("}");
 }
 
 /// `wait4(pid, wstatus, options, rusage)`: the status is printed at leave.
@@ -196,6 +325,18 @@ pub fn wait4_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 const WAIT_OPTIONS: &[FlagDef] = &[
     flag(1, "WNOHANG"),
     flag(2, "WUNTRACED"),
+    flag(4, "WEXITED"),
+    flag(8, "WCONTINUED"),
+    flag(0x01000000, "WNOWAIT"),
+    flag(0x20000000, "__WNOTHREAD"),
+    flag(0x40000000, "__WALL"),
+    flag(0x80000000, "__WCLONE"),
+];
+
+/// waitid's options: bit 2 is `WSTOPPED` there.
+const WAITID_OPTIONS: &[FlagDef] = &[
+    flag(1, "WNOHANG"),
+    flag(2, "WSTOPPED"),
     flag(4, "WEXITED"),
     flag(8, "WCONTINUED"),
     flag(0x01000000, "WNOWAIT"),
@@ -229,6 +370,15 @@ pub fn wait_status_text(status: i32, symbols: bool) -> String {
     }
 }
 
+/// A `struct rusage` a wait call filled: decoded with `-v`, else a pointer.
+fn put_wait_rusage(p: &mut Printer, addr: u64, failed: bool) {
+    if failed || p.config().verbose == 0 {
+        p.ptr("rusage", addr);
+    } else {
+        put_rusage(p, "rusage", addr);
+    }
+}
+
 /// Leave half of wait4.
 pub fn wait4_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     let addr = c.args[1];
@@ -244,20 +394,468 @@ pub fn wait4_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
         }
     }
     p.flags("options", c.args[2], WAIT_OPTIONS);
-    p.ptr("rusage", c.args[3]);
+    put_wait_rusage(p, c.args[3], failed || c.result == 0);
     p.equals();
     p.result(c.result);
 }
 
+/// `P_*` id types from `<linux/wait.h>`.
+const IDTYPES: &[(i64, &str)] = &[(0, "P_ALL"), (1, "P_PID"), (2, "P_PGID"), (3, "P_PIDFD")];
+
+/// `waitid(idtype, id, infop, options, rusage)`: the siginfo at leave.
+pub fn waitid_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_named(p, "idtype", c.int(0), IDTYPES);
+    p.int("id", c.int(1));
+    CallType::NotDone
+}
+
+/// Leave half of waitid.
+pub fn waitid_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    if failed {
+        p.ptr("infop", c.args[2]);
+    } else {
+        put_siginfo(p, "infop", c.args[2]);
+    }
+    p.flags("options", c.args[3], WAITID_OPTIONS);
+    put_wait_rusage(p, c.args[4], failed);
+    p.equals();
+    p.result(c.result);
+}
+
+/// `setuid(uid)`, `setgid(gid)`, `setfsuid(fsuid)`...: one id.
+pub fn id1_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_id(p, "id", c.args[0]);
+    CallType::Done
+}
+
+/// `setreuid(ruid, euid)`, `setregid(rgid, egid)`
+pub fn id2_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_id(p, "real", c.args[0]);
+    put_id(p, "effective", c.args[1]);
+    CallType::Done
+}
+
+/// `setresuid(ruid, euid, suid)`, `setresgid(rgid, egid, sgid)`
+pub fn id3_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_id(p, "real", c.args[0]);
+    put_id(p, "effective", c.args[1]);
+    put_id(p, "saved", c.args[2]);
+    CallType::Done
+}
+
+/// `getresuid(ruid, euid, suid)`, `getresgid(...)`: the ids at leave.
+pub fn getres_out(_p: &mut Printer, _c: &mut CallCtx) -> CallType {
+    CallType::NotDone
+}
+
+/// Leave half of getresuid and getresgid: `[0], [0], [0]`.
+pub fn getres_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    for (i, name) in ["real", "effective", "saved"].into_iter().enumerate() {
+        if failed {
+            p.ptr(name, c.args[i]);
+        } else {
+            put_ptr_with(p, name, c.args[i], |p, v| put_id(p, "", v as u32 as u64));
+        }
+    }
+    p.equals();
+    p.result(c.result);
+}
+
+/// Group ids shown before `..` without `-v`.
+const GROUPS_SHOWN: usize = 32;
+/// `NGROUPS_MAX` from `<linux/limits.h>`.
+const NGROUPS_MAX: u64 = 65536;
+
+/// A list of `count` gids: `[0, 4, 27]`.
+fn put_groups(p: &mut Printer, name: &str, addr: u64, count: u64) {
+    if count > NGROUPS_MAX || p.config().values_only >= 2 {
+        p.ptr(name, addr);
+        return;
+    }
+    let Some(b) = read_vec(p, addr, count as usize * 4).filter(|_| addr != 0 || count == 0) else {
+        p.ptr(name, addr);
+        return;
+    };
+    let shown = if p.config().verbose > 0 {
+        usize::MAX
+    } else {
+        GROUPS_SHOWN
+    };
+    p.open(name, "[", Naming::Elements);
+    for i in 0..count as usize {
+        if i == shown {
+            p.more();
+            break;
+        }
+        put_id(p, "", u32_at(&b, i * 4) as u64);
+    }
+    p.close("]");
+}
+
+/// `setgroups(size, list)`
+pub fn setgroups_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.int("size", c.int(0));
+    put_groups(p, "list", c.args[1], c.args[0] as u32 as u64);
+    CallType::Done
+}
+
+/// `getgroups(size, list)`: the list at leave (none when size is 0).
+pub fn getgroups_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.int("size", c.int(0));
+    CallType::NotDone
+}
+
+/// Leave half of getgroups.
+pub fn getgroups_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    if failed || c.int(0) == 0 {
+        p.ptr("list", c.args[1]);
+    } else {
+        put_groups(p, "list", c.args[1], c.result as u64);
+    }
+    p.equals();
+    p.result(c.result);
+}
+
+/// `PR_*` options from `<linux/prctl.h>`.
+const PR_OPTIONS: &[(i64, &str)] = &[
+    (1, "PR_SET_PDEATHSIG"),
+    (2, "PR_GET_PDEATHSIG"),
+    (3, "PR_GET_DUMPABLE"),
+    (4, "PR_SET_DUMPABLE"),
+    (5, "PR_GET_UNALIGN"),
+    (6, "PR_SET_UNALIGN"),
+    (7, "PR_GET_KEEPCAPS"),
+    (8, "PR_SET_KEEPCAPS"),
+    (9, "PR_GET_FPEMU"),
+    (10, "PR_SET_FPEMU"),
+    (11, "PR_GET_FPEXC"),
+    (12, "PR_SET_FPEXC"),
+    (13, "PR_GET_TIMING"),
+    (14, "PR_SET_TIMING"),
+    (15, "PR_SET_NAME"),
+    (16, "PR_GET_NAME"),
+    (19, "PR_GET_ENDIAN"),
+    (20, "PR_SET_ENDIAN"),
+    (21, "PR_GET_SECCOMP"),
+    (22, "PR_SET_SECCOMP"),
+    (23, "PR_CAPBSET_READ"),
+    (24, "PR_CAPBSET_DROP"),
+    (25, "PR_GET_TSC"),
+    (26, "PR_SET_TSC"),
+    (27, "PR_GET_SECUREBITS"),
+    (28, "PR_SET_SECUREBITS"),
+    (29, "PR_SET_TIMERSLACK"),
+    (30, "PR_GET_TIMERSLACK"),
+    (31, "PR_TASK_PERF_EVENTS_DISABLE"),
+    (32, "PR_TASK_PERF_EVENTS_ENABLE"),
+    (33, "PR_MCE_KILL"),
+    (34, "PR_MCE_KILL_GET"),
+    (35, "PR_SET_MM"),
+    (36, "PR_SET_CHILD_SUBREAPER"),
+    (37, "PR_GET_CHILD_SUBREAPER"),
+    (38, "PR_SET_NO_NEW_PRIVS"),
+    (39, "PR_GET_NO_NEW_PRIVS"),
+    (40, "PR_GET_TID_ADDRESS"),
+    (41, "PR_SET_THP_DISABLE"),
+    (42, "PR_GET_THP_DISABLE"),
+    (43, "PR_MPX_ENABLE_MANAGEMENT"),
+    (44, "PR_MPX_DISABLE_MANAGEMENT"),
+    (45, "PR_SET_FP_MODE"),
+    (46, "PR_GET_FP_MODE"),
+    (47, "PR_CAP_AMBIENT"),
+    (50, "PR_SVE_SET_VL"),
+    (51, "PR_SVE_GET_VL"),
+    (52, "PR_GET_SPECULATION_CTRL"),
+    (53, "PR_SET_SPECULATION_CTRL"),
+    (54, "PR_PAC_RESET_KEYS"),
+    (55, "PR_SET_TAGGED_ADDR_CTRL"),
+    (56, "PR_GET_TAGGED_ADDR_CTRL"),
+    (57, "PR_SET_IO_FLUSHER"),
+    (58, "PR_GET_IO_FLUSHER"),
+    (59, "PR_SET_SYSCALL_USER_DISPATCH"),
+    (60, "PR_PAC_SET_ENABLED_KEYS"),
+    (61, "PR_PAC_GET_ENABLED_KEYS"),
+    (62, "PR_SCHED_CORE"),
+    (63, "PR_SME_SET_VL"),
+    (64, "PR_SME_GET_VL"),
+    (0x53564d41, "PR_SET_VMA"),
+    (0x59616d61, "PR_SET_PTRACER"),
+];
+
+/// `SECCOMP_MODE_*` from `<linux/seccomp.h>`.
+const SECCOMP_MODES: &[(i64, &str)] = &[
+    (0, "SECCOMP_MODE_DISABLED"),
+    (1, "SECCOMP_MODE_STRICT"),
+    (2, "SECCOMP_MODE_FILTER"),
+];
+
+/// `PR_CAP_AMBIENT_*` from `<linux/prctl.h>`.
+const CAP_AMBIENT_OPS: &[(i64, &str)] = &[
+    (1, "PR_CAP_AMBIENT_IS_SET"),
+    (2, "PR_CAP_AMBIENT_RAISE"),
+    (3, "PR_CAP_AMBIENT_LOWER"),
+    (4, "PR_CAP_AMBIENT_CLEAR_ALL"),
+];
+
+/// `PR_SET_VMA_*` from `<linux/prctl.h>`.
+const PR_SET_VMA_OPS: &[(i64, &str)] = &[(0, "PR_SET_VMA_ANON_NAME")];
+
+/// `prctl(option, arg2, arg3, arg4, arg5)`: the option by name and the
+/// arguments it uses, decoded for the common options; an unknown option
+/// prints all four arguments in hex. Options that return data through
+/// arg2 (PR_GET_NAME, PR_GET_PDEATHSIG...) print it at leave.
+pub fn prctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    let option = c.int(0);
+    put_named(p, "option", option, PR_OPTIONS);
+    let a = c.args;
+    match option {
+        // PR_SET_PDEATHSIG
+        1 => put_signal(p, "sig", a[1] as i32 as i64),
+        // PR_GET_PDEATHSIG, PR_GET_NAME, PR_GET_CHILD_SUBREAPER,
+        // PR_GET_TID_ADDRESS: written through arg2.
+        2 | 16 | 37 | 40 => return CallType::NotDone,
+        // The plain getters and the calls without arguments.
+        3 | 7 | 13 | 19 | 21 | 27 | 30 | 31 | 32 | 34 | 39 | 42 | 46 | 58 => {}
+        // PR_SET_DUMPABLE, PR_SET_KEEPCAPS, PR_SET_TIMING,
+        // PR_SET_SECUREBITS, PR_SET_CHILD_SUBREAPER, PR_SET_FP_MODE,
+        // PR_SET_IO_FLUSHER: one number.
+        4 | 8 | 14 | 28 | 36 | 45 | 57 => p.uint("arg2", a[1]),
+        // PR_SET_TIMERSLACK
+        29 => p.uint("slack", a[1]),
+        // PR_SET_NAME
+        15 => p.cstr("name", a[1]),
+        // PR_SET_SECCOMP
+        22 => {
+            put_named(p, "mode", a[1] as i64, SECCOMP_MODES);
+            if a[1] == 2 {
+                p.ptr("prog", a[2]);
+            }
+        }
+        // PR_CAPBSET_READ, PR_CAPBSET_DROP
+        23 | 24 => put_cap(p, "cap", a[1]),
+        // PR_SET_NO_NEW_PRIVS, PR_SET_THP_DISABLE: the kernel wants the
+        // unused arguments zero, so they are shown.
+        38 | 41 => {
+            p.uint("arg2", a[1]);
+            p.uint("arg3", a[2]);
+            p.uint("arg4", a[3]);
+            p.uint("arg5", a[4]);
+        }
+        // PR_CAP_AMBIENT
+        47 => {
+            put_named(p, "op", a[1] as i64, CAP_AMBIENT_OPS);
+            if matches!(a[1], 1..=3) {
+                put_cap(p, "cap", a[2]);
+            }
+        }
+        // PR_SET_VMA
+        0x53564d41 => {
+            put_named(p, "attr", a[1] as i64, PR_SET_VMA_OPS);
+            p.ptr("addr", a[2]);
+            p.uint("size", a[3]);
+            if a[1] == 0 {
+                p.cstr("name", a[4]);
+            } else {
+                p.hex("arg5", a[4]);
+            }
+        }
+        // PR_SET_PTRACER: a pid, or PR_SET_PTRACER_ANY.
+        0x59616d61 => {
+            let any = if c.arch == Arch::X86_64 {
+                u64::MAX
+            } else {
+                u32::MAX as u64
+            };
+            let sym = (a[1] == any).then_some("PR_SET_PTRACER_ANY");
+            p.symbol("pid", a[1] as i64, sym);
+        }
+        _ => {
+            p.hex("arg2", a[1]);
+            p.hex("arg3", a[2]);
+            p.hex("arg4", a[3]);
+            p.hex("arg5", a[4]);
+        }
+    }
+    CallType::Done
+}
+
+/// Leave half of the prctl getters that write through arg2.
+pub fn prctl_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    if entered_done(p, c) {
+        return;
+    }
+    let addr = c.args[1];
+    if failed {
+        p.ptr("arg2", addr);
+    } else {
+        match c.int(0) {
+            2 => put_ptr_with(p, "sig", addr, |p, v| put_signal(p, "", v as i64)),
+            16 => p.cstr("name", addr),
+            37 => put_int_ptr(p, "arg2", addr),
+            _ => put_word_ptr(p, "arg2", addr),
+        }
+    }
+    p.equals();
+    p.result(c.result);
+}
+
+/// `ARCH_*` codes from `<asm/prctl.h>`.
+const ARCH_CODES: &[(i64, &str)] = &[
+    (0x1001, "ARCH_SET_GS"),
+    (0x1002, "ARCH_SET_FS"),
+    (0x1003, "ARCH_GET_FS"),
+    (0x1004, "ARCH_GET_GS"),
+    (0x1011, "ARCH_GET_CPUID"),
+    (0x1012, "ARCH_SET_CPUID"),
+    (0x1021, "ARCH_GET_XCOMP_SUPP"),
+    (0x1022, "ARCH_GET_XCOMP_PERM"),
+    (0x1023, "ARCH_REQ_XCOMP_PERM"),
+    (0x1024, "ARCH_GET_XCOMP_GUEST_PERM"),
+    (0x1025, "ARCH_REQ_XCOMP_GUEST_PERM"),
+    (0x2001, "ARCH_MAP_VDSO_X32"),
+    (0x2002, "ARCH_MAP_VDSO_32"),
+    (0x2003, "ARCH_MAP_VDSO_64"),
+];
+
+/// `arch_prctl(code, addr)`: the getters print what they wrote at leave.
+pub fn arch_prctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    let code = c.int(0);
+    put_named(p, "code", code, ARCH_CODES);
+    match code {
+        // ARCH_GET_FS, ARCH_GET_GS, ARCH_GET_XCOMP_*
+        0x1003 | 0x1004 | 0x1021 | 0x1022 | 0x1024 => return CallType::NotDone,
+        // ARCH_SET_GS, ARCH_SET_FS, ARCH_MAP_VDSO_*
+        0x1001 | 0x1002 | 0x2001..=0x2003 => p.ptr("addr", c.args[1]),
+        // ARCH_GET_CPUID
+        0x1011 => {}
+        // ARCH_SET_CPUID, ARCH_REQ_XCOMP_*: a number.
+        _ => p.uint("arg", c.args[1]),
+    }
+    CallType::Done
+}
+
+/// Leave half of the arch_prctl getters.
+pub fn arch_prctl_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    if entered_done(p, c) {
+        return;
+    }
+    let addr = c.args[1];
+    if failed {
+        p.ptr("addr", addr);
+    } else if matches!(c.int(0), 0x1003 | 0x1004) {
+        put_word_ptr(p, "addr", addr);
+    } else {
+        // The XCOMP getters write a 64-bit feature mask.
+        match read_vec(p, addr, 8) {
+            Some(b) if p.config().values_only < 2 => {
+                p.open("addr", "[", Naming::Elements);
+                p.hex("", u64_at(&b, 0));
+                p.close("]");
+            }
+            _ => p.ptr("addr", addr),
+        }
+    }
+    p.equals();
+    p.result(c.result);
+}
+
+/// `set_tid_address(tidptr)`
+pub fn set_tid_address_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.ptr("tidptr", c.args[0]);
+    CallType::Done
+}
+
+/// `set_robust_list(head, len)`
+pub fn set_robust_list_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.ptr("head", c.args[0]);
+    p.uint("len", c.args[1]);
+    CallType::Done
+}
+
+/// `get_robust_list(pid, head_ptr, len_ptr)`: both at leave.
+pub fn get_robust_list_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.int("pid", c.int(0));
+    CallType::NotDone
+}
+
+/// Leave half of get_robust_list.
+pub fn get_robust_list_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    if failed {
+        p.ptr("head_ptr", c.args[1]);
+        p.ptr("len_ptr", c.args[2]);
+    } else {
+        put_word_ptr(p, "head_ptr", c.args[1]);
+        let word = word_size(c.arch);
+        match read_vec(p, c.args[2], word) {
+            Some(b) if p.config().values_only < 2 => {
+                p.open("len_ptr", "[", Naming::Elements);
+                p.uint("", crate::service::raw::uint_at(&b, 0, word));
+                p.close("]");
+            }
+            _ => p.ptr("len_ptr", c.args[2]),
+        }
+    }
+    p.equals();
+    p.result(c.result);
+}
+
+/// `RSEQ_FLAG_*` from `<linux/rseq.h>`.
+const RSEQ_FLAGS: &[FlagDef] = &[flag(1, "RSEQ_FLAG_UNREGISTER")];
+
+/// `rseq(rseq, rseq_len, flags, sig)`
+pub fn rseq_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.ptr("rseq", c.args[0]);
+    p.uint("rseq_len", c.args[1] as u32 as u64);
+    p.flags("flags", c.args[2] as u32 as u64, RSEQ_FLAGS);
+    p.hex("sig", c.args[3] as u32 as u64);
+    CallType::Done
+}
+
 /// This area's handlers (see `service::h`).
 pub static HANDLERS: &[Handler] = &[
-    h("clone", clone_out, default_in, Fork),
-    h("clone3", clone3_out, default_in, Fork),
+    h("arch_prctl", arch_prctl_out, arch_prctl_in, Normal),
+    h("clone", clone_out, clone_in, Fork),
+    h("clone3", clone3_out, clone3_in, Fork),
     h("execve", execve_out, default_in, Exec),
     h("execveat", execveat_out, default_in, Exec),
     h("exit", exit_out, default_in, Normal),
     h("exit_group", exit_out, default_in, Normal),
     h("fork", no_params_out, default_in, Fork),
+    h(
+        "get_robust_list",
+        get_robust_list_out,
+        get_robust_list_in,
+        Normal,
+    ),
+    h("getgroups", getgroups_out, getgroups_in, Normal),
+    h("getgroups32", getgroups_out, getgroups_in, Normal),
+    h("getresgid", getres_out, getres_in, Normal),
+    h("getresgid32", getres_out, getres_in, Normal),
+    h("getresuid", getres_out, getres_in, Normal),
+    h("getresuid32", getres_out, getres_in, Normal),
+    h("prctl", prctl_out, prctl_in, Normal),
+    h("rseq", rseq_out, default_in, Normal),
+    h("set_robust_list", set_robust_list_out, default_in, Normal),
+    h("set_tid_address", set_tid_address_out, default_in, Normal),
+    h("setfsgid", id1_out, default_in, Normal),
+    h("setfsgid32", id1_out, default_in, Normal),
+    h("setfsuid", id1_out, default_in, Normal),
+    h("setfsuid32", id1_out, default_in, Normal),
+    h("setgid", id1_out, default_in, Normal),
+    h("setgid32", id1_out, default_in, Normal),
+    h("setgroups", setgroups_out, default_in, Normal),
+    h("setgroups32", setgroups_out, default_in, Normal),
+    h("setregid", id2_out, default_in, Normal),
+    h("setregid32", id2_out, default_in, Normal),
+    h("setresgid", id3_out, default_in, Normal),
+    h("setresgid32", id3_out, default_in, Normal),
+    h("setresuid", id3_out, default_in, Normal),
+    h("setresuid32", id3_out, default_in, Normal),
+    h("setreuid", id2_out, default_in, Normal),
+    h("setreuid32", id2_out, default_in, Normal),
+    h("setuid", id1_out, default_in, Normal),
+    h("setuid32", id1_out, default_in, Normal),
     h("vfork", no_params_out, default_in, Fork),
     h("wait4", wait4_out, wait4_in, Normal),
+    h("waitid", waitid_out, waitid_in, Normal),
 ];

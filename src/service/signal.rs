@@ -1,12 +1,22 @@
-//! Signal names and the signal-related call handlers (kill, tgkill, tkill).
+//! Signal names, signal sets, `struct sigaction` and `siginfo_t`, and the
+//! signal call handlers: kill, tkill, tgkill, rt_sigaction, rt_sigprocmask,
+//! rt_sigreturn, rt_sigsuspend, rt_sigtimedwait, rt_sigpending,
+//! rt_sigqueueinfo, sigaltstack, signalfd.
 
 use crate::call::{
     CallClass::{Normal, Sigreturn},
     Handler, default_in,
 };
 use crate::call::{CallCtx, CallType};
-use crate::format::Printer;
+use crate::format::{FlagDef, Printer, flag};
+use crate::kernel::Arch;
+use crate::service::generic::put_fd;
 use crate::service::h;
+use crate::service::raw::{
+    Member, entered_done, i32_at, int_at, lookup, open_struct_dyn, put_named, put_set, read_vec,
+    set_text, u32_at, uint_at, word_size,
+};
+use crate::service::time::put_call_timespec;
 
 /// Kernel names of the standard signals, indexed by number (x86).
 const NAMES: [&str; 32] = [
@@ -78,11 +88,59 @@ pub fn put_signal(p: &mut Printer, name: &str, sig: i64) {
     } else {
         None
     };
-    match sym {
-        Some(sym) => p.field(name, &sym),
-        None => p.int(name, sig),
+    p.symbol(name, sig, sym.as_deref());
+}
+
+/// The members of a signal set held in `bytes` (bit N-1 is signal N), as
+/// strace lists them: names without `SIG` (numbers with `-V`); when more
+/// than half are in the set, the ones *not* in it and `true` (a
+/// complement, `~[...]`).
+fn sigset_members(bytes: &[u8], symbols: bool) -> (Vec<Member>, bool) {
+    let nbits = (bytes.len() * 8).min(KERNEL_SIGRTMAX as usize);
+    let has = |sig: usize| bytes[(sig - 1) / 8] & (1 << ((sig - 1) % 8)) != 0;
+    let count = (1..=nbits).filter(|&s| has(s)).count();
+    let invert = count * 2 > nbits;
+    let members = (1..=nbits)
+        .filter(|&s| has(s) != invert)
+        .map(|sig| match signal_name(sig as i32).filter(|_| symbols) {
+            Some(name) => Member::Name(name.strip_prefix("SIG").unwrap_or(&name).to_string()),
+            None => Member::Num(sig as u64),
+        })
+        .collect();
+    (members, invert)
+}
+
+/// The text of a signal set: `[USR1 USR2]`, `~[KILL STOP]`, `[]`.
+pub fn sigset_text(bytes: &[u8], symbols: bool) -> String {
+    let (members, invert) = sigset_members(bytes, symbols);
+    set_text(&members, invert)
+}
+
+/// Largest signal set read (the kernel's is 8 bytes; callers may pass more).
+const MAX_SIGSET: u64 = 128;
+
+/// A signal set of `size` bytes at `addr`: `[USR1 USR2]`, `~[]`. A set the
+/// kernel would not accept in size, or that cannot be read, prints as its
+/// pointer. Other areas use this for their sigmask parameters.
+pub fn put_sigset(p: &mut Printer, name: &str, addr: u64, size: u64) {
+    if size == 0 || size > MAX_SIGSET || p.config().values_only >= 2 {
+        p.ptr(name, addr);
+        return;
+    }
+    match read_vec(p, addr, size as usize) {
+        Some(bytes) => put_sigset_bytes(p, name, &bytes),
+        None => p.ptr(name, addr),
     }
 }
+
+/// A signal set already copied (a field of a larger struct).
+pub fn put_sigset_bytes(p: &mut Printer, name: &str, bytes: &[u8]) {
+    let (members, invert) = sigset_members(bytes, p.symbols());
+    put_set(p, name, &members, invert);
+}
+
+/// The kernel's `sizeof(sigset_t)` on x86.
+const SIGSET_SIZE: usize = 8;
 
 /// `kill(pid, sig)`
 pub fn kill_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
@@ -104,12 +162,506 @@ pub fn sigreturn_out(_p: &mut Printer, _c: &mut CallCtx) -> CallType {
     CallType::NoReturn
 }
 
+/// `SA_*` from `<asm/signal.h>` (x86) and `<asm-generic/signal-defs.h>`.
+const SA_FLAGS: &[FlagDef] = &[
+    flag(0x1, "SA_NOCLDSTOP"),
+    flag(0x2, "SA_NOCLDWAIT"),
+    flag(0x4, "SA_SIGINFO"),
+    flag(0x400, "SA_UNSUPPORTED"),
+    flag(0x800, "SA_EXPOSE_TAGBITS"),
+    flag(0x04000000, "SA_RESTORER"),
+    flag(0x08000000, "SA_ONSTACK"),
+    flag(0x10000000, "SA_RESTART"),
+    flag(0x40000000, "SA_NODEFER"),
+    flag(0x80000000, "SA_RESETHAND"),
+];
+
+const SA_RESTORER: u64 = 0x04000000;
+
+/// A signal handler address: `SIG_DFL`, `SIG_IGN`, `SIG_ERR` or a pointer.
+fn put_handler(p: &mut Printer, name: &str, handler: u64, word: usize) {
+    let all_ones = if word == 8 { u64::MAX } else { u32::MAX as u64 };
+    let sym = match handler {
+        0 => Some("SIG_DFL"),
+        1 => Some("SIG_IGN"),
+        v if v == all_ones => Some("SIG_ERR"),
+        _ => None,
+    };
+    match sym {
+        Some(s) => p.symbol(
+            name,
+            if handler == all_ones {
+                -1
+            } else {
+                handler as i64
+            },
+            Some(s),
+        ),
+        None => p.ptr(name, handler),
+    }
+}
+
+/// The kernel's `struct sigaction` (`<asm/signal.h>`): handler, flags,
+/// restorer, mask; printed in the C library's order, the restorer only
+/// with `-v`.
+fn put_sigaction(p: &mut Printer, name: &str, addr: u64, sigsetsize: u64) {
+    let word = word_size(p.arch());
+    let mask_len = (sigsetsize as usize).clamp(1, SIGSET_SIZE);
+    let Some(b) = open_struct_dyn(p, name, addr, 3 * word + mask_len) else {
+        return;
+    };
+    let handler = uint_at(&b, 0, word);
+    let flags = uint_at(&b, word, word);
+    let restorer = uint_at(&b, 2 * word, word);
+    put_handler(p, "sa_handler", handler, word);
+    put_sigset_bytes(p, "sa_mask", &b[3 * word..]);
+    p.flags("sa_flags", flags, SA_FLAGS);
+    let has_restorer = flags & SA_RESTORER != 0;
+    if has_restorer && p.config().verbose > 0 {
+        p.ptr("sa_restorer", restorer);
+    }
+    p.close_struct(!has_restorer || p.config().verbose > 0);
+}
+
+/// `rt_sigaction(sig, act, oldact, sigsetsize)`: the old action at leave.
+pub fn rt_sigaction_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_signal(p, "sig", c.int(0));
+    put_sigaction(p, "act", c.args[1], c.args[3]);
+    if c.args[2] == 0 {
+        p.ptr("oldact", 0);
+        p.uint("sigsetsize", c.args[3]);
+        return CallType::Done;
+    }
+    CallType::NotDone
+}
+
+/// Leave half of rt_sigaction.
+pub fn rt_sigaction_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    if entered_done(p, c) {
+        return;
+    }
+    if failed {
+        p.ptr("oldact", c.args[2]);
+    } else {
+        put_sigaction(p, "oldact", c.args[2], c.args[3]);
+    }
+    p.uint("sigsetsize", c.args[3]);
+    p.equals();
+    p.result(c.result);
+}
+
+/// `SIG_*` sigprocmask actions from `<asm-generic/signal-defs.h>`.
+const SIGPROCMASK_HOW: &[(i64, &str)] = &[(0, "SIG_BLOCK"), (1, "SIG_UNBLOCK"), (2, "SIG_SETMASK")];
+
+/// `rt_sigprocmask(how, set, oldset, sigsetsize)`: the old set at leave.
+pub fn rt_sigprocmask_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_named(p, "how", c.int(0), SIGPROCMASK_HOW);
+    put_sigset(p, "set", c.args[1], c.args[3]);
+    if c.args[2] == 0 {
+        p.ptr("oldset", 0);
+        p.uint("sigsetsize", c.args[3]);
+        return CallType::Done;
+    }
+    CallType::NotDone
+}
+
+/// Leave half of rt_sigprocmask.
+pub fn rt_sigprocmask_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    if entered_done(p, c) {
+        return;
+    }
+    if failed {
+        p.ptr("oldset", c.args[2]);
+    } else {
+        put_sigset(p, "oldset", c.args[2], c.args[3]);
+    }
+    p.uint("sigsetsize", c.args[3]);
+    p.equals();
+    p.result(c.result);
+}
+
+/// `rt_sigsuspend(mask, sigsetsize)`
+pub fn rt_sigsuspend_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_sigset(p, "mask", c.args[0], c.args[1]);
+    p.uint("sigsetsize", c.args[1]);
+    CallType::Done
+}
+
+/// `rt_sigpending(set, sigsetsize)`: the set at leave.
+pub fn rt_sigpending_out(_p: &mut Printer, _c: &mut CallCtx) -> CallType {
+    CallType::NotDone
+}
+
+/// Leave half of rt_sigpending.
+pub fn rt_sigpending_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    if failed {
+        p.ptr("set", c.args[0]);
+    } else {
+        put_sigset(p, "set", c.args[0], c.args[1]);
+    }
+    p.uint("sigsetsize", c.args[1]);
+    p.equals();
+    p.result(c.result);
+}
+
+/// `rt_sigtimedwait(set, info, timeout, sigsetsize)`: info at leave.
+pub fn rt_sigtimedwait_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_sigset(p, "set", c.args[0], c.args[3]);
+    CallType::NotDone
+}
+
+/// Leave half of rt_sigtimedwait (and its i386 `_time64` twin).
+pub fn rt_sigtimedwait_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    if failed {
+        p.ptr("info", c.args[1]);
+    } else {
+        put_siginfo(p, "info", c.args[1]);
+    }
+    put_call_timespec(p, c, "timeout", c.args[2]);
+    p.uint("sigsetsize", c.args[3]);
+    p.equals();
+    p.result(c.result);
+}
+
+/// `rt_sigqueueinfo(tgid, sig, info)`
+pub fn rt_sigqueueinfo_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.int("tgid", c.int(0));
+    put_signal(p, "sig", c.int(1));
+    put_siginfo(p, "info", c.args[2]);
+    CallType::Done
+}
+
+/// `rt_tgsigqueueinfo(tgid, tid, sig, info)`
+pub fn rt_tgsigqueueinfo_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.int("tgid", c.int(0));
+    p.int("tid", c.int(1));
+    put_signal(p, "sig", c.int(2));
+    put_siginfo(p, "info", c.args[3]);
+    CallType::Done
+}
+
+/// `tkill(tid, sig)`
+pub fn tkill_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.int("tid", c.int(0));
+    put_signal(p, "sig", c.int(1));
+    CallType::Done
+}
+
+/// `SS_*` from `<linux/signal.h>`.
+const SS_FLAGS: &[FlagDef] = &[
+    flag(1, "SS_ONSTACK"),
+    flag(2, "SS_DISABLE"),
+    flag(0x80000000, "SS_AUTODISARM"),
+];
+
+/// A `stack_t`: `{ss_sp=&0x..., ss_flags=0, ss_size=8192}`.
+fn put_stack(p: &mut Printer, name: &str, addr: u64) {
+    let word = word_size(p.arch());
+    let Some(b) = open_struct_dyn(p, name, addr, 3 * word) else {
+        return;
+    };
+    p.ptr("ss_sp", uint_at(&b, 0, word));
+    p.flags("ss_flags", u32_at(&b, word) as u64, SS_FLAGS);
+    p.uint("ss_size", uint_at(&b, 2 * word, word));
+    p.close_struct(true);
+}
+
+/// `sigaltstack(ss, old_ss)`: the old stack at leave.
+pub fn sigaltstack_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_stack(p, "ss", c.args[0]);
+    if c.args[1] == 0 {
+        p.ptr("old_ss", 0);
+        return CallType::Done;
+    }
+    CallType::NotDone
+}
+
+/// Leave half of sigaltstack.
+pub fn sigaltstack_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    if entered_done(p, c) {
+        return;
+    }
+    if failed {
+        p.ptr("old_ss", c.args[1]);
+    } else {
+        put_stack(p, "old_ss", c.args[1]);
+    }
+    p.equals();
+    p.result(c.result);
+}
+
+/// `SFD_*` from `<linux/signalfd.h>` (the `O_*` values).
+const SFD_FLAGS: &[FlagDef] = &[flag(0o4000, "SFD_NONBLOCK"), flag(0o2000000, "SFD_CLOEXEC")];
+
+/// `signalfd(fd, mask, sizemask)`
+pub fn signalfd_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "fd", c.int(0));
+    put_sigset(p, "mask", c.args[1], c.args[2]);
+    p.uint("sizemask", c.args[2]);
+    CallType::Done
+}
+
+/// `signalfd4(fd, mask, sizemask, flags)`
+pub fn signalfd4_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    signalfd_out(p, c);
+    p.flags("flags", c.args[3], SFD_FLAGS);
+    CallType::Done
+}
+
+/// `si_code` values for every signal, from `<asm-generic/siginfo.h>`.
+const SI_CODES: &[(i64, &str)] = &[
+    (0, "SI_USER"),
+    (0x80, "SI_KERNEL"),
+    (-1, "SI_QUEUE"),
+    (-2, "SI_TIMER"),
+    (-3, "SI_MESGQ"),
+    (-4, "SI_ASYNCIO"),
+    (-5, "SI_SIGIO"),
+    (-6, "SI_TKILL"),
+    (-7, "SI_DETHREAD"),
+    (-60, "SI_ASYNCNL"),
+];
+
+/// `SIGILL` codes.
+const ILL_CODES: &[(i64, &str)] = &[
+    (1, "ILL_ILLOPC"),
+    (2, "ILL_ILLOPN"),
+    (3, "ILL_ILLADR"),
+    (4, "ILL_ILLTRP"),
+    (5, "ILL_PRVOPC"),
+    (6, "ILL_PRVREG"),
+    (7, "ILL_COPROC"),
+    (8, "ILL_BADSTK"),
+    (9, "ILL_BADIADDR"),
+];
+
+/// `SIGFPE` codes.
+const FPE_CODES: &[(i64, &str)] = &[
+    (1, "FPE_INTDIV"),
+    (2, "FPE_INTOVF"),
+    (3, "FPE_FLTDIV"),
+    (4, "FPE_FLTOVF"),
+    (5, "FPE_FLTUND"),
+    (6, "FPE_FLTRES"),
+    (7, "FPE_FLTINV"),
+    (8, "FPE_FLTSUB"),
+    (14, "FPE_FLTUNK"),
+    (15, "FPE_CONDTRAP"),
+];
+
+/// `SIGSEGV` codes.
+const SEGV_CODES: &[(i64, &str)] = &[
+    (1, "SEGV_MAPERR"),
+    (2, "SEGV_ACCERR"),
+    (3, "SEGV_BNDERR"),
+    (4, "SEGV_PKUERR"),
+    (5, "SEGV_ACCADI"),
+    (6, "SEGV_ADIDERR"),
+    (7, "SEGV_ADIPERR"),
+    (8, "SEGV_MTEAERR"),
+    (9, "SEGV_MTESERR"),
+];
+
+/// `SIGBUS` codes.
+const BUS_CODES: &[(i64, &str)] = &[
+    (1, "BUS_ADRALN"),
+    (2, "BUS_ADRERR"),
+    (3, "BUS_OBJERR"),
+    (4, "BUS_MCEERR_AR"),
+    (5, "BUS_MCEERR_AO"),
+];
+
+/// `SIGTRAP` codes.
+const TRAP_CODES: &[(i64, &str)] = &[
+    (1, "TRAP_BRKPT"),
+    (2, "TRAP_TRACE"),
+    (3, "TRAP_BRANCH"),
+    (4, "TRAP_HWBKPT"),
+    (5, "TRAP_UNK"),
+    (6, "TRAP_PERF"),
+];
+
+/// `SIGCHLD` codes.
+const CLD_CODES: &[(i64, &str)] = &[
+    (1, "CLD_EXITED"),
+    (2, "CLD_KILLED"),
+    (3, "CLD_DUMPED"),
+    (4, "CLD_TRAPPED"),
+    (5, "CLD_STOPPED"),
+    (6, "CLD_CONTINUED"),
+];
+
+/// `SIGPOLL` codes.
+const POLL_CODES: &[(i64, &str)] = &[
+    (1, "POLL_IN"),
+    (2, "POLL_OUT"),
+    (3, "POLL_MSG"),
+    (4, "POLL_ERR"),
+    (5, "POLL_PRI"),
+    (6, "POLL_HUP"),
+];
+
+/// `SIGSYS` codes.
+const SYS_CODES: &[(i64, &str)] = &[(1, "SYS_SECCOMP"), (2, "SYS_USER_DISPATCH")];
+
+/// `sizeof(siginfo_t)`.
+const SIGINFO_SIZE: usize = 128;
+
+/// Which union member of a siginfo the kernel filled (its siginfo_layout).
+#[derive(PartialEq)]
+enum Layout {
+    Kill,
+    Timer,
+    Rt,
+    Chld,
+    Fault,
+    Poll,
+    Sys,
+    None,
+}
+
+fn siginfo_layout(sig: i32, code: i32) -> Layout {
+    if code == 0x80 {
+        return Layout::None;
+    }
+    if code > 0 {
+        return match sig {
+            4 | 5 | 7 | 8 | 11 => Layout::Fault,
+            17 => Layout::Chld,
+            29 => Layout::Poll,
+            31 => Layout::Sys,
+            _ => Layout::Rt,
+        };
+    }
+    match code {
+        0 | -6 => Layout::Kill,
+        -2 => Layout::Timer,
+        -5 => Layout::Poll,
+        _ => Layout::Rt,
+    }
+}
+
+/// Print a `siginfo_t` already copied: `{si_signo=SIGUSR1, si_code=SI_USER,
+/// si_pid=42, si_uid=0}`; `{}` when no signal is in it (waitid WNOHANG).
+pub fn put_siginfo_fields(p: &mut Printer, b: &[u8], arch: Arch) {
+    let word = word_size(arch);
+    let signo = i32_at(b, 0);
+    if signo == 0 {
+        return;
+    }
+    let errno = i32_at(b, 4);
+    let code = i32_at(b, 8);
+    // The union follows three ints, aligned to a pointer.
+    let u = if word == 8 { 16 } else { 12 };
+    put_signal(p, "si_signo", signo as i64);
+    if errno != 0 {
+        let name = crate::call::errno_name(errno as i64);
+        p.symbol("si_errno", errno as i64, name);
+    }
+    let table = match (code > 0 && code != 0x80, signo) {
+        (true, 4) => ILL_CODES,
+        (true, 8) => FPE_CODES,
+        (true, 11) => SEGV_CODES,
+        (true, 7) => BUS_CODES,
+        (true, 5) => TRAP_CODES,
+        (true, 17) => CLD_CODES,
+        (true, 29) => POLL_CODES,
+        (true, 31) => SYS_CODES,
+        _ => SI_CODES,
+    };
+    p.symbol("si_code", code as i64, lookup(table, code as i64));
+    match siginfo_layout(signo, code) {
+        Layout::Kill => {
+            p.int("si_pid", i32_at(b, u) as i64);
+            p.uint("si_uid", u32_at(b, u + 4) as u64);
+        }
+        Layout::Rt => {
+            p.int("si_pid", i32_at(b, u) as i64);
+            p.uint("si_uid", u32_at(b, u + 4) as u64);
+            p.hex("si_value", uint_at(b, u + 8, word));
+        }
+        Layout::Timer => {
+            p.int("si_timerid", i32_at(b, u) as i64);
+            p.int("si_overrun", i32_at(b, u + 4) as i64);
+            p.hex("si_value", uint_at(b, u + 8, word));
+        }
+        Layout::Chld => {
+            p.int("si_pid", i32_at(b, u) as i64);
+            p.uint("si_uid", u32_at(b, u + 4) as u64);
+            let status = i32_at(b, u + 8);
+            if code == 1 {
+                p.int("si_status", status as i64);
+            } else {
+                put_signal(p, "si_status", status as i64);
+            }
+            // si_utime and si_stime are clock_t (long), after the padding;
+            // waitid leaves them unset, so they print only with -v.
+            if p.config().verbose > 0 {
+                let t = if word == 8 { u + 16 } else { u + 12 };
+                p.int("si_utime", int_at(b, t, word));
+                p.int("si_stime", int_at(b, t + word, word));
+            }
+        }
+        Layout::Fault => p.ptr("si_addr", uint_at(b, u, word)),
+        Layout::Poll => {
+            p.hex("si_band", uint_at(b, u, word));
+            p.int("si_fd", i32_at(b, u + word) as i64);
+        }
+        Layout::Sys => {
+            p.ptr("si_call_addr", uint_at(b, u, word));
+            p.int("si_syscall", i32_at(b, u + word) as i64);
+            p.hex("si_arch", u32_at(b, u + word + 4) as u64);
+        }
+        Layout::None => {}
+    }
+}
+
+/// A `siginfo_t` at `addr`, or its pointer.
+pub fn put_siginfo(p: &mut Printer, name: &str, addr: u64) {
+    if let Some(b) = open_struct_dyn(p, name, addr, SIGINFO_SIZE) {
+        put_siginfo_fields(p, &b, p.arch());
+        p.close_struct(true);
+    }
+}
+
 /// This area's handlers (see `service::h`).
 pub static HANDLERS: &[Handler] = &[
     h("kill", kill_out, default_in, Normal),
+    h("rt_sigaction", rt_sigaction_out, rt_sigaction_in, Normal),
+    h("rt_sigpending", rt_sigpending_out, rt_sigpending_in, Normal),
+    h(
+        "rt_sigprocmask",
+        rt_sigprocmask_out,
+        rt_sigprocmask_in,
+        Normal,
+    ),
+    h("rt_sigqueueinfo", rt_sigqueueinfo_out, default_in, Normal),
     h("rt_sigreturn", sigreturn_out, default_in, Sigreturn),
+    h("rt_sigsuspend", rt_sigsuspend_out, default_in, Normal),
+    h(
+        "rt_sigtimedwait",
+        rt_sigtimedwait_out,
+        rt_sigtimedwait_in,
+        Normal,
+    ),
+    h(
+        "rt_sigtimedwait_time64",
+        rt_sigtimedwait_out,
+        rt_sigtimedwait_in,
+        Normal,
+    ),
+    h(
+        "rt_tgsigqueueinfo",
+        rt_tgsigqueueinfo_out,
+        default_in,
+        Normal,
+    ),
+    h("sigaltstack", sigaltstack_out, sigaltstack_in, Normal),
+    h("signalfd", signalfd_out, default_in, Normal),
+    h("signalfd4", signalfd4_out, default_in, Normal),
     h("sigreturn", sigreturn_out, default_in, Sigreturn),
     h("tgkill", tgkill_out, default_in, Normal),
+    h("tkill", tkill_out, default_in, Normal),
 ];
 
 #[cfg(test)]
@@ -124,5 +676,18 @@ mod tests {
         assert_eq!(signal_name(rtmin).as_deref(), Some("SIGRTMIN"));
         assert_eq!(signal_name(rtmin + 2).as_deref(), Some("SIGRTMIN+2"));
         assert_eq!(signal_name(65), None);
+    }
+
+    #[test]
+    fn sets() {
+        assert_eq!(sigset_text(&[0; 8], true), "[]");
+        // SIGUSR1 (10) and SIGUSR2 (12).
+        let set = (1u64 << 9 | 1 << 11).to_le_bytes();
+        assert_eq!(sigset_text(&set, true), "[USR1 USR2]");
+        assert_eq!(sigset_text(&set, false), "[10 12]");
+        assert_eq!(sigset_text(&[0xff; 8], true), "~[]");
+        let most = (!(1u64 << 8)).to_le_bytes();
+        assert_eq!(sigset_text(&most, true), "~[KILL]");
+        assert_eq!(sigset_text(&[1], true), "[HUP]");
     }
 }

@@ -1,6 +1,422 @@
-//! Time handlers: sleeps, clocks, timers.
+//! Time handlers: sleeps, clocks, interval timers, POSIX timers and timer
+//! fds; and the `struct timespec`/`timeval` printers other areas use.
 
-use crate::call::Handler;
+use crate::call::{CallClass::Normal, Handler, default_in};
+use crate::call::{CallCtx, CallType};
+use crate::format::{FlagDef, Naming, Printer, flag};
+use crate::kernel::Arch;
+use crate::service::generic::put_fd;
+use crate::service::h;
+use crate::service::raw::{
+    entered_done, i32_at, int_at, open_struct_dyn, put_int_ptr, put_named, read_vec, time_size,
+    uint_at, word_size,
+};
+use crate::service::signal::put_signal;
+
+/// The i386 calls (403..=423) that take 64-bit `struct __kernel_timespec`
+/// where their older twins take the 32-bit one.
+pub fn is_time64(c: &CallCtx) -> bool {
+    c.arch == Arch::I386 && (403..=423).contains(&c.nr)
+}
+
+/// Print a timespec already copied, at `off` in `b`, with `size`-byte fields.
+fn timespec_fields(p: &mut Printer, name: &str, b: &[u8], off: usize, size: usize) {
+    p.open(name, "{", Naming::Fields);
+    p.int("tv_sec", int_at(b, off, size));
+    p.int("tv_nsec", int_at(b, off + size, size));
+    p.close("}");
+}
+
+/// Print a timeval already copied.
+fn timeval_fields(p: &mut Printer, name: &str, b: &[u8], off: usize, size: usize) {
+    p.open(name, "{", Naming::Fields);
+    p.int("tv_sec", int_at(b, off, size));
+    p.int("tv_usec", int_at(b, off + size, size));
+    p.close("}");
+}
+
+fn put_timespec_sized(p: &mut Printer, name: &str, addr: u64, size: usize) {
+    if addr == 0 || p.config().values_only >= 2 {
+        p.ptr(name, addr);
+        return;
+    }
+    match read_vec(p, addr, 2 * size) {
+        Some(b) => timespec_fields(p, name, &b, 0, size),
+        None => p.ptr(name, addr),
+    }
+}
+
+/// A `struct timespec` of the call's ABI: `{tv_sec=1, tv_nsec=500000000}`.
+pub fn put_timespec(p: &mut Printer, name: &str, addr: u64) {
+    let size = time_size(p.arch());
+    put_timespec_sized(p, name, addr, size);
+}
+
+/// A 64-bit `struct __kernel_timespec` (the i386 `*_time64` calls).
+pub fn put_timespec64(p: &mut Printer, name: &str, addr: u64) {
+    put_timespec_sized(p, name, addr, 8);
+}
+
+/// The timespec of call `c`: 64-bit for the i386 `*_time64` calls.
+pub fn put_call_timespec(p: &mut Printer, c: &CallCtx, name: &str, addr: u64) {
+    if is_time64(c) {
+        put_timespec64(p, name, addr);
+    } else {
+        put_timespec(p, name, addr);
+    }
+}
+
+/// A `struct timeval` of the call's ABI: `{tv_sec=1, tv_usec=500000}`.
+pub fn put_timeval(p: &mut Printer, name: &str, addr: u64) {
+    let size = time_size(p.arch());
+    if addr == 0 || p.config().values_only >= 2 {
+        p.ptr(name, addr);
+        return;
+    }
+    match read_vec(p, addr, 2 * size) {
+        Some(b) => timeval_fields(p, name, &b, 0, size),
+        None => p.ptr(name, addr),
+    }
+}
+
+/// A timeval inside a struct already copied (rusage).
+pub fn put_timeval_at(p: &mut Printer, name: &str, b: &[u8], off: usize) {
+    let size = time_size(p.arch());
+    timeval_fields(p, name, b, off, size);
+}
+
+/// A `struct itimerspec`: `{it_interval={..}, it_value={..}}`.
+fn put_itimerspec(p: &mut Printer, c: &CallCtx, name: &str, addr: u64) {
+    let size = if is_time64(c) { 8 } else { time_size(p.arch()) };
+    if let Some(b) = open_struct_dyn(p, name, addr, 4 * size) {
+        timespec_fields(p, "it_interval", &b, 0, size);
+        timespec_fields(p, "it_value", &b, 2 * size, size);
+        p.close_struct(true);
+    }
+}
+
+/// A `struct itimerval`: `{it_interval={..}, it_value={..}}`.
+fn put_itimerval(p: &mut Printer, name: &str, addr: u64) {
+    let size = time_size(p.arch());
+    if let Some(b) = open_struct_dyn(p, name, addr, 4 * size) {
+        timeval_fields(p, "it_interval", &b, 0, size);
+        timeval_fields(p, "it_value", &b, 2 * size, size);
+        p.close_struct(true);
+    }
+}
+
+/// `CLOCK_*` from `<linux/time.h>`.
+const CLOCKS: &[(i64, &str)] = &[
+    (0, "CLOCK_REALTIME"),
+    (1, "CLOCK_MONOTONIC"),
+    (2, "CLOCK_PROCESS_CPUTIME_ID"),
+    (3, "CLOCK_THREAD_CPUTIME_ID"),
+    (4, "CLOCK_MONOTONIC_RAW"),
+    (5, "CLOCK_REALTIME_COARSE"),
+    (6, "CLOCK_MONOTONIC_COARSE"),
+    (7, "CLOCK_BOOTTIME"),
+    (8, "CLOCK_REALTIME_ALARM"),
+    (9, "CLOCK_BOOTTIME_ALARM"),
+    (11, "CLOCK_TAI"),
+];
+
+/// A clock id; negative ids (per-process CPU clocks) print as numbers.
+pub fn put_clockid(p: &mut Printer, name: &str, id: i64) {
+    put_named(p, name, id, CLOCKS);
+}
+
+/// `TIMER_ABSTIME` from `<linux/time.h>`.
+const TIMER_FLAGS: &[FlagDef] = &[flag(1, "TIMER_ABSTIME")];
+
+/// `nanosleep(req, rem)`: `rem` is written only when the call fails, so it
+/// stays a pointer.
+pub fn nanosleep_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_timespec(p, "req", c.args[0]);
+    p.ptr("rem", c.args[1]);
+    CallType::Done
+}
+
+/// `clock_nanosleep(clockid, flags, req, rem)`
+pub fn clock_nanosleep_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_clockid(p, "clockid", c.int(0));
+    p.flags("flags", c.args[1], TIMER_FLAGS);
+    put_call_timespec(p, c, "req", c.args[2]);
+    p.ptr("rem", c.args[3]);
+    CallType::Done
+}
+
+/// `clock_gettime(clockid, tp)`, `clock_getres(clockid, res)`: at leave.
+pub fn clock_get_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_clockid(p, "clockid", c.int(0));
+    CallType::NotDone
+}
+
+/// Leave half of clock_gettime and clock_getres.
+pub fn clock_get_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    if failed {
+        p.ptr("tp", c.args[1]);
+    } else {
+        put_call_timespec(p, c, "tp", c.args[1]);
+    }
+    p.equals();
+    p.result(c.result);
+}
+
+/// `clock_settime(clockid, tp)`
+pub fn clock_settime_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_clockid(p, "clockid", c.int(0));
+    put_call_timespec(p, c, "tp", c.args[1]);
+    CallType::Done
+}
+
+/// A `struct timezone`: `{tz_minuteswest=0, tz_dsttime=0}`.
+fn put_timezone(p: &mut Printer, name: &str, addr: u64) {
+    if let Some(b) = p.open_struct::<8>(name, addr) {
+        p.int("tz_minuteswest", i32_at(&b, 0) as i64);
+        p.int("tz_dsttime", i32_at(&b, 4) as i64);
+        p.close_struct(true);
+    }
+}
+
+/// `gettimeofday(tv, tz)`: both at leave.
+pub fn gettimeofday_out(_p: &mut Printer, _c: &mut CallCtx) -> CallType {
+    CallType::NotDone
+}
+
+/// Leave half of gettimeofday.
+pub fn gettimeofday_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    if failed {
+        p.ptr("tv", c.args[0]);
+        p.ptr("tz", c.args[1]);
+    } else {
+        put_timeval(p, "tv", c.args[0]);
+        put_timezone(p, "tz", c.args[1]);
+    }
+    p.equals();
+    p.result(c.result);
+}
+
+/// `settimeofday(tv, tz)`
+pub fn settimeofday_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_timeval(p, "tv", c.args[0]);
+    put_timezone(p, "tz", c.args[1]);
+    CallType::Done
+}
+
+/// `SIGEV_*` from `<asm-generic/siginfo.h>`.
+const SIGEV_NOTIFY: &[(i64, &str)] = &[
+    (0, "SIGEV_SIGNAL"),
+    (1, "SIGEV_NONE"),
+    (2, "SIGEV_THREAD"),
+    (4, "SIGEV_THREAD_ID"),
+];
+
+/// A `struct sigevent`.
+fn put_sigevent(p: &mut Printer, name: &str, addr: u64) {
+    let word = word_size(p.arch());
+    // sigev_value, sigev_signo, sigev_notify, then the union.
+    let union_at = word + 8;
+    let Some(b) = open_struct_dyn(p, name, addr, union_at + 2 * word) else {
+        return;
+    };
+    let notify = i32_at(&b, word + 4);
+    p.hex("sigev_value", uint_at(&b, 0, word));
+    put_signal(p, "sigev_signo", i32_at(&b, word) as i64);
+    put_named(p, "sigev_notify", notify as i64, SIGEV_NOTIFY);
+    match notify {
+        2 => {
+            p.ptr("sigev_notify_function", uint_at(&b, union_at, word));
+            p.ptr(
+                "sigev_notify_attributes",
+                uint_at(&b, union_at + word, word),
+            );
+        }
+        4 => p.int("sigev_notify_thread_id", i32_at(&b, union_at) as i64),
+        _ => {}
+    }
+    p.close_struct(true);
+}
+
+/// `timer_create(clockid, sevp, timerid)`: the timer id at leave.
+pub fn timer_create_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_clockid(p, "clockid", c.int(0));
+    put_sigevent(p, "sevp", c.args[1]);
+    CallType::NotDone
+}
+
+/// Leave half of timer_create.
+pub fn timer_create_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    if failed {
+        p.ptr("timerid", c.args[2]);
+    } else {
+        put_int_ptr(p, "timerid", c.args[2]);
+    }
+    p.equals();
+    p.result(c.result);
+}
+
+/// `timer_settime(timerid, flags, new_value, old_value)`,
+/// `timerfd_settime(fd, flags, new_value, old_value)`: the old value at leave.
+fn settime_out(p: &mut Printer, c: &mut CallCtx, flags: &[FlagDef]) -> CallType {
+    p.flags("flags", c.args[1], flags);
+    put_itimerspec(p, c, "new_value", c.args[2]);
+    if c.args[3] == 0 {
+        p.ptr("old_value", 0);
+        return CallType::Done;
+    }
+    CallType::NotDone
+}
+
+/// Leave half of the settime and gettime calls: the timer's old or
+/// current value, argument `i`.
+fn itimerspec_in(p: &mut Printer, c: &mut CallCtx, failed: bool, name: &str, i: usize) {
+    if failed {
+        p.ptr(name, c.args[i]);
+    } else {
+        put_itimerspec(p, c, name, c.args[i]);
+    }
+    p.equals();
+    p.result(c.result);
+}
+
+/// `timer_settime(timerid, flags, new_value, old_value)`
+pub fn timer_settime_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.int("timerid", c.int(0));
+    settime_out(p, c, TIMER_FLAGS)
+}
+
+/// Leave half of timer_settime and timerfd_settime.
+pub fn settime_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    if entered_done(p, c) {
+        return;
+    }
+    itimerspec_in(p, c, failed, "old_value", 3);
+}
+
+/// `timer_gettime(timerid, curr_value)`: the value at leave.
+pub fn timer_gettime_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.int("timerid", c.int(0));
+    CallType::NotDone
+}
+
+/// Leave half of timer_gettime and timerfd_gettime.
+pub fn gettime_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    itimerspec_in(p, c, failed, "curr_value", 1);
+}
+
+/// `timer_delete(timerid)`, `timer_getoverrun(timerid)`
+pub fn timer_id_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.int("timerid", c.int(0));
+    CallType::Done
+}
+
+/// `TFD_*` from `<linux/timerfd.h>` (the `O_*` values).
+const TFD_FLAGS: &[FlagDef] = &[flag(0o4000, "TFD_NONBLOCK"), flag(0o2000000, "TFD_CLOEXEC")];
+
+/// `TFD_TIMER_*` settime flags from `<linux/timerfd.h>`.
+const TFD_TIMER_FLAGS: &[FlagDef] = &[
+    flag(1, "TFD_TIMER_ABSTIME"),
+    flag(2, "TFD_TIMER_CANCEL_ON_SET"),
+];
+
+/// `timerfd_create(clockid, flags)`
+pub fn timerfd_create_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_clockid(p, "clockid", c.int(0));
+    p.flags("flags", c.args[1], TFD_FLAGS);
+    CallType::Done
+}
+
+/// `timerfd_settime(fd, flags, new_value, old_value)`
+pub fn timerfd_settime_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "fd", c.int(0));
+    settime_out(p, c, TFD_TIMER_FLAGS)
+}
+
+/// `timerfd_gettime(fd, curr_value)`: the value at leave.
+pub fn timerfd_gettime_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "fd", c.int(0));
+    CallType::NotDone
+}
+
+/// `ITIMER_*` from `<linux/time.h>`.
+const ITIMERS: &[(i64, &str)] = &[
+    (0, "ITIMER_REAL"),
+    (1, "ITIMER_VIRTUAL"),
+    (2, "ITIMER_PROF"),
+];
+
+/// `getitimer(which, curr_value)`: the value at leave.
+pub fn getitimer_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_named(p, "which", c.int(0), ITIMERS);
+    CallType::NotDone
+}
+
+/// Leave half of getitimer.
+pub fn getitimer_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    if failed {
+        p.ptr("curr_value", c.args[1]);
+    } else {
+        put_itimerval(p, "curr_value", c.args[1]);
+    }
+    p.equals();
+    p.result(c.result);
+}
+
+/// `setitimer(which, new_value, old_value)`: the old value at leave.
+pub fn setitimer_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_named(p, "which", c.int(0), ITIMERS);
+    put_itimerval(p, "new_value", c.args[1]);
+    if c.args[2] == 0 {
+        p.ptr("old_value", 0);
+        return CallType::Done;
+    }
+    CallType::NotDone
+}
+
+/// Leave half of setitimer.
+pub fn setitimer_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    if entered_done(p, c) {
+        return;
+    }
+    if failed {
+        p.ptr("old_value", c.args[2]);
+    } else {
+        put_itimerval(p, "old_value", c.args[2]);
+    }
+    p.equals();
+    p.result(c.result);
+}
 
 /// This area's handlers (see `service::h`).
-pub static HANDLERS: &[Handler] = &[];
+pub static HANDLERS: &[Handler] = &[
+    h("clock_getres", clock_get_out, clock_get_in, Normal),
+    h("clock_getres_time64", clock_get_out, clock_get_in, Normal),
+    h("clock_gettime", clock_get_out, clock_get_in, Normal),
+    h("clock_gettime64", clock_get_out, clock_get_in, Normal),
+    h("clock_nanosleep", clock_nanosleep_out, default_in, Normal),
+    h(
+        "clock_nanosleep_time64",
+        clock_nanosleep_out,
+        default_in,
+        Normal,
+    ),
+    h("clock_settime", clock_settime_out, default_in, Normal),
+    h("clock_settime64", clock_settime_out, default_in, Normal),
+    h("getitimer", getitimer_out, getitimer_in, Normal),
+    h("gettimeofday", gettimeofday_out, gettimeofday_in, Normal),
+    h("nanosleep", nanosleep_out, default_in, Normal),
+    h("setitimer", setitimer_out, setitimer_in, Normal),
+    h("settimeofday", settimeofday_out, default_in, Normal),
+    h("timer_create", timer_create_out, timer_create_in, Normal),
+    h("timer_delete", timer_id_out, default_in, Normal),
+    h("timer_getoverrun", timer_id_out, default_in, Normal),
+    h("timer_gettime", timer_gettime_out, gettime_in, Normal),
+    h("timer_gettime64", timer_gettime_out, gettime_in, Normal),
+    h("timer_settime", timer_settime_out, settime_in, Normal),
+    h("timer_settime64", timer_settime_out, settime_in, Normal),
+    h("timerfd_create", timerfd_create_out, default_in, Normal),
+    h("timerfd_gettime", timerfd_gettime_out, gettime_in, Normal),
+    h("timerfd_gettime64", timerfd_gettime_out, gettime_in, Normal),
+    h("timerfd_settime", timerfd_settime_out, settime_in, Normal),
+    h("timerfd_settime64", timerfd_settime_out, settime_in, Normal),
+];

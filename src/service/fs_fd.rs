@@ -1,0 +1,435 @@
+//! Calls on the fd itself: fcntl (every command by name, with its argument
+//! and extended result), flock, the dup family and pipe/pipe2.
+//!
+//! Their effects on the fd table are applied in `fs::track`.
+
+use crate::call::{CallClass::Normal, Handler, default_in};
+use crate::call::{CallCtx, CallType};
+use crate::format::{FlagDef, Naming, Printer, flag};
+use crate::kernel::Arch;
+use crate::service::fs::{
+    OPEN_FLAGS, SEEK_NAMES, name_of, put_enum, put_extended, put_int_pair, put_result,
+};
+use crate::service::generic::put_fd;
+use crate::service::h;
+use crate::service::signal::{put_signal, signal_name};
+
+/// `F_*` commands from `<asm-generic/fcntl.h>` and `<linux/fcntl.h>`
+/// (DUPFD_QUERY 6.10, CREATED_QUERY 6.12). GETLK64.. exist on i386 only.
+const FCNTL_CMDS: &[(u64, &str)] = &[
+    (0, "F_DUPFD"),
+    (1, "F_GETFD"),
+    (2, "F_SETFD"),
+    (3, "F_GETFL"),
+    (4, "F_SETFL"),
+    (5, "F_GETLK"),
+    (6, "F_SETLK"),
+    (7, "F_SETLKW"),
+    (8, "F_SETOWN"),
+    (9, "F_GETOWN"),
+    (10, "F_SETSIG"),
+    (11, "F_GETSIG"),
+    (12, "F_GETLK64"),
+    (13, "F_SETLK64"),
+    (14, "F_SETLKW64"),
+    (15, "F_SETOWN_EX"),
+    (16, "F_GETOWN_EX"),
+    (17, "F_GETOWNER_UIDS"),
+    (36, "F_OFD_GETLK"),
+    (37, "F_OFD_SETLK"),
+    (38, "F_OFD_SETLKW"),
+    (1024, "F_SETLEASE"),
+    (1025, "F_GETLEASE"),
+    (1026, "F_NOTIFY"),
+    (1027, "F_DUPFD_QUERY"),
+    (1028, "F_CREATED_QUERY"),
+    (1029, "F_CANCELLK"),
+    (1030, "F_DUPFD_CLOEXEC"),
+    (1031, "F_SETPIPE_SZ"),
+    (1032, "F_GETPIPE_SZ"),
+    (1033, "F_ADD_SEALS"),
+    (1034, "F_GET_SEALS"),
+    (1035, "F_GET_RW_HINT"),
+    (1036, "F_SET_RW_HINT"),
+    (1037, "F_GET_FILE_RW_HINT"),
+    (1038, "F_SET_FILE_RW_HINT"),
+];
+
+/// `FD_CLOEXEC` from `<asm-generic/fcntl.h>`.
+const FD_FLAGS: &[FlagDef] = &[flag(1, "FD_CLOEXEC")];
+
+/// Lock types `F_RDLCK`, `F_WRLCK`, `F_UNLCK` (`<asm-generic/fcntl.h>`),
+/// also the lease types of F_SETLEASE.
+const LOCK_TYPES: &[(u64, &str)] = &[(0, "F_RDLCK"), (1, "F_WRLCK"), (2, "F_UNLCK")];
+
+/// `F_OWNER_*` of `struct f_owner_ex` (`<asm-generic/fcntl.h>`).
+const OWNER_TYPES: &[(u64, &str)] = &[(0, "F_OWNER_TID"), (1, "F_OWNER_PID"), (2, "F_OWNER_PGRP")];
+
+/// `DN_*` directory notification events from `<linux/fcntl.h>`.
+const DN_FLAGS: &[FlagDef] = &[
+    flag(0x1, "DN_ACCESS"),
+    flag(0x2, "DN_MODIFY"),
+    flag(0x4, "DN_CREATE"),
+    flag(0x8, "DN_DELETE"),
+    flag(0x10, "DN_RENAME"),
+    flag(0x20, "DN_ATTRIB"),
+    flag(0x8000_0000, "DN_MULTISHOT"),
+];
+
+/// `F_SEAL_*` from `<linux/fcntl.h>` (F_SEAL_EXEC 6.3).
+pub const SEAL_FLAGS: &[FlagDef] = &[
+    flag(0x1, "F_SEAL_SEAL"),
+    flag(0x2, "F_SEAL_SHRINK"),
+    flag(0x4, "F_SEAL_GROW"),
+    flag(0x8, "F_SEAL_WRITE"),
+    flag(0x10, "F_SEAL_FUTURE_WRITE"),
+    flag(0x20, "F_SEAL_EXEC"),
+];
+
+/// `RWH_WRITE_LIFE_*` from `<linux/fcntl.h>`.
+const RW_HINTS: &[(u64, &str)] = &[
+    (0, "RWH_WRITE_LIFE_NOT_SET"),
+    (1, "RWH_WRITE_LIFE_NONE"),
+    (2, "RWH_WRITE_LIFE_SHORT"),
+    (3, "RWH_WRITE_LIFE_MEDIUM"),
+    (4, "RWH_WRITE_LIFE_LONG"),
+    (5, "RWH_WRITE_LIFE_EXTREME"),
+];
+
+/// What a command's third argument is, and what its result means.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Arg {
+    /// No argument.
+    None,
+    /// A number (F_DUPFD's lowest fd, F_SETPIPE_SZ, F_SETOWN).
+    Int,
+    /// An fd (F_DUPFD_QUERY's other fd).
+    Fd,
+    /// `FD_CLOEXEC` (F_SETFD).
+    FdFlags,
+    /// `O_*` status flags (F_SETFL).
+    OpenFlags,
+    /// A lock to set: `struct flock` printed at enter.
+    SetLock,
+    /// A lock to test: printed at leave, as the kernel answered.
+    GetLock,
+    /// A signal (F_SETSIG).
+    Signal,
+    /// `struct f_owner_ex` at enter (F_SETOWN_EX).
+    SetOwnerEx,
+    /// `struct f_owner_ex` at leave (F_GETOWN_EX).
+    GetOwnerEx,
+    /// A lease type (F_SETLEASE).
+    Lease,
+    /// `DN_*` events (F_NOTIFY).
+    Notify,
+    /// `F_SEAL_*` (F_ADD_SEALS).
+    Seals,
+    /// A `u64` hint behind a pointer, at enter (F_SET_RW_HINT).
+    SetHint,
+    /// A `u64` hint behind a pointer, at leave (F_GET_RW_HINT).
+    GetHint,
+    /// Anything else: the raw value.
+    Hex,
+}
+
+/// How a command's successful result is explained after it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ret {
+    Plain,
+    FdFlags,
+    OpenFlags,
+    Lease,
+    Seals,
+    Signal,
+}
+
+fn command(cmd: u64) -> (Arg, Ret) {
+    match cmd {
+        0 | 1030 => (Arg::Int, Ret::Plain),
+        1 => (Arg::None, Ret::FdFlags),
+        2 => (Arg::FdFlags, Ret::Plain),
+        3 => (Arg::None, Ret::OpenFlags),
+        4 => (Arg::OpenFlags, Ret::Plain),
+        5 | 12 | 36 => (Arg::GetLock, Ret::Plain),
+        6 | 7 | 13 | 14 | 37 | 38 => (Arg::SetLock, Ret::Plain),
+        8 | 1031 => (Arg::Int, Ret::Plain),
+        9 | 1032 | 1028 => (Arg::None, Ret::Plain),
+        10 => (Arg::Signal, Ret::Plain),
+        11 => (Arg::None, Ret::Signal),
+        15 => (Arg::SetOwnerEx, Ret::Plain),
+        16 => (Arg::GetOwnerEx, Ret::Plain),
+        1024 => (Arg::Lease, Ret::Plain),
+        1025 => (Arg::None, Ret::Lease),
+        1026 => (Arg::Notify, Ret::Plain),
+        1027 => (Arg::Fd, Ret::Plain),
+        1033 => (Arg::Seals, Ret::Plain),
+        1034 => (Arg::None, Ret::Seals),
+        1035 | 1037 => (Arg::GetHint, Ret::Plain),
+        1036 | 1038 => (Arg::SetHint, Ret::Plain),
+        _ => (Arg::Hex, Ret::Plain),
+    }
+}
+
+/// Where `struct flock` keeps l_type, l_whence, l_start, l_len, l_pid.
+struct FlockLayout {
+    size: usize,
+    start: usize,
+    len: usize,
+    pid: usize,
+    word: usize,
+}
+
+/// `struct flock` on x86_64 (`<asm-generic/fcntl.h>`, 64-bit off_t).
+const FLOCK_64: FlockLayout = FlockLayout {
+    size: 32,
+    start: 8,
+    len: 16,
+    pid: 24,
+    word: 8,
+};
+/// `struct flock` on i386 (32-bit off_t).
+const FLOCK_I386: FlockLayout = FlockLayout {
+    size: 16,
+    start: 4,
+    len: 8,
+    pid: 12,
+    word: 4,
+};
+/// `struct flock64` on i386 (64-bit offsets aligned to 4).
+const FLOCK64_I386: FlockLayout = FlockLayout {
+    size: 24,
+    start: 4,
+    len: 12,
+    pid: 20,
+    word: 8,
+};
+
+fn flock_layout(c: &CallCtx, fcntl64: bool) -> &'static FlockLayout {
+    let cmd = c.args[1] & 0xffff_ffff;
+    match c.arch {
+        Arch::I386 if matches!(cmd, 12..=14) || (fcntl64 && matches!(cmd, 36..=38)) => {
+            &FLOCK64_I386
+        }
+        Arch::I386 => &FLOCK_I386,
+        _ => &FLOCK_64,
+    }
+}
+
+fn le(d: &[u8], off: usize, size: usize) -> i64 {
+    let mut b = [0u8; 8];
+    b[..size].copy_from_slice(&d[off..off + size]);
+    let shift = 64 - 8 * size as u32;
+    ((u64::from_le_bytes(b) << shift) as i64) >> shift
+}
+
+/// `{l_type=F_WRLCK, l_whence=SEEK_SET, l_start=0, l_len=0[, l_pid=N]}`
+fn put_flock(p: &mut Printer, addr: u64, l: &FlockLayout, with_pid: bool) {
+    let mut d = vec![0u8; l.size];
+    if addr == 0 || p.config().values_only >= 2 || !p.mem().read_exact(addr, &mut d) {
+        p.ptr("arg", addr);
+        return;
+    }
+    p.open("arg", "{", Naming::Fields);
+    put_enum(p, "l_type", le(&d, 0, 2), LOCK_TYPES);
+    put_enum(p, "l_whence", le(&d, 2, 2), SEEK_NAMES);
+    p.int("l_start", le(&d, l.start, l.word));
+    p.int("l_len", le(&d, l.len, l.word));
+    if with_pid {
+        p.int("l_pid", le(&d, l.pid, 4));
+    }
+    p.close("}");
+}
+
+/// `{type=F_OWNER_PID, pid=42}`
+fn put_owner_ex(p: &mut Printer, addr: u64) {
+    if let Some(d) = p.open_struct::<8>("arg", addr) {
+        put_enum(p, "type", le(&d, 0, 4), OWNER_TYPES);
+        p.int("pid", le(&d, 4, 4));
+        p.close_struct(true);
+    }
+}
+
+/// `[RWH_WRITE_LIFE_SHORT]`: a `u64` write-life hint behind a pointer.
+fn put_hint(p: &mut Printer, addr: u64) {
+    let mut b = [0u8; 8];
+    if addr == 0 || p.config().values_only >= 2 || !p.mem().read_exact(addr, &mut b) {
+        p.ptr("arg", addr);
+        return;
+    }
+    let hint = u64::from_le_bytes(b);
+    p.open("arg", "[", Naming::Elements);
+    p.symbol("", hint as i64, name_of(hint, RW_HINTS));
+    p.close("]");
+}
+
+fn fcntl_enter(p: &mut Printer, c: &mut CallCtx, fcntl64: bool) -> CallType {
+    put_fd(p, c.fds, "fd", c.int(0));
+    let cmd = c.args[1] & 0xffff_ffff;
+    put_enum(p, "cmd", cmd as i64, FCNTL_CMDS);
+    let arg = c.args[2];
+    let int = c.int(2);
+    match command(cmd).0 {
+        Arg::None => {}
+        Arg::Int => p.int("arg", int),
+        Arg::Fd => put_fd(p, c.fds, "arg", int),
+        Arg::FdFlags => p.flags("arg", arg & 0xffff_ffff, FD_FLAGS),
+        Arg::OpenFlags => p.flags("arg", arg & 0xffff_ffff, OPEN_FLAGS),
+        Arg::SetLock => put_flock(p, arg, flock_layout(c, fcntl64), false),
+        Arg::Signal => put_signal(p, "arg", int),
+        Arg::SetOwnerEx => put_owner_ex(p, arg),
+        Arg::Lease => put_enum(p, "arg", int, LOCK_TYPES),
+        Arg::Notify => p.flags("arg", arg & 0xffff_ffff, DN_FLAGS),
+        Arg::Seals => p.flags("arg", arg & 0xffff_ffff, SEAL_FLAGS),
+        Arg::SetHint => put_hint(p, arg),
+        Arg::Hex => p.hex("arg", arg),
+        Arg::GetLock | Arg::GetOwnerEx | Arg::GetHint => return CallType::NotDone,
+    }
+    CallType::Done
+}
+
+fn fcntl_leave(p: &mut Printer, c: &mut CallCtx, failed: bool, fcntl64: bool) {
+    let cmd = c.args[1] & 0xffff_ffff;
+    let (arg, ret) = command(cmd);
+    if failed && !p.equals_printed() {
+        p.ptr("arg", c.args[2]);
+    } else {
+        match arg {
+            Arg::GetLock => put_flock(p, c.args[2], flock_layout(c, fcntl64), true),
+            Arg::GetOwnerEx => put_owner_ex(p, c.args[2]),
+            Arg::GetHint => put_hint(p, c.args[2]),
+            _ => {}
+        }
+    }
+    put_result(p, c);
+    // The explanation repeats the result: only worth it as symbols.
+    if failed || !p.symbols() {
+        return;
+    }
+    let value = c.result as u64;
+    match ret {
+        Ret::Plain => {}
+        Ret::FdFlags | Ret::Seals if value == 0 => {}
+        Ret::FdFlags => put_extended(p, "flags", |p, n| p.flags(n, value, FD_FLAGS)),
+        Ret::OpenFlags => put_extended(p, "flags", |p, n| p.flags(n, value, OPEN_FLAGS)),
+        Ret::Seals => put_extended(p, "seals", |p, n| p.flags(n, value, SEAL_FLAGS)),
+        Ret::Lease => put_extended(p, "lease", |p, n| {
+            p.symbol(n, value as i64, name_of(value, LOCK_TYPES))
+        }),
+        Ret::Signal => {
+            if let Some(name) = signal_name(value as i32).filter(|_| value != 0) {
+                put_extended(p, "signal", |p, n| p.field(n, &name));
+            }
+        }
+    }
+}
+
+/// `fcntl(fd, cmd, arg)`: `fcntl(3, F_SETFD, FD_CLOEXEC)`,
+/// `fcntl(3, F_GETFL) = 32770 (O_RDWR|O_LARGEFILE)`,
+/// `fcntl(3, F_GETLK, {l_type=F_UNLCK, ..., l_pid=0}) = 0`.
+pub fn fcntl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    fcntl_enter(p, c, false)
+}
+
+/// Leave half of fcntl: a queried struct, the result and what it means.
+pub fn fcntl_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    fcntl_leave(p, c, failed, false);
+}
+
+/// `fcntl64(fd, cmd, arg)` (i386: the `*64` and OFD locks use flock64).
+pub fn fcntl64_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    fcntl_enter(p, c, true)
+}
+
+/// Leave half of fcntl64.
+pub fn fcntl64_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    fcntl_leave(p, c, failed, true);
+}
+
+/// `LOCK_*` from `<asm-generic/fcntl.h>`.
+const LOCK_OPS: &[FlagDef] = &[
+    flag(1, "LOCK_SH"),
+    flag(2, "LOCK_EX"),
+    flag(4, "LOCK_NB"),
+    flag(8, "LOCK_UN"),
+    flag(32, "LOCK_MAND"),
+    flag(64, "LOCK_READ"),
+    flag(128, "LOCK_WRITE"),
+];
+
+/// `flock(fd, operation)`: `flock(3, LOCK_EX|LOCK_NB)`.
+pub fn flock_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "fd", c.int(0));
+    p.flags("operation", c.args[1] & 0xffff_ffff, LOCK_OPS);
+    CallType::Done
+}
+
+/// `dup(oldfd)`
+pub fn dup_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "oldfd", c.int(0));
+    CallType::Done
+}
+
+/// `dup2(oldfd, newfd)`
+pub fn dup2_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "oldfd", c.int(0));
+    put_fd(p, c.fds, "newfd", c.int(1));
+    CallType::Done
+}
+
+/// `O_CLOEXEC`, the one flag of dup3.
+const DUP3_FLAGS: &[FlagDef] = &[flag(0o2000000, "O_CLOEXEC")];
+
+/// `dup3(oldfd, newfd, flags)`
+pub fn dup3_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    dup2_out(p, c);
+    p.flags("flags", c.args[2] & 0xffff_ffff, DUP3_FLAGS);
+    CallType::Done
+}
+
+/// pipe2's flags (`<asm-generic/fcntl.h>`, O_NOTIFICATION_PIPE from
+/// `<linux/watch_queue.h>` is O_EXCL).
+const PIPE_FLAGS: &[FlagDef] = &[
+    flag(0o200, "O_NOTIFICATION_PIPE"),
+    flag(0o4000, "O_NONBLOCK"),
+    flag(0o40000, "O_DIRECT"),
+    flag(0o2000000, "O_CLOEXEC"),
+];
+
+/// `pipe(pipefd)`, `pipe2(pipefd, flags)`: the fds print at leave.
+pub fn pipe_out(_p: &mut Printer, _c: &mut CallCtx) -> CallType {
+    CallType::NotDone
+}
+
+fn put_pipefd(p: &mut Printer, c: &CallCtx, failed: bool) {
+    if failed {
+        p.ptr("pipefd", c.args[0]);
+    } else {
+        put_int_pair(p, "pipefd", c.args[0]);
+    }
+}
+
+/// Leave half of pipe: `pipe([3, 4]) = 0`.
+pub fn pipe_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    put_pipefd(p, c, failed);
+    put_result(p, c);
+}
+
+/// Leave half of pipe2: `pipe2([3, 4], O_CLOEXEC) = 0`.
+pub fn pipe2_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    put_pipefd(p, c, failed);
+    p.flags("flags", c.args[1] & 0xffff_ffff, PIPE_FLAGS);
+    put_result(p, c);
+}
+
+/// This area's handlers (see `service::h`).
+pub static HANDLERS: &[Handler] = &[
+    h("fcntl", fcntl_out, fcntl_in, Normal),
+    h("fcntl64", fcntl64_out, fcntl64_in, Normal),
+    h("flock", flock_out, default_in, Normal),
+    h("dup", dup_out, default_in, Normal),
+    h("dup2", dup2_out, default_in, Normal),
+    h("dup3", dup3_out, default_in, Normal),
+    h("pipe", pipe_out, pipe_in, Normal),
+    h("pipe2", pipe_out, pipe2_in, Normal),
+];

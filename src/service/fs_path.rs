@@ -1,0 +1,320 @@
+//! Names and attributes: mkdir, unlink, rename, link, symlink, chmod,
+//! chown, truncate, fsync, chdir/fchdir/getcwd, umask, mount/umount2.
+
+use crate::call::{CallClass::Normal, Handler, default_in};
+use crate::call::{CallCtx, CallType};
+use crate::format::{FlagDef, Printer, flag};
+use crate::kernel::Arch;
+use crate::service::fs::{AT_FLAGS, off64_arg, put_at_dirfd, put_extended, put_result};
+use crate::service::generic::put_fd;
+use crate::service::h;
+
+/// `mkdir(pathname, mode)`, `chmod(pathname, mode)`
+pub fn path_mode_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.path("pathname", c.args[0]);
+    p.mode("mode", c.args[1] & 0xffff_ffff);
+    CallType::Done
+}
+
+/// `mkdirat(dirfd, pathname, mode)`, `fchmodat(dirfd, pathname, mode)`
+pub fn at_path_mode_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_at_dirfd(p, c.fds, "dirfd", c.int(0));
+    p.path("pathname", c.args[1]);
+    p.mode("mode", c.args[2] & 0xffff_ffff);
+    CallType::Done
+}
+
+/// `fchmodat2(dirfd, pathname, mode, flags)`
+pub fn fchmodat2_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    at_path_mode_out(p, c);
+    p.flags("flags", c.args[3] & 0xffff_ffff, AT_FLAGS);
+    CallType::Done
+}
+
+/// `fchmod(fd, mode)`
+pub fn fchmod_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "fd", c.int(0));
+    p.mode("mode", c.args[1] & 0xffff_ffff);
+    CallType::Done
+}
+
+/// `unlink(pathname)`, `chdir(path)`, `umount(target)`, `rmdir`
+pub fn path_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.path("pathname", c.args[0]);
+    CallType::Done
+}
+
+/// `unlinkat(dirfd, pathname, flags)`: `AT_REMOVEDIR`.
+pub fn unlinkat_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_at_dirfd(p, c.fds, "dirfd", c.int(0));
+    p.path("pathname", c.args[1]);
+    p.flags("flags", c.args[2] & 0xffff_ffff, AT_FLAGS);
+    CallType::Done
+}
+
+/// `rename(oldpath, newpath)`, `link`, `symlink(target, linkpath)`
+pub fn two_paths_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.path("oldpath", c.args[0]);
+    p.path("newpath", c.args[1]);
+    CallType::Done
+}
+
+/// `renameat(olddirfd, oldpath, newdirfd, newpath)`
+pub fn renameat_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_at_dirfd(p, c.fds, "olddirfd", c.int(0));
+    p.path("oldpath", c.args[1]);
+    put_at_dirfd(p, c.fds, "newdirfd", c.int(2));
+    p.path("newpath", c.args[3]);
+    CallType::Done
+}
+
+/// `RENAME_*` from `<linux/fs.h>`.
+const RENAME_FLAGS: &[FlagDef] = &[
+    flag(1, "RENAME_NOREPLACE"),
+    flag(2, "RENAME_EXCHANGE"),
+    flag(4, "RENAME_WHITEOUT"),
+];
+
+/// `renameat2(olddirfd, oldpath, newdirfd, newpath, flags)`
+pub fn renameat2_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    renameat_out(p, c);
+    p.flags("flags", c.args[4] & 0xffff_ffff, RENAME_FLAGS);
+    CallType::Done
+}
+
+/// `linkat(olddirfd, oldpath, newdirfd, newpath, flags)`
+pub fn linkat_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    renameat_out(p, c);
+    p.flags("flags", c.args[4] & 0xffff_ffff, AT_FLAGS);
+    CallType::Done
+}
+
+/// `symlinkat(target, newdirfd, linkpath)`
+pub fn symlinkat_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.path("target", c.args[0]);
+    put_at_dirfd(p, c.fds, "newdirfd", c.int(1));
+    p.path("linkpath", c.args[2]);
+    CallType::Done
+}
+
+/// A uid or gid: `-1` (no change) as such, else unsigned. The i386 calls
+/// without `32` take 16-bit ids.
+fn put_id(p: &mut Printer, c: &CallCtx, name: &str, raw: u64) {
+    let wide = c.arch != Arch::I386 || c.sig.is_some_and(|s| s.name.ends_with("32"));
+    let id = raw & if wide { 0xffff_ffff } else { 0xffff };
+    if id == 0xffff_ffff || (!wide && id == 0xffff) {
+        p.int(name, -1);
+    } else {
+        p.uint(name, id);
+    }
+}
+
+/// `chown(pathname, owner, group)`, `lchown`, and their i386 forms
+pub fn chown_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.path("pathname", c.args[0]);
+    put_id(p, c, "owner", c.args[1]);
+    put_id(p, c, "group", c.args[2]);
+    CallType::Done
+}
+
+/// `fchown(fd, owner, group)`
+pub fn fchown_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "fd", c.int(0));
+    put_id(p, c, "owner", c.args[1]);
+    put_id(p, c, "group", c.args[2]);
+    CallType::Done
+}
+
+/// `fchownat(dirfd, pathname, owner, group, flags)`
+pub fn fchownat_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_at_dirfd(p, c.fds, "dirfd", c.int(0));
+    p.path("pathname", c.args[1]);
+    put_id(p, c, "owner", c.args[2]);
+    put_id(p, c, "group", c.args[3]);
+    p.flags("flags", c.args[4] & 0xffff_ffff, AT_FLAGS);
+    CallType::Done
+}
+
+/// `truncate(path, length)`
+pub fn truncate_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.path("path", c.args[0]);
+    p.int("length", crate::service::fs::long_arg(c, 1));
+    CallType::Done
+}
+
+/// `ftruncate(fd, length)`
+pub fn ftruncate_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "fd", c.int(0));
+    p.int("length", crate::service::fs::long_arg(c, 1));
+    CallType::Done
+}
+
+/// `truncate64(path, length)` (i386: the length in two registers)
+pub fn truncate64_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.path("path", c.args[0]);
+    p.int("length", off64_arg(c, 1));
+    CallType::Done
+}
+
+/// `ftruncate64(fd, length)` (i386)
+pub fn ftruncate64_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "fd", c.int(0));
+    p.int("length", off64_arg(c, 1));
+    CallType::Done
+}
+
+/// `fsync(fd)`, `fdatasync(fd)`, `fchdir(fd)`, `syncfs(fd)`
+pub fn fd_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "fd", c.int(0));
+    CallType::Done
+}
+
+/// `getcwd(buf, size)`: the directory prints at leave.
+pub fn getcwd_out(_p: &mut Printer, _c: &mut CallCtx) -> CallType {
+    CallType::NotDone
+}
+
+/// Leave half of getcwd: `getcwd("/tmp", 4096) = 5`.
+pub fn getcwd_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    if failed {
+        p.ptr("buf", c.args[0]);
+    } else {
+        p.path("buf", c.args[0]);
+    }
+    p.uint("size", c.args[1]);
+    put_result(p, c);
+}
+
+/// `umask(mask)`: the result is the old mask, explained in octal:
+/// `umask(077) = 18 (022)`.
+pub fn umask_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.mode("mask", c.args[0] & 0o777);
+    CallType::Done
+}
+
+/// Leave half of umask.
+pub fn umask_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    put_result(p, c);
+    if !failed && p.symbols() {
+        let old = c.result as u64;
+        put_extended(p, "old_mask", |p, n| p.mode(n, old));
+    }
+}
+
+/// `MS_*` from `<linux/mount.h>`; `MS_MGC_VAL` is the old magic in the
+/// top half.
+const MS_FLAGS: &[FlagDef] = &[
+    FlagDef {
+        mask: 0xffff_0000,
+        value: 0xc0ed_0000,
+        name: "MS_MGC_VAL",
+    },
+    flag(1, "MS_RDONLY"),
+    flag(2, "MS_NOSUID"),
+    flag(4, "MS_NODEV"),
+    flag(8, "MS_NOEXEC"),
+    flag(16, "MS_SYNCHRONOUS"),
+    flag(32, "MS_REMOUNT"),
+    flag(64, "MS_MANDLOCK"),
+    flag(128, "MS_DIRSYNC"),
+    flag(256, "MS_NOSYMFOLLOW"),
+    flag(1024, "MS_NOATIME"),
+    flag(2048, "MS_NODIRATIME"),
+    flag(4096, "MS_BIND"),
+    flag(8192, "MS_MOVE"),
+    flag(16384, "MS_REC"),
+    flag(32768, "MS_SILENT"),
+    flag(1 << 16, "MS_POSIXACL"),
+    flag(1 << 17, "MS_UNBINDABLE"),
+    flag(1 << 18, "MS_PRIVATE"),
+    flag(1 << 19, "MS_SLAVE"),
+    flag(1 << 20, "MS_SHARED"),
+    flag(1 << 21, "MS_RELATIME"),
+    flag(1 << 22, "MS_KERNMOUNT"),
+    flag(1 << 23, "MS_I_VERSION"),
+    flag(1 << 24, "MS_STRICTATIME"),
+    flag(1 << 25, "MS_LAZYTIME"),
+    flag(1 << 27, "MS_NOREMOTELOCK"),
+    flag(1 << 28, "MS_NOSEC"),
+    flag(1 << 29, "MS_BORN"),
+    flag(1 << 30, "MS_ACTIVE"),
+    flag(1 << 31, "MS_NOUSER"),
+];
+
+/// `mount(source, target, filesystemtype, mountflags, data)`:
+/// `mount("none", "/mnt", "tmpfs", MS_NOSUID|MS_NODEV, "size=1m")`.
+pub fn mount_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.path("source", c.args[0]);
+    p.path("target", c.args[1]);
+    let flags = c.args[3] & 0xffff_ffff;
+    // A remount or bind takes no filesystem type; the kernel ignores it.
+    if flags & (32 | 4096) != 0 && c.args[2] != 0 {
+        p.ptr("filesystemtype", c.args[2]);
+    } else {
+        p.cstr("filesystemtype", c.args[2]);
+    }
+    p.flags("mountflags", flags, MS_FLAGS);
+    if c.args[4] == 0 {
+        p.ptr("data", 0);
+    } else {
+        p.cstr("data", c.args[4]);
+    }
+    CallType::Done
+}
+
+/// `MNT_*`/`UMOUNT_*` from `<sys/mount.h>` (the kernel's `<linux/fs.h>`).
+const UMOUNT_FLAGS: &[FlagDef] = &[
+    flag(1, "MNT_FORCE"),
+    flag(2, "MNT_DETACH"),
+    flag(4, "MNT_EXPIRE"),
+    flag(8, "UMOUNT_NOFOLLOW"),
+];
+
+/// `umount2(target, flags)`
+pub fn umount2_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.path("target", c.args[0]);
+    p.flags("flags", c.args[1] & 0xffff_ffff, UMOUNT_FLAGS);
+    CallType::Done
+}
+
+/// This area's handlers (see `service::h`).
+pub static HANDLERS: &[Handler] = &[
+    h("mkdir", path_mode_out, default_in, Normal),
+    h("mkdirat", at_path_mode_out, default_in, Normal),
+    h("rmdir", path_out, default_in, Normal),
+    h("unlink", path_out, default_in, Normal),
+    h("unlinkat", unlinkat_out, default_in, Normal),
+    h("rename", two_paths_out, default_in, Normal),
+    h("renameat", renameat_out, default_in, Normal),
+    h("renameat2", renameat2_out, default_in, Normal),
+    h("link", two_paths_out, default_in, Normal),
+    h("linkat", linkat_out, default_in, Normal),
+    h("symlink", two_paths_out, default_in, Normal),
+    h("symlinkat", symlinkat_out, default_in, Normal),
+    h("chmod", path_mode_out, default_in, Normal),
+    h("fchmod", fchmod_out, default_in, Normal),
+    h("fchmodat", at_path_mode_out, default_in, Normal),
+    h("fchmodat2", fchmodat2_out, default_in, Normal),
+    h("chown", chown_out, default_in, Normal),
+    h("lchown", chown_out, default_in, Normal),
+    h("chown32", chown_out, default_in, Normal),
+    h("lchown32", chown_out, default_in, Normal),
+    h("fchown", fchown_out, default_in, Normal),
+    h("fchown32", fchown_out, default_in, Normal),
+    h("fchownat", fchownat_out, default_in, Normal),
+    h("truncate", truncate_out, default_in, Normal),
+    h("ftruncate", ftruncate_out, default_in, Normal),
+    h("truncate64", truncate64_out, default_in, Normal),
+    h("ftruncate64", ftruncate64_out, default_in, Normal),
+    h("fsync", fd_out, default_in, Normal),
+    h("fdatasync", fd_out, default_in, Normal),
+    h("syncfs", fd_out, default_in, Normal),
+    h("chdir", path_out, default_in, Normal),
+    h("fchdir", fd_out, default_in, Normal),
+    h("chroot", path_out, default_in, Normal),
+    h("getcwd", getcwd_out, getcwd_in, Normal),
+    h("umask", umask_out, umask_in, Normal),
+    h("mount", mount_out, default_in, Normal),
+    h("umount", path_out, default_in, Normal),
+    h("umount2", umount2_out, default_in, Normal),
+];

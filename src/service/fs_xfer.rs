@@ -1,0 +1,239 @@
+//! Data moved between fds inside the kernel (sendfile, copy_file_range,
+//! splice, tee), space management (fallocate) and special files (inotify,
+//! memfd_create).
+
+use crate::call::{CallClass::Normal, Handler, default_in};
+use crate::call::{CallCtx, CallType};
+use crate::format::{FlagDef, Printer, flag};
+use crate::kernel::Arch;
+use crate::service::fs::{after_off64, off64_arg, put_off_ptr};
+use crate::service::generic::{no_params_out, put_fd};
+use crate::service::h;
+
+/// `sendfile(out_fd, in_fd, offset, count)`: the offset as passed in,
+/// `[0]`, or NULL. `off_t` is 32 bits in i386's sendfile.
+pub fn sendfile_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    let width = if c.arch == Arch::I386 { 4 } else { 8 };
+    put_sendfile(p, c, width)
+}
+
+/// `sendfile64(out_fd, in_fd, offset, count)` (i386, 64-bit offset)
+pub fn sendfile64_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_sendfile(p, c, 8)
+}
+
+fn put_sendfile(p: &mut Printer, c: &CallCtx, width: usize) -> CallType {
+    put_fd(p, c.fds, "out_fd", c.int(0));
+    put_fd(p, c.fds, "in_fd", c.int(1));
+    put_off_ptr(p, "offset", c.args[2], width);
+    p.uint("count", c.args[3]);
+    CallType::Done
+}
+
+/// `copy_file_range(fd_in, off_in, fd_out, off_out, len, flags)`
+pub fn copy_file_range_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "fd_in", c.int(0));
+    put_off_ptr(p, "off_in", c.args[1], 8);
+    put_fd(p, c.fds, "fd_out", c.int(2));
+    put_off_ptr(p, "off_out", c.args[3], 8);
+    p.uint("len", c.args[4]);
+    p.uint("flags", c.args[5] & 0xffff_ffff);
+    CallType::Done
+}
+
+/// `SPLICE_F_*` from `<linux/splice.h>`.
+const SPLICE_FLAGS: &[FlagDef] = &[
+    flag(1, "SPLICE_F_MOVE"),
+    flag(2, "SPLICE_F_NONBLOCK"),
+    flag(4, "SPLICE_F_MORE"),
+    flag(8, "SPLICE_F_GIFT"),
+];
+
+/// `splice(fd_in, off_in, fd_out, off_out, len, flags)`
+pub fn splice_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "fd_in", c.int(0));
+    put_off_ptr(p, "off_in", c.args[1], 8);
+    put_fd(p, c.fds, "fd_out", c.int(2));
+    put_off_ptr(p, "off_out", c.args[3], 8);
+    p.uint("len", c.args[4]);
+    p.flags("flags", c.args[5] & 0xffff_ffff, SPLICE_FLAGS);
+    CallType::Done
+}
+
+/// `tee(fd_in, fd_out, len, flags)`
+pub fn tee_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "fd_in", c.int(0));
+    put_fd(p, c.fds, "fd_out", c.int(1));
+    p.uint("len", c.args[2]);
+    p.flags("flags", c.args[3] & 0xffff_ffff, SPLICE_FLAGS);
+    CallType::Done
+}
+
+/// `FALLOC_FL_*` from `<linux/falloc.h>` (WRITE_ZEROES 6.17).
+const FALLOC_FLAGS: &[FlagDef] = &[
+    flag(0x01, "FALLOC_FL_KEEP_SIZE"),
+    flag(0x02, "FALLOC_FL_PUNCH_HOLE"),
+    flag(0x04, "FALLOC_FL_NO_HIDE_STALE"),
+    flag(0x08, "FALLOC_FL_COLLAPSE_RANGE"),
+    flag(0x10, "FALLOC_FL_ZERO_RANGE"),
+    flag(0x20, "FALLOC_FL_INSERT_RANGE"),
+    flag(0x40, "FALLOC_FL_UNSHARE_RANGE"),
+    flag(0x80, "FALLOC_FL_WRITE_ZEROES"),
+];
+
+/// `fallocate(fd, mode, offset, len)`: `fallocate(3, FALLOC_FL_KEEP_SIZE, 0, 4096)`.
+pub fn fallocate_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "fd", c.int(0));
+    p.flags("mode", c.args[1] & 0xffff_ffff, FALLOC_FLAGS);
+    p.int("offset", off64_arg(c, 2));
+    p.int("len", off64_arg(c, after_off64(c, 2)));
+    CallType::Done
+}
+
+/// `IN_NONBLOCK`, `IN_CLOEXEC` from `<linux/inotify.h>` (the O_ values).
+const INOTIFY_INIT_FLAGS: &[FlagDef] =
+    &[flag(0o4000, "IN_NONBLOCK"), flag(0o2000000, "IN_CLOEXEC")];
+
+/// `IN_*` event and watch bits from `<linux/inotify.h>`.
+pub const INOTIFY_MASK: &[FlagDef] = &[
+    flag(0x1, "IN_ACCESS"),
+    flag(0x2, "IN_MODIFY"),
+    flag(0x4, "IN_ATTRIB"),
+    flag(0x8, "IN_CLOSE_WRITE"),
+    flag(0x10, "IN_CLOSE_NOWRITE"),
+    flag(0x20, "IN_OPEN"),
+    flag(0x40, "IN_MOVED_FROM"),
+    flag(0x80, "IN_MOVED_TO"),
+    flag(0x100, "IN_CREATE"),
+    flag(0x200, "IN_DELETE"),
+    flag(0x400, "IN_DELETE_SELF"),
+    flag(0x800, "IN_MOVE_SELF"),
+    flag(0x2000, "IN_UNMOUNT"),
+    flag(0x4000, "IN_Q_OVERFLOW"),
+    flag(0x8000, "IN_IGNORED"),
+    flag(0x100_0000, "IN_ONLYDIR"),
+    flag(0x200_0000, "IN_DONT_FOLLOW"),
+    flag(0x400_0000, "IN_EXCL_UNLINK"),
+    flag(0x1000_0000, "IN_MASK_CREATE"),
+    flag(0x2000_0000, "IN_MASK_ADD"),
+    flag(0x4000_0000, "IN_ISDIR"),
+    flag(0x8000_0000, "IN_ONESHOT"),
+];
+
+/// `inotify_init1(flags)`
+pub fn inotify_init1_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.flags("flags", c.args[0] & 0xffff_ffff, INOTIFY_INIT_FLAGS);
+    CallType::Done
+}
+
+/// `inotify_add_watch(fd, pathname, mask)`: `IN_CREATE|IN_DELETE`.
+pub fn inotify_add_watch_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "fd", c.int(0));
+    p.path("pathname", c.args[1]);
+    p.flags("mask", c.args[2] & 0xffff_ffff, INOTIFY_MASK);
+    CallType::Done
+}
+
+/// `inotify_rm_watch(fd, wd)`
+pub fn inotify_rm_watch_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "fd", c.int(0));
+    p.int("wd", c.int(1));
+    CallType::Done
+}
+
+/// `MFD_*` from `<linux/memfd.h>` (NOEXEC_SEAL and EXEC 6.3), with the
+/// hugetlb page size in bits 26..32 (`<asm-generic/hugetlb_encode.h>`).
+const MFD_FLAGS: &[FlagDef] = &[
+    flag(1, "MFD_CLOEXEC"),
+    flag(2, "MFD_ALLOW_SEALING"),
+    flag(4, "MFD_HUGETLB"),
+    flag(8, "MFD_NOEXEC_SEAL"),
+    flag(0x10, "MFD_EXEC"),
+    FlagDef {
+        mask: 0x3f << 26,
+        value: 16 << 26,
+        name: "MFD_HUGE_64KB",
+    },
+    FlagDef {
+        mask: 0x3f << 26,
+        value: 19 << 26,
+        name: "MFD_HUGE_512KB",
+    },
+    FlagDef {
+        mask: 0x3f << 26,
+        value: 20 << 26,
+        name: "MFD_HUGE_1MB",
+    },
+    FlagDef {
+        mask: 0x3f << 26,
+        value: 21 << 26,
+        name: "MFD_HUGE_2MB",
+    },
+    FlagDef {
+        mask: 0x3f << 26,
+        value: 23 << 26,
+        name: "MFD_HUGE_8MB",
+    },
+    FlagDef {
+        mask: 0x3f << 26,
+        value: 24 << 26,
+        name: "MFD_HUGE_16MB",
+    },
+    FlagDef {
+        mask: 0x3f << 26,
+        value: 25 << 26,
+        name: "MFD_HUGE_32MB",
+    },
+    FlagDef {
+        mask: 0x3f << 26,
+        value: 28 << 26,
+        name: "MFD_HUGE_256MB",
+    },
+    FlagDef {
+        mask: 0x3f << 26,
+        value: 29 << 26,
+        name: "MFD_HUGE_512MB",
+    },
+    FlagDef {
+        mask: 0x3f << 26,
+        value: 30 << 26,
+        name: "MFD_HUGE_1GB",
+    },
+    FlagDef {
+        mask: 0x3f << 26,
+        value: 31 << 26,
+        name: "MFD_HUGE_2GB",
+    },
+    FlagDef {
+        mask: 0x3f << 26,
+        value: 34 << 26,
+        name: "MFD_HUGE_16GB",
+    },
+];
+
+/// `memfd_create(name, flags)`: `memfd_create("buf", MFD_CLOEXEC)`.
+pub fn memfd_create_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.cstr("name", c.args[0]);
+    p.flags("flags", c.args[1] & 0xffff_ffff, MFD_FLAGS);
+    CallType::Done
+}
+
+/// This area's handlers (see `service::h`).
+pub static HANDLERS: &[Handler] = &[
+    h("sendfile", sendfile_out, default_in, Normal),
+    h("sendfile64", sendfile64_out, default_in, Normal),
+    h("copy_file_range", copy_file_range_out, default_in, Normal),
+    h("splice", splice_out, default_in, Normal),
+    h("tee", tee_out, default_in, Normal),
+    h("fallocate", fallocate_out, default_in, Normal),
+    h("inotify_init", no_params_out, default_in, Normal),
+    h("inotify_init1", inotify_init1_out, default_in, Normal),
+    h(
+        "inotify_add_watch",
+        inotify_add_watch_out,
+        default_in,
+        Normal,
+    ),
+    h("inotify_rm_watch", inotify_rm_watch_out, default_in, Normal),
+    h("memfd_create", memfd_create_out, default_in, Normal),
+];

@@ -1,0 +1,319 @@
+//! Socket messages: `struct msghdr` with its iovecs and control messages
+//! (SCM_RIGHTS fds, SCM_CREDENTIALS), and sendmsg, recvmsg, sendmmsg,
+//! recvmmsg.
+
+use crate::call::{CallClass::Normal, Handler};
+use crate::call::{CallCtx, CallType};
+use crate::format::{Naming, Printer};
+use crate::service::generic::put_fd;
+use crate::service::h;
+use crate::service::net::{MSG_FLAGS, put_sockaddr, ucred_fields};
+use crate::service::raw::{i32_at, int_at, open_struct_dyn, read_vec, u32_at, uint_at, word_size};
+use crate::service::sockopt::{put_level, put_optname};
+use crate::service::time::put_call_timespec;
+
+/// iovecs shown before `..` without `-v`.
+const IOVECS_SHOWN: u64 = 8;
+/// Most iovecs the kernel takes (`UIO_MAXIOV`).
+const UIO_MAXIOV: u64 = 1024;
+
+/// An iovec array: `[{iov_base="hello", iov_len=5}]`; `limit` caps the
+/// bytes shown across the buffers (what a receive returned).
+fn put_iovecs(p: &mut Printer, name: &str, addr: u64, count: u64, limit: Option<u64>) {
+    let word = word_size(p.arch());
+    if addr == 0 || count > UIO_MAXIOV || p.config().values_only >= 2 {
+        p.ptr(name, addr);
+        return;
+    }
+    let Some(b) = read_vec(p, addr, count as usize * 2 * word) else {
+        p.ptr(name, addr);
+        return;
+    };
+    let shown = if p.config().verbose > 0 {
+        UIO_MAXIOV
+    } else {
+        IOVECS_SHOWN
+    };
+    let mut left = limit;
+    p.open(name, "[", Naming::Elements);
+    for i in 0..count as usize {
+        if i as u64 == shown {
+            p.more();
+            break;
+        }
+        let base = uint_at(&b, i * 2 * word, word);
+        let len = uint_at(&b, i * 2 * word + word, word);
+        p.open("", "{", Naming::Fields);
+        let show = match left {
+            Some(l) => {
+                left = Some(l - len.min(l));
+                len.min(l)
+            }
+            None => len,
+        };
+        p.buf("iov_base", base, show);
+        p.uint("iov_len", len);
+        p.close("}");
+    }
+    p.close("]");
+}
+
+/// Control message types at `SOL_SOCKET` (`SCM_*`, `<linux/socket.h>`;
+/// the timestamps are the `SO_*` values, `<asm-generic/socket.h>`).
+const SCM_TYPES: &[(i64, &str)] = &[
+    (1, "SCM_RIGHTS"),
+    (2, "SCM_CREDENTIALS"),
+    (29, "SO_TIMESTAMP_OLD"),
+    (35, "SO_TIMESTAMPNS_OLD"),
+    (37, "SO_TIMESTAMPING_OLD"),
+    (63, "SO_TIMESTAMP_NEW"),
+    (64, "SO_TIMESTAMPNS_NEW"),
+    (65, "SO_TIMESTAMPING_NEW"),
+];
+
+/// Largest control buffer decoded.
+const MAX_CONTROL: u64 = 65536;
+/// Control messages shown before `..` without `-v`.
+const CMSGS_SHOWN: usize = 16;
+
+/// Control messages of `len` bytes at `addr`:
+/// `[{cmsg_len=20, cmsg_level=SOL_SOCKET, cmsg_type=SCM_RIGHTS, cmsg_data=[5]}]`.
+fn put_cmsgs(p: &mut Printer, c: &CallCtx, name: &str, addr: u64, len: u64) {
+    let word = word_size(p.arch());
+    // struct cmsghdr: a size_t length, level, type; data aligned to size_t.
+    let hdr = word + 8;
+    if addr == 0 || len > MAX_CONTROL || p.config().values_only >= 2 {
+        p.ptr(name, addr);
+        return;
+    }
+    let Some(b) = read_vec(p, addr, len as usize) else {
+        p.ptr(name, addr);
+        return;
+    };
+    let shown = if p.config().verbose > 0 {
+        usize::MAX
+    } else {
+        CMSGS_SHOWN
+    };
+    p.open(name, "[", Naming::Elements);
+    let mut off = 0usize;
+    let mut n = 0;
+    while off + hdr <= b.len() {
+        if n == shown {
+            p.more();
+            break;
+        }
+        n += 1;
+        let cmsg_len = uint_at(&b, off, word) as usize;
+        let level = i32_at(&b, off + word) as i64;
+        let kind = i32_at(&b, off + word + 4) as i64;
+        p.open("", "{", Naming::Fields);
+        p.uint("cmsg_len", cmsg_len as u64);
+        put_level(p, "cmsg_level", level);
+        if level == 1 {
+            p.symbol(
+                "cmsg_type",
+                kind,
+                crate::service::raw::lookup(SCM_TYPES, kind),
+            );
+        } else {
+            put_optname(p, "cmsg_type", level, kind);
+        }
+        if cmsg_len < hdr {
+            p.close_struct(false);
+            break;
+        }
+        let end = off.saturating_add(cmsg_len).min(b.len());
+        let data = &b[off + hdr..end];
+        put_cmsg_data(p, c, level, kind, data, addr + (off + hdr) as u64);
+        p.close_struct(off.saturating_add(cmsg_len) <= b.len());
+        off = off.saturating_add(cmsg_len.div_ceil(word).saturating_mul(word));
+    }
+    p.close("]");
+}
+
+/// One control message's data, by level and type.
+fn put_cmsg_data(p: &mut Printer, c: &CallCtx, level: i64, kind: i64, data: &[u8], at: u64) {
+    let tsize = crate::service::raw::time_size(p.arch());
+    match (level, kind) {
+        // SCM_RIGHTS
+        (1, 1) => {
+            p.open("cmsg_data", "[", Naming::Elements);
+            for i in 0..data.len() / 4 {
+                put_fd(p, c.fds, "", i32_at(data, i * 4) as i64);
+            }
+            p.close("]");
+        }
+        // SCM_CREDENTIALS
+        (1, 2) if data.len() >= 12 => {
+            p.open("cmsg_data", "{", Naming::Fields);
+            ucred_fields(p, data);
+            p.close("}");
+        }
+        // SO_TIMESTAMP_OLD (a timeval), SO_TIMESTAMPNS_OLD (a timespec)
+        (1, 29 | 35) if data.len() >= 2 * tsize => {
+            p.open("cmsg_data", "{", Naming::Fields);
+            p.int("tv_sec", int_at(data, 0, tsize));
+            let sub = if kind == 29 { "tv_usec" } else { "tv_nsec" };
+            p.int(sub, int_at(data, tsize, tsize));
+            p.close("}");
+        }
+        _ if data.len() == 4 => {
+            p.open("cmsg_data", "[", Naming::Elements);
+            p.int("", i32_at(data, 0) as i64);
+            p.close("]");
+        }
+        _ => p.buf("cmsg_data", at, data.len() as u64),
+    }
+}
+
+/// A `struct msghdr`: `{msg_name=..., msg_namelen=16, msg_iov=[...],
+/// msg_iovlen=1, msg_control=[...], msg_controllen=24, msg_flags=0}`.
+/// `limit` caps the data shown (a receive's result).
+fn put_msghdr_fields(p: &mut Printer, c: &CallCtx, b: &[u8], limit: Option<u64>) {
+    let w = word_size(p.arch());
+    let name = uint_at(b, 0, w);
+    let namelen = u32_at(b, w) as u64;
+    if name == 0 {
+        p.ptr("msg_name", 0);
+    } else {
+        put_sockaddr(p, "msg_name", name, namelen);
+    }
+    p.uint("msg_namelen", namelen);
+    let iovlen = uint_at(b, 3 * w, w);
+    put_iovecs(p, "msg_iov", uint_at(b, 2 * w, w), iovlen, limit);
+    p.uint("msg_iovlen", iovlen);
+    let control = uint_at(b, 4 * w, w);
+    let controllen = uint_at(b, 5 * w, w);
+    if control == 0 || controllen == 0 {
+        p.ptr("msg_control", control);
+    } else {
+        put_cmsgs(p, c, "msg_control", control, controllen);
+    }
+    p.uint("msg_controllen", controllen);
+    p.flags("msg_flags", u32_at(b, 6 * w) as u64, MSG_FLAGS);
+}
+
+/// `sizeof(struct msghdr)` of the ABI.
+fn msghdr_size(c: &CallCtx) -> usize {
+    7 * word_size(c.arch)
+}
+
+fn put_msghdr(p: &mut Printer, c: &CallCtx, name: &str, addr: u64, limit: Option<u64>) {
+    if let Some(b) = open_struct_dyn(p, name, addr, msghdr_size(c)) {
+        put_msghdr_fields(p, c, &b, limit);
+        p.close_struct(true);
+    }
+}
+
+/// `sendmsg(sockfd, msg, flags)`
+pub fn sendmsg_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "sockfd", c.int(0));
+    put_msghdr(p, c, "msg", c.args[1], None);
+    p.flags("flags", c.args[2] as u32 as u64, MSG_FLAGS);
+    CallType::Done
+}
+
+/// `recvmsg(sockfd, msg, flags)`: the message at leave, as received.
+pub fn recvmsg_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "sockfd", c.int(0));
+    CallType::NotDone
+}
+
+/// Leave half of recvmsg.
+pub fn recvmsg_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    if failed {
+        p.ptr("msg", c.args[1]);
+    } else {
+        put_msghdr(p, c, "msg", c.args[1], Some(c.result as u64));
+    }
+    p.flags("flags", c.args[2] as u32 as u64, MSG_FLAGS);
+    p.equals();
+    p.result(c.result);
+}
+
+/// `struct mmsghdr` entries shown before `..` without `-v`.
+const MMSGS_SHOWN: usize = 8;
+/// Most entries the kernel takes (`UIO_MAXIOV`).
+const MAX_MMSGS: u64 = 1024;
+
+/// The first `count` entries of a `struct mmsghdr` array, as the kernel
+/// left them: `[{msg_hdr={...}, msg_len=5}]`; received data is cut at each
+/// entry's msg_len.
+fn put_mmsghdrs(p: &mut Printer, c: &CallCtx, name: &str, addr: u64, count: u64, recv: bool) {
+    let w = word_size(c.arch);
+    let hdr = msghdr_size(c);
+    // msg_len follows the msghdr; the struct is padded to a word.
+    let size = (hdr + 4).div_ceil(w) * w;
+    if count > MAX_MMSGS || p.config().values_only >= 2 {
+        p.ptr(name, addr);
+        return;
+    }
+    let Some(b) = read_vec(p, addr, count as usize * size).filter(|_| addr != 0) else {
+        p.ptr(name, addr);
+        return;
+    };
+    let shown = if p.config().verbose > 0 {
+        usize::MAX
+    } else {
+        MMSGS_SHOWN
+    };
+    p.open(name, "[", Naming::Elements);
+    for i in 0..count as usize {
+        if i == shown {
+            p.more();
+            break;
+        }
+        let entry = &b[i * size..(i + 1) * size];
+        let msg_len = u32_at(entry, hdr) as u64;
+        p.open("", "{", Naming::Fields);
+        p.open("msg_hdr", "{", Naming::Fields);
+        put_msghdr_fields(p, c, entry, recv.then_some(msg_len));
+        p.close("}");
+        p.uint("msg_len", msg_len);
+        p.close("}");
+    }
+    p.close("]");
+}
+
+/// `sendmmsg(sockfd, msgvec, vlen, flags)`, `recvmmsg(sockfd, msgvec, vlen,
+/// flags, timeout)`: the messages at leave, with the lengths sent or
+/// received.
+pub fn mmsg_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "sockfd", c.int(0));
+    CallType::NotDone
+}
+
+fn mmsg_in(p: &mut Printer, c: &mut CallCtx, failed: bool, recv: bool) {
+    if failed {
+        p.ptr("msgvec", c.args[1]);
+    } else {
+        put_mmsghdrs(p, c, "msgvec", c.args[1], c.result as u64, recv);
+    }
+    p.uint("vlen", c.args[2] as u32 as u64);
+    p.flags("flags", c.args[3] as u32 as u64, MSG_FLAGS);
+    if recv {
+        put_call_timespec(p, c, "timeout", c.args[4]);
+    }
+    p.equals();
+    p.result(c.result);
+}
+
+/// Leave half of sendmmsg.
+pub fn sendmmsg_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    mmsg_in(p, c, failed, false);
+}
+
+/// Leave half of recvmmsg.
+pub fn recvmmsg_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    mmsg_in(p, c, failed, true);
+}
+
+/// This area's handlers (see `service::h`).
+pub static HANDLERS: &[Handler] = &[
+    h("recvmmsg", mmsg_out, recvmmsg_in, Normal),
+    h("recvmmsg_time64", mmsg_out, recvmmsg_in, Normal),
+    h("recvmsg", recvmsg_out, recvmsg_in, Normal),
+    h("sendmmsg", mmsg_out, sendmmsg_in, Normal),
+    h("sendmsg", sendmsg_out, crate::call::default_in, Normal),
+];

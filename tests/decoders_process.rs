@@ -1,0 +1,587 @@
+//! Snapshot tests of the process, signal, time and polling decoders: each
+//! fixture makes exact calls (successes and failures) and the whole
+//! rendered lines are compared. Values the machine decides (child pids,
+//! uids, CPUs, clock readings) are substituted or matched by pattern: `#`
+//! in an expected line stands for a decimal number, `*` for any text.
+
+mod common;
+
+use common::{fixture, trace};
+
+/// A fixture's command name (it is on the traced command's PATH).
+fn name(bin: &std::path::Path) -> &str {
+    bin.file_name().unwrap().to_str().unwrap()
+}
+
+/// Whether `line` matches `pattern`, where `#` matches one or more digits
+/// and `*` any text.
+fn matches(pattern: &str, line: &str) -> bool {
+    let (p, l) = (pattern.as_bytes(), line.as_bytes());
+    match p.first() {
+        None => l.is_empty(),
+        Some(b'*') => (0..=l.len()).any(|k| matches(&pattern[1..], &line[k..])),
+        Some(b'#') => {
+            let digits = l.iter().take_while(|c| c.is_ascii_digit()).count();
+            (1..=digits).any(|k| matches(&pattern[1..], &line[k..]))
+        }
+        Some(&c) => l.first() == Some(&c) && matches(&pattern[1..], &line[1..]),
+    }
+}
+
+/// Compare whole lines, patterns allowed; on a mismatch show both traces.
+fn assert_lines(actual: &[String], expected: &[String]) {
+    let ok =
+        actual.len() == expected.len() && actual.iter().zip(expected).all(|(a, e)| matches(e, a));
+    if !ok {
+        let first = actual
+            .iter()
+            .zip(expected)
+            .position(|(a, e)| !matches(e, a))
+            .unwrap_or(actual.len().min(expected.len()));
+        panic!(
+            "trace differs at line {first}:\n  actual:   {:?}\n  expected: {:?}\nwhole trace:\n{}",
+            actual.get(first),
+            expected.get(first),
+            actual.join("\n")
+        );
+    }
+}
+
+/// Replace the whole number `from` by `to` in every line.
+fn replace_number(lines: &mut [String], from: &str, to: &str) {
+    for line in lines.iter_mut() {
+        let mut out = String::new();
+        let b = line.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            if b[i].is_ascii_digit() && (i == 0 || !b[i - 1].is_ascii_alphanumeric()) {
+                let len = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+                let word = &line[i..i + len];
+                let next_alnum = b.get(i + len).is_some_and(|c| c.is_ascii_alphanumeric());
+                out.push_str(if word == from && !next_alnum {
+                    to
+                } else {
+                    word
+                });
+                i += len;
+            } else {
+                out.push(b[i] as char);
+                i += 1;
+            }
+        }
+        *line = out;
+    }
+}
+
+/// Name the untraced children by the results of the clone calls that
+/// made them: CHILD1, CHILD2...
+fn name_children(lines: &mut [String]) {
+    let pids: Vec<String> = lines
+        .iter()
+        .filter(|l| l.starts_with("clone"))
+        .filter_map(|l| {
+            let at = l.rfind(") = ")?;
+            let n: String = l[at + 4..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            (!n.is_empty()).then_some(n)
+        })
+        .collect();
+    for (i, pid) in pids.iter().enumerate() {
+        replace_number(lines, pid, &format!("CHILD{}", i + 1));
+    }
+}
+
+fn uid() -> u32 {
+    // SAFETY: getuid cannot fail.
+    unsafe { libc::getuid() }
+}
+
+/// This process's CPU mask as sched_getaffinity(0, 128, ...) returns it to
+/// the traced child (which inherits it): the byte count and `[0 1 ...]`.
+fn cpus() -> (i64, String) {
+    let mut mask = [0u8; 128];
+    // SAFETY: the buffer is 128 bytes, as passed.
+    let n = unsafe { libc::syscall(libc::SYS_sched_getaffinity, 0, 128, mask.as_mut_ptr()) };
+    assert!(n > 0);
+    let list: Vec<String> = (0..n as usize * 8)
+        .filter(|&b| mask[b / 8] & (1 << (b % 8)) != 0)
+        .map(|b| b.to_string())
+        .collect();
+    (n, format!("[{}]", list.join(" ")))
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .unwrap()
+        .trim_end()
+        .to_string()
+}
+
+fn owned(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn process_calls() {
+    let bin = fixture("calls_proc");
+    let run = trace(&[], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let mut lines = run.after_marker();
+    name_children(&mut lines);
+    let (u, (ncpu, cpu_list)) = (uid(), cpus());
+    let expected = vec![
+        "write(-1, \"BEGIN\", 5) = -1 [EBADF]".to_string(),
+        "clone(SIGCHLD, NULL, NULL, NULL, NULL) = CHILD1".into(),
+        "wait4(CHILD1, W_EXITED(3), 0, &ADDR) = CHILD1".into(),
+        "clone(CLONE_PARENT_SETTID|SIGCHLD, NULL, [CHILD2], NULL, NULL) = CHILD2".into(),
+        "wait4(-1, W_EXITED(0), __WALL, NULL) = CHILD2".into(),
+        "clone3({flags=CLONE_PIDFD|CLONE_PARENT_SETTID, pidfd=&ADDR, child_tid=NULL, \
+         parent_tid=&ADDR, exit_signal=SIGCHLD, stack=NULL, stack_size=0, tls=NULL}, 64) \
+         = CHILD3 {pidfd=[3], parent_tid=[CHILD3]}"
+            .into(),
+        format!(
+            "waitid(P_PIDFD, 3, {{si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=CHILD3, \
+             si_uid={u}, si_status=4}}, WEXITED, NULL) = 0"
+        ),
+        "close(3) = 0".into(),
+        "clone3(&0x1, 64) = -1 [EFAULT]".into(),
+        "clone3({flags=CLONE_THREAD, pidfd=NULL, child_tid=NULL, parent_tid=NULL, exit_signal=0, \
+         stack=NULL, stack_size=0, tls=NULL, ..}, 88) = -1 [EINVAL]"
+            .into(),
+        "wait4(-1, &ADDR, WNOHANG, NULL) = -1 [ECHILD]".into(),
+        "waitid(7, 0, &ADDR, WEXITED, NULL) = -1 [EINVAL]".into(),
+        "execve(\"/nonexistent\", [\"x\"], [/* 0 vars */]) = -1 [ENOENT]".into(),
+        "execveat(AT_FDCWD, \"/nonexistent\", [\"x\"], [/* 0 vars */], AT_EMPTY_PATH) \
+         = -1 [ENOENT]"
+            .into(),
+        "getpid() = PID1".into(),
+        "kill(PID1, 0) = 0".into(),
+        "gettid() = PID1".into(),
+        "tkill(PID1, 0) = 0".into(),
+        "setresuid(-1, -1, -1) = 0".into(),
+        "setreuid(-1, -1) = 0".into(),
+        format!("getresuid([{u}], [{u}], [{u}]) = 0"),
+        "getresgid(&0x1, &ADDR, &ADDR) = -1 [EFAULT]".into(),
+        "prctl(PR_SET_NAME, \"rtrace-test\") = 0".into(),
+        "prctl(PR_GET_NAME, \"rtrace-test\") = 0".into(),
+        "prctl(PR_SET_PDEATHSIG, SIGUSR1) = 0".into(),
+        "prctl(PR_GET_PDEATHSIG, [SIGUSR1]) = 0".into(),
+        "prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) = 0".into(),
+        "prctl(PR_GET_NO_NEW_PRIVS) = 1".into(),
+        "prctl(PR_SET_SECCOMP, 3) = -1 [EINVAL]".into(),
+        "prctl(PR_CAPBSET_READ, 99) = -1 [EINVAL]".into(),
+        "prctl(2130706432, 0x1, 0x2, 0x3, 0x4) = -1 [EINVAL]".into(),
+        "arch_prctl(ARCH_GET_FS, [&ADDR]) = 0".into(),
+        "arch_prctl(39321, 0) = -1 [EINVAL]".into(),
+        "set_robust_list(&0x1, 1) = -1 [EINVAL]".into(),
+        "rseq(NULL, 32, 0x2, ADDR) = -1 [EINVAL]".into(),
+        "prlimit64(0, RLIMIT_CORE, {rlim_cur=0, rlim_max=0}, NULL) = 0".into(),
+        "prlimit64(0, RLIMIT_CORE, NULL, {rlim_cur=0, rlim_max=0}) = 0".into(),
+        "getrlimit(RLIMIT_CORE, {rlim_cur=0, rlim_max=0}) = 0".into(),
+        "setrlimit(99, {rlim_cur=RLIM_INFINITY, rlim_max=RLIM_INFINITY}) = -1 [EINVAL]".into(),
+        "getrusage(99, &ADDR) = -1 [EINVAL]".into(),
+        "getrusage(RUSAGE_SELF, &0x1) = -1 [EFAULT]".into(),
+        "sched_yield() = 0".into(),
+        format!("sched_getaffinity(0, 128, {cpu_list}) = {ncpu}"),
+        "sched_setaffinity(0, 8, []) = -1 [EINVAL]".into(),
+        "sched_getparam(0, {sched_priority=0}) = 0".into(),
+        "sched_setscheduler(0, SCHED_OTHER|SCHED_RESET_ON_FORK, {sched_priority=0}) = 0".into(),
+        "sched_getscheduler(0) = 1073741824".into(),
+        "sched_get_priority_max(SCHED_FIFO) = 99".into(),
+        "sched_rr_get_interval(0, &0x1) = -1 [EFAULT]".into(),
+        format!(
+            "uname({{sysname=\"Linux\", nodename=\"{}\", ..}}) = 0",
+            hostname()
+        ),
+        "uname(&0x1) = -1 [EFAULT]".into(),
+        "getrandom(\"\", 0, GRND_NONBLOCK) = 0".into(),
+        "getrandom(&ADDR, 8, 0x100) = -1 [EINVAL]".into(),
+        "personality(0xffffffff) = #".into(),
+        "sysinfo({uptime=#, loads=[#, #, #], totalram=#, freeram=#, sharedram=#, \
+         bufferram=#, totalswap=#, freeswap=#, procs=#, mem_unit=#, ..}) = 0"
+            .into(),
+        "capget({version=0x0, pid=0}, NULL) = 0".into(),
+        "capget({version=_LINUX_CAPABILITY_VERSION_3, pid=0}, {effective=*[*], \
+         permitted=*[*], inheritable=*[*]}) = 0"
+            .into(),
+        "capset({version=_LINUX_CAPABILITY_VERSION_3, pid=0}, NULL) = -1 [EFAULT]".into(),
+        "capget(&0x1, &ADDR) = -1 [EFAULT]".into(),
+        "exit_group(0)".into(),
+        "Process exited normally with code 0".into(),
+    ];
+    assert_lines(&lines, &expected);
+}
+
+#[test]
+fn process_calls_verbose_and_values_only() {
+    let bin = fixture("calls_proc");
+    let mut verbose = trace(&["-v"], &[name(&bin)]).after_marker();
+    name_children(&mut verbose);
+    let u = uid();
+    for want in [
+        "wait4(CHILD1, W_EXITED(3), 0, {ru_utime={tv_sec=#, tv_usec=#}, \
+         ru_stime={tv_sec=#, tv_usec=#}, ru_maxrss=#, ru_ixrss=0, ru_idrss=0, ru_isrss=0, \
+         ru_minflt=#, ru_majflt=#, ru_nswap=0, ru_inblock=#, ru_oublock=#, ru_msgsnd=0, \
+         ru_msgrcv=0, ru_nsignals=0, ru_nvcsw=#, ru_nivcsw=#}) = CHILD1"
+            .to_string(),
+        format!(
+            "waitid(P_PIDFD, 3, {{si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=CHILD3, \
+             si_uid={u}, si_status=4, si_utime=#, si_stime=#}}, WEXITED, NULL) = 0"
+        ),
+    ] {
+        assert!(
+            verbose.iter().any(|l| matches(&want, l)),
+            "no {want:?} in\n{}",
+            verbose.join("\n")
+        );
+    }
+    assert!(
+        verbose.contains(
+            &"clone3({flags=CLONE_THREAD, pidfd=NULL, child_tid=NULL, parent_tid=NULL, \
+              exit_signal=0, stack=NULL, stack_size=0, tls=NULL, set_tid=NULL, set_tid_size=0, \
+              cgroup=0}, 88) = -1 [EINVAL]"
+                .to_string()
+        ),
+        "{}",
+        verbose.join("\n")
+    );
+    let uname = verbose
+        .iter()
+        .find(|l| l.starts_with("uname({"))
+        .expect("uname line");
+    assert!(
+        uname.contains(", release=\"")
+            && uname.contains(", domainname=\"")
+            && !uname.contains(".."),
+        "{uname}"
+    );
+
+    let mut values = trace(&["-V"], &[name(&bin)]).after_marker();
+    name_children(&mut values);
+    for want in [
+        "clone(0x100011, NULL, [CHILD2], NULL, NULL) = CHILD2",
+        "wait4(-1, &ADDR, 0x1, NULL) = -1 [10]",
+        "prctl(15, \"rtrace-test\") = 0",
+        "prctl(2, [10]) = 0",
+        "clone3({flags=0x101000, pidfd=&ADDR, child_tid=NULL, parent_tid=&ADDR, \
+         exit_signal=17, stack=NULL, stack_size=0, tls=NULL}, 64) \
+         = CHILD3 {pidfd=[3], parent_tid=[CHILD3]}",
+        "setrlimit(99, {rlim_cur=18446744073709551615, rlim_max=18446744073709551615}) = -1 [22]",
+        "getrandom(\"\", 0, 0x1) = 0",
+    ] {
+        assert!(
+            values.iter().any(|l| l == want),
+            "no {want:?} in\n{}",
+            values.join("\n")
+        );
+    }
+}
+
+#[test]
+fn signal_calls() {
+    let bin = fixture("calls_sig");
+    let run = trace(&[], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let u = uid();
+    let expected = vec![
+        "write(-1, \"BEGIN\", 5) = -1 [EBADF]".to_string(),
+        "rt_sigaction(SIGUSR1, {sa_handler=&ADDR, sa_mask=[USR2], \
+         sa_flags=SA_RESTORER|SA_RESTART, ..}, {sa_handler=SIG_DFL, sa_mask=[], sa_flags=0}, 8) \
+         = 0"
+        .into(),
+        "rt_sigaction(SIGUSR2, {sa_handler=SIG_IGN, sa_mask=~[], sa_flags=SA_SIGINFO|SA_NODEFER}, \
+         NULL, 8) = 0"
+            .into(),
+        "rt_sigaction(SIGUSR1, NULL, {sa_handler=&ADDR, sa_mask=[USR2], \
+         sa_flags=SA_RESTORER|SA_RESTART, ..}, 8) = 0"
+            .into(),
+        "rt_sigaction(SIGKILL, {sa_handler=SIG_IGN, sa_mask=~[], sa_flags=SA_SIGINFO|SA_NODEFER}, \
+         NULL, 8) = -1 [EINVAL]"
+            .into(),
+        "rt_sigaction(SIGUSR1, &0x1, NULL, 8) = -1 [EFAULT]".into(),
+        "rt_sigaction(SIGUSR1, NULL, NULL, 4) = -1 [EINVAL]".into(),
+        "rt_sigprocmask(SIG_BLOCK, [USR1 USR2], [], 8) = 0".into(),
+        "rt_sigprocmask(SIG_SETMASK, ~[], NULL, 8) = 0".into(),
+        "rt_sigprocmask(SIG_UNBLOCK, NULL, ~[KILL STOP], 8) = 0".into(),
+        "rt_sigprocmask(SIG_SETMASK, [USR1 USR2 ALRM], NULL, 8) = 0".into(),
+        "rt_sigprocmask(3, [USR1 USR2 ALRM], NULL, 8) = -1 [EINVAL]".into(),
+        "rt_sigprocmask(SIG_BLOCK, &0x1, NULL, 8) = -1 [EFAULT]".into(),
+        "tgkill(PID1, PID1, SIGUSR1) = 0".into(),
+        "rt_sigpending([USR1], 8) = 0".into(),
+        format!(
+            "rt_sigtimedwait([USR1 USR2], {{si_signo=SIGUSR1, si_code=SI_TKILL, si_pid=PID1, \
+             si_uid={u}}}, {{tv_sec=0, tv_nsec=0}}, 8) = 10"
+        ),
+        "rt_sigtimedwait([USR1 USR2], &ADDR, {tv_sec=0, tv_nsec=1000}, 8) = -1 [EAGAIN]".into(),
+        format!("getuid() = {u}"),
+        format!(
+            "rt_sigqueueinfo(PID1, SIGUSR2, {{si_signo=SIGUSR2, si_code=SI_QUEUE, si_pid=PID1, \
+             si_uid={u}, si_value=0x2a}}) = 0"
+        ),
+        format!(
+            "rt_tgsigqueueinfo(PID1, PID1, SIGUSR1, {{si_signo=SIGUSR2, si_code=SI_QUEUE, \
+             si_pid=PID1, si_uid={u}, si_value=0x2a}}) = 0"
+        ),
+        format!(
+            "rt_sigtimedwait([USR1 USR2], {{si_signo=SIGUSR1, si_code=SI_QUEUE, si_pid=PID1, \
+             si_uid={u}, si_value=0x2a}}, NULL, 8) = 10"
+        ),
+        "rt_sigtimedwait([USR1 USR2], NULL, NULL, 8) = 12".into(),
+        "rt_sigqueueinfo(PID1, SIGUSR2, &0x1) = -1 [EFAULT]".into(),
+        "sigaltstack({ss_sp=&ADDR, ss_flags=0, ss_size=65536}, \
+         {ss_sp=NULL, ss_flags=SS_DISABLE, ss_size=0}) = 0"
+            .into(),
+        "sigaltstack(NULL, {ss_sp=&ADDR, ss_flags=0, ss_size=65536}) = 0".into(),
+        "sigaltstack({ss_sp=&ADDR, ss_flags=0, ss_size=1}, NULL) = -1 [ENOMEM]".into(),
+        "sigaltstack({ss_sp=&ADDR, ss_flags=SS_DISABLE, ss_size=1}, NULL) = 0".into(),
+        "signalfd4(-1, [USR1], 8, SFD_NONBLOCK|SFD_CLOEXEC) = 3".into(),
+        "close(3) = 0".into(),
+        "signalfd4(-1, [USR1], 8, 0x1) = -1 [EINVAL]".into(),
+        "kill(PID1, 0) = 0".into(),
+        "tkill(PID1, 0) = 0".into(),
+        "tgkill(PID1, PID1, 0) = 0".into(),
+        "kill(PID1, 99) = -1 [EINVAL]".into(),
+        "alarm(100) = 0".into(),
+        "alarm(0) = #".into(),
+        "rt_sigaction(SIGUSR1, {sa_handler=&ADDR, sa_mask=[], sa_flags=SA_RESTORER, ..}, NULL, 8) \
+         = 0"
+        .into(),
+        "rt_sigaction(SIGALRM, {sa_handler=&ADDR, sa_mask=[], sa_flags=SA_RESTORER, ..}, NULL, 8) \
+         = 0"
+        .into(),
+        "tgkill(PID1, PID1, SIGUSR1) = 0".into(),
+        "rt_sigsuspend([], 8) = ** SIGUSR1 ** <..>".into(),
+        "rt_sigreturn()".into(),
+        "*rt_sigsuspend([], 8) = -1 [EINTR]".into(),
+        "rt_sigprocmask(SIG_SETMASK, [], NULL, 8) = 0".into(),
+        "setitimer(ITIMER_REAL, {it_interval={tv_sec=0, tv_usec=0}, \
+         it_value={tv_sec=0, tv_usec=20000}}, NULL) = 0"
+            .into(),
+        "pause() = ** SIGALRM ** <..>".into(),
+        "rt_sigreturn()".into(),
+        "*pause() = -1 [EINTR]".into(),
+        "exit_group(0)".into(),
+        "Process exited normally with code 0".into(),
+    ];
+    assert_lines(&run.after_marker(), &expected);
+
+    // -v adds the restorer; -V prints sets and flags as numbers; -VV
+    // prints structs as their addresses.
+    let verbose = trace(&["-v"], &[name(&bin)]).after_marker();
+    assert_eq!(
+        verbose[1],
+        "rt_sigaction(SIGUSR1, {sa_handler=&ADDR, sa_mask=[USR2], \
+         sa_flags=SA_RESTORER|SA_RESTART, sa_restorer=&ADDR}, \
+         {sa_handler=SIG_DFL, sa_mask=[], sa_flags=0}, 8) = 0"
+    );
+    let values = trace(&["-V"], &[name(&bin)]).after_marker();
+    assert_eq!(
+        values[1],
+        "rt_sigaction(10, {sa_handler=&ADDR, sa_mask=[12], sa_flags=0x14000000, ..}, \
+         {sa_handler=0, sa_mask=[], sa_flags=0x0}, 8) = 0"
+    );
+    assert_eq!(values[7], "rt_sigprocmask(0, [10 12], [], 8) = 0");
+    let structs = trace(&["-VV"], &[name(&bin)]).after_marker();
+    assert_eq!(structs[1], "rt_sigaction(10, &ADDR, &ADDR, 8) = 0");
+    assert_eq!(structs[7], "rt_sigprocmask(0, &ADDR, &ADDR, 8) = 0");
+}
+
+#[test]
+fn time_calls() {
+    let bin = fixture("calls_time");
+    let run = trace(&[], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let expected = owned(&[
+        "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+        "nanosleep({tv_sec=0, tv_nsec=1000}, NULL) = 0",
+        "nanosleep({tv_sec=0, tv_nsec=1000000000}, NULL) = -1 [EINVAL]",
+        "nanosleep(&0x1, NULL) = -1 [EFAULT]",
+        "clock_nanosleep(CLOCK_MONOTONIC, 0, {tv_sec=0, tv_nsec=1000}, &ADDR) = 0",
+        "clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, {tv_sec=0, tv_nsec=0}, NULL) = 0",
+        "clock_nanosleep(CLOCK_THREAD_CPUTIME_ID, 0, {tv_sec=0, tv_nsec=1000}, NULL) \
+         = -1 [EOPNOTSUPP]",
+        "clock_getres(CLOCK_MONOTONIC, {tv_sec=0, tv_nsec=#}) = 0",
+        "clock_gettime(CLOCK_BOOTTIME, {tv_sec=#, tv_nsec=#}) = 0",
+        "clock_gettime(99, &ADDR) = -1 [EINVAL]",
+        "clock_gettime(CLOCK_REALTIME, &0x1) = -1 [EFAULT]",
+        "clock_settime(CLOCK_MONOTONIC, {tv_sec=0, tv_nsec=0}) = -1 [EINVAL]",
+        "gettimeofday({tv_sec=#, tv_usec=#}, NULL) = 0",
+        "settimeofday({tv_sec=0, tv_usec=2000000}, NULL) = -1 [EINVAL]",
+        "timer_create(CLOCK_MONOTONIC, {sigev_value=0x2a, sigev_signo=SIGUSR1, \
+         sigev_notify=SIGEV_SIGNAL}, [0]) = 0",
+        "timer_settime(0, 0, {it_interval={tv_sec=0, tv_nsec=0}, it_value={tv_sec=100, \
+         tv_nsec=0}}, {it_interval={tv_sec=0, tv_nsec=0}, it_value={tv_sec=0, tv_nsec=0}}) = 0",
+        "timer_gettime(0, {it_interval={tv_sec=0, tv_nsec=0}, it_value={tv_sec=#, tv_nsec=#}}) \
+         = 0",
+        "timer_settime(0, TIMER_ABSTIME, {it_interval={tv_sec=0, tv_nsec=0}, \
+         it_value={tv_sec=0, tv_nsec=0}}, NULL) = 0",
+        "timer_getoverrun(0) = 0",
+        "timer_delete(0) = 0",
+        "timer_delete(0) = -1 [EINVAL]",
+        "gettid() = PID1",
+        "timer_create(CLOCK_REALTIME, {sigev_value=0x2a, sigev_signo=SIGUSR1, \
+         sigev_notify=SIGEV_THREAD_ID, sigev_notify_thread_id=PID1}, [1]) = 0",
+        "timer_create(CLOCK_MONOTONIC, NULL, &0x1) = -1 [EFAULT]",
+        "timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK|TFD_CLOEXEC) = 3",
+        "timerfd_settime(3, 0, {it_interval={tv_sec=1, tv_nsec=0}, it_value={tv_sec=100, \
+         tv_nsec=0}}, {it_interval={tv_sec=0, tv_nsec=0}, it_value={tv_sec=0, tv_nsec=0}}) = 0",
+        "timerfd_gettime(3, {it_interval={tv_sec=1, tv_nsec=0}, it_value={tv_sec=#, \
+         tv_nsec=#}}) = 0",
+        "timerfd_settime(3, TFD_TIMER_ABSTIME, {it_interval={tv_sec=0, tv_nsec=0}, \
+         it_value={tv_sec=0, tv_nsec=0}}, NULL) = 0",
+        "timerfd_gettime(3, &0x1) = -1 [EFAULT]",
+        "close(3) = 0",
+        "timerfd_create(CLOCK_MONOTONIC, 0x1) = -1 [EINVAL]",
+        "setitimer(ITIMER_REAL, {it_interval={tv_sec=0, tv_usec=0}, it_value={tv_sec=100, \
+         tv_usec=0}}, {it_interval={tv_sec=0, tv_usec=0}, it_value={tv_sec=0, tv_usec=0}}) = 0",
+        "getitimer(ITIMER_REAL, {it_interval={tv_sec=0, tv_usec=0}, it_value={tv_sec=#, \
+         tv_usec=#}}) = 0",
+        "setitimer(ITIMER_REAL, {it_interval={tv_sec=0, tv_usec=0}, it_value={tv_sec=0, \
+         tv_usec=0}}, NULL) = 0",
+        "getitimer(99, &ADDR) = -1 [EINVAL]",
+        "exit_group(0)",
+        "Process exited normally with code 0",
+    ]);
+    assert_lines(&run.after_marker(), &expected);
+}
+
+#[test]
+fn i386_struct_layouts() {
+    let bin = fixture("calls_time_i386");
+    let run = trace(&[], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let expected = owned(&[
+        "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+        "nanosleep({tv_sec=0, tv_nsec=1000}, NULL) = 0",
+        "clock_getres(CLOCK_MONOTONIC, {tv_sec=0, tv_nsec=#}) = 0",
+        "clock_getres_time64(CLOCK_MONOTONIC, {tv_sec=0, tv_nsec=#}) = 0",
+        "clock_gettime64(CLOCK_MONOTONIC, &0x1) = -1 [EFAULT]",
+        "rt_sigaction(SIGUSR2, {sa_handler=SIG_IGN, sa_mask=[USR1], sa_flags=SA_RESTART}, \
+         {sa_handler=SIG_DFL, sa_mask=[], sa_flags=0}, 8) = 0",
+        "rt_sigaction(SIGUSR2, NULL, {sa_handler=SIG_IGN, sa_mask=[USR1], sa_flags=SA_RESTART}, \
+         8) = 0",
+        "rt_sigprocmask(SIG_BLOCK, [USR2], [], 8) = 0",
+        "sigaltstack({ss_sp=&0x10000, ss_flags=SS_DISABLE, ss_size=0}, NULL) = 0",
+        "setrlimit(RLIMIT_CORE, {rlim_cur=0, rlim_max=0}) = 0",
+        "ugetrlimit(RLIMIT_CORE, {rlim_cur=0, rlim_max=0}) = 0",
+        "exit_group(0)",
+        "Process exited normally with code 0",
+    ]);
+    assert_lines(&run.after_marker(), &expected);
+}
+
+#[test]
+fn poll_calls() {
+    let bin = fixture("calls_poll");
+    let run = trace(&[], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let expected = owned(&[
+        "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+        "write(4, \"x\", 1) = 1",
+        "poll([{fd=3, events=POLLIN|POLLPRI}, {fd=4, events=POLLOUT}, {fd=99, events=POLLIN}], \
+         3, 0) = 3 [{fd=3, revents=POLLIN}, {fd=4, revents=POLLOUT}, {fd=99, revents=POLLNVAL}]",
+        "poll(NULL, 0, 1) = 0",
+        "poll(&0x1, 1, 0) = -1 [EFAULT]",
+        "ppoll([{fd=3, events=POLLIN|POLLPRI}], 1, {tv_sec=0, tv_nsec=0}, [USR1], 8) \
+         = 1 [{fd=3, revents=POLLIN}]",
+        "ppoll([{fd=4, events=POLLOUT}], 1, NULL, NULL, 8) = 1 [{fd=4, revents=POLLOUT}]",
+        "select(5, [3 4], [4], NULL, {tv_sec=0, tv_usec=0}) = 2 {readfds=[3], writefds=[4]}",
+        "select(-1, NULL, NULL, NULL, {tv_sec=0, tv_usec=0}) = -1 [EINVAL]",
+        "pselect6(4, [3], NULL, NULL, {tv_sec=0, tv_nsec=0}, {ss=[USR1], ss_len=8}) \
+         = 1 {readfds=[3]}",
+        "pselect6(1, NULL, NULL, NULL, {tv_sec=0, tv_nsec=1000}, NULL) = 0",
+        "epoll_create1(EPOLL_CLOEXEC) = 5",
+        "epoll_ctl(5, EPOLL_CTL_ADD, 3, {events=EPOLLIN|EPOLLET, data=0x2a}) = 0",
+        "epoll_ctl(5, 9, 3, {events=EPOLLIN|EPOLLET, data=0x2a}) = -1 [EINVAL]",
+        "epoll_ctl(5, EPOLL_CTL_MOD, 3, &0x1) = -1 [EFAULT]",
+        "epoll_wait(5, [{events=EPOLLIN, data=0x2a}], 8, 0) = 1",
+        "epoll_pwait(5, [], 8, 0, [USR1], 8) = 0",
+        "epoll_pwait2(5, [], 8, {tv_sec=0, tv_nsec=0}, NULL, 8) = 0",
+        "epoll_wait(5, &ADDR, 0, 0) = -1 [EINVAL]",
+        "epoll_ctl(5, EPOLL_CTL_DEL, 3, NULL) = 0",
+        "epoll_wait(5, [], 8, 0) = 0",
+        "epoll_create1(0x1) = -1 [EINVAL]",
+        "eventfd2(7, EFD_SEMAPHORE|EFD_NONBLOCK|EFD_CLOEXEC) = 6",
+        "eventfd2(0, 0x2) = -1 [EINVAL]",
+        "futex(&ADDR, FUTEX_WAIT|FUTEX_PRIVATE_FLAG, 0, NULL) = -1 [EAGAIN]",
+        "futex(&ADDR, FUTEX_WAKE|FUTEX_PRIVATE_FLAG, 1) = 0",
+        "futex(&ADDR, FUTEX_WAIT, 1, {tv_sec=0, tv_nsec=1000}) = -1 [ETIMEDOUT]",
+        "futex(&ADDR, FUTEX_WAIT_BITSET|FUTEX_CLOCK_REALTIME, 1, {tv_sec=0, tv_nsec=0}, NULL, \
+         FUTEX_BITSET_MATCH_ANY) = -1 [ETIMEDOUT]",
+        "futex(&ADDR, FUTEX_WAKE_OP|FUTEX_PRIVATE_FLAG, 1, 1, &ADDR, {op=FUTEX_OP_SET, oparg=1, \
+         cmp=FUTEX_OP_CMP_GT, cmparg=0}) = 0",
+        "futex(&ADDR, FUTEX_CMP_REQUEUE|FUTEX_PRIVATE_FLAG, 1, 1, &ADDR, 1) = 0",
+        "futex(&ADDR, FUTEX_WAKE_BITSET, 1, NULL, NULL, 0x3) = 0",
+        "futex(&ADDR, 0x63, 0x1, 0x0, 0x0, 0x0) = -1 [ENOSYS]",
+        "futex(&0x1, FUTEX_WAIT, 0, NULL) = -1 [EINVAL]",
+        "exit_group(0)",
+        "Process exited normally with code 0",
+    ]);
+    assert_lines(&run.after_marker(), &expected);
+}
+
+#[test]
+fn pattern_matcher() {
+    assert!(matches("a=#, b", "a=12, b"));
+    assert!(!matches("a=#, b", "a=, b"));
+    assert!(!matches("a=#", "a=1x"));
+    assert!(matches("{e=*[*], p", "{e=~[CHOWN KILL], p"));
+    assert!(!matches("{e=*[*]}", "{e=1}"));
+    let mut lines = vec!["clone() = 123".to_string(), "wait4(123, 1234) = 123".into()];
+    name_children(&mut lines);
+    assert_eq!(lines, ["clone() = CHILD1", "wait4(CHILD1, 1234) = CHILD1"]);
+}
+
+/// The JSON rendering of the same decoders: sets are arrays (a complement
+/// an object), values printed after the result go under `returned`.
+#[test]
+fn json_sets_and_returned_values() {
+    use serde_json::Value;
+    let calls = |fixture_name: &str| -> Vec<Value> {
+        let bin = fixture(fixture_name);
+        let run = trace(&["--json"], &[name(&bin)]);
+        assert_eq!(run.code(), Some(0), "{}", run.stderr());
+        run.trace
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+            .filter(|v: &Value| v["type"] == "call")
+            .collect()
+    };
+    let sig = calls("calls_sig");
+    let masks: Vec<&Value> = sig
+        .iter()
+        .filter(|v| v["name"] == "rt_sigprocmask")
+        .collect();
+    assert_eq!(masks[0]["args"]["set"], serde_json::json!(["USR1", "USR2"]));
+    assert_eq!(masks[0]["args"]["oldset"], serde_json::json!([]));
+    assert_eq!(
+        masks[2]["args"]["oldset"],
+        serde_json::json!({"complement": ["KILL", "STOP"]})
+    );
+    let poll = calls("calls_poll");
+    let first = poll.iter().find(|v| v["name"] == "poll").unwrap();
+    assert_eq!(
+        first["returned"]["fds"][2],
+        serde_json::json!({"fd": 99, "revents": {"value": 32, "flags": ["POLLNVAL"]}})
+    );
+    let select = poll.iter().find(|v| v["name"] == "select").unwrap();
+    assert_eq!(
+        select["returned"]["value"],
+        serde_json::json!({"readfds": [3], "writefds": [4]})
+    );
+    let proc = calls("calls_proc");
+    let clone = proc
+        .iter()
+        .find(|v| v["name"] == "clone" && v["raw"][0] == 0x100011)
+        .unwrap();
+    assert_eq!(
+        clone["args"]["flags"],
+        serde_json::json!({"value": 0x100011, "flags": ["CLONE_PARENT_SETTID", "SIGCHLD"]})
+    );
+    assert_eq!(
+        clone["args"]["parent_tid"],
+        serde_json::json!([clone["result"]])
+    );
+}
