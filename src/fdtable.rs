@@ -22,6 +22,8 @@ pub enum FdKind {
     Usbmon,
     /// The user_events data file.
     UserEvents,
+    /// The user_events status file (mmapped by producers before 6.4).
+    UserEventsStatus,
 }
 
 /// One open fd.
@@ -71,6 +73,8 @@ pub fn kind_of(path: &str) -> FdKind {
         FdKind::Usbmon
     } else if path.ends_with("/tracing/user_events_data") {
         FdKind::UserEvents
+    } else if path.ends_with("/tracing/user_events_status") {
+        FdKind::UserEventsStatus
     } else {
         FdKind::Other
     }

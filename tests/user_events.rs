@@ -159,3 +159,31 @@ fn on_a_plain_file_the_out_half_decodes_and_the_in_half_prints_nothing() {
         "write(3, \"\\0\\0\\0\\0\\x05\\0\\0\\0abc\\0\\0\\0\\0\\0\", 16) = 16"
     );
 }
+
+#[test]
+fn status_page_and_dynamic_events_commands() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("ue-files-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    fixture("uevents_files");
+    let run = trace(&[], &["uevents_files", dir.to_str().unwrap()]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let d = dir.display();
+    let lines = run.after_marker();
+    assert_eq!(
+        lines[1..9],
+        s(&[
+            &format!("openat(AT_FDCWD, \"{d}/tracing/user_events_status\", O_RDONLY) = 3"),
+            "read(3, \"0:rtrace_probe\", 14) = 14",
+            "mmap(NULL, 4096, PROT_READ, MAP_SHARED, 3, 0x0) = ADDR",
+            "  > user_events status page (kernels before 6.4): byte status_bit is nonzero while the event is enabled",
+            "munmap(&ADDR, 4096) = 0",
+            "close(3) = 0",
+            &format!(
+                "openat(AT_FDCWD, \"{d}/tracing/dynamic_events\", O_WRONLY|O_CREAT|O_TRUNC, 0600) = 3"
+            ),
+            "write(3, \"u:rtrace_dyn u32 count\", 22) = 22",
+        ])
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -149,6 +149,18 @@ pub fn addr_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     }
 }
 
+/// Leave printer of mmap/mmap2: the address, and a note when the mapping
+/// is user_events' status page (the interface before Linux 6.4).
+pub fn mmap_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    addr_in(p, c, failed);
+    let fd = c.args[4] as i32;
+    if !failed && fd >= 0 && c.fds.kind(fd) == crate::fdtable::FdKind::UserEventsStatus {
+        p.continuation(
+            "> user_events status page (kernels before 6.4): byte status_bit is nonzero while the event is enabled",
+        );
+    }
+}
+
 /// `munmap(addr, length)`, `mlock(addr, len)`, `munlock(addr, len)`
 pub fn munmap_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.ptr("addr", c.args[0]);
@@ -312,8 +324,8 @@ pub fn mincore_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
 /// This area's handlers (see `service::h`).
 pub static HANDLERS: &[Handler] = &[
     h("brk", brk_out, addr_in, Normal),
-    h("mmap", mmap_out, addr_in, Normal),
-    h("mmap2", mmap2_out, addr_in, Normal),
+    h("mmap", mmap_out, mmap_in, Normal),
+    h("mmap2", mmap2_out, mmap_in, Normal),
     h("munmap", munmap_out, default_in, Normal),
     h("mprotect", mprotect_out, default_in, Normal),
     h("pkey_mprotect", pkey_mprotect_out, default_in, Normal),
