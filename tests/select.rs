@@ -354,3 +354,29 @@ fn selected_calls_interrupted_by_handlers_under_the_fast_path() {
         );
     }
 }
+
+#[test]
+fn children_start_when_their_fork_is_not_traced() {
+    // Under the fast path fork itself never stops: the child must not wait
+    // for its parent's fork line.
+    let bin = fixture("fork_wait");
+    for mode in ["--seccomp-bpf", "--no-seccomp-bpf"] {
+        let run = trace(&["-f", "-e", "trace=wait4,exit_group", mode], &[name(&bin)]);
+        assert_eq!(run.code(), Some(0), "{mode}: {}", run.stderr());
+        let lines = run.lines();
+        assert_eq!(
+            lines[1..],
+            s(&[
+                "PID2| Tracing fork_wait (pid PID2)",
+                "PID1| wait4(-1, <..>",
+                "PID2| exit_group(7)",
+                "PID2| Process exited normally with code 7",
+                "PID1'*wait4(-1, W_EXITED(7), 0, NULL) = PID2",
+                "** SIGCHLD **",
+                "exit_group(0)",
+                "Process exited normally with code 0",
+            ]),
+            "{mode}"
+        );
+    }
+}

@@ -677,7 +677,10 @@ impl Engine {
             c.data = CallData::None;
         }
         let vfork = event == libc::PTRACE_EVENT_VFORK;
-        if !vfork {
+        // The child waits for its parent's fork line, if the parent's call
+        // is traced at all (under the fast path it may not stop).
+        let wait_for_parent = !vfork && parent.call.is_some();
+        if wait_for_parent {
             parent.children.push(child);
         }
         let name = parent.name.clone();
@@ -692,7 +695,7 @@ impl Engine {
             name,
             parent.attached,
             Life::Newborn {
-                ready: vfork,
+                ready: !wait_for_parent,
                 stashed: self.orphans.remove(&child),
             },
             fds,
@@ -703,9 +706,9 @@ impl Engine {
         self.out.record_copy(pid, child);
         self.procs.insert(child, proc);
         self.set_count();
-        if vfork {
-            // The parent sleeps until the child execs or exits: start the
-            // child now if its first stop is already here.
+        if !wait_for_parent {
+            // A vfork parent sleeps until the child execs or exits, and an
+            // untraced fork prints no line to wait for: start the child now.
             self.release_child(child);
         }
     }

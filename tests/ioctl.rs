@@ -1,0 +1,94 @@
+//! The tty and generic file ioctl groups on a real pseudo-terminal, and the
+//! ioctl teaching aids (--explain-ioctl, --list-ioctls).
+
+mod common;
+
+use common::{fixture, rtrace, trace};
+
+#[test]
+fn terminal_and_file_ioctls_on_a_pty() {
+    fixture("tty_ioctls");
+    let run = trace(&[], &["tty_ioctls"]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let lines = run.after_marker();
+    let termios = "{c_iflag=0x500, c_oflag=0x5, c_cflag=0xbf, c_lflag=ISIG|ICANON|ECHO|ECHOE|ECHOK|IEXTEN, ..}";
+    let expected = [
+        format!("ioctl(4, TCGETS, {termios}) = 0"),
+        format!("ioctl(4, TCSETS, {termios}) = 0"),
+        "ioctl(4, TIOCSWINSZ, {ws_row=24, ws_col=80, ws_xpixel=0, ws_ypixel=0}) = 0".into(),
+        "ioctl(4, TIOCGWINSZ, {ws_row=24, ws_col=80, ws_xpixel=0, ws_ypixel=0}) = 0".into(),
+        "ioctl(4, FIONREAD, [0]) = 0".into(),
+        "ioctl(4, FIONBIO, [1]) = 0".into(),
+        "ioctl(4, FIOCLEX) = 0".into(),
+        // IF_IN: a failed call shows the pointer, not stale memory.
+        "ioctl(4, TIOCGPGRP, &ADDR) = -1 [ENOTTY]".into(),
+    ];
+    assert_eq!(lines[1..9], expected);
+    assert!(
+        lines[9].starts_with("ioctl(3, TIOCGPTN, [") && lines[9].ends_with("]) = 0"),
+        "{}",
+        lines[9]
+    );
+
+    let verbose = trace(&["-v"], &["tty_ioctls"]).after_marker();
+    assert!(
+        verbose[1].starts_with("ioctl(4, TCGETS, {c_iflag=0x500, c_oflag=0x5, c_cflag=0xbf, c_lflag=ISIG|ICANON|ECHO|ECHOE|ECHOK|IEXTEN, c_line=0, c_cc=[0x"),
+        "{}",
+        verbose[1]
+    );
+    let values = trace(&["-V"], &["tty_ioctls"]).after_marker();
+    assert_eq!(values[7], "ioctl(4, 0x5451) = 0");
+}
+
+#[test]
+fn explain_and_list_teach_the_codes() {
+    let out = rtrace()
+        .args(["--explain-ioctl", "0xc0109207"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        text,
+        "request 0xc0109207 = _IOWR(0x92, 0x7, 16)\n\
+         \x20 direction  3 = _IOC_READ|_IOC_WRITE (both ways)\n\
+         \x20 type       0x92\n\
+         \x20 number     7 (0x7)\n\
+         \x20 size       16 bytes\n\
+         MON_IOCX_MFETCH in group usbmon: pointer to struct mon_bin_mfetch, decoded before and after the call\n\
+         \x20 struct mon_bin_mfetch (16 bytes)\n\
+         \x20   @0   8  u32 * offvec\n\
+         \x20   @8   4  u32 nfetch\n\
+         \x20   @12  4  u32 nflush\n"
+    );
+    let out = rtrace()
+        .args(["--explain-ioctl", "0x5401"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("TCGETS in group tty"));
+    let out = rtrace()
+        .args(["--explain-ioctl", "0xc0082a00"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("DIAG_IOCSREG in group user_events"));
+    let out = rtrace()
+        .args(["--explain-ioctl", "0x1234"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("no group rtrace knows names this request")
+    );
+
+    let out = rtrace().args(["--list-ioctls", "usbmon"]).output().unwrap();
+    let list = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(list.lines().count(), 11, "{list}");
+    assert!(list.lines().any(|l| l == "usbmon     0xc0109207 MON_IOCX_MFETCH              pointer to struct mon_bin_mfetch, decoded before and after the call"));
+    let out = rtrace().args(["--list-ioctls"]).output().unwrap();
+    let all = String::from_utf8_lossy(&out.stdout);
+    for group in ["usbmon", "user_events", "tty", "file", "usbdevfs"] {
+        assert!(all.lines().any(|l| l.starts_with(group)), "{group}");
+    }
+    let out = rtrace().args(["--list-ioctls", "nosuch"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("rtrace: no ioctl group 'nosuch'"));
+}

@@ -1,0 +1,58 @@
+//! Timestamps in epoch (`-ttt`) and relative (`-r`) form.
+
+mod common;
+
+use common::{fixture, trace};
+
+fn name(bin: &std::path::Path) -> &str {
+    bin.file_name().unwrap().to_str().unwrap()
+}
+
+/// Split `SECONDS.MICROS REST` into the number and the rest.
+fn stamp(line: &str) -> (f64, &str) {
+    // -r right-aligns the seconds.
+    let line = line.trim_start();
+    let (time, rest) = line.split_once(' ').unwrap_or_else(|| panic!("{line}"));
+    let (whole, frac) = time
+        .trim_start()
+        .split_once('.')
+        .unwrap_or_else(|| panic!("{line}"));
+    assert_eq!(frac.len(), 6, "{line}");
+    assert!(whole.chars().all(|c| c.is_ascii_digit()), "{line}");
+    (time.trim_start().parse().unwrap(), rest)
+}
+
+#[test]
+fn epoch_timestamps_are_now_and_never_go_back() {
+    let bin = fixture("shapes");
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    let run = trace(&["-ttt", "-e", "trace=write"], &[name(&bin)]);
+    let mut last = before - 1.0;
+    for line in run.trace.lines() {
+        let (t, rest) = stamp(line);
+        assert!(t >= last && t < before + 60.0, "{line}");
+        assert!(!rest.is_empty());
+        last = t;
+    }
+    let (_, first) = stamp(run.trace.lines().next().unwrap());
+    assert!(first.starts_with("Tracing shapes (pid "), "{first}");
+}
+
+#[test]
+fn relative_timestamps_count_from_the_previous_line() {
+    let bin = fixture("fork_wait");
+    let run = trace(&["-r", "-f", "-e", "trace=wait4,exit_group"], &[name(&bin)]);
+    let lines: Vec<&str> = run.trace.lines().collect();
+    let (first, _) = stamp(lines[0]);
+    assert_eq!(first, 0.0, "{}", lines[0]);
+    // The child spins 300 ms before it exits: some line waited that long.
+    let longest = lines.iter().map(|l| stamp(l).0).fold(0.0, f64::max);
+    assert!(longest >= 0.25, "{lines:#?}");
+    for line in &lines {
+        let (t, _) = stamp(line);
+        assert!((0.0..10.0).contains(&t), "{line}");
+    }
+}
