@@ -1,0 +1,246 @@
+#!/bin/sh
+# /init of the end-to-end suite's initramfs (run by busybox sh as PID 1 in
+# the qemu guest). It loads the USB modules, runs each check's capture
+# under rtrace while making USB traffic, and prints what the host needs to
+# judge the check on the console:
+#
+#   e2e: TEXT                      progress, for people
+#   @@E2E result NAME VALUE        one value (exit codes, states, counts)
+#   @@E2E file NAME / base64 / @@E2E end NAME
+#                                  a file, gzipped and base64-encoded
+#   @@E2E done                     the end; the guest then powers off
+#
+# It decides nothing itself: tests/e2e/check.py on the host does.
+
+export PATH=/usr/bin:/usr/sbin:/bin:/sbin
+export HOME=/root
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t debugfs debugfs /sys/kernel/debug
+chmod 1777 /tmp
+# Kernel messages would cut into the report lines.
+dmesg -n 1
+
+say() { echo "e2e: [$(cut -d" " -f1 /proc/uptime)s] $*"; }
+result() { echo "@@E2E result $1 $2"; }
+sendfile() {
+    if [ -f "$2" ]; then
+        echo "@@E2E file $1"
+        gzip -c "$2" | base64
+        echo "@@E2E end $1"
+    else
+        echo "@@E2E missing $1"
+    fi
+}
+finish() {
+    echo "@@E2E done"
+    sync
+    poweroff -f
+}
+
+# wait_for FILE PATTERN SECONDS: until FILE contains PATTERN.
+wait_for() {
+    i=0
+    while [ $i -lt $(($3 * 10)) ]; do
+        grep -q "$2" "$1" 2>/dev/null && return 0
+        usleep 100000
+        i=$((i + 1))
+    done
+    return 1
+}
+
+# wait_exists FILE SECONDS
+wait_exists() {
+    i=0
+    while [ $i -lt $(($2 * 10)) ]; do
+        [ -e "$1" ] && return 0
+        usleep 100000
+        i=$((i + 1))
+    done
+    return 1
+}
+
+# Bulk traffic on bus 2: read four 4 KiB blocks from the stick with O_DIRECT
+# (each read is a command, data and status transfer: six events). Each round
+# reads other blocks, so the data words differ from round to round.
+round=0
+bulk() {
+    dd if=/dev/sda of=/dev/null bs=4096 count=4 skip=$(((round % 200) * 4)) \
+        iflag=direct 2>/dev/null
+    round=$((round + 1))
+}
+
+# bulk_until FILE MAXROUNDS: bulk rounds until FILE exists.
+bulk_until() {
+    n=0
+    while [ ! -e "$1" ] && [ $n -lt "$2" ]; do
+        bulk
+        usleep 100000
+        n=$((n + 1))
+    done
+}
+
+# Control traffic on bus 1: re-enumerate the tablet.
+reenumerate() {
+    echo 0 > /sys/bus/usb/devices/1-1/authorized
+    usleep 300000
+    echo 1 > /sys/bus/usb/devices/1-1/authorized
+    usleep 700000
+}
+
+# start_text BUS NAME: record the kernel's text API for BUS in /tmp/NAME.text.
+start_text() {
+    cat /sys/kernel/debug/usb/usbmon/"$1"u > /tmp/"$2".text &
+    echo $! > /tmp/"$2".catpid
+    usleep 300000
+}
+stop_text() {
+    sleep 1
+    kill "$(cat /tmp/"$1".catpid)" 2>/dev/null
+}
+
+say "booted: $(uname -r)"
+for m in $(cat /etc/e2e/modules); do
+    insmod /lib/modules/e2e/"$m".ko || say "insmod $m failed"
+done
+for f in /dev/usbmon0 /dev/usbmon1 /dev/usbmon2 /dev/sda /sys/bus/usb/devices/1-1; do
+    wait_exists "$f" 60 || say "missing $f"
+done
+# Let enumeration and the disk's partition scan finish.
+sleep 2
+result kernel "$(uname -r)"
+for d in /sys/bus/usb/devices/[0-9]-[0-9]; do
+    result device "$(basename "$d") $(cat "$d"/idVendor):$(cat "$d"/idProduct) $(cat "$d"/product 2>/dev/null | tr ' ' _)"
+done
+result sda_size "$(cat /sys/block/sda/size 2>/dev/null)"
+result rtrace_version "$(rtrace --version 2>&1)"
+
+# --- 1: tcpdump through the mmapped ring (MFETCH, MFLUSH, STATS) ---------
+say "check 1: rtrace -f tcpdump -i usbmon2 (bulk traffic)"
+N1=48
+start_text 2 t1
+(
+    timeout 180 rtrace -f -o /tmp/t1.trace tcpdump -n -i usbmon2 -c $N1 -w /tmp/t1.pcap 2> /tmp/t1.err
+    echo $? > /tmp/t1.rc.tmp
+    mv /tmp/t1.rc.tmp /tmp/t1.rc
+) &
+wait_for /tmp/t1.err "listening on" 120 || say "tcpdump did not start listening"
+bulk_until /tmp/t1.rc 100
+wait_exists /tmp/t1.rc 190
+stop_text t1
+result t1.n "$N1"
+result t1.rc "$(cat /tmp/t1.rc)"
+for f in trace text pcap err; do sendfile t1.$f /tmp/t1.$f; done
+
+# --- 2: tshark -> dumpcap (one event per MFETCH) -------------------------
+say "check 2: rtrace -f tshark -i usbmon1 (re-enumeration)"
+N2=40
+start_text 1 t2
+(
+    cd /tmp
+    timeout 400 rtrace -f -o /tmp/t2.trace tshark -i usbmon1 -c $N2 \
+        -T fields -e usb.urb_id -e usb.urb_type > /tmp/t2.out 2> /tmp/t2.err
+    echo $? > /tmp/t2.rc.tmp
+    mv /tmp/t2.rc.tmp /tmp/t2.rc
+) &
+wait_for /tmp/t2.err "Capturing on" 360 || say "tshark did not start capturing"
+n=0
+while [ ! -e /tmp/t2.rc ] && [ $n -lt 20 ]; do
+    reenumerate
+    n=$((n + 1))
+done
+wait_exists /tmp/t2.rc 400
+stop_text t2
+result t2.n "$N2"
+result t2.rc "$(cat /tmp/t2.rc)"
+for f in trace text out err; do sendfile t2.$f /tmp/t2.$f; done
+
+# --- 3: our own client: GETX, GET, URB_LEN, RING_SIZE, read(2) -----------
+say "check 3: rtrace usbmon_client (GETX, GET, read)"
+N3=30
+start_text 2 t3
+(
+    timeout 180 rtrace -o /tmp/t3.trace usbmon_client 2 $N3 > /tmp/t3.out 2>&1
+    echo $? > /tmp/t3.rc.tmp
+    mv /tmp/t3.rc.tmp /tmp/t3.rc
+) &
+wait_for /tmp/t3.trace MON_IOCQ_RING_SIZE 60 || say "usbmon_client did not start"
+bulk_until /tmp/t3.rc 100
+wait_exists /tmp/t3.rc 190
+stop_text t3
+result t3.n "$N3"
+result t3.rc "$(cat /tmp/t3.rc)"
+for f in trace text out; do sendfile t3.$f /tmp/t3.$f; done
+
+# --- 4a: -f across tcpdump's privilege drop (-Z nobody) ------------------
+say "check 4a: rtrace -f tcpdump -Z nobody"
+N4=24
+start_text 2 t4a
+(
+    timeout 180 rtrace -f -o /tmp/t4a.trace tcpdump -n -i usbmon2 -c $N4 -Z nobody -w /tmp/t4a.pcap 2> /tmp/t4a.err
+    echo $? > /tmp/t4a.rc.tmp
+    mv /tmp/t4a.rc.tmp /tmp/t4a.rc
+) &
+wait_for /tmp/t4a.err "listening on" 120 || say "tcpdump -Z did not start listening"
+bulk_until /tmp/t4a.rc 100
+wait_exists /tmp/t4a.rc 190
+stop_text t4a
+result t4a.n "$N4"
+result t4a.rc "$(cat /tmp/t4a.rc)"
+result t4a.pcap_owner "$(stat -c %U /tmp/t4a.pcap 2>/dev/null)"
+for f in trace text pcap err; do sendfile t4a.$f /tmp/t4a.$f; done
+
+# --- 4b: attach with -p to a running capture, detach with SIGINT ---------
+say "check 4b: rtrace -p (running tcpdump), SIGINT detach"
+start_text 2 t4b
+tcpdump -n -i usbmon2 -w /tmp/t4b.pcap 2> /tmp/t4b.err &
+TD=$!
+wait_for /tmp/t4b.err "listening on" 120 || say "tcpdump did not start listening"
+bulk
+bulk
+(
+    timeout 180 rtrace -p $TD -o /tmp/t4b.trace 2> /tmp/t4b.rtrace_err
+    echo $? > /tmp/t4b.rc.tmp
+    mv /tmp/t4b.rc.tmp /tmp/t4b.rc
+) &
+sleep 2
+RT=$(pidof rtrace)
+result t4b.tracer_pid_attached "$(awk '/^TracerPid/ {print $2}' /proc/$TD/status)"
+bulk
+bulk
+bulk
+sleep 1
+kill -INT $RT
+wait_exists /tmp/t4b.rc 60
+result t4b.rc "$(cat /tmp/t4b.rc)"
+sleep 1
+result t4b.alive_after_detach "$([ -d /proc/$TD ] && echo yes || echo no)"
+result t4b.state_after_detach "$(awk '{print $3}' /proc/$TD/stat 2>/dev/null)"
+result t4b.tracer_pid_after_detach "$(awk '/^TracerPid/ {print $2}' /proc/$TD/status 2>/dev/null)"
+bulk
+bulk
+sleep 1
+result t4b.alive_after_traffic "$([ -d /proc/$TD ] && echo yes || echo no)"
+kill -INT $TD 2>/dev/null
+wait $TD
+result t4b.tcpdump_rc "$?"
+stop_text t4b
+for f in trace text pcap err rtrace_err; do sendfile t4b.$f /tmp/t4b.$f; done
+
+# --- 4c: exit status ---------------------------------------------------------
+say "check 4c: exit status"
+tcpdump -n -i nosuchdevice -c 1 > /dev/null 2>&1
+result t4c.plain_tcpdump_rc "$?"
+rtrace -f -o /tmp/t4c1.trace tcpdump -n -i nosuchdevice -c 1 > /dev/null 2>&1
+result t4c.traced_tcpdump_rc "$?"
+rtrace -f -o /tmp/t4c2.trace sh -c 'exit 7'
+result t4c.sh_exit7_rc "$?"
+sh -c 'kill -TERM $$'
+result t4c.plain_sigterm_rc "$?"
+rtrace -f -o /tmp/t4c3.trace sh -c 'kill -TERM $$'
+result t4c.traced_sigterm_rc "$?"
+for f in t4c1 t4c2 t4c3; do sendfile $f.trace /tmp/$f.trace; done
+
+finish

@@ -1,0 +1,147 @@
+/*
+ * usbmon_client: a small capture client of our own for the end-to-end
+ * suite. It reads events from /dev/usbmonBUS through every non-mmap way the
+ * binary API offers, so that rtrace's decoding of each can be compared with
+ * the kernel's text API:
+ *
+ *   MON_IOCQ_RING_SIZE  once at the start
+ *   MON_IOCQ_URB_LEN    before each event
+ *   MON_IOCX_GETX       event 0, 3, 6, ... (64-byte header, 4096-byte data buffer)
+ *   MON_IOCX_GET        event 1, 4, 7, ... (48-byte header, 64-byte data buffer)
+ *   read(2)             event 2, 5, 8, ... (48-byte header and data in one buffer)
+ *   MON_IOCG_STATS      once at the end
+ *
+ * Usage: usbmon_client BUS COUNT. It prints one summary line on stdout:
+ * `usbmon_client: fetched N events (getx=A get=B read=C)`. Built statically
+ * on the host (gcc -static) and run inside the test VM.
+ *
+ * The requests and structs come from drivers/usb/mon/mon_bin.c (there is no
+ * uapi header).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+struct mon_bin_hdr {
+	uint64_t id;
+	unsigned char type;
+	unsigned char xfer_type;
+	unsigned char epnum;
+	unsigned char devnum;
+	uint16_t busnum;
+	char flag_setup;
+	char flag_data;
+	int64_t ts_sec;
+	int32_t ts_usec;
+	int status;
+	uint32_t len_urb;
+	uint32_t len_cap;
+	unsigned char setup[8];
+	int interval;
+	int start_frame;
+	uint32_t xfer_flags;
+	uint32_t ndesc;
+};
+
+struct mon_bin_stats {
+	uint32_t queued;
+	uint32_t dropped;
+};
+
+struct mon_bin_get {
+	struct mon_bin_hdr *hdr;
+	void *data;
+	size_t alloc;
+};
+
+#define MON_IOC_MAGIC 0x92
+#define MON_IOCQ_URB_LEN _IO(MON_IOC_MAGIC, 1)
+#define MON_IOCG_STATS _IOR(MON_IOC_MAGIC, 3, struct mon_bin_stats)
+#define MON_IOCQ_RING_SIZE _IO(MON_IOC_MAGIC, 5)
+#define MON_IOCX_GET _IOW(MON_IOC_MAGIC, 6, struct mon_bin_get)
+#define MON_IOCX_GETX _IOW(MON_IOC_MAGIC, 10, struct mon_bin_get)
+
+_Static_assert(sizeof(struct mon_bin_hdr) == 64, "mon_bin_hdr is 64 bytes");
+_Static_assert(MON_IOCX_GETX == 0x4018920A, "MON_IOCX_GETX code");
+_Static_assert(MON_IOCX_GET == 0x40189206, "MON_IOCX_GET code");
+_Static_assert(MON_IOCG_STATS == 0x80089203, "MON_IOCG_STATS code");
+
+static void die(const char *what)
+{
+	fprintf(stderr, "usbmon_client: %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3) {
+		fprintf(stderr, "usage: usbmon_client BUS COUNT\n");
+		return 2;
+	}
+	char path[64];
+	snprintf(path, sizeof(path), "/dev/usbmon%d", atoi(argv[1]));
+	int count = atoi(argv[2]);
+
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		die(path);
+	int ring = ioctl(fd, MON_IOCQ_RING_SIZE);
+	if (ring < 0)
+		die("MON_IOCQ_RING_SIZE");
+
+	static unsigned char data[4096];
+	static unsigned char small[64];
+	static unsigned char readbuf[8192];
+	struct mon_bin_hdr hdr;
+	int n_getx = 0, n_get = 0, n_read = 0, bad_len = 0;
+
+	for (int i = 0; i < count; i++) {
+		/* 0 when no event is waiting yet: the fetch below then blocks. */
+		int urb_len = ioctl(fd, MON_IOCQ_URB_LEN);
+		if (urb_len < 0)
+			die("MON_IOCQ_URB_LEN");
+		uint32_t len_cap;
+		switch (i % 3) {
+		case 0: {
+			struct mon_bin_get get = { &hdr, data, sizeof(data) };
+			if (ioctl(fd, MON_IOCX_GETX, &get) < 0)
+				die("MON_IOCX_GETX");
+			len_cap = hdr.len_cap;
+			n_getx++;
+			break;
+		}
+		case 1: {
+			memset(&hdr, 0, sizeof(hdr));
+			struct mon_bin_get get = { &hdr, small, sizeof(small) };
+			if (ioctl(fd, MON_IOCX_GET, &get) < 0)
+				die("MON_IOCX_GET");
+			len_cap = hdr.len_cap;
+			n_get++;
+			break;
+		}
+		default: {
+			ssize_t got = read(fd, readbuf, sizeof(readbuf));
+			if (got < 48)
+				die("read");
+			memcpy(&len_cap, readbuf + 36, 4);
+			n_read++;
+			break;
+		}
+		}
+		if (urb_len > 0 && (uint32_t)urb_len != len_cap)
+			bad_len++;
+	}
+
+	struct mon_bin_stats st;
+	if (ioctl(fd, MON_IOCG_STATS, &st) < 0)
+		die("MON_IOCG_STATS");
+	close(fd);
+	printf("usbmon_client: fetched %d events (getx=%d get=%d read=%d) ring=%d dropped=%u bad_urb_len=%d\n",
+	       n_getx + n_get + n_read, n_getx, n_get, n_read, ring, st.dropped, bad_len);
+	return 0;
+}
