@@ -33,6 +33,12 @@ Examples:
                                      follow children, write the trace to a file
   rtrace -p 1234 -p 1240             attach to running processes (Ctrl-C detaches)
   rtrace -N -v cat /etc/hostname     name every parameter, print longer strings
+  rtrace -f -e trace=ioctl dumpcap -i usbmon1
+                                     only the ioctls, each fetched USB event decoded
+  rtrace -f --filter 'request ~ MON_IOCX_* && result == 0' tcpdump -i usbmon0
+                                     the kernel's event-filter language
+  rtrace -c -f make                  count calls, errors and time per call
+  rtrace --explain-ioctl 0xc0109207  what an ioctl request code means
 
 Output: one line per call, `name(params) = result`; `-1 [ENOENT]` for errors;
 `** SIGNAL **` where a signal arrived; with several processes each line starts
