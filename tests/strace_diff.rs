@@ -766,3 +766,19 @@ fn parsers_read_both_grammars() {
         assert!(!what.is_empty() && why.len() > 40);
     }
 }
+
+/// The process, signal, time, polling and network fixtures: call for call
+/// the same names and results as strace.
+#[test]
+fn fixtures_process_signal_time_poll_net() {
+    for name in [
+        "calls_proc",
+        "calls_sig",
+        "calls_time",
+        "calls_poll",
+        "calls_net",
+    ] {
+        let bin = fixture(name);
+        check(name, &|_| vec![bin.display().to_string()]);
+    }
+}
