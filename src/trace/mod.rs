@@ -816,7 +816,9 @@ impl Engine {
         proc.fds = Rc::new(RefCell::new(table));
         proc.suspended.clear();
         proc.mem = Memory::new(Pid::from_raw(pid));
-        proc.skip_exec_exit = true;
+        // execve's exit stop follows the exec event, unless the process is
+        // resumed with PTRACE_CONT (under the fast path), which reports none.
+        proc.skip_exec_exit = !proc.seccomp;
         let quiet = std::mem::take(&mut proc.quiet_exec);
         let name = proc.name.clone();
         if let Some(mut call) = proc.call.take() {
