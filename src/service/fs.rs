@@ -625,6 +625,7 @@ pub const TRACKED: &[&str] = &[
 /// printed or not: bookkeeping is not printing.
 pub fn track(
     name: &str,
+    arch: Arch,
     args: &[u64; 6],
     data: &CallData,
     rval: i64,
@@ -657,8 +658,23 @@ pub fn track(
             }
         }
         "close" => fds.remove(args[0] as i32),
+        // i386's old mmap takes its six arguments in a struct.
+        "mmap" if arch == Arch::I386 => {
+            let mut raw = [0u8; 24];
+            if mem.read_exact(args[0], &mut raw) {
+                let word = |i: usize| u32::from_le_bytes(raw[i * 4..i * 4 + 4].try_into().unwrap());
+                if (word(4) as i32) >= 0 && word(3) & 0x20 == 0 {
+                    fds.mapped(word(4) as i32, rval as u32 as u64, word(1) as u64);
+                }
+            }
+        }
         "mmap" | "mmap2" if args[4] as i32 >= 0 && args[3] & 0x20 == 0 => {
-            fds.mapped(args[4] as i32, rval as u64, args[1]);
+            let addr = if arch == Arch::I386 {
+                rval as u32 as u64
+            } else {
+                rval as u64
+            };
+            fds.mapped(args[4] as i32, addr, args[1]);
         }
         "munmap" => fds.unmapped(args[0], args[1]),
         "ioctl" if matches!(args[1] as u32, user_events::DIAG_IOCSREG | 0xC004_2A00) => {
@@ -758,7 +774,15 @@ mod tests {
         let (r, w) = std::io::pipe().unwrap();
         let pair = [r.as_raw_fd(), w.as_raw_fd()];
         let args = [pair.as_ptr() as u64, O_CLOEXEC, 0, 0, 0, 0];
-        track("pipe2", &args, &CallData::None, 0, &mut fds, &mut mem);
+        track(
+            "pipe2",
+            Arch::X86_64,
+            &args,
+            &CallData::None,
+            0,
+            &mut fds,
+            &mut mem,
+        );
         for fd in pair {
             let info = fds.get(fd).unwrap();
             assert!(info.path.starts_with("pipe:["), "{}", info.path);
@@ -767,6 +791,7 @@ mod tests {
         // A closed number is forgotten; dup3 copies with its own flag.
         track(
             "close",
+            Arch::X86_64,
             &[pair[1] as u64, 0, 0, 0, 0, 0],
             &CallData::None,
             0,
@@ -774,7 +799,15 @@ mod tests {
             &mut mem,
         );
         let args = [pair[0] as u64, 99, 0, 0, 0, 0];
-        track("dup3", &args, &CallData::None, 99, &mut fds, &mut mem);
+        track(
+            "dup3",
+            Arch::X86_64,
+            &args,
+            &CallData::None,
+            99,
+            &mut fds,
+            &mut mem,
+        );
         let copy = fds.get(99).unwrap();
         assert!(copy.path.starts_with("pipe:[") && !copy.cloexec);
     }
@@ -786,7 +819,15 @@ mod tests {
         let fd = file.as_raw_fd();
         let data = CallData::Path("Cargo.toml".into());
         let args = [0, 0, 0, 0, 0, 0];
-        track("open", &args, &data, fd as i64, &mut fds, &mut mem);
+        track(
+            "open",
+            Arch::X86_64,
+            &args,
+            &data,
+            fd as i64,
+            &mut fds,
+            &mut mem,
+        );
         let info = fds.get(fd).unwrap();
         assert!(
             info.path.starts_with('/') && info.path.ends_with("/Cargo.toml"),
@@ -794,7 +835,15 @@ mod tests {
             info.path
         );
         let data = CallData::Path("/dev/usbmon0".into());
-        track("open", &args, &data, fd as i64, &mut fds, &mut mem);
+        track(
+            "open",
+            Arch::X86_64,
+            &args,
+            &data,
+            fd as i64,
+            &mut fds,
+            &mut mem,
+        );
         assert_eq!(fds.get(fd).unwrap().kind, FdKind::Usbmon);
     }
 }

@@ -185,6 +185,7 @@ impl Engine {
             let mut fds = proc.fds.borrow_mut();
             service::fs::track(
                 &call.name,
+                call.arch,
                 &call.args,
                 &call.data,
                 rval,
