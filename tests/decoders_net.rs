@@ -5,12 +5,7 @@
 
 mod common;
 
-use common::{fixture, trace};
-
-/// A fixture's command name (it is on the traced command's PATH).
-fn name(bin: &std::path::Path) -> &str {
-    bin.file_name().unwrap().to_str().unwrap()
-}
+use common::{fixture, name, trace};
 
 /// The port in the first `htons(N)` of the line starting with `prefix`.
 fn port_in(lines: &[String], prefix: &str) -> String {

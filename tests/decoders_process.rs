@@ -6,12 +6,7 @@
 
 mod common;
 
-use common::{fixture, trace};
-
-/// A fixture's command name (it is on the traced command's PATH).
-fn name(bin: &std::path::Path) -> &str {
-    bin.file_name().unwrap().to_str().unwrap()
-}
+use common::{fixture, name, trace};
 
 /// Whether `line` matches `pattern`, where `#` matches one or more digits
 /// and `*` any text.

@@ -4,18 +4,9 @@
 
 mod common;
 
-use common::{fixture, rtrace, trace};
+use common::{fixture, name, rtrace, s, trace};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::ExitStatusExt;
-
-/// A fixture's command name (it is on the traced command's PATH).
-fn name(bin: &std::path::Path) -> &str {
-    bin.file_name().unwrap().to_str().unwrap()
-}
-
-fn s(v: &[&str]) -> Vec<String> {
-    v.iter().map(|l| l.to_string()).collect()
-}
 
 #[test]
 fn call_shapes_escapes_faults_and_exit_code() {

@@ -3,12 +3,8 @@
 
 mod common;
 
-use common::{fixture, trace};
+use common::{fixture, name, trace};
 use serde_json::Value;
-
-fn name(bin: &std::path::Path) -> &str {
-    bin.file_name().unwrap().to_str().unwrap()
-}
 
 /// Parse every line; check each round-trips through serde_json unchanged.
 fn objects(text: &str) -> Vec<Value> {

@@ -5,20 +5,11 @@
 
 mod common;
 
-use common::{fixture, fixture_dir, normalise, rtrace, trace};
+use common::{fixture, fixture_dir, name, normalise, rtrace, s, trace};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
-
-/// A fixture's command name (it is on the traced command's PATH).
-fn name(bin: &Path) -> &str {
-    bin.file_name().unwrap().to_str().unwrap()
-}
-
-fn s(v: &[&str]) -> Vec<String> {
-    v.iter().map(|l| l.to_string()).collect()
-}
 
 /// A fresh file name in the test scratch directory.
 fn scratch(tag: &str) -> PathBuf {

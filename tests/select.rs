@@ -4,15 +4,7 @@
 
 mod common;
 
-use common::{fixture, rtrace, trace};
-
-fn name(bin: &std::path::Path) -> &str {
-    bin.file_name().unwrap().to_str().unwrap()
-}
-
-fn s(v: &[&str]) -> Vec<String> {
-    v.iter().map(|l| l.to_string()).collect()
-}
+use common::{fixture, name, rtrace, s, trace};
 
 const WRITES: &[&str] = &[
     "write(-1, \"BEGIN\", 5) = -1 [EBADF]",

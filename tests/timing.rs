@@ -2,11 +2,7 @@
 
 mod common;
 
-use common::{fixture, trace};
-
-fn name(bin: &std::path::Path) -> &str {
-    bin.file_name().unwrap().to_str().unwrap()
-}
+use common::{fixture, name, trace};
 
 /// Split `SECONDS.MICROS REST` into the number and the rest.
 fn stamp(line: &str) -> (f64, &str) {

@@ -6,16 +6,7 @@
 
 mod common;
 
-use common::{fixture, rtrace, trace};
-
-/// A fixture's command name (it is on the traced command's PATH).
-fn name(bin: &std::path::Path) -> &str {
-    bin.file_name().unwrap().to_str().unwrap()
-}
-
-fn s(v: &[&str]) -> Vec<String> {
-    v.iter().map(|l| l.to_string()).collect()
-}
+use common::{fixture, name, rtrace, s, trace};
 
 #[test]
 fn requests_on_dev_null_show_what_the_program_passes() {

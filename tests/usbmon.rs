@@ -6,11 +6,7 @@
 
 mod common;
 
-use common::{Emulator, fixture, trace_env};
-
-fn s(v: &[&str]) -> Vec<String> {
-    v.iter().map(|l| l.to_string()).collect()
-}
+use common::{Emulator, fixture, s, trace_env};
 
 fn pcap() -> String {
     concat!(

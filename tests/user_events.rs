@@ -6,11 +6,7 @@
 
 mod common;
 
-use common::{Emulator, fixture, trace, trace_env};
-
-fn s(v: &[&str]) -> Vec<String> {
-    v.iter().map(|l| l.to_string()).collect()
-}
+use common::{Emulator, fixture, s, trace, trace_env};
 
 const REG_PROBE: &str = "ioctl(3, DIAG_IOCSREG, {size=28, enable_bit=31, enable_size=4, flags=0, enable_addr=&ADDR, name_args=\"rtrace_probe u32 count;char[8] tag\"})";
 

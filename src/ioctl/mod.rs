@@ -58,6 +58,16 @@ pub struct Field {
     pub size: usize,
 }
 
+/// A table entry for a [`Field`]: `field("nfetch", "u32", 8, 4)`.
+pub const fn field(name: &'static str, ty: &'static str, offset: usize, size: usize) -> Field {
+    Field {
+        name,
+        ty,
+        offset,
+        size,
+    }
+}
+
 /// The layout of an argument struct.
 #[derive(Debug)]
 pub struct Layout {

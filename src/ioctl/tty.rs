@@ -3,17 +3,8 @@
 //! These codes predate `_IOC` and carry no direction bits.
 
 use super::raw::{u8_at, u16_at, u32_at};
-use super::{Arg, Field, IF_IN, IF_OUT, IoctlGroup, Layout, Request};
+use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request, field};
 use crate::format::{FlagDef, Naming, Printer, flag};
-
-const fn field(name: &'static str, ty: &'static str, offset: usize, size: usize) -> Field {
-    Field {
-        name,
-        ty,
-        offset,
-        size,
-    }
-}
 
 /// `struct termios` as the kernel's TCGETS uses it (36 bytes).
 pub static TERMIOS: Layout = Layout {

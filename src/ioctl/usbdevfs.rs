@@ -25,18 +25,9 @@
 //! - USBDEVFS_IOCTL with the inner code USBDEVFS_HUB_PORTINFO: the port table.
 
 use super::raw::{i32_at, u8_at, u16_at, u32_at, u64_at};
-use super::{Arg, Field, IF_IN, IF_OUT, IoctlCall, IoctlGroup, Layout, Request};
+use super::{Arg, IF_IN, IF_OUT, IoctlCall, IoctlGroup, Layout, Request, field};
 use crate::format::{FlagDef, Naming, Printer, flag, flags_text, quote};
 use crate::service::signal::{put_signal, signal_name};
-
-const fn field(name: &'static str, ty: &'static str, offset: usize, size: usize) -> Field {
-    Field {
-        name,
-        ty,
-        offset,
-        size,
-    }
-}
 
 /// `struct usbdevfs_ctrltransfer`
 pub static CTRLTRANSFER: Layout = Layout {

@@ -12,7 +12,7 @@
 use std::fmt::Write as _;
 
 use super::raw::{i32_at, i64_at, u8_at, u16_at, u32_at, u64_at};
-use super::{Arg, Field, IF_IN, IF_OUT, IoctlCall, IoctlGroup, Layout, Request};
+use super::{Arg, IF_IN, IF_OUT, IoctlCall, IoctlGroup, Layout, Request, field};
 use crate::format::{Naming, Printer};
 
 /// Bytes of the header MON_IOCX_GET and read(2) deliver.
@@ -27,15 +27,6 @@ const TEXT_ISODESC_MAX: usize = 5;
 const ISODESC_LEN: usize = 16;
 /// Offsets printed in an MFETCH `offvec` before `..` (without -v).
 const OFFVEC_SHOWN: usize = 32;
-
-const fn field(name: &'static str, ty: &'static str, offset: usize, size: usize) -> Field {
-    Field {
-        name,
-        ty,
-        offset,
-        size,
-    }
-}
 
 /// `struct mon_bin_stats`
 pub static STATS: Layout = Layout {

@@ -12,19 +12,10 @@
 use std::fmt::Write as _;
 
 use super::raw::{i16_at, i32_at, i64_at, u8_at, u16_at, u32_at, u64_at};
-use super::{Arg, Field, IF_IN, IF_OUT, IoctlGroup, Layout, Request};
+use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request, field};
 use crate::fdtable::FdTable;
 use crate::format::{FlagDef, Naming, Printer, flag, quote};
 use crate::kernel::Memory;
-
-const fn field(name: &'static str, ty: &'static str, offset: usize, size: usize) -> Field {
-    Field {
-        name,
-        ty,
-        offset,
-        size,
-    }
-}
 
 /// `struct user_reg`, current layout (packed).
 pub static USER_REG: Layout = Layout {

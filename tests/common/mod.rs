@@ -8,6 +8,16 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Mutex;
 
+/// A fixture binary's command name (fixtures are on the traced PATH).
+pub fn name(bin: &Path) -> &str {
+    bin.file_name().unwrap().to_str().unwrap()
+}
+
+/// Expected lines as owned strings, for comparing with normalised output.
+pub fn s(v: &[&str]) -> Vec<String> {
+    v.iter().map(|l| l.to_string()).collect()
+}
+
 /// The rtrace binary under test.
 pub fn rtrace() -> Command {
     Command::new(env!("CARGO_BIN_EXE_rtrace"))
