@@ -318,7 +318,9 @@ pub fn pread_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
 }
 
 fn read_buf_count(p: &mut Printer, c: &CallCtx, failed: bool) {
-    if failed {
+    // A usbmon read delivers a binary event header: its bytes as a string
+    // help nobody, the decoded event after the result does.
+    if failed || (c.result >= 48 && is_usbmon(c)) {
         p.ptr("buf", c.args[1]);
     } else {
         p.buf("buf", c.args[1], c.result as u64);
@@ -326,12 +328,13 @@ fn read_buf_count(p: &mut Printer, c: &CallCtx, failed: bool) {
     p.uint("count", c.args[2]);
 }
 
+/// Whether the call's fd (its first argument) is a usbmon device.
+fn is_usbmon(c: &CallCtx) -> bool {
+    c.fds.kind(c.int(0) as i32) == FdKind::Usbmon
+}
+
 fn usbmon_read(p: &mut Printer, c: &CallCtx, failed: bool) {
-    if !failed
-        && c.fds
-            .get(c.int(0) as i32)
-            .is_some_and(|info| info.kind == FdKind::Usbmon)
-    {
+    if !failed && is_usbmon(c) {
         crate::ioctl::usbmon::fetched_by_read(p, c.args[1], c.result as u64);
     }
 }
