@@ -81,8 +81,12 @@ fn processes_signals_and_not_done_calls() {
     let run = trace(&["--json", "-f"], &[name(&bin)]);
     let objs = objects(&run.trace);
     let parent = objs[0]["pid"].as_i64().unwrap();
-    let fork = calls(&objs, "fork")[0];
+    let forks = calls(&objs, "fork");
+    let fork = forks.iter().find(|f| f["pid"] == parent).unwrap();
     let child = fork["result"].as_i64().unwrap();
+    // The child's half of the call: fork() = 0 in the child.
+    let in_child = forks.iter().find(|f| f["pid"] == child).unwrap();
+    assert_eq!(in_child["result"], 0);
     assert!(
         objs.iter()
             .any(|o| o["type"] == "start" && o["pid"] == child)

@@ -757,7 +757,28 @@ impl Engine {
         let name = proc.name.clone();
         let call = proc.call.take();
         self.report(pid, Report::Tracing(name));
-        if let Some(call) = call.filter(|c| c.show == Show::Live && !self.fmt.json) {
+        if self.fmt.json {
+            // The child's half of the call, `fork() = 0`, as an object.
+            if let Some(mut call) = call.filter(|c| c.show != Show::Hidden) {
+                let proc = self.procs.get_mut(&pid).expect("present");
+                let fds = proc.fds.borrow();
+                crate::call::call_leave(
+                    crate::call::Stopped {
+                        out: &mut self.out,
+                        cfg: &self.fmt,
+                        mem: &mut proc.mem,
+                        pid,
+                        tgid: proc.tgid,
+                        fds: &fds,
+                    },
+                    &mut call,
+                    0,
+                    false,
+                    true,
+                    None,
+                );
+            }
+        } else if let Some(call) = call.filter(|c| c.show == Show::Live) {
             call_replay(&mut self.out, pid, &call, false);
             let text = if call.kind == CallType::NotDone {
                 "..) = 0"
