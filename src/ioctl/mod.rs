@@ -510,6 +510,13 @@ pub fn explain(code: u64) -> String {
                 group.name(),
                 arg_text(req)
             );
+            if req.dir_bits_lie && f.dir != 0 {
+                let _ = writeln!(
+                    out,
+                    "  (an old code: its direction bits do not say how the kernel uses it; \
+                     the line above does)"
+                );
+            }
             if let Arg::Struct(layout) | Arg::Custom(layout) = req.arg {
                 let _ = writeln!(out, "  struct {} ({} bytes)", layout.name, layout.size);
                 for field in layout.fields {
