@@ -15,6 +15,10 @@ use smallvec::SmallVec;
 use crate::kernel::{Arch, Memory};
 use crate::output::{Output, Style};
 
+/// The longest string printed, whatever `-s` or `-vv` ask: every byte
+/// shown is first copied out of the tracee.
+pub const MAX_STRING_LIMIT: usize = 16 << 20;
+
 /// User choices that change how values are printed.
 #[derive(Clone, Debug)]
 pub struct FormatConfig {
@@ -444,11 +448,13 @@ impl<'a> Printer<'a> {
         let want = (len as usize).min(limit);
         let mut bytes = vec![0u8; want];
         let got = self.mem.read(addr, &mut bytes);
-        if got < want || (addr == 0 && len > 0) {
+        if (got == 0 && want > 0) || (addr == 0 && len > 0) {
             self.ptr(name, addr);
             return;
         }
-        self.string(name, &bytes, (len as usize) > want);
+        // What could be read, cut where the readable memory ends.
+        bytes.truncate(got);
+        self.string(name, &bytes, (len as usize) > got);
     }
 
     /// Copy a struct of `N` bytes from `addr` and open it as `{`; on a

@@ -285,7 +285,7 @@ impl Memory {
         // string ending just before an unmapped page is still read whole.
         loop {
             let want = (PAGE - at % PAGE) as usize;
-            let want = want.min(max + 1 - out.len());
+            let want = want.min(max.saturating_add(1) - out.len());
             let start = out.len();
             out.resize(start + want, 0);
             let got = self.read(at, &mut out[start..]);

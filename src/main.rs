@@ -68,7 +68,8 @@ struct Cli {
     #[arg(short = 'p', long = "attach", value_name = "PID", value_parser = clap::value_parser!(i32).range(1..))]
     pids: Vec<i32>,
 
-    /// Print at most N bytes of each string (default from -v: 32, 256, all)
+    /// Print at most N bytes of each string (default from -v: 32, 256, all;
+    /// at most 16 MiB)
     #[arg(short = 's', long = "string-limit", value_name = "N")]
     string_limit: Option<usize>,
 
@@ -297,11 +298,14 @@ fn main() -> ExitCode {
         Some(Err(e)) => return fail(&e, 2),
     };
     let _ = cli.wall_clock;
-    let string_limit = cli.string_limit.unwrap_or(match cli.verbose {
-        0 => 32,
-        1 => 256,
-        _ => usize::MAX / 2,
-    });
+    let string_limit = cli
+        .string_limit
+        .unwrap_or(match cli.verbose {
+            0 => 32,
+            1 => 256,
+            _ => usize::MAX,
+        })
+        .min(rtrace_cli::format::MAX_STRING_LIMIT);
     let config = trace::Config {
         command: cli.command,
         attach: cli.pids,

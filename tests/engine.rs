@@ -344,3 +344,63 @@ fn a_call_interrupted_by_nested_handlers_ends_when_the_outer_one_returns() {
         "{lines:#?}"
     );
 }
+
+#[test]
+fn a_call_abandoned_by_longjmp_is_not_mistaken_for_the_next() {
+    let bin = fixture("longjmp_out");
+    let run = trace(&[], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let lines = run.after_marker();
+    for line in [
+        "*read(3, &ADDR, 1) = -1 [ERESTARTSYS]",
+        "*read(3, &ADDR, 2) = -1 [ERESTARTSYS]",
+        "read(3, \"x\", 7) = 1",
+    ] {
+        assert!(
+            lines.contains(&line.to_string()),
+            "missing {line}: {lines:#?}"
+        );
+    }
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.starts_with("read(3, ** SIGALRM ** <..>"))
+            .count(),
+        2,
+        "{lines:#?}"
+    );
+}
+
+#[test]
+fn huge_counts_and_limits_neither_abort_nor_lose_output() {
+    let bin = fixture("shapes");
+    for args in [&["-vv"][..], &["-s", "18446744073709551615"][..]] {
+        let run = trace(args, &[name(&bin)]);
+        assert_eq!(run.code(), Some(3), "{args:?}: {}", run.stderr());
+        let lines = run.after_marker();
+        assert!(
+            lines.contains(&"write(4, &0x1, 10) = -1 [EFAULT]".to_string()),
+            "{lines:#?}"
+        );
+        assert_eq!(lines.last().unwrap(), "Process exited normally with code 3");
+    }
+}
+
+#[test]
+fn counts_beyond_the_mapped_memory_print_what_is_there() {
+    let bin = fixture("bigcount");
+    let run = trace(&["-vv"], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let lines = run.after_marker();
+    assert!(lines[1].starts_with("write(-1, \"hello\\0"), "{}", lines[1]);
+    assert!(
+        lines[1].ends_with("\".., 70368744177664) = -1 [EBADF]"),
+        "{}",
+        lines[1]
+    );
+    assert_eq!(
+        lines[2],
+        "read(-1, &ADDR, 18446744073709551615) = -1 [EBADF]"
+    );
+    assert_eq!(lines[3], "poll(&ADDR, 2147483647, 0) = -1 [EINVAL]");
+}

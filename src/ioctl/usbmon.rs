@@ -27,6 +27,8 @@ const TEXT_ISODESC_MAX: usize = 5;
 const ISODESC_LEN: usize = 16;
 /// Offsets printed in an MFETCH `offvec` before `..` (without -v).
 const OFFVEC_SHOWN: usize = 32;
+/// Events decoded from one MFETCH at most (a count is the tracee's word).
+const MAX_FETCHED: u32 = 1 << 16;
 
 /// `struct mon_bin_stats`
 pub static STATS: Layout = Layout {
@@ -208,7 +210,7 @@ impl IoctlGroup for Usbmon {
 /// The ring offsets MFETCH wrote: `[0, 128, 256]`, or the pointer.
 fn put_offvec(p: &mut Printer, name: &str, addr: u64, count: u32) {
     let shown = if p.config().verbose > 0 {
-        count as usize
+        count.min(MAX_FETCHED) as usize
     } else {
         (count as usize).min(OFFVEC_SHOWN)
     };
@@ -282,6 +284,7 @@ fn fetched_by_mfetch(p: &mut Printer, code: u32, call: &IoctlCall) {
     if count == 0 {
         return;
     }
+    let count = count.min(MAX_FETCHED);
     let known = call.fdinfo.and_then(|info| info.maps.first().copied());
     let Some((base, ring_len)) = known.or_else(|| ring_from_proc(call)) else {
         p.continuation("> (the ring's mapping is unknown: events not decoded)");

@@ -57,9 +57,13 @@ pub fn u64_at(b: &[u8], off: usize) -> u64 {
     uint_at(b, off, 8)
 }
 
+/// The most bytes [`read_vec`] copies: a length the tracee passed can be
+/// anything, and a larger copy prints as its pointer instead.
+pub const MAX_READ: usize = 1 << 20;
+
 /// Read `len` bytes at `addr`, all or nothing.
 pub fn read_vec(p: &mut Printer, addr: u64, len: usize) -> Option<Vec<u8>> {
-    if addr == 0 {
+    if addr == 0 || len > MAX_READ {
         return None;
     }
     let mut v = vec![0u8; len];

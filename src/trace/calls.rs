@@ -89,17 +89,22 @@ impl Engine {
             proc.life = Life::Running;
         }
         if let Some(top) = proc.suspended.last() {
-            let restart = name == "restart_syscall" || top.call.nr == nr;
-            if restart && top.call.arch == arch && top.call.ip == ip && top.call.sp == sp {
+            // A restart re-runs the same instruction with the same stack and
+            // registers (restart_syscall carries its own arguments).
+            let same_site = top.call.arch == arch && top.call.ip == ip && top.call.sp == sp;
+            let restart = name == "restart_syscall" || (top.call.nr == nr && top.call.args == args);
+            if restart && same_site {
                 // The kernel restarts the interrupted call: it continues.
                 let s = proc.suspended.pop().expect("checked above");
                 self.out.restore_record(pid, s.record);
                 proc.call = Some(s.call);
                 return;
             }
-            if !proc.signal_seen {
+            if !proc.signal_seen || same_site {
                 // No signal came to turn the ERESTART* into a restart or
-                // an error: show what the kernel returned.
+                // an error, or the same call site runs again with other
+                // arguments (a handler left by longjmp and abandoned the
+                // call): show what the kernel returned.
                 let s = proc.suspended.pop().expect("checked above");
                 self.out.restore_record(pid, s.record);
                 let mut call = s.call;

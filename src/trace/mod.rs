@@ -272,6 +272,8 @@ struct Engine {
     orphans: HashMap<i32, i32>,
     main_pid: Option<i32>,
     main_exit: Option<Exit>,
+    /// Started processes run under the seccomp fast path.
+    seccomp: bool,
     interrupts_seen: u32,
 }
 
@@ -318,6 +320,7 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
         orphans: HashMap::new(),
         main_pid: None,
         main_exit: None,
+        seccomp,
         interrupts_seen: 0,
     };
     install_signal_handlers();
@@ -552,13 +555,22 @@ impl Engine {
         }
         let Some(proc) = self.procs.get(&pid) else {
             // A child announced before its parent's fork event: keep its
-            // stop until the event says whose it is.
+            // stop until the event says whose it is (or start it now if no
+            // traced parent is in a call that could announce it).
             self.orphans.insert(pid, status);
+            self.adopt_orphans();
             return;
         };
         let sig = libc::WSTOPSIG(status);
         let event = (status >> 16) & 0xff;
         if proc.detaching {
+            if matches!(
+                event,
+                libc::PTRACE_EVENT_FORK | libc::PTRACE_EVENT_VFORK | libc::PTRACE_EVENT_CLONE
+            ) {
+                // The new child is already ours: let it go too.
+                self.detach_unborn(pid);
+            }
             let deliver = if event == 0 && sig != (libc::SIGTRAP | 0x80) {
                 sig
             } else {
@@ -652,12 +664,80 @@ impl Engine {
             }
         }
         self.set_count();
+        self.adopt_orphans();
+    }
+
+    /// Detach the child a detaching process's fork event announced, once
+    /// its first stop is in (it stops before running any code of its own).
+    fn detach_unborn(&mut self, parent: i32) {
+        let Some(child) = kernel::event_msg(Pid::from_raw(parent)) else {
+            return;
+        };
+        if self.procs.contains_key(&child) {
+            return;
+        }
+        if self.orphans.remove(&child).is_none() {
+            loop {
+                match wait(child, 0) {
+                    None => continue,
+                    Some(Ok((_, status))) if libc::WIFSTOPPED(status) => break,
+                    // It is gone already: nothing to let go of.
+                    _ => return,
+                }
+            }
+        }
+        self.resume(child, libc::PTRACE_DETACH, 0);
+    }
+
+    /// Start the parked first stops of children whose parent can no longer
+    /// announce them: a process killed inside fork() reports no fork event.
+    fn adopt_orphans(&mut self) {
+        let waiting: Vec<(i32, i32)> = self.orphans.iter().map(|(&p, &s)| (p, s)).collect();
+        for (pid, status) in waiting {
+            let (ppid, tgid) = parent_ids(pid);
+            let announcer_left = |p: Option<i32>| {
+                p.is_none_or(|p| {
+                    p == pid
+                        || self
+                            .procs
+                            .get(&p)
+                            .is_none_or(|proc| proc.call.is_none() && proc.suspended.is_empty())
+                })
+            };
+            if !announcer_left(ppid) || (tgid != Some(pid) && !announcer_left(tgid)) {
+                continue;
+            }
+            self.orphans.remove(&pid);
+            let name =
+                kernel::process_name(Pid::from_raw(pid)).unwrap_or_else(|| "<unknown>".into());
+            let mut table = crate::fdtable::FdTable::new(pid);
+            table.proc_only = self.seccomp;
+            let mut proc = Proc::new(
+                pid,
+                name,
+                false,
+                Life::Newborn {
+                    ready: true,
+                    stashed: None,
+                },
+                Rc::new(RefCell::new(table)),
+            );
+            proc.seccomp = self.seccomp;
+            proc.tgid = tgid.unwrap_or(pid);
+            self.procs.insert(pid, proc);
+            self.set_count();
+            self.child_start(pid, status);
+        }
     }
 
     fn fork_event(&mut self, pid: i32, event: i32) {
         let Some(child) = kernel::event_msg(Pid::from_raw(pid)) else {
             return;
         };
+        if self.procs.contains_key(&child) {
+            // Its first stop came first and it was started already.
+            return;
+        }
         let Some(parent) = self.procs.get_mut(&pid) else {
             return;
         };
@@ -922,6 +1002,20 @@ pub(crate) fn signal_json(sig: i32) -> serde_json::Value {
         Some(name) => serde_json::json!({ "name": name, "number": sig }),
         None => serde_json::json!({ "number": sig }),
     }
+}
+
+/// A task's parent pid and thread group id, from /proc/PID/status.
+fn parent_ids(pid: i32) -> (Option<i32>, Option<i32>) {
+    let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
+        return (None, None);
+    };
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().parse().ok())
+    };
+    (field("PPid:"), field("Tgid:"))
 }
 
 /// Whether a stop signal puts the tracee in a group-stop.

@@ -49,6 +49,14 @@ pub(super) fn options(follow: bool, started: bool, seccomp: bool) -> libc::c_int
     opts
 }
 
+/// Whether task `tid` is a zombie.
+fn is_zombie(tid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{tid}/stat"))
+        .ok()
+        .and_then(|s| s.rsplit(") ").next().map(|rest| rest.starts_with('Z')))
+        .unwrap_or(false)
+}
+
 fn environ() -> *const *const libc::c_char {
     unsafe extern "C" {
         static environ: *const *const libc::c_char;
@@ -217,6 +225,11 @@ impl Engine {
                 Ok(()) => {}
                 // A thread that exited meanwhile is no failure.
                 Err(e) if e.raw_os_error() == Some(libc::ESRCH) && tid != pid => continue,
+                // A leader that has exited while its threads run is a
+                // zombie that cannot be traced: trace the threads.
+                Err(e) if tid == pid && e.raw_os_error() == Some(libc::EPERM) && is_zombie(tid) => {
+                    continue;
+                }
                 Err(e) => {
                     return Err(Error::new(
                         format!("cannot attach to pid {pid}: {}", io_message(&e)),
