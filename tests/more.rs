@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{fixture, fixture_dir, name, normalise, rtrace, s, trace};
+use common::{FORK_WAIT, fixture, fixture_dir, name, normalise, rtrace, s, trace};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -272,20 +272,6 @@ fn hms_micros(line: &str) -> Option<u64> {
     }
     Some(u64::from(secs) * 1_000_000 + line[9..15].parse::<u64>().ok()?)
 }
-
-const FORK_WAIT: &[&str] = &[
-    "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
-    "fork() = PID2",
-    "PID2| Tracing fork_wait (pid PID2)",
-    "PID2| fork() = 0",
-    "PID1| wait4(-1, <..>",
-    "PID2| exit_group(7)",
-    "PID2| Process exited normally with code 7",
-    "PID1'*wait4(-1, W_EXITED(7), 0, NULL) = PID2",
-    "** SIGCHLD **",
-    "exit_group(0)",
-    "Process exited normally with code 0",
-];
 
 #[test]
 fn timestamps_start_every_line() {

@@ -61,6 +61,25 @@ pub fn u64_at(b: &[u8], off: usize) -> u64 {
 /// anything, and a larger copy prints as its pointer instead.
 pub const MAX_READ: usize = 1 << 20;
 
+/// The tail of a leave printer whose last parameter is an out parameter:
+/// `put` prints it (its pointer if the call failed), then `= result`.
+pub fn out_param_in(
+    p: &mut Printer,
+    c: &CallCtx,
+    failed: bool,
+    name: &str,
+    addr: u64,
+    put: impl FnOnce(&mut Printer, &str, u64),
+) {
+    if failed {
+        p.ptr(name, addr);
+    } else {
+        put(p, name, addr);
+    }
+    p.equals();
+    p.result(c.result);
+}
+
 /// Read `len` bytes at `addr`, all or nothing.
 pub fn read_vec(p: &mut Printer, addr: u64, len: usize) -> Option<Vec<u8>> {
     if addr == 0 || len > MAX_READ {

@@ -6,6 +6,7 @@ use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
 use crate::format::{FlagDef, Naming, Printer, flag};
 use crate::service::h;
+use crate::service::raw::out_param_in;
 use crate::service::raw::{
     Member, entered_done, i32_at, int_at, lookup, open_struct_dyn, put_named, put_set, read_vec,
     u16_at, u32_at, uint_at, word_size,
@@ -152,13 +153,7 @@ pub fn getrusage_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 
 /// Leave half of getrusage.
 pub fn getrusage_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
-    if failed {
-        p.ptr("usage", c.args[1]);
-    } else {
-        put_rusage(p, "usage", c.args[1]);
-    }
-    p.equals();
-    p.result(c.result);
+    out_param_in(p, c, failed, "usage", c.args[1], put_rusage);
 }
 
 /// `PRIO_*` from `<linux/resource.h>`.
@@ -245,13 +240,7 @@ pub fn sched_getparam_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 
 /// Leave half of sched_getparam.
 pub fn sched_getparam_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
-    if failed {
-        p.ptr("param", c.args[1]);
-    } else {
-        put_sched_param(p, "param", c.args[1]);
-    }
-    p.equals();
-    p.result(c.result);
+    out_param_in(p, c, failed, "param", c.args[1], put_sched_param);
 }
 
 /// `sched_get_priority_max(policy)`, `sched_get_priority_min(policy)`

@@ -12,6 +12,7 @@ use crate::format::{FlagDef, Printer, flag};
 use crate::kernel::Arch;
 use crate::service::generic::put_fd;
 use crate::service::h;
+use crate::service::raw::out_param_in;
 use crate::service::raw::{
     Member, entered_done, i32_at, int_at, lookup, open_struct_dyn, put_named, put_set, read_vec,
     set_text, u32_at, uint_at, word_size,
@@ -381,13 +382,7 @@ pub fn sigaltstack_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     if entered_done(p, c) {
         return;
     }
-    if failed {
-        p.ptr("old_ss", c.args[1]);
-    } else {
-        put_stack(p, "old_ss", c.args[1]);
-    }
-    p.equals();
-    p.result(c.result);
+    out_param_in(p, c, failed, "old_ss", c.args[1], put_stack);
 }
 
 /// `SFD_*` from `<linux/signalfd.h>` (the `O_*` values).

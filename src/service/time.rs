@@ -7,6 +7,7 @@ use crate::format::{FlagDef, Naming, Printer, flag};
 use crate::kernel::Arch;
 use crate::service::generic::put_fd;
 use crate::service::h;
+use crate::service::raw::out_param_in;
 use crate::service::raw::{
     entered_done, i32_at, int_at, open_struct_dyn, put_int_ptr, put_named, read_vec, time_size,
     uint_at, word_size,
@@ -246,13 +247,7 @@ pub fn timer_create_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 
 /// Leave half of timer_create.
 pub fn timer_create_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
-    if failed {
-        p.ptr("timerid", c.args[2]);
-    } else {
-        put_int_ptr(p, "timerid", c.args[2]);
-    }
-    p.equals();
-    p.result(c.result);
+    out_param_in(p, c, failed, "timerid", c.args[2], put_int_ptr);
 }
 
 /// `timer_settime(timerid, flags, new_value, old_value)`,
@@ -353,13 +348,7 @@ pub fn getitimer_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 
 /// Leave half of getitimer.
 pub fn getitimer_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
-    if failed {
-        p.ptr("curr_value", c.args[1]);
-    } else {
-        put_itimerval(p, "curr_value", c.args[1]);
-    }
-    p.equals();
-    p.result(c.result);
+    out_param_in(p, c, failed, "curr_value", c.args[1], put_itimerval);
 }
 
 /// `setitimer(which, new_value, old_value)`: the old value at leave.
@@ -378,13 +367,7 @@ pub fn setitimer_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     if entered_done(p, c) {
         return;
     }
-    if failed {
-        p.ptr("old_value", c.args[2]);
-    } else {
-        put_itimerval(p, "old_value", c.args[2]);
-    }
-    p.equals();
-    p.result(c.result);
+    out_param_in(p, c, failed, "old_value", c.args[2], put_itimerval);
 }
 
 /// This area's handlers (see `service::h`).

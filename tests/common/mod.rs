@@ -18,6 +18,21 @@ pub fn s(v: &[&str]) -> Vec<String> {
     v.iter().map(|l| l.to_string()).collect()
 }
 
+/// The trace of the fork_wait fixture with -f, from its marker on.
+pub const FORK_WAIT: &[&str] = &[
+    "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+    "fork() = PID2",
+    "PID2| Tracing fork_wait (pid PID2)",
+    "PID2| fork() = 0",
+    "PID1| wait4(-1, <..>",
+    "PID2| exit_group(7)",
+    "PID2| Process exited normally with code 7",
+    "PID1'*wait4(-1, W_EXITED(7), 0, NULL) = PID2",
+    "** SIGCHLD **",
+    "exit_group(0)",
+    "Process exited normally with code 0",
+];
+
 /// The rtrace binary under test.
 pub fn rtrace() -> Command {
     Command::new(env!("CARGO_BIN_EXE_rtrace"))
