@@ -348,6 +348,60 @@ fn selected_calls_interrupted_by_handlers_under_the_fast_path() {
 }
 
 #[test]
+fn interrupted_calls_are_followed_without_stopping_on_every_handler() {
+    // The filter does not stop rt_sigreturn or restart_syscall: the engine
+    // steps the thread of a suspended call instead. The output must be the
+    // same as when every call stops.
+    let cases: [(&str, &str, &[&str]); 3] = [
+        (
+            "sleep_restart",
+            "trace=nanosleep",
+            &[
+                "nanosleep({tv_sec=2, tv_nsec=0}, &ADDR) = ** SIGWINCH ** ** SIGUSR1 ** -1 [EINTR]",
+                "Process exited normally with code 0",
+            ],
+        ),
+        (
+            "nested_signals",
+            "trace=read",
+            &[
+                "read(3, ** SIGALRM ** ** SIGUSR1 ** &ADDR, 1) = -1 [EINTR]",
+                "Process exited normally with code 0",
+            ],
+        ),
+        (
+            "longjmp_out",
+            "trace=read",
+            &[
+                "read(3, ** SIGALRM ** &ADDR, 1) = -1 [ERESTARTSYS]",
+                "read(3, ** SIGALRM ** &ADDR, 2) = -1 [ERESTARTSYS]",
+                "read(3, \"x\", 7) = 1",
+                "Process exited normally with code 0",
+            ],
+        ),
+    ];
+    for (fixture_name, set, tail) in cases {
+        let bin = fixture(fixture_name);
+        for mode in ["--seccomp-bpf", "--no-seccomp-bpf"] {
+            // The fixtures' own stdout (handler writes) stays out of the trace.
+            let run = trace(&["-e", set, mode], &[name(&bin)]);
+            assert_eq!(
+                run.code(),
+                Some(0),
+                "{fixture_name} {mode}: {}",
+                run.stderr()
+            );
+            let lines = run.lines();
+            assert_eq!(
+                lines[lines.len() - tail.len()..],
+                s(tail),
+                "{fixture_name} {mode}: {lines:#?}"
+            );
+        }
+    }
+}
+
+#[test]
 fn children_start_when_their_fork_is_not_traced() {
     // Under the fast path fork itself never stops: the child must not wait
     // for its parent's fork line.

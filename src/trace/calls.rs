@@ -334,21 +334,19 @@ impl Engine {
         let Some(proc) = self.procs.get_mut(&pid) else {
             return;
         };
-        if proc.life == Life::Starting || !self.select.signals.contains(sig) {
-            self.resume_tracee(pid, sig);
-            return;
+        if !proc.suspended.is_empty() {
+            // Printed or not, the signal decides the suspended call's fate.
+            proc.signal_seen = true;
         }
-        if self.summary == Summary::Only {
+        if proc.life == Life::Starting
+            || !self.select.signals.contains(sig)
+            || self.summary == Summary::Only
+        {
             self.resume_tracee(pid, sig);
             return;
         }
         if self.fmt.json {
-            let tgid = self.procs.get(&pid).map_or(pid, |p| p.tgid);
-            if let Some(p) = self.procs.get_mut(&pid)
-                && !p.suspended.is_empty()
-            {
-                p.signal_seen = true;
-            }
+            let tgid = proc.tgid;
             let obj = serde_json::json!({
                 "schema": crate::call::JSON_SCHEMA,
                 "type": "signal",
@@ -369,14 +367,12 @@ impl Engine {
         match proc.suspended.last().filter(|top| !top.handler_ran) {
             Some(top) if top.call.show == Show::Live => {
                 // At the split of the interrupted call.
-                proc.signal_seen = true;
                 self.out.restore_record(pid, top.record.clone());
                 call_replay(&mut self.out, pid, &top.call, true);
                 self.out.text(Some(pid), &text, Style::Signal);
             }
             Some(top) if top.call.show == Show::Deferred => {
                 // Into the held-back call's text, shown if the call is.
-                proc.signal_seen = true;
                 let record = top.record.clone();
                 self.out.restore_record(pid, record);
                 self.out.text(Some(pid), &text, Style::Signal);
@@ -387,10 +383,7 @@ impl Engine {
                 }
                 self.out.restore_record(pid, updated);
             }
-            top => {
-                if top.is_some() {
-                    proc.signal_seen = true;
-                }
+            _ => {
                 self.out.record_replay(pid, false);
                 self.out.text(Some(pid), &text, Style::Signal);
             }

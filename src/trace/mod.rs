@@ -237,10 +237,12 @@ impl Proc {
     }
 
     /// How to resume this process from a stop: between calls under the
-    /// seccomp filter nothing needs to stop it; in a call its exit must.
+    /// seccomp filter nothing needs to stop it; in a call its exit must, and
+    /// while a call waits for its restart every call must (the handler's,
+    /// rt_sigreturn, restart_syscall: the filter does not stop those).
     fn resume_request(&self) -> libc::c_uint {
-        let in_call = self.call.is_some() || self.skip_exec_exit;
-        if self.seccomp && !in_call && self.life == Life::Running {
+        let in_call = self.call.is_some() || self.skip_exec_exit || !self.suspended.is_empty();
+        if self.seccomp && !in_call && matches!(self.life, Life::Running | Life::Starting) {
             libc::PTRACE_CONT
         } else {
             libc::PTRACE_SYSCALL

@@ -28,12 +28,13 @@ const JMP_JEQ_K: u16 = 0x15;
 const JMP_JGE_K: u16 = 0x35;
 const RET_K: u16 = 0x06;
 
-/// Calls the engine must see even when they are not printed: rt_sigreturn
-/// and restart_syscall, for selected calls interrupted by signals. Under the
-/// fast path the fd table does not follow opens and closes (that would stop
-/// the tracee on every one): it asks /proc instead (`FdTable::proc_only`),
-/// and a usbmon ring is found in /proc/PID/maps.
-pub const BOOKKEEPING: &[&str] = &["rt_sigreturn", "sigreturn", "restart_syscall"];
+// No call stops for bookkeeping alone. Under the fast path the fd table
+// does not follow opens and closes (that would stop the tracee on every
+// one): it asks /proc instead (`FdTable::proc_only`), and a usbmon ring is
+// found in /proc/PID/maps. A selected call interrupted by a signal is
+// followed by the engine itself: that thread is resumed with PTRACE_SYSCALL
+// until the call restarts or ends, so rt_sigreturn and restart_syscall stop
+// only then, not on every signal handler's return.
 
 /// Calls needed only when writes are printed: user_events registrations,
 /// which say how a write to user_events_data is decoded.
@@ -52,16 +53,15 @@ fn jump(code: u16, k: u32, jt: u8, jf: u8) -> libc::sock_filter {
     libc::sock_filter { code, jt, jf, k }
 }
 
-/// The numbers of `arch`'s calls that must stop: selected or bookkeeping.
+/// The numbers of `arch`'s calls that must stop: the selected ones, and
+/// ioctl for user_events registrations when writes are selected.
 pub fn traced_numbers(arch: Arch, set: &TraceSet) -> Vec<u32> {
     let writes = ["write", "writev"]
         .iter()
         .any(|w| set.contains(w, &[crate::service::params::Kind::Fd]));
     service::all_calls(arch)
         .filter(|(_, name, kinds)| {
-            set.contains(name, kinds)
-                || BOOKKEEPING.contains(name)
-                || (writes && FOR_WRITES.contains(name))
+            set.contains(name, kinds) || (writes && FOR_WRITES.contains(name))
         })
         .map(|(nr, _, _)| nr as u32)
         .collect()
@@ -140,7 +140,7 @@ mod tests {
     }
 
     #[test]
-    fn selected_and_bookkeeping_calls_stop_others_run() {
+    fn selected_calls_stop_others_run() {
         let set = TraceSet::parse("getppid,write").unwrap();
         let prog = program(&set);
         assert!(prog.len() < 4096);
@@ -152,7 +152,12 @@ mod tests {
             RET_TRACE,
             "ioctl: registrations for writes"
         );
-        assert_eq!(run(&prog, x, 15), RET_TRACE, "rt_sigreturn: bookkeeping");
+        assert_eq!(
+            run(&prog, x, 15),
+            RET_ALLOW,
+            "rt_sigreturn: followed only when needed"
+        );
+        assert_eq!(run(&prog, x, 219), RET_ALLOW, "restart_syscall");
         assert_eq!(run(&prog, x, 257), RET_ALLOW, "openat: /proc answers");
         assert_eq!(run(&prog, x, 0), RET_ALLOW, "read");
         assert_eq!(run(&prog, x, 39), RET_ALLOW, "getpid");
@@ -161,6 +166,7 @@ mod tests {
         assert_eq!(run(&prog, i, 64), RET_TRACE, "i386 getppid");
         assert_eq!(run(&prog, i, 4), RET_TRACE, "i386 write");
         assert_eq!(run(&prog, i, 3), RET_ALLOW, "i386 read");
+        assert_eq!(run(&prog, i, 173), RET_ALLOW, "i386 rt_sigreturn");
         assert_eq!(run(&prog, 0x1234, 1), RET_ALLOW, "other arch");
     }
 

@@ -129,13 +129,22 @@ impl Engine {
                 while libc::read(rfd, (&mut byte as *mut u8).cast(), 1) < 0 {}
                 if let Some(prog) = &prog {
                     // The filter needs no-new-privs, as with strace.
-                    let ok = libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
-                        && libc::syscall(
+                    let install = |flags: libc::c_ulong| {
+                        libc::syscall(
                             libc::SYS_seccomp,
                             libc::SECCOMP_SET_MODE_FILTER,
-                            0,
+                            flags,
                             prog as *const libc::sock_fprog,
-                        ) == 0;
+                        ) == 0
+                    };
+                    // SPEC_ALLOW: a tracing filter is no sandbox, so it must
+                    // not switch on the speculation mitigations kernels
+                    // before 5.16 force on every seccomp-filtered task (they
+                    // slow all of its code). Kernels before 4.17 lack the
+                    // flag and force nothing.
+                    let ok = libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
+                        && (install(libc::SECCOMP_FILTER_FLAG_SPEC_ALLOW)
+                            || (*libc::__errno_location() == libc::EINVAL && install(0)));
                     if !ok {
                         libc::write(2, seccomp_failed.as_ptr().cast(), seccomp_failed.len());
                         libc::_exit(127);
@@ -199,9 +208,10 @@ impl Engine {
         self.main_pid = Some(pid);
         self.set_count();
         self.report(pid, super::Report::Tracing(name));
-        // Until its exec the child is stopped at every call: the filter is
-        // not there yet.
-        self.resume(pid, libc::PTRACE_SYSCALL, 0);
+        // Until its exec the child makes calls of ours (installing the
+        // filter); only its execve is of interest, and the filter, in place
+        // by then, stops it if it is selected.
+        self.resume_tracee(pid, 0);
         Ok(())
     }
 
