@@ -323,8 +323,15 @@ impl Memory {
 
 /// The `comm` name of a process, as the banner shows it.
 pub fn process_name(pid: Pid) -> Option<String> {
-    let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).ok()?;
-    Some(comm.trim_end_matches('\n').to_string())
+    use std::io::Read;
+    // One read: comm is at most 16 bytes and procfs hands it over whole.
+    // This runs at every fork and exec, so it skips read_to_string's
+    // size probe and second read.
+    let mut file = std::fs::File::open(format!("/proc/{pid}/comm")).ok()?;
+    let mut buf = [0u8; 64];
+    let n = file.read(&mut buf).ok()?;
+    let comm = buf[..n].strip_suffix(b"\n").unwrap_or(&buf[..n]);
+    Some(String::from_utf8_lossy(comm).into_owned())
 }
 
 /// Resume a stopped tracee with `request` (PTRACE_SYSCALL, PTRACE_CONT,

@@ -24,6 +24,7 @@ pub mod table;
 pub mod time;
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use crate::call::{CallClass, Handler, InFn, OutFn, default_in};
@@ -81,12 +82,21 @@ fn signature(name: &str) -> Option<&'static Signature> {
         .map(|i| &table::SIGNATURES[i])
 }
 
+/// Every handler by name; the first table to name a call wins. Built once:
+/// a linear search per call number made startup measurably slower.
+fn handlers() -> &'static HashMap<&'static str, &'static Handler> {
+    static BY_NAME: OnceLock<HashMap<&'static str, &'static Handler>> = OnceLock::new();
+    BY_NAME.get_or_init(|| {
+        let mut map = HashMap::new();
+        for h in TABLES.iter().flat_map(|t| t.iter()) {
+            map.entry(h.name).or_insert(h);
+        }
+        map
+    })
+}
+
 fn handler(name: &str) -> &'static Handler {
-    TABLES
-        .iter()
-        .flat_map(|t| t.iter())
-        .find(|h| h.name == name)
-        .unwrap_or(&GENERIC)
+    handlers().get(name).copied().unwrap_or(&GENERIC)
 }
 
 fn build(names: impl Iterator<Item = (usize, &'static str)>) -> Vec<Option<Entry>> {
