@@ -7,8 +7,8 @@
 //! fd 3 is `/dev/usbmon1` or a user_events_data file. Processes that share
 //! their fd table (threads, CLONE_FILES) share one `FdTable` through an `Rc`.
 
+use crate::fasthash::IntMap;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::ioctl::user_events::EventDef;
@@ -83,12 +83,12 @@ pub fn kind_of(path: &str) -> FdKind {
 /// The fds of one process (or of the threads sharing its table).
 #[derive(Clone, Debug, Default)]
 pub struct FdTable {
-    fds: HashMap<i32, FdInfo>,
+    fds: IntMap<i32, FdInfo>,
     /// The process whose /proc entry answers for unknown fds.
     pub pid: i32,
     /// What /proc said about fds never seen opened, until the table next
     /// changes (a traced open, close or dup may make an answer stale).
-    cache: RefCell<HashMap<i32, FdInfo>>,
+    cache: RefCell<IntMap<i32, FdInfo>>,
     /// Opens and closes are not all traced (the seccomp fast path stops
     /// only selected calls): ask /proc every time, never trust the table.
     pub proc_only: bool,
@@ -101,9 +101,9 @@ impl FdTable {
     /// An empty table for `pid`, filled lazily from /proc.
     pub fn new(pid: i32) -> FdTable {
         FdTable {
-            fds: HashMap::new(),
+            fds: IntMap::default(),
             pid,
-            cache: RefCell::new(HashMap::new()),
+            cache: RefCell::new(IntMap::default()),
             proc_only: false,
         }
     }

@@ -8,7 +8,7 @@
 //! bytes; the engine hands it the number of traced processes and the layers
 //! above hand it text.
 
-use std::collections::HashMap;
+use crate::fasthash::IntMap;
 use std::io::{self, Write};
 
 use owo_colors::OwoColorize;
@@ -78,7 +78,7 @@ pub struct Output {
     /// A space is owed before the next text on this line.
     add_space: bool,
     proc_count: usize,
-    records: HashMap<i32, Recording>,
+    records: IntMap<i32, Recording>,
     /// When the previous line began, for relative timestamps.
     last_time: Option<std::time::Instant>,
     /// Bytes are buffered that were not flushed yet.
@@ -99,7 +99,7 @@ impl Output {
             print_susp: false,
             add_space: false,
             proc_count: 0,
-            records: HashMap::new(),
+            records: IntMap::default(),
             last_time: None,
             unflushed: false,
         }

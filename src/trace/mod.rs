@@ -14,8 +14,8 @@ mod seccomp;
 mod spawn;
 pub mod stats;
 
+use crate::fasthash::IntMap;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::ffi::OsString;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -258,7 +258,7 @@ struct Engine {
     follow: bool,
     select: Selection,
     /// Selection by (arch, number), computed once per call number.
-    selected: HashMap<(kernel::Arch, u64), bool>,
+    selected: IntMap<(kernel::Arch, u64), bool>,
     /// Calls are held back until their leave decides (status filters,
     /// `--filter`, triggers).
     deferring: bool,
@@ -268,10 +268,10 @@ struct Engine {
     sort: SortKey,
     stats: Stats,
     call_times: bool,
-    procs: HashMap<i32, Proc>,
+    procs: IntMap<i32, Proc>,
     /// Stops of auto-attached children that arrived before their parent's
     /// fork event named them.
-    orphans: HashMap<i32, i32>,
+    orphans: IntMap<i32, i32>,
     main_pid: Option<i32>,
     main_exit: Option<Exit>,
     /// Started processes run under the seccomp fast path.
@@ -313,13 +313,13 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
             .iter()
             .any(|t| t.action == filtering::Action::TraceOn),
         select: cfg.select,
-        selected: HashMap::new(),
+        selected: IntMap::default(),
         summary: cfg.summary,
         sort: cfg.sort,
         stats: Stats::default(),
         call_times: cfg.call_times,
-        procs: HashMap::new(),
-        orphans: HashMap::new(),
+        procs: IntMap::default(),
+        orphans: IntMap::default(),
         main_pid: None,
         main_exit: None,
         seccomp,
