@@ -127,23 +127,58 @@ pub fn put_clockid(p: &mut Printer, name: &str, id: i64) {
 }
 
 /// `TIMER_ABSTIME` from `<linux/time.h>`.
-const TIMER_FLAGS: &[FlagDef] = &[flag(1, "TIMER_ABSTIME")];
+const TIMER_ABSTIME: u64 = 1;
+const TIMER_FLAGS: &[FlagDef] = &[flag(TIMER_ABSTIME, "TIMER_ABSTIME")];
 
-/// `nanosleep(req, rem)`: `rem` is written only when the call fails, so it
-/// stays a pointer.
+/// `nanosleep(req, rem)`: the kernel writes `rem` (the time left) only
+/// when a signal cuts the sleep short, so it is shown at leave, and only
+/// then; a NULL `rem` ends the line at enter.
 pub fn nanosleep_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    put_timespec(p, "req", c.args[0]);
-    p.ptr("rem", c.args[1]);
-    CallType::Done
+    put_call_timespec(p, c, "req", c.args[0]);
+    rem_out(p, c.args[1], false)
 }
 
-/// `clock_nanosleep(clockid, flags, req, rem)`
+/// Leave half of nanosleep.
+pub fn nanosleep_in(p: &mut Printer, c: &mut CallCtx, _failed: bool) {
+    rem_in(p, c, c.args[1]);
+}
+
+/// `clock_nanosleep(clockid, flags, req, rem)`: as nanosleep, but an
+/// absolute sleep (TIMER_ABSTIME) never writes `rem`.
 pub fn clock_nanosleep_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_clockid(p, "clockid", c.int(0));
     p.flags("flags", c.args[1], TIMER_FLAGS);
     put_call_timespec(p, c, "req", c.args[2]);
-    p.ptr("rem", c.args[3]);
-    CallType::Done
+    rem_out(p, c.args[3], c.args[1] & TIMER_ABSTIME != 0)
+}
+
+/// Leave half of clock_nanosleep.
+pub fn clock_nanosleep_in(p: &mut Printer, c: &mut CallCtx, _failed: bool) {
+    rem_in(p, c, c.args[3]);
+}
+
+/// The `rem` of a sleep at enter: a pointer, and the line done, when the
+/// kernel will not write it.
+fn rem_out(p: &mut Printer, rem: u64, never_written: bool) -> CallType {
+    if rem == 0 || never_written {
+        p.ptr("rem", rem);
+        CallType::Done
+    } else {
+        CallType::NotDone
+    }
+}
+
+/// The `rem` of a sleep at leave: the time left if the sleep was
+/// interrupted (EINTR), else the pointer.
+fn rem_in(p: &mut Printer, c: &mut CallCtx, rem: u64) {
+    if p.equals_printed() {
+        // `rem` went out at enter (rem_out said Done).
+        return default_in(p, c, false);
+    }
+    let interrupted = c.result == -i64::from(libc::EINTR);
+    out_param_in(p, c, !interrupted, "rem", rem, |p, name, addr| {
+        put_call_timespec(p, c, name, addr)
+    });
 }
 
 /// `clock_gettime(clockid, tp)`, `clock_getres(clockid, res)`: at leave.
@@ -376,18 +411,23 @@ pub static HANDLERS: &[Handler] = &[
     h("clock_getres_time64", clock_get_out, clock_get_in, Normal),
     h("clock_gettime", clock_get_out, clock_get_in, Normal),
     h("clock_gettime64", clock_get_out, clock_get_in, Normal),
-    h("clock_nanosleep", clock_nanosleep_out, default_in, Normal),
+    h(
+        "clock_nanosleep",
+        clock_nanosleep_out,
+        clock_nanosleep_in,
+        Normal,
+    ),
     h(
         "clock_nanosleep_time64",
         clock_nanosleep_out,
-        default_in,
+        clock_nanosleep_in,
         Normal,
     ),
     h("clock_settime", clock_settime_out, default_in, Normal),
     h("clock_settime64", clock_settime_out, default_in, Normal),
     h("getitimer", getitimer_out, getitimer_in, Normal),
     h("gettimeofday", gettimeofday_out, gettimeofday_in, Normal),
-    h("nanosleep", nanosleep_out, default_in, Normal),
+    h("nanosleep", nanosleep_out, nanosleep_in, Normal),
     h("setitimer", setitimer_out, setitimer_in, Normal),
     h("settimeofday", settimeofday_out, default_in, Normal),
     h("timer_create", timer_create_out, timer_create_in, Normal),
