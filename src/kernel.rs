@@ -80,8 +80,15 @@ fn arch_from_audit(audit: u32, nr: u64) -> Arch {
     }
 }
 
-/// Whether PTRACE_GET_SYSCALL_INFO is known to be missing on this kernel.
+/// Whether PTRACE_GET_SYSCALL_INFO is known to be missing on this kernel
+/// (or is not to be used).
 static NO_SYSCALL_INFO: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Decode every syscall stop from the registers, as on kernels before 5.3
+/// that lack PTRACE_GET_SYSCALL_INFO: how that path is tested on newer ones.
+pub fn decode_from_registers() {
+    NO_SYSCALL_INFO.store(true, std::sync::atomic::Ordering::Relaxed);
+}
 
 /// Read the details of a syscall-stop. `entering` is the engine's own idea of
 /// the direction, used only when the kernel is too old to say (pre-5.3).
@@ -171,6 +178,11 @@ fn syscall_stop_from_regs(pid: Pid, entering: bool) -> io::Result<SyscallStop> {
     } else {
         Arch::X86_64
     };
+    // At an entry the kernel has already set the result register to
+    // -ENOSYS. Anything else there means an exit the engine took for an
+    // entry; reporting it as an exit lets the engine fall back into step
+    // (it drops an exit with no call) instead of swapping every call after.
+    let entering = entering && regs.rax as i64 == -i64::from(libc::ENOSYS);
     let op = if entering {
         let args = if compat {
             [regs.rbx, regs.rcx, regs.rdx, regs.rsi, regs.rdi, regs.rbp].map(|r| r & 0xffff_ffff)

@@ -43,7 +43,10 @@ Examples:
 Output: one line per call, `name(params) = result`; `-1 [ENOENT]` for errors;
 `** SIGNAL **` where a signal arrived; with several processes each line starts
 with `PID| `, a call interrupted by another process's output ends with `<..>`
-and resumes on a line marked `PID|*`.";
+and resumes on a line marked `PID|*`.
+
+Environment: RTRACE_NO_SYSCALL_INFO=1 reads system call stops from the
+registers, as on kernels before 5.3 (to test that path on a newer kernel).";
 
 /// Trace the system calls and ioctls of a command or of running processes.
 #[derive(Parser, Debug)]
@@ -334,6 +337,9 @@ fn main() -> ExitCode {
             trace::SeccompMode::Auto
         },
     };
+    if std::env::var_os("RTRACE_NO_SYSCALL_INFO").is_some_and(|v| v == "1") {
+        rtrace_cli::kernel::decode_from_registers();
+    }
     let out = Output::new(writer, color, timestamps);
     match trace::run(config, out) {
         Ok(trace::Exit::Code(code)) => ExitCode::from(code as u8),
