@@ -42,12 +42,23 @@ static BUILD_LOCK: Mutex<()> = Mutex::new(());
 
 /// Compile `tests/fixtures/NAME.c` (once per test run) and return its path.
 pub fn fixture(name: &str) -> PathBuf {
+    build_fixture(name, name, &[])
+}
+
+/// `tests/fixtures/NAME.c` compiled as a 32-bit (i386) program, `NAME_m32`.
+/// Needs the compiler's 32-bit libraries (Debian: gcc-multilib), which
+/// .ci/run installs.
+pub fn fixture_m32(name: &str) -> PathBuf {
+    build_fixture(name, &format!("{name}_m32"), &["-m32"])
+}
+
+fn build_fixture(name: &str, bin_name: &str, flags: &[&str]) -> PathBuf {
     let _guard = BUILD_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let src_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let out_dir = fixture_dir();
     std::fs::create_dir_all(&out_dir).unwrap();
     let src = src_dir.join(format!("{name}.c"));
-    let bin = out_dir.join(name);
+    let bin = out_dir.join(bin_name);
     let fresh = |p: &Path| p.metadata().and_then(|m| m.modified()).ok();
     // A fixture may include any header of the directory.
     let headers = std::fs::read_dir(&src_dir)
@@ -63,14 +74,23 @@ pub fn fixture(name: &str) -> PathBuf {
     }
     // Build under a temporary name and rename, so concurrent test binaries
     // never run a half-written executable.
-    let tmp = out_dir.join(format!("{name}.{}.tmp", std::process::id()));
+    let tmp = out_dir.join(format!("{bin_name}.{}.tmp", std::process::id()));
     let status = Command::new("cc")
+        .args(flags)
         .args(["-O1", "-pthread", "-Wall", "-o"])
         .arg(&tmp)
         .arg(&src)
         .status()
         .expect("a C compiler (cc) is needed to build the test fixtures");
-    assert!(status.success(), "building fixture {name} failed");
+    assert!(
+        status.success(),
+        "building fixture {bin_name} failed{}",
+        if flags.contains(&"-m32") {
+            " (32-bit fixtures need gcc-multilib)"
+        } else {
+            ""
+        }
+    );
     std::fs::rename(&tmp, &bin).unwrap();
     bin
 }
