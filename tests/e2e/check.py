@@ -496,16 +496,28 @@ class Checks:
         self.check("2 tshark -> dumpcap: followed, one event per MFETCH, events equal the kernel text", p)
 
     def t3(self):
+        self.client("t3", "", "3 usbmon_client: GETX, GET, read(2), URB_LEN, RING_SIZE events equal the kernel text")
+
+    def t3b(self):
+        self.client(
+            "t3b",
+            "32",
+            "3b usbmon_client built 32-bit: the compat GETX32, GET32, and read(2) events equal the kernel text",
+        )
+
+    def client(self, prefix, compat, title):
+        """Our client's check; `compat` is "32" for its 32-bit build, whose
+        GET and GETX are the compat requests with 32-bit fields."""
         p = []
-        n = int(self.results.get("t3.n", "0"))
-        rc = self.results.get("t3.rc")
-        out = self.text("t3.out") or ""
+        n = int(self.results.get(f"{prefix}.n", "0"))
+        rc = self.results.get(f"{prefix}.rc")
+        out = self.text(f"{prefix}.out") or ""
         if rc != "0":
             p.append(f"rtrace usbmon_client exited {rc}: {out!r}")
         m = re.search(r"fetched (\d+) events \(getx=(\d+) get=(\d+) read=(\d+)\) ring=(\d+)", out)
         if not m:
             p.append(f"usbmon_client printed no summary: {out!r}")
-        t = self.trace("t3.trace", p)
+        t = self.trace(f"{prefix}.trace", p)
         if t and m:
             total, getx, get, rd, ring = map(int, m.groups())
             if total != n:
@@ -519,9 +531,10 @@ class Checks:
             per = {"GETX": 0, "GET": 0, "read": 0}
             for _, _, ci in t.events:
                 line = t.calls[ci][2] if ci >= 0 else ""
-                if re.match(r"ioctl\(3, MON_IOCX_GETX, \{hdr=&0x[0-9a-f]+, data=&0x[0-9a-f]+, alloc=4096\}\) = 0$", line):
+                fetch_re = r"ioctl\(3, MON_IOCX_%s%s, \{hdr%s=&0x[0-9a-f]+, data%s=&0x[0-9a-f]+, alloc%s=%d\}\) = 0$"
+                if re.match(fetch_re % ("GETX", compat, compat, compat, compat, 4096), line):
                     per["GETX"] += 1
-                elif re.match(r"ioctl\(3, MON_IOCX_GET, \{hdr=&0x[0-9a-f]+, data=&0x[0-9a-f]+, alloc=64\}\) = 0$", line):
+                elif re.match(fetch_re % ("GET", compat, compat, compat, compat, 64), line):
                     per["GET"] += 1
                 elif re.match(r"read\(3, .*, 8192\) = \d+$", line):
                     per["read"] += 1
@@ -530,10 +543,10 @@ class Checks:
             want = {"GETX": getx, "GET": get, "read": rd}
             if per != want:
                 p.append(f"events printed after each kind of call {per}, the client fetched {want}")
-            evs = self.capture_events("t3", t, p, "usbmon_client")
+            evs = self.capture_events(prefix, t, p, f"usbmon_client{compat}")
             if len(evs) != total:
                 p.append(f"rtrace printed {len(evs)} events, the client fetched {total}")
-        self.check("3 usbmon_client: GETX, GET, read(2), URB_LEN, RING_SIZE events equal the kernel text", p)
+        self.check(title, p)
 
     def t4a(self):
         p = []
@@ -621,7 +634,7 @@ def cmd_judge(console, outdir):
     c = Checks(results, files)
     if not done:
         c.check("the guest ran to the end", [f"no `@@E2E done` in {console}: see its tail"])
-    for t in (c.t1, c.t2, c.t3, c.t4a, c.t4b, c.t4c):
+    for t in (c.t1, c.t2, c.t3, c.t3b, c.t4a, c.t4b, c.t4c):
         t()
     print(f"e2e: the guest's files are in {outdir}")
     print(f"{c.passed} passed, {c.failed} failed")

@@ -174,6 +174,23 @@ result t3.n "$N3"
 result t3.rc "$(cat /tmp/t3.rc)"
 for f in trace text out; do sendfile t3.$f /tmp/t3.$f; done
 
+# --- 3b: the same client as a 32-bit program: the compat requests -------
+say "check 3b: rtrace usbmon_client32 (GETX32, GET32, read)"
+N3B=30
+start_text 2 t3b
+(
+    timeout 180 rtrace -o /tmp/t3b.trace usbmon_client32 2 $N3B > /tmp/t3b.out 2>&1
+    echo $? > /tmp/t3b.rc.tmp
+    mv /tmp/t3b.rc.tmp /tmp/t3b.rc
+) &
+wait_for /tmp/t3b.trace MON_IOCQ_RING_SIZE 60 || say "usbmon_client32 did not start"
+bulk_until /tmp/t3b.rc 100
+wait_exists /tmp/t3b.rc 190
+stop_text t3b
+result t3b.n "$N3B"
+result t3b.rc "$(cat /tmp/t3b.rc)"
+for f in trace text out; do sendfile t3b.$f /tmp/t3b.$f; done
+
 # --- 4a: -f across tcpdump's privilege drop (-Z nobody) ------------------
 say "check 4a: rtrace -f tcpdump -Z nobody"
 N4=24

@@ -41,6 +41,7 @@ command -v tshark >/dev/null 2>&1 || need+=(tshark)
 command -v dumpcap >/dev/null 2>&1 || need+=(wireshark-common)
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
 [ -e /usr/lib/x86_64-linux-gnu/libc.a ] || need+=(libc6-dev)
+[ -e /usr/lib32/libc.a ] || need+=(gcc-multilib)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 if [ ${#need[@]} -gt 0 ]; then
     log "installing ${need[*]}"
@@ -74,6 +75,7 @@ else
     RTRACE=$ROOT/target/release/rtrace
 fi
 gcc -static -O2 -Wall -Werror -o "$OUT/usbmon_client" "$HERE/usbmon_client.c"
+gcc -m32 -static -O2 -Wall -Werror -o "$OUT/usbmon_client32" "$HERE/usbmon_client.c"
 
 # --- kernel ----------------------------------------------------------------
 # The package linux-image-amd64 depends on (linux-image-VERSION-amd64).
@@ -153,6 +155,7 @@ for applet in $(/bin/busybox --list); do
 done
 install_file "$RTRACE" /usr/bin/rtrace
 install_file "$OUT/usbmon_client" /usr/bin/usbmon_client
+install_file "$OUT/usbmon_client32" /usr/bin/usbmon_client32
 for b in tcpdump tshark dumpcap; do
     install_file "$(command -v $b)" "/usr/bin/$b"
 done

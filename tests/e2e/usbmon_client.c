@@ -13,7 +13,9 @@
  *
  * Usage: usbmon_client BUS COUNT. It prints one summary line on stdout:
  * `usbmon_client: fetched N events (getx=A get=B read=C)`. Built statically
- * on the host (gcc -static) and run inside the test VM.
+ * on the host (gcc -static) and run inside the test VM; also built as a
+ * 32-bit program (usbmon_client32), whose GET and GETX are the compat
+ * requests MON_IOCX_GET32 and MON_IOCX_GETX32 (a 12-byte mon_bin_get).
  *
  * The requests and structs come from drivers/usb/mon/mon_bin.c (there is no
  * uapi header).
@@ -67,8 +69,13 @@ struct mon_bin_get {
 #define MON_IOCX_GETX _IOW(MON_IOC_MAGIC, 10, struct mon_bin_get)
 
 _Static_assert(sizeof(struct mon_bin_hdr) == 64, "mon_bin_hdr is 64 bytes");
+#ifdef __i386__
+_Static_assert(MON_IOCX_GETX == 0x400C920A, "MON_IOCX_GETX32 code");
+_Static_assert(MON_IOCX_GET == 0x400C9206, "MON_IOCX_GET32 code");
+#else
 _Static_assert(MON_IOCX_GETX == 0x4018920A, "MON_IOCX_GETX code");
 _Static_assert(MON_IOCX_GET == 0x40189206, "MON_IOCX_GET code");
+#endif
 _Static_assert(MON_IOCG_STATS == 0x80089203, "MON_IOCG_STATS code");
 
 static void die(const char *what)
