@@ -344,7 +344,10 @@ class Checks:
         return Trace(t)
 
     # Shared by the tcpdump checks.
-    def ring_calls(self, t, bus, problems, who):
+    def ring_calls(self, t, bus, problems, who, compat=""):
+        """The libpcap-style calls on /dev/usbmonBUS; `compat` is "32" for a
+        32-bit caller (MFETCH32 and its fields, mmap2)."""
+        c = compat
         opens = t.find(r'^open(at)?\(.*"/dev/usbmon%d", O_RDONLY.*\) = (\d+)$' % bus)
         if not opens:
             problems.append(f"{who}: no successful open of /dev/usbmon{bus}")
@@ -357,15 +360,16 @@ class Checks:
         else:
             size = re.search(r"RING_SIZE, (\d+)\)", ring[0][2]).group(1)
             maps = t.find(
-                r"^mmap\(NULL, %s, PROT_READ, MAP_SHARED, %s, 0x0\) = 0x[0-9a-f]+$" % (size, fdre)
+                r"^mmap%s\(NULL, %s, PROT_READ, MAP_SHARED, %s, 0x0\) = 0x[0-9a-f]+$"
+                % ("2" if c else "", size, fdre)
             )
             if not maps:
                 problems.append(
                     f"{who}: no `mmap(NULL, {size}, PROT_READ, MAP_SHARED, {fd}, 0x0) = 0x...`"
                 )
         mf = t.find(
-            r"^ioctl\(%s, MON_IOCX_MFETCH, \{offvec=&0x[0-9a-f]+, nfetch=\d+, nflush=\d+\}\) = 0 "
-            r"\{nfetch=\d+, nflush=\d+, offvec=\[[0-9, ]*\]\}$" % fdre
+            r"^ioctl\(%s, MON_IOCX_MFETCH%s, \{offvec%s=&0x[0-9a-f]+, nfetch%s=\d+, nflush%s=\d+\}\) = 0 "
+            r"\{nfetch%s=\d+, nflush%s=\d+, offvec%s=\[[0-9, ]*\]\}$" % ((fdre,) + (c,) * 7)
         )
         if not mf:
             problems.append(f"{who}: no MON_IOCX_MFETCH line with decoded in and out structs")
@@ -376,9 +380,9 @@ class Checks:
         # Each MFETCH is followed by exactly as many events as it returned,
         # and its offvec lists as many offsets.
         call_index = {i: n for n, (i, _, _) in enumerate(t.calls)}
-        for i, pid, text in t.find(r"MON_IOCX_MFETCH, .* = 0 \{nfetch=(\d+)"):
-            got = int(re.search(r"= 0 \{nfetch=(\d+)", text).group(1))
-            offs = re.search(r"offvec=\[([0-9, ]*)\]\}$", text)
+        for i, pid, text in t.find(r"MON_IOCX_MFETCH%s, .* = 0 \{nfetch%s=(\d+)" % (c, c)):
+            got = int(re.search(r"= 0 \{nfetch%s=(\d+)" % c, text).group(1))
+            offs = re.search(r"offvec%s=\[([0-9, ]*)\]\}$" % c, text)
             n_off = len([o for o in offs.group(1).split(", ") if o]) if offs else -1
             if n_off != got:
                 problems.append(f"{who}: MFETCH returned nfetch={got} but offvec lists {n_off}: {text}")
@@ -391,7 +395,7 @@ class Checks:
         # MFLUSH flushes what the MFETCH before it returned.
         last = None
         for _, _, text in t.calls:
-            m = re.search(r"MON_IOCX_MFETCH, .* = 0 \{nfetch=(\d+)", text)
+            m = re.search(r"MON_IOCX_MFETCH%s, .* = 0 \{nfetch%s=(\d+)" % (c, c), text)
             if m:
                 last = int(m.group(1))
             m = re.search(r"MON_IOCH_MFLUSH, (\d+)\) = (\d+)$", text)
@@ -504,6 +508,24 @@ class Checks:
             "32",
             "3b usbmon_client built 32-bit: the compat GETX32, GET32, and read(2) events equal the kernel text",
         )
+
+    def t3c(self):
+        p = []
+        n = int(self.results.get("t3c.n", "0"))
+        rc = self.results.get("t3c.rc")
+        out = self.text("t3c.out") or ""
+        if rc != "0":
+            p.append(f"rtrace usbmon_client32 mmap exited {rc}: {out!r}")
+        m = re.search(r"fetched (\d+) events \(mfetch=(\d+)\)", out)
+        if not m:
+            p.append(f"usbmon_client32 mmap printed no summary: {out!r}")
+        t = self.trace("t3c.trace", p)
+        if t and m:
+            self.ring_calls(t, 2, p, "usbmon_client32", compat="32")
+            evs = self.capture_events("t3c", t, p, "usbmon_client32")
+            if len(evs) != int(m.group(1)) or len(evs) != n:
+                p.append(f"rtrace decoded {len(evs)} events, the client fetched {m.group(1)} of {n}")
+        self.check("3c usbmon_client built 32-bit, libpcap's way: MFETCH32 on the mapped ring, events equal the kernel text", p)
 
     def client(self, prefix, compat, title):
         """Our client's check; `compat` is "32" for its 32-bit build, whose
@@ -634,7 +656,7 @@ def cmd_judge(console, outdir):
     c = Checks(results, files)
     if not done:
         c.check("the guest ran to the end", [f"no `@@E2E done` in {console}: see its tail"])
-    for t in (c.t1, c.t2, c.t3, c.t3b, c.t4a, c.t4b, c.t4c):
+    for t in (c.t1, c.t2, c.t3, c.t3b, c.t3c, c.t4a, c.t4b, c.t4c):
         t()
     print(f"e2e: the guest's files are in {outdir}")
     print(f"{c.passed} passed, {c.failed} failed")

@@ -191,6 +191,23 @@ result t3b.n "$N3B"
 result t3b.rc "$(cat /tmp/t3b.rc)"
 for f in trace text out; do sendfile t3b.$f /tmp/t3b.$f; done
 
+# --- 3c: the 32-bit client the libpcap way: MFETCH32 on the mapped ring --
+say "check 3c: rtrace usbmon_client32 mmap (MFETCH32)"
+N3C=40
+start_text 2 t3c
+(
+    timeout 180 rtrace -o /tmp/t3c.trace usbmon_client32 2 $N3C mmap > /tmp/t3c.out 2>&1
+    echo $? > /tmp/t3c.rc.tmp
+    mv /tmp/t3c.rc.tmp /tmp/t3c.rc
+) &
+wait_for /tmp/t3c.trace MON_IOCT_RING_SIZE 60 || say "usbmon_client32 mmap did not start"
+bulk_until /tmp/t3c.rc 100
+wait_exists /tmp/t3c.rc 190
+stop_text t3c
+result t3c.n "$N3C"
+result t3c.rc "$(cat /tmp/t3c.rc)"
+for f in trace text out; do sendfile t3c.$f /tmp/t3c.$f; done
+
 # --- 4a: -f across tcpdump's privilege drop (-Z nobody) ------------------
 say "check 4a: rtrace -f tcpdump -Z nobody"
 N4=24

@@ -12,7 +12,12 @@
  *   MON_IOCG_STATS      once at the end
  *
  * Usage: usbmon_client BUS COUNT. It prints one summary line on stdout:
- * `usbmon_client: fetched N events (getx=A get=B read=C)`. Built statically
+ * `usbmon_client: fetched N events (getx=A get=B read=C)`.
+ *
+ * `usbmon_client BUS COUNT mmap` fetches the way libpcap does instead:
+ * MON_IOCT_RING_SIZE, mmap of the ring, MON_IOCX_MFETCH (up to 32 at a
+ * time, flushing what the previous one returned), a last MON_IOCH_MFLUSH;
+ * summary `usbmon_client: fetched N events (mfetch=K) ring=R`. Built statically
  * on the host (gcc -static) and run inside the test VM; also built as a
  * 32-bit program (usbmon_client32), whose GET and GETX are the compat
  * requests MON_IOCX_GET32 and MON_IOCX_GETX32 (a 12-byte mon_bin_get).
@@ -27,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 struct mon_bin_hdr {
@@ -61,20 +67,31 @@ struct mon_bin_get {
 	size_t alloc;
 };
 
+struct mon_bin_mfetch {
+	uint32_t *offvec;
+	uint32_t nfetch;
+	uint32_t nflush;
+};
+
 #define MON_IOC_MAGIC 0x92
 #define MON_IOCQ_URB_LEN _IO(MON_IOC_MAGIC, 1)
 #define MON_IOCG_STATS _IOR(MON_IOC_MAGIC, 3, struct mon_bin_stats)
 #define MON_IOCQ_RING_SIZE _IO(MON_IOC_MAGIC, 5)
 #define MON_IOCX_GET _IOW(MON_IOC_MAGIC, 6, struct mon_bin_get)
 #define MON_IOCX_GETX _IOW(MON_IOC_MAGIC, 10, struct mon_bin_get)
+#define MON_IOCT_RING_SIZE _IO(MON_IOC_MAGIC, 4)
+#define MON_IOCX_MFETCH _IOWR(MON_IOC_MAGIC, 7, struct mon_bin_mfetch)
+#define MON_IOCH_MFLUSH _IO(MON_IOC_MAGIC, 8)
 
 _Static_assert(sizeof(struct mon_bin_hdr) == 64, "mon_bin_hdr is 64 bytes");
 #ifdef __i386__
 _Static_assert(MON_IOCX_GETX == 0x400C920A, "MON_IOCX_GETX32 code");
 _Static_assert(MON_IOCX_GET == 0x400C9206, "MON_IOCX_GET32 code");
+_Static_assert(MON_IOCX_MFETCH == 0xC00C9207, "MON_IOCX_MFETCH32 code");
 #else
 _Static_assert(MON_IOCX_GETX == 0x4018920A, "MON_IOCX_GETX code");
 _Static_assert(MON_IOCX_GET == 0x40189206, "MON_IOCX_GET code");
+_Static_assert(MON_IOCX_MFETCH == 0xC0109207, "MON_IOCX_MFETCH code");
 #endif
 _Static_assert(MON_IOCG_STATS == 0x80089203, "MON_IOCG_STATS code");
 
@@ -84,10 +101,46 @@ static void die(const char *what)
 	exit(2);
 }
 
+/* The libpcap way: a mapped ring and MFETCH; fillers ('@') are skipped. */
+static int fetch_mapped(int fd, int count)
+{
+	const uint32_t ring = 256 * 1024;
+	if (ioctl(fd, MON_IOCT_RING_SIZE, ring) < 0)
+		die("MON_IOCT_RING_SIZE");
+	unsigned char *map = mmap(NULL, ring, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		die("mmap");
+	uint32_t offvec[32];
+	uint32_t nflush = 0;
+	int got = 0, fetches = 0;
+	while (got < count) {
+		uint32_t want = (uint32_t)(count - got);
+		struct mon_bin_mfetch mf = { offvec, want < 32 ? want : 32, nflush };
+		if (ioctl(fd, MON_IOCX_MFETCH, &mf) < 0)
+			die("MON_IOCX_MFETCH");
+		for (uint32_t i = 0; i < mf.nfetch; i++)
+			if (((struct mon_bin_hdr *)(map + offvec[i]))->type != '@')
+				got++;
+		nflush = mf.nfetch;
+		fetches++;
+	}
+	if (ioctl(fd, MON_IOCH_MFLUSH, nflush) < 0)
+		die("MON_IOCH_MFLUSH");
+	struct mon_bin_stats st;
+	if (ioctl(fd, MON_IOCG_STATS, &st) < 0)
+		die("MON_IOCG_STATS");
+	munmap(map, ring);
+	close(fd);
+	printf("usbmon_client: fetched %d events (mfetch=%d) ring=%u dropped=%u\n",
+	       got, fetches, ring, st.dropped);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fprintf(stderr, "usage: usbmon_client BUS COUNT\n");
+	int mapped = argc == 4 && strcmp(argv[3], "mmap") == 0;
+	if (argc != 3 && !mapped) {
+		fprintf(stderr, "usage: usbmon_client BUS COUNT [mmap]\n");
 		return 2;
 	}
 	char path[64];
@@ -97,6 +150,8 @@ int main(int argc, char **argv)
 	int fd = open(path, O_RDONLY);
 	if (fd < 0)
 		die(path);
+	if (mapped)
+		return fetch_mapped(fd, count);
 	int ring = ioctl(fd, MON_IOCQ_RING_SIZE);
 	if (ring < 0)
 		die("MON_IOCQ_RING_SIZE");
