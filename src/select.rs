@@ -311,10 +311,15 @@ impl TraceSet {
     }
 }
 
+/// A call name of either table, or one that i386 makes only through
+/// socketcall (send, recv).
 fn known_name(name: &str) -> bool {
     [Arch::X86_64, Arch::I386]
         .iter()
         .any(|&arch| crate::service::number(arch, name).is_some())
+        || crate::service::net::SOCKETCALLS
+            .iter()
+            .any(|&(call, _)| call == name)
 }
 
 /// Which outcomes of a call are printed (`-e status=`).

@@ -113,3 +113,54 @@ fn a_32_bit_fork_is_followed() {
         .collect();
     assert_eq!(run.after_marker(), expected);
 }
+
+#[test]
+fn socket_calls_through_socketcall_print_as_the_calls_they_stand_for() {
+    let common = [
+        "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+        "socketpair(AF_UNIX, SOCK_DGRAM, 0, [3, 4]) = 0",
+        "sendto(3, \"ping\", 4, 0, NULL, 0) = 4",
+        "recvfrom(4, \"ping\", 16, 0, NULL, NULL) = 4",
+        "socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 5",
+        "setsockopt(5, SOL_SOCKET, SO_REUSEADDR, [1], 4) = 0",
+        "connect(5, {sa_family=AF_INET, sin_port=htons(1), \
+         sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 [ECONNREFUSED]",
+        "shutdown(3, SHUT_RDWR) = 0",
+        "getsockname(9, &ADDR, &ADDR) = -1 [EBADF]",
+        "listen(9, 1) = -1 [EBADF]",
+    ];
+    let end = ["exit_group(0)", "Process exited normally with code 0"];
+    // The 64-bit build makes the same calls directly.
+    let direct = trace(&[], &[name(&common::fixture("net_libc"))]);
+    assert_eq!(direct.code(), Some(0), "{}", direct.stderr());
+    assert_eq!(direct.after_marker(), s(&[&common[..], &end[..]].concat()));
+
+    let bin = fixture_m32("net_libc");
+    let run = trace(&[], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let only_i386 = [
+        "send(4, \"pong\", 4, 0) = -1 [EPIPE]",
+        "recv(3, &ADDR, 16, MSG_DONTWAIT) = -1 [EAGAIN]",
+        // An unknown subcall or an unreadable array: socketcall itself.
+        "socketcall(21, &ADDR) = -1 [EINVAL]",
+        "socketcall(3, &0x1) = -1 [EFAULT]",
+    ];
+    assert_eq!(
+        run.after_marker(),
+        s(&[&common[..], &only_i386[..], &end[..]].concat())
+    );
+    // Selected by the name they stand for, also by the fast path's filter.
+    for mode in ["--seccomp-bpf", "--no-seccomp-bpf"] {
+        let run = trace(&["-e", "trace=connect,recv", mode], &[name(&bin)]);
+        assert_eq!(run.code(), Some(0), "{mode}: {}", run.stderr());
+        assert_eq!(
+            run.lines()[1..],
+            s(&[
+                common[6],
+                only_i386[1],
+                "Process exited normally with code 0"
+            ]),
+            "{mode}"
+        );
+    }
+}

@@ -162,6 +162,15 @@ pub fn lookup(arch: Arch, nr: u64) -> (Cow<'static, str>, Entry) {
     }
 }
 
+/// The entry for a call known by name only: a socketcall's subcall.
+pub fn lookup_name(name: &'static str) -> Entry {
+    Entry {
+        name,
+        handler: handler(name),
+        sig: signature(name),
+    }
+}
+
 /// Every call of `arch`'s table: number, name and parameter kinds.
 pub fn all_calls(arch: Arch) -> impl Iterator<Item = (u64, &'static str, Vec<params::Kind>)> {
     let table = match arch {
@@ -200,11 +209,24 @@ mod tests {
         let mut seen = std::collections::HashSet::new();
         for h in TABLES.iter().flat_map(|t| t.iter()) {
             assert!(seen.insert(h.name), "{} has two handlers", h.name);
+            let socketcall_only = net::SOCKETCALLS.iter().any(|&(n, _)| n == h.name);
             assert!(
-                number(Arch::X86_64, h.name).is_some() || number(Arch::I386, h.name).is_some(),
+                number(Arch::X86_64, h.name).is_some()
+                    || number(Arch::I386, h.name).is_some()
+                    || socketcall_only,
                 "{}",
                 h.name
             );
+        }
+    }
+
+    #[test]
+    fn every_socketcall_has_a_handler_and_a_signature() {
+        for &(name, nargs) in net::SOCKETCALLS {
+            let entry = lookup_name(name);
+            assert!(!std::ptr::eq(entry.handler, &GENERIC), "{name}: no handler");
+            let sig = entry.sig.unwrap_or_else(|| panic!("{name}: no signature"));
+            assert_eq!(sig.params.len(), nargs, "{name}");
         }
     }
 

@@ -7,6 +7,7 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
 use crate::format::{FlagDef, Naming, Printer, flag, quote};
+use crate::kernel::Memory;
 use crate::service::generic::put_fd;
 use crate::service::h;
 use crate::service::raw::{i32_at, lookup, put_composed, put_named, read_vec, u16_at, u32_at};
@@ -478,6 +479,77 @@ pub fn recvfrom_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     p.result(c.result);
 }
 
+/// `send(sockfd, buf, len, flags)`: only an i386 socketcall (SYS_SEND).
+pub fn send_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "sockfd", c.int(0));
+    p.buf("buf", c.args[1], c.args[2]);
+    p.uint("len", c.args[2]);
+    p.flags("flags", c.args[3] as u32 as u64, MSG_FLAGS);
+    CallType::Done
+}
+
+/// `recv(sockfd, buf, len, flags)`: only an i386 socketcall (SYS_RECV).
+pub fn recv_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "sockfd", c.int(0));
+    CallType::NotDone
+}
+
+/// Leave half of recv.
+pub fn recv_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    if failed {
+        p.ptr("buf", c.args[1]);
+    } else {
+        p.buf("buf", c.args[1], c.result as u64);
+    }
+    p.uint("len", c.args[2]);
+    p.flags("flags", c.args[3] as u32 as u64, MSG_FLAGS);
+    p.equals();
+    p.result(c.result);
+}
+
+/// The calls an i386 `socketcall(call, args)` stands for, by `call` (1 is
+/// SYS_SOCKET, `<linux/net.h>`), with how many `unsigned long` arguments
+/// its `args` array holds (`nargs` in net/socket.c).
+pub const SOCKETCALLS: &[(&str, usize)] = &[
+    ("socket", 3),
+    ("bind", 3),
+    ("connect", 3),
+    ("listen", 2),
+    ("accept", 3),
+    ("getsockname", 3),
+    ("getpeername", 3),
+    ("socketpair", 4),
+    ("send", 4),
+    ("recv", 4),
+    ("sendto", 6),
+    ("recvfrom", 6),
+    ("shutdown", 2),
+    ("setsockopt", 5),
+    ("getsockopt", 5),
+    ("sendmsg", 3),
+    ("recvmsg", 3),
+    ("accept4", 4),
+    ("recvmmsg", 5),
+    ("sendmmsg", 4),
+];
+
+/// What an i386 `socketcall(call, args)` does: the call's name and its
+/// arguments, read from the caller's array of 32-bit words. None for an
+/// unknown `call` or an unreadable array: the call is then shown as
+/// socketcall itself, as the kernel would fail it.
+pub fn socketcall(call: u64, array: u64, mem: &mut Memory) -> Option<(&'static str, [u64; 6])> {
+    let &(name, nargs) = SOCKETCALLS.get((call as usize).checked_sub(1)?)?;
+    let mut words = [0u8; 24];
+    if array == 0 || !mem.read_exact(array, &mut words[..nargs * 4]) {
+        return None;
+    }
+    let mut args = [0u64; 6];
+    for (i, arg) in args.iter_mut().enumerate().take(nargs) {
+        *arg = u32_at(&words, i * 4) as u64;
+    }
+    Some((name, args))
+}
+
 /// `SHUT_*` from `<linux/net.h>`.
 const SHUT_HOW: &[(i64, &str)] = &[(0, "SHUT_RD"), (1, "SHUT_WR"), (2, "SHUT_RDWR")];
 
@@ -504,7 +576,9 @@ pub static HANDLERS: &[Handler] = &[
     h("getpeername", sockname_out, sockname_in, Normal),
     h("getsockname", sockname_out, sockname_in, Normal),
     h("listen", listen_out, default_in, Normal),
+    h("recv", recv_out, recv_in, Normal),
     h("recvfrom", recvfrom_out, recvfrom_in, Normal),
+    h("send", send_out, default_in, Normal),
     h("sendto", sendto_out, default_in, Normal),
     h("shutdown", shutdown_out, default_in, Normal),
     h("socket", socket_out, default_in, Normal),

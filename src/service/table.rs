@@ -8,7 +8,8 @@
 //! `socketcall`, `truncate64`, ...) follow the i386 entry point, so 64-bit
 //! arguments split across two registers appear as two `*_low`/`*_high`
 //! parameters. Calls with no parameters, and numbers the kernel reserves
-//! without implementing, have an empty parameter list.
+//! without implementing, have an empty parameter list. `send` and `recv`
+//! are no system call of either table: i386 makes them through socketcall.
 //!
 //! The slice is sorted by name (byte order) so it can be binary-searched.
 
@@ -1790,6 +1791,15 @@ pub static SIGNATURES: &[Signature] = &[
         ],
     },
     Signature {
+        name: "recv",
+        params: &[
+            p("fd", Fd),
+            p("ubuf", Ptr),
+            p("size", Uint),
+            p("flags", Hex),
+        ],
+    },
+    Signature {
         name: "recvfrom",
         params: &[
             p("fd", Fd),
@@ -2066,6 +2076,10 @@ pub static SIGNATURES: &[Signature] = &[
             p("nsops", Uint),
             p("timeout", Ptr),
         ],
+    },
+    Signature {
+        name: "send",
+        params: &[p("fd", Fd), p("buff", Ptr), p("len", Uint), p("flags", Hex)],
     },
     Signature {
         name: "sendfile",

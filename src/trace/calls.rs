@@ -12,6 +12,7 @@ use crate::call::{
 use crate::format::FormatState;
 use crate::kernel::{self, Arch, SyscallOp};
 use crate::output::Style;
+use std::borrow::Cow;
 use std::cell::RefCell;
 
 use super::filtering::{Action, CallFields, stack_trace};
@@ -58,13 +59,18 @@ impl Engine {
             return known;
         }
         let (_, entry) = service::lookup(arch, nr);
+        let selected = self.selects(name, &entry);
+        self.selected.insert((arch, nr), selected);
+        selected
+    }
+
+    /// Whether the call `name` with `entry` is selected (no cache).
+    fn selects(&self, name: &str, entry: &service::Entry) -> bool {
         let kinds: Vec<_> = entry
             .sig
             .map(|s| s.params.iter().map(|p| p.kind).collect())
             .unwrap_or_default();
-        let selected = self.select.trace.contains(name, &kinds);
-        self.selected.insert((arch, nr), selected);
-        selected
+        self.select.trace.contains(name, &kinds)
     }
 
     /// Count a finished call for `-c`.
@@ -76,8 +82,27 @@ impl Engine {
     }
 
     fn enter(&mut self, pid: i32, arch: Arch, nr: u64, args: [u64; 6], ip: u64, sp: u64) {
-        let (name, entry) = service::lookup(arch, nr);
-        let selected = self.is_selected(arch, nr, &name);
+        let Some(proc) = self.procs.get_mut(&pid) else {
+            return;
+        };
+        let (mut name, mut entry) = service::lookup(arch, nr);
+        let mut args = args;
+        // An i386 socketcall is shown, selected and filtered as the call it
+        // stands for (strace does the same); its number stays socketcall's.
+        let demultiplexed = arch == Arch::I386
+            && name == "socketcall"
+            && match service::net::socketcall(args[0], args[1], &mut proc.mem) {
+                Some((sub, sub_args)) => {
+                    (name, entry, args) = (Cow::Borrowed(sub), service::lookup_name(sub), sub_args);
+                    true
+                }
+                None => false,
+            };
+        let selected = if demultiplexed {
+            self.select.trace.is_all() || self.selects(&name, &entry)
+        } else {
+            self.is_selected(arch, nr, &name)
+        };
         let Some(proc) = self.procs.get_mut(&pid) else {
             return;
         };

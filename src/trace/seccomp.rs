@@ -53,15 +53,28 @@ fn jump(code: u16, k: u32, jt: u8, jf: u8) -> libc::sock_filter {
     libc::sock_filter { code, jt, jf, k }
 }
 
-/// The numbers of `arch`'s calls that must stop: the selected ones, and
-/// ioctl for user_events registrations when writes are selected.
+/// The numbers of `arch`'s calls that must stop: the selected ones, ioctl
+/// for user_events registrations when writes are selected, and i386's
+/// socketcall when a call it stands for is selected.
 pub fn traced_numbers(arch: Arch, set: &TraceSet) -> Vec<u32> {
     let writes = ["write", "writev"]
         .iter()
         .any(|w| set.contains(w, &[crate::service::params::Kind::Fd]));
+    let selects = |name: &'static str| {
+        let kinds: Vec<_> = service::lookup_name(name)
+            .sig
+            .map(|s| s.params.iter().map(|p| p.kind).collect())
+            .unwrap_or_default();
+        set.contains(name, &kinds)
+    };
+    let socket_calls = service::net::SOCKETCALLS
+        .iter()
+        .any(|&(name, _)| selects(name));
     service::all_calls(arch)
         .filter(|(_, name, kinds)| {
-            set.contains(name, kinds) || (writes && FOR_WRITES.contains(name))
+            set.contains(name, kinds)
+                || (writes && FOR_WRITES.contains(name))
+                || (socket_calls && *name == "socketcall")
         })
         .map(|(nr, _, _)| nr as u32)
         .collect()
@@ -167,6 +180,12 @@ mod tests {
         assert_eq!(run(&prog, i, 4), RET_TRACE, "i386 write");
         assert_eq!(run(&prog, i, 3), RET_ALLOW, "i386 read");
         assert_eq!(run(&prog, i, 173), RET_ALLOW, "i386 rt_sigreturn");
+        assert_eq!(run(&prog, i, 102), RET_ALLOW, "i386 socketcall");
+        let prog = program(&TraceSet::parse("connect").unwrap());
+        assert_eq!(run(&prog, i, 102), RET_TRACE, "socketcall: connect");
+        assert_eq!(run(&prog, x, 42), RET_TRACE, "x86_64 connect");
+        let prog = program(&TraceSet::parse("%desc").unwrap());
+        assert_eq!(run(&prog, i, 102), RET_TRACE, "socketcall: send has an fd");
         assert_eq!(run(&prog, 0x1234, 1), RET_ALLOW, "other arch");
     }
 
