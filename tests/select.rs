@@ -5,6 +5,8 @@
 mod common;
 
 use common::{fixture, name, rtrace, s, trace};
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
 
 const WRITES: &[&str] = &[
     "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
@@ -422,6 +424,117 @@ fn a_sleep_continued_by_restart_syscall_then_interrupted_shows_the_time_left() {
                 "Process exited normally with code 0"
             ],
             "{mode}"
+        );
+    }
+}
+
+#[test]
+fn a_call_interrupted_inside_a_handler_by_a_stop_keeps_the_outer_calls_signal() {
+    // The handler's nanosleep is cut by a group-stop (no signal of its
+    // own) and restarted; the outer read must still end as the handler's
+    // return decides: EINTR, or restarted with SA_RESTART.
+    let bin = fixture("nested_stop");
+    for (arg, end) in [
+        ("", "read(3, &ADDR, 1) = -1 [EINTR]"),
+        ("r", "read(3, \"x\", 1) = 1"),
+    ] {
+        for mode in ["--seccomp-bpf", "--no-seccomp-bpf"] {
+            let mut command = vec![name(&bin)];
+            if !arg.is_empty() {
+                command.push(arg);
+            }
+            let run = trace(&["-f", "-e", "trace=read", mode], &command);
+            assert_eq!(run.code(), Some(0), "{mode}: {}", run.stderr());
+            let lines = run.lines();
+            let ends = lines.iter().filter(|l| l.ends_with(end)).count();
+            let restarts = lines.iter().filter(|l| l.contains("ERESTART")).count();
+            assert_eq!((ends, restarts), (1, 0), "{arg} {mode}: {lines:#?}");
+        }
+    }
+}
+
+#[test]
+fn a_failed_exec_of_the_command_still_shows_what_follows() {
+    // Under the filter the execve (not selected) does not stop; the calls
+    // after it failed are the command's to show all the same.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let script = dir.join("not-a-program");
+    std::fs::write(&script, "garbage\n").unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let shown = script.display().to_string();
+    for mode in ["--seccomp-bpf", "--no-seccomp-bpf"] {
+        let run = trace(
+            &["-s", "200", "-e", "trace=write,exit_group", mode],
+            &[&shown],
+        );
+        assert_eq!(run.code(), Some(127), "{mode}: {}", run.stderr());
+        let message = format!("rtrace: cannot run '{shown}': ");
+        assert_eq!(
+            run.lines()[1..],
+            s(&[
+                &format!(
+                    "write(2, \"{message}\", {}) = {}",
+                    message.len(),
+                    message.len()
+                ),
+                "write(2, \"Exec format error\", 17) = 17",
+                "write(2, \"\\n\", 1) = 1",
+                "exit_group(127)",
+                "Process exited normally with code 127",
+            ]),
+            "{mode}"
+        );
+    }
+}
+
+#[test]
+fn without_f_children_under_the_filter_run_unharmed_and_unshown() {
+    // Children inherit the filter; a selected call with no tracer would
+    // fail with ENOSYS, so they are traced but not shown.
+    let bin = fixture("fork_wait");
+    for mode in ["--seccomp-bpf", "--no-seccomp-bpf"] {
+        let run = trace(&["-e", "trace=wait4,exit_group", mode], &[name(&bin)]);
+        assert_eq!(run.code(), Some(0), "{mode}: {}", run.stderr());
+        let lines = run.lines();
+        assert_eq!(lines.len(), 5, "{mode}: {lines:#?}");
+        assert_eq!(lines[0], "Tracing fork_wait (pid PID1)");
+        // The child's exit_group(7) worked: its parent sees code 7.
+        assert!(
+            lines[1].starts_with("wait4(-1, W_EXITED(7), 0, NULL) = "),
+            "{mode}: {lines:#?}"
+        );
+        assert_eq!(
+            lines[2..],
+            s(&[
+                "** SIGCHLD **",
+                "exit_group(0)",
+                "Process exited normally with code 0"
+            ]),
+            "{mode}"
+        );
+    }
+}
+
+#[test]
+fn threads_started_under_the_filter_belong_to_their_process() {
+    // The clone does not stop under the filter; the thread's process id
+    // must still be its group's.
+    let bin = fixture("two_threads");
+    for mode in ["--seccomp-bpf", "--no-seccomp-bpf"] {
+        let run = trace(&["-f", "--json", "-e", "trace=write", mode], &[name(&bin)]);
+        assert_eq!(run.code(), Some(0), "{mode}: {}", run.stderr());
+        let starts: Vec<(i64, i64)> = run
+            .trace
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter(|o| o["type"] == "start")
+            .map(|o| (o["pid"].as_i64().unwrap(), o["tid"].as_i64().unwrap()))
+            .collect();
+        assert_eq!(starts.len(), 3, "{mode}: {starts:?}");
+        let main = starts[0].0;
+        assert!(
+            starts.iter().all(|&(pid, _)| pid == main),
+            "{mode}: {starts:?}"
         );
     }
 }

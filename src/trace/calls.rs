@@ -108,7 +108,9 @@ impl Engine {
         };
         if proc.life == Life::Starting {
             // Our own child's calls before its exec are not the command's.
-            if entry.handler.class != CallClass::Exec {
+            // Under the filter nothing of ours stops but the execve: any
+            // other call comes after an execve (not selected) that failed.
+            if entry.handler.class != CallClass::Exec && !proc.seccomp {
                 return;
             }
             proc.life = Life::Running;
@@ -125,7 +127,7 @@ impl Engine {
                 proc.call = Some(s.call);
                 return;
             }
-            if !proc.signal_seen || same_site {
+            if !top.signalled || same_site {
                 // No signal came to turn the ERESTART* into a restart or
                 // an error, or the same call site runs again with other
                 // arguments (a handler left by longjmp and abandoned the
@@ -207,8 +209,8 @@ impl Engine {
                 record,
                 rval,
                 handler_ran: false,
+                signalled: false,
             });
-            proc.signal_seen = false;
             return;
         }
         if !is_error(rval) {
@@ -359,9 +361,9 @@ impl Engine {
         let Some(proc) = self.procs.get_mut(&pid) else {
             return;
         };
-        if !proc.suspended.is_empty() {
+        if let Some(top) = proc.suspended.last_mut() {
             // Printed or not, the signal decides the suspended call's fate.
-            proc.signal_seen = true;
+            top.signalled = true;
         }
         if proc.life == Life::Starting
             || !self.select.signals.contains(sig)

@@ -186,6 +186,10 @@ struct Suspended {
     /// A signal handler has made calls since: signals now belong to the
     /// handler, not to this call's split.
     handler_ran: bool,
+    /// A signal was delivered since this call was suspended, so a handler
+    /// may be running. Kept per call: a call of the handler may itself be
+    /// suspended (by a stop, with no signal of its own) and restarted.
+    signalled: bool,
 }
 
 /// One traced task (a process or a thread: each has its own calls).
@@ -198,9 +202,6 @@ struct Proc {
     life: Life,
     call: Option<Call>,
     suspended: Vec<Suspended>,
-    /// A signal was delivered since the newest call was suspended, so a
-    /// handler may be running.
-    signal_seen: bool,
     /// The next syscall-exit stop is execve's, after a successful exec.
     skip_exec_exit: bool,
     /// Print no `---`/banner for the first exec (the start banner said it).
@@ -213,6 +214,11 @@ struct Proc {
     /// The process runs under rtrace's seccomp filter: it stops only on
     /// selected calls, so it is resumed with PTRACE_CONT between calls.
     seccomp: bool,
+    /// Printed. Without -f, a started command's children and threads are
+    /// traced all the same when it runs under the fast path: they inherit
+    /// the filter, and a selected call with no tracer fails with ENOSYS.
+    /// Such a process is only resumed at each stop and never shown.
+    shown: bool,
 }
 
 impl Proc {
@@ -225,7 +231,6 @@ impl Proc {
             life,
             call: None,
             suspended: Vec::new(),
-            signal_seen: false,
             skip_exec_exit: false,
             quiet_exec: false,
             detaching: false,
@@ -233,6 +238,7 @@ impl Proc {
             mem: Memory::new(Pid::from_raw(pid)),
             children: Vec::new(),
             seccomp: false,
+            shown: true,
         }
     }
 
@@ -397,7 +403,8 @@ fn wait(pid: i32, flags: libc::c_int) -> Option<Result<(i32, i32), std::io::Erro
 
 impl Engine {
     fn set_count(&mut self) {
-        self.out.set_proc_count(self.procs.len());
+        let shown = self.procs.values().filter(|p| p.shown).count();
+        self.out.set_proc_count(shown);
     }
 
     fn resume(&mut self, pid: i32, request: libc::c_uint, sig: i32) {
@@ -565,6 +572,10 @@ impl Engine {
         };
         let sig = libc::WSTOPSIG(status);
         let event = (status >> 16) & 0xff;
+        if !proc.shown {
+            self.unshown_stop(pid, sig, event);
+            return;
+        }
         if proc.detaching {
             if matches!(
                 event,
@@ -643,6 +654,30 @@ impl Engine {
         if let Some(proc) = self.procs.get(&pid) {
             let request = proc.resume_request();
             self.resume(pid, request, sig);
+        }
+    }
+
+    /// A stop of a process that is traced but not shown: only keep it
+    /// running, as if untraced (signals delivered, job control kept).
+    fn unshown_stop(&mut self, pid: i32, sig: i32, event: i32) {
+        match event {
+            libc::PTRACE_EVENT_FORK | libc::PTRACE_EVENT_VFORK | libc::PTRACE_EVENT_CLONE => {
+                // Its children inherit the filter too.
+                self.fork_event(pid, event);
+                self.resume(pid, libc::PTRACE_CONT, 0);
+            }
+            libc::PTRACE_EVENT_EXEC => {
+                // Exec from a thread: the thread's old id is gone.
+                if let Some(former) = kernel::event_msg(Pid::from_raw(pid))
+                    && former != pid
+                {
+                    self.procs.remove(&former);
+                }
+                self.resume(pid, libc::PTRACE_CONT, 0);
+            }
+            PTRACE_EVENT_STOP if is_stop_signal(sig) => self.resume(pid, libc::PTRACE_LISTEN, 0),
+            0 if sig != (libc::SIGTRAP | 0x80) => self.resume(pid, libc::PTRACE_CONT, sig),
+            _ => self.resume(pid, libc::PTRACE_CONT, 0),
         }
     }
 
@@ -726,6 +761,7 @@ impl Engine {
             );
             proc.seccomp = self.seccomp;
             proc.tgid = tgid.unwrap_or(pid);
+            proc.shown = self.follow;
             self.procs.insert(pid, proc);
             self.set_count();
             self.child_start(pid, status);
@@ -745,6 +781,11 @@ impl Engine {
         };
         let flags = match parent.call.as_ref() {
             Some(c) => clone_flags(c, &mut parent.mem),
+            // The clone itself did not stop (fast path): a thread shows in
+            // its thread group id.
+            None if parent_ids(child).1 == Some(parent.tgid) => {
+                (libc::CLONE_THREAD | libc::CLONE_FILES) as u64
+            }
             None => 0,
         };
         let fds = if flags & libc::CLONE_FILES as u64 != 0 {
@@ -759,9 +800,10 @@ impl Engine {
             c.data = CallData::None;
         }
         let vfork = event == libc::PTRACE_EVENT_VFORK;
+        let shown = parent.shown && self.follow;
         // The child waits for its parent's fork line, if the parent's call
         // is traced at all (under the fast path it may not stop).
-        let wait_for_parent = !vfork && parent.call.is_some();
+        let wait_for_parent = shown && !vfork && parent.call.is_some();
         if wait_for_parent {
             parent.children.push(child);
         }
@@ -782,10 +824,13 @@ impl Engine {
             },
             fds,
         );
-        proc.call = call;
+        proc.call = call.filter(|_| shown);
         proc.seccomp = seccomp;
         proc.tgid = tgid;
-        self.out.record_copy(pid, child);
+        proc.shown = shown;
+        if shown {
+            self.out.record_copy(pid, child);
+        }
         self.procs.insert(child, proc);
         self.set_count();
         if !wait_for_parent {
@@ -833,6 +878,10 @@ impl Engine {
             return;
         };
         proc.life = Life::Running;
+        if !proc.shown {
+            self.resume(pid, libc::PTRACE_CONT, 0);
+            return;
+        }
         if let Some(name) = kernel::process_name(Pid::from_raw(pid)) {
             proc.name = name;
         }
@@ -936,6 +985,10 @@ impl Engine {
 
     fn gone(&mut self, pid: i32, status: i32) {
         if self.orphans.remove(&pid).is_some() || !self.procs.contains_key(&pid) {
+            return;
+        }
+        if !self.procs[&pid].shown {
+            self.remove(pid);
             return;
         }
         let proc = self.procs.get_mut(&pid).expect("checked");

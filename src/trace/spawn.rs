@@ -37,7 +37,9 @@ fn resolve(cmd: &OsString) -> Result<std::path::PathBuf, std::io::Error> {
 /// The ptrace options for a tracee.
 pub(super) fn options(follow: bool, started: bool, seccomp: bool) -> libc::c_int {
     let mut opts = libc::PTRACE_O_TRACESYSGOOD | libc::PTRACE_O_TRACEEXEC;
-    if follow {
+    // Under the filter children are traced even without -f (not shown):
+    // see Proc::shown.
+    if follow || seccomp {
         opts |= libc::PTRACE_O_TRACEFORK | libc::PTRACE_O_TRACEVFORK | libc::PTRACE_O_TRACECLONE;
     }
     if started {
