@@ -328,7 +328,7 @@ fn bad_filters_show_the_expression_and_a_caret() {
 
 #[test]
 fn selected_calls_interrupted_by_handlers_under_the_fast_path() {
-    // rt_sigreturn stops for bookkeeping but is not printed.
+    // The handlers run while the engine steps the thread; nothing of theirs prints.
     let bin = fixture("signals");
     for mode in ["--seccomp-bpf", "--no-seccomp-bpf"] {
         let run = trace(&["-e", "trace=read", mode], &[name(&bin)]);
