@@ -152,10 +152,11 @@ struct Cli {
     wall_clock: bool,
 
     /// Stop started processes only on selected calls, with a seccomp-bpf
-    /// filter (automatic when -e trace= names calls or classes). The filter
-    /// is inherited by children and sets no-new-privs, as with strace;
-    /// without -f children are still traced, unshown, so that their
-    /// selected calls work (rtrace waits for them too). Calls that a tracee's own seccomp filter fails,
+    /// filter (automatic with -f when -e trace= names calls or classes). The
+    /// filter is inherited by children and sets no-new-privs, as with
+    /// strace; asked for without -f, children are still traced, unshown, so
+    /// that their selected calls work (rtrace waits for them too, and a
+    /// command cannot then trace its own children). Calls that a tracee's own seccomp filter fails,
     /// kills or hands to a supervisor are not seen (use --no-seccomp-bpf)
     #[arg(long = "seccomp-bpf", conflicts_with = "no_seccomp_bpf")]
     seccomp_bpf: bool,

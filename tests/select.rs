@@ -516,6 +516,68 @@ fn without_f_children_under_the_filter_run_unharmed_and_unshown() {
 }
 
 #[test]
+fn exec_from_an_unshown_thread_continues_the_shown_process() {
+    // Without -f the thread is traced unshown; after its exec it is the
+    // process, which is shown.
+    let bin = fixture("thread_exec");
+    let run = trace(&["--seccomp-bpf", "-e", "trace=exit_group"], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert_eq!(
+        run.lines(),
+        s(&[
+            "Tracing thread_exec (pid PID1)",
+            "---",
+            "Tracing true (pid PID1)",
+            "exit_group(0)",
+            "Process exited normally with code 0",
+        ])
+    );
+}
+
+#[test]
+fn an_output_error_lets_go_of_unshown_children_too() {
+    // rtrace must not stay for the background child it does not show:
+    // after it exits the child runs on, untraced.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let pidfile = dir.join(format!("unshown-{}.pid", std::process::id()));
+    let script = format!(
+        "sleep 20 </dev/null >/dev/null 2>&1 & echo $! > {}; echo hi",
+        pidfile.display()
+    );
+    let out = rtrace()
+        .args(["--seccomp-bpf", "-e", "trace=write", "-o", "/dev/full"])
+        .args(["sh", "-c", &script])
+        .stdout(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let _ = std::fs::remove_file(&pidfile);
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    // SAFETY: ending the test's own background sleep.
+    unsafe { libc::kill(pid, libc::SIGKILL) };
+    assert!(status.contains("\nTracerPid:\t0\n"), "{status}");
+    assert!(!status.contains("State:\tT"), "{status}");
+}
+
+#[test]
+fn without_f_a_command_can_still_trace_its_own_children() {
+    // The automatic fast path needs -f: without it the children would have
+    // to be traced by rtrace, and a debugger could not trace them.
+    let bin = fixture("traces_its_child");
+    let run = trace(&["-e", "trace=wait4"], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert_eq!(
+        String::from_utf8_lossy(&run.output.stdout),
+        "child exited with 0\n"
+    );
+}
+
+#[test]
 fn threads_started_under_the_filter_belong_to_their_process() {
     // The clone does not stop under the filter; the thread's process id
     // must still be its group's.

@@ -302,7 +302,10 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
                     2,
                 ));
             }
-            usable
+            // Without -f the children would have to be traced unshown (they
+            // inherit the filter), which a command that traces its own
+            // children (gdb, strace) cannot live with: only when asked.
+            usable && (cfg.follow || mode == SeccompMode::On)
         }
     };
     let filter = seccomp.then(|| seccomp::program(&cfg.select.trace));
@@ -572,10 +575,6 @@ impl Engine {
         };
         let sig = libc::WSTOPSIG(status);
         let event = (status >> 16) & 0xff;
-        if !proc.shown {
-            self.unshown_stop(pid, sig, event);
-            return;
-        }
         if proc.detaching {
             if matches!(
                 event,
@@ -590,6 +589,10 @@ impl Engine {
                 0
             };
             self.finish_detach(pid, deliver);
+            return;
+        }
+        if !proc.shown {
+            self.unshown_stop(pid, sig, event);
             return;
         }
         match proc.life {
@@ -684,7 +687,8 @@ impl Engine {
     fn finish_detach(&mut self, pid: i32, sig: i32) {
         self.resume(pid, libc::PTRACE_DETACH, sig);
         let started = self.procs.get(&pid).is_some_and(|p| !p.attached);
-        if self.out.error().is_none() {
+        let shown = self.procs.get(&pid).is_some_and(|p| p.shown);
+        if shown && self.out.error().is_none() {
             self.report(pid, Report::Detached);
         }
         self.remove(pid);
@@ -936,12 +940,17 @@ impl Engine {
         let former = kernel::event_msg(Pid::from_raw(pid)).unwrap_or(pid);
         if former != pid && self.procs.contains_key(&former) {
             // The old leader is gone without an exit report; the execing
-            // thread carries on under the leader's pid.
-            if self.procs.contains_key(&pid) {
+            // thread carries on under the leader's pid, shown as the leader
+            // was (without -f a thread under the filter is not shown).
+            let leader_shown = self.procs.get(&pid).map(|p| p.shown);
+            if leader_shown.is_some() {
                 self.out.newline();
                 self.remove(pid);
             }
             let mut proc = self.procs.remove(&former).expect("checked");
+            if let Some(shown) = leader_shown {
+                proc.shown = shown;
+            }
             let record = self.out.take_record(former);
             self.out.forget(former);
             self.out.restore_record(pid, record);
