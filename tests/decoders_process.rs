@@ -580,3 +580,44 @@ fn json_sets_and_returned_values() {
         serde_json::json!([clone["result"]])
     );
 }
+
+/// ptrace requests by name, with options and signals decoded: rtrace
+/// itself (tracing `true`) is the traced program.
+#[test]
+fn ptrace_requests_options_and_signals() {
+    let rtrace_bin = env!("CARGO_BIN_EXE_rtrace");
+    let run = trace(
+        &["-e", "trace=ptrace"],
+        &[rtrace_bin, "-o", "/dev/null", "true"],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let lines = run.lines();
+    // The inner rtrace's child has no banner here: its pid stays a number.
+    let child = lines[1]
+        .strip_prefix("ptrace(PTRACE_SEIZE, ")
+        .and_then(|rest| rest.split(',').next())
+        .unwrap_or_else(|| panic!("{lines:#?}"));
+    assert_eq!(
+        lines[1..3],
+        [
+            format!(
+                "ptrace(PTRACE_SEIZE, {child}, 0x0, \
+                 PTRACE_O_TRACESYSGOOD|PTRACE_O_TRACEEXEC|PTRACE_O_EXITKILL) = 0"
+            ),
+            format!("ptrace(PTRACE_INTERRUPT, {child}, 0x0, 0x0) = 0"),
+        ]
+    );
+    assert!(
+        lines.contains(&format!("ptrace(PTRACE_SYSCALL, {child}, 0x0, 0) = 0")),
+        "{lines:#?}"
+    );
+    // A child asking to be traced by its already traced parent (-f).
+    let bin = fixture("traces_its_child");
+    let run = trace(&["-f", "-e", "trace=ptrace"], &[name(&bin)]);
+    assert!(
+        run.lines()
+            .contains(&"PID2| ptrace(PTRACE_TRACEME) = -1 [EPERM]".to_string()),
+        "{:#?}",
+        run.lines()
+    );
+}

@@ -811,6 +811,87 @@ pub fn rseq_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
+/// `PTRACE_*` requests (`<linux/ptrace.h>`, x86's `<asm/ptrace-abi.h>`).
+const PTRACE_REQUESTS: &[(i64, &str)] = &[
+    (0, "PTRACE_TRACEME"),
+    (1, "PTRACE_PEEKTEXT"),
+    (2, "PTRACE_PEEKDATA"),
+    (3, "PTRACE_PEEKUSER"),
+    (4, "PTRACE_POKETEXT"),
+    (5, "PTRACE_POKEDATA"),
+    (6, "PTRACE_POKEUSER"),
+    (7, "PTRACE_CONT"),
+    (8, "PTRACE_KILL"),
+    (9, "PTRACE_SINGLESTEP"),
+    (12, "PTRACE_GETREGS"),
+    (13, "PTRACE_SETREGS"),
+    (14, "PTRACE_GETFPREGS"),
+    (15, "PTRACE_SETFPREGS"),
+    (16, "PTRACE_ATTACH"),
+    (17, "PTRACE_DETACH"),
+    (18, "PTRACE_GETFPXREGS"),
+    (19, "PTRACE_SETFPXREGS"),
+    (24, "PTRACE_SYSCALL"),
+    (25, "PTRACE_GET_THREAD_AREA"),
+    (26, "PTRACE_SET_THREAD_AREA"),
+    (30, "PTRACE_ARCH_PRCTL"),
+    (31, "PTRACE_SYSEMU"),
+    (32, "PTRACE_SYSEMU_SINGLESTEP"),
+    (33, "PTRACE_SINGLEBLOCK"),
+    (0x4200, "PTRACE_SETOPTIONS"),
+    (0x4201, "PTRACE_GETEVENTMSG"),
+    (0x4202, "PTRACE_GETSIGINFO"),
+    (0x4203, "PTRACE_SETSIGINFO"),
+    (0x4204, "PTRACE_GETREGSET"),
+    (0x4205, "PTRACE_SETREGSET"),
+    (0x4206, "PTRACE_SEIZE"),
+    (0x4207, "PTRACE_INTERRUPT"),
+    (0x4208, "PTRACE_LISTEN"),
+    (0x4209, "PTRACE_PEEKSIGINFO"),
+    (0x420a, "PTRACE_GETSIGMASK"),
+    (0x420b, "PTRACE_SETSIGMASK"),
+    (0x420c, "PTRACE_SECCOMP_GET_FILTER"),
+    (0x420d, "PTRACE_SECCOMP_GET_METADATA"),
+    (0x420e, "PTRACE_GET_SYSCALL_INFO"),
+    (0x420f, "PTRACE_GET_RSEQ_CONFIGURATION"),
+    (0x4210, "PTRACE_SET_SYSCALL_USER_DISPATCH_CONFIG"),
+    (0x4211, "PTRACE_GET_SYSCALL_USER_DISPATCH_CONFIG"),
+];
+
+/// `PTRACE_O_*` options of PTRACE_SETOPTIONS and PTRACE_SEIZE.
+const PTRACE_OPTIONS: &[FlagDef] = &[
+    flag(0x1, "PTRACE_O_TRACESYSGOOD"),
+    flag(0x2, "PTRACE_O_TRACEFORK"),
+    flag(0x4, "PTRACE_O_TRACEVFORK"),
+    flag(0x8, "PTRACE_O_TRACECLONE"),
+    flag(0x10, "PTRACE_O_TRACEEXEC"),
+    flag(0x20, "PTRACE_O_TRACEVFORKDONE"),
+    flag(0x40, "PTRACE_O_TRACEEXIT"),
+    flag(0x80, "PTRACE_O_TRACESECCOMP"),
+    flag(0x10_0000, "PTRACE_O_EXITKILL"),
+    flag(0x20_0000, "PTRACE_O_SUSPEND_SECCOMP"),
+];
+
+/// `ptrace(request, pid, addr, data)`: the request by name; `data` is a
+/// signal for the requests that resume, options for SETOPTIONS and SEIZE.
+/// PTRACE_TRACEME takes nothing else.
+pub fn ptrace_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    let request = c.args[0] as i64;
+    put_named(p, "request", request, PTRACE_REQUESTS);
+    if request == 0 {
+        return CallType::Done;
+    }
+    p.int("pid", c.int(1));
+    p.hex("addr", c.args[2]);
+    match request {
+        // CONT, KILL, SINGLESTEP, DETACH, SYSCALL, SYSEMU*, SINGLEBLOCK
+        7..=9 | 17 | 24 | 31..=33 => put_signal(p, "data", c.args[3] as i64),
+        0x4200 | 0x4206 => p.flags("data", c.args[3], PTRACE_OPTIONS),
+        _ => p.hex("data", c.args[3]),
+    }
+    CallType::Done
+}
+
 /// This area's handlers (see `service::h`).
 pub static HANDLERS: &[Handler] = &[
     h("arch_prctl", arch_prctl_out, arch_prctl_in, Normal),
@@ -818,6 +899,7 @@ pub static HANDLERS: &[Handler] = &[
     h("clone3", clone3_out, clone3_in, Fork),
     h("execve", execve_out, default_in, Exec),
     h("execveat", execveat_out, default_in, Exec),
+    h("ptrace", ptrace_out, default_in, Normal),
     h("exit", exit_out, default_in, Normal),
     h("exit_group", exit_out, default_in, Normal),
     h("fork", no_params_out, default_in, Fork),
