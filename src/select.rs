@@ -319,7 +319,7 @@ fn known_name(name: &str) -> bool {
         .any(|&arch| crate::service::number(arch, name).is_some())
         || crate::service::net::SOCKETCALLS
             .iter()
-            .any(|&(call, _)| call == name)
+            .any(|&(call, _, _)| call == name)
 }
 
 /// Which outcomes of a call are printed (`-e status=`).

@@ -143,7 +143,7 @@ fn socket_calls_through_socketcall_print_as_the_calls_they_stand_for() {
         "recv(3, &ADDR, 16, MSG_DONTWAIT) = -1 [EAGAIN]",
         // An unknown subcall or an unreadable array: socketcall itself.
         "socketcall(21, &ADDR) = -1 [EINVAL]",
-        "socketcall(3, &0x1) = -1 [EFAULT]",
+        "socketcall(SYS_CONNECT, &0x1) = -1 [EFAULT]",
     ];
     assert_eq!(
         run.after_marker(),

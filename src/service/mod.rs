@@ -209,7 +209,7 @@ mod tests {
         let mut seen = std::collections::HashSet::new();
         for h in TABLES.iter().flat_map(|t| t.iter()) {
             assert!(seen.insert(h.name), "{} has two handlers", h.name);
-            let socketcall_only = net::SOCKETCALLS.iter().any(|&(n, _)| n == h.name);
+            let socketcall_only = net::SOCKETCALLS.iter().any(|&(n, _, _)| n == h.name);
             assert!(
                 number(Arch::X86_64, h.name).is_some()
                     || number(Arch::I386, h.name).is_some()
@@ -222,7 +222,7 @@ mod tests {
 
     #[test]
     fn every_socketcall_has_a_handler_and_a_signature() {
-        for &(name, nargs) in net::SOCKETCALLS {
+        for &(name, nargs, _) in net::SOCKETCALLS {
             let entry = lookup_name(name);
             assert!(!std::ptr::eq(entry.handler, &GENERIC), "{name}: no handler");
             let sig = entry.sig.unwrap_or_else(|| panic!("{name}: no signature"));

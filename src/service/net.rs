@@ -508,37 +508,51 @@ pub fn recv_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
 }
 
 /// The calls an i386 `socketcall(call, args)` stands for, by `call` (1 is
-/// SYS_SOCKET, `<linux/net.h>`), with how many `unsigned long` arguments
-/// its `args` array holds (`nargs` in net/socket.c).
-pub const SOCKETCALLS: &[(&str, usize)] = &[
-    ("socket", 3),
-    ("bind", 3),
-    ("connect", 3),
-    ("listen", 2),
-    ("accept", 3),
-    ("getsockname", 3),
-    ("getpeername", 3),
-    ("socketpair", 4),
-    ("send", 4),
-    ("recv", 4),
-    ("sendto", 6),
-    ("recvfrom", 6),
-    ("shutdown", 2),
-    ("setsockopt", 5),
-    ("getsockopt", 5),
-    ("sendmsg", 3),
-    ("recvmsg", 3),
-    ("accept4", 4),
-    ("recvmmsg", 5),
-    ("sendmmsg", 4),
+/// SYS_SOCKET, `<linux/net.h>`): name, how many `unsigned long` arguments
+/// its `args` array holds (`nargs` in net/socket.c), and `call`'s name.
+pub const SOCKETCALLS: &[(&str, usize, &str)] = &[
+    ("socket", 3, "SYS_SOCKET"),
+    ("bind", 3, "SYS_BIND"),
+    ("connect", 3, "SYS_CONNECT"),
+    ("listen", 2, "SYS_LISTEN"),
+    ("accept", 3, "SYS_ACCEPT"),
+    ("getsockname", 3, "SYS_GETSOCKNAME"),
+    ("getpeername", 3, "SYS_GETPEERNAME"),
+    ("socketpair", 4, "SYS_SOCKETPAIR"),
+    ("send", 4, "SYS_SEND"),
+    ("recv", 4, "SYS_RECV"),
+    ("sendto", 6, "SYS_SENDTO"),
+    ("recvfrom", 6, "SYS_RECVFROM"),
+    ("shutdown", 2, "SYS_SHUTDOWN"),
+    ("setsockopt", 5, "SYS_SETSOCKOPT"),
+    ("getsockopt", 5, "SYS_GETSOCKOPT"),
+    ("sendmsg", 3, "SYS_SENDMSG"),
+    ("recvmsg", 3, "SYS_RECVMSG"),
+    ("accept4", 4, "SYS_ACCEPT4"),
+    ("recvmmsg", 5, "SYS_RECVMMSG"),
+    ("sendmmsg", 4, "SYS_SENDMMSG"),
 ];
+
+/// The SOCKETCALLS entry of `call`.
+fn socketcall_entry(call: u64) -> Option<&'static (&'static str, usize, &'static str)> {
+    SOCKETCALLS.get((call as usize).checked_sub(1)?)
+}
+
+/// `socketcall(call, args)` itself, when it could not be shown as the call
+/// it stands for (unknown `call`, unreadable `args`).
+pub fn socketcall_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    let call = c.args[0] as u32 as u64;
+    p.symbol("call", call as i64, socketcall_entry(call).map(|e| e.2));
+    p.ptr("args", c.args[1]);
+    CallType::Done
+}
 
 /// What an i386 `socketcall(call, args)` does: the call's name and its
 /// arguments, read from the caller's array of 32-bit words. None for an
 /// unknown `call` or an unreadable array: the call is then shown as
 /// socketcall itself, as the kernel would fail it.
 pub fn socketcall(call: u64, array: u64, mem: &mut Memory) -> Option<(&'static str, [u64; 6])> {
-    let &(name, nargs) = SOCKETCALLS.get((call as usize).checked_sub(1)?)?;
+    let &(name, nargs, _) = socketcall_entry(call)?;
     let mut words = [0u8; 24];
     if array == 0 || !mem.read_exact(array, &mut words[..nargs * 4]) {
         return None;
@@ -582,5 +596,6 @@ pub static HANDLERS: &[Handler] = &[
     h("sendto", sendto_out, default_in, Normal),
     h("shutdown", shutdown_out, default_in, Normal),
     h("socket", socket_out, default_in, Normal),
+    h("socketcall", socketcall_out, default_in, Normal),
     h("socketpair", socketpair_out, socketpair_in, Normal),
 ];

@@ -69,7 +69,7 @@ pub fn traced_numbers(arch: Arch, set: &TraceSet) -> Vec<u32> {
     };
     let socket_calls = service::net::SOCKETCALLS
         .iter()
-        .any(|&(name, _)| selects(name));
+        .any(|&(name, _, _)| selects(name));
     service::all_calls(arch)
         .filter(|(_, name, kinds)| {
             set.contains(name, kinds)
