@@ -89,15 +89,14 @@ impl Engine {
         let mut args = args;
         // An i386 socketcall is shown, selected and filtered as the call it
         // stands for (strace does the same); its number stays socketcall's.
-        let demultiplexed = arch == Arch::I386
+        let mut demultiplexed = false;
+        if arch == Arch::I386
             && name == "socketcall"
-            && match service::net::socketcall(args[0], args[1], &mut proc.mem) {
-                Some((sub, sub_args)) => {
-                    (name, entry, args) = (Cow::Borrowed(sub), service::lookup_name(sub), sub_args);
-                    true
-                }
-                None => false,
-            };
+            && let Some((sub, sub_args)) = service::net::socketcall(args[0], args[1], &mut proc.mem)
+        {
+            (name, entry, args) = (Cow::Borrowed(sub), service::lookup_name(sub), sub_args);
+            demultiplexed = true;
+        }
         let selected = if demultiplexed {
             self.select.trace.is_all() || self.selects(&name, &entry)
         } else {
