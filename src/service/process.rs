@@ -14,8 +14,8 @@ use crate::service::generic::no_params_out;
 use crate::service::generic::put_dirfd;
 use crate::service::h;
 use crate::service::raw::{
-    entered_done, open_returned, put_composed, put_id, put_int_ptr, put_named, put_ptr_with,
-    put_word_ptr, read_vec, u32_at, u64_at, word_size,
+    entered_done, open_returned, out_param_in, put_composed, put_id, put_int_ptr, put_named,
+    put_ptr_with, put_word_ptr, read_vec, u32_at, u64_at, word_size,
 };
 use crate::service::resource::{put_cap, put_rusage};
 use crate::service::signal::{put_siginfo, put_signal, signal_name};
@@ -831,6 +831,7 @@ const PTRACE_REQUESTS: &[(i64, &str)] = &[
     (17, "PTRACE_DETACH"),
     (18, "PTRACE_GETFPXREGS"),
     (19, "PTRACE_SETFPXREGS"),
+    (21, "PTRACE_OLDSETOPTIONS"),
     (24, "PTRACE_SYSCALL"),
     (25, "PTRACE_GET_THREAD_AREA"),
     (26, "PTRACE_SET_THREAD_AREA"),
@@ -873,23 +874,52 @@ const PTRACE_OPTIONS: &[FlagDef] = &[
 ];
 
 /// `ptrace(request, pid, addr, data)`: the request by name; `data` is a
-/// signal for the requests that resume, options for SETOPTIONS and SEIZE.
-/// PTRACE_TRACEME takes nothing else.
+/// signal for the requests that resume, options for SETOPTIONS and SEIZE,
+/// and for PEEK* and GETEVENTMSG where the kernel stores its answer (shown
+/// at leave). PTRACE_TRACEME takes nothing else; ATTACH, INTERRUPT and
+/// LISTEN only a pid.
 pub fn ptrace_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    let request = c.args[0] as i64;
+    // `long request`: sign-extended from the caller's word.
+    let request = match word_size(c.arch) {
+        4 => c.args[0] as u32 as i32 as i64,
+        _ => c.args[0] as i64,
+    };
     put_named(p, "request", request, PTRACE_REQUESTS);
     if request == 0 {
         return CallType::Done;
     }
     p.int("pid", c.int(1));
+    if matches!(request, 16 | 0x4207 | 0x4208) {
+        return CallType::Done;
+    }
     p.hex("addr", c.args[2]);
     match request {
+        // PEEKTEXT, PEEKDATA, PEEKUSER, GETEVENTMSG: the answer at `data`.
+        1..=3 | 0x4201 => return CallType::NotDone,
         // CONT, KILL, SINGLESTEP, DETACH, SYSCALL, SYSEMU*, SINGLEBLOCK
         7..=9 | 17 | 24 | 31..=33 => put_signal(p, "data", c.args[3] as i64),
-        0x4200 | 0x4206 => p.flags("data", c.args[3], PTRACE_OPTIONS),
+        0x4200 | 0x4206 | 21 => p.flags("data", c.args[3], PTRACE_OPTIONS),
         _ => p.hex("data", c.args[3]),
     }
     CallType::Done
+}
+
+/// Leave half of ptrace's PEEK* and GETEVENTMSG: the word stored at `data`.
+pub fn ptrace_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    if p.equals_printed() {
+        return default_in(p, c, failed);
+    }
+    let arch = c.arch;
+    out_param_in(p, c, failed, "data", c.args[3], |p, name, addr| {
+        match p.mem().read_word(addr, arch) {
+            Some(word) if p.config().values_only < 2 => {
+                p.open(name, "[", Naming::Elements);
+                p.hex("", word);
+                p.close("]");
+            }
+            _ => p.ptr(name, addr),
+        }
+    });
 }
 
 /// This area's handlers (see `service::h`).
@@ -899,7 +929,7 @@ pub static HANDLERS: &[Handler] = &[
     h("clone3", clone3_out, clone3_in, Fork),
     h("execve", execve_out, default_in, Exec),
     h("execveat", execveat_out, default_in, Exec),
-    h("ptrace", ptrace_out, default_in, Normal),
+    h("ptrace", ptrace_out, ptrace_in, Normal),
     h("exit", exit_out, default_in, Normal),
     h("exit_group", exit_out, default_in, Normal),
     h("fork", no_params_out, default_in, Fork),
