@@ -1,9 +1,10 @@
-//! The tty and generic file ioctl groups on a real pseudo-terminal, and the
-//! ioctl teaching aids (--explain-ioctl, --list-ioctls).
+//! The tty and generic file ioctl groups on a real pseudo-terminal, the
+//! socket (interface) ioctls on the loopback interface, and the ioctl
+//! teaching aids (--explain-ioctl, --list-ioctls).
 
 mod common;
 
-use common::{fixture, rtrace, trace};
+use common::{fixture, fixture_m32, name, rtrace, s, trace};
 
 #[test]
 fn terminal_and_file_ioctls_on_a_pty() {
@@ -91,4 +92,30 @@ fn explain_and_list_teach_the_codes() {
     let out = rtrace().args(["--list-ioctls", "nosuch"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("rtrace: no ioctl group 'nosuch'"));
+}
+
+#[test]
+fn interface_ioctls_on_the_loopback_interface() {
+    // 64- and 32-bit: the ifreq is read the same way from both.
+    for bin in [fixture("sockios"), fixture_m32("sockios")] {
+        let run = trace(&[], &[name(&bin)]);
+        assert_eq!(run.code(), Some(0), "{}", run.stderr());
+        assert_eq!(
+            run.after_marker()[1..],
+            s(&[
+                "ioctl(3, SIOCGIFINDEX, {ifr_name=\"lo\"}) = 0 {ifr_ifindex=1}",
+                "ioctl(3, SIOCGIFNAME, {ifr_ifindex=1}) = 0 {ifr_name=\"lo\"}",
+                "ioctl(3, SIOCGIFMTU, {ifr_name=\"lo\"}) = 0 {ifr_mtu=65536}",
+                "ioctl(3, SIOCGIFHWADDR, {ifr_name=\"lo\"}) = 0 {ifr_hwaddr={sa_family=ARPHRD_LOOPBACK, \
+                 sa_data=\"00:00:00:00:00:00\"}}",
+                "ioctl(3, SIOCGIFFLAGS, {ifr_name=\"lo\"}) = 0 \
+                 {ifr_flags=IFF_UP|IFF_LOOPBACK|IFF_RUNNING}",
+                "ioctl(3, SIOCGIFINDEX, {ifr_name=\"nosuchif0\"}) = -1 [ENODEV]",
+                "exit_group(0)",
+                "Process exited normally with code 0",
+            ]),
+            "{}",
+            bin.display()
+        );
+    }
 }

@@ -25,6 +25,7 @@
 //! read it: `_IOWR(0x92, 0x7, 16)`, `_IO('T', 0x1)`; `-V` prints the number.
 
 pub mod file;
+pub mod sockios;
 pub mod tty;
 pub mod usbdevfs;
 pub mod usbmon;
@@ -192,6 +193,7 @@ static GROUPS: &[&dyn IoctlGroup] = &[
     &tty::TTY,
     &file::FILE,
     &usbdevfs::USBDEVFS,
+    &sockios::SOCKIOS,
 ];
 
 /// Every group, in lookup order.
