@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{FORK_WAIT, fixture, name, rtrace, s, trace};
+use common::{FORK_WAIT, NESTED_SIGNALS, fixture, name, rtrace, s, trace};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::ExitStatusExt;
 
@@ -311,23 +311,7 @@ fn a_call_interrupted_by_nested_handlers_ends_when_the_outer_one_returns() {
     let run = trace(&[], &[name(&bin)]);
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
     let lines = run.after_marker();
-    assert_eq!(
-        lines[2..],
-        s(&[
-            "read(3, ** SIGALRM ** <..>",
-            "gettid() = PID1",
-            "getpid() = PID1",
-            "tgkill(PID1, PID1, SIGUSR1) = 0",
-            "** SIGUSR1 **",
-            "rt_sigreturn()",
-            "write(1, \"x\", 1) = 1",
-            "rt_sigreturn()",
-            "*read(3, &ADDR, 1) = -1 [EINTR]",
-            "exit_group(0)",
-            "Process exited normally with code 0",
-        ]),
-        "{lines:#?}"
-    );
+    assert_eq!(lines[2..], s(NESTED_SIGNALS), "{lines:#?}");
 }
 
 #[test]

@@ -8,6 +8,7 @@ use super::raw::{i32_at, u16_at, u32_at, u64_at};
 use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request, field};
 use crate::format::{FlagDef, Naming, Printer, flag};
 use crate::kernel::Arch;
+use crate::service::raw::lookup;
 
 /// `struct ifreq`: `ifr_name[IFNAMSIZ]`, then the union (24 bytes on
 /// x86_64, its `struct ifmap` member being the largest; 16 on i386, where
@@ -168,11 +169,7 @@ impl IoctlGroup for Sockios {
                 let family = u16_at(d, 16) as i64;
                 let mac: Vec<String> = d[18..24].iter().map(|b| format!("{b:02x}")).collect();
                 p.open("ifr_hwaddr", "{", Naming::Fields);
-                p.symbol(
-                    "sa_family",
-                    family,
-                    ARPHRD.iter().find(|(v, _)| *v == family).map(|(_, n)| *n),
-                );
+                p.symbol("sa_family", family, lookup(ARPHRD, family));
                 p.string("sa_data", mac.join(":").as_bytes(), false);
                 p.close("}");
             }

@@ -75,6 +75,16 @@ pub struct Entry {
     pub sig: Option<&'static Signature>,
 }
 
+impl Entry {
+    /// The kinds of its declared parameters (what `-e trace=%desc` and
+    /// the other classes look at); none when it has no signature.
+    pub fn kinds(&self) -> Vec<params::Kind> {
+        self.sig
+            .map(|s| s.params.iter().map(|p| p.kind).collect())
+            .unwrap_or_default()
+    }
+}
+
 fn signature(name: &str) -> Option<&'static Signature> {
     table::SIGNATURES
         .binary_search_by(|s| s.name.cmp(name))
@@ -177,15 +187,10 @@ pub fn all_calls(arch: Arch) -> impl Iterator<Item = (u64, &'static str, Vec<par
         Arch::I386 => i386_table(),
         _ => x86_64_table(),
     };
-    table.iter().enumerate().filter_map(|(nr, e)| {
-        e.map(|e| {
-            let kinds = e
-                .sig
-                .map(|s| s.params.iter().map(|p| p.kind).collect())
-                .unwrap_or_default();
-            (nr as u64, e.name, kinds)
-        })
-    })
+    table
+        .iter()
+        .enumerate()
+        .filter_map(|(nr, e)| e.map(|e| (nr as u64, e.name, e.kinds())))
 }
 
 /// The number of `name` in `arch`'s table.

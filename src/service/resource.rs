@@ -257,13 +257,9 @@ pub fn sched_rr_get_interval_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 
 /// Leave half of sched_rr_get_interval.
 pub fn sched_rr_get_interval_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
-    if failed {
-        p.ptr("tp", c.args[1]);
-    } else {
-        put_call_timespec(p, c, "tp", c.args[1]);
-    }
-    p.equals();
-    p.result(c.result);
+    out_param_in(p, c, failed, "tp", c.args[1], |p, name, addr| {
+        put_call_timespec(p, c, name, addr)
+    });
 }
 
 /// Largest CPU mask decoded.

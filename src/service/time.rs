@@ -189,13 +189,9 @@ pub fn clock_get_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 
 /// Leave half of clock_gettime and clock_getres.
 pub fn clock_get_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
-    if failed {
-        p.ptr("tp", c.args[1]);
-    } else {
-        put_call_timespec(p, c, "tp", c.args[1]);
-    }
-    p.equals();
-    p.result(c.result);
+    out_param_in(p, c, failed, "tp", c.args[1], |p, name, addr| {
+        put_call_timespec(p, c, name, addr)
+    });
 }
 
 /// `clock_settime(clockid, tp)`

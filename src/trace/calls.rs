@@ -66,11 +66,7 @@ impl Engine {
 
     /// Whether the call `name` with `entry` is selected (no cache).
     fn selects(&self, name: &str, entry: &service::Entry) -> bool {
-        let kinds: Vec<_> = entry
-            .sig
-            .map(|s| s.params.iter().map(|p| p.kind).collect())
-            .unwrap_or_default();
-        self.select.trace.contains(name, &kinds)
+        self.select.trace.contains(name, &entry.kinds())
     }
 
     /// Count a finished call for `-c`.

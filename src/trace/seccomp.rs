@@ -60,16 +60,9 @@ pub fn traced_numbers(arch: Arch, set: &TraceSet) -> Vec<u32> {
     let writes = ["write", "writev"]
         .iter()
         .any(|w| set.contains(w, &[crate::service::params::Kind::Fd]));
-    let selects = |name: &'static str| {
-        let kinds: Vec<_> = service::lookup_name(name)
-            .sig
-            .map(|s| s.params.iter().map(|p| p.kind).collect())
-            .unwrap_or_default();
-        set.contains(name, &kinds)
-    };
     let socket_calls = service::net::SOCKETCALLS
         .iter()
-        .any(|&(name, _, _)| selects(name));
+        .any(|&(name, _, _)| set.contains(name, &service::lookup_name(name).kinds()));
     service::all_calls(arch)
         .filter(|(_, name, kinds)| {
             set.contains(name, kinds)

@@ -33,6 +33,48 @@ pub const FORK_WAIT: &[&str] = &[
     "Process exited normally with code 0",
 ];
 
+/// The nested_signals fixture's trace after its marker and pipe calls.
+pub const NESTED_SIGNALS: &[&str] = &[
+    "read(3, ** SIGALRM ** <..>",
+    "gettid() = PID1",
+    "getpid() = PID1",
+    "tgkill(PID1, PID1, SIGUSR1) = 0",
+    "** SIGUSR1 **",
+    "rt_sigreturn()",
+    "write(1, \"x\", 1) = 1",
+    "rt_sigreturn()",
+    "*read(3, &ADDR, 1) = -1 [EINTR]",
+    "exit_group(0)",
+    "Process exited normally with code 0",
+];
+
+/// The sleep_restart fixture's last lines with `-e trace=nanosleep`, the
+/// time left shown as `LEFT` (see [`time_left`]).
+pub const SLEEP_RESTART: &[&str] = &[
+    "nanosleep({tv_sec=2, tv_nsec=0}, ** SIGWINCH ** ** SIGUSR1 ** LEFT) = -1 [EINTR]",
+    "Process exited normally with code 0",
+];
+
+/// `line` with the time left of the sleep_restart fixture's 2 s sleep (a
+/// measurement) replaced by `LEFT`, after checking it is a timespec within
+/// the 2 s asked for; other lines unchanged.
+pub fn time_left(line: &str) -> String {
+    let Some((head, left)) = line.split_once("** SIGUSR1 ** {tv_sec=") else {
+        return line.to_string();
+    };
+    let parsed = left.split_once(", tv_nsec=").and_then(|(sec, rest)| {
+        let (nsec, tail) = rest.split_once('}')?;
+        let ns = sec.parse::<u64>().ok()? * 1_000_000_000 + nsec.parse::<u64>().ok()?;
+        Some((ns, tail))
+    });
+    match parsed {
+        Some((ns, tail)) if ns > 0 && ns < 2_000_000_000 => {
+            format!("{head}** SIGUSR1 ** LEFT{tail}")
+        }
+        _ => panic!("no time left within 2 s: {line}"),
+    }
+}
+
 /// The rtrace binary under test.
 pub fn rtrace() -> Command {
     Command::new(env!("CARGO_BIN_EXE_rtrace"))

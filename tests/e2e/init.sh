@@ -157,56 +157,35 @@ result t2.n "$N2"
 result t2.rc "$(cat /tmp/t2.rc)"
 for f in trace text out err; do sendfile t2.$f /tmp/t2.$f; done
 
-# --- 3: our own client: GETX, GET, URB_LEN, RING_SIZE, read(2) -----------
+# --- 3: our own client, under rtrace during bulk traffic -----------------
+# client_check TAG COUNT FIRST_REQUEST CLIENT [ARGS...]: CLIENT BUS COUNT ARGS
+client_check() {
+    # (cc_ names: the helpers above use n, count and i of their own)
+    cc_tag=$1 cc_n=$2 cc_first=$3 cc_client=$4
+    shift 4
+    start_text 2 "$cc_tag"
+    (
+        timeout 180 rtrace -o "/tmp/$cc_tag.trace" "$cc_client" 2 "$cc_n" "$@" > "/tmp/$cc_tag.out" 2>&1
+        echo $? > "/tmp/$cc_tag.rc.tmp"
+        mv "/tmp/$cc_tag.rc.tmp" "/tmp/$cc_tag.rc"
+    ) &
+    wait_for "/tmp/$cc_tag.trace" "$cc_first" 60 || say "$cc_client $* did not start"
+    bulk_until "/tmp/$cc_tag.rc" 100
+    wait_exists "/tmp/$cc_tag.rc" 190
+    stop_text "$cc_tag"
+    result "$cc_tag.n" "$cc_n"
+    result "$cc_tag.rc" "$(cat "/tmp/$cc_tag.rc")"
+    for f in trace text out; do sendfile "$cc_tag.$f" "/tmp/$cc_tag.$f"; done
+}
+
 say "check 3: rtrace usbmon_client (GETX, GET, read)"
-N3=30
-start_text 2 t3
-(
-    timeout 180 rtrace -o /tmp/t3.trace usbmon_client 2 $N3 > /tmp/t3.out 2>&1
-    echo $? > /tmp/t3.rc.tmp
-    mv /tmp/t3.rc.tmp /tmp/t3.rc
-) &
-wait_for /tmp/t3.trace MON_IOCQ_RING_SIZE 60 || say "usbmon_client did not start"
-bulk_until /tmp/t3.rc 100
-wait_exists /tmp/t3.rc 190
-stop_text t3
-result t3.n "$N3"
-result t3.rc "$(cat /tmp/t3.rc)"
-for f in trace text out; do sendfile t3.$f /tmp/t3.$f; done
-
-# --- 3b: the same client as a 32-bit program: the compat requests -------
+client_check t3 30 MON_IOCQ_RING_SIZE usbmon_client
+# 3b: the same client as a 32-bit program: the compat requests.
 say "check 3b: rtrace usbmon_client32 (GETX32, GET32, read)"
-N3B=30
-start_text 2 t3b
-(
-    timeout 180 rtrace -o /tmp/t3b.trace usbmon_client32 2 $N3B > /tmp/t3b.out 2>&1
-    echo $? > /tmp/t3b.rc.tmp
-    mv /tmp/t3b.rc.tmp /tmp/t3b.rc
-) &
-wait_for /tmp/t3b.trace MON_IOCQ_RING_SIZE 60 || say "usbmon_client32 did not start"
-bulk_until /tmp/t3b.rc 100
-wait_exists /tmp/t3b.rc 190
-stop_text t3b
-result t3b.n "$N3B"
-result t3b.rc "$(cat /tmp/t3b.rc)"
-for f in trace text out; do sendfile t3b.$f /tmp/t3b.$f; done
-
-# --- 3c: the 32-bit client the libpcap way: MFETCH32 on the mapped ring --
+client_check t3b 30 MON_IOCQ_RING_SIZE usbmon_client32
+# 3c: the 32-bit client the libpcap way: MFETCH32 on the mapped ring.
 say "check 3c: rtrace usbmon_client32 mmap (MFETCH32)"
-N3C=40
-start_text 2 t3c
-(
-    timeout 180 rtrace -o /tmp/t3c.trace usbmon_client32 2 $N3C mmap > /tmp/t3c.out 2>&1
-    echo $? > /tmp/t3c.rc.tmp
-    mv /tmp/t3c.rc.tmp /tmp/t3c.rc
-) &
-wait_for /tmp/t3c.trace MON_IOCT_RING_SIZE 60 || say "usbmon_client32 mmap did not start"
-bulk_until /tmp/t3c.rc 100
-wait_exists /tmp/t3c.rc 190
-stop_text t3c
-result t3c.n "$N3C"
-result t3c.rc "$(cat /tmp/t3c.rc)"
-for f in trace text out; do sendfile t3c.$f /tmp/t3c.$f; done
+client_check t3c 40 MON_IOCT_RING_SIZE usbmon_client32 mmap
 
 # --- 4a: -f across tcpdump's privilege drop (-Z nobody) ------------------
 say "check 4a: rtrace -f tcpdump -Z nobody"
