@@ -346,6 +346,13 @@ pub fn process_name(pid: Pid) -> Option<String> {
     Some(String::from_utf8_lossy(comm).into_owned())
 }
 
+/// Whether task `tid` is a thread of thread group `tgid`. procfs finds
+/// /proc/TGID/task/TID only for a thread of that group, so one stat
+/// answers; reading /proc/TID/status (its Tgid line) costs ten calls.
+pub fn is_thread_of(tgid: i32, tid: i32) -> bool {
+    std::fs::symlink_metadata(format!("/proc/{tgid}/task/{tid}")).is_ok()
+}
+
 /// Resume a stopped tracee with `request` (PTRACE_SYSCALL, PTRACE_CONT,
 /// PTRACE_LISTEN, PTRACE_DETACH), delivering signal `sig` (0 for none).
 /// Raw libc, because nix's Signal cannot hold realtime signals.

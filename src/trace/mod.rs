@@ -785,9 +785,9 @@ impl Engine {
         };
         let flags = match parent.call.as_ref() {
             Some(c) => clone_flags(c, &mut parent.mem),
-            // The clone itself did not stop (fast path): a thread shows in
-            // its thread group id.
-            None if parent_ids(child).1 == Some(parent.tgid) => {
+            // The clone itself did not stop (fast path): ask procfs. (Not
+            // the event: clone(CLONE_THREAD|SIGCHLD) reports a fork event.)
+            None if kernel::is_thread_of(parent.tgid, child) => {
                 (libc::CLONE_THREAD | libc::CLONE_FILES) as u64
             }
             None => 0,
