@@ -200,8 +200,12 @@ struct Cli {
     command: Vec<OsString>,
 }
 
+/// Say what went wrong in one line on stderr and exit with `code`. A
+/// stderr that cannot take the line (a closed pipe) does not change the
+/// exit status: `eprintln!` would panic there.
 fn fail(message: &str, code: u8) -> ExitCode {
-    eprintln!("rtrace: {message}");
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "rtrace: {message}");
     ExitCode::from(code)
 }
 
