@@ -373,3 +373,36 @@ fn counts_beyond_the_mapped_memory_print_what_is_there() {
     );
     assert_eq!(lines[3], "poll(&ADDR, 2147483647, 0) = -1 [EINVAL]");
 }
+
+#[test]
+fn an_old_thread_is_not_starved_by_busy_new_ones() {
+    // waitpid(-1) reports the newest tracee first; served in that order, the
+    // sleeper would wait until the busy threads gave up (exit code 1).
+    let bin = fixture("starved_thread");
+    let run = trace(&["-f"], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "the sleeper was starved");
+    let lines = run.after_marker();
+    let slept = lines
+        .iter()
+        .filter(|l| {
+            *l == "PID2|*nanosleep({tv_sec=0, tv_nsec=1000000}, NULL) = 0"
+                || *l == "PID2| nanosleep({tv_sec=0, tv_nsec=1000000}, NULL) = 0"
+        })
+        .count();
+    assert_eq!(slept, 20, "{lines:#?}");
+}
+
+#[test]
+fn a_closed_stderr_changes_no_exit_status() {
+    // `rtrace ... 2>&1 | head -1`: the reader is gone before rtrace's last
+    // words. Error messages must not panic (exit 101) on the dead pipe.
+    let run = |args: &[&str]| {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        rtrace().args(args).stderr(writer).status().unwrap().code()
+    };
+    assert_eq!(run(&["-e", "trace=nosuchcall", "true"]), Some(2));
+    assert_eq!(run(&["-p", "0"]), Some(2));
+    // The trace itself goes to the dead pipe: a write error, exit 1.
+    assert_eq!(run(&["sh", "-c", "echo hi >/dev/null"]), Some(1));
+}

@@ -16,6 +16,7 @@ pub mod stats;
 
 use crate::fasthash::IntMap;
 use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -283,6 +284,9 @@ struct Engine {
     /// Started processes run under the seccomp fast path.
     seccomp: bool,
     interrupts_seen: u32,
+    /// Statuses collected but not yet handled, oldest first (see
+    /// `next_status`).
+    pending: VecDeque<(i32, i32)>,
 }
 
 /// Trace according to `cfg`, printing to `out`; returns how rtrace should exit.
@@ -333,6 +337,7 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
         main_exit: None,
         seccomp,
         interrupts_seen: 0,
+        pending: VecDeque::new(),
     };
     install_signal_handlers();
     for &pid in &cfg.attach {
@@ -493,7 +498,7 @@ impl Engine {
                 arm_alarm(FLUSH_DELAY_US);
                 alarm_armed = true;
             }
-            let waited = match wait(-1, 0) {
+            let waited = match self.next_status() {
                 None => continue,
                 Some(r) => r,
             };
@@ -549,12 +554,48 @@ impl Engine {
             self.start_detach(pid);
         }
         while !self.procs.is_empty() {
-            match wait(-1, 0) {
+            match self.next_status() {
                 None => continue,
                 Some(Ok((pid, status))) => self.dispatch(pid, status),
                 Some(Err(_)) => break,
             }
         }
+    }
+
+    /// The next status to handle, fairly: `waitpid(-1)` always reports
+    /// real children first and then the newest tracees, so a thread among
+    /// busy ones could wait seconds for its turn. Once a wait returns,
+    /// every status ready by then is collected, and all are handled in
+    /// that order before the next wait. `None` when a signal interrupted
+    /// the wait.
+    fn next_status(&mut self) -> Option<std::io::Result<(i32, i32)>> {
+        if let Some(ready) = self.pending.pop_front() {
+            return Some(Ok(ready));
+        }
+        let first = match wait(-1, 0)? {
+            Ok(first) => first,
+            Err(e) => return Some(Err(e)),
+        };
+        // One tracee cannot be starved: spare it the extra wait.
+        if self.procs.len() > 1 {
+            while let Some(Ok((pid, status))) = wait(-1, libc::WNOHANG) {
+                if pid == 0 {
+                    break;
+                }
+                self.pending.push_back((pid, status));
+            }
+        }
+        Some(Ok(first))
+    }
+
+    /// Wait for a status of `pid` alone, taking it from the collected
+    /// ones first. `None` when a signal interrupted the wait.
+    fn wait_for(&mut self, pid: i32) -> Option<std::io::Result<i32>> {
+        if let Some(i) = self.pending.iter().position(|&(p, _)| p == pid) {
+            let (_, status) = self.pending.remove(i).expect("found");
+            return Some(Ok(status));
+        }
+        wait(pid, 0).map(|r| r.map(|(_, status)| status))
     }
 
     fn dispatch(&mut self, pid: i32, status: i32) {
@@ -719,9 +760,9 @@ impl Engine {
         }
         if self.orphans.remove(&child).is_none() {
             loop {
-                match wait(child, 0) {
+                match self.wait_for(child) {
                     None => continue,
-                    Some(Ok((_, status))) if libc::WIFSTOPPED(status) => break,
+                    Some(Ok(status)) if libc::WIFSTOPPED(status) => break,
                     // It is gone already: nothing to let go of.
                     _ => return,
                 }
@@ -860,9 +901,9 @@ impl Engine {
                 // first stop is imminent: take it now, which keeps its banner
                 // right after the parent's call in the trace.
                 loop {
-                    match wait(child, 0) {
+                    match self.wait_for(child) {
                         None => continue,
-                        Some(Ok((_, status))) => break status,
+                        Some(Ok(status)) => break status,
                         Some(Err(_)) => return,
                     }
                 }
