@@ -287,6 +287,8 @@ struct Engine {
     /// Statuses collected but not yet handled, oldest first (see
     /// `next_status`).
     pending: VecDeque<(i32, i32)>,
+    /// The output failed: nothing is shown any more (see `output_failed`).
+    output_lost: bool,
 }
 
 /// Trace according to `cfg`, printing to `out`; returns how rtrace should exit.
@@ -338,6 +340,7 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
         seccomp,
         interrupts_seen: 0,
         pending: VecDeque::new(),
+        output_lost: false,
     };
     install_signal_handlers();
     for &pid in &cfg.attach {
@@ -490,9 +493,8 @@ impl Engine {
                 self.out.flush();
                 alarm_armed = false;
             }
-            if self.out.error().is_some() {
-                self.detach_all();
-                return;
+            if self.out.error().is_some() && !self.output_lost {
+                self.output_failed();
             }
             if self.out.unflushed() && !alarm_armed {
                 arm_alarm(FLUSH_DELAY_US);
@@ -537,6 +539,36 @@ impl Engine {
             }
         }
         self.interrupts_seen = n;
+    }
+
+    /// The trace output cannot be written: let go of every process that
+    /// can run on untraced. Those under the seccomp filter cannot: with no
+    /// tracer their selected calls fail with ENOSYS. They stay traced,
+    /// unshown, until they end.
+    fn output_failed(&mut self) {
+        self.output_lost = true;
+        let mut newborns = Vec::new();
+        let mut detach = Vec::new();
+        for proc in self.procs.values_mut() {
+            if !proc.seccomp {
+                detach.push(proc.pid);
+                continue;
+            }
+            proc.shown = false;
+            if let Life::Newborn { ready, stashed } = &mut proc.life {
+                // No parent line to wait for any more.
+                *ready = true;
+                if let Some(status) = stashed.take() {
+                    newborns.push((proc.pid, status));
+                }
+            }
+        }
+        for pid in detach {
+            self.start_detach(pid);
+        }
+        for (pid, status) in newborns {
+            self.dispatch(pid, status);
+        }
     }
 
     fn start_detach(&mut self, pid: i32) {
@@ -806,7 +838,7 @@ impl Engine {
             );
             proc.seccomp = self.seccomp;
             proc.tgid = tgid.unwrap_or(pid);
-            proc.shown = self.follow;
+            proc.shown = self.follow && !self.output_lost;
             self.procs.insert(pid, proc);
             self.set_count();
             self.child_start(pid, status);
