@@ -43,7 +43,13 @@ Examples:
 Output: one line per call, `name(params) = result`; `-1 [ENOENT]` for errors;
 `** SIGNAL **` where a signal arrived; with several processes each line starts
 with `PID| `, a call interrupted by another process's output ends with `<..>`
-and resumes on a line marked `PID|*`.
+and resumes on a line marked `PID|*`; signals that come one after another
+share a line, as in MINIX trace(1).
+
+Interrupts: the first SIGINT, SIGTERM, SIGHUP or SIGQUIT detaches from -p
+processes and lets the started command finish, traced; sent to rtrace alone
+(kill, timeout; not a terminal's ^C, which the command gets anyway) it is
+passed on to the command, as strace does. A second one kills the command.
 
 Environment: RTRACE_NO_SYSCALL_INFO=1 reads system call stops from the
 registers, as on kernels before 5.3 (to test that path on a newer kernel).";

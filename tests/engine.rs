@@ -406,3 +406,37 @@ fn a_closed_stderr_changes_no_exit_status() {
     // The trace itself goes to the dead pipe: a write error, exit 1.
     assert_eq!(run(&["sh", "-c", "echo hi >/dev/null"]), Some(1));
 }
+
+#[test]
+fn a_signal_sent_to_rtrace_alone_goes_on_to_the_command() {
+    // `kill PID` or `timeout` signal rtrace only: the command gets the
+    // signal too (as strace does), so the pair ends as one.
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let file = dir.join(format!("forward-{}.txt", std::process::id()));
+    let mut tracer = rtrace()
+        .arg("-o")
+        .arg(&file)
+        .args(["sleep", "30"])
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while !std::fs::read_to_string(&file)
+        .unwrap_or_default()
+        .contains("nanosleep(")
+    {
+        assert!(started.elapsed().as_secs() < 20, "sleep never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(tracer.id() as i32, libc::SIGTERM) };
+    let status = tracer.wait().unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGTERM));
+    let lines = common::normalise(&std::fs::read_to_string(&file).unwrap());
+    assert_eq!(
+        lines[lines.len() - 2..],
+        s(&[
+            "clock_nanosleep(CLOCK_REALTIME, 0, {tv_sec=30, tv_nsec=0}, ** SIGTERM ** <..>",
+            "Process terminated from signal SIGTERM",
+        ])
+    );
+}

@@ -19,7 +19,7 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
 
 use nix::unistd::Pid;
 
@@ -126,10 +126,24 @@ impl Error {
     }
 }
 
-/// Count of SIGINT/SIGTERM/SIGHUP received, bumped by the signal handler.
+/// Count of SIGINT/SIGTERM/SIGHUP/SIGQUIT received, bumped by the signal
+/// handler.
 static INTERRUPTS: AtomicU32 = AtomicU32::new(0);
 
-extern "C" fn on_interrupt(_sig: libc::c_int) {
+/// The first interrupt's signal, when someone sent it to rtrace alone (not
+/// the terminal, whose ^C reaches the whole foreground group): the started
+/// command is to get it too, as if rtrace were not there.
+static TO_FORWARD: AtomicI32 = AtomicI32::new(0);
+
+/// `si_code` of a signal the kernel sent (a terminal's ^C, ^\\, hangup).
+const SI_KERNEL: i32 = 0x80;
+
+extern "C" fn on_interrupt(sig: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
+    // SAFETY: the kernel passes a valid siginfo to an SA_SIGINFO handler.
+    let code = unsafe { (*info).si_code };
+    if code != SI_KERNEL && INTERRUPTS.load(Ordering::Relaxed) == 0 {
+        TO_FORWARD.store(sig, Ordering::Relaxed);
+    }
     INTERRUPTS.fetch_add(1, Ordering::Relaxed);
     // The main loop may have checked the counter just before blocking in
     // waitpid: a short timer's SIGALRM interrupts that wait.
@@ -377,10 +391,12 @@ fn install_signal_handlers() {
     unsafe {
         let mut sa: libc::sigaction = std::mem::zeroed();
         sa.sa_sigaction = on_interrupt as *const () as usize;
+        sa.sa_flags = libc::SA_SIGINFO;
         libc::sigemptyset(&mut sa.sa_mask);
         for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
             libc::sigaction(sig, &sa, std::ptr::null_mut());
         }
+        sa.sa_flags = 0;
         sa.sa_sigaction = on_alarm as *const () as usize;
         libc::sigaction(libc::SIGALRM, &sa, std::ptr::null_mut());
         // A broken output pipe is reported as a write error, not a signal.
@@ -520,8 +536,17 @@ impl Engine {
             return;
         }
         if self.interrupts_seen == 0 {
-            // First interrupt: let go of attached processes; started ones
-            // are left to finish.
+            // First interrupt (trace(1)'s ^C): let go of attached
+            // processes; started ones are left to finish, shown. A signal
+            // sent to rtrace alone (kill, timeout) goes on to the command
+            // it started, as strace does, which usually ends it.
+            let forward = TO_FORWARD.load(Ordering::Relaxed);
+            if let Some(main) = self.main_pid.filter(|_| forward != 0)
+                && self.procs.get(&main).is_some_and(|p| !p.attached)
+            {
+                // SAFETY: plain kill.
+                unsafe { libc::kill(main, forward) };
+            }
             let attached: Vec<i32> = self
                 .procs
                 .values()
