@@ -122,8 +122,14 @@ pub struct Call {
     pub show: Show,
     /// Whether `-e trace=` selected it (printed, or counted by `-c`).
     pub selected: bool,
-    /// When the call entered (for `-T` and `-c`).
+    /// When the call entered (for `-T`).
     pub entered: std::time::Instant,
+    /// When the kernel last entered it: a restart after a signal is, for
+    /// `-c` as for strace, a call of its own.
+    pub attempt: std::time::Instant,
+    /// The name `-c` counts the attempt under: the call's, or
+    /// `restart_syscall` when the kernel restarted it through that call.
+    pub attempt_name: Option<&'static str>,
 }
 
 /// Whether a call is printed.

@@ -139,7 +139,8 @@ struct Cli {
     failed_only: bool,
 
     /// Count calls, errors and time per call; print a summary at the end
-    /// instead of the trace
+    /// instead of the trace. Counted as strace does: an interrupted call
+    /// and its restart are two calls, one that never returns is none
     #[arg(short = 'c', long = "summary-only")]
     summary_only: bool,
 

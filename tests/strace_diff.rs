@@ -782,3 +782,41 @@ fn fixtures_process_signal_time_poll_net() {
         check(name, &|_| vec![bin.display().to_string()]);
     }
 }
+
+/// `-c`'s rows as name -> (calls, errors).
+fn summary_rows(text: &str) -> BTreeMap<String, (u64, u64)> {
+    text.lines()
+        .filter(|l| !l.starts_with('%') && !l.starts_with('-') && !l.ends_with(" total"))
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            // time, seconds, usecs/call, calls, [errors,] name
+            match f.len() {
+                5 => Some((f[4].to_string(), (f[3].parse().ok()?, 0))),
+                6 => Some((f[5].to_string(), (f[3].parse().ok()?, f[4].parse().ok()?))),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn summaries_count_what_strace_counts() {
+    // Interrupted calls and their restarts count as two (restart_syscall
+    // under its own name), calls that never return not at all. The signals
+    // come from untraced helpers, so the fixtures run without -f.
+    if !have("strace") {
+        return;
+    }
+    for fixture_name in ["signals", "sleep_restart", "fork_wait"] {
+        let bin = fixture(fixture_name);
+        let make = |_: &Path| vec![bin.display().to_string()];
+        let mut strace = Command::new("strace");
+        strace.args(["-c", "-qq"]);
+        let strace_rows = summary_rows(&run(strace, &make, &format!("c-{fixture_name}-s")));
+        let mut rt = rtrace();
+        rt.arg("-c");
+        let rtrace_rows = summary_rows(&run(rt, &make, &format!("c-{fixture_name}-r")));
+        assert!(strace_rows.len() > 3, "{strace_rows:?}");
+        assert_eq!(rtrace_rows, strace_rows, "{fixture_name}");
+    }
+}

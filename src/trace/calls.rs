@@ -69,11 +69,14 @@ impl Engine {
         self.select.trace.contains(name, &entry.kinds())
     }
 
-    /// Count a finished call for `-c`.
+    /// Count one attempt of a call for `-c`, as strace does: each time the
+    /// kernel leaves it (an interrupted call and its restart are two), and
+    /// a successful exec; a call that never returns is not counted.
     pub(super) fn count(&mut self, call: &Call, rval: i64) {
         if self.summary != Summary::Off && call.selected {
+            let name = call.attempt_name.unwrap_or(&call.name);
             self.stats
-                .record(&call.name, is_error(rval), call.entered.elapsed());
+                .record(name, is_error(rval), call.attempt.elapsed());
         }
     }
 
@@ -119,7 +122,10 @@ impl Engine {
                 // The kernel restarts the interrupted call: it continues.
                 let s = proc.suspended.pop().expect("checked above");
                 self.out.restore_record(pid, s.record);
-                proc.call = Some(s.call);
+                let mut call = s.call;
+                call.attempt = std::time::Instant::now();
+                call.attempt_name = (name == "restart_syscall").then_some("restart_syscall");
+                proc.call = Some(call);
                 return;
             }
             if !top.signalled || same_site {
@@ -165,6 +171,8 @@ impl Engine {
             show,
             selected,
             entered: std::time::Instant::now(),
+            attempt: std::time::Instant::now(),
+            attempt_name: None,
         };
         let fds = proc.fds.borrow();
         call_enter(
@@ -195,8 +203,10 @@ impl Engine {
             return;
         };
         if is_restart(rval) && call.handler.class != CallClass::Sigreturn {
+            self.count(&call, rval);
             // The line stays open for the signal and the restart; the call
             // keeps its own copy of the recording for handler calls to come.
+            let proc = self.procs.get_mut(&pid).expect("present");
             let record = self.out.take_record(pid);
             self.out.restore_record(pid, record.clone());
             proc.suspended.push(Suspended {
@@ -229,6 +239,7 @@ impl Engine {
             && is_error(rval)
             && proc.suspended.last().is_some_and(|top| top.call.ip == ip);
         self.finish(pid, &mut call, rval, End::Returned);
+        self.count(&call, rval);
         if interrupted_ends {
             let proc = self.procs.get_mut(&pid).expect("present");
             let s = proc.suspended.pop().expect("checked above");
@@ -326,7 +337,11 @@ impl Engine {
         if !ips.is_empty() {
             self.put_stack(pid, &ips);
         }
-        self.count(call, rval);
+        // Attempts are counted where the kernel leaves them (`leave`); a
+        // successful exec has no leave stop to count it.
+        if end == End::Exec {
+            self.count(call, rval);
+        }
     }
 
     /// Print a stack trace after the call it belongs to.
