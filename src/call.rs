@@ -350,8 +350,14 @@ pub const JSON_SCHEMA: u32 = 1;
 pub fn json_time() -> f64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
+        .map(json_seconds)
         .unwrap_or(0.0)
+}
+
+/// A time in seconds, to the microsecond: the nearest double to a whole
+/// number of microseconds prints with at most six decimals.
+pub fn json_seconds(d: std::time::Duration) -> f64 {
+    d.as_micros() as f64 / 1e6
 }
 
 /// Finish a call in JSON: let its leave printer fill the values, then write
@@ -423,7 +429,7 @@ fn json_leave(
         map.insert("extended".into(), Value::Array(j.extended));
     }
     if let Some(d) = duration {
-        map.insert("duration".into(), Value::from(d.as_secs_f64()));
+        map.insert("duration".into(), Value::from(json_seconds(d)));
     }
     let mut line = obj.to_string();
     line.push('\n');

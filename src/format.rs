@@ -358,6 +358,17 @@ impl<'a> Printer<'a> {
         self.emit(name, text, || Value::String(text.to_string()));
     }
 
+    /// A file descriptor with its path (`-y`): `3</dev/null>`; in JSON
+    /// `{"value": 3, "path": "/dev/null"}`.
+    pub fn fd_path(&mut self, name: &str, fd: i64, path: &str) {
+        let text = format!("{fd}<{}>", escape_path(path));
+        self.emit(
+            name,
+            &text,
+            || serde_json::json!({ "value": fd, "path": path }),
+        );
+    }
+
     /// A signed decimal.
     pub fn int(&mut self, name: &str, value: i64) {
         self.emit(name, &value.to_string(), || Value::from(value));

@@ -122,3 +122,47 @@ fn selection_and_durations_apply_to_json() {
         assert!(o["duration"].as_f64().unwrap() >= 0.0);
     }
 }
+
+#[test]
+fn summaries_fds_and_times_are_json_too() {
+    let bin = fixture("shapes");
+    let run = trace(&["--json", "-C", "-T", "-y"], &[name(&bin)]);
+    let objs = objects(&run.trace);
+    // Times are whole microseconds: at most six decimals as written.
+    for line in run.trace.lines() {
+        for key in ["\"time\":", "\"duration\":"] {
+            if let Some(at) = line.find(key) {
+                let number: String = line[at + key.len()..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == 'e' || *c == '-')
+                    .collect();
+                let decimals = number.split('.').nth(1).map_or(0, str::len);
+                assert!(decimals <= 6, "{key} {number} in {line}");
+            }
+        }
+    }
+    // -y: an fd is its number and path.
+    let close = calls(&objs, "close");
+    assert!(
+        close
+            .iter()
+            .any(|c| c["args"]["fd"]["value"].is_i64() && c["args"]["fd"]["path"].is_string()),
+        "{close:#?}"
+    );
+    // -C: the summary is the last line, and its totals add up.
+    let summary = objs.last().unwrap();
+    assert_eq!(summary["type"], "summary", "{summary}");
+    let rows = summary["calls"].as_array().unwrap();
+    let sum = |key: &str| rows.iter().map(|r| r[key].as_u64().unwrap()).sum::<u64>();
+    assert_eq!(summary["total"]["calls"].as_u64(), Some(sum("calls")));
+    assert_eq!(summary["total"]["errors"].as_u64(), Some(sum("errors")));
+    let writes = rows.iter().find(|r| r["name"] == "write").unwrap();
+    let traced = calls(&objs, "write").len() as u64;
+    assert_eq!(writes["calls"].as_u64(), Some(traced));
+    assert!(summary.get("pid").is_none());
+    // -c alone: the summary is the only line.
+    let only = trace(&["--json", "-c"], &[name(&bin)]);
+    let objs = objects(&only.trace);
+    assert_eq!(objs.len(), 1, "{}", only.trace);
+    assert_eq!(objs[0]["type"], "summary");
+}

@@ -6,7 +6,7 @@
 
 use crate::call::{CallCtx, CallType};
 use crate::fdtable::FdTable;
-use crate::format::{Printer, escape_path};
+use crate::format::Printer;
 use crate::service::params::Kind;
 use crate::service::signal::put_signal;
 
@@ -19,7 +19,7 @@ pub fn put_fd(p: &mut Printer, fds: &FdTable, name: &str, fd: i64) {
         && fd >= 0
         && let Some(info) = fds.get(fd as i32)
     {
-        p.field(name, &format!("{fd}<{}>", escape_path(&info.path)));
+        p.fd_path(name, fd, &info.path);
     } else {
         p.int(name, fd);
     }

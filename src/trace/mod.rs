@@ -372,7 +372,11 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
     engine.main_loop();
     engine.out.newline();
     if engine.summary != Summary::Off {
-        let table = engine.stats.summary(engine.sort);
+        let table = if engine.fmt.json {
+            format!("{}\n", engine.stats.summary_json(engine.sort))
+        } else {
+            engine.stats.summary(engine.sort)
+        };
         engine.out.raw(&table);
     }
     engine.out.flush();

@@ -53,6 +53,11 @@ struct Counts {
     first_seen: usize,
 }
 
+/// Mean time per call in nanoseconds.
+fn average_ns(c: &Counts) -> u128 {
+    c.time.as_nanos() / c.calls.max(1) as u128
+}
+
 /// Per-call counters.
 #[derive(Default)]
 pub struct Stats {
@@ -72,10 +77,10 @@ impl Stats {
         c.time += time;
     }
 
-    /// The summary table, strace's layout.
-    pub fn summary(&self, sort: SortKey) -> String {
+    /// The rows in `sort`'s order.
+    fn rows(&self, sort: SortKey) -> Vec<(&String, &Counts)> {
         let mut rows: Vec<(&String, &Counts)> = self.by_name.iter().collect();
-        let avg = |c: &Counts| c.time.as_nanos() / c.calls.max(1) as u128;
+        let avg = |c: &Counts| average_ns(c);
         match sort {
             SortKey::Time => rows.sort_by(|a, b| b.1.time.cmp(&a.1.time).then(a.0.cmp(b.0))),
             SortKey::Calls => rows.sort_by(|a, b| b.1.calls.cmp(&a.1.calls).then(a.0.cmp(b.0))),
@@ -84,6 +89,43 @@ impl Stats {
             SortKey::Average => rows.sort_by(|a, b| avg(b.1).cmp(&avg(a.1)).then(a.0.cmp(b.0))),
             SortKey::Nothing => rows.sort_by_key(|r| r.1.first_seen),
         }
+        rows
+    }
+
+    /// The summary as one JSON Lines object (`--json`): every row, then the
+    /// totals; times in seconds, as the trace's `duration`.
+    pub fn summary_json(&self, sort: SortKey) -> serde_json::Value {
+        let rows = self.rows(sort);
+        let seconds = crate::call::json_seconds;
+        let calls: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|(name, c)| {
+                serde_json::json!({
+                    "name": name,
+                    "calls": c.calls,
+                    "errors": c.errors,
+                    "seconds": seconds(c.time),
+                })
+            })
+            .collect();
+        let total_time: Duration = rows.iter().map(|r| r.1.time).sum();
+        serde_json::json!({
+            "schema": crate::call::JSON_SCHEMA,
+            "type": "summary",
+            "time": crate::call::json_time(),
+            "calls": calls,
+            "total": {
+                "calls": rows.iter().map(|r| r.1.calls).sum::<u64>(),
+                "errors": rows.iter().map(|r| r.1.errors).sum::<u64>(),
+                "seconds": seconds(total_time),
+            },
+        })
+    }
+
+    /// The summary table, strace's layout.
+    pub fn summary(&self, sort: SortKey) -> String {
+        let rows = self.rows(sort);
+        let avg = |c: &Counts| average_ns(c);
         let total_time: Duration = rows.iter().map(|r| r.1.time).sum();
         let total_calls: u64 = rows.iter().map(|r| r.1.calls).sum();
         let total_errors: u64 = rows.iter().map(|r| r.1.errors).sum();
