@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{fixture, trace};
+use common::{fixture, name, s, trace};
 use std::path::{Path, PathBuf};
 
 /// A fresh empty directory for a fixture to work in.
@@ -539,3 +539,27 @@ const FILES_I386: &[&str] = &[
     "exit_group(0)",
     "Process exited normally with code 0",
 ];
+
+#[test]
+fn narrow_words_and_shared_flag_bits() {
+    let bin = fixture("flag_tables");
+    let run = trace(&[], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let lines = run.after_marker();
+    assert_eq!(
+        lines[1..11],
+        s(&[
+            "open(\"sync\", O_WRONLY|O_CREAT|O_SYNC, 0600) = 3",
+            "close(3) = 0",
+            "open(\"dsync\", O_WRONLY|O_CREAT|O_DSYNC, 0600) = 3",
+            "close(3) = 0",
+            "open(\"wide\", O_WRONLY|O_CREAT, 0640) = 3",
+            "close(3) = 0",
+            "mkdir(\"sub\", 0755) = 0",
+            "accept4(-1, NULL, NULL, SOCK_NONBLOCK|0x3) = -1 [EBADF]",
+            "sched_get_priority_min(SCHED_FIFO|0x40000000) = -1 [EINVAL]",
+            "unlinkat(AT_FDCWD, \"none\", 0x2000) = -1 [EINVAL]",
+        ]),
+        "{lines:#?}"
+    );
+}

@@ -40,6 +40,12 @@ pub const OPEN_FLAGS: &[FlagDef] = &[
     flag(0o1000, "O_TRUNC"),
     flag(0o2000, "O_APPEND"),
     flag(0o4000, "O_NONBLOCK"),
+    // O_SYNC is __O_SYNC|O_DSYNC: named before O_DSYNC takes the shared bit.
+    FlagDef {
+        mask: 0o4010000,
+        value: 0o4010000,
+        name: "O_SYNC",
+    },
     flag(0o10000, "O_DSYNC"),
     flag(0o20000, "O_ASYNC"),
     flag(0o40000, "O_DIRECT"),
@@ -53,11 +59,6 @@ pub const OPEN_FLAGS: &[FlagDef] = &[
     flag(0o400000, "O_NOFOLLOW"),
     flag(0o1000000, "O_NOATIME"),
     flag(0o2000000, "O_CLOEXEC"),
-    FlagDef {
-        mask: 0o4010000,
-        value: 0o4010000,
-        name: "O_SYNC",
-    },
     flag(0o10000000, "O_PATH"),
 ];
 
@@ -68,15 +69,14 @@ const O_TMPFILE: u64 = 0o20200000;
 pub const O_CLOEXEC: u64 = 0o2000000;
 
 /// `AT_*` flags from `<linux/fcntl.h>`, for the calls taking a flags word
-/// of them (newfstatat, statx, linkat, fchownat, faccessat2, ...).
+/// of them (newfstatat, linkat, fchownat, faccessat2, ...; statx has its
+/// own table, with the AT_STATX_* sync field only it takes).
 pub const AT_FLAGS: &[FlagDef] = &[
     flag(0x100, "AT_SYMLINK_NOFOLLOW"),
     flag(0x200, "AT_REMOVEDIR"),
     flag(0x400, "AT_SYMLINK_FOLLOW"),
     flag(0x800, "AT_NO_AUTOMOUNT"),
     flag(0x1000, "AT_EMPTY_PATH"),
-    flag(0x2000, "AT_STATX_FORCE_SYNC"),
-    flag(0x4000, "AT_STATX_DONT_SYNC"),
     flag(0x8000, "AT_RECURSIVE"),
 ];
 
@@ -213,10 +213,15 @@ pub fn put_off_ptr(p: &mut Printer, name: &str, addr: u64, bytes: usize) {
     p.close("]");
 }
 
+/// The kernel takes open's flags as an `int` and a mode as a `umode_t`
+/// (16 bits): the bits above are not the call's.
+pub const UMODE_MASK: u64 = 0xffff;
+
 fn put_open_flags_mode(p: &mut Printer, flags: u64, mode: u64) {
+    let flags = flags & 0xffff_ffff;
     p.flags("flags", flags, OPEN_FLAGS);
     if flags & O_CREAT != 0 || flags & O_TMPFILE == O_TMPFILE {
-        p.mode("mode", mode);
+        p.mode("mode", mode & UMODE_MASK);
     }
 }
 
@@ -272,7 +277,7 @@ pub fn openat2_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 /// `creat(pathname, mode)`
 pub fn creat_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.path("pathname", c.args[0]);
-    p.mode("mode", c.args[1]);
+    p.mode("mode", c.args[1] & UMODE_MASK);
     save_path(p, c, c.args[0]);
     CallType::Done
 }

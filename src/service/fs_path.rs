@@ -5,14 +5,14 @@ use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
 use crate::format::{FlagDef, Printer, flag};
 use crate::kernel::Arch;
-use crate::service::fs::{AT_FLAGS, off64_arg, put_at_dirfd, put_extended, put_result};
+use crate::service::fs::{AT_FLAGS, UMODE_MASK, off64_arg, put_at_dirfd, put_extended, put_result};
 use crate::service::generic::put_fd;
 use crate::service::h;
 
 /// `mkdir(pathname, mode)`, `chmod(pathname, mode)`
 pub fn path_mode_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.path("pathname", c.args[0]);
-    p.mode("mode", c.args[1] & 0xffff_ffff);
+    p.mode("mode", c.args[1] & UMODE_MASK);
     CallType::Done
 }
 
@@ -20,7 +20,7 @@ pub fn path_mode_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 pub fn at_path_mode_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_at_dirfd(p, c.fds, "dirfd", c.int(0));
     p.path("pathname", c.args[1]);
-    p.mode("mode", c.args[2] & 0xffff_ffff);
+    p.mode("mode", c.args[2] & UMODE_MASK);
     CallType::Done
 }
 
@@ -34,7 +34,7 @@ pub fn fchmodat2_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 /// `fchmod(fd, mode)`
 pub fn fchmod_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_fd(p, c.fds, "fd", c.int(0));
-    p.mode("mode", c.args[1] & 0xffff_ffff);
+    p.mode("mode", c.args[1] & UMODE_MASK);
     CallType::Done
 }
 

@@ -33,7 +33,7 @@ pub fn put_arg(p: &mut Printer, fds: &FdTable, name: &str, kind: Kind, raw: u64)
         Kind::Uint => p.uint(name, raw),
         Kind::Offset => p.int(name, raw as i64),
         Kind::Hex => p.hex(name, raw),
-        Kind::Mode => p.mode(name, raw),
+        Kind::Mode => p.mode(name, raw & crate::service::fs::UMODE_MASK),
         Kind::DirFd => put_dirfd(p, name, raw as i32 as i64),
         Kind::Signal => put_signal(p, name, raw as i32 as i64),
         Kind::Ptr => p.ptr(name, raw),

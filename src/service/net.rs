@@ -110,6 +110,10 @@ pub const SOCK_TYPES: &[FlagDef] = &[
     flag(0o2000000, "SOCK_CLOEXEC"),
 ];
 
+/// The flags accept4 takes: SOCK_TYPES's last two entries, without the
+/// types (whose values would name stray low bits).
+const SOCK_FLAGS: &[FlagDef] = SOCK_TYPES.split_at(SOCK_TYPES.len() - 2).1;
+
 /// `IPPROTO_*` from `<linux/in.h>` and `<linux/in6.h>`.
 pub const IPPROTOS: &[(i64, &str)] = &[
     (0, "IPPROTO_IP"),
@@ -413,7 +417,7 @@ pub fn sockname_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
 /// Leave half of accept4.
 pub fn accept4_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     put_sockaddr_out(p, c.args[1], c.args[2], failed, ["addr", "addrlen"]);
-    p.flags("flags", c.args[3] as u32 as u64, SOCK_TYPES);
+    p.flags("flags", c.args[3] as u32 as u64, SOCK_FLAGS);
     p.equals();
     p.result(c.result);
 }

@@ -243,9 +243,11 @@ pub fn sched_getparam_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     out_param_in(p, c, failed, "param", c.args[1], put_sched_param);
 }
 
-/// `sched_get_priority_max(policy)`, `sched_get_priority_min(policy)`
+/// `sched_get_priority_max(policy)`, `sched_get_priority_min(policy)`: a
+/// plain policy (SCHED_RESET_ON_FORK is for sched_setscheduler only).
 pub fn sched_priority_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    p.flags("policy", c.args[0] as u32 as u64, SCHED_POLICIES);
+    let plain = SCHED_POLICIES.split_at(SCHED_POLICIES.len() - 1).0;
+    p.flags("policy", c.args[0] as u32 as u64, plain);
     CallType::Done
 }
 
