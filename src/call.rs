@@ -49,6 +49,9 @@ pub enum CallData {
     None,
     /// A path the call opened, for the fd table.
     Path(String),
+    /// An input the kernel overwrites before the leave (recvmmsg's
+    /// timeout), copied at enter so the call shows what it was given.
+    Input(Vec<u8>),
 }
 
 /// The arguments and state of one call, handed to its handler.

@@ -140,6 +140,12 @@ fn network_calls() {
          msg_len=4}], 2, 0, NULL) = 2"
             .into(),
         "recvmmsg(10, &ADDR, 2, MSG_DONTWAIT, NULL) = -1 [EAGAIN]".into(),
+        "sendto(9, \"abc\", 3, 0, NULL, 0) = 3".into(),
+        // The timeout as given; the kernel's rewrite (the time left) after.
+        "recvmmsg(10, [{msg_hdr={msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base=\"abc\", \
+         iov_len=16}], msg_iovlen=1, msg_control=NULL, msg_controllen=0, msg_flags=0}, \
+         msg_len=3}], 1, 0, {tv_sec=0, tv_nsec=1}) = 1 {left={tv_sec=0, tv_nsec=0}}"
+            .into(),
         "socket(AF_UNIX, SOCK_DGRAM, 0) = 11".into(),
         format!("bind(11, {{sa_family=AF_UNIX, sun_path=@\"rtrace-PID1\"}}, {sun_len}) = 0"),
         format!(

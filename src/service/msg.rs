@@ -2,15 +2,17 @@
 //! (SCM_RIGHTS fds, SCM_CREDENTIALS), and sendmsg, recvmsg, sendmmsg,
 //! recvmmsg.
 
+use crate::call::CallData;
 use crate::call::{CallClass::Normal, Handler};
 use crate::call::{CallCtx, CallType};
 use crate::format::{Naming, Printer};
 use crate::service::generic::put_fd;
 use crate::service::h;
 use crate::service::net::{MSG_FLAGS, put_sockaddr, ucred_fields};
+use crate::service::raw::open_returned;
 use crate::service::raw::{i32_at, int_at, open_struct_dyn, read_vec, u32_at, uint_at, word_size};
 use crate::service::sockopt::{put_level, put_optname};
-use crate::service::time::put_call_timespec;
+use crate::service::time::{call_timespec_size, put_call_timespec, put_timespec_copy};
 
 /// iovecs shown before `..` without `-v`.
 const IOVECS_SHOWN: u64 = 8;
@@ -284,6 +286,19 @@ pub fn mmsg_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::NotDone
 }
 
+/// `recvmmsg(...)`: as sendmmsg, and the timeout is copied now, since the
+/// kernel overwrites it with the time left.
+pub fn recvmmsg_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    let size = call_timespec_size(p, c);
+    if c.args[4] != 0
+        && p.config().values_only < 2
+        && let Some(b) = read_vec(p, c.args[4], size)
+    {
+        *c.data = CallData::Input(b);
+    }
+    mmsg_out(p, c)
+}
+
 fn mmsg_in(p: &mut Printer, c: &mut CallCtx, failed: bool, recv: bool) {
     if failed {
         p.ptr("msgvec", c.args[1]);
@@ -292,11 +307,23 @@ fn mmsg_in(p: &mut Printer, c: &mut CallCtx, failed: bool, recv: bool) {
     }
     p.uint("vlen", c.args[2] as u32 as u64);
     p.flags("flags", c.args[3] as u32 as u64, MSG_FLAGS);
-    if recv {
-        put_call_timespec(p, c, "timeout", c.args[4]);
+    let given = match &*c.data {
+        CallData::Input(b) if recv => Some(b.clone()),
+        _ => None,
+    };
+    match &given {
+        Some(b) => put_timespec_copy(p, "timeout", b),
+        None if recv => put_call_timespec(p, c, "timeout", c.args[4]),
+        None => {}
     }
     p.equals();
     p.result(c.result);
+    if given.is_some() && !failed {
+        // What the kernel wrote back: the time left.
+        open_returned(p);
+        put_call_timespec(p, c, "left", c.args[4]);
+        p.close("}");
+    }
 }
 
 /// Leave half of sendmmsg.
@@ -311,8 +338,8 @@ pub fn recvmmsg_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
 
 /// This area's handlers (see `service::h`).
 pub static HANDLERS: &[Handler] = &[
-    h("recvmmsg", mmsg_out, recvmmsg_in, Normal),
-    h("recvmmsg_time64", mmsg_out, recvmmsg_in, Normal),
+    h("recvmmsg", recvmmsg_out, recvmmsg_in, Normal),
+    h("recvmmsg_time64", recvmmsg_out, recvmmsg_in, Normal),
     h("recvmsg", recvmsg_out, recvmsg_in, Normal),
     h("sendmmsg", mmsg_out, sendmmsg_in, Normal),
     h("sendmsg", sendmsg_out, crate::call::default_in, Normal),

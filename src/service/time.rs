@@ -58,6 +58,20 @@ pub fn put_timespec64(p: &mut Printer, name: &str, addr: u64) {
     put_timespec_sized(p, name, addr, 8);
 }
 
+/// The size of call `c`'s `struct timespec`.
+pub fn call_timespec_size(p: &Printer, c: &CallCtx) -> usize {
+    if is_time64(c) {
+        16
+    } else {
+        2 * time_size(p.arch())
+    }
+}
+
+/// A timespec copied earlier: two fields of half `b`'s length each.
+pub fn put_timespec_copy(p: &mut Printer, name: &str, b: &[u8]) {
+    timespec_fields(p, name, b, 0, b.len() / 2);
+}
+
 /// The timespec of call `c`: 64-bit for the i386 `*_time64` calls.
 pub fn put_call_timespec(p: &mut Printer, c: &CallCtx, name: &str, addr: u64) {
     if is_time64(c) {
