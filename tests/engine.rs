@@ -111,6 +111,14 @@ fn missing_command_is_one_line_and_127() {
         "rtrace: cannot run 'nosuch-command-xyz': No such file or directory\n"
     );
     assert_eq!(run.trace, "", "nothing may be traced");
+    // An empty name is no file either (not the first PATH directory).
+    let run = trace(&[], &[""]);
+    assert_eq!(run.code(), Some(127));
+    assert_eq!(
+        run.stderr(),
+        "rtrace: cannot run '': No such file or directory\n"
+    );
+    assert_eq!(run.trace, "");
 }
 
 #[test]

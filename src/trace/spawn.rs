@@ -17,6 +17,11 @@ use crate::kernel;
 fn resolve(cmd: &OsString) -> Result<std::path::PathBuf, std::io::Error> {
     use std::os::unix::fs::PermissionsExt;
     let path = std::path::Path::new(cmd);
+    if cmd.is_empty() {
+        // As execvp: an empty name is no file (joined to a PATH entry it
+        // would name the directory itself).
+        return Err(std::io::Error::from_raw_os_error(libc::ENOENT));
+    }
     if cmd.as_bytes().contains(&b'/') {
         return std::fs::metadata(path).map(|_| path.to_path_buf());
     }
