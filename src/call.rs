@@ -340,7 +340,9 @@ pub fn call_leave(
         }
     }
     if let Some(suffix) = call.fmt.suffix.take() {
-        t.out.text(Some(t.pid), &suffix, Style::Plain);
+        // A skipped leave leaves the enter text's soft space to separate.
+        let suffix = if skip { suffix.trim_start() } else { &suffix };
+        t.out.text(Some(t.pid), suffix, Style::Plain);
     }
     t.out.record_clear(t.pid);
     t.out.newline();

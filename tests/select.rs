@@ -255,6 +255,18 @@ fn filter_expressions_select_calls() {
             "Process exited normally with code 3",
         ])
     );
+    // A call that did not return has no result: no comparison holds.
+    for expr in [
+        "name == exit_group && result == 0",
+        "name == exit_group && result != 0",
+    ] {
+        let lines = trace(&["--filter", expr], &[name(&bin)]).lines();
+        assert_eq!(
+            lines[1..],
+            s(&["Process exited normally with code 3"]),
+            "{expr}"
+        );
+    }
 }
 
 #[test]

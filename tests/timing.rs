@@ -52,3 +52,27 @@ fn relative_timestamps_count_from_the_previous_line() {
         assert!((0.0..10.0).contains(&t), "{line}");
     }
 }
+
+#[test]
+fn call_times_end_every_line_after_one_space() {
+    // rt_sigreturn prints no result: its time follows its name's space.
+    let bin = fixture("signals");
+    let run = trace(&["-T", "-e", "trace=rt_sigreturn,read"], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let timed: Vec<String> = run
+        .lines()
+        .into_iter()
+        .filter(|l| l.starts_with("rt_sigreturn(") || l.starts_with("read("))
+        .filter(|l| !l.ends_with("<..>"))
+        .collect();
+    assert!(
+        timed.iter().any(|l| l.starts_with("rt_sigreturn(")),
+        "{timed:#?}"
+    );
+    for line in &timed {
+        let (head, time) = line.rsplit_once(" <").unwrap_or_else(|| panic!("{line}"));
+        assert!(!head.ends_with(' '), "two spaces: {line}");
+        let time = time.strip_suffix('>').unwrap();
+        assert!(time.parse::<f64>().is_ok() && time.len() == 8, "{line}");
+    }
+}

@@ -283,7 +283,7 @@ impl Engine {
             let fds = proc.fds.borrow();
             let fields = CallFields {
                 call,
-                rval,
+                rval: (end == End::Returned && !skip).then_some(rval),
                 tid: pid,
                 tgid: proc.tgid,
                 fds: &fds,

@@ -109,8 +109,10 @@ pub fn parse_trigger(text: &str) -> Result<Trigger, String> {
 pub struct CallFields<'a> {
     /// The call.
     pub call: &'a Call,
-    /// Its return value.
-    pub rval: i64,
+    /// Its return value; `None` for a call that did not return (exit,
+    /// a successful exec, sigreturn): `result` and `errno` are then
+    /// missing, so every comparison with them is false.
+    pub rval: Option<i64>,
     /// Its thread id.
     pub tid: i32,
     /// Its process id.
@@ -148,11 +150,12 @@ impl Fields for CallFields<'_> {
             "name" => return Some(Value::str(call.name.to_string())),
             "pid" => return Some(Value::num(self.tgid as i64)),
             "tid" => return Some(Value::num(self.tid as i64)),
-            "result" => return Some(Value::num(self.rval)),
+            "result" => return self.rval.map(Value::num),
             "errno" => {
-                return is_error(self.rval).then(|| match errno_name(-self.rval) {
-                    Some(text) => Value::named(-self.rval, text),
-                    None => Value::num(-self.rval),
+                let rval = self.rval.filter(|&r| is_error(r))?;
+                return Some(match errno_name(-rval) {
+                    Some(text) => Value::named(-rval, text),
+                    None => Value::num(-rval),
                 });
             }
             _ => {}
