@@ -23,6 +23,9 @@ pub mod sockopt;
 pub mod table;
 pub mod time;
 
+#[cfg(test)]
+mod param_names;
+
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::OnceLock;
