@@ -120,7 +120,7 @@ struct Cli {
     /// Print only calls matching EXPR, in the kernel's event-filter language:
     /// `fd == 3 && count > 100`, `request ~ "MON_*"`, `errno == ENOENT`.
     /// Fields: name, pid, tid, result, errno, arg0..arg5, each parameter by
-    /// name, path, fd.path, request
+    /// the name -N prints, path, fd.path, request
     #[arg(long = "filter", value_name = "EXPR")]
     filter: Option<String>,
 

@@ -270,6 +270,53 @@ fn filter_expressions_select_calls() {
 }
 
 #[test]
+fn filters_know_parameters_by_the_names_n_prints() {
+    // The names -N shows are the fields a filter knows: openat's `dirfd`
+    // and `pathname` (not the kernel's `dfd` and `filename`).
+    let bin = fixture("shapes");
+    let lines = trace(
+        &[
+            "-N",
+            "--filter",
+            "dirfd == AT_FDCWD && pathname ~ \"/dev/*\"",
+        ],
+        &[name(&bin)],
+    )
+    .lines();
+    assert_eq!(
+        lines[1..],
+        s(&[
+            "openat(dirfd=AT_FDCWD, pathname=\"/dev/null\", flags=O_WRONLY|O_CLOEXEC) = 5",
+            "Process exited normally with code 3",
+        ])
+    );
+    // i386 passes a 64-bit value in two registers; the filter sees it
+    // whole under the one name printed (`offset`, `length`, `len`), and
+    // the i386 pread64's offset where i386 puts it.
+    let bin = fixture("calls_files_i386");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("filter-names-i386");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let filter = "offset == 4294967296 || (name == pread64 && offset == 2) \
+                  || length == 8 || len == 4096";
+    let run = trace(
+        &["-N", "--filter", filter],
+        &[name(&bin), dir.to_str().unwrap()],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(
+        run.lines()[1..],
+        s(&[
+            "_llseek(fd=3, offset=4294967296, result=[4294967296], whence=SEEK_SET) = 0",
+            "pread64(fd=3, buf=\"2345\", count=4, offset=2) = 4",
+            "ftruncate64(fd=3, length=8) = 0",
+            "fallocate(fd=3, mode=FALLOC_FL_KEEP_SIZE, offset=0, len=4096) = 0",
+            "Process exited normally with code 0",
+        ])
+    );
+}
+
+#[test]
 fn triggers_switch_printing_and_print_stacks() {
     let bin = fixture("shapes");
     let lines = trace(

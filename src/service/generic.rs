@@ -25,13 +25,18 @@ pub fn put_fd(p: &mut Printer, fds: &FdTable, name: &str, fd: i64) {
     }
 }
 
-/// Print one raw argument by kind.
+/// Print one argument by kind: its raw register, or for a value split
+/// across registers or counted in pages the value
+/// [`Signature::value`](crate::service::params::Signature::value) makes.
 pub fn put_arg(p: &mut Printer, fds: &FdTable, name: &str, kind: Kind, raw: u64) {
     match kind {
         Kind::Fd => put_fd(p, fds, name, raw as i32 as i64),
         Kind::Int | Kind::Pid => p.int(name, raw as i32 as i64),
         Kind::Uint => p.uint(name, raw),
         Kind::Offset => p.int(name, raw as i64),
+        // A value split across registers prints whole under its low word.
+        Kind::High => {}
+        Kind::Pages => p.hex(name, raw),
         Kind::Hex => p.hex(name, raw),
         Kind::Mode => p.mode(name, raw & crate::service::fs::UMODE_MASK),
         Kind::DirFd => put_dirfd(p, name, raw as i32 as i64),
@@ -53,7 +58,8 @@ pub fn generic_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     match c.sig {
         Some(sig) => {
             for (i, param) in sig.params.iter().enumerate().take(6) {
-                put_arg(p, c.fds, param.name, param.kind, c.args[i]);
+                let value = sig.value(i, c.arch, &c.args);
+                put_arg(p, c.fds, param.name, param.kind, value);
             }
         }
         None => {

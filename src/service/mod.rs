@@ -23,6 +23,9 @@ pub mod sockopt;
 pub mod table;
 pub mod time;
 
+#[cfg(test)]
+mod param_names;
+
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -85,13 +88,6 @@ impl Entry {
     }
 }
 
-fn signature(name: &str) -> Option<&'static Signature> {
-    table::SIGNATURES
-        .binary_search_by(|s| s.name.cmp(name))
-        .ok()
-        .map(|i| &table::SIGNATURES[i])
-}
-
 /// Every handler by name; the first table to name a call wins. Built once:
 /// a linear search per call number made startup measurably slower.
 fn handlers() -> &'static HashMap<&'static str, &'static Handler> {
@@ -109,7 +105,7 @@ fn handler(name: &str) -> &'static Handler {
     handlers().get(name).copied().unwrap_or(&GENERIC)
 }
 
-fn build(names: impl Iterator<Item = (usize, &'static str)>) -> Vec<Option<Entry>> {
+fn build(arch: Arch, names: impl Iterator<Item = (usize, &'static str)>) -> Vec<Option<Entry>> {
     let mut entries: Vec<Option<Entry>> = Vec::new();
     for (nr, name) in names {
         if entries.len() <= nr {
@@ -120,7 +116,7 @@ fn build(names: impl Iterator<Item = (usize, &'static str)>) -> Vec<Option<Entry
         entries[nr] = Some(Entry {
             name: shown,
             handler: handler(shown),
-            sig: signature(name),
+            sig: table::signature(arch, name),
         });
     }
     entries
@@ -132,6 +128,7 @@ fn x86_64_table() -> &'static [Option<Entry>] {
         use syscalls::x86_64::Sysno;
         // Sysno::iter() skips the last call; walk the numbers instead.
         build(
+            Arch::X86_64,
             (0..=Sysno::last().id() as usize).filter_map(|n| Sysno::new(n).map(|s| (n, s.name()))),
         )
     })
@@ -142,6 +139,7 @@ fn i386_table() -> &'static [Option<Entry>] {
     TABLE.get_or_init(|| {
         use syscalls::x86::Sysno;
         build(
+            Arch::I386,
             (0..=Sysno::last().id() as usize).filter_map(|n| Sysno::new(n).map(|s| (n, s.name()))),
         )
     })
@@ -177,7 +175,8 @@ pub fn lookup_name(name: &'static str) -> Entry {
     Entry {
         name,
         handler: handler(name),
-        sig: signature(name),
+        // Only i386 makes calls through socketcall.
+        sig: table::signature(Arch::I386, name),
     }
 }
 

@@ -469,6 +469,8 @@ fn put_wake_op(p: &mut Printer, name: &str, v: u32) {
 
 /// `futex(uaddr, op, val, timeout, uaddr2, val3)`: the arguments the
 /// operation uses, in order (an unused one before a used one prints raw).
+/// The fourth argument keeps the name `timeout` when the operation takes
+/// it as a number (futex(2)'s `val2`): a filter knows it by that one name.
 pub fn futex_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     let a = c.args;
     let op = a[1] as u32;
@@ -488,20 +490,20 @@ pub fn futex_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
         // FUTEX_REQUEUE
         3 => {
             p.uint("val", val as u64);
-            p.uint("val2", a[3] as u32 as u64);
+            p.uint("timeout", a[3] as u32 as u64);
             p.ptr("uaddr2", a[4]);
         }
         // FUTEX_CMP_REQUEUE, FUTEX_CMP_REQUEUE_PI
         4 | 12 => {
             p.uint("val", val as u64);
-            p.uint("val2", a[3] as u32 as u64);
+            p.uint("timeout", a[3] as u32 as u64);
             p.ptr("uaddr2", a[4]);
             p.uint("val3", a[5] as u32 as u64);
         }
         // FUTEX_WAKE_OP
         5 => {
             p.uint("val", val as u64);
-            p.uint("val2", a[3] as u32 as u64);
+            p.uint("timeout", a[3] as u32 as u64);
             p.ptr("uaddr2", a[4]);
             put_wake_op(p, "val3", a[5] as u32);
         }

@@ -604,13 +604,16 @@ const PR_SET_VMA_OPS: &[(i64, &str)] = &[(0, "PR_SET_VMA_ANON_NAME")];
 /// arguments it uses, decoded for the common options; an unknown option
 /// prints all four arguments in hex. Options that return data through
 /// arg2 (PR_GET_NAME, PR_GET_PDEATHSIG...) print it at leave.
+/// Whatever the option makes of them, the arguments keep prctl(2)'s names
+/// `arg2`..`arg5` (with `-N`, in JSON): a filter knows a parameter by one
+/// name per call, not per option.
 pub fn prctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     let option = c.int(0);
     put_named(p, "option", option, PR_OPTIONS);
     let a = c.args;
     match option {
         // PR_SET_PDEATHSIG
-        1 => put_signal(p, "sig", a[1] as i32 as i64),
+        1 => put_signal(p, "arg2", a[1] as i32 as i64),
         // PR_GET_PDEATHSIG, PR_GET_NAME, PR_GET_CHILD_SUBREAPER,
         // PR_GET_TID_ADDRESS: written through arg2.
         2 | 16 | 37 | 40 => return CallType::NotDone,
@@ -621,18 +624,18 @@ pub fn prctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
         // PR_SET_IO_FLUSHER: one number.
         4 | 8 | 14 | 28 | 36 | 45 | 57 => p.uint("arg2", a[1]),
         // PR_SET_TIMERSLACK
-        29 => p.uint("slack", a[1]),
+        29 => p.uint("arg2", a[1]),
         // PR_SET_NAME
-        15 => p.cstr("name", a[1]),
+        15 => p.cstr("arg2", a[1]),
         // PR_SET_SECCOMP
         22 => {
-            put_named(p, "mode", a[1] as i64, SECCOMP_MODES);
+            put_named(p, "arg2", a[1] as i64, SECCOMP_MODES);
             if a[1] == 2 {
-                p.ptr("prog", a[2]);
+                p.ptr("arg3", a[2]);
             }
         }
         // PR_CAPBSET_READ, PR_CAPBSET_DROP
-        23 | 24 => put_cap(p, "cap", a[1]),
+        23 | 24 => put_cap(p, "arg2", a[1]),
         // PR_SET_NO_NEW_PRIVS, PR_SET_THP_DISABLE: the kernel wants the
         // unused arguments zero, so they are shown.
         38 | 41 => {
@@ -643,18 +646,18 @@ pub fn prctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
         }
         // PR_CAP_AMBIENT
         47 => {
-            put_named(p, "op", a[1] as i64, CAP_AMBIENT_OPS);
+            put_named(p, "arg2", a[1] as i64, CAP_AMBIENT_OPS);
             if matches!(a[1], 1..=3) {
-                put_cap(p, "cap", a[2]);
+                put_cap(p, "arg3", a[2]);
             }
         }
         // PR_SET_VMA
         0x53564d41 => {
-            put_named(p, "attr", a[1] as i64, PR_SET_VMA_OPS);
-            p.ptr("addr", a[2]);
-            p.uint("size", a[3]);
+            put_named(p, "arg2", a[1] as i64, PR_SET_VMA_OPS);
+            p.ptr("arg3", a[2]);
+            p.uint("arg4", a[3]);
             if a[1] == 0 {
-                p.cstr("name", a[4]);
+                p.cstr("arg5", a[4]);
             } else {
                 p.hex("arg5", a[4]);
             }
@@ -667,7 +670,7 @@ pub fn prctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
                 u32::MAX as u64
             };
             let sym = (a[1] == any).then_some("PR_SET_PTRACER_ANY");
-            p.symbol("pid", a[1] as i64, sym);
+            p.symbol("arg2", a[1] as i64, sym);
         }
         _ => {
             p.hex("arg2", a[1]);
@@ -689,8 +692,8 @@ pub fn prctl_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
         p.ptr("arg2", addr);
     } else {
         match c.int(0) {
-            2 => put_ptr_with(p, "sig", addr, |p, v| put_signal(p, "", v as i64)),
-            16 => p.cstr("name", addr),
+            2 => put_ptr_with(p, "arg2", addr, |p, v| put_signal(p, "", v as i64)),
+            16 => p.cstr("arg2", addr),
             37 => put_int_ptr(p, "arg2", addr),
             _ => put_word_ptr(p, "arg2", addr),
         }

@@ -1,19 +1,25 @@
 //! Declared parameters of every Linux system call on x86_64 and i386.
 //!
 //! One [`Signature`] per call name known to the `syscalls` crate's `x86_64`
-//! and `x86` tables, giving each parameter's name as the kernel's
-//! `SYSCALL_DEFINEn` spells it and the [`Kind`](super::params::Kind) the
-//! generic printer renders it as. Where the two ABIs share a name the x86_64
-//! definition is used; calls that exist only on i386 (`_llseek`, `mmap2`,
-//! `socketcall`, `truncate64`, ...) follow the i386 entry point, so 64-bit
-//! arguments split across two registers appear as two `*_low`/`*_high`
-//! parameters. Calls with no parameters, and numbers the kernel reserves
-//! without implementing, have an empty parameter list. `send` and `recv`
-//! are no system call of either table: i386 makes them through socketcall.
+//! and `x86` tables, giving each parameter's name and the
+//! [`Kind`](super::params::Kind) the generic printer renders it as. The
+//! name is the one `-N` and `--json` print and `--filter` knows: for a call
+//! with a handler, the name its handler prints (mostly the man page's:
+//! openat's `dirfd`, `pathname`); for the others the kernel's
+//! `SYSCALL_DEFINEn` spelling. Where the two ABIs share a name the x86_64
+//! definition is used, unless the i386 entry point takes other registers
+//! ([`I386_SIGNATURES`]); calls that exist only on i386 (`_llseek`,
+//! `mmap2`, `socketcall`, `truncate64`, ...) follow the i386 entry point,
+//! so a 64-bit argument split across two registers appears as its low word
+//! under the value's name and a [`High`] word `NAME_high`. Calls with no
+//! parameters, and numbers the kernel reserves without implementing, have
+//! an empty parameter list. `send` and `recv` are no system call of either
+//! table: i386 makes them through socketcall.
 //!
-//! The slice is sorted by name (byte order) so it can be binary-searched.
+//! The slices are sorted by name (byte order) so they can be binary-searched.
 
 use super::params::{Kind::*, Signature, p};
+use crate::kernel::Arch;
 
 /// Every system call name on x86_64 and i386, sorted by name.
 pub static SIGNATURES: &[Signature] = &[
@@ -21,8 +27,8 @@ pub static SIGNATURES: &[Signature] = &[
         name: "_llseek",
         params: &[
             p("fd", Fd),
-            p("offset_high", Uint),
-            p("offset_low", Uint),
+            p("offset_high", High),
+            p("offset", Offset),
             p("result", Ptr),
             p("whence", Int),
         ],
@@ -30,11 +36,11 @@ pub static SIGNATURES: &[Signature] = &[
     Signature {
         name: "_newselect",
         params: &[
-            p("n", Int),
-            p("inp", Ptr),
-            p("outp", Ptr),
-            p("exp", Ptr),
-            p("tvp", Ptr),
+            p("nfds", Int),
+            p("readfds", Ptr),
+            p("writefds", Ptr),
+            p("exceptfds", Ptr),
+            p("timeout", Ptr),
         ],
     },
     Signature {
@@ -43,24 +49,20 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "accept",
-        params: &[
-            p("fd", Fd),
-            p("upeer_sockaddr", Ptr),
-            p("upeer_addrlen", Ptr),
-        ],
+        params: &[p("sockfd", Fd), p("addr", Ptr), p("addrlen", Ptr)],
     },
     Signature {
         name: "accept4",
         params: &[
-            p("fd", Fd),
-            p("upeer_sockaddr", Ptr),
-            p("upeer_addrlen", Ptr),
+            p("sockfd", Fd),
+            p("addr", Ptr),
+            p("addrlen", Ptr),
             p("flags", Hex),
         ],
     },
     Signature {
         name: "access",
-        params: &[p("filename", Path), p("mode", Hex)],
+        params: &[p("pathname", Path), p("mode", Hex)],
     },
     Signature {
         name: "acct",
@@ -90,7 +92,7 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "arch_prctl",
-        params: &[p("option", Int), p("arg2", Hex)],
+        params: &[p("code", Int), p("arg", Hex)],
     },
     Signature {
         name: "bdflush",
@@ -98,7 +100,7 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "bind",
-        params: &[p("fd", Fd), p("umyaddr", Ptr), p("addrlen", Int)],
+        params: &[p("sockfd", Fd), p("addr", Ptr), p("addrlen", Int)],
     },
     Signature {
         name: "bpf",
@@ -106,7 +108,7 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "brk",
-        params: &[p("brk", Ptr)],
+        params: &[p("addr", Ptr)],
     },
     Signature {
         name: "cachestat",
@@ -119,31 +121,31 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "capget",
-        params: &[p("header", Ptr), p("dataptr", Ptr)],
+        params: &[p("hdrp", Ptr), p("datap", Ptr)],
     },
     Signature {
         name: "capset",
-        params: &[p("header", Ptr), p("data", Ptr)],
+        params: &[p("hdrp", Ptr), p("datap", Ptr)],
     },
     Signature {
         name: "chdir",
-        params: &[p("filename", Path)],
+        params: &[p("pathname", Path)],
     },
     Signature {
         name: "chmod",
-        params: &[p("filename", Path), p("mode", Mode)],
+        params: &[p("pathname", Path), p("mode", Mode)],
     },
     Signature {
         name: "chown",
-        params: &[p("filename", Path), p("user", Uint), p("group", Uint)],
+        params: &[p("pathname", Path), p("owner", Uint), p("group", Uint)],
     },
     Signature {
         name: "chown32",
-        params: &[p("filename", Path), p("user", Uint), p("group", Uint)],
+        params: &[p("pathname", Path), p("owner", Uint), p("group", Uint)],
     },
     Signature {
         name: "chroot",
-        params: &[p("filename", Path)],
+        params: &[p("pathname", Path)],
     },
     Signature {
         name: "clock_adjtime",
@@ -155,59 +157,59 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "clock_getres",
-        params: &[p("which_clock", Int), p("tp", Ptr)],
+        params: &[p("clockid", Int), p("tp", Ptr)],
     },
     Signature {
         name: "clock_getres_time64",
-        params: &[p("which_clock", Int), p("tp", Ptr)],
+        params: &[p("clockid", Int), p("tp", Ptr)],
     },
     Signature {
         name: "clock_gettime",
-        params: &[p("which_clock", Int), p("tp", Ptr)],
+        params: &[p("clockid", Int), p("tp", Ptr)],
     },
     Signature {
         name: "clock_gettime64",
-        params: &[p("which_clock", Int), p("tp", Ptr)],
+        params: &[p("clockid", Int), p("tp", Ptr)],
     },
     Signature {
         name: "clock_nanosleep",
         params: &[
-            p("which_clock", Int),
+            p("clockid", Int),
             p("flags", Hex),
-            p("rqtp", Ptr),
-            p("rmtp", Ptr),
+            p("req", Ptr),
+            p("rem", Ptr),
         ],
     },
     Signature {
         name: "clock_nanosleep_time64",
         params: &[
-            p("which_clock", Int),
+            p("clockid", Int),
             p("flags", Hex),
-            p("rqtp", Ptr),
-            p("rmtp", Ptr),
+            p("req", Ptr),
+            p("rem", Ptr),
         ],
     },
     Signature {
         name: "clock_settime",
-        params: &[p("which_clock", Int), p("tp", Ptr)],
+        params: &[p("clockid", Int), p("tp", Ptr)],
     },
     Signature {
         name: "clock_settime64",
-        params: &[p("which_clock", Int), p("tp", Ptr)],
+        params: &[p("clockid", Int), p("tp", Ptr)],
     },
     Signature {
         name: "clone",
         params: &[
-            p("clone_flags", Hex),
-            p("newsp", Ptr),
-            p("parent_tidptr", Ptr),
-            p("child_tidptr", Ptr),
+            p("flags", Hex),
+            p("stack", Ptr),
+            p("parent_tid", Ptr),
+            p("child_tid", Ptr),
             p("tls", Hex),
         ],
     },
     Signature {
         name: "clone3",
-        params: &[p("uargs", Ptr), p("size", Uint)],
+        params: &[p("cl_args", Ptr), p("size", Uint)],
     },
     Signature {
         name: "close",
@@ -215,11 +217,11 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "close_range",
-        params: &[p("fd", Fd), p("max_fd", Uint), p("flags", Hex)],
+        params: &[p("first", Fd), p("last", Uint), p("flags", Hex)],
     },
     Signature {
         name: "connect",
-        params: &[p("fd", Fd), p("uservaddr", Ptr), p("addrlen", Int)],
+        params: &[p("sockfd", Fd), p("addr", Ptr), p("addrlen", Int)],
     },
     Signature {
         name: "copy_file_range",
@@ -246,7 +248,7 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "dup",
-        params: &[p("fildes", Fd)],
+        params: &[p("oldfd", Fd)],
     },
     Signature {
         name: "dup2",
@@ -313,17 +315,17 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "eventfd2",
-        params: &[p("count", Uint), p("flags", Hex)],
+        params: &[p("initval", Uint), p("flags", Hex)],
     },
     Signature {
         name: "execve",
-        params: &[p("filename", Path), p("argv", Ptr), p("envp", Ptr)],
+        params: &[p("pathname", Path), p("argv", Ptr), p("envp", Ptr)],
     },
     Signature {
         name: "execveat",
         params: &[
-            p("fd", DirFd),
-            p("filename", Path),
+            p("dirfd", DirFd),
+            p("pathname", Path),
             p("argv", Ptr),
             p("envp", Ptr),
             p("flags", Hex),
@@ -331,21 +333,21 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "exit",
-        params: &[p("error_code", Int)],
+        params: &[p("status", Int)],
     },
     Signature {
         name: "exit_group",
-        params: &[p("error_code", Int)],
+        params: &[p("status", Int)],
     },
     Signature {
         name: "faccessat",
-        params: &[p("dfd", DirFd), p("filename", Path), p("mode", Hex)],
+        params: &[p("dirfd", DirFd), p("pathname", Path), p("mode", Hex)],
     },
     Signature {
         name: "faccessat2",
         params: &[
-            p("dfd", DirFd),
-            p("filename", Path),
+            p("dirfd", DirFd),
+            p("pathname", Path),
             p("mode", Hex),
             p("flags", Hex),
         ],
@@ -363,10 +365,10 @@ pub static SIGNATURES: &[Signature] = &[
         name: "fadvise64_64",
         params: &[
             p("fd", Fd),
-            p("offset_low", Uint),
-            p("offset_high", Uint),
-            p("len_low", Uint),
-            p("len_high", Uint),
+            p("offset", Offset),
+            p("offset_high", High),
+            p("len", Offset),
+            p("len_high", High),
             p("advice", Int),
         ],
     },
@@ -403,33 +405,33 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "fchmodat",
-        params: &[p("dfd", DirFd), p("filename", Path), p("mode", Mode)],
+        params: &[p("dirfd", DirFd), p("pathname", Path), p("mode", Mode)],
     },
     Signature {
         name: "fchmodat2",
         params: &[
-            p("dfd", DirFd),
-            p("filename", Path),
+            p("dirfd", DirFd),
+            p("pathname", Path),
             p("mode", Mode),
             p("flags", Hex),
         ],
     },
     Signature {
         name: "fchown",
-        params: &[p("fd", Fd), p("user", Uint), p("group", Uint)],
+        params: &[p("fd", Fd), p("owner", Uint), p("group", Uint)],
     },
     Signature {
         name: "fchown32",
-        params: &[p("fd", Fd), p("user", Uint), p("group", Uint)],
+        params: &[p("fd", Fd), p("owner", Uint), p("group", Uint)],
     },
     Signature {
         name: "fchownat",
         params: &[
-            p("dfd", DirFd),
-            p("filename", Path),
-            p("user", Uint),
+            p("dirfd", DirFd),
+            p("pathname", Path),
+            p("owner", Uint),
             p("group", Uint),
-            p("flag", Hex),
+            p("flags", Hex),
         ],
     },
     Signature {
@@ -483,7 +485,7 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "flock",
-        params: &[p("fd", Fd), p("cmd", Int)],
+        params: &[p("fd", Fd), p("operation", Int)],
     },
     Signature {
         name: "fork",
@@ -536,10 +538,10 @@ pub static SIGNATURES: &[Signature] = &[
     Signature {
         name: "fstatat64",
         params: &[
-            p("dfd", DirFd),
-            p("filename", Path),
+            p("dirfd", DirFd),
+            p("pathname", Path),
             p("statbuf", Ptr),
-            p("flag", Hex),
+            p("flags", Hex),
         ],
     },
     Signature {
@@ -564,15 +566,15 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "ftruncate64",
-        params: &[p("fd", Fd), p("offset_low", Uint), p("offset_high", Uint)],
+        params: &[p("fd", Fd), p("length", Offset), p("length_high", High)],
     },
     Signature {
         name: "futex",
         params: &[
             p("uaddr", Ptr),
-            p("op", Int),
+            p("futex_op", Int),
             p("val", Uint),
-            p("utime", Ptr),
+            p("timeout", Ptr),
             p("uaddr2", Ptr),
             p("val3", Uint),
         ],
@@ -590,9 +592,9 @@ pub static SIGNATURES: &[Signature] = &[
         name: "futex_time64",
         params: &[
             p("uaddr", Ptr),
-            p("op", Int),
+            p("futex_op", Int),
             p("val", Uint),
-            p("utime", Ptr),
+            p("timeout", Ptr),
             p("uaddr2", Ptr),
             p("val3", Uint),
         ],
@@ -663,11 +665,11 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "getdents",
-        params: &[p("fd", Fd), p("dirent", Ptr), p("count", Uint)],
+        params: &[p("fd", Fd), p("dirp", Ptr), p("count", Uint)],
     },
     Signature {
         name: "getdents64",
-        params: &[p("fd", Fd), p("dirent", Ptr), p("count", Uint)],
+        params: &[p("fd", Fd), p("dirp", Ptr), p("count", Uint)],
     },
     Signature {
         name: "getegid",
@@ -695,19 +697,19 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "getgroups",
-        params: &[p("gidsetsize", Int), p("grouplist", Ptr)],
+        params: &[p("size", Int), p("list", Ptr)],
     },
     Signature {
         name: "getgroups32",
-        params: &[p("gidsetsize", Int), p("grouplist", Ptr)],
+        params: &[p("size", Int), p("list", Ptr)],
     },
     Signature {
         name: "getitimer",
-        params: &[p("which", Int), p("value", Ptr)],
+        params: &[p("which", Int), p("curr_value", Ptr)],
     },
     Signature {
         name: "getpeername",
-        params: &[p("fd", Fd), p("usockaddr", Ptr), p("usockaddr_len", Ptr)],
+        params: &[p("sockfd", Fd), p("addr", Ptr), p("addrlen", Ptr)],
     },
     Signature {
         name: "getpgid",
@@ -735,23 +737,23 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "getrandom",
-        params: &[p("ubuf", Ptr), p("len", Uint), p("flags", Hex)],
+        params: &[p("buf", Ptr), p("buflen", Uint), p("flags", Hex)],
     },
     Signature {
         name: "getresgid",
-        params: &[p("rgidp", Ptr), p("egidp", Ptr), p("sgidp", Ptr)],
+        params: &[p("real", Ptr), p("effective", Ptr), p("saved", Ptr)],
     },
     Signature {
         name: "getresgid32",
-        params: &[p("rgidp", Ptr), p("egidp", Ptr), p("sgidp", Ptr)],
+        params: &[p("real", Ptr), p("effective", Ptr), p("saved", Ptr)],
     },
     Signature {
         name: "getresuid",
-        params: &[p("ruidp", Ptr), p("euidp", Ptr), p("suidp", Ptr)],
+        params: &[p("real", Ptr), p("effective", Ptr), p("saved", Ptr)],
     },
     Signature {
         name: "getresuid32",
-        params: &[p("ruidp", Ptr), p("euidp", Ptr), p("suidp", Ptr)],
+        params: &[p("real", Ptr), p("effective", Ptr), p("saved", Ptr)],
     },
     Signature {
         name: "getrlimit",
@@ -759,7 +761,7 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "getrusage",
-        params: &[p("who", Int), p("ru", Ptr)],
+        params: &[p("who", Int), p("usage", Ptr)],
     },
     Signature {
         name: "getsid",
@@ -767,12 +769,12 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "getsockname",
-        params: &[p("fd", Fd), p("usockaddr", Ptr), p("usockaddr_len", Ptr)],
+        params: &[p("sockfd", Fd), p("addr", Ptr), p("addrlen", Ptr)],
     },
     Signature {
         name: "getsockopt",
         params: &[
-            p("fd", Fd),
+            p("sockfd", Fd),
             p("level", Int),
             p("optname", Int),
             p("optval", Ptr),
@@ -917,7 +919,7 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "ioctl",
-        params: &[p("fd", Fd), p("cmd", Hex), p("arg", Hex)],
+        params: &[p("fd", Fd), p("request", Hex), p("arg", Hex)],
     },
     Signature {
         name: "ioperm",
@@ -1008,11 +1010,11 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "lchown",
-        params: &[p("filename", Path), p("user", Uint), p("group", Uint)],
+        params: &[p("pathname", Path), p("owner", Uint), p("group", Uint)],
     },
     Signature {
         name: "lchown32",
-        params: &[p("filename", Path), p("user", Uint), p("group", Uint)],
+        params: &[p("pathname", Path), p("owner", Uint), p("group", Uint)],
     },
     Signature {
         name: "lgetxattr",
@@ -1025,21 +1027,21 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "link",
-        params: &[p("oldname", Path), p("newname", Path)],
+        params: &[p("oldpath", Path), p("newpath", Path)],
     },
     Signature {
         name: "linkat",
         params: &[
-            p("olddfd", DirFd),
-            p("oldname", Path),
-            p("newdfd", DirFd),
-            p("newname", Path),
+            p("olddirfd", DirFd),
+            p("oldpath", Path),
+            p("newdirfd", DirFd),
+            p("newpath", Path),
             p("flags", Hex),
         ],
     },
     Signature {
         name: "listen",
-        params: &[p("fd", Fd), p("backlog", Int)],
+        params: &[p("sockfd", Fd), p("backlog", Int)],
     },
     Signature {
         name: "listmount",
@@ -1118,15 +1120,15 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "lstat",
-        params: &[p("filename", Path), p("statbuf", Ptr)],
+        params: &[p("pathname", Path), p("statbuf", Ptr)],
     },
     Signature {
         name: "lstat64",
-        params: &[p("filename", Path), p("statbuf", Ptr)],
+        params: &[p("pathname", Path), p("statbuf", Ptr)],
     },
     Signature {
         name: "madvise",
-        params: &[p("start", Ptr), p("len_in", Uint), p("behavior", Int)],
+        params: &[p("addr", Ptr), p("length", Uint), p("advice", Int)],
     },
     Signature {
         name: "map_shadow_stack",
@@ -1149,7 +1151,7 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "memfd_create",
-        params: &[p("uname", Str), p("flags", Hex)],
+        params: &[p("name", Str), p("flags", Hex)],
     },
     Signature {
         name: "memfd_secret",
@@ -1166,7 +1168,7 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "mincore",
-        params: &[p("start", Ptr), p("len", Uint), p("vec", Ptr)],
+        params: &[p("addr", Ptr), p("length", Uint), p("vec", Ptr)],
     },
     Signature {
         name: "mkdir",
@@ -1174,7 +1176,7 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "mkdirat",
-        params: &[p("dfd", DirFd), p("pathname", Path), p("mode", Mode)],
+        params: &[p("dirfd", DirFd), p("pathname", Path), p("mode", Mode)],
     },
     Signature {
         name: "mknod",
@@ -1191,11 +1193,11 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "mlock",
-        params: &[p("start", Ptr), p("len", Uint)],
+        params: &[p("addr", Ptr), p("length", Uint)],
     },
     Signature {
         name: "mlock2",
-        params: &[p("start", Ptr), p("len", Uint), p("flags", Hex)],
+        params: &[p("addr", Ptr), p("length", Uint), p("flags", Hex)],
     },
     Signature {
         name: "mlockall",
@@ -1205,22 +1207,22 @@ pub static SIGNATURES: &[Signature] = &[
         name: "mmap",
         params: &[
             p("addr", Ptr),
-            p("len", Uint),
+            p("length", Uint),
             p("prot", Hex),
             p("flags", Hex),
             p("fd", Fd),
-            p("off", Offset),
+            p("offset", Offset),
         ],
     },
     Signature {
         name: "mmap2",
         params: &[
             p("addr", Ptr),
-            p("len", Uint),
+            p("length", Uint),
             p("prot", Hex),
             p("flags", Hex),
             p("fd", Fd),
-            p("pgoff", Uint),
+            p("offset", Pages),
         ],
     },
     Signature {
@@ -1230,10 +1232,10 @@ pub static SIGNATURES: &[Signature] = &[
     Signature {
         name: "mount",
         params: &[
-            p("dev_name", Path),
-            p("dir_name", Path),
-            p("type", Str),
-            p("flags", Hex),
+            p("source", Path),
+            p("target", Path),
+            p("filesystemtype", Str),
+            p("mountflags", Hex),
             p("data", Ptr),
         ],
     },
@@ -1270,7 +1272,7 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "mprotect",
-        params: &[p("start", Ptr), p("len", Uint), p("prot", Hex)],
+        params: &[p("addr", Ptr), p("length", Uint), p("prot", Hex)],
     },
     Signature {
         name: "mpx",
@@ -1340,11 +1342,11 @@ pub static SIGNATURES: &[Signature] = &[
     Signature {
         name: "mremap",
         params: &[
-            p("addr", Ptr),
-            p("old_len", Uint),
-            p("new_len", Uint),
+            p("old_address", Ptr),
+            p("old_size", Uint),
+            p("new_size", Uint),
             p("flags", Hex),
-            p("new_addr", Ptr),
+            p("new_address", Ptr),
         ],
     },
     Signature {
@@ -1380,11 +1382,11 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "msync",
-        params: &[p("start", Ptr), p("len", Uint), p("flags", Hex)],
+        params: &[p("addr", Ptr), p("length", Uint), p("flags", Hex)],
     },
     Signature {
         name: "munlock",
-        params: &[p("start", Ptr), p("len", Uint)],
+        params: &[p("addr", Ptr), p("length", Uint)],
     },
     Signature {
         name: "munlockall",
@@ -1392,7 +1394,7 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "munmap",
-        params: &[p("addr", Ptr), p("len", Uint)],
+        params: &[p("addr", Ptr), p("length", Uint)],
     },
     Signature {
         name: "name_to_handle_at",
@@ -1406,15 +1408,15 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "nanosleep",
-        params: &[p("rqtp", Ptr), p("rmtp", Ptr)],
+        params: &[p("req", Ptr), p("rem", Ptr)],
     },
     Signature {
         name: "newfstatat",
         params: &[
-            p("dfd", DirFd),
-            p("filename", Path),
+            p("dirfd", DirFd),
+            p("pathname", Path),
             p("statbuf", Ptr),
-            p("flag", Hex),
+            p("flags", Hex),
         ],
     },
     Signature {
@@ -1447,7 +1449,7 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "open",
-        params: &[p("filename", Path), p("flags", Hex), p("mode", Mode)],
+        params: &[p("pathname", Path), p("flags", Hex), p("mode", Mode)],
     },
     Signature {
         name: "open_by_handle_at",
@@ -1470,8 +1472,8 @@ pub static SIGNATURES: &[Signature] = &[
     Signature {
         name: "openat",
         params: &[
-            p("dfd", DirFd),
-            p("filename", Path),
+            p("dirfd", DirFd),
+            p("pathname", Path),
             p("flags", Hex),
             p("mode", Mode),
         ],
@@ -1479,10 +1481,10 @@ pub static SIGNATURES: &[Signature] = &[
     Signature {
         name: "openat2",
         params: &[
-            p("dfd", DirFd),
-            p("filename", Path),
+            p("dirfd", DirFd),
+            p("pathname", Path),
             p("how", Ptr),
-            p("usize", Uint),
+            p("size", Uint),
         ],
     },
     Signature {
@@ -1501,7 +1503,7 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "personality",
-        params: &[p("personality", Hex)],
+        params: &[p("persona", Hex)],
     },
     Signature {
         name: "pidfd_getfd",
@@ -1522,11 +1524,11 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "pipe",
-        params: &[p("fildes", Ptr)],
+        params: &[p("pipefd", Ptr)],
     },
     Signature {
         name: "pipe2",
-        params: &[p("fildes", Ptr), p("flags", Hex)],
+        params: &[p("pipefd", Ptr), p("flags", Hex)],
     },
     Signature {
         name: "pivot_root",
@@ -1543,22 +1545,22 @@ pub static SIGNATURES: &[Signature] = &[
     Signature {
         name: "pkey_mprotect",
         params: &[
-            p("start", Ptr),
-            p("len", Uint),
+            p("addr", Ptr),
+            p("length", Uint),
             p("prot", Hex),
             p("pkey", Int),
         ],
     },
     Signature {
         name: "poll",
-        params: &[p("ufds", Ptr), p("nfds", Uint), p("timeout_msecs", Int)],
+        params: &[p("fds", Ptr), p("nfds", Uint), p("timeout", Int)],
     },
     Signature {
         name: "ppoll",
         params: &[
-            p("ufds", Ptr),
+            p("fds", Ptr),
             p("nfds", Uint),
-            p("tsp", Ptr),
+            p("tmo_p", Ptr),
             p("sigmask", Ptr),
             p("sigsetsize", Uint),
         ],
@@ -1566,9 +1568,9 @@ pub static SIGNATURES: &[Signature] = &[
     Signature {
         name: "ppoll_time64",
         params: &[
-            p("ufds", Ptr),
+            p("fds", Ptr),
             p("nfds", Uint),
-            p("tsp", Ptr),
+            p("tmo_p", Ptr),
             p("sigmask", Ptr),
             p("sigsetsize", Uint),
         ],
@@ -1589,27 +1591,27 @@ pub static SIGNATURES: &[Signature] = &[
             p("fd", Fd),
             p("buf", Ptr),
             p("count", Uint),
-            p("pos", Offset),
+            p("offset", Offset),
         ],
     },
     Signature {
         name: "preadv",
         params: &[
             p("fd", Fd),
-            p("vec", Ptr),
-            p("vlen", Uint),
-            p("pos_l", Offset),
-            p("pos_h", Offset),
+            p("iov", Ptr),
+            p("iovcnt", Uint),
+            p("offset", Offset),
+            p("offset_high", High),
         ],
     },
     Signature {
         name: "preadv2",
         params: &[
             p("fd", Fd),
-            p("vec", Ptr),
-            p("vlen", Uint),
-            p("pos_l", Offset),
-            p("pos_h", Offset),
+            p("iov", Ptr),
+            p("iovcnt", Uint),
+            p("offset", Offset),
+            p("offset_high", High),
             p("flags", Hex),
         ],
     },
@@ -1618,8 +1620,8 @@ pub static SIGNATURES: &[Signature] = &[
         params: &[
             p("pid", Pid),
             p("resource", Int),
-            p("new_rlim", Ptr),
-            p("old_rlim", Ptr),
+            p("new_limit", Ptr),
+            p("old_limit", Ptr),
         ],
     },
     Signature {
@@ -1669,23 +1671,23 @@ pub static SIGNATURES: &[Signature] = &[
     Signature {
         name: "pselect6",
         params: &[
-            p("n", Int),
-            p("inp", Ptr),
-            p("outp", Ptr),
-            p("exp", Ptr),
-            p("tsp", Ptr),
-            p("sig", Ptr),
+            p("nfds", Int),
+            p("readfds", Ptr),
+            p("writefds", Ptr),
+            p("exceptfds", Ptr),
+            p("timeout", Ptr),
+            p("sigmask", Ptr),
         ],
     },
     Signature {
         name: "pselect6_time64",
         params: &[
-            p("n", Int),
-            p("inp", Ptr),
-            p("outp", Ptr),
-            p("exp", Ptr),
-            p("tsp", Ptr),
-            p("sig", Ptr),
+            p("nfds", Int),
+            p("readfds", Ptr),
+            p("writefds", Ptr),
+            p("exceptfds", Ptr),
+            p("timeout", Ptr),
+            p("sigmask", Ptr),
         ],
     },
     Signature {
@@ -1707,27 +1709,27 @@ pub static SIGNATURES: &[Signature] = &[
             p("fd", Fd),
             p("buf", Ptr),
             p("count", Uint),
-            p("pos", Offset),
+            p("offset", Offset),
         ],
     },
     Signature {
         name: "pwritev",
         params: &[
             p("fd", Fd),
-            p("vec", Ptr),
-            p("vlen", Uint),
-            p("pos_l", Offset),
-            p("pos_h", Offset),
+            p("iov", Ptr),
+            p("iovcnt", Uint),
+            p("offset", Offset),
+            p("offset_high", High),
         ],
     },
     Signature {
         name: "pwritev2",
         params: &[
             p("fd", Fd),
-            p("vec", Ptr),
-            p("vlen", Uint),
-            p("pos_l", Offset),
-            p("pos_h", Offset),
+            p("iov", Ptr),
+            p("iovcnt", Uint),
+            p("offset", Offset),
+            p("offset_high", High),
             p("flags", Hex),
         ],
     },
@@ -1766,12 +1768,12 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "readlink",
-        params: &[p("path", Path), p("buf", Ptr), p("bufsiz", Int)],
+        params: &[p("pathname", Path), p("buf", Ptr), p("bufsiz", Int)],
     },
     Signature {
         name: "readlinkat",
         params: &[
-            p("dfd", DirFd),
+            p("dirfd", DirFd),
             p("pathname", Path),
             p("buf", Ptr),
             p("bufsiz", Int),
@@ -1779,7 +1781,7 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "readv",
-        params: &[p("fd", Fd), p("vec", Ptr), p("vlen", Uint)],
+        params: &[p("fd", Fd), p("iov", Ptr), p("iovcnt", Uint)],
     },
     Signature {
         name: "reboot",
@@ -1793,28 +1795,28 @@ pub static SIGNATURES: &[Signature] = &[
     Signature {
         name: "recv",
         params: &[
-            p("fd", Fd),
-            p("ubuf", Ptr),
-            p("size", Uint),
+            p("sockfd", Fd),
+            p("buf", Ptr),
+            p("len", Uint),
             p("flags", Hex),
         ],
     },
     Signature {
         name: "recvfrom",
         params: &[
-            p("fd", Fd),
-            p("ubuf", Ptr),
-            p("size", Uint),
+            p("sockfd", Fd),
+            p("buf", Ptr),
+            p("len", Uint),
             p("flags", Hex),
-            p("addr", Ptr),
-            p("addr_len", Ptr),
+            p("src_addr", Ptr),
+            p("addrlen", Ptr),
         ],
     },
     Signature {
         name: "recvmmsg",
         params: &[
-            p("fd", Fd),
-            p("mmsg", Ptr),
+            p("sockfd", Fd),
+            p("msgvec", Ptr),
             p("vlen", Uint),
             p("flags", Hex),
             p("timeout", Ptr),
@@ -1823,8 +1825,8 @@ pub static SIGNATURES: &[Signature] = &[
     Signature {
         name: "recvmmsg_time64",
         params: &[
-            p("fd", Fd),
-            p("mmsg", Ptr),
+            p("sockfd", Fd),
+            p("msgvec", Ptr),
             p("vlen", Uint),
             p("flags", Hex),
             p("timeout", Ptr),
@@ -1832,7 +1834,7 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "recvmsg",
-        params: &[p("fd", Fd), p("msg", Ptr), p("flags", Hex)],
+        params: &[p("sockfd", Fd), p("msg", Ptr), p("flags", Hex)],
     },
     Signature {
         name: "remap_file_pages",
@@ -1859,24 +1861,24 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "rename",
-        params: &[p("oldname", Path), p("newname", Path)],
+        params: &[p("oldpath", Path), p("newpath", Path)],
     },
     Signature {
         name: "renameat",
         params: &[
-            p("olddfd", DirFd),
-            p("oldname", Path),
-            p("newdfd", DirFd),
-            p("newname", Path),
+            p("olddirfd", DirFd),
+            p("oldpath", Path),
+            p("newdirfd", DirFd),
+            p("newpath", Path),
         ],
     },
     Signature {
         name: "renameat2",
         params: &[
-            p("olddfd", DirFd),
-            p("oldname", Path),
-            p("newdfd", DirFd),
-            p("newname", Path),
+            p("olddirfd", DirFd),
+            p("oldpath", Path),
+            p("newdirfd", DirFd),
+            p("newpath", Path),
             p("flags", Hex),
         ],
     },
@@ -1911,26 +1913,26 @@ pub static SIGNATURES: &[Signature] = &[
         params: &[
             p("sig", Signal),
             p("act", Ptr),
-            p("oact", Ptr),
+            p("oldact", Ptr),
             p("sigsetsize", Uint),
         ],
     },
     Signature {
         name: "rt_sigpending",
-        params: &[p("uset", Ptr), p("sigsetsize", Uint)],
+        params: &[p("set", Ptr), p("sigsetsize", Uint)],
     },
     Signature {
         name: "rt_sigprocmask",
         params: &[
             p("how", Int),
-            p("nset", Ptr),
-            p("oset", Ptr),
+            p("set", Ptr),
+            p("oldset", Ptr),
             p("sigsetsize", Uint),
         ],
     },
     Signature {
         name: "rt_sigqueueinfo",
-        params: &[p("pid", Pid), p("sig", Signal), p("uinfo", Ptr)],
+        params: &[p("tgid", Pid), p("sig", Signal), p("info", Ptr)],
     },
     Signature {
         name: "rt_sigreturn",
@@ -1938,23 +1940,23 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "rt_sigsuspend",
-        params: &[p("unewset", Ptr), p("sigsetsize", Uint)],
+        params: &[p("mask", Ptr), p("sigsetsize", Uint)],
     },
     Signature {
         name: "rt_sigtimedwait",
         params: &[
-            p("uthese", Ptr),
-            p("uinfo", Ptr),
-            p("uts", Ptr),
+            p("set", Ptr),
+            p("info", Ptr),
+            p("timeout", Ptr),
             p("sigsetsize", Uint),
         ],
     },
     Signature {
         name: "rt_sigtimedwait_time64",
         params: &[
-            p("uthese", Ptr),
-            p("uinfo", Ptr),
-            p("uts", Ptr),
+            p("set", Ptr),
+            p("info", Ptr),
+            p("timeout", Ptr),
             p("sigsetsize", Uint),
         ],
     },
@@ -1962,9 +1964,9 @@ pub static SIGNATURES: &[Signature] = &[
         name: "rt_tgsigqueueinfo",
         params: &[
             p("tgid", Pid),
-            p("pid", Pid),
+            p("tid", Pid),
             p("sig", Signal),
-            p("uinfo", Ptr),
+            p("info", Ptr),
         ],
     },
     Signature {
@@ -1977,7 +1979,7 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "sched_getaffinity",
-        params: &[p("pid", Pid), p("len", Uint), p("user_mask_ptr", Ptr)],
+        params: &[p("pid", Pid), p("cpusetsize", Uint), p("mask", Ptr)],
     },
     Signature {
         name: "sched_getattr",
@@ -1998,15 +2000,15 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "sched_rr_get_interval",
-        params: &[p("pid", Pid), p("interval", Ptr)],
+        params: &[p("pid", Pid), p("tp", Ptr)],
     },
     Signature {
         name: "sched_rr_get_interval_time64",
-        params: &[p("pid", Pid), p("interval", Ptr)],
+        params: &[p("pid", Pid), p("tp", Ptr)],
     },
     Signature {
         name: "sched_setaffinity",
-        params: &[p("pid", Pid), p("len", Uint), p("user_mask_ptr", Ptr)],
+        params: &[p("pid", Pid), p("cpusetsize", Uint), p("mask", Ptr)],
     },
     Signature {
         name: "sched_setattr",
@@ -2035,11 +2037,11 @@ pub static SIGNATURES: &[Signature] = &[
     Signature {
         name: "select",
         params: &[
-            p("n", Int),
-            p("inp", Ptr),
-            p("outp", Ptr),
-            p("exp", Ptr),
-            p("tvp", Ptr),
+            p("nfds", Int),
+            p("readfds", Ptr),
+            p("writefds", Ptr),
+            p("exceptfds", Ptr),
+            p("timeout", Ptr),
         ],
     },
     Signature {
@@ -2079,7 +2081,12 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "send",
-        params: &[p("fd", Fd), p("buff", Ptr), p("len", Uint), p("flags", Hex)],
+        params: &[
+            p("sockfd", Fd),
+            p("buf", Ptr),
+            p("len", Uint),
+            p("flags", Hex),
+        ],
     },
     Signature {
         name: "sendfile",
@@ -2102,25 +2109,25 @@ pub static SIGNATURES: &[Signature] = &[
     Signature {
         name: "sendmmsg",
         params: &[
-            p("fd", Fd),
-            p("mmsg", Ptr),
+            p("sockfd", Fd),
+            p("msgvec", Ptr),
             p("vlen", Uint),
             p("flags", Hex),
         ],
     },
     Signature {
         name: "sendmsg",
-        params: &[p("fd", Fd), p("msg", Ptr), p("flags", Hex)],
+        params: &[p("sockfd", Fd), p("msg", Ptr), p("flags", Hex)],
     },
     Signature {
         name: "sendto",
         params: &[
-            p("fd", Fd),
-            p("buff", Ptr),
+            p("sockfd", Fd),
+            p("buf", Ptr),
             p("len", Uint),
             p("flags", Hex),
-            p("addr", Ptr),
-            p("addr_len", Int),
+            p("dest_addr", Ptr),
+            p("addrlen", Int),
         ],
     },
     Signature {
@@ -2154,35 +2161,35 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "setfsgid",
-        params: &[p("gid", Uint)],
+        params: &[p("id", Uint)],
     },
     Signature {
         name: "setfsgid32",
-        params: &[p("gid", Uint)],
+        params: &[p("id", Uint)],
     },
     Signature {
         name: "setfsuid",
-        params: &[p("uid", Uint)],
+        params: &[p("id", Uint)],
     },
     Signature {
         name: "setfsuid32",
-        params: &[p("uid", Uint)],
+        params: &[p("id", Uint)],
     },
     Signature {
         name: "setgid",
-        params: &[p("gid", Uint)],
+        params: &[p("id", Uint)],
     },
     Signature {
         name: "setgid32",
-        params: &[p("gid", Uint)],
+        params: &[p("id", Uint)],
     },
     Signature {
         name: "setgroups",
-        params: &[p("gidsetsize", Int), p("grouplist", Ptr)],
+        params: &[p("size", Int), p("list", Ptr)],
     },
     Signature {
         name: "setgroups32",
-        params: &[p("gidsetsize", Int), p("grouplist", Ptr)],
+        params: &[p("size", Int), p("list", Ptr)],
     },
     Signature {
         name: "sethostname",
@@ -2190,7 +2197,7 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "setitimer",
-        params: &[p("which", Int), p("value", Ptr), p("ovalue", Ptr)],
+        params: &[p("which", Int), p("new_value", Ptr), p("old_value", Ptr)],
     },
     Signature {
         name: "setns",
@@ -2202,39 +2209,39 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "setpriority",
-        params: &[p("which", Int), p("who", Int), p("niceval", Int)],
+        params: &[p("which", Int), p("who", Int), p("prio", Int)],
     },
     Signature {
         name: "setregid",
-        params: &[p("rgid", Uint), p("egid", Uint)],
+        params: &[p("real", Uint), p("effective", Uint)],
     },
     Signature {
         name: "setregid32",
-        params: &[p("rgid", Uint), p("egid", Uint)],
+        params: &[p("real", Uint), p("effective", Uint)],
     },
     Signature {
         name: "setresgid",
-        params: &[p("rgid", Uint), p("egid", Uint), p("sgid", Uint)],
+        params: &[p("real", Uint), p("effective", Uint), p("saved", Uint)],
     },
     Signature {
         name: "setresgid32",
-        params: &[p("rgid", Uint), p("egid", Uint), p("sgid", Uint)],
+        params: &[p("real", Uint), p("effective", Uint), p("saved", Uint)],
     },
     Signature {
         name: "setresuid",
-        params: &[p("ruid", Uint), p("euid", Uint), p("suid", Uint)],
+        params: &[p("real", Uint), p("effective", Uint), p("saved", Uint)],
     },
     Signature {
         name: "setresuid32",
-        params: &[p("ruid", Uint), p("euid", Uint), p("suid", Uint)],
+        params: &[p("real", Uint), p("effective", Uint), p("saved", Uint)],
     },
     Signature {
         name: "setreuid",
-        params: &[p("ruid", Uint), p("euid", Uint)],
+        params: &[p("real", Uint), p("effective", Uint)],
     },
     Signature {
         name: "setreuid32",
-        params: &[p("ruid", Uint), p("euid", Uint)],
+        params: &[p("real", Uint), p("effective", Uint)],
     },
     Signature {
         name: "setrlimit",
@@ -2247,7 +2254,7 @@ pub static SIGNATURES: &[Signature] = &[
     Signature {
         name: "setsockopt",
         params: &[
-            p("fd", Fd),
+            p("sockfd", Fd),
             p("level", Int),
             p("optname", Int),
             p("optval", Ptr),
@@ -2260,11 +2267,11 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "setuid",
-        params: &[p("uid", Uint)],
+        params: &[p("id", Uint)],
     },
     Signature {
         name: "setuid32",
-        params: &[p("uid", Uint)],
+        params: &[p("id", Uint)],
     },
     Signature {
         name: "setxattr",
@@ -2309,7 +2316,7 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "shutdown",
-        params: &[p("fd", Fd), p("how", Int)],
+        params: &[p("sockfd", Fd), p("how", Int)],
     },
     Signature {
         name: "sigaction",
@@ -2317,7 +2324,7 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "sigaltstack",
-        params: &[p("uss", Ptr), p("uoss", Ptr)],
+        params: &[p("ss", Ptr), p("old_ss", Ptr)],
     },
     Signature {
         name: "signal",
@@ -2325,13 +2332,13 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "signalfd",
-        params: &[p("ufd", Fd), p("user_mask", Ptr), p("sizemask", Uint)],
+        params: &[p("fd", Fd), p("mask", Ptr), p("sizemask", Uint)],
     },
     Signature {
         name: "signalfd4",
         params: &[
-            p("ufd", Fd),
-            p("user_mask", Ptr),
+            p("fd", Fd),
+            p("mask", Ptr),
             p("sizemask", Uint),
             p("flags", Hex),
         ],
@@ -2354,7 +2361,7 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "socket",
-        params: &[p("family", Int), p("type", Int), p("protocol", Int)],
+        params: &[p("domain", Int), p("type", Int), p("protocol", Int)],
     },
     Signature {
         name: "socketcall",
@@ -2363,10 +2370,10 @@ pub static SIGNATURES: &[Signature] = &[
     Signature {
         name: "socketpair",
         params: &[
-            p("family", Int),
+            p("domain", Int),
             p("type", Int),
             p("protocol", Int),
-            p("usockvec", Ptr),
+            p("sv", Ptr),
         ],
     },
     Signature {
@@ -2386,19 +2393,19 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "stat",
-        params: &[p("filename", Path), p("statbuf", Ptr)],
+        params: &[p("pathname", Path), p("statbuf", Ptr)],
     },
     Signature {
         name: "stat64",
-        params: &[p("filename", Path), p("statbuf", Ptr)],
+        params: &[p("pathname", Path), p("statbuf", Ptr)],
     },
     Signature {
         name: "statfs",
-        params: &[p("pathname", Path), p("buf", Ptr)],
+        params: &[p("path", Path), p("buf", Ptr)],
     },
     Signature {
         name: "statfs64",
-        params: &[p("pathname", Path), p("sz", Uint), p("buf", Ptr)],
+        params: &[p("path", Path), p("sz", Uint), p("buf", Ptr)],
     },
     Signature {
         name: "statmount",
@@ -2412,11 +2419,11 @@ pub static SIGNATURES: &[Signature] = &[
     Signature {
         name: "statx",
         params: &[
-            p("dfd", DirFd),
-            p("filename", Path),
+            p("dirfd", DirFd),
+            p("pathname", Path),
             p("flags", Hex),
             p("mask", Hex),
-            p("buffer", Ptr),
+            p("statxbuf", Ptr),
         ],
     },
     Signature {
@@ -2437,11 +2444,11 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "symlink",
-        params: &[p("oldname", Path), p("newname", Path)],
+        params: &[p("oldpath", Path), p("newpath", Path)],
     },
     Signature {
         name: "symlinkat",
-        params: &[p("oldname", Path), p("newdfd", DirFd), p("newname", Path)],
+        params: &[p("target", Path), p("newdirfd", DirFd), p("linkpath", Path)],
     },
     Signature {
         name: "sync",
@@ -2475,15 +2482,15 @@ pub static SIGNATURES: &[Signature] = &[
     Signature {
         name: "tee",
         params: &[
-            p("fdin", Fd),
-            p("fdout", Fd),
+            p("fd_in", Fd),
+            p("fd_out", Fd),
             p("len", Uint),
             p("flags", Hex),
         ],
     },
     Signature {
         name: "tgkill",
-        params: &[p("tgid", Pid), p("pid", Pid), p("sig", Signal)],
+        params: &[p("tgid", Pid), p("tid", Pid), p("sig", Signal)],
     },
     Signature {
         name: "time",
@@ -2491,44 +2498,40 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "timer_create",
-        params: &[
-            p("which_clock", Int),
-            p("timer_event_spec", Ptr),
-            p("created_timer_id", Ptr),
-        ],
+        params: &[p("clockid", Int), p("sevp", Ptr), p("timerid", Ptr)],
     },
     Signature {
         name: "timer_delete",
-        params: &[p("timer_id", Int)],
+        params: &[p("timerid", Int)],
     },
     Signature {
         name: "timer_getoverrun",
-        params: &[p("timer_id", Int)],
+        params: &[p("timerid", Int)],
     },
     Signature {
         name: "timer_gettime",
-        params: &[p("timer_id", Int), p("setting", Ptr)],
+        params: &[p("timerid", Int), p("curr_value", Ptr)],
     },
     Signature {
         name: "timer_gettime64",
-        params: &[p("timer_id", Int), p("setting", Ptr)],
+        params: &[p("timerid", Int), p("curr_value", Ptr)],
     },
     Signature {
         name: "timer_settime",
         params: &[
-            p("timer_id", Int),
+            p("timerid", Int),
             p("flags", Hex),
-            p("new_setting", Ptr),
-            p("old_setting", Ptr),
+            p("new_value", Ptr),
+            p("old_value", Ptr),
         ],
     },
     Signature {
         name: "timer_settime64",
         params: &[
-            p("timer_id", Int),
+            p("timerid", Int),
             p("flags", Hex),
-            p("new_setting", Ptr),
-            p("old_setting", Ptr),
+            p("new_value", Ptr),
+            p("old_value", Ptr),
         ],
     },
     Signature {
@@ -2537,28 +2540,28 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "timerfd_gettime",
-        params: &[p("ufd", Fd), p("otmr", Ptr)],
+        params: &[p("fd", Fd), p("curr_value", Ptr)],
     },
     Signature {
         name: "timerfd_gettime64",
-        params: &[p("ufd", Fd), p("otmr", Ptr)],
+        params: &[p("fd", Fd), p("curr_value", Ptr)],
     },
     Signature {
         name: "timerfd_settime",
         params: &[
-            p("ufd", Fd),
+            p("fd", Fd),
             p("flags", Hex),
-            p("utmr", Ptr),
-            p("otmr", Ptr),
+            p("new_value", Ptr),
+            p("old_value", Ptr),
         ],
     },
     Signature {
         name: "timerfd_settime64",
         params: &[
-            p("ufd", Fd),
+            p("fd", Fd),
             p("flags", Hex),
-            p("utmr", Ptr),
-            p("otmr", Ptr),
+            p("new_value", Ptr),
+            p("old_value", Ptr),
         ],
     },
     Signature {
@@ -2567,7 +2570,7 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "tkill",
-        params: &[p("pid", Pid), p("sig", Signal)],
+        params: &[p("tid", Pid), p("sig", Signal)],
     },
     Signature {
         name: "truncate",
@@ -2575,11 +2578,7 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "truncate64",
-        params: &[
-            p("filename", Path),
-            p("offset_low", Uint),
-            p("offset_high", Uint),
-        ],
+        params: &[p("path", Path), p("length", Offset), p("length_high", High)],
     },
     Signature {
         name: "tuxcall",
@@ -2599,15 +2598,15 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "umount",
-        params: &[p("name", Path)],
+        params: &[p("pathname", Path)],
     },
     Signature {
         name: "umount2",
-        params: &[p("name", Path), p("flags", Hex)],
+        params: &[p("target", Path), p("flags", Hex)],
     },
     Signature {
         name: "uname",
-        params: &[p("name", Ptr)],
+        params: &[p("buf", Ptr)],
     },
     Signature {
         name: "unlink",
@@ -2615,7 +2614,7 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "unlinkat",
-        params: &[p("dfd", DirFd), p("pathname", Path), p("flag", Hex)],
+        params: &[p("dirfd", DirFd), p("pathname", Path), p("flags", Hex)],
     },
     Signature {
         name: "unshare",
@@ -2699,20 +2698,20 @@ pub static SIGNATURES: &[Signature] = &[
     Signature {
         name: "wait4",
         params: &[
-            p("upid", Pid),
-            p("stat_addr", Ptr),
+            p("pid", Pid),
+            p("wstatus", Ptr),
             p("options", Hex),
-            p("ru", Ptr),
+            p("rusage", Ptr),
         ],
     },
     Signature {
         name: "waitid",
         params: &[
-            p("which", Int),
-            p("upid", Pid),
+            p("idtype", Int),
+            p("id", Pid),
             p("infop", Ptr),
             p("options", Hex),
-            p("ru", Ptr),
+            p("rusage", Ptr),
         ],
     },
     Signature {
@@ -2725,23 +2724,159 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "writev",
-        params: &[p("fd", Fd), p("vec", Ptr), p("vlen", Uint)],
+        params: &[p("fd", Fd), p("iov", Ptr), p("iovcnt", Uint)],
     },
 ];
 
+/// The calls whose i386 entry point takes other registers than the x86_64
+/// call of the same name, sorted by name. For these the names in
+/// [`SIGNATURES`] would point a filter at the wrong register: a 64-bit
+/// value here takes two (`offset` and its [`High`] word `offset_high`),
+/// clone's last two are swapped, and the old mmap and select take one
+/// pointer to all their arguments.
+pub static I386_SIGNATURES: &[Signature] = &[
+    Signature {
+        name: "clone",
+        params: &[
+            p("flags", Hex),
+            p("stack", Ptr),
+            p("parent_tid", Ptr),
+            p("tls", Hex),
+            p("child_tid", Ptr),
+        ],
+    },
+    Signature {
+        name: "fadvise64",
+        params: &[
+            p("fd", Fd),
+            p("offset", Offset),
+            p("offset_high", High),
+            p("len", Uint),
+            p("advice", Int),
+        ],
+    },
+    Signature {
+        name: "fallocate",
+        params: &[
+            p("fd", Fd),
+            p("mode", Hex),
+            p("offset", Offset),
+            p("offset_high", High),
+            p("len", Offset),
+            p("len_high", High),
+        ],
+    },
+    Signature {
+        name: "fanotify_mark",
+        params: &[
+            p("fanotify_fd", Fd),
+            p("flags", Hex),
+            p("mask", Hex),
+            p("mask_high", High),
+            p("dfd", DirFd),
+            p("pathname", Path),
+        ],
+    },
+    Signature {
+        name: "mmap",
+        params: &[p("args", Ptr)],
+    },
+    Signature {
+        name: "pread64",
+        params: &[
+            p("fd", Fd),
+            p("buf", Ptr),
+            p("count", Uint),
+            p("offset", Offset),
+            p("offset_high", High),
+        ],
+    },
+    Signature {
+        name: "pwrite64",
+        params: &[
+            p("fd", Fd),
+            p("buf", Ptr),
+            p("count", Uint),
+            p("offset", Offset),
+            p("offset_high", High),
+        ],
+    },
+    Signature {
+        name: "readahead",
+        params: &[
+            p("fd", Fd),
+            p("offset", Offset),
+            p("offset_high", High),
+            p("count", Uint),
+        ],
+    },
+    Signature {
+        name: "select",
+        params: &[p("args", Ptr)],
+    },
+    Signature {
+        name: "sync_file_range",
+        params: &[
+            p("fd", Fd),
+            p("offset", Offset),
+            p("offset_high", High),
+            p("nbytes", Offset),
+            p("nbytes_high", High),
+            p("flags", Hex),
+        ],
+    },
+];
+
+/// The declared parameters of call `name` of `arch`.
+pub fn signature(arch: Arch, name: &str) -> Option<&'static Signature> {
+    let find = |table: &'static [Signature]| {
+        table
+            .binary_search_by(|s| s.name.cmp(name))
+            .ok()
+            .map(|i| &table[i])
+    };
+    match arch {
+        Arch::I386 => find(I386_SIGNATURES).or_else(|| find(SIGNATURES)),
+        _ => find(SIGNATURES),
+    }
+}
+
+/// Every signature of both ABIs (a name may come twice).
+pub fn all_signatures() -> impl Iterator<Item = &'static Signature> {
+    SIGNATURES.iter().chain(I386_SIGNATURES)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::SIGNATURES;
+    use super::{I386_SIGNATURES, SIGNATURES};
 
     #[test]
     fn sorted_and_unique() {
-        for pair in SIGNATURES.windows(2) {
+        for pair in SIGNATURES.windows(2).chain(I386_SIGNATURES.windows(2)) {
             assert!(
                 pair[0].name < pair[1].name,
                 "{:?} must sort strictly before {:?}",
                 pair[0].name,
                 pair[1].name
             );
+        }
+    }
+
+    #[test]
+    fn every_high_word_has_its_low_word() {
+        for sig in super::all_signatures() {
+            for (i, param) in sig.params.iter().enumerate() {
+                if param.kind == super::High {
+                    let low = param.name.strip_suffix("_high");
+                    let low = low.and_then(|low| sig.position(low));
+                    assert!(
+                        low.is_some_and(|low| sig.high_word(low) == Some(i)),
+                        "{}: {} is the high word of no parameter",
+                        sig.name,
+                        param.name
+                    );
+                }
+            }
         }
     }
 

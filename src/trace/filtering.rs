@@ -11,6 +11,7 @@ use crate::call::{Call, errno_name, is_error};
 use crate::fdtable::FdTable;
 use crate::filter::{self, Fields, Filter, FilterError, Value};
 use crate::kernel::Memory;
+use crate::service::generic::AT_FDCWD;
 use crate::service::params::Kind;
 
 /// Field names every call has (besides its parameters by name).
@@ -20,12 +21,12 @@ const CALL_FIELDS: &[&str] = &[
 ];
 
 /// Every field name a filter may use: the fixed ones and every parameter
-/// name of the syscall table.
+/// name of the syscall table (the names `-N` and `--json` print).
 fn known_fields() -> &'static HashSet<&'static str> {
     static KNOWN: OnceLock<HashSet<&'static str>> = OnceLock::new();
     KNOWN.get_or_init(|| {
         let mut set: HashSet<&'static str> = CALL_FIELDS.iter().copied().collect();
-        for sig in crate::service::table::SIGNATURES {
+        for sig in crate::service::table::all_signatures() {
             for p in sig.params {
                 set.insert(p.name);
             }
@@ -135,6 +136,8 @@ impl CallFields<'_> {
                 Some(text) => Value::named(raw as i64, text),
                 None => Value::num(raw as i64),
             },
+            // As printed: `dirfd == AT_FDCWD` matches what `-N` shows.
+            Kind::DirFd if raw as i32 as i64 == AT_FDCWD => Value::named(AT_FDCWD, "AT_FDCWD"),
             Kind::Int | Kind::Fd | Kind::DirFd | Kind::Pid | Kind::Signal => {
                 Value::num(raw as i32 as i64)
             }
@@ -190,8 +193,9 @@ impl Fields for CallFields<'_> {
             }
             _ => {}
         }
-        let i = params.iter().position(|p| p.name == name)?;
-        Some(self.param(params[i].kind, call.args[i]))
+        let sig = call.sig?;
+        let i = sig.position(name)?;
+        Some(self.param(sig.params[i].kind, sig.value(i, call.arch, &call.args)))
     }
 }
 
