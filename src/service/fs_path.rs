@@ -187,8 +187,12 @@ pub fn getcwd_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
 
 /// `umask(mask)`: the result is the old mask, explained in octal:
 /// `umask(077) = 18 (022)`.
+///
+/// The mask prints as the `mode_t` (16 bits) the program passed, not as
+/// the `mask & 0777` the kernel keeps: `umask(03545)` shows a caller that
+/// meant to mask bits umask ignores (strace prints it the same way).
 pub fn umask_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    p.mode("mask", c.args[0] & 0o777);
+    p.mode("mask", c.args[0] & 0xffff);
     CallType::Done
 }
 
