@@ -6,6 +6,7 @@ use crate::call::{CallCtx, CallType};
 use crate::format::{FlagDef, Printer, flag};
 use crate::kernel::Arch;
 use crate::service::fs::{AT_FLAGS, off64_arg, put_at_dirfd, put_extended, put_result};
+use crate::service::fs_stat::{S_IFBLK, S_IFCHR, S_IFMT, put_dev, put_file_mode};
 use crate::service::generic::put_fd;
 use crate::service::h;
 
@@ -35,6 +36,38 @@ pub fn fchmodat2_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 pub fn fchmod_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_fd(p, c.fds, "fd", c.int(0));
     p.mode("mode", c.args[1] & 0xffff_ffff);
+    CallType::Done
+}
+
+/// The device number of a new node: `makedev(0x1, 0x3)` for the types
+/// that are devices. Other types ignore it, so it stays a plain number.
+fn put_node_dev(p: &mut Printer, mode: u64, dev: u64) {
+    // The kernel takes `unsigned int dev` (new_decode_dev).
+    let dev = dev & 0xffff_ffff;
+    if matches!(mode & S_IFMT, S_IFCHR | S_IFBLK) {
+        put_dev(p, "dev", dev);
+    } else {
+        p.hex("dev", dev);
+    }
+}
+
+/// `mknod(filename, mode, dev)`: `mknod("null", S_IFCHR|0666, makedev(0x1, 0x3))`.
+pub fn mknod_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.path("filename", c.args[0]);
+    // The kernel takes `umode_t mode`: only the low 16 bits count.
+    let mode = c.args[1] & 0xffff;
+    put_file_mode(p, "mode", mode);
+    put_node_dev(p, mode, c.args[2]);
+    CallType::Done
+}
+
+/// `mknodat(dfd, filename, mode, dev)`
+pub fn mknodat_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_at_dirfd(p, c.fds, "dfd", c.int(0));
+    p.path("filename", c.args[1]);
+    let mode = c.args[2] & 0xffff;
+    put_file_mode(p, "mode", mode);
+    put_node_dev(p, mode, c.args[3]);
     CallType::Done
 }
 
@@ -285,6 +318,8 @@ pub fn umount2_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 pub static HANDLERS: &[Handler] = &[
     h("mkdir", path_mode_out, default_in, Normal),
     h("mkdirat", at_path_mode_out, default_in, Normal),
+    h("mknod", mknod_out, default_in, Normal),
+    h("mknodat", mknodat_out, default_in, Normal),
     h("rmdir", path_out, default_in, Normal),
     h("unlink", path_out, default_in, Normal),
     h("unlinkat", unlinkat_out, default_in, Normal),
