@@ -9,6 +9,7 @@ use crate::service::fs::{AT_FLAGS, off64_arg, put_at_dirfd, put_extended, put_re
 use crate::service::fs_stat::{S_IFBLK, S_IFCHR, S_IFMT, put_dev, put_file_mode};
 use crate::service::generic::put_fd;
 use crate::service::h;
+use crate::service::time::put_utime_pair;
 
 /// `mkdir(pathname, mode)`, `chmod(pathname, mode)`
 pub fn path_mode_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
@@ -68,6 +69,23 @@ pub fn mknodat_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     let mode = c.args[2] & 0xffff;
     put_file_mode(p, "mode", mode);
     put_node_dev(p, mode, c.args[3]);
+    CallType::Done
+}
+
+/// utimensat's flags from `<linux/fcntl.h>`: the only two it accepts.
+const UTIMENSAT_FLAGS: &[FlagDef] = &[
+    flag(0x100, "AT_SYMLINK_NOFOLLOW"),
+    flag(0x1000, "AT_EMPTY_PATH"),
+];
+
+/// `utimensat(dfd, filename, utimes, flags)`, `utimensat_time64`:
+/// `utimensat(AT_FDCWD, "f1", [{tv_sec=1, tv_nsec=2}, UTIME_NOW], 0)`.
+/// A NULL filename is futimens(3) on `dfd`; NULL times mean "now".
+pub fn utimensat_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_at_dirfd(p, c.fds, "dfd", c.int(0));
+    p.path("filename", c.args[1]);
+    put_utime_pair(p, c, "utimes", c.args[2]);
+    p.flags("flags", c.args[3] & 0xffff_ffff, UTIMENSAT_FLAGS);
     CallType::Done
 }
 
@@ -353,6 +371,8 @@ pub static HANDLERS: &[Handler] = &[
     h("chroot", path_out, default_in, Normal),
     h("getcwd", getcwd_out, getcwd_in, Normal),
     h("umask", umask_out, umask_in, Normal),
+    h("utimensat", utimensat_out, default_in, Normal),
+    h("utimensat_time64", utimensat_out, default_in, Normal),
     h("mount", mount_out, default_in, Normal),
     h("umount", path_out, default_in, Normal),
     h("umount2", umount2_out, default_in, Normal),
