@@ -30,6 +30,40 @@ fn terminal_and_file_ioctls_on_a_pty() {
         "{}",
         lines[9]
     );
+    let more = [
+        "ioctl(4, TCXONC, TCOON) = 0",
+        "ioctl(4, TCFLSH, TCIOFLUSH) = 0",
+        "ioctl(4, TCFLSH, 7) = -1 [EINVAL]",
+        // A pty has no modem lines; the bits asked for print anyway.
+        "ioctl(4, TIOCMBIS, [TIOCM_DTR|TIOCM_RTS]) = -1 [ENOTTY]",
+        "ioctl(4, TIOCMBIC, [TIOCM_DTR|TIOCM_RTS]) = -1 [ENOTTY]",
+        "ioctl(4, TIOCMSET, [TIOCM_DTR|TIOCM_LOOP|0x10000]) = -1 [ENOTTY]",
+        "ioctl(4, TIOCMGET, &ADDR) = -1 [ENOTTY]",
+        "ioctl(4, TIOCGETD, [0]) = 0",
+        "ioctl(4, TIOCSETD, [0]) = 0",
+        "ioctl(3, TIOCGPTPEER, O_RDWR|O_NOCTTY|O_CLOEXEC) = 5",
+        "close(5) = 0",
+    ];
+    assert_eq!(lines[10..21], more);
+    // Whether a byte may be injected depends on privilege and on the
+    // dev.tty.legacy_tiocsti sysctl; the argument prints the same.
+    let sti = ["0", "-1 [EPERM]", "-1 [EIO]"].map(|r| format!("ioctl(4, TIOCSTI, \"x\") = {r}"));
+    assert!(sti.contains(&lines[21]), "{}", lines[21]);
+    let files = [
+        "ioctl(4, TCFLSH, TCIFLUSH) = 0",
+        "ioctl(4, FICLONE, -1) = -1 [EBADF]",
+        "ioctl(4, FICLONERANGE, {src_fd=-1, src_offset=4096, src_length=8192, dest_offset=0}) = -1 [EBADF]",
+        "ioctl(4, FIDEDUPERANGE, {src_offset=0, src_length=4096, dest_count=0, ..}) = -1 [EINVAL]",
+        "exit_group(0)",
+        "Process exited normally with code 0",
+    ];
+    assert_eq!(lines[22..], files);
+    // -y: the peer TIOCGPTPEER opened is in the fd table.
+    let fds = trace(&["-y"], &["tty_ioctls"]).after_marker();
+    assert!(
+        fds.iter().any(|l| l.starts_with("close(5</dev/pts/")),
+        "{fds:#?}"
+    );
 
     let verbose = trace(&["-v"], &["tty_ioctls"]).after_marker();
     assert!(

@@ -1,10 +1,12 @@
 //! Terminal ioctls (`<asm-generic/ioctls.h>`, `<asm-generic/termbits.h>`):
-//! termios get/set, window size, process groups, controlling terminal.
-//! These codes predate `_IOC` and carry no direction bits.
+//! termios get/set, window size, process groups, controlling terminal,
+//! modem lines, line discipline, flow and flush control, pty peers.
+//! Most codes predate `_IOC` and carry no direction bits.
 
 use super::raw::{u8_at, u16_at, u32_at};
 use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request, field};
 use crate::format::{FlagDef, Naming, Printer, flag};
+use crate::service::fs::OPEN_FLAGS;
 
 /// `struct termios` as the kernel's TCGETS uses it (36 bytes).
 pub static TERMIOS: Layout = Layout {
@@ -45,21 +47,55 @@ static REQUESTS: &[Request] = &[
     Request::legacy(TCSETSW, "TCSETSW", IF_OUT, Arg::Struct(&TERMIOS)),
     Request::legacy(TCSETSF, "TCSETSF", IF_OUT, Arg::Struct(&TERMIOS)),
     Request::legacy(0x5409, "TCSBRK", 0, Arg::Value),
-    Request::legacy(0x540A, "TCXONC", 0, Arg::Value),
-    Request::legacy(0x540B, "TCFLSH", 0, Arg::Value),
+    Request::legacy(0x540A, "TCXONC", 0, Arg::ValueEnum(TCXONC_ACTIONS)),
+    Request::legacy(0x540B, "TCFLSH", 0, Arg::ValueEnum(TCFLSH_QUEUES)),
     Request::legacy(0x540C, "TIOCEXCL", 0, Arg::None),
     Request::legacy(0x540D, "TIOCNXCL", 0, Arg::None),
     Request::legacy(0x540E, "TIOCSCTTY", 0, Arg::Value),
     Request::legacy(0x540F, "TIOCGPGRP", IF_IN, Arg::Int),
     Request::legacy(0x5410, "TIOCSPGRP", IF_OUT, Arg::Int),
     Request::legacy(0x5411, "TIOCOUTQ", IF_IN, Arg::Int),
-    Request::legacy(0x5412, "TIOCSTI", 0, Arg::Ptr),
+    Request::legacy(0x5412, "TIOCSTI", 0, Arg::Char),
     Request::legacy(TIOCGWINSZ, "TIOCGWINSZ", IF_IN, Arg::Struct(&WINSIZE)),
     Request::legacy(TIOCSWINSZ, "TIOCSWINSZ", IF_OUT, Arg::Struct(&WINSIZE)),
+    Request::legacy(0x5415, "TIOCMGET", IF_IN, Arg::IntFlags(MODEM_BITS)),
+    Request::legacy(0x5416, "TIOCMBIS", IF_OUT, Arg::IntFlags(MODEM_BITS)),
+    Request::legacy(0x5417, "TIOCMBIC", IF_OUT, Arg::IntFlags(MODEM_BITS)),
+    Request::legacy(0x5418, "TIOCMSET", IF_OUT, Arg::IntFlags(MODEM_BITS)),
     Request::legacy(0x5422, "TIOCNOTTY", 0, Arg::None),
+    Request::legacy(0x5423, "TIOCSETD", IF_OUT, Arg::Int),
+    Request::legacy(0x5424, "TIOCGETD", IF_IN, Arg::Int),
     Request::legacy(0x5429, "TIOCGSID", IF_IN, Arg::Int),
     Request::new(0x8004_5430, "TIOCGPTN", IF_IN, Arg::Int),
     Request::new(0x4004_5431, "TIOCSPTLCK", IF_OUT, Arg::Int),
+    // _IO('T', 0x41): the open flags travel by value; a new fd is returned.
+    Request::new(TIOCGPTPEER, "TIOCGPTPEER", 0, Arg::ValueFlags(OPEN_FLAGS)),
+];
+
+/// TIOCGPTPEER opens the pty's peer and returns the new fd.
+pub const TIOCGPTPEER: u32 = 0x5441;
+
+/// TCXONC's actions (tcflow(3)), from `<asm-generic/termbits-common.h>`.
+const TCXONC_ACTIONS: &[(u64, &str)] = &[(0, "TCOOFF"), (1, "TCOON"), (2, "TCIOFF"), (3, "TCION")];
+
+/// TCFLSH's queue selectors (tcflush(3)), from the same header.
+const TCFLSH_QUEUES: &[(u64, &str)] = &[(0, "TCIFLUSH"), (1, "TCOFLUSH"), (2, "TCIOFLUSH")];
+
+/// `TIOCM_*` modem lines from `<asm-generic/termios.h>` (TIOCM_CD and
+/// TIOCM_RI are other names of CAR and RNG).
+const MODEM_BITS: &[FlagDef] = &[
+    flag(0x001, "TIOCM_LE"),
+    flag(0x002, "TIOCM_DTR"),
+    flag(0x004, "TIOCM_RTS"),
+    flag(0x008, "TIOCM_ST"),
+    flag(0x010, "TIOCM_SR"),
+    flag(0x020, "TIOCM_CTS"),
+    flag(0x040, "TIOCM_CAR"),
+    flag(0x080, "TIOCM_RNG"),
+    flag(0x100, "TIOCM_DSR"),
+    flag(0x2000, "TIOCM_OUT1"),
+    flag(0x4000, "TIOCM_OUT2"),
+    flag(0x8000, "TIOCM_LOOP"),
 ];
 
 /// `c_lflag` bits from `<asm-generic/termbits.h>`.
