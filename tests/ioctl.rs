@@ -12,7 +12,8 @@ fn terminal_and_file_ioctls_on_a_pty() {
     let run = trace(&[], &["tty_ioctls"]);
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
     let lines = run.after_marker();
-    let termios = "{c_iflag=0x500, c_oflag=0x5, c_cflag=0xbf, c_lflag=ISIG|ICANON|ECHO|ECHOE|ECHOK|IEXTEN, ..}";
+    let termios = "{c_iflag=ICRNL|IXON, c_oflag=NL0|CR0|TAB0|BS0|VT0|FF0|OPOST|ONLCR, \
+                   c_cflag=B38400|CS8|CREAD, c_lflag=ISIG|ICANON|ECHO|ECHOE|ECHOK|IEXTEN, ..}";
     let expected = [
         format!("ioctl(4, TCGETS, {termios}) = 0"),
         format!("ioctl(4, TCSETS, {termios}) = 0"),
@@ -54,6 +55,9 @@ fn terminal_and_file_ioctls_on_a_pty() {
         "ioctl(4, FICLONE, -1) = -1 [EBADF]",
         "ioctl(4, FICLONERANGE, {src_fd=-1, src_offset=4096, src_length=8192, dest_offset=0}) = -1 [EBADF]",
         "ioctl(4, FIDEDUPERANGE, {src_offset=0, src_length=4096, dest_count=0, ..}) = -1 [EINVAL]",
+        // The input speed (CIBAUD) is left as a number.
+        "ioctl(4, TCSETS, {c_iflag=0, c_oflag=NL1|CR2|TAB3|BS0|VT0|FF0|OPOST, \
+         c_cflag=B115200|CS7|PARENB|CRTSCTS|0x20000, c_lflag=0, ..}) = 0",
         "exit_group(0)",
         "Process exited normally with code 0",
     ];
@@ -67,11 +71,18 @@ fn terminal_and_file_ioctls_on_a_pty() {
 
     let verbose = trace(&["-v"], &["tty_ioctls"]).after_marker();
     assert!(
-        verbose[1].starts_with("ioctl(4, TCGETS, {c_iflag=0x500, c_oflag=0x5, c_cflag=0xbf, c_lflag=ISIG|ICANON|ECHO|ECHOE|ECHOK|IEXTEN, c_line=0, c_cc=[0x"),
+        verbose[1].starts_with(
+            "ioctl(4, TCGETS, {c_iflag=ICRNL|IXON, c_oflag=NL0|CR0|TAB0|BS0|VT0|FF0|OPOST|ONLCR, \
+             c_cflag=B38400|CS8|CREAD, c_lflag=ISIG|ICANON|ECHO|ECHOE|ECHOK|IEXTEN, c_line=0, c_cc=[0x"
+        ),
         "{}",
         verbose[1]
     );
     let values = trace(&["-V"], &["tty_ioctls"]).after_marker();
+    assert_eq!(
+        values[1],
+        "ioctl(4, 0x5401, {c_iflag=0x500, c_oflag=0x5, c_cflag=0xbf, c_lflag=0x803b, ..}) = 0"
+    );
     assert_eq!(values[7], "ioctl(4, 0x5451) = 0");
 }
 
