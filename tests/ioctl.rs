@@ -12,7 +12,8 @@ fn terminal_and_file_ioctls_on_a_pty() {
     let run = trace(&[], &["tty_ioctls"]);
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
     let lines = run.after_marker();
-    let termios = "{c_iflag=0x500, c_oflag=0x5, c_cflag=0xbf, c_lflag=ISIG|ICANON|ECHO|ECHOE|ECHOK|IEXTEN, ..}";
+    let termios = "{c_iflag=ICRNL|IXON, c_oflag=NL0|CR0|TAB0|BS0|VT0|FF0|OPOST|ONLCR, \
+                   c_cflag=B38400|CS8|CREAD, c_lflag=ISIG|ICANON|ECHO|ECHOE|ECHOK|IEXTEN, ..}";
     let expected = [
         format!("ioctl(4, TCGETS, {termios}) = 0"),
         format!("ioctl(4, TCSETS, {termios}) = 0"),
@@ -30,14 +31,58 @@ fn terminal_and_file_ioctls_on_a_pty() {
         "{}",
         lines[9]
     );
+    let more = [
+        "ioctl(4, TCXONC, TCOON) = 0",
+        "ioctl(4, TCFLSH, TCIOFLUSH) = 0",
+        "ioctl(4, TCFLSH, 7) = -1 [EINVAL]",
+        // A pty has no modem lines; the bits asked for print anyway.
+        "ioctl(4, TIOCMBIS, [TIOCM_DTR|TIOCM_RTS]) = -1 [ENOTTY]",
+        "ioctl(4, TIOCMBIC, [TIOCM_DTR|TIOCM_RTS]) = -1 [ENOTTY]",
+        "ioctl(4, TIOCMSET, [TIOCM_DTR|TIOCM_LOOP|0x10000]) = -1 [ENOTTY]",
+        "ioctl(4, TIOCMGET, &ADDR) = -1 [ENOTTY]",
+        "ioctl(4, TIOCGETD, [0]) = 0",
+        "ioctl(4, TIOCSETD, [0]) = 0",
+        "ioctl(3, TIOCGPTPEER, O_RDWR|O_NOCTTY|O_CLOEXEC) = 5",
+        "close(5) = 0",
+    ];
+    assert_eq!(lines[10..21], more);
+    // Whether a byte may be injected depends on privilege and on the
+    // dev.tty.legacy_tiocsti sysctl; the argument prints the same.
+    let sti = ["0", "-1 [EPERM]", "-1 [EIO]"].map(|r| format!("ioctl(4, TIOCSTI, \"x\") = {r}"));
+    assert!(sti.contains(&lines[21]), "{}", lines[21]);
+    let files = [
+        "ioctl(4, TCFLSH, TCIFLUSH) = 0",
+        "ioctl(4, FICLONE, -1) = -1 [EBADF]",
+        "ioctl(4, FICLONERANGE, {src_fd=-1, src_offset=4096, src_length=8192, dest_offset=0}) = -1 [EBADF]",
+        "ioctl(4, FIDEDUPERANGE, {src_offset=0, src_length=4096, dest_count=0, ..}) = -1 [EINVAL]",
+        // The input speed (CIBAUD) is left as a number.
+        "ioctl(4, TCSETS, {c_iflag=0, c_oflag=NL1|CR2|TAB3|BS0|VT0|FF0|OPOST, \
+         c_cflag=B115200|CS7|PARENB|CRTSCTS|0x20000, c_lflag=0, ..}) = 0",
+        "exit_group(0)",
+        "Process exited normally with code 0",
+    ];
+    assert_eq!(lines[22..], files);
+    // -y: the peer TIOCGPTPEER opened is in the fd table.
+    let fds = trace(&["-y"], &["tty_ioctls"]).after_marker();
+    assert!(
+        fds.iter().any(|l| l.starts_with("close(5</dev/pts/")),
+        "{fds:#?}"
+    );
 
     let verbose = trace(&["-v"], &["tty_ioctls"]).after_marker();
     assert!(
-        verbose[1].starts_with("ioctl(4, TCGETS, {c_iflag=0x500, c_oflag=0x5, c_cflag=0xbf, c_lflag=ISIG|ICANON|ECHO|ECHOE|ECHOK|IEXTEN, c_line=0, c_cc=[0x"),
+        verbose[1].starts_with(
+            "ioctl(4, TCGETS, {c_iflag=ICRNL|IXON, c_oflag=NL0|CR0|TAB0|BS0|VT0|FF0|OPOST|ONLCR, \
+             c_cflag=B38400|CS8|CREAD, c_lflag=ISIG|ICANON|ECHO|ECHOE|ECHOK|IEXTEN, c_line=0, c_cc=[0x"
+        ),
         "{}",
         verbose[1]
     );
     let values = trace(&["-V"], &["tty_ioctls"]).after_marker();
+    assert_eq!(
+        values[1],
+        "ioctl(4, 0x5401, {c_iflag=0x500, c_oflag=0x5, c_cflag=0xbf, c_lflag=0x803b, ..}) = 0"
+    );
     assert_eq!(values[7], "ioctl(4, 0x5451) = 0");
 }
 

@@ -311,6 +311,8 @@ fn filters_know_parameters_by_the_names_n_prints() {
             "pread64(fd=3, buf=\"2345\", count=4, offset=2) = 4",
             "ftruncate64(fd=3, length=8) = 0",
             "fallocate(fd=3, mode=FALLOC_FL_KEEP_SIZE, offset=0, len=4096) = 0",
+            "fadvise64(fd=3, offset=4294967296, len=4096, advice=POSIX_FADV_DONTNEED) = 0",
+            "sync_file_range(fd=3, offset=4294967296, nbytes=4096, flags=SYNC_FILE_RANGE_WRITE) = 0",
             "Process exited normally with code 0",
         ])
     );

@@ -33,7 +33,7 @@ pub mod user_events;
 
 use crate::call::{CallCtx, CallType};
 use crate::fdtable::FdInfo;
-use crate::format::{Naming, Printer};
+use crate::format::{FlagDef, Naming, Printer};
 use crate::kernel::Arch;
 use crate::service::generic::put_fd;
 
@@ -87,8 +87,19 @@ pub enum Arg {
     None,
     /// A number passed by value: `ioctl(3, MON_IOCH_MFLUSH, 7)`.
     Value,
+    /// A number passed by value that is one of a set of names:
+    /// `ioctl(3, TCFLSH, TCIOFLUSH)`.
+    ValueEnum(&'static [(u64, &'static str)]),
+    /// A file descriptor passed by value: `ioctl(4, FICLONE, 3)`.
+    Fd,
+    /// A flag set passed by value: `ioctl(3, TIOCGPTPEER, O_RDWR|O_NOCTTY)`.
+    ValueFlags(&'static [FlagDef]),
     /// A pointer to an `int`, printed `[5]`.
     Int,
+    /// A pointer to an `int` flag set, printed `[TIOCM_DTR|TIOCM_RTS]`.
+    IntFlags(&'static [FlagDef]),
+    /// A pointer to one byte the call reads, printed as a string: `"x"`.
+    Char,
     /// A pointer to a struct decoded by the group.
     Struct(&'static Layout),
     /// A pointer to a NUL-terminated string.
@@ -316,6 +327,30 @@ fn put_int_ptr(p: &mut Printer, addr: u64) {
     }
 }
 
+/// Print an `int *` flag set as `[TIOCM_DTR|TIOCM_RTS]`, or its pointer.
+fn put_int_flags_ptr(p: &mut Printer, addr: u64, table: &[FlagDef]) {
+    let mut raw = [0u8; 4];
+    if addr != 0 && p.config().values_only < 2 && p.mem().read_exact(addr, &mut raw) {
+        p.open("arg", "[", Naming::Elements);
+        p.flags("", u32::from_ne_bytes(raw) as u64, table);
+        p.close("]");
+    } else {
+        p.ptr("arg", addr);
+    }
+}
+
+/// Print an argument decoded through a pointer (Int, IntFlags, Struct,
+/// Custom) for `phase`.
+fn put_decoded(p: &mut Printer, group: &dyn IoctlGroup, req: &Request, addr: u64, phase: u8) {
+    match &req.arg {
+        Arg::Int => put_int_ptr(p, addr),
+        Arg::IntFlags(table) => put_int_flags_ptr(p, addr, table),
+        Arg::Struct(layout) => put_struct(p, group, req, layout, addr, phase),
+        Arg::Custom(_) => group.custom(p, req, addr, phase),
+        _ => unreachable!("decoded args only"),
+    }
+}
+
 /// `ioctl(fd, request, arg)`
 pub fn ioctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     let fd = c.int(0);
@@ -348,6 +383,26 @@ pub fn ioctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
             p.int("arg", arg as i64);
             CallType::Done
         }
+        Arg::ValueEnum(names) => {
+            // The kernel takes these as an `unsigned long`; the values are small.
+            let name = names.iter().find(|&&(v, _)| v == arg).map(|&(_, n)| n);
+            p.symbol("arg", arg as i64, name);
+            CallType::Done
+        }
+        Arg::ValueFlags(table) => {
+            p.flags("arg", arg & 0xffff_ffff, table);
+            CallType::Done
+        }
+        Arg::Fd => {
+            // The kernel casts the `unsigned long` to an int.
+            put_fd(p, c.fds, "arg", arg as i32 as i64);
+            CallType::Done
+        }
+        Arg::Char => {
+            // The byte is read by the call; a failed copy prints the pointer.
+            p.buf("arg", arg, 1);
+            CallType::Done
+        }
         Arg::Ptr => {
             p.ptr("arg", arg);
             CallType::Done
@@ -365,16 +420,12 @@ pub fn ioctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
             p.ptr("arg", arg);
             CallType::Done
         }
-        Arg::Int if req.dirs & IF_OUT != 0 => {
-            put_int_ptr(p, arg);
+        Arg::Int | Arg::IntFlags(_) | Arg::Struct(_) if req.dirs & IF_OUT != 0 => {
+            put_decoded(p, group, req, arg, IF_OUT);
             CallType::Done
         }
-        Arg::Struct(layout) if req.dirs & IF_OUT != 0 => {
-            put_struct(p, group, req, layout, arg, IF_OUT);
-            CallType::Done
-        }
-        Arg::Int | Arg::Struct(_) if req.dirs & IF_IN != 0 => CallType::NotDone,
-        Arg::Int | Arg::Struct(_) => {
+        Arg::Int | Arg::IntFlags(_) | Arg::Struct(_) if req.dirs & IF_IN != 0 => CallType::NotDone,
+        Arg::Int | Arg::IntFlags(_) | Arg::Struct(_) => {
             p.ptr("arg", arg);
             CallType::Done
         }
@@ -396,18 +447,16 @@ pub fn ioctl_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
         return;
     };
     let in_only = req.dirs & IF_IN != 0 && req.dirs & IF_OUT == 0;
-    let decoded = matches!(req.arg, Arg::Int | Arg::Struct(_) | Arg::Custom(_));
+    let decoded = matches!(
+        req.arg,
+        Arg::Int | Arg::IntFlags(_) | Arg::Struct(_) | Arg::Custom(_)
+    );
     if in_only && decoded {
         // The argument was left for now: print what the kernel answered.
         if failed {
             p.ptr("arg", arg);
         } else {
-            match &req.arg {
-                Arg::Int => put_int_ptr(p, arg),
-                Arg::Struct(layout) => put_struct(p, group, req, layout, arg, IF_IN),
-                Arg::Custom(_) => group.custom(p, req, arg, IF_IN),
-                _ => unreachable!("decoded args only"),
-            }
+            put_decoded(p, group, req, arg, IF_IN);
         }
         p.equals();
         p.result(c.result);
@@ -418,12 +467,7 @@ pub fn ioctl_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
         p.result(c.result);
         if !failed && req.dirs & IF_IN != 0 && decoded {
             p.text(" ", crate::output::Style::Plain);
-            match &req.arg {
-                Arg::Int => put_int_ptr(p, arg),
-                Arg::Struct(layout) => put_struct(p, group, req, layout, arg, IF_IN),
-                Arg::Custom(_) => group.custom(p, req, arg, IF_IN),
-                _ => unreachable!("decoded args only"),
-            }
+            put_decoded(p, group, req, arg, IF_IN);
         }
     }
     if !failed {
@@ -548,7 +592,12 @@ fn arg_text(req: &Request) -> String {
     match req.arg {
         Arg::None => "no argument".to_string(),
         Arg::Value => "argument passed by value".to_string(),
+        Arg::ValueEnum(_) => "argument passed by value, one of a set of names".to_string(),
+        Arg::ValueFlags(_) => "flags passed by value".to_string(),
+        Arg::Fd => "file descriptor passed by value".to_string(),
         Arg::Int => format!("pointer to int{dirs}"),
+        Arg::IntFlags(_) => format!("pointer to int flags{dirs}"),
+        Arg::Char => "pointer to a character".to_string(),
         Arg::Struct(layout) | Arg::Custom(layout) => {
             format!("pointer to struct {}{dirs}", layout.name)
         }

@@ -688,6 +688,10 @@ pub fn track(
         "ioctl" if matches!(args[1] as u32, user_events::DIAG_IOCSREG | 0xC004_2A00) => {
             user_events::track_register(fds, mem, args[0] as i32, args[2]);
         }
+        // Opens the pty's peer with the open flags in the argument.
+        "ioctl" if args[1] as u32 == crate::ioctl::tty::TIOCGPTPEER => {
+            track_new(fds, fd, cloexec(args[2]))
+        }
         // CLOSE_RANGE_CLOEXEC only marks them; anything else closes.
         "close_range" if args[2] & CLOSE_RANGE_CLOEXEC == 0 => {
             let first = args[0].min(i32::MAX as u64) as i32;

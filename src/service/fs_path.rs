@@ -6,8 +6,10 @@ use crate::call::{CallCtx, CallType};
 use crate::format::{FlagDef, Printer, flag};
 use crate::kernel::Arch;
 use crate::service::fs::{AT_FLAGS, UMODE_MASK, off64_arg, put_at_dirfd, put_extended, put_result};
+use crate::service::fs_stat::{S_IFBLK, S_IFCHR, S_IFMT, put_dev, put_file_mode};
 use crate::service::generic::put_fd;
 use crate::service::h;
+use crate::service::time::put_utime_pair;
 
 /// `mkdir(pathname, mode)`, `chmod(pathname, mode)`
 pub fn path_mode_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
@@ -35,6 +37,55 @@ pub fn fchmodat2_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 pub fn fchmod_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_fd(p, c.fds, "fd", c.int(0));
     p.mode("mode", c.args[1] & UMODE_MASK);
+    CallType::Done
+}
+
+/// The device number of a new node: `makedev(0x1, 0x3)` for the types
+/// that are devices. Other types ignore it, so it stays a plain number.
+fn put_node_dev(p: &mut Printer, mode: u64, dev: u64) {
+    // The kernel takes `unsigned int dev` (new_decode_dev).
+    let dev = dev & 0xffff_ffff;
+    if matches!(mode & S_IFMT, S_IFCHR | S_IFBLK) {
+        put_dev(p, "dev", dev);
+    } else {
+        p.hex("dev", dev);
+    }
+}
+
+/// `mknod(filename, mode, dev)`: `mknod("null", S_IFCHR|0666, makedev(0x1, 0x3))`.
+pub fn mknod_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.path("filename", c.args[0]);
+    // The kernel takes `umode_t mode`: only the low 16 bits count.
+    let mode = c.args[1] & 0xffff;
+    put_file_mode(p, "mode", mode);
+    put_node_dev(p, mode, c.args[2]);
+    CallType::Done
+}
+
+/// `mknodat(dfd, filename, mode, dev)`
+pub fn mknodat_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_at_dirfd(p, c.fds, "dfd", c.int(0));
+    p.path("filename", c.args[1]);
+    let mode = c.args[2] & 0xffff;
+    put_file_mode(p, "mode", mode);
+    put_node_dev(p, mode, c.args[3]);
+    CallType::Done
+}
+
+/// utimensat's flags from `<linux/fcntl.h>`: the only two it accepts.
+const UTIMENSAT_FLAGS: &[FlagDef] = &[
+    flag(0x100, "AT_SYMLINK_NOFOLLOW"),
+    flag(0x1000, "AT_EMPTY_PATH"),
+];
+
+/// `utimensat(dfd, filename, utimes, flags)`, `utimensat_time64`:
+/// `utimensat(AT_FDCWD, "f1", [{tv_sec=1, tv_nsec=2}, UTIME_NOW], 0)`.
+/// A NULL filename is futimens(3) on `dfd`; NULL times mean "now".
+pub fn utimensat_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_at_dirfd(p, c.fds, "dfd", c.int(0));
+    p.path("filename", c.args[1]);
+    put_utime_pair(p, c, "utimes", c.args[2]);
+    p.flags("flags", c.args[3] & 0xffff_ffff, UTIMENSAT_FLAGS);
     CallType::Done
 }
 
@@ -187,8 +238,12 @@ pub fn getcwd_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
 
 /// `umask(mask)`: the result is the old mask, explained in octal:
 /// `umask(077) = 18 (022)`.
+///
+/// The mask prints as the `mode_t` (16 bits) the program passed, not as
+/// the `mask & 0777` the kernel keeps: `umask(03545)` shows a caller that
+/// meant to mask bits umask ignores (strace prints it the same way).
 pub fn umask_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    p.mode("mask", c.args[0] & 0o777);
+    p.mode("mask", c.args[0] & 0xffff);
     CallType::Done
 }
 
@@ -281,6 +336,8 @@ pub fn umount2_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 pub static HANDLERS: &[Handler] = &[
     h("mkdir", path_mode_out, default_in, Normal),
     h("mkdirat", at_path_mode_out, default_in, Normal),
+    h("mknod", mknod_out, default_in, Normal),
+    h("mknodat", mknodat_out, default_in, Normal),
     h("rmdir", path_out, default_in, Normal),
     h("unlink", path_out, default_in, Normal),
     h("unlinkat", unlinkat_out, default_in, Normal),
@@ -314,6 +371,8 @@ pub static HANDLERS: &[Handler] = &[
     h("chroot", path_out, default_in, Normal),
     h("getcwd", getcwd_out, getcwd_in, Normal),
     h("umask", umask_out, umask_in, Normal),
+    h("utimensat", utimensat_out, default_in, Normal),
+    h("utimensat_time64", utimensat_out, default_in, Normal),
     h("mount", mount_out, default_in, Normal),
     h("umount", path_out, default_in, Normal),
     h("umount2", umount2_out, default_in, Normal),

@@ -23,7 +23,12 @@ const FILE_TYPES: &[(u64, &str)] = &[
     (0o020000, "S_IFCHR"),
     (0o010000, "S_IFIFO"),
 ];
-const S_IFMT: u64 = 0o170000;
+/// The file type bits of a mode.
+pub const S_IFMT: u64 = 0o170000;
+/// A character device's type.
+pub const S_IFCHR: u64 = 0o020000;
+/// A block device's type.
+pub const S_IFBLK: u64 = 0o060000;
 
 /// The special mode bits, from `<linux/stat.h>`.
 const MODE_BITS: &[(u64, &str)] = &[

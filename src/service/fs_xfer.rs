@@ -6,7 +6,7 @@ use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
 use crate::format::{FlagDef, Printer, flag};
 use crate::kernel::Arch;
-use crate::service::fs::{after_off64, off64_arg, put_off_ptr};
+use crate::service::fs::{after_off64, off64_arg, put_enum, put_off_ptr};
 use crate::service::generic::{no_params_out, put_fd};
 use crate::service::h;
 
@@ -87,6 +87,59 @@ pub fn fallocate_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.flags("mode", c.args[1] & 0xffff_ffff, FALLOC_FLAGS);
     p.int("offset", off64_arg(c, 2));
     p.int("len", off64_arg(c, after_off64(c, 2)));
+    CallType::Done
+}
+
+/// `POSIX_FADV_*` from `<linux/fadvise.h>` (4 and 5 on x86; only s390x
+/// moved DONTNEED and NOREUSE to 6 and 7).
+const FADVICE: &[(u64, &str)] = &[
+    (0, "POSIX_FADV_NORMAL"),
+    (1, "POSIX_FADV_RANDOM"),
+    (2, "POSIX_FADV_SEQUENTIAL"),
+    (3, "POSIX_FADV_WILLNEED"),
+    (4, "POSIX_FADV_DONTNEED"),
+    (5, "POSIX_FADV_NOREUSE"),
+];
+
+/// `fadvise64(fd, offset, len, advice)`:
+/// `fadvise64(3, 0, 4096, POSIX_FADV_DONTNEED)`. On i386 the offset takes
+/// two registers and `len` one (`size_t`).
+pub fn fadvise64_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "fd", c.int(0));
+    p.int("offset", off64_arg(c, 1));
+    let len = after_off64(c, 1);
+    p.uint("len", c.args[len]);
+    put_enum(p, "advice", c.int(len + 1), FADVICE);
+    CallType::Done
+}
+
+/// `fadvise64_64(fd, offset, len, advice)` (i386): offset and len both
+/// take two registers; printed whole, as fallocate's are.
+pub fn fadvise64_64_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "fd", c.int(0));
+    p.int("offset", off64_arg(c, 1));
+    let len = after_off64(c, 1);
+    p.int("len", off64_arg(c, len));
+    put_enum(p, "advice", c.int(after_off64(c, len)), FADVICE);
+    CallType::Done
+}
+
+/// `SYNC_FILE_RANGE_*` from `<linux/fs.h>`.
+const SYNC_FILE_RANGE_FLAGS: &[FlagDef] = &[
+    flag(1, "SYNC_FILE_RANGE_WAIT_BEFORE"),
+    flag(2, "SYNC_FILE_RANGE_WRITE"),
+    flag(4, "SYNC_FILE_RANGE_WAIT_AFTER"),
+];
+
+/// `sync_file_range(fd, offset, nbytes, flags)`:
+/// `sync_file_range(3, 0, 4096, SYNC_FILE_RANGE_WRITE)`.
+pub fn sync_file_range_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "fd", c.int(0));
+    p.int("offset", off64_arg(c, 1));
+    let nbytes = after_off64(c, 1);
+    p.int("nbytes", off64_arg(c, nbytes));
+    let flags = after_off64(c, nbytes);
+    p.flags("flags", c.args[flags] & 0xffff_ffff, SYNC_FILE_RANGE_FLAGS);
     CallType::Done
 }
 
@@ -226,6 +279,9 @@ pub static HANDLERS: &[Handler] = &[
     h("splice", splice_out, default_in, Normal),
     h("tee", tee_out, default_in, Normal),
     h("fallocate", fallocate_out, default_in, Normal),
+    h("fadvise64", fadvise64_out, default_in, Normal),
+    h("fadvise64_64", fadvise64_64_out, default_in, Normal),
+    h("sync_file_range", sync_file_range_out, default_in, Normal),
     h("inotify_init", no_params_out, default_in, Normal),
     h("inotify_init1", inotify_init1_out, default_in, Normal),
     h(

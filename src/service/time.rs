@@ -81,6 +81,36 @@ pub fn put_call_timespec(p: &mut Printer, c: &CallCtx, name: &str, addr: u64) {
     }
 }
 
+/// The `tv_nsec` values that ask utimensat for no time of the caller's
+/// (`<linux/stat.h>`): the current time, or leave the time as it is.
+const UTIME_SPECIAL: &[(i64, &str)] =
+    &[((1 << 30) - 1, "UTIME_NOW"), ((1 << 30) - 2, "UTIME_OMIT")];
+
+/// utimensat's `struct timespec times[2]` (access, then modification
+/// time): `[{tv_sec=1, tv_nsec=2}, UTIME_NOW]`. A special `tv_nsec` makes
+/// the kernel ignore `tv_sec`, so the element prints as the name alone
+/// (with `-V`, as the struct).
+pub fn put_utime_pair(p: &mut Printer, c: &CallCtx, name: &str, addr: u64) {
+    let size = if is_time64(c) { 8 } else { time_size(p.arch()) };
+    if addr == 0 || p.config().values_only >= 2 {
+        p.ptr(name, addr);
+        return;
+    }
+    let Some(b) = read_vec(p, addr, 4 * size) else {
+        p.ptr(name, addr);
+        return;
+    };
+    p.open(name, "[", Naming::Elements);
+    for off in [0, 2 * size] {
+        let nsec = int_at(&b, off + size, size);
+        match UTIME_SPECIAL.iter().find(|&&(v, _)| v == nsec) {
+            Some(&(_, special)) if p.symbols() => p.symbol("", nsec, Some(special)),
+            _ => timespec_fields(p, "", &b, off, size),
+        }
+    }
+    p.close("]");
+}
+
 /// A `struct timeval` of the call's ABI: `{tv_sec=1, tv_usec=500000}`.
 pub fn put_timeval(p: &mut Printer, name: &str, addr: u64) {
     let size = time_size(p.arch());
