@@ -613,7 +613,7 @@ impl<'a> Parser<'a> {
         }
         match self.peek() {
             Some(q @ ('"' | '\'')) => self.parse_string(q),
-            Some('0'..='9' | '-') => self.parse_number(),
+            Some('0'..='9' | '-' | '+') => self.parse_number(),
             Some(c) if ends_word(c) || c == '!' => {
                 Err(self.error(self.pos, "Invalid value (did you forget quotes?)"))
             }
@@ -626,7 +626,7 @@ impl<'a> Parser<'a> {
         // Like the kernel, take the whole alphanumeric run (and `.`, so that
         // `1.5` is one bad number rather than `1` and garbage) and let the
         // conversion judge it.
-        let body = &self.rest()[usize::from(self.rest().starts_with('-'))..];
+        let body = &self.rest()[usize::from(self.rest().starts_with(['-', '+']))..];
         let len = body
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
             .unwrap_or(body.len());
@@ -714,13 +714,13 @@ fn ends_word(c: char) -> bool {
 }
 
 /// Converts a number token the way the kernel's kstrtoll(s, 0) does: an
-/// optional `-`, then `0x`/`0X` and hex digits, or `0` and octal digits, or
+/// optional `-` (or `+`), then `0x`/`0X` and hex digits, or `0` and octal digits, or
 /// decimal digits, and nothing else. Values up to `u64::MAX` wrap into i64.
 fn number_value(token: &str) -> Result<i64, &'static str> {
     const BAD: &str = "Invalid number";
     let (negative, digits) = match token.strip_prefix('-') {
         Some(digits) => (true, digits),
-        None => (false, token),
+        None => (false, token.strip_prefix('+').unwrap_or(token)),
     };
     let (radix, body) = if (digits.starts_with("0x") || digits.starts_with("0X"))
         && digits.as_bytes().get(2).is_some_and(u8::is_ascii_hexdigit)

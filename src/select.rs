@@ -278,6 +278,12 @@ impl TraceSet {
                     let last = last.trim().trim_start_matches("error: ");
                     format!("bad regex '{pattern}': {last}")
                 })?;
+                // As strace: a pattern that names nothing is a mistake.
+                let names = crate::service::all_calls(crate::kernel::Arch::X86_64)
+                    .chain(crate::service::all_calls(crate::kernel::Arch::I386));
+                if !names.map(|(_, name, _)| name).any(|n| re.is_match(n)) {
+                    return Err(format!("regex '/{pattern}' matches no system call"));
+                }
                 Term::Regex(re)
             } else {
                 if !optional && !known_name(word) {

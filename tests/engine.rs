@@ -448,3 +448,26 @@ fn a_signal_sent_to_rtrace_alone_goes_on_to_the_command() {
         ])
     );
 }
+
+#[test]
+fn a_failed_attach_lets_go_of_the_others_silently() {
+    let mut target = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .unwrap();
+    let pid = target.id() as i32;
+    let run = trace(&["-p", &pid.to_string(), "-p", "999999999"], &[]);
+    assert_eq!(run.code(), Some(1));
+    assert_eq!(
+        run.stderr(),
+        "rtrace: cannot attach to pid 999999999: No such process\n"
+    );
+    // Never announced, so no "Process detached" either.
+    assert_eq!(run.trace, "");
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    assert!(status.contains("\nTracerPid:\t0\n"), "{status}");
+    assert!(!status.contains("State:\tT"), "{status}");
+    target.kill().unwrap();
+    target.wait().unwrap();
+}

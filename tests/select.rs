@@ -389,6 +389,28 @@ fn bad_filters_show_the_expression_and_a_caret() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("rtrace: unknown trigger 'boom'"));
+    for (args, message) in [
+        (
+            &["--trigger", "traceon if"][..],
+            "rtrace: trigger 'traceon if': no expression after 'if' \
+             (as in 'traceon if name == ioctl')\n",
+        ),
+        (
+            &["-e", "trace=/zzz"][..],
+            "rtrace: regex '/zzz' matches no system call\n",
+        ),
+    ] {
+        let out = rtrace().args(args).arg("true").output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), message);
+    }
+    // A number may carry a sign, as kstrtoll allows.
+    let bin = fixture("shapes");
+    let lines = trace(&["--filter", "fd == +5 && name == close"], &[name(&bin)]).lines();
+    assert_eq!(
+        lines[1..],
+        s(&["close(5) = 0", "Process exited normally with code 3"])
+    );
 }
 
 #[test]

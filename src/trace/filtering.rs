@@ -72,6 +72,12 @@ pub struct Trigger {
 /// name == exit_group`, `stacktrace if errno == ENOENT`.
 pub fn parse_trigger(text: &str) -> Result<Trigger, String> {
     let text = text.trim();
+    if let Some(head) = text.strip_suffix(" if") {
+        return Err(format!(
+            "trigger '{text}': no expression after 'if' (as in '{} if name == ioctl')",
+            head.trim()
+        ));
+    }
     let (head, expr) = match text.find(" if ") {
         Some(i) => (&text[..i], Some(text[i + 4..].trim())),
         None => (text, None),

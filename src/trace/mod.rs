@@ -789,7 +789,12 @@ impl Engine {
     fn finish_detach(&mut self, pid: i32, sig: i32) {
         self.resume(pid, libc::PTRACE_DETACH, sig);
         let started = self.procs.get(&pid).is_some_and(|p| !p.attached);
-        let shown = self.procs.get(&pid).is_some_and(|p| p.shown);
+        // A process let go before its first stop was never announced
+        // (`-p A -p BAD`): no "Process detached" without a "Tracing".
+        let shown = self
+            .procs
+            .get(&pid)
+            .is_some_and(|p| p.shown && p.life != Life::Attaching);
         if shown && self.out.error().is_none() {
             self.report(pid, Report::Detached);
         }
