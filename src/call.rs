@@ -278,8 +278,9 @@ pub fn call_replay(out: &mut Output, pid: i32, call: &Call, resuming: bool) {
     }
 }
 
-/// Print the leave half of `call` with raw result `rval`; `skip` ends a
-/// no-return call that succeeded (exec, exit) without printing a result.
+/// Print the leave half of `call` with raw result `rval`; `skip` ends it
+/// without a result: a no-return call that succeeded (exec, exit), or, in
+/// JSON, a call its process was killed or detached in.
 ///
 /// A deferred call is printed now if `print`, else dropped; `duration` is
 /// appended as ` <0.000123>` when given (`-T`).
@@ -295,7 +296,7 @@ pub fn call_leave(
         // Not printed; its handler never ran, so its kind is unknown.
         return;
     }
-    debug_assert!(!skip || call.kind == CallType::NoReturn);
+    debug_assert!(!skip || call.kind == CallType::NoReturn || t.cfg.json);
     if t.cfg.json {
         if call.show != Show::Hidden && (call.show == Show::Live || print) {
             json_leave(t, call, rval, skip, duration);

@@ -471,3 +471,49 @@ fn a_failed_attach_lets_go_of_the_others_silently() {
     target.kill().unwrap();
     target.wait().unwrap();
 }
+
+#[test]
+fn the_call_in_progress_at_detach_is_kept() {
+    // Held back by a status filter, or as JSON, the call the process is in
+    // when rtrace lets go must not vanish.
+    for (args, json) in [
+        (&["-e", "status=detached"][..], false),
+        (&["--json"][..], true),
+    ] {
+        let mut target = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let pid = target.id() as i32;
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+        let file = dir.join(format!("detached-{pid}.txt"));
+        let mut tracer = rtrace()
+            .args(args)
+            .arg("-o")
+            .arg(&file)
+            .args(["-p", &pid.to_string()])
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        // SAFETY: signalling our own child.
+        unsafe { libc::kill(tracer.id() as i32, libc::SIGINT) };
+        assert_eq!(tracer.wait().unwrap().code(), Some(0));
+        target.kill().unwrap();
+        target.wait().unwrap();
+        let trace = std::fs::read_to_string(&file).unwrap();
+        let lines: Vec<&str> = trace.lines().collect();
+        let n = lines.len();
+        assert!(n >= 3, "{trace}");
+        if json {
+            let call: serde_json::Value = serde_json::from_str(lines[n - 2]).unwrap();
+            let detach: serde_json::Value = serde_json::from_str(lines[n - 1]).unwrap();
+            assert_eq!(call["type"], "call", "{trace}");
+            assert!(call["result"].is_null(), "{trace}");
+            assert_eq!(detach["type"], "detach", "{trace}");
+        } else {
+            assert!(lines[n - 2].ends_with(" <..>"), "{trace}");
+            assert_eq!(lines[n - 1], "Process detached");
+        }
+    }
+}

@@ -27,6 +27,10 @@ pub(super) enum End {
     Exec,
     /// The process exited inside it (exit, exit_group).
     Exit,
+    /// The process was killed inside it (JSON: written with no result).
+    Killed,
+    /// rtrace detached from the process inside it (likewise).
+    Detached,
 }
 
 impl Engine {
@@ -262,7 +266,8 @@ impl Engine {
         let outcome_selected = match end {
             End::Returned if is_error(rval) => status.failed,
             End::Returned | End::Exec => status.successful,
-            End::Exit => status.unfinished,
+            End::Exit | End::Killed => status.unfinished,
+            End::Detached => status.detached,
         };
         let mut print = self.printing && outcome_selected;
         let duration = match end {
@@ -274,6 +279,7 @@ impl Engine {
         let skip = match end {
             End::Returned => call.handler.class == CallClass::Sigreturn,
             End::Exec | End::Exit => call.kind == CallType::NoReturn,
+            End::Killed | End::Detached => true,
         };
         let Some(proc) = self.procs.get_mut(&pid) else {
             return;

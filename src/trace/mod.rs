@@ -788,6 +788,24 @@ impl Engine {
 
     fn finish_detach(&mut self, pid: i32, sig: i32) {
         self.resume(pid, libc::PTRACE_DETACH, sig);
+        // The call it was in ends here for us: in JSON an object with no
+        // result; a held-back line is shown if -e status= has `detached`.
+        // (A live line is left open: the banner ends it with `<..>`.)
+        let call = self
+            .procs
+            .get_mut(&pid)
+            .and_then(|p| p.call.take_if(|c| c.show != Show::Hidden && p.shown));
+        if let Some(mut call) = call {
+            if self.fmt.json {
+                self.finish(pid, &mut call, 0, calls::End::Detached);
+            } else if call.show == Show::Deferred {
+                if self.select.status.detached && self.printing {
+                    self.out.undefer(pid);
+                } else {
+                    self.out.discard(pid);
+                }
+            }
+        }
         let started = self.procs.get(&pid).is_some_and(|p| !p.attached);
         // A process let go before its first stop was never announced
         // (`-p A -p BAD`): no "Process detached" without a "Tracing".
@@ -1114,6 +1132,8 @@ impl Engine {
             if libc::WIFEXITED(status) && (call.kind == CallType::NoReturn || exits) {
                 // exit(): no leave event comes; show the call as finished.
                 self.finish(pid, &mut call, 0, calls::End::Exit);
+            } else if self.fmt.json {
+                self.finish(pid, &mut call, 0, calls::End::Killed);
             } else if call.show == Show::Deferred {
                 // Killed inside a held-back call: it never finished.
                 if unfinished {
