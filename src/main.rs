@@ -103,7 +103,8 @@ struct Cli {
     #[arg(short = 't', long = "timestamps", action = clap::ArgAction::Count)]
     timestamps: u8,
 
-    /// Time since the previous line before each line
+    /// Time since the previous line before each line (after the clock
+    /// with -t: `12:00:01 (+ 0.000123)`)
     #[arg(short = 'r', long = "relative-timestamps")]
     relative: bool,
 
@@ -298,8 +299,8 @@ fn main() -> ExitCode {
         }
     };
     let timestamps = match (cli.timestamps, cli.relative) {
-        (_, true) => Timestamps::Relative,
-        (0, _) => Timestamps::Off,
+        (0, true) => Timestamps::Relative,
+        (0, false) => Timestamps::Off,
         (1, _) => Timestamps::Seconds,
         (2, _) => Timestamps::Micros,
         _ => Timestamps::Epoch,
@@ -353,7 +354,10 @@ fn main() -> ExitCode {
     if std::env::var_os("RTRACE_NO_SYSCALL_INFO").is_some_and(|v| v == "1") {
         rtrace_cli::kernel::decode_from_registers();
     }
-    let out = Output::new(writer, color, timestamps);
+    let mut out = Output::new(writer, color, timestamps);
+    if cli.relative {
+        out = out.with_relative();
+    }
     match trace::run(config, out) {
         Ok(trace::Exit::Code(code)) => ExitCode::from(code as u8),
         Ok(trace::Exit::Signal(sig)) => die_by_signal(sig),

@@ -81,11 +81,21 @@ pub struct Output {
     records: IntMap<i32, Recording>,
     /// When the previous line began, for relative timestamps.
     last_time: Option<std::time::Instant>,
+    /// `-r` with `-t`: the time since the previous line follows the clock,
+    /// as `(+ 0.000123)`, as strace writes both.
+    relative_too: bool,
     /// Bytes are buffered that were not flushed yet.
     unflushed: bool,
 }
 
 impl Output {
+    /// Also print the time since the previous line after the clock (`-r`
+    /// given with `-t`, `-tt` or `-ttt`).
+    pub fn with_relative(mut self) -> Output {
+        self.relative_too = self.timestamps != Timestamps::Off;
+        self
+    }
+
     /// An output layer writing to `writer`.
     pub fn new(writer: Box<dyn Write>, color: bool, timestamps: Timestamps) -> Output {
         Output {
@@ -93,6 +103,7 @@ impl Output {
             error: None,
             color,
             timestamps,
+            relative_too: false,
             line_len: 0,
             line_pid: None,
             print_pid: false,
@@ -160,17 +171,21 @@ impl Output {
     fn put_prefix(&mut self, pid: Option<i32>, resuming: bool) {
         debug_assert_eq!(self.line_len, 0);
         let mut prefix = String::new();
+        let mut since_last = || {
+            let now = std::time::Instant::now();
+            let delta = self.last_time.map_or(0.0, |t| (now - t).as_secs_f64());
+            self.last_time = Some(now);
+            delta
+        };
         match self.timestamps {
             Timestamps::Off => {}
-            Timestamps::Relative => {
-                let now = std::time::Instant::now();
-                let delta = self.last_time.map_or(0.0, |t| (now - t).as_secs_f64());
-                self.last_time = Some(now);
-                prefix.push_str(&format!("{delta:12.6} "));
-            }
+            Timestamps::Relative => prefix.push_str(&format!("{:12.6} ", since_last())),
             form => {
                 prefix.push_str(&timestamp(form));
                 prefix.push(' ');
+                if self.relative_too {
+                    prefix.push_str(&format!("(+{:9.6}) ", since_last()));
+                }
             }
         }
         let many = self.proc_count > 1;

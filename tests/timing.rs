@@ -76,3 +76,25 @@ fn call_times_end_every_line_after_one_space() {
         assert!(time.parse::<f64>().is_ok() && time.len() == 8, "{line}");
     }
 }
+
+#[test]
+fn clock_and_relative_times_combine() {
+    // -t with -r: the clock, then the time since the previous line.
+    let bin = fixture("fork_wait");
+    let run = trace(&["-tt", "-r", "-e", "trace=exit_group"], &[name(&bin)]);
+    let lines: Vec<&str> = run.trace.lines().collect();
+    assert!(lines.len() >= 2, "{lines:#?}");
+    for (i, line) in lines.iter().enumerate() {
+        // HH:MM:SS.uuuuuu (+ S.uuuuuu) text
+        let (clock, rest) = line.split_once(' ').unwrap();
+        assert_eq!(clock.len(), 15, "{line}");
+        assert_eq!(&clock[2..3], ":", "{line}");
+        let rest = rest.strip_prefix("(+").unwrap_or_else(|| panic!("{line}"));
+        let (delta, text) = rest.split_once(") ").unwrap_or_else(|| panic!("{line}"));
+        let delta: f64 = delta.trim().parse().unwrap_or_else(|_| panic!("{line}"));
+        if i == 0 {
+            assert_eq!(delta, 0.0, "{line}");
+            assert!(text.starts_with("Tracing fork_wait"), "{line}");
+        }
+    }
+}
