@@ -25,6 +25,10 @@
 //! sh_fork_300          1.53x        1.56x     1.42x       1.04x        1.08x      0.84x
 //! ```
 //!
+//! A later run (session 3) on the same machine gave getppid 1.40x, 1.41x,
+//! 1.37x, 1.36x, 1.02x, 0.90x: the untraced column was fast that time, and
+//! every column that runs under a filter moved with the seccomp-only one.
+//!
 //! Full tracing meets its target. Filtered tracing cannot reach 1.05x of
 //! untraced on two of the three workloads with any ptrace tracer: on the
 //! getppid loop a seccomp filter alone, with no tracer, costs 1.16x-1.18x
