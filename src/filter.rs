@@ -213,6 +213,34 @@ impl FilterError {
     }
 }
 
+/// The terminal columns a character takes: two for the East Asian wide
+/// and fullwidth ranges (CJK, Hangul, fullwidth forms, most emoji), one
+/// for the rest (control characters are shown as one space).
+fn columns(c: char) -> usize {
+    const WIDE: &[(u32, u32)] = &[
+        (0x1100, 0x115f),
+        (0x2e80, 0x303e),
+        (0x3041, 0x33ff),
+        (0x3400, 0x4dbf),
+        (0x4e00, 0x9fff),
+        (0xa000, 0xa4cf),
+        (0xac00, 0xd7a3),
+        (0xf900, 0xfaff),
+        (0xfe30, 0xfe4f),
+        (0xff00, 0xff60),
+        (0xffe0, 0xffe6),
+        (0x1f300, 0x1f64f),
+        (0x1f900, 0x1f9ff),
+        (0x20000, 0x3fffd),
+    ];
+    let c = c as u32;
+    if WIDE.iter().any(|&(lo, hi)| (lo..=hi).contains(&c)) {
+        2
+    } else {
+        1
+    }
+}
+
 impl fmt::Display for FilterError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // Control characters (a tab, a newline from a quoted shell argument)
@@ -223,10 +251,11 @@ impl fmt::Display for FilterError {
             .chars()
             .map(|c| if c.is_control() { ' ' } else { c })
             .collect();
-        let column = match self.expression.get(..self.position) {
-            Some(before) => before.chars().count(),
-            None => self.expression.chars().count(),
-        };
+        let before = self
+            .expression
+            .get(..self.position)
+            .unwrap_or(&self.expression);
+        let column: usize = before.chars().map(columns).sum();
         // No trailing white space, even for an empty expression.
         let line = format!("{ERROR_PREFIX}{shown}");
         writeln!(f, "bad filter: {}", self.message)?;
@@ -1567,7 +1596,7 @@ mod tests {
     }
 
     #[test]
-    fn rendering_counts_characters_and_blanks_control_characters() {
+    fn rendering_counts_columns_and_blanks_control_characters() {
         let err = parse("name == 'ü' &&").unwrap_err();
         assert_eq!(err.position, 15);
         assert_eq!(
@@ -1578,6 +1607,12 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "bad filter: Missing operand\n  Filter: pid ==\n                 ^"
+        );
+        // Wide characters take two columns each.
+        let err = parse("name == '日本' &&").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "bad filter: Missing operand\n  Filter: name == '日本' &&\n                           ^"
         );
         // A position past the end (from a careless caller) still renders.
         let err = unknown_field("ab", 99, "ab");
