@@ -132,7 +132,7 @@ struct Cli {
     triggers: Vec<String>,
 
     /// Print only calls that succeeded (-e status=successful)
-    #[arg(short = 'z', long = "successful-only")]
+    #[arg(short = 'z', long = "successful-only", conflicts_with = "failed_only")]
     successful_only: bool,
 
     /// Print only calls that failed (-e status=failed)
@@ -388,6 +388,13 @@ fn selection(cli: &Cli) -> Result<trace::Selection, String> {
     }
     for spec in &cli.triggers {
         select.triggers.push(trace::filtering::parse_trigger(spec)?);
+    }
+    let status_given = cli
+        .exprs
+        .iter()
+        .any(|e| e.starts_with("status=") || e.starts_with("status:"));
+    if status_given && (cli.successful_only || cli.failed_only) {
+        return Err("-z and -Z are -e status= too: give one of them".into());
     }
     if cli.successful_only {
         select.status = StatusSet::parse("successful")?;

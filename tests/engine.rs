@@ -294,6 +294,16 @@ fn bad_command_lines_get_one_line_errors() {
             "rtrace: cannot attach to pid 2147483647: No such process",
         ),
         (&["-s"][..], 2, "rtrace: "),
+        (
+            &["-z", "-Z", "true"][..],
+            2,
+            "rtrace: the argument '--successful-only' cannot be used with '--failed-only'",
+        ),
+        (
+            &["-Z", "-e", "status=successful", "true"][..],
+            2,
+            "rtrace: -z and -Z are -e status= too: give one of them",
+        ),
     ] {
         let out = rtrace().args(args).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
