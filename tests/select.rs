@@ -713,3 +713,35 @@ fn an_output_error_leaves_filtered_processes_working() {
         assert_eq!(std::fs::read_to_string(&file).unwrap(), "hello\n", "{mode}");
     }
 }
+
+#[test]
+fn stacks_include_the_caller_of_a_frameless_wrapper() {
+    // The fixture prints the return address its frameless getuid wrapper
+    // used: it must be the stack's second entry, right after the call's ip.
+    let bin = fixture("leaf_stack");
+    let run = trace(
+        &[
+            "-e",
+            "trace=getuid",
+            "--trigger",
+            "stacktrace if name == getuid",
+        ],
+        &[name(&bin)],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let ret = String::from_utf8_lossy(&run.output.stdout)
+        .trim()
+        .to_string();
+    let stack = run
+        .trace
+        .lines()
+        .find_map(|l| l.strip_prefix("  > stack: "))
+        .unwrap_or_else(|| panic!("{}", run.trace));
+    let ips: Vec<&str> = stack.split(' ').collect();
+    assert!(ips.len() >= 4, "{stack}");
+    assert_eq!(ips[1], format!("0x{ret}"), "{stack}");
+    // No frame twice.
+    let mut unique = ips.clone();
+    unique.dedup();
+    assert_eq!(unique, ips, "{stack}");
+}

@@ -214,6 +214,15 @@ pub fn stack_trace(pid: i32, mem: &mut Memory) -> Vec<u64> {
         return Vec::new();
     };
     let mut ips = vec![regs.rip];
+    // libc's wrappers are leaves without a frame of their own: at the
+    // system call the word at the stack pointer is the return address into
+    // their caller, which the frame walk below skips (the frame pointer is
+    // still the caller's). Taken when it points into executable code.
+    if let Some(ret) = mem.read_word(regs.rsp, crate::kernel::Arch::X86_64)
+        && executable(pid, ret)
+    {
+        ips.push(ret);
+    }
     let mut frame = regs.rbp;
     let mut last = regs.rsp;
     while ips.len() < MAX_FRAMES && frame > last && frame % 8 == 0 {
@@ -226,11 +235,36 @@ pub fn stack_trace(pid: i32, mem: &mut Memory) -> Vec<u64> {
         if ret == 0 {
             break;
         }
+        if ips.len() == 2 && ips[1] == ret {
+            // The caller had no frame either: its return address was
+            // the word at the stack pointer, taken above.
+            last = frame;
+            frame = next;
+            continue;
+        }
         ips.push(ret);
         last = frame;
         frame = next;
     }
     ips
+}
+
+/// Whether `addr` lies in an executable mapping of process `pid`.
+fn executable(pid: i32, addr: u64) -> bool {
+    let Ok(maps) = std::fs::read_to_string(format!("/proc/{pid}/maps")) else {
+        return false;
+    };
+    maps.lines().any(|line| {
+        let mut fields = line.split_whitespace();
+        let (Some(range), Some(perms)) = (fields.next(), fields.next()) else {
+            return false;
+        };
+        let Some((lo, hi)) = range.split_once('-') else {
+            return false;
+        };
+        let bound = |t: &str| u64::from_str_radix(t, 16).unwrap_or(0);
+        perms.as_bytes().get(2) == Some(&b'x') && (bound(lo)..bound(hi)).contains(&addr)
+    })
 }
 
 #[cfg(test)]
