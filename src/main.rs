@@ -114,7 +114,10 @@ struct Cli {
 
     /// Select what is printed: trace=SET (names, %class, /regex, !SET),
     /// status=successful,failed,unfinished,..., signal=SET (repeatable);
-    /// a bare SET means trace=SET
+    /// a bare SET means trace=SET. Classes are strace's, with the same
+    /// calls: %file %desc %process %network (%net) %signal %ipc %memory
+    /// %creds %clock %stat %lstat %fstat %%stat %statfs %fstatfs %%statfs
+    /// %pure; and %ioctl, every ioctl
     #[arg(short = 'e', value_name = "EXPR")]
     exprs: Vec<String>,
 

@@ -56,18 +56,22 @@ fn classes_regexes_and_negation() {
         ])
     );
 
+    // The classes are strace's: pipe2 makes fds without taking one, and
+    // is in %desc all the same.
     let not = trace(
         &["-e", "trace=!%desc,%memory,%process,%file"],
         &[name(&bin)],
     )
     .lines();
     assert!(
-        not.contains(&"pipe2([3, 4], 0) = 0".to_string()),
+        not.iter().any(|l| l.starts_with("set_tid_address(")),
         "{not:#?}"
     );
     assert!(
-        !not.iter()
-            .any(|l| l.starts_with("write(") || l.starts_with("exit_group"))
+        !not.iter().any(|l| l.starts_with("write(")
+            || l.starts_with("pipe2(")
+            || l.starts_with("exit_group")),
+        "{not:#?}"
     );
 }
 

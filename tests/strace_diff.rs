@@ -14,11 +14,11 @@
 
 mod common;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use common::{fixture, fixture_dir, rtrace};
+use common::{fixture, fixture_dir, fixture_m32, name, rtrace};
 
 /// Every way rtrace's trace legitimately differs from strace's, and what
 /// the comparison does about it.
@@ -818,5 +818,78 @@ fn summaries_count_what_strace_counts() {
         let rtrace_rows = summary_rows(&run(rt, &make, &format!("c-{fixture_name}-r")));
         assert!(strace_rows.len() > 3, "{strace_rows:?}");
         assert_eq!(rtrace_rows, strace_rows, "{fixture_name}");
+    }
+}
+
+/// Each `-e trace=` class as rtrace and strace spell it: strace's classes
+/// under their own names, `%net` as well as `%network`, a negated class,
+/// and rtrace's own `%ioctl` against strace's `ioctl`.
+const CLASS_SPECS: &[(&str, &str)] = &[
+    ("%desc", "%desc"),
+    ("%file", "%file"),
+    ("%network", "%network"),
+    ("%net", "%net"),
+    ("%process", "%process"),
+    ("%signal", "%signal"),
+    ("%ipc", "%ipc"),
+    ("%memory", "%memory"),
+    ("%creds", "%creds"),
+    ("%clock", "%clock"),
+    ("%stat", "%stat"),
+    ("%lstat", "%lstat"),
+    ("%fstat", "%fstat"),
+    ("%%stat", "%%stat"),
+    ("%statfs", "%statfs"),
+    ("%fstatfs", "%fstatfs"),
+    ("%%statfs", "%%statfs"),
+    ("%pure", "%pure"),
+    ("!%desc", "!%desc"),
+    ("%ioctl", "ioctl"),
+];
+
+/// The names of the calls a trace shows, over all its processes.
+fn call_names(t: &Trace) -> BTreeSet<String> {
+    t.procs.values().flatten().map(|c| c.name.clone()).collect()
+}
+
+/// `-e trace=%class` selects what strace's does: the classes fixture, as
+/// a 64-bit and as a 32-bit program, is traced with `-f` and each class by
+/// both tracers (rtrace through its seccomp fast path), and the two must
+/// show the same set of call names. The fixture makes calls of every
+/// class, so each set must also be non-empty.
+#[test]
+fn classes_select_what_strace_selects() {
+    if !have("strace") {
+        return;
+    }
+    for bin in [fixture("classes"), fixture_m32("classes")] {
+        let program = name(&bin).to_string();
+        let make = |_: &Path| vec![program.clone()];
+        let mut problems = Vec::new();
+        for (i, &(ours, theirs)) in CLASS_SPECS.iter().enumerate() {
+            let mut strace = Command::new("strace");
+            strace.args(["-f", "-qq", "-e", &format!("trace={theirs}")]);
+            let strace_text = run(strace, &make, &format!("{program}-class{i}-s"));
+            let mut rt = rtrace();
+            rt.args(["-f", "-e", &format!("trace={ours}")]);
+            let rtrace_text = run(rt, &make, &format!("{program}-class{i}-r"));
+            let s = call_names(&parse_strace(&strace_text));
+            let r = call_names(&parse_rtrace(&rtrace_text));
+            if s.is_empty() {
+                problems.push(format!("{ours}: strace shows no call"));
+            }
+            if s != r {
+                problems.push(format!(
+                    "{ours}: only strace shows {:?}; only rtrace shows {:?}",
+                    s.difference(&r).collect::<Vec<_>>(),
+                    r.difference(&s).collect::<Vec<_>>()
+                ));
+            }
+        }
+        assert!(
+            problems.is_empty(),
+            "{program}: classes differ from strace's:\n{}",
+            problems.join("\n")
+        );
     }
 }

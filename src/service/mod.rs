@@ -180,8 +180,8 @@ pub fn lookup_name(name: &'static str) -> Entry {
     }
 }
 
-/// Every call of `arch`'s table: number, name and parameter kinds.
-pub fn all_calls(arch: Arch) -> impl Iterator<Item = (u64, &'static str, Vec<params::Kind>)> {
+/// Every call of `arch`'s table: number and name.
+pub fn all_calls(arch: Arch) -> impl Iterator<Item = (u64, &'static str)> {
     let table = match arch {
         Arch::I386 => i386_table(),
         _ => x86_64_table(),
@@ -189,7 +189,7 @@ pub fn all_calls(arch: Arch) -> impl Iterator<Item = (u64, &'static str, Vec<par
     table
         .iter()
         .enumerate()
-        .filter_map(|(nr, e)| e.map(|e| (nr as u64, e.name, e.kinds())))
+        .filter_map(|(nr, e)| e.map(|e| (nr as u64, e.name)))
 }
 
 /// The number of `name` in `arch`'s table.

@@ -41,7 +41,7 @@ struct Case {
 fn every_call() -> Vec<Case> {
     let mut cases = Vec::new();
     for arch in [Arch::X86_64, Arch::I386] {
-        for (nr, name, _) in all_calls(arch) {
+        for (nr, name) in all_calls(arch) {
             let entry = lookup(arch, nr).1;
             cases.push(Case {
                 arch,

@@ -62,15 +62,9 @@ impl Engine {
         if let Some(&known) = self.selected.get(&(arch, nr)) {
             return known;
         }
-        let (_, entry) = service::lookup(arch, nr);
-        let selected = self.selects(name, &entry);
+        let selected = self.select.trace.contains(name);
         self.selected.insert((arch, nr), selected);
         selected
-    }
-
-    /// Whether the call `name` with `entry` is selected (no cache).
-    fn selects(&self, name: &str, entry: &service::Entry) -> bool {
-        self.select.trace.contains(name, &entry.kinds())
     }
 
     /// Count one attempt of a call for `-c`, as strace does: each time the
@@ -101,7 +95,7 @@ impl Engine {
             demultiplexed = true;
         }
         let selected = if demultiplexed {
-            self.select.trace.is_all() || self.selects(&name, &entry)
+            self.select.trace.is_all() || self.select.trace.contains(&name)
         } else {
             self.is_selected(arch, nr, &name)
         };
