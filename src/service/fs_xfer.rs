@@ -9,6 +9,7 @@ use crate::kernel::Arch;
 use crate::service::fs::{after_off64, off64_arg, put_enum, put_off_ptr};
 use crate::service::generic::{no_params_out, put_fd};
 use crate::service::h;
+use crate::service::raw::open_returned;
 
 /// `sendfile(out_fd, in_fd, offset, count)`: the offset as passed in,
 /// `[0]`, or NULL. `off_t` is 32 bits in i386's sendfile.
@@ -28,6 +29,45 @@ fn put_sendfile(p: &mut Printer, c: &CallCtx, width: usize) -> CallType {
     put_off_ptr(p, "offset", c.args[2], width);
     p.uint("count", c.args[3]);
     CallType::Done
+}
+
+/// After the result, the offsets the kernel moved on, as strace's
+/// `[7] => [17]`: `= 10 {offset=[17]}`. `offsets` are (name, argument,
+/// width in bytes); NULL ones are left out.
+fn put_moved_offsets(p: &mut Printer, c: &CallCtx, failed: bool, offsets: &[(&str, usize, usize)]) {
+    // A Done call's `=` is printed before its leave half runs.
+    if !p.equals_printed() {
+        p.equals();
+    }
+    p.result(c.result);
+    let shown: Vec<_> = offsets
+        .iter()
+        .filter(|&&(_, arg, _)| c.args[arg] != 0)
+        .collect();
+    if failed || shown.is_empty() || p.config().values_only >= 2 {
+        return;
+    }
+    open_returned(p);
+    for &&(name, arg, width) in &shown {
+        put_off_ptr(p, name, c.args[arg], width);
+    }
+    p.close("}");
+}
+
+/// Leave half of sendfile: the offset moved on.
+pub fn sendfile_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    let width = if c.arch == Arch::I386 { 4 } else { 8 };
+    put_moved_offsets(p, c, failed, &[("offset", 2, width)]);
+}
+
+/// Leave half of sendfile64.
+pub fn sendfile64_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    put_moved_offsets(p, c, failed, &[("offset", 2, 8)]);
+}
+
+/// Leave half of copy_file_range and splice: both offsets moved on.
+pub fn two_offsets_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    put_moved_offsets(p, c, failed, &[("off_in", 1, 8), ("off_out", 3, 8)]);
 }
 
 /// `copy_file_range(fd_in, off_in, fd_out, off_out, len, flags)`
@@ -273,10 +313,15 @@ pub fn memfd_create_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 
 /// This area's handlers (see `service::h`).
 pub static HANDLERS: &[Handler] = &[
-    h("sendfile", sendfile_out, default_in, Normal),
-    h("sendfile64", sendfile64_out, default_in, Normal),
-    h("copy_file_range", copy_file_range_out, default_in, Normal),
-    h("splice", splice_out, default_in, Normal),
+    h("sendfile", sendfile_out, sendfile_in, Normal),
+    h("sendfile64", sendfile64_out, sendfile64_in, Normal),
+    h(
+        "copy_file_range",
+        copy_file_range_out,
+        two_offsets_in,
+        Normal,
+    ),
+    h("splice", splice_out, two_offsets_in, Normal),
     h("tee", tee_out, default_in, Normal),
     h("fallocate", fallocate_out, default_in, Normal),
     h("fadvise64", fadvise64_out, default_in, Normal),
