@@ -125,6 +125,12 @@ impl TraceSet {
                 Term::Regex(re)
             } else {
                 if !optional && !known_name(word) {
+                    // strace's oldest spelling of a class has no `%`.
+                    if ClassTerm::parse(word).is_some() {
+                        return Err(format!(
+                            "unknown system call '{word}' (the class is '%{word}')"
+                        ));
+                    }
                     return Err(format!("unknown system call '{word}'"));
                 }
                 Term::Name(word.to_string())

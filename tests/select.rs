@@ -403,6 +403,10 @@ fn bad_filters_show_the_expression_and_a_caret() {
             &["-e", "trace=/zzz"][..],
             "rtrace: regex '/zzz' matches no system call\n",
         ),
+        (
+            &["-e", "trace=file"][..],
+            "rtrace: unknown system call 'file' (the class is '%file')\n",
+        ),
     ] {
         let out = rtrace().args(args).arg("true").output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
