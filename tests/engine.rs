@@ -527,3 +527,31 @@ fn the_call_in_progress_at_detach_is_kept() {
         }
     }
 }
+
+#[test]
+fn timeout_ends_the_command_through_its_own_handler() {
+    // GNU timeout signals rtrace, then rtrace's whole process group: two
+    // SIGTERMs from one sender are one request, so the command gets the
+    // signal once (forwarded or from the group) and cleans up; it is not
+    // killed as after a second, separate interrupt.
+    let bin = fixture("term_cleanup");
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    for round in 0..4 {
+        let file = dir.join(format!("timeout-{}-{round}.txt", std::process::id()));
+        let status = std::process::Command::new("timeout")
+            .arg("0.5")
+            .arg(env!("CARGO_BIN_EXE_rtrace"))
+            .arg("-o")
+            .arg(&file)
+            .arg(&bin)
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(124), "round {round}");
+        let trace = std::fs::read_to_string(&file).unwrap();
+        assert_eq!(
+            trace.lines().last(),
+            Some("Process exited normally with code 7"),
+            "round {round}: {trace}"
+        );
+    }
+}

@@ -138,11 +138,42 @@ static TO_FORWARD: AtomicI32 = AtomicI32::new(0);
 /// `si_code` of a signal the kernel sent (a terminal's ^C, ^\\, hangup).
 const SI_KERNEL: i32 = 0x80;
 
+/// Who sent the first interrupt sent by a process (its pid), and when
+/// (CLOCK_MONOTONIC milliseconds).
+static FIRST_SENDER: AtomicI32 = AtomicI32::new(0);
+static FIRST_AT_MS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Milliseconds on CLOCK_MONOTONIC (async-signal-safe).
+fn monotonic_ms() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime only writes `ts`.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000
+}
+
 extern "C" fn on_interrupt(sig: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
     // SAFETY: the kernel passes a valid siginfo to an SA_SIGINFO handler.
-    let code = unsafe { (*info).si_code };
-    if code != SI_KERNEL && INTERRUPTS.load(Ordering::Relaxed) == 0 {
-        TO_FORWARD.store(sig, Ordering::Relaxed);
+    let (code, sender) = unsafe { ((*info).si_code, (*info).si_pid()) };
+    let now = monotonic_ms();
+    let seen = INTERRUPTS.load(Ordering::Relaxed);
+    if code != SI_KERNEL {
+        if seen == 0 {
+            TO_FORWARD.store(sig, Ordering::Relaxed);
+            FIRST_SENDER.store(sender, Ordering::Relaxed);
+            FIRST_AT_MS.store(now, Ordering::Relaxed);
+        } else if seen == 1
+            && TO_FORWARD.load(Ordering::Relaxed) == sig
+            && FIRST_SENDER.load(Ordering::Relaxed) == sender
+            && now.saturating_sub(FIRST_AT_MS.load(Ordering::Relaxed)) < 100
+        {
+            // The same signal from the same sender within 100 ms: `timeout`
+            // signals its child and then the child's process group, so
+            // rtrace gets it twice. That is one request, not a second.
+            return;
+        }
     }
     INTERRUPTS.fetch_add(1, Ordering::Relaxed);
     // The main loop may have checked the counter just before blocking in
@@ -693,7 +724,11 @@ impl Engine {
             self.finish_detach(pid, deliver);
             return;
         }
-        if !proc.shown {
+        // A newborn's first stop goes to child_start even when it is not
+        // shown (an output error may have hidden it meanwhile): only that
+        // makes it Running, so that releasing it later does not wait for
+        // a first stop that has already come.
+        if !proc.shown && !matches!(proc.life, Life::Newborn { .. }) {
             self.unshown_stop(pid, sig, event);
             return;
         }
@@ -791,10 +826,11 @@ impl Engine {
         // The call it was in ends here for us: in JSON an object with no
         // result; a held-back line is shown if -e status= has `detached`.
         // (A live line is left open: the banner ends it with `<..>`.)
-        let call = self
-            .procs
-            .get_mut(&pid)
-            .and_then(|p| p.call.take_if(|c| c.show != Show::Hidden && p.shown));
+        let call = self.procs.get_mut(&pid).and_then(|p| {
+            // A newborn's call is its parent's (for `fork() = 0`).
+            let own = p.shown && !matches!(p.life, Life::Newborn { .. });
+            p.call.take_if(|c| c.show != Show::Hidden && own)
+        });
         if let Some(mut call) = call {
             if self.fmt.json {
                 self.finish(pid, &mut call, 0, calls::End::Detached);
@@ -1007,8 +1043,12 @@ impl Engine {
             return;
         };
         proc.life = Life::Running;
+        let sig = libc::WSTOPSIG(status);
+        let event = (status >> 16) & 0xff;
+        // An ordinary signal that arrived before the first stop.
+        let signal = event == 0 && sig != libc::SIGSTOP && sig != (libc::SIGTRAP | 0x80);
         if !proc.shown {
-            self.resume(pid, libc::PTRACE_CONT, 0);
+            self.resume(pid, libc::PTRACE_CONT, if signal { sig } else { 0 });
             return;
         }
         if let Some(name) = kernel::process_name(Pid::from_raw(pid)) {
@@ -1049,9 +1089,7 @@ impl Engine {
             self.out.record_clear(pid);
             self.out.newline();
         }
-        let sig = libc::WSTOPSIG(status);
-        let event = (status >> 16) & 0xff;
-        if event == 0 && sig != libc::SIGSTOP && sig != (libc::SIGTRAP | 0x80) {
+        if signal {
             // An ordinary signal arrived first: report and deliver it.
             self.signal_stop(pid, sig);
         } else {
@@ -1121,7 +1159,10 @@ impl Engine {
         if self.orphans.remove(&pid).is_some() || !self.procs.contains_key(&pid) {
             return;
         }
-        if !self.procs[&pid].shown {
+        // A child that dies before its first stop was never announced (as
+        // trace(1), do not report it), and the call it holds is its
+        // parent's, kept for the `fork() = 0` half.
+        if !self.procs[&pid].shown || matches!(self.procs[&pid].life, Life::Newborn { .. }) {
             self.remove(pid);
             return;
         }
