@@ -581,6 +581,14 @@ fn json_sets_and_returned_values() {
     );
 }
 
+/// The pid a trace's first line, a PTRACE_SEIZE, names.
+fn seized(lines: &[String]) -> &str {
+    lines[1]
+        .strip_prefix("ptrace(PTRACE_SEIZE, ")
+        .and_then(|rest| rest.split(',').next())
+        .unwrap_or_else(|| panic!("{lines:#?}"))
+}
+
 /// ptrace requests by name, with options and signals decoded: rtrace
 /// itself (tracing `true`) is the traced program.
 #[test]
@@ -593,10 +601,7 @@ fn ptrace_requests_options_and_signals() {
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
     let lines = run.lines();
     // The inner rtrace's child has no banner here: its pid stays a number.
-    let child = lines[1]
-        .strip_prefix("ptrace(PTRACE_SEIZE, ")
-        .and_then(|rest| rest.split(',').next())
-        .unwrap_or_else(|| panic!("{lines:#?}"));
+    let child = seized(&lines);
     assert_eq!(
         lines[1..3],
         [
@@ -617,10 +622,7 @@ fn ptrace_requests_options_and_signals() {
         let run = trace(&["-e", "trace=ptrace", "-e", "signal=none"], &[name(&bin)]);
         assert_eq!(run.code(), Some(0), "{}", run.stderr());
         let lines = run.lines();
-        let child = lines[1]
-            .strip_prefix("ptrace(PTRACE_SEIZE, ")
-            .and_then(|rest| rest.split(',').next())
-            .unwrap_or_else(|| panic!("{lines:#?}"));
+        let child = seized(&lines);
         let peek = format!("ptrace(PTRACE_PEEKDATA, {child}, ");
         assert!(
             lines[3].starts_with(&peek) && lines[3].ends_with(", [0x11223344]) = 0"),

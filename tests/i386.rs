@@ -7,25 +7,14 @@
 mod common;
 
 use common::{
-    FORK_WAIT, NESTED_SIGNALS, SLEEP_RESTART, fixture_m32, name, s, time_left, trace, trace_env,
+    FORK_WAIT, NESTED_SIGNALS, SHAPES, SIGNAL_READS, SLEEP_RESTART, fixture_m32, in_both_modes,
+    name, s, time_left, trace, trace_env,
 };
 
 #[test]
 fn a_32_bit_program_prints_as_a_64_bit_one() {
     let bin = fixture_m32("shapes");
-    let expected = s(&[
-        "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
-        "pipe2([3, 4], 0) = 0",
-        "write(4, \"hello\", 5) = 5",
-        "read(3, \"hello\", 64) = 5",
-        "openat(AT_FDCWD, \"/dev/null\", O_WRONLY|O_CLOEXEC) = 5",
-        "write(5, \"\\x1b[31mred\\x1b[0m\\n\", 13) = 13",
-        "write(4, &0x1, 10) = -1 [EFAULT]",
-        "openat(AT_FDCWD, \"/nonexistent/x\", O_RDONLY) = -1 [ENOENT]",
-        "close(5) = 0",
-        "exit_group(3)",
-        "Process exited normally with code 3",
-    ]);
+    let expected = s(SHAPES);
     let run = trace(&[], &[name(&bin)]);
     assert_eq!(run.code(), Some(3), "{}", run.stderr());
     assert_eq!(run.after_marker(), expected);
@@ -37,33 +26,17 @@ fn a_32_bit_program_prints_as_a_64_bit_one() {
 
 #[test]
 fn signals_interrupt_and_restart_32_bit_calls() {
-    let bin = fixture_m32("signals");
-    for mode in ["--seccomp-bpf", "--no-seccomp-bpf"] {
-        let run = trace(&["-e", "trace=read", mode], &[name(&bin)]);
-        assert_eq!(run.code(), Some(0), "{mode}: {}", run.stderr());
-        let lines = run.lines();
-        assert_eq!(
-            lines[lines.len() - 5..],
-            s(&[
-                "read(3, ** SIGWINCH ** ** SIGURG ** \"a\", 1) = 1",
-                "read(3, ** SIGUSR1 ** ** SIGUSR1 ** \"b\", 1) = 1",
-                "read(3, ** SIGUSR2 ** &ADDR, 1) = -1 [EINTR]",
-                "** SIGRTMIN+1 **",
-                "Process exited normally with code 0",
-            ]),
-            "{mode}: {lines:#?}"
-        );
+    for (mode, lines) in in_both_modes(&fixture_m32("signals"), "trace=read") {
+        let tail = &lines[lines.len() - SIGNAL_READS.len()..];
+        assert_eq!(tail, s(SIGNAL_READS), "{mode}: {lines:#?}");
     }
 }
 
 #[test]
 fn a_32_bit_sleep_continues_through_restart_syscall() {
-    let bin = fixture_m32("sleep_restart");
-    for mode in ["--seccomp-bpf", "--no-seccomp-bpf"] {
-        let run = trace(&["-e", "trace=nanosleep", mode], &[name(&bin)]);
-        assert_eq!(run.code(), Some(0), "{mode}: {}", run.stderr());
-        // Its 32-bit timespec, the time left included, reads as 64-bit's.
-        let lines: Vec<String> = run.lines().iter().map(|l| time_left(l)).collect();
+    // Its 32-bit timespec, the time left included, reads as 64-bit's.
+    for (mode, lines) in in_both_modes(&fixture_m32("sleep_restart"), "trace=nanosleep") {
+        let lines: Vec<String> = lines.iter().map(|l| time_left(l)).collect();
         assert_eq!(lines[lines.len() - 2..], s(SLEEP_RESTART), "{mode}");
     }
 }

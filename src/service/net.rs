@@ -449,30 +449,16 @@ pub const MSG_FLAGS: &[FlagDef] = &[
 
 /// `sendto(sockfd, buf, len, flags, dest_addr, addrlen)`
 pub fn sendto_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    put_fd(p, c.fds, "sockfd", c.int(0));
-    p.buf("buf", c.args[1], c.args[2]);
-    p.uint("len", c.args[2]);
-    p.flags("flags", c.args[3] as u32 as u64, MSG_FLAGS);
+    send_out(p, c);
     put_sockaddr(p, "dest_addr", c.args[4], c.args[5] as u32 as u64);
     p.uint("addrlen", c.args[5] as u32 as u64);
     CallType::Done
 }
 
-/// `recvfrom(sockfd, buf, len, flags, src_addr, addrlen)`: all at leave.
-pub fn recvfrom_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    put_fd(p, c.fds, "sockfd", c.int(0));
-    CallType::NotDone
-}
-
-/// Leave half of recvfrom.
+/// Leave half of recvfrom(sockfd, buf, len, flags, src_addr, addrlen),
+/// whose enter half is recv's.
 pub fn recvfrom_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
-    if failed {
-        p.ptr("buf", c.args[1]);
-    } else {
-        p.buf("buf", c.args[1], c.result as u64);
-    }
-    p.uint("len", c.args[2]);
-    p.flags("flags", c.args[3] as u32 as u64, MSG_FLAGS);
+    put_received(p, c, failed);
     if c.args[4] == 0 {
         p.ptr("src_addr", 0);
         p.ptr("addrlen", c.args[5]);
@@ -483,7 +469,8 @@ pub fn recvfrom_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     p.result(c.result);
 }
 
-/// `send(sockfd, buf, len, flags)`: only an i386 socketcall (SYS_SEND).
+/// `send(sockfd, buf, len, flags)` (only an i386 socketcall, SYS_SEND);
+/// also sendto's first four.
 pub fn send_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_fd(p, c.fds, "sockfd", c.int(0));
     p.buf("buf", c.args[1], c.args[2]);
@@ -492,14 +479,15 @@ pub fn send_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
-/// `recv(sockfd, buf, len, flags)`: only an i386 socketcall (SYS_RECV).
+/// `recv(sockfd, buf, len, flags)` (only an i386 socketcall, SYS_RECV)
+/// and recvfrom: everything after the fd at leave.
 pub fn recv_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_fd(p, c.fds, "sockfd", c.int(0));
     CallType::NotDone
 }
 
-/// Leave half of recv.
-pub fn recv_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+/// The buffer received (as much as the result says), its length, flags.
+fn put_received(p: &mut Printer, c: &CallCtx, failed: bool) {
     if failed {
         p.ptr("buf", c.args[1]);
     } else {
@@ -507,6 +495,11 @@ pub fn recv_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     }
     p.uint("len", c.args[2]);
     p.flags("flags", c.args[3] as u32 as u64, MSG_FLAGS);
+}
+
+/// Leave half of recv.
+pub fn recv_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    put_received(p, c, failed);
     p.equals();
     p.result(c.result);
 }
@@ -595,7 +588,7 @@ pub static HANDLERS: &[Handler] = &[
     h("getsockname", sockname_out, sockname_in, Normal),
     h("listen", listen_out, default_in, Normal),
     h("recv", recv_out, recv_in, Normal),
-    h("recvfrom", recvfrom_out, recvfrom_in, Normal),
+    h("recvfrom", recv_out, recvfrom_in, Normal),
     h("send", send_out, default_in, Normal),
     h("sendto", sendto_out, default_in, Normal),
     h("shutdown", shutdown_out, default_in, Normal),

@@ -18,6 +18,43 @@ pub fn s(v: &[&str]) -> Vec<String> {
     v.iter().map(|l| l.to_string()).collect()
 }
 
+/// The trace of the shapes fixture from its marker on.
+pub const SHAPES: &[&str] = &[
+    "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+    "pipe2([3, 4], 0) = 0",
+    "write(4, \"hello\", 5) = 5",
+    "read(3, \"hello\", 64) = 5",
+    "openat(AT_FDCWD, \"/dev/null\", O_WRONLY|O_CLOEXEC) = 5",
+    "write(5, \"\\x1b[31mred\\x1b[0m\\n\", 13) = 13",
+    "write(4, &0x1, 10) = -1 [EFAULT]",
+    "openat(AT_FDCWD, \"/nonexistent/x\", O_RDONLY) = -1 [ENOENT]",
+    "close(5) = 0",
+    "exit_group(3)",
+    "Process exited normally with code 3",
+];
+
+/// The signals fixture's last lines with `-e trace=read`.
+pub const SIGNAL_READS: &[&str] = &[
+    "read(3, ** SIGWINCH ** ** SIGURG ** \"a\", 1) = 1",
+    "read(3, ** SIGUSR1 ** ** SIGUSR1 ** \"b\", 1) = 1",
+    "read(3, ** SIGUSR2 ** &ADDR, 1) = -1 [EINTR]",
+    "** SIGRTMIN+1 **",
+    "Process exited normally with code 0",
+];
+
+/// Trace `bin` with `-e trace=SET` through the seccomp fast path and by
+/// stepping every call; each run must exit 0. Its normalised lines, by mode.
+pub fn in_both_modes(bin: &Path, set: &str) -> Vec<(&'static str, Vec<String>)> {
+    ["--seccomp-bpf", "--no-seccomp-bpf"]
+        .into_iter()
+        .map(|mode| {
+            let run = trace(&["-e", set, mode], &[name(bin)]);
+            assert_eq!(run.code(), Some(0), "{mode}: {}", run.stderr());
+            (mode, run.lines())
+        })
+        .collect()
+}
+
 /// The trace of the fork_wait fixture with -f, from its marker on.
 pub const FORK_WAIT: &[&str] = &[
     "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
