@@ -176,6 +176,13 @@ struct Cli {
     #[arg(long = "no-seccomp-bpf")]
     no_seccomp_bpf: bool,
 
+    /// Kill the started command if rtrace itself is killed
+    /// (PTRACE_O_EXITKILL). Without it the command keeps running, as with
+    /// strace, except under the seccomp-bpf filter, which always kills it:
+    /// with no tracer its selected calls would fail with ENOSYS
+    #[arg(long = "kill-on-exit")]
+    kill_on_exit: bool,
+
     /// Write JSON Lines: one object per call, signal and process event
     /// (schema in JSON.md)
     #[arg(long)]
@@ -267,6 +274,13 @@ fn main() -> ExitCode {
         );
     }
 
+    // A file rtrace creates is removed again if tracing cannot start, so a
+    // failed -p leaves nothing behind.
+    let created = cli
+        .output
+        .as_ref()
+        .filter(|path| std::fs::symlink_metadata(path).is_err())
+        .cloned();
     let (writer, is_terminal): (Box<dyn std::io::Write>, bool) = match &cli.output {
         Some(path) => {
             let file = std::fs::OpenOptions::new()
@@ -318,6 +332,14 @@ fn main() -> ExitCode {
         Some(Err(e)) => return fail(&e, 2),
     };
     let _ = cli.wall_clock;
+    let max = rtrace_cli::format::MAX_STRING_LIMIT;
+    if let Some(n) = cli.string_limit.filter(|&n| n > max) {
+        // A silent clamp would print less than asked without saying so.
+        return fail(
+            &format!("-s {n} is more than the most rtrace prints, {max} (16 MiB)"),
+            2,
+        );
+    }
     let string_limit = cli
         .string_limit
         .unwrap_or(match cli.verbose {
@@ -325,7 +347,7 @@ fn main() -> ExitCode {
             1 => 256,
             _ => usize::MAX,
         })
-        .min(rtrace_cli::format::MAX_STRING_LIMIT);
+        .min(max);
     let config = trace::Config {
         command: cli.command,
         attach: cli.pids,
@@ -353,6 +375,7 @@ fn main() -> ExitCode {
         } else {
             trace::SeccompMode::Auto
         },
+        kill_on_exit: cli.kill_on_exit,
     };
     if std::env::var_os("RTRACE_NO_SYSCALL_INFO").is_some_and(|v| v == "1") {
         rtrace_cli::kernel::decode_from_registers();
@@ -364,7 +387,14 @@ fn main() -> ExitCode {
     match trace::run(config, out) {
         Ok(trace::Exit::Code(code)) => ExitCode::from(code as u8),
         Ok(trace::Exit::Signal(sig)) => die_by_signal(sig),
-        Err(e) => fail(&e.message, e.code as u8),
+        Err(e) => {
+            if let Some(path) = created
+                && std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() == 0)
+            {
+                let _ = std::fs::remove_file(&path);
+            }
+            fail(&e.message, e.code as u8)
+        }
     }
 }
 

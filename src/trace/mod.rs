@@ -52,6 +52,10 @@ pub struct Config {
     pub call_times: bool,
     /// Whether to use the seccomp-bpf fast path.
     pub seccomp: SeccompMode,
+    /// `--kill-on-exit`: the started command dies with rtrace
+    /// (PTRACE_O_EXITKILL). Without it a killed rtrace leaves the command
+    /// running, as strace does, except under the seccomp fast path.
+    pub kill_on_exit: bool,
 }
 
 /// What is printed: `-e trace=`, `-e status=`, `-e signal=`.
@@ -308,6 +312,8 @@ struct Engine {
     out: Output,
     fmt: FormatConfig,
     follow: bool,
+    /// `--kill-on-exit`: PTRACE_O_EXITKILL on the started command.
+    kill_on_exit: bool,
     select: Selection,
     /// Selection by (arch, number), computed once per call number.
     selected: IntMap<(kernel::Arch, u64), bool>,
@@ -364,6 +370,7 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
         out,
         fmt: cfg.format,
         follow: cfg.follow,
+        kill_on_exit: cfg.kill_on_exit,
         deferring: !cfg.select.status.is_all()
             || cfg.select.filter.is_some()
             || !cfg.select.triggers.is_empty(),
