@@ -220,3 +220,251 @@ fn under_the_seccomp_filter_a_killed_rtrace_kills_the_command() {
         "the command outlived rtrace under the seccomp filter"
     );
 }
+
+/// Run rtrace with `args` on `command` (trace to a file, fixed environment)
+/// and return the trace's bytes as written, and rtrace's exit code.
+fn trace_bytes(args: &[&str], command: &[&std::ffi::OsStr]) -> (Vec<u8>, Option<i32>) {
+    let file = scratch("trace");
+    let out = rtrace_env()
+        .arg("-o")
+        .arg(&file)
+        .args(args)
+        .args(command)
+        .stdout(Stdio::null())
+        .output()
+        .unwrap();
+    let bytes = std::fs::read(&file).unwrap_or_default();
+    let _ = std::fs::remove_file(&file);
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (bytes, out.status.code())
+}
+
+/// Fails on any byte of `trace` a terminal could act on: everything but
+/// printable ASCII and line ends (the fixtures' output is ASCII once
+/// escaped, in text and in JSON).
+fn assert_no_raw_controls(what: &str, trace: &[u8]) {
+    for (i, &b) in trace.iter().enumerate() {
+        assert!(
+            b == b'\n' || (0x20..0x7f).contains(&b),
+            "{what}: raw byte 0x{b:02x} at offset {i} in\n{}",
+            String::from_utf8_lossy(trace)
+        );
+    }
+}
+
+/// The hostile name as the banner must print it: escaped as strings are.
+const ESCAPED_NAME: &str = "\\x1b[2J\\x1b]0;pwn\\x07\\n";
+
+#[test]
+fn a_name_the_process_gives_itself_prints_escaped() {
+    let bin = fixture("hostile_name");
+    let (trace, code) = trace_bytes(&["-f"], &[name(&bin).as_ref()]);
+    assert_eq!(code, Some(0));
+    assert_no_raw_controls("text", &trace);
+    let text = String::from_utf8(trace).unwrap();
+    let lines = normalise(&text);
+    let start = lines.iter().position(|l| l.contains("\"BEGIN\"")).unwrap();
+    assert_eq!(
+        lines[start..],
+        s(&[
+            "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+            &format!("prctl(PR_SET_NAME, \"{ESCAPED_NAME}\") = 0"),
+            "fork() = PID2",
+            &format!("PID2| Tracing {ESCAPED_NAME} (pid PID2)"),
+            "PID2| fork() = 0",
+            "PID1| wait4(-1, <..>",
+            "PID2| exit_group(7)",
+            "PID2| Process exited normally with code 7",
+            "PID1'*wait4(-1, W_EXITED(7), 0, NULL) = PID2",
+            "** SIGCHLD **",
+            "exit_group(0)",
+            "Process exited normally with code 0",
+        ])[..]
+    );
+}
+
+/// The `type` and `name` of every process event in a JSON trace.
+fn json_events(trace: &str) -> Vec<(String, String)> {
+    trace
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("a JSON line"))
+        .filter(|v| v["type"] == "start" || v["type"] == "exec")
+        .map(|v| {
+            (
+                v["type"].as_str().unwrap().to_string(),
+                v["name"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn json_escapes_controls_del_c1_and_bidirectional_overrides() {
+    let bin = fixture("hostile_name");
+    for (mode, name) in [
+        ("rename", "\x1b[2J\x1b]0;pwn\x07\n"),
+        ("bidi", "\u{202e}\u{9b}\u{7f}gpj.exe"),
+    ] {
+        let (trace, code) = trace_bytes(&["--json", "-f"], &[bin.as_os_str(), mode.as_ref()]);
+        assert_eq!(code, Some(0), "{mode}");
+        assert_no_raw_controls(mode, &trace);
+        let text = String::from_utf8(trace).unwrap();
+        assert_eq!(
+            json_events(&text),
+            [
+                ("start".to_string(), "hostile_name".to_string()),
+                ("start".to_string(), name.to_string()),
+            ],
+            "{mode}"
+        );
+    }
+    // The escapes themselves, as jq's input shows them.
+    let (trace, _) = trace_bytes(&["--json", "-f"], &[bin.as_os_str(), "bidi".as_ref()]);
+    let text = String::from_utf8(trace).unwrap();
+    assert!(
+        text.contains(r#""name":"\u202e\u009b\u007fgpj.exe"}"#),
+        "{text}"
+    );
+}
+
+/// A copy of the hostile_name fixture under a file name holding an escape
+/// sequence, a newline and a control byte.
+fn hostile_path() -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = scratch("dir");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(std::ffi::OsStr::from_bytes(b"evil\x1b[31m\nX\x01"));
+    std::fs::copy(fixture("hostile_name"), &path).unwrap();
+    path
+}
+
+/// The file name of [`hostile_path`] as banners print it.
+const ESCAPED_FILE: &str = "evil\\x1b[31m\\nX\\x01";
+
+#[test]
+fn a_command_started_from_a_hostile_file_name_prints_escaped() {
+    let path = hostile_path();
+    for json in [false, true] {
+        let args: &[&str] = if json {
+            &["--json", "-e", "trace=exit_group"]
+        } else {
+            &["-e", "trace=exit_group"]
+        };
+        let (trace, code) = trace_bytes(args, &[path.as_os_str(), "quiet".as_ref()]);
+        assert_eq!(code, Some(0));
+        assert_no_raw_controls(&format!("json={json}"), &trace);
+        let text = String::from_utf8(trace).unwrap();
+        if json {
+            assert_eq!(
+                json_events(&text),
+                [("start".to_string(), "evil\x1b[31m\nX\x01".to_string())]
+            );
+        } else {
+            assert_eq!(
+                normalise(&text),
+                s(&[
+                    &format!("Tracing {ESCAPED_FILE} (pid PID1)"),
+                    "exit_group(0)",
+                    "Process exited normally with code 0",
+                ])
+            );
+        }
+    }
+    std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
+}
+
+#[test]
+fn a_program_executed_from_a_hostile_file_name_prints_escaped() {
+    let path = hostile_path();
+    let bin = fixture("hostile_name");
+    let command = [bin.as_os_str(), "exec".as_ref(), path.as_os_str()];
+    let (trace, code) = trace_bytes(&["-f", "-e", "trace=execve"], &command);
+    assert_eq!(code, Some(0));
+    assert_no_raw_controls("text", &trace);
+    let text = String::from_utf8(trace).unwrap();
+    // The child's banners; its execve line may be cut by the parent's.
+    let child: Vec<String> = normalise(&text)
+        .into_iter()
+        .filter(|l| l.starts_with("PID2| ") && !l.contains("execve("))
+        .collect();
+    assert_eq!(
+        child,
+        s(&[
+            "PID2| Tracing hostile_name (pid PID2)",
+            "PID2| ---",
+            &format!("PID2| Tracing {ESCAPED_FILE} (pid PID2)"),
+            "PID2| Process exited normally with code 0",
+        ])
+    );
+    let (trace, code) = trace_bytes(&["--json", "-f", "-e", "trace=execve"], &command);
+    assert_eq!(code, Some(0));
+    assert_no_raw_controls("json", &trace);
+    let text = String::from_utf8(trace).unwrap();
+    assert_eq!(
+        json_events(&text),
+        [
+            ("start".to_string(), "hostile_name".to_string()),
+            ("start".to_string(), "hostile_name".to_string()),
+            ("exec".to_string(), "evil\x1b[31m\nX\x01".to_string()),
+        ]
+    );
+    std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
+}
+
+#[test]
+fn an_attached_process_with_a_hostile_name_prints_escaped() {
+    use std::io::Read;
+    let bin = fixture("hostile_name");
+    let mut target = Command::new(&bin)
+        .arg("wait")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut ready = [0u8; 1];
+    target
+        .stdout
+        .as_mut()
+        .unwrap()
+        .read_exact(&mut ready)
+        .unwrap();
+    let pid = target.id() as i32;
+    let file = scratch("attach");
+    let mut tracer = rtrace()
+        .arg("-o")
+        .arg(&file)
+        .args(["-p", &pid.to_string()])
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let banner = |t: &[u8]| t.windows(5).any(|w| w == b"(pid ");
+    while !std::fs::read(&file).is_ok_and(|t| banner(&t)) {
+        if start.elapsed() > Duration::from_secs(10) {
+            let _ = tracer.kill();
+            let _ = target.kill();
+            panic!("no banner");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: SIGINT to our own child, rtrace: it detaches.
+    unsafe { libc::kill(tracer.id() as i32, libc::SIGINT) };
+    let status = tracer.wait().unwrap();
+    target.kill().unwrap();
+    target.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    let trace = std::fs::read(&file).unwrap();
+    let _ = std::fs::remove_file(&file);
+    assert_no_raw_controls("attach", &trace);
+    let lines = normalise(&String::from_utf8(trace).unwrap());
+    assert_eq!(
+        lines,
+        s(&[
+            &format!("Tracing {ESCAPED_NAME} (pid PID1)"),
+            "pause() = <..>",
+            "Process detached",
+        ])
+    );
+}

@@ -9,6 +9,7 @@ use std::rc::Rc;
 use nix::unistd::Pid;
 
 use super::{Engine, Error, Life, Proc, io_message, wait};
+use crate::escape::TraceeText;
 use crate::fdtable::FdTable;
 use crate::kernel;
 
@@ -206,11 +207,15 @@ impl Engine {
             libc::write(wfd, b"x".as_ptr().cast(), 1);
             libc::close(wfd);
         }
+        // The name the kernel gives it at exec: the file's name, cut to
+        // 15 bytes. Whoever named the file chose it: it prints escaped.
         let name = path
             .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| shown.clone());
-        let name: String = name.chars().take(15).collect();
+            .map_or_else(
+                || TraceeText::from(shown.as_str()),
+                |n| TraceeText::new(n.as_bytes()),
+            )
+            .truncated(15);
         let mut table = FdTable::new(pid);
         table.proc_only = seccomp;
         let fds = Rc::new(RefCell::new(table));
@@ -262,7 +267,7 @@ impl Engine {
                 }
             }
             seized_any = true;
-            let name = kernel::process_name(t).unwrap_or_else(|| "<unknown>".into());
+            let name = kernel::process_name(t).unwrap_or_else(|| TraceeText::from("<unknown>"));
             let mut proc = Proc::new(tid, name, true, Life::Attaching, fds.clone());
             proc.tgid = pid;
             self.procs.insert(tid, proc);
