@@ -124,7 +124,9 @@ struct Cli {
     /// Print only calls matching EXPR, in the kernel's event-filter language:
     /// `fd == 3 && count > 100`, `request ~ "MON_*"`, `errno == ENOENT`.
     /// Fields: name, pid, tid, result, errno, arg0..arg5, each parameter by
-    /// the name -N prints, path, fd.path, request
+    /// the name -N prints, path, fd.path, request. A call, errno, signal
+    /// (`sig == SIGKILL`) or ioctl request name rtrace does not know is an
+    /// error, with the nearest known name
     #[arg(long = "filter", value_name = "EXPR")]
     filter: Option<String>,
 
@@ -274,6 +276,25 @@ fn main() -> ExitCode {
         );
     }
 
+    // Options are checked before the output file is created: a bad
+    // command line leaves nothing behind.
+    let select = match selection(&cli) {
+        Ok(select) => select,
+        Err(e) => return fail(&e, 2),
+    };
+    let sort = match cli.sort.as_deref().map(trace::stats::SortKey::parse) {
+        None => trace::stats::SortKey::default(),
+        Some(Ok(key)) => key,
+        Some(Err(e)) => return fail(&e, 2),
+    };
+    let max = rtrace_cli::format::MAX_STRING_LIMIT;
+    if let Some(n) = cli.string_limit.filter(|&n| n > max) {
+        // A silent clamp would print less than asked without saying so.
+        return fail(
+            &format!("-s {n} is more than the most rtrace prints, {max} (16 MiB)"),
+            2,
+        );
+    }
     // A file rtrace creates is removed again if tracing cannot start, so a
     // failed -p leaves nothing behind.
     let created = cli
@@ -322,24 +343,7 @@ fn main() -> ExitCode {
         (2, _) => Timestamps::Micros,
         _ => Timestamps::Epoch,
     };
-    let select = match selection(&cli) {
-        Ok(select) => select,
-        Err(e) => return fail(&e, 2),
-    };
-    let sort = match cli.sort.as_deref().map(trace::stats::SortKey::parse) {
-        None => trace::stats::SortKey::default(),
-        Some(Ok(key)) => key,
-        Some(Err(e)) => return fail(&e, 2),
-    };
     let _ = cli.wall_clock;
-    let max = rtrace_cli::format::MAX_STRING_LIMIT;
-    if let Some(n) = cli.string_limit.filter(|&n| n > max) {
-        // A silent clamp would print less than asked without saying so.
-        return fail(
-            &format!("-s {n} is more than the most rtrace prints, {max} (16 MiB)"),
-            2,
-        );
-    }
     let string_limit = cli
         .string_limit
         .unwrap_or(match cli.verbose {

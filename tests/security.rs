@@ -468,3 +468,59 @@ fn an_attached_process_with_a_hostile_name_prints_escaped() {
         ])
     );
 }
+
+#[test]
+fn filters_with_unknown_names_are_errors_with_a_caret() {
+    for (expr, error) in [
+        (
+            "errno == ENOSUCHERR",
+            "rtrace: bad filter: Unknown errno 'ENOSUCHERR'\n  Filter: errno == ENOSUCHERR\n                   ^\n",
+        ),
+        (
+            "name == nosuchcall",
+            "rtrace: bad filter: Unknown system call 'nosuchcall'\n  Filter: name == nosuchcall\n                  ^\n",
+        ),
+        (
+            "name == opnat && errno == ENOENT",
+            "rtrace: bad filter: Unknown system call 'opnat' (did you mean openat?)\n  Filter: name == opnat && errno == ENOENT\n                  ^\n",
+        ),
+        (
+            "sig != SIGUSR3",
+            "rtrace: bad filter: Unknown signal 'SIGUSR3' (did you mean SIGUSR1?)\n  Filter: sig != SIGUSR3\n                 ^\n",
+        ),
+        (
+            "request == TCGETZ",
+            "rtrace: bad filter: Unknown ioctl request 'TCGETZ' (did you mean TCGETS?)\n  Filter: request == TCGETZ\n                     ^\n",
+        ),
+    ] {
+        let file = scratch("filter");
+        let out = rtrace()
+            .arg("-o")
+            .arg(&file)
+            .args(["--filter", expr, "true"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{expr}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), error, "{expr}");
+        assert!(!file.exists(), "{expr}: an output file was created");
+    }
+}
+
+#[test]
+fn filters_compare_signal_parameters_by_name() {
+    let bin = fixture("nested_signals");
+    let run = trace(
+        &["--filter", "sig == SIGUSR1", "-e", "signal=none"],
+        &[name(&bin)],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert_eq!(
+        run.lines(),
+        s(&[
+            "Tracing nested_signals (pid PID1)",
+            "rt_sigaction(SIGUSR1, {sa_handler=&ADDR, sa_mask=[], sa_flags=SA_RESTORER, ..}, NULL, 8) = 0",
+            "tgkill(PID1, PID1, SIGUSR1) = 0",
+            "Process exited normally with code 0",
+        ])
+    );
+}
