@@ -78,7 +78,7 @@ struct Cli {
     pids: Vec<i32>,
 
     /// Print at most N bytes of each string (default from -v: 32, 256, all;
-    /// at most 16 MiB)
+    /// N may be at most 16 MiB, 16777216)
     #[arg(short = 's', long = "string-limit", value_name = "N")]
     string_limit: Option<usize>,
 
