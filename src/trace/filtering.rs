@@ -48,11 +48,30 @@ fn signal_fields() -> &'static HashSet<&'static str> {
     })
 }
 
-/// What a text-valued field can be: the names it can have, and how an
-/// unknown one is called in an error.
+/// The kinds of names a text-valued field can hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NameKind {
+    Call,
+    Errno,
+    Request,
+    Signal,
+}
+
+impl NameKind {
+    /// How an unknown name of this kind is called in an error.
+    fn what(self) -> &'static str {
+        match self {
+            NameKind::Call => "system call",
+            NameKind::Errno => "errno",
+            NameKind::Request => "ioctl request",
+            NameKind::Signal => "signal",
+        }
+    }
+}
+
+/// What a text-valued field can be: the kind and every name of it.
 struct NameSet {
-    /// `system call`, `errno`, ...
-    what: &'static str,
+    kind: NameKind,
     names: Vec<String>,
 }
 
@@ -60,44 +79,44 @@ struct NameSet {
 /// (both ABIs, i386 socketcall's calls), errno names, signal names and
 /// ioctl request names.
 fn name_set(field: &str) -> Option<NameSet> {
-    let (what, names): (_, Vec<String>) = match field {
+    let (kind, names): (_, Vec<String>) = match field {
         "name" => {
             let calls = crate::service::all_calls(crate::kernel::Arch::X86_64)
                 .chain(crate::service::all_calls(crate::kernel::Arch::I386))
                 .map(|(_, name)| name)
                 .chain(crate::service::net::SOCKETCALLS.iter().map(|&(n, _, _)| n));
-            ("system call", calls.map(str::to_string).collect())
+            (NameKind::Call, calls.map(str::to_string).collect())
         }
         "errno" => (
-            "errno",
+            NameKind::Errno,
             (1..4096)
                 .filter_map(|e| errno_name(e).map(str::to_string))
                 .collect(),
         ),
         "request" => (
-            "ioctl request",
+            NameKind::Request,
             crate::ioctl::request_names().map(str::to_string).collect(),
         ),
         f if signal_fields().contains(f) => (
-            "signal",
+            NameKind::Signal,
             (1..=64)
                 .filter_map(crate::service::signal::signal_name)
                 .collect(),
         ),
         _ => return None,
     };
-    Some(NameSet { what, names })
+    Some(NameSet { kind, names })
 }
 
 /// Whether `text` is a value a field of `set` can have though it is no
 /// name: `syscall_451` for a call newer than the table, `_IOR(...)` for a
 /// request no group names.
 fn unnamed_value(set: &NameSet, text: &str) -> bool {
-    match set.what {
-        "system call" => text
+    match set.kind {
+        NameKind::Call => text
             .strip_prefix("syscall_")
             .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())),
-        "ioctl request" => text.starts_with("_IO") || text.starts_with("0x"),
+        NameKind::Request => text.starts_with("_IO") || text.starts_with("0x"),
         _ => false,
     }
 }
@@ -157,22 +176,25 @@ pub fn parse_filter(text: &str) -> Result<Filter, FilterError> {
             continue;
         }
         let message = if literal.is_pattern() {
-            if set.what == "ioctl request" {
+            if set.kind == NameKind::Request {
                 // Requests no group names print as `_IOR(...)`.
                 continue;
             }
-            format!("Pattern {word} matches no {}", set.what)
+            format!("Pattern {word} matches no {}", set.kind.what())
         } else {
             // `KILL` for `SIGKILL`, as -e signal= takes it.
             let sig = format!("SIG{word}");
-            let near = if set.what == "signal" && set.names.contains(&sig) {
+            let near = if set.kind == NameKind::Signal && set.names.contains(&sig) {
                 Some(sig.as_str())
             } else {
                 nearest(word, &set.names)
             };
             match near {
-                Some(name) => format!("Unknown {} '{word}' (did you mean {name}?)", set.what),
-                None => format!("Unknown {} '{word}'", set.what),
+                Some(name) => format!(
+                    "Unknown {} '{word}' (did you mean {name}?)",
+                    set.kind.what()
+                ),
+                None => format!("Unknown {} '{word}'", set.kind.what()),
             }
         };
         return Err(filter::bad_value(text, literal.position, message));
