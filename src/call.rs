@@ -437,9 +437,7 @@ fn json_leave(
     if let Some(d) = duration {
         map.insert("duration".into(), Value::from(json_seconds(d)));
     }
-    let mut line = obj.to_string();
-    line.push('\n');
-    t.out.raw(&line);
+    t.out.json_line(&obj);
 }
 
 /// The default leave printer: `=` if not yet printed, then the result.

@@ -174,6 +174,51 @@ impl Filter {
         self.root.collect_fields(&mut out);
         out
     }
+
+    /// Every text a field is compared with (`name == openat`, `errno ~
+    /// "EN*"`), in the order they appear, so the caller can reject a name
+    /// its field can never have with [`bad_value`].
+    pub fn text_literals(&self) -> Vec<TextLiteral<'_>> {
+        let mut out = Vec::new();
+        self.root.collect_literals(&mut out);
+        out
+    }
+}
+
+/// A text one predicate compares its field with, as [`Filter::text_literals`]
+/// lists them.
+pub struct TextLiteral<'a> {
+    /// The field's name.
+    pub field: &'a str,
+    /// Byte offset of the literal (its opening quote, if quoted) in the
+    /// expression.
+    pub position: usize,
+    pred: &'a Pred,
+}
+
+impl TextLiteral<'_> {
+    /// Whether the field having text `name` would satisfy the comparison's
+    /// `==` or `~` (for `!=`: whether `name` is the one text it excludes).
+    pub fn matches(&self, name: &str) -> bool {
+        match &self.pred.test {
+            Test::Text { text, .. } => name == &**text,
+            Test::Glob(glob) => glob.matches(name),
+            Test::Number(..) => false,
+        }
+    }
+
+    /// Whether it is a `~` pattern rather than one exact text.
+    pub fn is_pattern(&self) -> bool {
+        matches!(self.pred.test, Test::Glob(_))
+    }
+
+    /// The text compared with (unescaped), or the pattern as written.
+    pub fn text(&self) -> &str {
+        match &self.pred.test {
+            Test::Text { text, .. } => text,
+            _ => &self.pred.literal,
+        }
+    }
 }
 
 /// Why an expression was rejected: what is wrong and where.
@@ -272,6 +317,13 @@ pub fn unknown_field(expr_text: &str, position: usize, name: &str) -> FilterErro
     FilterError::new(expr_text, position, format!("Unknown field '{name}'"))
 }
 
+/// The error for a value the caller knows a field can never have (an
+/// unknown call or errno name): `message`, with the caret under the value
+/// at byte offset `position` of `expr_text` (as [`TextLiteral`] reports).
+pub fn bad_value(expr_text: &str, position: usize, message: impl Into<String>) -> FilterError {
+    FilterError::new(expr_text, position, message)
+}
+
 /// Parses `text` into a [`Filter`], or says what is wrong with it and where.
 pub fn parse(text: &str) -> Result<Filter, FilterError> {
     if text.len() > MAX_LEN {
@@ -325,6 +377,26 @@ impl Node {
         }
     }
 
+    fn collect_literals<'a>(&'a self, out: &mut Vec<TextLiteral<'a>>) {
+        match self {
+            Node::Pred(pred) => {
+                if !matches!(pred.test, Test::Number(..)) {
+                    out.push(TextLiteral {
+                        field: &pred.field,
+                        position: pred.value_position,
+                        pred,
+                    });
+                }
+            }
+            Node::Not(node) => node.collect_literals(out),
+            Node::All(nodes) | Node::Any(nodes) => {
+                for node in nodes {
+                    node.collect_literals(out);
+                }
+            }
+        }
+    }
+
     fn collect_fields<'a>(&'a self, out: &mut Vec<(&'a str, usize)>) {
         match self {
             Node::Pred(pred) => out.push((&pred.field, pred.position)),
@@ -344,6 +416,9 @@ struct Pred {
     field: Box<str>,
     /// Byte offset of the field name in the expression.
     position: usize,
+    /// Byte offset of the value, and the value as written.
+    value_position: usize,
+    literal: Box<str>,
     test: Test,
 }
 
@@ -609,6 +684,8 @@ impl<'a> Parser<'a> {
         Ok(Pred {
             field: field.into(),
             position,
+            value_position: value_pos,
+            literal: self.text[value_pos..self.pos].into(),
             test,
         })
     }

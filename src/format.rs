@@ -566,24 +566,7 @@ fn push_flag(out: &mut String, name: &str) {
 pub fn quote(bytes: &[u8], cut: bool) -> String {
     let mut s = String::with_capacity(bytes.len() + 4);
     s.push('"');
-    for (i, &b) in bytes.iter().enumerate() {
-        match b {
-            b'"' => s.push_str("\\\""),
-            b'\\' => s.push_str("\\\\"),
-            b'\n' => s.push_str("\\n"),
-            b'\t' => s.push_str("\\t"),
-            b'\r' => s.push_str("\\r"),
-            0 => {
-                // "\0" followed by a digit would read as an octal escape.
-                let next_digit = bytes.get(i + 1).is_some_and(|n| n.is_ascii_digit());
-                s.push_str(if next_digit { "\\x00" } else { "\\0" });
-            }
-            0x20..=0x7e => s.push(b as char),
-            _ => {
-                let _ = write!(s, "\\x{b:02x}");
-            }
-        }
-    }
+    crate::escape::c_escape(bytes, true, &mut s);
     s.push('"');
     if cut {
         s.push_str("..");

@@ -10,6 +10,7 @@ use std::fs::File;
 use std::io;
 use std::os::unix::fs::FileExt;
 
+use crate::escape::TraceeText;
 use nix::sys::uio::{RemoteIoVec, process_vm_readv};
 use nix::unistd::Pid;
 
@@ -333,8 +334,9 @@ impl Memory {
     }
 }
 
-/// The `comm` name of a process, as the banner shows it.
-pub fn process_name(pid: Pid) -> Option<String> {
+/// The `comm` name of a process, as the banner shows it: the process
+/// chooses it (prctl(PR_SET_NAME)), so it is kept as [`TraceeText`].
+pub fn process_name(pid: Pid) -> Option<TraceeText> {
     use std::io::Read;
     // One read: comm is at most 16 bytes and procfs hands it over whole.
     // This runs at every fork and exec, so it skips read_to_string's
@@ -343,7 +345,7 @@ pub fn process_name(pid: Pid) -> Option<String> {
     let mut buf = [0u8; 64];
     let n = file.read(&mut buf).ok()?;
     let comm = buf[..n].strip_suffix(b"\n").unwrap_or(&buf[..n]);
-    Some(String::from_utf8_lossy(comm).into_owned())
+    Some(TraceeText::new(comm))
 }
 
 /// Whether task `tid` is a thread of thread group `tgid`. procfs finds

@@ -8,8 +8,11 @@
 //! and [`ioctl`] (handlers) -> [`format`] (put primitives) -> [`output`]
 //! (the one writer). [`kernel`] is the only module that talks ptrace and
 //! reads tracee memory; [`fdtable`] is the per-process fd bookkeeping.
+//! [`escape`], below them all, is how tracee-controlled text is rendered
+//! safe for a terminal.
 
 pub mod call;
+pub mod escape;
 pub mod fasthash;
 pub mod fdtable;
 pub mod filter;

@@ -78,7 +78,7 @@ struct Cli {
     pids: Vec<i32>,
 
     /// Print at most N bytes of each string (default from -v: 32, 256, all;
-    /// at most 16 MiB)
+    /// N may be at most 16 MiB, 16777216)
     #[arg(short = 's', long = "string-limit", value_name = "N")]
     string_limit: Option<usize>,
 
@@ -124,7 +124,9 @@ struct Cli {
     /// Print only calls matching EXPR, in the kernel's event-filter language:
     /// `fd == 3 && count > 100`, `request ~ "MON_*"`, `errno == ENOENT`.
     /// Fields: name, pid, tid, result, errno, arg0..arg5, each parameter by
-    /// the name -N prints, path, fd.path, request
+    /// the name -N prints, path, fd.path, request. A call, errno, signal
+    /// (`sig == SIGKILL`) or ioctl request name rtrace does not know is an
+    /// error, with the nearest known name
     #[arg(long = "filter", value_name = "EXPR")]
     filter: Option<String>,
 
@@ -175,6 +177,13 @@ struct Cli {
     /// Never use the seccomp-bpf filter
     #[arg(long = "no-seccomp-bpf")]
     no_seccomp_bpf: bool,
+
+    /// Kill the started command if rtrace itself is killed
+    /// (PTRACE_O_EXITKILL). Without it the command keeps running, as with
+    /// strace, except under the seccomp-bpf filter, which always kills it:
+    /// with no tracer its selected calls would fail with ENOSYS
+    #[arg(long = "kill-on-exit")]
+    kill_on_exit: bool,
 
     /// Write JSON Lines: one object per call, signal and process event
     /// (schema in JSON.md)
@@ -267,6 +276,32 @@ fn main() -> ExitCode {
         );
     }
 
+    // Options are checked before the output file is created: a bad
+    // command line leaves nothing behind.
+    let select = match selection(&cli) {
+        Ok(select) => select,
+        Err(e) => return fail(&e, 2),
+    };
+    let sort = match cli.sort.as_deref().map(trace::stats::SortKey::parse) {
+        None => trace::stats::SortKey::default(),
+        Some(Ok(key)) => key,
+        Some(Err(e)) => return fail(&e, 2),
+    };
+    let max = rtrace_cli::format::MAX_STRING_LIMIT;
+    if let Some(n) = cli.string_limit.filter(|&n| n > max) {
+        // A silent clamp would print less than asked without saying so.
+        return fail(
+            &format!("-s {n} is more than the most rtrace prints, {max} (16 MiB)"),
+            2,
+        );
+    }
+    // A file rtrace creates is removed again if tracing cannot start, so a
+    // failed -p leaves nothing behind.
+    let created = cli
+        .output
+        .as_ref()
+        .filter(|path| std::fs::symlink_metadata(path).is_err())
+        .cloned();
     let (writer, is_terminal): (Box<dyn std::io::Write>, bool) = match &cli.output {
         Some(path) => {
             let file = std::fs::OpenOptions::new()
@@ -308,15 +343,6 @@ fn main() -> ExitCode {
         (2, _) => Timestamps::Micros,
         _ => Timestamps::Epoch,
     };
-    let select = match selection(&cli) {
-        Ok(select) => select,
-        Err(e) => return fail(&e, 2),
-    };
-    let sort = match cli.sort.as_deref().map(trace::stats::SortKey::parse) {
-        None => trace::stats::SortKey::default(),
-        Some(Ok(key)) => key,
-        Some(Err(e)) => return fail(&e, 2),
-    };
     let _ = cli.wall_clock;
     let string_limit = cli
         .string_limit
@@ -325,7 +351,7 @@ fn main() -> ExitCode {
             1 => 256,
             _ => usize::MAX,
         })
-        .min(rtrace_cli::format::MAX_STRING_LIMIT);
+        .min(max);
     let config = trace::Config {
         command: cli.command,
         attach: cli.pids,
@@ -353,6 +379,7 @@ fn main() -> ExitCode {
         } else {
             trace::SeccompMode::Auto
         },
+        kill_on_exit: cli.kill_on_exit,
     };
     if std::env::var_os("RTRACE_NO_SYSCALL_INFO").is_some_and(|v| v == "1") {
         rtrace_cli::kernel::decode_from_registers();
@@ -364,7 +391,14 @@ fn main() -> ExitCode {
     match trace::run(config, out) {
         Ok(trace::Exit::Code(code)) => ExitCode::from(code as u8),
         Ok(trace::Exit::Signal(sig)) => die_by_signal(sig),
-        Err(e) => fail(&e.message, e.code as u8),
+        Err(e) => {
+            if let Some(path) = created
+                && std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() == 0)
+            {
+                let _ = std::fs::remove_file(&path);
+            }
+            fail(&e.message, e.code as u8)
+        }
     }
 }
 

@@ -228,7 +228,13 @@ impl Output {
     /// Print text for `pid` (or an info line for `None`), starting a new
     /// line first when the current one belongs to someone else. A trailing
     /// space becomes a soft space, so no line ever ends in one.
+    ///
+    /// Whatever `text` holds, no control character reaches the output raw:
+    /// bytes other than printable ASCII are C-escaped here (callers render
+    /// tracee text escaped already, with [`crate::escape::TraceeText`] or
+    /// the Printer's strings; this is the guarantee behind them).
     pub fn text(&mut self, pid: Option<i32>, text: &str, style: Style) {
+        let text = &*crate::escape::terminal_safe(text, false);
         if let Some(pid) = pid
             && self.is_deferred(pid)
         {
@@ -405,6 +411,7 @@ impl Output {
     /// result, one item a line): the process's prefix, an indent, `text`.
     /// The call's own line is complete by then, so it gets no `<..>`.
     pub fn continuation(&mut self, pid: i32, text: &str) {
+        let text = &*crate::escape::terminal_safe(text, false);
         if self.line_pid == Some(pid) {
             self.print_susp = false;
         }
@@ -418,11 +425,24 @@ impl Output {
     }
 
     /// Write a block of whole lines outside the trace grammar (the `-c`
-    /// summary), after ending the current line.
+    /// summary), after ending the current line. Only line ends pass raw;
+    /// other control characters are escaped as in [`Output::text`].
     pub fn raw(&mut self, text: &str) {
         self.print_susp = false;
         self.newline();
+        let text = crate::escape::terminal_safe(text, true);
         self.write_raw(text.as_bytes());
+    }
+
+    /// Write `value` as one line of JSON (`--json`), valid and safe on a
+    /// terminal: DEL, C1 controls and bidirectional overrides in its
+    /// strings are `\u` escapes too (see [`crate::escape::json_safe`]).
+    pub fn json_line(&mut self, value: &serde_json::Value) {
+        let mut line = crate::escape::json_safe(value);
+        line.push('\n');
+        self.print_susp = false;
+        self.newline();
+        self.write_raw(line.as_bytes());
     }
 
     /// Whether the current line holds text of `pid`.
@@ -569,6 +589,23 @@ mod tests {
         out.record_clear(1);
         out.newline();
         assert_eq!(text(&buf), "exit_group(0)\n");
+    }
+
+    #[test]
+    fn no_caller_can_write_a_control_character_raw() {
+        let (mut out, buf) = output();
+        out.set_proc_count(1);
+        out.record_start(1);
+        out.text(Some(1), "write_index=0 <\x1b[2J\u{202e}>, ", Style::Plain);
+        out.record_stop(1);
+        out.continuation(1, "> event \"a\x07\nb\"");
+        out.raw("a\x1bb\nc\n");
+        out.json_line(&serde_json::json!({ "name": "\x1b\u{9b}\u{202e}" }));
+        assert_eq!(
+            text(&buf),
+            "write_index=0 <\\x1b[2J\\xe2\\x80\\xae>,\n  > event \"a\\x07\\nb\"\n\
+             a\\x1bb\nc\n{\"name\":\"\\u001b\\u009b\\u202e\"}\n"
+        );
     }
 
     #[test]

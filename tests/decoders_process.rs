@@ -596,7 +596,8 @@ fn ptrace_requests_options_and_signals() {
     let rtrace_bin = env!("CARGO_BIN_EXE_rtrace");
     let run = trace(
         &["-e", "trace=ptrace"],
-        &[rtrace_bin, "-o", "/dev/null", "true"],
+        // --kill-on-exit: so PTRACE_O_EXITKILL is among the options.
+        &[rtrace_bin, "--kill-on-exit", "-o", "/dev/null", "true"],
     );
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
     let lines = run.lines();

@@ -212,6 +212,16 @@ pub fn groups() -> &'static [&'static dyn IoctlGroup] {
     GROUPS
 }
 
+/// Every request name rtrace knows, in group order: what a request can be
+/// called by name (`--filter 'request == TCGETS'`). Every look-up of
+/// requests by name goes through here, so a table added to the groups is
+/// known by name too.
+pub fn request_names() -> impl Iterator<Item = &'static str> {
+    groups()
+        .iter()
+        .flat_map(|group| group.requests().iter().map(|req| req.name))
+}
+
 /// The group and request that decode `code` on `fd`: among the groups that
 /// know the code, the first that claims the fd.
 pub fn find(code: u32, fd: Option<&FdInfo>) -> Option<(&'static dyn IoctlGroup, &'static Request)> {

@@ -357,7 +357,7 @@ impl Engine {
                 "tid": pid,
                 "ips": ips,
             });
-            self.out.raw(&format!("{obj}\n"));
+            self.out.json_line(&obj);
             return;
         }
         let list: Vec<String> = ips.iter().map(|ip| format!("0x{ip:x}")).collect();
@@ -392,7 +392,7 @@ impl Engine {
                 "tid": pid,
                 "signal": super::signal_json(sig),
             });
-            self.out.raw(&format!("{obj}\n"));
+            self.out.json_line(&obj);
             self.resume_tracee(pid, sig);
             return;
         }

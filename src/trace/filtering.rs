@@ -35,13 +35,169 @@ fn known_fields() -> &'static HashSet<&'static str> {
     })
 }
 
-/// Parse a `--filter` expression and check its field names.
+/// Field names whose parameter is a signal in some call (`sig`): their
+/// text is the signal's name.
+fn signal_fields() -> &'static HashSet<&'static str> {
+    static FIELDS: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    FIELDS.get_or_init(|| {
+        crate::service::table::all_signatures()
+            .flat_map(|sig| sig.params.iter())
+            .filter(|p| p.kind == Kind::Signal)
+            .map(|p| p.name)
+            .collect()
+    })
+}
+
+/// The kinds of names a text-valued field can hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NameKind {
+    Call,
+    Errno,
+    Request,
+    Signal,
+}
+
+impl NameKind {
+    /// How an unknown name of this kind is called in an error.
+    fn what(self) -> &'static str {
+        match self {
+            NameKind::Call => "system call",
+            NameKind::Errno => "errno",
+            NameKind::Request => "ioctl request",
+            NameKind::Signal => "signal",
+        }
+    }
+}
+
+/// What a text-valued field can be: the kind and every name of it.
+struct NameSet {
+    kind: NameKind,
+    names: Vec<String>,
+}
+
+/// The names field `field` can have, if rtrace knows them all: call names
+/// (both ABIs, i386 socketcall's calls), errno names, signal names and
+/// ioctl request names.
+fn name_set(field: &str) -> Option<NameSet> {
+    let (kind, names): (_, Vec<String>) = match field {
+        "name" => {
+            let calls = crate::service::all_calls(crate::kernel::Arch::X86_64)
+                .chain(crate::service::all_calls(crate::kernel::Arch::I386))
+                .map(|(_, name)| name)
+                .chain(crate::service::net::SOCKETCALLS.iter().map(|&(n, _, _)| n));
+            (NameKind::Call, calls.map(str::to_string).collect())
+        }
+        "errno" => (
+            NameKind::Errno,
+            (1..4096)
+                .filter_map(|e| errno_name(e).map(str::to_string))
+                .collect(),
+        ),
+        "request" => (
+            NameKind::Request,
+            crate::ioctl::request_names().map(str::to_string).collect(),
+        ),
+        f if signal_fields().contains(f) => (
+            NameKind::Signal,
+            (1..=64)
+                .filter_map(crate::service::signal::signal_name)
+                .collect(),
+        ),
+        _ => return None,
+    };
+    Some(NameSet { kind, names })
+}
+
+/// Whether `text` is a value a field of `set` can have though it is no
+/// name: `syscall_451` for a call newer than the table, `_IOR(...)` for a
+/// request no group names.
+fn unnamed_value(set: &NameSet, text: &str) -> bool {
+    match set.kind {
+        NameKind::Call => text
+            .strip_prefix("syscall_")
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())),
+        NameKind::Request => text.starts_with("_IO") || text.starts_with("0x"),
+        _ => false,
+    }
+}
+
+/// The known name nearest to `word` (by edit distance, ignoring case)
+/// when it is near enough to be what was meant.
+fn nearest<'a>(word: &str, names: &'a [String]) -> Option<&'a str> {
+    let word = word.to_ascii_lowercase();
+    let limit = (word.chars().count() / 3).max(1);
+    names
+        .iter()
+        .map(|name| (distance(&word, &name.to_ascii_lowercase()), name))
+        .filter(|&(d, _)| d <= limit)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, name)| name.as_str())
+}
+
+/// The edit distance between `a` and `b` in characters: insertions,
+/// deletions, substitutions and swaps of two neighbours (`wirte`) each
+/// count one (the optimal string alignment distance).
+fn distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    // Three rows of the table: two back, the previous one and this one.
+    let mut older: Vec<usize> = vec![0; b.len() + 1];
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut row = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            row[j] = (prev[j - 1] + cost).min(prev[j] + 1).min(row[j - 1] + 1);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                row[j] = row[j].min(older[j - 2] + 1);
+            }
+        }
+        older = std::mem::replace(&mut prev, row);
+    }
+    prev[b.len()]
+}
+
+/// Parse a `--filter` expression and check its field names, and the
+/// names it compares name-valued fields with (calls, errnos, signals,
+/// ioctl requests): a misspelt name would otherwise match nothing, quietly.
 pub fn parse_filter(text: &str) -> Result<Filter, FilterError> {
     let parsed = filter::parse(text)?;
     for (name, at) in parsed.fields() {
         if !known_fields().contains(name) {
             return Err(filter::unknown_field(text, at, name));
         }
+    }
+    for literal in parsed.text_literals() {
+        let Some(set) = name_set(literal.field) else {
+            continue;
+        };
+        let word = literal.text();
+        if set.names.iter().any(|n| literal.matches(n)) || unnamed_value(&set, word) {
+            continue;
+        }
+        let message = if literal.is_pattern() {
+            if set.kind == NameKind::Request {
+                // Requests no group names print as `_IOR(...)`.
+                continue;
+            }
+            format!("Pattern {word} matches no {}", set.kind.what())
+        } else {
+            // `KILL` for `SIGKILL`, as -e signal= takes it.
+            let sig = format!("SIG{word}");
+            let near = if set.kind == NameKind::Signal && set.names.contains(&sig) {
+                Some(sig.as_str())
+            } else {
+                nearest(word, &set.names)
+            };
+            match near {
+                Some(name) => format!(
+                    "Unknown {} '{word}' (did you mean {name}?)",
+                    set.kind.what()
+                ),
+                None => format!("Unknown {} '{word}'", set.kind.what()),
+            }
+        };
+        return Err(filter::bad_value(text, literal.position, message));
     }
     Ok(parsed)
 }
@@ -144,9 +300,12 @@ impl CallFields<'_> {
             },
             // As printed: `dirfd == AT_FDCWD` matches what `-N` shows.
             Kind::DirFd if raw as i32 as i64 == AT_FDCWD => Value::named(AT_FDCWD, "AT_FDCWD"),
-            Kind::Int | Kind::Fd | Kind::DirFd | Kind::Pid | Kind::Signal => {
-                Value::num(raw as i32 as i64)
-            }
+            // As printed: `sig == SIGKILL`.
+            Kind::Signal => match crate::service::signal::signal_name(raw as i32) {
+                Some(name) => Value::named(raw as i32 as i64, name),
+                None => Value::num(raw as i32 as i64),
+            },
+            Kind::Int | Kind::Fd | Kind::DirFd | Kind::Pid => Value::num(raw as i32 as i64),
             _ => Value::num(raw as i64),
         }
     }
@@ -284,6 +443,69 @@ mod tests {
         assert!(parse_trigger("traceon:x").is_err());
         let e = parse_trigger("traceon if nosuchfield == 1").unwrap_err();
         assert!(e.contains("Unknown field 'nosuchfield'"), "{e}");
+    }
+
+    #[test]
+    fn edit_distance_counts_swaps_once() {
+        assert_eq!(distance("wirte", "write"), 1);
+        assert_eq!(distance("opnat", "openat"), 1);
+        assert_eq!(distance("", "abc"), 3);
+        assert_eq!(distance("kitten", "sitting"), 3);
+        assert_eq!(distance("same", "same"), 0);
+    }
+
+    #[test]
+    fn unknown_names_are_rejected_with_a_caret_and_the_nearest_name() {
+        for (expr, error) in [
+            (
+                "errno == ENOSUCHERR",
+                "bad filter: Unknown errno 'ENOSUCHERR'\n  Filter: errno == ENOSUCHERR\n                   ^",
+            ),
+            (
+                "errno != enoent",
+                "bad filter: Unknown errno 'enoent' (did you mean ENOENT?)\n  Filter: errno != enoent\n                   ^",
+            ),
+            (
+                "fd == 3 && name == nosuchcall",
+                "bad filter: Unknown system call 'nosuchcall'\n  Filter: fd == 3 && name == nosuchcall\n                             ^",
+            ),
+            (
+                "name == \"wirte\"",
+                "bad filter: Unknown system call 'wirte' (did you mean write?)\n  Filter: name == \"wirte\"\n                  ^",
+            ),
+            (
+                "name ~ \"nosuch*\"",
+                "bad filter: Pattern \"nosuch*\" matches no system call\n  Filter: name ~ \"nosuch*\"\n                 ^",
+            ),
+            (
+                "sig == KILL",
+                "bad filter: Unknown signal 'KILL' (did you mean SIGKILL?)\n  Filter: sig == KILL\n                 ^",
+            ),
+            (
+                "sig == NOSUCHSIGNAL",
+                "bad filter: Unknown signal 'NOSUCHSIGNAL'\n  Filter: sig == NOSUCHSIGNAL\n                 ^",
+            ),
+            (
+                "request == MON_IOCX_MFECH",
+                "bad filter: Unknown ioctl request 'MON_IOCX_MFECH' (did you mean MON_IOCX_MFETCH?)\n  Filter: request == MON_IOCX_MFECH\n                     ^",
+            ),
+        ] {
+            assert_eq!(parse_filter(expr).unwrap_err().to_string(), error, "{expr}");
+        }
+        for good in [
+            "name == openat || name == send || name == syscall_451",
+            "errno == ERESTARTSYS || errno ~ \"EN*\"",
+            "sig == SIGRTMIN || sig == SIGUSR1",
+            "request == TCGETS || request ~ \"_IOR*\" || request == MON_IOCG_STATS",
+            "count > 3 && path == nosuchcall",
+        ] {
+            assert!(parse_filter(good).is_ok(), "{good}");
+        }
+        let e = parse_trigger("traceoff if errno == ENOENTX").unwrap_err();
+        assert!(
+            e.contains("Unknown errno 'ENOENTX' (did you mean ENOENT?)"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -24,6 +24,7 @@ use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
 use nix::unistd::Pid;
 
 use crate::call::{Call, CallData, CallType, Show, call_replay};
+use crate::escape::TraceeText;
 use crate::fdtable::SharedFdTable;
 use crate::format::FormatConfig;
 use crate::kernel::{self, Memory};
@@ -52,6 +53,10 @@ pub struct Config {
     pub call_times: bool,
     /// Whether to use the seccomp-bpf fast path.
     pub seccomp: SeccompMode,
+    /// `--kill-on-exit`: the started command dies with rtrace
+    /// (PTRACE_O_EXITKILL). Without it a killed rtrace leaves the command
+    /// running, as strace does, except under the seccomp fast path.
+    pub kill_on_exit: bool,
 }
 
 /// What is printed: `-e trace=`, `-e status=`, `-e signal=`.
@@ -243,7 +248,7 @@ struct Proc {
     pid: i32,
     /// Its thread group (process) id.
     tgid: i32,
-    name: String,
+    name: TraceeText,
     attached: bool,
     life: Life,
     call: Option<Call>,
@@ -268,7 +273,7 @@ struct Proc {
 }
 
 impl Proc {
-    fn new(pid: i32, name: String, attached: bool, life: Life, fds: SharedFdTable) -> Proc {
+    fn new(pid: i32, name: TraceeText, attached: bool, life: Life, fds: SharedFdTable) -> Proc {
         Proc {
             pid,
             tgid: pid,
@@ -308,6 +313,8 @@ struct Engine {
     out: Output,
     fmt: FormatConfig,
     follow: bool,
+    /// `--kill-on-exit`: PTRACE_O_EXITKILL on the started command.
+    kill_on_exit: bool,
     select: Selection,
     /// Selection by (arch, number), computed once per call number.
     selected: IntMap<(kernel::Arch, u64), bool>,
@@ -364,6 +371,7 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
         out,
         fmt: cfg.format,
         follow: cfg.follow,
+        kill_on_exit: cfg.kill_on_exit,
         deferring: !cfg.select.status.is_all()
             || cfg.select.filter.is_some()
             || !cfg.select.triggers.is_empty(),
@@ -492,7 +500,7 @@ impl Engine {
             let map = obj.as_object_mut().expect("an object");
             match &report {
                 Report::Tracing(name) | Report::Exec(name) => {
-                    map.insert("name".into(), name.as_str().into());
+                    map.insert("name".into(), name.json());
                 }
                 Report::Exited(code) => {
                     map.insert("code".into(), (*code).into());
@@ -502,9 +510,7 @@ impl Engine {
                 }
                 Report::Detached => {}
             }
-            let mut line = obj.to_string();
-            line.push('\n');
-            self.out.raw(&line);
+            self.out.json_line(&obj);
             return;
         }
         match report {
@@ -910,8 +916,8 @@ impl Engine {
                 continue;
             }
             self.orphans.remove(&pid);
-            let name =
-                kernel::process_name(Pid::from_raw(pid)).unwrap_or_else(|| "<unknown>".into());
+            let name = kernel::process_name(Pid::from_raw(pid))
+                .unwrap_or_else(|| TraceeText::from("<unknown>"));
             let mut table = crate::fdtable::FdTable::new(pid);
             table.proc_only = self.seccomp;
             let mut proc = Proc::new(
@@ -1203,10 +1209,11 @@ impl Engine {
 
 /// A process event the engine reports.
 enum Report {
-    /// Tracing starts (started, attached or a new child).
-    Tracing(String),
+    /// Tracing starts (started, attached or a new child); the process's
+    /// name, which it chose.
+    Tracing(TraceeText),
     /// A successful execve: the process runs a new program.
-    Exec(String),
+    Exec(TraceeText),
     /// The process exited with this code.
     Exited(i32),
     /// A signal killed the process.

@@ -9,6 +9,7 @@ use std::rc::Rc;
 use nix::unistd::Pid;
 
 use super::{Engine, Error, Life, Proc, io_message, wait};
+use crate::escape::TraceeText;
 use crate::fdtable::FdTable;
 use crate::kernel;
 
@@ -39,15 +40,16 @@ fn resolve(cmd: &OsString) -> Result<std::path::PathBuf, std::io::Error> {
     found_non_exec.ok_or_else(|| std::io::Error::from_raw_os_error(libc::ENOENT))
 }
 
-/// The ptrace options for a tracee.
-pub(super) fn options(follow: bool, started: bool, seccomp: bool) -> libc::c_int {
+/// The ptrace options for a tracee. `exit_kill` asks the kernel to kill it
+/// when rtrace dies (PTRACE_O_EXITKILL).
+pub(super) fn options(follow: bool, exit_kill: bool, seccomp: bool) -> libc::c_int {
     let mut opts = libc::PTRACE_O_TRACESYSGOOD | libc::PTRACE_O_TRACEEXEC;
     // Under the filter children are traced even without -f (not shown):
     // see Proc::shown.
     if follow || seccomp {
         opts |= libc::PTRACE_O_TRACEFORK | libc::PTRACE_O_TRACEVFORK | libc::PTRACE_O_TRACECLONE;
     }
-    if started {
+    if exit_kill {
         opts |= libc::PTRACE_O_EXITKILL;
     }
     if seccomp {
@@ -170,7 +172,12 @@ impl Engine {
         unsafe { libc::close(rfd) };
         let child = Pid::from_raw(pid);
         let seccomp = filter.is_some();
-        let seized = kernel::seize(child, options(self.follow, true, seccomp))
+        // As strace, a killed rtrace leaves its command running, unless
+        // asked (--kill-on-exit) or under the seccomp filter: with no
+        // tracer the filter's selected calls fail with ENOSYS, which would
+        // break the command in ways worse than ending it.
+        let exit_kill = self.kill_on_exit || seccomp;
+        let seized = kernel::seize(child, options(self.follow, exit_kill, seccomp))
             .and_then(|_| kernel::interrupt(child));
         if let Err(e) = seized {
             // SAFETY: kill and close take plain values.
@@ -200,11 +207,15 @@ impl Engine {
             libc::write(wfd, b"x".as_ptr().cast(), 1);
             libc::close(wfd);
         }
+        // The name the kernel gives it at exec: the file's name, cut to
+        // 15 bytes. Whoever named the file chose it: it prints escaped.
         let name = path
             .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| shown.clone());
-        let name: String = name.chars().take(15).collect();
+            .map_or_else(
+                || TraceeText::from(shown.as_str()),
+                |n| TraceeText::new(n.as_bytes()),
+            )
+            .truncated(15);
         let mut table = FdTable::new(pid);
         table.proc_only = seccomp;
         let fds = Rc::new(RefCell::new(table));
@@ -231,6 +242,7 @@ impl Engine {
             .collect();
         tids.sort_unstable();
         let fds = Rc::new(RefCell::new(FdTable::new(pid)));
+        let mut seized_any = false;
         for tid in tids {
             if self.procs.contains_key(&tid) {
                 continue;
@@ -254,10 +266,21 @@ impl Engine {
                     ));
                 }
             }
-            let name = kernel::process_name(t).unwrap_or_else(|| "<unknown>".into());
+            seized_any = true;
+            let name = kernel::process_name(t).unwrap_or_else(|| TraceeText::from("<unknown>"));
             let mut proc = Proc::new(tid, name, true, Life::Attaching, fds.clone());
             proc.tgid = pid;
             self.procs.insert(tid, proc);
+        }
+        if !seized_any && is_zombie(pid) {
+            // Nothing of it runs: a zombie (or one whose last thread ended
+            // meanwhile) has nothing to trace, which is worth saying.
+            return Err(Error::new(
+                format!(
+                    "cannot attach to pid {pid}: the process has exited and is waiting to be reaped by its parent"
+                ),
+                1,
+            ));
         }
         self.set_count();
         Ok(())

@@ -1,0 +1,185 @@
+//! Escaping: how bytes a tracee controls are made safe to print.
+//!
+//! A tracee chooses its name (`prctl(PR_SET_NAME)`), its file names, the
+//! strings it passes to calls and what it registers with user_events; any
+//! of it may hold terminal control sequences. This module owns the three
+//! ways such text is rendered, all of them escaping:
+//!
+//! - [`TraceeText`], the type for tracee text kept outside a call's
+//!   arguments (process names): it has no unescaped rendering;
+//! - [`c_escape`], the C escaping of strings (`\n`, `\x1b`), which
+//!   [`TraceeText`] and the Printer's strings share;
+//! - [`terminal_safe`] and [`json_safe`], the output layer's last line of
+//!   defence: whatever a caller hands it, no control character, DEL, C1
+//!   control or bidirectional override reaches the terminal raw, in the
+//!   text trace or in JSON (where `jq` would print it).
+
+use std::borrow::Cow;
+use std::fmt::{self, Write as _};
+
+/// Bytes that came from a tracee (a process or thread name, a file name
+/// its program was started from). Printing it goes through [`fmt::Display`],
+/// which C-escapes every byte that is not printable ASCII, as strings are
+/// escaped (`\x1b[2J\n`), or through [`TraceeText::json`]; there is no way
+/// to get its raw bytes into the output.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TraceeText(Box<[u8]>);
+
+impl TraceeText {
+    /// Text from raw tracee bytes.
+    pub fn new(bytes: impl Into<Vec<u8>>) -> TraceeText {
+        TraceeText(bytes.into().into_boxed_slice())
+    }
+
+    /// The first `max` bytes, as the kernel cuts a task's comm name.
+    pub fn truncated(&self, max: usize) -> TraceeText {
+        TraceeText::new(&self.0[..self.0.len().min(max)])
+    }
+
+    /// The JSON form: a string (invalid UTF-8 shown as U+FFFD). The JSON
+    /// writer escapes the control characters in it.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::Value::String(String::from_utf8_lossy(&self.0).into_owned())
+    }
+}
+
+impl From<&str> for TraceeText {
+    fn from(text: &str) -> TraceeText {
+        TraceeText::new(text.as_bytes())
+    }
+}
+
+impl fmt::Display for TraceeText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = String::with_capacity(self.0.len());
+        c_escape(&self.0, true, &mut s);
+        f.write_str(&s)
+    }
+}
+
+/// Append `bytes` to `out` C-escaped: printable ASCII as itself, `\n`,
+/// `\t`, `\r`, `\0` (`\x00` before a digit, which would read as octal)
+/// and `\xHH` for every other byte. With `quotes`, `"` and `\` are escaped
+/// too, as inside a quoted string.
+pub fn c_escape(bytes: &[u8], quotes: bool, out: &mut String) {
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'"' if quotes => out.push_str("\\\""),
+            b'\\' if quotes => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\t' => out.push_str("\\t"),
+            b'\r' => out.push_str("\\r"),
+            0 => {
+                let next_digit = bytes.get(i + 1).is_some_and(|n| n.is_ascii_digit());
+                out.push_str(if next_digit { "\\x00" } else { "\\0" });
+            }
+            0x20..=0x7e => out.push(b as char),
+            _ => {
+                let _ = write!(out, "\\x{b:02x}");
+            }
+        }
+    }
+}
+
+/// `text` with every byte that is not printable ASCII C-escaped (a `\n`
+/// too, unless `newlines` allows line ends): what the output layer does
+/// to all text before writing it, so that no caller can put a raw
+/// control sequence on the terminal. Text that is already safe (all of
+/// it, when callers escape what they print) is returned as it is.
+pub fn terminal_safe(text: &str, newlines: bool) -> Cow<'_, str> {
+    let safe = |b: u8| (0x20..0x7f).contains(&b) || (newlines && b == b'\n');
+    if text.bytes().all(safe) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for piece in text.split_inclusive('\n') {
+        match piece.strip_suffix('\n').filter(|_| newlines) {
+            Some(line) => {
+                c_escape(line.as_bytes(), false, &mut out);
+                out.push('\n');
+            }
+            None => c_escape(piece.as_bytes(), false, &mut out),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Characters JSON allows raw in a string that a terminal acts on: DEL, the
+/// C1 controls (some terminals take U+009B as CSI), and the bidirectional
+/// marks, embeddings, overrides and isolates, which reorder what is shown
+/// (the "Trojan Source" trick), and the Unicode line and paragraph
+/// separators.
+fn json_unsafe(c: char) -> bool {
+    matches!(c,
+        '\u{7f}'..='\u{9f}'
+        | '\u{61c}'
+        | '\u{200e}' | '\u{200f}'
+        | '\u{2028}'..='\u{202e}'
+        | '\u{2066}'..='\u{2069}')
+}
+
+/// A value as one line of JSON that is also safe on a terminal: serde's
+/// escaping (control characters below U+0020, quotes, backslashes) plus
+/// `\uXXXX` for the characters [`json_unsafe`] names. Outside strings JSON
+/// text is ASCII, so escaping them anywhere in the text keeps it valid.
+pub fn json_safe(value: &serde_json::Value) -> String {
+    let text = value.to_string();
+    if text.bytes().all(|b| b < 0x7f) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if json_unsafe(c) {
+            let _ = write!(out, "\\u{:04x}", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tracee_text_prints_only_escaped() {
+        let name = TraceeText::new(b"\x1b[2J\x1b]0;pwn\x07\n".to_vec());
+        assert_eq!(name.to_string(), "\\x1b[2J\\x1b]0;pwn\\x07\\n");
+        assert_eq!(
+            TraceeText::new(b"a\"b\\c\x7f\xc3\xa9".to_vec()).to_string(),
+            "a\\\"b\\\\c\\x7f\\xc3\\xa9"
+        );
+        assert_eq!(TraceeText::from("sleep").to_string(), "sleep");
+        assert_eq!(
+            TraceeText::from("0123456789abcdefgh")
+                .truncated(15)
+                .to_string(),
+            "0123456789abcde"
+        );
+    }
+
+    #[test]
+    fn terminal_safe_escapes_what_callers_missed() {
+        assert!(matches!(terminal_safe("read(3, ", false), Cow::Borrowed(_)));
+        assert_eq!(terminal_safe("a\x1b[31mb\n", false), "a\\x1b[31mb\\n");
+        assert_eq!(terminal_safe("x\u{202e}y", false), "x\\xe2\\x80\\xaey");
+        assert_eq!(terminal_safe("a\x07\nb\n", true), "a\\x07\nb\n");
+        assert_eq!(terminal_safe("\"\\", false), "\"\\");
+    }
+
+    #[test]
+    fn json_safe_stays_valid_and_escapes_terminal_controls() {
+        let value = serde_json::json!({
+            "name": "\x1b[2J\u{7f}\u{9b}1m\u{202e}txt.exe\u{2066}\u{200f}\u{61c}é",
+            "\u{202e}key": 1,
+        });
+        let text = json_safe(&value);
+        assert_eq!(
+            text,
+            "{\"name\":\"\\u001b[2J\\u007f\\u009b1m\\u202etxt.exe\\u2066\\u200f\\u061cé\",\"\\u202ekey\":1}"
+        );
+        let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, value);
+    }
+}
