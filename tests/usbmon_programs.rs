@@ -416,3 +416,47 @@ fn dumpcap_lists_the_usbmon_interfaces() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// dumpcap waits for its device in pselect6 between fetches: readable while
+/// events are queued, and once the recording is used up the wait times out
+/// (250 ms) as it does on a quiet bus, so `-a duration:2` ends the capture.
+/// (Were the ring always readable, dumpcap would block in MFETCH for ever.)
+#[test]
+fn dumpcap_waits_in_pselect6_until_its_duration_is_up() {
+    require("dumpcap", "wireshark-common");
+    let dir = scratch("duration");
+    let file = dir.join("capture.pcapng");
+    let traced = trace_program(
+        &dir,
+        &[
+            "dumpcap",
+            "-i",
+            "usbmon0",
+            "-a",
+            "duration:2",
+            "-w",
+            file.to_str().unwrap(),
+        ],
+        &[],
+        None,
+        Duration::from_secs(300),
+    );
+    assert_eq!(traced.code, Some(0), "stderr:\n{}", traced.stderr);
+    let select = "pselect6(4, [3], NULL, NULL, {tv_sec=0, tv_nsec=250000000}, NULL) = ";
+    let waits: Vec<&str> = traced
+        .lines
+        .iter()
+        .filter_map(|l| l.strip_prefix(select))
+        .collect();
+    // One ready wait per event, then only timeouts.
+    let ready = waits
+        .iter()
+        .take_while(|r| **r == "1 {readfds=[3]}")
+        .count();
+    assert_eq!(ready, EVENTS, "{waits:#?}");
+    assert!(waits.len() > EVENTS, "no wait timed out: {waits:#?}");
+    assert!(waits[EVENTS..].iter().all(|r| *r == "0"), "{waits:#?}");
+    assert_events_are_the_kernels(&traced);
+    assert_file_holds_the_recording(&file);
+    let _ = std::fs::remove_dir_all(&dir);
+}
