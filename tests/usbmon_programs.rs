@@ -460,3 +460,50 @@ fn dumpcap_waits_in_pselect6_until_its_duration_is_up() {
     assert_file_holds_the_recording(&file);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// What dumpcap's wait needs from the emulation, call by call: a usbmon fd
+/// is readable while events are queued and never writable, mixed with a
+/// pipe and a bad fd, through poll, ppoll, select and pselect6, with and
+/// without a wait (the fixture checks every result and the time left).
+#[test]
+fn poll_and_select_on_usbmon_fds() {
+    let emu = Emulator::start("usbmon_emu", &[RECORDING, "--timeout", "60"]);
+    fixture("usbmon_poll");
+    let run = common::trace_env(
+        &["-f"],
+        &["usbmon_poll"],
+        &[("USBMON_EMU_SOCKET", emu.socket())],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let lines = run.after_marker();
+    for line in [
+        "poll([{fd=3, events=POLLIN}], 1, 0) = 1 [{fd=3, revents=POLLIN}]",
+        "poll([{fd=3, events=POLLIN|POLLRDNORM}], 1, 0) = 1 [{fd=3, revents=POLLIN|POLLRDNORM}]",
+        "poll([{fd=3, events=POLLOUT}], 1, 0) = 0",
+        "ioctl(3, MON_IOCH_MFLUSH, 1000) = 34",
+        "poll([{fd=3, events=POLLIN}], 1, 30) = 0",
+        "poll([{fd=3, events=POLLIN}, {fd=4, events=POLLIN}], 2, 0) = 1 [{fd=4, revents=POLLIN}]",
+        "poll([{fd=3, events=POLLIN}, {fd=99, events=POLLIN}], 2, 0) = 1 [{fd=99, revents=POLLNVAL}]",
+        "ppoll([{fd=3, events=POLLIN}], 1, {tv_sec=0, tv_nsec=20000000}, NULL, 8) = 0",
+        "pselect6(4, [3], NULL, NULL, {tv_sec=0, tv_nsec=20000000}, NULL) = 0",
+        "select(4, [3], NULL, NULL, {tv_sec=0, tv_usec=20000}) = 0",
+        "pselect6(100, [3 99], NULL, NULL, {tv_sec=0, tv_nsec=0}, NULL) = -1 [EBADF]",
+        "pselect6(5, [3 4], NULL, NULL, {tv_sec=1, tv_nsec=0}, {ss=NULL, ss_len=8}) = 1 {readfds=[4]}",
+        "poll([{fd=3, events=POLLIN}, {fd=6, events=POLLIN}], 2, 0) = 1 [{fd=6, revents=POLLIN}]",
+    ] {
+        assert!(
+            lines.contains(&line.to_string()),
+            "missing {line}\n{lines:#?}"
+        );
+    }
+    // The wait only the child's write ends: cut by the child's lines and
+    // replayed (`*`), unless the child wrote before the wait began.
+    let wait =
+        "poll([{fd=3, events=POLLIN}, {fd=4, events=POLLIN}], 2, -1) = 1 [{fd=4, revents=POLLIN}]";
+    assert!(
+        lines
+            .iter()
+            .any(|l| *l == format!("PID1|*{wait}") || *l == format!("PID1| {wait}")),
+        "missing {wait}\n{lines:#?}"
+    );
+}
