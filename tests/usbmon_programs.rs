@@ -319,15 +319,16 @@ fn capture_child(trace: &str) -> Option<&str> {
         .and_then(|l| l.split(['|', '\'']).next())
 }
 
-/// Whether wireshark's capture child has exited (so it fetched every event
-/// it was asked for).
+/// Whether wireshark's capture child has ended (exited: it fetched every
+/// event it was asked for; or killed, which the checks then report).
 fn capture_done(trace: &str) -> bool {
     let Some(pid) = capture_child(trace) else {
         return false;
     };
     trace.lines().any(|l| {
         l.strip_prefix(pid)
-            .is_some_and(|rest| rest[1..].starts_with(" Process exited"))
+            .and_then(|rest| rest.strip_prefix(['|', '\'']))
+            .is_some_and(|rest| rest.starts_with(" Process "))
     })
 }
 
@@ -369,6 +370,17 @@ fn wireshark_captures_usbmon0() {
             "wireshark did not run dumpcap {args}"
         );
     }
+    // The GUI was still up when its capture had ended, and the SIGTERM
+    // ended it.
+    let end = "Process terminated from signal SIGTERM";
+    assert!(
+        traced
+            .lines
+            .iter()
+            .any(|l| *l == format!("PID1' {end}") || *l == format!("PID1| {end}")),
+        "wireshark did not end by the SIGTERM; stderr:\n{}",
+        traced.stderr
+    );
     assert_events_are_the_kernels(&traced);
     assert_file_holds_the_recording(&file);
     let _ = std::fs::remove_dir_all(&dir);
