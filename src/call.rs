@@ -52,6 +52,10 @@ pub enum CallData {
     /// An input the kernel overwrites before the leave (recvmmsg's
     /// timeout), copied at enter so the call shows what it was given.
     Input(Vec<u8>),
+    /// A value-result length (a `socklen_t` the call reads and then
+    /// overwrites: getsockname's addrlen, recvmsg's msg_namelen), as the
+    /// call was given it, so it prints `[110 => 2]`.
+    Len(u32),
 }
 
 /// The arguments and state of one call, handed to its handler.

@@ -79,7 +79,7 @@ fn socket_calls_through_socketcall_print_as_the_calls_they_stand_for() {
         "connect(5, {sa_family=AF_INET, sin_port=htons(1), \
          sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 [ECONNREFUSED]",
         "shutdown(3, SHUT_RDWR) = 0",
-        "getsockname(9, &ADDR, &ADDR) = -1 [EBADF]",
+        "getsockname(9, &ADDR, [16]) = -1 [EBADF]",
         "listen(9, 1) = -1 [EBADF]",
     ];
     let end = ["exit_group(0)", "Process exited normally with code 0"];
