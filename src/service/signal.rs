@@ -10,6 +10,7 @@ use crate::call::{
 use crate::call::{CallCtx, CallType};
 use crate::format::{FlagDef, Printer, flag};
 use crate::kernel::Arch;
+use crate::service::fs::put_extended;
 use crate::service::generic::put_fd;
 use crate::service::h;
 use crate::service::raw::out_param_in;
@@ -322,6 +323,11 @@ pub fn rt_sigtimedwait_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     p.uint("sigsetsize", c.args[3]);
     p.equals();
     p.result(c.result);
+    // The result is the signal taken: `= 10 (SIGUSR1)`.
+    if !failed && p.symbols() {
+        let sig = c.result;
+        put_extended(p, "signal", |p, n| put_signal(p, n, sig));
+    }
 }
 
 /// `rt_sigqueueinfo(tgid, sig, info)`

@@ -445,6 +445,32 @@ pub fn setitimer_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     out_param_in(p, c, failed, "old_value", c.args[2], put_itimerval);
 }
 
+/// `times(buf)`: the process times at leave.
+pub fn times_out(_p: &mut Printer, _c: &mut CallCtx) -> CallType {
+    CallType::NotDone
+}
+
+/// A `struct tms` (four `clock_t`s, longs of the ABI):
+/// `{tms_utime=1, tms_stime=0, tms_cutime=0, tms_cstime=0}`.
+fn put_tms(p: &mut Printer, name: &str, addr: u64) {
+    let word = word_size(p.arch());
+    let Some(b) = open_struct_dyn(p, name, addr, 4 * word) else {
+        return;
+    };
+    for (i, field) in ["tms_utime", "tms_stime", "tms_cutime", "tms_cstime"]
+        .iter()
+        .enumerate()
+    {
+        p.int(field, int_at(&b, i * word, word));
+    }
+    p.close_struct(true);
+}
+
+/// Leave half of times.
+pub fn times_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    out_param_in(p, c, failed, "buf", c.args[0], put_tms);
+}
+
 /// This area's handlers (see `service::h`).
 pub static HANDLERS: &[Handler] = &[
     h("clock_getres", clock_get_out, clock_get_in, Normal),
@@ -468,6 +494,7 @@ pub static HANDLERS: &[Handler] = &[
     h("getitimer", getitimer_out, getitimer_in, Normal),
     h("gettimeofday", gettimeofday_out, gettimeofday_in, Normal),
     h("nanosleep", nanosleep_out, nanosleep_in, Normal),
+    h("times", times_out, times_in, Normal),
     h("setitimer", setitimer_out, setitimer_in, Normal),
     h("settimeofday", settimeofday_out, default_in, Normal),
     h("timer_create", timer_create_out, timer_create_in, Normal),
