@@ -505,8 +505,7 @@ const POLL_CODES: &[(i64, &str)] = &[
 /// `SIGSYS` codes.
 const SYS_CODES: &[(i64, &str)] = &[(1, "SYS_SECCOMP"), (2, "SYS_USER_DISPATCH")];
 
-/// `sizeof(siginfo_t)`.
-const SIGINFO_SIZE: usize = 128;
+use crate::kernel::SIGINFO_SIZE;
 
 /// Which union member of a siginfo the kernel filled (its siginfo_layout).
 #[derive(PartialEq)]
@@ -545,16 +544,23 @@ fn siginfo_layout(sig: i32, code: i32) -> Layout {
 /// Print a `siginfo_t` already copied: `{si_signo=SIGUSR1, si_code=SI_USER,
 /// si_pid=42, si_uid=0}`; `{}` when no signal is in it (waitid WNOHANG).
 pub fn put_siginfo_fields(p: &mut Printer, b: &[u8], arch: Arch) {
-    let word = word_size(arch);
     let signo = i32_at(b, 0);
     if signo == 0 {
         return;
     }
+    put_signal(p, "si_signo", signo as i64);
+    put_siginfo_details(p, b, arch);
+}
+
+/// The fields of a copied `siginfo_t` after `si_signo` (which a signal
+/// line already names): `si_code=CLD_EXITED, si_pid=42, ...`.
+pub fn put_siginfo_details(p: &mut Printer, b: &[u8], arch: Arch) {
+    let word = word_size(arch);
+    let signo = i32_at(b, 0);
     let errno = i32_at(b, 4);
     let code = i32_at(b, 8);
     // The union follows three ints, aligned to a pointer.
     let u = if word == 8 { 16 } else { 12 };
-    put_signal(p, "si_signo", signo as i64);
     if errno != 0 {
         let name = crate::call::errno_name(errno as i64);
         p.symbol("si_errno", errno as i64, name);
