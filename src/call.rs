@@ -74,6 +74,9 @@ pub struct CallCtx<'a> {
     pub data: &'a mut CallData,
     /// The process's fd table (read-only for printing).
     pub fds: &'a FdTable,
+    /// The stack pointer at the call's entry: rt_sigreturn finds the
+    /// signal frame it restores there.
+    pub sp: u64,
 }
 
 impl CallCtx<'_> {
@@ -249,6 +252,7 @@ pub fn call_enter(t: Stopped, call: &mut Call) {
         sig: call.sig,
         data: &mut call.data,
         fds: t.fds,
+        sp: call.sp,
     };
     let kind = (call.handler.out)(&mut p, &mut ctx);
     call.kind = kind;
@@ -335,6 +339,7 @@ pub fn call_leave(
                 sig: call.sig,
                 data: &mut call.data,
                 fds: t.fds,
+                sp: call.sp,
             };
             (call.handler.r#in)(&mut p, &mut ctx, failed);
             debug_assert!(
@@ -393,6 +398,7 @@ fn json_leave(
                 sig: call.sig,
                 data: &mut call.data,
                 fds: t.fds,
+                sp: call.sp,
             };
             (call.handler.r#in)(&mut p, &mut ctx, failed);
         } else if !p.state().params_closed {

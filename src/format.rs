@@ -401,6 +401,15 @@ impl<'a> Printer<'a> {
         }
     }
 
+    /// A comment on the item just printed, for a person reading the text:
+    /// ` /* 2026-11-22T19:44:07+0000 */`. JSON carries the value alone.
+    pub fn note(&mut self, text: &str) {
+        if !self.cfg.json {
+            self.out
+                .text(Some(self.pid), &format!(" /* {text} */"), Style::Plain);
+        }
+    }
+
     /// A value-result number the call read and then overwrote: `110 => 2`
     /// when they differ (as strace prints them), else `2`; in JSON the
     /// number, or `{"value": 2, "before": 110}`.

@@ -8,7 +8,7 @@ use crate::call::{
     Handler, default_in,
 };
 use crate::call::{CallCtx, CallType};
-use crate::format::{FlagDef, Printer, flag};
+use crate::format::{FlagDef, Naming, Printer, flag};
 use crate::kernel::Arch;
 use crate::service::fs::put_extended;
 use crate::service::generic::put_fd;
@@ -161,6 +161,37 @@ pub fn tgkill_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 
 /// `rt_sigreturn()`, `sigreturn()`: no parameters, no return on success.
 pub fn sigreturn_out(_p: &mut Printer, _c: &mut CallCtx) -> CallType {
+    CallType::NoReturn
+}
+
+/// Where `uc.uc_sigmask` lies from the stack pointer at rt_sigreturn's
+/// entry: the handler's return popped the frame's return address, so the
+/// pointer is just past it (`struct rt_sigframe` in arch/x86's
+/// sigframe.h). x86_64: `struct ucontext` at sp, its mask after uc_flags,
+/// uc_link, uc_stack (24) and the sigcontext (256). i386: the frame began
+/// 4 bytes lower; `uc` follows pretcode, sig, pinfo, puc and the siginfo
+/// (144), its mask after 4 + 4 + 12 + the sigcontext (88).
+fn sigreturn_mask_offset(arch: Arch) -> Option<u64> {
+    match arch {
+        Arch::X86_64 => Some(8 + 8 + 24 + 256),
+        Arch::I386 => Some(144 - 4 + 4 + 4 + 12 + 88),
+        Arch::X32 => None,
+    }
+}
+
+/// `rt_sigreturn()`: with `-v`, the signal mask it restores, read from
+/// the signal frame (strace's form, under the name `frame`):
+/// `rt_sigreturn({mask=[USR2]})`.
+pub fn rt_sigreturn_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    if p.config().verbose > 0
+        && p.config().values_only < 2
+        && let Some(off) = sigreturn_mask_offset(c.arch)
+        && let Some(mask) = read_vec(p, c.sp.wrapping_add(off), SIGSET_SIZE)
+    {
+        p.open("frame", "{", Naming::Fields);
+        put_sigset_bytes(p, "mask", &mask);
+        p.close("}");
+    }
     CallType::NoReturn
 }
 
@@ -643,7 +674,7 @@ pub static HANDLERS: &[Handler] = &[
         Normal,
     ),
     h("rt_sigqueueinfo", rt_sigqueueinfo_out, default_in, Normal),
-    h("rt_sigreturn", sigreturn_out, default_in, Sigreturn),
+    h("rt_sigreturn", rt_sigreturn_out, default_in, Sigreturn),
     h("rt_sigsuspend", rt_sigsuspend_out, default_in, Normal),
     h(
         "rt_sigtimedwait",
