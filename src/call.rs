@@ -52,6 +52,10 @@ pub enum CallData {
     /// An input the kernel overwrites before the leave (recvmmsg's
     /// timeout), copied at enter so the call shows what it was given.
     Input(Vec<u8>),
+    /// A value-result length (a `socklen_t` the call reads and then
+    /// overwrites: getsockname's addrlen, recvmsg's msg_namelen), as the
+    /// call was given it, so it prints `[110 => 2]`.
+    Len(u32),
 }
 
 /// The arguments and state of one call, handed to its handler.
@@ -70,6 +74,9 @@ pub struct CallCtx<'a> {
     pub data: &'a mut CallData,
     /// The process's fd table (read-only for printing).
     pub fds: &'a FdTable,
+    /// The stack pointer at the call's entry: rt_sigreturn finds the
+    /// signal frame it restores there.
+    pub sp: u64,
 }
 
 impl CallCtx<'_> {
@@ -245,6 +252,7 @@ pub fn call_enter(t: Stopped, call: &mut Call) {
         sig: call.sig,
         data: &mut call.data,
         fds: t.fds,
+        sp: call.sp,
     };
     let kind = (call.handler.out)(&mut p, &mut ctx);
     call.kind = kind;
@@ -331,6 +339,7 @@ pub fn call_leave(
                 sig: call.sig,
                 data: &mut call.data,
                 fds: t.fds,
+                sp: call.sp,
             };
             (call.handler.r#in)(&mut p, &mut ctx, failed);
             debug_assert!(
@@ -389,6 +398,7 @@ fn json_leave(
                 sig: call.sig,
                 data: &mut call.data,
                 fds: t.fds,
+                sp: call.sp,
             };
             (call.handler.r#in)(&mut p, &mut ctx, failed);
         } else if !p.state().params_closed {

@@ -57,10 +57,13 @@ impl fmt::Display for TraceeText {
     }
 }
 
-/// Append `bytes` to `out` C-escaped: printable ASCII as itself, `\n`,
-/// `\t`, `\r`, `\0` (`\x00` before a digit, which would read as octal)
-/// and `\xHH` for every other byte. With `quotes`, `"` and `\` are escaped
-/// too, as inside a quoted string.
+/// Append `bytes` to `out` C-escaped as strace escapes strings: printable
+/// ASCII as itself, `\n`, `\t`, `\r`, `\v`, `\f`, and every other byte
+/// in octal (`\33`, `\177`), with three digits when an octal digit
+/// follows, so the text means the same bytes when pasted into C (a hex
+/// escape would swallow a following hex digit: `"\x7fELF"` is not
+/// `"\177ELF"`). With `quotes`, `"` and `\` are escaped too, as inside a
+/// quoted string.
 pub fn c_escape(bytes: &[u8], quotes: bool, out: &mut String) {
     for (i, &b) in bytes.iter().enumerate() {
         match b {
@@ -69,13 +72,16 @@ pub fn c_escape(bytes: &[u8], quotes: bool, out: &mut String) {
             b'\n' => out.push_str("\\n"),
             b'\t' => out.push_str("\\t"),
             b'\r' => out.push_str("\\r"),
-            0 => {
-                let next_digit = bytes.get(i + 1).is_some_and(|n| n.is_ascii_digit());
-                out.push_str(if next_digit { "\\x00" } else { "\\0" });
-            }
+            0x0b => out.push_str("\\v"),
+            0x0c => out.push_str("\\f"),
             0x20..=0x7e => out.push(b as char),
             _ => {
-                let _ = write!(out, "\\x{b:02x}");
+                let octal_next = bytes.get(i + 1).is_some_and(|n| (b'0'..=b'7').contains(n));
+                let _ = if octal_next {
+                    write!(out, "\\{b:03o}")
+                } else {
+                    write!(out, "\\{b:o}")
+                };
             }
         }
     }
@@ -145,10 +151,10 @@ mod tests {
     #[test]
     fn tracee_text_prints_only_escaped() {
         let name = TraceeText::new(b"\x1b[2J\x1b]0;pwn\x07\n".to_vec());
-        assert_eq!(name.to_string(), "\\x1b[2J\\x1b]0;pwn\\x07\\n");
+        assert_eq!(name.to_string(), "\\33[2J\\33]0;pwn\\7\\n");
         assert_eq!(
             TraceeText::new(b"a\"b\\c\x7f\xc3\xa9".to_vec()).to_string(),
-            "a\\\"b\\\\c\\x7f\\xc3\\xa9"
+            "a\\\"b\\\\c\\177\\303\\251"
         );
         assert_eq!(TraceeText::from("sleep").to_string(), "sleep");
         assert_eq!(
@@ -162,9 +168,9 @@ mod tests {
     #[test]
     fn terminal_safe_escapes_what_callers_missed() {
         assert!(matches!(terminal_safe("read(3, ", false), Cow::Borrowed(_)));
-        assert_eq!(terminal_safe("a\x1b[31mb\n", false), "a\\x1b[31mb\\n");
-        assert_eq!(terminal_safe("x\u{202e}y", false), "x\\xe2\\x80\\xaey");
-        assert_eq!(terminal_safe("a\x07\nb\n", true), "a\\x07\nb\n");
+        assert_eq!(terminal_safe("a\x1b[31mb\n", false), "a\\33[31mb\\n");
+        assert_eq!(terminal_safe("x\u{202e}y", false), "x\\342\\200\\256y");
+        assert_eq!(terminal_safe("a\x07\nb\n", true), "a\\7\nb\n");
         assert_eq!(terminal_safe("\"\\", false), "\"\\");
     }
 

@@ -401,6 +401,31 @@ impl<'a> Printer<'a> {
         }
     }
 
+    /// A comment on the item just printed, for a person reading the text:
+    /// ` /* 2026-11-22T19:44:07+0000 */`. JSON carries the value alone.
+    pub fn note(&mut self, text: &str) {
+        if !self.cfg.json {
+            self.out
+                .text(Some(self.pid), &format!(" /* {text} */"), Style::Plain);
+        }
+    }
+
+    /// A value-result number the call read and then overwrote: `110 => 2`
+    /// when they differ (as strace prints them), else `2`; in JSON the
+    /// number, or `{"value": 2, "before": 110}`.
+    pub fn changed(&mut self, name: &str, before: u64, after: u64) {
+        if before == after {
+            self.uint(name, after);
+        } else {
+            let text = format!("{before} => {after}");
+            self.emit(
+                name,
+                &text,
+                || serde_json::json!({ "value": after, "before": before }),
+            );
+        }
+    }
+
     /// A value that is one of a set of symbols, or a number if none fits.
     pub fn symbol(&mut self, name: &str, value: i64, symbol: Option<&str>) {
         match symbol {
@@ -459,7 +484,9 @@ impl<'a> Printer<'a> {
         let want = (len as usize).min(limit);
         let mut bytes = vec![0u8; want];
         let got = self.mem.read(addr, &mut bytes);
-        if (got == 0 && want > 0) || (addr == 0 && len > 0) {
+        // NULL is NULL even when no byte is wanted (`iov_base=NULL,
+        // iov_len=0`), never an empty string.
+        if addr == 0 || (got == 0 && want > 0) {
             self.ptr(name, addr);
             return;
         }
@@ -562,7 +589,12 @@ fn push_flag(out: &mut String, name: &str) {
 
 /// C-escape `bytes` in double quotes; `cut` appends `..` after the quote.
 /// Every byte that is not printable ASCII is escaped, so a tracee can never
-/// send terminal control sequences through the trace.
+/// send terminal control sequences through the trace. Escapes are octal,
+/// as strace prints them: a hex escape has no length limit in C
+/// (`"\x7fELF"` reads as the one escape `\x7fE`), while an octal one
+/// ends after three digits, and takes all three only when an octal digit
+/// follows (`\177ELF`, `\0` but `\0001`), so the text always means the
+/// same bytes when pasted into C.
 pub fn quote(bytes: &[u8], cut: bool) -> String {
     let mut s = String::with_capacity(bytes.len() + 4);
     s.push('"');
@@ -595,9 +627,21 @@ mod tests {
     #[test]
     fn quote_escapes_everything_unprintable() {
         assert_eq!(quote(b"hi\n", false), "\"hi\\n\"");
-        assert_eq!(quote(b"\x1b[31m", false), "\"\\x1b[31m\"");
-        assert_eq!(quote(b"a\0b\x001", true), "\"a\\0b\\x001\"..");
-        assert_eq!(quote("é".as_bytes(), false), "\"\\xc3\\xa9\"");
+        assert_eq!(quote(b"\x1b[31m", false), "\"\\33[31m\"");
+        assert_eq!(quote(b"a\0b\x001", true), "\"a\\0b\\0001\"..");
+        assert_eq!(quote(b"\x009\x018", false), "\"\\09\\18\"");
+        assert_eq!(quote("é".as_bytes(), false), "\"\\303\\251\"");
+        assert_eq!(quote(b"\x0b\x0c\x7f", false), "\"\\v\\f\\177\"");
+    }
+
+    #[test]
+    fn quote_never_lets_an_escape_swallow_the_next_byte() {
+        // "\x7fELF" would read in C as the escape \x7fE and "LF".
+        assert_eq!(quote(b"\x7fELF", false), "\"\\177ELF\"");
+        // A short octal escape before an octal digit would read as longer.
+        assert_eq!(quote(b"\x017", false), "\"\\0017\"");
+        assert_eq!(quote(b"\xff7", false), "\"\\3777\"");
+        assert_eq!(quote(b"\x01a", false), "\"\\1a\"");
     }
 
     #[test]

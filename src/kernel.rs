@@ -375,6 +375,27 @@ pub fn resume(pid: Pid, request: libc::c_uint, sig: i32) -> io::Result<()> {
     }
 }
 
+/// `sizeof(siginfo_t)`: what PTRACE_GETSIGINFO copies.
+pub const SIGINFO_SIZE: usize = 128;
+
+/// PTRACE_GETSIGINFO at a signal-delivery stop: the `siginfo_t` the kernel
+/// is delivering, as raw bytes in rtrace's own (x86_64) layout whatever
+/// the tracee's ABI; `None` if the request fails (the process is gone).
+pub fn siginfo(pid: Pid) -> Option<[u8; SIGINFO_SIZE]> {
+    let mut buf = [0u8; SIGINFO_SIZE];
+    // SAFETY: PTRACE_GETSIGINFO writes one siginfo_t (128 bytes) to `data`,
+    // which points at a buffer of that size.
+    let r = unsafe {
+        libc::ptrace(
+            libc::PTRACE_GETSIGINFO,
+            pid.as_raw(),
+            std::ptr::null_mut::<libc::c_void>(),
+            buf.as_mut_ptr() as *mut libc::c_void,
+        )
+    };
+    (r == 0).then_some(buf)
+}
+
 /// PTRACE_GETEVENTMSG: the new child's pid, or the former thread id at exec.
 pub fn event_msg(pid: Pid) -> Option<i32> {
     nix::sys::ptrace::getevent(pid).ok().map(|v| v as i32)

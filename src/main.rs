@@ -82,7 +82,8 @@ struct Cli {
     #[arg(short = 's', long = "string-limit", value_name = "N")]
     string_limit: Option<usize>,
 
-    /// More detail: longer strings and more struct fields (repeatable)
+    /// More detail: longer strings, more struct fields, each signal's
+    /// siginfo (repeatable)
     #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count)]
     verbose: u8,
 

@@ -603,8 +603,8 @@ mod tests {
         out.json_line(&serde_json::json!({ "name": "\x1b\u{9b}\u{202e}" }));
         assert_eq!(
             text(&buf),
-            "write_index=0 <\\x1b[2J\\xe2\\x80\\xae>,\n  > event \"a\\x07\\nb\"\n\
-             a\\x1bb\nc\n{\"name\":\"\\u001b\\u009b\\u202e\"}\n"
+            "write_index=0 <\\33[2J\\342\\200\\256>,\n  > event \"a\\7\\nb\"\n\
+             a\\33b\nc\n{\"name\":\"\\u001b\\u009b\\u202e\"}\n"
         );
     }
 

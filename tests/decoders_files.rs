@@ -136,9 +136,9 @@ fn verbose_structs() {
             "statx(5, \"\", AT_EMPTY_PATH|AT_STATX_DONT_SYNC, STATX_BASIC_STATS|STATX_BTIME, \
              {stx_mask=STATX_BASIC_STATS|$$, stx_blksize=$$, stx_attributes=$$, stx_nlink=1, \
              stx_uid=$$, stx_gid=$$, stx_mode=S_IFREG|0644, stx_ino=$$, stx_size=16, \
-             stx_blocks=$$, stx_attributes_mask=$$, stx_atime={tv_sec=$$, tv_nsec=$$}, \
-             stx_btime={tv_sec=$$, tv_nsec=$$}, stx_ctime={tv_sec=$$, tv_nsec=$$}, \
-             stx_mtime={tv_sec=$$, tv_nsec=$$}, stx_rdev_major=0, stx_rdev_minor=0, \
+             stx_blocks=$$, stx_attributes_mask=$$, stx_atime={tv_sec=$$, tv_nsec=$$} /* $$ */, \
+             $$stx_ctime={tv_sec=$$, tv_nsec=$$} /* $$ */, \
+             stx_mtime={tv_sec=$$, tv_nsec=$$} /* $$ */, stx_rdev_major=0, stx_rdev_minor=0, \
              stx_dev_major=$$, stx_dev_minor=$$}) = 0",
             &format!("getdents64(5, [{dirent}, {dirent}, {dirent}], 4096) = 72"),
             "getdents64(5, [], 4096) = 0",
@@ -593,4 +593,57 @@ fn narrow_words_and_shared_flag_bits() {
         ]),
         "{lines:#?}"
     );
+}
+
+/// `-v` details: stat times with their dates as comments, statx fields
+/// only where its mask marks them valid (no creation time the filesystem
+/// did not give), and the signal mask rt_sigreturn restores.
+#[test]
+fn verbose_dates_statx_mask_and_sigreturn_mask() {
+    let got = lines("verbose_details", &["-v"], true);
+    let statx = got.iter().find(|l| l.starts_with("statx(")).unwrap();
+    // Whether the filesystem gives creation times is its choice; a time
+    // is shown exactly when the answer's mask says it is valid.
+    assert_eq!(
+        statx.contains("stx_btime="),
+        statx.contains("STATX_BTIME") || statx.contains("STATX_ALL"),
+        "{statx}"
+    );
+    let btime = if statx.contains("stx_btime=") {
+        "stx_btime=$$, "
+    } else {
+        ""
+    };
+    let atime = "1700000000 /* 2023-11-14T22:13:20.123456789+0000 */";
+    let mtime = "1000000000 /* 2001-09-09T01:46:40+0000 */";
+    let expected = [
+        "write(-1, \"BEGIN\", 5) = -1 [EBADF]".to_string(),
+        "utimensat(AT_FDCWD, \"f\", [{tv_sec=1700000000, tv_nsec=123456789}, \
+         {tv_sec=1000000000, tv_nsec=0}], 0) = 0"
+            .into(),
+        format!(
+            "newfstatat(AT_FDCWD, \"f\", {{st_dev=makedev($$), st_ino=$$, st_mode=S_IFREG|0644, \
+             st_nlink=1, st_uid=$$, st_gid=$$, st_blksize=$$, st_blocks=0, st_size=0, \
+             st_atime={atime}, st_atime_nsec=123456789, st_mtime={mtime}, st_mtime_nsec=0, \
+             st_ctime=$$ /* $$ */, st_ctime_nsec=$$}}, 0) = 0"
+        ),
+        format!(
+            "statx(AT_FDCWD, \"f\", AT_STATX_SYNC_AS_STAT, STATX_MTIME, {{stx_mask=$$, \
+             stx_atime={{tv_sec=1700000000, tv_nsec=123456789}} \
+             /* 2023-11-14T22:13:20.123456789+0000 */, {btime}stx_ctime={{$$}} /* $$ */, \
+             stx_mtime={{tv_sec=1000000000, tv_nsec=0}} /* 2001-09-09T01:46:40+0000 */, \
+             stx_rdev_major=0, $$}}) = 0"
+        ),
+        "kill($$, SIGUSR1) = 0".into(),
+        "** SIGUSR1 {si_code=SI_USER, si_pid=$$, si_uid=$$} **".into(),
+        "rt_sigreturn({mask=[USR2 PIPE]})".into(),
+        "exit_group(0)".into(),
+        "Process exited normally with code 0".into(),
+    ];
+    let want: Vec<&str> = expected.iter().map(String::as_str).collect();
+    assert_lines(&got, &want);
+    // Without -v none of it.
+    let plain = lines("verbose_details", &[], true);
+    assert!(plain.iter().all(|l| !l.contains("/*")), "{plain:?}");
+    assert!(plain.contains(&"rt_sigreturn()".to_string()), "{plain:?}");
 }

@@ -85,7 +85,7 @@ fn network_calls() {
         "sendto(4, \"hello\", 5, MSG_NOSIGNAL, NULL, 0) = 5".into(),
         "recvfrom(5, \"hello\", 64, 0, NULL, NULL) = 5".into(),
         "sendto(4, \"again\", 5, 0, NULL, 0) = 5".into(),
-        "recvfrom(5, \"again\", 64, MSG_PEEK, &ADDR, [0]) = 5".into(),
+        "recvfrom(5, \"again\", 64, MSG_PEEK, &ADDR, [16 => 0]) = 5".into(),
         "recvfrom(5, \"ag\", 2, MSG_DONTWAIT, NULL, NULL) = 2".into(),
         "getsockopt(3, SOL_SOCKET, SO_TYPE, [SOCK_STREAM], [4]) = 0".into(),
         "getsockopt(3, SOL_SOCKET, SO_DOMAIN, [AF_INET], [4]) = 0".into(),
@@ -96,7 +96,7 @@ fn network_calls() {
         "setsockopt(4, SOL_SOCKET, SO_LINGER, {l_onoff=1, l_linger=5}, 8) = 0".into(),
         "setsockopt(4, SOL_SOCKET, SO_RCVTIMEO_OLD, {tv_sec=1, tv_usec=500}, 16) = 0".into(),
         "setsockopt(4, SOL_SOCKET, SO_REUSEADDR, &0x1, 4) = -1 [EFAULT]".into(),
-        "getsockopt(4, 9999, 1, &ADDR, &ADDR) = -1 [EOPNOTSUPP]".into(),
+        "getsockopt(4, 9999, 1, &ADDR, [4]) = -1 [EOPNOTSUPP]".into(),
         "getsockopt(4, SOL_SOCKET, SO_TYPE, &ADDR, &0x1) = -1 [EFAULT]".into(),
         "shutdown(4, SHUT_WR) = 0".into(),
         "shutdown(4, 7) = -1 [EINVAL]".into(),
@@ -149,7 +149,7 @@ fn network_calls() {
         "socket(AF_UNIX, SOCK_DGRAM, 0) = 11".into(),
         format!("bind(11, {{sa_family=AF_UNIX, sun_path=@\"rtrace-PID1\"}}, {sun_len}) = 0"),
         format!(
-            "getsockname(11, {{sa_family=AF_UNIX, sun_path=@\"rtrace-PID1\"}}, [{sun_len}]) = 0"
+            "getsockname(11, {{sa_family=AF_UNIX, sun_path=@\"rtrace-PID1\"}}, [110 => {sun_len}]) = 0"
         ),
         "connect(11, {sa_family=AF_UNIX, sun_path=\"/nonexistent/sock\"}, 110) = -1 [ENOENT]"
             .into(),
@@ -245,4 +245,75 @@ fn json_addresses() {
     );
     let pair = calls.iter().find(|v| v["name"] == "socketpair").unwrap();
     assert_eq!(pair["args"]["sv"], json!([6, 7]));
+}
+
+/// Value-result lengths show what went in and what the kernel wrote
+/// (`[110 => 2]`, `msg_namelen=110 => 0`), as strace prints them; a NULL
+/// iovec base is `NULL`, never `""`; escapes are octal, so a string means
+/// the same bytes when pasted into C (`"\177ELF"`, not `"\x7fELF"`, which
+/// C reads as the escape `\x7fE`).
+#[test]
+fn value_results_null_bases_and_escapes() {
+    let bin = fixture("value_result");
+    let run = trace(&[], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let esc = "\\177ELF\\1\\33[0m\\v\\f\\09\\0017";
+    let expected: Vec<String> = vec![
+        "write(-1, \"BEGIN\", 5) = -1 [EBADF]".to_string(),
+        "socketpair(AF_UNIX, SOCK_DGRAM, 0, [3, 4]) = 0".into(),
+        "getsockname(3, {sa_family=AF_UNIX}, [110 => 2]) = 0".into(),
+        "getpeername(3, {sa_family=AF_UNIX}, [110 => 2]) = 0".into(),
+        "getsockname(3, {sa_family=AF_UNIX}, [2]) = 0".into(),
+        "getsockname(3, &0x1, [110]) = -1 [EFAULT]".into(),
+        "getsockopt(3, SOL_SOCKET, SO_TYPE, [SOCK_DGRAM], [8 => 4]) = 0".into(),
+        "getsockopt(3, SOL_SOCKET, SO_TYPE, [SOCK_DGRAM], [4]) = 0".into(),
+        "getsockopt(3, 9999, 1, &ADDR, [4]) = -1 [EOPNOTSUPP]".into(),
+        "sendto(4, \"hi\", 2, 0, NULL, 0) = 2".into(),
+        "recvfrom(3, \"hi\", 16, 0, &ADDR, [110 => 0]) = 2".into(),
+        format!("write(4, \"{esc}\", 15) = 15"),
+        format!(
+            "recvmsg(3, {{msg_name=&ADDR, msg_namelen=110 => 0, msg_iov=[{{iov_base=NULL, \
+             iov_len=0}}, {{iov_base=\"{esc}\", iov_len=16}}], msg_iovlen=2, msg_control=NULL, \
+             msg_controllen=0, msg_flags=0}}, 0) = 15"
+        ),
+        "sendmsg(4, {msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base=NULL, iov_len=0}, \
+         {iov_base=\"\\177ELF\", iov_len=4}], msg_iovlen=2, msg_control=NULL, \
+         msg_controllen=0, msg_flags=0}, 0) = 4"
+            .into(),
+        "write(4, NULL, 0) = 0".into(),
+        "exit_group(0)".into(),
+        "Process exited normally with code 0".into(),
+    ];
+    assert_lines(&run.after_marker(), &expected);
+}
+
+/// In JSON a changed length is its value with what went in; strings keep
+/// JSON's own escapes, whatever the text trace's are.
+#[test]
+fn json_value_results_and_escapes() {
+    use serde_json::{Value, json};
+    let bin = fixture("value_result");
+    let run = trace(&["--json"], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let calls: Vec<Value> = run
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .filter(|v: &Value| v["type"] == "call")
+        .collect();
+    let named = |n: &str| -> Vec<&Value> { calls.iter().filter(|v| v["name"] == n).collect() };
+    let names = named("getsockname");
+    assert_eq!(
+        names[0]["args"]["addrlen"],
+        json!([{"value": 2, "before": 110}])
+    );
+    assert_eq!(names[1]["args"]["addrlen"], json!([2]));
+    let recvmsg = &named("recvmsg")[0]["args"]["msg"];
+    assert_eq!(recvmsg["msg_namelen"], json!({"value": 0, "before": 110}));
+    assert_eq!(recvmsg["msg_iov"][0]["iov_base"], Value::Null);
+    let write = named("write")[1];
+    assert_eq!(
+        write["args"]["buf"],
+        "\u{7f}ELF\u{1}\u{1b}[0m\u{b}\u{c}\u{0}9\u{1}7"
+    );
 }

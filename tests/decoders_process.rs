@@ -129,7 +129,9 @@ fn process_calls() {
     let expected = vec![
         "write(-1, \"BEGIN\", 5) = -1 [EBADF]".to_string(),
         "clone(SIGCHLD, NULL, NULL, NULL, NULL) = CHILD1".into(),
-        "wait4(CHILD1, W_EXITED(3), 0, &ADDR) = CHILD1".into(),
+        "wait4(CHILD1, W_EXITED(3), 0, {ru_utime={tv_sec=#, tv_usec=#}, \
+         ru_stime={tv_sec=#, tv_usec=#}, ..}) = CHILD1"
+            .into(),
         "clone(CLONE_PARENT_SETTID|SIGCHLD, NULL, [CHILD2], NULL, NULL) = CHILD2".into(),
         "wait4(-1, W_EXITED(0), __WALL, NULL) = CHILD2".into(),
         "clone3({flags=CLONE_PIDFD|CLONE_PARENT_SETTID, pidfd=&ADDR, child_tid=NULL, \
@@ -183,7 +185,7 @@ fn process_calls() {
         "sched_setaffinity(0, 8, []) = -1 [EINVAL]".into(),
         "sched_getparam(0, {sched_priority=0}) = 0".into(),
         "sched_setscheduler(0, SCHED_OTHER|SCHED_RESET_ON_FORK, {sched_priority=0}) = 0".into(),
-        "sched_getscheduler(0) = 1073741824".into(),
+        "sched_getscheduler(0) = 1073741824 (SCHED_OTHER|SCHED_RESET_ON_FORK)".into(),
         "sched_get_priority_max(SCHED_FIFO) = 99".into(),
         "sched_rr_get_interval(0, &0x1) = -1 [EFAULT]".into(),
         format!(
@@ -307,7 +309,7 @@ fn signal_calls() {
         "rt_sigpending([USR1], 8) = 0".into(),
         format!(
             "rt_sigtimedwait([USR1 USR2], {{si_signo=SIGUSR1, si_code=SI_TKILL, si_pid=PID1, \
-             si_uid={u}}}, {{tv_sec=0, tv_nsec=0}}, 8) = 10"
+             si_uid={u}}}, {{tv_sec=0, tv_nsec=0}}, 8) = 10 (SIGUSR1)"
         ),
         "rt_sigtimedwait([USR1 USR2], &ADDR, {tv_sec=0, tv_nsec=1000}, 8) = -1 [EAGAIN]".into(),
         format!("getuid() = {u}"),
@@ -321,9 +323,9 @@ fn signal_calls() {
         ),
         format!(
             "rt_sigtimedwait([USR1 USR2], {{si_signo=SIGUSR1, si_code=SI_QUEUE, si_pid=PID1, \
-             si_uid={u}, si_value=0x2a}}, NULL, 8) = 10"
+             si_uid={u}, si_value=0x2a}}, NULL, 8) = 10 (SIGUSR1)"
         ),
-        "rt_sigtimedwait([USR1 USR2], NULL, NULL, 8) = 12".into(),
+        "rt_sigtimedwait([USR1 USR2], NULL, NULL, 8) = 12 (SIGUSR2)".into(),
         "rt_sigqueueinfo(PID1, SIGUSR2, &0x1) = -1 [EFAULT]".into(),
         "sigaltstack({ss_sp=&ADDR, ss_flags=0, ss_size=65536}, \
          {ss_sp=NULL, ss_flags=SS_DISABLE, ss_size=0}) = 0"
@@ -653,4 +655,68 @@ fn ptrace_requests_options_and_signals() {
         "{:#?}",
         run.lines()
     );
+}
+
+/// Calls that printed raw before: times' struct tms, the memory policy
+/// calls (modes and flags by name, node masks), extended attributes (the
+/// value as a string of its length, a list as names), the group list,
+/// sched_getscheduler's and rt_sigtimedwait's results by name, wait4's
+/// rusage. Needs root (setgroups) and a NUMA kernel.
+#[test]
+fn times_numa_xattr_groups_and_named_results() {
+    let bin = fixture("calls_more");
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("calls_more-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = trace(&[], &[name(&bin), dir.to_str().unwrap()]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let mut lines = run.after_marker();
+    name_children(&mut lines);
+    let expected = owned(&[
+        "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+        "times({tms_utime=#, tms_stime=#, tms_cutime=0, tms_cstime=0}) = #",
+        "times(NULL) = #",
+        "set_mempolicy(MPOL_BIND|MPOL_F_STATIC_NODES, [0x1], 64) = 0",
+        "get_mempolicy([MPOL_BIND|MPOL_F_STATIC_NODES], [0x1, 0x0], 128, NULL, 0) = 0",
+        "set_mempolicy(MPOL_DEFAULT, NULL, 0) = 0",
+        "mbind(&ADDR, 4096, MPOL_BIND, [0x1], 64, MPOL_MF_STRICT|MPOL_MF_MOVE) = 0",
+        "get_mempolicy([0], NULL, 0, &ADDR, MPOL_F_NODE|MPOL_F_ADDR) = 0",
+        "mbind(&ADDR, 4096, MPOL_F_NUMA_BALANCING|0x7, [0x1], 64, 0) = -1 [EINVAL]",
+        "get_mempolicy(&0x1, NULL, 0, NULL, 0) = -1 [EFAULT]",
+        "openat(AT_FDCWD, \"xf\", O_RDWR|O_CREAT, 0644) = 3",
+        "setxattr(\"xf\", \"user.a\", \"val\\1771\", 5, XATTR_CREATE) = 0",
+        "lsetxattr(\"xf\", \"user.b\", \"bb\", 2, 0) = 0",
+        "fsetxattr(3, \"user.c\", \"c\", 1, XATTR_REPLACE) = -1 [ENODATA]",
+        "getxattr(\"xf\", \"user.a\", \"val\\1771\", 64) = 5",
+        "getxattr(\"xf\", \"user.a\", NULL, 0) = 5",
+        "lgetxattr(\"xf\", \"user.b\", \"bb\", 64) = 2",
+        "fgetxattr(3, \"user.nope\", &ADDR, 64) = -1 [ENODATA]",
+        "getxattr(\"xf\", \"user.a\", &ADDR, 2) = -1 [ERANGE]",
+        "listxattr(\"xf\", [\"user.a\", \"user.b\"], 64) = 14",
+        "llistxattr(\"xf\", NULL, 0) = 14",
+        "flistxattr(3, [\"user.a\", \"user.b\"], 64) = 14",
+        "removexattr(\"xf\", \"user.a\") = 0",
+        "lremovexattr(\"xf\", \"user.b\") = 0",
+        "fremovexattr(3, \"user.c\") = -1 [ENODATA]",
+        "flistxattr(3, [], 64) = 0",
+        "unlink(\"xf\") = 0",
+        "setgroups(2, [100, 200]) = 0",
+        "getgroups(0, NULL) = 2",
+        "getgroups(8, [100, 200]) = 2",
+        "sched_getscheduler(0) = 0 (SCHED_OTHER)",
+        "sched_setscheduler(0, SCHED_BATCH|SCHED_RESET_ON_FORK, {sched_priority=0}) = 0",
+        "sched_getscheduler(0) = 1073741827 (SCHED_BATCH|SCHED_RESET_ON_FORK)",
+        "getpid() = PID1",
+        "kill(PID1, SIGUSR1) = 0",
+        "rt_sigtimedwait([USR1], {si_signo=SIGUSR1, si_code=SI_USER, si_pid=PID1, si_uid=0}, \
+         {tv_sec=1, tv_nsec=0}, 8) = 10 (SIGUSR1)",
+        "clone(SIGCHLD, NULL, NULL, NULL, NULL) = CHILD1",
+        "wait4(CHILD1, W_EXITED(7), 0, {ru_utime={tv_sec=#, tv_usec=#}, \
+         ru_stime={tv_sec=#, tv_usec=#}, ..}) = CHILD1",
+        "exit_group(0)",
+        "Process exited normally with code 0",
+    ]);
+    assert_lines(&lines, &expected);
 }

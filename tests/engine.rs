@@ -540,3 +540,61 @@ fn timeout_ends_the_command_through_its_own_handler() {
         );
     }
 }
+
+/// With -v a signal carries the siginfo the kernel delivered (from
+/// PTRACE_GETSIGINFO): who sent it, a queued value, a child's exit, a
+/// fault's address. Without -v only the name.
+#[test]
+fn verbose_signals_carry_their_siginfo() {
+    let bin = fixture("siginfo");
+    let plain = trace(&[], &[name(&bin)]);
+    let run = trace(&["-v"], &[name(&bin)]);
+    assert_eq!(run.output.status.signal(), Some(libc_sigsegv()));
+    // SAFETY: getuid cannot fail.
+    let uid = unsafe { libc::getuid() };
+    let mut lines = run.after_marker();
+    // The child's pid, and the CPU time it used (in clock ticks).
+    let clone = lines.iter().find(|l| l.starts_with("clone(")).unwrap();
+    let child = clone.rsplit(" = ").next().unwrap();
+    let child = regex::Regex::new(&format!(r"\b{child}\b")).unwrap();
+    for line in lines.iter_mut() {
+        *line = child.replace_all(line, "CHILD").into_owned();
+        if let Some(at) = line.find("si_utime=") {
+            let end = line[at..].find('}').unwrap() + at;
+            line.replace_range(at..end, "si_utime=T, si_stime=T");
+        }
+    }
+    let q = "si_code=SI_QUEUE, si_pid=PID1, si_uid=0, si_value=0x2a";
+    assert_eq!(
+        lines,
+        [
+            "write(-1, \"BEGIN\", 5) = -1 [EBADF]".to_string(),
+            "kill(PID1, SIGUSR1) = 0".into(),
+            format!("** SIGUSR1 {{si_code=SI_USER, si_pid=PID1, si_uid={uid}}} **"),
+            format!("rt_sigqueueinfo(PID1, SIGUSR2, {{si_signo=SIGUSR2, {q}}}) = 0"),
+            format!("** SIGUSR2 {{{q}}} **"),
+            "clone(SIGCHLD, NULL, NULL, NULL, NULL) = CHILD".into(),
+            format!(
+                "** SIGCHLD {{si_code=CLD_EXITED, si_pid=CHILD, si_uid={uid}, si_status=7, \
+                 si_utime=T, si_stime=T}} **"
+            ),
+            "wait4(CHILD, NULL, 0, NULL) = CHILD".into(),
+            "** SIGSEGV {si_code=SEGV_MAPERR, si_addr=&0x10} **".into(),
+            "Process terminated from signal SIGSEGV".into(),
+        ]
+    );
+    let plain: Vec<String> = plain
+        .after_marker()
+        .into_iter()
+        .filter(|l| l.starts_with("**"))
+        .collect();
+    assert_eq!(
+        plain,
+        [
+            "** SIGUSR1 **",
+            "** SIGUSR2 **",
+            "** SIGCHLD **",
+            "** SIGSEGV **"
+        ]
+    );
+}

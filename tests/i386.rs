@@ -79,7 +79,7 @@ fn socket_calls_through_socketcall_print_as_the_calls_they_stand_for() {
         "connect(5, {sa_family=AF_INET, sin_port=htons(1), \
          sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 [ECONNREFUSED]",
         "shutdown(3, SHUT_RDWR) = 0",
-        "getsockname(9, &ADDR, &ADDR) = -1 [EBADF]",
+        "getsockname(9, &ADDR, [16]) = -1 [EBADF]",
         "listen(9, 1) = -1 [EBADF]",
     ];
     let end = ["exit_group(0)", "Process exited normally with code 0"];
@@ -116,4 +116,32 @@ fn socket_calls_through_socketcall_print_as_the_calls_they_stand_for() {
             "{mode}"
         );
     }
+}
+
+/// `-v` on i386: rt_sigreturn's restored mask from the 32-bit signal
+/// frame, and fstatat64's times with their dates.
+#[test]
+fn verbose_sigreturn_mask_and_dates_from_32_bit_layouts() {
+    let bin = fixture_m32("verbose_details");
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("verbose_details_m32-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = trace(&["-v"], &[name(&bin), dir.to_str().unwrap()]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let lines = run.after_marker();
+    assert!(
+        lines.contains(&"rt_sigreturn({mask=[USR2 PIPE]})".to_string()),
+        "{lines:?}"
+    );
+    let stat = lines.iter().find(|l| l.starts_with("fstatat64(")).unwrap();
+    assert!(
+        stat.contains(
+            "st_atime=1700000000 /* 2023-11-14T22:13:20.123456789+0000 */, \
+             st_atime_nsec=123456789, st_mtime=1000000000 /* 2001-09-09T01:46:40+0000 */, \
+             st_mtime_nsec=0, "
+        ),
+        "{stat}"
+    );
 }

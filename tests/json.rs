@@ -166,3 +166,34 @@ fn summaries_fds_and_times_are_json_too() {
     assert_eq!(objs.len(), 1, "{}", only.trace);
     assert_eq!(objs[0]["type"], "summary");
 }
+
+/// A signal object always carries the siginfo the kernel delivered.
+#[test]
+fn signals_carry_their_siginfo() {
+    let bin = fixture("siginfo");
+    let run = trace(&["--json"], &[name(&bin)]);
+    let objs = objects(&run.trace);
+    let pid = objs[0]["pid"].as_i64().unwrap();
+    let signals: Vec<&Value> = objs.iter().filter(|o| o["type"] == "signal").collect();
+    let names: Vec<&str> = signals
+        .iter()
+        .map(|o| o["signal"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["SIGUSR1", "SIGUSR2", "SIGCHLD", "SIGSEGV"]);
+    assert_eq!(
+        signals[1]["siginfo"],
+        serde_json::json!({
+            "si_code": {"value": -1, "name": "SI_QUEUE"},
+            "si_pid": pid,
+            "si_uid": 0,
+            "si_value": 42
+        })
+    );
+    let chld = &signals[2]["siginfo"];
+    assert_eq!(chld["si_code"]["name"], "CLD_EXITED");
+    assert_eq!(chld["si_status"], 7);
+    assert_eq!(
+        signals[3]["siginfo"],
+        serde_json::json!({"si_code": {"value": 1, "name": "SEGV_MAPERR"}, "si_addr": "0x10"})
+    );
+}

@@ -444,7 +444,7 @@ fn color_when_asked_or_forced_on_a_pipe_or_a_terminal() {
             format!("{BOLD}read{UNBOLD}(3, \"hello\", 64) = 5"),
             format!("{BOLD}openat{UNBOLD}(AT_FDCWD, \"/dev/null\", O_WRONLY|O_CLOEXEC) = 5"),
             // The traced program's own escapes stay escaped text.
-            format!("{BOLD}write{UNBOLD}(5, \"\\x1b[31mred\\x1b[0m\\n\", 13) = 13"),
+            format!("{BOLD}write{UNBOLD}(5, \"\\33[31mred\\33[0m\\n\", 13) = 13"),
             format!("{BOLD}write{UNBOLD}(4, &0x1, 10) = {RED}-1 [EFAULT]{DEFAULT}"),
             format!(
                 "{BOLD}openat{UNBOLD}(AT_FDCWD, \"/nonexistent/x\", O_RDONLY) = {RED}-1 [ENOENT]{DEFAULT}"

@@ -257,7 +257,7 @@ fn assert_no_raw_controls(what: &str, trace: &[u8]) {
 }
 
 /// The hostile name as the banner must print it: escaped as strings are.
-const ESCAPED_NAME: &str = "\\x1b[2J\\x1b]0;pwn\\x07\\n";
+const ESCAPED_NAME: &str = "\\33[2J\\33]0;pwn\\7\\n";
 
 #[test]
 fn a_name_the_process_gives_itself_prints_escaped() {
@@ -343,7 +343,7 @@ fn hostile_path() -> PathBuf {
 }
 
 /// The file name of [`hostile_path`] as banners print it.
-const ESCAPED_FILE: &str = "evil\\x1b[31m\\nX\\x01";
+const ESCAPED_FILE: &str = "evil\\33[31m\\nX\\1";
 
 #[test]
 fn a_command_started_from_a_hostile_file_name_prints_escaped() {

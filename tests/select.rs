@@ -13,7 +13,7 @@ use std::path::Path;
 const WRITES: &[&str] = &[
     "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
     "write(4, \"hello\", 5) = 5",
-    "write(5, \"\\x1b[31mred\\x1b[0m\\n\", 13) = 13",
+    "write(5, \"\\33[31mred\\33[0m\\n\", 13) = 13",
     "write(4, &0x1, 10) = -1 [EFAULT]",
     "Process exited normally with code 3",
 ];
@@ -97,7 +97,7 @@ fn status_filters_print_only_matching_outcomes() {
         s(&[
             "write(4, \"hello\", 5) = 5",
             "openat(AT_FDCWD, \"/dev/null\", O_WRONLY|O_CLOEXEC) = 5",
-            "write(5, \"\\x1b[31mred\\x1b[0m\\n\", 13) = 13",
+            "write(5, \"\\33[31mred\\33[0m\\n\", 13) = 13",
             "Process exited normally with code 3",
         ])
     );
@@ -256,7 +256,7 @@ fn filter_expressions_select_calls() {
     assert_eq!(
         lines[1..],
         s(&[
-            "write(5, \"\\x1b[31mred\\x1b[0m\\n\", 13) = 13",
+            "write(5, \"\\33[31mred\\33[0m\\n\", 13) = 13",
             "close(5) = 0",
             "Process exited normally with code 3",
         ])

@@ -19,7 +19,7 @@ fn requests_on_dev_null_show_what_the_program_passes() {
             "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
             // OUT transfers show their data, IN transfers their buffer.
             "ioctl(3, USBDEVFS_CONTROL, {bRequestType=0x40, bRequest=1, wValue=0x100, \
-             wIndex=0x2, wLength=4, timeout=1000, data=\"\\x01\\x02a\\0\"}) = -1 [ENOTTY]",
+             wIndex=0x2, wLength=4, timeout=1000, data=\"\\1\\2a\\0\"}) = -1 [ENOTTY]",
             "ioctl(3, USBDEVFS_CONTROL, {bRequestType=0x80, bRequest=6, wValue=0x100, \
              wIndex=0x0, wLength=18, timeout=500, data=&ADDR}) = -1 [ENOTTY]",
             "ioctl(3, USBDEVFS_BULK, {ep=0x2, len=5, timeout=0, data=\"hello\"}) = -1 [ENOTTY]",
@@ -30,7 +30,7 @@ fn requests_on_dev_null_show_what_the_program_passes() {
              stream_id=0, error_count=0, signr=SIGUSR1, usercontext=&0x1234}) = -1 [ENOTTY]",
             // A control URB's buffer: the setup packet, then the OUT data.
             "ioctl(3, USBDEVFS_SUBMITURB, {type=USBDEVFS_URB_TYPE_CONTROL, endpoint=0x0, \
-             status=0, flags=0, buffer=\"!\\t\\0\\x02\\x01\\0\\x02\\0hi\", buffer_length=10, \
+             status=0, flags=0, buffer=\"!\\t\\0\\2\\1\\0\\2\\0hi\", buffer_length=10, \
              actual_length=0, start_frame=0, stream_id=0, error_count=0, signr=0, \
              usercontext=NULL}) = -1 [ENOTTY]",
             "ioctl(3, USBDEVFS_SUBMITURB, {type=USBDEVFS_URB_TYPE_INTERRUPT, endpoint=0x83, \
@@ -116,7 +116,7 @@ fn a_pretend_device_shows_what_the_kernel_answered() {
             // IN transfers: as many bytes as the call returned.
             "ioctl(3, USBDEVFS_CONTROL, {bRequestType=0x80, bRequest=6, wValue=0x100, \
              wIndex=0x0, wLength=64, timeout=500, data=&ADDR}) = 18",
-            "  > data=\"\\x12\\x01\\0\\x02\\0\\0\\0@k\\x1d\\x04\\x01\\0\\x01\\x03\\x02\\x01\\x01\"",
+            "  > data=\"\\22\\1\\0\\2\\0\\0\\0@k\\35\\4\\1\\0\\1\\3\\2\\1\\1\"",
             "ioctl(3, USBDEVFS_BULK, {ep=0x81, len=64, timeout=100, data=&ADDR}) = 5",
             "  > data=\"hello\"",
             "ioctl(3, USBDEVFS_GET_CAPABILITIES, {caps=USBDEVFS_CAP_ZERO_PACKET\

@@ -37,8 +37,8 @@ fn registrations_writes_and_deletes_with_events_enabled() {
         "write(3, {write_index=1 <rtrace_multi>, a=-42, b=48879, c=200, msg=\"hello\", note=\"world!\"}, 36) = 36",
         "write(3, {write_index=1 <rtrace_multi>, a=-42, b=48879, c=200, msg=<bad loc 0x40001b>, note=\"world!\"}, 36) = -1 [EFAULT]",
         "write(3, {write_index=0 <rtrace_probe>, count=5, ..}, 8) = -1 [EINVAL]",
-        "write(3, {write_index=7 <unknown>, raw=\"\\x05\\0\\0\\0a\\0\\0\\0\\0\\0\\0\\0\"}, 16) = -1 [ENOENT]",
-        "write(3, {write_index=4294967295 <unknown>, raw=\"\\x05\\0\\0\\0a\\0\\0\\0\\0\\0\\0\\0\"}, 16) = -1 [EINVAL]",
+        "write(3, {write_index=7 <unknown>, raw=\"\\5\\0\\0\\0a\\0\\0\\0\\0\\0\\0\\0\"}, 16) = -1 [ENOENT]",
+        "write(3, {write_index=4294967295 <unknown>, raw=\"\\5\\0\\0\\0a\\0\\0\\0\\0\\0\\0\\0\"}, 16) = -1 [EINVAL]",
         "write(3, \"\\0\\0\", 2) = -1 [EFAULT]",
         "ioctl(3, DIAG_IOCSREG, {size=28, enable_bit=31, enable_size=3, flags=0, enable_addr=&ADDR, name_args=\"rtrace_probe u32 count;char[8] tag\"}) = -1 [EINVAL]",
     ];
@@ -152,7 +152,7 @@ fn on_a_plain_file_the_out_half_decodes_and_the_in_half_prints_nothing() {
     );
     assert_eq!(
         lines[5],
-        "write(3, \"\\0\\0\\0\\0\\x05\\0\\0\\0abc\\0\\0\\0\\0\\0\", 16) = 16"
+        "write(3, \"\\0\\0\\0\\0\\5\\0\\0\\0abc\\0\\0\\0\\0\\0\", 16) = 16"
     );
 }
 

@@ -12,6 +12,7 @@ use crate::kernel::Arch;
 use crate::service::fs::{AT_FLAGS, name_of, put_at_dirfd, put_result};
 use crate::service::generic::put_fd;
 use crate::service::h;
+use crate::service::time::date_text;
 
 /// File type names of `st_mode & S_IFMT`, from `<linux/stat.h>`.
 const FILE_TYPES: &[(u64, &str)] = &[
@@ -196,8 +197,10 @@ fn put_stat(p: &mut Printer, name: &str, addr: u64, l: &StatLayout) {
             ["st_mtime", "st_mtime_nsec"],
             ["st_ctime", "st_ctime_nsec"],
         ]) {
-            p.int(names[0], get_signed(&d, *t, l.word));
-            p.uint(names[1], get(&d, t + l.word, l.word));
+            let (sec, nsec) = (get_signed(&d, *t, l.word), get(&d, t + l.word, l.word));
+            p.int(names[0], sec);
+            put_date_note(p, sec, nsec);
+            p.uint(names[1], nsec);
         }
     }
     p.close_struct(verbose);
@@ -336,40 +339,85 @@ pub fn statx_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     put_result(p, c);
 }
 
+/// `STATX_ATIME`, `STATX_MTIME`, `STATX_CTIME`, `STATX_BTIME` from
+/// `<linux/stat.h>`: which times a statx answer holds.
+const STATX_ATIME: u64 = 0x20;
+/// The other `STATX_*` field bits, `<linux/stat.h>`.
+const STATX_TYPE: u64 = 0x1;
+const STATX_MODE: u64 = 0x2;
+const STATX_NLINK: u64 = 0x4;
+const STATX_UID: u64 = 0x8;
+const STATX_GID: u64 = 0x10;
+const STATX_INO: u64 = 0x100;
+const STATX_SIZE: u64 = 0x200;
+const STATX_BLOCKS: u64 = 0x400;
+const STATX_MTIME: u64 = 0x40;
+const STATX_CTIME: u64 = 0x80;
+const STATX_BTIME: u64 = 0x800;
+
+/// A time's date as a comment after it (`-v`), as strace writes it.
+fn put_date_note(p: &mut Printer, sec: i64, nsec: u64) {
+    if let Some(date) = date_text(sec, nsec) {
+        p.note(&date);
+    }
+}
+
 fn put_statx(p: &mut Printer, d: &[u8]) {
     let verbose = p.config().verbose > 0;
     let mask = get(d, 0, 4);
+    // A field the answer's mask does not mark valid is left out: its
+    // value is whatever the kernel left there.
+    let has = |bit: u64| mask & bit != 0;
     p.flags("stx_mask", mask, STATX_MASK);
     if verbose {
         p.uint("stx_blksize", get(d, 4, 4));
     }
     p.flags("stx_attributes", get(d, 8, 8), STATX_ATTRS);
     if verbose {
-        p.uint("stx_nlink", get(d, 16, 4));
-        p.uint("stx_uid", get(d, 20, 4));
-        p.uint("stx_gid", get(d, 24, 4));
+        for (off, name, bit) in [
+            (16, "stx_nlink", STATX_NLINK),
+            (20, "stx_uid", STATX_UID),
+            (24, "stx_gid", STATX_GID),
+        ] {
+            if has(bit) {
+                p.uint(name, get(d, off, 4));
+            }
+        }
     }
-    put_file_mode(p, "stx_mode", get(d, 28, 2));
-    if verbose {
+    if has(STATX_TYPE | STATX_MODE) {
+        put_file_mode(p, "stx_mode", get(d, 28, 2));
+    }
+    if verbose && has(STATX_INO) {
         p.uint("stx_ino", get(d, 32, 8));
     }
-    p.uint("stx_size", get(d, 40, 8));
+    if has(STATX_SIZE) {
+        p.uint("stx_size", get(d, 40, 8));
+    }
     if !verbose {
         p.close_struct(false);
         return;
     }
-    p.uint("stx_blocks", get(d, 48, 8));
+    if has(STATX_BLOCKS) {
+        p.uint("stx_blocks", get(d, 48, 8));
+    }
     p.flags("stx_attributes_mask", get(d, 56, 8), STATX_ATTRS);
-    for (off, name) in [
-        (64, "stx_atime"),
-        (80, "stx_btime"),
-        (96, "stx_ctime"),
-        (112, "stx_mtime"),
+    for (off, name, bit) in [
+        (64, "stx_atime", STATX_ATIME),
+        (80, "stx_btime", STATX_BTIME),
+        (96, "stx_ctime", STATX_CTIME),
+        (112, "stx_mtime", STATX_MTIME),
     ] {
+        // A time the mask does not mark valid is whatever the kernel left
+        // there (zeros): the creation time is often missing.
+        if mask & bit == 0 {
+            continue;
+        }
+        let (sec, nsec) = (get_signed(d, off, 8), get(d, off + 8, 4));
         p.open(name, "{", Naming::Fields);
-        p.int("tv_sec", get_signed(d, off, 8));
-        p.uint("tv_nsec", get(d, off + 8, 4));
+        p.int("tv_sec", sec);
+        p.uint("tv_nsec", nsec);
         p.close("}");
+        put_date_note(p, sec, nsec);
     }
     p.uint("stx_rdev_major", get(d, 128, 4));
     p.uint("stx_rdev_minor", get(d, 132, 4));

@@ -8,7 +8,7 @@ use crate::call::{CallCtx, CallType};
 use crate::format::{Naming, Printer};
 use crate::service::generic::put_fd;
 use crate::service::h;
-use crate::service::net::{MSG_FLAGS, put_sockaddr, ucred_fields};
+use crate::service::net::{MSG_FLAGS, put_sockaddr, save_len, saved_len, ucred_fields};
 use crate::service::raw::open_returned;
 use crate::service::raw::{i32_at, int_at, open_struct_dyn, read_vec, u32_at, uint_at, word_size};
 use crate::service::sockopt::{put_level, put_optname};
@@ -173,6 +173,18 @@ fn put_cmsg_data(p: &mut Printer, c: &CallCtx, level: i64, kind: i64, data: &[u8
 /// msg_iovlen=1, msg_control=[...], msg_controllen=24, msg_flags=0}`.
 /// `limit` caps the data shown (a receive's result).
 fn put_msghdr_fields(p: &mut Printer, c: &CallCtx, b: &[u8], limit: Option<u64>) {
+    put_msghdr_fields_was(p, c, b, limit, None);
+}
+
+/// [`put_msghdr_fields`], with the msg_namelen the call was given when it
+/// is a value-result (recvmsg): `msg_namelen=110 => 16`.
+fn put_msghdr_fields_was(
+    p: &mut Printer,
+    c: &CallCtx,
+    b: &[u8],
+    limit: Option<u64>,
+    namelen_was: Option<u32>,
+) {
     let w = word_size(p.arch());
     let name = uint_at(b, 0, w);
     let namelen = u32_at(b, w) as u64;
@@ -181,7 +193,10 @@ fn put_msghdr_fields(p: &mut Printer, c: &CallCtx, b: &[u8], limit: Option<u64>)
     } else {
         put_sockaddr(p, "msg_name", name, namelen);
     }
-    p.uint("msg_namelen", namelen);
+    match namelen_was {
+        Some(was) => p.changed("msg_namelen", was as u64, namelen),
+        None => p.uint("msg_namelen", namelen),
+    }
     let iovlen = uint_at(b, 3 * w, w);
     put_iovecs(p, "msg_iov", uint_at(b, 2 * w, w), iovlen, limit);
     p.uint("msg_iovlen", iovlen);
@@ -203,7 +218,7 @@ fn msghdr_size(c: &CallCtx) -> usize {
 
 fn put_msghdr(p: &mut Printer, c: &CallCtx, name: &str, addr: u64, limit: Option<u64>) {
     if let Some(b) = open_struct_dyn(p, name, addr, msghdr_size(c)) {
-        put_msghdr_fields(p, c, &b, limit);
+        put_msghdr_fields_was(p, c, &b, limit, saved_len(c));
         p.close_struct(true);
     }
 }
@@ -219,6 +234,10 @@ pub fn sendmsg_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 /// `recvmsg(sockfd, msg, flags)`: the message at leave, as received.
 pub fn recvmsg_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_fd(p, c.fds, "sockfd", c.int(0));
+    // msg_namelen is a value-result: keep what the call was given.
+    if c.args[1] != 0 {
+        save_len(p, c, c.args[1].wrapping_add(word_size(c.arch) as u64));
+    }
     CallType::NotDone
 }
 

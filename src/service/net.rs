@@ -5,7 +5,7 @@
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 use crate::call::{CallClass::Normal, Handler, default_in};
-use crate::call::{CallCtx, CallType};
+use crate::call::{CallCtx, CallData, CallType};
 use crate::format::{FlagDef, Naming, Printer, flag, quote};
 use crate::kernel::Memory;
 use crate::service::generic::put_fd;
@@ -386,37 +386,83 @@ pub fn listen_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 /// `accept4(sockfd, addr, addrlen, flags)`: the address at leave.
 pub fn sockname_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_fd(p, c.fds, "sockfd", c.int(0));
+    save_len(p, c, c.args[2]);
     CallType::NotDone
 }
 
+/// Keep the `socklen_t` at `addr` as the call was given it (the kernel
+/// overwrites it with the length it used) for [`put_len_result`].
+pub fn save_len(p: &mut Printer, c: &mut CallCtx, addr: u64) {
+    if let Some(b) = read_vec(p, addr, 4) {
+        *c.data = CallData::Len(u32_at(&b, 0));
+    }
+}
+
+/// The length [`save_len`] kept.
+pub fn saved_len(c: &CallCtx) -> Option<u32> {
+    match &*c.data {
+        CallData::Len(len) => Some(*len),
+        _ => None,
+    }
+}
+
+/// A value-result length pointer at leave: `[110 => 2]` (what went in and
+/// what the kernel wrote), `[16]` when they agree; after a failure what
+/// went in, as the kernel wrote nothing; the pointer if unreadable.
+pub fn put_len_result(p: &mut Printer, name: &str, addr: u64, before: Option<u32>, failed: bool) {
+    let after = if failed {
+        None
+    } else {
+        read_vec(p, addr, 4).map(|b| u32_at(&b, 0))
+    };
+    if p.config().values_only >= 2 {
+        p.ptr(name, addr);
+        return;
+    }
+    match (before, after) {
+        (Some(before), Some(after)) => {
+            p.open(name, "[", Naming::Elements);
+            p.changed("", before as u64, after as u64);
+            p.close("]");
+        }
+        (_, Some(len)) | (Some(len), None) => {
+            p.open(name, "[", Naming::Elements);
+            p.uint("", len as u64);
+            p.close("]");
+        }
+        (None, None) => p.ptr(name, addr),
+    }
+}
+
 /// An address and its length pointer as the kernel left them: the address
-/// with the length it wrote (`[16]`); pointers if the call failed.
-pub fn put_sockaddr_out(p: &mut Printer, addr: u64, len_addr: u64, failed: bool, names: [&str; 2]) {
+/// with the length it wrote, the length as [`put_len_result`] shows it;
+/// the address as a pointer if the call failed.
+pub fn put_sockaddr_out(
+    p: &mut Printer,
+    c: &CallCtx,
+    addr: u64,
+    len_addr: u64,
+    failed: bool,
+    names: [&str; 2],
+) {
     let len = read_vec(p, len_addr, 4).map(|b| u32_at(&b, 0));
     match len {
         Some(len) if !failed && addr != 0 => put_sockaddr(p, names[0], addr, len as u64),
         _ => p.ptr(names[0], addr),
     }
-    match len {
-        Some(len) if !failed && p.config().values_only < 2 => {
-            p.open(names[1], "[", Naming::Elements);
-            p.uint("", len as u64);
-            p.close("]");
-        }
-        _ => p.ptr(names[1], len_addr),
-    }
+    put_len_result(p, names[1], len_addr, saved_len(c), failed);
 }
 
 /// Leave half of accept, getsockname and getpeername.
 pub fn sockname_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
-    put_sockaddr_out(p, c.args[1], c.args[2], failed, ["addr", "addrlen"]);
+    put_sockaddr_out(p, c, c.args[1], c.args[2], failed, ["addr", "addrlen"]);
     p.equals();
     p.result(c.result);
 }
 
 /// Leave half of accept4.
 pub fn accept4_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
-    put_sockaddr_out(p, c.args[1], c.args[2], failed, ["addr", "addrlen"]);
+    put_sockaddr_out(p, c, c.args[1], c.args[2], failed, ["addr", "addrlen"]);
     p.flags("flags", c.args[3] as u32 as u64, SOCK_FLAGS);
     p.equals();
     p.result(c.result);
@@ -455,15 +501,14 @@ pub fn sendto_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
-/// Leave half of recvfrom(sockfd, buf, len, flags, src_addr, addrlen),
-/// whose enter half is recv's.
+/// Leave half of recvfrom(sockfd, buf, len, flags, src_addr, addrlen).
 pub fn recvfrom_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     put_received(p, c, failed);
     if c.args[4] == 0 {
         p.ptr("src_addr", 0);
         p.ptr("addrlen", c.args[5]);
     } else {
-        put_sockaddr_out(p, c.args[4], c.args[5], failed, ["src_addr", "addrlen"]);
+        put_sockaddr_out(p, c, c.args[4], c.args[5], failed, ["src_addr", "addrlen"]);
     }
     p.equals();
     p.result(c.result);
@@ -479,11 +524,20 @@ pub fn send_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
-/// `recv(sockfd, buf, len, flags)` (only an i386 socketcall, SYS_RECV)
-/// and recvfrom: everything after the fd at leave.
+/// `recv(sockfd, buf, len, flags)` (only an i386 socketcall, SYS_RECV):
+/// everything after the fd at leave.
 pub fn recv_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_fd(p, c.fds, "sockfd", c.int(0));
     CallType::NotDone
+}
+
+/// `recvfrom(sockfd, buf, len, flags, src_addr, addrlen)`: as recv, and
+/// the address length as given, to show what the kernel changed.
+pub fn recvfrom_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    if c.args[4] != 0 {
+        save_len(p, c, c.args[5]);
+    }
+    recv_out(p, c)
 }
 
 /// The buffer received (as much as the result says), its length, flags.
@@ -588,7 +642,7 @@ pub static HANDLERS: &[Handler] = &[
     h("getsockname", sockname_out, sockname_in, Normal),
     h("listen", listen_out, default_in, Normal),
     h("recv", recv_out, recv_in, Normal),
-    h("recvfrom", recv_out, recvfrom_in, Normal),
+    h("recvfrom", recvfrom_out, recvfrom_in, Normal),
     h("send", send_out, default_in, Normal),
     h("sendto", sendto_out, default_in, Normal),
     h("shutdown", shutdown_out, default_in, Normal),

@@ -91,6 +91,7 @@ fn printed(case: &Case, args: [u64; 6], rval: i64, values_only: u8) -> Vec<(Stri
             sig: case.entry.sig,
             data: &mut data,
             fds: &fds,
+            sp: 0,
         };
         match (case.entry.handler.out)(&mut p, &mut ctx) {
             CallType::Done => p.equals(),

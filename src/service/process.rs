@@ -370,9 +370,10 @@ pub fn wait_status_text(status: i32, symbols: bool) -> String {
     }
 }
 
-/// A `struct rusage` a wait call filled: decoded with `-v`, else a pointer.
+/// A `struct rusage` a wait call filled: the times, and with `-v` every
+/// field (as getrusage prints it).
 fn put_wait_rusage(p: &mut Printer, addr: u64, failed: bool) {
-    if failed || p.config().verbose == 0 {
+    if failed || addr == 0 {
         p.ptr("rusage", addr);
     } else {
         put_rusage(p, "rusage", addr);

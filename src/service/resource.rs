@@ -5,6 +5,7 @@
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
 use crate::format::{FlagDef, Naming, Printer, flag};
+use crate::service::fs::{put_extended, put_result};
 use crate::service::h;
 use crate::service::raw::out_param_in;
 use crate::service::raw::{
@@ -223,6 +224,16 @@ pub fn sched_setscheduler_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.flags("policy", c.args[1] as u32 as u64, SCHED_POLICIES);
     put_sched_param(p, "param", c.args[2]);
     CallType::Done
+}
+
+/// Leave half of `sched_getscheduler(pid)`: the policy by name, `= 3
+/// (SCHED_BATCH)`.
+pub fn sched_getscheduler_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    put_result(p, c);
+    if !failed && p.symbols() {
+        let policy = c.result as u64;
+        put_extended(p, "policy", |p, n| p.flags(n, policy, SCHED_POLICIES));
+    }
 }
 
 /// `sched_setparam(pid, param)`
@@ -724,7 +735,7 @@ pub static HANDLERS: &[Handler] = &[
         sched_getparam_in,
         Normal,
     ),
-    h("sched_getscheduler", pid_out, default_in, Normal),
+    h("sched_getscheduler", pid_out, sched_getscheduler_in, Normal),
     h(
         "sched_rr_get_interval",
         sched_rr_get_interval_out,

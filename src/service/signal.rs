@@ -8,8 +8,9 @@ use crate::call::{
     Handler, default_in,
 };
 use crate::call::{CallCtx, CallType};
-use crate::format::{FlagDef, Printer, flag};
+use crate::format::{FlagDef, Naming, Printer, flag};
 use crate::kernel::Arch;
+use crate::service::fs::put_extended;
 use crate::service::generic::put_fd;
 use crate::service::h;
 use crate::service::raw::out_param_in;
@@ -160,6 +161,37 @@ pub fn tgkill_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 
 /// `rt_sigreturn()`, `sigreturn()`: no parameters, no return on success.
 pub fn sigreturn_out(_p: &mut Printer, _c: &mut CallCtx) -> CallType {
+    CallType::NoReturn
+}
+
+/// Where `uc.uc_sigmask` lies from the stack pointer at rt_sigreturn's
+/// entry: the handler's return popped the frame's return address, so the
+/// pointer is just past it (`struct rt_sigframe` in arch/x86's
+/// sigframe.h). x86_64: `struct ucontext` at sp, its mask after uc_flags,
+/// uc_link, uc_stack (24) and the sigcontext (256). i386: the frame began
+/// 4 bytes lower; `uc` follows pretcode, sig, pinfo, puc and the siginfo
+/// (144), its mask after 4 + 4 + 12 + the sigcontext (88).
+fn sigreturn_mask_offset(arch: Arch) -> Option<u64> {
+    match arch {
+        Arch::X86_64 => Some(8 + 8 + 24 + 256),
+        Arch::I386 => Some(144 - 4 + 4 + 4 + 12 + 88),
+        Arch::X32 => None,
+    }
+}
+
+/// `rt_sigreturn()`: with `-v`, the signal mask it restores, read from
+/// the signal frame (strace's form, under the name `frame`):
+/// `rt_sigreturn({mask=[USR2]})`.
+pub fn rt_sigreturn_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    if p.config().verbose > 0
+        && p.config().values_only < 2
+        && let Some(off) = sigreturn_mask_offset(c.arch)
+        && let Some(mask) = read_vec(p, c.sp.wrapping_add(off), SIGSET_SIZE)
+    {
+        p.open("frame", "{", Naming::Fields);
+        put_sigset_bytes(p, "mask", &mask);
+        p.close("}");
+    }
     CallType::NoReturn
 }
 
@@ -322,6 +354,11 @@ pub fn rt_sigtimedwait_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     p.uint("sigsetsize", c.args[3]);
     p.equals();
     p.result(c.result);
+    // The result is the signal taken: `= 10 (SIGUSR1)`.
+    if !failed && p.symbols() {
+        let sig = c.result;
+        put_extended(p, "signal", |p, n| put_signal(p, n, sig));
+    }
 }
 
 /// `rt_sigqueueinfo(tgid, sig, info)`
@@ -499,8 +536,7 @@ const POLL_CODES: &[(i64, &str)] = &[
 /// `SIGSYS` codes.
 const SYS_CODES: &[(i64, &str)] = &[(1, "SYS_SECCOMP"), (2, "SYS_USER_DISPATCH")];
 
-/// `sizeof(siginfo_t)`.
-const SIGINFO_SIZE: usize = 128;
+use crate::kernel::SIGINFO_SIZE;
 
 /// Which union member of a siginfo the kernel filled (its siginfo_layout).
 #[derive(PartialEq)]
@@ -539,16 +575,23 @@ fn siginfo_layout(sig: i32, code: i32) -> Layout {
 /// Print a `siginfo_t` already copied: `{si_signo=SIGUSR1, si_code=SI_USER,
 /// si_pid=42, si_uid=0}`; `{}` when no signal is in it (waitid WNOHANG).
 pub fn put_siginfo_fields(p: &mut Printer, b: &[u8], arch: Arch) {
-    let word = word_size(arch);
     let signo = i32_at(b, 0);
     if signo == 0 {
         return;
     }
+    put_signal(p, "si_signo", signo as i64);
+    put_siginfo_details(p, b, arch);
+}
+
+/// The fields of a copied `siginfo_t` after `si_signo` (which a signal
+/// line already names): `si_code=CLD_EXITED, si_pid=42, ...`.
+pub fn put_siginfo_details(p: &mut Printer, b: &[u8], arch: Arch) {
+    let word = word_size(arch);
+    let signo = i32_at(b, 0);
     let errno = i32_at(b, 4);
     let code = i32_at(b, 8);
     // The union follows three ints, aligned to a pointer.
     let u = if word == 8 { 16 } else { 12 };
-    put_signal(p, "si_signo", signo as i64);
     if errno != 0 {
         let name = crate::call::errno_name(errno as i64);
         p.symbol("si_errno", errno as i64, name);
@@ -631,7 +674,7 @@ pub static HANDLERS: &[Handler] = &[
         Normal,
     ),
     h("rt_sigqueueinfo", rt_sigqueueinfo_out, default_in, Normal),
-    h("rt_sigreturn", sigreturn_out, default_in, Sigreturn),
+    h("rt_sigreturn", rt_sigreturn_out, default_in, Sigreturn),
     h("rt_sigsuspend", rt_sigsuspend_out, default_in, Normal),
     h(
         "rt_sigtimedwait",

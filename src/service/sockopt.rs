@@ -7,7 +7,9 @@ use crate::call::{CallCtx, CallType, errno_name};
 use crate::format::{Naming, Printer};
 use crate::service::generic::put_fd;
 use crate::service::h;
-use crate::service::net::{FAMILIES, IPPROTOS, SOCK_TYPES, ucred_fields};
+use crate::service::net::{
+    FAMILIES, IPPROTOS, SOCK_TYPES, put_len_result, save_len, saved_len, ucred_fields,
+};
 use crate::service::raw::{i32_at, int_at, lookup, read_vec, time_size, u32_at};
 
 /// Socket option levels: `SOL_SOCKET` from `<asm-generic/socket.h>`, the
@@ -406,6 +408,7 @@ pub fn getsockopt_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_fd(p, c.fds, "sockfd", c.int(0));
     put_level(p, "level", level);
     put_optname(p, "optname", level, c.int(2));
+    save_len(p, c, c.args[4]);
     CallType::NotDone
 }
 
@@ -416,14 +419,7 @@ pub fn getsockopt_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
         Some(len) if !failed => put_optval(p, "optval", c.int(1), c.int(2), c.args[3], len),
         _ => p.ptr("optval", c.args[3]),
     }
-    match len {
-        Some(len) if !failed && p.config().values_only < 2 => {
-            p.open("optlen", "[", Naming::Elements);
-            p.uint("", len);
-            p.close("]");
-        }
-        _ => p.ptr("optlen", c.args[4]),
-    }
+    put_len_result(p, "optlen", c.args[4], saved_len(c), failed);
     p.equals();
     p.result(c.result);
 }

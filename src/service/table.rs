@@ -2566,7 +2566,7 @@ pub static SIGNATURES: &[Signature] = &[
     },
     Signature {
         name: "times",
-        params: &[p("tbuf", Ptr)],
+        params: &[p("buf", Ptr)],
     },
     Signature {
         name: "tkill",

@@ -445,6 +445,62 @@ pub fn setitimer_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     out_param_in(p, c, failed, "old_value", c.args[2], put_itimerval);
 }
 
+/// A time in seconds and nanoseconds since the epoch as a UTC date, as
+/// strace's -v comments show stat times: `2026-11-22T19:44:07.112524250+0000`
+/// (no fraction when `nsec` is 0). `None` for a year beyond four digits.
+pub fn date_text(sec: i64, nsec: u64) -> Option<String> {
+    let days = sec.div_euclid(86400);
+    let secs = sec.rem_euclid(86400);
+    // Civil date from a day count (days since 1970-01-01), in 400-year eras.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    if !(0..=9999).contains(&year) {
+        return None;
+    }
+    let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
+    let frac = if nsec == 0 || nsec >= 1_000_000_000 {
+        String::new()
+    } else {
+        format!(".{nsec:09}")
+    };
+    Some(format!(
+        "{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}{frac}+0000"
+    ))
+}
+
+/// `times(buf)`: the process times at leave.
+pub fn times_out(_p: &mut Printer, _c: &mut CallCtx) -> CallType {
+    CallType::NotDone
+}
+
+/// A `struct tms` (four `clock_t`s, longs of the ABI):
+/// `{tms_utime=1, tms_stime=0, tms_cutime=0, tms_cstime=0}`.
+fn put_tms(p: &mut Printer, name: &str, addr: u64) {
+    let word = word_size(p.arch());
+    let Some(b) = open_struct_dyn(p, name, addr, 4 * word) else {
+        return;
+    };
+    for (i, field) in ["tms_utime", "tms_stime", "tms_cutime", "tms_cstime"]
+        .iter()
+        .enumerate()
+    {
+        p.int(field, int_at(&b, i * word, word));
+    }
+    p.close_struct(true);
+}
+
+/// Leave half of times.
+pub fn times_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    out_param_in(p, c, failed, "buf", c.args[0], put_tms);
+}
+
 /// This area's handlers (see `service::h`).
 pub static HANDLERS: &[Handler] = &[
     h("clock_getres", clock_get_out, clock_get_in, Normal),
@@ -468,6 +524,7 @@ pub static HANDLERS: &[Handler] = &[
     h("getitimer", getitimer_out, getitimer_in, Normal),
     h("gettimeofday", gettimeofday_out, gettimeofday_in, Normal),
     h("nanosleep", nanosleep_out, nanosleep_in, Normal),
+    h("times", times_out, times_in, Normal),
     h("setitimer", setitimer_out, setitimer_in, Normal),
     h("settimeofday", settimeofday_out, default_in, Normal),
     h("timer_create", timer_create_out, timer_create_in, Normal),
@@ -483,3 +540,26 @@ pub static HANDLERS: &[Handler] = &[
     h("timerfd_settime", timerfd_settime_out, settime_in, Normal),
     h("timerfd_settime64", timerfd_settime_out, settime_in, Normal),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::date_text;
+
+    #[test]
+    fn dates_are_utc_civil_dates() {
+        assert_eq!(date_text(0, 0).unwrap(), "1970-01-01T00:00:00+0000");
+        assert_eq!(
+            date_text(1795376647, 112524250).unwrap(),
+            "2026-11-22T19:44:07.112524250+0000"
+        );
+        assert_eq!(date_text(951782400, 0).unwrap(), "2000-02-29T00:00:00+0000");
+        assert_eq!(date_text(-1, 0).unwrap(), "1969-12-31T23:59:59+0000");
+        assert_eq!(
+            date_text(253402300799, 0).unwrap(),
+            "9999-12-31T23:59:59+0000"
+        );
+        assert_eq!(date_text(253402300800, 0), None);
+        assert_eq!(date_text(i64::MIN, 0), None);
+        assert_eq!(date_text(i64::MAX, 0), None);
+    }
+}

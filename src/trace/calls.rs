@@ -9,14 +9,15 @@ use crate::call::{
     Call, CallClass, CallData, CallType, Show, Stopped, call_enter, call_leave, call_replay,
     is_error, is_restart,
 };
-use crate::format::FormatState;
+use crate::format::{FormatState, Naming, Printer};
 use crate::kernel::{self, Arch, SyscallOp};
 use crate::output::Style;
 use std::borrow::Cow;
 use std::cell::RefCell;
 
 use super::filtering::{Action, CallFields, stack_trace};
-use crate::service::{self, signal::signal_name};
+use crate::service;
+use crate::service::signal::{put_siginfo_details, signal_name};
 
 /// How a call ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -382,9 +383,14 @@ impl Engine {
             self.resume_tracee(pid, sig);
             return;
         }
+        // What the kernel delivers: with -v on the signal's line, always
+        // in JSON.
+        let info = (self.fmt.json || self.fmt.verbose > 0)
+            .then(|| kernel::siginfo(Pid::from_raw(pid)))
+            .flatten();
         if self.fmt.json {
             let tgid = proc.tgid;
-            let obj = serde_json::json!({
+            let mut obj = serde_json::json!({
                 "schema": crate::call::JSON_SCHEMA,
                 "type": "signal",
                 "time": crate::call::json_time(),
@@ -392,13 +398,16 @@ impl Engine {
                 "tid": pid,
                 "signal": super::signal_json(sig),
             });
+            if let Some(info) = info {
+                obj["siginfo"] = self.siginfo_json(pid, &info);
+            }
             self.out.json_line(&obj);
             self.resume_tracee(pid, sig);
             return;
         }
         let text = match signal_name(sig).filter(|_| self.fmt.values_only == 0) {
-            Some(name) => format!("** {name} ** "),
-            None => format!("** SIGNAL {sig} ** "),
+            Some(name) => format!("** {name}"),
+            None => format!("** SIGNAL {sig}"),
         };
         let proc = self.procs.get_mut(&pid).expect("present");
         match proc.suspended.last().filter(|top| !top.handler_ran) {
@@ -406,13 +415,13 @@ impl Engine {
                 // At the split of the interrupted call.
                 self.out.restore_record(pid, top.record.clone());
                 call_replay(&mut self.out, pid, &top.call, true);
-                self.out.text(Some(pid), &text, Style::Signal);
+                self.put_signal_text(pid, &text, info.as_ref());
             }
             Some(top) if top.call.show == Show::Deferred => {
                 // Into the held-back call's text, shown if the call is.
                 let record = top.record.clone();
                 self.out.restore_record(pid, record);
-                self.out.text(Some(pid), &text, Style::Signal);
+                self.put_signal_text(pid, &text, info.as_ref());
                 let updated = self.out.take_record(pid);
                 let proc = self.procs.get_mut(&pid).expect("present");
                 if let Some(top) = proc.suspended.last_mut() {
@@ -422,9 +431,54 @@ impl Engine {
             }
             _ => {
                 self.out.record_replay(pid, false);
-                self.out.text(Some(pid), &text, Style::Signal);
+                self.put_signal_text(pid, &text, info.as_ref());
             }
         }
         self.resume_tracee(pid, sig);
+    }
+
+    /// A signal's text where it belongs: `** SIGCHLD ** `, or with its
+    /// siginfo `** SIGCHLD {si_code=CLD_EXITED, si_pid=42, ..} ** `.
+    fn put_signal_text(&mut self, pid: i32, name: &str, info: Option<&[u8; kernel::SIGINFO_SIZE]>) {
+        let (Some(info), Some(proc)) = (info, self.procs.get_mut(&pid)) else {
+            self.out
+                .text(Some(pid), &format!("{name} ** "), Style::Signal);
+            return;
+        };
+        self.out.text(Some(pid), &format!("{name} "), Style::Signal);
+        let mut state = FormatState::default();
+        // PTRACE_GETSIGINFO answers in rtrace's own layout.
+        let mut p = Printer::new(
+            &mut self.out,
+            pid,
+            &self.fmt,
+            &mut state,
+            &mut proc.mem,
+            Arch::X86_64,
+        );
+        p.open("", "{", Naming::Fields);
+        put_siginfo_details(&mut p, info, Arch::X86_64);
+        p.close("}");
+        self.out.text(Some(pid), " ** ", Style::Signal);
+    }
+
+    /// A delivered siginfo as JSON, printed by the same primitives.
+    fn siginfo_json(&mut self, pid: i32, info: &[u8; kernel::SIGINFO_SIZE]) -> serde_json::Value {
+        let Some(proc) = self.procs.get_mut(&pid) else {
+            return serde_json::Value::Null;
+        };
+        let mut state = FormatState::default();
+        let mut p = Printer::new(
+            &mut self.out,
+            pid,
+            &self.fmt,
+            &mut state,
+            &mut proc.mem,
+            Arch::X86_64,
+        );
+        p.open("siginfo", "{", Naming::Fields);
+        put_siginfo_details(&mut p, info, Arch::X86_64);
+        p.close("}");
+        state.json.returned.remove("siginfo").unwrap_or_default()
     }
 }
