@@ -7,9 +7,11 @@
 //! [`trace`] (engine) -> [`call`] (enter/leave, CT_* split) -> [`service`]
 //! and [`ioctl`] (handlers) -> [`format`] (put primitives) -> [`output`]
 //! (the one writer). [`kernel`] is the only module that talks ptrace and
-//! reads tracee memory; [`fdtable`] is the per-process fd bookkeeping.
+//! reads tracee memory; [`fdtable`] is the per-process fd bookkeeping; [`diag`] the ABI misuse
+//! diagnostics made from it.
 
 pub mod call;
+pub mod diag;
 pub mod fasthash;
 pub mod fdtable;
 pub mod filter;

@@ -378,9 +378,10 @@ fn selection(cli: &Cli) -> Result<trace::Selection, String> {
             "trace" | "t" => select.trace = TraceSet::parse(value)?,
             "status" => select.status = StatusSet::parse(value)?,
             "signal" | "signals" | "s" => select.signals = SignalSet::parse(value)?,
+            "diag" => select.diag = rtrace_cli::diag::DiagSet::parse(value)?,
             _ => {
                 return Err(format!(
-                    "unknown -e qualifier '{key}' (trace, status, signal)"
+                    "unknown -e qualifier '{key}' (trace, status, signal, diag)"
                 ));
             }
         }

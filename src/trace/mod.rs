@@ -66,6 +66,8 @@ pub struct Selection {
     pub filter: Option<crate::filter::Filter>,
     /// `--trigger`: actions fired by matching calls.
     pub triggers: Vec<filtering::Trigger>,
+    /// `-e diag=`: which ABI misuse diagnostics are printed.
+    pub diag: crate::diag::DiagSet,
 }
 
 impl Default for Selection {
@@ -76,6 +78,7 @@ impl Default for Selection {
             signals: SignalSet::all(),
             filter: None,
             triggers: Vec::new(),
+            diag: crate::diag::DiagSet::ALL,
         }
     }
 }
