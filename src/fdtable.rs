@@ -319,6 +319,15 @@ impl FdTable {
         self.fds.retain(|_, info| !info.cloexec);
         for info in self.fds.values_mut() {
             info.maps.clear();
+            // The kernel drops a process's enable bits with its old
+            // address space; the write indexes stay with the file.
+            if let Some(file) = &info.file {
+                for reg in file.borrow_mut().regs.iter_mut() {
+                    if reg.tgid == self.pid {
+                        reg.enabler = None;
+                    }
+                }
+            }
         }
     }
 

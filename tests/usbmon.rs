@@ -520,3 +520,32 @@ fn verbose_events_show_every_header_field_and_json_has_objects() {
         Some(untimed(&kernel_lines()[10]))
     );
 }
+
+#[test]
+fn help_and_hacking_list_every_diagnostic_and_bad_sets_fail() {
+    let help = common::rtrace().arg("--help").output().unwrap();
+    let help = String::from_utf8(help.stdout).unwrap();
+    let hacking =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/HACKING.md")).unwrap();
+    for &(area, kind, _) in rtrace_cli::diag::KINDS {
+        let name = format!("{}/{kind}", area.name());
+        assert!(
+            help.lines()
+                .any(|l| l.starts_with(&format!("  {name} ")) || l == format!("  {name}")),
+            "--help does not list {name}"
+        );
+        assert!(
+            hacking.contains(&format!("| {name} |")),
+            "HACKING.md does not list {name}"
+        );
+    }
+    let out = common::rtrace()
+        .args(["-e", "diag=usb", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "rtrace: unknown diagnostics 'usb' in -e diag=usb (all, none, usbmon, user_events)\n"
+    );
+}

@@ -1138,8 +1138,8 @@ impl Engine {
         }
         // Exec gives the process its own fd table minus close-on-exec fds.
         let mut table = proc.fds.borrow().clone();
-        table.exec();
         table.pid = pid;
+        table.exec();
         proc.fds = Rc::new(RefCell::new(table));
         proc.suspended.clear();
         proc.mem = Memory::new(Pid::from_raw(pid));
