@@ -11,6 +11,10 @@
 //! the engine prints after the call as a line of its own,
 //! `** usbmon: fd 3: ... **` (a `diag` object with `--json`), unless
 //! `-e diag=` turned its area off.
+//!
+//! Layering: the engine calls this module; it reads the fd table and the
+//! tracee's memory (through `kernel::Memory`) and uses the ioctl groups'
+//! definitions, but never prints: what it finds goes back to the engine.
 
 mod usbmon;
 mod user_events;
@@ -314,7 +318,15 @@ pub fn leave(
 
 /// The symbolic name of a failed call's errno, for the texts.
 fn errno_text(rval: i64) -> String {
-    crate::call::errno_name(-rval).map_or_else(|| (-rval).to_string(), str::to_string)
+    syscalls::Errno::new(-rval as i32)
+        .name()
+        .map_or_else(|| (-rval).to_string(), str::to_string)
+}
+
+/// Whether a raw return value is an error (the kernel's -4095..-1). The
+/// call layer has the same test; this layer sits below it.
+fn is_error(rval: i64) -> bool {
+    (-4095..0).contains(&rval)
 }
 
 #[cfg(test)]

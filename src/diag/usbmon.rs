@@ -7,8 +7,7 @@
 //! that hands out some of those again means the program forgot to flush,
 //! a flush of more than that discards events the program never saw.
 
-use super::{Area, CallInfo, Diag, errno_text};
-use crate::call::is_error;
+use super::{Area, CallInfo, Diag, errno_text, is_error};
 use crate::fdtable::{FdInfo, FileState};
 use crate::ioctl::usbmon::{
     HDR_LEN, HDR_LEN_API0, MON_IOCG_STATS, MON_IOCH_MFLUSH, MON_IOCQ_RING_SIZE, MON_IOCT_RING_SIZE,

@@ -8,8 +8,7 @@
 //! word read from the program's memory at the time of the write. A
 //! refused DIAG_IOCSREG, DIAG_IOCSUNREG or DIAG_IOCSDEL gets its reason.
 
-use super::{Area, CallInfo, Diag, errno_text};
-use crate::call::is_error;
+use super::{Area, CallInfo, Diag, errno_text, is_error};
 use crate::fdtable::{FdTable, Registration, SharedFdTable, SharedFileState};
 use crate::format::quote;
 use crate::ioctl::user_events::{
