@@ -404,6 +404,11 @@ fn diagnostic_header_buffer_and_truncated_data() {
     middle.extend([
         "ioctl(3, MON_IOCX_GET, {hdr=&ADDR, data=&ADDR, alloc=16}) = 0",
         "** usbmon: fd 3: MON_IOCX_GET copied 16 of the event's 74 data bytes (alloc=16): 58 bytes lost with the event; MON_IOCQ_URB_LEN tells the size first **",
+        "mmap(NULL, 8192, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0x0) = ADDR",
+        "mprotect(&ADDR, 4096, PROT_NONE) = 0",
+        "ioctl(3, MON_IOCX_GETX, {hdr=&ADDR, data=&ADDR, alloc=4096}) = -1 [EFAULT]",
+        "** usbmon: fd 3: MON_IOCX_GETX writes a 64-byte header, but hdr is 48 bytes before the end of its mapping: refused (EFAULT), the event stays queued **",
+        "munmap(&ADDR, 8192) = 0",
     ]);
     assert_eq!(misuse("getx48", &[], &[]), whole(&middle));
 }

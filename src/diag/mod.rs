@@ -88,7 +88,7 @@ pub const KINDS: &[(Area, &str, &str)] = &[
     (
         Area::Usbmon,
         "header_buffer",
-        "MON_IOCX_GET/GETX: the data buffer starts inside the header the call writes (48 or 64 bytes)",
+        "MON_IOCX_GET/GETX: the header the call writes (48 or 64 bytes) runs into the data buffer or past the end of its mapping (EFAULT)",
     ),
     (
         Area::Usbmon,

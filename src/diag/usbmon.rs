@@ -138,7 +138,9 @@ fn ioctl(c: &Ctx, st: &mut FileState, mem: &mut Memory, out: &mut Vec<Diag>) {
             );
         }
         MON_IOCX_MFETCH | MON_IOCX_MFETCH32 => mfetch(c, st, mem, out),
-        MON_IOCX_GET | MON_IOCX_GETX | MON_IOCX_GET32 | MON_IOCX_GETX32 if !c.failed() => {
+        MON_IOCX_GET | MON_IOCX_GETX | MON_IOCX_GET32 | MON_IOCX_GETX32
+            if !c.failed() || c.rval == -(libc::EFAULT as i64) =>
+        {
             get(c, mem, out)
         }
         MON_IOCG_STATS if !c.failed() => {
@@ -380,8 +382,9 @@ fn offsets(
     }
 }
 
-/// MON_IOCX_GET/GETX (and their 32-bit forms) after success: the header
-/// buffer against the data buffer, and data lost to a short `alloc`.
+/// MON_IOCX_GET/GETX (and their 32-bit forms): after success the header
+/// buffer against the data buffer, and data lost to a short `alloc`; after
+/// EFAULT, a header buffer cut by the end of its mapping.
 fn get(c: &Ctx, mem: &mut Memory, out: &mut Vec<Diag>) {
     let req = c.call.args[1] as u32;
     let arg = c.call.args[2];
@@ -407,6 +410,19 @@ fn get(c: &Ctx, mem: &mut Memory, out: &mut Vec<Diag>) {
         _ => ("MON_IOCX_GETX32", HDR_LEN),
     };
     let hdr_len = hdr_len as u64;
+    if c.failed() {
+        let mut buf = [0u8; HDR_LEN];
+        let room = mem.read(hdr, &mut buf[..hdr_len as usize]) as u64;
+        if room > 0 && room < hdr_len {
+            out.push(c.diag(
+                "header_buffer",
+                format!(
+                    "{name} writes a {hdr_len}-byte header, but hdr is {room} bytes before the end of its mapping: refused (EFAULT), the event stays queued"
+                ),
+            ));
+        }
+        return;
+    }
     if data > hdr && data < hdr.saturating_add(hdr_len) {
         out.push(c.diag(
             "header_buffer",
