@@ -356,6 +356,17 @@ mod tests {
     }
 
     #[test]
+    fn kinds_are_unique_and_described() {
+        for (i, &(area, kind, what)) in KINDS.iter().enumerate() {
+            assert!(!what.is_empty() && kind.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'));
+            assert!(
+                !KINDS[..i].iter().any(|&(a, k, _)| a == area && k == kind),
+                "{kind} twice"
+            );
+        }
+    }
+
+    #[test]
     fn lines_have_the_signal_shape() {
         let d = Diag::new(Area::Usbmon, "dropped", 3, "2 events lost".into());
         assert_eq!(d.line(), "** usbmon: fd 3: 2 events lost **");
