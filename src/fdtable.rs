@@ -40,7 +40,53 @@ pub struct FdInfo {
     pub maps: Vec<(u64, u64)>,
     /// user_events registrations on this fd: write_index -> event.
     pub events: Vec<(u32, EventDef)>,
+    /// What the calls did to the open file description (usbmon and
+    /// user_events files only): shared by every fd and process that shares
+    /// the description, as the kernel shares it.
+    pub file: Option<SharedFileState>,
 }
+
+/// The state of one usbmon or user_events open file description, learnt
+/// from the calls rtrace saw; the diagnostics (`crate::diag`) are made from
+/// it. Bookkeeping: updated for every call, printed or not.
+#[derive(Debug, Default)]
+pub struct FileState {
+    /// rtrace saw the open, so every call on the file since is known; an
+    /// fd found in /proc has a past rtrace does not know.
+    pub from_open: bool,
+    /// usbmon: the ring size in bytes, when known.
+    pub ring_size: Option<u64>,
+    /// usbmon: events MFETCH handed out and no flush has removed yet,
+    /// when known (from the open, or since the queue was last emptied).
+    pub fetched: Option<u64>,
+    /// user_events: the registrations made on this file.
+    pub regs: Vec<Registration>,
+}
+
+/// A [`FileState`] shared by the fds of one open file description.
+pub type SharedFileState = Rc<RefCell<FileState>>;
+
+/// One successful DIAG_IOCSREG: the file's write_index for the event, and
+/// the enable bit the kernel keeps up to date in the registering process.
+#[derive(Clone, Debug)]
+pub struct Registration {
+    /// The registering process (enablers belong to its address space).
+    pub tgid: i32,
+    /// The event's write_index on this file.
+    pub index: u32,
+    /// The registration command (`name fields`).
+    pub command: String,
+    /// The size of the struct user_reg it used: 28 and more is the 6.4
+    /// layout, 20 and 24 older kernels'.
+    pub size: u32,
+    /// The enable word (current layout only): address, bit, size in bytes.
+    pub enabler: Option<(u64, u8, u8)>,
+    /// DIAG_IOCSUNREG removed the enabler: the bit is no longer updated.
+    pub unregistered: bool,
+}
+
+/// `BUFF_DFL` of mon_bin.c: a new usbmon reader's ring size.
+pub const USBMON_RING_DEFAULT: u64 = 307_200;
 
 impl FdInfo {
     /// The user_events event registered under `write_index` on this fd.
@@ -54,13 +100,36 @@ impl FdInfo {
     /// An fd opened on `path`.
     pub fn new(path: String, cloexec: bool) -> FdInfo {
         let kind = kind_of(&path);
+        let file = match kind {
+            FdKind::Usbmon => Some(FileState {
+                from_open: true,
+                ring_size: Some(USBMON_RING_DEFAULT),
+                fetched: Some(0),
+                regs: Vec::new(),
+            }),
+            FdKind::UserEvents => Some(FileState {
+                from_open: true,
+                ..FileState::default()
+            }),
+            _ => None,
+        };
         FdInfo {
             path,
             kind,
             cloexec,
             maps: Vec::new(),
             events: Vec::new(),
+            file: file.map(|f| Rc::new(RefCell::new(f))),
         }
+    }
+
+    /// An fd whose open rtrace did not see: nothing of its past is known.
+    fn found(path: String) -> FdInfo {
+        let mut info = FdInfo::new(path, false);
+        if info.file.is_some() {
+            info.file = Some(Rc::new(RefCell::new(FileState::default())));
+        }
+        info
     }
 }
 
@@ -111,7 +180,7 @@ impl FdTable {
     /// What /proc/PID/fd says `fd` is.
     fn ask_proc(&self, fd: i32) -> Option<FdInfo> {
         let link = std::fs::read_link(format!("/proc/{}/fd/{fd}", self.pid)).ok()?;
-        Some(FdInfo::new(link.to_string_lossy().into_owned(), false))
+        Some(FdInfo::found(link.to_string_lossy().into_owned()))
     }
 
     /// Apply `f` to what `fd` is: the table's entry, or /proc's answer for
@@ -122,6 +191,9 @@ impl FdTable {
             if let Some(known) = self.fds.get(&fd) {
                 // Registrations are only learnt from calls.
                 info.events = known.events.clone();
+                if known.path == info.path {
+                    info.file = known.file.clone();
+                }
             }
             return Some(f(&info));
         }
@@ -203,6 +275,30 @@ impl FdTable {
         }
     }
 
+    /// The state of `fd`'s open file description (usbmon and user_events
+    /// files), kept in the table from now on so that what the calls do to
+    /// it is remembered.
+    pub fn file_state(&mut self, fd: i32) -> Option<SharedFileState> {
+        let info = self.get(fd)?;
+        let file = info.file.clone()?;
+        let keep = self
+            .fds
+            .get(&fd)
+            .is_none_or(|known| known.file.as_ref().is_none_or(|k| !Rc::ptr_eq(k, &file)));
+        if keep {
+            // Not `insert`: that would clear the cache and lose nothing else.
+            self.fds.insert(fd, info);
+        }
+        Some(file)
+    }
+
+    /// Every fd of the table and its state (the fds rtrace knows of).
+    pub fn files(&self) -> impl Iterator<Item = (i32, &SharedFileState)> {
+        self.fds
+            .iter()
+            .filter_map(|(&fd, info)| info.file.as_ref().map(|f| (fd, f)))
+    }
+
     /// Remember a user_events registration on `fd`.
     pub fn register_event(&mut self, fd: i32, write_index: u32, event: EventDef) {
         if !self.fds.contains_key(&fd)
@@ -223,6 +319,15 @@ impl FdTable {
         self.fds.retain(|_, info| !info.cloexec);
         for info in self.fds.values_mut() {
             info.maps.clear();
+            // The kernel drops a process's enable bits with its old
+            // address space; the write indexes stay with the file.
+            if let Some(file) = &info.file {
+                for reg in file.borrow_mut().regs.iter_mut() {
+                    if reg.tgid == self.pid {
+                        reg.enabler = None;
+                    }
+                }
+            }
         }
     }
 

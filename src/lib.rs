@@ -7,11 +7,12 @@
 //! [`trace`] (engine) -> [`call`] (enter/leave, CT_* split) -> [`service`]
 //! and [`ioctl`] (handlers) -> [`format`] (put primitives) -> [`output`]
 //! (the one writer). [`kernel`] is the only module that talks ptrace and
-//! reads tracee memory; [`fdtable`] is the per-process fd bookkeeping.
-//! [`escape`], below them all, is how tracee-controlled text is rendered
-//! safe for a terminal.
+//! reads tracee memory; [`fdtable`] is the per-process fd bookkeeping;
+//! [`diag`] the ABI misuse diagnostics made from it. [`escape`], below
+//! them all, is how tracee-controlled text is rendered safe for a terminal.
 
 pub mod call;
+pub mod diag;
 pub mod escape;
 pub mod fasthash;
 pub mod fdtable;

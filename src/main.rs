@@ -54,6 +54,46 @@ passed on to the command, as strace does. A second one kills the command.
 Environment: RTRACE_NO_SYSCALL_INFO=1 reads system call stops from the
 registers, as on kernels before 5.3 (to test that path on a newer kernel).";
 
+/// The help's closing text: the examples and notes, then the list of ABI
+/// diagnostics, made from the table that names them.
+fn after_help() -> String {
+    let mut text = String::from(EXAMPLES);
+    text.push_str(
+        "\n\nDiagnostics: where a program breaks the usbmon or user_events ABI, said after\n\
+         the call as a line of its own, `** usbmon: fd 3: ... **` (a `diag` object\n\
+         with --json), whether or not the call is printed; on by default, -e diag=none\n\
+         turns them off, -e diag=usbmon or diag=user_events keeps one kind:",
+    );
+    for &(area, kind, what) in rtrace_cli::diag::KINDS {
+        let head = format!("  {}/{kind}", area.name());
+        text.push('\n');
+        text.push_str(&wrap(&head, 28, what));
+    }
+    text
+}
+
+/// `head` padded to `indent` columns, then `body` wrapped at 80 columns
+/// with continuation lines indented as much.
+fn wrap(head: &str, indent: usize, body: &str) -> String {
+    let mut out = format!("{head:indent$}");
+    if head.len() >= indent {
+        out.push_str(&format!("\n{:indent$}", ""));
+    }
+    let mut col = indent;
+    for (i, word) in body.split(' ').enumerate() {
+        if i > 0 && col + 1 + word.len() > 80 {
+            out.push_str(&format!("\n{:indent$}", ""));
+            col = indent;
+        } else if i > 0 {
+            out.push(' ');
+            col += 1;
+        }
+        out.push_str(word);
+        col += word.len();
+    }
+    out
+}
+
 /// Trace the system calls and ioctls of a command or of running processes.
 #[derive(Parser, Debug)]
 #[command(
@@ -61,7 +101,7 @@ registers, as on kernels before 5.3 (to test that path on a newer kernel).";
     version,
     disable_version_flag = true,
     about,
-    after_help = EXAMPLES,
+    after_help = after_help(),
     override_usage = "rtrace [OPTIONS] COMMAND [ARGS...]\n       rtrace [OPTIONS] -p PID [-p PID ...]"
 )]
 struct Cli {
@@ -114,7 +154,9 @@ struct Cli {
     call_times: bool,
 
     /// Select what is printed: trace=SET (names, %class, /regex, !SET),
-    /// status=successful,failed,unfinished,..., signal=SET (repeatable);
+    /// status=successful,failed,unfinished,..., signal=SET,
+    /// diag=all|none|usbmon|user_events (ABI misuse diagnostics, below;
+    /// `!` negates) (repeatable);
     /// a bare SET means trace=SET. Classes are strace's, with the same
     /// calls: %file %desc %process %network (%net) %signal %ipc %memory
     /// %creds %clock %stat %lstat %fstat %%stat %statfs %fstatfs %%statfs
@@ -413,9 +455,10 @@ fn selection(cli: &Cli) -> Result<trace::Selection, String> {
             "trace" | "t" => select.trace = TraceSet::parse(value)?,
             "status" => select.status = StatusSet::parse(value)?,
             "signal" | "signals" | "s" => select.signals = SignalSet::parse(value)?,
+            "diag" => select.diag = rtrace_cli::diag::DiagSet::parse(value)?,
             _ => {
                 return Err(format!(
-                    "unknown -e qualifier '{key}' (trace, status, signal)"
+                    "unknown -e qualifier '{key}' (trace, status, signal, diag)"
                 ));
             }
         }

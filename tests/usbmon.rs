@@ -112,6 +112,8 @@ fn libpcap_style_capture_with_mfetch_32() {
         "munmap(ADDR, 1228800) = 0".replace("ADDR", "&ADDR")
     );
     assert_events_match_kernel(&events(&lines));
+    // A correct client: no diagnostic.
+    assert_eq!(diagnostics(&lines), Vec::<String>::new());
 }
 
 #[test]
@@ -129,6 +131,8 @@ fn dumpcap_style_capture_one_event_per_fetch_on_a_small_ring() {
         &"ioctl(3, MON_IOCX_MFETCH, {offvec=&ADDR, nfetch=1, nflush=1}) = 0 {nfetch=1, nflush=1, offvec=[64]}"
             .to_string()
     ), "{lines:#?}");
+    // A correct client: no diagnostic.
+    assert_eq!(diagnostics(&lines), Vec::<String>::new());
 }
 
 #[test]
@@ -165,6 +169,20 @@ fn usbmon8_style_get_getx_urb_len_and_read() {
     assert_eq!(untimed(&decoded[10]), untimed(&kernel[10]));
     assert_eq!(untimed(&decoded[11]), untimed(&kernel[12]));
     assert_eq!(decoded.len(), 12);
+    // Its one mistake: GET's 16-byte buffer loses the rest of event 10.
+    assert_eq!(
+        diagnostics(&lines),
+        [
+            "** usbmon: fd 3: MON_IOCX_GET copied 16 of the event's 74 data bytes (alloc=16): 58 bytes lost with the event; MON_IOCQ_URB_LEN tells the size first **"
+        ]
+    );
+    assert_eq!(
+        diag_after(
+            &lines,
+            "ioctl(3, MON_IOCX_GET, {hdr=&ADDR, data=&ADDR, alloc=16}) = 0"
+        ),
+        diagnostics(&lines)
+    );
 }
 
 #[test]
@@ -192,6 +210,264 @@ fn error_paths() {
             "missing {line}\n{lines:#?}"
         );
     }
+    // What the kernel did with each wrong request, said after it.
+    for (call, diags) in [
+        (
+            "ioctl(3, MON_IOCT_RING_SIZE, 100) = -1 [EINVAL]",
+            vec![
+                "** usbmon: fd 3: ring size 100 is below the kernel's minimum of 8192: refused (EINVAL) **",
+            ],
+        ),
+        (
+            "ioctl(3, MON_IOCT_RING_SIZE, 1228801) = -1 [EINVAL]",
+            vec![
+                "** usbmon: fd 3: ring size 1228801 is above the kernel's maximum of 1228800: refused (EINVAL) **",
+            ],
+        ),
+        (
+            "ioctl(3, MON_IOCT_RING_SIZE, 10000) = 0",
+            vec![
+                "** usbmon: fd 3: ring size 10000 is not a multiple of the page size (4096): the kernel rounded it up to 12288 **",
+            ],
+        ),
+        (
+            "ioctl(3, MON_IOCX_MFETCH, {offvec=&0x1, nfetch=4, nflush=2}) = -1 [EFAULT]",
+            vec![
+                "** usbmon: fd 3: MON_IOCX_MFETCH nflush of 2 events but none was fetched and not flushed: the kernel discarded 2 events never fetched **",
+            ],
+        ),
+        (
+            "ioctl(3, MON_IOCT_RING_SIZE, 16384) = -1 [EBUSY]",
+            vec![
+                "** usbmon: fd 3: MON_IOCT_RING_SIZE while the ring is mapped: refused (EBUSY); set the size before mmap **",
+            ],
+        ),
+        (
+            "ioctl(4, MON_IOCH_MFLUSH, 1000) = 34",
+            vec![
+                "** usbmon: fd 4: MON_IOCH_MFLUSH of 1000 events but none was fetched and not flushed: the kernel discarded 34 events never fetched **",
+            ],
+        ),
+        (
+            "ioctl(4, MON_IOCH_MFLUSH, 1000) = 0",
+            vec![
+                "** usbmon: fd 4: MON_IOCH_MFLUSH of 1000 events but none was fetched and not flushed: no more were queued, so none was lost this time **",
+            ],
+        ),
+        (
+            "ioctl(5, MON_IOCG_STATS, {queued=10, dropped=0}) = 0",
+            vec![],
+        ),
+    ] {
+        assert_eq!(diag_after(&lines, call), diags, "after {call}");
+    }
+}
+
+/// The diagnostic lines of a trace.
+fn diagnostics(lines: &[String]) -> Vec<String> {
+    lines
+        .iter()
+        .filter(|l| l.starts_with("** usbmon:") || l.starts_with("** user_events:"))
+        .cloned()
+        .collect()
+}
+
+/// The diagnostic lines right after the last `call` (and its events),
+/// which must be in the trace.
+fn diag_after(lines: &[String], call: &str) -> Vec<String> {
+    let at = lines
+        .iter()
+        .rposition(|l| l == call)
+        .unwrap_or_else(|| panic!("missing {call}\n{lines:#?}"));
+    lines[at + 1..]
+        .iter()
+        .skip_while(|l| l.starts_with("  "))
+        .take_while(|l| l.starts_with("** "))
+        .cloned()
+        .collect()
+}
+
+/// Run `usbmon_misuse MODE`: its lines without the decoded events.
+fn misuse(mode: &str, emu_args: &[&str], rtrace_args: &[&str]) -> Vec<String> {
+    run_client("usbmon_misuse", &[mode], emu_args, rtrace_args)
+        .into_iter()
+        .filter(|l| !l.starts_with("  > "))
+        .collect()
+}
+
+const OPEN: &str = "openat(AT_FDCWD, \"/dev/usbmon0\", O_RDONLY) = 3";
+const END: [&str; 3] = [
+    "close(3) = 0",
+    "exit_group(0)",
+    "Process exited normally with code 0",
+];
+
+/// The marker, the open, `middle`, the end.
+fn whole(middle: &[&str]) -> Vec<String> {
+    let mut all = vec!["write(-1, \"BEGIN\", 5) = -1 [EBADF]", OPEN];
+    all.extend_from_slice(middle);
+    all.extend_from_slice(&END);
+    s(&all)
+}
+
+const REFETCH: &[&str] = &[
+    "ioctl(3, MON_IOCT_RING_SIZE, 1228800) = 0",
+    "mmap(NULL, 1228800, PROT_READ, MAP_SHARED, 3, 0x0) = ADDR",
+    "ioctl(3, MON_IOCX_MFETCH, {offvec=&ADDR, nfetch=4, nflush=0}) = 0 {nfetch=4, nflush=0, offvec=[0, 64, 128, 192]}",
+    "ioctl(3, MON_IOCX_MFETCH, {offvec=&ADDR, nfetch=4, nflush=0}) = 0 {nfetch=4, nflush=0, offvec=[0, 64, 128, 192]}",
+    "** usbmon: fd 3: MON_IOCX_MFETCH returned 4 events it had returned before and no flush removed: MON_IOCH_MFLUSH (or the next fetch's nflush) is missing **",
+    "ioctl(3, MON_IOCX_MFETCH, {offvec=&ADDR, nfetch=4, nflush=8}) = 0 {nfetch=4, nflush=8, offvec=[576, 640, 832, 960]}",
+    "** usbmon: fd 3: MON_IOCX_MFETCH nflush of 8 events but 4 were fetched and not flushed: the kernel discarded 4 events never fetched **",
+    "ioctl(3, MON_IOCH_MFLUSH, 4) = 4",
+    "munmap(&ADDR, 1228800) = 0",
+];
+
+#[test]
+fn diagnostic_fetch_without_flush_and_flush_beyond_fetch() {
+    assert_eq!(misuse("refetch", &[], &[]), whole(REFETCH));
+}
+
+#[test]
+fn diagnostics_follow_the_state_of_calls_not_printed() {
+    // The ioctls are not printed, but their bookkeeping is done: the
+    // diagnostics come all the same, as lines of their own. (The open
+    // stays shown: /proc names the emulator's fd a memfd, where the
+    // kernel's is /dev/usbmon0, and a hidden open's path comes from /proc.)
+    let lines = misuse(
+        "refetch",
+        &[],
+        &["-e", "trace=write,openat,munmap,close,exit_group"],
+    );
+    let mut expected = vec!["write(-1, \"BEGIN\", 5) = -1 [EBADF]", OPEN];
+    expected.extend(
+        REFETCH
+            .iter()
+            .filter(|l| l.starts_with("** ") || l.starts_with("munmap")),
+    );
+    expected.extend_from_slice(&END);
+    assert_eq!(lines, s(&expected));
+    // -e diag=none, -e diag=user_events: no usbmon diagnostic.
+    for set in ["diag=none", "diag=user_events", "diag=!usbmon"] {
+        let lines = misuse("refetch", &[], &["-e", set]);
+        let without: Vec<String> = whole(REFETCH)
+            .into_iter()
+            .filter(|l| !l.starts_with("** "))
+            .collect();
+        assert_eq!(lines, without, "-e {set}");
+    }
+}
+
+#[test]
+fn diagnostics_in_json_are_objects_of_their_own() {
+    let pcap = pcap();
+    let emu = Emulator::start("usbmon_emu", &[pcap.as_str()]);
+    fixture("usbmon_misuse");
+    let run = trace_env(
+        &["--json"],
+        &["usbmon_misuse", "refetch"],
+        &[("USBMON_EMU_SOCKET", emu.socket())],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let objects: Vec<serde_json::Value> = run
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let at = objects.iter().position(|o| o["type"] == "diag").unwrap();
+    let diag = &objects[at];
+    // It follows the call it is about.
+    assert_eq!(objects[at - 1]["args"]["request"], "MON_IOCX_MFETCH");
+    assert_eq!(diag["area"], "usbmon");
+    assert_eq!(diag["kind"], "refetch");
+    assert_eq!(diag["fd"], 3);
+    assert_eq!(diag["pid"], objects[at - 1]["pid"]);
+    assert_eq!(
+        diag["text"],
+        "MON_IOCX_MFETCH returned 4 events it had returned before and no flush removed: MON_IOCH_MFLUSH (or the next fetch's nflush) is missing"
+    );
+    let kinds: Vec<&str> = objects
+        .iter()
+        .filter(|o| o["type"] == "diag")
+        .map(|o| o["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["refetch", "overflush"]);
+}
+
+#[test]
+fn diagnostic_header_buffer_and_truncated_data() {
+    let getx = "ioctl(3, MON_IOCX_GETX, {hdr=&ADDR, data=&ADDR, alloc=4096}) = 0";
+    let mut middle = vec![
+        "ioctl(3, MON_IOCX_GETX, {hdr=&ADDR, data=&ADDR, alloc=256}) = 0",
+        "** usbmon: fd 3: MON_IOCX_GETX writes a 64-byte header, but the data buffer starts 48 bytes after hdr: data copied there overwrites the header's last 16 bytes **",
+    ];
+    middle.extend([getx; 8]);
+    middle.extend([
+        "ioctl(3, MON_IOCX_GET, {hdr=&ADDR, data=&ADDR, alloc=16}) = 0",
+        "** usbmon: fd 3: MON_IOCX_GET copied 16 of the event's 74 data bytes (alloc=16): 58 bytes lost with the event; MON_IOCQ_URB_LEN tells the size first **",
+        "mmap(NULL, 8192, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0x0) = ADDR",
+        "mprotect(&ADDR, 4096, PROT_NONE) = 0",
+        "ioctl(3, MON_IOCX_GETX, {hdr=&ADDR, data=&ADDR, alloc=4096}) = -1 [EFAULT]",
+        "** usbmon: fd 3: MON_IOCX_GETX writes a 64-byte header, but hdr is 48 bytes before the end of its mapping: refused (EFAULT), the event stays queued **",
+        "munmap(&ADDR, 8192) = 0",
+    ]);
+    assert_eq!(misuse("getx48", &[], &[]), whole(&middle));
+}
+
+#[test]
+fn diagnostic_mappings_longer_than_the_ring_or_off_its_start() {
+    assert_eq!(
+        misuse("bigmap", &[], &[]),
+        whole(&[
+            "ioctl(3, MON_IOCT_RING_SIZE, 8192) = 0",
+            "mmap(NULL, 16384, PROT_READ, MAP_SHARED, 3, 0x0) = ADDR",
+            "** usbmon: fd 3: mmap of 16384 bytes at offset 0 of the 8192-byte ring: reading past byte 8192 of the mapping raises SIGBUS **",
+            "mmap(NULL, 4096, PROT_READ, MAP_SHARED, 3, 0x1000) = ADDR",
+            "** usbmon: fd 3: mmap at ring offset 4096: MFETCH offsets count from the ring's start, not from this mapping **",
+            "munmap(&ADDR, 4096) = 0",
+            "munmap(&ADDR, 16384) = 0",
+        ])
+    );
+}
+
+#[test]
+fn diagnostic_events_past_the_mapping_and_unaligned_offsets() {
+    let fetched = "0, 64, 128, 192, 256, 320, 448, 512, 576, 640, 832, 960, 1024, 1088, 4480, 4544, 4672, 4800, 4864, 4928, 8320, 8384, 8512, 8640, 8704, 8768, 12160, 12224, 12352, 12480, 12544, 12608";
+    assert_eq!(
+        misuse("smallmap", &[], &[]),
+        whole(&[
+            "ioctl(3, MON_IOCT_RING_SIZE, 16384) = 0",
+            "mmap(NULL, 4096, PROT_READ, MAP_SHARED, 3, 0x0) = ADDR",
+            &format!(
+                "ioctl(3, MON_IOCX_MFETCH, {{offvec=&ADDR, nfetch=32, nflush=0}}) = 0 {{nfetch=32, nflush=0, offvec=[{fetched}]}}"
+            ),
+            "** usbmon: fd 3: MON_IOCX_MFETCH: 19 events past the end of the 4096-byte mapping of the ring (the first at offset 1088, 3340 bytes): reading them faults **",
+            "ioctl(3, MON_IOCH_MFLUSH, 32) = 32",
+            "munmap(&ADDR, 4096) = 0",
+        ])
+    );
+    assert_eq!(
+        misuse("alias", &[], &[]),
+        whole(&[
+            "ioctl(3, MON_IOCT_RING_SIZE, 1228800) = 0",
+            "mmap(NULL, 1228800, PROT_READ, MAP_SHARED, 3, 0x0) = ADDR",
+            "ioctl(3, MON_IOCX_MFETCH, {offvec=&ADDR, nfetch=1, nflush=0}) = 0 {nfetch=1, nflush=0, offvec=[1]}",
+            "** usbmon: fd 3: MON_IOCX_MFETCH: 1 offset not 64-byte aligned (the first 1): offvec overlaps the struct, whose nfetch and nflush the kernel writes after the offsets **",
+            "ioctl(3, MON_IOCH_MFLUSH, 1) = 1",
+            "munmap(&ADDR, 1228800) = 0",
+        ])
+    );
+}
+
+#[test]
+fn diagnostic_events_dropped() {
+    assert_eq!(
+        misuse("drops", &["--batch", "34"], &[]),
+        whole(&[
+            "ioctl(3, MON_IOCT_RING_SIZE, 8192) = 0",
+            "ioctl(3, MON_IOCG_STATS, {queued=33, dropped=1}) = 0",
+            "** usbmon: fd 3: 1 event lost since the last MON_IOCG_STATS: the ring was full (fetch and flush sooner, or a bigger ring) **",
+        ])
+    );
 }
 
 #[test]
@@ -229,6 +505,8 @@ fn verbose_events_show_every_header_field_and_json_has_objects() {
             v["name"] == "ioctl" && v["args"]["request"] == "MON_IOCX_MFETCH"
         })
         .collect();
+    // A correct client: no diagnostic object either.
+    assert!(!run.trace.contains("\"type\":\"diag\""), "{}", run.trace);
     let first = &fetch[0];
     assert_eq!(first["returned"]["arg"]["nfetch"], 32);
     let ev = &first["extended"][10];
@@ -245,5 +523,34 @@ fn verbose_events_show_every_header_field_and_json_has_objects() {
     assert_eq!(
         ev["text"].as_str().map(untimed),
         Some(untimed(&kernel_lines()[10]))
+    );
+}
+
+#[test]
+fn help_and_hacking_list_every_diagnostic_and_bad_sets_fail() {
+    let help = common::rtrace().arg("--help").output().unwrap();
+    let help = String::from_utf8(help.stdout).unwrap();
+    let hacking =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/HACKING.md")).unwrap();
+    for &(area, kind, _) in rtrace_cli::diag::KINDS {
+        let name = format!("{}/{kind}", area.name());
+        assert!(
+            help.lines()
+                .any(|l| l.starts_with(&format!("  {name} ")) || l == format!("  {name}")),
+            "--help does not list {name}"
+        );
+        assert!(
+            hacking.contains(&format!("| {name} |")),
+            "HACKING.md does not list {name}"
+        );
+    }
+    let out = common::rtrace()
+        .args(["-e", "diag=usb", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "rtrace: unknown diagnostics 'usb' in -e diag=usb (all, none, usbmon, user_events)\n"
     );
 }

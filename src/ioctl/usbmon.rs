@@ -323,8 +323,12 @@ fn fetched_by_mfetch(p: &mut Printer, code: u32, call: &IoctlCall) {
 /// Find the ring in /proc/PID/maps when its mmap was not seen (attached
 /// with -p, or mmap not traced): the mapping of the fd's device file.
 fn ring_from_proc(call: &IoctlCall) -> Option<(u64, u64)> {
-    let path = &call.fdinfo?.path;
-    let maps = std::fs::read_to_string(format!("/proc/{}/maps", call.pid)).ok()?;
+    ring_in_proc_maps(call.pid, &call.fdinfo?.path)
+}
+
+/// The first mapping of the file `path` in /proc/PID/maps: (address, length).
+pub fn ring_in_proc_maps(pid: i32, path: &str) -> Option<(u64, u64)> {
+    let maps = std::fs::read_to_string(format!("/proc/{pid}/maps")).ok()?;
     maps.lines().find_map(|line| {
         let mut words = line.split_whitespace();
         let range = words.next()?;

@@ -312,7 +312,7 @@ pub struct EventDef {
 
 /// Bytes of `struct trace_entry` before the payload in the kernel's record;
 /// `__data_loc` offsets count from the record's start.
-const TRACE_ENTRY_SIZE: usize = 8;
+pub const TRACE_ENTRY_SIZE: usize = 8;
 
 fn scalar(ty: &str) -> Option<FieldKind> {
     Some(match ty {
@@ -486,7 +486,7 @@ impl EventDef {
     }
 
     /// Bytes a write's payload needs at least.
-    fn min_size(&self) -> usize {
+    pub fn min_size(&self) -> usize {
         self.fields.last().map_or(0, |f| f.offset + f.size)
     }
 }

@@ -16,8 +16,11 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 
 use super::filtering::{Action, CallFields, stack_trace};
+use crate::diag::{self, CallInfo, Diag};
+use crate::fdtable::SharedFdTable;
 use crate::service;
 use crate::service::signal::{put_siginfo_details, signal_name};
+use std::rc::Rc;
 
 /// How a call ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -172,8 +175,18 @@ impl Engine {
             entered: std::time::Instant::now(),
             attempt: std::time::Instant::now(),
             attempt_name: None,
+            diag: Default::default(),
         };
         let fds = proc.fds.borrow();
+        if self.select.diag.any() {
+            let info = CallInfo {
+                name: &call.name,
+                arch,
+                args,
+                tgid: proc.tgid,
+            };
+            call.diag = diag::enter(self.select.diag, &info, &fds, &mut proc.mem);
+        }
         call_enter(
             Stopped {
                 out: &mut self.out,
@@ -217,6 +230,8 @@ impl Engine {
             });
             return;
         }
+        let diags = self.diagnose(pid, &mut call, rval);
+        let proc = self.procs.get_mut(&pid).expect("present");
         if !is_error(rval) {
             let mut fds = proc.fds.borrow_mut();
             service::fs::track(
@@ -238,6 +253,7 @@ impl Engine {
             && is_error(rval)
             && proc.suspended.last().is_some_and(|top| top.call.ip == ip);
         self.finish(pid, &mut call, rval, End::Returned);
+        self.put_diags(pid, &diags);
         self.count(&call, rval);
         if interrupted_ends {
             let proc = self.procs.get_mut(&pid).expect("present");
@@ -342,6 +358,77 @@ impl Engine {
         // successful exec has no leave stop to count it.
         if end == End::Exec {
             self.count(call, rval);
+        }
+    }
+
+    /// The ABI misuse diagnostics of a call that returned: bookkeeping of
+    /// the open file's state, done whether or not the call is printed.
+    fn diagnose(&mut self, pid: i32, call: &mut Call, rval: i64) -> Vec<Diag> {
+        let entered = std::mem::take(&mut call.diag);
+        if !self.select.diag.any() {
+            return Vec::new();
+        }
+        let Some(proc) = self.procs.get(&pid) else {
+            return Vec::new();
+        };
+        // DIAG_IOCSDEL's EBUSY names the fds holding the event, in any
+        // traced process: their tables, one per process.
+        let mut others: Vec<(i32, SharedFdTable)> = Vec::new();
+        if call.name == "ioctl" && rval == -(libc::EBUSY as i64) {
+            for other in self.procs.values() {
+                if !Rc::ptr_eq(&other.fds, &proc.fds)
+                    && !others.iter().any(|(_, t)| Rc::ptr_eq(t, &other.fds))
+                {
+                    others.push((other.tgid, other.fds.clone()));
+                }
+            }
+        }
+        let proc = self.procs.get_mut(&pid).expect("present");
+        let info = CallInfo {
+            name: &call.name,
+            arch: call.arch,
+            args: call.args,
+            tgid: proc.tgid,
+        };
+        let mut fds = proc.fds.borrow_mut();
+        diag::leave(
+            self.select.diag,
+            &info,
+            rval,
+            entered,
+            &mut fds,
+            &mut proc.mem,
+            &|| others.clone(),
+        )
+    }
+
+    /// Print a call's diagnostics after it, each a line of its own (an
+    /// object with --json); they follow `-e diag=`, not the call's
+    /// selection, and are not printed with -c or after a traceoff.
+    fn put_diags(&mut self, pid: i32, diags: &[Diag]) {
+        if self.summary == Summary::Only || !self.printing {
+            return;
+        }
+        let tgid = self.procs.get(&pid).map_or(pid, |p| p.tgid);
+        for d in diags.iter().filter(|d| self.select.diag.has(d.area)) {
+            if self.fmt.json {
+                let obj = serde_json::json!({
+                    "schema": crate::call::JSON_SCHEMA,
+                    "type": "diag",
+                    "time": crate::call::json_time(),
+                    "pid": tgid,
+                    "tid": pid,
+                    "area": d.area.name(),
+                    "kind": d.kind,
+                    "fd": d.fd,
+                    "text": d.text,
+                });
+                self.out.json_line(&obj);
+            } else {
+                self.out.newline();
+                self.out.text(Some(pid), &d.line(), Style::Signal);
+                self.out.newline();
+            }
         }
     }
 

@@ -71,6 +71,8 @@ pub struct Selection {
     pub filter: Option<crate::filter::Filter>,
     /// `--trigger`: actions fired by matching calls.
     pub triggers: Vec<filtering::Trigger>,
+    /// `-e diag=`: which ABI misuse diagnostics are printed.
+    pub diag: crate::diag::DiagSet,
 }
 
 impl Default for Selection {
@@ -81,6 +83,7 @@ impl Default for Selection {
             signals: SignalSet::all(),
             filter: None,
             triggers: Vec::new(),
+            diag: crate::diag::DiagSet::ALL,
         }
     }
 }
@@ -1141,8 +1144,8 @@ impl Engine {
         }
         // Exec gives the process its own fd table minus close-on-exec fds.
         let mut table = proc.fds.borrow().clone();
-        table.exec();
         table.pid = pid;
+        table.exec();
         proc.fds = Rc::new(RefCell::new(table));
         proc.suspended.clear();
         proc.mem = Memory::new(Pid::from_raw(pid));

@@ -185,6 +185,14 @@ class Trace:
                 r and r.group(1) in usbmon_fds.get(pid, ())
             )
 
+    def call_before(self, index):
+        """The text of the last call line before line `index` (diagnostic
+        lines are not calls: `**` would lose a `*` to PREFIX)."""
+        for i, _, text in reversed(self.calls):
+            if i < index and not DIAG.match(self.lines[i]):
+                return text
+        return ""
+
     def find(self, pattern):
         """Call lines matching a regex (search)."""
         r = re.compile(pattern)
@@ -317,7 +325,21 @@ def pcap_records(data):
 # --- judge: the checks ------------------------------------------------------
 
 
+DIAG = re.compile(r"^(?:\d+[|'] )?\*\* (?:usbmon|user_events): ")
+
+
+def diagnostics(trace_text):
+    """rtrace's ABI diagnostic lines (`** usbmon: fd 3: ... **`), without
+    any pid prefix."""
+    return [re.sub(r"^\d+[|'] ", "", l) for l in trace_text.split("\n") if DIAG.match(l)]
+
+
 class Checks:
+    def no_diagnostics(self, name, problems, who):
+        """A correct client: rtrace has nothing to say about its use of the ABI."""
+        for line in diagnostics(self.text(name) or ""):
+            problems.append(f"{who} is a correct client, but rtrace said: {line}")
+
     def __init__(self, results, files):
         self.results, self.files = results, files
         self.passed = self.failed = 0
@@ -452,7 +474,8 @@ class Checks:
             m = re.search(r"(\d+) packets? captured", err)
             if not m or int(m.group(1)) != len(evs):
                 p.append(f"tcpdump reported {m.group(0) if m else 'no count'}, rtrace decoded {len(evs)}")
-        self.check("1 tcpdump: usbmon calls and ring events equal the kernel text", p)
+            self.no_diagnostics("t1.trace", p, "tcpdump")
+        self.check("1 tcpdump: usbmon calls and ring events equal the kernel text, no diagnostic", p)
 
     def t2(self):
         p = []
@@ -497,7 +520,8 @@ class Checks:
                     if a != b:
                         p.append(f"event {j + 1} is {a} in the trace, {b} in tshark's output")
                         break
-        self.check("2 tshark -> dumpcap: followed, one event per MFETCH, events equal the kernel text", p)
+        self.no_diagnostics("t2.trace", p, "tshark/dumpcap")
+        self.check("2 tshark -> dumpcap: followed, one event per MFETCH, events equal the kernel text, no diagnostic", p)
 
     def t3(self):
         self.client("t3", "", "3 usbmon_client: GETX, GET, read(2), URB_LEN, RING_SIZE events equal the kernel text")
@@ -525,7 +549,8 @@ class Checks:
             evs = self.capture_events("t3c", t, p, "usbmon_client32")
             if len(evs) != int(m.group(1)) or len(evs) != n:
                 p.append(f"rtrace decoded {len(evs)} events, the client fetched {m.group(1)} of {n}")
-        self.check("3c usbmon_client built 32-bit, libpcap's way: MFETCH32 on the mapped ring, events equal the kernel text", p)
+            self.no_diagnostics("t3c.trace", p, "usbmon_client32 mmap")
+        self.check("3c usbmon_client built 32-bit, libpcap's way: MFETCH32 on the mapped ring, events equal the kernel text, no diagnostic", p)
 
     def client(self, prefix, compat, title):
         """Our client's check; `compat` is "32" for its 32-bit build, whose
@@ -568,7 +593,77 @@ class Checks:
             evs = self.capture_events(prefix, t, p, f"usbmon_client{compat}")
             if len(evs) != total:
                 p.append(f"rtrace printed {len(evs)} events, the client fetched {total}")
+            # Its one misuse: GET's 64-byte data buffer cuts longer events.
+            # Each cut is said right after that GET's event, with the
+            # kernel's len_cap (the header the client got), nothing else.
+            trunc = re.compile(
+                r"^\*\* usbmon: fd 3: MON_IOCX_GET%s copied 64 of the event's (\d+) data bytes "
+                r"\(alloc=64\): (\d+) bytes lost with the event; MON_IOCQ_URB_LEN tells the size first \*\*$" % compat
+            )
+            for i, line in enumerate(t.lines):
+                if not DIAG.match(line):
+                    continue
+                text = re.sub(r"^\d+[|'] ", "", line)
+                d = trunc.match(text)
+                before = t.call_before(i)
+                if not d or int(d.group(1)) - 64 != int(d.group(2)) or not before.startswith(f"ioctl(3, MON_IOCX_GET{compat}, "):
+                    p.append(f"unexpected diagnostic after `{before}`: {text}")
         self.check(title, p)
+
+    def t5(self):
+        """A wrong client on the real kernel: MFETCH twice with no flush
+        between hands out the same events again, and rtrace says so; a
+        flush of more than was fetched discards events unseen."""
+        p = []
+        rc = self.results.get("t5.rc")
+        out = self.text("t5.out") or ""
+        if rc != "0":
+            p.append(f"rtrace usbmon_client refetch exited {rc}: {out!r}")
+        m = re.search(r"refetch first=(\d+) second=(\d+) same=(\d) flushed=(\d+)", out)
+        if not m:
+            p.append(f"usbmon_client refetch printed no summary: {out!r}")
+        t = self.trace("t5.trace", p)
+        if t and m:
+            k1, k2, same, flushed = map(int, m.groups())
+            if same != 1:
+                p.append("the kernel's second MFETCH did not begin with the first's offsets")
+            fetches = t.find(r"^ioctl\(3, MON_IOCX_MFETCH, ")
+            flushes = t.find(r"^ioctl\(3, MON_IOCH_MFLUSH, %d\) = %d$" % (k2 + 100, flushed))
+            if len(fetches) != 2 or len(flushes) != 1:
+                p.append(f"want 2 MFETCH and the MFLUSH of {k2 + 100}: {fetches} {flushes}")
+            else:
+                def after(index):
+                    """The line after call line `index` and its events."""
+                    j = index + 1
+                    while j < len(t.lines) and EVENT.match(t.lines[j]):
+                        j += 1
+                    return re.sub(r"^\d+[|'] ", "", t.lines[j]) if j < len(t.lines) else ""
+
+                plural = "" if k1 == 1 else "s"
+                want = (
+                    f"** usbmon: fd 3: MON_IOCX_MFETCH returned {k1} event{plural} it had returned before "
+                    "and no flush removed: MON_IOCH_MFLUSH (or the next fetch's nflush) is missing **"
+                )
+                if after(fetches[1][0]) != want:
+                    p.append(f"after the second MFETCH: {after(fetches[1][0])!r}, want {want!r}")
+                if diagnostics(self.text("t5.trace"))[:1] != [want]:
+                    p.append(f"the first diagnostic is not the refetch one: {diagnostics(self.text('t5.trace'))}")
+                were = "1 was" if k2 == 1 else f"{k2} were"
+                unseen = flushed - k2
+                tail = (
+                    f"the kernel discarded {unseen} event{'' if unseen == 1 else 's'} never fetched"
+                    if unseen > 0
+                    else "no more were queued, so none was lost this time"
+                )
+                want = (
+                    f"** usbmon: fd 3: MON_IOCH_MFLUSH of {k2 + 100} events but {were} fetched "
+                    f"and not flushed: {tail} **"
+                )
+                if after(flushes[0][0]) != want:
+                    p.append(f"after the MFLUSH: {after(flushes[0][0])!r}, want {want!r}")
+            if len(diagnostics(self.text("t5.trace"))) != 2:
+                p.append(f"want 2 diagnostics: {diagnostics(self.text('t5.trace'))}")
+        self.check("5 a wrong client on the real kernel: refetch and overflush diagnostics", p)
 
     def t4a(self):
         p = []
@@ -592,6 +687,7 @@ class Checks:
             self.pcap_vs_trace("t4a", evs, p, "tcpdump -Z")
             if len(evs) != n:
                 p.append(f"tcpdump -c {n}: rtrace decoded {len(evs)} events")
+        self.no_diagnostics("t4a.trace", p, "tcpdump -Z")
         self.check("4a -f across tcpdump's privilege drop (-Z nobody)", p)
 
     def t4b(self):
@@ -628,6 +724,9 @@ class Checks:
                 # Traffic after the detach was captured too.
                 if len(recs) <= len(evs):
                     p.append(f"the capture has {len(recs)} records, no more than the {len(evs)} decoded while attached")
+        # Attached mid-capture: what was fetched before is not known, and
+        # nothing is said that would need it.
+        self.no_diagnostics("t4b.trace", p, "the attached tcpdump")
         self.check("4b -p attach to a running capture, SIGINT detach, capture goes on", p)
 
     def t4c(self):
@@ -656,7 +755,7 @@ def cmd_judge(console, outdir):
     c = Checks(results, files)
     if not done:
         c.check("the guest ran to the end", [f"no `@@E2E done` in {console}: see its tail"])
-    for t in (c.t1, c.t2, c.t3, c.t3b, c.t3c, c.t4a, c.t4b, c.t4c):
+    for t in (c.t1, c.t2, c.t3, c.t3b, c.t3c, c.t5, c.t4a, c.t4b, c.t4c):
         t()
     print(f"e2e: the guest's files are in {outdir}")
     print(f"{c.passed} passed, {c.failed} failed")

@@ -187,6 +187,11 @@ client_check t3b 30 MON_IOCQ_RING_SIZE usbmon_client32
 say "check 3c: rtrace usbmon_client32 mmap (MFETCH32)"
 client_check t3c 40 MON_IOCT_RING_SIZE usbmon_client32 mmap
 
+# 5: a deliberately wrong client: rtrace's ABI diagnostics on the real
+# kernel (MFETCH twice without a flush, then a flush of too many).
+say "check 5: rtrace usbmon_client refetch (diagnostics)"
+client_check t5 4 MON_IOCT_RING_SIZE usbmon_client refetch
+
 # --- 4a: -f across tcpdump's privilege drop (-Z nobody) ------------------
 say "check 4a: rtrace -f tcpdump -Z nobody"
 N4=24

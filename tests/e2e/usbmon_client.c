@@ -22,6 +22,14 @@
  * 32-bit program (usbmon_client32), whose GET and GETX are the compat
  * requests MON_IOCX_GET32 and MON_IOCX_GETX32 (a 12-byte mon_bin_get).
  *
+ * `usbmon_client BUS COUNT refetch` is a deliberately wrong client, for
+ * rtrace's ABI diagnostics on the real kernel: on the mapped ring it makes
+ * two MFETCHes of up to COUNT events without flushing in between (the
+ * kernel hands out the first one's events again), then MON_IOCH_MFLUSH of
+ * 100 more events than it fetched (the kernel discards events it never
+ * saw); summary `usbmon_client: refetch first=K1 second=K2 same=S
+ * flushed=F` (S = 1 when the second fetch began with the first's offsets).
+ *
  * The requests and structs come from drivers/usb/mon/mon_bin.c (there is no
  * uapi header).
  */
@@ -136,11 +144,43 @@ static int fetch_mapped(int fd, int count)
 	return 0;
 }
 
+/* The wrong way: fetch twice without a flush, then flush too many. */
+static int refetch(int fd, int count)
+{
+	const uint32_t ring = 256 * 1024;
+	if (count < 1 || count > 32)
+		count = 32;
+	if (ioctl(fd, MON_IOCT_RING_SIZE, ring) < 0)
+		die("MON_IOCT_RING_SIZE");
+	unsigned char *map = mmap(NULL, ring, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		die("mmap");
+	uint32_t first[32], second[32];
+	struct mon_bin_mfetch mf = { first, (uint32_t)count, 0 };
+	if (ioctl(fd, MON_IOCX_MFETCH, &mf) < 0)
+		die("MON_IOCX_MFETCH");
+	uint32_t k1 = mf.nfetch;
+	mf = (struct mon_bin_mfetch){ second, (uint32_t)count, 0 };
+	if (ioctl(fd, MON_IOCX_MFETCH, &mf) < 0)
+		die("MON_IOCX_MFETCH again");
+	uint32_t k2 = mf.nfetch;
+	int same = k2 >= k1 && memcmp(first, second, k1 * sizeof(uint32_t)) == 0;
+	int flushed = ioctl(fd, MON_IOCH_MFLUSH, (unsigned long)k2 + 100);
+	if (flushed < 0)
+		die("MON_IOCH_MFLUSH");
+	munmap(map, ring);
+	close(fd);
+	printf("usbmon_client: refetch first=%u second=%u same=%d flushed=%d\n", k1, k2, same,
+	       flushed);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int mapped = argc == 4 && strcmp(argv[3], "mmap") == 0;
-	if (argc != 3 && !mapped) {
-		fprintf(stderr, "usage: usbmon_client BUS COUNT [mmap]\n");
+	int wrong = argc == 4 && strcmp(argv[3], "refetch") == 0;
+	if (argc != 3 && !mapped && !wrong) {
+		fprintf(stderr, "usage: usbmon_client BUS COUNT [mmap|refetch]\n");
 		return 2;
 	}
 	char path[64];
@@ -152,6 +192,8 @@ int main(int argc, char **argv)
 		die(path);
 	if (mapped)
 		return fetch_mapped(fd, count);
+	if (wrong)
+		return refetch(fd, count);
 	int ring = ioctl(fd, MON_IOCQ_RING_SIZE);
 	if (ring < 0)
 		die("MON_IOCQ_RING_SIZE");
