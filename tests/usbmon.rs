@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{Emulator, fixture, s, trace_env};
+use common::{Emulator, diagnostics, fixture, s, trace_env};
 
 fn pcap() -> String {
     concat!(
@@ -261,15 +261,6 @@ fn error_paths() {
     ] {
         assert_eq!(diag_after(&lines, call), diags, "after {call}");
     }
-}
-
-/// The diagnostic lines of a trace.
-fn diagnostics(lines: &[String]) -> Vec<String> {
-    lines
-        .iter()
-        .filter(|l| l.starts_with("** usbmon:") || l.starts_with("** user_events:"))
-        .cloned()
-        .collect()
 }
 
 /// The diagnostic lines right after the last `call` (and its events),

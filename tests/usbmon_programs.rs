@@ -12,7 +12,7 @@
 
 mod common;
 
-use common::{Emulator, fixture, fixture_dir, normalise, rtrace};
+use common::{Emulator, diagnostics, fixture, fixture_dir, normalise, rtrace};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -182,12 +182,18 @@ fn untimed(line: &str) -> Vec<&str> {
         .collect()
 }
 
-/// Every event rtrace printed equals the kernel's line of it, in order, and
-/// there is one for each event of the recording.
+/// Every event rtrace printed equals the kernel's line of it, in order,
+/// there is one for each event of the recording, and no diagnostic.
 fn assert_events_are_the_kernels(traced: &Traced) {
     let kernel = std::fs::read_to_string(KERNEL_TEXT).unwrap();
     let kernel: Vec<&str> = kernel.lines().collect();
     assert_eq!(kernel.len(), EVENTS);
+    // A correct capture program breaks no rule of the ABI.
+    assert_eq!(
+        diagnostics(&traced.lines),
+        Vec::<String>::new(),
+        "a correct program got diagnostics"
+    );
     let ours = events(&traced.lines);
     assert_eq!(
         ours.len(),

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{Emulator, fixture, s, trace, trace_env};
+use common::{Emulator, diagnostics, fixture, s, trace, trace_env};
 
 const REG_PROBE: &str = "ioctl(3, DIAG_IOCSREG, {size=28, enable_bit=31, enable_size=4, flags=0, enable_addr=&ADDR, name_args=\"rtrace_probe u32 count;char[8] tag\"})";
 
@@ -108,15 +108,6 @@ fn registrations_writes_and_deletes_with_events_enabled() {
         .unwrap();
     assert_eq!(diagnostics(&lines[reopened..]), Vec::<String>::new());
     assert_eq!(lines.last().unwrap(), "Process exited normally with code 0");
-}
-
-/// The diagnostic lines of a trace.
-fn diagnostics(lines: &[String]) -> Vec<String> {
-    lines
-        .iter()
-        .filter(|l| l.starts_with("** usbmon:") || l.starts_with("** user_events:"))
-        .cloned()
-        .collect()
 }
 
 /// `call` is in the trace, and `diag` is the line right after it.

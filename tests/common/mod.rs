@@ -378,3 +378,19 @@ pub fn normalise(trace: &str) -> Vec<String> {
 fn is_address(s: &str) -> bool {
     s[2..].bytes().take_while(u8::is_ascii_hexdigit).count() >= 8
 }
+
+/// The diagnostic lines of a trace (`** usbmon: ... **`, `** user_events:
+/// ... **`), with or without a pid prefix before them.
+pub fn diagnostics(lines: &[String]) -> Vec<String> {
+    lines
+        .iter()
+        .filter(|l| {
+            let text = l
+                .split_once(['|', '\''])
+                .filter(|(pid, _)| pid.starts_with("PID"))
+                .map_or(l.as_str(), |(_, rest)| rest.trim_start());
+            text.starts_with("** usbmon:") || text.starts_with("** user_events:")
+        })
+        .cloned()
+        .collect()
+}
