@@ -24,9 +24,14 @@
 //! A request no group names prints decoded from its bits so a person can
 //! read it: `_IOWR(0x92, 0x7, 16)`, `_IO('T', 0x1)`; `-V` prints the number.
 
+pub mod btf;
+pub mod fallback;
 pub mod file;
+#[rustfmt::skip]
+pub mod gen_flags;
 pub mod sockios;
 pub mod tty;
+pub mod uffd;
 pub mod usbdevfs;
 pub mod usbmon;
 pub mod user_events;
@@ -205,6 +210,7 @@ static GROUPS: &[&dyn IoctlGroup] = &[
     &file::FILE,
     &usbdevfs::USBDEVFS,
     &sockios::SOCKIOS,
+    &uffd::UFFD,
 ];
 
 /// Every group, in lookup order.
@@ -363,12 +369,8 @@ pub fn ioctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
         } else {
             p.hex("request", code);
         }
-        if ioc_fields(code).dir == 0 {
-            p.hex("arg", c.args[2]);
-        } else {
-            p.ptr("arg", c.args[2]);
-        }
-        return CallType::Done;
+        let plan = fallback::plan(code, None, c.arch);
+        return fallback::out(p, code, c.args[2], &plan);
     };
     check_request(req);
     if p.symbols() {
@@ -440,10 +442,8 @@ pub fn ioctl_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     let found = find(code, info.as_ref());
     let arg = c.args[2];
     let Some((group, req)) = found else {
-        if !p.equals_printed() {
-            p.equals();
-        }
-        p.result(c.result);
+        let plan = fallback::plan(code as u64, None, c.arch);
+        fallback::leave(p, code as u64, arg, &plan, c.result, failed);
         return;
     };
     let in_only = req.dirs & IF_IN != 0 && req.dirs & IF_OUT == 0;

@@ -1,0 +1,124 @@
+//! The argument of a request no group decodes, from what is known of it:
+//!
+//! - its type is named (the request table records `struct fiemap`) and the
+//!   kernel's BTF has it at the size the code carries: its fields by name
+//!   ([`super::btf`]);
+//! - else the code carries a size N (`_IOW`/`_IOR`/`_IOWR`): those N bytes
+//!   as a string, cut at `-s`;
+//! - else (`_IO`, or a code without direction bits): the number itself.
+//!
+//! The direction bits say when: `_IOW` before the call, `_IOR` after it
+//! (the pointer if it failed), `_IOWR` both, in the shapes of the group
+//! decoders (`ioctl(3, FOO, {out}) = 0 {in}`). Only what the code itself
+//! says is trusted: a request whose direction bits are 0 but which passes a
+//! pointer (old tty and socket codes) prints as a number, as before.
+
+use super::btf::{self, Found, Kind};
+use super::{IOC_READ, IOC_WRITE, ioc_fields};
+use crate::call::CallType;
+use crate::format::{Naming, Printer};
+use crate::kernel::Arch;
+use crate::output::Style;
+
+/// How the argument of a request no group decodes is printed.
+#[derive(Debug)]
+pub enum Plan {
+    /// By value (`_IO`): a number.
+    Value,
+    /// A pointer to data of unknown size.
+    Ptr,
+    /// A pointer to a type the kernel's BTF describes.
+    Btf(Found),
+    /// A pointer to this many bytes.
+    Bytes(usize),
+}
+
+/// Decide how to print request `code`'s argument, whose type the request
+/// table spells `ty` (if it names the request), for a call through `arch`.
+pub fn plan(code: u64, ty: Option<&str>, arch: Arch) -> Plan {
+    let f = ioc_fields(code);
+    if f.dir == 0 || code > u32::MAX as u64 {
+        return Plan::Value;
+    }
+    if f.size == 0 {
+        return Plan::Ptr;
+    }
+    if let Some(found) = ty.and_then(|t| btf::lookup(t, f.size as usize, arch == Arch::I386)) {
+        return Plan::Btf(found);
+    }
+    Plan::Bytes(f.size as usize)
+}
+
+/// The enter half: print the argument if the code says the kernel reads
+/// it, or leave it for the leave half if the kernel only writes it.
+pub fn out(p: &mut Printer, code: u64, arg: u64, plan: &Plan) -> CallType {
+    let dir = ioc_fields(code).dir;
+    match plan {
+        Plan::Value => p.hex("arg", arg),
+        Plan::Ptr => p.ptr("arg", arg),
+        _ if dir & IOC_WRITE != 0 => put(p, arg, plan),
+        _ => return CallType::NotDone,
+    }
+    CallType::Done
+}
+
+/// The leave half: `=`, the result, and what the kernel wrote.
+pub fn leave(p: &mut Printer, code: u64, arg: u64, plan: &Plan, result: i64, failed: bool) {
+    let dir = ioc_fields(code).dir;
+    let decoded = matches!(plan, Plan::Btf(_) | Plan::Bytes(_));
+    if decoded && dir == IOC_READ {
+        if failed {
+            p.ptr("arg", arg);
+        } else {
+            put(p, arg, plan);
+        }
+        p.equals();
+        p.result(result);
+        return;
+    }
+    if !p.equals_printed() {
+        p.equals();
+    }
+    p.result(result);
+    if decoded && dir & IOC_READ != 0 && !failed {
+        p.text(" ", Style::Plain);
+        put(p, arg, plan);
+    }
+}
+
+/// Print the argument at `addr` by `plan` (Btf or Bytes).
+fn put(p: &mut Printer, addr: u64, plan: &Plan) {
+    match plan {
+        Plan::Bytes(n) => p.buf("arg", addr, *n as u64),
+        Plan::Btf(found) => put_btf(p, addr, found),
+        Plan::Value => p.hex("arg", addr),
+        Plan::Ptr => p.ptr("arg", addr),
+    }
+}
+
+/// A BTF-described argument: a struct in braces, an array in brackets or
+/// as a string, a scalar as `[5]` (like an `int *`); the pointer when it
+/// cannot be read.
+fn put_btf(p: &mut Printer, addr: u64, found: &Found) {
+    let shape = &found.shape;
+    let is_struct = matches!(shape.kind, Kind::Struct { .. });
+    if addr == 0 || (is_struct && p.config().values_only >= 2) {
+        p.ptr("arg", addr);
+        return;
+    }
+    let mut data = vec![0u8; shape.size];
+    if !p.mem().read_exact(addr, &mut data) {
+        p.ptr("arg", addr);
+        return;
+    }
+    match shape.kind {
+        Kind::Struct { .. } | Kind::Array { .. } => {
+            btf::print::value(p, "arg", shape, &data);
+        }
+        _ => {
+            p.open("arg", "[", Naming::Elements);
+            btf::print::value(p, "", shape, &data);
+            p.close("]");
+        }
+    }
+}
