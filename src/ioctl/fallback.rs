@@ -14,8 +14,9 @@
 //! pointer (old tty and socket codes) prints as a number, as before.
 
 use super::btf::{self, Found, Kind};
-use super::{IOC_READ, IOC_WRITE, ioc_fields};
+use super::{IOC_READ, IOC_WRITE, ioc_fields, names};
 use crate::call::CallType;
+use crate::fdtable::FdInfo;
 use crate::format::{Naming, Printer};
 use crate::kernel::Arch;
 use crate::output::Style;
@@ -33,9 +34,17 @@ pub enum Plan {
     Bytes(usize),
 }
 
-/// Decide how to print request `code`'s argument, whose type the request
-/// table spells `ty` (if it names the request), for a call through `arch`.
-pub fn plan(code: u64, ty: Option<&str>, arch: Arch) -> Plan {
+/// The argument type the request table gives `code` on `fd`: the header's
+/// spelling (`struct fiemap`) when the requests the fd may mean agree on it.
+pub fn arg_type(code: u32, arch: Arch, fd: Option<&FdInfo>) -> Option<&'static str> {
+    let defs = names::pick(arch, code, fd.map(|f| f.path.as_str()));
+    let first = defs.first()?.arg;
+    (!first.is_empty() && defs.iter().all(|d| d.arg == first)).then_some(first)
+}
+
+/// Decide how to print request `code`'s argument on `fd`, for a call
+/// through `arch`.
+pub fn plan(code: u64, arch: Arch, fd: Option<&FdInfo>) -> Plan {
     let f = ioc_fields(code);
     if f.dir == 0 || code > u32::MAX as u64 {
         return Plan::Value;
@@ -43,6 +52,7 @@ pub fn plan(code: u64, ty: Option<&str>, arch: Arch) -> Plan {
     if f.size == 0 {
         return Plan::Ptr;
     }
+    let ty = arg_type(code as u32, arch, fd);
     if let Some(found) = ty.and_then(|t| btf::lookup(t, f.size as usize, arch == Arch::I386)) {
         return Plan::Btf(found);
     }

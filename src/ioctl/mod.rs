@@ -29,6 +29,11 @@ pub mod fallback;
 pub mod file;
 #[rustfmt::skip]
 pub mod gen_flags;
+#[rustfmt::skip]
+mod gen_i386;
+#[rustfmt::skip]
+mod gen_x86_64;
+pub mod names;
 pub mod sockios;
 pub mod tty;
 pub mod uffd;
@@ -41,6 +46,7 @@ use crate::fdtable::FdInfo;
 use crate::format::{FlagDef, Naming, Printer};
 use crate::kernel::Arch;
 use crate::service::generic::put_fd;
+use std::borrow::Cow;
 
 /// Decode the argument before the call.
 pub const IF_OUT: u8 = 1;
@@ -233,6 +239,25 @@ pub fn find(code: u32, fd: Option<&FdInfo>) -> Option<(&'static dyn IoctlGroup, 
     first
 }
 
+/// The request's name as rtrace prints it: the hand-written group's name
+/// (which also decodes it), else every name the headers give the code
+/// (`A or B` when the fd cannot choose, as strace prints them), else its
+/// `_IOC` bits (`_IOWR(0x92, 0x7, 16)`).
+pub fn request_name(arch: Arch, code: u64, fd: Option<&FdInfo>) -> Cow<'static, str> {
+    if let Some((_, req)) = find(code as u32, fd) {
+        return Cow::Borrowed(req.name);
+    }
+    if code <= u32::MAX as u64 {
+        let defs = names::pick(arch, code as u32, fd.map(|f| f.path.as_str()));
+        if let [one] = defs {
+            return Cow::Borrowed(one.name);
+        } else if !defs.is_empty() {
+            return Cow::Owned(names::joined(defs));
+        }
+    }
+    Cow::Owned(request_text(code))
+}
+
 /// The fields of an ioctl request code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IocFields {
@@ -365,11 +390,11 @@ pub fn ioctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     let info = c.fds.get(fd as i32);
     let Some((group, req)) = find(code as u32, info.as_ref()) else {
         if p.symbols() {
-            p.field("request", &request_text(code));
+            p.field("request", &request_name(c.arch, code, info.as_ref()));
         } else {
             p.hex("request", code);
         }
-        let plan = fallback::plan(code, None, c.arch);
+        let plan = fallback::plan(code, c.arch, info.as_ref());
         return fallback::out(p, code, c.args[2], &plan);
     };
     check_request(req);
@@ -442,7 +467,7 @@ pub fn ioctl_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     let found = find(code, info.as_ref());
     let arg = c.args[2];
     let Some((group, req)) = found else {
-        let plan = fallback::plan(code as u64, None, c.arch);
+        let plan = fallback::plan(code as u64, c.arch, info.as_ref());
         fallback::leave(p, code as u64, arg, &plan, c.result, failed);
         return;
     };
