@@ -130,6 +130,106 @@ fn unknown_requests_show_their_bytes_and_hand_decoders_name_flags() {
     }
 }
 
+/// Bytes as rtrace quotes them (`"\0\x01"`), for the expected lines of
+/// arguments printed as bytes.
+fn quoted(bytes: &[u8]) -> String {
+    let mut s = String::from("\"");
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            0 if bytes.get(i + 1).is_some_and(|n| n.is_ascii_digit()) => s.push_str("\\x00"),
+            0 => s.push_str("\\0"),
+            b'\n' => s.push_str("\\n"),
+            b'\t' => s.push_str("\\t"),
+            b'\r' => s.push_str("\\r"),
+            b'"' | b'\\' => {
+                s.push('\\');
+                s.push(b as char);
+            }
+            0x20..=0x7e => s.push(b as char),
+            _ => s.push_str(&format!("\\x{b:02x}")),
+        }
+    }
+    s.push('"');
+    s
+}
+
+/// The uffdio_register the fixture passes, as bytes, with `ioctls`.
+fn register_bytes(start: u64, ioctls: u64) -> Vec<u8> {
+    [start, 4096, 1, ioctls]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect()
+}
+
+/// Requests the ioctl tables name, whose argument types are in vmlinux's
+/// BTF and no hand-written group decodes: an `int`, `struct fsxattr`
+/// (_IOR, then _IOW) and `struct uffdio_register` (_IOWR: the kernel
+/// writes `ioctls` back), field by field.
+#[test]
+fn struct_arguments_are_decoded_from_the_kernels_btf() {
+    if !Path::new("/sys/kernel/btf/vmlinux").exists() {
+        eprintln!("skipped: this kernel has no /sys/kernel/btf/vmlinux");
+        return;
+    }
+    for (bin, tag) in [
+        (fixture("ioctl_args"), "btf64"),
+        (fixture_m32("ioctl_args"), "btf32"),
+    ] {
+        let (lines, a) = run_fixture(&bin, tag, &[]);
+        check_common(&lines, &a);
+        let fsx = "{fsx_xflags=0, fsx_extsize=0, fsx_nextents=0, fsx_projid=0, \
+                   fsx_cowextsize=0, fsx_pad=[0, 0, 0, 0, 0, 0, 0, 0]}";
+        let range = format!("range={{start={}, len=4096}}", a["start"]);
+        let expected = [
+            format!("ioctl(4, RNDGETENTCNT, [{}]) = 0", a["entropy"]),
+            format!("ioctl(5, FS_IOC_FSGETXATTR, {fsx}) = 0"),
+            format!("ioctl(5, FS_IOC_FSSETXATTR, {fsx}) = 0"),
+        ];
+        assert_eq!(lines[6..9], expected, "{tag}");
+        assert_eq!(
+            lines[10],
+            format!(
+                "ioctl(6, UFFDIO_REGISTER, {{{range}, mode=1, ioctls=0}}) = 0 \
+                 {{{range}, mode=1, ioctls={}}}",
+                a["ioctls"]
+            ),
+            "{tag}"
+        );
+    }
+}
+
+/// With no BTF (here: RTRACE_BTF_DIR names an empty directory) the same
+/// requests print the bytes their codes carry, quietly.
+#[test]
+fn without_btf_the_arguments_are_bytes() {
+    let empty = Path::new(env!("CARGO_TARGET_TMPDIR")).join("no-btf");
+    std::fs::create_dir_all(&empty).unwrap();
+    for (bin, tag) in [
+        (fixture("ioctl_args"), "nobtf64"),
+        (fixture_m32("ioctl_args"), "nobtf32"),
+    ] {
+        let (lines, a) = run_fixture(&bin, tag, &[("RTRACE_BTF_DIR", empty.to_str().unwrap())]);
+        check_common(&lines, &a);
+        let entropy = (a["entropy"] as u32).to_le_bytes();
+        let fsx = quoted(&[0; 28]);
+        let expected = [
+            format!("ioctl(4, RNDGETENTCNT, {}) = 0", quoted(&entropy)),
+            format!("ioctl(5, FS_IOC_FSGETXATTR, {fsx}) = 0"),
+            format!("ioctl(5, FS_IOC_FSSETXATTR, {fsx}) = 0"),
+        ];
+        assert_eq!(lines[6..9], expected, "{tag}");
+        assert_eq!(
+            lines[10],
+            format!(
+                "ioctl(6, UFFDIO_REGISTER, {}) = 0 {}",
+                quoted(&register_bytes(a["start"], 0)),
+                quoted(&register_bytes(a["start"], a["ioctls"]))
+            ),
+            "{tag}"
+        );
+    }
+}
+
 #[test]
 fn the_string_limit_cuts_unknown_bytes() {
     let bin = fixture("ioctl_args");
@@ -178,5 +278,102 @@ fn regenerating_the_flag_tables_changes_nothing() {
     assert!(
         fresh == committed,
         "src/ioctl/gen_flags.rs is stale: run tools/gen_flags.py"
+    );
+}
+
+/// `--explain-ioctl` of a request no group decodes: the argument's layout
+/// from BTF (saying so) when the kernel has its type, else how its bytes
+/// print.
+#[test]
+fn explain_shows_the_btf_layout_where_no_table_has_one() {
+    let explain = |code: &str, env: Option<&Path>| {
+        let mut cmd = common::rtrace();
+        cmd.args(["--explain-ioctl", code]);
+        if let Some(dir) = env {
+            cmd.env("RTRACE_BTF_DIR", dir);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    // FS_IOC_FSGETXATTR: _IOR('X', 31, struct fsxattr).
+    if Path::new("/sys/kernel/btf/vmlinux").exists() {
+        let text = explain("0x801c581f", None);
+        let lines: Vec<&str> = text.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| l.starts_with("argument: "))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert_eq!(
+            lines[at..],
+            [
+                "argument: pointer to struct fsxattr, decoded after the call",
+                "  struct fsxattr (28 bytes, from the kernel's BTF: /sys/kernel/btf/vmlinux)",
+                "    @0   4  __u32 fsx_xflags",
+                "    @4   4  __u32 fsx_extsize",
+                "    @8   4  __u32 fsx_nextents",
+                "    @12  4  __u32 fsx_projid",
+                "    @16  4  __u32 fsx_cowextsize",
+                "    @20  8  unsigned char[8] fsx_pad",
+            ]
+        );
+    } else {
+        eprintln!("skipped the BTF half: this kernel has no /sys/kernel/btf/vmlinux");
+    }
+    let empty = Path::new(env!("CARGO_TARGET_TMPDIR")).join("no-btf");
+    std::fs::create_dir_all(&empty).unwrap();
+    let text = explain("0x801c581f", Some(&empty));
+    assert!(
+        text.ends_with(
+            "argument: 28 bytes, printed as a string after the call \
+             (no kernel BTF to read its type from)\n"
+        ),
+        "{text}"
+    );
+    let text = explain("0x4008e901", None);
+    assert!(
+        text.ends_with("argument: 8 bytes, printed as a string before the call\n"),
+        "{text}"
+    );
+}
+
+/// --json: a BTF struct is an object of its fields (in `args` before the
+/// call, in `returned` after it); unknown bytes are a string.
+#[test]
+fn json_renders_btf_structs_and_bytes() {
+    if !Path::new("/sys/kernel/btf/vmlinux").exists() {
+        eprintln!("skipped: this kernel has no /sys/kernel/btf/vmlinux");
+        return;
+    }
+    let bin = fixture("ioctl_args");
+    let file = scratch("json");
+    let run = trace(&["--json"], &[name(&bin), &file]);
+    let _ = std::fs::remove_file(&file);
+    let a = answers(&run);
+    let calls: Vec<serde_json::Value> = run
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|v: &serde_json::Value| v["name"] == "ioctl")
+        .collect();
+    let by_request = |r: &str| {
+        calls
+            .iter()
+            .find(|c| c["args"]["request"] == r)
+            .unwrap_or_else(|| panic!("no {r}"))
+    };
+    assert_eq!(by_request("_IOW(0xe9, 0x1, 8)")["args"]["arg"], "abcdefgh");
+    let reg = by_request("UFFDIO_REGISTER");
+    assert_eq!(
+        reg["args"]["arg"],
+        serde_json::json!({"range": {"start": a["start"], "len": 4096}, "mode": 1, "ioctls": 0})
+    );
+    assert_eq!(
+        reg["returned"]["arg"],
+        serde_json::json!({"range": {"start": a["start"], "len": 4096}, "mode": 1, "ioctls": a["ioctls"]})
+    );
+    assert_eq!(
+        by_request("RNDGETENTCNT")["args"]["arg"],
+        serde_json::json!([a["entropy"]])
     );
 }

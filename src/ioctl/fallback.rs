@@ -132,3 +132,52 @@ fn put_btf(p: &mut Printer, addr: u64, found: &Found) {
         }
     }
 }
+
+/// For `--explain-ioctl` of a code no group decodes: how rtrace prints its
+/// argument, and, when that comes from the kernel's BTF, the layout BTF
+/// gives (saying so: no table of ours has it).
+pub fn explain(code: u64) -> String {
+    use std::fmt::Write as _;
+    let f = ioc_fields(code);
+    let only_i386 = code <= u32::MAX as u64
+        && names::table(Arch::X86_64).lookup(code as u32).is_empty()
+        && !names::table(Arch::I386).lookup(code as u32).is_empty();
+    let arch = if only_i386 { Arch::I386 } else { Arch::X86_64 };
+    let ty = (code <= u32::MAX as u64)
+        .then(|| arg_type(code as u32, arch, None))
+        .flatten();
+    let when = match f.dir {
+        IOC_WRITE => "before the call",
+        IOC_READ => "after the call",
+        _ => "before and after the call",
+    };
+    let mut out = String::new();
+    match plan(code, arch, None) {
+        Plan::Value => out.push_str("argument: passed by value, printed as a number\n"),
+        Plan::Ptr => out.push_str("argument: a pointer (the code gives no size)\n"),
+        Plan::Bytes(n) => {
+            let _ = write!(out, "argument: {n} bytes, printed as a string {when}");
+            match ty {
+                Some(t) if btf::available() => {
+                    let _ = write!(out, " (the kernel's BTF has no {t} of {n} bytes)");
+                }
+                Some(_) => out.push_str(" (no kernel BTF to read its type from)"),
+                None => {}
+            }
+            out.push('\n');
+        }
+        Plan::Btf(found) => {
+            let t = ty.unwrap_or("?");
+            let _ = writeln!(out, "argument: pointer to {t}, decoded {when}");
+            let _ = writeln!(
+                out,
+                "  {} ({} bytes, from the kernel's BTF: {})",
+                found.shape.ty,
+                found.shape.size,
+                found.source.display()
+            );
+            out.push_str(&btf::print::layout_text(&found.shape));
+        }
+    }
+    out
+}

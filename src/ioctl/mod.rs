@@ -602,6 +602,7 @@ pub fn explain(code: u64) -> String {
     }
     if !known {
         let _ = writeln!(out, "no group rtrace knows names this request");
+        out.push_str(&fallback::explain(code));
     }
     out
 }
