@@ -46,13 +46,21 @@ with `PID| `, a call interrupted by another process's output ends with `<..>`
 and resumes on a line marked `PID|*`; signals that come one after another
 share a line, as in MINIX trace(1).
 
+ioctl arguments: a request no decoder of rtrace's knows prints its argument
+field by field from the running kernel's BTF (/sys/kernel/btf) when the
+request's header names a type the kernel describes; else the bytes its code
+says it carries, as a string cut at -s (_IOW before the call, _IOR after it,
+_IOWR both); an _IO request's argument prints as a number.
+
 Interrupts: the first SIGINT, SIGTERM, SIGHUP or SIGQUIT detaches from -p
 processes and lets the started command finish, traced; sent to rtrace alone
 (kill, timeout; not a terminal's ^C, which the command gets anyway) it is
 passed on to the command, as strace does. A second one kills the command.
 
 Environment: RTRACE_NO_SYSCALL_INFO=1 reads system call stops from the
-registers, as on kernels before 5.3 (to test that path on a newer kernel).";
+registers, as on kernels before 5.3 (to test that path on a newer kernel).
+RTRACE_BTF_DIR=DIR reads the kernel's BTF from DIR instead of /sys/kernel/btf
+(a directory without a vmlinux file turns BTF decoding off).";
 
 /// Trace the system calls and ioctls of a command or of running processes.
 #[derive(Parser, Debug)]
@@ -190,7 +198,7 @@ struct Cli {
     version: Option<bool>,
 
     /// Explain an ioctl request code (direction, type, number, size, names,
-    /// argument layout) and exit
+    /// argument layout, from rtrace's tables or else the kernel's BTF) and exit
     #[arg(long, value_name = "CODE", value_parser = parse_code)]
     explain_ioctl: Option<u64>,
 
