@@ -10,6 +10,7 @@
 //! reads tracee memory; [`fdtable`] is the per-process fd bookkeeping.
 
 pub mod call;
+pub mod decode;
 pub mod fasthash;
 pub mod fdtable;
 pub mod filter;

@@ -26,8 +26,8 @@
 
 use super::raw::{i32_at, u8_at, u16_at, u32_at, u64_at};
 use super::{Arg, IF_IN, IF_OUT, IoctlCall, IoctlGroup, Layout, Request, field};
+use crate::decode::{put_signal, signal_name};
 use crate::format::{FlagDef, Naming, Printer, flag, flags_text, quote};
-use crate::service::signal::{put_signal, signal_name};
 
 /// `struct usbdevfs_ctrltransfer`
 pub static CTRLTRANSFER: Layout = Layout {
