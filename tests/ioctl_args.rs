@@ -317,6 +317,16 @@ fn explain_shows_the_btf_layout_where_no_table_has_one() {
                 "    @20  8  unsigned char[8] fsx_pad",
             ]
         );
+        // A hand-written table's layout is checked against the kernel's:
+        // FICLONERANGE's struct file_clone_range.
+        let text = explain("0x4020940d", None);
+        assert!(
+            text.ends_with(
+                "    @24  8  __u64 dest_offset\n  \
+                 the kernel's BTF agrees (/sys/kernel/btf/vmlinux)\n"
+            ),
+            "{text}"
+        );
     } else {
         eprintln!("skipped the BTF half: this kernel has no /sys/kernel/btf/vmlinux");
     }

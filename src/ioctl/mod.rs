@@ -589,6 +589,7 @@ pub fn explain(code: u64) -> String {
                         field.offset, field.size, field.ty, field.name
                     );
                 }
+                out.push_str(&btf_agreement(layout));
             }
         }
     }
@@ -597,6 +598,22 @@ pub fn explain(code: u64) -> String {
         out.push_str(&fallback::explain(code));
     }
     out
+}
+
+/// For `--explain-ioctl`: whether the running kernel's BTF lays out a
+/// table's struct as the table does (nothing when BTF has no such struct).
+fn btf_agreement(layout: &Layout) -> String {
+    match btf::check_layout(layout) {
+        None => String::new(),
+        Some(btf::Agreement::Agrees(source)) => {
+            format!("  the kernel's BTF agrees ({})\n", source.display())
+        }
+        Some(btf::Agreement::Differs(source, diffs)) => format!(
+            "  the kernel's BTF differs ({}): {}\n",
+            source.display(),
+            diffs.join("; ")
+        ),
+    }
 }
 
 /// How a request's argument travels, in words.
@@ -703,8 +720,16 @@ mod tests {
             ["crate", "::service"].concat(),
             ["super::super", "::service"].concat(),
         );
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
+        // Files and the files of subdirectories (btf/).
+        let mut paths: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        while let Some(i) = paths.iter().position(|p| p.is_dir()) {
+            let sub = paths.swap_remove(i);
+            paths.extend(std::fs::read_dir(sub).unwrap().map(|e| e.unwrap().path()));
+        }
+        for path in paths {
             let text = std::fs::read_to_string(&path).unwrap();
             assert!(
                 !text.contains(&up) && !text.contains(&up2),

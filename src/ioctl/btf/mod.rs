@@ -222,6 +222,64 @@ fn array_spelling(ty: &str) -> Option<(&str, usize)> {
     Some((ty[..open].trim(), count))
 }
 
+/// How a hand-written table's struct layout compares with the kernel's.
+#[derive(Debug)]
+pub enum Agreement {
+    /// Every field the table names is where BTF puts it, with its size,
+    /// and the sizes agree; the BTF file it was read from.
+    Agrees(PathBuf),
+    /// The differences, one per field (or the size), and the file.
+    Differs(PathBuf, Vec<String>),
+}
+
+/// Compare a hand-written `layout` (`struct NAME`) with the kernel's BTF;
+/// `None` when the kernel's BTF has no such struct.
+pub fn check_layout(layout: &super::Layout) -> Option<Agreement> {
+    let found = describe(&format!("struct {}", layout.name))?;
+    let kernel = flat_members(&found.shape);
+    let mut diffs = Vec::new();
+    if layout.size != found.shape.size {
+        diffs.push(format!(
+            "size {} in the table, {} in BTF",
+            layout.size, found.shape.size
+        ));
+    }
+    for f in layout.fields {
+        match kernel.iter().find(|k| k.0 == f.name) {
+            None => diffs.push(format!("{}: not in BTF", f.name)),
+            Some(&(_, at, size)) if (at, size) != (f.offset, f.size) => diffs.push(format!(
+                "{}: @{} {} in the table, @{at} {size} in BTF",
+                f.name, f.offset, f.size
+            )),
+            Some(_) => {}
+        }
+    }
+    Some(if diffs.is_empty() {
+        Agreement::Agrees(found.source)
+    } else {
+        Agreement::Differs(found.source, diffs)
+    })
+}
+
+/// A struct's members flattened through anonymous structs and unions:
+/// `(name, byte offset, size)`.
+pub fn flat_members(shape: &Shape) -> Vec<(String, usize, usize)> {
+    fn walk(members: &[Member], base: u32, out: &mut Vec<(String, usize, usize)>) {
+        for m in members {
+            let bit = base + m.bit_offset;
+            match (&m.shape.kind, m.name.is_empty()) {
+                (Kind::Struct { members, .. }, true) => walk(members, bit, out),
+                _ => out.push((m.name.clone(), (bit / 8) as usize, m.shape.size)),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    if let Kind::Struct { members, .. } = &shape.kind {
+        walk(members, 0, &mut out);
+    }
+    out
+}
+
 /// Whether the kernel's BTF could be read (for tests and `--explain-ioctl`).
 pub fn available() -> bool {
     kernel().is_some()
