@@ -192,10 +192,18 @@ pub fn lookup(ty: &str, size: usize, i386: bool) -> Option<Found> {
         });
     }
     let found = if let Some((elem, count)) = array_spelling(ty) {
-        if count == 0 || !size.is_multiple_of(count) {
+        // A count the header spells as an expression (`[(0x3f + 1)]`) is
+        // whatever the code's size makes it.
+        let e = match count {
+            Some(n) if n == 0 || !size.is_multiple_of(n) => return None,
+            Some(n) => kernel()?.find(elem, size / n)?,
+            None => kernel()?.find(elem, 0)?,
+        };
+        let esize = e.shape.size;
+        if esize == 0 || !size.is_multiple_of(esize) {
             return None;
         }
-        let e = kernel()?.find(elem, size / count)?;
+        let count = size / esize;
         let shape = Shape::array((*e.shape).clone(), count);
         Found {
             shape: Arc::new(shape),
@@ -215,11 +223,12 @@ pub fn describe(ty: &str) -> Option<Found> {
     kernel()?.find(ty, 0)
 }
 
-/// `char[16]` as `("char", 16)`.
-fn array_spelling(ty: &str) -> Option<(&str, usize)> {
+/// `char[16]` as `("char", Some(16))`; a count that is not a plain number
+/// as `None`.
+fn array_spelling(ty: &str) -> Option<(&str, Option<usize>)> {
     let open = ty.find('[')?;
-    let count = ty[open + 1..].strip_suffix(']')?.trim().parse().ok()?;
-    Some((ty[..open].trim(), count))
+    let count = ty[open + 1..].strip_suffix(']')?.trim();
+    Some((ty[..open].trim(), count.parse().ok()))
 }
 
 /// How a hand-written table's struct layout compares with the kernel's.

@@ -43,6 +43,11 @@ fn struct_layouts_come_from_vmlinux() {
     assert_eq!(lookup("unsigned long", 8, false).unwrap().shape.size, 8);
     assert_eq!(lookup("__u64", 8, false).unwrap().shape.ty, "__u64");
     assert_eq!(lookup("char[16]", 16, false).unwrap().shape.ty, "char[16]");
+    assert_eq!(
+        lookup("__u8[(0x3f +1)]", 64, false).unwrap().shape.ty,
+        "__u8[64]"
+    );
+    assert!(lookup("char[16]", 15, false).is_none());
     assert_eq!(lookup("void *", 8, false).unwrap().shape.size, 8);
     assert!(lookup("void *", 8, true).is_none());
 }
