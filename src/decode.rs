@@ -1,10 +1,11 @@
 //! Decoding pieces shared by the syscall handlers (`service/`) and the
 //! ioctl groups (`ioctl/`): an fd with its path, a value's name from a
-//! table, the open flags, signal names. They live here, below both, so
-//! the ioctl layer never imports the handlers above it.
+//! table, the open flags, signal names, an extended result. They live
+//! here, below both, so the ioctl layer never imports the handlers above
+//! it.
 
 use crate::fdtable::FdTable;
-use crate::format::{FlagDef, Printer, flag};
+use crate::format::{FlagDef, Naming, Printer, flag};
 
 /// A file descriptor; with `-y` also its path: `3</dev/null>`.
 pub fn put_fd(p: &mut Printer, fds: &FdTable, name: &str, fd: i64) {
@@ -139,4 +140,18 @@ pub fn put_signal(p: &mut Printer, name: &str, sig: i64) {
         None
     };
     p.symbol(name, sig, sym.as_deref());
+}
+
+/// After the result, an extended part in parentheses printed by `body`
+/// with the name it is given: `fcntl(3, F_GETFD) = 1 (FD_CLOEXEC)`. In
+/// JSON the value goes to the call's `returned` object under `name` (a
+/// top-level `)` would read as the parameter list's end there).
+pub fn put_extended(p: &mut Printer, name: &str, body: impl FnOnce(&mut Printer, &str)) {
+    if p.json() {
+        body(p, name);
+        return;
+    }
+    p.open("", " (", Naming::Elements);
+    body(p, "");
+    p.close(")");
 }

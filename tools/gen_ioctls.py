@@ -168,6 +168,22 @@ def logical_lines(text):
     return text.replace("\\\n", " ").split("\n")
 
 
+FUNC_DEFINE = re.compile(r"^\s*#\s*define\s+([A-Z][A-Z0-9_]*)\(\s*(\w+)\s*\)\s*(.*)$")
+
+
+def families(h):
+    """Names of the function-like requests of one parameter header `h`
+    defines (`EVIOCGNAME(len)`): requests whose parameter is the size."""
+    with open(header_path(h), encoding="latin-1") as f:
+        lines = logical_lines(f.read())
+    out = []
+    for line in lines:
+        m = FUNC_DEFINE.match(line)
+        if m and IOC_VALUE.match(m.group(3).strip()) and m.group(1) not in out:
+            out.append(m.group(1))
+    return out
+
+
 def candidates(h):
     """(name, kind) for the requests header `h` defines; kind is 'sym' or 'hex'."""
     with open(header_path(h), encoding="latin-1") as f:
@@ -200,6 +216,36 @@ def candidates(h):
 def source(h, names, body):
     inc = "".join(f"#include <{d}>\n" for d in NEEDS.get(h, []))
     return PRELUDE + inc + FIXES.get(h, "") + f"#include <{h}>\n" + body(names)
+
+
+def family_body(names):
+    # Each family twice, with 1 and 2: the difference shows the parameter.
+    return "".join(
+        f"__attribute__((used)) const unsigned int rtrace_ioc_{2 * i + k} = (unsigned int)({n}({k + 1}));\n"
+        for i, n in enumerate(names)
+        for k in range(2)
+    )
+
+
+def compile_families(h, names, arch_flag, workdir):
+    """{name: (code with size 0, unit)} for the families whose parameter
+    only sets the size, as a multiple of `unit` bytes (1 for a length,
+    the element size for an array: SPI_IOC_MESSAGE(N))."""
+    out = {}
+    for n in names:
+        src = source(h, [n], family_body)
+        r = run(["cc", arch_flag, "-w", "-I", workdir, "-S", "-o", "-", "-x", "c", "-"], stdin=src)
+        if r.returncode != 0:
+            continue
+        vals = [0, 0]
+        for m in re.finditer(r"^rtrace_ioc_(\d+):\s*\n\s*\.long\s+(-?\d+)", r.stdout, re.M):
+            vals[int(m.group(1))] = int(m.group(2)) & 0xFFFFFFFF
+        size = lambda c: (c >> 16) & 0x3FFF
+        unit = size(vals[0])
+        if unit == 0 or size(vals[1]) != 2 * unit or (vals[0] ^ vals[1]) & ~(0x3FFF << 16):
+            continue  # the parameter is not (only) the size
+        out[n] = (vals[0] & ~(0x3FFF << 16), unit)
+    return out
 
 
 def values_body(names):
@@ -292,7 +338,10 @@ def generate(arch_flag):
     """Every request: list of (code, name, header, macro, type)."""
     entries = []
     workdir = stub_dir()
+    fams = {}
     for h in header_list():
+        for name, (key, unit) in compile_families(h, families(h), arch_flag, workdir).items():
+            fams.setdefault(name, (key, name, h, unit))
         cands = candidates(h)
         if not cands:
             continue
@@ -314,15 +363,15 @@ def generate(arch_flag):
     uniq = {}
     for e in entries:
         uniq.setdefault((e[0], e[1]), e)
-    return sorted(uniq.values(), key=lambda e: (e[0], e[1]))
+    return sorted(uniq.values(), key=lambda e: (e[0], e[1])), sorted(fams.values())
 
 
 def rust_str(s):
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def render(arch, flag, entries, version):
-    headers = sorted({e[2] for e in entries})
+def render(arch, flag, entries, fams, version):
+    headers = sorted({e[2] for e in entries} | {f[2] for f in fams})
     index = {h: i for i, h in enumerate(headers)}
     macros = {"": "Hex", "_IO": "Io", "_IOR": "Ior", "_IOW": "Iow", "_IOWR": "Iowr", "_IOC": "Ioc"}
     out = []
@@ -330,7 +379,7 @@ def render(arch, flag, entries, version):
     out.append(f"// define, with the codes of {arch} (`cc {flag}`). Do not edit by hand:\n")
     out.append(f"// run `python3 tools/gen_ioctls.py` to regenerate (HACKING.md).\n")
     out.append(f"//! The {arch} ioctl request table (generated data; see `super::names`).\n\n")
-    out.append("use super::names::{Def, Macro::*};\n\n")
+    out.append("use super::names::{Def, Macro::*, Sized};\n\n")
     out.append("/// The headers the table was generated from.\n")
     out.append(f"pub const SOURCE: &str = {rust_str(PACKAGE + ' ' + version)};\n\n")
     out.append("/// The headers the requests are defined in, by index.\n")
@@ -345,6 +394,13 @@ def render(arch, flag, entries, version):
         out.append(
             f"    Def::new(0x{code:08x}, {rust_str(name)}, {index[h]}, {macros[mac]}, {rust_str(ty)}),\n"
         )
+    out.append("];\n\n")
+    out.append("/// Requests whose size is a parameter (`EVIOCGNAME(len)`), sorted by\n")
+    out.append("/// their code with the size bits clear.\n")
+    out.append("#[rustfmt::skip]\n")
+    out.append("pub static SIZED: &[Sized] = &[\n")
+    for key, name, h, unit in fams:
+        out.append(f"    Sized::new(0x{key:08x}, {rust_str(name)}, {index[h]}, {unit}),\n")
     out.append("];\n")
     return "".join(out)
 
@@ -357,9 +413,9 @@ def main():
     out_dir = args.out or os.path.join(root, "src", "ioctl")
     version = package_version()
     for arch, flag, fname in [("x86_64", "-m64", "gen_x86_64.rs"), ("i386", "-m32", "gen_i386.rs")]:
-        entries = generate(flag)
+        entries, fams = generate(flag)
         with open(os.path.join(out_dir, fname), "w") as f:
-            f.write(render(arch, flag, entries, version))
+            f.write(render(arch, flag, entries, fams, version))
         print(f"gen_ioctls: {fname}: {len(entries)} requests", file=sys.stderr)
 
 

@@ -107,6 +107,10 @@ impl IoctlGroup for File {
         "file"
     }
 
+    fn headers(&self) -> &'static [&'static str] {
+        &["asm-generic/ioctls.h", "linux/fs.h"]
+    }
+
     fn requests(&self) -> &'static [Request] {
         REQUESTS
     }

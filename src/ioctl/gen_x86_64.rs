@@ -3,7 +3,7 @@
 // run `python3 tools/gen_ioctls.py` to regenerate (HACKING.md).
 //! The x86_64 ioctl request table (generated data; see `super::names`).
 
-use super::names::{Def, Macro::*};
+use super::names::{Def, Macro::*, Sized};
 
 /// The headers the table was generated from.
 pub const SOURCE: &str = "linux-libc-dev 6.1.187-1";
@@ -2867,4 +2867,37 @@ pub static DEFS: &[Def] = &[
     Def::new(0xd000943e, "BTRFS_IOC_INO_LOOKUP_USER", 34, Iowr, "struct btrfs_ioctl_ino_lookup_user_args"),
     Def::new(0xd01c4813, "HIDIOCGUSAGES", 72, Iowr, "struct hiddev_usage_ref_multi"),
     Def::new(0xeb884311, "SNDRV_COMPRESS_GET_CODEC_CAPS", 202, Iowr, "struct snd_compr_codec_caps"),
+];
+
+/// Requests whose size is a parameter (`EVIOCGNAME(len)`), sorted by
+/// their code with the size bits clear.
+#[rustfmt::skip]
+pub static SIZED: &[Sized] = &[
+    Sized::new(0x40006b00, "SPI_IOC_MESSAGE", 148, 32),
+    Sized::new(0x80004506, "EVIOCGNAME", 84, 1),
+    Sized::new(0x80004507, "EVIOCGPHYS", 84, 1),
+    Sized::new(0x80004508, "EVIOCGUNIQ", 84, 1),
+    Sized::new(0x80004509, "EVIOCGPROP", 84, 1),
+    Sized::new(0x8000450a, "EVIOCGMTSLOTS", 84, 1),
+    Sized::new(0x80004518, "EVIOCGKEY", 84, 1),
+    Sized::new(0x80004519, "EVIOCGLED", 84, 1),
+    Sized::new(0x8000451a, "EVIOCGSND", 84, 1),
+    Sized::new(0x8000451b, "EVIOCGSW", 84, 1),
+    Sized::new(0x80004804, "HIDIOCGRAWNAME", 73, 1),
+    Sized::new(0x80004805, "HIDIOCGRAWPHYS", 73, 1),
+    Sized::new(0x80004806, "HIDIOCGNAME", 72, 1),
+    Sized::new(0x80004808, "HIDIOCGRAWUNIQ", 73, 1),
+    Sized::new(0x80004812, "HIDIOCGPHYS", 72, 1),
+    Sized::new(0x80005520, "USBDEVFS_CONNINFO_EX", 169, 1),
+    Sized::new(0x8000552c, "UI_GET_SYSNAME", 161, 1),
+    Sized::new(0x80006a13, "JSIOCGNAME", 90, 1),
+    Sized::new(0xc0004806, "HIDIOCSFEATURE", 73, 1),
+    Sized::new(0xc0004807, "HIDIOCGFEATURE", 73, 1),
+    Sized::new(0xc0004809, "HIDIOCSINPUT", 73, 1),
+    Sized::new(0xc000480a, "HIDIOCGINPUT", 73, 1),
+    Sized::new(0xc000480b, "HIDIOCSOUTPUT", 73, 1),
+    Sized::new(0xc000480c, "HIDIOCGOUTPUT", 73, 1),
+    Sized::new(0xc0005602, "VBG_IOCTL_VMMDEV_REQUEST", 173, 1),
+    Sized::new(0xc0005606, "VBG_IOCTL_HGCM_CALL_32", 173, 1),
+    Sized::new(0xc0005607, "VBG_IOCTL_HGCM_CALL_64", 173, 1),
 ];

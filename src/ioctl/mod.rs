@@ -34,6 +34,7 @@ mod gen_i386;
 #[rustfmt::skip]
 mod gen_x86_64;
 pub mod names;
+pub mod nsfs;
 pub mod sockios;
 pub mod tty;
 pub mod uffd;
@@ -184,6 +185,13 @@ pub trait IoctlGroup: Sync {
     /// The group's name, as `--list-ioctls` shows it.
     fn name(&self) -> &'static str;
 
+    /// The uapi headers whose requests the group decodes: where the
+    /// generated tables name a code from one of these, the group's name
+    /// stands alone; names from other headers are printed beside it.
+    fn headers(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// The requests the group knows.
     fn requests(&self) -> &'static [Request];
 
@@ -217,6 +225,7 @@ static GROUPS: &[&dyn IoctlGroup] = &[
     &usbdevfs::USBDEVFS,
     &sockios::SOCKIOS,
     &uffd::UFFD,
+    &nsfs::NSFS,
 ];
 
 /// Every group, in lookup order.
@@ -239,23 +248,83 @@ pub fn find(code: u32, fd: Option<&FdInfo>) -> Option<(&'static dyn IoctlGroup, 
     first
 }
 
-/// The request's name as rtrace prints it: the hand-written group's name
-/// (which also decodes it), else every name the headers give the code
-/// (`A or B` when the fd cannot choose, as strace prints them), else its
-/// `_IOC` bits (`_IOWR(0x92, 0x7, 16)`).
+/// What rtrace makes of a request code on an fd: the hand-written group
+/// that decodes it, if any, and the name to print.
+pub struct Resolved {
+    /// The group and its request entry, when one decodes the argument.
+    pub decoder: Option<(&'static dyn IoctlGroup, &'static Request)>,
+    /// The name: one request's (`TCGETS`), every request's the code may be
+    /// when the fd cannot choose (`SNDCTL_TMR_START or TCSETS`, as strace
+    /// prints them), or the code's `_IOC` bits (`_IOWR(0x92, 0x7, 16)`).
+    pub name: Cow<'static, str>,
+}
+
+/// Resolve `code` made through `arch` on `fd`. A hand-written group's
+/// request wins and decodes; when the headers give the code other names
+/// too and the fd does not pick the group's, all names are printed (the
+/// group still decodes, as strace's decoders do); when the fd picks
+/// another header's request, that one is named and nothing decodes.
+pub fn resolve(arch: Arch, code: u64, fd: Option<&FdInfo>) -> Resolved {
+    let Ok(code32) = u32::try_from(code) else {
+        return Resolved {
+            decoder: None,
+            name: Cow::Owned(request_text(code)),
+        };
+    };
+    let path = fd.map(|f| f.path.as_str());
+    let table = names::table(arch);
+    let defs = names::pick(arch, code32, path);
+    let sized = table.sized(code32);
+    let Some((group, req)) = find(code32, fd) else {
+        // No group decodes it: the headers' names, else the bits.
+        let name = match (defs, sized) {
+            ([one], None) => Cow::Borrowed(one.name),
+            _ => names::name(arch, code32, path)
+                .map_or_else(|| Cow::Owned(request_text(code)), Cow::Owned),
+        };
+        return Resolved {
+            decoder: None,
+            name,
+        };
+    };
+    let covered = |d: &names::Def| group.headers().contains(&table.header(d));
+    let sized = sized.filter(|(s, _)| !group.headers().contains(&table.sized_header(s)));
+    let others: Vec<&str> = defs
+        .iter()
+        .filter(|d| !covered(d))
+        .map(|d| d.name)
+        .collect();
+    if others.is_empty() && sized.is_none() {
+        return Resolved {
+            decoder: Some((group, req)),
+            name: Cow::Borrowed(req.name),
+        };
+    }
+    if !defs.iter().any(covered) && defs.len() < table.lookup(code32).len() {
+        // The fd chose another subsystem's request than the group's.
+        let name = names::name(arch, code32, path).unwrap_or_default();
+        return Resolved {
+            decoder: None,
+            name: Cow::Owned(name),
+        };
+    }
+    // Every name, in strace's order: a sized request first, then by name.
+    let mut all = others;
+    all.push(req.name);
+    all.sort_unstable();
+    let mut name = all.join(" or ");
+    if let Some((s, n)) = sized {
+        name = format!("{}({n}) or {name}", s.name);
+    }
+    Resolved {
+        decoder: Some((group, req)),
+        name: Cow::Owned(name),
+    }
+}
+
+/// The request's name as rtrace prints it (see [`resolve`]).
 pub fn request_name(arch: Arch, code: u64, fd: Option<&FdInfo>) -> Cow<'static, str> {
-    if let Some((_, req)) = find(code as u32, fd) {
-        return Cow::Borrowed(req.name);
-    }
-    if code <= u32::MAX as u64 {
-        let defs = names::pick(arch, code as u32, fd.map(|f| f.path.as_str()));
-        if let [one] = defs {
-            return Cow::Borrowed(one.name);
-        } else if !defs.is_empty() {
-            return Cow::Owned(names::joined(defs));
-        }
-    }
-    Cow::Owned(request_text(code))
+    resolve(arch, code, fd).name
 }
 
 /// The fields of an ioctl request code.
@@ -388,9 +457,10 @@ pub fn ioctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_fd(p, c.fds, "fd", fd);
     let code = c.args[1] & 0xffff_ffff;
     let info = c.fds.get(fd as i32);
-    let Some((group, req)) = find(code as u32, info.as_ref()) else {
+    let resolved = resolve(c.arch, code, info.as_ref());
+    let Some((group, req)) = resolved.decoder else {
         if p.symbols() {
-            p.field("request", &request_name(c.arch, code, info.as_ref()));
+            p.field("request", &resolved.name);
         } else {
             p.hex("request", code);
         }
@@ -399,7 +469,7 @@ pub fn ioctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     };
     check_request(req);
     if p.symbols() {
-        p.field("request", req.name);
+        p.field("request", &resolved.name);
     } else {
         p.hex("request", code);
     }
@@ -464,7 +534,7 @@ pub fn ioctl_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     let fd = c.int(0);
     let code = (c.args[1] & 0xffff_ffff) as u32;
     let info = c.fds.get(fd as i32);
-    let found = find(code, info.as_ref());
+    let found = resolve(c.arch, code as u64, info.as_ref()).decoder;
     let arg = c.args[2];
     let Some((group, req)) = found else {
         let plan = fallback::plan(code as u64, c.arch, info.as_ref());

@@ -79,11 +79,43 @@ impl Def {
     }
 }
 
+/// A request whose size is its parameter (`EVIOCGNAME(len)`,
+/// `SPI_IOC_MESSAGE(N)`): one name for every size.
+#[derive(Debug)]
+pub struct Sized {
+    /// The code with the size bits clear.
+    pub key: u32,
+    /// The macro's name.
+    pub name: &'static str,
+    /// Index of its header in the table's `HEADERS`.
+    header: u16,
+    /// Bytes per unit of the parameter (1 for a length; the element size
+    /// for an array of structs).
+    pub unit: u32,
+}
+
+impl Sized {
+    /// A table entry (used by the generated files).
+    pub const fn new(key: u32, name: &'static str, header: u16, unit: u32) -> Sized {
+        Sized {
+            key,
+            name,
+            header,
+            unit,
+        }
+    }
+}
+
+/// `_IOC_SIZE`'s bits in a code.
+const SIZE_BITS: u32 = 0x3fff << 16;
+
 /// One architecture's generated table.
 #[derive(Debug)]
 pub struct Table {
     /// Its requests, sorted by code and then name.
     pub defs: &'static [Def],
+    /// The requests whose size is a parameter, sorted by key.
+    pub sized: &'static [Sized],
     /// The headers, by [`Def`]'s index.
     headers: &'static [&'static str],
     /// Which headers it was generated from (`linux-libc-dev 6.1.187-1`).
@@ -94,6 +126,7 @@ pub struct Table {
 
 static X86_64: Table = Table {
     defs: gen_x86_64::DEFS,
+    sized: gen_x86_64::SIZED,
     headers: gen_x86_64::HEADERS,
     source: gen_x86_64::SOURCE,
     arch: "x86_64",
@@ -101,6 +134,7 @@ static X86_64: Table = Table {
 
 static I386: Table = Table {
     defs: gen_i386::DEFS,
+    sized: gen_i386::SIZED,
     headers: gen_i386::HEADERS,
     source: gen_i386::SOURCE,
     arch: "i386",
@@ -131,6 +165,16 @@ impl Table {
         &defs[start..start + len]
     }
 
+    /// The parameterised request `code` is, with its parameter:
+    /// (`EVIOCGNAME`, 256) for `EVIOCGNAME(256)`.
+    pub fn sized(&self, code: u32) -> Option<(&'static Sized, u32)> {
+        let key = code & !SIZE_BITS;
+        let i = self.sized.partition_point(|s| s.key < key);
+        let s = self.sized.get(i).filter(|s| s.key == key)?;
+        let size = (code & SIZE_BITS) >> 16;
+        size.is_multiple_of(s.unit).then_some((s, size / s.unit))
+    }
+
     /// The request called `name`, if the headers define it.
     pub fn by_name(&self, name: &str) -> Option<&'static Def> {
         self.defs.iter().find(|d| d.name == name)
@@ -139,6 +183,11 @@ impl Table {
     /// The header `def` comes from (`linux/fs.h`).
     pub fn header(&self, def: &Def) -> &'static str {
         self.headers[def.header as usize]
+    }
+
+    /// The header a parameterised request comes from.
+    pub fn sized_header(&self, s: &Sized) -> &'static str {
+        self.headers[s.header as usize]
     }
 
     /// The group `def` is listed under by `--list-ioctls`: its header
@@ -237,14 +286,23 @@ fn headers_for_path(path: &str) -> Option<&'static [&'static str]> {
 
 /// The names of `defs` as strace joins them: `A or B`.
 pub fn joined(defs: &[Def]) -> String {
-    let mut out = String::new();
-    for (i, d) in defs.iter().enumerate() {
-        if i > 0 {
-            out.push_str(" or ");
-        }
-        out.push_str(d.name);
+    let names: Vec<&str> = defs.iter().map(|d| d.name).collect();
+    names.join(" or ")
+}
+
+/// Every name the headers give `code` on an fd opened on `path`, as
+/// strace prints them: a parameterised request first (`EVIOCGNAME(256)`),
+/// then the requests [`pick`] leaves, joined with ` or `. `None` when no
+/// header names the code.
+pub fn name(arch: Arch, code: u32, path: Option<&str>) -> Option<String> {
+    let defs = pick(arch, code, path);
+    let sized = table(arch).sized(code);
+    match (sized, defs) {
+        (None, []) => None,
+        (None, defs) => Some(joined(defs)),
+        (Some((s, n)), []) => Some(format!("{}({n})", s.name)),
+        (Some((s, n)), defs) => Some(format!("{}({n}) or {}", s.name, joined(defs))),
     }
-    out
 }
 
 #[cfg(test)]
@@ -279,6 +337,21 @@ mod tests {
         );
         assert_eq!(arg_type(Arch::X86_64, 0x0000_b701), None);
         assert_eq!(table(Arch::X86_64).group(x), "fs");
+    }
+
+    #[test]
+    fn sized_requests_name_their_parameter() {
+        // EVIOCGNAME(256) = _IOC(_IOC_READ, 'E', 0x06, 256)
+        assert_eq!(
+            name(Arch::X86_64, 0x8100_4506, None).as_deref(),
+            Some("EVIOCGNAME(256)")
+        );
+        // SPI_IOC_MESSAGE(2): two 32-byte struct spi_ioc_transfer
+        assert_eq!(
+            name(Arch::I386, 0x4040_6b00, None).as_deref(),
+            Some("SPI_IOC_MESSAGE(2)")
+        );
+        assert_eq!(name(Arch::X86_64, 0x4041_6b00, None), None);
     }
 
     #[test]

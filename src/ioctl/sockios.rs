@@ -136,6 +136,10 @@ impl IoctlGroup for Sockios {
         "sockios"
     }
 
+    fn headers(&self) -> &'static [&'static str] {
+        &["linux/sockios.h", "asm-generic/sockios.h"]
+    }
+
     fn requests(&self) -> &'static [Request] {
         REQUESTS
     }

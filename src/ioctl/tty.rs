@@ -246,6 +246,10 @@ impl IoctlGroup for Tty {
         "tty"
     }
 
+    fn headers(&self) -> &'static [&'static str] {
+        &["asm-generic/ioctls.h"]
+    }
+
     fn requests(&self) -> &'static [Request] {
         REQUESTS
     }

@@ -46,6 +46,10 @@ impl IoctlGroup for Uffd {
         "userfaultfd"
     }
 
+    fn headers(&self) -> &'static [&'static str] {
+        &["linux/userfaultfd.h"]
+    }
+
     fn requests(&self) -> &'static [Request] {
         REQUESTS
     }

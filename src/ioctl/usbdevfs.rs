@@ -797,6 +797,10 @@ impl IoctlGroup for Usbdevfs {
         "usbdevfs"
     }
 
+    fn headers(&self) -> &'static [&'static str] {
+        &["linux/usbdevice_fs.h"]
+    }
+
     fn requests(&self) -> &'static [Request] {
         REQUESTS
     }

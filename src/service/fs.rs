@@ -116,19 +116,7 @@ pub fn after_off64(c: &CallCtx, i: usize) -> usize {
     if c.arch == Arch::I386 { i + 2 } else { i + 1 }
 }
 
-/// After the result, an extended part in parentheses printed by `body`
-/// with the name it is given: `fcntl(3, F_GETFD) = 1 (FD_CLOEXEC)`. In
-/// JSON the value goes to the call's `returned` object under `name` (a
-/// top-level `)` would read as the parameter list's end there).
-pub fn put_extended(p: &mut Printer, name: &str, body: impl FnOnce(&mut Printer, &str)) {
-    if p.json() {
-        body(p, name);
-        return;
-    }
-    p.open("", " (", Naming::Elements);
-    body(p, "");
-    p.close(")");
-}
+pub use crate::decode::put_extended;
 
 /// `=` (if not yet printed) and the result: the tail of every leave printer.
 pub fn put_result(p: &mut Printer, c: &CallCtx) {
