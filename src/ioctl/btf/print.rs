@@ -210,6 +210,154 @@ fn layout_members(out: &mut String, members: &[Member], base: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::{FlagDef, FormatConfig, FormatState};
+    use crate::kernel::{Arch, Memory};
+    use crate::output::{Output, Timestamps};
+    use std::cell::RefCell;
+    use std::io::{self, Write};
+    use std::rc::Rc;
+
+    /// A writer the test can read back.
+    #[derive(Clone, Default)]
+    struct Buf(Rc<RefCell<Vec<u8>>>);
+
+    impl Write for Buf {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            self.0.borrow_mut().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn shape(ty: &str, size: usize, kind: Kind) -> Shape {
+        Shape {
+            ty: ty.into(),
+            size,
+            kind,
+            aligned8: false,
+        }
+    }
+
+    fn member(name: &str, bit_offset: u32, bits: Option<u32>, shape: Shape) -> Member {
+        Member {
+            name: name.into(),
+            bit_offset,
+            bits,
+            shape,
+        }
+    }
+
+    fn u32_shape() -> Shape {
+        shape(
+            "__u32",
+            4,
+            Kind::Int {
+                signed: false,
+                long: false,
+            },
+        )
+    }
+
+    static BITS: &[FlagDef] = &[
+        FlagDef {
+            mask: 1,
+            value: 1,
+            name: "F_A",
+        },
+        FlagDef {
+            mask: 4,
+            value: 4,
+            name: "F_C",
+        },
+    ];
+
+    /// Every kind of member the printer knows, in one struct.
+    fn sample() -> Shape {
+        let enum_of = |flags| Kind::Enum {
+            signed: false,
+            names: vec![(1, "F_A".into()), (4, "F_C".into())],
+            flags,
+        };
+        let chars = Shape::array(shape("char", 1, Kind::Char), 8);
+        let inner = shape(
+            "union {...}",
+            4,
+            Kind::Struct {
+                union: true,
+                members: vec![member("u_a", 0, None, u32_shape())],
+            },
+        );
+        let flex = Shape::array(u32_shape(), 0);
+        shape(
+            "struct sample",
+            24,
+            Kind::Struct {
+                union: false,
+                members: vec![
+                    member("flags", 0, None, shape("enum f", 4, enum_of(Some(BITS)))),
+                    member("mode", 32, None, shape("enum m", 4, enum_of(None))),
+                    member("lo", 64, Some(3), u32_shape()),
+                    member("hi", 67, Some(5), u32_shape()),
+                    member("name", 96, None, chars),
+                    member("", 160, None, inner),
+                    member("rest", 192, None, flex),
+                ],
+            },
+        )
+    }
+
+    fn render(shape: &Shape, data: &[u8], json: bool) -> String {
+        let buf = Buf::default();
+        let cfg = FormatConfig {
+            json,
+            ..FormatConfig::default()
+        };
+        let mut out = Output::new(Box::new(buf.clone()), false, Timestamps::Off);
+        let mut state = FormatState::default();
+        let mut mem = Memory::new(nix::unistd::Pid::this());
+        {
+            let mut p = Printer::new(&mut out, 1, &cfg, &mut state, &mut mem, Arch::X86_64);
+            value(&mut p, "arg", shape, data);
+        }
+        out.flush();
+        if json {
+            return serde_json::to_string(&state.json.returned).unwrap();
+        }
+        String::from_utf8(buf.0.borrow().clone()).unwrap()
+    }
+
+    #[test]
+    fn every_kind_of_member_prints_in_the_groups_grammar() {
+        let mut d = vec![0u8; 24];
+        d[0] = 5; // F_A|F_C
+        d[4] = 3; // no enumerator: a number
+        d[8] = 0b1010_1101; // lo = 0b101, hi = 0b10101
+        d[12..15].copy_from_slice(b"ab\0");
+        d[20] = 9;
+        let s = sample();
+        assert_eq!(
+            render(&s, &d, false),
+            "{flags=F_A|F_C, mode=3, lo=5, hi=21, name=\"ab\", u_a=9, ..}"
+        );
+        d[0] = 4;
+        d[4] = 1;
+        assert!(render(&s, &d, false).starts_with("{flags=F_C, mode=F_A, "));
+        assert_eq!(
+            render(&s, &d, true),
+            r#"{"arg":{"flags":{"value":4,"name":"F_C"},"mode":{"value":1,"name":"F_A"},"lo":5,"hi":21,"name":"ab","u_a":9,"..":true}}"#
+        );
+    }
+
+    #[test]
+    fn arrays_are_cut_at_the_string_limit() {
+        let a = Shape::array(u32_shape(), 40);
+        let text = render(&a, &[0u8; 160], false);
+        assert!(text.starts_with("[0, 0, "), "{text}");
+        assert!(text.ends_with(", 0, ..]"), "{text}");
+        assert_eq!(text.matches('0').count(), 32);
+    }
 
     #[test]
     fn bitfields_and_signs() {

@@ -330,3 +330,87 @@ impl Shape {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn int(ty: &str, size: usize) -> Shape {
+        Shape {
+            ty: ty.into(),
+            size,
+            kind: Kind::Int {
+                signed: false,
+                long: false,
+            },
+            aligned8: ty.contains("aligned_"),
+        }
+    }
+
+    fn record(size: usize, members: &[(u32, Shape)]) -> Shape {
+        Shape {
+            ty: "struct t".into(),
+            size,
+            kind: Kind::Struct {
+                union: false,
+                members: members
+                    .iter()
+                    .map(|(at, s)| Member {
+                        name: "m".into(),
+                        bit_offset: at * 8,
+                        bits: None,
+                        shape: s.clone(),
+                    })
+                    .collect(),
+            },
+            aligned8: false,
+        }
+    }
+
+    #[test]
+    fn a_u64_after_a_u32_moves_on_i386_unless_it_is_aligned() {
+        // { __u32; __u64; }: x86_64 puts the u64 at 8, i386 at 4.
+        let moved = record(16, &[(0, int("__u32", 4)), (8, int("__u64", 8))]);
+        assert!(!moved.i386_layout_same());
+        // __aligned_u64 is at 8 on both.
+        let aligned = record(16, &[(0, int("__u32", 4)), (8, int("__aligned_u64", 8))]);
+        assert!(aligned.i386_layout_same());
+        // { __u64; __u32; } has tail padding on x86_64 only: 16 vs 12.
+        let padded = record(16, &[(0, int("__u64", 8)), (8, int("__u32", 4))]);
+        assert!(!padded.i386_layout_same());
+        let same = record(
+            16,
+            &[
+                (0, int("__u64", 8)),
+                (8, int("__u32", 4)),
+                (12, int("__u32", 4)),
+            ],
+        );
+        assert!(same.i386_layout_same());
+    }
+
+    #[test]
+    fn enums_of_bits_become_flag_tables() {
+        let bits = enum_shape(
+            "enum b".into(),
+            4,
+            false,
+            vec![(0, "NONE".into()), (1, "A".into()), (8, "D".into())],
+        );
+        let Kind::Enum {
+            flags: Some(table), ..
+        } = bits.kind
+        else {
+            panic!("no flag table");
+        };
+        assert_eq!(crate::format::flags_text(9, table, true), "A|D");
+        assert_eq!(crate::format::flags_text(0, table, true), "NONE");
+        let values = enum_shape(
+            "enum v".into(),
+            4,
+            false,
+            vec![(1, "ONE".into()), (3, "THREE".into())],
+        );
+        assert!(matches!(values.kind, Kind::Enum { flags: None, .. }));
+    }
+}
