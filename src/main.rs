@@ -39,6 +39,8 @@ Examples:
                                      the kernel's event-filter language
   rtrace -c -f make                  count calls, errors and time per call
   rtrace --explain-ioctl 0xc0109207  what an ioctl request code means
+  rtrace --explain-ioctl BLKGETSIZE64  ... or a request by name
+  rtrace --list-ioctls kvm           every request of one group (a header)
 
 Output: one line per call, `name(params) = result`; `-1 [ENOENT]` for errors;
 `** SIGNAL **` where a signal arrived; with several processes each line starts
@@ -197,12 +199,14 @@ struct Cli {
     #[arg(long, action = clap::ArgAction::Version)]
     version: Option<bool>,
 
-    /// Explain an ioctl request code (direction, type, number, size, names,
-    /// argument layout, from rtrace's tables or else the kernel's BTF) and exit
-    #[arg(long, value_name = "CODE", value_parser = parse_code)]
-    explain_ioctl: Option<u64>,
+    /// Explain an ioctl request, by name (BLKGETSIZE64) or code: its C
+    /// definition, its bits, every name the code has, its argument (with
+    /// the layout from rtrace's tables or else the kernel's BTF), and exit
+    #[arg(long, value_name = "NAME|CODE")]
+    explain_ioctl: Option<String>,
 
-    /// List every ioctl request rtrace decodes (of one group) and exit
+    /// List every ioctl request rtrace names (of one group: usbmon, fs,
+    /// kvm, ...) with a count, and exit
     #[arg(long, value_name = "GROUP", num_args = 0..=1, default_missing_value = "")]
     list_ioctls: Option<String>,
 
@@ -247,15 +251,15 @@ fn main() -> ExitCode {
         clap_complete::generate(shell, &mut Cli::command(), "rtrace", &mut script);
         return write_stdout(&script, "completions");
     }
-    if let Some(code) = cli.explain_ioctl {
-        return write_stdout(
-            rtrace_cli::ioctl::explain(code).as_bytes(),
-            "the explanation",
-        );
+    if let Some(request) = &cli.explain_ioctl {
+        return match rtrace_cli::ioctl::explain::explain_arg(request) {
+            Ok(text) => write_stdout(text.as_bytes(), "the explanation"),
+            Err(e) => fail(&e, 2),
+        };
     }
     if let Some(group) = &cli.list_ioctls {
         let group = (!group.is_empty()).then_some(group.as_str());
-        return match rtrace_cli::ioctl::list(group) {
+        return match rtrace_cli::ioctl::explain::list(group) {
             Ok(text) => write_stdout(text.as_bytes(), "the list"),
             Err(e) => fail(&e, 2),
         };
@@ -414,19 +418,6 @@ fn selection(cli: &Cli) -> Result<trace::Selection, String> {
         select.status = StatusSet::parse("failed")?;
     }
     Ok(select)
-}
-
-/// An ioctl code in hex (`0xc0109207`) or decimal.
-fn parse_code(text: &str) -> Result<u64, String> {
-    let parsed = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
-        Some(hex) => u64::from_str_radix(hex, 16),
-        None => text.parse(),
-    };
-    match parsed {
-        Ok(code) if code <= u32::MAX as u64 => Ok(code),
-        Ok(_) => Err("request codes are 32 bits".into()),
-        Err(_) => Err("expected a number like 0xc0109207".into()),
-    }
 }
 
 /// Write `bytes` to stdout; a write error is one line on stderr and exit 1

@@ -298,17 +298,20 @@ fn explain_shows_the_btf_layout_where_no_table_has_one() {
     };
     // FS_IOC_FSGETXATTR: _IOR('X', 31, struct fsxattr).
     if Path::new("/sys/kernel/btf/vmlinux").exists() {
-        let text = explain("0x801c581f", None);
+        let text = explain("FS_IOC_FSGETXATTR", None);
         let lines: Vec<&str> = text.lines().collect();
         let at = lines
             .iter()
-            .position(|l| l.starts_with("argument: "))
+            .position(|l| l.starts_with("FS_IOC_FSGETXATTR in "))
             .unwrap_or_else(|| panic!("{text}"));
         assert_eq!(
             lines[at..],
             [
-                "argument: pointer to struct fsxattr, decoded after the call",
-                "  struct fsxattr (28 bytes, from the kernel's BTF: /sys/kernel/btf/vmlinux)",
+                "FS_IOC_FSGETXATTR in linux/fs.h: _IOR('X', 31, struct fsxattr)",
+                "  argument: a pointer to struct fsxattr (the header's type; \
+                 rtrace's tables have no layout for it)",
+                "  layout from the kernel's BTF (/sys/kernel/btf/vmlinux): struct fsxattr \
+                 (28 bytes), decoded after the call",
                 "    @0   4  __u32 fsx_xflags",
                 "    @4   4  __u32 fsx_extsize",
                 "    @8   4  __u32 fsx_nextents",
@@ -321,7 +324,7 @@ fn explain_shows_the_btf_layout_where_no_table_has_one() {
         // FICLONERANGE's struct file_clone_range.
         let text = explain("0x4020940d", None);
         assert!(
-            text.ends_with(
+            text.contains(
                 "    @24  8  __u64 dest_offset\n  \
                  the kernel's BTF agrees (/sys/kernel/btf/vmlinux)\n"
             ),
@@ -335,14 +338,23 @@ fn explain_shows_the_btf_layout_where_no_table_has_one() {
     let text = explain("0x801c581f", Some(&empty));
     assert!(
         text.ends_with(
-            "argument: 28 bytes, printed as a string after the call \
+            "  printed as the 28 bytes its code carries, as a string after the call \
              (no kernel BTF to read its type from)\n"
         ),
         "{text}"
     );
+    // A code no header names: its bytes, or its number.
     let text = explain("0x4008e901", None);
     assert!(
-        text.ends_with("argument: 8 bytes, printed as a string before the call\n"),
+        text.ends_with(
+            "no header and no group rtrace knows names this request\n  \
+             printed as the 8 bytes its code carries, as a string before the call\n"
+        ),
+        "{text}"
+    );
+    let text = explain("0xe904", None);
+    assert!(
+        text.ends_with("  argument: passed by value, printed as a number\n"),
         "{text}"
     );
 }

@@ -133,16 +133,13 @@ fn put_btf(p: &mut Printer, addr: u64, found: &Found) {
     }
 }
 
-/// For `--explain-ioctl` of a code no group decodes: how rtrace prints its
-/// argument, and, when that comes from the kernel's BTF, the layout BTF
-/// gives (saying so: no table of ours has it).
-pub fn explain(code: u64) -> String {
+/// For `--explain-ioctl` of a code no group decodes, made by `arch`'s
+/// programs: how rtrace prints its argument, and, when that comes from the
+/// kernel's BTF, the layout BTF gives (saying so: no table of ours has it).
+/// Lines indented as the explanation's argument lines.
+pub fn explain(code: u64, arch: Arch) -> String {
     use std::fmt::Write as _;
     let f = ioc_fields(code);
-    let only_i386 = code <= u32::MAX as u64
-        && names::table(Arch::X86_64).lookup(code as u32).is_empty()
-        && !names::table(Arch::I386).lookup(code as u32).is_empty();
-    let arch = if only_i386 { Arch::I386 } else { Arch::X86_64 };
     let ty = (code <= u32::MAX as u64)
         .then(|| arg_type(code as u32, arch, None))
         .flatten();
@@ -153,10 +150,13 @@ pub fn explain(code: u64) -> String {
     };
     let mut out = String::new();
     match plan(code, arch, None) {
-        Plan::Value => out.push_str("argument: passed by value, printed as a number\n"),
-        Plan::Ptr => out.push_str("argument: a pointer (the code gives no size)\n"),
+        Plan::Value => out.push_str("  argument: passed by value, printed as a number\n"),
+        Plan::Ptr => out.push_str("  argument: a pointer (its code gives no size)\n"),
         Plan::Bytes(n) => {
-            let _ = write!(out, "argument: {n} bytes, printed as a string {when}");
+            let _ = write!(
+                out,
+                "  printed as the {n} bytes its code carries, as a string {when}"
+            );
             match ty {
                 Some(t) if btf::available() => {
                     let _ = write!(out, " (the kernel's BTF has no {t} of {n} bytes)");
@@ -167,14 +167,12 @@ pub fn explain(code: u64) -> String {
             out.push('\n');
         }
         Plan::Btf(found) => {
-            let t = ty.unwrap_or("?");
-            let _ = writeln!(out, "argument: pointer to {t}, decoded {when}");
             let _ = writeln!(
                 out,
-                "  {} ({} bytes, from the kernel's BTF: {})",
+                "  layout from the kernel's BTF ({}): {} ({} bytes), decoded {when}",
+                found.source.display(),
                 found.shape.ty,
-                found.shape.size,
-                found.source.display()
+                found.shape.size
             );
             out.push_str(&btf::print::layout_text(&found.shape));
         }

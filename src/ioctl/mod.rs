@@ -25,6 +25,7 @@
 //! read it: `_IOWR(0x92, 0x7, 16)`, `_IO('T', 0x1)`; `-V` prints the number.
 
 pub mod btf;
+pub mod explain;
 pub mod fallback;
 pub mod file;
 #[rustfmt::skip]
@@ -610,139 +611,6 @@ pub mod raw {
     }
 }
 
-/// `rtrace --explain-ioctl CODE`: what a request code means.
-pub fn explain(code: u64) -> String {
-    use std::fmt::Write as _;
-    let f = ioc_fields(code);
-    let dir = match f.dir {
-        0 => "_IOC_NONE (no data, or data by value)",
-        1 => "_IOC_WRITE (program -> kernel)",
-        2 => "_IOC_READ (kernel -> program)",
-        _ => "_IOC_READ|_IOC_WRITE (both ways)",
-    };
-    let mut out = String::new();
-    let _ = writeln!(out, "request 0x{code:08x} = {}", request_text(code));
-    let _ = writeln!(out, "  direction  {} = {dir}", f.dir);
-    let printable = (f.kind as u8).is_ascii_graphic();
-    let kind_char = if printable {
-        format!(" '{}'", f.kind as u8 as char)
-    } else {
-        String::new()
-    };
-    let _ = writeln!(out, "  type       0x{:02x}{kind_char}", f.kind);
-    let _ = writeln!(out, "  number     {} (0x{:x})", f.nr, f.nr);
-    let _ = writeln!(out, "  size       {} bytes", f.size);
-    let mut known = false;
-    for &group in groups() {
-        for req in group.requests().iter().filter(|r| r.code as u64 == code) {
-            known = true;
-            let _ = writeln!(
-                out,
-                "{} in group {}: {}",
-                req.name,
-                group.name(),
-                arg_text(req)
-            );
-            if req.dir_bits_lie && f.dir != 0 {
-                let _ = writeln!(
-                    out,
-                    "  (an old code: its direction bits do not say how the kernel uses it; \
-                     the line above does)"
-                );
-            }
-            if let Arg::Struct(layout) | Arg::Custom(layout) = req.arg {
-                let _ = writeln!(out, "  struct {} ({} bytes)", layout.name, layout.size);
-                for field in layout.fields {
-                    let _ = writeln!(
-                        out,
-                        "    @{:<3} {:<2} {} {}",
-                        field.offset, field.size, field.ty, field.name
-                    );
-                }
-                out.push_str(&btf_agreement(layout));
-            }
-        }
-    }
-    if !known {
-        let _ = writeln!(out, "no group rtrace knows names this request");
-        out.push_str(&fallback::explain(code));
-    }
-    out
-}
-
-/// For `--explain-ioctl`: whether the running kernel's BTF lays out a
-/// table's struct as the table does (nothing when BTF has no such struct).
-fn btf_agreement(layout: &Layout) -> String {
-    match btf::check_layout(layout) {
-        None => String::new(),
-        Some(btf::Agreement::Agrees(source)) => {
-            format!("  the kernel's BTF agrees ({})\n", source.display())
-        }
-        Some(btf::Agreement::Differs(source, diffs)) => format!(
-            "  the kernel's BTF differs ({}): {}\n",
-            source.display(),
-            diffs.join("; ")
-        ),
-    }
-}
-
-/// How a request's argument travels, in words.
-fn arg_text(req: &Request) -> String {
-    let dirs = match req.dirs & (IF_OUT | IF_IN) {
-        0 => "",
-        IF_OUT => ", decoded before the call",
-        IF_IN => ", decoded after the call",
-        _ => ", decoded before and after the call",
-    };
-    match req.arg {
-        Arg::None => "no argument".to_string(),
-        Arg::Value => "argument passed by value".to_string(),
-        Arg::ValueEnum(_) => "argument passed by value, one of a set of names".to_string(),
-        Arg::ValueFlags(_) => "flags passed by value".to_string(),
-        Arg::Fd => "file descriptor passed by value".to_string(),
-        Arg::Int => format!("pointer to int{dirs}"),
-        Arg::IntFlags(_) => format!("pointer to int flags{dirs}"),
-        Arg::Char => "pointer to a character".to_string(),
-        Arg::Struct(layout) | Arg::Custom(layout) => {
-            format!("pointer to struct {}{dirs}", layout.name)
-        }
-        Arg::Str => "pointer to a NUL-terminated string".to_string(),
-        Arg::Ptr => "pointer (not decoded)".to_string(),
-    }
-}
-
-/// `rtrace --list-ioctls [GROUP]`: every request rtrace decodes.
-pub fn list(group_name: Option<&str>) -> Result<String, String> {
-    use std::fmt::Write as _;
-    let mut out = String::new();
-    let mut found = false;
-    for &group in groups() {
-        if group_name.is_some_and(|g| g != group.name()) {
-            continue;
-        }
-        found = true;
-        for req in group.requests() {
-            let _ = writeln!(
-                out,
-                "{:<10} 0x{:08x} {:<28} {}",
-                group.name(),
-                req.code,
-                req.name,
-                arg_text(req)
-            );
-        }
-    }
-    if !found {
-        let names: Vec<&str> = groups().iter().map(|g| g.name()).collect();
-        return Err(format!(
-            "no ioctl group '{}' (groups: {})",
-            group_name.unwrap_or(""),
-            names.join(", ")
-        ));
-    }
-    Ok(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -807,14 +675,5 @@ mod tests {
                 path.display()
             );
         }
-    }
-
-    #[test]
-    fn explain_names_the_request_and_its_layout() {
-        let text = explain(0xc010_9207);
-        assert!(text.contains("MON_IOCX_MFETCH in group usbmon"), "{text}");
-        assert!(text.contains("struct mon_bin_mfetch (16 bytes)"), "{text}");
-        assert!(text.contains("@8   4  u32 nfetch"), "{text}");
-        assert!(list(Some("nosuch")).is_err());
     }
 }

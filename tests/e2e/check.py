@@ -661,7 +661,7 @@ class Checks:
             structs = 0
             lines = text.splitlines()
             for i, line in enumerate(lines):
-                m = re.match(r"  struct (\w+) \((\d+) bytes\)$", line)
+                m = re.match(r"  (?:layout from rtrace's \w+ decoder: )?struct (\w+) \((\d+) bytes\)$", line)
                 if not m:
                     continue
                 structs += 1

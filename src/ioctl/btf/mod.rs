@@ -270,6 +270,23 @@ pub fn check_layout(layout: &super::Layout) -> Option<Agreement> {
     })
 }
 
+/// For `--explain-ioctl`, under a table's layout: whether the running
+/// kernel's BTF lays the struct out as the table does (nothing when BTF
+/// has no such struct).
+pub fn agreement_line(layout: &super::Layout) -> String {
+    match check_layout(layout) {
+        None => String::new(),
+        Some(Agreement::Agrees(source)) => {
+            format!("  the kernel's BTF agrees ({})\n", source.display())
+        }
+        Some(Agreement::Differs(source, diffs)) => format!(
+            "  the kernel's BTF differs ({}): {}\n",
+            source.display(),
+            diffs.join("; ")
+        ),
+    }
+}
+
 /// A struct's members flattened through anonymous structs and unions:
 /// `(name, byte offset, size)`.
 pub fn flat_members(shape: &Shape) -> Vec<(String, usize, usize)> {
