@@ -23,6 +23,9 @@
 //!
 //! A request no group names prints decoded from its bits so a person can
 //! read it: `_IOWR(0x92, 0x7, 16)`, `_IO('T', 0x1)`; `-V` prints the number.
+//! The argument of a request no group decodes is printed by [`fallback`]:
+//! from the kernel's BTF ([`btf`]) when the request table names its type,
+//! else as the bytes its code carries, else as a number.
 
 pub mod btf;
 pub mod explain;
