@@ -209,6 +209,14 @@ pub fn arg_type(arch: Arch, code: u32) -> Option<&'static str> {
     (!first.is_empty() && defs.iter().all(|d| d.arg == first)).then_some(first)
 }
 
+/// [`arg_type`] on an fd opened on `path`: where several requests share
+/// the code, the type of the one the fd picks (see [`pick`]).
+pub fn arg_type_on(arch: Arch, code: u32, path: Option<&str>) -> Option<&'static str> {
+    let defs = pick(arch, code, path);
+    let first = defs.first()?.arg;
+    (!first.is_empty() && defs.iter().all(|d| d.arg == first)).then_some(first)
+}
+
 /// The requests `code` may be on an fd opened on `path`: when several
 /// requests share the code and the fd's path says which subsystem it
 /// belongs to, the ones from that subsystem's headers; otherwise all.
@@ -336,6 +344,12 @@ mod tests {
             Some("struct uffdio_api")
         );
         assert_eq!(arg_type(Arch::X86_64, 0x0000_b701), None);
+        // HIDIOCGRDESCSIZE (hidraw) and HIDIOCGVERSION (hiddev): both int.
+        assert_eq!(arg_type(Arch::X86_64, 0x8004_4801), Some("int"));
+        // 0x5402: TCSETS (no type) or SNDCTL_TMR_START (no type either).
+        assert_eq!(arg_type_on(Arch::X86_64, 0x5402, Some("/dev/pts/0")), None);
+        let fiemap = arg_type_on(Arch::I386, 0xc020_660b, Some("/tmp/f"));
+        assert_eq!(fiemap, Some("struct fiemap"));
         assert_eq!(table(Arch::X86_64).group(x), "fs");
     }
 
