@@ -34,14 +34,6 @@ pub enum Plan {
     Bytes(usize),
 }
 
-/// The argument type the request table gives `code` on `fd`: the header's
-/// spelling (`struct fiemap`) when the requests the fd may mean agree on it.
-pub fn arg_type(code: u32, arch: Arch, fd: Option<&FdInfo>) -> Option<&'static str> {
-    let defs = names::pick(arch, code, fd.map(|f| f.path.as_str()));
-    let first = defs.first()?.arg;
-    (!first.is_empty() && defs.iter().all(|d| d.arg == first)).then_some(first)
-}
-
 /// Decide how to print request `code`'s argument on `fd`, for a call
 /// through `arch`.
 pub fn plan(code: u64, arch: Arch, fd: Option<&FdInfo>) -> Plan {
@@ -52,7 +44,7 @@ pub fn plan(code: u64, arch: Arch, fd: Option<&FdInfo>) -> Plan {
     if f.size == 0 {
         return Plan::Ptr;
     }
-    let ty = arg_type(code as u32, arch, fd);
+    let ty = names::arg_type_on(arch, code as u32, fd.map(|f| f.path.as_str()));
     if let Some(found) = ty.and_then(|t| btf::lookup(t, f.size as usize, arch == Arch::I386)) {
         return Plan::Btf(found);
     }
@@ -141,7 +133,7 @@ pub fn explain(code: u64, arch: Arch) -> String {
     use std::fmt::Write as _;
     let f = ioc_fields(code);
     let ty = (code <= u32::MAX as u64)
-        .then(|| arg_type(code as u32, arch, None))
+        .then(|| names::arg_type_on(arch, code as u32, None))
         .flatten();
     let when = match f.dir {
         IOC_WRITE => "before the call",
