@@ -237,7 +237,98 @@ fn without_btf_the_arguments_are_bytes() {
             ),
             "{tag}"
         );
+        assert_eq!(
+            lines[13], r#"ioctl(3, VHOST_SET_VRING_NUM, "\x01\0\0\0\0\x01\0\0") = -1 [ENOTTY]"#,
+            "{tag}"
+        );
     }
+}
+
+/// Split BTF as a module's (`/sys/kernel/btf/MODULE`) is: types numbered on
+/// from vmlinux's last and names on from vmlinux's strings, here one
+/// `struct vhost_vring_state {unsigned int index; unsigned int num;}`
+/// (vhost is a module this host does not load).
+fn vhost_module_btf(vmlinux: &Path) -> Vec<u8> {
+    let base = btf_rs::Btf::from_file(vmlinux).unwrap();
+    let uint = base.resolve_ids_by_name("unsigned int").unwrap()[0];
+    let head = std::fs::read(vmlinux).unwrap();
+    let base_str_len = u32::from_le_bytes(head[20..24].try_into().unwrap());
+    let strings = b"\0vhost_vring_state\0index\0num\0";
+    let name = |rel: u32| base_str_len + rel;
+    let mut types = Vec::new();
+    // struct (kind 4), 2 members, 8 bytes; then each member's name, type
+    // and bit offset.
+    for word in [
+        name(1),
+        4 << 24 | 2,
+        8,
+        name(19),
+        uint,
+        0,
+        name(25),
+        uint,
+        32,
+    ] {
+        types.extend_from_slice(&word.to_le_bytes());
+    }
+    let mut btf = Vec::new();
+    btf.extend_from_slice(&0xeb9f_u16.to_le_bytes());
+    btf.extend_from_slice(&[1, 0]);
+    for word in [
+        24,
+        0,
+        types.len() as u32,
+        types.len() as u32,
+        strings.len() as u32,
+    ] {
+        btf.extend_from_slice(&word.to_le_bytes());
+    }
+    btf.extend_from_slice(&types);
+    btf.extend_from_slice(strings);
+    btf
+}
+
+/// A type only a module's BTF has is read from the module's file, split
+/// against vmlinux: traced (64- and 32-bit) and explained.
+#[test]
+fn module_btf_is_read_split_against_vmlinux() {
+    let vmlinux = Path::new("/sys/kernel/btf/vmlinux");
+    if !vmlinux.exists() {
+        eprintln!("skipped: this kernel has no /sys/kernel/btf/vmlinux");
+        return;
+    }
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("btf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let _ = std::fs::remove_file(dir.join("vmlinux"));
+    std::os::unix::fs::symlink(vmlinux, dir.join("vmlinux")).unwrap();
+    std::fs::write(dir.join("vhost"), vhost_module_btf(vmlinux)).unwrap();
+    let env = [("RTRACE_BTF_DIR", dir.to_str().unwrap())];
+    for (bin, tag) in [
+        (fixture("ioctl_args"), "mod64"),
+        (fixture_m32("ioctl_args"), "mod32"),
+    ] {
+        let (lines, a) = run_fixture(&bin, tag, &env);
+        check_common(&lines, &a);
+        assert_eq!(
+            lines[13], "ioctl(3, VHOST_SET_VRING_NUM, {index=1, num=256}) = -1 [ENOTTY]",
+            "{tag}"
+        );
+    }
+    let out = common::rtrace()
+        .args(["--explain-ioctl", "VHOST_SET_VRING_NUM"])
+        .env("RTRACE_BTF_DIR", &dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        text.ends_with(&format!(
+            "  layout from the kernel's BTF ({}/vhost): struct vhost_vring_state (8 bytes), \
+             decoded before the call\n    @0   4  unsigned int index\n    @4   4  unsigned int num\n",
+            dir.display()
+        )),
+        "{text}"
+    );
 }
 
 #[test]
