@@ -12,9 +12,10 @@ use btf_rs::{Btf, BtfType, Type};
 
 use crate::format::FlagDef;
 
-/// Nesting deeper than this is not followed (BTF can nest arbitrarily; a
-/// struct a program passes to an ioctl never goes this deep).
-const MAX_DEPTH: u32 = 12;
+/// Steps deeper than this (nested members, typedefs, qualifiers) are not
+/// followed: a struct a program passes to an ioctl never goes this deep,
+/// and a broken BTF file (`RTRACE_BTF_DIR`) may loop.
+const MAX_DEPTH: u32 = 32;
 
 /// A compiled type.
 #[derive(Clone, Debug)]
@@ -113,15 +114,15 @@ fn compile_at(btf: &Btf, ty: &Type, depth: u32) -> Result<Shape> {
     Ok(match ty {
         Type::Typedef(t) => {
             let name = name_of(btf, t);
-            let mut inner = compile_at(btf, &chained(btf, t)?, depth)?;
+            let mut inner = compile_at(btf, &chained(btf, t)?, depth + 1)?;
             inner.aligned8 |= name.contains("aligned_");
             inner.ty = name;
             inner
         }
         Type::Const(t) | Type::Volatile(t) | Type::Restrict(t) => {
-            compile_at(btf, &chained(btf, t)?, depth)?
+            compile_at(btf, &chained(btf, t)?, depth + 1)?
         }
-        Type::TypeTag(t) => compile_at(btf, &chained(btf, t)?, depth)?,
+        Type::TypeTag(t) => compile_at(btf, &chained(btf, t)?, depth + 1)?,
         Type::Int(i) => {
             let name = name_of(btf, i);
             let kind = if name == "char" {
