@@ -248,29 +248,38 @@ fn without_btf_the_arguments_are_bytes() {
 /// from vmlinux's last and names on from vmlinux's strings, here one
 /// `struct vhost_vring_state {unsigned int index; unsigned int num;}`
 /// (vhost is a module this host does not load).
-fn vhost_module_btf(vmlinux: &Path) -> Vec<u8> {
+/// With `looping`, the members' type is instead a typedef of itself, as
+/// only a broken file could have it.
+fn vhost_module_btf(vmlinux: &Path, looping: bool) -> Vec<u8> {
     let base = btf_rs::Btf::from_file(vmlinux).unwrap();
+    let first_id = base.base().type_id_range().1 + 1;
     let uint = base.resolve_ids_by_name("unsigned int").unwrap()[0];
     let head = std::fs::read(vmlinux).unwrap();
     let base_str_len = u32::from_le_bytes(head[20..24].try_into().unwrap());
-    let strings = b"\0vhost_vring_state\0index\0num\0";
+    let strings = b"\0vhost_vring_state\0index\0num\0loop_t\0";
     let name = |rel: u32| base_str_len + rel;
-    let mut types = Vec::new();
+    let mut words = Vec::new();
+    let member = if looping {
+        // Type first_id: typedef (kind 8) loop_t of type first_id.
+        words.extend([name(29), 8 << 24, first_id]);
+        first_id
+    } else {
+        uint
+    };
     // struct (kind 4), 2 members, 8 bytes; then each member's name, type
     // and bit offset.
-    for word in [
+    words.extend([
         name(1),
         4 << 24 | 2,
         8,
         name(19),
-        uint,
+        member,
         0,
         name(25),
-        uint,
+        member,
         32,
-    ] {
-        types.extend_from_slice(&word.to_le_bytes());
-    }
+    ]);
+    let types: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     let mut btf = Vec::new();
     btf.extend_from_slice(&0xeb9f_u16.to_le_bytes());
     btf.extend_from_slice(&[1, 0]);
@@ -301,7 +310,7 @@ fn module_btf_is_read_split_against_vmlinux() {
     std::fs::create_dir_all(&dir).unwrap();
     let _ = std::fs::remove_file(dir.join("vmlinux"));
     std::os::unix::fs::symlink(vmlinux, dir.join("vmlinux")).unwrap();
-    std::fs::write(dir.join("vhost"), vhost_module_btf(vmlinux)).unwrap();
+    std::fs::write(dir.join("vhost"), vhost_module_btf(vmlinux, false)).unwrap();
     let env = [("RTRACE_BTF_DIR", dir.to_str().unwrap())];
     for (bin, tag) in [
         (fixture("ioctl_args"), "mod64"),
@@ -320,13 +329,29 @@ fn module_btf_is_read_split_against_vmlinux() {
         .output()
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
     assert!(
         text.ends_with(&format!(
             "  layout from the kernel's BTF ({}/vhost): struct vhost_vring_state (8 bytes), \
              decoded before the call\n    @0   4  unsigned int index\n    @4   4  unsigned int num\n",
             dir.display()
         )),
+        "{text}"
+    );
+    // A type that loops is given up on: the bytes, and no crash.
+    std::fs::write(dir.join("vhost"), vhost_module_btf(vmlinux, true)).unwrap();
+    let out = common::rtrace()
+        .args(["--explain-ioctl", "VHOST_SET_VRING_NUM"])
+        .env("RTRACE_BTF_DIR", &dir)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.ends_with(
+            "  printed as the 8 bytes its code carries, as a string before the call \
+             (the kernel's BTF has no struct vhost_vring_state of 8 bytes)\n"
+        ),
         "{text}"
     );
 }
