@@ -45,7 +45,10 @@ pub fn plan(code: u64, arch: Arch, fd: Option<&FdInfo>) -> Plan {
         return Plan::Ptr;
     }
     let ty = names::arg_type_on(arch, code as u32, fd.map(|f| f.path.as_str()));
-    if let Some(found) = ty.and_then(|t| btf::lookup(t, f.size as usize, arch == Arch::I386)) {
+    // x32 has i386's 4-byte pointers and longs: the same check, a little
+    // stricter than it needs (its 64-bit integers keep 8-byte alignment).
+    let narrow = arch != Arch::X86_64;
+    if let Some(found) = ty.and_then(|t| btf::lookup(t, f.size as usize, narrow)) {
         return Plan::Btf(found);
     }
     Plan::Bytes(f.size as usize)

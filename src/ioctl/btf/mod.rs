@@ -178,8 +178,8 @@ fn find_in(btf: &Btf, kind: TypeKind, name: &str, size: usize) -> Option<Shape> 
 }
 
 /// The type a request's table spells `ty` (`struct fiemap`, `int`,
-/// `char[16]`, `void *`), of `size` bytes, laid out for `i386` or x86_64
-/// programs; `None` when the kernel's BTF does not have it, has it with
+/// `char[16]`, `void *`), of `size` bytes, laid out for `i386` (or x32:
+/// any program with 4-byte pointers and longs) or x86_64 programs; `None` when the kernel's BTF does not have it, has it with
 /// another size, or lays it out differently from the program.
 pub fn lookup(ty: &str, size: usize, i386: bool) -> Option<Found> {
     let ty = ty.trim();
