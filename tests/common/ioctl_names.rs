@@ -1,7 +1,8 @@
 //! Expected lines of the `ioctl_names` fixture (ioctls from over 30
 //! subsystems), shared by the 64-bit and 32-bit tests.
 
-/// What the 64-bit fixture prints from its marker on. Line 23 (the owner
+/// What the 64-bit fixture prints from its marker on. The NS_GET_OWNER_UID
+/// line (the owner
 /// of this process's user namespace) depends on the machine; tests put
 /// the uid the test itself asks the kernel for in place of `UID`.
 pub const IOCTL_NAMES: &[&str] = &[
@@ -16,6 +17,8 @@ pub const IOCTL_NAMES: &[&str] = &[
     "ioctl(3, EVIOCGVERSION, &ADDR) = -1 [ENOTTY]",
     "ioctl(3, EVIOCGID, &ADDR) = -1 [ENOTTY]",
     "ioctl(3, EVIOCGNAME(256), &ADDR) = -1 [ENOTTY]",
+    "ioctl(3, EVIOCGBIT(EV_KEY, 96), &ADDR) = -1 [ENOTTY]",
+    "ioctl(3, EVIOCGABS(ABS_Y), &ADDR) = -1 [ENOTTY]",
     "ioctl(3, HIDIOCGRDESCSIZE or HIDIOCGVERSION, &ADDR) = -1 [ENOTTY]",
     "ioctl(3, HIDIOCGRAWNAME(64), &ADDR) = -1 [ENOTTY]",
     "ioctl(3, HIDIOCGRDESCSIZE or HIDIOCGVERSION, &ADDR) = -1 [ENOTTY]",
@@ -36,6 +39,7 @@ pub const IOCTL_NAMES: &[&str] = &[
     "ioctl(3, TUNSETIFF, &ADDR) = -1 [ENOTTY]",
     "ioctl(3, SNDRV_PCM_IOCTL_PVERSION, &ADDR) = -1 [ENOTTY]",
     "ioctl(3, SNDRV_CTL_IOCTL_CARD_INFO, &ADDR) = -1 [ENOTTY]",
+    "ioctl(3, MIXER_READ(0), &ADDR) = -1 [ENOTTY]",
     "ioctl(3, VIDIOC_QUERYCAP, &ADDR) = -1 [ENOTTY]",
     "ioctl(3, VIDIOC_G_FMT, &ADDR) = -1 [ENOTTY]",
     "ioctl(3, MEDIA_IOC_DEVICE_INFO, &ADDR) = -1 [ENOTTY]",
