@@ -168,19 +168,52 @@ def logical_lines(text):
     return text.replace("\\\n", " ").split("\n")
 
 
-FUNC_DEFINE = re.compile(r"^\s*#\s*define\s+([A-Z][A-Z0-9_]*)\(\s*(\w+)\s*\)\s*(.*)$")
+FUNC_DEFINE = re.compile(r"^\s*#\s*define\s+([A-Z][A-Z0-9_]*)\(([\w\s,]*)\)\s*(.*)$")
+# A wrapper of the ioctl macros (`DRM_IOWR(nr, type)`), not a request.
+WRAPPER_NAME = re.compile(r"^([A-Z][A-Z0-9]*)?_S?IO(W|R|WR|C)?(_BAD)?$")
 
 
 def families(h):
-    """Names of the function-like requests of one parameter header `h`
-    defines (`EVIOCGNAME(len)`): requests whose parameter is the size."""
+    """(name, number of parameters) of the function-like requests header
+    `h` defines with one or two parameters (`EVIOCGNAME(len)`,
+    `EVIOCGBIT(ev, len)`); wrappers of the ioctl macros are not requests."""
     with open(header_path(h), encoding="latin-1") as f:
         lines = logical_lines(f.read())
     out = []
     for line in lines:
         m = FUNC_DEFINE.match(line)
-        if m and IOC_VALUE.match(m.group(3).strip()) and m.group(1) not in out:
-            out.append(m.group(1))
+        if not m or WRAPPER_NAME.match(m.group(1)):
+            continue
+        params = [x.strip() for x in m.group(2).split(",") if x.strip()]
+        if IOC_VALUE.match(m.group(3).strip()) and 1 <= len(params) <= 2:
+            if m.group(1) not in [n for n, _ in out]:
+                out.append((m.group(1), params))
+    return out
+
+
+def param_names(h, param):
+    """The constants a family's number parameter takes, by the header's
+    naming: parameter `ev` takes `EV_*`, `abs` takes `ABS_*` (plain
+    numbers defined in `h` or a header it includes; not `*_MAX`/`*_CNT`).
+    {value: first name}."""
+    prefix = param.upper() + "_"
+    files = [h]
+    with open(header_path(h), encoding="latin-1") as f:
+        text = f.read()
+    for m in re.finditer(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', text, re.M):
+        quoted = m.group(1) == '"'
+        files.append(os.path.join(os.path.dirname(h), m.group(2)) if quoted else m.group(2))
+    out = {}
+    for inc in files:
+        path = header_path(inc)
+        if not path:
+            continue
+        with open(path, encoding="latin-1") as f:
+            for line in logical_lines(f.read()):
+                m = re.match(r"^\s*#\s*define\s+(" + prefix + r"[A-Z0-9_]+)\s+(0x[0-9a-fA-F]+|\d+)\s*$", line)
+                # A number in the code is one byte: EV_VERSION is no event type.
+                if m and not re.search(r"_(MAX|CNT)$", m.group(1)) and int(m.group(2), 0) < 256:
+                    out.setdefault(int(m.group(2), 0), m.group(1))
     return out
 
 
@@ -218,34 +251,85 @@ def source(h, names, body):
     return PRELUDE + inc + FIXES.get(h, "") + f"#include <{h}>\n" + body(names)
 
 
-def family_body(names):
-    # Each family twice, with 1 and 2: the difference shows the parameter.
-    return "".join(
-        f"__attribute__((used)) const unsigned int rtrace_ioc_{2 * i + k} = (unsigned int)({n}({k + 1}));\n"
-        for i, n in enumerate(names)
-        for k in range(2)
-    )
+def family_points(nparams):
+    """Where a family is evaluated: all parameters 1, then each one 2."""
+    points = [[1] * nparams]
+    for i in range(nparams):
+        pt = [1] * nparams
+        pt[i] = 2
+        points.append(pt)
+    return points
 
 
-def compile_families(h, names, arch_flag, workdir):
-    """{name: (code with size 0, unit)} for the families whose parameter
-    only sets the size, as a multiple of `unit` bytes (1 for a length,
-    the element size for an array: SPI_IOC_MESSAGE(N))."""
+def compile_families(h, fams, arch_flag, workdir):
+    """{name: family} for the families each of whose parameters moves one
+    field of the code: the size (`len`, or N elements of `unit` bytes:
+    SPI_IOC_MESSAGE(N)) or the number (`EVIOCGABS(abs)` is nr 0x40 + abs).
+    A family is (dir|type bits, nr or nr base, size or size unit, params),
+    params in declaration order, each "nr" or "size"."""
     out = {}
-    for n in names:
-        src = source(h, [n], family_body)
+    for name, params in fams:
+        nparams = len(params)
+        points = family_points(nparams)
+        body = "".join(
+            f"__attribute__((used)) const unsigned int rtrace_ioc_{k} = "
+            f"(unsigned int)({name}({', '.join(map(str, pt))}));\n"
+            for k, pt in enumerate(points)
+        )
+        src = source(h, [], lambda _names: body)
         r = run(["cc", arch_flag, "-w", "-I", workdir, "-S", "-o", "-", "-x", "c", "-"], stdin=src)
         if r.returncode != 0:
             continue
-        vals = [0, 0]
+        vals = [None] * len(points)
         for m in re.finditer(r"^rtrace_ioc_(\d+):\s*\n\s*\.long\s+(-?\d+)", r.stdout, re.M):
             vals[int(m.group(1))] = int(m.group(2)) & 0xFFFFFFFF
+        if None in vals:
+            continue
         size = lambda c: (c >> 16) & 0x3FFF
-        unit = size(vals[0])
-        if unit == 0 or size(vals[1]) != 2 * unit or (vals[0] ^ vals[1]) & ~(0x3FFF << 16):
-            continue  # the parameter is not (only) the size
-        out[n] = (vals[0] & ~(0x3FFF << 16), unit)
+        nr = lambda c: c & 0xFF
+        base = vals[0]
+        kinds = []
+        fixed_nr, fixed_size = nr(base), size(base)
+        for i in range(nparams):
+            moved = vals[i + 1]
+            if (moved ^ base) & 0xC000FF00:
+                kinds = None  # direction or type moved: not a request family
+                break
+            if size(moved) != size(base) and nr(moved) == nr(base):
+                unit = size(moved) - size(base)
+                if unit <= 0 or size(base) != unit:
+                    kinds = None
+                    break
+                kinds.append("size")
+                fixed_size = unit
+            elif nr(moved) == nr(base) + 1 and size(moved) == size(base):
+                kinds.append("nr")
+                fixed_nr = nr(base) - 1
+            else:
+                kinds = None
+                break
+        if not kinds:
+            continue
+        consts = tuple(
+            tuple(sorted(param_names(h, params[i]).items())) if k == "nr" else ()
+            for i, k in enumerate(kinds)
+        )
+        out[name] = (base & 0xC000FF00, fixed_nr, fixed_size, tuple(kinds), consts)
     return out
+
+
+def bound_families(fams):
+    """Give each family whose parameter is the number the end of its range:
+    the next such family's base with the same direction and type (EVIOCGBIT
+    ends where EVIOCGABS begins), else 256."""
+    out = []
+    for key, name, h, nr, size, kinds, consts in fams:
+        end = 0
+        if "nr" in kinds:
+            later = [f[3] for f in fams if f[0] == key and "nr" in f[5] and f[3] > nr]
+            end = min(later, default=256)
+        out.append((key, nr, name, h, end, size, kinds, consts))
+    return sorted(out)
 
 
 def values_body(names):
@@ -340,8 +424,10 @@ def generate(arch_flag):
     workdir = stub_dir()
     fams = {}
     for h in header_list():
-        for name, (key, unit) in compile_families(h, families(h), arch_flag, workdir).items():
-            fams.setdefault(name, (key, name, h, unit))
+        for name, (key, nr, size, kinds, consts) in compile_families(
+            h, families(h), arch_flag, workdir
+        ).items():
+            fams.setdefault(name, (key, name, h, nr, size, kinds, consts))
         cands = candidates(h)
         if not cands:
             continue
@@ -363,7 +449,7 @@ def generate(arch_flag):
     uniq = {}
     for e in entries:
         uniq.setdefault((e[0], e[1]), e)
-    return sorted(uniq.values(), key=lambda e: (e[0], e[1])), sorted(fams.values())
+    return sorted(uniq.values(), key=lambda e: (e[0], e[1])), bound_families(list(fams.values()))
 
 
 def rust_str(s):
@@ -371,7 +457,7 @@ def rust_str(s):
 
 
 def render(arch, flag, entries, fams, version):
-    headers = sorted({e[2] for e in entries} | {f[2] for f in fams})
+    headers = sorted({e[2] for e in entries} | {f[3] for f in fams})
     index = {h: i for i, h in enumerate(headers)}
     macros = {"": "Hex", "_IO": "Io", "_IOR": "Ior", "_IOW": "Iow", "_IOWR": "Iowr", "_IOC": "Ioc"}
     out = []
@@ -379,7 +465,7 @@ def render(arch, flag, entries, fams, version):
     out.append(f"// define, with the codes of {arch} (`cc {flag}`). Do not edit by hand:\n")
     out.append(f"// run `python3 tools/gen_ioctls.py` to regenerate (HACKING.md).\n")
     out.append(f"//! The {arch} ioctl request table (generated data; see `super::names`).\n\n")
-    out.append("use super::names::{Def, Macro::*, Sized};\n\n")
+    out.append("use super::names::{Def, Family, Macro::*, Param::*};\n\n")
     out.append("/// The headers the table was generated from.\n")
     out.append(f"pub const SOURCE: &str = {rust_str(PACKAGE + ' ' + version)};\n\n")
     out.append("/// The headers the requests are defined in, by index.\n")
@@ -395,13 +481,33 @@ def render(arch, flag, entries, fams, version):
             f"    Def::new(0x{code:08x}, {rust_str(name)}, {index[h]}, {macros[mac]}, {rust_str(ty)}),\n"
         )
     out.append("];\n\n")
-    out.append("/// Requests whose size is a parameter (`EVIOCGNAME(len)`), sorted by\n")
-    out.append("/// their code with the size bits clear.\n")
+    out.append("/// Requests with parameters in their code (`EVIOCGNAME(len)`,\n")
+    out.append("/// `EVIOCGBIT(ev, len)`), sorted by direction and type bits, then number.\n")
     out.append("#[rustfmt::skip]\n")
-    out.append("pub static SIZED: &[Sized] = &[\n")
-    for key, name, h, unit in fams:
-        out.append(f"    Sized::new(0x{key:08x}, {rust_str(name)}, {index[h]}, {unit}),\n")
+    out.append("pub static FAMILIES: &[Family] = &[\n")
+    for key, nr, name, h, end, size, kinds, consts in fams:
+        params = []
+        for k, names in zip(kinds, consts):
+            if k == "size":
+                params.append("Size")
+            elif names:
+                params.append(f"Nr({name}_{len(params)})")
+            else:
+                params.append("Nr(&[])")
+        out.append(
+            f"    Family::new(0x{key:08x}, {rust_str(name)}, {index[h]}, 0x{nr:02x}, {end}, {size}, &[{', '.join(params)}]),\n"
+        )
     out.append("];\n")
+    for key, nr, name, h, end, size, kinds, consts in fams:
+        for i, names in enumerate(consts):
+            if names:
+                out.append(f"\n/// The names {name}'s parameter {i + 1} takes.\n")
+                out.append("#[rustfmt::skip]\n")
+                out.append(f"#[allow(non_upper_case_globals)]\n")
+                out.append(f"static {name}_{i}: &[(u32, &str)] = &[\n")
+                for v, n in names:
+                    out.append(f"    ({v}, {rust_str(n)}),\n")
+                out.append("];\n")
     return "".join(out)
 
 

@@ -8,7 +8,7 @@
 
 use std::fmt::Write as _;
 
-use super::names::{self, Def, Macro, Table};
+use super::names::{self, Def, Macro, Param, Table};
 use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Request, groups, ioc_fields, request_text};
 use crate::kernel::Arch;
 
@@ -56,32 +56,59 @@ fn explain_name(text: &str) -> Result<String, String> {
         out.push_str(&explain_for(def.code as u64, Arch::I386));
         return Ok(out);
     }
-    // A request whose size is its parameter: `EVIOCGNAME(256)` or the bare
-    // name (size 0).
-    let (base, n) = match text.split_once('(') {
-        Some((base, rest)) => (
-            base,
-            rest.strip_suffix(')').and_then(|n| n.parse::<u32>().ok()),
-        ),
-        None => (text, Some(0)),
+    // A request with parameters: `EVIOCGBIT(1, 96)`, or the bare name
+    // (every parameter 0).
+    let (base, args) = match text.split_once('(') {
+        Some((base, rest)) => (base, rest.strip_suffix(')')),
+        None => (text, None),
     };
-    if let Some(s) = x86_64.sized.iter().find(|s| s.name == base) {
-        let n = n.ok_or_else(|| format!("'{text}': the parameter of {base}(N) is a number"))?;
-        let size = n.checked_mul(s.unit).filter(|&v| v < 1 << 14);
-        let size = size.ok_or_else(|| format!("'{text}': {base}'s size does not fit 14 bits"))?;
-        let code = s.key | size << 16;
-        let other = i386
-            .sized
-            .iter()
-            .find(|t| t.name == base)
-            .map(|t| (t.key | (n * t.unit) << 16) as u64);
-        let note = format!(
-            "{base}(N): a request whose size is its parameter ({})",
-            if s.unit == 1 {
-                "N bytes".to_string()
-            } else {
-                format!("N * {} bytes", s.unit)
+    if let Some(f) = x86_64.families.iter().find(|f| f.name == base) {
+        // Each parameter a number, or a name the header gives it (EV_KEY).
+        let args: Vec<u32> = match args {
+            None if !text.contains('(') => vec![0; f.params.len()],
+            None => return Err(format!("'{text}': a ')' is missing")),
+            Some(args) => {
+                let words: Vec<&str> = args.split(',').map(str::trim).collect();
+                let parsed: Option<Vec<u32>> = words
+                    .iter()
+                    .zip(f.params.iter().chain(std::iter::repeat(&Param::Size)))
+                    .map(|(w, p)| match (w.parse::<u32>(), p) {
+                        (Ok(n), _) => Some(n),
+                        (Err(_), Param::Nr(names)) => {
+                            names.iter().find(|(_, n)| n == w).map(|&(v, _)| v)
+                        }
+                        (Err(_), Param::Size) => None,
+                    })
+                    .collect();
+                parsed
+                    .ok_or_else(|| format!("'{text}': {base}'s parameters are numbers or names"))?
             }
+        };
+        let code = f.code(&args).ok_or_else(|| {
+            format!(
+                "'{text}': {base} takes {} parameter{} that must fit its code",
+                f.params.len(),
+                if f.params.len() == 1 { "" } else { "s" }
+            )
+        })?;
+        let other = i386
+            .families
+            .iter()
+            .find(|g| g.name == base)
+            .and_then(|g| g.code(&args))
+            .map(u64::from);
+        let what: Vec<String> = f
+            .params
+            .iter()
+            .map(|p| match p {
+                Param::Nr(_) => format!("the number (from 0x{:02x})", f.nr),
+                Param::Size if f.size == 1 => "the size in bytes".to_string(),
+                Param::Size => format!("the size in units of {} bytes", f.size),
+            })
+            .collect();
+        let note = format!(
+            "{base}: a request whose parameters set {}",
+            what.join(" and ")
         );
         return Ok(with_heading(text, code as u64, other, Some(note)));
     }
@@ -150,13 +177,12 @@ fn explain_for(code: u64, arch: Arch) -> String {
             req_text(&mut out, group, req);
         }
     }
-    if let Some((s, n)) = table.sized(code as u32) {
+    if let Some((f, text)) = table.family(code as u32) {
         known = true;
         let _ = writeln!(
             out,
-            "{}({n}) in {}: a request whose size is its parameter",
-            s.name,
-            table.sized_header(s)
+            "{text} in {}: a request with parameters in its code",
+            table.family_header(f)
         );
     }
     for def in table.lookup(code as u32) {
@@ -351,7 +377,7 @@ fn nearest(text: &str) -> Option<&'static str> {
         .chain(
             names::tables()
                 .into_iter()
-                .flat_map(|t| t.sized.iter().map(|s| s.name)),
+                .flat_map(|t| t.families.iter().map(|f| f.name)),
         );
     let (best, dist) = all
         .map(|name| (name, distance(&upper, name)))

@@ -278,10 +278,10 @@ pub fn resolve(arch: Arch, code: u64, fd: Option<&FdInfo>) -> Resolved {
     let path = fd.map(|f| f.path.as_str());
     let table = names::table(arch);
     let defs = names::pick(arch, code32, path);
-    let sized = table.sized(code32);
+    let family = table.family(code32);
     let Some((group, req)) = find(code32, fd) else {
         // No group decodes it: the headers' names, else the bits.
-        let name = match (defs, sized) {
+        let name = match (defs, &family) {
             ([one], None) => Cow::Borrowed(one.name),
             _ => names::name(arch, code32, path)
                 .map_or_else(|| Cow::Owned(request_text(code)), Cow::Owned),
@@ -292,13 +292,13 @@ pub fn resolve(arch: Arch, code: u64, fd: Option<&FdInfo>) -> Resolved {
         };
     };
     let covered = |d: &names::Def| group.headers().contains(&table.header(d));
-    let sized = sized.filter(|(s, _)| !group.headers().contains(&table.sized_header(s)));
+    let family = family.filter(|(f, _)| !group.headers().contains(&table.family_header(f)));
     let others: Vec<&str> = defs
         .iter()
         .filter(|d| !covered(d))
         .map(|d| d.name)
         .collect();
-    if others.is_empty() && sized.is_none() {
+    if others.is_empty() && family.is_none() {
         return Resolved {
             decoder: Some((group, req)),
             name: Cow::Borrowed(req.name),
@@ -312,13 +312,13 @@ pub fn resolve(arch: Arch, code: u64, fd: Option<&FdInfo>) -> Resolved {
             name: Cow::Owned(name),
         };
     }
-    // Every name, in strace's order: a sized request first, then by name.
+    // Every name, in strace's order: one with parameters first, then by name.
     let mut all = others;
     all.push(req.name);
     all.sort_unstable();
     let mut name = all.join(" or ");
-    if let Some((s, n)) = sized {
-        name = format!("{}({n}) or {name}", s.name);
+    if let Some((_, text)) = family {
+        name = format!("{text} or {name}");
     }
     Resolved {
         decoder: Some((group, req)),

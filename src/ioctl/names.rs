@@ -79,30 +79,109 @@ impl Def {
     }
 }
 
-/// A request whose size is its parameter (`EVIOCGNAME(len)`,
-/// `SPI_IOC_MESSAGE(N)`): one name for every size.
+/// What a [`Family`]'s parameter sets in the code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Param {
+    /// The number: `EVIOCGABS(abs)` is number 0x40 + abs; with the names
+    /// its values have in the header (`abs` takes `ABS_*`).
+    Nr(&'static [(u32, &'static str)]),
+    /// The size, in units: `EVIOCGNAME(len)`, `SPI_IOC_MESSAGE(N)`.
+    Size,
+}
+
+/// A request with parameters in its code (a function-like macro:
+/// `EVIOCGNAME(len)`, `EVIOCGBIT(ev, len)`): one name for many codes.
 #[derive(Debug)]
-pub struct Sized {
-    /// The code with the size bits clear.
+pub struct Family {
+    /// The code's direction and type bits.
     pub key: u32,
     /// The macro's name.
     pub name: &'static str,
     /// Index of its header in the table's `HEADERS`.
     header: u16,
-    /// Bytes per unit of the parameter (1 for a length; the element size
-    /// for an array of structs).
-    pub unit: u32,
+    /// The number; with a [`Param::Nr`], the number the parameter 0 gives.
+    pub nr: u8,
+    /// With a [`Param::Nr`], where the family's numbers end (exclusive).
+    pub nr_end: u16,
+    /// The size; with a [`Param::Size`], the bytes per unit of it.
+    pub size: u16,
+    /// The parameters in the macro's order.
+    pub params: &'static [Param],
 }
 
-impl Sized {
+impl Family {
     /// A table entry (used by the generated files).
-    pub const fn new(key: u32, name: &'static str, header: u16, unit: u32) -> Sized {
-        Sized {
+    pub const fn new(
+        key: u32,
+        name: &'static str,
+        header: u16,
+        nr: u8,
+        nr_end: u16,
+        size: u16,
+        params: &'static [Param],
+    ) -> Family {
+        Family {
             key,
             name,
             header,
-            unit,
+            nr,
+            nr_end,
+            size,
+            params,
         }
+    }
+
+    /// The parameters that make `code`, if it is one of the family's.
+    fn params_of(&self, code: u32) -> Option<[u32; 2]> {
+        let (nr, size) = (code & 0xff, (code & SIZE_BITS) >> 16);
+        let mut out = [0; 2];
+        let (mut nr_ok, mut size_ok) = (nr == self.nr as u32, size == self.size as u32);
+        for (i, p) in self.params.iter().enumerate() {
+            match p {
+                Param::Nr(_) => {
+                    nr_ok = (self.nr as u32..self.nr_end as u32).contains(&nr);
+                    out[i] = nr.wrapping_sub(self.nr as u32);
+                }
+                Param::Size => {
+                    size_ok = size.is_multiple_of(self.size as u32);
+                    out[i] = size / self.size as u32;
+                }
+            }
+        }
+        (nr_ok && size_ok).then_some(out)
+    }
+
+    /// The code for parameters `args` (in the macro's order), if they fit.
+    pub fn code(&self, args: &[u32]) -> Option<u32> {
+        if args.len() != self.params.len() {
+            return None;
+        }
+        let (mut nr, mut size) = (self.nr as u32, self.size as u32);
+        for (p, &a) in self.params.iter().zip(args) {
+            match p {
+                Param::Nr(_) => nr = nr.checked_add(a).filter(|&n| n < self.nr_end as u32)?,
+                Param::Size => size = a.checked_mul(self.size as u32).filter(|&s| s < 1 << 14)?,
+            }
+        }
+        Some(self.key | size << 16 | nr)
+    }
+
+    /// `EVIOCGBIT(EV_KEY, 96)`: the family's name with the parameters
+    /// that make `code`, by name where the header names them.
+    pub fn call_text(&self, args: [u32; 2]) -> String {
+        let args: Vec<String> = self
+            .params
+            .iter()
+            .zip(args)
+            .map(|(p, a)| match p {
+                Param::Nr(names) => match names.binary_search_by_key(&a, |&(v, _)| v) {
+                    Ok(i) => names[i].1.to_string(),
+                    Err(_) => a.to_string(),
+                },
+                Param::Size => a.to_string(),
+            })
+            .collect();
+        format!("{}({})", self.name, args.join(", "))
     }
 }
 
@@ -114,8 +193,8 @@ const SIZE_BITS: u32 = 0x3fff << 16;
 pub struct Table {
     /// Its requests, sorted by code and then name.
     pub defs: &'static [Def],
-    /// The requests whose size is a parameter, sorted by key.
-    pub sized: &'static [Sized],
+    /// The requests with parameters in their codes, sorted by key.
+    pub families: &'static [Family],
     /// The headers, by [`Def`]'s index.
     headers: &'static [&'static str],
     /// Which headers it was generated from (`linux-libc-dev 6.1.187-1`).
@@ -126,7 +205,7 @@ pub struct Table {
 
 static X86_64: Table = Table {
     defs: gen_x86_64::DEFS,
-    sized: gen_x86_64::SIZED,
+    families: gen_x86_64::FAMILIES,
     headers: gen_x86_64::HEADERS,
     source: gen_x86_64::SOURCE,
     arch: "x86_64",
@@ -134,7 +213,7 @@ static X86_64: Table = Table {
 
 static I386: Table = Table {
     defs: gen_i386::DEFS,
-    sized: gen_i386::SIZED,
+    families: gen_i386::FAMILIES,
     headers: gen_i386::HEADERS,
     source: gen_i386::SOURCE,
     arch: "i386",
@@ -165,14 +244,15 @@ impl Table {
         &defs[start..start + len]
     }
 
-    /// The parameterised request `code` is, with its parameter:
-    /// (`EVIOCGNAME`, 256) for `EVIOCGNAME(256)`.
-    pub fn sized(&self, code: u32) -> Option<(&'static Sized, u32)> {
-        let key = code & !SIZE_BITS;
-        let i = self.sized.partition_point(|s| s.key < key);
-        let s = self.sized.get(i).filter(|s| s.key == key)?;
-        let size = (code & SIZE_BITS) >> 16;
-        size.is_multiple_of(s.unit).then_some((s, size / s.unit))
+    /// The request with parameters `code` is, and its text:
+    /// `EVIOCGNAME(256)`, `EVIOCGBIT(1, 96)`.
+    pub fn family(&self, code: u32) -> Option<(&'static Family, String)> {
+        let key = code & 0xc000_ff00;
+        let start = self.families.partition_point(|f| f.key < key);
+        self.families[start..]
+            .iter()
+            .take_while(|f| f.key == key)
+            .find_map(|f| f.params_of(code).map(|args| (f, f.call_text(args))))
     }
 
     /// The request called `name`, if the headers define it.
@@ -185,9 +265,9 @@ impl Table {
         self.headers[def.header as usize]
     }
 
-    /// The header a parameterised request comes from.
-    pub fn sized_header(&self, s: &Sized) -> &'static str {
-        self.headers[s.header as usize]
+    /// The header a request with parameters comes from.
+    pub fn family_header(&self, f: &Family) -> &'static str {
+        self.headers[f.header as usize]
     }
 
     /// The group `def` is listed under by `--list-ioctls`: its header
@@ -299,17 +379,17 @@ pub fn joined(defs: &[Def]) -> String {
 }
 
 /// Every name the headers give `code` on an fd opened on `path`, as
-/// strace prints them: a parameterised request first (`EVIOCGNAME(256)`),
-/// then the requests [`pick`] leaves, joined with ` or `. `None` when no
-/// header names the code.
+/// strace prints them: a request with parameters first
+/// (`EVIOCGNAME(256)`), then the requests [`pick`] leaves, joined with
+/// ` or `. `None` when no header names the code.
 pub fn name(arch: Arch, code: u32, path: Option<&str>) -> Option<String> {
     let defs = pick(arch, code, path);
-    let sized = table(arch).sized(code);
-    match (sized, defs) {
+    let family = table(arch).family(code);
+    match (family, defs) {
         (None, []) => None,
         (None, defs) => Some(joined(defs)),
-        (Some((s, n)), []) => Some(format!("{}({n})", s.name)),
-        (Some((s, n)), defs) => Some(format!("{}({n}) or {}", s.name, joined(defs))),
+        (Some((_, text)), []) => Some(text),
+        (Some((_, text)), defs) => Some(format!("{text} or {}", joined(defs))),
     }
 }
 
@@ -354,7 +434,7 @@ mod tests {
     }
 
     #[test]
-    fn sized_requests_name_their_parameter() {
+    fn families_name_their_parameters() {
         // EVIOCGNAME(256) = _IOC(_IOC_READ, 'E', 0x06, 256)
         assert_eq!(
             name(Arch::X86_64, 0x8100_4506, None).as_deref(),
@@ -366,6 +446,24 @@ mod tests {
             Some("SPI_IOC_MESSAGE(2)")
         );
         assert_eq!(name(Arch::X86_64, 0x4041_6b00, None), None);
+        // EVIOCGBIT(EV_KEY, 96): the number and the size are parameters.
+        let bit = name(Arch::X86_64, 0x8060_4521, None);
+        assert_eq!(bit.as_deref(), Some("EVIOCGBIT(EV_KEY, 96)"));
+        // EVIOCGABS(ABS_Y) = _IOR('E', 0x40 + 1, struct input_absinfo)
+        let abs = name(Arch::X86_64, 0x8018_4541, None);
+        assert_eq!(abs.as_deref(), Some("EVIOCGABS(ABS_Y)"));
+        // An unnamed value prints as a number.
+        assert_eq!(
+            name(Arch::X86_64, 0x8018_457e, None).as_deref(),
+            Some("EVIOCGABS(62)")
+        );
+        let bit = table(Arch::X86_64)
+            .families
+            .iter()
+            .find(|f| f.name == "EVIOCGBIT")
+            .unwrap();
+        assert_eq!(bit.code(&[1, 96]), Some(0x8060_4521));
+        assert_eq!(bit.code(&[32, 96]), None);
     }
 
     #[test]

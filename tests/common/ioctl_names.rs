@@ -9,7 +9,7 @@ pub const NO_BTF: (&str, &str) = ("RTRACE_BTF_DIR", "/nonexistent/rtrace-no-btf"
 
 /// What the 64-bit fixture prints from its marker on (with [`NO_BTF`]:
 /// arguments a hand-written group does not decode print as the bytes their
-/// `_IOW` codes carry, before the call). Line 23 (the owner
+/// `_IOW` codes carry, before the call). The NS_GET_OWNER_UID line (the owner
 /// of this process's user namespace) depends on the machine; tests put
 /// the uid the test itself asks the kernel for in place of `UID`.
 pub const IOCTL_NAMES: &[&str] = &[
@@ -24,6 +24,8 @@ pub const IOCTL_NAMES: &[&str] = &[
     "ioctl(3, EVIOCGVERSION, &ADDR) = -1 [ENOTTY]",
     "ioctl(3, EVIOCGID, &ADDR) = -1 [ENOTTY]",
     "ioctl(3, EVIOCGNAME(256), &ADDR) = -1 [ENOTTY]",
+    "ioctl(3, EVIOCGBIT(EV_KEY, 96), &ADDR) = -1 [ENOTTY]",
+    "ioctl(3, EVIOCGABS(ABS_Y), &ADDR) = -1 [ENOTTY]",
     "ioctl(3, HIDIOCGRDESCSIZE or HIDIOCGVERSION, &ADDR) = -1 [ENOTTY]",
     "ioctl(3, HIDIOCGRAWNAME(64), &ADDR) = -1 [ENOTTY]",
     "ioctl(3, HIDIOCGRDESCSIZE or HIDIOCGVERSION, &ADDR) = -1 [ENOTTY]",
@@ -44,6 +46,7 @@ pub const IOCTL_NAMES: &[&str] = &[
     "ioctl(3, TUNSETIFF, \"\\0\\0\\0\\0\") = -1 [ENOTTY]",
     "ioctl(3, SNDRV_PCM_IOCTL_PVERSION, &ADDR) = -1 [ENOTTY]",
     "ioctl(3, SNDRV_CTL_IOCTL_CARD_INFO, &ADDR) = -1 [ENOTTY]",
+    "ioctl(3, MIXER_READ(0), &ADDR) = -1 [ENOTTY]",
     "ioctl(3, VIDIOC_QUERYCAP, &ADDR) = -1 [ENOTTY]",
     "ioctl(3, VIDIOC_G_FMT, \"\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\"..) = -1 [ENOTTY]",
     "ioctl(3, MEDIA_IOC_DEVICE_INFO, \"\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\"..) = -1 [ENOTTY]",
