@@ -12,6 +12,7 @@
 //! them all, is how tracee-controlled text is rendered safe for a terminal.
 
 pub mod call;
+pub mod decode;
 pub mod diag;
 pub mod escape;
 pub mod fasthash;

@@ -39,6 +39,8 @@ Examples:
                                      the kernel's event-filter language
   rtrace -c -f make                  count calls, errors and time per call
   rtrace --explain-ioctl 0xc0109207  what an ioctl request code means
+  rtrace --explain-ioctl BLKGETSIZE64  ... or a request by name
+  rtrace --list-ioctls kvm           every request of one group (a header)
 
 Output: one line per call, `name(params) = result`; `-1 [ENOENT]` for errors;
 `** SIGNAL **` where a signal arrived; with several processes each line starts
@@ -46,13 +48,21 @@ with `PID| `, a call interrupted by another process's output ends with `<..>`
 and resumes on a line marked `PID|*`; signals that come one after another
 share a line, as in MINIX trace(1).
 
+ioctl arguments: a request no decoder of rtrace's knows prints its argument
+field by field from the running kernel's BTF (/sys/kernel/btf) when the
+request's header names a type the kernel describes; else the bytes its code
+says it carries, as a string cut at -s (_IOW before the call, _IOR after it,
+_IOWR both); an _IO request's argument prints as a number.
+
 Interrupts: the first SIGINT, SIGTERM, SIGHUP or SIGQUIT detaches from -p
 processes and lets the started command finish, traced; sent to rtrace alone
 (kill, timeout; not a terminal's ^C, which the command gets anyway) it is
 passed on to the command, as strace does. A second one kills the command.
 
 Environment: RTRACE_NO_SYSCALL_INFO=1 reads system call stops from the
-registers, as on kernels before 5.3 (to test that path on a newer kernel).";
+registers, as on kernels before 5.3 (to test that path on a newer kernel).
+RTRACE_BTF_DIR=DIR reads the kernel's BTF from DIR instead of /sys/kernel/btf
+(a directory without a vmlinux file turns BTF decoding off).";
 
 /// The help's closing text: the examples and notes, then the list of ABI
 /// diagnostics, made from the table that names them.
@@ -241,12 +251,14 @@ struct Cli {
     #[arg(long, action = clap::ArgAction::Version)]
     version: Option<bool>,
 
-    /// Explain an ioctl request code (direction, type, number, size, names,
-    /// argument layout) and exit
-    #[arg(long, value_name = "CODE", value_parser = parse_code)]
-    explain_ioctl: Option<u64>,
+    /// Explain an ioctl request, by name (BLKGETSIZE64) or code: its C
+    /// definition, its bits, every name the code has, its argument (with
+    /// the layout from rtrace's tables or else the kernel's BTF), and exit
+    #[arg(long, value_name = "NAME|CODE")]
+    explain_ioctl: Option<String>,
 
-    /// List every ioctl request rtrace decodes (of one group) and exit
+    /// List every ioctl request rtrace names (of one group: usbmon, fs,
+    /// kvm, ...) with a count, and exit
     #[arg(long, value_name = "GROUP", num_args = 0..=1, default_missing_value = "")]
     list_ioctls: Option<String>,
 
@@ -291,15 +303,15 @@ fn main() -> ExitCode {
         clap_complete::generate(shell, &mut Cli::command(), "rtrace", &mut script);
         return write_stdout(&script, "completions");
     }
-    if let Some(code) = cli.explain_ioctl {
-        return write_stdout(
-            rtrace_cli::ioctl::explain(code).as_bytes(),
-            "the explanation",
-        );
+    if let Some(request) = &cli.explain_ioctl {
+        return match rtrace_cli::ioctl::explain::explain_arg(request) {
+            Ok(text) => write_stdout(text.as_bytes(), "the explanation"),
+            Err(e) => fail(&e, 2),
+        };
     }
     if let Some(group) = &cli.list_ioctls {
         let group = (!group.is_empty()).then_some(group.as_str());
-        return match rtrace_cli::ioctl::list(group) {
+        return match rtrace_cli::ioctl::explain::list(group) {
             Ok(text) => write_stdout(text.as_bytes(), "the list"),
             Err(e) => fail(&e, 2),
         };
@@ -484,19 +496,6 @@ fn selection(cli: &Cli) -> Result<trace::Selection, String> {
         select.status = StatusSet::parse("failed")?;
     }
     Ok(select)
-}
-
-/// An ioctl code in hex (`0xc0109207`) or decimal.
-fn parse_code(text: &str) -> Result<u64, String> {
-    let parsed = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
-        Some(hex) => u64::from_str_radix(hex, 16),
-        None => text.parse(),
-    };
-    match parsed {
-        Ok(code) if code <= u32::MAX as u64 => Ok(code),
-        Ok(_) => Err("request codes are 32 bits".into()),
-        Err(_) => Err("expected a number like 0xc0109207".into()),
-    }
 }
 
 /// Write `bytes` to stdout; a write error is one line on stderr and exit 1

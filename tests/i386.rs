@@ -8,7 +8,7 @@ mod common;
 
 use common::{
     FORK_WAIT, NESTED_SIGNALS, SHAPES, SIGNAL_READS, SLEEP_RESTART, fixture_m32, in_both_modes,
-    name, s, time_left, trace, trace_env,
+    ioctl_names_expected, name, s, time_left, trace, trace_env,
 };
 
 #[test]
@@ -144,4 +144,31 @@ fn verbose_sigreturn_mask_and_dates_from_32_bit_layouts() {
         ),
         "{stat}"
     );
+}
+
+/// The ioctl_names fixture as a 32-bit program: the 64-bit lines, with the
+/// i386 codes looked up in the i386 table. Three codes mean more there:
+/// `long` is an `int`, so FS_IOC_GETFLAGS is FS_IOC32_GETFLAGS's code (and
+/// GETVERSION likewise), and a pointer-sized AGPIOC_INFO shares
+/// SNDRV_PCM_IOCTL_PVERSION's; a /dev/null fd cannot choose.
+#[test]
+fn a_32_bit_program_s_ioctls_are_named_from_the_i386_table() {
+    let bin = fixture_m32("ioctl_names");
+    let run = trace_env(&[], &[name(&bin)], &[common::NO_BTF]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let expected: Vec<String> = ioctl_names_expected()
+        .iter()
+        .map(|l| {
+            l.replace("FS_IOC_GETFLAGS", "FS_IOC32_GETFLAGS or FS_IOC_GETFLAGS")
+                .replace(
+                    "FS_IOC_GETVERSION",
+                    "FS_IOC32_GETVERSION or FS_IOC_GETVERSION",
+                )
+                .replace(
+                    "SNDRV_PCM_IOCTL_PVERSION",
+                    "AGPIOC_INFO or SNDRV_PCM_IOCTL_PVERSION",
+                )
+        })
+        .collect();
+    assert_eq!(run.after_marker(), expected);
 }

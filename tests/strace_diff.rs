@@ -893,3 +893,133 @@ fn classes_select_what_strace_selects() {
         );
     }
 }
+
+/// The request names of a trace's ioctl lines, in order, each line's as a
+/// set (`A or B` is two names; `EVIOCGNAME(256)` one).
+fn ioctl_request_names(text: &str) -> Vec<BTreeSet<String>> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let Some(i) = line.find("ioctl(") else {
+            continue;
+        };
+        let rest = &line[i + "ioctl(".len()..];
+        let Some(comma) = rest.find(", ") else {
+            continue;
+        };
+        let mut s = &rest[comma + 2..];
+        let mut names = BTreeSet::new();
+        loop {
+            let mut end = s
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(s.len());
+            if s[end..].starts_with('(') {
+                end += s[end..].find(')').map_or(0, |j| j + 1);
+            }
+            names.insert(s[..end].to_string());
+            match s[end..].strip_prefix(" or ") {
+                Some(next) => s = next,
+                None => break,
+            }
+        }
+        out.push(names);
+    }
+    out
+}
+
+/// What the ioctl-name comparison does about the ways strace names a
+/// request differently on purpose, each with its reason.
+pub const IOCTL_NAME_DIFFERENCES: &[(&str, &str)] = &[
+    (
+        "MIXER_READ(n)",
+        "strace calls every _IOR/_IOW request of type 'M' MIXER_READ(nr) or \
+         MIXER_WRITE(nr), whatever its size (`MIXER_READ(1) or MEMGETINFO`); \
+         the header's MIXER_READ(dev) is an int-sized request, which rtrace \
+         names only at that size. strace's MIXER_* names rtrace does not print \
+         are dropped.",
+    ),
+    (
+        "SPI_IOC_MESSAGE(n)",
+        "strace prints SPI_IOC_MESSAGE's size in bytes; the header's parameter \
+         (and rtrace's) is the number of 32-byte transfers. strace's is \
+         divided by 32.",
+    ),
+    (
+        "i386 table",
+        "strace's i386 table lacks some requests whose -m32 code equals \
+         another's (FS_IOC_GETFLAGS is FS_IOC32_GETFLAGS there, a pointer-sized \
+         AGPIOC_INFO is SNDRV_PCM_IOCTL_PVERSION); rtrace, whose i386 table is \
+         the headers compiled with -m32, names them too. For the 32-bit \
+         program rtrace's names must include strace's; for the 64-bit one \
+         they must be equal.",
+    ),
+];
+
+/// strace's names for one line with the differences above applied
+/// (`rtrace` is rtrace's names for the same line).
+fn strace_names_normalised(
+    names: &BTreeSet<String>,
+    rtrace: &BTreeSet<String>,
+) -> BTreeSet<String> {
+    names
+        .iter()
+        .filter(|n| !n.starts_with("MIXER_") || rtrace.contains(*n))
+        .map(|n| match n.strip_prefix("SPI_IOC_MESSAGE(") {
+            Some(size) => {
+                let bytes: u32 = size.trim_end_matches(')').parse().unwrap();
+                format!("SPI_IOC_MESSAGE({})", bytes / 32)
+            }
+            None => n.clone(),
+        })
+        .collect()
+}
+
+/// Every request strace names in the ioctl_names fixture (ioctls from over
+/// 30 subsystems), rtrace names the same, line for line, for the 64-bit
+/// and the 32-bit program.
+#[test]
+fn ioctl_names_match_strace() {
+    if !have("strace") {
+        return;
+    }
+    for (bin, wide) in [
+        (fixture("ioctl_names"), true),
+        (fixture_m32("ioctl_names"), false),
+    ] {
+        let program = name(&bin).to_string();
+        let make = |_: &Path| vec![program.clone()];
+        let mut strace = Command::new("strace");
+        strace.args(["-qq", "-e", "trace=ioctl"]);
+        let strace_text = run(strace, &make, &format!("{program}-ioctl-s"));
+        let mut rt = rtrace();
+        rt.args(["-e", "trace=ioctl"]);
+        let rtrace_text = run(rt, &make, &format!("{program}-ioctl-r"));
+        let (s, r) = (
+            ioctl_request_names(&strace_text),
+            ioctl_request_names(&rtrace_text),
+        );
+        assert!(
+            s.len() >= 70,
+            "{program}: strace shows only {} ioctls",
+            s.len()
+        );
+        assert_eq!(s.len(), r.len(), "{program}: ioctl counts differ");
+        assert!(
+            s[0].contains("BLKGETSIZE64"),
+            "{program}: parsed {:?}",
+            s[0]
+        );
+        let mut problems = Vec::new();
+        for (i, (s, r)) in s.iter().zip(&r).enumerate() {
+            let s = strace_names_normalised(s, r);
+            let same = if wide { *r == s } else { r.is_superset(&s) };
+            if !same || r.is_empty() {
+                problems.push(format!("ioctl #{i}: strace {s:?}, rtrace {r:?}"));
+            }
+        }
+        assert!(
+            problems.is_empty(),
+            "{program}: ioctl names differ from strace's:\n{}",
+            problems.join("\n")
+        );
+    }
+}

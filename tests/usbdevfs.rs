@@ -176,13 +176,13 @@ fn explain_names_usbdevfs_control_and_its_layout() {
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
         "request 0xc0185500 = _IOWR('U', 0x0, 24)\n\
-         \x20 direction  3 = _IOC_READ|_IOC_WRITE (both ways)\n\
-         \x20 type       0x55 'U'\n\
-         \x20 number     0 (0x0)\n\
-         \x20 size       24 bytes\n\
-         USBDEVFS_CONTROL in group usbdevfs: pointer to struct usbdevfs_ctrltransfer, \
-         decoded before the call\n\
-         \x20 struct usbdevfs_ctrltransfer (24 bytes)\n\
+         \x20 bits 31-30  direction  3 = _IOC_READ|_IOC_WRITE (both ways)\n\
+         \x20 bits 29-16  size       24 bytes\n\
+         \x20 bits 15-8   type       0x55 'U'\n\
+         \x20 bits 7-0    number     0 (0x0)\n\
+         USBDEVFS_CONTROL in group usbdevfs: _IOWR('U', 0, struct usbdevfs_ctrltransfer)\n\
+         \x20 argument: pointer to struct usbdevfs_ctrltransfer, decoded before the call\n\
+         \x20 layout from rtrace's usbdevfs decoder: struct usbdevfs_ctrltransfer (24 bytes)\n\
          \x20   @0   1  __u8 bRequestType\n\
          \x20   @1   1  __u8 bRequest\n\
          \x20   @2   2  __u16 wValue\n\
@@ -201,7 +201,8 @@ fn list_ioctls_names_every_usbdevfs_request() {
         .unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(text.lines().count(), 39, "{text}");
+    assert_eq!(text.lines().count(), 40, "{text}");
+    assert_eq!(text.lines().last(), Some("39 requests in 1 group"));
     assert!(
         text.lines().any(|l| l
             == "usbdevfs   0x8004550f USBDEVFS_CLAIMINTERFACE      \

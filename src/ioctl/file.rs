@@ -1,11 +1,20 @@
 //! Generic file ioctls that work on any fd (`<asm-generic/ioctls.h>`):
-//! FIONBIO, FIOASYNC, FIOCLEX, FIONCLEX, FIONREAD and friends; and the
-//! VFS's extent sharing (`<linux/fs.h>`): FICLONE, FICLONERANGE,
-//! FIDEDUPERANGE, which cp and other copiers issue on any file.
+//! FIONBIO, FIOASYNC, FIOCLEX, FIONCLEX, FIONREAD and friends; the VFS's
+//! extent sharing (`<linux/fs.h>`): FICLONE, FICLONERANGE, FIDEDUPERANGE,
+//! which cp and other copiers issue on any file; and its extent map
+//! (`<linux/fiemap.h>`): FS_IOC_FIEMAP, which cp and filefrag ask.
+//!
+//! FS_IOC_FIEMAP shows what the program asks (`{fm_start=0,
+//! fm_length=18446744073709551615, fm_flags=FIEMAP_FLAG_SYNC,
+//! fm_extent_count=32}`) and what the kernel answers (`{fm_flags=..,
+//! fm_mapped_extents=1, fm_extents=[{fe_logical=0, fe_physical=..,
+//! fe_length=4096, fe_flags=FIEMAP_EXTENT_LAST}]}`, up to `-s` extents),
+//! with the flag names generated from the header (src/ioctl/gen_flags.rs).
 
-use super::raw::{i64_at, u16_at, u64_at};
+use super::gen_flags::{FIEMAP_EXTENT_FLAGS, FIEMAP_FLAGS};
+use super::raw::{i64_at, u16_at, u32_at, u64_at};
 use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request, field};
-use crate::format::Printer;
+use crate::format::{Naming, Printer};
 
 /// `struct file_clone_range` (FICLONERANGE).
 pub static FILE_CLONE_RANGE: Layout = Layout {
@@ -34,9 +43,29 @@ pub static FILE_DEDUPE_RANGE: Layout = Layout {
     ],
 };
 
+/// `struct fiemap` with its trailing `fm_extents[fm_extent_count]`.
+pub static FIEMAP: Layout = Layout {
+    name: "fiemap",
+    size: 32,
+    fields: &[
+        field("fm_start", "__u64", 0, 8),
+        field("fm_length", "__u64", 8, 8),
+        field("fm_flags", "__u32", 16, 4),
+        field("fm_mapped_extents", "__u32", 20, 4),
+        field("fm_extent_count", "__u32", 24, 4),
+        field("fm_reserved", "__u32", 28, 4),
+        field("fm_extents", "struct fiemap_extent[]", 32, 0),
+    ],
+};
+
+/// The size of `struct fiemap_extent`, which follows `struct fiemap`.
+const EXTENT_SIZE: usize = 56;
+
 const FICLONE: u32 = 0x4004_9409;
 const FICLONERANGE: u32 = 0x4020_940d;
 const FIDEDUPERANGE: u32 = 0xc018_9436;
+/// `_IOWR('f', 11, struct fiemap)`: the same code on i386.
+const FS_IOC_FIEMAP: u32 = 0xc020_660b;
 
 static REQUESTS: &[Request] = &[
     Request::legacy(0x5421, "FIONBIO", IF_OUT, Arg::Int),
@@ -59,6 +88,12 @@ static REQUESTS: &[Request] = &[
         IF_OUT,
         Arg::Struct(&FILE_DEDUPE_RANGE),
     ),
+    Request::new(
+        FS_IOC_FIEMAP,
+        "FS_IOC_FIEMAP",
+        IF_OUT | IF_IN,
+        Arg::Custom(&FIEMAP),
+    ),
 ];
 
 /// The generic file group.
@@ -70,6 +105,10 @@ pub static FILE: File = File;
 impl IoctlGroup for File {
     fn name(&self) -> &'static str {
         "file"
+    }
+
+    fn headers(&self) -> &'static [&'static str] {
+        &["asm-generic/ioctls.h", "linux/fs.h"]
     }
 
     fn requests(&self) -> &'static [Request] {
@@ -95,4 +134,56 @@ impl IoctlGroup for File {
             _ => false,
         }
     }
+
+    fn custom(&self, p: &mut Printer, _req: &Request, addr: u64, phase: u8) {
+        put_fiemap(p, addr, phase);
+    }
+}
+
+/// FS_IOC_FIEMAP's argument: the request before the call, the answer and
+/// its extents after.
+fn put_fiemap(p: &mut Printer, addr: u64, phase: u8) {
+    let Some(d) = p.open_struct::<32>("arg", addr) else {
+        return;
+    };
+    if phase == IF_OUT {
+        p.uint("fm_start", u64_at(&d, 0));
+        p.uint("fm_length", u64_at(&d, 8));
+        p.flags("fm_flags", u32_at(&d, 16) as u64, FIEMAP_FLAGS);
+        p.uint("fm_extent_count", u32_at(&d, 24) as u64);
+        p.close_struct(true);
+        return;
+    }
+    p.flags("fm_flags", u32_at(&d, 16) as u64, FIEMAP_FLAGS);
+    let mapped = u32_at(&d, 20);
+    let room = u32_at(&d, 24);
+    p.uint("fm_mapped_extents", mapped as u64);
+    // With no room the kernel only counts the extents.
+    let mut all = true;
+    if room > 0 {
+        let count = mapped.min(room) as usize;
+        let shown = count.min(p.config().string_limit);
+        p.open("fm_extents", "[", Naming::Elements);
+        for i in 0..shown {
+            let mut e = [0u8; EXTENT_SIZE];
+            if !p
+                .mem()
+                .read_exact(addr + 32 + (i * EXTENT_SIZE) as u64, &mut e)
+            {
+                all = false;
+                break;
+            }
+            p.open("", "{", Naming::Fields);
+            p.uint("fe_logical", u64_at(&e, 0));
+            p.uint("fe_physical", u64_at(&e, 8));
+            p.uint("fe_length", u64_at(&e, 16));
+            p.flags("fe_flags", u32_at(&e, 40) as u64, FIEMAP_EXTENT_FLAGS);
+            p.close_struct(true);
+        }
+        if !all || shown < count {
+            p.more();
+        }
+        p.close("]");
+    }
+    p.close_struct(true);
 }

@@ -23,19 +23,35 @@
 //!
 //! A request no group names prints decoded from its bits so a person can
 //! read it: `_IOWR(0x92, 0x7, 16)`, `_IO('T', 0x1)`; `-V` prints the number.
+//! The argument of a request no group decodes is printed by [`fallback`]:
+//! from the kernel's BTF ([`btf`]) when the request table names its type,
+//! else as the bytes its code carries, else as a number.
 
+pub mod btf;
+pub mod explain;
+pub mod fallback;
 pub mod file;
+#[rustfmt::skip]
+pub mod gen_flags;
+#[rustfmt::skip]
+mod gen_i386;
+#[rustfmt::skip]
+mod gen_x86_64;
+pub mod names;
+pub mod nsfs;
 pub mod sockios;
 pub mod tty;
+pub mod uffd;
 pub mod usbdevfs;
 pub mod usbmon;
 pub mod user_events;
 
 use crate::call::{CallCtx, CallType};
+use crate::decode::put_fd;
 use crate::fdtable::FdInfo;
 use crate::format::{FlagDef, Naming, Printer};
 use crate::kernel::Arch;
-use crate::service::generic::put_fd;
+use std::borrow::Cow;
 
 /// Decode the argument before the call.
 pub const IF_OUT: u8 = 1;
@@ -173,6 +189,13 @@ pub trait IoctlGroup: Sync {
     /// The group's name, as `--list-ioctls` shows it.
     fn name(&self) -> &'static str;
 
+    /// The uapi headers whose requests the group decodes: where the
+    /// generated tables name a code from one of these, the group's name
+    /// stands alone; names from other headers are printed beside it.
+    fn headers(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// The requests the group knows.
     fn requests(&self) -> &'static [Request];
 
@@ -205,6 +228,8 @@ static GROUPS: &[&dyn IoctlGroup] = &[
     &file::FILE,
     &usbdevfs::USBDEVFS,
     &sockios::SOCKIOS,
+    &uffd::UFFD,
+    &nsfs::NSFS,
 ];
 
 /// Every group, in lookup order.
@@ -235,6 +260,85 @@ pub fn find(code: u32, fd: Option<&FdInfo>) -> Option<(&'static dyn IoctlGroup, 
         }
     }
     first
+}
+
+/// What rtrace makes of a request code on an fd: the hand-written group
+/// that decodes it, if any, and the name to print.
+pub struct Resolved {
+    /// The group and its request entry, when one decodes the argument.
+    pub decoder: Option<(&'static dyn IoctlGroup, &'static Request)>,
+    /// The name: one request's (`TCGETS`), every request's the code may be
+    /// when the fd cannot choose (`SNDCTL_TMR_START or TCSETS`, as strace
+    /// prints them), or the code's `_IOC` bits (`_IOWR(0x92, 0x7, 16)`).
+    pub name: Cow<'static, str>,
+}
+
+/// Resolve `code` made through `arch` on `fd`. A hand-written group's
+/// request wins and decodes; when the headers give the code other names
+/// too and the fd does not pick the group's, all names are printed (the
+/// group still decodes, as strace's decoders do); when the fd picks
+/// another header's request, that one is named and nothing decodes.
+pub fn resolve(arch: Arch, code: u64, fd: Option<&FdInfo>) -> Resolved {
+    let Ok(code32) = u32::try_from(code) else {
+        return Resolved {
+            decoder: None,
+            name: Cow::Owned(request_text(code)),
+        };
+    };
+    let path = fd.map(|f| f.path.as_str());
+    let table = names::table(arch);
+    let defs = names::pick(arch, code32, path);
+    let family = table.family(code32);
+    let Some((group, req)) = find(code32, fd) else {
+        // No group decodes it: the headers' names, else the bits.
+        let name = match (defs, &family) {
+            ([one], None) => Cow::Borrowed(one.name),
+            _ => names::name(arch, code32, path)
+                .map_or_else(|| Cow::Owned(request_text(code)), Cow::Owned),
+        };
+        return Resolved {
+            decoder: None,
+            name,
+        };
+    };
+    let covered = |d: &names::Def| group.headers().contains(&table.header(d));
+    let family = family.filter(|(f, _)| !group.headers().contains(&table.family_header(f)));
+    let others: Vec<&str> = defs
+        .iter()
+        .filter(|d| !covered(d))
+        .map(|d| d.name)
+        .collect();
+    if others.is_empty() && family.is_none() {
+        return Resolved {
+            decoder: Some((group, req)),
+            name: Cow::Borrowed(req.name),
+        };
+    }
+    if !defs.iter().any(covered) && defs.len() < table.lookup(code32).len() {
+        // The fd chose another subsystem's request than the group's.
+        let name = names::name(arch, code32, path).unwrap_or_default();
+        return Resolved {
+            decoder: None,
+            name: Cow::Owned(name),
+        };
+    }
+    // Every name, in strace's order: one with parameters first, then by name.
+    let mut all = others;
+    all.push(req.name);
+    all.sort_unstable();
+    let mut name = all.join(" or ");
+    if let Some((_, text)) = family {
+        name = format!("{text} or {name}");
+    }
+    Resolved {
+        decoder: Some((group, req)),
+        name: Cow::Owned(name),
+    }
+}
+
+/// The request's name as rtrace prints it (see [`resolve`]).
+pub fn request_name(arch: Arch, code: u64, fd: Option<&FdInfo>) -> Cow<'static, str> {
+    resolve(arch, code, fd).name
 }
 
 /// The fields of an ioctl request code.
@@ -367,22 +471,19 @@ pub fn ioctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_fd(p, c.fds, "fd", fd);
     let code = c.args[1] & 0xffff_ffff;
     let info = c.fds.get(fd as i32);
-    let Some((group, req)) = find(code as u32, info.as_ref()) else {
+    let resolved = resolve(c.arch, code, info.as_ref());
+    let Some((group, req)) = resolved.decoder else {
         if p.symbols() {
-            p.field("request", &request_text(code));
+            p.field("request", &resolved.name);
         } else {
             p.hex("request", code);
         }
-        if ioc_fields(code).dir == 0 {
-            p.hex("arg", c.args[2]);
-        } else {
-            p.ptr("arg", c.args[2]);
-        }
-        return CallType::Done;
+        let plan = fallback::plan(code, c.arch, info.as_ref());
+        return fallback::out(p, code, c.args[2], &plan);
     };
     check_request(req);
     if p.symbols() {
-        p.field("request", req.name);
+        p.field("request", &resolved.name);
     } else {
         p.hex("request", code);
     }
@@ -447,13 +548,11 @@ pub fn ioctl_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     let fd = c.int(0);
     let code = (c.args[1] & 0xffff_ffff) as u32;
     let info = c.fds.get(fd as i32);
-    let found = find(code, info.as_ref());
+    let found = resolve(c.arch, code as u64, info.as_ref()).decoder;
     let arg = c.args[2];
     let Some((group, req)) = found else {
-        if !p.equals_printed() {
-            p.equals();
-        }
-        p.result(c.result);
+        let plan = fallback::plan(code as u64, c.arch, info.as_ref());
+        fallback::leave(p, code as u64, arg, &plan, c.result, failed);
         return;
     };
     let in_only = req.dirs & IF_IN != 0 && req.dirs & IF_OUT == 0;
@@ -493,14 +592,6 @@ pub fn ioctl_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     }
 }
 
-/// The ioctl syscall's handler (see `service::h`).
-pub static HANDLERS: &[crate::call::Handler] = &[crate::service::h(
-    "ioctl",
-    ioctl_out,
-    ioctl_in,
-    crate::call::CallClass::Normal,
-)];
-
 /// Little-endian field readers for group decoders (x86 is little-endian).
 pub mod raw {
     /// `u8` at `off`.
@@ -531,121 +622,6 @@ pub mod raw {
     pub fn i64_at(d: &[u8], off: usize) -> i64 {
         u64_at(d, off) as i64
     }
-}
-
-/// `rtrace --explain-ioctl CODE`: what a request code means.
-pub fn explain(code: u64) -> String {
-    use std::fmt::Write as _;
-    let f = ioc_fields(code);
-    let dir = match f.dir {
-        0 => "_IOC_NONE (no data, or data by value)",
-        1 => "_IOC_WRITE (program -> kernel)",
-        2 => "_IOC_READ (kernel -> program)",
-        _ => "_IOC_READ|_IOC_WRITE (both ways)",
-    };
-    let mut out = String::new();
-    let _ = writeln!(out, "request 0x{code:08x} = {}", request_text(code));
-    let _ = writeln!(out, "  direction  {} = {dir}", f.dir);
-    let printable = (f.kind as u8).is_ascii_graphic();
-    let kind_char = if printable {
-        format!(" '{}'", f.kind as u8 as char)
-    } else {
-        String::new()
-    };
-    let _ = writeln!(out, "  type       0x{:02x}{kind_char}", f.kind);
-    let _ = writeln!(out, "  number     {} (0x{:x})", f.nr, f.nr);
-    let _ = writeln!(out, "  size       {} bytes", f.size);
-    let mut known = false;
-    for &group in groups() {
-        for req in group.requests().iter().filter(|r| r.code as u64 == code) {
-            known = true;
-            let _ = writeln!(
-                out,
-                "{} in group {}: {}",
-                req.name,
-                group.name(),
-                arg_text(req)
-            );
-            if req.dir_bits_lie && f.dir != 0 {
-                let _ = writeln!(
-                    out,
-                    "  (an old code: its direction bits do not say how the kernel uses it; \
-                     the line above does)"
-                );
-            }
-            if let Arg::Struct(layout) | Arg::Custom(layout) = req.arg {
-                let _ = writeln!(out, "  struct {} ({} bytes)", layout.name, layout.size);
-                for field in layout.fields {
-                    let _ = writeln!(
-                        out,
-                        "    @{:<3} {:<2} {} {}",
-                        field.offset, field.size, field.ty, field.name
-                    );
-                }
-            }
-        }
-    }
-    if !known {
-        let _ = writeln!(out, "no group rtrace knows names this request");
-    }
-    out
-}
-
-/// How a request's argument travels, in words.
-fn arg_text(req: &Request) -> String {
-    let dirs = match req.dirs & (IF_OUT | IF_IN) {
-        0 => "",
-        IF_OUT => ", decoded before the call",
-        IF_IN => ", decoded after the call",
-        _ => ", decoded before and after the call",
-    };
-    match req.arg {
-        Arg::None => "no argument".to_string(),
-        Arg::Value => "argument passed by value".to_string(),
-        Arg::ValueEnum(_) => "argument passed by value, one of a set of names".to_string(),
-        Arg::ValueFlags(_) => "flags passed by value".to_string(),
-        Arg::Fd => "file descriptor passed by value".to_string(),
-        Arg::Int => format!("pointer to int{dirs}"),
-        Arg::IntFlags(_) => format!("pointer to int flags{dirs}"),
-        Arg::Char => "pointer to a character".to_string(),
-        Arg::Struct(layout) | Arg::Custom(layout) => {
-            format!("pointer to struct {}{dirs}", layout.name)
-        }
-        Arg::Str => "pointer to a NUL-terminated string".to_string(),
-        Arg::Ptr => "pointer (not decoded)".to_string(),
-    }
-}
-
-/// `rtrace --list-ioctls [GROUP]`: every request rtrace decodes.
-pub fn list(group_name: Option<&str>) -> Result<String, String> {
-    use std::fmt::Write as _;
-    let mut out = String::new();
-    let mut found = false;
-    for &group in groups() {
-        if group_name.is_some_and(|g| g != group.name()) {
-            continue;
-        }
-        found = true;
-        for req in group.requests() {
-            let _ = writeln!(
-                out,
-                "{:<10} 0x{:08x} {:<28} {}",
-                group.name(),
-                req.code,
-                req.name,
-                arg_text(req)
-            );
-        }
-    }
-    if !found {
-        let names: Vec<&str> = groups().iter().map(|g| g.name()).collect();
-        return Err(format!(
-            "no ioctl group '{}' (groups: {})",
-            group_name.unwrap_or(""),
-            names.join(", ")
-        ));
-    }
-    Ok(out)
 }
 
 #[cfg(test)]
@@ -688,11 +664,29 @@ mod tests {
     }
 
     #[test]
-    fn explain_names_the_request_and_its_layout() {
-        let text = explain(0xc010_9207);
-        assert!(text.contains("MON_IOCX_MFETCH in group usbmon"), "{text}");
-        assert!(text.contains("struct mon_bin_mfetch (16 bytes)"), "{text}");
-        assert!(text.contains("@8   4  u32 nfetch"), "{text}");
-        assert!(list(Some("nosuch")).is_err());
+    fn the_ioctl_layer_never_imports_the_handlers_above_it() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/ioctl");
+        // Spelled in two pieces so this test does not find itself.
+        let (up, up2) = (
+            ["crate", "::service"].concat(),
+            ["super::super", "::service"].concat(),
+        );
+        // Files and the files of subdirectories (btf/).
+        let mut paths: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        while let Some(i) = paths.iter().position(|p| p.is_dir()) {
+            let sub = paths.swap_remove(i);
+            paths.extend(std::fs::read_dir(sub).unwrap().map(|e| e.unwrap().path()));
+        }
+        for path in paths {
+            let text = std::fs::read_to_string(&path).unwrap();
+            assert!(
+                !text.contains(&up) && !text.contains(&up2),
+                "{} imports service/",
+                path.display()
+            );
+        }
     }
 }

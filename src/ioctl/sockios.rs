@@ -6,9 +6,9 @@
 
 use super::raw::{i32_at, u16_at, u32_at, u64_at};
 use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request, field};
+use crate::decode::lookup;
 use crate::format::{FlagDef, Naming, Printer, flag};
 use crate::kernel::Arch;
-use crate::service::raw::lookup;
 
 /// `struct ifreq`: `ifr_name[IFNAMSIZ]`, then the union (24 bytes on
 /// x86_64, its `struct ifmap` member being the largest; 16 on i386, where
@@ -134,6 +134,10 @@ pub static SOCKIOS: Sockios = Sockios;
 impl IoctlGroup for Sockios {
     fn name(&self) -> &'static str {
         "sockios"
+    }
+
+    fn headers(&self) -> &'static [&'static str] {
+        &["linux/sockios.h", "asm-generic/sockios.h"]
     }
 
     fn requests(&self) -> &'static [Request] {

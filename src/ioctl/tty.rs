@@ -5,8 +5,8 @@
 
 use super::raw::{u8_at, u16_at, u32_at};
 use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request, field};
+use crate::decode::OPEN_FLAGS;
 use crate::format::{FlagDef, Naming, Printer, flag};
-use crate::service::fs::OPEN_FLAGS;
 
 /// `struct termios` as the kernel's TCGETS uses it (36 bytes).
 pub static TERMIOS: Layout = Layout {
@@ -244,6 +244,10 @@ pub static TTY: Tty = Tty;
 impl IoctlGroup for Tty {
     fn name(&self) -> &'static str {
         "tty"
+    }
+
+    fn headers(&self) -> &'static [&'static str] {
+        &["asm-generic/ioctls.h"]
     }
 
     fn requests(&self) -> &'static [Request] {

@@ -26,8 +26,8 @@
 
 use super::raw::{i32_at, u8_at, u16_at, u32_at, u64_at};
 use super::{Arg, IF_IN, IF_OUT, IoctlCall, IoctlGroup, Layout, Request, field};
+use crate::decode::{put_signal, signal_name};
 use crate::format::{FlagDef, Naming, Printer, flag, flags_text, quote};
-use crate::service::signal::{put_signal, signal_name};
 
 /// `struct usbdevfs_ctrltransfer`
 pub static CTRLTRANSFER: Layout = Layout {
@@ -797,6 +797,10 @@ impl IoctlGroup for Usbdevfs {
         "usbdevfs"
     }
 
+    fn headers(&self) -> &'static [&'static str] {
+        &["linux/usbdevice_fs.h"]
+    }
+
     fn requests(&self) -> &'static [Request] {
         REQUESTS
     }
@@ -1178,7 +1182,7 @@ fn render_portinfo(d: &[u8]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{explain, ioc_fields};
+    use super::super::ioc_fields;
     use super::*;
 
     /// Values printed by a C program compiled against `<linux/usbdevice_fs.h>`
@@ -1274,11 +1278,10 @@ mod tests {
 
     #[test]
     fn explain_shows_the_control_layout() {
-        let text = explain(0xc018_5500);
+        let text = crate::ioctl::explain::explain(0xc018_5500);
         assert!(
             text.contains(
-                "USBDEVFS_CONTROL in group usbdevfs: pointer to struct \
-                 usbdevfs_ctrltransfer, decoded before the call"
+                "  argument: pointer to struct usbdevfs_ctrltransfer, decoded before the call"
             ),
             "{text}"
         );

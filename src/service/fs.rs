@@ -17,50 +17,7 @@ use crate::kernel::{Arch, Memory};
 use crate::service::generic::{put_dirfd, put_fd};
 use crate::service::h;
 
-/// `O_*` open flags from `<asm-generic/fcntl.h>` (x86).
-pub const OPEN_FLAGS: &[FlagDef] = &[
-    FlagDef {
-        mask: 3,
-        value: 0,
-        name: "O_RDONLY",
-    },
-    FlagDef {
-        mask: 3,
-        value: 1,
-        name: "O_WRONLY",
-    },
-    FlagDef {
-        mask: 3,
-        value: 2,
-        name: "O_RDWR",
-    },
-    flag(0o100, "O_CREAT"),
-    flag(0o200, "O_EXCL"),
-    flag(0o400, "O_NOCTTY"),
-    flag(0o1000, "O_TRUNC"),
-    flag(0o2000, "O_APPEND"),
-    flag(0o4000, "O_NONBLOCK"),
-    // O_SYNC is __O_SYNC|O_DSYNC: named before O_DSYNC takes the shared bit.
-    FlagDef {
-        mask: 0o4010000,
-        value: 0o4010000,
-        name: "O_SYNC",
-    },
-    flag(0o10000, "O_DSYNC"),
-    flag(0o20000, "O_ASYNC"),
-    flag(0o40000, "O_DIRECT"),
-    flag(0o100000, "O_LARGEFILE"),
-    FlagDef {
-        mask: 0o20200000,
-        value: 0o20200000,
-        name: "O_TMPFILE",
-    },
-    flag(0o200000, "O_DIRECTORY"),
-    flag(0o400000, "O_NOFOLLOW"),
-    flag(0o1000000, "O_NOATIME"),
-    flag(0o2000000, "O_CLOEXEC"),
-    flag(0o10000000, "O_PATH"),
-];
+pub use crate::decode::OPEN_FLAGS;
 
 const O_CREAT: u64 = 0o100;
 const O_TMPFILE: u64 = 0o20200000;
@@ -159,19 +116,7 @@ pub fn after_off64(c: &CallCtx, i: usize) -> usize {
     if c.arch == Arch::I386 { i + 2 } else { i + 1 }
 }
 
-/// After the result, an extended part in parentheses printed by `body`
-/// with the name it is given: `fcntl(3, F_GETFD) = 1 (FD_CLOEXEC)`. In
-/// JSON the value goes to the call's `returned` object under `name` (a
-/// top-level `)` would read as the parameter list's end there).
-pub fn put_extended(p: &mut Printer, name: &str, body: impl FnOnce(&mut Printer, &str)) {
-    if p.json() {
-        body(p, name);
-        return;
-    }
-    p.open("", " (", Naming::Elements);
-    body(p, "");
-    p.close(")");
-}
+pub use crate::decode::put_extended;
 
 /// `=` (if not yet printed) and the result: the tail of every leave printer.
 pub fn put_result(p: &mut Printer, c: &CallCtx) {

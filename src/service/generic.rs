@@ -13,17 +13,7 @@ use crate::service::signal::put_signal;
 /// `AT_FDCWD` from `<linux/fcntl.h>`.
 pub const AT_FDCWD: i64 = -100;
 
-/// A file descriptor; with `-y` also its path: `3</dev/null>`.
-pub fn put_fd(p: &mut Printer, fds: &FdTable, name: &str, fd: i64) {
-    if p.config().decode_fds
-        && fd >= 0
-        && let Some(info) = fds.get(fd as i32)
-    {
-        p.fd_path(name, fd, &info.path);
-    } else {
-        p.int(name, fd);
-    }
-}
+pub use crate::decode::put_fd;
 
 /// Print one argument by kind: its raw register, or for a value split
 /// across registers or counted in pages the value

@@ -108,10 +108,7 @@ pub fn open_struct_dyn(p: &mut Printer, name: &str, addr: u64, len: usize) -> Op
     }
 }
 
-/// The name of `value` in a `(value, name)` table.
-pub fn lookup(table: &[(i64, &'static str)], value: i64) -> Option<&'static str> {
-    table.iter().find(|(v, _)| *v == value).map(|(_, n)| *n)
-}
+pub use crate::decode::lookup;
 
 /// A value printed by name from a `(value, name)` table, else as a number.
 pub fn put_named(p: &mut Printer, name: &str, value: i64, table: &[(i64, &'static str)]) {

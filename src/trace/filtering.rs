@@ -2,7 +2,6 @@
 //! check of field names before tracing starts, and the kernel-style event
 //! triggers (traceon, traceoff, stacktrace).
 
-use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::sync::OnceLock;
@@ -339,10 +338,7 @@ impl Fields for CallFields<'_> {
             "request" if call.name == "ioctl" => {
                 let code = call.args[1] & 0xffff_ffff;
                 let fd = self.fds.get(call.args[0] as i32);
-                let text = match crate::ioctl::find(code as u32, fd.as_ref()) {
-                    Some((_, req)) => Cow::Borrowed(req.name),
-                    None => Cow::Owned(crate::ioctl::request_text(code)),
-                };
+                let text = crate::ioctl::request_name(call.arch, code, fd.as_ref());
                 return Some(Value::named(code as i64, text));
             }
             "path" => {

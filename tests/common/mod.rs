@@ -3,6 +3,10 @@
 
 #![allow(dead_code)]
 
+mod ioctl_names;
+#[allow(unused_imports)]
+pub use ioctl_names::{IOCTL_NAMES, NO_BTF, ioctl_names_expected};
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -745,6 +745,36 @@ class Checks:
             p.append("tcpdump -i nosuchdevice did not fail: the check proves nothing")
         self.check("4c rtrace's exit status equals the traced command's", p)
 
+    def t6(self):
+        # Every struct the usbmon table lays out, as --explain-ioctl shows
+        # it, must be followed by the kernel's BTF agreeing, from the
+        # usbmon module's own BTF (split against vmlinux).
+        p = []
+        btf = self.text("t6.btf")
+        text = self.text("t6.explain")
+        if btf is None or text is None:
+            p.append("t6.btf or t5.explain missing from the report")
+        elif "usbmon" not in btf.split():
+            p.append(f"the guest kernel has no /sys/kernel/btf/usbmon (it has: {btf.split()[:5]}...)")
+        else:
+            structs = 0
+            lines = text.splitlines()
+            for i, line in enumerate(lines):
+                m = re.match(r"  (?:layout from rtrace's \w+ decoder: )?struct (\w+) \((\d+) bytes\)$", line)
+                if not m:
+                    continue
+                structs += 1
+                j = i + 1
+                while j < len(lines) and lines[j].startswith("    @"):
+                    j += 1
+                verdict = lines[j] if j < len(lines) and lines[j].startswith("  the kernel's BTF") else None
+                want = "  the kernel's BTF agrees (/sys/kernel/btf/usbmon)"
+                if verdict != want:
+                    p.append(f"struct {m.group(1)}: {verdict or 'no BTF verdict'}")
+            if structs < 5:
+                p.append(f"only {structs} usbmon struct layouts explained")
+        self.check("6 the usbmon table's struct layouts agree with the kernel's BTF", p)
+
 
 def cmd_judge(console, outdir):
     results, files, devices, done = read_report(console, outdir)
@@ -755,7 +785,7 @@ def cmd_judge(console, outdir):
     c = Checks(results, files)
     if not done:
         c.check("the guest ran to the end", [f"no `@@E2E done` in {console}: see its tail"])
-    for t in (c.t1, c.t2, c.t3, c.t3b, c.t3c, c.t5, c.t4a, c.t4b, c.t4c):
+    for t in (c.t1, c.t2, c.t3, c.t3b, c.t3c, c.t4a, c.t4b, c.t4c, c.t5, c.t6):
         t()
     print(f"e2e: the guest's files are in {outdir}")
     print(f"{c.passed} passed, {c.failed} failed")

@@ -261,4 +261,14 @@ rtrace -f -o /tmp/t4c3.trace sh -c 'kill -TERM $$'
 result t4c.traced_sigterm_rc "$?"
 for f in t4c1 t4c2 t4c3; do sendfile $f.trace /tmp/$f.trace; done
 
+# --- 6: the usbmon table's struct layouts against the kernel's BTF ----------
+say "check 6: rtrace --explain-ioctl, usbmon layouts against the kernel's BTF"
+ls /sys/kernel/btf > /tmp/t6.btf 2>&1
+rtrace --list-ioctls usbmon > /tmp/t6.list 2>&1
+: > /tmp/t6.explain
+for code in $(grep -o '0x[0-9a-f]\{8\}' /tmp/t6.list); do
+    rtrace --explain-ioctl "$code" >> /tmp/t6.explain 2>&1
+done
+for f in btf list explain; do sendfile t6.$f /tmp/t6.$f; done
+
 finish

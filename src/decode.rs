@@ -1,0 +1,157 @@
+//! Decoding pieces shared by the syscall handlers (`service/`) and the
+//! ioctl groups (`ioctl/`): an fd with its path, a value's name from a
+//! table, the open flags, signal names, an extended result. They live
+//! here, below both, so the ioctl layer never imports the handlers above
+//! it.
+
+use crate::fdtable::FdTable;
+use crate::format::{FlagDef, Naming, Printer, flag};
+
+/// A file descriptor; with `-y` also its path: `3</dev/null>`.
+pub fn put_fd(p: &mut Printer, fds: &FdTable, name: &str, fd: i64) {
+    if p.config().decode_fds
+        && fd >= 0
+        && let Some(info) = fds.get(fd as i32)
+    {
+        p.fd_path(name, fd, &info.path);
+    } else {
+        p.int(name, fd);
+    }
+}
+
+/// The name of `value` in a `(value, name)` table.
+pub fn lookup(table: &[(i64, &'static str)], value: i64) -> Option<&'static str> {
+    table.iter().find(|(v, _)| *v == value).map(|(_, n)| *n)
+}
+
+/// `O_*` open flags from `<asm-generic/fcntl.h>` (x86).
+pub const OPEN_FLAGS: &[FlagDef] = &[
+    FlagDef {
+        mask: 3,
+        value: 0,
+        name: "O_RDONLY",
+    },
+    FlagDef {
+        mask: 3,
+        value: 1,
+        name: "O_WRONLY",
+    },
+    FlagDef {
+        mask: 3,
+        value: 2,
+        name: "O_RDWR",
+    },
+    flag(0o100, "O_CREAT"),
+    flag(0o200, "O_EXCL"),
+    flag(0o400, "O_NOCTTY"),
+    flag(0o1000, "O_TRUNC"),
+    flag(0o2000, "O_APPEND"),
+    flag(0o4000, "O_NONBLOCK"),
+    // O_SYNC is __O_SYNC|O_DSYNC: named before O_DSYNC takes the shared bit.
+    FlagDef {
+        mask: 0o4010000,
+        value: 0o4010000,
+        name: "O_SYNC",
+    },
+    flag(0o10000, "O_DSYNC"),
+    flag(0o20000, "O_ASYNC"),
+    flag(0o40000, "O_DIRECT"),
+    flag(0o100000, "O_LARGEFILE"),
+    FlagDef {
+        mask: 0o20200000,
+        value: 0o20200000,
+        name: "O_TMPFILE",
+    },
+    flag(0o200000, "O_DIRECTORY"),
+    flag(0o400000, "O_NOFOLLOW"),
+    flag(0o1000000, "O_NOATIME"),
+    flag(0o2000000, "O_CLOEXEC"),
+    flag(0o10000000, "O_PATH"),
+];
+
+/// Kernel names of the standard signals, indexed by number (x86).
+const NAMES: [&str; 32] = [
+    "0",
+    "SIGHUP",
+    "SIGINT",
+    "SIGQUIT",
+    "SIGILL",
+    "SIGTRAP",
+    "SIGABRT",
+    "SIGBUS",
+    "SIGFPE",
+    "SIGKILL",
+    "SIGUSR1",
+    "SIGSEGV",
+    "SIGUSR2",
+    "SIGPIPE",
+    "SIGALRM",
+    "SIGTERM",
+    "SIGSTKFLT",
+    "SIGCHLD",
+    "SIGCONT",
+    "SIGSTOP",
+    "SIGTSTP",
+    "SIGTTIN",
+    "SIGTTOU",
+    "SIGURG",
+    "SIGXCPU",
+    "SIGXFSZ",
+    "SIGVTALRM",
+    "SIGPROF",
+    "SIGWINCH",
+    "SIGIO",
+    "SIGPWR",
+    "SIGSYS",
+];
+
+/// The kernel's first realtime signal; the C library reserves a few above it.
+pub const KERNEL_SIGRTMIN: i32 = 32;
+/// The kernel's last signal number.
+pub const KERNEL_SIGRTMAX: i32 = 64;
+
+/// The name of signal `sig`: `SIGUSR1`, `SIGRTMIN+3` (relative to the C
+/// library's SIGRTMIN, as `kill -s` spells it), `SIGRT_1` for the realtime
+/// signals the C library reserves, or `None` for a number out of range.
+pub fn signal_name(sig: i32) -> Option<String> {
+    if (1..KERNEL_SIGRTMIN).contains(&sig) {
+        return Some(NAMES[sig as usize].to_string());
+    }
+    if !(KERNEL_SIGRTMIN..=KERNEL_SIGRTMAX).contains(&sig) {
+        return None;
+    }
+    let rtmin = libc::SIGRTMIN();
+    Some(if sig < rtmin {
+        format!("SIGRT_{}", sig - KERNEL_SIGRTMIN)
+    } else if sig == rtmin {
+        "SIGRTMIN".to_string()
+    } else if sig == libc::SIGRTMAX() {
+        "SIGRTMAX".to_string()
+    } else {
+        format!("SIGRTMIN+{}", sig - rtmin)
+    })
+}
+
+/// Print a signal number parameter by name (`-V`: the number).
+pub fn put_signal(p: &mut Printer, name: &str, sig: i64) {
+    let sym = if p.symbols() {
+        signal_name(sig as i32)
+    } else {
+        None
+    };
+    p.symbol(name, sig, sym.as_deref());
+}
+
+/// After the result, an extended part in parentheses printed by `body`
+/// with the name it is given: `fcntl(3, F_GETFD) = 1 (FD_CLOEXEC)`. In
+/// JSON the value goes to the call's `returned` object under `name` (a
+/// top-level `)` would read as the parameter list's end there).
+pub fn put_extended(p: &mut Printer, name: &str, body: impl FnOnce(&mut Printer, &str)) {
+    if p.json() {
+        body(p, name);
+        return;
+    }
+    p.open("", " (", Naming::Elements);
+    body(p, "");
+    p.close(")");
+}

@@ -1,0 +1,370 @@
+//! Printing a value of a BTF [`Shape`] with the Printer's primitives, in
+//! the grammar of the hand-written decoders: `{fm_start=0, fm_length=4096,
+//! ..}`, nested structs in braces, arrays in brackets (cut at `-s`
+//! elements, as strace cuts them), `char` arrays as strings, enums by name,
+//! enums of bits as flags, pointers as `&0x...`. Members of an anonymous
+//! struct or union print as the parent's own. A flexible array member at
+//! the end is not in the copied bytes: the struct then ends with `..`.
+
+use std::fmt::Write as _;
+
+use super::shape::{Kind, Member, Shape};
+use crate::format::{Naming, Printer};
+
+/// Print `data` (at least `shape.size` bytes) as `name`; return whether
+/// everything in it was shown.
+pub fn value(p: &mut Printer, name: &str, shape: &Shape, data: &[u8]) -> bool {
+    match &shape.kind {
+        Kind::Int { signed, .. } => {
+            int(p, name, shape.size, *signed, data);
+            true
+        }
+        Kind::Char => {
+            p.int(name, data[0] as i8 as i64);
+            true
+        }
+        Kind::Ptr => {
+            p.ptr(name, uint_at(data, shape.size));
+            true
+        }
+        Kind::Enum {
+            signed,
+            names,
+            flags,
+        } => {
+            let raw = uint_at(data, shape.size);
+            let v = if *signed {
+                sign_extend(raw, shape.size * 8)
+            } else {
+                raw as i64
+            };
+            match (names.iter().find(|(n, _)| *n == v), flags) {
+                (Some((_, sym)), _) => p.symbol(name, v, Some(sym)),
+                (None, Some(table)) => p.flags(name, raw, table),
+                (None, None) => p.symbol(name, v, None),
+            }
+            true
+        }
+        Kind::Struct { members, .. } => {
+            p.open(name, "{", Naming::Fields);
+            let all = members_of(p, members, data, 0);
+            p.close_struct(all);
+            true
+        }
+        Kind::Array { elem, len } => array(p, name, elem, *len, data),
+        Kind::Opaque => {
+            p.string(name, &data[..shape.size], false);
+            true
+        }
+    }
+}
+
+/// Print `members` of a struct whose bytes start `base` bits into `data`;
+/// false if some were left out.
+fn members_of(p: &mut Printer, members: &[Member], data: &[u8], base: u32) -> bool {
+    let mut all = true;
+    for m in members {
+        let bit = base + m.bit_offset;
+        let at = (bit / 8) as usize;
+        if let Some(width) = m.bits {
+            let Some(raw) = bitfield(data, bit, width) else {
+                return false;
+            };
+            let signed = matches!(
+                m.shape.kind,
+                Kind::Int { signed: true, .. } | Kind::Enum { signed: true, .. }
+            );
+            if signed {
+                p.int(&m.name, sign_extend(raw, width as usize));
+            } else {
+                p.uint(&m.name, raw);
+            }
+            continue;
+        }
+        if let Kind::Array { len: 0, .. } = m.shape.kind {
+            // A flexible array: what follows the struct is not decoded.
+            all = false;
+            continue;
+        }
+        if at + m.shape.size > data.len() {
+            return false;
+        }
+        if m.name.is_empty()
+            && let Kind::Struct { members: inner, .. } = &m.shape.kind
+        {
+            all &= members_of(p, inner, data, bit);
+            continue;
+        }
+        all &= value(p, &m.name, &m.shape, &data[at..]);
+    }
+    all
+}
+
+fn array(p: &mut Printer, name: &str, elem: &Shape, len: usize, data: &[u8]) -> bool {
+    let limit = p.config().string_limit;
+    if let Kind::Char = elem.kind {
+        // A C string in a fixed buffer: up to its NUL.
+        let bytes = &data[..len];
+        let text = bytes.split(|&b| b == 0).next().unwrap_or(bytes);
+        let shown = text.len().min(limit);
+        p.string(name, &text[..shown], shown < text.len());
+        return true;
+    }
+    p.open(name, "[", Naming::Elements);
+    let mut all = true;
+    for i in 0..len {
+        if i == limit || elem.size == 0 {
+            p.more();
+            break;
+        }
+        all &= value(p, "", elem, &data[i * elem.size..]);
+    }
+    p.close("]");
+    all
+}
+
+fn int(p: &mut Printer, name: &str, size: usize, signed: bool, data: &[u8]) {
+    if size > 8 {
+        // __int128: as hex, most significant byte first.
+        let mut text = String::from("0x");
+        for b in data[..size].iter().rev() {
+            let _ = write!(text, "{b:02x}");
+        }
+        p.field(name, &text);
+        return;
+    }
+    let raw = uint_at(data, size);
+    if signed {
+        p.int(name, sign_extend(raw, size * 8));
+    } else {
+        p.uint(name, raw);
+    }
+}
+
+/// A little-endian unsigned value of `size` (at most 8) bytes.
+fn uint_at(data: &[u8], size: usize) -> u64 {
+    let mut raw = [0u8; 8];
+    let n = size.min(8);
+    raw[..n].copy_from_slice(&data[..n]);
+    u64::from_le_bytes(raw)
+}
+
+fn sign_extend(raw: u64, bits: usize) -> i64 {
+    if bits == 0 || bits >= 64 {
+        return raw as i64;
+    }
+    let shift = 64 - bits;
+    ((raw << shift) as i64) >> shift
+}
+
+/// `width` bits at bit `bit` of `data` (little-endian), if they are there.
+fn bitfield(data: &[u8], bit: u32, width: u32) -> Option<u64> {
+    if width == 0 || width > 64 {
+        return None;
+    }
+    let first = (bit / 8) as usize;
+    let last = ((bit + width).div_ceil(8)) as usize;
+    if last > data.len() || last - first > 9 {
+        return None;
+    }
+    let mut raw: u128 = 0;
+    for (i, b) in data[first..last].iter().enumerate() {
+        raw |= (*b as u128) << (8 * i);
+    }
+    let v = (raw >> (bit % 8)) & ((1u128 << width) - 1);
+    Some(v as u64)
+}
+
+/// The layout of `shape` for `--explain-ioctl`, in the format of the
+/// tables' layouts: one line per member, `@offset size type name`.
+pub fn layout_text(shape: &Shape) -> String {
+    let mut out = String::new();
+    if let Kind::Struct { members, .. } = &shape.kind {
+        layout_members(&mut out, members, 0);
+    }
+    out
+}
+
+fn layout_members(out: &mut String, members: &[Member], base: u32) {
+    for m in members {
+        let bit = base + m.bit_offset;
+        if m.name.is_empty()
+            && let Kind::Struct { members: inner, .. } = &m.shape.kind
+        {
+            layout_members(out, inner, bit);
+            continue;
+        }
+        let size = match m.bits {
+            Some(width) => format!("{width}b"),
+            None => m.shape.size.to_string(),
+        };
+        let at = if bit.is_multiple_of(8) {
+            (bit / 8).to_string()
+        } else {
+            format!("{}.{}", bit / 8, bit % 8)
+        };
+        let _ = writeln!(out, "    @{at:<3} {size:<2} {} {}", m.shape.ty, m.name);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::{FlagDef, FormatConfig, FormatState};
+    use crate::kernel::{Arch, Memory};
+    use crate::output::{Output, Timestamps};
+    use std::cell::RefCell;
+    use std::io::{self, Write};
+    use std::rc::Rc;
+
+    /// A writer the test can read back.
+    #[derive(Clone, Default)]
+    struct Buf(Rc<RefCell<Vec<u8>>>);
+
+    impl Write for Buf {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            self.0.borrow_mut().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn shape(ty: &str, size: usize, kind: Kind) -> Shape {
+        Shape {
+            ty: ty.into(),
+            size,
+            kind,
+            aligned8: false,
+        }
+    }
+
+    fn member(name: &str, bit_offset: u32, bits: Option<u32>, shape: Shape) -> Member {
+        Member {
+            name: name.into(),
+            bit_offset,
+            bits,
+            shape,
+        }
+    }
+
+    fn u32_shape() -> Shape {
+        shape(
+            "__u32",
+            4,
+            Kind::Int {
+                signed: false,
+                long: false,
+            },
+        )
+    }
+
+    static BITS: &[FlagDef] = &[
+        FlagDef {
+            mask: 1,
+            value: 1,
+            name: "F_A",
+        },
+        FlagDef {
+            mask: 4,
+            value: 4,
+            name: "F_C",
+        },
+    ];
+
+    /// Every kind of member the printer knows, in one struct.
+    fn sample() -> Shape {
+        let enum_of = |flags| Kind::Enum {
+            signed: false,
+            names: vec![(1, "F_A".into()), (4, "F_C".into())],
+            flags,
+        };
+        let chars = Shape::array(shape("char", 1, Kind::Char), 8);
+        let inner = shape(
+            "union {...}",
+            4,
+            Kind::Struct {
+                union: true,
+                members: vec![member("u_a", 0, None, u32_shape())],
+            },
+        );
+        let flex = Shape::array(u32_shape(), 0);
+        shape(
+            "struct sample",
+            24,
+            Kind::Struct {
+                union: false,
+                members: vec![
+                    member("flags", 0, None, shape("enum f", 4, enum_of(Some(BITS)))),
+                    member("mode", 32, None, shape("enum m", 4, enum_of(None))),
+                    member("lo", 64, Some(3), u32_shape()),
+                    member("hi", 67, Some(5), u32_shape()),
+                    member("name", 96, None, chars),
+                    member("", 160, None, inner),
+                    member("rest", 192, None, flex),
+                ],
+            },
+        )
+    }
+
+    fn render(shape: &Shape, data: &[u8], json: bool) -> String {
+        let buf = Buf::default();
+        let cfg = FormatConfig {
+            json,
+            ..FormatConfig::default()
+        };
+        let mut out = Output::new(Box::new(buf.clone()), false, Timestamps::Off);
+        let mut state = FormatState::default();
+        let mut mem = Memory::new(nix::unistd::Pid::this());
+        {
+            let mut p = Printer::new(&mut out, 1, &cfg, &mut state, &mut mem, Arch::X86_64);
+            value(&mut p, "arg", shape, data);
+        }
+        out.flush();
+        if json {
+            return serde_json::to_string(&state.json.returned).unwrap();
+        }
+        String::from_utf8(buf.0.borrow().clone()).unwrap()
+    }
+
+    #[test]
+    fn every_kind_of_member_prints_in_the_groups_grammar() {
+        let mut d = vec![0u8; 24];
+        d[0] = 5; // F_A|F_C
+        d[4] = 3; // no enumerator: a number
+        d[8] = 0b1010_1101; // lo = 0b101, hi = 0b10101
+        d[12..15].copy_from_slice(b"ab\0");
+        d[20] = 9;
+        let s = sample();
+        assert_eq!(
+            render(&s, &d, false),
+            "{flags=F_A|F_C, mode=3, lo=5, hi=21, name=\"ab\", u_a=9, ..}"
+        );
+        d[0] = 4;
+        d[4] = 1;
+        assert!(render(&s, &d, false).starts_with("{flags=F_C, mode=F_A, "));
+        assert_eq!(
+            render(&s, &d, true),
+            r#"{"arg":{"flags":{"value":4,"name":"F_C"},"mode":{"value":1,"name":"F_A"},"lo":5,"hi":21,"name":"ab","u_a":9,"..":true}}"#
+        );
+    }
+
+    #[test]
+    fn arrays_are_cut_at_the_string_limit() {
+        let a = Shape::array(u32_shape(), 40);
+        let text = render(&a, &[0u8; 160], false);
+        assert!(text.starts_with("[0, 0, "), "{text}");
+        assert!(text.ends_with(", 0, ..]"), "{text}");
+        assert_eq!(text.matches('0').count(), 32);
+    }
+
+    #[test]
+    fn bitfields_and_signs() {
+        assert_eq!(bitfield(&[0b1011_0000, 0x01], 4, 5), Some(0b1_1011));
+        assert_eq!(bitfield(&[0xff], 4, 8), None);
+        assert_eq!(sign_extend(0b11111, 5), -1);
+        assert_eq!(sign_extend(0x7f, 8), 127);
+        assert_eq!(uint_at(&[1, 2, 3, 4, 5], 2), 0x0201);
+    }
+}

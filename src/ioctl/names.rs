@@ -1,0 +1,483 @@
+//! Every ioctl request the Linux UAPI headers define, by code: the lookup
+//! over the generated tables (`gen_x86_64.rs`, `gen_i386.rs`, written by
+//! `tools/gen_ioctls.py`, never by hand).
+//!
+//! The hand-written groups (usbmon, tty, ...) decode arguments; these tables
+//! only name requests and record each one's argument type as the header
+//! spells it (`struct fiemap`), for the dispatcher, `--explain-ioctl`,
+//! `--list-ioctls` and the BTF decoder. Each table is sorted by code, so a
+//! lookup is a binary search. One code can mean several requests (drivers
+//! reuse numbers); [`pick`] lets the fd choose among them, as a person would.
+
+use super::gen_i386;
+use super::gen_x86_64;
+use crate::kernel::Arch;
+
+/// How a request's code is written in its header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Macro {
+    /// A plain number (`#define TCGETS 0x5401`): older than the macros.
+    Hex,
+    /// `_IO(type, nr)`: no argument data.
+    Io,
+    /// `_IOR(type, nr, T)`: the kernel writes a `T`.
+    Ior,
+    /// `_IOW(type, nr, T)`: the kernel reads a `T`.
+    Iow,
+    /// `_IOWR(type, nr, T)`: both.
+    Iowr,
+    /// `_IOC(dir, type, nr, size)` with a size, not a type.
+    Ioc,
+}
+
+impl Macro {
+    /// The macro's C name (`_IOWR`), or "" for a plain number.
+    pub fn c_name(self) -> &'static str {
+        match self {
+            Macro::Hex => "",
+            Macro::Io => "_IO",
+            Macro::Ior => "_IOR",
+            Macro::Iow => "_IOW",
+            Macro::Iowr => "_IOWR",
+            Macro::Ioc => "_IOC",
+        }
+    }
+}
+
+/// One request in a generated table.
+#[derive(Debug)]
+pub struct Def {
+    /// The code, as the architecture's programs pass it.
+    pub code: u32,
+    /// The macro's name in its header.
+    pub name: &'static str,
+    /// Index of its header in the table's `HEADERS`.
+    header: u16,
+    /// How the header writes it.
+    pub mac: Macro,
+    /// The argument's C type, the macro's third argument (`struct fiemap`,
+    /// `__u64`, `int`); "" for `_IO`, `_IOC` and plain numbers.
+    pub arg: &'static str,
+}
+
+impl Def {
+    /// A table entry (used by the generated files).
+    pub const fn new(
+        code: u32,
+        name: &'static str,
+        header: u16,
+        mac: Macro,
+        arg: &'static str,
+    ) -> Def {
+        Def {
+            code,
+            name,
+            header,
+            mac,
+            arg,
+        }
+    }
+}
+
+/// What a [`Family`]'s parameter sets in the code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Param {
+    /// The number: `EVIOCGABS(abs)` is number 0x40 + abs; with the names
+    /// its values have in the header (`abs` takes `ABS_*`).
+    Nr(&'static [(u32, &'static str)]),
+    /// The size, in units: `EVIOCGNAME(len)`, `SPI_IOC_MESSAGE(N)`.
+    Size,
+}
+
+/// A request with parameters in its code (a function-like macro:
+/// `EVIOCGNAME(len)`, `EVIOCGBIT(ev, len)`): one name for many codes.
+#[derive(Debug)]
+pub struct Family {
+    /// The code's direction and type bits.
+    pub key: u32,
+    /// The macro's name.
+    pub name: &'static str,
+    /// Index of its header in the table's `HEADERS`.
+    header: u16,
+    /// The number; with a [`Param::Nr`], the number the parameter 0 gives.
+    pub nr: u8,
+    /// With a [`Param::Nr`], where the family's numbers end (exclusive).
+    pub nr_end: u16,
+    /// The size; with a [`Param::Size`], the bytes per unit of it.
+    pub size: u16,
+    /// The parameters in the macro's order.
+    pub params: &'static [Param],
+}
+
+impl Family {
+    /// A table entry (used by the generated files).
+    pub const fn new(
+        key: u32,
+        name: &'static str,
+        header: u16,
+        nr: u8,
+        nr_end: u16,
+        size: u16,
+        params: &'static [Param],
+    ) -> Family {
+        Family {
+            key,
+            name,
+            header,
+            nr,
+            nr_end,
+            size,
+            params,
+        }
+    }
+
+    /// The parameters that make `code`, if it is one of the family's.
+    fn params_of(&self, code: u32) -> Option<[u32; 2]> {
+        let (nr, size) = (code & 0xff, (code & SIZE_BITS) >> 16);
+        let mut out = [0; 2];
+        let (mut nr_ok, mut size_ok) = (nr == self.nr as u32, size == self.size as u32);
+        for (i, p) in self.params.iter().enumerate() {
+            match p {
+                Param::Nr(_) => {
+                    nr_ok = (self.nr as u32..self.nr_end as u32).contains(&nr);
+                    out[i] = nr.wrapping_sub(self.nr as u32);
+                }
+                Param::Size => {
+                    size_ok = size.is_multiple_of(self.size as u32);
+                    out[i] = size / self.size as u32;
+                }
+            }
+        }
+        (nr_ok && size_ok).then_some(out)
+    }
+
+    /// The code for parameters `args` (in the macro's order), if they fit.
+    pub fn code(&self, args: &[u32]) -> Option<u32> {
+        if args.len() != self.params.len() {
+            return None;
+        }
+        let (mut nr, mut size) = (self.nr as u32, self.size as u32);
+        for (p, &a) in self.params.iter().zip(args) {
+            match p {
+                Param::Nr(_) => nr = nr.checked_add(a).filter(|&n| n < self.nr_end as u32)?,
+                Param::Size => size = a.checked_mul(self.size as u32).filter(|&s| s < 1 << 14)?,
+            }
+        }
+        Some(self.key | size << 16 | nr)
+    }
+
+    /// `EVIOCGBIT(EV_KEY, 96)`: the family's name with the parameters
+    /// that make `code`, by name where the header names them.
+    pub fn call_text(&self, args: [u32; 2]) -> String {
+        let args: Vec<String> = self
+            .params
+            .iter()
+            .zip(args)
+            .map(|(p, a)| match p {
+                Param::Nr(names) => match names.binary_search_by_key(&a, |&(v, _)| v) {
+                    Ok(i) => names[i].1.to_string(),
+                    Err(_) => a.to_string(),
+                },
+                Param::Size => a.to_string(),
+            })
+            .collect();
+        format!("{}({})", self.name, args.join(", "))
+    }
+}
+
+/// `_IOC_SIZE`'s bits in a code.
+const SIZE_BITS: u32 = 0x3fff << 16;
+
+/// One architecture's generated table.
+#[derive(Debug)]
+pub struct Table {
+    /// Its requests, sorted by code and then name.
+    pub defs: &'static [Def],
+    /// The requests with parameters in their codes, sorted by key.
+    pub families: &'static [Family],
+    /// The headers, by [`Def`]'s index.
+    headers: &'static [&'static str],
+    /// Which headers it was generated from (`linux-libc-dev 6.1.187-1`).
+    pub source: &'static str,
+    /// The architecture, as `--explain-ioctl` names it.
+    pub arch: &'static str,
+}
+
+static X86_64: Table = Table {
+    defs: gen_x86_64::DEFS,
+    families: gen_x86_64::FAMILIES,
+    headers: gen_x86_64::HEADERS,
+    source: gen_x86_64::SOURCE,
+    arch: "x86_64",
+};
+
+static I386: Table = Table {
+    defs: gen_i386::DEFS,
+    families: gen_i386::FAMILIES,
+    headers: gen_i386::HEADERS,
+    source: gen_i386::SOURCE,
+    arch: "i386",
+};
+
+/// The table for calls made through `arch`. x32 programs use the x86_64
+/// codes (their structs mostly have the 64-bit layout: `__u64` is aligned
+/// to 8), which is what the kernel's x32 compat path expects too.
+pub fn table(arch: Arch) -> &'static Table {
+    match arch {
+        Arch::I386 => &I386,
+        Arch::X86_64 | Arch::X32 => &X86_64,
+    }
+}
+
+/// Both tables, x86_64 first.
+pub fn tables() -> [&'static Table; 2] {
+    [&X86_64, &I386]
+}
+
+impl Table {
+    /// Every request with this code (usually one, sometimes several, often
+    /// none), in name order.
+    pub fn lookup(&self, code: u32) -> &'static [Def] {
+        let defs = self.defs;
+        let start = defs.partition_point(|d| d.code < code);
+        let len = defs[start..].partition_point(|d| d.code == code);
+        &defs[start..start + len]
+    }
+
+    /// The request with parameters `code` is, and its text:
+    /// `EVIOCGNAME(256)`, `EVIOCGBIT(1, 96)`.
+    pub fn family(&self, code: u32) -> Option<(&'static Family, String)> {
+        let key = code & 0xc000_ff00;
+        let start = self.families.partition_point(|f| f.key < key);
+        self.families[start..]
+            .iter()
+            .take_while(|f| f.key == key)
+            .find_map(|f| f.params_of(code).map(|args| (f, f.call_text(args))))
+    }
+
+    /// The request called `name`, if the headers define it.
+    pub fn by_name(&self, name: &str) -> Option<&'static Def> {
+        self.defs.iter().find(|d| d.name == name)
+    }
+
+    /// The header `def` comes from (`linux/fs.h`).
+    pub fn header(&self, def: &Def) -> &'static str {
+        self.headers[def.header as usize]
+    }
+
+    /// The header a request with parameters comes from.
+    pub fn family_header(&self, f: &Family) -> &'static str {
+        self.headers[f.header as usize]
+    }
+
+    /// The group `def` is listed under by `--list-ioctls`: its header
+    /// without `linux/` and `.h` (`fs`, `kvm`, `sound/asound`).
+    pub fn group(&self, def: &Def) -> &'static str {
+        let h = self.header(def);
+        let h = h.strip_suffix(".h").unwrap_or(h);
+        h.strip_prefix("linux/").unwrap_or(h)
+    }
+}
+
+/// The argument type of the request `code` made through `arch`, as its
+/// header spells it (`struct uffdio_api`): `None` when no header names the
+/// code, the code carries no typed argument, or the requests sharing the
+/// code disagree about it.
+pub fn arg_type(arch: Arch, code: u32) -> Option<&'static str> {
+    let defs = table(arch).lookup(code);
+    let first = defs.first()?.arg;
+    (!first.is_empty() && defs.iter().all(|d| d.arg == first)).then_some(first)
+}
+
+/// [`arg_type`] on an fd opened on `path`: where several requests share
+/// the code, the type of the one the fd picks (see [`pick`]).
+pub fn arg_type_on(arch: Arch, code: u32, path: Option<&str>) -> Option<&'static str> {
+    let defs = pick(arch, code, path);
+    let first = defs.first()?.arg;
+    (!first.is_empty() && defs.iter().all(|d| d.arg == first)).then_some(first)
+}
+
+/// The requests `code` may be on an fd opened on `path`: when several
+/// requests share the code and the fd's path says which subsystem it
+/// belongs to, the ones from that subsystem's headers; otherwise all.
+pub fn pick(arch: Arch, code: u32, path: Option<&str>) -> &'static [Def] {
+    let t = table(arch);
+    let defs = t.lookup(code);
+    if defs.len() < 2 {
+        return defs;
+    }
+    let Some(hints) = path.and_then(headers_for_path) else {
+        return defs;
+    };
+    let fits = |d: &Def| hints.iter().any(|h| t.header(d).starts_with(h));
+    // The matches are contiguous only by luck; keep the slice form by
+    // choosing the single match, else everything.
+    let mut matching = defs.iter().filter(|d| fits(d));
+    match (matching.next(), matching.next()) {
+        (Some(one), None) => std::slice::from_ref(one),
+        _ => defs,
+    }
+}
+
+/// The headers (prefixes) whose requests an fd on `path` takes.
+fn headers_for_path(path: &str) -> Option<&'static [&'static str]> {
+    const TTY: &[&str] = &["asm-generic/ioctls.h", "asm/ioctls.h"];
+    static BY_PREFIX: &[(&str, &[&str])] = &[
+        (
+            "socket:",
+            &[
+                "asm-generic/sockios.h",
+                "linux/sockios.h",
+                "linux/wireless.h",
+            ],
+        ),
+        ("/dev/pts/", TTY),
+        ("/dev/tty", TTY),
+        ("/dev/ptmx", TTY),
+        ("/dev/console", TTY),
+        (
+            "/dev/input/",
+            &["linux/input.h", "linux/joystick.h", "linux/uinput.h"],
+        ),
+        ("/dev/uinput", &["linux/uinput.h"]),
+        ("/dev/hidraw", &["linux/hidraw.h"]),
+        ("/dev/usb/hiddev", &["linux/hiddev.h"]),
+        ("/dev/snd/", &["sound/", "linux/soundcard.h"]),
+        ("/dev/dsp", &["linux/soundcard.h"]),
+        ("/dev/mixer", &["linux/soundcard.h"]),
+        ("/dev/sequencer", &["linux/soundcard.h"]),
+        ("/dev/video", &["linux/videodev2.h", "linux/v4l2-"]),
+        ("/dev/media", &["linux/media.h"]),
+        ("/dev/kvm", &["linux/kvm.h"]),
+        ("anon_inode:kvm", &["linux/kvm.h"]),
+        ("/dev/loop", &["linux/loop.h", "linux/fs.h"]),
+        ("/dev/rtc", &["linux/rtc.h"]),
+        ("/dev/watchdog", &["linux/watchdog.h"]),
+        ("/dev/net/tun", &["linux/if_tun.h"]),
+        ("/dev/gpiochip", &["linux/gpio.h"]),
+        ("/dev/spidev", &["linux/spi/"]),
+        ("/dev/i2c-", &["linux/i2c-dev.h"]),
+        ("/dev/fb", &["linux/fb.h"]),
+        ("/dev/sg", &["scsi/"]),
+        ("/dev/sr", &["linux/cdrom.h", "scsi/"]),
+        ("/dev/userfaultfd", &["linux/userfaultfd.h"]),
+        ("anon_inode:[userfaultfd]", &["linux/userfaultfd.h"]),
+        ("anon_inode:[perf_event]", &["linux/perf_event.h"]),
+        ("/proc/", &["linux/nsfs.h", "linux/fs.h"]),
+        ("net:[", &["linux/nsfs.h"]),
+    ];
+    BY_PREFIX
+        .iter()
+        .find(|(prefix, _)| path.starts_with(prefix))
+        .map(|&(_, hints)| hints)
+}
+
+/// The names of `defs` as strace joins them: `A or B`.
+pub fn joined(defs: &[Def]) -> String {
+    let names: Vec<&str> = defs.iter().map(|d| d.name).collect();
+    names.join(" or ")
+}
+
+/// Every name the headers give `code` on an fd opened on `path`, as
+/// strace prints them: a request with parameters first
+/// (`EVIOCGNAME(256)`), then the requests [`pick`] leaves, joined with
+/// ` or `. `None` when no header names the code.
+pub fn name(arch: Arch, code: u32, path: Option<&str>) -> Option<String> {
+    let defs = pick(arch, code, path);
+    let family = table(arch).family(code);
+    match (family, defs) {
+        (None, []) => None,
+        (None, defs) => Some(joined(defs)),
+        (Some((_, text)), []) => Some(text),
+        (Some((_, text)), defs) => Some(format!("{text} or {}", joined(defs))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_are_sorted_and_found() {
+        for t in tables() {
+            assert!(t.defs.len() > 2000, "{} has {}", t.arch, t.defs.len());
+            assert!(
+                t.defs
+                    .windows(2)
+                    .all(|w| (w[0].code, w[0].name) < (w[1].code, w[1].name))
+            );
+            for d in t.defs {
+                assert!(t.lookup(d.code).iter().any(|e| std::ptr::eq(e, d)));
+            }
+        }
+    }
+
+    #[test]
+    fn codes_and_types_per_arch() {
+        let x = table(Arch::X86_64).by_name("BLKGETSIZE64").unwrap();
+        assert_eq!((x.code, x.arg, x.mac), (0x8008_1272, "size_t", Macro::Ior));
+        // size_t is 4 bytes on i386: a different code.
+        let i = table(Arch::I386).by_name("BLKGETSIZE64").unwrap();
+        assert_eq!(i.code, 0x8004_1272);
+        assert_eq!(
+            arg_type(Arch::X86_64, 0xc018_aa3f),
+            Some("struct uffdio_api")
+        );
+        assert_eq!(arg_type(Arch::X86_64, 0x0000_b701), None);
+        // HIDIOCGRDESCSIZE (hidraw) and HIDIOCGVERSION (hiddev): both int.
+        assert_eq!(arg_type(Arch::X86_64, 0x8004_4801), Some("int"));
+        // 0x5402: TCSETS (no type) or SNDCTL_TMR_START (no type either).
+        assert_eq!(arg_type_on(Arch::X86_64, 0x5402, Some("/dev/pts/0")), None);
+        let fiemap = arg_type_on(Arch::I386, 0xc020_660b, Some("/tmp/f"));
+        assert_eq!(fiemap, Some("struct fiemap"));
+        assert_eq!(table(Arch::X86_64).group(x), "fs");
+    }
+
+    #[test]
+    fn families_name_their_parameters() {
+        // EVIOCGNAME(256) = _IOC(_IOC_READ, 'E', 0x06, 256)
+        assert_eq!(
+            name(Arch::X86_64, 0x8100_4506, None).as_deref(),
+            Some("EVIOCGNAME(256)")
+        );
+        // SPI_IOC_MESSAGE(2): two 32-byte struct spi_ioc_transfer
+        assert_eq!(
+            name(Arch::I386, 0x4040_6b00, None).as_deref(),
+            Some("SPI_IOC_MESSAGE(2)")
+        );
+        assert_eq!(name(Arch::X86_64, 0x4041_6b00, None), None);
+        // EVIOCGBIT(EV_KEY, 96): the number and the size are parameters.
+        let bit = name(Arch::X86_64, 0x8060_4521, None);
+        assert_eq!(bit.as_deref(), Some("EVIOCGBIT(EV_KEY, 96)"));
+        // EVIOCGABS(ABS_Y) = _IOR('E', 0x40 + 1, struct input_absinfo)
+        let abs = name(Arch::X86_64, 0x8018_4541, None);
+        assert_eq!(abs.as_deref(), Some("EVIOCGABS(ABS_Y)"));
+        // An unnamed value prints as a number.
+        assert_eq!(
+            name(Arch::X86_64, 0x8018_457e, None).as_deref(),
+            Some("EVIOCGABS(62)")
+        );
+        let bit = table(Arch::X86_64)
+            .families
+            .iter()
+            .find(|f| f.name == "EVIOCGBIT")
+            .unwrap();
+        assert_eq!(bit.code(&[1, 96]), Some(0x8060_4521));
+        assert_eq!(bit.code(&[32, 96]), None);
+    }
+
+    #[test]
+    fn the_fd_picks_among_shared_codes() {
+        // 0x5402 is TCSETS and the OSS timer's SNDCTL_TMR_START.
+        let all = pick(Arch::X86_64, 0x5402, None);
+        assert_eq!(joined(all), "SNDCTL_TMR_START or TCSETS");
+        assert_eq!(
+            joined(pick(Arch::X86_64, 0x5402, Some("/dev/pts/3"))),
+            "TCSETS"
+        );
+        assert_eq!(
+            joined(pick(Arch::X86_64, 0x5402, Some("/dev/snd/timer"))),
+            "SNDCTL_TMR_START"
+        );
+    }
+}

@@ -1,0 +1,529 @@
+#!/usr/bin/env python3
+"""Generate rtrace's ioctl request tables from the Linux UAPI headers.
+
+    python3 tools/gen_ioctls.py            # rewrite src/ioctl/gen_*.rs
+    python3 tools/gen_ioctls.py --out DIR  # write the tables into DIR instead
+
+What it does, and why this way:
+
+- The headers are the ones the Debian package linux-libc-dev installed under
+  /usr/include (listed with `dpkg -L`), plus glibc's copies of the old SCSI
+  headers. Its version is recorded in the tables, so a test can tell a
+  different machine's headers from a stale table.
+- A request is an object-like `#define NAME VALUE` whose value invokes one of
+  the kernel's ioctl macros (`_IO`, `_IOR`, `_IOW`, `_IOWR`, `_IOC`, the
+  `_BAD` forms) or a wrapper of them (`DRM_IOWR`, soundcard's `_SIOR`), or a
+  legacy 16-bit hex number in the few headers whose requests predate the
+  macros (tty, sockios, cdrom, ...: the same headers and type bytes strace
+  takes them from).
+- The codes are never computed here: every header is compiled by the C
+  compiler, once with -m64 (x86_64) and once with -m32 (i386, whose struct
+  sizes and hence codes differ), each request as a `const unsigned int`
+  initialised with the macro, and the values are read back from the
+  assembly. A request whose type the header does not define (kernel-only
+  types) fails to compile and is dropped, line by line.
+- The argument's type name (`struct fiemap`, `__u64`) is what the macro's
+  third argument expands to: a preprocessor pass with the ioctl macros
+  redefined to print their arguments.
+
+The output is one Rust file per table, data only (the types it fills are in
+src/ioctl/names.rs). Never edit those files by hand.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+INCLUDE = "/usr/include"
+ARCH_INCLUDE = "/usr/include/x86_64-linux-gnu"
+PACKAGE = "linux-libc-dev"
+
+# Headers from libc6-dev that carry kernel ioctl numbers strace also names.
+EXTRA_HEADERS = ["scsi/sg.h", "scsi/scsi.h", "scsi/scsi_ioctl.h"]
+
+# Legacy requests defined as plain 16-bit hex numbers: header -> the type
+# bytes (high byte of the number) that are ioctl requests there. These are
+# the headers and bytes strace reads its hex requests from (a fact about
+# which numbers are ioctls; the rest of those headers' hex numbers are not).
+HEX_HEADERS = {
+    "linux/hdreg.h": ["03"],
+    "scsi/sg.h": ["22"],
+    "linux/fb.h": ["46"],
+    "linux/kd.h": ["4B"],
+    "linux/loop.h": ["4C"],
+    "linux/cdrom.h": ["53"],
+    "scsi/scsi.h": ["53"],
+    "scsi/scsi_ioctl.h": ["53"],
+    "asm/ioctls.h": ["46", "54", "66", "74"],
+    "asm-generic/ioctls.h": ["46", "54", "66", "74"],
+    "linux/vt.h": ["56"],
+    "asm/sockios.h": ["89"],
+    "asm-generic/sockios.h": ["89"],
+    "linux/sockios.h": ["89"],
+    "linux/wireless.h": ["8B"],
+}
+
+# linux/kvm.h defines the requests of every architecture; on x86 the ARM,
+# PowerPC and s390 ones do not exist (the kernel's x86 build has none).
+KVM_OTHER_ARCHES = re.compile(
+    r"^(KVM_ARM_[A-Z_0-9]+|KVM_ALLOCATE_RMA|KVM_CREATE_SPAPR_TCE|"
+    r"KVM_CREATE_SPAPR_TCE_64|KVM_PPC_[A-Z1-9_]+|KVM_S390_[A-Z_0-9]+)$"
+)
+
+# Includes every header gets first: the types uapi headers take for granted.
+PRELUDE = """\
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <linux/types.h>
+#include <linux/ioctl.h>
+#include <asm/termbits.h>
+#include <linux/limits.h>
+#include <linux/major.h>
+#include <stdbool.h>
+"""
+
+# Headers that need others first (facts about the headers' dependencies).
+NEEDS = {
+    "linux/fs.h": ["linux/fiemap.h", "linux/blktrace_api.h"],
+    "linux/if_pppox.h": ["netinet/in.h"],
+    "linux/if_tun.h": ["linux/filter.h"],
+    "linux/ppp-ioctl.h": ["linux/filter.h"],
+    "linux/gsmmux.h": ["linux/if.h"],
+    "linux/isdn_ppp.h": ["linux/if.h"],
+    "linux/sonet.h": ["linux/atmioc.h"],
+    "linux/atm_zatm.h": ["linux/atm.h"],
+    "linux/atm_idt77105.h": ["linux/atm.h"],
+    "linux/atm_nicstar.h": ["linux/atm.h"],
+    "linux/atm_eni.h": ["linux/atm.h"],
+    "linux/atm_he.h": ["linux/atm.h"],
+    "linux/meye.h": ["linux/videodev2.h"],
+    "linux/ivtvfb.h": ["linux/videodev2.h"],
+    "sound/asequencer.h": ["sound/asound.h"],
+    "sound/emu10k1.h": ["sound/asound.h"],
+    "asm/ioctls.h": ["asm/termios.h", "linux/serial.h"],
+    "asm-generic/ioctls.h": ["asm/termios.h", "linux/serial.h"],
+}
+
+# Declarations some headers expect from elsewhere (types the kernel's own
+# headers give them): text placed before the header.
+FIXES = {
+    "linux/auto_fs.h": "typedef uint32_t compat_ulong_t;\n",
+    "xen/evtchn.h": "typedef uint32_t grant_ref_t;\ntypedef uint16_t domid_t;\n",
+    "xen/gntdev.h": "typedef uint32_t grant_ref_t;\ntypedef uint16_t domid_t;\n",
+}
+
+IOC_MACROS = ["_IO", "_IOR", "_IOW", "_IOWR", "_IOC", "_IOR_BAD", "_IOW_BAD", "_IOWR_BAD"]
+
+# A value that invokes an ioctl macro or a wrapper named like one.
+IOC_VALUE = re.compile(r"^([A-Z][A-Z0-9]*)?_S?IO(W|R|WR|C)?(_BAD)?\s*\(")
+DEFINE = re.compile(r"^\s*#\s*define\s+([A-Z][A-Z0-9_]*)(\(?)\s*(.*)$")
+
+
+def run(cmd, stdin=None):
+    return subprocess.run(cmd, input=stdin, capture_output=True, text=True)
+
+
+def package_version():
+    r = run(["dpkg-query", "-W", "-f=${Version}", PACKAGE])
+    return r.stdout.strip() if r.returncode == 0 else "unknown"
+
+
+def header_list():
+    """The package's headers as include paths (`linux/fs.h`, `asm/mman.h`)."""
+    r = run(["dpkg", "-L", PACKAGE])
+    if r.returncode != 0:
+        sys.exit(f"gen_ioctls: dpkg -L {PACKAGE} failed: is the package installed?")
+    out = set()
+    for path in r.stdout.split():
+        if not path.endswith(".h") or not os.path.isfile(path):
+            continue
+        if path.startswith(ARCH_INCLUDE + "/"):
+            out.add(path[len(ARCH_INCLUDE) + 1 :])
+        elif path.startswith(INCLUDE + "/"):
+            out.add(path[len(INCLUDE) + 1 :])
+    for h in EXTRA_HEADERS:
+        if os.path.isfile(os.path.join(INCLUDE, h)):
+            out.add(h)
+    return sorted(out)
+
+
+def header_path(h):
+    for base in (ARCH_INCLUDE, INCLUDE):
+        p = os.path.join(base, h)
+        if os.path.isfile(p):
+            return p
+    return None
+
+
+def logical_lines(text):
+    """The header's lines with comments removed and continuations joined."""
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", "", text)
+    return text.replace("\\\n", " ").split("\n")
+
+
+FUNC_DEFINE = re.compile(r"^\s*#\s*define\s+([A-Z][A-Z0-9_]*)\(([\w\s,]*)\)\s*(.*)$")
+# A wrapper of the ioctl macros (`DRM_IOWR(nr, type)`), not a request.
+WRAPPER_NAME = re.compile(r"^([A-Z][A-Z0-9]*)?_S?IO(W|R|WR|C)?(_BAD)?$")
+
+
+def families(h):
+    """(name, number of parameters) of the function-like requests header
+    `h` defines with one or two parameters (`EVIOCGNAME(len)`,
+    `EVIOCGBIT(ev, len)`); wrappers of the ioctl macros are not requests."""
+    with open(header_path(h), encoding="latin-1") as f:
+        lines = logical_lines(f.read())
+    out = []
+    for line in lines:
+        m = FUNC_DEFINE.match(line)
+        if not m or WRAPPER_NAME.match(m.group(1)):
+            continue
+        params = [x.strip() for x in m.group(2).split(",") if x.strip()]
+        if IOC_VALUE.match(m.group(3).strip()) and 1 <= len(params) <= 2:
+            if m.group(1) not in [n for n, _ in out]:
+                out.append((m.group(1), params))
+    return out
+
+
+def param_names(h, param):
+    """The constants a family's number parameter takes, by the header's
+    naming: parameter `ev` takes `EV_*`, `abs` takes `ABS_*` (plain
+    numbers defined in `h` or a header it includes; not `*_MAX`/`*_CNT`).
+    {value: first name}."""
+    prefix = param.upper() + "_"
+    files = [h]
+    with open(header_path(h), encoding="latin-1") as f:
+        text = f.read()
+    for m in re.finditer(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', text, re.M):
+        quoted = m.group(1) == '"'
+        files.append(os.path.join(os.path.dirname(h), m.group(2)) if quoted else m.group(2))
+    out = {}
+    for inc in files:
+        path = header_path(inc)
+        if not path:
+            continue
+        with open(path, encoding="latin-1") as f:
+            for line in logical_lines(f.read()):
+                m = re.match(r"^\s*#\s*define\s+(" + prefix + r"[A-Z0-9_]+)\s+(0x[0-9a-fA-F]+|\d+)\s*$", line)
+                # A number in the code is one byte: EV_VERSION is no event type.
+                if m and not re.search(r"_(MAX|CNT)$", m.group(1)) and int(m.group(2), 0) < 256:
+                    out.setdefault(int(m.group(2), 0), m.group(1))
+    return out
+
+
+def candidates(h):
+    """(name, kind) for the requests header `h` defines; kind is 'sym' or 'hex'."""
+    with open(header_path(h), encoding="latin-1") as f:
+        lines = logical_lines(f.read())
+    hex_types = HEX_HEADERS.get(h, [])
+    out = []
+    seen = set()
+    for line in lines:
+        m = DEFINE.match(line)
+        if not m or m.group(2):
+            continue  # not a define, or a function-like macro
+        name, value = m.group(1), m.group(3).strip()
+        if name in seen:
+            continue
+        if IOC_VALUE.match(value) and not re.match(r"^_IOC_[A-Z]", value):
+            if name.startswith("_") or re.match(r"^_IO", name):
+                continue
+            if h == "linux/kvm.h" and KVM_OTHER_ARCHES.match(name):
+                continue
+            seen.add(name)
+            out.append((name, "sym"))
+        elif hex_types:
+            hm = re.match(r"^0x([0-9A-Fa-f]{2})[0-9A-Fa-f]{2}\b", value)
+            if hm and hm.group(1).upper() in hex_types and not re.match(r"^0x[0-9A-Fa-f]{4}[0-9A-Fa-fxX]", value):
+                seen.add(name)
+                out.append((name, "hex"))
+    return out
+
+
+def source(h, names, body):
+    inc = "".join(f"#include <{d}>\n" for d in NEEDS.get(h, []))
+    return PRELUDE + inc + FIXES.get(h, "") + f"#include <{h}>\n" + body(names)
+
+
+def family_points(nparams):
+    """Where a family is evaluated: all parameters 1, then each one 2."""
+    points = [[1] * nparams]
+    for i in range(nparams):
+        pt = [1] * nparams
+        pt[i] = 2
+        points.append(pt)
+    return points
+
+
+def compile_families(h, fams, arch_flag, workdir):
+    """{name: family} for the families each of whose parameters moves one
+    field of the code: the size (`len`, or N elements of `unit` bytes:
+    SPI_IOC_MESSAGE(N)) or the number (`EVIOCGABS(abs)` is nr 0x40 + abs).
+    A family is (dir|type bits, nr or nr base, size or size unit, params),
+    params in declaration order, each "nr" or "size"."""
+    out = {}
+    for name, params in fams:
+        nparams = len(params)
+        points = family_points(nparams)
+        body = "".join(
+            f"__attribute__((used)) const unsigned int rtrace_ioc_{k} = "
+            f"(unsigned int)({name}({', '.join(map(str, pt))}));\n"
+            for k, pt in enumerate(points)
+        )
+        src = source(h, [], lambda _names: body)
+        r = run(["cc", arch_flag, "-w", "-I", workdir, "-S", "-o", "-", "-x", "c", "-"], stdin=src)
+        if r.returncode != 0:
+            continue
+        vals = [None] * len(points)
+        for m in re.finditer(r"^rtrace_ioc_(\d+):\s*\n\s*\.long\s+(-?\d+)", r.stdout, re.M):
+            vals[int(m.group(1))] = int(m.group(2)) & 0xFFFFFFFF
+        if None in vals:
+            continue
+        size = lambda c: (c >> 16) & 0x3FFF
+        nr = lambda c: c & 0xFF
+        base = vals[0]
+        kinds = []
+        fixed_nr, fixed_size = nr(base), size(base)
+        for i in range(nparams):
+            moved = vals[i + 1]
+            if (moved ^ base) & 0xC000FF00:
+                kinds = None  # direction or type moved: not a request family
+                break
+            if size(moved) != size(base) and nr(moved) == nr(base):
+                unit = size(moved) - size(base)
+                if unit <= 0 or size(base) != unit:
+                    kinds = None
+                    break
+                kinds.append("size")
+                fixed_size = unit
+            elif nr(moved) == nr(base) + 1 and size(moved) == size(base):
+                kinds.append("nr")
+                fixed_nr = nr(base) - 1
+            else:
+                kinds = None
+                break
+        if not kinds:
+            continue
+        consts = tuple(
+            tuple(sorted(param_names(h, params[i]).items())) if k == "nr" else ()
+            for i, k in enumerate(kinds)
+        )
+        out[name] = (base & 0xC000FF00, fixed_nr, fixed_size, tuple(kinds), consts)
+    return out
+
+
+def bound_families(fams):
+    """Give each family whose parameter is the number the end of its range:
+    the next such family's base with the same direction and type (EVIOCGBIT
+    ends where EVIOCGABS begins), else 256."""
+    out = []
+    for key, name, h, nr, size, kinds, consts in fams:
+        end = 0
+        if "nr" in kinds:
+            later = [f[3] for f in fams if f[0] == key and "nr" in f[5] and f[3] > nr]
+            end = min(later, default=256)
+        out.append((key, nr, name, h, end, size, kinds, consts))
+    return sorted(out)
+
+
+def values_body(names):
+    # One request per line, so a compile error names the request.
+    return "".join(
+        f"__attribute__((used)) const unsigned int rtrace_ioc_{i} = (unsigned int)({n});\n"
+        for i, n in enumerate(names)
+    )
+
+
+def types_body(names):
+    # The ioctl macros redefined to show which macro and which type argument.
+    s = ""
+    for mac in IOC_MACROS:
+        s += f"#undef {mac}\n"
+    s += "#define _IO(t, n) @@_IO@@\n"
+    s += "#define _IOC(d, t, n, s) @@_IOC@@\n"
+    for mac in ["_IOR", "_IOW", "_IOWR"]:
+        s += f"#define {mac}(t, n, ty) @@{mac}@@ ty @@END@@\n"
+        s += f"#define {mac}_BAD(t, n, ty) @@{mac}@@ ty @@END@@\n"
+    for i, n in enumerate(names):
+        s += f"rtrace_type_{i}: {n}\n"
+    return s
+
+
+def stub_dir():
+    """An include directory with empty stand-ins for headers linux-libc-dev
+    does not ship but some of its headers include (drm/drm.h, from libdrm:
+    kfd_ioctl.h needs only the kernel types from it)."""
+    d = tempfile.mkdtemp(prefix="gen_ioctls.")
+    os.makedirs(os.path.join(d, "drm"))
+    with open(os.path.join(d, "drm", "drm.h"), "w") as f:
+        f.write("#include <linux/types.h>\n")
+    return d
+
+
+def compile_values(h, names, arch_flag, workdir):
+    """{name: code} for the names that compile; drops the ones that do not."""
+    names = list(names)
+    for _ in range(8):
+        if not names:
+            return {}
+        src = source(h, names, values_body)
+        r = run(["cc", arch_flag, "-w", "-I", workdir, "-S", "-o", "-", "-x", "c", "-"], stdin=src)
+        if r.returncode == 0:
+            vals = {}
+            for m in re.finditer(r"^rtrace_ioc_(\d+):\s*\n\s*\.long\s+(-?\d+)", r.stdout, re.M):
+                vals[names[int(m.group(1))]] = int(m.group(2)) & 0xFFFFFFFF
+            missing = [n for n in names if n not in vals]
+            if missing:
+                sys.exit(f"gen_ioctls: {h}: no value read back for {missing[:3]}")
+            return vals
+        # Map the errors to our lines; an error inside a header fails it all.
+        first = src.count("\n") - len(names) + 1
+        bad = set()
+        for m in re.finditer(r"^<stdin>:(\d+):\d+: error", r.stderr, re.M):
+            line = int(m.group(1))
+            if line >= first:
+                bad.add(line - first)
+        if not bad:
+            return {}
+        names = [n for i, n in enumerate(names) if i not in bad]
+    return {}
+
+
+def compile_types(h, names, arch_flag, workdir):
+    """{name: (macro, argument type)} from a preprocessor pass."""
+    src = source(h, names, types_body)
+    r = run(["cc", arch_flag, "-w", "-I", workdir, "-E", "-P", "-x", "c", "-"], stdin=src)
+    out = {}
+    if r.returncode != 0:
+        return out
+    for m in re.finditer(r"rtrace_type_(\d+):(.*)", r.stdout):
+        text = m.group(2)
+        mm = re.search(r"@@(_IO[A-Z]*)@@(?:(.*?)@@END@@)?", text)
+        if not mm:
+            continue
+        ty = " ".join((mm.group(2) or "").split())
+        ty = re.sub(r"\s*([\[\]])\s*", r"\1", ty)
+        out[names[int(m.group(1))]] = (mm.group(1), ty)
+    return out
+
+
+def group_of(h):
+    g = h[:-2] if h.endswith(".h") else h
+    return g[len("linux/") :] if g.startswith("linux/") else g
+
+
+def generate(arch_flag):
+    """Every request: list of (code, name, header, macro, type)."""
+    entries = []
+    workdir = stub_dir()
+    fams = {}
+    for h in header_list():
+        for name, (key, nr, size, kinds, consts) in compile_families(
+            h, families(h), arch_flag, workdir
+        ).items():
+            fams.setdefault(name, (key, name, h, nr, size, kinds, consts))
+        cands = candidates(h)
+        if not cands:
+            continue
+        names = [n for n, _ in cands]
+        vals = compile_values(h, names, arch_flag, workdir)
+        types = compile_types(
+            h, [n for n, k in cands if k == "sym" and n in vals], arch_flag, workdir
+        )
+        for n, kind in cands:
+            if n not in vals:
+                continue
+            if kind == "hex":
+                mac, ty = "", ""
+            else:
+                mac, ty = types.get(n, ("", ""))
+            entries.append((vals[n], n, h, mac, ty))
+    shutil.rmtree(workdir)
+    # A name defined in two headers (old copies) is one request.
+    uniq = {}
+    for e in entries:
+        uniq.setdefault((e[0], e[1]), e)
+    return sorted(uniq.values(), key=lambda e: (e[0], e[1])), bound_families(list(fams.values()))
+
+
+def rust_str(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def render(arch, flag, entries, fams, version):
+    headers = sorted({e[2] for e in entries} | {f[3] for f in fams})
+    index = {h: i for i, h in enumerate(headers)}
+    macros = {"": "Hex", "_IO": "Io", "_IOR": "Ior", "_IOW": "Iow", "_IOWR": "Iowr", "_IOC": "Ioc"}
+    out = []
+    out.append(f"// @generated by tools/gen_ioctls.py: every ioctl request the Linux UAPI headers\n")
+    out.append(f"// define, with the codes of {arch} (`cc {flag}`). Do not edit by hand:\n")
+    out.append(f"// run `python3 tools/gen_ioctls.py` to regenerate (HACKING.md).\n")
+    out.append(f"//! The {arch} ioctl request table (generated data; see `super::names`).\n\n")
+    out.append("use super::names::{Def, Family, Macro::*, Param::*};\n\n")
+    out.append("/// The headers the table was generated from.\n")
+    out.append(f"pub const SOURCE: &str = {rust_str(PACKAGE + ' ' + version)};\n\n")
+    out.append("/// The headers the requests are defined in, by index.\n")
+    out.append("pub static HEADERS: &[&str] = &[\n")
+    for h in headers:
+        out.append(f"    {rust_str(h)},\n")
+    out.append("];\n\n")
+    out.append("/// Every request, sorted by code and then name.\n")
+    out.append("#[rustfmt::skip]\n")
+    out.append("pub static DEFS: &[Def] = &[\n")
+    for code, name, h, mac, ty in entries:
+        out.append(
+            f"    Def::new(0x{code:08x}, {rust_str(name)}, {index[h]}, {macros[mac]}, {rust_str(ty)}),\n"
+        )
+    out.append("];\n\n")
+    out.append("/// Requests with parameters in their code (`EVIOCGNAME(len)`,\n")
+    out.append("/// `EVIOCGBIT(ev, len)`), sorted by direction and type bits, then number.\n")
+    out.append("#[rustfmt::skip]\n")
+    out.append("pub static FAMILIES: &[Family] = &[\n")
+    for key, nr, name, h, end, size, kinds, consts in fams:
+        params = []
+        for k, names in zip(kinds, consts):
+            if k == "size":
+                params.append("Size")
+            elif names:
+                params.append(f"Nr({name}_{len(params)})")
+            else:
+                params.append("Nr(&[])")
+        out.append(
+            f"    Family::new(0x{key:08x}, {rust_str(name)}, {index[h]}, 0x{nr:02x}, {end}, {size}, &[{', '.join(params)}]),\n"
+        )
+    out.append("];\n")
+    for key, nr, name, h, end, size, kinds, consts in fams:
+        for i, names in enumerate(consts):
+            if names:
+                out.append(f"\n/// The names {name}'s parameter {i + 1} takes.\n")
+                out.append("#[rustfmt::skip]\n")
+                out.append(f"#[allow(non_upper_case_globals)]\n")
+                out.append(f"static {name}_{i}: &[(u32, &str)] = &[\n")
+                for v, n in names:
+                    out.append(f"    ({v}, {rust_str(n)}),\n")
+                out.append("];\n")
+    return "".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default=None, help="directory to write the tables into")
+    args = ap.parse_args()
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out_dir = args.out or os.path.join(root, "src", "ioctl")
+    version = package_version()
+    for arch, flag, fname in [("x86_64", "-m64", "gen_x86_64.rs"), ("i386", "-m32", "gen_i386.rs")]:
+        entries, fams = generate(flag)
+        with open(os.path.join(out_dir, fname), "w") as f:
+            f.write(render(arch, flag, entries, fams, version))
+        print(f"gen_ioctls: {fname}: {len(entries)} requests", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
