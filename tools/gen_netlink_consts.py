@@ -220,11 +220,11 @@ def values():
         prog += f'    printf("%s %lld\\n", "{n}", (long long)({n}));\n'
     for rust, tag in STRUCTS:
         t = f"struct {tag}"
-        prog += f'    printf("{rust} %zu\\n", sizeof({t}));\n'
+        prog += f'    printf("struct.{rust} %zu\\n", sizeof({t}));\n'
         for f, array in struct_fields(tag):
             elem = f"((({t} *)0)->{f}" + ("[0])" if array else ")")
             whole = f"((({t} *)0)->{f})"
-            prog += (f'    printf("{rust}.{f} %zu %zu %zu\\n", offsetof({t}, {f}), '
+            prog += (f'    printf("struct.{rust}.{f} %zu %zu %zu\\n", offsetof({t}, {f}), '
                      f"sizeof{elem}, sizeof{whole} / sizeof{elem});\n")
     prog += "    return 0;\n}\n"
     with tempfile.TemporaryDirectory() as d:
@@ -235,7 +235,13 @@ def values():
         cc = os.environ.get("CC", "gcc")
         subprocess.run([cc, "-I", INCLUDE, "-o", exe, c], check=True)
         out = subprocess.run([exe], check=True, capture_output=True, text=True).stdout
-    return dict((l.split()[0], [int(x) for x in l.split()[1:]]) for l in out.splitlines())
+    found = {}
+    for line in out.splitlines():
+        key, *nums = line.split()
+        if key in found:
+            sys.exit(f"gen_netlink_consts: {key} named twice")
+        found[key] = [int(x) for x in nums]
+    return found
 
 
 def digest():
@@ -275,10 +281,10 @@ def main():
     for rust, tag in STRUCTS:
         w(f"\n/// `struct {tag}`.\n")
         w(f"pub const {rust}: Layout = Layout {{\n")
-        w(f"    size: {v[rust][0]},\n")
+        w(f"    size: {v['struct.' + rust][0]},\n")
         w("    fields: &[\n")
         for f, _ in struct_fields(tag):
-            off, size, count = v[f"{rust}.{f}"]
+            off, size, count = v[f"struct.{rust}.{f}"]
             w(f'        Field::new("{f}", {off}, {size}, {count}),\n')
         w("    ],\n")
         w("};\n")

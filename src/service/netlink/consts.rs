@@ -246,7 +246,7 @@ pub const RTA_TYPES: &[(i64, &str)] = &[
     (9, "RTA_MULTIPATH"),
     (10, "RTA_PROTOINFO"),
     (11, "RTA_FLOW"),
-    (32, "RTA_CACHEINFO"),
+    (12, "RTA_CACHEINFO"),
     (13, "RTA_SESSION"),
     (14, "RTA_MP_ALGO"),
     (15, "RTA_TABLE"),
@@ -538,7 +538,7 @@ pub const IFA_TYPES: &[(i64, &str)] = &[
     (3, "IFA_LABEL"),
     (4, "IFA_BROADCAST"),
     (5, "IFA_ANYCAST"),
-    (16, "IFA_CACHEINFO"),
+    (6, "IFA_CACHEINFO"),
     (7, "IFA_MULTICAST"),
     (8, "IFA_FLAGS"),
     (9, "IFA_RT_PRIORITY"),
@@ -581,7 +581,7 @@ pub const SK_MEMINFO: &[(i64, &str)] = &[
 /// inet_diag reply attributes (`<linux/inet_diag.h>`).
 pub const INET_DIAG_TYPES: &[(i64, &str)] = &[
     (0, "INET_DIAG_NONE"),
-    (16, "INET_DIAG_MEMINFO"),
+    (1, "INET_DIAG_MEMINFO"),
     (2, "INET_DIAG_INFO"),
     (3, "INET_DIAG_VEGASINFO"),
     (4, "INET_DIAG_CONG"),
