@@ -85,6 +85,8 @@ const FIXTURE: &[&str] = &[
     "sendmsg(3, {msg_name={sa_family=AF_NETLINK, nl_pid=0, nl_groups=0x0}, msg_namelen=12, msg_iov=[{iov_base=[{nlmsg_len=28, nlmsg_type=RTM_GETROUTE, nlmsg_flags=NLM_F_REQUEST|NLM_F_DUMP, nlmsg_seq=5, nlmsg_pid=0}, {rtm_family=AF_INET, rtm_dst_len=0, rtm_src_len=0, rtm_tos=0, rtm_table=RT_TABLE_UNSPEC, rtm_protocol=RTPROT_UNSPEC, rtm_scope=RT_SCOPE_UNIVERSE, rtm_type=RTN_UNSPEC, rtm_flags=0}], iov_len=28}], msg_iovlen=1, msg_control=NULL, msg_controllen=0, msg_flags=0}, 0) = 28",
     "recvmsg(3, {msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base=[[{nlmsg_len=60, nlmsg_type=RTM_NEWROUTE, nlmsg_flags=NLM_F_MULTI, nlmsg_seq=5, nlmsg_pid=PID1}, {rtm_family=AF_INET, rtm_dst_len=8, rtm_src_len=0, rtm_tos=0, rtm_table=RT_TABLE_LOCAL, rtm_protocol=RTPROT_KERNEL, rtm_scope=RT_SCOPE_HOST, rtm_type=RTN_LOCAL, rtm_flags=0}, [[{nla_len=8, nla_type=RTA_TABLE}, RT_TABLE_LOCAL], [{nla_len=8, nla_type=RTA_DST}, inet_addr(\"127.0.0.0\")], [{nla_len=8, nla_type=RTA_PREFSRC}, inet_addr(\"127.0.0.1\")], [{nla_len=8, nla_type=RTA_OIF}, 1]]], [{nlmsg_len=60, nlmsg_type=RTM_NEWROUTE, nlmsg_flags=NLM_F_MULTI, nlmsg_seq=5, nlmsg_pid=PID1}, {rtm_family=AF_INET, rtm_dst_len=32, rtm_src_len=0, rtm_tos=0, rtm_table=RT_TABLE_LOCAL, rtm_protocol=RTPROT_KERNEL, rtm_scope=RT_SCOPE_HOST, rtm_type=RTN_LOCAL, rtm_flags=0}, [[{nla_len=8, nla_type=RTA_TABLE}, RT_TABLE_LOCAL], [{nla_len=8, nla_type=RTA_DST}, inet_addr(\"127.0.0.1\")], [{nla_len=8, nla_type=RTA_PREFSRC}, inet_addr(\"127.0.0.1\")], [{nla_len=8, nla_type=RTA_OIF}, 1]]], [{nlmsg_len=60, nlmsg_type=RTM_NEWROUTE, nlmsg_flags=NLM_F_MULTI, nlmsg_seq=5, nlmsg_pid=PID1}, {rtm_family=AF_INET, rtm_dst_len=32, rtm_src_len=0, rtm_tos=0, rtm_table=RT_TABLE_LOCAL, rtm_protocol=RTPROT_KERNEL, rtm_scope=RT_SCOPE_LINK, rtm_type=RTN_BROADCAST, rtm_flags=0}, [[{nla_len=8, nla_type=RTA_TABLE}, RT_TABLE_LOCAL], [{nla_len=8, nla_type=RTA_DST}, inet_addr(\"127.255.255.255\")], [{nla_len=8, nla_type=RTA_PREFSRC}, inet_addr(\"127.0.0.1\")], [{nla_len=8, nla_type=RTA_OIF}, 1]]]], iov_len=16384}], msg_iovlen=1, msg_control=NULL, msg_controllen=0, msg_flags=0}, 0) = 180",
     "recvfrom(3, [{nlmsg_len=20, nlmsg_type=NLMSG_DONE, nlmsg_flags=NLM_F_MULTI, nlmsg_seq=5, nlmsg_pid=PID1}, 0], 16384, 0, NULL, NULL) = 20",
+    // Errors nested 64 KiB deep: the echo of a control message is its header.
+    "sendto(3, [{nlmsg_len=65536, nlmsg_type=NLMSG_ERROR, nlmsg_flags=0, nlmsg_seq=0, nlmsg_pid=0}, {error=0, msg={nlmsg_len=65516, nlmsg_type=NLMSG_ERROR, nlmsg_flags=0, nlmsg_seq=0, nlmsg_pid=0}}], 65536, 0, NULL, 0) = 65536",
     "close(3) = 0",
     "socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 3",
     "bind(3, {sa_family=AF_INET, sin_port=htons(40404), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = 0",
@@ -108,6 +110,49 @@ fn fixture_messages_are_decoded() {
     let run = trace(&["-s", "8"], &[name(&bin)]);
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
     assert_lines(&normalise_kernel(&run.after_marker()), FIXTURE);
+}
+
+/// `--json` renders the same primitives: messages as arrays, headers and
+/// payloads as objects, the error by name.
+#[test]
+fn json_messages() {
+    if !can_unshare() {
+        return;
+    }
+    let bin = fixture("netlink");
+    let run = trace(&["--json"], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let calls: Vec<serde_json::Value> = run
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .filter(|v: &serde_json::Value| v["type"] == "call")
+        .collect();
+    // (The dynamic loader's reads come first.)
+    let read = calls
+        .iter()
+        .find(|c| c["name"] == "read" && c["args"]["buf"].is_array())
+        .expect("read");
+    let buf = &read["args"]["buf"];
+    assert_eq!(
+        buf[0]["nlmsg_type"],
+        serde_json::json!({"value": 2, "name": "NLMSG_ERROR"})
+    );
+    assert_eq!(
+        buf[1]["error"],
+        serde_json::json!({"value": -19, "name": "-ENODEV"})
+    );
+    assert_eq!(buf[1]["msg"][1]["ifi_index"], 99);
+    let addrs = calls
+        .iter()
+        .find(|c| {
+            c["name"] == "recvfrom" && c["args"]["buf"][0][0]["nlmsg_type"]["name"] == "RTM_NEWADDR"
+        })
+        .expect("the address dump");
+    let attrs = &addrs["args"]["buf"][0][2];
+    assert_eq!(attrs[0][0]["nla_type"]["name"], "IFA_ADDRESS");
+    assert_eq!(attrs[0][1], "127.0.0.1");
+    assert_eq!(attrs[2][1], "lo");
 }
 
 /// Under the seccomp fast path the fd table does not see socket calls:

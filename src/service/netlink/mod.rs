@@ -283,7 +283,13 @@ fn put_error(p: &mut Printer, msg: Msg, b: &[u8]) {
     } else {
         align((u32_at(echo, 0) as usize).max(NLMSGHDR.size))
     };
-    let echo = &echo[..echo_len.min(echo.len())];
+    let mut echo = &echo[..echo_len.min(echo.len())];
+    if (u16_at(echo, 4) as i64) < lookup_value(NLMSG_LIMITS, "NLMSG_MIN_TYPE") {
+        // The kernel echoes requests, never control messages: an error
+        // "echoing" an error is made up, and decoding it in turn would
+        // nest as deep as the buffer is long. Its header is enough.
+        echo = &echo[..NLMSGHDR.size.min(echo.len())];
+    }
     put_struct(p, "", &NLMSGERR, b, &mut |p, f, _| {
         if f.off == err_off {
             put_errno(p, f.name, i32_at(b, err_off));
