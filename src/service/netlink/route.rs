@@ -29,7 +29,9 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
             "ifi_family" | "ifa_family" | "rtm_family" => put_family(p, f.name, n as i64),
             "ifi_type" => p.symbol(f.name, n as i64, lookup(ARPHRD_TYPES, n as i64)),
             "ifi_index" => p.int(f.name, n as i32 as i64),
-            "ifi_flags" | "ifi_change" => p.flags(f.name, n, IFF_FLAGS),
+            "ifi_flags" => p.flags(f.name, n, IFF_FLAGS),
+            // A mask of the flags to change: a number, as strace shows it.
+            "ifi_change" if n != 0 => p.hex(f.name, n),
             "ifa_flags" => p.flags(f.name, n, IFA_F_FLAGS),
             "ifa_scope" | "rtm_scope" => p.symbol(f.name, n as i64, lookup(RT_SCOPES, n as i64)),
             "rtm_table" => p.symbol(f.name, n as i64, lookup(RT_TABLES, n as i64)),
