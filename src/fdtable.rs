@@ -168,18 +168,27 @@ impl FdTable {
         {
             return known;
         }
-        let (kind, path) = self.with(fd, |info| (info.kind.clone(), info.path.clone()))?;
-        let found = match kind {
-            FdKind::Netlink(proto) => Some(proto),
-            FdKind::Socket => None,
-            _ => path
+        /// What the table says: the answer, or a socket's inode to look up.
+        enum Known {
+            Answer(Option<u16>),
+            Inode(u64),
+        }
+        let known = self.with(fd, |info| match info.kind {
+            FdKind::Netlink(proto) => Known::Answer(Some(proto)),
+            FdKind::Other => info
+                .path
                 .strip_prefix("socket:[")
                 .and_then(|s| s.strip_suffix(']'))
                 .and_then(|s| s.parse().ok())
-                .and_then(|inode| {
-                    let path = format!("/proc/{}/net/netlink", self.pid);
-                    netlink_proto_of(&std::fs::read_to_string(path).ok()?, inode)
-                }),
+                .map_or(Known::Answer(None), Known::Inode),
+            _ => Known::Answer(None),
+        })?;
+        let found = match known {
+            Known::Answer(found) => return found,
+            Known::Inode(inode) => {
+                let path = format!("/proc/{}/net/netlink", self.pid);
+                netlink_proto_of(&std::fs::read_to_string(path).ok()?, inode)
+            }
         };
         if !self.proc_only {
             self.netlink.borrow_mut().insert(fd, found);

@@ -492,7 +492,10 @@ fn put_received(p: &mut Printer, c: &CallCtx, failed: bool) {
     if failed {
         p.ptr("buf", c.args[1]);
     } else {
-        netlink::put_buf(p, c.fds, c.int(0), "buf", c.args[1], c.result as u64);
+        // With MSG_TRUNC the result is the datagram's length, which may be
+        // more than the buffer holds.
+        let got = (c.result as u64).min(c.args[2]);
+        netlink::put_buf(p, c.fds, c.int(0), "buf", c.args[1], got);
     }
     p.uint("len", c.args[2]);
     p.flags("flags", c.args[3] as u32 as u64, MSG_FLAGS);

@@ -593,32 +593,4 @@ fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn generated_layouts_match_the_framing() {
-        assert_eq!(NLMSGHDR.size, 16);
-        assert_eq!(NLATTR.size, 4);
-        assert_eq!(align(5), 8);
-        assert_eq!(lookup_value(NLMSG_LIMITS, "NLMSG_MIN_TYPE"), 16);
-    }
-
-    #[test]
-    fn flags_depend_on_the_request() {
-        let get = Msg {
-            proto: 0,
-            kind: lookup_value(RTM_TYPES, "RTM_GETLINK") as u16,
-            flags: 0x301,
-        };
-        let text = flags_text(0x301, &get.flag_table(), true);
-        assert_eq!(text, "NLM_F_REQUEST|NLM_F_DUMP");
-        let new = Msg {
-            kind: lookup_value(RTM_TYPES, "RTM_NEWADDR") as u16,
-            flags: 0x601,
-            ..get
-        };
-        let text = flags_text(0x601, &new.flag_table(), true);
-        assert_eq!(text, "NLM_F_REQUEST|NLM_F_EXCL|NLM_F_CREATE");
-    }
-}
+mod tests;
