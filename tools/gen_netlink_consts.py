@@ -85,8 +85,9 @@ def defines(header, prefix, exclude=()):
 # (Rust name, kind, names, doc). kind "values" is a (value, name) table,
 # "flags" a FlagDef table (single bits, or masks named by their value).
 TABLES = [
-    ("NETLINK_PROTOCOLS", "values", ["NETLINK_ROUTE", "NETLINK_SOCK_DIAG", "NETLINK_GENERIC"],
-     "The netlink protocols whose messages are decoded (`<linux/netlink.h>`)."),
+    ("NETLINK_PROTOCOLS", "values",
+     ["NETLINK_ROUTE", "NETLINK_SOCK_DIAG", "NETLINK_KOBJECT_UEVENT", "NETLINK_GENERIC"],
+     "The netlink protocols the decoder tells apart (`<linux/netlink.h>`)."),
     ("NLMSG_LIMITS", "values", ["NLMSG_MIN_TYPE"],
      "The first type that is not a control message."),
     ("NLMSG_TYPES", "values",

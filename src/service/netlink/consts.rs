@@ -8,10 +8,11 @@
 use super::{Field, Layout};
 use crate::format::{FlagDef, flag};
 
-/// The netlink protocols whose messages are decoded (`<linux/netlink.h>`).
+/// The netlink protocols the decoder tells apart (`<linux/netlink.h>`).
 pub const NETLINK_PROTOCOLS: &[(i64, &str)] = &[
     (0, "NETLINK_ROUTE"),
     (4, "NETLINK_SOCK_DIAG"),
+    (15, "NETLINK_KOBJECT_UEVENT"),
     (16, "NETLINK_GENERIC"),
 ];
 

@@ -88,7 +88,9 @@ pub fn put_buf(p: &mut Printer, fds: &FdTable, fd: i64, name: &str, addr: u64, l
 /// [`put_buf`] for a socket whose protocol is already known (`None`: not
 /// a netlink socket).
 pub fn put_buf_as(p: &mut Printer, proto: Option<u16>, name: &str, addr: u64, len: u64) {
-    if let Some(proto) = proto
+    // Uevents are text (`add@/devices/...`), not netlink messages.
+    let uevent = lookup_value(NETLINK_PROTOCOLS, "NETLINK_KOBJECT_UEVENT");
+    if let Some(proto) = proto.filter(|&p| p as i64 != uevent)
         && addr != 0
         && p.config().values_only < 2
         && len >= NLMSGHDR.size as u64

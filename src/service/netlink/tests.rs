@@ -46,6 +46,35 @@ fn render(b: &[u8], proto: u16, string_limit: usize, json: bool) -> String {
     String::from_utf8(buf.0.borrow().clone()).unwrap()
 }
 
+/// `b`, in this process's memory, printed as `put_buf_as` prints what a
+/// socket of `proto` carries.
+fn render_buf(b: &[u8], proto: Option<u16>) -> String {
+    let buf = Shared::default();
+    let mut out = Output::new(Box::new(buf.clone()), false, Timestamps::Off);
+    let cfg = FormatConfig::default();
+    let mut state = FormatState::default();
+    let mut mem = Memory::new(nix::unistd::Pid::this());
+    {
+        let mut p = Printer::new(&mut out, 1, &cfg, &mut state, &mut mem, Arch::X86_64);
+        p.open("", "(", Naming::Params);
+        put_buf_as(&mut p, proto, "buf", b.as_ptr() as u64, b.len() as u64);
+        p.close(")");
+    }
+    out.flush();
+    String::from_utf8(buf.0.borrow().clone()).unwrap()
+}
+
+#[test]
+fn uevents_and_other_sockets_stay_strings() {
+    let uevent = lookup_value(NETLINK_PROTOCOLS, "NETLINK_KOBJECT_UEVENT") as u16;
+    let text = b"add@/devices/virtual/net/lo\0ACTION=add\0";
+    let want = "(\"add@/devices/virtual/net/lo\\0ACTI\"..)";
+    assert_eq!(render_buf(text, Some(uevent)), want);
+    assert_eq!(render_buf(text, None), want);
+    // The same bytes on a route socket are (nonsense) messages.
+    assert!(render_buf(text, Some(0)).starts_with("([{nlmsg_len="));
+}
+
 /// A netlink header followed by `payload`, its length as given.
 fn msg(len: u32, kind: u16, flags: u16, payload: &[u8]) -> Vec<u8> {
     let mut b = Vec::new();
