@@ -1,6 +1,6 @@
 //! Netlink messages decoded: the `netlink` fixture's requests and the
 //! kernel's answers (links, an acknowledgement, an error, addresses,
-//! routes, an inet_diag dump) in a new network namespace, compared whole;
+//! routes, an inet_diag dump, the generic netlink controller) in a new network namespace, compared whole;
 //! the same with the fd table learning the sockets from /proc; real `ip
 //! addr` and `ss -tln` runs; and the generated constants checked against
 //! the headers they come from.
@@ -98,6 +98,11 @@ const FIXTURE: &[&str] = &[
     "recvfrom(4, [{nlmsg_len=144, nlmsg_type=SOCK_DIAG_BY_FAMILY, nlmsg_flags=NLM_F_MULTI, nlmsg_seq=6, nlmsg_pid=PID1}, {idiag_family=AF_INET, idiag_state=TCP_LISTEN, idiag_timer=0, idiag_retrans=0, id={idiag_sport=htons(40404), idiag_dport=htons(0), idiag_src=inet_addr(\"127.0.0.1\"), idiag_dst=inet_addr(\"0.0.0.0\"), idiag_if=0, idiag_cookie=[COOKIE]}, idiag_expires=0, idiag_rqueue=0, idiag_wqueue=5, idiag_uid=0, idiag_inode=INODE}, [[{nla_len=5, nla_type=INET_DIAG_SHUTDOWN}, 0], [{nla_len=8, nla_type=INET_DIAG_MARK}, 0], [{nla_len=12, nla_type=INET_DIAG_CGROUP_ID}, CGROUP], [{nla_len=6, nla_type=INET_DIAG_SOCKOPT}, \"R\\0\"], [{nla_len=20, nla_type=INET_DIAG_MEMINFO}, {idiag_rmem=0, idiag_wmem=0, idiag_fmem=0, idiag_tmem=0}]]], 16384, 0, NULL, NULL) = 144",
     "recvfrom(4, [{nlmsg_len=20, nlmsg_type=NLMSG_DONE, nlmsg_flags=NLM_F_MULTI, nlmsg_seq=6, nlmsg_pid=PID1}, 0], 16384, 0, NULL, NULL) = 20",
     "close(4) = 0",
+    "close(3) = 0",
+    "socket(AF_NETLINK, SOCK_RAW, NETLINK_GENERIC) = 3",
+    "bind(3, {sa_family=AF_NETLINK, nl_pid=0, nl_groups=0x0}, 12) = 0",
+    "sendto(3, [{nlmsg_len=32, nlmsg_type=GENL_ID_CTRL, nlmsg_flags=NLM_F_REQUEST, nlmsg_seq=7, nlmsg_pid=0}, {cmd=CTRL_CMD_GETFAMILY, version=1}, [{nla_len=11, nla_type=CTRL_ATTR_FAMILY_NAME}, \"nlctrl\"]], 32, 0, NULL, 0) = 32",
+    "recvfrom(3, [{nlmsg_len=136, nlmsg_type=GENL_ID_CTRL, nlmsg_flags=0, nlmsg_seq=7, nlmsg_pid=PID1}, {cmd=CTRL_CMD_NEWFAMILY, version=2}, [[{nla_len=11, nla_type=CTRL_ATTR_FAMILY_NAME}, \"nlctrl\"], [{nla_len=6, nla_type=CTRL_ATTR_FAMILY_ID}, 16], [{nla_len=8, nla_type=CTRL_ATTR_VERSION}, 2], [{nla_len=8, nla_type=CTRL_ATTR_HDRSIZE}, 0], [{nla_len=8, nla_type=CTRL_ATTR_MAXATTR}, 0], [{nla_len=44, nla_type=CTRL_ATTR_OPS}, \"\\x14\\0\\x01\\0\\x08\\0\\x01\\0\"..], [{nla_len=28, nla_type=CTRL_ATTR_MCAST_GROUPS}, \"\\x18\\0\\x01\\0\\x08\\0\\x02\\0\"..]]], 16384, 0, NULL, NULL) = 136",
     "close(3) = 0",
     "exit_group(0)",
     "Process exited normally with code 0",
