@@ -119,6 +119,20 @@ fn fixture_messages_are_decoded() {
     assert_lines(&normalise_kernel(&run.after_marker()), FIXTURE);
 }
 
+/// The same fixture built as a 32-bit program: netlink's structs have one
+/// layout for both ABIs, so the lines are the 64-bit program's (sendmsg's
+/// msghdr and the socket calls are read in the i386 layout).
+#[test]
+fn i386_messages_are_the_same() {
+    if !can_unshare() {
+        return;
+    }
+    let bin = common::fixture_m32("netlink");
+    let run = trace(&["-s", "8"], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert_lines(&normalise_kernel(&run.after_marker()), FIXTURE);
+}
+
 /// `--json` renders the same primitives: messages as arrays, headers and
 /// payloads as objects, the error by name.
 #[test]
