@@ -196,6 +196,23 @@ STRUCTS = [
 ]
 
 
+# (Rust name, C struct) of structs made of bit-fields: each field's first
+# bit and width, found by the compiler (set it to all ones, see which bits
+# of the struct changed).
+BITFIELDS = [
+    ("INET_DIAG_SOCKOPT_BITS", "inet_diag_sockopt"),
+]
+
+
+def bitfield_names(tag):
+    """Bit-field names of `struct tag`, in order."""
+    for header in HEADERS:
+        m = re.search(r"\bstruct\s+" + tag + r"\s*\{(.*?)\};", text_of(header), flags=re.S)
+        if m:
+            return re.findall(r"([A-Za-z_][A-Za-z0-9_]*)\s*:\s*\d+", m.group(1))
+    sys.exit(f"gen_netlink_consts: no struct {tag}")
+
+
 def struct_fields(tag):
     """Field names of `struct tag`, from whichever header defines it."""
     for header in HEADERS:
@@ -216,7 +233,8 @@ def values():
     """Every name's value, from the C compiler."""
     names = [n for (_, _, ns, _) in TABLES for n in ns]
     prog = "".join(f"#include <{h}>\n" for h in HEADERS)
-    prog += "#include <stdio.h>\n#include <stddef.h>\nint main(void) {\n"
+    prog += "#include <stdio.h>\n#include <stddef.h>\n#include <string.h>\n"
+    prog += "int main(void) {\n"
     for n in names:
         prog += f'    printf("%s %lld\\n", "{n}", (long long)({n}));\n'
     for rust, tag in STRUCTS:
@@ -227,6 +245,13 @@ def values():
             whole = f"((({t} *)0)->{f})"
             prog += (f'    printf("struct.{rust}.{f} %zu %zu %zu\\n", offsetof({t}, {f}), '
                      f"sizeof{elem}, sizeof{whole} / sizeof{elem});\n")
+    for rust, tag in BITFIELDS:
+        for f in bitfield_names(tag):
+            prog += (f"    {{ struct {tag} s; memset(&s, 0, sizeof(s)); s.{f} = ~s.{f};\n"
+                     f"      unsigned char *b = (unsigned char *)&s; int first = -1, n = 0;\n"
+                     f"      for (int i = 0; i < (int)sizeof(s) * 8; i++)\n"
+                     f"        if (b[i / 8] & (1 << (i % 8))) {{ if (first < 0) first = i; n++; }}\n"
+                     f'      printf("bits.{rust}.{f} %d %d\\n", first, n); }}\n')
     prog += "    return 0;\n}\n"
     with tempfile.TemporaryDirectory() as d:
         c = os.path.join(d, "v.c")
@@ -289,6 +314,13 @@ def main():
             w(f'        Field::new("{f}", {off}, {size}, {count}),\n')
         w("    ],\n")
         w("};\n")
+    for rust, tag in BITFIELDS:
+        w(f"\n/// The bit-fields of `struct {tag}`: name, first bit, width.\n")
+        w(f"pub const {rust}: &[(&str, u32, u32)] = &[\n")
+        for f in bitfield_names(tag):
+            first, width = v[f"bits.{rust}.{f}"]
+            w(f'    ("{f}", {first}, {width}),\n')
+        w("];\n")
     # rustfmt's layout, so that `cargo fmt` leaves the file as generated.
     fmt = subprocess.run(["rustfmt", "--edition", "2024"], input="".join(out),
                          check=True, capture_output=True, text=True)

@@ -906,3 +906,19 @@ pub const GENLMSGHDR: Layout = Layout {
         Field::new("reserved", 2, 2, 1),
     ],
 };
+
+/// The bit-fields of `struct inet_diag_sockopt`: name, first bit, width.
+pub const INET_DIAG_SOCKOPT_BITS: &[(&str, u32, u32)] = &[
+    ("recverr", 0, 1),
+    ("is_icsk", 1, 1),
+    ("freebind", 2, 1),
+    ("hdrincl", 3, 1),
+    ("mc_loop", 4, 1),
+    ("transparent", 5, 1),
+    ("mc_all", 6, 1),
+    ("nodefrag", 7, 1),
+    ("bind_address_no_port", 8, 1),
+    ("recverr_rfc4884", 9, 1),
+    ("defer_connect", 10, 1),
+    ("unused", 11, 5),
+];

@@ -81,6 +81,7 @@ static MSG_ATTRS: Attrs = Attrs {
         "INET_DIAG_MARK" | "INET_DIAG_CLASS_ID" => Val::U32,
         "INET_DIAG_CGROUP_ID" => Val::U64,
         "INET_DIAG_SKMEMINFO" => Val::U32s(SK_MEMINFO),
+        "INET_DIAG_SOCKOPT" => Val::Bits(INET_DIAG_SOCKOPT_BITS),
         _ => Val::Bytes,
     },
 };

@@ -463,6 +463,9 @@ enum Val {
     U32s(&'static [(i64, &'static str)]),
     /// IFLA_AF_SPEC: attributes typed by address family.
     AfSpec,
+    /// Bit-fields (name, first bit, width): the ones set, as strace
+    /// shows them: `{is_icsk=1, mc_loop=1}`.
+    Bits(&'static [(&'static str, u32, u32)]),
     /// Anything else: a string of bytes.
     Bytes,
 }
@@ -590,6 +593,18 @@ fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
             p.close("]");
         }
         Val::AfSpec => put_attrs(p, v, &route::AF_SPEC, depth + 1),
+        Val::Bits(bits) if v.len() <= 8 => {
+            let all = uint_at(v, 0, v.len());
+            p.open("", "{", Naming::Fields);
+            for &(name, first, width) in bits {
+                let mask = 1u64.checked_shl(width).map_or(u64::MAX, |m| m - 1);
+                let field = all.checked_shr(first).unwrap_or(0) & mask;
+                if field != 0 && name != "unused" {
+                    p.uint(name, field);
+                }
+            }
+            p.close("}");
+        }
         _ => put_bytes(p, "", v),
     }
 }
