@@ -153,8 +153,11 @@ TABLES = [
      "Address attributes (`<linux/if_addr.h>`)."),
     ("IFA_F_FLAGS", "flags", defines("linux/if_addr.h", "IFA_F_", exclude=("IFA_F_TEMPORARY",)),
      "Address flags, ifa_flags and IFA_FLAGS."),
-    ("SOCK_DIAG_TYPES", "values", defines("linux/sock_diag.h", "SOCK_"),
-     "sock_diag message types (`<linux/sock_diag.h>`)."),
+    ("SOCK_DIAG_TYPES", "values",
+     defines("linux/sock_diag.h", "SOCK_") + defines("linux/inet_diag.h", "TCPDIAG_")
+     + defines("linux/inet_diag.h", "DCCPDIAG_"),
+     "sock_diag message types (`<linux/sock_diag.h>`), and the older inet_diag"
+     " requests (`<linux/inet_diag.h>`)."),
     ("SK_MEMINFO", "values",
      [n for n in enum_of("linux/sock_diag.h", "SK_MEMINFO_RCVBUF") if n != "SK_MEMINFO_VARS"],
      "Indexes of INET_DIAG_SKMEMINFO's array."),
@@ -190,6 +193,7 @@ STRUCTS = [
     ("RTNL_LINK_IFMAP", "rtnl_link_ifmap"),
     ("INET_DIAG_SOCKID", "inet_diag_sockid"),
     ("INET_DIAG_REQ_V2", "inet_diag_req_v2"),
+    ("INET_DIAG_REQ", "inet_diag_req"),
     ("INET_DIAG_MSG", "inet_diag_msg"),
     ("INET_DIAG_MEMINFO", "inet_diag_meminfo"),
     ("GENLMSGHDR", "genlmsghdr"),

@@ -563,8 +563,13 @@ pub const IFA_F_FLAGS: &[FlagDef] = &[
     flag(0x800, "IFA_F_STABLE_PRIVACY"),
 ];
 
-/// sock_diag message types (`<linux/sock_diag.h>`).
-pub const SOCK_DIAG_TYPES: &[(i64, &str)] = &[(20, "SOCK_DIAG_BY_FAMILY"), (21, "SOCK_DESTROY")];
+/// sock_diag message types (`<linux/sock_diag.h>`), and the older inet_diag requests (`<linux/inet_diag.h>`).
+pub const SOCK_DIAG_TYPES: &[(i64, &str)] = &[
+    (20, "SOCK_DIAG_BY_FAMILY"),
+    (21, "SOCK_DESTROY"),
+    (18, "TCPDIAG_GETSOCK"),
+    (19, "DCCPDIAG_GETSOCK"),
+];
 
 /// Indexes of INET_DIAG_SKMEMINFO's array.
 pub const SK_MEMINFO: &[(i64, &str)] = &[
@@ -866,6 +871,20 @@ pub const INET_DIAG_REQ_V2: Layout = Layout {
         Field::new("pad", 3, 1, 1),
         Field::new("idiag_states", 4, 4, 1),
         Field::new("id", 8, 48, 1),
+    ],
+};
+
+/// `struct inet_diag_req`.
+pub const INET_DIAG_REQ: Layout = Layout {
+    size: 60,
+    fields: &[
+        Field::new("idiag_family", 0, 1, 1),
+        Field::new("idiag_src_len", 1, 1, 1),
+        Field::new("idiag_dst_len", 2, 1, 1),
+        Field::new("idiag_ext", 3, 1, 1),
+        Field::new("id", 4, 48, 1),
+        Field::new("idiag_states", 52, 4, 1),
+        Field::new("idiag_dbs", 56, 4, 1),
     ],
 };
 

@@ -19,10 +19,17 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
         return put_bytes(p, "", b);
     }
     let v6 = family == "AF_INET6";
-    let (layout, attrs) = if msg.has_flag("NLM_F_REQUEST") {
-        (&INET_DIAG_REQ_V2, &REQ_ATTRS)
-    } else {
-        (&INET_DIAG_MSG, &MSG_ATTRS)
+    // SOCK_DIAG_BY_FAMILY asks with `struct inet_diag_req_v2`, the older
+    // TCPDIAG_GETSOCK and DCCPDIAG_GETSOCK with `struct inet_diag_req`;
+    // the answers are `struct inet_diag_msg`.
+    let old = matches!(
+        msg.type_name(),
+        Some("TCPDIAG_GETSOCK" | "DCCPDIAG_GETSOCK")
+    );
+    let (layout, attrs) = match (msg.has_flag("NLM_F_REQUEST"), old) {
+        (true, false) => (&INET_DIAG_REQ_V2, &REQ_ATTRS),
+        (true, true) => (&INET_DIAG_REQ, &REQ_ATTRS),
+        (false, _) => (&INET_DIAG_MSG, &MSG_ATTRS),
     };
     if b.len() < layout.size {
         return put_bytes(p, "", b);

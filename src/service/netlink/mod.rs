@@ -187,7 +187,10 @@ impl Msg {
         let verb = name.strip_prefix("RTM_").unwrap_or("");
         let extra: &[FlagDef] = if name == "NLMSG_ERROR" {
             NLM_F_ACK_FLAGS
-        } else if verb.starts_with("GET") || name == "SOCK_DIAG_BY_FAMILY" {
+        } else if verb.starts_with("GET")
+            || name == "SOCK_DIAG_BY_FAMILY"
+            || name.ends_with("DIAG_GETSOCK")
+        {
             NLM_F_GET
         } else if verb.starts_with("NEW") {
             NLM_F_NEW

@@ -226,3 +226,22 @@ fn flags_depend_on_the_request() {
     let text = flags_text(0x601, &new.flag_table(), true);
     assert_eq!(text, "NLM_F_REQUEST|NLM_F_EXCL|NLM_F_CREATE");
 }
+
+#[test]
+fn old_inet_diag_requests_have_their_own_struct() {
+    let mut req = vec![0u8; INET_DIAG_REQ.size];
+    req[0] = 2; // AF_INET
+    let b = msg(
+        16 + req.len() as u32,
+        value(SOCK_DIAG_TYPES, "DCCPDIAG_GETSOCK"),
+        0x301,
+        &req,
+    );
+    assert_eq!(
+        render(&b, 4, 32, false),
+        "([{nlmsg_len=76, nlmsg_type=DCCPDIAG_GETSOCK, nlmsg_flags=NLM_F_REQUEST|NLM_F_DUMP, nlmsg_seq=7, nlmsg_pid=0}, \
+         {idiag_family=AF_INET, idiag_src_len=0, idiag_dst_len=0, idiag_ext=0, id={idiag_sport=htons(0), \
+         idiag_dport=htons(0), idiag_src=inet_addr(\"0.0.0.0\"), idiag_dst=inet_addr(\"0.0.0.0\"), idiag_if=0, \
+         idiag_cookie=[0, 0]}, idiag_states=0, idiag_dbs=0}])"
+    );
+}
