@@ -336,8 +336,8 @@ fn put_bytes(p: &mut Printer, name: &str, b: &[u8]) {
 
 /// Print `b` as `layout`'s fields, in order. `special` prints a field
 /// itself and returns true, or leaves it to the default (unsigned
-/// numbers, `[..]` for arrays). Padding (`__*`, `pad`, `reserved`) is not
-/// shown, as in strace; a struct longer than `b` ends with `..`.
+/// numbers, `[..]` for arrays). Padding ([`is_padding`]) is not shown, as
+/// in strace; a struct longer than `b` ends with `..`.
 fn put_struct(
     p: &mut Printer,
     name: &str,
@@ -348,7 +348,7 @@ fn put_struct(
     p.open(name, "{", Naming::Fields);
     let mut all = true;
     for f in layout.fields {
-        if f.name.starts_with("__") || f.name == "pad" || f.name == "reserved" {
+        if is_padding(f.name) {
             continue;
         }
         let Some(v) = b.get(f.off..f.off + f.size * f.count) else {
@@ -360,6 +360,17 @@ fn put_struct(
         }
     }
     p.close_struct(all);
+}
+
+/// Whether a field is padding or reserved (`__ifi_pad`, `pad`,
+/// `ndm_pad1`, `reserved`, `res1`), which strace does not show either.
+fn is_padding(name: &str) -> bool {
+    name.starts_with("__")
+        || name.contains("pad")
+        || name == "reserved"
+        || name
+            .strip_prefix("res")
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// A field by its size: a number, an array of numbers, or bytes.

@@ -1,6 +1,8 @@
 //! rtnetlink payloads (NETLINK_ROUTE): links (`struct ifinfomsg` and
-//! IFLA_* attributes), addresses (`struct ifaddrmsg`, IFA_*) and routes
-//! (`struct rtmsg`, RTA_*). Other RTM_* types show their payload as bytes.
+//! IFLA_* attributes), addresses (`struct ifaddrmsg`, IFA_*), routes
+//! (`struct rtmsg`, RTA_*), neighbours (`struct ndmsg`, NDA_*) and
+//! routing rules (`struct fib_rule_hdr`, FRA_*). Other RTM_* types show
+//! their payload as bytes.
 
 use super::consts::*;
 use super::{Attrs, Msg, Val, num, put_attrs, put_bytes, put_struct};
@@ -17,6 +19,8 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
         "LINK" => (&IFINFOMSG, &LINK_ATTRS),
         "ADDR" => (&IFADDRMSG, &ADDR_ATTRS),
         "ROUTE" => (&RTMSG, &ROUTE_ATTRS),
+        "NEIGH" => (&NDMSG, &NEIGH_ATTRS),
+        "RULE" => (&FIB_RULE_HDR, &RULE_ATTRS),
         _ => return put_bytes(p, "", b),
     };
     if b.len() < layout.size {
@@ -26,9 +30,17 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
     put_struct(p, "", layout, b, &mut |p, f, v| {
         let n = num(f, v);
         match f.name {
-            "ifi_family" | "ifa_family" | "rtm_family" => put_family(p, f.name, n as i64),
+            "ifi_family" | "ifa_family" | "rtm_family" | "ndm_family" | "family" => {
+                put_family(p, f.name, n as i64)
+            }
             "ifi_type" => p.symbol(f.name, n as i64, lookup(ARPHRD_TYPES, n as i64)),
-            "ifi_index" => p.int(f.name, n as i32 as i64),
+            "ifi_index" | "ndm_ifindex" => p.int(f.name, n as i32 as i64),
+            "ndm_state" => p.flags(f.name, n, NUD_STATES),
+            "ndm_flags" => p.flags(f.name, n, NTF_FLAGS),
+            "ndm_type" => p.symbol(f.name, n as i64, lookup(RTN_TYPES, n as i64)),
+            "table" => p.symbol(f.name, n as i64, lookup(RT_TABLES, n as i64)),
+            "action" => p.symbol(f.name, n as i64, lookup(FR_ACTIONS, n as i64)),
+            "flags" => p.flags(f.name, n, FIB_RULE_FLAGS),
             "ifi_flags" => p.flags(f.name, n, IFF_FLAGS),
             // A mask of the flags to change: a number, as strace shows it.
             "ifi_change" if n != 0 => p.hex(f.name, n),
@@ -193,5 +205,47 @@ static METRICS_ATTRS: Attrs = Attrs {
     kind: |name| match name {
         "RTAX_CC_ALGO" => Val::Str,
         _ => Val::U32,
+    },
+};
+
+/// NDA_* attributes of a neighbour message.
+static NEIGH_ATTRS: Attrs = Attrs {
+    names: NDA_TYPES,
+    kind: |name| match name {
+        "NDA_DST" => Val::Ip,
+        "NDA_LLADDR" => Val::Mac,
+        "NDA_CACHEINFO" => Val::Struct(&NDA_CACHEINFO),
+        "NDA_PROBES" | "NDA_VNI" | "NDA_IFINDEX" | "NDA_MASTER" | "NDA_SRC_VNI" | "NDA_NH_ID" => {
+            Val::U32
+        }
+        "NDA_VLAN" => Val::U16,
+        "NDA_LINK_NETNSID" => Val::I32,
+        "NDA_PROTOCOL" => Val::Enum(RTPROT),
+        "NDA_NDM_STATE_MASK" => Val::Flags(NUD_STATES),
+        "NDA_NDM_FLAGS_MASK" => Val::Flags(NTF_FLAGS),
+        _ => Val::Bytes,
+    },
+};
+
+/// FRA_* attributes of a routing rule.
+static RULE_ATTRS: Attrs = Attrs {
+    names: FRA_TYPES,
+    kind: |name| match name {
+        "FRA_DST" | "FRA_SRC" => Val::Ip,
+        "FRA_IIFNAME" | "FRA_OIFNAME" => Val::Str,
+        "FRA_GOTO"
+        | "FRA_PRIORITY"
+        | "FRA_FWMARK"
+        | "FRA_FWMASK"
+        | "FRA_FLOW"
+        | "FRA_SUPPRESS_IFGROUP"
+        | "FRA_SUPPRESS_PREFIXLEN" => Val::U32,
+        "FRA_TABLE" => Val::Enum(RT_TABLES),
+        "FRA_TUN_ID" => Val::U64,
+        "FRA_L3MDEV" | "FRA_IP_PROTO" => Val::U8,
+        "FRA_PROTOCOL" => Val::Enum(RTPROT),
+        "FRA_UID_RANGE" => Val::Struct(&FIB_RULE_UID_RANGE),
+        "FRA_SPORT_RANGE" | "FRA_DPORT_RANGE" => Val::Struct(&FIB_RULE_PORT_RANGE),
+        _ => Val::Bytes,
     },
 };

@@ -245,3 +245,27 @@ fn old_inet_diag_requests_have_their_own_struct() {
          idiag_cookie=[0, 0]}, idiag_states=0, idiag_dbs=0}])"
     );
 }
+
+#[test]
+fn a_neighbour() {
+    let mut nd = vec![0u8; NDMSG.size];
+    nd[0] = 2; // AF_INET
+    nd[4] = 1; // ndm_ifindex
+    nd[8] = 0x80; // NUD_PERMANENT
+    nd[11] = 1; // RTN_UNICAST
+    nd.extend(attr(value(NDA_TYPES, "NDA_DST"), &[127, 0, 0, 2]));
+    nd.extend(attr(value(NDA_TYPES, "NDA_LLADDR"), &[2, 0, 0, 0, 0, 1]));
+    let b = msg(
+        16 + nd.len() as u32,
+        value(RTM_TYPES, "RTM_NEWNEIGH"),
+        0x2,
+        &nd,
+    );
+    assert_eq!(
+        render(&b, 0, 32, false),
+        "([{nlmsg_len=48, nlmsg_type=RTM_NEWNEIGH, nlmsg_flags=NLM_F_MULTI, nlmsg_seq=7, nlmsg_pid=0}, \
+         {ndm_family=AF_INET, ndm_ifindex=1, ndm_state=NUD_PERMANENT, ndm_flags=0, ndm_type=RTN_UNICAST}, \
+         [[{nla_len=8, nla_type=NDA_DST}, inet_addr(\"127.0.0.2\")], \
+         [{nla_len=10, nla_type=NDA_LLADDR}, 02:00:00:00:00:01]]])"
+    );
+}
