@@ -162,6 +162,7 @@ static INET6_ATTRS: Attrs = Attrs {
     kind: |name| match name {
         "IFLA_INET6_FLAGS" | "IFLA_INET6_RA_MTU" => Val::U32,
         "IFLA_INET6_TOKEN" => Val::Ip,
+        "IFLA_INET6_CACHEINFO" => Val::Struct(&IFLA_CACHEINFO),
         "IFLA_INET6_ADDR_GEN_MODE" => Val::U8,
         _ => Val::Bytes,
     },
