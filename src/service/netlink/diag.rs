@@ -87,7 +87,12 @@ static MSG_ATTRS: Attrs = Attrs {
         "INET_DIAG_PROTOCOL" => Val::Enum(IPPROTOS),
         "INET_DIAG_MARK" | "INET_DIAG_CLASS_ID" => Val::U32,
         "INET_DIAG_CGROUP_ID" => Val::U64,
-        "INET_DIAG_SKMEMINFO" => Val::U32s(SK_MEMINFO),
+        "INET_DIAG_SKMEMINFO" => Val::Array(&super::Indexed {
+            names: SK_MEMINFO,
+            size: 4,
+            signed: false,
+            from_one: false,
+        }),
         "INET_DIAG_SOCKOPT" => Val::Bits(INET_DIAG_SOCKOPT_BITS),
         _ => Val::Bytes,
     },

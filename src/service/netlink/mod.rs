@@ -30,7 +30,7 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 
 use crate::fdtable::FdTable;
 use crate::format::{FlagDef, Naming, Printer, flags_text};
-use crate::service::raw::{i32_at, lookup, put_composed, u16_at, u32_at, uint_at};
+use crate::service::raw::{i32_at, int_at, lookup, put_composed, u16_at, u32_at, uint_at};
 use consts::*;
 
 /// One field of a generated struct layout.
@@ -473,8 +473,8 @@ enum Val {
     Nested(&'static Attrs),
     /// A struct.
     Struct(&'static Layout),
-    /// An array of u32 indexed by a table's names: `[[NAME]=0, ...]`.
-    U32s(&'static [(i64, &'static str)]),
+    /// An array of numbers indexed by a table's names: `[[NAME]=0, ...]`.
+    Array(&'static Indexed),
     /// IFLA_AF_SPEC: attributes typed by address family.
     AfSpec,
     /// Bit-fields (name, first bit, width): the ones set, as strace
@@ -482,6 +482,19 @@ enum Val {
     Bits(&'static [(&'static str, u32, u32)]),
     /// Anything else: a string of bytes.
     Bytes,
+}
+
+/// An array of numbers whose indexes have names.
+struct Indexed {
+    /// The names of the indexes.
+    names: &'static [(i64, &'static str)],
+    /// Bytes in an element (4 or 8).
+    size: usize,
+    /// Elements are signed (a devconf's -1).
+    signed: bool,
+    /// Element i is named by value i+1, shown `[NAME-1]` as strace does
+    /// (IPV4_DEVCONF_*, which count from 1).
+    from_one: bool,
 }
 
 /// An attribute set: the names of its types and how each payload shows.
@@ -595,14 +608,25 @@ fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
         }
         Val::Nested(set) => put_attrs(p, v, set, depth + 1),
         Val::Struct(layout) => put_struct(p, "", layout, v, &mut |_, _, _| false),
-        Val::U32s(names) => {
+        Val::Array(a) => {
             p.open("", "[", Naming::Fields);
-            for i in 0..v.len() / 4 {
-                let key = match lookup(names, i as i64) {
+            let limit = max_items(p);
+            for i in 0..v.len() / a.size {
+                if i == limit {
+                    p.more();
+                    break;
+                }
+                let key = i as i64 + a.from_one as i64;
+                let name = match lookup(a.names, key) {
+                    Some(n) if p.symbols() && a.from_one => format!("[{n}-1]"),
                     Some(n) if p.symbols() => format!("[{n}]"),
                     _ => format!("[{i}]"),
                 };
-                p.uint(&key, u32_at(v, i * 4) as u64);
+                if a.signed {
+                    p.int(&name, int_at(v, i * a.size, a.size));
+                } else {
+                    p.uint(&name, uint_at(v, i * a.size, a.size));
+                }
             }
             p.close("]");
         }

@@ -5,7 +5,7 @@
 //! their payload as bytes.
 
 use super::consts::*;
-use super::{Attrs, Msg, Val, num, put_attrs, put_bytes, put_struct};
+use super::{Attrs, Indexed, Msg, Val, num, put_attrs, put_bytes, put_struct};
 use crate::format::Printer;
 use crate::service::net::put_family;
 use crate::service::raw::lookup;
@@ -150,10 +150,18 @@ pub(super) static AF_SPEC: Attrs = Attrs {
     },
 };
 
-/// AF_INET's IFLA_INET_* (the devconf array shows as bytes).
+/// AF_INET's IFLA_INET_*: the device's configuration.
 static INET_ATTRS: Attrs = Attrs {
     names: IFLA_INET_TYPES,
-    kind: |_| Val::Bytes,
+    kind: |name| match name {
+        "IFLA_INET_CONF" => Val::Array(&Indexed {
+            names: IPV4_DEVCONF,
+            size: 4,
+            signed: false,
+            from_one: true,
+        }),
+        _ => Val::Bytes,
+    },
 };
 
 /// AF_INET6's IFLA_INET6_*.
@@ -163,7 +171,25 @@ static INET6_ATTRS: Attrs = Attrs {
         "IFLA_INET6_FLAGS" | "IFLA_INET6_RA_MTU" => Val::U32,
         "IFLA_INET6_TOKEN" => Val::Ip,
         "IFLA_INET6_CACHEINFO" => Val::Struct(&IFLA_CACHEINFO),
-        "IFLA_INET6_ADDR_GEN_MODE" => Val::U8,
+        "IFLA_INET6_CONF" => Val::Array(&Indexed {
+            names: DEVCONF,
+            size: 4,
+            signed: true,
+            from_one: false,
+        }),
+        "IFLA_INET6_STATS" => Val::Array(&Indexed {
+            names: IPSTATS_MIB,
+            size: 8,
+            signed: false,
+            from_one: false,
+        }),
+        "IFLA_INET6_ICMP6STATS" => Val::Array(&Indexed {
+            names: ICMP6_MIB,
+            size: 8,
+            signed: false,
+            from_one: false,
+        }),
+        "IFLA_INET6_ADDR_GEN_MODE" => Val::Enum(IN6_ADDR_GEN_MODES),
         _ => Val::Bytes,
     },
 };
