@@ -202,11 +202,10 @@ impl Msg {
         NLM_F_COMMON.iter().chain(extra).copied().collect()
     }
 
-    /// Whether a flag of this message is set, by name.
+    /// Whether a flag this type can carry is set, by name.
     fn has_flag(self, name: &str) -> bool {
         self.flag_table()
             .iter()
-            .chain(NLM_F_ACK_FLAGS)
             .any(|f| f.name == name && self.flags as u64 & f.mask == f.value)
     }
 }
