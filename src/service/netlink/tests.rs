@@ -269,3 +269,56 @@ fn a_neighbour() {
          [{nla_len=10, nla_type=NDA_LLADDR}, 02:00:00:00:00:01]]])"
     );
 }
+
+/// Print `len` bytes at `addr` of this process as a route socket's.
+fn render_at(addr: u64, len: u64) -> String {
+    let buf = Shared::default();
+    let mut out = Output::new(Box::new(buf.clone()), false, Timestamps::Off);
+    let cfg = FormatConfig::default();
+    let mut state = FormatState::default();
+    let mut mem = Memory::new(nix::unistd::Pid::this());
+    {
+        let mut p = Printer::new(&mut out, 1, &cfg, &mut state, &mut mem, Arch::X86_64);
+        p.open("", "(", Naming::Params);
+        put_buf_as(&mut p, Some(0), "buf", addr, len);
+        p.close(")");
+    }
+    out.flush();
+    String::from_utf8(buf.0.borrow().clone()).unwrap()
+}
+
+#[test]
+fn unreadable_and_partly_readable_buffers() {
+    assert_eq!(render_at(0x10, 100), "(&0x10)");
+    // Two pages, the second inaccessible; two NLMSG_DONE messages end the
+    // first, and the buffer claims 40 bytes more.
+    // SAFETY: a fresh private anonymous mapping, used only here.
+    let page = unsafe {
+        let size = 2 * 4096;
+        let p = libc::mmap(
+            std::ptr::null_mut(),
+            size,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        );
+        assert_ne!(p, libc::MAP_FAILED);
+        assert_eq!(
+            libc::mprotect(p.cast::<u8>().add(4096).cast(), 4096, libc::PROT_NONE),
+            0
+        );
+        p.cast::<u8>()
+    };
+    let done = msg(20, value(NLMSG_TYPES, "NLMSG_DONE"), 0x2, &[0, 0, 0, 0]);
+    let two = [done.clone(), done].concat();
+    // SAFETY: the 40 bytes end the mapping's readable first page.
+    unsafe { std::ptr::copy_nonoverlapping(two.as_ptr(), page.add(4096 - 40), 40) };
+    let one = "[{nlmsg_len=20, nlmsg_type=NLMSG_DONE, nlmsg_flags=NLM_F_MULTI, nlmsg_seq=7, nlmsg_pid=0}, 0]";
+    assert_eq!(
+        render_at(page as u64 + 4096 - 40, 80),
+        format!("([{one}, {one}, ..])")
+    );
+    // SAFETY: unmapping what this test mapped.
+    unsafe { libc::munmap(page.cast(), 2 * 4096) };
+}
