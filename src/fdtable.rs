@@ -24,6 +24,11 @@ pub enum FdKind {
     UserEvents,
     /// The user_events status file (mmapped by producers before 6.4).
     UserEventsStatus,
+    /// A netlink socket of this protocol (`NETLINK_ROUTE` is 0), from a
+    /// traced `socket(AF_NETLINK, ..)` or /proc/PID/net/netlink.
+    Netlink(u16),
+    /// Another socket, known from its socket or accept call.
+    Socket,
 }
 
 /// One open fd.
@@ -161,6 +166,9 @@ pub struct FdTable {
     /// Opens and closes are not all traced (the seccomp fast path stops
     /// only selected calls): ask /proc every time, never trust the table.
     pub proc_only: bool,
+    /// What [`FdTable::netlink_protocol`] found out, until the table
+    /// changes: a socket's protocol costs a read of /proc/PID/net/netlink.
+    netlink: RefCell<IntMap<i32, Option<u16>>>,
 }
 
 /// A table shared by the tasks that share their fds.
@@ -174,6 +182,7 @@ impl FdTable {
             pid,
             cache: RefCell::new(IntMap::default()),
             proc_only: false,
+            netlink: RefCell::new(IntMap::default()),
         }
     }
 
@@ -220,9 +229,62 @@ impl FdTable {
             .unwrap_or(FdKind::Other)
     }
 
+    /// The netlink protocol of `fd`, if it is a netlink socket: from the
+    /// socket call that made it, else looked up by the socket's inode in
+    /// /proc/PID/net/netlink (a socket that predates tracing or came
+    /// through SCM_RIGHTS; it is listed once bound, which its first send
+    /// does); the answer is remembered until the table changes.
+    pub fn netlink_protocol(&self, fd: i32) -> Option<u16> {
+        if !self.proc_only
+            && let Some(&known) = self.netlink.borrow().get(&fd)
+        {
+            return known;
+        }
+        /// What the table says: the answer, or a socket's inode to look up.
+        enum Known {
+            Answer(Option<u16>),
+            Inode(u64),
+        }
+        let known = self.with(fd, |info| match info.kind {
+            FdKind::Netlink(proto) => Known::Answer(Some(proto)),
+            FdKind::Other => info
+                .path
+                .strip_prefix("socket:[")
+                .and_then(|s| s.strip_suffix(']'))
+                .and_then(|s| s.parse().ok())
+                .map_or(Known::Answer(None), Known::Inode),
+            _ => Known::Answer(None),
+        })?;
+        let found = match known {
+            Known::Answer(found) => return found,
+            Known::Inode(inode) => {
+                let path = format!("/proc/{}/net/netlink", self.pid);
+                netlink_proto_of(&std::fs::read_to_string(path).ok()?, inode)
+            }
+        };
+        if !self.proc_only {
+            self.netlink.borrow_mut().insert(fd, found);
+        }
+        found
+    }
+
+    /// Record what kind of socket `fd` is (its socket call).
+    pub fn set_socket(&mut self, fd: i32, kind: FdKind) {
+        self.changed();
+        if !self.fds.contains_key(&fd)
+            && let Some(info) = self.get(fd)
+        {
+            self.fds.insert(fd, info);
+        }
+        if let Some(info) = self.fds.get_mut(&fd) {
+            info.kind = kind;
+        }
+    }
+
     /// The table changed: answers from /proc may be stale.
     fn changed(&mut self) {
         self.cache.get_mut().clear();
+        self.netlink.get_mut().clear();
     }
 
     /// Record a newly opened fd.
@@ -343,6 +405,18 @@ impl FdTable {
     }
 }
 
+/// The protocol (`Eth` column) of the socket with `inode` in the text of
+/// /proc/PID/net/netlink (columns: sk Eth Pid Groups Rmem Wmem Dump Locks
+/// Drops Inode).
+fn netlink_proto_of(table: &str, inode: u64) -> Option<u16> {
+    table.lines().skip(1).find_map(|line| {
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        (cols.len() >= 10 && cols[9].parse() == Ok(inode))
+            .then(|| cols[1].parse().ok())
+            .flatten()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -359,6 +433,37 @@ mod tests {
             kind_of("/sys/kernel/debug/tracing/user_events_data"),
             FdKind::UserEvents
         );
+    }
+
+    #[test]
+    fn netlink_sockets_of_this_process_are_found_in_proc() {
+        use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+        // SAFETY: socket(2) with constant arguments; the fd is owned below.
+        let raw = unsafe { libc::socket(libc::AF_NETLINK, libc::SOCK_RAW, 4) };
+        assert!(raw >= 0);
+        // SAFETY: `raw` is a fresh fd nothing else owns.
+        let sock = unsafe { OwnedFd::from_raw_fd(raw) };
+        // Only bound netlink sockets are listed (one that sent is bound).
+        // SAFETY: a zeroed sockaddr_nl with its family set, of its size.
+        let bound = unsafe {
+            let mut addr: libc::sockaddr_nl = std::mem::zeroed();
+            addr.nl_family = libc::AF_NETLINK as u16;
+            let len = std::mem::size_of::<libc::sockaddr_nl>() as u32;
+            libc::bind(raw, (&raw const addr).cast(), len)
+        };
+        assert_eq!(bound, 0);
+        let t = FdTable::new(std::process::id() as i32);
+        assert_eq!(t.netlink_protocol(sock.as_raw_fd()), Some(4));
+        // What a traced socket call recorded wins, and a change forgets
+        // the remembered answer.
+        let mut t = t;
+        t.set_socket(sock.as_raw_fd(), FdKind::Netlink(0));
+        assert_eq!(t.netlink_protocol(sock.as_raw_fd()), Some(0));
+        t.set_socket(sock.as_raw_fd(), FdKind::Socket);
+        assert_eq!(t.netlink_protocol(sock.as_raw_fd()), None);
+        let table = "sk Eth Pid\nffff 16 1 0 0 0 0 2 0 77\n";
+        assert_eq!(netlink_proto_of(table, 77), Some(16));
+        assert_eq!(netlink_proto_of(table, 78), None);
     }
 
     #[test]

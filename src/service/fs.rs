@@ -273,7 +273,8 @@ fn read_buf_count(p: &mut Printer, c: &CallCtx, failed: bool) {
     if failed || (c.result >= 48 && is_usbmon(c)) {
         p.ptr("buf", c.args[1]);
     } else {
-        p.buf("buf", c.args[1], c.result as u64);
+        // A netlink socket's messages decoded, other data as a string.
+        crate::service::netlink::put_buf(p, c.fds, c.int(0), "buf", c.args[1], c.result as u64);
     }
     p.uint("count", c.args[2]);
 }
@@ -324,7 +325,7 @@ fn put_write(p: &mut Printer, c: &CallCtx) {
         }
     }
     if !decoded {
-        p.buf("buf", c.args[1], c.args[2]);
+        crate::service::netlink::put_buf(p, c.fds, fd, "buf", c.args[1], c.args[2]);
     }
     p.uint("count", c.args[2]);
 }
@@ -663,16 +664,34 @@ pub fn track(
         | "perf_event_open" | "io_uring_setup" | "pidfd_getfd" | "open_tree" | "fsopen"
         | "fsmount" | "fspick" | "mq_open" | "open_by_handle_at" => track_new(fds, fd, false),
         "inotify_init1" | "epoll_create1" => track_new(fds, fd, cloexec(args[0])),
-        "eventfd2" | "signalfd4" | "timerfd_create" | "accept4" => {
-            let flags = match name {
-                "signalfd4" => args[3],
-                "accept4" => args[3],
-                _ => args[1],
+        "eventfd2" | "signalfd4" | "timerfd_create" => {
+            let flags = if name == "signalfd4" {
+                args[3]
+            } else {
+                args[1]
             };
             track_new(fds, fd, cloexec(flags));
         }
-        "socket" => track_new(fds, fd, cloexec(args[1])),
-        "accept" | "signalfd" => track_new(fds, fd, false),
+        // An accepted socket is never a netlink socket.
+        "accept4" => {
+            track_new(fds, fd, cloexec(args[3]));
+            fds.set_socket(fd, FdKind::Socket);
+        }
+        "accept" => {
+            track_new(fds, fd, false);
+            fds.set_socket(fd, FdKind::Socket);
+        }
+        "socket" => {
+            track_new(fds, fd, cloexec(args[1]));
+            // AF_NETLINK: the protocol picks the message decoder.
+            let kind = if args[0] as u32 == 16 {
+                FdKind::Netlink(args[2] as u16)
+            } else {
+                FdKind::Socket
+            };
+            fds.set_socket(fd, kind);
+        }
+        "signalfd" => track_new(fds, fd, false),
         // PIDFD_NONBLOCK is O_NONBLOCK; pidfds are always close-on-exec.
         "pidfd_open" => track_new(fds, fd, true),
         _ => {}

@@ -13,6 +13,7 @@ pub mod generic;
 pub mod mm;
 pub mod msg;
 pub mod net;
+pub mod netlink;
 pub mod numa;
 pub mod params;
 pub mod poll;

@@ -9,6 +9,7 @@ use crate::format::{Naming, Printer};
 use crate::service::generic::put_fd;
 use crate::service::h;
 use crate::service::net::{MSG_FLAGS, put_sockaddr, save_len, saved_len, ucred_fields};
+use crate::service::netlink;
 use crate::service::raw::open_returned;
 use crate::service::raw::{i32_at, int_at, open_struct_dyn, read_vec, u32_at, uint_at, word_size};
 use crate::service::sockopt::{put_level, put_optname};
@@ -21,7 +22,15 @@ const UIO_MAXIOV: u64 = 1024;
 
 /// An iovec array: `[{iov_base="hello", iov_len=5}]`; `limit` caps the
 /// bytes shown across the buffers (what a receive returned).
-fn put_iovecs(p: &mut Printer, name: &str, addr: u64, count: u64, limit: Option<u64>) {
+/// `netlink` is the socket's netlink protocol, if it is one.
+fn put_iovecs(
+    p: &mut Printer,
+    name: &str,
+    addr: u64,
+    count: u64,
+    limit: Option<u64>,
+    netlink: Option<u16>,
+) {
     let word = word_size(p.arch());
     if addr == 0 || count > UIO_MAXIOV || p.config().values_only >= 2 {
         p.ptr(name, addr);
@@ -53,7 +62,7 @@ fn put_iovecs(p: &mut Printer, name: &str, addr: u64, count: u64, limit: Option<
             }
             None => len,
         };
-        p.buf("iov_base", base, show);
+        netlink::put_buf_as(p, netlink, "iov_base", base, show);
         p.uint("iov_len", len);
         p.close("}");
     }
@@ -198,7 +207,8 @@ fn put_msghdr_fields_was(
         None => p.uint("msg_namelen", namelen),
     }
     let iovlen = uint_at(b, 3 * w, w);
-    put_iovecs(p, "msg_iov", uint_at(b, 2 * w, w), iovlen, limit);
+    let nl = netlink::protocol(c.fds, c.int(0));
+    put_iovecs(p, "msg_iov", uint_at(b, 2 * w, w), iovlen, limit, nl);
     p.uint("msg_iovlen", iovlen);
     let control = uint_at(b, 4 * w, w);
     let controllen = uint_at(b, 5 * w, w);

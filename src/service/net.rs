@@ -10,6 +10,7 @@ use crate::format::{FlagDef, Naming, Printer, flag, quote};
 use crate::kernel::Memory;
 use crate::service::generic::put_fd;
 use crate::service::h;
+use crate::service::netlink;
 use crate::service::raw::{i32_at, lookup, put_composed, put_named, read_vec, u16_at, u32_at};
 
 /// `AF_*` address families from `<linux/socket.h>`.
@@ -518,7 +519,7 @@ pub fn recvfrom_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
 /// also sendto's first four.
 pub fn send_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_fd(p, c.fds, "sockfd", c.int(0));
-    p.buf("buf", c.args[1], c.args[2]);
+    netlink::put_buf(p, c.fds, c.int(0), "buf", c.args[1], c.args[2]);
     p.uint("len", c.args[2]);
     p.flags("flags", c.args[3] as u32 as u64, MSG_FLAGS);
     CallType::Done
@@ -545,7 +546,10 @@ fn put_received(p: &mut Printer, c: &CallCtx, failed: bool) {
     if failed {
         p.ptr("buf", c.args[1]);
     } else {
-        p.buf("buf", c.args[1], c.result as u64);
+        // With MSG_TRUNC the result is the datagram's length, which may be
+        // more than the buffer holds.
+        let got = (c.result as u64).min(c.args[2]);
+        netlink::put_buf(p, c.fds, c.int(0), "buf", c.args[1], got);
     }
     p.uint("len", c.args[2]);
     p.flags("flags", c.args[3] as u32 as u64, MSG_FLAGS);

@@ -1,0 +1,650 @@
+//! Netlink messages: what a program sends to or receives from a netlink
+//! socket (sendto, sendmsg, recvfrom, recvmsg, write, read), decoded as
+//! strace shows it, which is what users of `ip` and `ss` traces expect:
+//!
+//! ```text
+//! [{nlmsg_len=40, nlmsg_type=RTM_GETLINK, nlmsg_flags=NLM_F_REQUEST|NLM_F_DUMP,
+//!   nlmsg_seq=1, nlmsg_pid=0}, {ifi_family=AF_UNSPEC, ...},
+//!  [{nla_len=8, nla_type=IFLA_EXT_MASK}, RTEXT_FILTER_VF]]
+//! ```
+//!
+//! A message with a payload is `[header, payload, attributes]`; several
+//! messages in one buffer are an array of those. Attributes are
+//! `[{nla_len, nla_type}, value]`, a list of them when there are several.
+//! Arrays (messages, attributes) are cut after `-s` elements, as strace
+//! cuts its arrays; a buffer that was not all readable ends with `..`.
+//!
+//! The fd table says which sockets are netlink sockets and their protocol;
+//! the message types, flags, attribute names and struct layouts come from
+//! `consts.rs`, generated from the kernel's headers. This module owns the
+//! message and attribute framing; `route.rs` (rtnetlink), `diag.rs`
+//! (sock_diag) and `genl.rs` (generic netlink) the payloads.
+
+#[allow(dead_code)]
+mod consts;
+mod diag;
+mod genl;
+mod route;
+
+use std::net::{Ipv4Addr, Ipv6Addr};
+
+use crate::fdtable::FdTable;
+use crate::format::{FlagDef, Naming, Printer, flags_text};
+use crate::service::raw::{i32_at, int_at, lookup, put_composed, u16_at, u32_at, uint_at};
+use consts::*;
+
+/// One field of a generated struct layout.
+pub struct Field {
+    /// Its name in the kernel header.
+    pub name: &'static str,
+    /// Byte offset.
+    pub off: usize,
+    /// Size of one element.
+    pub size: usize,
+    /// Elements (1 unless the field is an array).
+    pub count: usize,
+}
+
+impl Field {
+    /// A field at `off` of `count` elements of `size` bytes.
+    pub const fn new(name: &'static str, off: usize, size: usize, count: usize) -> Field {
+        Field {
+            name,
+            off,
+            size,
+            count,
+        }
+    }
+}
+
+/// A struct layout generated from a kernel header.
+pub struct Layout {
+    /// `sizeof` the struct.
+    pub size: usize,
+    /// Its fields in order.
+    pub fields: &'static [Field],
+}
+
+/// Most bytes of one buffer decoded; the rest shows as `..`.
+const MAX_DECODE: usize = 1 << 20;
+/// Attribute nesting decoded before the payload shows as bytes.
+const MAX_DEPTH: usize = 8;
+
+/// The netlink protocol of socket `fd`, if it is a netlink socket.
+pub fn protocol(fds: &FdTable, fd: i64) -> Option<u16> {
+    if fd < 0 || fd > i32::MAX as i64 {
+        return None;
+    }
+    fds.netlink_protocol(fd as i32)
+}
+
+/// `len` bytes at `addr` sent to or received from socket `fd`: netlink
+/// messages if it is a netlink socket, else (and if nothing could be
+/// read) the buffer as a string, as `p.buf` prints it.
+pub fn put_buf(p: &mut Printer, fds: &FdTable, fd: i64, name: &str, addr: u64, len: u64) {
+    put_buf_as(p, protocol(fds, fd), name, addr, len);
+}
+
+/// [`put_buf`] for a socket whose protocol is already known (`None`: not
+/// a netlink socket).
+pub fn put_buf_as(p: &mut Printer, proto: Option<u16>, name: &str, addr: u64, len: u64) {
+    // Uevents are text (`add@/devices/...`), not netlink messages.
+    let uevent = lookup_value(NETLINK_PROTOCOLS, "NETLINK_KOBJECT_UEVENT");
+    if let Some(proto) = proto.filter(|&p| p as i64 != uevent)
+        && addr != 0
+        && p.config().values_only < 2
+        && len >= NLMSGHDR.size as u64
+    {
+        let want = (len as usize).min(MAX_DECODE);
+        let mut b = vec![0u8; want];
+        let got = p.mem().read(addr, &mut b);
+        if got >= NLMSGHDR.size {
+            b.truncate(got);
+            put_messages(p, name, proto, &b, got < len as usize);
+            return;
+        }
+    }
+    p.buf(name, addr, len);
+}
+
+/// Elements shown in one array: `-s`, as strace bounds its arrays.
+fn max_items(p: &Printer) -> usize {
+    p.config().string_limit.max(1)
+}
+
+/// `len` rounded up to netlink's 4-byte alignment (NLMSG_ALIGN, NLA_ALIGN).
+fn align(len: usize) -> usize {
+    len.saturating_add(3) & !3
+}
+
+/// The messages in `b`; `cut` when the buffer went on beyond `b`.
+fn put_messages(p: &mut Printer, name: &str, proto: u16, b: &[u8], cut: bool) {
+    let hdr = NLMSGHDR.size;
+    // Where each message starts, and whether bytes follow the last one.
+    let mut starts = Vec::new();
+    let mut off = 0;
+    while off + hdr <= b.len() {
+        starts.push(off);
+        let len = u32_at(b, off) as usize;
+        if len < hdr {
+            // A header that does not cover itself ends the walk (the
+            // kernel's NLMSG_OK): nothing after it can be framed.
+            off = b.len();
+            break;
+        }
+        off = off.saturating_add(align(len));
+    }
+    let rest = off < b.len() || cut;
+    let many = starts.len() > 1 || rest;
+    if many {
+        p.open(name, "[", Naming::Elements);
+    }
+    let limit = max_items(p);
+    for (i, &start) in starts.iter().enumerate() {
+        if i == limit {
+            p.more();
+            break;
+        }
+        let len = (u32_at(b, start) as usize).max(hdr);
+        let end = start.saturating_add(len).min(b.len());
+        put_message(p, if many { "" } else { name }, proto, &b[start..end]);
+    }
+    if many {
+        if rest && starts.len() <= limit {
+            p.more();
+        }
+        p.close("]");
+    }
+}
+
+/// What one message's header says, for its payload's decoder.
+#[derive(Clone, Copy)]
+struct Msg {
+    proto: u16,
+    kind: u16,
+    flags: u16,
+}
+
+impl Msg {
+    /// The type's name: a control message, or the protocol's own.
+    fn type_name(self) -> Option<&'static str> {
+        let kind = self.kind as i64;
+        if kind < lookup_value(NLMSG_LIMITS, "NLMSG_MIN_TYPE") {
+            return lookup(NLMSG_TYPES, kind);
+        }
+        match lookup(NETLINK_PROTOCOLS, self.proto as i64)? {
+            "NETLINK_ROUTE" => lookup(RTM_TYPES, kind),
+            "NETLINK_SOCK_DIAG" => lookup(SOCK_DIAG_TYPES, kind),
+            "NETLINK_GENERIC" => lookup(GENL_IDS, kind),
+            _ => None,
+        }
+    }
+
+    /// The flags this type can carry: the common ones, and the bits a
+    /// GET, NEW or DELETE request (or an acknowledgement) gives a meaning.
+    fn flag_table(self) -> Vec<FlagDef> {
+        let name = self.type_name().unwrap_or("");
+        let verb = name.strip_prefix("RTM_").unwrap_or("");
+        let extra: &[FlagDef] = if name == "NLMSG_ERROR" {
+            NLM_F_ACK_FLAGS
+        } else if verb.starts_with("GET")
+            || name == "SOCK_DIAG_BY_FAMILY"
+            || name.ends_with("DIAG_GETSOCK")
+        {
+            NLM_F_GET
+        } else if verb.starts_with("NEW") {
+            NLM_F_NEW
+        } else if verb.starts_with("DEL") || name == "SOCK_DESTROY" {
+            NLM_F_DELETE
+        } else {
+            &[]
+        };
+        NLM_F_COMMON.iter().chain(extra).copied().collect()
+    }
+
+    /// Whether a flag this type can carry is set, by name.
+    fn has_flag(self, name: &str) -> bool {
+        self.flag_table()
+            .iter()
+            .any(|f| f.name == name && self.flags as u64 & f.mask == f.value)
+    }
+}
+
+/// The value of `name` in a generated table (which always has it).
+fn lookup_value(table: &[(i64, &str)], name: &str) -> i64 {
+    table
+        .iter()
+        .find(|(_, n)| *n == name)
+        .map_or(i64::MAX, |(v, _)| *v)
+}
+
+/// One message of `m.len()` bytes (less than its nlmsg_len when cut):
+/// its header alone, or `[header, payload..]`.
+fn put_message(p: &mut Printer, name: &str, proto: u16, m: &[u8]) {
+    let hdr = NLMSGHDR.size;
+    let msg = Msg {
+        proto,
+        kind: u16_at(m, 4),
+        flags: u16_at(m, 6),
+    };
+    let len = u32_at(m, 0) as usize;
+    let payload = &m[hdr.min(m.len())..];
+    let with_payload = len > hdr && !payload.is_empty();
+    if with_payload {
+        p.open(name, "[", Naming::Elements);
+        put_header(p, "", msg, m);
+        put_payload(p, msg, payload);
+        if m.len() < len {
+            p.more();
+        }
+        p.close("]");
+    } else {
+        put_header(p, name, msg, m);
+    }
+}
+
+/// `{nlmsg_len=.., nlmsg_type=.., nlmsg_flags=.., nlmsg_seq=.., nlmsg_pid=..}`.
+fn put_header(p: &mut Printer, name: &str, msg: Msg, m: &[u8]) {
+    put_struct(p, name, &NLMSGHDR, m, &mut |p, f, _| match f.name {
+        "nlmsg_type" => {
+            p.symbol(f.name, msg.kind as i64, msg.type_name());
+            true
+        }
+        "nlmsg_flags" => {
+            p.flags(f.name, msg.flags as u64, &msg.flag_table());
+            true
+        }
+        _ => false,
+    });
+}
+
+/// A message's payload by type and protocol.
+fn put_payload(p: &mut Printer, msg: Msg, b: &[u8]) {
+    match msg.type_name() {
+        Some("NLMSG_ERROR") => put_error(p, msg, b),
+        Some("NLMSG_DONE") if b.len() >= 4 => p.int("", i32_at(b, 0) as i64),
+        Some(_) | None if (msg.kind as i64) < lookup_value(NLMSG_LIMITS, "NLMSG_MIN_TYPE") => {
+            put_bytes(p, "", b)
+        }
+        _ => match lookup(NETLINK_PROTOCOLS, msg.proto as i64) {
+            Some("NETLINK_ROUTE") => route::payload(p, msg, b),
+            Some("NETLINK_SOCK_DIAG") => diag::payload(p, msg, b),
+            Some("NETLINK_GENERIC") => genl::payload(p, msg, b),
+            _ => put_bytes(p, "", b),
+        },
+    }
+}
+
+/// An NLMSG_ERROR (or acknowledgement): `{error=-ENODEV, msg=[..]}`, the
+/// request it answers echoed whole or (NLM_F_CAPPED) its header only,
+/// then the extended-ack attributes (NLM_F_ACK_TLVS).
+fn put_error(p: &mut Printer, msg: Msg, b: &[u8]) {
+    let err_off = NLMSGERR.fields.first().map_or(0, |f| f.off);
+    let echo_at = NLMSGERR.fields.get(1).map_or(4, |f| f.off);
+    let echo = b.get(echo_at..).unwrap_or(&[]);
+    let echo_len = if msg.has_flag("NLM_F_CAPPED") {
+        NLMSGHDR.size
+    } else {
+        align((u32_at(echo, 0) as usize).max(NLMSGHDR.size))
+    };
+    let mut echo = &echo[..echo_len.min(echo.len())];
+    if (u16_at(echo, 4) as i64) < lookup_value(NLMSG_LIMITS, "NLMSG_MIN_TYPE") {
+        // The kernel echoes requests, never control messages: an error
+        // "echoing" an error is made up, and decoding it in turn would
+        // nest as deep as the buffer is long. Its header is enough.
+        echo = &echo[..NLMSGHDR.size.min(echo.len())];
+    }
+    put_struct(p, "", &NLMSGERR, b, &mut |p, f, _| {
+        if f.off == err_off {
+            put_errno(p, f.name, i32_at(b, err_off));
+        } else {
+            put_message(p, f.name, msg.proto, echo);
+        }
+        true
+    });
+    let tlvs = b.get(echo_at + echo_len..).unwrap_or(&[]);
+    if msg.has_flag("NLM_F_ACK_TLVS") && !tlvs.is_empty() {
+        put_attrs(p, tlvs, &ERR_ATTRS, 0);
+    }
+}
+
+/// A negated errno as the kernel returns it: `-ENODEV`; `0` for success.
+pub fn put_errno(p: &mut Printer, name: &str, err: i32) {
+    let sym = (err < 0)
+        .then(|| crate::call::errno_name(-(err as i64)))
+        .flatten()
+        .map(|n| format!("-{n}"));
+    p.symbol(name, err as i64, sym.as_deref());
+}
+
+/// Extended-ack attributes.
+static ERR_ATTRS: Attrs = Attrs {
+    names: NLMSGERR_ATTRS,
+    kind: |name| match name {
+        "NLMSGERR_ATTR_MSG" => Val::Str,
+        "NLMSGERR_ATTR_OFFS" | "NLMSGERR_ATTR_MISS_TYPE" | "NLMSGERR_ATTR_MISS_NEST" => Val::U32,
+        _ => Val::Bytes,
+    },
+};
+
+/// Bytes shown as a string, cut at the string limit.
+fn put_bytes(p: &mut Printer, name: &str, b: &[u8]) {
+    let limit = p.config().string_limit;
+    p.string(name, &b[..b.len().min(limit)], b.len() > limit);
+}
+
+/// Print `b` as `layout`'s fields, in order. `special` prints a field
+/// itself and returns true, or leaves it to the default (unsigned
+/// numbers, `[..]` for arrays). Padding ([`is_padding`]) is not shown, as
+/// in strace; a struct longer than `b` ends with `..`.
+fn put_struct(
+    p: &mut Printer,
+    name: &str,
+    layout: &Layout,
+    b: &[u8],
+    special: &mut dyn FnMut(&mut Printer, &Field, &[u8]) -> bool,
+) {
+    p.open(name, "{", Naming::Fields);
+    let mut all = true;
+    for f in layout.fields {
+        if is_padding(f.name) {
+            continue;
+        }
+        let Some(v) = b.get(f.off..f.off + f.size * f.count) else {
+            all = false;
+            break;
+        };
+        if !special(p, f, v) {
+            put_plain(p, f, v);
+        }
+    }
+    p.close_struct(all);
+}
+
+/// Whether a field is padding or reserved (`__ifi_pad`, `pad`,
+/// `ndm_pad1`, `reserved`, `res1`), which strace does not show either.
+fn is_padding(name: &str) -> bool {
+    name.starts_with("__")
+        || name.contains("pad")
+        || name == "reserved"
+        || name
+            .strip_prefix("res")
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// A field by its size: a number, an array of numbers, or bytes.
+fn put_plain(p: &mut Printer, f: &Field, v: &[u8]) {
+    if f.size > 8 {
+        put_bytes(p, f.name, v);
+    } else if f.count == 1 {
+        p.uint(f.name, uint_at(v, 0, f.size));
+    } else {
+        p.open(f.name, "[", Naming::Elements);
+        for i in 0..f.count {
+            p.uint("", uint_at(v, i * f.size, f.size));
+        }
+        p.close("]");
+    }
+}
+
+/// A field's value as a number.
+fn num(f: &Field, v: &[u8]) -> u64 {
+    uint_at(v, 0, f.size.min(8))
+}
+
+/// An IP address of 4 or 16 bytes: `inet_addr("127.0.0.1")`,
+/// `inet_pton(AF_INET6, "::1")`; other lengths as bytes.
+fn put_ip(p: &mut Printer, name: &str, b: &[u8]) {
+    let (ip, text) = match b.len() {
+        4 => {
+            let ip = Ipv4Addr::from([b[0], b[1], b[2], b[3]]).to_string();
+            let text = format!("inet_addr(\"{ip}\")");
+            (ip, text)
+        }
+        16 => {
+            let mut raw = [0u8; 16];
+            raw.copy_from_slice(b);
+            let ip = Ipv6Addr::from(raw).to_string();
+            let text = format!("inet_pton(AF_INET6, \"{ip}\")");
+            (ip, text)
+        }
+        _ => return put_bytes(p, name, b),
+    };
+    put_composed(p, name, &text, |p| p.string(name, ip.as_bytes(), false));
+}
+
+/// A port in network order: `htons(80)`.
+fn put_port(p: &mut Printer, name: &str, be: u16) {
+    let port = u16::from_be(be);
+    put_composed(p, name, &format!("htons({port})"), |p| {
+        p.uint(name, port as u64)
+    });
+}
+
+/// A set of bits each naming a table entry by its bit number:
+/// `1<<TCP_CLOSE|1<<TCP_LISTEN`, or with `minus_one` (bit n is value
+/// n+1) `1<<(INET_DIAG_MEMINFO-1)`. In JSON the number.
+fn put_bit_names(
+    p: &mut Printer,
+    name: &str,
+    value: u64,
+    table: &[(i64, &'static str)],
+    minus_one: bool,
+) {
+    if value == 0 || !p.symbols() {
+        p.uint(name, value);
+        return;
+    }
+    let mut parts = Vec::new();
+    for bit in 0..64 {
+        if value & (1 << bit) == 0 {
+            continue;
+        }
+        let key = bit as i64 + minus_one as i64;
+        parts.push(match lookup(table, key) {
+            Some(n) if minus_one => format!("1<<({n}-1)"),
+            Some(n) => format!("1<<{n}"),
+            None => format!("1<<{bit}"),
+        });
+    }
+    put_composed(p, name, &parts.join("|"), |p| p.uint(name, value));
+}
+
+/// How an attribute's payload is shown.
+#[derive(Clone, Copy)]
+enum Val {
+    U8,
+    U16,
+    U32,
+    U64,
+    I32,
+    /// A NUL-terminated string.
+    Str,
+    /// An IPv4 or IPv6 address, by length.
+    Ip,
+    /// A hardware address: `00:00:00:00:00:00`.
+    Mac,
+    /// A flag set of the attribute's size.
+    Flags(&'static [FlagDef]),
+    /// A named value of the attribute's size.
+    Enum(&'static [(i64, &'static str)]),
+    /// Attributes of another set.
+    Nested(&'static Attrs),
+    /// A struct.
+    Struct(&'static Layout),
+    /// An array of numbers indexed by a table's names: `[[NAME]=0, ...]`.
+    Array(&'static Indexed),
+    /// IFLA_AF_SPEC: attributes typed by address family.
+    AfSpec,
+    /// Bit-fields (name, first bit, width): the ones set, as strace
+    /// shows them: `{is_icsk=1, mc_loop=1}`.
+    Bits(&'static [(&'static str, u32, u32)]),
+    /// Anything else: a string of bytes.
+    Bytes,
+}
+
+/// An array of numbers whose indexes have names.
+struct Indexed {
+    /// The names of the indexes.
+    names: &'static [(i64, &'static str)],
+    /// Bytes in an element (4 or 8).
+    size: usize,
+    /// Elements are signed (a devconf's -1).
+    signed: bool,
+    /// Element i is named by value i+1, shown `[NAME-1]` as strace does
+    /// (IPV4_DEVCONF_*, which count from 1).
+    from_one: bool,
+}
+
+/// An attribute set: the names of its types and how each payload shows.
+struct Attrs {
+    names: &'static [(i64, &'static str)],
+    kind: fn(&str) -> Val,
+}
+
+/// The attributes in `b`: one as `[{nla_len, nla_type}, value]`, several
+/// as a list of those; `depth` counts the nesting.
+fn put_attrs(p: &mut Printer, b: &[u8], set: &Attrs, depth: usize) {
+    let hdr = NLATTR.size;
+    let mut starts = Vec::new();
+    let mut off = 0;
+    while off + hdr <= b.len() {
+        starts.push(off);
+        let len = u16_at(b, off) as usize;
+        if len < hdr {
+            off = b.len();
+            break;
+        }
+        off = off.saturating_add(align(len));
+    }
+    let rest = off < b.len();
+    let many = starts.len() > 1 || rest;
+    if many {
+        p.open("", "[", Naming::Elements);
+    }
+    let limit = max_items(p);
+    for (i, &start) in starts.iter().enumerate() {
+        if i == limit {
+            p.more();
+            break;
+        }
+        let len = u16_at(b, start) as usize;
+        let end = start.saturating_add(len.max(hdr)).min(b.len());
+        put_attr(p, &b[start..end], len, set, depth);
+    }
+    if many {
+        if rest && starts.len() <= limit {
+            p.more();
+        }
+        p.close("]");
+    }
+}
+
+/// One attribute (`a` is as much of it as the buffer holds).
+fn put_attr(p: &mut Printer, a: &[u8], len: usize, set: &Attrs, depth: usize) {
+    let hdr = NLATTR.size;
+    let raw = u16_at(a, 2);
+    let flag_bits = NLA_FLAGS.iter().fold(0, |m, f| m | f.mask) as u16;
+    let kind = raw & !flag_bits;
+    let name = lookup(set.names, kind as i64);
+    let header = |p: &mut Printer| {
+        p.open("", "{", Naming::Fields);
+        p.uint("nla_len", len as u64);
+        if raw & flag_bits != 0 {
+            let rest = name.map_or_else(|| kind.to_string(), str::to_string);
+            let text = format!(
+                "{}|{rest}",
+                flags_text((raw & flag_bits) as u64, NLA_FLAGS, true)
+            );
+            p.symbol("nla_type", raw as i64, Some(&text));
+        } else {
+            p.symbol("nla_type", raw as i64, name);
+        }
+        p.close("}");
+    };
+    if len <= hdr || a.len() <= hdr {
+        header(p);
+        return;
+    }
+    p.open("", "[", Naming::Elements);
+    header(p);
+    let v = &a[hdr..];
+    let how = match name {
+        Some(n) if depth < MAX_DEPTH => (set.kind)(n),
+        _ => Val::Bytes,
+    };
+    put_value(p, v, how, depth);
+    if a.len() < len {
+        p.more();
+    }
+    p.close("]");
+}
+
+/// An attribute's payload `v` shown as `how` says, or as bytes when its
+/// size does not fit.
+fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
+    let sized = |n: usize| v.len() == n;
+    match how {
+        Val::U8 if sized(1) => p.uint("", v[0] as u64),
+        Val::U16 if sized(2) => p.uint("", u16_at(v, 0) as u64),
+        Val::U32 if sized(4) => p.uint("", u32_at(v, 0) as u64),
+        Val::U64 if sized(8) => p.uint("", uint_at(v, 0, 8)),
+        Val::I32 if sized(4) => p.int("", i32_at(v, 0) as i64),
+        Val::Str => {
+            let end = v.iter().position(|&c| c == 0).unwrap_or(v.len());
+            put_bytes(p, "", &v[..end]);
+        }
+        Val::Ip => put_ip(p, "", v),
+        Val::Mac => {
+            let text: Vec<String> = v.iter().map(|b| format!("{b:02x}")).collect();
+            let text = text.join(":");
+            put_composed(p, "", &text, |p| p.string("", text.as_bytes(), false));
+        }
+        Val::Flags(t) if matches!(v.len(), 1 | 2 | 4) => p.flags("", uint_at(v, 0, v.len()), t),
+        Val::Enum(t) if matches!(v.len(), 1 | 2 | 4) => {
+            let n = uint_at(v, 0, v.len()) as i64;
+            p.symbol("", n, lookup(t, n));
+        }
+        Val::Nested(set) => put_attrs(p, v, set, depth + 1),
+        Val::Struct(layout) => put_struct(p, "", layout, v, &mut |_, _, _| false),
+        Val::Array(a) => {
+            p.open("", "[", Naming::Fields);
+            let limit = max_items(p);
+            for i in 0..v.len() / a.size {
+                if i == limit {
+                    p.more();
+                    break;
+                }
+                let key = i as i64 + a.from_one as i64;
+                let name = match lookup(a.names, key) {
+                    Some(n) if p.symbols() && a.from_one => format!("[{n}-1]"),
+                    Some(n) if p.symbols() => format!("[{n}]"),
+                    _ => format!("[{i}]"),
+                };
+                if a.signed {
+                    p.int(&name, int_at(v, i * a.size, a.size));
+                } else {
+                    p.uint(&name, uint_at(v, i * a.size, a.size));
+                }
+            }
+            p.close("]");
+        }
+        Val::AfSpec => put_attrs(p, v, &route::AF_SPEC, depth + 1),
+        Val::Bits(bits) if v.len() <= 8 => {
+            let all = uint_at(v, 0, v.len());
+            p.open("", "{", Naming::Fields);
+            for &(name, first, width) in bits {
+                let mask = 1u64.checked_shl(width).map_or(u64::MAX, |m| m - 1);
+                let field = all.checked_shr(first).unwrap_or(0) & mask;
+                if field != 0 && name != "unused" {
+                    p.uint(name, field);
+                }
+            }
+            p.close("}");
+        }
+        _ => put_bytes(p, "", v),
+    }
+}
+
+#[cfg(test)]
+mod tests;

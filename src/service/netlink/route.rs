@@ -1,0 +1,278 @@
+//! rtnetlink payloads (NETLINK_ROUTE): links (`struct ifinfomsg` and
+//! IFLA_* attributes), addresses (`struct ifaddrmsg`, IFA_*), routes
+//! (`struct rtmsg`, RTA_*), neighbours (`struct ndmsg`, NDA_*) and
+//! routing rules (`struct fib_rule_hdr`, FRA_*). Other RTM_* types show
+//! their payload as bytes.
+
+use super::consts::*;
+use super::{Attrs, Indexed, Msg, Val, num, put_attrs, put_bytes, put_struct};
+use crate::format::Printer;
+use crate::service::net::put_family;
+use crate::service::raw::lookup;
+
+/// The payload of an RTM_* message: its struct, then its attributes.
+pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
+    let name = msg.type_name().unwrap_or("");
+    // RTM_NEWLINK, RTM_GETADDR, ...: what follows the verb picks the struct.
+    let object = name.get("RTM_NEW".len()..).unwrap_or("");
+    let (layout, attrs) = match object {
+        "LINK" => (&IFINFOMSG, &LINK_ATTRS),
+        "ADDR" => (&IFADDRMSG, &ADDR_ATTRS),
+        "ROUTE" => (&RTMSG, &ROUTE_ATTRS),
+        "NEIGH" => (&NDMSG, &NEIGH_ATTRS),
+        "RULE" => (&FIB_RULE_HDR, &RULE_ATTRS),
+        _ => return put_bytes(p, "", b),
+    };
+    if b.len() < layout.size {
+        // An old-style request with only `struct rtgenmsg` (the family).
+        return put_bytes(p, "", b);
+    }
+    put_struct(p, "", layout, b, &mut |p, f, v| {
+        let n = num(f, v);
+        match f.name {
+            "ifi_family" | "ifa_family" | "rtm_family" | "ndm_family" | "family" => {
+                put_family(p, f.name, n as i64)
+            }
+            "ifi_type" => p.symbol(f.name, n as i64, lookup(ARPHRD_TYPES, n as i64)),
+            "ifi_index" | "ndm_ifindex" => p.int(f.name, n as i32 as i64),
+            "ndm_state" => p.flags(f.name, n, NUD_STATES),
+            "ndm_flags" => p.flags(f.name, n, NTF_FLAGS),
+            "ndm_type" => p.symbol(f.name, n as i64, lookup(RTN_TYPES, n as i64)),
+            "table" => p.symbol(f.name, n as i64, lookup(RT_TABLES, n as i64)),
+            "action" => p.symbol(f.name, n as i64, lookup(FR_ACTIONS, n as i64)),
+            "flags" => p.flags(f.name, n, FIB_RULE_FLAGS),
+            "ifi_flags" => p.flags(f.name, n, IFF_FLAGS),
+            // A mask of the flags to change: a number, as strace shows it.
+            "ifi_change" if n != 0 => p.hex(f.name, n),
+            "ifa_flags" => p.flags(f.name, n, IFA_F_FLAGS),
+            "ifa_scope" | "rtm_scope" => p.symbol(f.name, n as i64, lookup(RT_SCOPES, n as i64)),
+            "rtm_table" => p.symbol(f.name, n as i64, lookup(RT_TABLES, n as i64)),
+            "rtm_protocol" => p.symbol(f.name, n as i64, lookup(RTPROT, n as i64)),
+            "rtm_type" => p.symbol(f.name, n as i64, lookup(RTN_TYPES, n as i64)),
+            "rtm_flags" => p.flags(f.name, n, RTM_F_FLAGS),
+            _ => return false,
+        }
+        true
+    });
+    let rest = b.get(super::align(layout.size)..).unwrap_or(&[]);
+    if !rest.is_empty() {
+        put_attrs(p, rest, attrs, 0);
+    }
+}
+
+/// IFLA_* attributes of a link message.
+static LINK_ATTRS: Attrs = Attrs {
+    names: IFLA_TYPES,
+    kind: |name| match name {
+        "IFLA_IFNAME"
+        | "IFLA_QDISC"
+        | "IFLA_IFALIAS"
+        | "IFLA_ALT_IFNAME"
+        | "IFLA_PHYS_PORT_NAME"
+        | "IFLA_PARENT_DEV_NAME"
+        | "IFLA_PARENT_DEV_BUS_NAME" => Val::Str,
+        "IFLA_ADDRESS" | "IFLA_BROADCAST" | "IFLA_PERM_ADDRESS" => Val::Mac,
+        "IFLA_MTU"
+        | "IFLA_LINK"
+        | "IFLA_MASTER"
+        | "IFLA_TXQLEN"
+        | "IFLA_WEIGHT"
+        | "IFLA_NET_NS_PID"
+        | "IFLA_NET_NS_FD"
+        | "IFLA_GROUP"
+        | "IFLA_PROMISCUITY"
+        | "IFLA_ALLMULTI"
+        | "IFLA_NUM_TX_QUEUES"
+        | "IFLA_NUM_RX_QUEUES"
+        | "IFLA_NUM_VF"
+        | "IFLA_GSO_MAX_SEGS"
+        | "IFLA_GSO_MAX_SIZE"
+        | "IFLA_GRO_MAX_SIZE"
+        | "IFLA_TSO_MAX_SIZE"
+        | "IFLA_TSO_MAX_SEGS"
+        | "IFLA_MIN_MTU"
+        | "IFLA_MAX_MTU"
+        | "IFLA_CARRIER_CHANGES"
+        | "IFLA_CARRIER_UP_COUNT"
+        | "IFLA_CARRIER_DOWN_COUNT"
+        | "IFLA_NEW_IFINDEX"
+        | "IFLA_EVENT"
+        | "IFLA_COST"
+        | "IFLA_PRIORITY" => Val::U32,
+        "IFLA_LINK_NETNSID" | "IFLA_IF_NETNSID" | "IFLA_NEW_NETNSID" => Val::I32,
+        "IFLA_CARRIER" | "IFLA_PROTO_DOWN" => Val::U8,
+        "IFLA_OPERSTATE" => Val::Enum(IF_OPER),
+        "IFLA_LINKMODE" => Val::Enum(IF_LINK_MODE),
+        "IFLA_EXT_MASK" => Val::Flags(RTEXT_FILTERS),
+        "IFLA_STATS" => Val::Struct(&RTNL_LINK_STATS),
+        "IFLA_STATS64" => Val::Struct(&RTNL_LINK_STATS64),
+        "IFLA_MAP" => Val::Struct(&RTNL_LINK_IFMAP),
+        "IFLA_LINKINFO" => Val::Nested(&LINKINFO_ATTRS),
+        "IFLA_XDP" => Val::Nested(&XDP_ATTRS),
+        "IFLA_PROP_LIST" => Val::Nested(&LINK_ATTRS),
+        "IFLA_AF_SPEC" => Val::AfSpec,
+        _ => Val::Bytes,
+    },
+};
+
+/// IFLA_INFO_* inside IFLA_LINKINFO.
+static LINKINFO_ATTRS: Attrs = Attrs {
+    names: IFLA_INFO_TYPES,
+    kind: |name| match name {
+        "IFLA_INFO_KIND" | "IFLA_INFO_SLAVE_KIND" => Val::Str,
+        _ => Val::Bytes,
+    },
+};
+
+/// IFLA_XDP_* inside IFLA_XDP.
+static XDP_ATTRS: Attrs = Attrs {
+    names: IFLA_XDP_TYPES,
+    kind: |name| match name {
+        "IFLA_XDP_ATTACHED" => Val::Enum(XDP_ATTACHED),
+        "IFLA_XDP_FD" | "IFLA_XDP_EXPECTED_FD" => Val::I32,
+        "IFLA_XDP_FLAGS"
+        | "IFLA_XDP_PROG_ID"
+        | "IFLA_XDP_DRV_PROG_ID"
+        | "IFLA_XDP_SKB_PROG_ID"
+        | "IFLA_XDP_HW_PROG_ID" => Val::U32,
+        _ => Val::Bytes,
+    },
+};
+
+/// IFLA_AF_SPEC: one attribute per address family, whose type is the
+/// family (`AF_INET`, `AF_INET6`).
+pub(super) static AF_SPEC: Attrs = Attrs {
+    names: crate::service::net::FAMILIES,
+    kind: |name| match name {
+        "AF_INET" => Val::Nested(&INET_ATTRS),
+        "AF_INET6" => Val::Nested(&INET6_ATTRS),
+        _ => Val::Bytes,
+    },
+};
+
+/// AF_INET's IFLA_INET_*: the device's configuration.
+static INET_ATTRS: Attrs = Attrs {
+    names: IFLA_INET_TYPES,
+    kind: |name| match name {
+        "IFLA_INET_CONF" => Val::Array(&Indexed {
+            names: IPV4_DEVCONF,
+            size: 4,
+            signed: false,
+            from_one: true,
+        }),
+        _ => Val::Bytes,
+    },
+};
+
+/// AF_INET6's IFLA_INET6_*.
+static INET6_ATTRS: Attrs = Attrs {
+    names: IFLA_INET6_TYPES,
+    kind: |name| match name {
+        "IFLA_INET6_FLAGS" | "IFLA_INET6_RA_MTU" => Val::U32,
+        "IFLA_INET6_TOKEN" => Val::Ip,
+        "IFLA_INET6_CACHEINFO" => Val::Struct(&IFLA_CACHEINFO),
+        "IFLA_INET6_CONF" => Val::Array(&Indexed {
+            names: DEVCONF,
+            size: 4,
+            signed: true,
+            from_one: false,
+        }),
+        "IFLA_INET6_STATS" => Val::Array(&Indexed {
+            names: IPSTATS_MIB,
+            size: 8,
+            signed: false,
+            from_one: false,
+        }),
+        "IFLA_INET6_ICMP6STATS" => Val::Array(&Indexed {
+            names: ICMP6_MIB,
+            size: 8,
+            signed: false,
+            from_one: false,
+        }),
+        "IFLA_INET6_ADDR_GEN_MODE" => Val::Enum(IN6_ADDR_GEN_MODES),
+        _ => Val::Bytes,
+    },
+};
+
+/// IFA_* attributes of an address message.
+static ADDR_ATTRS: Attrs = Attrs {
+    names: IFA_TYPES,
+    kind: |name| match name {
+        "IFA_ADDRESS" | "IFA_LOCAL" | "IFA_BROADCAST" | "IFA_ANYCAST" | "IFA_MULTICAST" => Val::Ip,
+        "IFA_LABEL" => Val::Str,
+        "IFA_CACHEINFO" => Val::Struct(&IFA_CACHEINFO),
+        "IFA_FLAGS" => Val::Flags(IFA_F_FLAGS),
+        "IFA_RT_PRIORITY" => Val::U32,
+        "IFA_TARGET_NETNSID" => Val::I32,
+        "IFA_PROTO" => Val::U8,
+        _ => Val::Bytes,
+    },
+};
+
+/// RTA_* attributes of a route message.
+static ROUTE_ATTRS: Attrs = Attrs {
+    names: RTA_TYPES,
+    kind: |name| match name {
+        "RTA_DST" | "RTA_SRC" | "RTA_GATEWAY" | "RTA_PREFSRC" | "RTA_NEWDST" => Val::Ip,
+        "RTA_IIF" | "RTA_OIF" | "RTA_PRIORITY" | "RTA_MARK" | "RTA_FLOW" | "RTA_UID"
+        | "RTA_NH_ID" => Val::U32,
+        "RTA_TABLE" => Val::Enum(RT_TABLES),
+        "RTA_CACHEINFO" => Val::Struct(&RTA_CACHEINFO),
+        "RTA_METRICS" => Val::Nested(&METRICS_ATTRS),
+        "RTA_PREF" | "RTA_TTL_PROPAGATE" | "RTA_IP_PROTO" => Val::U8,
+        "RTA_ENCAP_TYPE" => Val::U16,
+        "RTA_EXPIRES" => Val::U64,
+        _ => Val::Bytes,
+    },
+};
+
+/// RTAX_* inside RTA_METRICS.
+static METRICS_ATTRS: Attrs = Attrs {
+    names: RTAX_TYPES,
+    kind: |name| match name {
+        "RTAX_CC_ALGO" => Val::Str,
+        _ => Val::U32,
+    },
+};
+
+/// NDA_* attributes of a neighbour message.
+static NEIGH_ATTRS: Attrs = Attrs {
+    names: NDA_TYPES,
+    kind: |name| match name {
+        "NDA_DST" => Val::Ip,
+        "NDA_LLADDR" => Val::Mac,
+        "NDA_CACHEINFO" => Val::Struct(&NDA_CACHEINFO),
+        "NDA_PROBES" | "NDA_VNI" | "NDA_IFINDEX" | "NDA_MASTER" | "NDA_SRC_VNI" | "NDA_NH_ID" => {
+            Val::U32
+        }
+        "NDA_VLAN" => Val::U16,
+        "NDA_LINK_NETNSID" => Val::I32,
+        "NDA_PROTOCOL" => Val::Enum(RTPROT),
+        "NDA_NDM_STATE_MASK" => Val::Flags(NUD_STATES),
+        "NDA_NDM_FLAGS_MASK" => Val::Flags(NTF_FLAGS),
+        _ => Val::Bytes,
+    },
+};
+
+/// FRA_* attributes of a routing rule.
+static RULE_ATTRS: Attrs = Attrs {
+    names: FRA_TYPES,
+    kind: |name| match name {
+        "FRA_DST" | "FRA_SRC" => Val::Ip,
+        "FRA_IIFNAME" | "FRA_OIFNAME" => Val::Str,
+        "FRA_GOTO"
+        | "FRA_PRIORITY"
+        | "FRA_FWMARK"
+        | "FRA_FWMASK"
+        | "FRA_FLOW"
+        | "FRA_SUPPRESS_IFGROUP"
+        | "FRA_SUPPRESS_PREFIXLEN" => Val::U32,
+        "FRA_TABLE" => Val::Enum(RT_TABLES),
+        "FRA_TUN_ID" => Val::U64,
+        "FRA_L3MDEV" | "FRA_IP_PROTO" => Val::U8,
+        "FRA_PROTOCOL" => Val::Enum(RTPROT),
+        "FRA_UID_RANGE" => Val::Struct(&FIB_RULE_UID_RANGE),
+        "FRA_SPORT_RANGE" | "FRA_DPORT_RANGE" => Val::Struct(&FIB_RULE_PORT_RANGE),
+        _ => Val::Bytes,
+    },
+};

@@ -1,0 +1,369 @@
+#!/usr/bin/env python3
+"""Generate src/service/netlink/consts.rs from the Linux uapi headers.
+
+The netlink decoder's names and numbers (NLMSG_*, NLM_F_*, RTM_*, IFLA_*,
+IFA_*, RTA_*, INET_DIAG_*, ...) are kernel data: this program takes the
+names from the headers (an enum block, a run of #defines, or a list of
+names where the header groups them only by comment) and lets the C
+compiler give their values, so nothing is typed in by hand.
+
+    python3 tools/gen_netlink_consts.py > src/service/netlink/consts.rs
+    python3 tools/gen_netlink_consts.py --digest   # the headers' digest only
+
+The output records a digest of the headers it read, so the test that
+regenerates it (tests/netlink.rs) can tell "the file is stale" from "this
+machine has other headers".
+"""
+
+import hashlib
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+INCLUDE = os.environ.get("NETLINK_INCLUDE", "/usr/include")
+
+# Headers read, in the order the C program includes them.
+HEADERS = [
+    "linux/netlink.h",
+    "linux/rtnetlink.h",
+    "linux/if_link.h",
+    "linux/if_addr.h",
+    "linux/if.h",
+    "linux/if_arp.h",
+    "linux/neighbour.h",
+    "linux/fib_rules.h",
+    "linux/sock_diag.h",
+    "linux/inet_diag.h",
+    "linux/genetlink.h",
+    "linux/ip.h",
+    "linux/ipv6.h",
+    "linux/snmp.h",
+    # The TCP states (idiag_state) are not in the kernel's uapi; the C
+    # library's header carries the kernel's numbering.
+    "netinet/tcp.h",
+]
+
+
+def text_of(header):
+    with open(os.path.join(INCLUDE, header), encoding="utf-8") as f:
+        src = f.read()
+    src = re.sub(r"/\*.*?\*/", " ", src, flags=re.S)
+    return re.sub(r"//[^\n]*", " ", src)
+
+
+def enum_of(header, member, prefix=None):
+    """Members of the enum block in `header` that contains `member`."""
+    src = text_of(header)
+    for body in re.findall(r"\benum\b[^{;]*\{(.*?)\}", src, flags=re.S):
+        body = re.sub(r"^\s*#.*$", "", body, flags=re.M)
+        names = []
+        for item in body.split(","):
+            m = re.match(r"\s*([A-Za-z_][A-Za-z0-9_]*)", item)
+            if m:
+                names.append(m.group(1))
+        if member in names:
+            return [
+                n
+                for n in names
+                if not n.startswith("__")
+                and not n.endswith("_MAX")
+                and (prefix is None or n.startswith(prefix))
+            ]
+    sys.exit(f"gen_netlink_consts: no enum with {member} in {header}")
+
+
+def defines(header, prefix, exclude=()):
+    """#define NAME VALUE lines of `header` whose name starts with `prefix`."""
+    src = text_of(header)
+    names = []
+    for m in re.finditer(r"^\s*#\s*define\s+(" + prefix + r"[A-Za-z0-9_]*)\s+\S", src, flags=re.M):
+        name = m.group(1)
+        if name not in exclude and not name.endswith("_MAX") and name not in names:
+            names.append(name)
+    if not names:
+        sys.exit(f"gen_netlink_consts: no {prefix}* in {header}")
+    return names
+
+
+# (Rust name, kind, names, doc). kind "values" is a (value, name) table,
+# "flags" a FlagDef table (single bits, or masks named by their value).
+TABLES = [
+    ("NETLINK_PROTOCOLS", "values",
+     ["NETLINK_ROUTE", "NETLINK_SOCK_DIAG", "NETLINK_KOBJECT_UEVENT", "NETLINK_GENERIC"],
+     "The netlink protocols the decoder tells apart (`<linux/netlink.h>`)."),
+    ("NLMSG_LIMITS", "values", ["NLMSG_MIN_TYPE"],
+     "The first type that is not a control message."),
+    ("NLMSG_TYPES", "values",
+     ["NLMSG_NOOP", "NLMSG_ERROR", "NLMSG_DONE", "NLMSG_OVERRUN"],
+     "Control message types (`<linux/netlink.h>`)."),
+    ("NLM_F_COMMON", "flags",
+     ["NLM_F_REQUEST", "NLM_F_MULTI", "NLM_F_ACK", "NLM_F_ECHO",
+      "NLM_F_DUMP_INTR", "NLM_F_DUMP_FILTERED"],
+     "Flags of every message (`<linux/netlink.h>`)."),
+    ("NLM_F_GET", "flags", ["NLM_F_DUMP", "NLM_F_ROOT", "NLM_F_MATCH", "NLM_F_ATOMIC"],
+     "Flags of a GET request; NLM_F_DUMP first, as it is ROOT|MATCH."),
+    ("NLM_F_NEW", "flags", ["NLM_F_REPLACE", "NLM_F_EXCL", "NLM_F_CREATE", "NLM_F_APPEND"],
+     "Flags of a NEW request."),
+    ("NLM_F_DELETE", "flags", ["NLM_F_NONREC", "NLM_F_BULK"],
+     "Flags of a DELETE request."),
+    ("NLM_F_ACK_FLAGS", "flags", ["NLM_F_CAPPED", "NLM_F_ACK_TLVS"],
+     "Flags of an NLMSG_ERROR (acknowledgement) message."),
+    ("NLA_FLAGS", "flags", ["NLA_F_NESTED", "NLA_F_NET_BYTEORDER"],
+     "Flags in an attribute's nla_type (`<linux/netlink.h>`)."),
+    ("NLMSGERR_ATTRS", "values", enum_of("linux/netlink.h", "NLMSGERR_ATTR_MSG"),
+     "Extended-ack attributes after an NLMSG_ERROR's echoed request."),
+    ("RTM_TYPES", "values",
+     [n for n in enum_of("linux/rtnetlink.h", "RTM_NEWLINK", "RTM_") if n != "RTM_BASE"],
+     "rtnetlink message types (`<linux/rtnetlink.h>`)."),
+    ("RTN_TYPES", "values", enum_of("linux/rtnetlink.h", "RTN_UNICAST"),
+     "Route types, rtm_type."),
+    ("RTPROT", "values", defines("linux/rtnetlink.h", "RTPROT_"),
+     "Route origins, rtm_protocol."),
+    ("RT_SCOPES", "values", enum_of("linux/rtnetlink.h", "RT_SCOPE_HOST"),
+     "Scopes, rtm_scope and ifa_scope."),
+    ("RT_TABLES", "values", enum_of("linux/rtnetlink.h", "RT_TABLE_MAIN"),
+     "Routing tables, rtm_table and RTA_TABLE."),
+    ("RTM_F_FLAGS", "flags",
+     defines("linux/rtnetlink.h", "RTNH_F_") + defines("linux/rtnetlink.h", "RTM_F_"),
+     "rtm_flags: next-hop flags and route flags."),
+    ("RTA_TYPES", "values", enum_of("linux/rtnetlink.h", "RTA_DST"),
+     "Route attributes."),
+    ("RTAX_TYPES", "values", enum_of("linux/rtnetlink.h", "RTAX_MTU"),
+     "Route metrics, inside RTA_METRICS."),
+    ("RTEXT_FILTERS", "flags", defines("linux/rtnetlink.h", "RTEXT_FILTER_"),
+     "IFLA_EXT_MASK values."),
+    ("IFLA_TYPES", "values", enum_of("linux/if_link.h", "IFLA_IFNAME"),
+     "Link attributes (`<linux/if_link.h>`)."),
+    ("IFLA_INFO_TYPES", "values", enum_of("linux/if_link.h", "IFLA_INFO_KIND"),
+     "Attributes inside IFLA_LINKINFO."),
+    ("IFLA_XDP_TYPES", "values", enum_of("linux/if_link.h", "IFLA_XDP_FD"),
+     "Attributes inside IFLA_XDP."),
+    ("XDP_ATTACHED", "values", enum_of("linux/if_link.h", "XDP_ATTACHED_NONE"),
+     "IFLA_XDP_ATTACHED values."),
+    ("IFLA_INET6_TYPES", "values", enum_of("linux/if_link.h", "IFLA_INET6_FLAGS"),
+     "AF_INET6 attributes inside IFLA_AF_SPEC."),
+    ("IFLA_INET_TYPES", "values", enum_of("linux/if_link.h", "IFLA_INET_CONF"),
+     "AF_INET attributes inside IFLA_AF_SPEC."),
+    ("IN6_ADDR_GEN_MODES", "values", enum_of("linux/if_link.h", "IN6_ADDR_GEN_MODE_EUI64"),
+     "IFLA_INET6_ADDR_GEN_MODE values."),
+    ("IPV4_DEVCONF", "values", enum_of("linux/ip.h", "IPV4_DEVCONF_FORWARDING"),
+     "IFLA_INET_CONF's entries (`<linux/ip.h>`): entry i is value i+1."),
+    ("DEVCONF", "values", enum_of("linux/ipv6.h", "DEVCONF_FORWARDING"),
+     "IFLA_INET6_CONF's entries (`<linux/ipv6.h>`)."),
+    ("IPSTATS_MIB", "values", enum_of("linux/snmp.h", "IPSTATS_MIB_NUM"),
+     "IFLA_INET6_STATS's entries (`<linux/snmp.h>`)."),
+    ("ICMP6_MIB", "values", enum_of("linux/snmp.h", "ICMP6_MIB_NUM"),
+     "IFLA_INET6_ICMP6STATS's entries (`<linux/snmp.h>`)."),
+    ("IF_OPER", "values", enum_of("linux/if.h", "IF_OPER_UP"),
+     "IFLA_OPERSTATE values (`<linux/if.h>`)."),
+    ("IF_LINK_MODE", "values", enum_of("linux/if.h", "IF_LINK_MODE_DORMANT"),
+     "IFLA_LINKMODE values."),
+    ("IFF_FLAGS", "flags", enum_of("linux/if.h", "IFF_UP"),
+     "Device flags, ifi_flags and ifi_change."),
+    ("ARPHRD_TYPES", "values", defines("linux/if_arp.h", "ARPHRD_"),
+     "Hardware types, ifi_type (`<linux/if_arp.h>`)."),
+    ("IFA_TYPES", "values", enum_of("linux/if_addr.h", "IFA_ADDRESS"),
+     "Address attributes (`<linux/if_addr.h>`)."),
+    ("IFA_F_FLAGS", "flags", defines("linux/if_addr.h", "IFA_F_", exclude=("IFA_F_TEMPORARY",)),
+     "Address flags, ifa_flags and IFA_FLAGS."),
+    ("NDA_TYPES", "values", enum_of("linux/neighbour.h", "NDA_LLADDR"),
+     "Neighbour attributes (`<linux/neighbour.h>`)."),
+    ("NUD_STATES", "flags", defines("linux/neighbour.h", "NUD_"),
+     "Neighbour states, ndm_state."),
+    ("NTF_FLAGS", "flags",
+     defines("linux/neighbour.h", "NTF_", exclude=("NTF_EXT_MANAGED", "NTF_EXT_LOCKED")),
+     "Neighbour flags, ndm_flags (not the NTF_EXT_* of NDA_FLAGS_EXT)."),
+    ("FRA_TYPES", "values", enum_of("linux/fib_rules.h", "FRA_PRIORITY"),
+     "Routing rule attributes (`<linux/fib_rules.h>`)."),
+    ("FR_ACTIONS", "values", enum_of("linux/fib_rules.h", "FR_ACT_TO_TBL"),
+     "Routing rule actions."),
+    ("FIB_RULE_FLAGS", "flags",
+     defines("linux/fib_rules.h", "FIB_RULE_", exclude=("FIB_RULE_DEV_DETACHED",)),
+     "Routing rule flags."),
+    ("SOCK_DIAG_TYPES", "values",
+     defines("linux/sock_diag.h", "SOCK_") + defines("linux/inet_diag.h", "TCPDIAG_")
+     + defines("linux/inet_diag.h", "DCCPDIAG_"),
+     "sock_diag message types (`<linux/sock_diag.h>`), and the older inet_diag"
+     " requests (`<linux/inet_diag.h>`)."),
+    ("SK_MEMINFO", "values",
+     [n for n in enum_of("linux/sock_diag.h", "SK_MEMINFO_RCVBUF") if n != "SK_MEMINFO_VARS"],
+     "Indexes of INET_DIAG_SKMEMINFO's array."),
+    ("INET_DIAG_TYPES", "values", enum_of("linux/inet_diag.h", "INET_DIAG_MEMINFO"),
+     "inet_diag reply attributes (`<linux/inet_diag.h>`)."),
+    ("INET_DIAG_REQ_TYPES", "values", enum_of("linux/inet_diag.h", "INET_DIAG_REQ_BYTECODE"),
+     "inet_diag request attributes."),
+    ("TCP_STATES", "values", enum_of("netinet/tcp.h", "TCP_ESTABLISHED"),
+     "TCP states, idiag_state (`<netinet/tcp.h>`, the kernel's numbering)."),
+    ("GENL_IDS", "values", ["GENL_ID_CTRL"],
+     "Generic netlink's fixed family id (`<linux/genetlink.h>`)."),
+    ("CTRL_CMDS", "values", enum_of("linux/genetlink.h", "CTRL_CMD_GETFAMILY"),
+     "Commands of the generic netlink controller."),
+    ("CTRL_ATTRS", "values", enum_of("linux/genetlink.h", "CTRL_ATTR_FAMILY_ID"),
+     "Attributes of the generic netlink controller."),
+]
+
+
+# (Rust name, C struct): payload layouts, with every field's offset, element
+# size and element count from the compiler.
+STRUCTS = [
+    ("NLMSGHDR", "nlmsghdr"),
+    ("NLATTR", "nlattr"),
+    ("NLMSGERR", "nlmsgerr"),
+    ("IFINFOMSG", "ifinfomsg"),
+    ("IFADDRMSG", "ifaddrmsg"),
+    ("IFA_CACHEINFO", "ifa_cacheinfo"),
+    ("RTMSG", "rtmsg"),
+    ("RTA_CACHEINFO", "rta_cacheinfo"),
+    ("RTNL_LINK_STATS", "rtnl_link_stats"),
+    ("RTNL_LINK_STATS64", "rtnl_link_stats64"),
+    ("IFLA_CACHEINFO", "ifla_cacheinfo"),
+    ("RTNL_LINK_IFMAP", "rtnl_link_ifmap"),
+    ("NDMSG", "ndmsg"),
+    ("NDA_CACHEINFO", "nda_cacheinfo"),
+    ("FIB_RULE_HDR", "fib_rule_hdr"),
+    ("FIB_RULE_UID_RANGE", "fib_rule_uid_range"),
+    ("FIB_RULE_PORT_RANGE", "fib_rule_port_range"),
+    ("INET_DIAG_SOCKID", "inet_diag_sockid"),
+    ("INET_DIAG_REQ_V2", "inet_diag_req_v2"),
+    ("INET_DIAG_REQ", "inet_diag_req"),
+    ("INET_DIAG_MSG", "inet_diag_msg"),
+    ("INET_DIAG_MEMINFO", "inet_diag_meminfo"),
+    ("GENLMSGHDR", "genlmsghdr"),
+]
+
+
+# (Rust name, C struct) of structs made of bit-fields: each field's first
+# bit and width, found by the compiler (set it to all ones, see which bits
+# of the struct changed).
+BITFIELDS = [
+    ("INET_DIAG_SOCKOPT_BITS", "inet_diag_sockopt"),
+]
+
+
+def bitfield_names(tag):
+    """Bit-field names of `struct tag`, in order."""
+    for header in HEADERS:
+        m = re.search(r"\bstruct\s+" + tag + r"\s*\{(.*?)\};", text_of(header), flags=re.S)
+        if m:
+            return re.findall(r"([A-Za-z_][A-Za-z0-9_]*)\s*:\s*\d+", m.group(1))
+    sys.exit(f"gen_netlink_consts: no struct {tag}")
+
+
+def struct_fields(tag):
+    """Field names of `struct tag`, from whichever header defines it."""
+    for header in HEADERS:
+        src = text_of(header)
+        m = re.search(r"\bstruct\s+" + tag + r"\s*\{(.*?)\};", src, flags=re.S)
+        if m:
+            body = re.sub(r"^\s*#.*$", "", m.group(1), flags=re.M)
+            names = []
+            for decl in body.split(";"):
+                f = re.search(r"([A-Za-z_][A-Za-z0-9_]*)\s*(\[[^]]*\])?\s*$", decl)
+                if f:
+                    names.append((f.group(1), f.group(2) is not None))
+            return names
+    sys.exit(f"gen_netlink_consts: no struct {tag}")
+
+
+def values():
+    """Every name's value, from the C compiler."""
+    names = [n for (_, _, ns, _) in TABLES for n in ns]
+    prog = "".join(f"#include <{h}>\n" for h in HEADERS)
+    prog += "#include <stdio.h>\n#include <stddef.h>\n#include <string.h>\n"
+    prog += "int main(void) {\n"
+    for n in names:
+        prog += f'    printf("%s %lld\\n", "{n}", (long long)({n}));\n'
+    for rust, tag in STRUCTS:
+        t = f"struct {tag}"
+        prog += f'    printf("struct.{rust} %zu\\n", sizeof({t}));\n'
+        for f, array in struct_fields(tag):
+            elem = f"((({t} *)0)->{f}" + ("[0])" if array else ")")
+            whole = f"((({t} *)0)->{f})"
+            prog += (f'    printf("struct.{rust}.{f} %zu %zu %zu\\n", offsetof({t}, {f}), '
+                     f"sizeof{elem}, sizeof{whole} / sizeof{elem});\n")
+    for rust, tag in BITFIELDS:
+        for f in bitfield_names(tag):
+            prog += (f"    {{ struct {tag} s; memset(&s, 0, sizeof(s)); s.{f} = ~s.{f};\n"
+                     f"      unsigned char *b = (unsigned char *)&s; int first = -1, n = 0;\n"
+                     f"      for (int i = 0; i < (int)sizeof(s) * 8; i++)\n"
+                     f"        if (b[i / 8] & (1 << (i % 8))) {{ if (first < 0) first = i; n++; }}\n"
+                     f'      printf("bits.{rust}.{f} %d %d\\n", first, n); }}\n')
+    prog += "    return 0;\n}\n"
+    with tempfile.TemporaryDirectory() as d:
+        c = os.path.join(d, "v.c")
+        exe = os.path.join(d, "v")
+        with open(c, "w") as f:
+            f.write(prog)
+        cc = os.environ.get("CC", "gcc")
+        subprocess.run([cc, "-I", INCLUDE, "-o", exe, c], check=True)
+        out = subprocess.run([exe], check=True, capture_output=True, text=True).stdout
+    found = {}
+    for line in out.splitlines():
+        key, *nums = line.split()
+        if key in found:
+            sys.exit(f"gen_netlink_consts: {key} named twice")
+        found[key] = [int(x) for x in nums]
+    return found
+
+
+def digest():
+    h = hashlib.sha256()
+    for header in HEADERS:
+        with open(os.path.join(INCLUDE, header), "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()
+
+
+def main():
+    if sys.argv[1:] == ["--digest"]:
+        print(digest())
+        return
+    v = values()
+    out = []
+    w = out.append
+    w("//! Netlink names and numbers from the Linux uapi headers.\n")
+    w("//!\n")
+    w("//! GENERATED by tools/gen_netlink_consts.py; do not edit. Regenerate with\n")
+    w("//! `python3 tools/gen_netlink_consts.py > src/service/netlink/consts.rs`.\n")
+    w("//! Headers: " + ", ".join(HEADERS) + "\n")
+    w(f"//! headers-sha256: {digest()}\n\n")
+    w("use super::{Field, Layout};\n")
+    w("use crate::format::{FlagDef, flag};\n")
+    for rust, kind, names, doc in TABLES:
+        w(f"\n/// {doc}\n")
+        if kind == "values":
+            w(f"pub const {rust}: &[(i64, &str)] = &[\n")
+            for n in names:
+                w(f'    ({v[n][0]}, "{n}"),\n')
+        else:
+            w(f"pub const {rust}: &[FlagDef] = &[\n")
+            for n in names:
+                w(f'    flag({v[n][0]:#x}, "{n}"),\n')
+        w("];\n")
+    for rust, tag in STRUCTS:
+        w(f"\n/// `struct {tag}`.\n")
+        w(f"pub const {rust}: Layout = Layout {{\n")
+        w(f"    size: {v['struct.' + rust][0]},\n")
+        w("    fields: &[\n")
+        for f, _ in struct_fields(tag):
+            off, size, count = v[f"struct.{rust}.{f}"]
+            w(f'        Field::new("{f}", {off}, {size}, {count}),\n')
+        w("    ],\n")
+        w("};\n")
+    for rust, tag in BITFIELDS:
+        w(f"\n/// The bit-fields of `struct {tag}`: name, first bit, width.\n")
+        w(f"pub const {rust}: &[(&str, u32, u32)] = &[\n")
+        for f in bitfield_names(tag):
+            first, width = v[f"bits.{rust}.{f}"]
+            w(f'    ("{f}", {first}, {width}),\n')
+        w("];\n")
+    # rustfmt's layout, so that `cargo fmt` leaves the file as generated.
+    fmt = subprocess.run(["rustfmt", "--edition", "2024"], input="".join(out),
+                         check=True, capture_output=True, text=True)
+    sys.stdout.write(fmt.stdout)
+
+
+if __name__ == "__main__":
+    main()
