@@ -99,6 +99,9 @@ impl Engine {
         } else {
             self.is_selected(arch, nr, &name)
         };
+        if self.colo.active && entry.handler.class == CallClass::Fork {
+            self.fork_entered(pid);
+        }
         let Some(proc) = self.procs.get_mut(&pid) else {
             return;
         };
@@ -200,6 +203,10 @@ impl Engine {
         let Some(mut call) = proc.call.take() else {
             return;
         };
+        if self.colo.active && call.handler.class == CallClass::Fork {
+            self.fork_left(pid);
+        }
+        let proc = self.procs.get_mut(&pid).expect("present");
         if is_restart(rval) && call.handler.class != CallClass::Sigreturn {
             self.count(&call, rval);
             // The line stays open for the signal and the restart; the call
@@ -236,6 +243,10 @@ impl Engine {
         let interrupted_ends = call.handler.class == CallClass::Sigreturn
             && is_error(rval)
             && proc.suspended.last().is_some_and(|top| top.call.ip == ip);
+        if self.colo.active {
+            // Before printing: the line shows what the task sees.
+            self.affinity_leave(pid, &call, rval);
+        }
         self.finish(pid, &mut call, rval, End::Returned);
         self.count(&call, rval);
         if interrupted_ends {
