@@ -197,6 +197,42 @@ fn auto_mode_gives_threads_their_own_masks_while_two_are_traced() {
     assert_eq!(run.lines()[1..], expected[..], "{}", run.trace);
 }
 
+#[test]
+fn auto_mode_counts_a_parent_waiting_for_its_child_as_idle() {
+    if two_cpus().is_none() {
+        return;
+    }
+    let all = list(&my_cpus());
+    let bin = fixture("affinity");
+    let run = trace(&["--same-cpu=auto", "-f"], &[name(&bin), "fork"]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let stdout = String::from_utf8_lossy(&run.output.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 5, "{stdout}");
+    let pinned = |line: &str, when: &str| {
+        let cpu = line
+            .strip_prefix(&format!("{when}: sees {all}, runs on "))
+            .unwrap_or_else(|| panic!("{line}"));
+        assert!(
+            my_cpus().iter().any(|c| c.to_string() == cpu),
+            "not pinned: {line}"
+        );
+    };
+    pinned(lines[0], "alone");
+    // Both run: each on its own mask.
+    assert_eq!(
+        lines[1],
+        format!("child while the parent runs: sees {all}, runs on {all}")
+    );
+    assert_eq!(
+        lines[2],
+        format!("parent with a child: sees {all}, runs on {all}")
+    );
+    // The parent sleeps in wait4: the child is the only one running.
+    pinned(lines[3], "child while the parent waits");
+    pinned(lines[4], "alone again");
+}
+
 /// The `affinity wait` fixture started untraced with its own mask `own`,
 /// its stdin and stdout piped; returns it after its first report.
 fn waiting_target(own: usize, set: &str) -> (Child, BufReader<std::process::ChildStdout>) {

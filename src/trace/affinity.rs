@@ -22,8 +22,11 @@ use crate::kernel;
 pub enum SameCpu {
     /// Never: every task keeps its own mask.
     Never,
-    /// While exactly one task is traced; with more, every task runs on its
-    /// own mask, so a parallel program keeps its parallelism.
+    /// While at most one traced task runs; with more, every task runs on
+    /// its own mask, so a parallel program keeps its parallelism. A task
+    /// asleep until a child ends or execs (in a blocking wait4/waitid, a
+    /// vfork) does not count: a shell running its commands one by one
+    /// stays on one CPU.
     Auto,
     /// Always: every task on one CPU, the one given or else the one the
     /// command (rtrace) or the first attached process is on.
@@ -111,13 +114,46 @@ impl CoLocation {
     }
 }
 
+/// `WNOHANG` from `<linux/wait.h>`.
+const WNOHANG: u64 = 1;
+/// `CLONE_VFORK` from `<linux/sched.h>`.
+const CLONE_VFORK: u64 = 0x4000;
+
+/// Whether `call` keeps its task asleep until a child ends or execs, so
+/// that it runs in parallel with nothing (the automatic mode).
+pub(super) fn waits_for_child(call: &Call) -> bool {
+    match &*call.name {
+        "wait4" | "waitpid" => call.args[2] & WNOHANG == 0,
+        "waitid" => call.args[3] & WNOHANG == 0,
+        "vfork" => true,
+        "clone" => call.args[0] & CLONE_VFORK != 0,
+        _ => false,
+    }
+}
+
+impl CoLocation {
+    /// In the automatic mode, a call that may change how many tasks run
+    /// was entered or left: the engine then calls `colocation_update`.
+    pub(super) fn watches(&self, call: &Call) -> bool {
+        self.mode == SameCpu::Auto && waits_for_child(call)
+    }
+}
+
 impl Engine {
-    /// The set of traced tasks changed: co-locate or spread as the mode
-    /// says. Costs no system call unless something changes.
+    /// The set of traced tasks, or of those running, changed: co-locate or
+    /// spread as the mode says. Costs no system call unless that changes
+    /// whether tasks are co-located.
     pub(super) fn colocation_update(&mut self) {
         let want = match self.colo.mode {
             SameCpu::Never => false,
-            SameCpu::Auto => self.procs.len() == 1,
+            SameCpu::Auto => {
+                let waiting = |p: &super::Proc| {
+                    !matches!(p.life, super::Life::Newborn { .. })
+                        && p.call.as_ref().is_some_and(waits_for_child)
+                };
+                let running = self.procs.values().filter(|p| !waiting(p)).count();
+                !self.procs.is_empty() && running <= 1
+            }
             SameCpu::Always(_) => !self.procs.is_empty(),
         };
         if want {

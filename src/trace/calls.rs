@@ -126,7 +126,11 @@ impl Engine {
                 let mut call = s.call;
                 call.attempt = std::time::Instant::now();
                 call.attempt_name = (name == "restart_syscall").then_some("restart_syscall");
+                let watched = self.colo.watches(&call);
                 proc.call = Some(call);
+                if watched {
+                    self.colocation_update();
+                }
                 return;
             }
             if !top.signalled || same_site {
@@ -188,7 +192,11 @@ impl Engine {
             &mut call,
         );
         drop(fds);
+        let watched = self.colo.watches(&call);
         proc.call = Some(call);
+        if watched {
+            self.colocation_update();
+        }
     }
 
     fn leave(&mut self, pid: i32, rval: i64, ip: u64) {
@@ -214,6 +222,7 @@ impl Engine {
             let proc = self.procs.get_mut(&pid).expect("present");
             let record = self.out.take_record(pid);
             self.out.restore_record(pid, record.clone());
+            let watched = self.colo.watches(&call);
             proc.suspended.push(Suspended {
                 call,
                 record,
@@ -221,6 +230,10 @@ impl Engine {
                 handler_ran: false,
                 signalled: false,
             });
+            if watched {
+                // Out of its wait for now: it runs a signal handler.
+                self.colocation_update();
+            }
             return;
         }
         if !is_error(rval) {
@@ -248,6 +261,9 @@ impl Engine {
             self.affinity_leave(pid, &call, rval);
         }
         self.finish(pid, &mut call, rval, End::Returned);
+        if self.colo.watches(&call) {
+            self.colocation_update();
+        }
         self.count(&call, rval);
         if interrupted_ends {
             let proc = self.procs.get_mut(&pid).expect("present");
