@@ -43,6 +43,18 @@
 //! rounds, so a noisy neighbour hits all columns alike; full tracing runs 3
 //! times. Each column is a median. `BENCH_RUNS=15 cargo bench` steadies the
 //! ratios further on a busy machine.
+//!
+//! The second table (`BENCH_ONLY=unpinned` runs it alone; `BENCH_ONLY=
+//! filtered` the first) is the unpinned comparison: nothing is pinned, as
+//! users run tracers, and rtrace's `--same-cpu` modes (the default, always,
+//! never) stand against `strace -f`, full and filtered to ioctls, next to
+//! the least possible tracer on one CPU: the bare PTRACE_SYSCALL loop
+//! pinned. The workloads: getppid and pipe loops, a shell running
+//! /bin/true in a loop, and two processes computing for about a second
+//! each with a handful of calls (where one CPU for all would halve the
+//! speed). `BENCH_UNPINNED_RUNS` (default 3) and `BENCH_SCALE` (default 1)
+//! set the runs and the sizes. The figures and what was decided from them
+//! are in HACKING.md ("One CPU for the tracer and its tracees").
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -530,7 +542,10 @@ fn unpinned() {
             vec![bins[2].clone(), (400_000_000 * scale).to_string()],
         ),
     ];
-    let cpu = 0;
+    // The bare loop runs on the CPU this program is on, as `--same-cpu`
+    // takes the one rtrace starts on.
+    // SAFETY: sched_getcpu takes no arguments.
+    let cpu = usize::try_from(unsafe { libc::sched_getcpu() }).unwrap_or(0);
     let out = ["-o", "/dev/null"];
     let rt = |args: &[&str]| -> Vec<String> { strings(&[&[rtrace][..], args, &out].concat()) };
     println!("\nUnpinned: nothing pinned but the bare loop (on CPU {cpu}); median of {runs} runs");

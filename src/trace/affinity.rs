@@ -318,6 +318,14 @@ impl Engine {
     }
 }
 
+impl Drop for Engine {
+    /// However the engine ends (an early error return, a panic), no task
+    /// it pinned stays pinned.
+    fn drop(&mut self) {
+        self.spread();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
