@@ -54,7 +54,10 @@
 //! each with a handful of calls (where one CPU for all would halve the
 //! speed). `BENCH_UNPINNED_RUNS` (default 3) and `BENCH_SCALE` (default 1)
 //! set the runs and the sizes. The figures and what was decided from them
-//! are in HACKING.md ("One CPU for the tracer and its tracees").
+//! are in HACKING.md ("One CPU for the tracer and its tracees"). In the
+//! first table, `rtrace` and `rt ioctl` run rtrace's default
+//! (`--same-cpu=auto`); `rt io same` and `rt io never` are the fast path
+//! with co-location always and never.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -381,6 +384,24 @@ fn filtered() {
                     .collect(),
                 runs,
             ),
+            // The fast path with co-location always on, and off: it stops
+            // rarely, so neither may cost anything.
+            form(
+                "rt io same",
+                strings(&[&[rtrace, "-f", "-e", "trace=ioctl", "--same-cpu"][..], &out].concat()),
+                runs,
+            ),
+            form(
+                "rt io never",
+                strings(
+                    &[
+                        &[rtrace, "-f", "-e", "trace=ioctl", "--same-cpu=never"][..],
+                        &out,
+                    ]
+                    .concat(),
+                ),
+                runs,
+            ),
         ];
         if strace {
             forms.push(form(
@@ -458,24 +479,28 @@ fn filtered() {
                 ratio(median("seccomp only"), median("untraced")),
                 ratio(median("rt ioctl"), median("floor")),
                 ratio(median("rtrace"), median("strace")),
+                ratio(median("rt io same"), median("untraced")),
+                ratio(median("rt io never"), median("untraced")),
             ],
         ));
     }
     println!();
     println!(
-        "{:<14} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}",
+        "{:<14} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}",
         "ratios",
         "rt ioctl/un",
         "st ioctl/un",
         "floor/un",
         "seccomp/un",
         "rt ioctl/fl",
-        "rtrace/st"
+        "rtrace/st",
+        "io same/un",
+        "io never/un"
     );
     for (name, r) in results {
         println!(
-            "{name:<14} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}",
-            r[0], r[1], r[2], r[3], r[4], r[5]
+            "{name:<14} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}",
+            r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]
         );
     }
     println!(
@@ -538,7 +563,7 @@ fn unpinned() {
             ]),
         ),
         (
-            "parallel_2x1s".into(),
+            "parallel_2p".into(),
             vec![bins[2].clone(), (400_000_000 * scale).to_string()],
         ),
     ];
