@@ -129,6 +129,30 @@ fn a_pinned_tracee_sees_and_sets_its_own_mask() {
 }
 
 #[test]
+fn a_32_bit_tracee_sees_its_own_mask_too() {
+    let Some((c0, c1)) = two_cpus() else { return };
+    let all = my_cpus();
+    let bin = common::fixture_m32("affinity");
+    for args in [&[][..], &["-f", "--seccomp-bpf", "-e", "trace=write"]] {
+        let pin = format!("--same-cpu={c0}");
+        let run = trace(
+            &[&[pin.as_str()][..], args].concat(),
+            &[name(&bin), "get", &c1.to_string()],
+        );
+        assert_eq!(run.code(), Some(0), "{args:?}: {}", run.stderr());
+        let stdout = String::from_utf8_lossy(&run.output.stdout);
+        assert_eq!(
+            stdout.lines().collect::<Vec<_>>(),
+            [
+                format!("start: sees {}, runs on {c0}", list(&all)),
+                format!("after set: sees {c1}, runs on {c0}"),
+            ],
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
 fn never_leaves_the_mask_alone() {
     let Some((_, c1)) = two_cpus() else { return };
     let all = my_cpus();
