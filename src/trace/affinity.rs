@@ -209,6 +209,11 @@ impl Engine {
         {
             self.colo.tracer_own = Some(own);
         }
+        if self.colo.tracer_own.is_none() {
+            // rtrace may not pin itself (a seccomp policy, a cpuset
+            // without the CPU): tracees pinned without it gain nothing.
+            return;
+        }
         self.colo.active = true;
         for proc in self.procs.values_mut() {
             if proc.own_mask.is_some() || proc.unpinnable {
