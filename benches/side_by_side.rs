@@ -43,6 +43,21 @@
 //! rounds, so a noisy neighbour hits all columns alike; full tracing runs 3
 //! times. Each column is a median. `BENCH_RUNS=15 cargo bench` steadies the
 //! ratios further on a busy machine.
+//!
+//! The second table (`BENCH_ONLY=unpinned` runs it alone; `BENCH_ONLY=
+//! filtered` the first) is the unpinned comparison: nothing is pinned, as
+//! users run tracers, and rtrace's `--same-cpu` modes (the default, always,
+//! never) stand against `strace -f`, full and filtered to ioctls, next to
+//! the least possible tracer on one CPU: the bare PTRACE_SYSCALL loop
+//! pinned. The workloads: getppid and pipe loops, a shell running
+//! /bin/true in a loop, and two processes computing for about a second
+//! each with a handful of calls (where one CPU for all would halve the
+//! speed). `BENCH_UNPINNED_RUNS` (default 3) and `BENCH_SCALE` (default 1)
+//! set the runs and the sizes. The figures and what was decided from them
+//! are in HACKING.md ("One CPU for the tracer and its tracees"). In the
+//! first table, `rtrace` and `rt ioctl` run rtrace's default
+//! (`--same-cpu=auto`); `rt io same` and `rt io never` are the fast path
+//! with co-location always and never.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -130,6 +145,100 @@ int main(int argc, char **argv) {
 }
 "#;
 
+/// The unpinned comparison's workloads: `NAME N` makes N calls (or runs N
+/// rounds); `parallel2` is two processes each computing for about a second
+/// with a handful of calls, where one CPU for everything would halve the
+/// speed.
+const UNPINNED_WORKLOADS: &[(&str, &str)] = &[
+    (
+        "getppid_n",
+        r#"#include <stdlib.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+int main(int argc, char **argv) {
+    int n = argc > 1 ? atoi(argv[1]) : 1;
+    for (int i = 0; i < n; i++) syscall(SYS_getppid);
+    return 0;
+}
+"#,
+    ),
+    (
+        "pipe_rw_n",
+        r#"#include <stdlib.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    int n = argc > 1 ? atoi(argv[1]) : 1, p[2]; char c = 'x';
+    if (pipe(p)) return 1;
+    for (int i = 0; i < n; i++) { write(p[1], &c, 1); read(p[0], &c, 1); }
+    return 0;
+}
+"#,
+    ),
+    (
+        "parallel2",
+        r#"#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/wait.h>
+/* A fixed amount of work (not a fixed time), so a slowed run shows. */
+static uint64_t work(uint64_t n) {
+    volatile uint64_t sink; uint64_t x = n;
+    for (uint64_t i = 0; i < n; i++) x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    sink = x; return sink;
+}
+int main(int argc, char **argv) {
+    uint64_t n = argc > 1 ? strtoull(argv[1], 0, 10) : 1;
+    pid_t child = fork();
+    if (child < 0) return 1;
+    work(n);
+    if (child == 0) _exit(0);
+    int status;
+    return waitpid(child, &status, 0) == child && WIFEXITED(status) ? 0 : 1;
+}
+"#,
+    ),
+];
+
+/// `bare command...`: the least possible tracer that sees every call:
+/// PTRACE_SYSCALL at every stop, following every fork, reading nothing.
+const BARE: &str = r#"#define _GNU_SOURCE
+#include <signal.h>
+#include <unistd.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+int main(int argc, char **argv) {
+    if (argc < 2) return 2;
+    int go[2];
+    if (pipe(go)) return 1;
+    pid_t child = fork();
+    if (child == 0) {
+        char c;
+        close(go[1]);
+        if (read(go[0], &c, 1) < 0) _exit(126);
+        execvp(argv[1], argv + 1);
+        _exit(127);
+    }
+    if (ptrace(PTRACE_SEIZE, child, 0, PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK |
+               PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_EXITKILL))
+        return 1;
+    if (ptrace(PTRACE_INTERRUPT, child, 0, 0)) return 1;
+    close(go[1]);
+    int status, code = 1;
+    for (;;) {
+        pid_t pid = waitpid(-1, &status, __WALL);
+        if (pid < 0) break;
+        if (WIFEXITED(status) || WIFSIGNALED(status)) {
+            if (pid == child) code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+            continue;
+        }
+        int sig = WSTOPSIG(status);
+        if (status >> 16 || sig == (SIGTRAP | 0x80) || sig == SIGTRAP) sig = 0;
+        ptrace(PTRACE_SYSCALL, pid, 0, sig);
+    }
+    return code;
+}
+"#;
+
 fn build(dir: &Path, name: &str, source: &str) -> PathBuf {
     let src = dir.join(format!("{name}.c"));
     let bin = dir.join(name);
@@ -145,10 +254,25 @@ fn build(dir: &Path, name: &str, source: &str) -> PathBuf {
     bin
 }
 
-/// One wall time of `argv`, or None if it cannot run or fails.
-fn time_once(argv: &[String]) -> Option<Duration> {
+/// One wall time of `argv`, or None if it cannot run or fails; with `pin`,
+/// it runs on that CPU alone (its children too).
+fn time_once(argv: &[String], pin: Option<usize>) -> Option<Duration> {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = Command::new(&argv[0]);
+    if let Some(cpu) = pin {
+        // SAFETY: sched_setaffinity is async-signal-safe and reads only
+        // the local set.
+        unsafe {
+            cmd.pre_exec(move || {
+                let mut set: libc::cpu_set_t = std::mem::zeroed();
+                libc::CPU_SET(cpu, &mut set);
+                libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+                Ok(())
+            });
+        }
+    }
     let start = Instant::now();
-    let status = Command::new(&argv[0])
+    let status = cmd
         .args(&argv[1..])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -173,6 +297,8 @@ struct Form {
     runs: usize,
     times: Vec<Duration>,
     failed: bool,
+    /// Run on this CPU alone.
+    pin: Option<usize>,
 }
 
 impl Form {
@@ -191,6 +317,19 @@ fn strings(v: &[&str]) -> Vec<String> {
 }
 
 fn main() {
+    // BENCH_ONLY=filtered or =unpinned runs one of the two tables.
+    let only = std::env::var("BENCH_ONLY").unwrap_or_default();
+    if only != "unpinned" {
+        filtered();
+    }
+    if only != "filtered" {
+        unpinned();
+    }
+}
+
+/// The first table: filtered and full tracing against strace and the
+/// floor (see the top of the file).
+fn filtered() {
     let rtrace = env!("CARGO_BIN_EXE_rtrace");
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bench");
     std::fs::create_dir_all(&dir).unwrap();
@@ -227,6 +366,7 @@ fn main() {
         runs,
         times: Vec::new(),
         failed: false,
+        pin: None,
     };
     let mut header = format!("{:<14}", "workload");
     let mut results = Vec::new();
@@ -242,6 +382,24 @@ fn main() {
                     .iter()
                     .map(|s| s.to_string())
                     .collect(),
+                runs,
+            ),
+            // The fast path with co-location always on, and off: it stops
+            // rarely, so neither may cost anything.
+            form(
+                "rt io same",
+                strings(&[&[rtrace, "-f", "-e", "trace=ioctl", "--same-cpu"][..], &out].concat()),
+                runs,
+            ),
+            form(
+                "rt io never",
+                strings(
+                    &[
+                        &[rtrace, "-f", "-e", "trace=ioctl", "--same-cpu=never"][..],
+                        &out,
+                    ]
+                    .concat(),
+                ),
                 runs,
             ),
         ];
@@ -285,7 +443,7 @@ fn main() {
         for round in 0..runs.max(FULL_RUNS) {
             for f in forms.iter_mut().filter(|f| round < f.runs && !f.failed) {
                 let argv: Vec<String> = f.prefix.iter().chain(cmd).cloned().collect();
-                match time_once(&argv) {
+                match time_once(&argv, f.pin) {
                     Some(t) => f.times.push(t),
                     None => f.failed = true,
                 }
@@ -321,24 +479,28 @@ fn main() {
                 ratio(median("seccomp only"), median("untraced")),
                 ratio(median("rt ioctl"), median("floor")),
                 ratio(median("rtrace"), median("strace")),
+                ratio(median("rt io same"), median("untraced")),
+                ratio(median("rt io never"), median("untraced")),
             ],
         ));
     }
     println!();
     println!(
-        "{:<14} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}",
+        "{:<14} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}",
         "ratios",
         "rt ioctl/un",
         "st ioctl/un",
         "floor/un",
         "seccomp/un",
         "rt ioctl/fl",
-        "rtrace/st"
+        "rtrace/st",
+        "io same/un",
+        "io never/un"
     );
     for (name, r) in results {
         println!(
-            "{name:<14} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}",
-            r[0], r[1], r[2], r[3], r[4], r[5]
+            "{name:<14} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}",
+            r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]
         );
     }
     println!(
@@ -352,4 +514,174 @@ fn ratio(a: Option<Duration>, b: Option<Duration>) -> String {
         (Some(a), Some(b)) if !b.is_zero() => format!("{:.2}x", a.as_secs_f64() / b.as_secs_f64()),
         _ => "-".into(),
     }
+}
+
+/// Runs of each form in the unpinned comparison (`BENCH_UNPINNED_RUNS`).
+const UNPINNED_RUNS: usize = 3;
+
+/// The second table: nothing pinned (as users run it), rtrace's
+/// `--same-cpu` modes against `strace -f`, full and filtered, with the
+/// least possible tracer on one CPU (the bare loop, pinned) for the limit.
+fn unpinned() {
+    let rtrace = env!("CARGO_BIN_EXE_rtrace");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bench");
+    std::fs::create_dir_all(&dir).unwrap();
+    let env_num = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or(default)
+    };
+    let runs = env_num("BENCH_UNPINNED_RUNS", UNPINNED_RUNS as u64) as usize;
+    // The sizes: BENCH_SCALE=2 doubles every workload.
+    let scale = env_num("BENCH_SCALE", 1);
+    let strace = have("strace");
+    let bare = build(&dir, "bare", BARE).display().to_string();
+    let bins: Vec<String> = UNPINNED_WORKLOADS
+        .iter()
+        .map(|(name, src)| build(&dir, name, src).display().to_string())
+        .collect();
+    let workloads: Vec<(String, Vec<String>)> = vec![
+        (
+            format!("getppid_{}k", 100 * scale),
+            vec![bins[0].clone(), (100_000 * scale).to_string()],
+        ),
+        (
+            format!("pipe_rw_{}k", 25 * scale),
+            vec![bins[1].clone(), (25_000 * scale).to_string()],
+        ),
+        (
+            format!("sh_fork_{}", 100 * scale),
+            strings(&[
+                "sh",
+                "-c",
+                &format!(
+                    "i=0; while [ $i -lt {} ]; do /bin/true; i=$((i+1)); done",
+                    100 * scale
+                ),
+            ]),
+        ),
+        (
+            "parallel_2p".into(),
+            vec![bins[2].clone(), (400_000_000 * scale).to_string()],
+        ),
+    ];
+    // The bare loop runs on the CPU this program is on, as `--same-cpu`
+    // takes the one rtrace starts on.
+    // SAFETY: sched_getcpu takes no arguments.
+    let cpu = usize::try_from(unsafe { libc::sched_getcpu() }).unwrap_or(0);
+    let out = ["-o", "/dev/null"];
+    let rt = |args: &[&str]| -> Vec<String> { strings(&[&[rtrace][..], args, &out].concat()) };
+    println!("\nUnpinned: nothing pinned but the bare loop (on CPU {cpu}); median of {runs} runs");
+    let labels = [
+        "untraced",
+        "strace",
+        "rtrace",
+        "same-cpu",
+        "never",
+        "bare pin",
+        "rt ioctl",
+        "ioctl same",
+        "ioctl never",
+    ];
+    let mut header = format!("{:<14}", "workload");
+    for l in labels {
+        header += &format!(" {l:>11}");
+    }
+    println!("{header}");
+    let mut results = Vec::new();
+    for (name, cmd) in &workloads {
+        let mut forms: Vec<Form> = [
+            (labels[0], vec![]),
+            (labels[1], strings(&[&["strace", "-f"][..], &out].concat())),
+            (labels[2], rt(&["-f"])),
+            (labels[3], rt(&["-f", "--same-cpu"])),
+            (labels[4], rt(&["-f", "--same-cpu=never"])),
+            (labels[5], vec![bare.clone()]),
+            (labels[6], rt(&["-f", "-e", "trace=ioctl"])),
+            (labels[7], rt(&["-f", "-e", "trace=ioctl", "--same-cpu"])),
+            (
+                labels[8],
+                rt(&["-f", "-e", "trace=ioctl", "--same-cpu=never"]),
+            ),
+        ]
+        .into_iter()
+        .map(|(label, prefix)| Form {
+            label,
+            prefix,
+            runs,
+            times: Vec::new(),
+            failed: label == "strace" && !strace,
+            pin: (label == "bare pin").then_some(cpu),
+        })
+        .collect();
+        for _ in 0..runs {
+            for f in forms.iter_mut().filter(|f| !f.failed) {
+                let argv: Vec<String> = f.prefix.iter().chain(cmd).cloned().collect();
+                match time_once(&argv, f.pin) {
+                    Some(t) => f.times.push(t),
+                    None => f.failed = true,
+                }
+            }
+        }
+        let mut line = format!("{name:<14}");
+        for f in &forms {
+            line += &format!(
+                " {:>11}",
+                f.median()
+                    .map_or("-".into(), |d| format!("{:.3}", d.as_secs_f64()))
+            );
+        }
+        println!("{line}");
+        let median = |label: &str| {
+            forms
+                .iter()
+                .find(|f| f.label == label)
+                .and_then(Form::median)
+        };
+        results.push((
+            name.clone(),
+            [
+                ratio(median("rtrace"), median("strace")),
+                ratio(median("same-cpu"), median("strace")),
+                ratio(median("never"), median("strace")),
+                ratio(median("bare pin"), median("strace")),
+                ratio(median("same-cpu"), median("bare pin")),
+                ratio(median("rtrace"), median("never")),
+                ratio(median("rt ioctl"), median("untraced")),
+                ratio(median("ioctl same"), median("untraced")),
+                ratio(median("ioctl never"), median("untraced")),
+            ],
+        ));
+    }
+    println!();
+    let ratio_labels = [
+        "rtrace/st",
+        "same/st",
+        "never/st",
+        "bare pin/st",
+        "same/bare",
+        "rtrace/nev",
+        "ioctl/un",
+        "io same/un",
+        "io nev/un",
+    ];
+    let mut header = format!("{:<14}", "ratios");
+    for l in ratio_labels {
+        header += &format!(" {l:>11}");
+    }
+    println!("{header}");
+    for (name, r) in results {
+        let mut line = format!("{name:<14}");
+        for v in r {
+            line += &format!(" {v:>11}");
+        }
+        println!("{line}");
+    }
+    println!(
+        "\nst = strace -f, rtrace = rtrace -f (its default --same-cpu mode), same = --same-cpu, \
+         never = --same-cpu=never,\nbare = the bare PTRACE_SYSCALL loop on one CPU, \
+         un = untraced; ioctl = -e trace=ioctl (the seccomp fast path)"
+    );
 }

@@ -423,3 +423,88 @@ pub fn seize(pid: Pid, options: libc::c_int) -> io::Result<()> {
 pub fn interrupt(pid: Pid) -> io::Result<()> {
     nix::sys::ptrace::interrupt(pid).map_err(io::Error::from)
 }
+
+/// Bytes of CPU mask asked for: room for 8192 CPUs. The kernel answers
+/// with as many bytes as its own mask has (`cpumask_size()`), fewer.
+const AFFINITY_BYTES: usize = 1024;
+
+/// A task's CPU affinity mask, `sched_getaffinity(tid)`: the kernel's
+/// bitmap bytes, as many as it returns (a multiple of 8). `tid` 0 is the
+/// calling thread.
+pub fn get_affinity(tid: i32) -> io::Result<Vec<u8>> {
+    let mut buf = vec![0u8; AFFINITY_BYTES];
+    // SAFETY: the kernel writes at most `AFFINITY_BYTES` into `buf`. The raw
+    // call, because the C library's wrapper hides how many bytes it wrote.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_sched_getaffinity,
+            tid,
+            AFFINITY_BYTES,
+            buf.as_mut_ptr(),
+        )
+    };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    buf.truncate(r as usize);
+    Ok(buf)
+}
+
+/// Set task `tid`'s CPU affinity mask (0 is the calling thread). Works on
+/// a tracee whether it runs or is stopped; needs the same owner or
+/// CAP_SYS_NICE, as for any process.
+pub fn set_affinity(tid: i32, mask: &[u8]) -> io::Result<()> {
+    // SAFETY: the kernel reads `mask.len()` bytes from `mask`.
+    let r = unsafe { libc::syscall(libc::SYS_sched_setaffinity, tid, mask.len(), mask.as_ptr()) };
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// The CPU the calling thread runs on now.
+pub fn current_cpu() -> Option<usize> {
+    // SAFETY: sched_getcpu takes no arguments.
+    let cpu = unsafe { libc::sched_getcpu() };
+    (cpu >= 0).then_some(cpu as usize)
+}
+
+/// The CPU task `tid` last ran on: field 39 (`processor`) of
+/// /proc/TID/stat, counted after the command name, which may hold spaces
+/// and parentheses.
+pub fn last_cpu(tid: i32) -> Option<usize> {
+    let stat = std::fs::read_to_string(format!("/proc/{tid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(") ")?;
+    // `rest` starts at field 3 (state): field 39 is its 37th word.
+    rest.split_ascii_whitespace().nth(36)?.parse().ok()
+}
+
+impl Memory {
+    /// Write `data` at `addr` in the tracee (only while it is stopped);
+    /// whether all of it was written. Used to show a virtualised result
+    /// (--same-cpu's sched_getaffinity), never to change what a call does.
+    pub fn write(&mut self, addr: u64, data: &[u8]) -> bool {
+        use nix::sys::uio::process_vm_writev;
+        if data.is_empty() {
+            return true;
+        }
+        let remote = [RemoteIoVec {
+            base: addr as usize,
+            len: data.len(),
+        }];
+        let local = [io::IoSlice::new(data)];
+        if let Ok(n) = process_vm_writev(self.pid, &local, &remote)
+            && n == data.len()
+        {
+            return true;
+        }
+        // /proc/PID/mem writes where process_vm_writev may not (a kernel
+        // without it, or a page it may not write through).
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(format!("/proc/{}/mem", self.pid))
+            .and_then(|f| f.write_all_at(data, addr))
+            .is_ok()
+    }
+}

@@ -237,6 +237,19 @@ struct Cli {
     /// with no tracer its selected calls would fail with ENOSYS
     #[arg(long = "kill-on-exit")]
     kill_on_exit: bool,
+    /// Run rtrace and its tracees on one CPU, which makes every stop a
+    /// context switch instead of two cross-CPU wakeups: `--same-cpu` on
+    /// the CPU the command (or the first -p process) is on, `--same-cpu=N`
+    /// on CPU N; `--same-cpu=auto` (the default) only while one traced task
+    /// runs (a parent waiting for its child does not count; with more, each
+    /// runs on its own CPUs again); `--same-cpu=never`. Each tracee's own
+    /// CPU mask comes back when it is let go, and its
+    /// sched_getaffinity/sched_setaffinity calls see and set that mask, not
+    /// rtrace's
+    #[arg(long = "same-cpu", value_name = "N|auto|never", num_args = 0..=1,
+          require_equals = true, default_missing_value = "always",
+          value_parser = parse_same_cpu)]
+    same_cpu: Option<trace::SameCpu>,
 
     /// Write JSON Lines: one object per call, signal and process event
     /// (schema in JSON.md)
@@ -435,6 +448,7 @@ fn main() -> ExitCode {
             trace::SeccompMode::Auto
         },
         kill_on_exit: cli.kill_on_exit,
+        same_cpu: cli.same_cpu.unwrap_or(trace::SameCpu::Auto),
     };
     if std::env::var_os("RTRACE_NO_SYSCALL_INFO").is_some_and(|v| v == "1") {
         rtrace_cli::kernel::decode_from_registers();
@@ -496,6 +510,19 @@ fn selection(cli: &Cli) -> Result<trace::Selection, String> {
         select.status = StatusSet::parse("failed")?;
     }
     Ok(select)
+}
+
+/// `--same-cpu` (`always`), `--same-cpu=N`, `=auto`, `=never`.
+fn parse_same_cpu(text: &str) -> Result<trace::SameCpu, String> {
+    match text {
+        "always" => Ok(trace::SameCpu::Always(None)),
+        "auto" => Ok(trace::SameCpu::Auto),
+        "never" => Ok(trace::SameCpu::Never),
+        n => match n.parse::<usize>() {
+            Ok(cpu) if cpu < 8192 => Ok(trace::SameCpu::Always(Some(cpu))),
+            _ => Err("expected a CPU number, auto, always or never".into()),
+        },
+    }
 }
 
 /// Write `bytes` to stdout; a write error is one line on stderr and exit 1

@@ -103,6 +103,9 @@ impl Engine {
         } else {
             self.is_selected(arch, nr, &name)
         };
+        if self.colo.active && entry.handler.class == CallClass::Fork {
+            self.fork_entered(pid);
+        }
         let Some(proc) = self.procs.get_mut(&pid) else {
             return;
         };
@@ -127,7 +130,11 @@ impl Engine {
                 let mut call = s.call;
                 call.attempt = std::time::Instant::now();
                 call.attempt_name = (name == "restart_syscall").then_some("restart_syscall");
+                let watched = self.colo.watches(&call);
                 proc.call = Some(call);
+                if watched {
+                    self.colocation_update();
+                }
                 return;
             }
             if !top.signalled || same_site {
@@ -199,7 +206,11 @@ impl Engine {
             &mut call,
         );
         drop(fds);
+        let watched = self.colo.watches(&call);
         proc.call = Some(call);
+        if watched {
+            self.colocation_update();
+        }
     }
 
     fn leave(&mut self, pid: i32, rval: i64, ip: u64) {
@@ -214,6 +225,9 @@ impl Engine {
         let Some(mut call) = proc.call.take() else {
             return;
         };
+        if self.colo.active && call.handler.class == CallClass::Fork {
+            self.fork_left(pid);
+        }
         if is_restart(rval) && call.handler.class != CallClass::Sigreturn {
             self.count(&call, rval);
             // The line stays open for the signal and the restart; the call
@@ -221,6 +235,7 @@ impl Engine {
             let proc = self.procs.get_mut(&pid).expect("present");
             let record = self.out.take_record(pid);
             self.out.restore_record(pid, record.clone());
+            let watched = self.colo.watches(&call);
             proc.suspended.push(Suspended {
                 call,
                 record,
@@ -228,6 +243,10 @@ impl Engine {
                 handler_ran: false,
                 signalled: false,
             });
+            if watched {
+                // Out of its wait for now: it runs a signal handler.
+                self.colocation_update();
+            }
             return;
         }
         let diags = self.diagnose(pid, &mut call, rval);
@@ -252,8 +271,15 @@ impl Engine {
         let interrupted_ends = call.handler.class == CallClass::Sigreturn
             && is_error(rval)
             && proc.suspended.last().is_some_and(|top| top.call.ip == ip);
+        if self.colo.active {
+            // Before printing: the line shows what the task sees.
+            self.affinity_leave(pid, &call, rval);
+        }
         self.finish(pid, &mut call, rval, End::Returned);
         self.put_diags(pid, &diags);
+        if self.colo.watches(&call) {
+            self.colocation_update();
+        }
         self.count(&call, rval);
         if interrupted_ends {
             let proc = self.procs.get_mut(&pid).expect("present");

@@ -8,6 +8,7 @@
 //! tells the output layer how many processes are traced. Every stopped
 //! tracee is resumed exactly once, with the signal it stopped for.
 
+mod affinity;
 mod calls;
 pub mod filtering;
 mod seccomp;
@@ -31,6 +32,7 @@ use crate::kernel::{self, Memory};
 use crate::output::{Output, Recording, Style};
 use crate::select::{SignalSet, StatusSet, TraceSet};
 use crate::service::signal::signal_name;
+pub use affinity::SameCpu;
 use stats::{SortKey, Stats};
 
 /// What to trace and how.
@@ -57,6 +59,8 @@ pub struct Config {
     /// (PTRACE_O_EXITKILL). Without it a killed rtrace leaves the command
     /// running, as strace does, except under the seccomp fast path.
     pub kill_on_exit: bool,
+    /// `--same-cpu`: when to run rtrace and its tracees on one CPU.
+    pub same_cpu: SameCpu,
 }
 
 /// What is printed: `-e trace=`, `-e status=`, `-e signal=`.
@@ -273,6 +277,11 @@ struct Proc {
     /// the filter, and a selected call with no tracer fails with ENOSYS.
     /// Such a process is only resumed at each stop and never shown.
     shown: bool,
+    /// `--same-cpu`: the task is pinned to rtrace's CPU, and this is the
+    /// mask it would have without rtrace (see `affinity`).
+    own_mask: Option<Vec<u8>>,
+    /// Pinning it failed (another owner, a cpuset without the CPU).
+    unpinnable: bool,
 }
 
 impl Proc {
@@ -293,6 +302,8 @@ impl Proc {
             children: Vec::new(),
             seccomp: false,
             shown: true,
+            own_mask: None,
+            unpinnable: false,
         }
     }
 
@@ -344,6 +355,8 @@ struct Engine {
     pending: VecDeque<(i32, i32)>,
     /// The output failed: nothing is shown any more (see `output_failed`).
     output_lost: bool,
+    /// `--same-cpu`.
+    colo: affinity::CoLocation,
 }
 
 /// Trace according to `cfg`, printing to `out`; returns how rtrace should exit.
@@ -369,7 +382,14 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
             usable && (cfg.follow || mode == SeccompMode::On)
         }
     };
-    let filter = seccomp.then(|| seccomp::program(&cfg.select.trace));
+    let colo = affinity::CoLocation::new(cfg.same_cpu)?;
+    // A pinned task's affinity calls are virtualised: they must stop.
+    let extra = if colo.enabled() {
+        affinity::VIRTUALISED
+    } else {
+        &[]
+    };
+    let filter = seccomp.then(|| seccomp::program(&cfg.select.trace, extra));
     let mut engine = Engine {
         out,
         fmt: cfg.format,
@@ -397,6 +417,7 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
         interrupts_seen: 0,
         pending: VecDeque::new(),
         output_lost: false,
+        colo,
     };
     install_signal_handlers();
     for &pid in &cfg.attach {
@@ -478,6 +499,7 @@ impl Engine {
     fn set_count(&mut self) {
         let shown = self.procs.values().filter(|p| p.shown).count();
         self.out.set_proc_count(shown);
+        self.colocation_update();
     }
 
     fn resume(&mut self, pid: i32, request: libc::c_uint, sig: i32) {
@@ -616,6 +638,7 @@ impl Engine {
     /// unshown, until they end.
     fn output_failed(&mut self) {
         self.output_lost = true;
+        self.colocation_off();
         let mut newborns = Vec::new();
         let mut detach = Vec::new();
         for proc in self.procs.values_mut() {
@@ -831,6 +854,7 @@ impl Engine {
     }
 
     fn finish_detach(&mut self, pid: i32, sig: i32) {
+        self.unpin(pid);
         self.resume(pid, libc::PTRACE_DETACH, sig);
         // The call it was in ends here for us: in JSON an object with no
         // result; a held-back line is shown if -e status= has `detached`.
@@ -897,6 +921,10 @@ impl Engine {
                 }
             }
         }
+        // It was born with its parent's pin: give it the parent's own mask.
+        if let Some(own) = self.procs.get(&parent).and_then(|p| p.own_mask.as_ref()) {
+            let _ = kernel::set_affinity(child, own);
+        }
         self.resume(child, libc::PTRACE_DETACH, 0);
     }
 
@@ -936,6 +964,12 @@ impl Engine {
             proc.seccomp = self.seccomp;
             proc.tgid = tgid.unwrap_or(pid);
             proc.shown = self.follow && !self.output_lost;
+            // Born with its creator's pin (a thread's creator is a thread
+            // of its group; the leader stands for it).
+            let creator = if tgid != Some(pid) { tgid } else { ppid };
+            proc.own_mask = creator
+                .and_then(|c| self.procs.get(&c))
+                .and_then(|c| c.own_mask.clone());
             self.procs.insert(pid, proc);
             self.set_count();
             self.child_start(pid, status);
@@ -983,6 +1017,9 @@ impl Engine {
         }
         let name = parent.name.clone();
         let seccomp = parent.seccomp;
+        // A child starts with its parent's mask: rtrace's pin, if the
+        // parent is pinned, and then the parent's own mask is its own.
+        let own_mask = parent.own_mask.clone();
         let tgid = if flags & libc::CLONE_THREAD as u64 != 0 {
             parent.tgid
         } else {
@@ -1002,6 +1039,7 @@ impl Engine {
         proc.seccomp = seccomp;
         proc.tgid = tgid;
         proc.shown = shown;
+        proc.own_mask = own_mask;
         if shown {
             self.out.record_copy(pid, child);
         }

@@ -54,9 +54,10 @@ fn jump(code: u16, k: u32, jt: u8, jf: u8) -> libc::sock_filter {
 }
 
 /// The numbers of `arch`'s calls that must stop: the selected ones, ioctl
-/// for user_events registrations when writes are selected, and i386's
-/// socketcall when a call it stands for is selected.
-pub fn traced_numbers(arch: Arch, set: &TraceSet) -> Vec<u32> {
+/// for user_events registrations when writes are selected, i386's
+/// socketcall when a call it stands for is selected, and `extra` (calls
+/// the engine needs to see, printed or not).
+pub fn traced_numbers(arch: Arch, set: &TraceSet, extra: &[&str]) -> Vec<u32> {
     let writes = ["write", "writev"].iter().any(|w| set.contains(w));
     let socket_calls = service::net::SOCKETCALLS
         .iter()
@@ -64,6 +65,7 @@ pub fn traced_numbers(arch: Arch, set: &TraceSet) -> Vec<u32> {
     service::all_calls(arch)
         .filter(|(_, name)| {
             set.contains(name)
+                || extra.contains(name)
                 || (writes && FOR_WRITES.contains(name))
                 || (socket_calls && *name == "socketcall")
         })
@@ -97,9 +99,9 @@ const JMP_JA: u16 = 0x05;
 /// compat:
 ///    jeq I386 ? +2 : +1;  ret ALLOW;  ld nr;  (jeq NR; ret TRACE)*  ret ALLOW
 /// ```
-pub fn program(set: &TraceSet) -> Vec<libc::sock_filter> {
-    let native = traced_numbers(Arch::X86_64, set);
-    let compat = traced_numbers(Arch::I386, set);
+pub fn program(set: &TraceSet, extra: &[&str]) -> Vec<libc::sock_filter> {
+    let native = traced_numbers(Arch::X86_64, set, extra);
+    let compat = traced_numbers(Arch::I386, set, extra);
     let mut prog = vec![
         stmt(LD_W_ABS, DATA_ARCH),
         jump(JMP_JEQ_K, AUDIT_ARCH_X86_64, 1, 0),
@@ -146,7 +148,7 @@ mod tests {
     #[test]
     fn selected_calls_stop_others_run() {
         let set = TraceSet::parse("getppid,write").unwrap();
-        let prog = program(&set);
+        let prog = program(&set, &[]);
         assert!(prog.len() < 4096);
         let x = AUDIT_ARCH_X86_64;
         assert_eq!(run(&prog, x, 110), RET_TRACE, "getppid");
@@ -172,10 +174,10 @@ mod tests {
         assert_eq!(run(&prog, i, 3), RET_ALLOW, "i386 read");
         assert_eq!(run(&prog, i, 173), RET_ALLOW, "i386 rt_sigreturn");
         assert_eq!(run(&prog, i, 102), RET_ALLOW, "i386 socketcall");
-        let prog = program(&TraceSet::parse("connect").unwrap());
+        let prog = program(&TraceSet::parse("connect").unwrap(), &[]);
         assert_eq!(run(&prog, i, 102), RET_TRACE, "socketcall: connect");
         assert_eq!(run(&prog, x, 42), RET_TRACE, "x86_64 connect");
-        let prog = program(&TraceSet::parse("%desc").unwrap());
+        let prog = program(&TraceSet::parse("%desc").unwrap(), &[]);
         assert_eq!(
             run(&prog, i, 102),
             RET_TRACE,
@@ -185,9 +187,25 @@ mod tests {
     }
 
     #[test]
+    fn extra_calls_stop_too() {
+        let set = TraceSet::parse("ioctl").unwrap();
+        let extra = ["sched_getaffinity", "sched_setaffinity"];
+        let prog = program(&set, &extra);
+        let (x, i) = (AUDIT_ARCH_X86_64, AUDIT_ARCH_I386);
+        assert_eq!(run(&prog, x, 16), RET_TRACE, "ioctl");
+        assert_eq!(run(&prog, x, 203), RET_TRACE, "sched_setaffinity");
+        assert_eq!(run(&prog, x, 204), RET_TRACE, "sched_getaffinity");
+        assert_eq!(run(&prog, i, 241), RET_TRACE, "i386 sched_setaffinity");
+        assert_eq!(run(&prog, i, 242), RET_TRACE, "i386 sched_getaffinity");
+        assert_eq!(run(&prog, x, 110), RET_ALLOW, "getppid");
+        let prog = program(&set, &[]);
+        assert_eq!(run(&prog, x, 204), RET_ALLOW, "not asked for");
+    }
+
+    #[test]
     fn a_large_selection_still_jumps_right() {
         let set = TraceSet::parse("!getpid").unwrap();
-        let prog = program(&set);
+        let prog = program(&set, &[]);
         assert!(prog.len() < 4096);
         assert_eq!(run(&prog, AUDIT_ARCH_X86_64, 39), RET_ALLOW);
         assert_eq!(run(&prog, AUDIT_ARCH_X86_64, 0), RET_TRACE);

@@ -222,6 +222,8 @@ impl Engine {
         let mut proc = Proc::new(pid, name.clone(), false, Life::Starting, fds);
         proc.quiet_exec = true;
         proc.seccomp = seccomp;
+        // Forked from a pinned rtrace (--same-cpu), it has rtrace's pin.
+        proc.own_mask = self.colo.tracer_own.clone();
         self.procs.insert(pid, proc);
         self.main_pid = Some(pid);
         self.set_count();

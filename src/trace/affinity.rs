@@ -1,0 +1,350 @@
+//! `--same-cpu`: the tracer and its tracees on one CPU.
+//!
+//! Every ptrace stop wakes the tracer and every resume wakes the tracee.
+//! On two CPUs each of those is a cross-CPU wakeup, and an idle CPU has to
+//! leave its sleep state for it; on one CPU it is a context switch. Traced
+//! code that makes many calls runs several times faster that way.
+//!
+//! This module owns the chosen CPU, rtrace's own mask, and which tracees
+//! are pinned: `Proc::own_mask` holds, for a pinned task, the mask it would
+//! have without rtrace. It gives every task its own mask back when the
+//! task leaves the trace (detach) or co-location ends (the automatic mode
+//! when a second task appears, an output error), and it virtualises
+//! sched_getaffinity and sched_setaffinity for pinned tasks: a task sees,
+//! and after the trace keeps, the mask it asked for, never rtrace's pin.
+
+use super::{Engine, Error};
+use crate::call::{Call, is_error};
+use crate::kernel;
+
+/// When to run the tracer and its tracees on one CPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SameCpu {
+    /// Never: every task keeps its own mask.
+    Never,
+    /// While at most one traced task runs; with more, every task runs on
+    /// its own mask, so a parallel program keeps its parallelism. A task
+    /// asleep until a child ends or execs (in a blocking wait4/waitid, a
+    /// vfork) does not count: a shell running its commands one by one
+    /// stays on one CPU.
+    Auto,
+    /// Always: every task on one CPU, the one given or else the one the
+    /// command (rtrace) or the first attached process is on.
+    Always(Option<usize>),
+}
+
+/// The calls a pinned task must stop for, so that they can be virtualised
+/// (added to the seccomp fast path's filter).
+pub const VIRTUALISED: &[&str] = &["sched_getaffinity", "sched_setaffinity"];
+
+/// The engine's co-location state.
+pub(super) struct CoLocation {
+    mode: SameCpu,
+    /// The CPU, once chosen.
+    cpu: Option<usize>,
+    /// rtrace's own mask while rtrace itself is pinned.
+    pub(super) tracer_own: Option<Vec<u8>>,
+    /// Tracees are being pinned (a pinned task exists only while this is
+    /// set).
+    pub(super) active: bool,
+}
+
+/// A mask of `len` bytes (at least enough for `cpu`) with only `cpu` set.
+fn single(cpu: usize, len: usize) -> Vec<u8> {
+    let len = len.max((cpu / 64 + 1) * 8);
+    let mut mask = vec![0u8; len];
+    mask[cpu / 8] |= 1 << (cpu % 8);
+    mask
+}
+
+fn has_cpu(mask: &[u8], cpu: usize) -> bool {
+    mask.get(cpu / 8).is_some_and(|b| b & (1 << (cpu % 8)) != 0)
+}
+
+/// A mask as a CPU list, `0-3,6`, as /proc/PID/status shows it.
+fn cpu_list(mask: &[u8]) -> String {
+    let cpus: Vec<usize> = (0..mask.len() * 8).filter(|&c| has_cpu(mask, c)).collect();
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < cpus.len() {
+        let mut j = i;
+        while j + 1 < cpus.len() && cpus[j + 1] == cpus[j] + 1 {
+            j += 1;
+        }
+        parts.push(if i == j {
+            cpus[i].to_string()
+        } else {
+            format!("{}-{}", cpus[i], cpus[j])
+        });
+        i = j + 1;
+    }
+    parts.join(",")
+}
+
+impl CoLocation {
+    /// Co-location in `mode`; an error when the CPU asked for is not one
+    /// rtrace may run on.
+    pub(super) fn new(mode: SameCpu) -> Result<CoLocation, Error> {
+        if let SameCpu::Always(Some(cpu)) = mode {
+            let allowed = kernel::get_affinity(0).map_err(|e| {
+                Error::new(format!("--same-cpu: cannot read rtrace's CPU mask: {e}"), 1)
+            })?;
+            if !has_cpu(&allowed, cpu) {
+                return Err(Error::new(
+                    format!(
+                        "--same-cpu={cpu}: no such CPU for rtrace (it may run on {})",
+                        cpu_list(&allowed)
+                    ),
+                    2,
+                ));
+            }
+        }
+        Ok(CoLocation {
+            mode,
+            cpu: None,
+            tracer_own: None,
+            active: false,
+        })
+    }
+
+    /// Whether tracees may be pinned at all (the filter must then stop the
+    /// affinity calls).
+    pub(super) fn enabled(&self) -> bool {
+        self.mode != SameCpu::Never
+    }
+}
+
+/// `WNOHANG` from `<linux/wait.h>`.
+const WNOHANG: u64 = 1;
+/// `CLONE_VFORK` from `<linux/sched.h>`.
+const CLONE_VFORK: u64 = 0x4000;
+
+/// Whether `call` keeps its task asleep until a child ends or execs, so
+/// that it runs in parallel with nothing (the automatic mode).
+pub(super) fn waits_for_child(call: &Call) -> bool {
+    match &*call.name {
+        "wait4" | "waitpid" => call.args[2] & WNOHANG == 0,
+        "waitid" => call.args[3] & WNOHANG == 0,
+        "vfork" => true,
+        "clone" => call.args[0] & CLONE_VFORK != 0,
+        _ => false,
+    }
+}
+
+impl CoLocation {
+    /// In the automatic mode, a call that may change how many tasks run
+    /// was entered or left: the engine then calls `colocation_update`.
+    pub(super) fn watches(&self, call: &Call) -> bool {
+        self.mode == SameCpu::Auto && waits_for_child(call)
+    }
+}
+
+impl Engine {
+    /// The set of traced tasks, or of those running, changed: co-locate or
+    /// spread as the mode says. Costs no system call unless that changes
+    /// whether tasks are co-located.
+    pub(super) fn colocation_update(&mut self) {
+        let want = match self.colo.mode {
+            SameCpu::Never => false,
+            SameCpu::Auto => {
+                let waiting = |p: &super::Proc| {
+                    !matches!(p.life, super::Life::Newborn { .. })
+                        && p.call.as_ref().is_some_and(waits_for_child)
+                };
+                let running = self.procs.values().filter(|p| !waiting(p)).count();
+                !self.procs.is_empty() && running <= 1
+            }
+            SameCpu::Always(_) => !self.procs.is_empty(),
+        };
+        if want {
+            self.colocate();
+        } else if self.colo.active {
+            self.spread();
+        }
+    }
+
+    /// Stop co-locating for good (the trace output is lost: nothing is
+    /// shown any more, so every task gets its own mask back).
+    pub(super) fn colocation_off(&mut self) {
+        self.colo.mode = SameCpu::Never;
+        self.spread();
+    }
+
+    /// The CPU to co-locate on: the one asked for, or the one the command
+    /// (rtrace, whose child has not run yet) or the first attached process
+    /// last ran on, if rtrace may run there.
+    fn colocation_cpu(&mut self) -> Option<usize> {
+        if let Some(cpu) = self.colo.cpu {
+            return Some(cpu);
+        }
+        let cpu = match self.colo.mode {
+            SameCpu::Always(Some(cpu)) => Some(cpu),
+            _ => {
+                let first = self
+                    .procs
+                    .values()
+                    .filter(|p| p.attached)
+                    .map(|p| p.tgid)
+                    .min();
+                let allowed = kernel::get_affinity(0).unwrap_or_default();
+                first
+                    .filter(|_| self.main_pid.is_none())
+                    .and_then(kernel::last_cpu)
+                    .filter(|&cpu| has_cpu(&allowed, cpu))
+                    .or_else(kernel::current_cpu)
+            }
+        };
+        self.colo.cpu = cpu;
+        cpu
+    }
+
+    /// Pin rtrace and every task not pinned yet to the CPU.
+    fn colocate(&mut self) {
+        let Some(cpu) = self.colocation_cpu() else {
+            return;
+        };
+        if self.colo.tracer_own.is_none()
+            && let Ok(own) = kernel::get_affinity(0)
+            && kernel::set_affinity(0, &single(cpu, own.len())).is_ok()
+        {
+            self.colo.tracer_own = Some(own);
+        }
+        if self.colo.tracer_own.is_none() {
+            // rtrace may not pin itself (a seccomp policy, a cpuset
+            // without the CPU): tracees pinned without it gain nothing.
+            return;
+        }
+        self.colo.active = true;
+        for proc in self.procs.values_mut() {
+            if proc.own_mask.is_some() || proc.unpinnable {
+                continue;
+            }
+            // A task that cannot be pinned (another owner, a cpuset
+            // without the CPU) is traced as it is.
+            match kernel::get_affinity(proc.pid) {
+                Ok(own) if kernel::set_affinity(proc.pid, &single(cpu, own.len())).is_ok() => {
+                    proc.own_mask = Some(own);
+                }
+                _ => proc.unpinnable = true,
+            }
+        }
+    }
+
+    /// Give every task, and rtrace, its own mask back.
+    fn spread(&mut self) {
+        self.colo.active = false;
+        for proc in self.procs.values_mut() {
+            proc.unpinnable = false;
+            if let Some(own) = proc.own_mask.take() {
+                // ESRCH: it is gone; nothing to give back.
+                let _ = kernel::set_affinity(proc.pid, &own);
+            }
+        }
+        if let Some(own) = self.colo.tracer_own.take() {
+            let _ = kernel::set_affinity(0, &own);
+        }
+    }
+
+    /// Give task `pid` its own mask back before it leaves the trace.
+    pub(super) fn unpin(&mut self, pid: i32) {
+        if let Some(own) = self.procs.get_mut(&pid).and_then(|p| p.own_mask.take()) {
+            let _ = kernel::set_affinity(pid, &own);
+        }
+    }
+
+    /// A pinned task whose children are not traced (no -f) is about to
+    /// create a task, which would inherit rtrace's pin with no one to take
+    /// it off: the task makes the call on its own mask, and `fork_left`
+    /// pins it again. (Under the seccomp filter its children are traced,
+    /// unshown, and given their masks like any tracee.)
+    pub(super) fn fork_entered(&mut self, pid: i32) {
+        if let Some(own) = self.unfollowed_own(pid) {
+            let _ = kernel::set_affinity(pid, &own);
+        }
+    }
+
+    /// The fork-class call of `fork_entered` has returned (or is to be
+    /// restarted): pin the task again.
+    pub(super) fn fork_left(&mut self, pid: i32) {
+        if let (Some(own), Some(cpu)) = (self.unfollowed_own(pid), self.colo.cpu) {
+            let _ = kernel::set_affinity(pid, &single(cpu, own.len()));
+        }
+    }
+
+    /// The own mask of pinned task `pid` whose new tasks are not traced.
+    fn unfollowed_own(&self, pid: i32) -> Option<Vec<u8>> {
+        if self.follow {
+            return None;
+        }
+        let proc = self.procs.get(&pid).filter(|p| !p.seccomp)?;
+        proc.own_mask.clone()
+    }
+
+    /// At the leave of a call of a pinned task, before it is printed: a
+    /// sched_getaffinity reports the task's own mask (the tracee's memory
+    /// is rewritten, so the program and the trace both see it), and a
+    /// successful sched_setaffinity becomes the task's own mask while the
+    /// task stays pinned. Either may name another traced task by its tid.
+    pub(super) fn affinity_leave(&mut self, pid: i32, call: &Call, rval: i64) {
+        let getting = match &*call.name {
+            "sched_getaffinity" => true,
+            "sched_setaffinity" => false,
+            _ => return,
+        };
+        if is_error(rval) {
+            return;
+        }
+        let target = match call.args[0] as i32 {
+            0 => pid,
+            tid => tid,
+        };
+        let Some(own) = self.procs.get(&target).and_then(|p| p.own_mask.as_ref()) else {
+            return;
+        };
+        if getting {
+            let mut shown = own.clone();
+            shown.resize(rval as usize, 0);
+            if let Some(proc) = self.procs.get_mut(&pid) {
+                proc.mem.write(call.args[2], &shown);
+            }
+            return;
+        }
+        // The call set the real mask, as the kernel clipped it to the
+        // CPUs there are: that is the task's own now. Then pin it again.
+        let Some(cpu) = self.colo.cpu else {
+            return;
+        };
+        if let Ok(mask) = kernel::get_affinity(target) {
+            let _ = kernel::set_affinity(target, &single(cpu, mask.len()));
+            if let Some(proc) = self.procs.get_mut(&target) {
+                proc.own_mask = Some(mask);
+            }
+        }
+    }
+}
+
+impl Drop for Engine {
+    /// However the engine ends (an early error return, a panic), no task
+    /// it pinned stays pinned.
+    fn drop(&mut self) {
+        self.spread();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn masks() {
+        assert_eq!(single(0, 8), vec![1, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(single(9, 0), vec![0, 2, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(single(70, 8).len(), 16);
+        assert!(has_cpu(&single(70, 8), 70));
+        assert!(!has_cpu(&single(70, 8), 69));
+        assert!(!has_cpu(&[0xff], 8));
+        assert_eq!(cpu_list(&[0b0100_1111, 0, 1]), "0-3,6,16");
+        assert_eq!(cpu_list(&[0b10]), "1");
+        assert_eq!(cpu_list(&[]), "");
+    }
+}

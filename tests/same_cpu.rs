@@ -1,0 +1,436 @@
+//! `--same-cpu`: tracees pinned to rtrace's CPU see their own masks, and
+//! get them back when rtrace lets go (detach, SIGTERM, an output error);
+//! in the automatic mode every task runs on its own mask while a second
+//! task is traced. The `affinity` fixture reports what a thread sees
+//! (sched_getaffinity) and where it really may run (its status file).
+//!
+//! The tests need two CPUs to tell a pin from a task's own mask; with one
+//! they say so and pass.
+
+mod common;
+
+use common::{fixture, name, rtrace, s, trace};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The CPUs this test may run on (from its own status file).
+fn my_cpus() -> Vec<usize> {
+    let list = allowed_list(std::process::id() as i32);
+    let mut cpus = Vec::new();
+    for part in list.split(',') {
+        match part.split_once('-') {
+            Some((a, b)) => cpus.extend(a.parse::<usize>().unwrap()..=b.parse().unwrap()),
+            None => cpus.push(part.parse().unwrap()),
+        }
+    }
+    cpus
+}
+
+/// Two CPUs to work with, or None (the test then has nothing to tell).
+fn two_cpus() -> Option<(usize, usize)> {
+    let cpus = my_cpus();
+    if cpus.len() < 2 {
+        eprintln!("only one CPU: --same-cpu cannot be told from no pinning here");
+        return None;
+    }
+    Some((cpus[0], cpus[1]))
+}
+
+/// Cpus_allowed_list of task `pid`.
+fn allowed_list(pid: i32) -> String {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+/// `sched_getaffinity(0, 128, mask)`'s result here: how many bytes the
+/// kernel's CPU mask has.
+fn mask_bytes() -> i64 {
+    let mut buf = [0u8; 128];
+    // SAFETY: the kernel writes at most 128 bytes into `buf`.
+    unsafe { libc::syscall(libc::SYS_sched_getaffinity, 0, 128, buf.as_mut_ptr()) }
+}
+
+/// `0-1` as the trace prints a mask: `[0 1]`.
+fn as_set(cpus: &[usize]) -> String {
+    let names: Vec<String> = cpus.iter().map(|c| c.to_string()).collect();
+    format!("[{}]", names.join(" "))
+}
+
+/// A CPU list as the status file writes it.
+fn list(cpus: &[usize]) -> String {
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < cpus.len() {
+        let mut j = i;
+        while j + 1 < cpus.len() && cpus[j + 1] == cpus[j] + 1 {
+            j += 1;
+        }
+        parts.push(if i == j {
+            cpus[i].to_string()
+        } else {
+            format!("{}-{}", cpus[i], cpus[j])
+        });
+        i = j + 1;
+    }
+    parts.join(",")
+}
+
+#[test]
+fn a_pinned_tracee_sees_and_sets_its_own_mask() {
+    let Some((c0, c1)) = two_cpus() else { return };
+    let all = my_cpus();
+    let bin = fixture("affinity");
+    let n = mask_bytes();
+    // Printed or not, stepped or under the seccomp filter (which must then
+    // stop the affinity calls too), the program sees its own mask.
+    for args in [
+        &["-e", "trace=sched_getaffinity,sched_setaffinity"][..],
+        &["-f", "-e", "trace=sched_getaffinity,sched_setaffinity"],
+        &["-f", "--seccomp-bpf", "-e", "trace=write"],
+        &[],
+    ] {
+        let pin = format!("--same-cpu={c0}");
+        let run = trace(
+            &[&[pin.as_str()][..], args].concat(),
+            &[name(&bin), "get", &c1.to_string()],
+        );
+        assert_eq!(run.code(), Some(0), "{args:?}: {}", run.stderr());
+        let stdout = String::from_utf8_lossy(&run.output.stdout);
+        assert_eq!(
+            stdout.lines().collect::<Vec<_>>(),
+            [
+                format!("start: sees {}, runs on {c0}", list(&all)),
+                format!("after set: sees {c1}, runs on {c0}"),
+            ],
+            "{args:?}"
+        );
+        let calls: Vec<String> = run
+            .lines()
+            .into_iter()
+            .filter(|l| l.starts_with("sched_"))
+            .collect();
+        let expected = if args.contains(&"trace=write") {
+            vec![]
+        } else {
+            vec![
+                format!("sched_getaffinity(0, 128, {}) = {n}", as_set(&all)),
+                format!("sched_setaffinity(0, 128, [{c1}]) = 0"),
+                format!("sched_getaffinity(0, 128, [{c1}]) = {n}"),
+            ]
+        };
+        assert_eq!(calls, expected, "{args:?}:\n{}", run.trace);
+    }
+}
+
+#[test]
+fn a_32_bit_tracee_sees_its_own_mask_too() {
+    let Some((c0, c1)) = two_cpus() else { return };
+    let all = my_cpus();
+    let bin = common::fixture_m32("affinity");
+    for args in [&[][..], &["-f", "--seccomp-bpf", "-e", "trace=write"]] {
+        let pin = format!("--same-cpu={c0}");
+        let run = trace(
+            &[&[pin.as_str()][..], args].concat(),
+            &[name(&bin), "get", &c1.to_string()],
+        );
+        assert_eq!(run.code(), Some(0), "{args:?}: {}", run.stderr());
+        let stdout = String::from_utf8_lossy(&run.output.stdout);
+        assert_eq!(
+            stdout.lines().collect::<Vec<_>>(),
+            [
+                format!("start: sees {}, runs on {c0}", list(&all)),
+                format!("after set: sees {c1}, runs on {c0}"),
+            ],
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn never_leaves_the_mask_alone() {
+    let Some((_, c1)) = two_cpus() else { return };
+    let all = my_cpus();
+    let bin = fixture("affinity");
+    let run = trace(&["--same-cpu=never"], &[name(&bin), "get", &c1.to_string()]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let stdout = String::from_utf8_lossy(&run.output.stdout);
+    assert_eq!(
+        stdout.lines().collect::<Vec<_>>(),
+        [
+            format!("start: sees {0}, runs on {0}", list(&all)),
+            format!("after set: sees {c1}, runs on {c1}"),
+        ]
+    );
+}
+
+#[test]
+fn auto_mode_gives_threads_their_own_masks_while_two_are_traced() {
+    let Some((_, c1)) = two_cpus() else { return };
+    let all = list(&my_cpus());
+    let bin = fixture("affinity");
+    let n = mask_bytes();
+    let run = trace(
+        &[
+            "--same-cpu=auto",
+            "-f",
+            "-e",
+            "trace=sched_getaffinity,sched_setaffinity",
+        ],
+        &[name(&bin), "threads", &c1.to_string()],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let stdout = String::from_utf8_lossy(&run.output.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "{stdout}");
+    // Alone, the main thread is pinned to one CPU and sees its own mask.
+    let pinned = |line: &str, when: &str| {
+        let cpu = line
+            .strip_prefix(&format!("{when}: sees {all}, runs on "))
+            .unwrap_or_else(|| panic!("{line}"));
+        assert!(
+            my_cpus().iter().any(|c| c.to_string() == cpu),
+            "not pinned: {line}"
+        );
+    };
+    pinned(lines[0], "alone");
+    // With a second thread, each runs on its own mask: the thread on the
+    // one it set, the main thread on its first.
+    assert_eq!(lines[1], format!("thread: sees {c1}, runs on {c1}"));
+    assert_eq!(
+        lines[2],
+        format!("with a thread: sees {all}, runs on {all}")
+    );
+    pinned(lines[3], "alone again");
+    let full = as_set(&my_cpus());
+    let expected = s(&[
+        &format!("sched_getaffinity(0, 128, {full}) = {n}"),
+        "PID2| Tracing affinity (pid PID2)",
+        &format!("PID2| sched_setaffinity(0, 128, [{c1}]) = 0"),
+        &format!("PID2| sched_getaffinity(0, 128, [{c1}]) = {n}"),
+        &format!("PID1| sched_getaffinity(0, 128, {full}) = {n}"),
+        "PID2| Process exited normally with code 0",
+        &format!("PID1' sched_getaffinity(0, 128, {full}) = {n}"),
+        "Process exited normally with code 0",
+    ]);
+    assert_eq!(run.lines()[1..], expected[..], "{}", run.trace);
+}
+
+#[test]
+fn auto_mode_counts_a_parent_waiting_for_its_child_as_idle() {
+    if two_cpus().is_none() {
+        return;
+    }
+    let all = list(&my_cpus());
+    let bin = fixture("affinity");
+    let run = trace(&["--same-cpu=auto", "-f"], &[name(&bin), "fork"]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let stdout = String::from_utf8_lossy(&run.output.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 5, "{stdout}");
+    let pinned = |line: &str, when: &str| {
+        let cpu = line
+            .strip_prefix(&format!("{when}: sees {all}, runs on "))
+            .unwrap_or_else(|| panic!("{line}"));
+        assert!(
+            my_cpus().iter().any(|c| c.to_string() == cpu),
+            "not pinned: {line}"
+        );
+    };
+    pinned(lines[0], "alone");
+    // Both run: each on its own mask.
+    assert_eq!(
+        lines[1],
+        format!("child while the parent runs: sees {all}, runs on {all}")
+    );
+    assert_eq!(
+        lines[2],
+        format!("parent with a child: sees {all}, runs on {all}")
+    );
+    // The parent sleeps in wait4: the child is the only one running.
+    pinned(lines[3], "child while the parent waits");
+    pinned(lines[4], "alone again");
+}
+
+/// The `affinity wait` fixture started untraced with its own mask `own`,
+/// its stdin and stdout piped; returns it after its first report.
+fn waiting_target(own: usize, set: &str) -> (Child, BufReader<std::process::ChildStdout>) {
+    use std::os::unix::process::CommandExt;
+    let bin = fixture("affinity");
+    let mut cmd = Command::new(bin);
+    cmd.args(["wait", set])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped());
+    // SAFETY: sched_setaffinity is async-signal-safe and touches no memory
+    // of ours but the local set.
+    unsafe {
+        cmd.pre_exec(move || {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(own, &mut set);
+            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert_eq!(line, format!("started: sees {own}, runs on {own}\n"));
+    (child, out)
+}
+
+/// Wait until `pid`'s allowed CPUs are `want` (rtrace pins and unpins it
+/// from outside); its list as last seen.
+fn wait_for_list(pid: i32, want: &str) -> String {
+    let start = Instant::now();
+    loop {
+        let now = allowed_list(pid);
+        if now == want || start.elapsed() > Duration::from_secs(10) {
+            return now;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Attach to a waiting target with `--same-cpu=PIN`, make it set its mask
+/// to `set` while traced (if given), end rtrace with `signal`, and return
+/// the target's allowed list after rtrace has exited.
+fn attach_and_end(signal: i32, set: Option<&[usize]>) -> Option<(String, String)> {
+    let (c0, c1) = two_cpus()?;
+    let arg: Vec<String> = set.unwrap_or(&[c0]).iter().map(|c| c.to_string()).collect();
+    let (mut target, mut out) = waiting_target(c1, &arg.join(","));
+    let pid = target.id() as i32;
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let file = dir.join(format!("samecpu-{pid}.txt"));
+    let mut tracer = rtrace()
+        .arg("-o")
+        .arg(&file)
+        .arg(format!("--same-cpu={c0}"))
+        .args(["-p", &pid.to_string()])
+        .spawn()
+        .unwrap();
+    assert_eq!(
+        wait_for_list(pid, &c0.to_string()),
+        c0.to_string(),
+        "not pinned"
+    );
+    let mut seen = String::new();
+    if let Some(set) = set {
+        let mut stdin = target.stdin.take().unwrap();
+        stdin.write_all(b"go\n").unwrap();
+        out.read_line(&mut seen).unwrap();
+        assert_eq!(seen, format!("set: sees {}, runs on {c0}\n", list(set)));
+        target.stdin = Some(stdin);
+    }
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(tracer.id() as i32, signal) };
+    assert_eq!(tracer.wait().unwrap().code(), Some(0));
+    let after = allowed_list(pid);
+    let trace = std::fs::read_to_string(&file).unwrap();
+    let _ = std::fs::remove_file(&file);
+    assert_eq!(
+        common::normalise(&trace).last().map(String::as_str),
+        Some("Process detached"),
+        "{trace}"
+    );
+    target.kill().unwrap();
+    target.wait().unwrap();
+    Some((after, c1.to_string()))
+}
+
+#[test]
+fn detach_gives_back_the_mask_the_process_had() {
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        if let Some((after, own)) = attach_and_end(signal, None) {
+            assert_eq!(after, own, "signal {signal}");
+        }
+    }
+}
+
+#[test]
+fn detach_gives_back_the_mask_the_process_set_while_traced() {
+    let Some((c0, c1)) = two_cpus() else { return };
+    if let Some((after, _)) = attach_and_end(libc::SIGTERM, Some(&[c0, c1])) {
+        assert_eq!(after, list(&[c0, c1]));
+    }
+}
+
+#[test]
+fn an_output_error_gives_back_the_mask() {
+    let Some((c0, c1)) = two_cpus() else { return };
+    let (mut target, mut out) = waiting_target(c1, &format!("{c0},{c1}"));
+    let pid = target.id() as i32;
+    // The trace goes to stderr, a pipe that this test closes once the
+    // first line has come: the next write fails.
+    let mut tracer = rtrace()
+        .arg(format!("--same-cpu={c0}"))
+        .args(["-p", &pid.to_string()])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(tracer.stderr.take().unwrap());
+    let mut first = String::new();
+    err.read_line(&mut first).unwrap();
+    assert_eq!(first, format!("Tracing affinity (pid {pid})\n"));
+    assert_eq!(allowed_list(pid), c0.to_string(), "not pinned");
+    drop(err);
+    let mut stdin = target.stdin.take().unwrap();
+    stdin.write_all(b"go\n").unwrap();
+    let mut seen = String::new();
+    out.read_line(&mut seen).unwrap();
+    let status = tracer.wait().unwrap();
+    assert_eq!(status.code(), Some(1));
+    let both = list(&[c0, c1]);
+    assert_eq!(allowed_list(pid), both, "the mask it set");
+    // And it runs on untraced: the next line sets it again, for real.
+    stdin.write_all(b"go\n").unwrap();
+    seen.clear();
+    out.read_line(&mut seen).unwrap();
+    assert_eq!(seen, format!("set: sees {both}, runs on {both}\n"));
+    drop(stdin);
+    let mut rest = String::new();
+    out.read_to_string(&mut rest).unwrap();
+    target.wait().unwrap();
+}
+
+#[test]
+fn bad_cpus_are_refused() {
+    let cpus = my_cpus();
+    let missing = cpus.last().unwrap() + 1;
+    let out = rtrace()
+        .arg(format!("--same-cpu={missing}"))
+        .arg("true")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "rtrace: --same-cpu={missing}: no such CPU for rtrace (it may run on {})\n",
+            list(&cpus)
+        )
+    );
+    let out = rtrace()
+        .args(["--same-cpu=often", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).starts_with(
+            "rtrace: invalid value 'often' for '--same-cpu[=<N|auto|never>]': expected a CPU number"
+        ),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A bare --same-cpu takes no value: the command is the command.
+    let out = rtrace()
+        .args(["--same-cpu", "-o", "/dev/null", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+}
