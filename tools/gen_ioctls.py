@@ -7,15 +7,19 @@
 What it does, and why this way:
 
 - The headers are the ones the Debian package linux-libc-dev installed under
-  /usr/include (listed with `dpkg -L`), plus glibc's copies of the old SCSI
-  headers. Its version is recorded in the tables, so a test can tell a
+  /usr/include (listed with `dpkg -L`), the kernel's DRM headers as
+  libdrm-dev ships them, and glibc's copies of the old SCSI headers. The
+  packages' versions are recorded in the tables, so a test can tell a
   different machine's headers from a stale table.
 - A request is an object-like `#define NAME VALUE` whose value invokes one of
   the kernel's ioctl macros (`_IO`, `_IOR`, `_IOW`, `_IOWR`, `_IOC`, the
   `_BAD` forms) or a wrapper of them (`DRM_IOWR`, soundcard's `_SIOR`), or a
   legacy 16-bit hex number in the few headers whose requests predate the
   macros (tty, sockios, cdrom, ...: the same headers and type bytes strace
-  takes them from).
+  takes them from), or an enum member defined with a macro (binder).
+- Function-like requests with one or two parameters that move the size or
+  the number (`EVIOCGNAME(len)`, `EVIOCGBIT(ev, len)`) form a second table
+  of families.
 - The codes are never computed here: every header is compiled by the C
   compiler, once with -m64 (x86_64) and once with -m32 (i386, whose struct
   sizes and hence codes differ), each request as a `const unsigned int`
