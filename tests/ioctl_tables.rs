@@ -8,7 +8,8 @@ use std::process::Command;
 
 const TABLES: &[&str] = &["gen_x86_64.rs", "gen_i386.rs"];
 
-/// The `SOURCE` line a table records (`linux-libc-dev 6.1.187-1`).
+/// The `SOURCE` line a table records (`linux-libc-dev 6.1.187-1, libdrm-dev
+/// 2.4.114-1+b1`).
 fn recorded_source(text: &str) -> Option<&str> {
     let line = text.lines().find(|l| l.starts_with("pub const SOURCE"))?;
     line.split('"').nth(1)
@@ -21,12 +22,19 @@ fn regenerating_the_tables_changes_nothing() {
     let recorded = recorded_source(&committed)
         .expect("a SOURCE line")
         .to_string();
-    let installed = Command::new("dpkg-query")
-        .args(["-W", "-f=${Version}", "linux-libc-dev"])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| format!("linux-libc-dev {}", String::from_utf8_lossy(&o.stdout)));
+    // The same text the generator records: each package with its version.
+    let version = |package: &str| {
+        Command::new("dpkg-query")
+            .args(["-W", "-f=${Version}", package])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| format!("{package} {}", String::from_utf8_lossy(&o.stdout)))
+    };
+    let installed = version("linux-libc-dev").map(|kernel| match version("libdrm-dev") {
+        Some(drm) if Path::new("/usr/include/libdrm").is_dir() => format!("{kernel}, {drm}"),
+        _ => kernel,
+    });
     if installed.as_deref() != Some(recorded.as_str()) {
         eprintln!(
             "SKIPPED: the tables were generated from {recorded}, this machine has {}",

@@ -7,15 +7,19 @@
 What it does, and why this way:
 
 - The headers are the ones the Debian package linux-libc-dev installed under
-  /usr/include (listed with `dpkg -L`), plus glibc's copies of the old SCSI
-  headers. Its version is recorded in the tables, so a test can tell a
+  /usr/include (listed with `dpkg -L`), the kernel's DRM headers as
+  libdrm-dev ships them, and glibc's copies of the old SCSI headers. The
+  packages' versions are recorded in the tables, so a test can tell a
   different machine's headers from a stale table.
 - A request is an object-like `#define NAME VALUE` whose value invokes one of
   the kernel's ioctl macros (`_IO`, `_IOR`, `_IOW`, `_IOWR`, `_IOC`, the
   `_BAD` forms) or a wrapper of them (`DRM_IOWR`, soundcard's `_SIOR`), or a
   legacy 16-bit hex number in the few headers whose requests predate the
   macros (tty, sockios, cdrom, ...: the same headers and type bytes strace
-  takes them from).
+  takes them from), or an enum member defined with a macro (binder).
+- Function-like requests with one or two parameters that move the size or
+  the number (`EVIOCGNAME(len)`, `EVIOCGBIT(ev, len)`) form a second table
+  of families.
 - The codes are never computed here: every header is compiled by the C
   compiler, once with -m64 (x86_64) and once with -m32 (i386, whose struct
   sizes and hence codes differ), each request as a `const unsigned int`
@@ -41,6 +45,10 @@ import tempfile
 INCLUDE = "/usr/include"
 ARCH_INCLUDE = "/usr/include/x86_64-linux-gnu"
 PACKAGE = "linux-libc-dev"
+# The kernel's DRM uapi headers (include/uapi/drm) are not in
+# linux-libc-dev; libdrm-dev ships copies of most under /usr/include/libdrm.
+DRM_PACKAGE = "libdrm-dev"
+LIBDRM = "/usr/include/libdrm"
 
 # Headers from libc6-dev that carry kernel ioctl numbers strace also names.
 EXTRA_HEADERS = ["scsi/sg.h", "scsi/scsi.h", "scsi/scsi_ioctl.h"]
@@ -107,6 +115,9 @@ NEEDS = {
     "sound/asequencer.h": ["sound/asound.h"],
     "sound/emu10k1.h": ["sound/asound.h"],
     "asm/ioctls.h": ["asm/termios.h", "linux/serial.h"],
+    "drm/mach64_drm.h": ["drm/drm.h"],
+    "drm/r128_drm.h": ["drm/drm.h"],
+    "drm/via_drm.h": ["drm/drm.h"],
     "asm-generic/ioctls.h": ["asm/termios.h", "linux/serial.h"],
 }
 
@@ -129,9 +140,31 @@ def run(cmd, stdin=None):
     return subprocess.run(cmd, input=stdin, capture_output=True, text=True)
 
 
-def package_version():
-    r = run(["dpkg-query", "-W", "-f=${Version}", PACKAGE])
-    return r.stdout.strip() if r.returncode == 0 else "unknown"
+def package_version(package):
+    r = run(["dpkg-query", "-W", "-f=${Version}", package])
+    return r.stdout.strip() if r.returncode == 0 else None
+
+
+def source_text():
+    """Which packages' headers the tables come from, with their versions:
+    `linux-libc-dev 6.1.187-1, libdrm-dev 2.4.114-1+b1`."""
+    parts = [f"{PACKAGE} {package_version(PACKAGE) or 'unknown'}"]
+    drm = package_version(DRM_PACKAGE)
+    if drm and os.path.isdir(LIBDRM):
+        parts.append(f"{DRM_PACKAGE} {drm}")
+    return ", ".join(parts)
+
+
+def drm_headers():
+    """The kernel's DRM uapi headers as libdrm-dev ships them (drm.h,
+    drm_mode.h, *_drm.h; not libdrm's own API), as `drm/NAME.h`."""
+    if not package_version(DRM_PACKAGE) or not os.path.isdir(LIBDRM):
+        return []
+    return sorted(
+        "drm/" + f
+        for f in os.listdir(LIBDRM)
+        if f in ("drm.h", "drm_mode.h") or f.endswith("_drm.h")
+    )
 
 
 def header_list():
@@ -150,10 +183,13 @@ def header_list():
     for h in EXTRA_HEADERS:
         if os.path.isfile(os.path.join(INCLUDE, h)):
             out.add(h)
+    out.update(drm_headers())
     return sorted(out)
 
 
 def header_path(h):
+    if h.startswith("drm/") and os.path.isfile(os.path.join(LIBDRM, h[4:])):
+        return os.path.join(LIBDRM, h[4:])
     for base in (ARCH_INCLUDE, INCLUDE):
         p = os.path.join(base, h)
         if os.path.isfile(p):
@@ -243,7 +279,37 @@ def candidates(h):
             if hm and hm.group(1).upper() in hex_types and not re.match(r"^0x[0-9A-Fa-f]{4}[0-9A-Fa-fxX]", value):
                 seen.add(name)
                 out.append((name, "hex"))
+    # Requests that are enum members (binder's BR_*/BC_*): `NAME = _IOR(...)`.
+    text = "\n".join(lines)
+    for m in ENUM_MEMBER.finditer(text):
+        name, mac, args = m.group(1), m.group(2), split_args(m.group(3))
+        if name in seen or len(args) != (2 if mac == "_IO" else 3):
+            continue
+        seen.add(name)
+        ENUM_TYPES[(h, name)] = (mac, " ".join(args[2].split()) if mac != "_IO" else "")
+        out.append((name, "enum"))
     return out
+
+
+# An enum member whose value is an ioctl macro; its type, by (header, name).
+ENUM_MEMBER = re.compile(
+    r"^\s*([A-Z][A-Z0-9_]*)\s*=\s*(_IOWR|_IOR|_IOW|_IO)\s*\(((?:[^()]|\([^()]*\))*)\)\s*[,}]", re.M
+)
+ENUM_TYPES = {}
+
+
+def split_args(text):
+    """A macro call's arguments, split at the commas outside parentheses."""
+    args, depth, cur = [], 0, ""
+    for c in text:
+        if c == "," and depth == 0:
+            args.append(cur.strip())
+            cur = ""
+            continue
+        depth += (c == "(") - (c == ")")
+        cur += c
+    args.append(cur.strip())
+    return args
 
 
 def source(h, names, body):
@@ -356,10 +422,15 @@ def types_body(names):
 
 
 def stub_dir():
-    """An include directory with empty stand-ins for headers linux-libc-dev
-    does not ship but some of its headers include (drm/drm.h, from libdrm:
-    kfd_ioctl.h needs only the kernel types from it)."""
+    """An include directory where `<drm/...>` finds libdrm-dev's copies of
+    the DRM headers; without libdrm-dev, a stand-in drm/drm.h (kfd_ioctl.h
+    needs only the kernel types from it)."""
     d = tempfile.mkdtemp(prefix="gen_ioctls.")
+    if drm_headers():
+        os.symlink(LIBDRM, os.path.join(d, "drm"))
+        # via_drm.h includes a kernel-internal header it needs nothing from.
+        open(os.path.join(d, "via_drmclient.h"), "w").close()
+        return d
     os.makedirs(os.path.join(d, "drm"))
     with open(os.path.join(d, "drm", "drm.h"), "w") as f:
         f.write("#include <linux/types.h>\n")
@@ -385,7 +456,9 @@ def compile_values(h, names, arch_flag, workdir):
         # Map the errors to our lines; an error inside a header fails it all.
         first = src.count("\n") - len(names) + 1
         bad = set()
-        for m in re.finditer(r"^<stdin>:(\d+):\d+: error", r.stderr, re.M):
+        # An error inside a header's macro is reported at the header's line,
+        # with a note at ours ("in expansion of macro"): take both.
+        for m in re.finditer(r"^<stdin>:(\d+):\d+: (error|note)", r.stderr, re.M):
             line = int(m.group(1))
             if line >= first:
                 bad.add(line - first)
@@ -441,9 +514,13 @@ def generate(arch_flag):
                 continue
             if kind == "hex":
                 mac, ty = "", ""
+            elif kind == "enum":
+                mac, ty = ENUM_TYPES[(h, n)]
             else:
                 mac, ty = types.get(n, ("", ""))
             entries.append((vals[n], n, h, mac, ty))
+    if os.path.islink(os.path.join(workdir, "drm")):
+        os.unlink(os.path.join(workdir, "drm"))
     shutil.rmtree(workdir)
     # A name defined in two headers (old copies) is one request.
     uniq = {}
@@ -456,7 +533,7 @@ def rust_str(s):
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def render(arch, flag, entries, fams, version):
+def render(arch, flag, entries, fams, source):
     headers = sorted({e[2] for e in entries} | {f[3] for f in fams})
     index = {h: i for i, h in enumerate(headers)}
     macros = {"": "Hex", "_IO": "Io", "_IOR": "Ior", "_IOW": "Iow", "_IOWR": "Iowr", "_IOC": "Ioc"}
@@ -467,7 +544,7 @@ def render(arch, flag, entries, fams, version):
     out.append(f"//! The {arch} ioctl request table (generated data; see `super::names`).\n\n")
     out.append("use super::names::{Def, Family, Macro::*, Param::*};\n\n")
     out.append("/// The headers the table was generated from.\n")
-    out.append(f"pub const SOURCE: &str = {rust_str(PACKAGE + ' ' + version)};\n\n")
+    out.append(f"pub const SOURCE: &str = {rust_str(source)};\n\n")
     out.append("/// The headers the requests are defined in, by index.\n")
     out.append("pub static HEADERS: &[&str] = &[\n")
     for h in headers:
@@ -517,11 +594,11 @@ def main():
     args = ap.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     out_dir = args.out or os.path.join(root, "src", "ioctl")
-    version = package_version()
+    source = source_text()
     for arch, flag, fname in [("x86_64", "-m64", "gen_x86_64.rs"), ("i386", "-m32", "gen_i386.rs")]:
         entries, fams = generate(flag)
         with open(os.path.join(out_dir, fname), "w") as f:
-            f.write(render(arch, flag, entries, fams, version))
+            f.write(render(arch, flag, entries, fams, source))
         print(f"gen_ioctls: {fname}: {len(entries)} requests", file=sys.stderr)
 
 

@@ -664,6 +664,31 @@ mod tests {
     }
 
     #[test]
+    fn the_fd_decides_between_a_group_and_other_headers() {
+        let on = |path: &str| FdInfo::new(path.to_string(), false);
+        // 0x5402 is TCSETS (the tty group's) and OSS's SNDCTL_TMR_START.
+        let tty = resolve(Arch::X86_64, 0x5402, Some(&on("/dev/pts/3")));
+        assert_eq!((tty.name.as_ref(), tty.decoder.is_some()), ("TCSETS", true));
+        let null = resolve(Arch::X86_64, 0x5402, Some(&on("/dev/null")));
+        assert_eq!(null.name, "SNDCTL_TMR_START or TCSETS");
+        assert!(null.decoder.is_some());
+        let timer = resolve(Arch::X86_64, 0x5402, Some(&on("/dev/snd/timer")));
+        assert_eq!(
+            (timer.name.as_ref(), timer.decoder.is_some()),
+            ("SNDCTL_TMR_START", false)
+        );
+        // No fd known: every name; a code nothing names: its bits.
+        assert_eq!(
+            resolve(Arch::X86_64, 0x5402, None).name,
+            "SNDCTL_TMR_START or TCSETS"
+        );
+        assert_eq!(resolve(Arch::X86_64, 0x1234, None).name, "_IO(0x12, 0x34)");
+        // The fd picks among the headers' requests: hidraw's, not hiddev's.
+        let hid = resolve(Arch::X86_64, 0x8004_4801, Some(&on("/dev/hidraw0")));
+        assert_eq!(hid.name, "HIDIOCGRDESCSIZE");
+    }
+
+    #[test]
     fn the_ioctl_layer_never_imports_the_handlers_above_it() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/ioctl");
         // Spelled in two pieces so this test does not find itself.
