@@ -281,6 +281,20 @@ fn value_results_null_bases_and_escapes() {
          msg_controllen=0, msg_flags=0}, 0) = 4"
             .into(),
         "write(4, NULL, 0) = 0".into(),
+        "socket(AF_UNIX, SOCK_DGRAM, 0) = 5".into(),
+        "bind(5, {sa_family=AF_UNIX, sun_path=@\"vr-to\"}, 8) = 0".into(),
+        "socket(AF_UNIX, SOCK_DGRAM, 0) = 6".into(),
+        "bind(6, {sa_family=AF_UNIX, sun_path=@\"vr-from\"}, 10) = 0".into(),
+        "sendto(6, \"hi\", 2, 0, {sa_family=AF_UNIX, sun_path=@\"vr-to\"}, 8) = 2".into(),
+        // Only the 4 bytes the kernel wrote are the address, never the
+        // stale 'A's after them.
+        "getsockname(5, {sa_family=AF_UNIX, sun_path=@\"v\"}, [4 => 8]) = 0".into(),
+        "recvfrom(5, \"h\", 1, MSG_PEEK, {sa_family=AF_UNIX, sun_path=@\"v\"}, [4 => 10]) = 1"
+            .into(),
+        "recvmsg(5, {msg_name={sa_family=AF_UNIX, sun_path=@\"v\"}, msg_namelen=4 => 10, \
+         msg_iov=[{iov_base=NULL, iov_len=0}, {iov_base=\"hi\", iov_len=16}], msg_iovlen=2, \
+         msg_control=NULL, msg_controllen=0, msg_flags=0}, 0) = 2"
+            .into(),
         "exit_group(0)".into(),
         "Process exited normally with code 0".into(),
     ];

@@ -8,7 +8,9 @@ use crate::call::{CallCtx, CallType};
 use crate::format::{Naming, Printer};
 use crate::service::generic::put_fd;
 use crate::service::h;
-use crate::service::net::{MSG_FLAGS, put_sockaddr, save_len, saved_len, ucred_fields};
+use crate::service::net::{
+    MSG_FLAGS, put_sockaddr, save_len, saved_len, ucred_fields, written_len,
+};
 use crate::service::raw::open_returned;
 use crate::service::raw::{i32_at, int_at, open_struct_dyn, read_vec, u32_at, uint_at, word_size};
 use crate::service::sockopt::{put_level, put_optname};
@@ -191,7 +193,8 @@ fn put_msghdr_fields_was(
     if name == 0 {
         p.ptr("msg_name", 0);
     } else {
-        put_sockaddr(p, "msg_name", name, namelen);
+        let written = written_len(namelen_was, namelen as u32);
+        put_sockaddr(p, "msg_name", name, written);
     }
     match namelen_was {
         Some(was) => p.changed("msg_namelen", was as u64, namelen),

@@ -434,9 +434,17 @@ pub fn put_len_result(p: &mut Printer, name: &str, addr: u64, before: Option<u32
     }
 }
 
+/// The bytes of an address the kernel wrote into a buffer of `given`
+/// bytes when it reports the address as `len` long: it copies only what
+/// fits and still says the full length (move_addr_to_user), so past
+/// `given` the buffer holds whatever was there before.
+pub fn written_len(given: Option<u32>, len: u32) -> u64 {
+    given.map_or(len, |given| given.min(len)) as u64
+}
+
 /// An address and its length pointer as the kernel left them: the address
-/// with the length it wrote, the length as [`put_len_result`] shows it;
-/// the address as a pointer if the call failed.
+/// as far as the kernel wrote it, the length as [`put_len_result`] shows
+/// it; the address as a pointer if the call failed.
 pub fn put_sockaddr_out(
     p: &mut Printer,
     c: &CallCtx,
@@ -447,7 +455,9 @@ pub fn put_sockaddr_out(
 ) {
     let len = read_vec(p, len_addr, 4).map(|b| u32_at(&b, 0));
     match len {
-        Some(len) if !failed && addr != 0 => put_sockaddr(p, names[0], addr, len as u64),
+        Some(len) if !failed && addr != 0 => {
+            put_sockaddr(p, names[0], addr, written_len(saved_len(c), len))
+        }
         _ => p.ptr(names[0], addr),
     }
     put_len_result(p, names[1], len_addr, saved_len(c), failed);
