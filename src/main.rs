@@ -6,6 +6,7 @@
 
 use std::ffi::OsString;
 use std::io::{BufWriter, IsTerminal};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::OpenOptionsExt;
 use std::process::ExitCode;
 
@@ -314,10 +315,10 @@ fn main() -> ExitCode {
             match file {
                 Ok(f) => (Box::new(BufWriter::with_capacity(1 << 16, f)), false),
                 Err(e) => {
-                    return fail(
-                        &format!("cannot open '{}': {}", path.display(), os_text(&e)),
-                        1,
-                    );
+                    // Escaped, so the error stays one line whatever the name.
+                    let mut name = String::new();
+                    rtrace_cli::escape::c_escape(path.as_os_str().as_bytes(), false, &mut name);
+                    return fail(&format!("cannot open '{name}': {}", os_text(&e)), 1);
                 }
             }
         }

@@ -524,3 +524,46 @@ fn filters_compare_signal_parameters_by_name() {
         ])
     );
 }
+
+/// A command or output file name with control bytes is escaped in the
+/// error, which stays one line: whether the name is not found, found but
+/// not a program (the message then comes from the child after its exec
+/// failed), or an output file that cannot be created.
+#[test]
+fn names_in_errors_are_escaped_and_keep_the_error_one_line() {
+    use std::os::unix::fs::PermissionsExt;
+    let out = rtrace_env().arg("no\x1b[31m\nsuch").output().unwrap();
+    assert_eq!(out.status.code(), Some(127));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "rtrace: cannot run 'no\\33[31m\\nsuch': No such file or directory\n"
+    );
+    let dir = scratch("badprog");
+    std::fs::create_dir(&dir).unwrap();
+    let script = dir.join("x\x07\ny");
+    std::fs::write(&script, "garbage\n").unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = rtrace_env()
+        .args(["-o", "/dev/null"])
+        .arg(&script)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(127));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "rtrace: cannot run '{}/x\\7\\ny': Exec format error\n",
+            dir.display()
+        )
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    let out = rtrace_env()
+        .args(["-o", "/nonexistent-dir/a\x1b\nb", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "rtrace: cannot open '/nonexistent-dir/a\\33\\nb': No such file or directory\n"
+    );
+}
