@@ -47,8 +47,8 @@ pub enum CallData {
     /// Nothing saved.
     #[default]
     None,
-    /// A path the call opened, for the fd table.
-    Path(String),
+    /// A path the call opened, for the fd table (its bytes as they are).
+    Path(Vec<u8>),
     /// An input the kernel overwrites before the leave (recvmmsg's
     /// timeout), copied at enter so the call shows what it was given.
     Input(Vec<u8>),

@@ -567,3 +567,61 @@ fn names_in_errors_are_escaped_and_keep_the_error_one_line() {
         "rtrace: cannot open '/nonexistent-dir/a\\33\\nb': No such file or directory\n"
     );
 }
+
+/// `-y` shows an fd's path with its own bytes, escaped as strings are,
+/// whether rtrace saw the path opened or asked /proc (a relative open):
+/// a name that is not UTF-8 is not turned into U+FFFD's bytes, and in JSON
+/// it is hex as other strings that are not UTF-8.
+#[test]
+fn fd_paths_keep_their_bytes_and_print_escaped() {
+    let bin = fixture("hostile_name");
+    let dir = scratch("files");
+    std::fs::create_dir(&dir).unwrap();
+    let d = dir.to_str().unwrap();
+    let command = [bin.as_os_str(), "files".as_ref(), dir.as_os_str()];
+    let select = [
+        "-y",
+        "-e",
+        "trace=openat,write,close,unlink,chdir,exit_group",
+    ];
+    let (trace, code) = trace_bytes(&select, &command);
+    assert_eq!(code, Some(0));
+    assert_no_raw_controls("text", &trace);
+    let text = String::from_utf8(trace).unwrap();
+    let lines = normalise(&text);
+    let start = lines.iter().position(|l| l.contains("\"BEGIN\"")).unwrap();
+    let name = "\\377\\33[1m\\n7";
+    assert_eq!(
+        lines[start + 1..],
+        s(&[
+            &format!("openat(AT_FDCWD, \"{d}/{name}\", O_WRONLY|O_CREAT|O_CLOEXEC, 0600) = 3"),
+            &format!("write(3<{d}/{name}>, \"a\", 1) = 1"),
+            &format!("close(3<{d}/{name}>) = 0"),
+            &format!("chdir(\"{d}\") = 0"),
+            &format!("openat(AT_FDCWD, \"{name}\", O_WRONLY) = 3"),
+            &format!("write(3<{d}/{name}>, \"b\", 1) = 1"),
+            &format!("close(3<{d}/{name}>) = 0"),
+            &format!("unlink(\"{name}\") = 0"),
+            "exit_group(0)",
+            "Process exited normally with code 0",
+        ])
+    );
+    let mut args = vec!["--json"];
+    args.extend(select);
+    let (trace, code) = trace_bytes(&args, &command);
+    assert_eq!(code, Some(0));
+    let hex: String = format!("{d}/")
+        .bytes()
+        .chain(*b"\xff\x1b[1m\n7")
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let paths: Vec<serde_json::Value> = String::from_utf8(trace)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|v| v["name"] == "write" && v["args"]["fd"]["value"] == 3)
+        .map(|v| v["args"]["fd"]["path"].clone())
+        .collect();
+    assert_eq!(paths, vec![serde_json::json!({ "hex": hex }); 2]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -329,7 +329,7 @@ fn ring_from_proc(call: &IoctlCall) -> Option<(u64, u64)> {
         let mut words = line.split_whitespace();
         let range = words.next()?;
         let name = words.nth(4)?;
-        if name != path {
+        if name.as_bytes() != path.as_slice() {
             return None;
         }
         let (start, end) = range.split_once('-')?;

@@ -354,7 +354,7 @@ impl Fields for CallFields<'_> {
                     .iter()
                     .position(|p| matches!(p.kind, Kind::Fd | Kind::DirFd))?;
                 let info = self.fds.get(call.args[i] as i32)?;
-                return Some(Value::str(info.path));
+                return Some(Value::str(String::from_utf8_lossy(&info.path).into_owned()));
             }
             _ => {}
         }
