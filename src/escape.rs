@@ -7,7 +7,7 @@
 //!
 //! - [`TraceeText`], the type for tracee text kept outside a call's
 //!   arguments (process names): it has no unescaped rendering;
-//! - [`c_escape`], the C escaping of strings (`\n`, `\x1b`), which
+//! - [`c_escape`], the C escaping of strings (`\n`, `\33`), which
 //!   [`TraceeText`] and the Printer's strings share;
 //! - [`terminal_safe`] and [`json_safe`], the output layer's last line of
 //!   defence: whatever a caller hands it, no control character, DEL, C1
@@ -20,7 +20,7 @@ use std::fmt::{self, Write as _};
 /// Bytes that came from a tracee (a process or thread name, a file name
 /// its program was started from). Printing it goes through [`fmt::Display`],
 /// which C-escapes every byte that is not printable ASCII, as strings are
-/// escaped (`\x1b[2J\n`), or through [`TraceeText::json`]; there is no way
+/// escaped (`\33[2J\n`), or through [`TraceeText::json`]; there is no way
 /// to get its raw bytes into the output.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TraceeText(Box<[u8]>);
