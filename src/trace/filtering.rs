@@ -369,21 +369,23 @@ impl Fields for CallFields<'_> {
 /// (programs built without frame pointers show fewer frames).
 pub fn stack_trace(pid: i32, mem: &mut Memory) -> Vec<u64> {
     const MAX_FRAMES: usize = 32;
-    let Ok(regs) = nix::sys::ptrace::getregs(nix::unistd::Pid::from_raw(pid)) else {
+    // Registers are read in kernel.rs, the one place that uses ptrace.
+    let Some((rip, rsp, rbp)) = crate::kernel::stack_registers(nix::unistd::Pid::from_raw(pid))
+    else {
         return Vec::new();
     };
-    let mut ips = vec![regs.rip];
+    let mut ips = vec![rip];
     // libc's wrappers are leaves without a frame of their own: at the
     // system call the word at the stack pointer is the return address into
     // their caller, which the frame walk below skips (the frame pointer is
     // still the caller's). Taken when it points into executable code.
-    if let Some(ret) = mem.read_word(regs.rsp, crate::kernel::Arch::X86_64)
+    if let Some(ret) = mem.read_word(rsp, crate::kernel::Arch::X86_64)
         && executable(pid, ret)
     {
         ips.push(ret);
     }
-    let mut frame = regs.rbp;
-    let mut last = regs.rsp;
+    let mut frame = rbp;
+    let mut last = rsp;
     while ips.len() < MAX_FRAMES && frame > last && frame % 8 == 0 {
         let (Some(next), Some(ret)) = (
             mem.read_word(frame, crate::kernel::Arch::X86_64),
