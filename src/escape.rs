@@ -124,6 +124,32 @@ fn json_unsafe(c: char) -> bool {
         | '\u{2066}'..='\u{2069}')
 }
 
+/// Whether a terminal acts on `c` rather than showing it: a control
+/// character (C0, DEL, C1) or one of the marks [`json_unsafe`] names.
+pub fn is_terminal_control(c: char) -> bool {
+    c.is_control() || json_unsafe(c)
+}
+
+/// `text` with the characters [`is_terminal_control`] names C-escaped
+/// (`\33`, `\342\200\256`) and every other character as it is (`é`
+/// stays `é`): for user input quoted back in an error message, which
+/// must stay one line and readable.
+pub fn escape_controls(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(is_terminal_control) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut buf = [0u8; 4];
+    for c in text.chars() {
+        if is_terminal_control(c) {
+            c_escape(c.encode_utf8(&mut buf).as_bytes(), false, &mut out);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// A value as one line of JSON that is also safe on a terminal: serde's
 /// escaping (control characters below U+0020, quotes, backslashes) plus
 /// `\uXXXX` for the characters [`json_unsafe`] names. Outside strings JSON

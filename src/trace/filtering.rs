@@ -511,6 +511,19 @@ mod tests {
     }
 
     #[test]
+    fn an_unknown_name_is_quoted_back_with_its_controls_escaped() {
+        // The name is the user's, but an error must stay readable lines:
+        // no escape sequence, tab or override reaches the terminal raw.
+        assert_eq!(
+            parse_filter("name == \"a\x1b[31m\tb\u{202e}é\"")
+                .unwrap_err()
+                .to_string(),
+            "bad filter: Unknown system call 'a\\33[31m\\tb\\342\\200\\256é'\n  \
+             Filter: name == \"a [31m b é\"\n                  ^"
+        );
+    }
+
+    #[test]
     fn unknown_fields_are_rejected_with_a_caret() {
         let e = parse_filter("fd == 3 && bogus > 1").unwrap_err();
         assert_eq!(
