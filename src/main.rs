@@ -224,10 +224,17 @@ struct Cli {
 
 /// Say what went wrong in one line on stderr and exit with `code`. A
 /// stderr that cannot take the line (a closed pipe) does not change the
-/// exit status: `eprintln!` would panic there.
+/// exit status: `eprintln!` would panic there. Messages quote what the
+/// user typed (`unknown signal 'X'`): its control characters are escaped
+/// here, line by line (a filter error is three lines), so none reaches
+/// the terminal raw.
 fn fail(message: &str, code: u8) -> ExitCode {
     use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "rtrace: {message}");
+    let message: Vec<_> = message
+        .split('\n')
+        .map(rtrace_cli::escape::escape_controls)
+        .collect();
+    let _ = writeln!(std::io::stderr(), "rtrace: {}", message.join("\n"));
     ExitCode::from(code)
 }
 

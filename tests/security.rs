@@ -625,3 +625,28 @@ fn fd_paths_keep_their_bytes_and_print_escaped() {
     assert_eq!(paths, vec![serde_json::json!({ "hex": hex }); 2]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// What the user typed is quoted back in errors with its control
+/// characters escaped, whichever option it was given to.
+#[test]
+fn option_values_in_errors_are_escaped() {
+    for (args, error) in [
+        (
+            ["-e", "trace=a\x1b[31m"],
+            "rtrace: unknown system call 'a\\33[31m'\n",
+        ),
+        (["-e", "signal=\x1bX"], "rtrace: unknown signal '\\33X'\n"),
+        (
+            ["-e", "status=\x07"],
+            "rtrace: unknown status '\\7' (successful, failed, unfinished, unavailable, detached)\n",
+        ),
+        (
+            ["-S", "\u{202e}x"],
+            "rtrace: unknown sort key '\\342\\200\\256x' (time, calls, errors, name, avg_time, nothing)\n",
+        ),
+    ] {
+        let out = rtrace_env().args(args).arg("true").output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), error, "{args:?}");
+    }
+}
