@@ -258,6 +258,7 @@ fn value_results_null_bases_and_escapes() {
     let run = trace(&[], &[name(&bin)]);
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
     let esc = "\\177ELF\\1\\33[0m\\v\\f\\09\\0017";
+    let port = port_in(&run.after_marker(), "getsockname(7, ");
     let expected: Vec<String> = vec![
         "write(-1, \"BEGIN\", 5) = -1 [EBADF]".to_string(),
         "socketpair(AF_UNIX, SOCK_DGRAM, 0, [3, 4]) = 0".into(),
@@ -295,6 +296,15 @@ fn value_results_null_bases_and_escapes() {
          msg_iov=[{iov_base=NULL, iov_len=0}, {iov_base=\"hi\", iov_len=16}], msg_iovlen=2, \
          msg_control=NULL, msg_controllen=0, msg_flags=0}, 0) = 2"
             .into(),
+        "socket(AF_INET, SOCK_DGRAM, IPPROTO_IP) = 7".into(),
+        "bind(7, {sa_family=AF_INET, sin_port=htons(0), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = 0"
+            .into(),
+        format!(
+            "getsockname(7, {{sa_family=AF_INET, sin_port=htons({port}), \
+             sin_addr=inet_addr(\"127.0.0.1\")}}, [16]) = 0"
+        ),
+        // Cut short: the fields that fit, then `..`.
+        format!("getsockname(7, {{sa_family=AF_INET, sin_port=htons({port}), ..}}, [4 => 16]) = 0"),
         "exit_group(0)".into(),
         "Process exited normally with code 0".into(),
     ];

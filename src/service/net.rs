@@ -278,16 +278,26 @@ pub fn put_sockaddr(p: &mut Printer, name: &str, addr: u64, len: u64) {
     let family = u16_at(&b, 0);
     put_family(p, "sa_family", family as i64);
     let all = match family {
-        AF_INET if b.len() >= 8 => {
+        // An address cut short (a buffer smaller than the address) shows
+        // the fields that fit, then `..`.
+        AF_INET if b.len() >= 4 => {
             put_port(p, "sin_port", u16_at(&b, 2));
+            if b.len() < 8 {
+                p.close_struct(false);
+                return;
+            }
             let ip = Ipv4Addr::from([b[4], b[5], b[6], b[7]]).to_string();
             put_composed(p, "sin_addr", &format!("inet_addr(\"{ip}\")"), |p| {
                 p.string("sin_addr", ip.as_bytes(), false)
             });
             true
         }
-        AF_INET6 if b.len() >= 24 => {
+        AF_INET6 if b.len() >= 4 => {
             put_port(p, "sin6_port", u16_at(&b, 2));
+            if b.len() < 24 {
+                p.close_struct(false);
+                return;
+            }
             let flow = u32::from_be(u32_at(&b, 4));
             put_composed(p, "sin6_flowinfo", &format!("htonl({flow})"), |p| {
                 p.uint("sin6_flowinfo", flow as u64)
