@@ -56,6 +56,15 @@ pub enum CallData {
     /// overwrites: getsockname's addrlen, recvmsg's msg_namelen), as the
     /// call was given it, so it prints `[110 => 2]`.
     Len(u32),
+    /// recvmmsg's inputs the kernel overwrites: its timeout (the bytes)
+    /// and each message's msg_namelen, in order, as the call was given
+    /// them.
+    Mmsg {
+        /// The timeout's bytes, if one was given and readable.
+        timeout: Option<Vec<u8>>,
+        /// Each message's msg_namelen.
+        namelens: Vec<u32>,
+    },
 }
 
 /// The arguments and state of one call, handed to its handler.

@@ -296,6 +296,12 @@ fn value_results_null_bases_and_escapes() {
          msg_iov=[{iov_base=NULL, iov_len=0}, {iov_base=\"hi\", iov_len=16}], msg_iovlen=2, \
          msg_control=NULL, msg_controllen=0, msg_flags=0}, 0) = 2"
             .into(),
+        "sendto(6, \"yo\", 2, 0, {sa_family=AF_UNIX, sun_path=@\"vr-to\"}, 8) = 2".into(),
+        "recvmmsg(5, [{msg_hdr={msg_name={sa_family=AF_UNIX, sun_path=@\"v\"}, \
+         msg_namelen=4 => 10, msg_iov=[{iov_base=NULL, iov_len=0}, {iov_base=\"yo\", \
+         iov_len=16}], msg_iovlen=2, msg_control=NULL, msg_controllen=0, msg_flags=0}, \
+         msg_len=2}], 1, 0, NULL) = 1"
+            .into(),
         "socket(AF_INET, SOCK_DGRAM, IPPROTO_IP) = 7".into(),
         "bind(7, {sa_family=AF_INET, sin_port=htons(0), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = 0"
             .into(),
