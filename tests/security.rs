@@ -94,6 +94,36 @@ fn attaching_to_a_zombie_says_so_and_leaves_no_output_file() {
     assert!(!file.exists(), "an empty output file was left behind");
 }
 
+/// A zombie is known for one whatever name it gave itself: bytes that are
+/// not UTF-8, a `) R ` that looks like the end of the name and a state.
+#[test]
+fn attaching_to_a_zombie_with_a_hostile_name_says_so() {
+    let mut child = Command::new(fixture("hostile_name"))
+        .arg("zombie")
+        .spawn()
+        .unwrap();
+    let pid = child.id() as i32;
+    let start = Instant::now();
+    while !std::fs::read(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        s.ends_with(b"\n") && {
+            let at = s.windows(2).rposition(|w| w == b") ").unwrap();
+            s[at + 2] == b'Z'
+        }
+    }) {
+        assert!(start.elapsed() < Duration::from_secs(10), "no zombie");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let out = rtrace().args(["-p", &pid.to_string()]).output().unwrap();
+    child.wait().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "rtrace: cannot attach to pid {pid}: the process has exited and is waiting to be reaped by its parent\n"
+        )
+    );
+}
+
 #[test]
 fn a_failed_attach_leaves_no_output_file_but_keeps_an_existing_one() {
     let file = scratch("noproc");

@@ -60,9 +60,14 @@ pub(super) fn options(follow: bool, exit_kill: bool, seccomp: bool) -> libc::c_i
 
 /// Whether task `tid` is a zombie.
 fn is_zombie(tid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{tid}/stat"))
+    // Bytes, not a String: the name in parentheses is the process's own
+    // choice and need not be UTF-8. The state follows the last ") ".
+    std::fs::read(format!("/proc/{tid}/stat"))
         .ok()
-        .and_then(|s| s.rsplit(") ").next().map(|rest| rest.starts_with('Z')))
+        .and_then(|s| {
+            let at = memchr::memmem::rfind(&s, b") ")?;
+            Some(s.get(at + 2) == Some(&b'Z'))
+        })
         .unwrap_or(false)
 }
 
