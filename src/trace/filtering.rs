@@ -412,9 +412,12 @@ pub fn stack_trace(pid: i32, mem: &mut Memory) -> Vec<u64> {
 
 /// Whether `addr` lies in an executable mapping of process `pid`.
 fn executable(pid: i32, addr: u64) -> bool {
-    let Ok(maps) = std::fs::read_to_string(format!("/proc/{pid}/maps")) else {
+    // Bytes: a mapped file's name need not be UTF-8, and must not hide
+    // the other lines.
+    let Ok(maps) = std::fs::read(format!("/proc/{pid}/maps")) else {
         return false;
     };
+    let maps = String::from_utf8_lossy(&maps);
     maps.lines().any(|line| {
         let mut fields = line.split_whitespace();
         let (Some(range), Some(perms)) = (fields.next(), fields.next()) else {
