@@ -151,3 +151,24 @@ fn verbose_sigreturn_mask_and_dates_from_32_bit_layouts() {
         "{stat}"
     );
 }
+
+/// i386's getgroups and setgroups take 16-bit gids, their `32` forms
+/// 32-bit ones: each list reads with its own element size.
+#[test]
+fn sixteen_and_thirty_two_bit_group_lists() {
+    let bin = fixture_m32("groups_i386");
+    let run = trace(&[], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert_eq!(
+        run.after_marker(),
+        s(&[
+            "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+            "setgroups(3, [1, 2, 65534]) = 0",
+            "getgroups(8, [1, 2, 65534]) = 3",
+            "setgroups32(2, [100, 70000]) = 0",
+            "getgroups32(8, [100, 70000]) = 2",
+            "exit_group(0)",
+            "Process exited normally with code 0",
+        ])
+    );
+}

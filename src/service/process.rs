@@ -467,13 +467,17 @@ const GROUPS_SHOWN: usize = 32;
 /// `NGROUPS_MAX` from `<linux/limits.h>`.
 const NGROUPS_MAX: u64 = 65536;
 
-/// A list of `count` gids: `[0, 4, 27]`.
-fn put_groups(p: &mut Printer, name: &str, addr: u64, count: u64) {
+/// A list of `count` gids: `[0, 4, 27]`. i386's getgroups and setgroups
+/// (without `32`) take 16-bit gids (`old_gid_t`).
+fn put_groups(p: &mut Printer, c: &CallCtx, name: &str, addr: u64, count: u64) {
     if count > NGROUPS_MAX || p.config().values_only >= 2 {
         p.ptr(name, addr);
         return;
     }
-    let Some(b) = read_vec(p, addr, count as usize * 4).filter(|_| addr != 0 || count == 0) else {
+    let wide = c.arch != Arch::I386 || c.sig.is_some_and(|s| s.name.ends_with("32"));
+    let size = if wide { 4 } else { 2 };
+    let Some(b) = read_vec(p, addr, count as usize * size).filter(|_| addr != 0 || count == 0)
+    else {
         p.ptr(name, addr);
         return;
     };
@@ -488,7 +492,11 @@ fn put_groups(p: &mut Printer, name: &str, addr: u64, count: u64) {
             p.more();
             break;
         }
-        put_id(p, "", u32_at(&b, i * 4) as u64);
+        if wide {
+            put_id(p, "", u32_at(&b, i * 4) as u64);
+        } else {
+            p.uint("", u16::from_le_bytes([b[i * 2], b[i * 2 + 1]]) as u64);
+        }
     }
     p.close("]");
 }
@@ -496,7 +504,7 @@ fn put_groups(p: &mut Printer, name: &str, addr: u64, count: u64) {
 /// `setgroups(size, list)`
 pub fn setgroups_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.int("size", c.int(0));
-    put_groups(p, "list", c.args[1], c.args[0] as u32 as u64);
+    put_groups(p, c, "list", c.args[1], c.args[0] as u32 as u64);
     CallType::Done
 }
 
@@ -511,7 +519,7 @@ pub fn getgroups_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     if failed || c.int(0) == 0 {
         p.ptr("list", c.args[1]);
     } else {
-        put_groups(p, "list", c.args[1], c.result as u64);
+        put_groups(p, c, "list", c.args[1], c.result as u64);
     }
     p.equals();
     p.result(c.result);
