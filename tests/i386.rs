@@ -152,11 +152,12 @@ fn verbose_sigreturn_mask_and_dates_from_32_bit_layouts() {
     );
 }
 
-/// i386's getgroups and setgroups take 16-bit gids, their `32` forms
-/// 32-bit ones: each list reads with its own element size.
+/// i386's uid and gid calls without `32` take 16-bit ids (0xffff is -1),
+/// their `32` forms 32-bit ones: each list and result reads with its own
+/// size.
 #[test]
-fn sixteen_and_thirty_two_bit_group_lists() {
-    let bin = fixture_m32("groups_i386");
+fn sixteen_and_thirty_two_bit_ids() {
+    let bin = fixture_m32("ids_i386");
     let run = trace(&[], &[name(&bin)]);
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
     assert_eq!(
@@ -167,6 +168,11 @@ fn sixteen_and_thirty_two_bit_group_lists() {
             "getgroups(8, [1, 2, 65534]) = 3",
             "setgroups32(2, [100, 70000]) = 0",
             "getgroups32(8, [100, 70000]) = 2",
+            "setresuid(-1, -1, 0) = 0",
+            "setresuid32(-1, -1, 0) = 0",
+            "getresuid([0], [0], [0]) = 0",
+            "getresuid32([0], [0], [0]) = 0",
+            "setfsgid(-1) = 0",
             "exit_group(0)",
             "Process exited normally with code 0",
         ])

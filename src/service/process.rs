@@ -14,8 +14,8 @@ use crate::service::generic::no_params_out;
 use crate::service::generic::put_dirfd;
 use crate::service::h;
 use crate::service::raw::{
-    entered_done, open_returned, out_param_in, put_composed, put_id, put_int_ptr, put_named,
-    put_ptr_with, put_word_ptr, read_vec, u32_at, u64_at, word_size,
+    entered_done, open_returned, out_param_in, put_call_id, put_composed, put_id, put_int_ptr,
+    put_named, put_ptr_with, put_word_ptr, read_vec, u32_at, u64_at, wide_ids, word_size,
 };
 use crate::service::resource::{put_cap, put_rusage};
 use crate::service::signal::{put_siginfo, put_signal, signal_name};
@@ -425,22 +425,22 @@ pub fn waitid_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
 
 /// `setuid(uid)`, `setgid(gid)`, `setfsuid(fsuid)`...: one id.
 pub fn id1_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    put_id(p, "id", c.args[0]);
+    put_call_id(p, c, "id", c.args[0]);
     CallType::Done
 }
 
 /// `setreuid(ruid, euid)`, `setregid(rgid, egid)`
 pub fn id2_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    put_id(p, "real", c.args[0]);
-    put_id(p, "effective", c.args[1]);
+    put_call_id(p, c, "real", c.args[0]);
+    put_call_id(p, c, "effective", c.args[1]);
     CallType::Done
 }
 
 /// `setresuid(ruid, euid, suid)`, `setresgid(rgid, egid, sgid)`
 pub fn id3_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    put_id(p, "real", c.args[0]);
-    put_id(p, "effective", c.args[1]);
-    put_id(p, "saved", c.args[2]);
+    put_call_id(p, c, "real", c.args[0]);
+    put_call_id(p, c, "effective", c.args[1]);
+    put_call_id(p, c, "saved", c.args[2]);
     CallType::Done
 }
 
@@ -449,13 +449,20 @@ pub fn getres_out(_p: &mut Printer, _c: &mut CallCtx) -> CallType {
     CallType::NotDone
 }
 
-/// Leave half of getresuid and getresgid: `[0], [0], [0]`.
+/// Leave half of getresuid and getresgid: `[0], [0], [0]` (16-bit ids
+/// for i386's calls without `32`).
 pub fn getres_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    let size = if wide_ids(c) { 4 } else { 2 };
     for (i, name) in ["real", "effective", "saved"].into_iter().enumerate() {
-        if failed {
-            p.ptr(name, c.args[i]);
-        } else {
-            put_ptr_with(p, name, c.args[i], |p, v| put_id(p, "", v as u32 as u64));
+        match read_vec(p, c.args[i], size) {
+            Some(b) if !failed && p.config().values_only < 2 => {
+                let mut raw = [0u8; 4];
+                raw[..size].copy_from_slice(&b);
+                p.open(name, "[", Naming::Elements);
+                put_call_id(p, c, "", u32::from_le_bytes(raw) as u64);
+                p.close("]");
+            }
+            _ => p.ptr(name, c.args[i]),
         }
     }
     p.equals();
@@ -474,7 +481,7 @@ fn put_groups(p: &mut Printer, c: &CallCtx, name: &str, addr: u64, count: u64) {
         p.ptr(name, addr);
         return;
     }
-    let wide = c.arch != Arch::I386 || c.sig.is_some_and(|s| s.name.ends_with("32"));
+    let wide = wide_ids(c);
     let size = if wide { 4 } else { 2 };
     let Some(b) = read_vec(p, addr, count as usize * size).filter(|_| addr != 0 || count == 0)
     else {
