@@ -182,10 +182,18 @@ pub fn parse_filter(text: &str) -> Result<Filter, FilterError> {
             }
             format!("Pattern {word} matches no {}", set.kind.what())
         } else {
-            // `KILL` for `SIGKILL`, as -e signal= takes it.
+            // `KILL` for `SIGKILL`, as -e signal= takes it; strace's
+            // `SIGRT_3` (kernel-relative) for the name rtrace prints for
+            // that signal (`SIGRTMIN+1`).
             let sig = format!("SIG{word}");
+            let strace_rt = (set.kind == NameKind::Signal)
+                .then(|| word.strip_prefix("SIGRT_")?.parse::<i32>().ok())
+                .flatten()
+                .and_then(|n| crate::service::signal::signal_name(n.checked_add(32)?));
             let near = if set.kind == NameKind::Signal && set.names.contains(&sig) {
                 Some(sig.as_str())
+            } else if let Some(name) = &strace_rt {
+                Some(name.as_str())
             } else {
                 nearest(word, &set.names)
             };
@@ -485,6 +493,14 @@ mod tests {
             (
                 "sig == KILL",
                 "bad filter: Unknown signal 'KILL' (did you mean SIGKILL?)\n  Filter: sig == KILL\n                 ^",
+            ),
+            (
+                "sig == SIGRT_3",
+                "bad filter: Unknown signal 'SIGRT_3' (did you mean SIGRTMIN+1?)\n  Filter: sig == SIGRT_3\n                 ^",
+            ),
+            (
+                "sig == SIGRT_2147483647",
+                "bad filter: Unknown signal 'SIGRT_2147483647'\n  Filter: sig == SIGRT_2147483647\n                 ^",
             ),
             (
                 "sig == NOSUCHSIGNAL",
