@@ -47,8 +47,8 @@ pub enum CallData {
     /// Nothing saved.
     #[default]
     None,
-    /// A path the call opened, for the fd table.
-    Path(String),
+    /// A path the call opened, for the fd table (its bytes as they are).
+    Path(Vec<u8>),
     /// An input the kernel overwrites before the leave (recvmmsg's
     /// timeout), copied at enter so the call shows what it was given.
     Input(Vec<u8>),
@@ -56,6 +56,15 @@ pub enum CallData {
     /// overwrites: getsockname's addrlen, recvmsg's msg_namelen), as the
     /// call was given it, so it prints `[110 => 2]`.
     Len(u32),
+    /// recvmmsg's inputs the kernel overwrites: its timeout (the bytes)
+    /// and each message's msg_namelen, in order, as the call was given
+    /// them.
+    Mmsg {
+        /// The timeout's bytes, if one was given and readable.
+        timeout: Option<Vec<u8>>,
+        /// Each message's msg_namelen.
+        namelens: Vec<u32>,
+    },
 }
 
 /// The arguments and state of one call, handed to its handler.

@@ -7,7 +7,7 @@
 //!
 //! - [`TraceeText`], the type for tracee text kept outside a call's
 //!   arguments (process names): it has no unescaped rendering;
-//! - [`c_escape`], the C escaping of strings (`\n`, `\x1b`), which
+//! - [`c_escape`], the C escaping of strings (`\n`, `\33`), which
 //!   [`TraceeText`] and the Printer's strings share;
 //! - [`terminal_safe`] and [`json_safe`], the output layer's last line of
 //!   defence: whatever a caller hands it, no control character, DEL, C1
@@ -20,7 +20,7 @@ use std::fmt::{self, Write as _};
 /// Bytes that came from a tracee (a process or thread name, a file name
 /// its program was started from). Printing it goes through [`fmt::Display`],
 /// which C-escapes every byte that is not printable ASCII, as strings are
-/// escaped (`\x1b[2J\n`), or through [`TraceeText::json`]; there is no way
+/// escaped (`\33[2J\n`), or through [`TraceeText::json`]; there is no way
 /// to get its raw bytes into the output.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TraceeText(Box<[u8]>);
@@ -122,6 +122,32 @@ fn json_unsafe(c: char) -> bool {
         | '\u{200e}' | '\u{200f}'
         | '\u{2028}'..='\u{202e}'
         | '\u{2066}'..='\u{2069}')
+}
+
+/// Whether a terminal acts on `c` rather than showing it: a control
+/// character (C0, DEL, C1) or one of the marks [`json_unsafe`] names.
+pub fn is_terminal_control(c: char) -> bool {
+    c.is_control() || json_unsafe(c)
+}
+
+/// `text` with the characters [`is_terminal_control`] names C-escaped
+/// (`\33`, `\342\200\256`) and every other character as it is (`é`
+/// stays `é`): for user input quoted back in an error message, which
+/// must stay one line and readable.
+pub fn escape_controls(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(is_terminal_control) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut buf = [0u8; 4];
+    for c in text.chars() {
+        if is_terminal_control(c) {
+            c_escape(c.encode_utf8(&mut buf).as_bytes(), false, &mut out);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// A value as one line of JSON that is also safe on a terminal: serde's

@@ -9,6 +9,7 @@
 
 use crate::fasthash::IntMap;
 use std::cell::RefCell;
+use std::os::unix::ffi::OsStringExt;
 use std::rc::Rc;
 
 use crate::ioctl::user_events::EventDef;
@@ -34,8 +35,9 @@ pub enum FdKind {
 /// One open fd.
 #[derive(Clone, Debug)]
 pub struct FdInfo {
-    /// The path it was opened with, or /proc's link text.
-    pub path: String,
+    /// The path it was opened with, or /proc's link text: its bytes as
+    /// they are (a file name need not be UTF-8, and -y shows it exactly).
+    pub path: Vec<u8>,
     /// Its kind, from the path.
     pub kind: FdKind,
     /// Closed by a successful exec.
@@ -103,7 +105,7 @@ impl FdInfo {
     }
 
     /// An fd opened on `path`.
-    pub fn new(path: String, cloexec: bool) -> FdInfo {
+    pub fn new(path: Vec<u8>, cloexec: bool) -> FdInfo {
         let kind = kind_of(&path);
         let file = match kind {
             FdKind::Usbmon => Some(FileState {
@@ -129,7 +131,7 @@ impl FdInfo {
     }
 
     /// An fd whose open rtrace did not see: nothing of its past is known.
-    fn found(path: String) -> FdInfo {
+    fn found(path: Vec<u8>) -> FdInfo {
         let mut info = FdInfo::new(path, false);
         if info.file.is_some() {
             info.file = Some(Rc::new(RefCell::new(FileState::default())));
@@ -139,15 +141,15 @@ impl FdInfo {
 }
 
 /// Classify a path for the decoders.
-pub fn kind_of(path: &str) -> FdKind {
+pub fn kind_of(path: &[u8]) -> FdKind {
     if path
-        .strip_prefix("/dev/usbmon")
-        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        .strip_prefix(b"/dev/usbmon")
+        .is_some_and(|n| !n.is_empty() && n.iter().all(|b| b.is_ascii_digit()))
     {
         FdKind::Usbmon
-    } else if path.ends_with("/tracing/user_events_data") {
+    } else if path.ends_with(b"/tracing/user_events_data") {
         FdKind::UserEvents
-    } else if path.ends_with("/tracing/user_events_status") {
+    } else if path.ends_with(b"/tracing/user_events_status") {
         FdKind::UserEventsStatus
     } else {
         FdKind::Other
@@ -189,7 +191,7 @@ impl FdTable {
     /// What /proc/PID/fd says `fd` is.
     fn ask_proc(&self, fd: i32) -> Option<FdInfo> {
         let link = std::fs::read_link(format!("/proc/{}/fd/{fd}", self.pid)).ok()?;
-        Some(FdInfo::found(link.to_string_lossy().into_owned()))
+        Some(FdInfo::found(link.into_os_string().into_vec()))
     }
 
     /// Apply `f` to what `fd` is: the table's entry, or /proc's answer for
@@ -249,9 +251,9 @@ impl FdTable {
             FdKind::Netlink(proto) => Known::Answer(Some(proto)),
             FdKind::Other => info
                 .path
-                .strip_prefix("socket:[")
-                .and_then(|s| s.strip_suffix(']'))
-                .and_then(|s| s.parse().ok())
+                .strip_prefix(b"socket:[")
+                .and_then(|s| s.strip_suffix(b"]"))
+                .and_then(|s| std::str::from_utf8(s).ok()?.parse().ok())
                 .map_or(Known::Answer(None), Known::Inode),
             _ => Known::Answer(None),
         })?;
@@ -423,14 +425,14 @@ mod tests {
 
     #[test]
     fn kinds_from_paths() {
-        assert_eq!(kind_of("/dev/usbmon0"), FdKind::Usbmon);
-        assert_eq!(kind_of("/dev/usbmon"), FdKind::Other);
+        assert_eq!(kind_of(b"/dev/usbmon0"), FdKind::Usbmon);
+        assert_eq!(kind_of(b"/dev/usbmon"), FdKind::Other);
         assert_eq!(
-            kind_of("/sys/kernel/tracing/user_events_data"),
+            kind_of(b"/sys/kernel/tracing/user_events_data"),
             FdKind::UserEvents
         );
         assert_eq!(
-            kind_of("/sys/kernel/debug/tracing/user_events_data"),
+            kind_of(b"/sys/kernel/debug/tracing/user_events_data"),
             FdKind::UserEvents
         );
     }
@@ -469,7 +471,7 @@ mod tests {
     #[test]
     fn exec_drops_cloexec_and_dup_copies() {
         let mut t = FdTable::new(0);
-        t.insert(3, FdInfo::new("/dev/usbmon1".into(), true));
+        t.insert(3, FdInfo::new(b"/dev/usbmon1".to_vec(), true));
         t.dup(3, 4, false);
         t.exec();
         assert!(!t.fds.contains_key(&3));

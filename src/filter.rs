@@ -289,12 +289,19 @@ fn columns(c: char) -> usize {
 impl fmt::Display for FilterError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // Control characters (a tab, a newline from a quoted shell argument)
-        // show as one space each, so the line stays one line and every
-        // character before the caret takes one column.
+        // and bidirectional overrides show as one space each, so the line
+        // stays one line, shown in order, and every character before the
+        // caret takes one column.
         let shown: String = self
             .expression
             .chars()
-            .map(|c| if c.is_control() { ' ' } else { c })
+            .map(|c| {
+                if crate::escape::is_terminal_control(c) {
+                    ' '
+                } else {
+                    c
+                }
+            })
             .collect();
         let before = self
             .expression
@@ -303,7 +310,10 @@ impl fmt::Display for FilterError {
         let column: usize = before.chars().map(columns).sum();
         // No trailing white space, even for an empty expression.
         let line = format!("{ERROR_PREFIX}{shown}");
-        writeln!(f, "bad filter: {}", self.message)?;
+        // The message may quote the expression (an unknown name): its
+        // control characters are escaped.
+        let message = crate::escape::escape_controls(&self.message);
+        writeln!(f, "bad filter: {message}")?;
         writeln!(f, "{}", line.trim_end())?;
         write!(f, "{:width$}^", "", width = ERROR_PREFIX.len() + column)
     }

@@ -358,14 +358,16 @@ impl<'a> Printer<'a> {
         self.emit(name, text, || Value::String(text.to_string()));
     }
 
-    /// A file descriptor with its path (`-y`): `3</dev/null>`; in JSON
-    /// `{"value": 3, "path": "/dev/null"}`.
-    pub fn fd_path(&mut self, name: &str, fd: i64, path: &str) {
+    /// A file descriptor with its path (`-y`): `3</dev/null>`, the path's
+    /// bytes escaped as a string's are; in JSON `{"value": 3, "path":
+    /// "/dev/null"}`, a path that is not UTF-8 as strings are
+    /// ([`json_bytes`]).
+    pub fn fd_path(&mut self, name: &str, fd: i64, path: &[u8]) {
         let text = format!("{fd}<{}>", escape_path(path));
         self.emit(
             name,
             &text,
-            || serde_json::json!({ "value": fd, "path": path }),
+            || serde_json::json!({ "value": fd, "path": json_bytes(path, false) }),
         );
     }
 
@@ -542,8 +544,8 @@ pub fn json_bytes(bytes: &[u8], cut: bool) -> Value {
 }
 
 /// Escape a path for `-y` output: like [`quote`] without the quotes.
-pub fn escape_path(path: &str) -> String {
-    let quoted = quote(path.as_bytes(), false);
+pub fn escape_path(path: &[u8]) -> String {
+    let quoted = quote(path, false);
     quoted[1..quoted.len() - 1].to_string()
 }
 

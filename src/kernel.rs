@@ -396,6 +396,14 @@ pub fn siginfo(pid: Pid) -> Option<[u8; SIGINFO_SIZE]> {
     (r == 0).then_some(buf)
 }
 
+/// The registers a stack walk starts from, for `-k`: the instruction,
+/// stack and frame pointers (rip, rsp, rbp) of a stopped tracee; `None`
+/// if they cannot be read (the process is gone).
+pub fn stack_registers(pid: Pid) -> Option<(u64, u64, u64)> {
+    let regs = nix::sys::ptrace::getregs(pid).ok()?;
+    Some((regs.rip, regs.rsp, regs.rbp))
+}
+
 /// PTRACE_GETEVENTMSG: the new child's pid, or the former thread id at exec.
 pub fn event_msg(pid: Pid) -> Option<i32> {
     nix::sys::ptrace::getevent(pid).ok().map(|v| v as i32)

@@ -6,6 +6,7 @@
 
 use std::ffi::OsString;
 use std::io::{BufWriter, IsTerminal};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::OpenOptionsExt;
 use std::process::ExitCode;
 
@@ -290,10 +291,17 @@ struct Cli {
 
 /// Say what went wrong in one line on stderr and exit with `code`. A
 /// stderr that cannot take the line (a closed pipe) does not change the
-/// exit status: `eprintln!` would panic there.
+/// exit status: `eprintln!` would panic there. Messages quote what the
+/// user typed (`unknown signal 'X'`): its control characters are escaped
+/// here, line by line (a filter error is three lines), so none reaches
+/// the terminal raw.
 fn fail(message: &str, code: u8) -> ExitCode {
     use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "rtrace: {message}");
+    let message: Vec<_> = message
+        .split('\n')
+        .map(rtrace_cli::escape::escape_controls)
+        .collect();
+    let _ = writeln!(std::io::stderr(), "rtrace: {}", message.join("\n"));
     ExitCode::from(code)
 }
 
@@ -381,10 +389,10 @@ fn main() -> ExitCode {
             match file {
                 Ok(f) => (Box::new(BufWriter::with_capacity(1 << 16, f)), false),
                 Err(e) => {
-                    return fail(
-                        &format!("cannot open '{}': {}", path.display(), os_text(&e)),
-                        1,
-                    );
+                    // Escaped, so the error stays one line whatever the name.
+                    let mut name = String::new();
+                    rtrace_cli::escape::c_escape(path.as_os_str().as_bytes(), false, &mut name);
+                    return fail(&format!("cannot open '{name}': {}", os_text(&e)), 1);
                 }
             }
         }

@@ -636,7 +636,10 @@ fn verbose_dates_statx_mask_and_sigreturn_mask() {
         ),
         "kill($$, SIGUSR1) = 0".into(),
         "** SIGUSR1 {si_code=SI_USER, si_pid=$$, si_uid=$$} **".into(),
-        "rt_sigreturn({mask=[USR2 PIPE]})".into(),
+        "rt_sigreturn({mask=[USR2 PIPE RTMIN+2]})".into(),
+        "kill($$, SIGHUP) = 0".into(),
+        "** SIGHUP {si_code=SI_USER, si_pid=$$, si_uid=$$} **".into(),
+        "rt_sigreturn({mask=[USR2 PIPE RTMIN+2]})".into(),
         "exit_group(0)".into(),
         "Process exited normally with code 0".into(),
     ];

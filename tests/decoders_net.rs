@@ -258,6 +258,7 @@ fn value_results_null_bases_and_escapes() {
     let run = trace(&[], &[name(&bin)]);
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
     let esc = "\\177ELF\\1\\33[0m\\v\\f\\09\\0017";
+    let port = port_in(&run.after_marker(), "getsockname(7, ");
     let expected: Vec<String> = vec![
         "write(-1, \"BEGIN\", 5) = -1 [EBADF]".to_string(),
         "socketpair(AF_UNIX, SOCK_DGRAM, 0, [3, 4]) = 0".into(),
@@ -281,6 +282,35 @@ fn value_results_null_bases_and_escapes() {
          msg_controllen=0, msg_flags=0}, 0) = 4"
             .into(),
         "write(4, NULL, 0) = 0".into(),
+        "socket(AF_UNIX, SOCK_DGRAM, 0) = 5".into(),
+        "bind(5, {sa_family=AF_UNIX, sun_path=@\"vr-to\"}, 8) = 0".into(),
+        "socket(AF_UNIX, SOCK_DGRAM, 0) = 6".into(),
+        "bind(6, {sa_family=AF_UNIX, sun_path=@\"vr-from\"}, 10) = 0".into(),
+        "sendto(6, \"hi\", 2, 0, {sa_family=AF_UNIX, sun_path=@\"vr-to\"}, 8) = 2".into(),
+        // Only the 4 bytes the kernel wrote are the address, never the
+        // stale 'A's after them.
+        "getsockname(5, {sa_family=AF_UNIX, sun_path=@\"v\"}, [4 => 8]) = 0".into(),
+        "recvfrom(5, \"h\", 1, MSG_PEEK, {sa_family=AF_UNIX, sun_path=@\"v\"}, [4 => 10]) = 1"
+            .into(),
+        "recvmsg(5, {msg_name={sa_family=AF_UNIX, sun_path=@\"v\"}, msg_namelen=4 => 10, \
+         msg_iov=[{iov_base=NULL, iov_len=0}, {iov_base=\"hi\", iov_len=16}], msg_iovlen=2, \
+         msg_control=NULL, msg_controllen=0, msg_flags=0}, 0) = 2"
+            .into(),
+        "sendto(6, \"yo\", 2, 0, {sa_family=AF_UNIX, sun_path=@\"vr-to\"}, 8) = 2".into(),
+        "recvmmsg(5, [{msg_hdr={msg_name={sa_family=AF_UNIX, sun_path=@\"v\"}, \
+         msg_namelen=4 => 10, msg_iov=[{iov_base=NULL, iov_len=0}, {iov_base=\"yo\", \
+         iov_len=16}], msg_iovlen=2, msg_control=NULL, msg_controllen=0, msg_flags=0}, \
+         msg_len=2}], 1, 0, NULL) = 1"
+            .into(),
+        "socket(AF_INET, SOCK_DGRAM, IPPROTO_IP) = 7".into(),
+        "bind(7, {sa_family=AF_INET, sin_port=htons(0), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = 0"
+            .into(),
+        format!(
+            "getsockname(7, {{sa_family=AF_INET, sin_port=htons({port}), \
+             sin_addr=inet_addr(\"127.0.0.1\")}}, [16]) = 0"
+        ),
+        // Cut short: the fields that fit, then `..`.
+        format!("getsockname(7, {{sa_family=AF_INET, sin_port=htons({port}), ..}}, [4 => 16]) = 0"),
         "exit_group(0)".into(),
         "Process exited normally with code 0".into(),
     ];

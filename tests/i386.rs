@@ -118,8 +118,9 @@ fn socket_calls_through_socketcall_print_as_the_calls_they_stand_for() {
     }
 }
 
-/// `-v` on i386: rt_sigreturn's restored mask from the 32-bit signal
-/// frame, and fstatat64's times with their dates.
+/// `-v` on i386: rt_sigreturn's and the old sigreturn's restored mask from
+/// the 32-bit signal frames (its high word too), and fstatat64's times
+/// with their dates.
 #[test]
 fn verbose_sigreturn_mask_and_dates_from_32_bit_layouts() {
     let bin = fixture_m32("verbose_details");
@@ -131,8 +132,13 @@ fn verbose_sigreturn_mask_and_dates_from_32_bit_layouts() {
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
     let lines = run.after_marker();
-    assert!(
-        lines.contains(&"rt_sigreturn({mask=[USR2 PIPE]})".to_string()),
+    let returns: Vec<&String> = lines.iter().filter(|l| l.contains("sigreturn(")).collect();
+    assert_eq!(
+        returns,
+        [
+            "rt_sigreturn({mask=[USR2 PIPE RTMIN+2]})",
+            "sigreturn({mask=[USR2 PIPE RTMIN+2]})"
+        ],
         "{lines:?}"
     );
     let stat = lines.iter().find(|l| l.starts_with("fstatat64(")).unwrap();
@@ -171,4 +177,31 @@ fn a_32_bit_program_s_ioctls_are_named_from_the_i386_table() {
         })
         .collect();
     assert_eq!(run.after_marker(), expected);
+}
+
+/// i386's uid and gid calls without `32` take 16-bit ids (0xffff is -1),
+/// their `32` forms 32-bit ones: each list and result reads with its own
+/// size.
+#[test]
+fn sixteen_and_thirty_two_bit_ids() {
+    let bin = fixture_m32("ids_i386");
+    let run = trace(&[], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert_eq!(
+        run.after_marker(),
+        s(&[
+            "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+            "setgroups(3, [1, 2, 65534]) = 0",
+            "getgroups(8, [1, 2, 65534]) = 3",
+            "setgroups32(2, [100, 70000]) = 0",
+            "getgroups32(8, [100, 70000]) = 2",
+            "setresuid(-1, -1, 0) = 0",
+            "setresuid32(-1, -1, 0) = 0",
+            "getresuid([0], [0], [0]) = 0",
+            "getresuid32([0], [0], [0]) = 0",
+            "setfsgid(-1) = 0",
+            "exit_group(0)",
+            "Process exited normally with code 0",
+        ])
+    );
 }

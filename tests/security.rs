@@ -94,6 +94,36 @@ fn attaching_to_a_zombie_says_so_and_leaves_no_output_file() {
     assert!(!file.exists(), "an empty output file was left behind");
 }
 
+/// A zombie is known for one whatever name it gave itself: bytes that are
+/// not UTF-8, a `) R ` that looks like the end of the name and a state.
+#[test]
+fn attaching_to_a_zombie_with_a_hostile_name_says_so() {
+    let mut child = Command::new(fixture("hostile_name"))
+        .arg("zombie")
+        .spawn()
+        .unwrap();
+    let pid = child.id() as i32;
+    let start = Instant::now();
+    while !std::fs::read(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        s.ends_with(b"\n") && {
+            let at = s.windows(2).rposition(|w| w == b") ").unwrap();
+            s[at + 2] == b'Z'
+        }
+    }) {
+        assert!(start.elapsed() < Duration::from_secs(10), "no zombie");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let out = rtrace().args(["-p", &pid.to_string()]).output().unwrap();
+    child.wait().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "rtrace: cannot attach to pid {pid}: the process has exited and is waiting to be reaped by its parent\n"
+        )
+    );
+}
+
 #[test]
 fn a_failed_attach_leaves_no_output_file_but_keeps_an_existing_one() {
     let file = scratch("noproc");
@@ -523,4 +553,130 @@ fn filters_compare_signal_parameters_by_name() {
             "Process exited normally with code 0",
         ])
     );
+}
+
+/// A command or output file name with control bytes is escaped in the
+/// error, which stays one line: whether the name is not found, found but
+/// not a program (the message then comes from the child after its exec
+/// failed), or an output file that cannot be created.
+#[test]
+fn names_in_errors_are_escaped_and_keep_the_error_one_line() {
+    use std::os::unix::fs::PermissionsExt;
+    let out = rtrace_env().arg("no\x1b[31m\nsuch").output().unwrap();
+    assert_eq!(out.status.code(), Some(127));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "rtrace: cannot run 'no\\33[31m\\nsuch': No such file or directory\n"
+    );
+    let dir = scratch("badprog");
+    std::fs::create_dir(&dir).unwrap();
+    let script = dir.join("x\x07\ny");
+    std::fs::write(&script, "garbage\n").unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = rtrace_env()
+        .args(["-o", "/dev/null"])
+        .arg(&script)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(127));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "rtrace: cannot run '{}/x\\7\\ny': Exec format error\n",
+            dir.display()
+        )
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    let out = rtrace_env()
+        .args(["-o", "/nonexistent-dir/a\x1b\nb", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "rtrace: cannot open '/nonexistent-dir/a\\33\\nb': No such file or directory\n"
+    );
+}
+
+/// `-y` shows an fd's path with its own bytes, escaped as strings are,
+/// whether rtrace saw the path opened or asked /proc (a relative open):
+/// a name that is not UTF-8 is not turned into U+FFFD's bytes, and in JSON
+/// it is hex as other strings that are not UTF-8.
+#[test]
+fn fd_paths_keep_their_bytes_and_print_escaped() {
+    let bin = fixture("hostile_name");
+    let dir = scratch("files");
+    std::fs::create_dir(&dir).unwrap();
+    let d = dir.to_str().unwrap();
+    let command = [bin.as_os_str(), "files".as_ref(), dir.as_os_str()];
+    let select = [
+        "-y",
+        "-e",
+        "trace=openat,write,close,unlink,chdir,exit_group",
+    ];
+    let (trace, code) = trace_bytes(&select, &command);
+    assert_eq!(code, Some(0));
+    assert_no_raw_controls("text", &trace);
+    let text = String::from_utf8(trace).unwrap();
+    let lines = normalise(&text);
+    let start = lines.iter().position(|l| l.contains("\"BEGIN\"")).unwrap();
+    let name = "\\377\\33[1m\\n7";
+    assert_eq!(
+        lines[start + 1..],
+        s(&[
+            &format!("openat(AT_FDCWD, \"{d}/{name}\", O_WRONLY|O_CREAT|O_CLOEXEC, 0600) = 3"),
+            &format!("write(3<{d}/{name}>, \"a\", 1) = 1"),
+            &format!("close(3<{d}/{name}>) = 0"),
+            &format!("chdir(\"{d}\") = 0"),
+            &format!("openat(AT_FDCWD, \"{name}\", O_WRONLY) = 3"),
+            &format!("write(3<{d}/{name}>, \"b\", 1) = 1"),
+            &format!("close(3<{d}/{name}>) = 0"),
+            &format!("unlink(\"{name}\") = 0"),
+            "exit_group(0)",
+            "Process exited normally with code 0",
+        ])
+    );
+    let mut args = vec!["--json"];
+    args.extend(select);
+    let (trace, code) = trace_bytes(&args, &command);
+    assert_eq!(code, Some(0));
+    let hex: String = format!("{d}/")
+        .bytes()
+        .chain(*b"\xff\x1b[1m\n7")
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let paths: Vec<serde_json::Value> = String::from_utf8(trace)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|v| v["name"] == "write" && v["args"]["fd"]["value"] == 3)
+        .map(|v| v["args"]["fd"]["path"].clone())
+        .collect();
+    assert_eq!(paths, vec![serde_json::json!({ "hex": hex }); 2]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// What the user typed is quoted back in errors with its control
+/// characters escaped, whichever option it was given to.
+#[test]
+fn option_values_in_errors_are_escaped() {
+    for (args, error) in [
+        (
+            ["-e", "trace=a\x1b[31m"],
+            "rtrace: unknown system call 'a\\33[31m'\n",
+        ),
+        (["-e", "signal=\x1bX"], "rtrace: unknown signal '\\33X'\n"),
+        (
+            ["-e", "status=\x07"],
+            "rtrace: unknown status '\\7' (successful, failed, unfinished, unavailable, detached)\n",
+        ),
+        (
+            ["-S", "\u{202e}x"],
+            "rtrace: unknown sort key '\\342\\200\\256x' (time, calls, errors, name, avg_time, nothing)\n",
+        ),
+    ] {
+        let out = rtrace_env().args(args).arg("true").output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), error, "{args:?}");
+    }
 }

@@ -701,8 +701,17 @@ fn an_output_error_leaves_filtered_processes_working() {
 #[test]
 fn stacks_include_the_caller_of_a_frameless_wrapper() {
     // The fixture prints the return address its frameless getuid wrapper
-    // used: it must be the stack's second entry, right after the call's ip.
+    // used: it must be the stack's second entry, right after the call's ip;
+    // also when a mapping's name in /proc/PID/maps is not UTF-8 (memfd).
     let bin = fixture("leaf_stack");
+    for mode in [None, Some("memfd")] {
+        let mut command = vec![name(&bin)];
+        command.extend(mode);
+        leaf_stack_has_the_wrappers_caller(&command);
+    }
+}
+
+fn leaf_stack_has_the_wrappers_caller(command: &[&str]) {
     let run = trace(
         &[
             "-e",
@@ -710,7 +719,7 @@ fn stacks_include_the_caller_of_a_frameless_wrapper() {
             "--trigger",
             "stacktrace if name == getuid",
         ],
-        &[name(&bin)],
+        command,
     );
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
     let ret = String::from_utf8_lossy(&run.output.stdout)
@@ -722,8 +731,8 @@ fn stacks_include_the_caller_of_a_frameless_wrapper() {
         .find_map(|l| l.strip_prefix("  > stack: "))
         .unwrap_or_else(|| panic!("{}", run.trace));
     let ips: Vec<&str> = stack.split(' ').collect();
-    assert!(ips.len() >= 4, "{stack}");
-    assert_eq!(ips[1], format!("0x{ret}"), "{stack}");
+    assert!(ips.len() >= 4, "{command:?}: {stack}");
+    assert_eq!(ips[1], format!("0x{ret}"), "{command:?}: {stack}");
     // No frame twice.
     let mut unique = ips.clone();
     unique.dedup();

@@ -44,7 +44,11 @@ pub fn plan(code: u64, arch: Arch, fd: Option<&FdInfo>) -> Plan {
     if f.size == 0 {
         return Plan::Ptr;
     }
-    let ty = names::arg_type_on(arch, code as u32, fd.map(|f| f.path.as_str()));
+    let ty = names::arg_type_on(
+        arch,
+        code as u32,
+        fd.and_then(|f| std::str::from_utf8(&f.path).ok()),
+    );
     // x32 has i386's 4-byte pointers and longs: the same check, a little
     // stricter than it needs (its 64-bit integers keep 8-byte alignment).
     let narrow = arch != Arch::X86_64;

@@ -285,7 +285,7 @@ pub fn resolve(arch: Arch, code: u64, fd: Option<&FdInfo>) -> Resolved {
             name: Cow::Owned(request_text(code)),
         };
     };
-    let path = fd.map(|f| f.path.as_str());
+    let path = fd.and_then(|f| std::str::from_utf8(&f.path).ok());
     let table = names::table(arch);
     let defs = names::pick(arch, code32, path);
     let family = table.family(code32);
@@ -665,7 +665,7 @@ mod tests {
 
     #[test]
     fn the_fd_decides_between_a_group_and_other_headers() {
-        let on = |path: &str| FdInfo::new(path.to_string(), false);
+        let on = |path: &str| FdInfo::new(path.as_bytes().to_vec(), false);
         // 0x5402 is TCSETS (the tty group's) and OSS's SNDCTL_TMR_START.
         let tty = resolve(Arch::X86_64, 0x5402, Some(&on("/dev/pts/3")));
         assert_eq!((tty.name.as_ref(), tty.decoder.is_some()), ("TCSETS", true));

@@ -327,11 +327,15 @@ fn ring_from_proc(call: &IoctlCall) -> Option<(u64, u64)> {
 }
 
 /// The first mapping of the file `path` in /proc/PID/maps: (address, length).
-pub fn ring_in_proc_maps(pid: i32, path: &str) -> Option<(u64, u64)> {
-    let maps = std::fs::read_to_string(format!("/proc/{pid}/maps")).ok()?;
-    maps.lines().find_map(|line| {
-        let mut words = line.split_whitespace();
-        let range = words.next()?;
+/// The maps are read as bytes: one mapping's name that is not UTF-8 must
+/// not hide the ring.
+pub fn ring_in_proc_maps(pid: i32, path: &[u8]) -> Option<(u64, u64)> {
+    let maps = std::fs::read(format!("/proc/{pid}/maps")).ok()?;
+    maps.split(|&b| b == b'\n').find_map(|line| {
+        let mut words = line
+            .split(|b| b.is_ascii_whitespace())
+            .filter(|w| !w.is_empty());
+        let range = std::str::from_utf8(words.next()?).ok()?;
         let name = words.nth(4)?;
         if name != path {
             return None;

@@ -172,7 +172,7 @@ fn put_open_flags_mode(p: &mut Printer, flags: u64, mode: u64) {
 
 fn save_path(p: &mut Printer, c: &mut CallCtx, addr: u64) {
     if let Some((bytes, true)) = p.mem().read_cstr(addr, 4096) {
-        *c.data = CallData::Path(String::from_utf8_lossy(&bytes).into_owned());
+        *c.data = CallData::Path(bytes);
     }
 }
 
@@ -605,7 +605,7 @@ pub fn track(
             };
             // A relative path says little: /proc has the absolute one.
             match data {
-                CallData::Path(path) if path.starts_with('/') => {
+                CallData::Path(path) if path.starts_with(b"/") => {
                     fds.insert(fd, FdInfo::new(path.clone(), cloexec(flags)))
                 }
                 _ => track_new(fds, fd, cloexec(flags)),
@@ -761,7 +761,7 @@ mod tests {
         );
         for fd in pair {
             let info = fds.get(fd).unwrap();
-            assert!(info.path.starts_with("pipe:["), "{}", info.path);
+            assert!(info.path.starts_with(b"pipe:["), "{:?}", info.path);
             assert!(info.cloexec);
         }
         // A closed number is forgotten; dup3 copies with its own flag.
@@ -785,7 +785,7 @@ mod tests {
             &mut mem,
         );
         let copy = fds.get(99).unwrap();
-        assert!(copy.path.starts_with("pipe:[") && !copy.cloexec);
+        assert!(copy.path.starts_with(b"pipe:[") && !copy.cloexec);
     }
 
     #[test]
@@ -793,7 +793,7 @@ mod tests {
         let (mut fds, mut mem) = own();
         let file = std::fs::File::open("Cargo.toml").unwrap();
         let fd = file.as_raw_fd();
-        let data = CallData::Path("Cargo.toml".into());
+        let data = CallData::Path(b"Cargo.toml".to_vec());
         let args = [0, 0, 0, 0, 0, 0];
         track(
             "open",
@@ -806,11 +806,11 @@ mod tests {
         );
         let info = fds.get(fd).unwrap();
         assert!(
-            info.path.starts_with('/') && info.path.ends_with("/Cargo.toml"),
-            "{}",
+            info.path.starts_with(b"/") && info.path.ends_with(b"/Cargo.toml"),
+            "{:?}",
             info.path
         );
-        let data = CallData::Path("/dev/usbmon0".into());
+        let data = CallData::Path(b"/dev/usbmon0".to_vec());
         track(
             "open",
             Arch::X86_64,

@@ -4,11 +4,11 @@
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
 use crate::format::{FlagDef, Printer, flag};
-use crate::kernel::Arch;
 use crate::service::fs::{AT_FLAGS, UMODE_MASK, off64_arg, put_at_dirfd, put_extended, put_result};
 use crate::service::fs_stat::{S_IFBLK, S_IFCHR, S_IFMT, put_dev, put_file_mode};
 use crate::service::generic::put_fd;
 use crate::service::h;
+use crate::service::raw::put_call_id;
 use crate::service::time::put_utime_pair;
 
 /// `mkdir(pathname, mode)`, `chmod(pathname, mode)`
@@ -148,31 +148,19 @@ pub fn symlinkat_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
-/// A uid or gid: `-1` (no change) as such, else unsigned. The i386 calls
-/// without `32` take 16-bit ids.
-fn put_id(p: &mut Printer, c: &CallCtx, name: &str, raw: u64) {
-    let wide = c.arch != Arch::I386 || c.sig.is_some_and(|s| s.name.ends_with("32"));
-    let id = raw & if wide { 0xffff_ffff } else { 0xffff };
-    if id == 0xffff_ffff || (!wide && id == 0xffff) {
-        p.int(name, -1);
-    } else {
-        p.uint(name, id);
-    }
-}
-
 /// `chown(pathname, owner, group)`, `lchown`, and their i386 forms
 pub fn chown_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.path("pathname", c.args[0]);
-    put_id(p, c, "owner", c.args[1]);
-    put_id(p, c, "group", c.args[2]);
+    put_call_id(p, c, "owner", c.args[1]);
+    put_call_id(p, c, "group", c.args[2]);
     CallType::Done
 }
 
 /// `fchown(fd, owner, group)`
 pub fn fchown_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_fd(p, c.fds, "fd", c.int(0));
-    put_id(p, c, "owner", c.args[1]);
-    put_id(p, c, "group", c.args[2]);
+    put_call_id(p, c, "owner", c.args[1]);
+    put_call_id(p, c, "group", c.args[2]);
     CallType::Done
 }
 
@@ -180,8 +168,8 @@ pub fn fchown_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 pub fn fchownat_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_at_dirfd(p, c.fds, "dirfd", c.int(0));
     p.path("pathname", c.args[1]);
-    put_id(p, c, "owner", c.args[2]);
-    put_id(p, c, "group", c.args[3]);
+    put_call_id(p, c, "owner", c.args[2]);
+    put_call_id(p, c, "group", c.args[3]);
     p.flags("flags", c.args[4] & 0xffff_ffff, AT_FLAGS);
     CallType::Done
 }

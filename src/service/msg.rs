@@ -8,7 +8,9 @@ use crate::call::{CallCtx, CallType};
 use crate::format::{Naming, Printer};
 use crate::service::generic::put_fd;
 use crate::service::h;
-use crate::service::net::{MSG_FLAGS, put_sockaddr, save_len, saved_len, ucred_fields};
+use crate::service::net::{
+    MSG_FLAGS, put_sockaddr, save_len, saved_len, ucred_fields, written_len,
+};
 use crate::service::netlink;
 use crate::service::raw::open_returned;
 use crate::service::raw::{i32_at, int_at, open_struct_dyn, read_vec, u32_at, uint_at, word_size};
@@ -180,14 +182,11 @@ fn put_cmsg_data(p: &mut Printer, c: &CallCtx, level: i64, kind: i64, data: &[u8
 
 /// A `struct msghdr`: `{msg_name=..., msg_namelen=16, msg_iov=[...],
 /// msg_iovlen=1, msg_control=[...], msg_controllen=24, msg_flags=0}`.
-/// `limit` caps the data shown (a receive's result).
-fn put_msghdr_fields(p: &mut Printer, c: &CallCtx, b: &[u8], limit: Option<u64>) {
-    put_msghdr_fields_was(p, c, b, limit, None);
-}
-
-/// [`put_msghdr_fields`], with the msg_namelen the call was given when it
-/// is a value-result (recvmsg): `msg_namelen=110 => 16`.
-fn put_msghdr_fields_was(
+/// `limit` caps the data shown (a receive's result). `namelen_was`: the
+/// msg_namelen the call was given when it is a value-result (recvmsg,
+/// recvmmsg): `msg_namelen=110 => 16`, and the address is only the bytes
+/// the kernel wrote.
+fn put_msghdr_fields(
     p: &mut Printer,
     c: &CallCtx,
     b: &[u8],
@@ -200,7 +199,8 @@ fn put_msghdr_fields_was(
     if name == 0 {
         p.ptr("msg_name", 0);
     } else {
-        put_sockaddr(p, "msg_name", name, namelen);
+        let written = written_len(namelen_was, namelen as u32);
+        put_sockaddr(p, "msg_name", name, written);
     }
     match namelen_was {
         Some(was) => p.changed("msg_namelen", was as u64, namelen),
@@ -228,7 +228,7 @@ fn msghdr_size(c: &CallCtx) -> usize {
 
 fn put_msghdr(p: &mut Printer, c: &CallCtx, name: &str, addr: u64, limit: Option<u64>) {
     if let Some(b) = open_struct_dyn(p, name, addr, msghdr_size(c)) {
-        put_msghdr_fields_was(p, c, &b, limit, saved_len(c));
+        put_msghdr_fields(p, c, &b, limit, saved_len(c));
         p.close_struct(true);
     }
 }
@@ -268,14 +268,28 @@ const MMSGS_SHOWN: usize = 8;
 /// Most entries the kernel takes (`UIO_MAXIOV`).
 const MAX_MMSGS: u64 = 1024;
 
+/// The size of one `struct mmsghdr` of the ABI: msg_len follows the
+/// msghdr, and the struct is padded to a word.
+fn mmsghdr_size(c: &CallCtx) -> usize {
+    let w = word_size(c.arch);
+    (msghdr_size(c) + 4).div_ceil(w) * w
+}
+
 /// The first `count` entries of a `struct mmsghdr` array, as the kernel
 /// left them: `[{msg_hdr={...}, msg_len=5}]`; received data is cut at each
-/// entry's msg_len.
-fn put_mmsghdrs(p: &mut Printer, c: &CallCtx, name: &str, addr: u64, count: u64, recv: bool) {
-    let w = word_size(c.arch);
+/// entry's msg_len. `namelens`: the msg_namelen each entry was given,
+/// when the call overwrote them (recvmmsg).
+fn put_mmsghdrs(
+    p: &mut Printer,
+    c: &CallCtx,
+    name: &str,
+    addr: u64,
+    count: u64,
+    recv: bool,
+    namelens: &[u32],
+) {
     let hdr = msghdr_size(c);
-    // msg_len follows the msghdr; the struct is padded to a word.
-    let size = (hdr + 4).div_ceil(w) * w;
+    let size = mmsghdr_size(c);
     if count > MAX_MMSGS || p.config().values_only >= 2 {
         p.ptr(name, addr);
         return;
@@ -299,7 +313,8 @@ fn put_mmsghdrs(p: &mut Printer, c: &CallCtx, name: &str, addr: u64, count: u64,
         let msg_len = u32_at(entry, hdr) as u64;
         p.open("", "{", Naming::Fields);
         p.open("msg_hdr", "{", Naming::Fields);
-        put_msghdr_fields(p, c, entry, recv.then_some(msg_len));
+        let namelen_was = namelens.get(i).copied();
+        put_msghdr_fields(p, c, entry, recv.then_some(msg_len), namelen_was);
         p.close("}");
         p.uint("msg_len", msg_len);
         p.close("}");
@@ -315,31 +330,39 @@ pub fn mmsg_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::NotDone
 }
 
-/// `recvmmsg(...)`: as sendmmsg, and the timeout is copied now, since the
-/// kernel overwrites it with the time left.
+/// `recvmmsg(...)`: as sendmmsg, and the timeout and each message's
+/// msg_namelen are copied now, since the kernel overwrites them (with the
+/// time left, with each address's length).
 pub fn recvmmsg_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     let size = call_timespec_size(p, c);
-    if c.args[4] != 0
-        && p.config().values_only < 2
-        && let Some(b) = read_vec(p, c.args[4], size)
-    {
-        *c.data = CallData::Input(b);
-    }
+    let timeout = (c.args[4] != 0 && p.config().values_only < 2)
+        .then(|| read_vec(p, c.args[4], size))
+        .flatten();
+    let vlen = (c.args[2] as u32 as u64).min(MAX_MMSGS) as usize;
+    let entry = mmsghdr_size(c);
+    let namelen_at = word_size(c.arch);
+    let namelens = match read_vec(p, c.args[1], vlen * entry).filter(|_| c.args[1] != 0) {
+        Some(b) => (0..vlen)
+            .map(|i| u32_at(&b, i * entry + namelen_at))
+            .collect(),
+        None => Vec::new(),
+    };
+    *c.data = CallData::Mmsg { timeout, namelens };
     mmsg_out(p, c)
 }
 
 fn mmsg_in(p: &mut Printer, c: &mut CallCtx, failed: bool, recv: bool) {
+    let (given, namelens) = match &*c.data {
+        CallData::Mmsg { timeout, namelens } if recv => (timeout.clone(), namelens.clone()),
+        _ => (None, Vec::new()),
+    };
     if failed {
         p.ptr("msgvec", c.args[1]);
     } else {
-        put_mmsghdrs(p, c, "msgvec", c.args[1], c.result as u64, recv);
+        put_mmsghdrs(p, c, "msgvec", c.args[1], c.result as u64, recv, &namelens);
     }
     p.uint("vlen", c.args[2] as u32 as u64);
     p.flags("flags", c.args[3] as u32 as u64, MSG_FLAGS);
-    let given = match &*c.data {
-        CallData::Input(b) if recv => Some(b.clone()),
-        _ => None,
-    };
     match &given {
         Some(b) => put_timespec_copy(p, "timeout", b),
         None if recv => put_call_timespec(p, c, "timeout", c.args[4]),

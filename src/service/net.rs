@@ -279,16 +279,26 @@ pub fn put_sockaddr(p: &mut Printer, name: &str, addr: u64, len: u64) {
     let family = u16_at(&b, 0);
     put_family(p, "sa_family", family as i64);
     let all = match family {
-        AF_INET if b.len() >= 8 => {
+        // An address cut short (a buffer smaller than the address) shows
+        // the fields that fit, then `..`.
+        AF_INET if b.len() >= 4 => {
             put_port(p, "sin_port", u16_at(&b, 2));
+            if b.len() < 8 {
+                p.close_struct(false);
+                return;
+            }
             let ip = Ipv4Addr::from([b[4], b[5], b[6], b[7]]).to_string();
             put_composed(p, "sin_addr", &format!("inet_addr(\"{ip}\")"), |p| {
                 p.string("sin_addr", ip.as_bytes(), false)
             });
             true
         }
-        AF_INET6 if b.len() >= 24 => {
+        AF_INET6 if b.len() >= 4 => {
             put_port(p, "sin6_port", u16_at(&b, 2));
+            if b.len() < 24 {
+                p.close_struct(false);
+                return;
+            }
             let flow = u32::from_be(u32_at(&b, 4));
             put_composed(p, "sin6_flowinfo", &format!("htonl({flow})"), |p| {
                 p.uint("sin6_flowinfo", flow as u64)
@@ -435,9 +445,17 @@ pub fn put_len_result(p: &mut Printer, name: &str, addr: u64, before: Option<u32
     }
 }
 
+/// The bytes of an address the kernel wrote into a buffer of `given`
+/// bytes when it reports the address as `len` long: it copies only what
+/// fits and still says the full length (move_addr_to_user), so past
+/// `given` the buffer holds whatever was there before.
+pub fn written_len(given: Option<u32>, len: u32) -> u64 {
+    given.map_or(len, |given| given.min(len)) as u64
+}
+
 /// An address and its length pointer as the kernel left them: the address
-/// with the length it wrote, the length as [`put_len_result`] shows it;
-/// the address as a pointer if the call failed.
+/// as far as the kernel wrote it, the length as [`put_len_result`] shows
+/// it; the address as a pointer if the call failed.
 pub fn put_sockaddr_out(
     p: &mut Printer,
     c: &CallCtx,
@@ -448,7 +466,9 @@ pub fn put_sockaddr_out(
 ) {
     let len = read_vec(p, len_addr, 4).map(|b| u32_at(&b, 0));
     match len {
-        Some(len) if !failed && addr != 0 => put_sockaddr(p, names[0], addr, len as u64),
+        Some(len) if !failed && addr != 0 => {
+            put_sockaddr(p, names[0], addr, written_len(saved_len(c), len))
+        }
         _ => p.ptr(names[0], addr),
     }
     put_len_result(p, names[1], len_addr, saved_len(c), failed);

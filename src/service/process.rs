@@ -14,8 +14,8 @@ use crate::service::generic::no_params_out;
 use crate::service::generic::put_dirfd;
 use crate::service::h;
 use crate::service::raw::{
-    entered_done, open_returned, out_param_in, put_composed, put_id, put_int_ptr, put_named,
-    put_ptr_with, put_word_ptr, read_vec, u32_at, u64_at, word_size,
+    entered_done, open_returned, out_param_in, put_call_id, put_composed, put_id, put_int_ptr,
+    put_named, put_ptr_with, put_word_ptr, read_vec, u32_at, u64_at, wide_ids, word_size,
 };
 use crate::service::resource::{put_cap, put_rusage};
 use crate::service::signal::{put_siginfo, put_signal, signal_name};
@@ -425,22 +425,22 @@ pub fn waitid_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
 
 /// `setuid(uid)`, `setgid(gid)`, `setfsuid(fsuid)`...: one id.
 pub fn id1_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    put_id(p, "id", c.args[0]);
+    put_call_id(p, c, "id", c.args[0]);
     CallType::Done
 }
 
 /// `setreuid(ruid, euid)`, `setregid(rgid, egid)`
 pub fn id2_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    put_id(p, "real", c.args[0]);
-    put_id(p, "effective", c.args[1]);
+    put_call_id(p, c, "real", c.args[0]);
+    put_call_id(p, c, "effective", c.args[1]);
     CallType::Done
 }
 
 /// `setresuid(ruid, euid, suid)`, `setresgid(rgid, egid, sgid)`
 pub fn id3_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    put_id(p, "real", c.args[0]);
-    put_id(p, "effective", c.args[1]);
-    put_id(p, "saved", c.args[2]);
+    put_call_id(p, c, "real", c.args[0]);
+    put_call_id(p, c, "effective", c.args[1]);
+    put_call_id(p, c, "saved", c.args[2]);
     CallType::Done
 }
 
@@ -449,13 +449,20 @@ pub fn getres_out(_p: &mut Printer, _c: &mut CallCtx) -> CallType {
     CallType::NotDone
 }
 
-/// Leave half of getresuid and getresgid: `[0], [0], [0]`.
+/// Leave half of getresuid and getresgid: `[0], [0], [0]` (16-bit ids
+/// for i386's calls without `32`).
 pub fn getres_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    let size = if wide_ids(c) { 4 } else { 2 };
     for (i, name) in ["real", "effective", "saved"].into_iter().enumerate() {
-        if failed {
-            p.ptr(name, c.args[i]);
-        } else {
-            put_ptr_with(p, name, c.args[i], |p, v| put_id(p, "", v as u32 as u64));
+        match read_vec(p, c.args[i], size) {
+            Some(b) if !failed && p.config().values_only < 2 => {
+                let mut raw = [0u8; 4];
+                raw[..size].copy_from_slice(&b);
+                p.open(name, "[", Naming::Elements);
+                put_call_id(p, c, "", u32::from_le_bytes(raw) as u64);
+                p.close("]");
+            }
+            _ => p.ptr(name, c.args[i]),
         }
     }
     p.equals();
@@ -467,13 +474,17 @@ const GROUPS_SHOWN: usize = 32;
 /// `NGROUPS_MAX` from `<linux/limits.h>`.
 const NGROUPS_MAX: u64 = 65536;
 
-/// A list of `count` gids: `[0, 4, 27]`.
-fn put_groups(p: &mut Printer, name: &str, addr: u64, count: u64) {
+/// A list of `count` gids: `[0, 4, 27]`. i386's getgroups and setgroups
+/// (without `32`) take 16-bit gids (`old_gid_t`).
+fn put_groups(p: &mut Printer, c: &CallCtx, name: &str, addr: u64, count: u64) {
     if count > NGROUPS_MAX || p.config().values_only >= 2 {
         p.ptr(name, addr);
         return;
     }
-    let Some(b) = read_vec(p, addr, count as usize * 4).filter(|_| addr != 0 || count == 0) else {
+    let wide = wide_ids(c);
+    let size = if wide { 4 } else { 2 };
+    let Some(b) = read_vec(p, addr, count as usize * size).filter(|_| addr != 0 || count == 0)
+    else {
         p.ptr(name, addr);
         return;
     };
@@ -488,7 +499,11 @@ fn put_groups(p: &mut Printer, name: &str, addr: u64, count: u64) {
             p.more();
             break;
         }
-        put_id(p, "", u32_at(&b, i * 4) as u64);
+        if wide {
+            put_id(p, "", u32_at(&b, i * 4) as u64);
+        } else {
+            p.uint("", u16::from_le_bytes([b[i * 2], b[i * 2 + 1]]) as u64);
+        }
     }
     p.close("]");
 }
@@ -496,7 +511,7 @@ fn put_groups(p: &mut Printer, name: &str, addr: u64, count: u64) {
 /// `setgroups(size, list)`
 pub fn setgroups_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.int("size", c.int(0));
-    put_groups(p, "list", c.args[1], c.args[0] as u32 as u64);
+    put_groups(p, c, "list", c.args[1], c.args[0] as u32 as u64);
     CallType::Done
 }
 
@@ -511,7 +526,7 @@ pub fn getgroups_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     if failed || c.int(0) == 0 {
         p.ptr("list", c.args[1]);
     } else {
-        put_groups(p, "list", c.args[1], c.result as u64);
+        put_groups(p, c, "list", c.args[1], c.result as u64);
     }
     p.equals();
     p.result(c.result);

@@ -237,6 +237,25 @@ pub fn entered_done(p: &mut Printer, c: &CallCtx) -> bool {
     false
 }
 
+/// Whether call `c` takes 32-bit uids and gids: all but i386's calls
+/// without `32` (setuid, getresuid, chown, getgroups...), which take the
+/// 16-bit `old_uid_t`.
+pub fn wide_ids(c: &CallCtx) -> bool {
+    c.arch != Arch::I386 || c.sig.is_some_and(|s| s.name.ends_with("32"))
+}
+
+/// A uid or gid as call `c` takes it ([`wide_ids`]): unsigned, but `-1`
+/// ("unchanged", 0xffff in 16 bits) prints as `-1`.
+pub fn put_call_id(p: &mut Printer, c: &CallCtx, name: &str, raw: u64) {
+    if wide_ids(c) {
+        put_id(p, name, raw);
+    } else if raw as u16 == u16::MAX {
+        p.int(name, -1);
+    } else {
+        p.uint(name, raw as u16 as u64);
+    }
+}
+
 /// A uid or gid: unsigned, but `-1` ("unchanged") prints as `-1`.
 pub fn put_id(p: &mut Printer, name: &str, raw: u64) {
     let id = raw as u32;

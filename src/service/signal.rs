@@ -88,11 +88,6 @@ pub fn tgkill_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
-/// `rt_sigreturn()`, `sigreturn()`: no parameters, no return on success.
-pub fn sigreturn_out(_p: &mut Printer, _c: &mut CallCtx) -> CallType {
-    CallType::NoReturn
-}
-
 /// Where `uc.uc_sigmask` lies from the stack pointer at rt_sigreturn's
 /// entry: the handler's return popped the frame's return address, so the
 /// pointer is just past it (`struct rt_sigframe` in arch/x86's
@@ -117,6 +112,34 @@ pub fn rt_sigreturn_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
         && let Some(off) = sigreturn_mask_offset(c.arch)
         && let Some(mask) = read_vec(p, c.sp.wrapping_add(off), SIGSET_SIZE)
     {
+        p.open("frame", "{", Naming::Fields);
+        put_sigset_bytes(p, "mask", &mask);
+        p.close("}");
+    }
+    CallType::NoReturn
+}
+
+/// Where i386's old-style `sigreturn()` (a handler without SA_SIGINFO)
+/// finds the mask it restores, from the stack pointer at its entry: the
+/// handler's return popped `pretcode` and the restorer popped `sig`, so
+/// `struct sigframe_ia32` (arch/x86's sigframe.h) began 8 bytes lower.
+/// The mask's low word is `sc.oldmask` (offset 80 in the 88-byte
+/// `struct sigcontext_32`), its high word `extramask[0]`, after the
+/// sigcontext and the unused 624-byte `struct _fpstate_32`
+/// (`<asm/sigcontext.h>`).
+const SIGRETURN_OLDMASK: u64 = 80;
+const SIGRETURN_EXTRAMASK: u64 = 88 + 624;
+
+/// `sigreturn()` (i386): with `-v`, the signal mask it restores, as
+/// rt_sigreturn's: `sigreturn({mask=[USR2]})`.
+pub fn old_sigreturn_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    if p.config().verbose > 0
+        && p.config().values_only < 2
+        && c.arch == Arch::I386
+        && let Some(low) = read_vec(p, c.sp.wrapping_add(SIGRETURN_OLDMASK), 4)
+        && let Some(high) = read_vec(p, c.sp.wrapping_add(SIGRETURN_EXTRAMASK), 4)
+    {
+        let mask: Vec<u8> = low.into_iter().chain(high).collect();
         p.open("frame", "{", Naming::Fields);
         put_sigset_bytes(p, "mask", &mask);
         p.close("}");
@@ -626,7 +649,7 @@ pub static HANDLERS: &[Handler] = &[
     h("sigaltstack", sigaltstack_out, sigaltstack_in, Normal),
     h("signalfd", signalfd_out, default_in, Normal),
     h("signalfd4", signalfd4_out, default_in, Normal),
-    h("sigreturn", sigreturn_out, default_in, Sigreturn),
+    h("sigreturn", old_sigreturn_out, default_in, Sigreturn),
     h("tgkill", tgkill_out, default_in, Normal),
     h("tkill", tkill_out, default_in, Normal),
 ];

@@ -181,10 +181,18 @@ pub fn parse_filter(text: &str) -> Result<Filter, FilterError> {
             }
             format!("Pattern {word} matches no {}", set.kind.what())
         } else {
-            // `KILL` for `SIGKILL`, as -e signal= takes it.
+            // `KILL` for `SIGKILL`, as -e signal= takes it; strace's
+            // `SIGRT_3` (kernel-relative) for the name rtrace prints for
+            // that signal (`SIGRTMIN+1`).
             let sig = format!("SIG{word}");
+            let strace_rt = (set.kind == NameKind::Signal)
+                .then(|| word.strip_prefix("SIGRT_")?.parse::<i32>().ok())
+                .flatten()
+                .and_then(|n| crate::service::signal::signal_name(n.checked_add(32)?));
             let near = if set.kind == NameKind::Signal && set.names.contains(&sig) {
                 Some(sig.as_str())
+            } else if let Some(name) = &strace_rt {
+                Some(name.as_str())
             } else {
                 nearest(word, &set.names)
             };
@@ -350,7 +358,7 @@ impl Fields for CallFields<'_> {
                     .iter()
                     .position(|p| matches!(p.kind, Kind::Fd | Kind::DirFd))?;
                 let info = self.fds.get(call.args[i] as i32)?;
-                return Some(Value::str(info.path));
+                return Some(Value::str(String::from_utf8_lossy(&info.path).into_owned()));
             }
             _ => {}
         }
@@ -365,21 +373,23 @@ impl Fields for CallFields<'_> {
 /// (programs built without frame pointers show fewer frames).
 pub fn stack_trace(pid: i32, mem: &mut Memory) -> Vec<u64> {
     const MAX_FRAMES: usize = 32;
-    let Ok(regs) = nix::sys::ptrace::getregs(nix::unistd::Pid::from_raw(pid)) else {
+    // Registers are read in kernel.rs, the one place that uses ptrace.
+    let Some((rip, rsp, rbp)) = crate::kernel::stack_registers(nix::unistd::Pid::from_raw(pid))
+    else {
         return Vec::new();
     };
-    let mut ips = vec![regs.rip];
+    let mut ips = vec![rip];
     // libc's wrappers are leaves without a frame of their own: at the
     // system call the word at the stack pointer is the return address into
     // their caller, which the frame walk below skips (the frame pointer is
     // still the caller's). Taken when it points into executable code.
-    if let Some(ret) = mem.read_word(regs.rsp, crate::kernel::Arch::X86_64)
+    if let Some(ret) = mem.read_word(rsp, crate::kernel::Arch::X86_64)
         && executable(pid, ret)
     {
         ips.push(ret);
     }
-    let mut frame = regs.rbp;
-    let mut last = regs.rsp;
+    let mut frame = rbp;
+    let mut last = rsp;
     while ips.len() < MAX_FRAMES && frame > last && frame % 8 == 0 {
         let (Some(next), Some(ret)) = (
             mem.read_word(frame, crate::kernel::Arch::X86_64),
@@ -406,9 +416,12 @@ pub fn stack_trace(pid: i32, mem: &mut Memory) -> Vec<u64> {
 
 /// Whether `addr` lies in an executable mapping of process `pid`.
 fn executable(pid: i32, addr: u64) -> bool {
-    let Ok(maps) = std::fs::read_to_string(format!("/proc/{pid}/maps")) else {
+    // Bytes: a mapped file's name need not be UTF-8, and must not hide
+    // the other lines.
+    let Ok(maps) = std::fs::read(format!("/proc/{pid}/maps")) else {
         return false;
     };
+    let maps = String::from_utf8_lossy(&maps);
     maps.lines().any(|line| {
         let mut fields = line.split_whitespace();
         let (Some(range), Some(perms)) = (fields.next(), fields.next()) else {
@@ -478,6 +491,14 @@ mod tests {
                 "bad filter: Unknown signal 'KILL' (did you mean SIGKILL?)\n  Filter: sig == KILL\n                 ^",
             ),
             (
+                "sig == SIGRT_3",
+                "bad filter: Unknown signal 'SIGRT_3' (did you mean SIGRTMIN+1?)\n  Filter: sig == SIGRT_3\n                 ^",
+            ),
+            (
+                "sig == SIGRT_2147483647",
+                "bad filter: Unknown signal 'SIGRT_2147483647'\n  Filter: sig == SIGRT_2147483647\n                 ^",
+            ),
+            (
                 "sig == NOSUCHSIGNAL",
                 "bad filter: Unknown signal 'NOSUCHSIGNAL'\n  Filter: sig == NOSUCHSIGNAL\n                 ^",
             ),
@@ -501,6 +522,19 @@ mod tests {
         assert!(
             e.contains("Unknown errno 'ENOENTX' (did you mean ENOENT?)"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn an_unknown_name_is_quoted_back_with_its_controls_escaped() {
+        // The name is the user's, but an error must stay readable lines:
+        // no escape sequence, tab or override reaches the terminal raw.
+        assert_eq!(
+            parse_filter("name == \"a\x1b[31m\tb\u{202e}é\"")
+                .unwrap_err()
+                .to_string(),
+            "bad filter: Unknown system call 'a\\33[31m\\tb\\342\\200\\256é'\n  \
+             Filter: name == \"a [31m b é\"\n                  ^"
         );
     }
 

@@ -1286,9 +1286,11 @@ pub(crate) fn signal_json(sig: i32) -> serde_json::Value {
 
 /// A task's parent pid and thread group id, from /proc/PID/status.
 fn parent_ids(pid: i32) -> (Option<i32>, Option<i32>) {
-    let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
+    // Bytes: its Name line is the task's own choice and need not be UTF-8.
+    let Ok(status) = std::fs::read(format!("/proc/{pid}/status")) else {
         return (None, None);
     };
+    let status = String::from_utf8_lossy(&status);
     let field = |name: &str| {
         status
             .lines()

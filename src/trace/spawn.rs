@@ -60,9 +60,14 @@ pub(super) fn options(follow: bool, exit_kill: bool, seccomp: bool) -> libc::c_i
 
 /// Whether task `tid` is a zombie.
 fn is_zombie(tid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{tid}/stat"))
+    // Bytes, not a String: the name in parentheses is the process's own
+    // choice and need not be UTF-8. The state follows the last ") ".
+    std::fs::read(format!("/proc/{tid}/stat"))
         .ok()
-        .and_then(|s| s.rsplit(") ").next().map(|rest| rest.starts_with('Z')))
+        .and_then(|s| {
+            let at = memchr::memmem::rfind(&s, b") ")?;
+            Some(s.get(at + 2) == Some(&b'Z'))
+        })
         .unwrap_or(false)
 }
 
@@ -83,10 +88,15 @@ impl Engine {
         filter: Option<&[libc::sock_filter]>,
     ) -> Result<(), Error> {
         let shown = command[0].to_string_lossy().into_owned();
+        // In messages the name is escaped: an error stays one line, and a
+        // name with control bytes (from a hostile directory's listing)
+        // cannot reach the terminal raw.
+        let mut quoted = String::new();
+        crate::escape::c_escape(command[0].as_bytes(), false, &mut quoted);
         let path = resolve(&command[0])
-            .map_err(|e| Error::new(format!("cannot run '{shown}': {}", io_message(&e)), 127))?;
+            .map_err(|e| Error::new(format!("cannot run '{quoted}': {}", io_message(&e)), 127))?;
         let c_path = CString::new(path.as_os_str().as_bytes())
-            .map_err(|_| Error::new(format!("cannot run '{shown}': NUL in name"), 127))?;
+            .map_err(|_| Error::new(format!("cannot run '{quoted}': NUL in name"), 127))?;
         let c_args: Vec<CString> = command
             .iter()
             .map(|a| CString::new(a.as_bytes()))
@@ -94,7 +104,7 @@ impl Engine {
             .map_err(|_| Error::new("an argument contains a NUL byte".into(), 2))?;
         let mut argv: Vec<*const libc::c_char> = c_args.iter().map(|a| a.as_ptr()).collect();
         argv.push(std::ptr::null());
-        let prefix = format!("rtrace: cannot run '{shown}': ");
+        let prefix = format!("rtrace: cannot run '{quoted}': ");
         let seccomp_failed = "rtrace: cannot install the seccomp filter\n";
         let prog = filter.map(|f| libc::sock_fprog {
             len: f.len() as u16,
