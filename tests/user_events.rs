@@ -372,3 +372,43 @@ fn status_page_and_dynamic_events_commands() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A regular file named like user_events_data: its writes succeed, so no
+/// diagnostic may say the kernel refused them, whether every call is seen
+/// (the DIAG_IOCSREG failed: nothing is registered) or, under the seccomp
+/// fast path, the ioctls are not stopped at all.
+#[test]
+fn a_write_that_succeeded_is_never_said_to_be_refused() {
+    fixture("uevents_lookalike");
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("lookalike-{}", std::process::id()))
+        .join("tracing");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("user_events_data");
+    let path = path.to_str().unwrap();
+    for args in [&[][..], &["-e", "trace=openat,write"][..]] {
+        let run = trace(args, &["uevents_lookalike", path]);
+        assert_eq!(run.code(), Some(0), "{args:?}: {}", run.stderr());
+        let lines: Vec<String> = run
+            .after_marker()
+            .into_iter()
+            .filter(|l| {
+                !["ioctl(", "close(", "exit_group("]
+                    .iter()
+                    .any(|c| l.starts_with(c))
+            })
+            .collect();
+        assert_eq!(
+            lines[1..],
+            s(&[
+                &format!(
+                    "openat(AT_FDCWD, \"{path}\", O_RDWR|O_CREAT|O_TRUNC|O_CLOEXEC, 0600) = 3"
+                ),
+                "write(3, {write_index=0 <unknown>, raw=\"\\5\\0\\0\\0abc\\0\\0\\0\\0\\0\"}, 16) = 16",
+                "write(3, \"\\0\\0\", 2) = 2",
+                "Process exited normally with code 0",
+            ]),
+            "{args:?}"
+        );
+    }
+}

@@ -288,6 +288,13 @@ pub fn leave(
     others: &dyn Fn() -> Vec<(i32, SharedFdTable)>,
 ) -> Vec<Diag> {
     let mut out = entered.diags;
+    if !is_error(rval) {
+        // A write's diagnostics foretell the kernel's refusal. The write
+        // went through: what rtrace knew of the file was incomplete (its
+        // ioctls not stopped by the fast path, a look-alike file), and
+        // a refusal must not be reported for a call that succeeded.
+        out.retain(|d| !user_events::REFUSALS.contains(&d.kind));
+    }
     let Some(fd) = fd_of(call) else {
         return out;
     };

@@ -33,6 +33,10 @@ const USER_TOP: u64 = 0x7fff_ffff_f000;
 /// Longest command the kernel takes (`MAX_EVENT_DESC`, with its NUL).
 const MAX_COMMAND: usize = 512;
 
+/// The kinds of write diagnostics that say the kernel refuses the write:
+/// shown only when it did fail.
+pub(super) const REFUSALS: &[&str] = &["write_index", "payload", "disabled"];
+
 fn diag(kind: &'static str, fd: i32, text: String) -> Diag {
     Diag::new(Area::UserEvents, kind, fd, text)
 }
