@@ -429,7 +429,7 @@ fn get(c: &Ctx, mem: &mut Memory, out: &mut Vec<Diag>) {
             format!(
                 "{name} writes a {hdr_len}-byte header, but the data buffer starts {} bytes after hdr: data copied there overwrites the header's last {} bytes",
                 data - hdr,
-                hdr + hdr_len - data
+                hdr_len - (data - hdr)
             ),
         ));
     }
