@@ -412,3 +412,23 @@ fn a_write_that_succeeded_is_never_said_to_be_refused() {
         );
     }
 }
+
+/// A `__data_loc` counted from the payload that the kernel still takes
+/// (its NUL falls on a zero byte of the record's header): the write
+/// succeeds, and the diagnostic, which foretells no refusal, is shown.
+#[test]
+fn a_data_loc_into_the_header_is_told_when_the_kernel_takes_the_write() {
+    let emu = Emulator::start("uevents_emu", &["--enable", "rtrace_dl"]);
+    fixture("uevents_dl_header");
+    let run = trace_env(
+        &[],
+        &["uevents_dl_header"],
+        &[("UEVENTS_EMU_SOCKET", emu.socket())],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert_followed_by(
+        &run.after_marker(),
+        "write(3, {write_index=0 <rtrace_dl>, msg=<bad loc 0x30004>}, 11) = 11",
+        "** user_events: fd 3: write_index 0 <rtrace_dl>: __data_loc msg (offset 4) points into the record's 8-byte header; __data_loc offsets count from the record's start, payload byte 0 is offset 8 **",
+    );
+}

@@ -53,6 +53,9 @@ pub struct Diag {
     pub fd: i32,
     /// What happened, in words, without the `fd N: ` that the line adds.
     pub text: String,
+    /// It foretells that the kernel refuses the call: shown only if the
+    /// call did fail (rtrace's bookkeeping may lack calls it did not see).
+    pub refusal: bool,
 }
 
 impl Diag {
@@ -63,6 +66,15 @@ impl Diag {
             kind,
             fd,
             text,
+            refusal: false,
+        }
+    }
+
+    /// The same diagnostic, as a foretold refusal.
+    fn refused(self) -> Diag {
+        Diag {
+            refusal: true,
+            ..self
         }
     }
 
@@ -293,7 +305,7 @@ pub fn leave(
         // went through: what rtrace knew of the file was incomplete (its
         // ioctls not stopped by the fast path, a look-alike file), and
         // a refusal must not be reported for a call that succeeded.
-        out.retain(|d| !user_events::REFUSALS.contains(&d.kind));
+        out.retain(|d| !d.refusal);
     }
     let Some(fd) = fd_of(call) else {
         return out;

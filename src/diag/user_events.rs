@@ -33,12 +33,14 @@ const USER_TOP: u64 = 0x7fff_ffff_f000;
 /// Longest command the kernel takes (`MAX_EVENT_DESC`, with its NUL).
 const MAX_COMMAND: usize = 512;
 
-/// The kinds of write diagnostics that say the kernel refuses the write:
-/// shown only when it did fail.
-pub(super) const REFUSALS: &[&str] = &["write_index", "payload", "disabled"];
-
 fn diag(kind: &'static str, fd: i32, text: String) -> Diag {
     Diag::new(Area::UserEvents, kind, fd, text)
+}
+
+/// A diagnostic of a write that says the kernel refuses it: shown only
+/// if the write did fail.
+fn refusal(kind: &'static str, fd: i32, text: String) -> Diag {
+    diag(kind, fd, text).refused()
 }
 
 /// `write_index 0 <name>`
@@ -99,7 +101,7 @@ pub fn write(call: &CallInfo, fd: i32, fds: &FdTable, mem: &mut Memory) -> Vec<D
         return out;
     };
     if bytes.len() < 4 {
-        out.push(diag(
+        out.push(refusal(
             "write_index",
             fd,
             format!(
@@ -111,7 +113,7 @@ pub fn write(call: &CallInfo, fd: i32, fds: &FdTable, mem: &mut Memory) -> Vec<D
     }
     let index = u32::from_le_bytes(bytes[..4].try_into().unwrap());
     if (index as i32) < 0 {
-        out.push(diag(
+        out.push(refusal(
             "write_index",
             fd,
             format!("write_index {} is negative: refused (EINVAL)", index as i32),
@@ -135,7 +137,7 @@ pub fn write(call: &CallInfo, fd: i32, fds: &FdTable, mem: &mut Memory) -> Vec<D
             } else {
                 format!("registered: {}", list.join(", "))
             };
-            out.push(diag(
+            out.push(refusal(
                 "write_index",
                 fd,
                 format!(
@@ -155,7 +157,7 @@ pub fn write(call: &CallInfo, fd: i32, fds: &FdTable, mem: &mut Memory) -> Vec<D
             .find(|f| f.offset + f.size > payload.len())
             .map(|f| format!(" ({} @{} is cut)", escape(&f.name), f.offset))
             .unwrap_or_default();
-        out.push(diag(
+        out.push(refusal(
             "payload",
             fd,
             format!(
@@ -198,7 +200,7 @@ pub fn write(call: &CallInfo, fd: i32, fds: &FdTable, mem: &mut Memory) -> Vec<D
             && !enabled
             && let Some((addr, bit)) = shown
         {
-            out.push(diag(
+            out.push(refusal(
                 "disabled",
                 fd,
                 format!(
@@ -245,7 +247,7 @@ fn locs(def: &EventDef, payload: &[u8], fd: i32, what: &str, out: &mut Vec<Diag>
         };
         let end = start + size;
         if end > payload.len() {
-            out.push(diag(
+            out.push(refusal(
                 "payload",
                 fd,
                 format!(
@@ -254,7 +256,7 @@ fn locs(def: &EventDef, payload: &[u8], fd: i32, what: &str, out: &mut Vec<Diag>
                 ),
             ));
         } else if chars && size > 0 && payload[end - 1] != 0 {
-            out.push(diag(
+            out.push(refusal(
                 "payload",
                 fd,
                 format!(
