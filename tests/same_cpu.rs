@@ -422,11 +422,17 @@ fn bad_cpus_are_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&out.stderr).starts_with(
-            "rtrace: invalid value 'often' for '--same-cpu[=<N|auto|never>]': expected a CPU number"
+            "rtrace: invalid value 'often' for '--same-cpu[=<N|always|auto|never>]': expected a CPU number"
         ),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // `always`, which a bare --same-cpu means, may be spelt out.
+    let out = rtrace()
+        .args(["--same-cpu=always", "-o", "/dev/null", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
     // A bare --same-cpu takes no value: the command is the command.
     let out = rtrace()
         .args(["--same-cpu", "-o", "/dev/null", "true"])
