@@ -99,6 +99,9 @@ fn trace_program(
     }
     let mut child = cmd
         .arg("-f")
+        // The timeout below SIGKILLs rtrace: the programs must not live on
+        // (pinned to one CPU, holding the emulator) after a failed test.
+        .arg("--kill-on-exit")
         .arg("-o")
         .arg(&trace_file)
         .arg("usbmon_run")
