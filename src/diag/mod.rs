@@ -110,7 +110,7 @@ pub const KINDS: &[(Area, &str, &str)] = &[
     (
         Area::Usbmon,
         "ring_size",
-        "MON_IOCT_RING_SIZE outside 8192..1228800 (refused) or not a multiple of the page size (rounded up), or while mapped (refused)",
+        "MON_IOCT_RING_SIZE outside 8192..1228800, or while mapped: refused (a size between is rounded up to the page, harmlessly, and not said)",
     ),
     (
         Area::Usbmon,
