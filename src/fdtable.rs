@@ -168,6 +168,11 @@ pub struct FdTable {
     /// Opens and closes are not all traced (the seccomp fast path stops
     /// only selected calls): ask /proc every time, never trust the table.
     pub proc_only: bool,
+    /// Under the fast path with `ioctl` not selected: the calls that make
+    /// a usbmon or user_events file's state (ring size, fetches, flushes,
+    /// registrations) are not seen, so a file whose open is seen has an
+    /// unknown past all the same.
+    pub ioctls_unseen: bool,
     /// What [`FdTable::netlink_protocol`] found out, until the table
     /// changes: a socket's protocol costs a read of /proc/PID/net/netlink.
     netlink: RefCell<IntMap<i32, Option<u16>>>,
@@ -184,6 +189,7 @@ impl FdTable {
             pid,
             cache: RefCell::new(IntMap::default()),
             proc_only: false,
+            ioctls_unseen: false,
             netlink: RefCell::new(IntMap::default()),
         }
     }
@@ -290,8 +296,11 @@ impl FdTable {
     }
 
     /// Record a newly opened fd.
-    pub fn insert(&mut self, fd: i32, info: FdInfo) {
+    pub fn insert(&mut self, fd: i32, mut info: FdInfo) {
         self.changed();
+        if self.ioctls_unseen && info.file.is_some() {
+            info.file = Some(Rc::new(RefCell::new(FileState::default())));
+        }
         self.fds.insert(fd, info);
     }
 

@@ -240,14 +240,14 @@ struct Cli {
     kill_on_exit: bool,
     /// Run rtrace and its tracees on one CPU, which makes every stop a
     /// context switch instead of two cross-CPU wakeups: `--same-cpu` on
-    /// the CPU the command (or the first -p process) is on, `--same-cpu=N`
-    /// on CPU N; `--same-cpu=auto` (the default) only while one traced task
+    /// the CPU the command (or the first -p process) is on (also
+    /// `--same-cpu=always`), `--same-cpu=N` on CPU N; `--same-cpu=auto` (the default) only while one traced task
     /// runs (a parent waiting for its child does not count; with more, each
     /// runs on its own CPUs again); `--same-cpu=never`. Each tracee's own
     /// CPU mask comes back when it is let go, and its
     /// sched_getaffinity/sched_setaffinity calls see and set that mask, not
     /// rtrace's
-    #[arg(long = "same-cpu", value_name = "N|auto|never", num_args = 0..=1,
+    #[arg(long = "same-cpu", value_name = "N|always|auto|never", num_args = 0..=1,
           require_equals = true, default_missing_value = "always",
           value_parser = parse_same_cpu)]
     same_cpu: Option<trace::SameCpu>,

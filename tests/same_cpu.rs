@@ -152,6 +152,33 @@ fn a_32_bit_tracee_sees_its_own_mask_too() {
     }
 }
 
+/// Without a CPU given, a tracee that sets its mask to one without
+/// rtrace's CPU runs where it asked, and rtrace moves there with it. One
+/// of the two runs starts on another CPU than the one it asks for.
+#[test]
+fn a_tracee_that_moves_itself_takes_rtrace_along() {
+    let Some((c0, c1)) = two_cpus() else { return };
+    let all = my_cpus();
+    let bin = fixture("affinity");
+    for mode in ["--same-cpu", "--same-cpu=auto"] {
+        for cpu in [c0, c1] {
+            let run = trace(&[mode], &[name(&bin), "get", &cpu.to_string()]);
+            assert_eq!(run.code(), Some(0), "{mode}: {}", run.stderr());
+            let stdout = String::from_utf8_lossy(&run.output.stdout);
+            let start = stdout.lines().next().unwrap_or_default();
+            assert!(
+                start.starts_with(&format!("start: sees {}, runs on ", list(&all))),
+                "{mode}: {stdout}"
+            );
+            assert_eq!(
+                stdout.lines().nth(1).unwrap_or_default(),
+                format!("after set: sees {cpu}, runs on {cpu}"),
+                "{mode}"
+            );
+        }
+    }
+}
+
 #[test]
 fn never_leaves_the_mask_alone() {
     let Some((_, c1)) = two_cpus() else { return };
@@ -422,11 +449,17 @@ fn bad_cpus_are_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&out.stderr).starts_with(
-            "rtrace: invalid value 'often' for '--same-cpu[=<N|auto|never>]': expected a CPU number"
+            "rtrace: invalid value 'often' for '--same-cpu[=<N|always|auto|never>]': expected a CPU number"
         ),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // `always`, which a bare --same-cpu means, may be spelt out.
+    let out = rtrace()
+        .args(["--same-cpu=always", "-o", "/dev/null", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
     // A bare --same-cpu takes no value: the command is the command.
     let out = rtrace()
         .args(["--same-cpu", "-o", "/dev/null", "true"])

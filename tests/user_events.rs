@@ -372,3 +372,63 @@ fn status_page_and_dynamic_events_commands() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A regular file named like user_events_data: its writes succeed, so no
+/// diagnostic may say the kernel refused them, whether every call is seen
+/// (the DIAG_IOCSREG failed: nothing is registered) or, under the seccomp
+/// fast path, the ioctls are not stopped at all.
+#[test]
+fn a_write_that_succeeded_is_never_said_to_be_refused() {
+    fixture("uevents_lookalike");
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("lookalike-{}", std::process::id()))
+        .join("tracing");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("user_events_data");
+    let path = path.to_str().unwrap();
+    for args in [&[][..], &["-e", "trace=openat,write"][..]] {
+        let run = trace(args, &["uevents_lookalike", path]);
+        assert_eq!(run.code(), Some(0), "{args:?}: {}", run.stderr());
+        let lines: Vec<String> = run
+            .after_marker()
+            .into_iter()
+            .filter(|l| {
+                !["ioctl(", "close(", "exit_group("]
+                    .iter()
+                    .any(|c| l.starts_with(c))
+            })
+            .collect();
+        assert_eq!(
+            lines[1..],
+            s(&[
+                &format!(
+                    "openat(AT_FDCWD, \"{path}\", O_RDWR|O_CREAT|O_TRUNC|O_CLOEXEC, 0600) = 3"
+                ),
+                "write(3, {write_index=0 <unknown>, raw=\"\\5\\0\\0\\0abc\\0\\0\\0\\0\\0\"}, 16) = 16",
+                "write(3, \"\\0\\0\", 2) = 2",
+                "Process exited normally with code 0",
+            ]),
+            "{args:?}"
+        );
+    }
+}
+
+/// A `__data_loc` counted from the payload that the kernel still takes
+/// (its NUL falls on a zero byte of the record's header): the write
+/// succeeds, and the diagnostic, which foretells no refusal, is shown.
+#[test]
+fn a_data_loc_into_the_header_is_told_when_the_kernel_takes_the_write() {
+    let emu = Emulator::start("uevents_emu", &["--enable", "rtrace_dl"]);
+    fixture("uevents_dl_header");
+    let run = trace_env(
+        &[],
+        &["uevents_dl_header"],
+        &[("UEVENTS_EMU_SOCKET", emu.socket())],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert_followed_by(
+        &run.after_marker(),
+        "write(3, {write_index=0 <rtrace_dl>, msg=<bad loc 0x30004>}, 11) = 11",
+        "** user_events: fd 3: write_index 0 <rtrace_dl>: __data_loc msg (offset 4) points into the record's 8-byte header; __data_loc offsets count from the record's start, payload byte 0 is offset 8 **",
+    );
+}

@@ -53,6 +53,9 @@ pub struct Diag {
     pub fd: i32,
     /// What happened, in words, without the `fd N: ` that the line adds.
     pub text: String,
+    /// It foretells that the kernel refuses the call: shown only if the
+    /// call did fail (rtrace's bookkeeping may lack calls it did not see).
+    pub refusal: bool,
 }
 
 impl Diag {
@@ -63,6 +66,15 @@ impl Diag {
             kind,
             fd,
             text,
+            refusal: false,
+        }
+    }
+
+    /// The same diagnostic, as a foretold refusal.
+    fn refused(self) -> Diag {
+        Diag {
+            refusal: true,
+            ..self
         }
     }
 
@@ -98,7 +110,7 @@ pub const KINDS: &[(Area, &str, &str)] = &[
     (
         Area::Usbmon,
         "ring_size",
-        "MON_IOCT_RING_SIZE outside 8192..1228800 (refused) or not a multiple of the page size (rounded up), or while mapped (refused)",
+        "MON_IOCT_RING_SIZE outside 8192..1228800, or while mapped: refused (a size between is rounded up to the page, harmlessly, and not said)",
     ),
     (
         Area::Usbmon,
@@ -288,6 +300,13 @@ pub fn leave(
     others: &dyn Fn() -> Vec<(i32, SharedFdTable)>,
 ) -> Vec<Diag> {
     let mut out = entered.diags;
+    if !is_error(rval) {
+        // A write's diagnostics foretell the kernel's refusal. The write
+        // went through: what rtrace knew of the file was incomplete (its
+        // ioctls not stopped by the fast path, a look-alike file), and
+        // a refusal must not be reported for a call that succeeded.
+        out.retain(|d| !d.refusal);
+    }
     let Some(fd) = fd_of(call) else {
         return out;
     };

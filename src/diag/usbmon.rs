@@ -188,15 +188,11 @@ fn ring_size(c: &Ctx, st: &mut FileState, size: u64, out: &mut Vec<Diag>) {
             "MON_IOCT_RING_SIZE while the ring is mapped: refused (EBUSY); set the size before mmap"
                 .to_string(),
         ));
-    } else if !c.failed() && !size.is_multiple_of(PAGE) {
-        let rounded = size.div_ceil(PAGE).saturating_mul(PAGE);
-        out.push(c.diag(
-            "ring_size",
-            format!(
-                "ring size {size} is not a multiple of the page size ({PAGE}): the kernel rounded it up to {rounded}"
-            ),
-        ));
     }
+    // A size that is not a multiple of the page is rounded up, which
+    // harms no one (the mapping is rounded the same way, and offsets stay
+    // inside the ring): libpcap asks for such sizes for most snapshot
+    // lengths, so it is not said.
     if !c.failed() {
         // A new ring: the queue is empty.
         st.ring_size = Some(size.div_ceil(PAGE).saturating_mul(PAGE));
@@ -429,7 +425,7 @@ fn get(c: &Ctx, mem: &mut Memory, out: &mut Vec<Diag>) {
             format!(
                 "{name} writes a {hdr_len}-byte header, but the data buffer starts {} bytes after hdr: data copied there overwrites the header's last {} bytes",
                 data - hdr,
-                hdr + hdr_len - data
+                hdr_len - (data - hdr)
             ),
         ));
     }

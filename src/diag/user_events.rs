@@ -37,6 +37,12 @@ fn diag(kind: &'static str, fd: i32, text: String) -> Diag {
     Diag::new(Area::UserEvents, kind, fd, text)
 }
 
+/// A diagnostic of a write that says the kernel refuses it: shown only
+/// if the write did fail.
+fn refusal(kind: &'static str, fd: i32, text: String) -> Diag {
+    diag(kind, fd, text).refused()
+}
+
 /// `write_index 0 <name>`
 fn label(index: u32, reg: Option<&Registration>) -> String {
     match reg {
@@ -95,7 +101,7 @@ pub fn write(call: &CallInfo, fd: i32, fds: &FdTable, mem: &mut Memory) -> Vec<D
         return out;
     };
     if bytes.len() < 4 {
-        out.push(diag(
+        out.push(refusal(
             "write_index",
             fd,
             format!(
@@ -107,7 +113,7 @@ pub fn write(call: &CallInfo, fd: i32, fds: &FdTable, mem: &mut Memory) -> Vec<D
     }
     let index = u32::from_le_bytes(bytes[..4].try_into().unwrap());
     if (index as i32) < 0 {
-        out.push(diag(
+        out.push(refusal(
             "write_index",
             fd,
             format!("write_index {} is negative: refused (EINVAL)", index as i32),
@@ -131,7 +137,7 @@ pub fn write(call: &CallInfo, fd: i32, fds: &FdTable, mem: &mut Memory) -> Vec<D
             } else {
                 format!("registered: {}", list.join(", "))
             };
-            out.push(diag(
+            out.push(refusal(
                 "write_index",
                 fd,
                 format!(
@@ -151,7 +157,7 @@ pub fn write(call: &CallInfo, fd: i32, fds: &FdTable, mem: &mut Memory) -> Vec<D
             .find(|f| f.offset + f.size > payload.len())
             .map(|f| format!(" ({} @{} is cut)", escape(&f.name), f.offset))
             .unwrap_or_default();
-        out.push(diag(
+        out.push(refusal(
             "payload",
             fd,
             format!(
@@ -194,7 +200,7 @@ pub fn write(call: &CallInfo, fd: i32, fds: &FdTable, mem: &mut Memory) -> Vec<D
             && !enabled
             && let Some((addr, bit)) = shown
         {
-            out.push(diag(
+            out.push(refusal(
                 "disabled",
                 fd,
                 format!(
@@ -241,7 +247,7 @@ fn locs(def: &EventDef, payload: &[u8], fd: i32, what: &str, out: &mut Vec<Diag>
         };
         let end = start + size;
         if end > payload.len() {
-            out.push(diag(
+            out.push(refusal(
                 "payload",
                 fd,
                 format!(
@@ -250,7 +256,7 @@ fn locs(def: &EventDef, payload: &[u8], fd: i32, what: &str, out: &mut Vec<Diag>
                 ),
             ));
         } else if chars && size > 0 && payload[end - 1] != 0 {
-            out.push(diag(
+            out.push(refusal(
                 "payload",
                 fd,
                 format!(
@@ -414,8 +420,14 @@ fn read_registration(tgid: i32, arg: u64, mem: &mut Memory) -> Option<Registrati
     }
     let u32_at = |o: usize| u32::from_le_bytes(raw[o..o + 4].try_into().unwrap());
     let u64_at = |o: usize| u64::from_le_bytes(raw[o..o + 8].try_into().unwrap());
+    // The kernel took an enable_size of 4 or 8 and a bit inside it, but
+    // the program may have changed the struct since (another thread):
+    // what is read now is used only if the kernel could have taken it.
+    let (bit, esize) = (raw[4], raw[5]);
+    let enabler = (matches!(esize, 4 | 8) && u32::from(bit) < u32::from(esize) * 8)
+        .then(|| (u64_at(8), bit, esize));
     let (name_args, index, enabler) = match len {
-        28 => (u64_at(16), u32_at(24), Some((u64_at(8), raw[4], raw[5]))),
+        28 => (u64_at(16), u32_at(24), enabler),
         24 => (u64_at(8), u32_at(20), None),
         _ => (u64_at(4), u32_at(16), None),
     };
@@ -564,4 +576,46 @@ fn register_refused(call: &CallInfo, rval: i64, fds: &FdTable, mem: &mut Memory)
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `struct user_reg` (28 bytes) in this process's memory.
+    fn reg(bit: u8, esize: u8, addr: u64, name: &std::ffi::CStr) -> [u8; 28] {
+        let mut raw = [0u8; 28];
+        raw[..4].copy_from_slice(&28u32.to_le_bytes());
+        raw[4] = bit;
+        raw[5] = esize;
+        raw[8..16].copy_from_slice(&addr.to_le_bytes());
+        raw[16..24].copy_from_slice(&(name.as_ptr() as u64).to_le_bytes());
+        raw
+    }
+
+    /// A registration read back after the call returned may hold what the
+    /// program wrote there since: an enable word the kernel would never
+    /// take is not used (reading it would index past 8 bytes, shifting by
+    /// 64 or more).
+    #[test]
+    fn an_enable_word_the_kernel_would_refuse_is_not_kept() {
+        let mut mem = Memory::new(nix::unistd::Pid::this());
+        let name = c"rtrace_probe u32 count";
+        let word = 0u64;
+        let addr = &word as *const u64 as u64;
+        for (bit, esize, kept) in [
+            (63, 8, true),
+            (31, 4, true),
+            (5, 200, false),
+            (0, 0, false),
+            (32, 4, false),
+            (64, 8, false),
+        ] {
+            let raw = reg(bit, esize, addr, name);
+            let r = read_registration(1, raw.as_ptr() as u64, &mut mem).expect("readable");
+            assert_eq!(r.command, "rtrace_probe u32 count");
+            let want = kept.then_some((addr, bit, esize));
+            assert_eq!(r.enabler, want, "bit {bit} size {esize}");
+        }
+    }
 }

@@ -315,11 +315,43 @@ impl Engine {
             return;
         };
         if let Ok(mask) = kernel::get_affinity(target) {
+            let cpu = self.follow_mask(cpu, &mask);
             let _ = kernel::set_affinity(target, &single(cpu, mask.len()));
             if let Some(proc) = self.procs.get_mut(&target) {
                 proc.own_mask = Some(mask);
             }
         }
+    }
+}
+
+impl Engine {
+    /// A pinned task set its own mask to one without the CPU (`taskset -c
+    /// 1 PROGRAM` under rtrace): unless the CPU was given (`--same-cpu=N`),
+    /// rtrace and every pinned task move to the first CPU of that mask
+    /// rtrace may run on, so the task runs where it asked to. Returns the
+    /// CPU to pin to.
+    fn follow_mask(&mut self, cpu: usize, mask: &[u8]) -> usize {
+        if has_cpu(mask, cpu) || matches!(self.colo.mode, SameCpu::Always(Some(_))) {
+            return cpu;
+        }
+        let Some(allowed) = self.colo.tracer_own.as_ref() else {
+            return cpu;
+        };
+        let Some(new) = (0..mask.len().min(allowed.len()) * 8)
+            .find(|&c| has_cpu(mask, c) && has_cpu(allowed, c))
+        else {
+            return cpu;
+        };
+        if kernel::set_affinity(0, &single(new, allowed.len())).is_err() {
+            return cpu;
+        }
+        self.colo.cpu = Some(new);
+        for proc in self.procs.values() {
+            if let Some(own) = &proc.own_mask {
+                let _ = kernel::set_affinity(proc.pid, &single(new, own.len()));
+            }
+        }
+        new
     }
 }
 

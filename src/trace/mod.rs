@@ -349,6 +349,8 @@ struct Engine {
     main_exit: Option<Exit>,
     /// Started processes run under the seccomp fast path.
     seccomp: bool,
+    /// ... whose filter does not stop ioctl (see `FdTable::ioctls_unseen`).
+    ioctls_unseen: bool,
     interrupts_seen: u32,
     /// Statuses collected but not yet handled, oldest first (see
     /// `next_status`).
@@ -390,6 +392,7 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
         &[]
     };
     let filter = seccomp.then(|| seccomp::program(&cfg.select.trace, extra));
+    let ioctls_unseen = seccomp && !cfg.select.trace.contains("ioctl");
     let mut engine = Engine {
         out,
         fmt: cfg.format,
@@ -414,6 +417,7 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
         main_pid: None,
         main_exit: None,
         seccomp,
+        ioctls_unseen,
         interrupts_seen: 0,
         pending: VecDeque::new(),
         output_lost: false,
@@ -951,6 +955,7 @@ impl Engine {
                 .unwrap_or_else(|| TraceeText::from("<unknown>"));
             let mut table = crate::fdtable::FdTable::new(pid);
             table.proc_only = self.seccomp;
+            table.ioctls_unseen = self.ioctls_unseen;
             let mut proc = Proc::new(
                 pid,
                 name,

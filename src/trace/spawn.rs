@@ -228,6 +228,7 @@ impl Engine {
             .truncated(15);
         let mut table = FdTable::new(pid);
         table.proc_only = seccomp;
+        table.ioctls_unseen = self.ioctls_unseen;
         let fds = Rc::new(RefCell::new(table));
         let mut proc = Proc::new(pid, name.clone(), false, Life::Starting, fds);
         proc.quiet_exec = true;
