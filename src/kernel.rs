@@ -218,7 +218,9 @@ pub struct Memory {
     vm_readv_works: bool,
 }
 
-const PAGE: u64 = 4096;
+/// The page size on x86 (both ABIs): what the kernel rounds mappings and
+/// usbmon rings to.
+pub const PAGE: u64 = 4096;
 
 impl Memory {
     /// A reader for `pid`'s address space. Only valid while it is stopped.

@@ -226,8 +226,9 @@ fn error_paths() {
         ),
         (
             // Rounded up to 12288, harmlessly: libpcap asks for such
-            // sizes (tcpdump -s 65535: 327355), so it is no misuse.
-            "ioctl(3, MON_IOCT_RING_SIZE, 10000) = 0",
+            // sizes (tcpdump -s 65535: 327355), so it is no misuse, but
+            // what the kernel did is said with the result.
+            "ioctl(3, MON_IOCT_RING_SIZE, 10000) = 0 (rounded up to 12288)",
             vec![],
         ),
         (

@@ -272,7 +272,13 @@ fn assert_file_holds_the_recording(file: &Path) {
 }
 
 /// A capture program that stops by itself after `-c 34`.
-fn capture_and_check(test: &str, program: &str, package: &str, file_name: &str, extra: &[&str]) {
+fn capture_and_check(
+    test: &str,
+    program: &str,
+    package: &str,
+    file_name: &str,
+    extra: &[&str],
+) -> Vec<String> {
     require(program, package);
     let dir = scratch(test);
     let file = dir.join(file_name);
@@ -299,6 +305,7 @@ fn capture_and_check(test: &str, program: &str, package: &str, file_name: &str, 
     assert_events_are_the_kernels(&traced);
     assert_file_holds_the_recording(&file);
     let _ = std::fs::remove_dir_all(&dir);
+    traced.lines
 }
 
 #[test]
@@ -308,15 +315,24 @@ fn tcpdump_captures_usbmon0() {
 
 /// A snapshot length makes libpcap ask for a ring size that is not a
 /// multiple of the page (327355 bytes for 65535), which the kernel rounds
-/// up: no misuse, and no diagnostic.
+/// up: no misuse, and no diagnostic, but the call's line says what the
+/// kernel made of it.
 #[test]
 fn tcpdump_with_a_snapshot_length_captures_usbmon0() {
-    capture_and_check(
+    let lines = capture_and_check(
         "tcpdump-s",
         "tcpdump",
         "tcpdump",
         "capture.pcap",
         &["-s", "65535"],
+    );
+    let ring = "MON_IOCT_RING_SIZE, 327355) = 0 (rounded up to 327680)";
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("ioctl(") && l.ends_with(ring)),
+        "no line ending {ring:?}:\n{}",
+        lines.join("\n")
     );
 }
 

@@ -110,7 +110,7 @@ pub const KINDS: &[(Area, &str, &str)] = &[
     (
         Area::Usbmon,
         "ring_size",
-        "MON_IOCT_RING_SIZE outside 8192..1228800, or while mapped: refused (a size between is rounded up to the page, harmlessly, and not said)",
+        "MON_IOCT_RING_SIZE outside 8192..1228800, or while mapped: refused (a size between is rounded up to the page, harmlessly: the call's line says so, `= 0 (rounded up to 12288)`)",
     ),
     (
         Area::Usbmon,

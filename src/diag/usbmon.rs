@@ -14,13 +14,11 @@ use crate::ioctl::usbmon::{
     MON_IOCX_GET, MON_IOCX_GET32, MON_IOCX_GETX, MON_IOCX_GETX32, MON_IOCX_MFETCH,
     MON_IOCX_MFETCH32, ring_in_proc_maps,
 };
-use crate::kernel::Memory;
+use crate::kernel::{Memory, PAGE};
 
 /// `BUFF_MIN` and `BUFF_MAX` of mon_bin.c: the ring sizes it accepts.
 const RING_MIN: u64 = 8192;
 const RING_MAX: u64 = 1_228_800;
-/// `CHUNK_SIZE` (a page): the kernel rounds ring sizes up to it.
-const PAGE: u64 = 4096;
 /// Ring events start at multiples of this.
 const EVENT_ALIGN: u64 = 64;
 /// Offsets read from one MFETCH at most (the count is the tracee's word).

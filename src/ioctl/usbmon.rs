@@ -13,6 +13,7 @@ use std::fmt::Write as _;
 
 use super::raw::{i32_at, i64_at, u8_at, u16_at, u32_at, u64_at};
 use super::{Arg, IF_IN, IF_OUT, IoctlCall, IoctlGroup, Layout, Request, field};
+use crate::decode::put_extended;
 use crate::format::{Naming, Printer};
 
 /// Bytes of the header MON_IOCX_GET and read(2) deliver.
@@ -202,9 +203,28 @@ impl IoctlGroup for Usbmon {
                 fetched_by_get(p, req.code, call.arg)
             }
             MON_IOCX_MFETCH | MON_IOCX_MFETCH32 => fetched_by_mfetch(p, req.code, call),
+            MON_IOCT_RING_SIZE => put_ring_rounded(p, call.arg),
             _ => {}
         }
     }
+}
+
+/// What the kernel made of a ring size that is not a multiple of the page:
+/// it rounds it up (`CHUNK_ALIGN` in mon_bin.c), harmlessly, so this is
+/// said with the result, not as a diagnostic: `= 0 (rounded up to 12288)`.
+fn put_ring_rounded(p: &mut Printer, size: u64) {
+    let page = crate::kernel::PAGE;
+    if size.is_multiple_of(page) {
+        return;
+    }
+    let rounded = size.div_ceil(page).saturating_mul(page);
+    put_extended(p, "ring_size", |p, name| {
+        if p.json() {
+            p.uint(name, rounded);
+        } else {
+            p.field(name, &format!("rounded up to {rounded}"));
+        }
+    });
 }
 
 /// The ring offsets MFETCH wrote: `[0, 128, 256]`, or the pointer.
