@@ -5,29 +5,17 @@
 
 mod common;
 
-use common::{FORK_WAIT, fixture, fixture_dir, name, normalise, rtrace, s, trace};
+use common::{FORK_WAIT, fixture, name, normalise, rtrace, rtrace_env, s, trace};
 use std::os::unix::process::ExitStatusExt;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::path::PathBuf;
+use std::process::{Child, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 /// A fresh file name in the test scratch directory.
 fn scratch(tag: &str) -> PathBuf {
-    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
-        "more-{tag}-{}-{}.txt",
-        std::process::id(),
-        N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    ))
-}
-
-/// rtrace with the same fixed environment `common::trace` uses.
-fn rtrace_env() -> Command {
-    let mut cmd = rtrace();
-    cmd.env_clear()
-        .env("PATH", format!("{}:/usr/bin:/bin", fixture_dir().display()))
-        .env("LC_ALL", "C");
-    cmd
+    let mut path = common::scratch_path("more", tag).into_os_string();
+    path.push(".txt");
+    path.into()
 }
 
 /// Wait for `child` at most `limit`; on timeout kill it and fail.

@@ -5,29 +5,15 @@
 
 mod common;
 
-use common::{fixture, fixture_dir, name, normalise, rtrace, s, trace};
+use common::{fixture, name, normalise, rtrace, rtrace_env, s, trace};
 use std::os::unix::process::ExitStatusExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// A fresh path in the test scratch directory.
 fn scratch(tag: &str) -> PathBuf {
-    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
-        "security-{tag}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    ))
-}
-
-/// rtrace with the same fixed environment `common::trace` uses.
-fn rtrace_env() -> Command {
-    let mut cmd = rtrace();
-    cmd.env_clear()
-        .env("PATH", format!("{}:/usr/bin:/bin", fixture_dir().display()))
-        .env("LC_ALL", "C");
-    cmd
+    common::scratch_path("security", tag)
 }
 
 /// The state letter of process `pid` (`R`, `S`, `Z`, ...), None if gone.

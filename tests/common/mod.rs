@@ -121,6 +121,27 @@ pub fn rtrace() -> Command {
     Command::new(env!("CARGO_BIN_EXE_rtrace"))
 }
 
+/// rtrace with the same fixed environment [`trace`] uses: only the
+/// fixtures and the system's programs on PATH, the C locale.
+pub fn rtrace_env() -> Command {
+    let mut cmd = rtrace();
+    cmd.env_clear()
+        .env("PATH", format!("{}:/usr/bin:/bin", fixture_dir().display()))
+        .env("LC_ALL", "C");
+    cmd
+}
+
+/// A fresh path in the test scratch directory, `SUITE-TAG-PID-N`, made
+/// unique per call so that tests running at once never share one.
+pub fn scratch_path(suite: &str, tag: &str) -> std::path::PathBuf {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "{suite}-{tag}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ))
+}
+
 static BUILD_LOCK: Mutex<()> = Mutex::new(());
 
 /// Compile `tests/fixtures/NAME.c` (once per test run) and return its path.
