@@ -17,6 +17,8 @@ use super::{Engine, Error};
 use crate::call::{Call, is_error};
 use crate::kernel;
 
+/// The largest CPU mask the kernel reports: NR_CPUS is at most 8192.
+const MAX_MASK_BYTES: u64 = 8192 / 8;
 /// When to run the tracer and its tracees on one CPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SameCpu {
@@ -302,8 +304,12 @@ impl Engine {
             return;
         };
         if getting {
+            // What the kernel wrote: never more than the buffer the
+            // program gave, nor than a mask of the most CPUs Linux has
+            // (a seccomp supervisor may answer anything).
+            let len = (rval as u64).min(call.args[1]).min(MAX_MASK_BYTES);
             let mut shown = own.clone();
-            shown.resize(rval as usize, 0);
+            shown.resize(len as usize, 0);
             if let Some(proc) = self.procs.get_mut(&pid) {
                 proc.mem.write(call.args[2], &shown);
             }
