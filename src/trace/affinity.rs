@@ -19,6 +19,7 @@ use crate::kernel;
 
 /// The largest CPU mask the kernel reports: NR_CPUS is at most 8192.
 const MAX_MASK_BYTES: u64 = 8192 / 8;
+
 /// When to run the tracer and its tracees on one CPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SameCpu {
