@@ -528,7 +528,8 @@ fn parse_same_cpu(text: &str) -> Result<trace::SameCpu, String> {
         "never" => Ok(trace::SameCpu::Never),
         n => match n.parse::<usize>() {
             Ok(cpu) if cpu < 8192 => Ok(trace::SameCpu::Always(Some(cpu))),
-            _ => Err("expected a CPU number, auto, always or never".into()),
+            Ok(_) => Err("CPU numbers go up to 8191 (Linux has at most 8192 CPUs)".into()),
+            Err(_) => Err("expected a CPU number, auto, always or never".into()),
         },
     }
 }

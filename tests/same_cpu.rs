@@ -454,6 +454,18 @@ fn bad_cpus_are_refused() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    let out = rtrace()
+        .args(["--same-cpu=99999", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).starts_with(
+            "rtrace: invalid value '99999' for '--same-cpu[=<N|always|auto|never>]': CPU numbers go up to 8191 (Linux has at most 8192 CPUs)"
+        ),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // `always`, which a bare --same-cpu means, may be spelt out.
     let out = rtrace()
         .args(["--same-cpu=always", "-o", "/dev/null", "true"])
