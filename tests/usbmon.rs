@@ -319,6 +319,21 @@ fn diagnostic_fetch_without_flush_and_flush_beyond_fetch() {
     assert_eq!(misuse("refetch", &[], &[]), whole(REFETCH));
 }
 
+/// MON_IOCX_GET takes the first event of the ring, which an unflushed
+/// MFETCH had handed out: the kernel frees it, and it is no longer among
+/// those a flush must remove, so a client that flushes the rest is right.
+#[test]
+fn a_get_consumes_one_of_the_fetched_events() {
+    let lines = misuse("fetchget", &[], &[]);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("ioctl(3, MON_IOCX_GETX, ")),
+        "{lines:#?}"
+    );
+    assert_eq!(diagnostics(&lines), Vec::<String>::new());
+}
+
 #[test]
 fn diagnostics_follow_the_state_of_calls_not_printed() {
     // The ioctls are not printed, but their bookkeeping is done: the

@@ -139,7 +139,13 @@ fn ioctl(c: &Ctx, st: &mut FileState, mem: &mut Memory, out: &mut Vec<Diag>) {
         MON_IOCX_GET | MON_IOCX_GETX | MON_IOCX_GET32 | MON_IOCX_GETX32
             if !c.failed() || c.rval == -(libc::EFAULT as i64) =>
         {
-            get(c, mem, out)
+            get(c, mem, out);
+            if !c.failed() {
+                // A GET hands out the ring's first event and frees it
+                // (mon_bin_get_event): if a fetch had handed it out too,
+                // no flush has to remove it any more.
+                st.fetched = st.fetched.map(|f| f.saturating_sub(1));
+            }
         }
         MON_IOCG_STATS if !c.failed() => {
             let mut raw = [0u8; 4];
