@@ -334,6 +334,38 @@ fn a_get_consumes_one_of_the_fetched_events() {
     assert_eq!(diagnostics(&lines), Vec::<String>::new());
 }
 
+/// In JSON the ring size the kernel made of a size that is not a multiple
+/// of the page is part of the call's `returned` object.
+#[test]
+fn json_ring_size_rounded_up() {
+    let pcap = pcap();
+    let emu = Emulator::start("usbmon_emu", &[pcap.as_str()]);
+    fixture("usbmon_errors");
+    let run = trace_env(
+        &["--json"],
+        &["usbmon_errors"],
+        &[("USBMON_EMU_SOCKET", emu.socket())],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let rounded: Vec<(serde_json::Value, serde_json::Value)> = run
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter_map(|v| {
+            Some((
+                v["raw"][2].clone(),
+                v.pointer("/returned/ring_size")?.clone(),
+            ))
+        })
+        .collect();
+    assert_eq!(
+        rounded,
+        vec![(serde_json::json!(10000), serde_json::json!(12288))],
+        "{}",
+        run.trace
+    );
+}
+
 #[test]
 fn diagnostics_follow_the_state_of_calls_not_printed() {
     // The ioctls are not printed, but their bookkeeping is done: the
