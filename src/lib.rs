@@ -24,4 +24,5 @@ pub mod kernel;
 pub mod output;
 pub mod select;
 pub mod service;
+pub mod spelling;
 pub mod trace;

@@ -131,7 +131,12 @@ impl TraceSet {
                             "unknown system call '{word}' (the class is '%{word}')"
                         ));
                     }
-                    return Err(format!("unknown system call '{word}'"));
+                    return Err(match nearest_call(word) {
+                        Some(near) => {
+                            format!("unknown system call '{word}' (did you mean {near}?)")
+                        }
+                        None => format!("unknown system call '{word}'"),
+                    });
                 }
                 Term::Name(word.to_string())
             };
@@ -163,6 +168,19 @@ impl TraceSet {
 
 /// A call name of either table, or one that i386 makes only through
 /// socketcall (send, recv).
+/// The call name nearest to a misspelt one, of either ABI.
+fn nearest_call(word: &str) -> Option<&'static str> {
+    let names = crate::service::all_calls(Arch::X86_64)
+        .chain(crate::service::all_calls(Arch::I386))
+        .map(|(_, name)| name)
+        .chain(
+            crate::service::net::SOCKETCALLS
+                .iter()
+                .map(|&(call, _, _)| call),
+        );
+    crate::spelling::nearest(word, names)
+}
+
 fn known_name(name: &str) -> bool {
     [Arch::X86_64, Arch::I386]
         .iter()
@@ -270,8 +288,14 @@ impl SignalSet {
                 "all" => reported = [true; 65],
                 "none" => {}
                 _ => {
-                    let sig =
-                        signal_number(word).ok_or_else(|| format!("unknown signal '{word}'"))?;
+                    let sig = signal_number(word).ok_or_else(|| {
+                        let names = (1..=64).filter_map(crate::service::signal::signal_name);
+                        let names: Vec<String> = names.map(|n| n.to_string()).collect();
+                        match crate::spelling::nearest(word, names.iter().map(String::as_str)) {
+                            Some(near) => format!("unknown signal '{word}' (did you mean {near}?)"),
+                            None => format!("unknown signal '{word}'"),
+                        }
+                    })?;
                     reported[sig as usize] = true;
                 }
             }

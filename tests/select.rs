@@ -205,6 +205,14 @@ fn bad_selections_are_one_line_errors() {
             "rtrace: unknown signal 'SIGNOPE'",
         ),
         (
+            &["-e", "trace=opne", "true"][..],
+            "rtrace: unknown system call 'opne' (did you mean open?)\n",
+        ),
+        (
+            &["-e", "signal=SIGUSRR", "true"][..],
+            "rtrace: unknown signal 'SIGUSRR' (did you mean SIGUSR1?)\n",
+        ),
+        (
             &["-S", "bogus", "true"][..],
             "rtrace: unknown sort key 'bogus'",
         ),

@@ -362,10 +362,9 @@ fn arg_text(req: &Request) -> String {
     }
 }
 
-/// The known request name nearest to `text` (by edit distance), if one is
-/// near enough to be a likely typo.
+/// The known request name nearest to `text`, if one is near enough to be
+/// a likely typo (`BLKGETSIZE46`).
 fn nearest(text: &str) -> Option<&'static str> {
-    let upper = text.to_ascii_uppercase();
     let all = groups()
         .iter()
         .flat_map(|g| g.requests().iter().map(|r| r.name))
@@ -379,36 +378,7 @@ fn nearest(text: &str) -> Option<&'static str> {
                 .into_iter()
                 .flat_map(|t| t.families.iter().map(|f| f.name)),
         );
-    let (best, dist) = all
-        .map(|name| (name, distance(&upper, name)))
-        .min_by_key(|&(name, d)| (d, name))?;
-    (dist <= upper.len().max(4) / 3).then_some(best)
-}
-
-/// Edit distance between two ASCII names, a swap of neighbours counting
-/// one (the commonest typo: `BLKGETSIZE46`).
-fn distance(a: &str, b: &str) -> usize {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                v = v.min(d[i - 2][j - 2] + 1);
-            }
-            d[i][j] = v;
-        }
-    }
-    d[a.len()][b.len()]
+    crate::spelling::nearest(text, all)
 }
 
 /// `rtrace --list-ioctls [GROUP]`: every request rtrace names, by group
@@ -470,10 +440,8 @@ pub fn list(group_name: Option<&str>) -> Result<String, String> {
     }
     if groups_seen.is_empty() {
         let g = group_name.unwrap_or("");
-        let near = all_groups()
-            .into_iter()
-            .min_by_key(|name| (distance(g, name), *name))
-            .filter(|name| distance(g, name) <= g.len().max(4) / 3);
+        let groups = all_groups();
+        let near = crate::spelling::nearest(g, groups.iter().map(|name| &name[..]));
         return Err(match near {
             Some(near) => format!("no ioctl group '{g}' (did you mean {near}?)"),
             None => format!("no ioctl group '{g}' (rtrace --list-ioctls shows them all)"),

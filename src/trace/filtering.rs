@@ -120,42 +120,6 @@ fn unnamed_value(set: &NameSet, text: &str) -> bool {
     }
 }
 
-/// The known name nearest to `word` (by edit distance, ignoring case)
-/// when it is near enough to be what was meant.
-fn nearest<'a>(word: &str, names: &'a [String]) -> Option<&'a str> {
-    let word = word.to_ascii_lowercase();
-    let limit = (word.chars().count() / 3).max(1);
-    names
-        .iter()
-        .map(|name| (distance(&word, &name.to_ascii_lowercase()), name))
-        .filter(|&(d, _)| d <= limit)
-        .min_by_key(|&(d, _)| d)
-        .map(|(_, name)| name.as_str())
-}
-
-/// The edit distance between `a` and `b` in characters: insertions,
-/// deletions, substitutions and swaps of two neighbours (`wirte`) each
-/// count one (the optimal string alignment distance).
-fn distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    // Three rows of the table: two back, the previous one and this one.
-    let mut older: Vec<usize> = vec![0; b.len() + 1];
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for i in 1..=a.len() {
-        let mut row = vec![i; b.len() + 1];
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            row[j] = (prev[j - 1] + cost).min(prev[j] + 1).min(row[j - 1] + 1);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                row[j] = row[j].min(older[j - 2] + 1);
-            }
-        }
-        older = std::mem::replace(&mut prev, row);
-    }
-    prev[b.len()]
-}
-
 /// Parse a `--filter` expression and check its field names, and the
 /// names it compares name-valued fields with (calls, errnos, signals,
 /// ioctl requests): a misspelt name would otherwise match nothing, quietly.
@@ -194,7 +158,7 @@ pub fn parse_filter(text: &str) -> Result<Filter, FilterError> {
             } else if let Some(name) = &strace_rt {
                 Some(name.as_str())
             } else {
-                nearest(word, &set.names)
+                crate::spelling::nearest(word, set.names.iter().map(String::as_str))
             };
             match near {
                 Some(name) => format!(
@@ -452,15 +416,6 @@ mod tests {
         assert!(parse_trigger("traceon:x").is_err());
         let e = parse_trigger("traceon if nosuchfield == 1").unwrap_err();
         assert!(e.contains("Unknown field 'nosuchfield'"), "{e}");
-    }
-
-    #[test]
-    fn edit_distance_counts_swaps_once() {
-        assert_eq!(distance("wirte", "write"), 1);
-        assert_eq!(distance("opnat", "openat"), 1);
-        assert_eq!(distance("", "abc"), 3);
-        assert_eq!(distance("kitten", "sitting"), 3);
-        assert_eq!(distance("same", "same"), 0);
     }
 
     #[test]
