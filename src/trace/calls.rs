@@ -165,6 +165,7 @@ impl Engine {
             self.out.record_clear(pid);
             self.out.newline();
         }
+        let now = std::time::Instant::now();
         let mut call = Call {
             nr,
             arch,
@@ -179,8 +180,8 @@ impl Engine {
             sp,
             show,
             selected,
-            entered: std::time::Instant::now(),
-            attempt: std::time::Instant::now(),
+            entered: now,
+            attempt: now,
             attempt_name: None,
             diag: Default::default(),
         };
