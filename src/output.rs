@@ -184,6 +184,16 @@ impl Output {
 
     fn put_prefix(&mut self, pid: Option<i32>, resuming: bool) {
         debug_assert_eq!(self.line_len, 0);
+        if matches!(self.timestamps, Timestamps::Off)
+            && pid.is_some()
+            && !resuming
+            && !self.print_pid
+            && self.proc_count <= 1
+        {
+            // One process, no timestamps: a line starts with nothing (the
+            // common case of full tracing, at every call).
+            return;
+        }
         let mut prefix = String::new();
         let mut since_last = || {
             let now = std::time::Instant::now();
