@@ -92,7 +92,19 @@ pub fn c_escape(bytes: &[u8], quotes: bool, out: &mut String) {
 /// to all text before writing it, so that no caller can put a raw
 /// control sequence on the terminal. Text that is already safe (all of
 /// it, when callers escape what they print) is returned as it is.
+#[inline]
 pub fn terminal_safe(text: &str, newlines: bool) -> Cow<'_, str> {
+    if printable_ascii(text.as_bytes()) {
+        return Cow::Borrowed(text);
+    }
+    escape_for_terminal(text, newlines)
+}
+
+/// [`terminal_safe`] of text that is not all printable ASCII: kept out of
+/// line so the common case costs only the check.
+#[cold]
+#[inline(never)]
+fn escape_for_terminal(text: &str, newlines: bool) -> Cow<'_, str> {
     let safe = |b: u8| (0x20..0x7f).contains(&b) || (newlines && b == b'\n');
     if text.bytes().all(safe) {
         return Cow::Borrowed(text);
@@ -108,6 +120,14 @@ pub fn terminal_safe(text: &str, newlines: bool) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// Whether every byte is printable ASCII (0x20..=0x7e): the output layer
+/// asks this of every piece of text at every stop (pieces of a few bytes:
+/// `getppid`, `(`, `= `), so it is one compare per byte with no newline
+/// case; text that fails it takes the general check.
+fn printable_ascii(bytes: &[u8]) -> bool {
+    bytes.iter().all(|&b| b.wrapping_sub(0x20) < 0x5f)
 }
 
 /// Characters JSON allows raw in a string that a terminal acts on: DEL, the
@@ -189,6 +209,22 @@ mod tests {
                 .to_string(),
             "0123456789abcde"
         );
+    }
+
+    #[test]
+    fn printable_ascii_agrees_with_a_byte_loop() {
+        // Every byte value at every position of a 1..=17 byte text.
+        for len in 1..=17 {
+            for pos in 0..len {
+                for b in 0..=255u8 {
+                    let mut text = vec![b'a'; len];
+                    text[pos] = b;
+                    let expected = (0x20..0x7f).contains(&b);
+                    assert_eq!(printable_ascii(&text), expected, "{len} {pos} {b:#x}");
+                }
+            }
+        }
+        assert!(printable_ascii(b""));
     }
 
     #[test]

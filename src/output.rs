@@ -61,6 +61,20 @@ pub struct Recording {
     deferred: bool,
 }
 
+impl Recording {
+    /// Add `text` to an active recording, within the limit unless deferred.
+    fn add(&mut self, text: &str) {
+        if !self.active || self.overflowed {
+            return;
+        }
+        if self.text.len() + text.len() > RECORD_LIMIT && !self.deferred {
+            self.overflowed = true;
+        } else {
+            self.text.push_str(text);
+        }
+    }
+}
+
 /// The output sink with line ownership and record/replay.
 pub struct Output {
     writer: Box<dyn Write>,
@@ -170,6 +184,16 @@ impl Output {
 
     fn put_prefix(&mut self, pid: Option<i32>, resuming: bool) {
         debug_assert_eq!(self.line_len, 0);
+        if matches!(self.timestamps, Timestamps::Off)
+            && pid.is_some()
+            && !resuming
+            && !self.print_pid
+            && self.proc_count <= 1
+        {
+            // One process, no timestamps: a line starts with nothing (the
+            // common case of full tracing, at every call).
+            return;
+        }
         let mut prefix = String::new();
         let mut since_last = || {
             let now = std::time::Instant::now();
@@ -235,24 +259,27 @@ impl Output {
     /// the Printer's strings; this is the guarantee behind them).
     pub fn text(&mut self, pid: Option<i32>, text: &str, style: Style) {
         let text = &*crate::escape::terminal_safe(text, false);
-        if let Some(pid) = pid
-            && self.is_deferred(pid)
-        {
-            self.record_add(pid, text);
-            return;
-        }
         let (body, soft) = match text.strip_suffix(' ') {
             Some(body) => (body, true),
             None => (text, false),
         };
+        // One look-up of the recording per piece of text (this runs for
+        // every piece at every stop); starting the line below does not
+        // touch recordings, so adding to it first changes nothing.
+        if let Some(pid) = pid
+            && let Some(rec) = self.records.get_mut(&pid)
+        {
+            if rec.deferred {
+                rec.add(text);
+                return;
+            }
+            rec.add(body);
+        }
         if self.line_len > 0 && (pid.is_none() || pid != self.line_pid) {
             self.newline();
         }
         if self.line_len == 0 {
             self.put_prefix(pid, false);
-        }
-        if let Some(pid) = pid {
-            self.record_add(pid, body);
         }
         if self.add_space && !body.is_empty() {
             self.write_raw(b" ");
@@ -273,9 +300,11 @@ impl Output {
 
     /// Owe a space on `pid`'s line, printed only if more text follows.
     pub fn space(&mut self, pid: i32) {
-        if self.is_deferred(pid) {
-            self.record_add(pid, " ");
-            return;
+        if let Some(rec) = self.records.get_mut(&pid) {
+            rec.add(" ");
+            if rec.deferred {
+                return;
+            }
         }
         debug_assert_eq!(
             self.line_pid,
@@ -283,21 +312,6 @@ impl Output {
             "space() after another process's text"
         );
         self.add_space = true;
-        self.record_add(pid, " ");
-    }
-
-    fn record_add(&mut self, pid: i32, text: &str) {
-        let Some(rec) = self.records.get_mut(&pid) else {
-            return;
-        };
-        if !rec.active || rec.overflowed {
-            return;
-        }
-        if rec.text.len() + text.len() > RECORD_LIMIT && !rec.deferred {
-            rec.overflowed = true;
-        } else {
-            rec.text.push_str(text);
-        }
     }
 
     /// Start recording `pid`'s text: a call's enter half begins.
@@ -317,10 +331,6 @@ impl Output {
         rec.overflowed = false;
         rec.active = true;
         rec.deferred = true;
-    }
-
-    fn is_deferred(&self, pid: i32) -> bool {
-        self.records.get(&pid).is_some_and(|r| r.deferred)
     }
 
     /// Print a held-back call after all: its text so far on a new line,

@@ -245,6 +245,13 @@ pub struct CallInfo<'a> {
     pub tgid: i32,
 }
 
+/// Whether the diagnostics look at a call of this name at all: the engine
+/// asks at every stop before building anything for [`enter`] and
+/// [`leave`], which do nothing for the other calls (see [`fd_of`]).
+pub fn looks_at(name: &str) -> bool {
+    matches!(name, "ioctl" | "write" | "writev" | "mmap" | "mmap2")
+}
+
 /// Calls whose diagnostics need what the call's memory held before it
 /// ran; the rest are looked at when the call returns.
 fn fd_of(call: &CallInfo) -> Option<i32> {
@@ -351,6 +358,26 @@ fn is_error(rval: i64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn looks_at_every_call_with_an_fd_of_its_own() {
+        for name in [
+            "ioctl", "write", "writev", "mmap", "mmap2", "read", "getppid",
+        ] {
+            for arch in [Arch::X86_64, Arch::I386] {
+                let info = CallInfo {
+                    name,
+                    arch,
+                    args: [0; 6],
+                    tgid: 1,
+                };
+                if fd_of(&info).is_some() {
+                    assert!(looks_at(name), "{name}");
+                }
+            }
+        }
+        assert!(!looks_at("getppid") && !looks_at("read"));
+    }
 
     #[test]
     fn diag_sets_parse() {

@@ -165,6 +165,7 @@ impl Engine {
             self.out.record_clear(pid);
             self.out.newline();
         }
+        let now = std::time::Instant::now();
         let mut call = Call {
             nr,
             arch,
@@ -179,13 +180,13 @@ impl Engine {
             sp,
             show,
             selected,
-            entered: std::time::Instant::now(),
-            attempt: std::time::Instant::now(),
+            entered: now,
+            attempt: now,
             attempt_name: None,
             diag: Default::default(),
         };
         let fds = proc.fds.borrow();
-        if self.select.diag.any() {
+        if self.select.diag.any() && diag::looks_at(&call.name) {
             let info = CallInfo {
                 name: &call.name,
                 arch,
@@ -391,7 +392,9 @@ impl Engine {
     /// the open file's state, done whether or not the call is printed.
     fn diagnose(&mut self, pid: i32, call: &mut Call, rval: i64) -> Vec<Diag> {
         let entered = std::mem::take(&mut call.diag);
-        if !self.select.diag.any() {
+        // A call the diagnostics never look at had nothing at its entry
+        // either (`diag::enter` skips it too): nothing to build.
+        if !self.select.diag.any() || !diag::looks_at(&call.name) {
             return Vec::new();
         }
         let Some(proc) = self.procs.get(&pid) else {
