@@ -66,6 +66,12 @@ pub struct FileState {
     /// usbmon: events MFETCH handed out and no flush has removed yet,
     /// when known (from the open, or since the queue was last emptied).
     pub fetched: Option<u64>,
+    /// usbmon: how far read(2) is into the ring's first event (the
+    /// kernel's `b_read`), and that event's captured length once the
+    /// header part that holds it was read.
+    pub read_pos: u64,
+    /// See [`FileState::read_pos`].
+    pub read_len_cap: Option<u64>,
     /// user_events: the registrations made on this file.
     pub regs: Vec<Registration>,
 }
@@ -112,7 +118,7 @@ impl FdInfo {
                 from_open: true,
                 ring_size: Some(USBMON_RING_DEFAULT),
                 fetched: Some(0),
-                regs: Vec::new(),
+                ..FileState::default()
             }),
             FdKind::UserEvents => Some(FileState {
                 from_open: true,

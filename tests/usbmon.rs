@@ -334,6 +334,15 @@ fn a_get_consumes_one_of_the_fetched_events() {
     assert_eq!(diagnostics(&lines), Vec::<String>::new());
 }
 
+/// So does read(2), once it has read all of the event, in pieces or not.
+#[test]
+fn reads_consume_one_of_the_fetched_events() {
+    let lines = misuse("fetchread", &[], &[]);
+    let reads = lines.iter().filter(|l| l.starts_with("read(3, ")).count();
+    assert_eq!(reads, 2, "{lines:#?}");
+    assert_eq!(diagnostics(&lines), Vec::<String>::new());
+}
+
 /// In JSON the ring size the kernel made of a size that is not a multiple
 /// of the page is part of the call's `returned` object.
 #[test]

@@ -249,14 +249,17 @@ pub struct CallInfo<'a> {
 /// asks at every stop before building anything for [`enter`] and
 /// [`leave`], which do nothing for the other calls (see [`fd_of`]).
 pub fn looks_at(name: &str) -> bool {
-    matches!(name, "ioctl" | "write" | "writev" | "mmap" | "mmap2")
+    matches!(
+        name,
+        "ioctl" | "write" | "writev" | "read" | "mmap" | "mmap2"
+    )
 }
 
 /// Calls whose diagnostics need what the call's memory held before it
 /// ran; the rest are looked at when the call returns.
 fn fd_of(call: &CallInfo) -> Option<i32> {
     match call.name {
-        "ioctl" | "write" | "writev" => Some(call.args[0] as i32),
+        "ioctl" | "write" | "writev" | "read" => Some(call.args[0] as i32),
         "mmap" | "mmap2" if call.arch != Arch::I386 || call.name == "mmap2" => {
             Some(call.args[4] as i32)
         }
@@ -376,7 +379,7 @@ mod tests {
                 }
             }
         }
-        assert!(!looks_at("getppid") && !looks_at("read"));
+        assert!(!looks_at("getppid") && !looks_at("close"));
     }
 
     #[test]

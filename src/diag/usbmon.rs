@@ -83,9 +83,35 @@ pub fn leave(c: &Ctx, st: &mut FileState, mem: &mut Memory) -> Vec<Diag> {
     match c.call.name {
         "mmap" | "mmap2" => mapped(c, st, &mut out),
         "ioctl" => ioctl(c, st, mem, &mut out),
+        "read" if !c.failed() => read(c, st, mem),
         _ => {}
     }
     out
+}
+
+/// read(2) hands out the ring's first event a piece at a time, its 48-byte
+/// header and then its captured data, and frees it once all of both was
+/// read (mon_bin_read): then, if a fetch had handed it out too, no flush
+/// has to remove it any more. `len_cap` is read from the header as the
+/// program received it.
+fn read(c: &Ctx, st: &mut FileState, mem: &mut Memory) {
+    let (buf, done) = (c.call.args[1], c.rval as u64);
+    let pos = st.read_pos;
+    const LEN_CAP_AT: u64 = 36;
+    if st.read_len_cap.is_none() && pos <= LEN_CAP_AT && pos + done >= LEN_CAP_AT + 4 {
+        let mut raw = [0u8; 4];
+        if mem.read_exact(buf + (LEN_CAP_AT - pos), &mut raw) {
+            st.read_len_cap = Some(u32::from_le_bytes(raw) as u64);
+        }
+    }
+    st.read_pos = pos.saturating_add(done);
+    if let Some(len_cap) = st.read_len_cap
+        && st.read_pos >= HDR_LEN_API0 as u64 + len_cap
+    {
+        st.read_pos = 0;
+        st.read_len_cap = None;
+        st.fetched = st.fetched.map(|f| f.saturating_sub(1));
+    }
 }
 
 fn mapped(c: &Ctx, st: &FileState, out: &mut Vec<Diag>) {
