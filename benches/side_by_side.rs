@@ -455,21 +455,8 @@ fn filtered() {
             }
             println!("{header}");
         }
-        let mut line = format!("{name:<14}");
-        for f in &forms {
-            line += &format!(
-                " {:>12}",
-                f.median()
-                    .map_or("-".into(), |d| format!("{:.3}", d.as_secs_f64()))
-            );
-        }
-        println!("{line}");
-        let median = |label: &str| {
-            forms
-                .iter()
-                .find(|f| f.label == label)
-                .and_then(Form::median)
-        };
+        print_times(name, &forms, 12);
+        let median = |label: &str| median_of(&forms, label);
         results.push((
             name.clone(),
             [
@@ -509,6 +496,27 @@ fn filtered() {
 }
 
 /// `a / b` as `1.23x`, or `-` when either is missing.
+/// One workload's line of the times table: each form's median, `width`
+/// columns wide.
+fn print_times(name: &str, forms: &[Form], width: usize) {
+    let mut line = format!("{name:<14}");
+    for f in forms {
+        let time = f
+            .median()
+            .map_or("-".into(), |d| format!("{:.3}", d.as_secs_f64()));
+        line += &format!(" {time:>width$}");
+    }
+    println!("{line}");
+}
+
+/// The median time of the form labelled `label`.
+fn median_of(forms: &[Form], label: &str) -> Option<Duration> {
+    forms
+        .iter()
+        .find(|f| f.label == label)
+        .and_then(Form::median)
+}
+
 fn ratio(a: Option<Duration>, b: Option<Duration>) -> String {
     match (a, b) {
         (Some(a), Some(b)) if !b.is_zero() => format!("{:.2}x", a.as_secs_f64() / b.as_secs_f64()),
@@ -625,21 +633,8 @@ fn unpinned() {
                 }
             }
         }
-        let mut line = format!("{name:<14}");
-        for f in &forms {
-            line += &format!(
-                " {:>11}",
-                f.median()
-                    .map_or("-".into(), |d| format!("{:.3}", d.as_secs_f64()))
-            );
-        }
-        println!("{line}");
-        let median = |label: &str| {
-            forms
-                .iter()
-                .find(|f| f.label == label)
-                .and_then(Form::median)
-        };
+        print_times(name, &forms, 11);
+        let median = |label: &str| median_of(&forms, label);
         results.push((
             name.clone(),
             [
