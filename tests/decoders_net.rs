@@ -54,9 +54,9 @@ fn network_calls() {
         .collect();
     // SAFETY: getuid and getgid cannot fail.
     let (u, g) = unsafe { (libc::getuid(), libc::getgid()) };
-    // The abstract name holds the pid (PID1 once normalised): its length
-    // depends on the pid's digits.
-    let pid_digits = run
+    // The abstract name holds the pid itself, so its length depends on the
+    // pid's digits.
+    let pid = run
         .trace
         .lines()
         .next()
@@ -64,8 +64,9 @@ fn network_calls() {
         .rsplit("pid ")
         .next()
         .unwrap()
-        .len()
-        - 1;
+        .trim_end_matches(')')
+        .to_string();
+    let pid_digits = pid.len();
     let sun_len = 2 + 1 + "rtrace-".len() + pid_digits;
     let lo = "sin_addr=inet_addr(\"127.0.0.1\")";
     let expected: Vec<String> = vec![
@@ -147,9 +148,9 @@ fn network_calls() {
          msg_len=3}], 1, 0, {tv_sec=0, tv_nsec=1}) = 1 {left={tv_sec=0, tv_nsec=0}}"
             .into(),
         "socket(AF_UNIX, SOCK_DGRAM, 0) = 11".into(),
-        format!("bind(11, {{sa_family=AF_UNIX, sun_path=@\"rtrace-PID1\"}}, {sun_len}) = 0"),
+        format!("bind(11, {{sa_family=AF_UNIX, sun_path=@\"rtrace-{pid}\"}}, {sun_len}) = 0"),
         format!(
-            "getsockname(11, {{sa_family=AF_UNIX, sun_path=@\"rtrace-PID1\"}}, [110 => {sun_len}]) = 0"
+            "getsockname(11, {{sa_family=AF_UNIX, sun_path=@\"rtrace-{pid}\"}}, [110 => {sun_len}]) = 0"
         ),
         "connect(11, {sa_family=AF_UNIX, sun_path=\"/nonexistent/sock\"}, 110) = -1 [ENOENT]"
             .into(),

@@ -598,3 +598,27 @@ fn verbose_signals_carry_their_siginfo() {
         ]
     );
 }
+
+/// The tests' normaliser replaces a pid only where a pid stands: a byte
+/// count or a usbmon length equal to a traced pid stays a number (a CI run
+/// once failed because a tracee's pid was 4096).
+#[test]
+fn normalising_replaces_pids_only_in_their_places() {
+    let trace = "Tracing reader (pid 4096)\n\
+                 4096|read(3, \"\", 4096) = 4096\n\
+                 4096|kill(4096, SIGTERM) = 0\n\
+                 4096|*wait4(-1, W_EXITED(0), 0, NULL) = 4096\n\
+                 4096|--- SIGCHLD {si_pid=4096, si_status=4096} ---\n\
+                 4096|  > ffff8dd8d6f7fa80 12151972 S Bi:2:002:1 -115 4096 <";
+    assert_eq!(
+        common::normalise(trace),
+        [
+            "Tracing reader (pid PID1)",
+            "PID1|read(3, \"\", 4096) = 4096",
+            "PID1|kill(PID1, SIGTERM) = 0",
+            "PID1|*wait4(-1, W_EXITED(0), 0, NULL) = PID1",
+            "PID1|--- SIGCHLD {si_pid=PID1, si_status=4096} ---",
+            "PID1|  > ffff8dd8d6f7fa80 12151972 S Bi:2:002:1 -115 4096 <",
+        ]
+    );
+}

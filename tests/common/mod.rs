@@ -341,8 +341,49 @@ impl Drop for Emulator {
 
 static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
+/// Calls whose arguments or result are pids: in their lines every number
+/// equal to a traced pid is taken to be that pid.
+const PID_CALLS: &[&str] = &[
+    "clone",
+    "clone3",
+    "fork",
+    "vfork",
+    "getpid",
+    "getppid",
+    "gettid",
+    "getpgid",
+    "getpgrp",
+    "getsid",
+    "setpgid",
+    "setsid",
+    "kill",
+    "tkill",
+    "tgkill",
+    "rt_sigqueueinfo",
+    "rt_tgsigqueueinfo",
+    "set_tid_address",
+    "wait4",
+    "waitid",
+    "pidfd_open",
+    "prlimit64",
+    "ptrace",
+    "sched_getaffinity",
+    "sched_setaffinity",
+    "sched_getparam",
+    "sched_setparam",
+    "sched_getscheduler",
+    "sched_setscheduler",
+    "process_vm_readv",
+    "process_vm_writev",
+];
+
 /// Replace pids by PID1, PID2... (in order of their banners) and tracee
 /// addresses by ADDR; nothing else changes.
+///
+/// Only numbers that stand where a pid stands are replaced (the line's pid
+/// prefix, `pid N`, `si_pid=N` and the like, and the calls of
+/// [`PID_CALLS`]): a byte count or a usbmon length that happens to equal a
+/// pid stays a number.
 pub fn normalise(trace: &str) -> Vec<String> {
     let mut pids: HashMap<String, String> = HashMap::new();
     for line in trace.lines() {
@@ -355,48 +396,89 @@ pub fn normalise(trace: &str) -> Vec<String> {
     }
     trace
         .lines()
-        .map(|line| {
-            let mut out = String::with_capacity(line.len());
-            let bytes = line.as_bytes();
-            let mut i = 0;
-            while i < bytes.len() {
-                let c = bytes[i];
-                let word_start = i == 0 || !bytes[i - 1].is_ascii_alphanumeric();
-                if line[i..].starts_with("0x")
-                    && word_start
-                    && i >= 1
-                    && matches!(bytes[i - 1], b'&' | b' ')
-                    && is_address(&line[i..])
-                {
-                    let len = 2 + line[i + 2..]
-                        .bytes()
-                        .take_while(u8::is_ascii_hexdigit)
-                        .count();
-                    out.push_str("ADDR");
-                    i += len;
-                    continue;
-                }
-                if c.is_ascii_digit() && word_start {
-                    let len = line[i..].bytes().take_while(u8::is_ascii_digit).count();
-                    let word = &line[i..i + len];
-                    let next = bytes.get(i + len).copied();
-                    if !next.is_some_and(|b| b.is_ascii_alphanumeric())
-                        && let Some(name) = pids.get(word)
-                    {
-                        out.push_str(name);
-                        i += len;
-                        continue;
-                    }
-                    out.push_str(word);
-                    i += len;
-                    continue;
-                }
-                out.push(c as char);
-                i += 1;
-            }
-            out
-        })
+        .map(|line| normalise_line(line, &pids))
         .collect()
+}
+
+/// One line of [`normalise`].
+fn normalise_line(line: &str, pids: &HashMap<String, String>) -> String {
+    let pid_call = PID_CALLS.contains(&call_name(line));
+    let mut out = String::with_capacity(line.len());
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        let word_start = i == 0 || !bytes[i - 1].is_ascii_alphanumeric();
+        if line[i..].starts_with("0x")
+            && word_start
+            && i >= 1
+            && matches!(bytes[i - 1], b'&' | b' ')
+            && is_address(&line[i..])
+        {
+            let len = 2 + line[i + 2..]
+                .bytes()
+                .take_while(u8::is_ascii_hexdigit)
+                .count();
+            out.push_str("ADDR");
+            i += len;
+            continue;
+        }
+        if c.is_ascii_digit() && word_start {
+            let len = line[i..].bytes().take_while(u8::is_ascii_digit).count();
+            let word = &line[i..i + len];
+            let next = bytes.get(i + len).copied();
+            if !next.is_some_and(|b| b.is_ascii_alphanumeric())
+                && (pid_call || stands_for_a_pid(&line[..i], next))
+                && let Some(name) = pids.get(word)
+            {
+                out.push_str(name);
+            } else {
+                out.push_str(word);
+            }
+            i += len;
+            continue;
+        }
+        out.push(c as char);
+        i += 1;
+    }
+    out
+}
+
+/// Whether a number after `before` and before `next` is in a pid's place:
+/// the line's prefix (`1234|`, `1234'`), `pid 1234`, or the value of a
+/// field named for a pid or thread id (`si_pid=`, `nl_pid=`, `"pid":`,
+/// `sigev_notify_thread_id=`).
+fn stands_for_a_pid(before: &str, next: Option<u8>) -> bool {
+    if before.is_empty() {
+        return matches!(next, Some(b'|' | b'\''));
+    }
+    if before.ends_with("pid ") {
+        return true;
+    }
+    let Some(key) = before
+        .strip_suffix('=')
+        .or_else(|| before.strip_suffix("\":"))
+    else {
+        return false;
+    };
+    let key = key.trim_end_matches('"');
+    key.ends_with("pid") || key.ends_with("tid") || key.ends_with("thread_id")
+}
+
+/// The name of the call a trace line is about (`wait4` in `1234|*wait4(`),
+/// or "" for other lines.
+fn call_name(line: &str) -> &str {
+    let body = line.trim_start_matches(|c: char| c.is_ascii_digit());
+    let body = body.trim_start_matches(['|', '\'', '*', ' ']);
+    let body = body.strip_prefix("<... ").unwrap_or(body);
+    let end = body
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(body.len());
+    if body[end..].starts_with('(') || body[end..].starts_with(" resumed") {
+        &body[..end]
+    } else {
+        ""
+    }
 }
 
 /// A hex number long enough to be a user-space address (not a flag value).
