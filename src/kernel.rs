@@ -490,6 +490,16 @@ pub fn last_cpu(tid: i32) -> Option<usize> {
     rest.split_ascii_whitespace().nth(36)?.parse().ok()
 }
 
+/// Whether task `tid` is awake: running, waiting for a CPU, or stopped
+/// for its tracer to look at (state R or t in /proc/TID/stat), not asleep
+/// in a call.
+pub fn is_awake(tid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{tid}/stat"))
+        .ok()
+        .and_then(|stat| Some(stat.rsplit_once(") ")?.1.starts_with(['R', 't'])))
+        .unwrap_or(false)
+}
+
 impl Memory {
     /// Write `data` at `addr` in the tracee (only while it is stopped);
     /// whether all of it was written. Used to show a virtualised result

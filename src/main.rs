@@ -241,9 +241,10 @@ struct Cli {
     /// Run rtrace and its tracees on one CPU, which makes every stop a
     /// context switch instead of two cross-CPU wakeups: `--same-cpu` on
     /// the CPU the command (or the first -p process) is on (also
-    /// `--same-cpu=always`), `--same-cpu=N` on CPU N; `--same-cpu=auto` (the default) only while one traced task
-    /// runs (a parent waiting for its child does not count; with more, each
-    /// runs on its own CPUs again); `--same-cpu=never`. Each tracee's own
+    /// `--same-cpu=always`), `--same-cpu=N` on CPU N; `--same-cpu=auto` (the
+    /// default) the same, but with two or more tasks traced, a task that
+    /// computes (runs its own code most of 10 ms) runs on its own CPUs
+    /// until it makes calls or sleeps again; `--same-cpu=never`. Each tracee's own
     /// CPU mask comes back when it is let go, and its
     /// sched_getaffinity/sched_setaffinity calls see and set that mask, not
     /// rtrace's

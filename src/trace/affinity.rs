@@ -8,14 +8,16 @@
 //! This module owns the chosen CPU, rtrace's own mask, and which tracees
 //! are pinned: `Proc::own_mask` holds, for a pinned task, the mask it would
 //! have without rtrace. It gives every task its own mask back when the
-//! task leaves the trace (detach) or co-location ends (the automatic mode
-//! when a second task appears, an output error), and it virtualises
+//! task leaves the trace (detach), when co-location ends (an output
+//! error) and, in the automatic mode, while the task computes alongside
+//! another (see [`SameCpu::Auto`]), and it virtualises
 //! sched_getaffinity and sched_setaffinity for pinned tasks: a task sees,
 //! and after the trace keeps, the mask it asked for, never rtrace's pin.
 
 use super::{Engine, Error};
 use crate::call::{Call, is_error};
 use crate::kernel;
+use std::time::{Duration, Instant};
 
 /// The largest CPU mask the kernel reports: NR_CPUS is at most 8192.
 const MAX_MASK_BYTES: u64 = 8192 / 8;
@@ -25,11 +27,14 @@ const MAX_MASK_BYTES: u64 = 8192 / 8;
 pub enum SameCpu {
     /// Never: every task keeps its own mask.
     Never,
-    /// While at most one traced task runs; with more, every task runs on
-    /// its own mask, so a parallel program keeps its parallelism. A task
-    /// asleep until a child ends or execs (in a blocking wait4/waitid, a
-    /// vfork) does not count: a shell running its commands one by one
-    /// stays on one CPU.
+    /// Every task on one CPU but those that compute: while two or more
+    /// tasks are traced, a task that spent most of the last tick
+    /// ([`TICK_US`]) running its own code, and is runnable, gets its own
+    /// mask back, so a parallel program keeps its parallelism; it is
+    /// pinned again once it mostly makes calls or sleeps, or is the only
+    /// task left. Tasks that stop often (and a shell waiting for its
+    /// commands) gain most from one CPU, and a task that computes gains
+    /// nothing from it.
     Auto,
     /// Always: every task on one CPU, the one given or else the one the
     /// command (rtrace) or the first attached process is on.
@@ -50,7 +55,15 @@ pub(super) struct CoLocation {
     /// Tracees are being pinned (a pinned task exists only while this is
     /// set).
     pub(super) active: bool,
+    /// The automatic mode with two or more tasks traced: when the current
+    /// tick began. Tasks' time in their own code is measured only then.
+    tick_start: Option<Instant>,
 }
+
+/// How often, in microseconds, the automatic mode looks for tasks that
+/// compute: short against a parallel program's run, long against the
+/// stops of a task that makes calls.
+pub(super) const TICK_US: i64 = 10_000;
 
 /// A mask of `len` bytes (at least enough for `cpu`) with only `cpu` set.
 fn single(cpu: usize, len: usize) -> Vec<u8> {
@@ -107,6 +120,7 @@ impl CoLocation {
             cpu: None,
             tracer_own: None,
             active: false,
+            tick_start: None,
         })
     }
 
@@ -117,53 +131,90 @@ impl CoLocation {
     }
 }
 
-/// `WNOHANG` from `<linux/wait.h>`.
-const WNOHANG: u64 = 1;
-/// `CLONE_VFORK` from `<linux/sched.h>`.
-const CLONE_VFORK: u64 = 0x4000;
-
-/// Whether `call` keeps its task asleep until a child ends or execs, so
-/// that it runs in parallel with nothing (the automatic mode).
-pub(super) fn waits_for_child(call: &Call) -> bool {
-    match &*call.name {
-        "wait4" | "waitpid" => call.args[2] & WNOHANG == 0,
-        "waitid" => call.args[3] & WNOHANG == 0,
-        "vfork" => true,
-        "clone" => call.args[0] & CLONE_VFORK != 0,
-        _ => false,
-    }
-}
-
-impl CoLocation {
-    /// In the automatic mode, a call that may change how many tasks run
-    /// was entered or left: the engine then calls `colocation_update`.
-    pub(super) fn watches(&self, call: &Call) -> bool {
-        self.mode == SameCpu::Auto && waits_for_child(call)
-    }
-}
-
 impl Engine {
-    /// The set of traced tasks, or of those running, changed: co-locate or
-    /// spread as the mode says. Costs no system call unless that changes
-    /// whether tasks are co-located.
+    /// The set of traced tasks, or of those that compute, changed:
+    /// co-locate or spread as the mode says. Costs no system call unless
+    /// that changes where a task may run.
     pub(super) fn colocation_update(&mut self) {
-        let want = match self.colo.mode {
-            SameCpu::Never => false,
-            SameCpu::Auto => {
-                let waiting = |p: &super::Proc| {
-                    !matches!(p.life, super::Life::Newborn { .. })
-                        && p.call.as_ref().is_some_and(waits_for_child)
-                };
-                let running = self.procs.values().filter(|p| !waiting(p)).count();
-                !self.procs.is_empty() && running <= 1
+        let watch = self.colo.mode == SameCpu::Auto && self.procs.len() >= 2;
+        if watch && self.colo.tick_start.is_none() {
+            let now = Instant::now();
+            self.colo.tick_start = Some(now);
+            for proc in self.procs.values_mut() {
+                // Those stopped now start their clocks when resumed.
+                proc.user_since = proc.call.is_none().then_some(now);
             }
-            SameCpu::Always(_) => !self.procs.is_empty(),
-        };
-        if want {
+        } else if !watch && self.colo.tick_start.is_some() {
+            self.colo.tick_start = None;
+            for proc in self.procs.values_mut() {
+                proc.user_since = None;
+                proc.user_time = Duration::ZERO;
+                proc.computing = false;
+            }
+        }
+        if self.colo.mode != SameCpu::Never && !self.procs.is_empty() {
             self.colocate();
         } else if self.colo.active {
             self.spread();
         }
+    }
+
+    /// Whether the automatic mode measures tasks: the timer must then tick
+    /// every [`TICK_US`] and call `colocation_tick`.
+    pub(super) fn ticking(&self) -> bool {
+        self.colo.tick_start.is_some()
+    }
+
+    /// Task `pid` is resumed with `request`: outside a call it runs its own
+    /// code from now on (or waits for a CPU to run it).
+    pub(super) fn resumed(&mut self, pid: i32, request: libc::c_uint) {
+        if self.colo.tick_start.is_none() {
+            return;
+        }
+        if let Some(proc) = self.procs.get_mut(&pid) {
+            let runs = proc.call.is_none()
+                && request != libc::PTRACE_LISTEN
+                && request != libc::PTRACE_DETACH;
+            proc.user_since = runs.then(Instant::now);
+        }
+    }
+
+    /// Task `pid` stopped: add the time it ran its own code since resumed.
+    pub(super) fn stopped(&mut self, pid: i32) {
+        if self.colo.tick_start.is_none() {
+            return;
+        }
+        if let Some(proc) = self.procs.get_mut(&pid)
+            && let Some(since) = proc.user_since.take()
+        {
+            proc.user_time += since.elapsed();
+        }
+    }
+
+    /// The timer ticked: a task computes if it ran its own code for three
+    /// quarters of the tick and is not asleep now (under the seccomp filter
+    /// a task between stops may as well be asleep in a call not stopped
+    /// for); then co-locate all but those.
+    pub(super) fn colocation_tick(&mut self) {
+        let Some(start) = self.colo.tick_start else {
+            return;
+        };
+        let now = Instant::now();
+        let tick = now - start;
+        if tick < Duration::from_micros(TICK_US as u64 / 2) {
+            // Another alarm (a flush, an interrupt): too short to judge.
+            return;
+        }
+        self.colo.tick_start = Some(now);
+        for proc in self.procs.values_mut() {
+            let mut user = std::mem::take(&mut proc.user_time);
+            if let Some(since) = proc.user_since {
+                user += now - since;
+                proc.user_since = Some(now);
+            }
+            proc.computing = user * 4 >= tick * 3 && kernel::is_awake(proc.pid);
+        }
+        self.colocation_update();
     }
 
     /// Stop co-locating for good (the trace output is lost: nothing is
@@ -201,7 +252,8 @@ impl Engine {
         cpu
     }
 
-    /// Pin rtrace and every task not pinned yet to the CPU.
+    /// Pin rtrace and every task not pinned yet to the CPU, but for those
+    /// that compute (the automatic mode), which get their own masks.
     fn colocate(&mut self) {
         let Some(cpu) = self.colocation_cpu() else {
             return;
@@ -219,6 +271,12 @@ impl Engine {
         }
         self.colo.active = true;
         for proc in self.procs.values_mut() {
+            if proc.computing {
+                if let Some(own) = proc.own_mask.take() {
+                    let _ = kernel::set_affinity(proc.pid, &own);
+                }
+                continue;
+            }
             if proc.own_mask.is_some() || proc.unpinnable {
                 continue;
             }

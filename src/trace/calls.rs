@@ -130,11 +130,7 @@ impl Engine {
                 let mut call = s.call;
                 call.attempt = std::time::Instant::now();
                 call.attempt_name = (name == "restart_syscall").then_some("restart_syscall");
-                let watched = self.colo.watches(&call);
                 proc.call = Some(call);
-                if watched {
-                    self.colocation_update();
-                }
                 return;
             }
             if !top.signalled || same_site {
@@ -207,11 +203,7 @@ impl Engine {
             &mut call,
         );
         drop(fds);
-        let watched = self.colo.watches(&call);
         proc.call = Some(call);
-        if watched {
-            self.colocation_update();
-        }
     }
 
     fn leave(&mut self, pid: i32, rval: i64, ip: u64) {
@@ -236,7 +228,6 @@ impl Engine {
             let proc = self.procs.get_mut(&pid).expect("present");
             let record = self.out.take_record(pid);
             self.out.restore_record(pid, record.clone());
-            let watched = self.colo.watches(&call);
             proc.suspended.push(Suspended {
                 call,
                 record,
@@ -244,10 +235,6 @@ impl Engine {
                 handler_ran: false,
                 signalled: false,
             });
-            if watched {
-                // Out of its wait for now: it runs a signal handler.
-                self.colocation_update();
-            }
             return;
         }
         let diags = self.diagnose(pid, &mut call, rval);
@@ -278,9 +265,6 @@ impl Engine {
         }
         self.finish(pid, &mut call, rval, End::Returned);
         self.put_diags(pid, &diags);
-        if self.colo.watches(&call) {
-            self.colocation_update();
-        }
         self.count(&call, rval);
         if interrupted_ends {
             let proc = self.procs.get_mut(&pid).expect("present");

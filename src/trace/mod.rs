@@ -193,7 +193,8 @@ extern "C" fn on_interrupt(sig: libc::c_int, info: *mut libc::siginfo_t, _: *mut
     arm_alarm(20_000);
 }
 
-/// Set by SIGALRM: buffered output is due to be written.
+/// Set by SIGALRM: buffered output is due to be written, and the
+/// automatic `--same-cpu` mode's tick has come.
 static FLUSH_DUE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 extern "C" fn on_alarm(_sig: libc::c_int) {
@@ -282,6 +283,12 @@ struct Proc {
     own_mask: Option<Vec<u8>>,
     /// Pinning it failed (another owner, a cpuset without the CPU).
     unpinnable: bool,
+    /// `--same-cpu=auto` with several tasks: since when the task has run
+    /// its own code (resumed outside a call), the time it did so in this
+    /// tick before that, and whether it computes (see `affinity`).
+    user_since: Option<std::time::Instant>,
+    user_time: std::time::Duration,
+    computing: bool,
 }
 
 impl Proc {
@@ -304,6 +311,9 @@ impl Proc {
             shown: true,
             own_mask: None,
             unpinnable: false,
+            user_since: None,
+            user_time: std::time::Duration::ZERO,
+            computing: false,
         }
     }
 
@@ -507,6 +517,7 @@ impl Engine {
     }
 
     fn resume(&mut self, pid: i32, request: libc::c_uint, sig: i32) {
+        self.resumed(pid, request);
         // ESRCH: the tracee died meanwhile; its exit status will tell.
         let _ = kernel::resume(Pid::from_raw(pid), request, sig);
     }
@@ -571,19 +582,25 @@ impl Engine {
     fn main_loop(&mut self) {
         // Output is written when the buffer fills, and otherwise at most
         // FLUSH_DELAY after it was produced: a timer, armed when there is
-        // something to write, interrupts the wait.
+        // something to write, interrupts the wait. The automatic
+        // --same-cpu mode's ticks use it too.
         let mut alarm_armed = false;
         while !self.procs.is_empty() {
             self.handle_interrupts();
             if FLUSH_DUE.swap(false, Ordering::Relaxed) {
                 self.out.flush();
                 alarm_armed = false;
+                self.colocation_tick();
             }
             if self.out.error().is_some() && !self.output_lost {
                 self.output_failed();
             }
-            if self.out.unflushed() && !alarm_armed {
-                arm_alarm(FLUSH_DELAY_US);
+            if !alarm_armed && (self.ticking() || self.out.unflushed()) {
+                arm_alarm(if self.ticking() {
+                    affinity::TICK_US
+                } else {
+                    FLUSH_DELAY_US
+                });
                 alarm_armed = true;
             }
             let waited = match self.next_status() {
@@ -727,6 +744,7 @@ impl Engine {
     }
 
     fn dispatch(&mut self, pid: i32, status: i32) {
+        self.stopped(pid);
         if libc::WIFEXITED(status) || libc::WIFSIGNALED(status) {
             self.gone(pid, status);
             return;
