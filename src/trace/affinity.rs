@@ -58,6 +58,10 @@ pub(super) struct CoLocation {
     /// The automatic mode with two or more tasks traced: when the current
     /// tick began. Tasks' time in their own code is measured only then.
     tick_start: Option<Instant>,
+    /// Ticks need the timer: some task is pinned and might compute
+    /// without ever stopping. With none pinned, a task that no longer
+    /// computes stops, and its stops tick instead.
+    timer: bool,
 }
 
 /// How often, in microseconds, the automatic mode looks for tasks that
@@ -121,6 +125,7 @@ impl CoLocation {
             tracer_own: None,
             active: false,
             tick_start: None,
+            timer: false,
         })
     }
 
@@ -157,12 +162,14 @@ impl Engine {
         } else if self.colo.active {
             self.spread();
         }
+        self.colo.timer =
+            self.colo.tick_start.is_some() && self.procs.values().any(|p| p.own_mask.is_some());
     }
 
-    /// Whether the automatic mode measures tasks: the timer must then tick
-    /// every [`TICK_US`] and call `colocation_tick`.
+    /// Whether the automatic mode needs the timer to tick every
+    /// [`TICK_US`] and call `colocation_tick`.
     pub(super) fn ticking(&self) -> bool {
-        self.colo.tick_start.is_some()
+        self.colo.timer
     }
 
     /// Task `pid` is resumed with `request`: outside a call it runs its own
@@ -179,15 +186,19 @@ impl Engine {
         }
     }
 
-    /// Task `pid` stopped: add the time it ran its own code since resumed.
+    /// Task `pid` stopped: add the time it ran its own code since resumed;
+    /// tick here when the timer does not.
     pub(super) fn stopped(&mut self, pid: i32) {
-        if self.colo.tick_start.is_none() {
+        let Some(start) = self.colo.tick_start else {
             return;
-        }
+        };
         if let Some(proc) = self.procs.get_mut(&pid)
             && let Some(since) = proc.user_since.take()
         {
             proc.user_time += since.elapsed();
+        }
+        if !self.colo.timer && start.elapsed() >= Duration::from_micros(TICK_US as u64) {
+            self.colocation_tick();
         }
     }
 

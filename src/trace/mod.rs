@@ -584,24 +584,25 @@ impl Engine {
         // FLUSH_DELAY after it was produced: a timer, armed when there is
         // something to write, interrupts the wait. The automatic
         // --same-cpu mode's ticks use it too.
-        let mut alarm_armed = false;
+        let mut armed: Option<i64> = None;
         while !self.procs.is_empty() {
             self.handle_interrupts();
             if FLUSH_DUE.swap(false, Ordering::Relaxed) {
                 self.out.flush();
-                alarm_armed = false;
+                armed = None;
                 self.colocation_tick();
             }
             if self.out.error().is_some() && !self.output_lost {
                 self.output_failed();
             }
-            if !alarm_armed && (self.ticking() || self.out.unflushed()) {
-                arm_alarm(if self.ticking() {
-                    affinity::TICK_US
-                } else {
-                    FLUSH_DELAY_US
-                });
-                alarm_armed = true;
+            // A tick is never later than TICK_US, even when a longer
+            // flush delay was armed before ticks began.
+            if self.ticking() && armed != Some(affinity::TICK_US) {
+                arm_alarm(affinity::TICK_US);
+                armed = Some(affinity::TICK_US);
+            } else if armed.is_none() && self.out.unflushed() {
+                arm_alarm(FLUSH_DELAY_US);
+                armed = Some(FLUSH_DELAY_US);
             }
             let waited = match self.next_status() {
                 None => continue,
