@@ -29,7 +29,7 @@ pub enum SameCpu {
     Never,
     /// Every task on one CPU but those that compute: while two or more
     /// tasks are traced, a task that spent most of the last tick
-    /// ([`TICK_US`]) running its own code, and is runnable, gets its own
+    /// ([`TICK_US`]) running its own code, and is not asleep, gets its own
     /// mask back, so a parallel program keeps its parallelism; it is
     /// pinned again once it mostly makes calls or sleeps, or is the only
     /// task left. Tasks that stop often (and a shell waiting for its
@@ -62,12 +62,19 @@ pub(super) struct CoLocation {
     /// without ever stopping. With none pinned, a task that no longer
     /// computes stops, and its stops tick instead.
     timer: bool,
+    /// A tick has come since ticks began.
+    ticked: bool,
 }
 
 /// How often, in microseconds, the automatic mode looks for tasks that
 /// compute: short against a parallel program's run, long against the
 /// stops of a task that makes calls.
 pub(super) const TICK_US: i64 = 10_000;
+
+/// The first tick once a second task appears comes sooner: two processes
+/// that compute share one CPU only that long. A window this short is the
+/// least any tick judges by.
+const FIRST_TICK_US: i64 = 2_000;
 
 /// A mask of `len` bytes (at least enough for `cpu`) with only `cpu` set.
 fn single(cpu: usize, len: usize) -> Vec<u8> {
@@ -126,6 +133,7 @@ impl CoLocation {
             active: false,
             tick_start: None,
             timer: false,
+            ticked: false,
         })
     }
 
@@ -145,6 +153,7 @@ impl Engine {
         if watch && self.colo.tick_start.is_none() {
             let now = Instant::now();
             self.colo.tick_start = Some(now);
+            self.colo.ticked = false;
             for proc in self.procs.values_mut() {
                 // Those stopped now start their clocks when resumed.
                 proc.user_since = proc.call.is_none().then_some(now);
@@ -166,10 +175,18 @@ impl Engine {
             self.colo.tick_start.is_some() && self.procs.values().any(|p| p.own_mask.is_some());
     }
 
-    /// Whether the automatic mode needs the timer to tick every
-    /// [`TICK_US`] and call `colocation_tick`.
-    pub(super) fn ticking(&self) -> bool {
-        self.colo.timer
+    /// When the automatic mode needs the timer to call
+    /// `colocation_tick`: in [`FIRST_TICK_US`] microseconds for the first
+    /// tick, then every [`TICK_US`]; `None` when it does not.
+    pub(super) fn tick_delay_us(&self) -> Option<i64> {
+        if !self.colo.timer {
+            return None;
+        }
+        Some(if self.colo.ticked {
+            TICK_US
+        } else {
+            FIRST_TICK_US
+        })
     }
 
     /// Task `pid` is resumed with `request`: outside a call it runs its own
@@ -212,11 +229,12 @@ impl Engine {
         };
         let now = Instant::now();
         let tick = now - start;
-        if tick < Duration::from_micros(TICK_US as u64 / 2) {
+        if tick < Duration::from_micros(FIRST_TICK_US as u64) {
             // Another alarm (a flush, an interrupt): too short to judge.
             return;
         }
         self.colo.tick_start = Some(now);
+        self.colo.ticked = true;
         for proc in self.procs.values_mut() {
             let mut user = std::mem::take(&mut proc.user_time);
             if let Some(since) = proc.user_since {

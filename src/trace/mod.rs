@@ -595,11 +595,13 @@ impl Engine {
             if self.out.error().is_some() && !self.output_lost {
                 self.output_failed();
             }
-            // A tick is never later than TICK_US, even when a longer
-            // flush delay was armed before ticks began.
-            if self.ticking() && armed != Some(affinity::TICK_US) {
-                arm_alarm(affinity::TICK_US);
-                armed = Some(affinity::TICK_US);
+            // A tick is never later than due, even when a longer flush
+            // delay was armed before ticks began.
+            if let Some(delay) = self.tick_delay_us()
+                && armed.is_none_or(|armed| armed > affinity::TICK_US)
+            {
+                arm_alarm(delay);
+                armed = Some(delay);
             } else if armed.is_none() && self.out.unflushed() {
                 arm_alarm(FLUSH_DELAY_US);
                 armed = Some(FLUSH_DELAY_US);
