@@ -84,6 +84,15 @@ fn single(cpu: usize, len: usize) -> Vec<u8> {
     mask
 }
 
+/// `mask` without `cpu`, if that leaves any CPU.
+fn without(mask: &[u8], cpu: usize) -> Option<Vec<u8>> {
+    let mut rest = mask.to_vec();
+    if let Some(byte) = rest.get_mut(cpu / 8) {
+        *byte &= !(1 << (cpu % 8));
+    }
+    rest.iter().any(|&b| b != 0).then_some(rest)
+}
+
 fn has_cpu(mask: &[u8], cpu: usize) -> bool {
     mask.get(cpu / 8).is_some_and(|b| b & (1 << (cpu % 8)) != 0)
 }
@@ -299,9 +308,19 @@ impl Engine {
             return;
         }
         self.colo.active = true;
+        // Tasks that compute leave the CPU they shared: all but one are
+        // first sent off it, so they run in parallel at once rather than
+        // when the scheduler next balances (an idle virtual CPU may take
+        // tens of milliseconds to be woken for that).
+        let mut one_stays = false;
         for proc in self.procs.values_mut() {
             if proc.computing {
                 if let Some(own) = proc.own_mask.take() {
+                    if std::mem::replace(&mut one_stays, true)
+                        && let Some(away) = without(&own, cpu)
+                    {
+                        let _ = kernel::set_affinity(proc.pid, &away);
+                    }
                     let _ = kernel::set_affinity(proc.pid, &own);
                 }
                 continue;
@@ -472,5 +491,8 @@ mod tests {
         assert_eq!(cpu_list(&[0b0100_1111, 0, 1]), "0-3,6,16");
         assert_eq!(cpu_list(&[0b10]), "1");
         assert_eq!(cpu_list(&[]), "");
+        assert_eq!(without(&[0b11], 0), Some(vec![0b10]));
+        assert_eq!(without(&[0b01, 0], 0), None);
+        assert_eq!(without(&[0b01], 9), Some(vec![0b01]));
     }
 }
