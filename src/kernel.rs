@@ -490,6 +490,23 @@ pub fn last_cpu(tid: i32) -> Option<usize> {
     rest.split_ascii_whitespace().nth(36)?.parse().ok()
 }
 
+/// The pid namespace task `tid` is in (0: rtrace), as the link
+/// /proc/TID/ns/pid names it (`pid:[4026531836]`).
+pub fn pid_namespace(tid: i32) -> Option<std::path::PathBuf> {
+    match tid {
+        0 => std::fs::read_link("/proc/thread-self/ns/pid").ok(),
+        tid => std::fs::read_link(format!("/proc/{tid}/ns/pid")).ok(),
+    }
+}
+
+/// Task `tid`'s id in its own pid namespace: the last of the NSpid
+/// line of /proc/TID/status.
+pub fn innermost_pid(tid: i32) -> Option<i32> {
+    let status = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("NSpid:"))?;
+    line.split_ascii_whitespace().last()?.parse().ok()
+}
+
 /// Whether task `tid` is awake: running, waiting for a CPU, or stopped
 /// for its tracer to look at (state R or t in /proc/TID/stat), not asleep
 /// in a call.

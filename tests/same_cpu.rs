@@ -196,6 +196,58 @@ fn never_leaves_the_mask_alone() {
     );
 }
 
+/// A program in a pid namespace of its own names its threads by their
+/// ids there (glibc's pthread_getaffinity_np does): those calls are
+/// virtualised as well.
+#[test]
+fn a_tracee_in_its_own_pid_namespace_sees_its_own_mask_by_tid() {
+    let Some((_, c1)) = two_cpus() else { return };
+    let unshare = Command::new("unshare")
+        .args(["--pid", "--fork", "true"])
+        .status();
+    if !unshare.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: `unshare --pid --fork` cannot run here (it needs root)");
+        return;
+    }
+    let all = list(&my_cpus());
+    let full = as_set(&my_cpus());
+    let n = mask_bytes();
+    let c1s = c1.to_string();
+    let bin = fixture("affinity");
+    let run = trace(
+        &[
+            "--same-cpu",
+            "-f",
+            "-e",
+            "trace=sched_getaffinity,sched_setaffinity",
+        ],
+        &["unshare", "--pid", "--fork", name(&bin), "tid", &c1s],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let stdout = String::from_utf8_lossy(&run.output.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    // Pid 1 of its namespace, pinned, sees its own mask.
+    assert_pinned(lines[0], "by tid", &all);
+    assert_eq!(lines[1], format!("set by tid: sees {c1}, runs on {c1}"));
+    let calls: Vec<String> = run
+        .lines()
+        .iter()
+        .filter_map(|l| Some(l.split_once("| ")?.1.to_string()))
+        .filter(|l| l.starts_with("sched_"))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            format!("sched_getaffinity(1, 128, {full}) = {n}"),
+            format!("sched_setaffinity(1, 128, [{c1}]) = 0"),
+            format!("sched_getaffinity(1, 128, [{c1}]) = {n}"),
+        ],
+        "{}",
+        run.trace
+    );
+}
+
 /// `line` is the report `when`: sees `all`, runs on one of them (pinned).
 fn assert_pinned(line: &str, when: &str, all: &str) {
     let cpu = line

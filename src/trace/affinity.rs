@@ -314,6 +314,16 @@ impl Engine {
         // tens of milliseconds to be woken for that).
         let mut one_stays = false;
         for proc in self.procs.values_mut() {
+            // A task inside an affinity call keeps its pin until the call
+            // is left: its result is shown as the own mask only if it was
+            // pinned all through.
+            if proc
+                .call
+                .as_ref()
+                .is_some_and(|c| VIRTUALISED.contains(&&*c.name))
+            {
+                continue;
+            }
             if proc.computing {
                 if let Some(own) = proc.own_mask.take() {
                     if std::mem::replace(&mut one_stays, true)
@@ -405,7 +415,10 @@ impl Engine {
         }
         let target = match call.args[0] as i32 {
             0 => pid,
-            tid => tid,
+            tid => match self.tid_of(pid, tid) {
+                Some(tid) => tid,
+                None => return,
+            },
         };
         let Some(own) = self.procs.get(&target).and_then(|p| p.own_mask.as_ref()) else {
             return;
@@ -438,6 +451,23 @@ impl Engine {
 }
 
 impl Engine {
+    /// The traced task that task `caller` names `tid`, as rtrace names
+    /// it: `tid` itself, unless the caller is in a pid namespace of its
+    /// own (`unshare -p`, a container), where the task meant is the traced
+    /// one of that namespace whose pid there is `tid`. Read from /proc
+    /// only for a caller in another namespace, and only at its affinity
+    /// calls that name a task.
+    fn tid_of(&self, caller: i32, tid: i32) -> Option<i32> {
+        let theirs = kernel::pid_namespace(caller)?;
+        if kernel::pid_namespace(0).as_ref() == Some(&theirs) {
+            return Some(tid);
+        }
+        self.procs.keys().copied().find(|&t| {
+            kernel::pid_namespace(t).as_ref() == Some(&theirs)
+                && kernel::innermost_pid(t) == Some(tid)
+        })
+    }
+
     /// A pinned task set its own mask to one without the CPU (`taskset -c
     /// 1 PROGRAM` under rtrace): unless the CPU was given (`--same-cpu=N`),
     /// rtrace and every pinned task move to the first CPU of that mask
