@@ -507,6 +507,15 @@ pub fn innermost_pid(tid: i32) -> Option<i32> {
     line.split_ascii_whitespace().last()?.parse().ok()
 }
 
+/// When task `tid` started, in clock ticks since boot (field 22 of
+/// /proc/TID/stat): with the tid, it names one task for good.
+pub fn start_time(tid: i32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{tid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(") ")?;
+    // `rest` starts at field 3 (state): field 22 is its 20th word.
+    rest.split_ascii_whitespace().nth(19)?.parse().ok()
+}
+
 /// Whether task `tid` is awake: running, waiting for a CPU, or stopped
 /// for its tracer to look at (state R or t in /proc/TID/stat), not asleep
 /// in a call.

@@ -11,6 +11,7 @@ mod common;
 
 use common::{fixture, name, rtrace, s, trace};
 use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::ExitStatusExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -442,6 +443,39 @@ fn detach_gives_back_the_mask_the_process_set_while_traced() {
     let Some((c0, c1)) = two_cpus() else { return };
     if let Some((after, _)) = attach_and_end(libc::SIGTERM, Some(&[c0, c1])) {
         assert_eq!(after, list(&[c0, c1]));
+    }
+}
+
+/// SIGKILL leaves rtrace no time to detach: its pin guard gives the mask
+/// back, the one the process had and the one it set while traced.
+#[test]
+fn a_killed_rtrace_still_gives_back_the_mask() {
+    let Some((c0, c1)) = two_cpus() else { return };
+    for set in [None, Some([c0, c1])] {
+        let arg = set.map_or(c0.to_string(), |s| format!("{},{}", s[0], s[1]));
+        let (mut target, mut out) = waiting_target(c1, &arg);
+        let pid = target.id() as i32;
+        let mut tracer = rtrace()
+            .args(["-o", "/dev/null", &format!("--same-cpu={c0}")])
+            .args(["-p", &pid.to_string()])
+            .spawn()
+            .unwrap();
+        assert_eq!(wait_for_list(pid, &c0.to_string()), c0.to_string());
+        let mut own = c1.to_string();
+        if let Some(set) = set {
+            let mut stdin = target.stdin.take().unwrap();
+            stdin.write_all(b"go\n").unwrap();
+            let mut seen = String::new();
+            out.read_line(&mut seen).unwrap();
+            own = list(&set);
+            assert_eq!(seen, format!("set: sees {own}, runs on {c0}\n"));
+            target.stdin = Some(stdin);
+        }
+        tracer.kill().unwrap();
+        assert_eq!(tracer.wait().unwrap().signal(), Some(libc::SIGKILL));
+        assert_eq!(wait_for_list(pid, &own), own, "set {set:?}");
+        target.kill().unwrap();
+        target.wait().unwrap();
     }
 }
 

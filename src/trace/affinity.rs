@@ -14,6 +14,7 @@
 //! sched_getaffinity and sched_setaffinity for pinned tasks: a task sees,
 //! and after the trace keeps, the mask it asked for, never rtrace's pin.
 
+use super::pin_guard::PinGuard;
 use super::{Engine, Error};
 use crate::call::{Call, is_error};
 use crate::kernel;
@@ -64,6 +65,9 @@ pub(super) struct CoLocation {
     timer: bool,
     /// A tick has come since ticks began.
     ticked: bool,
+    /// The process that gives masks back if rtrace dies without doing it,
+    /// started with the first pin; `Some(None)` when it could not be.
+    guard: Option<Option<PinGuard>>,
 }
 
 /// How often, in microseconds, the automatic mode looks for tasks that
@@ -143,6 +147,7 @@ impl CoLocation {
             tick_start: None,
             timer: false,
             ticked: false,
+            guard: None,
         })
     }
 
@@ -182,6 +187,18 @@ impl Engine {
         }
         self.colo.timer =
             self.colo.tick_start.is_some() && self.procs.values().any(|p| p.own_mask.is_some());
+        self.guard_update();
+    }
+
+    /// Tell the pin guard (if there is one) which tasks are pinned now.
+    fn guard_update(&mut self) {
+        if let Some(Some(guard)) = self.colo.guard.as_mut() {
+            guard.update(
+                self.procs
+                    .values()
+                    .filter_map(|p| Some((p.pid, p.own_mask.as_deref()?))),
+            );
+        }
     }
 
     /// When the automatic mode needs the timer to call
@@ -307,6 +324,9 @@ impl Engine {
             // without the CPU): tracees pinned without it gain nothing.
             return;
         }
+        if self.colo.guard.is_none() {
+            self.colo.guard = Some(PinGuard::start());
+        }
         self.colo.active = true;
         // Tasks that compute leave the CPU they shared: all but one are
         // first sent off it, so they run in parallel at once rather than
@@ -362,12 +382,14 @@ impl Engine {
         if let Some(own) = self.colo.tracer_own.take() {
             let _ = kernel::set_affinity(0, &own);
         }
+        self.guard_update();
     }
 
     /// Give task `pid` its own mask back before it leaves the trace.
     pub(super) fn unpin(&mut self, pid: i32) {
         if let Some(own) = self.procs.get_mut(&pid).and_then(|p| p.own_mask.take()) {
             let _ = kernel::set_affinity(pid, &own);
+            self.guard_update();
         }
     }
 
@@ -446,6 +468,7 @@ impl Engine {
             if let Some(proc) = self.procs.get_mut(&target) {
                 proc.own_mask = Some(mask);
             }
+            self.guard_update();
         }
     }
 }

@@ -11,6 +11,7 @@
 mod affinity;
 mod calls;
 pub mod filtering;
+mod pin_guard;
 mod seccomp;
 mod spawn;
 pub mod stats;

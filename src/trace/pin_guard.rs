@@ -1,0 +1,166 @@
+//! The pin guard: gives pinned tasks their own CPU masks back when rtrace
+//! dies without doing it itself (SIGKILL, a crash).
+//!
+//! `--same-cpu` pins tracees from outside, and the kernel keeps a pin after
+//! the tracer is gone: without this, `kill -9` of an `rtrace -p` would
+//! leave a daemon on one CPU for good. The guard is a small process forked
+//! from rtrace (twice, so that it is nobody's traced child and rtrace's
+//! waits never see it) the first time something is pinned. rtrace keeps it
+//! told which tasks are pinned and what their own masks are; the guard
+//! only reads. When its pipe ends (rtrace has exited, however), it gives
+//! every task still on the list its own mask back, if the task is still
+//! the one that was pinned (same start time), and exits. A rtrace that
+//! ends normally has emptied the list before.
+//!
+//! The protocol is lines on a pipe: `TID HEXMASK` for each pinned task,
+//! then `.`; each such snapshot replaces the one before.
+
+use crate::kernel;
+use std::collections::HashMap;
+use std::io::{BufRead, Write};
+use std::os::fd::{FromRawFd, OwnedFd};
+
+/// rtrace's end of the guard's pipe, and the last snapshot it sent.
+pub(super) struct PinGuard {
+    pipe: std::fs::File,
+    sent: String,
+}
+
+impl PinGuard {
+    /// Start the guard; `None` if it cannot be (no fork, no pipe): rtrace
+    /// then traces as it did without one.
+    pub(super) fn start() -> Option<PinGuard> {
+        let mut fds = [0; 2];
+        // SAFETY: pipe2 writes two fds into `fds`.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            return None;
+        }
+        // SAFETY: both fds are ours and open.
+        let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        // SAFETY: rtrace has one thread, so the child may run Rust code;
+        // the intermediate child only forks and exits.
+        let middle = unsafe { libc::fork() };
+        if middle < 0 {
+            return None;
+        }
+        if middle == 0 {
+            drop(write);
+            // SAFETY: as above.
+            if unsafe { libc::fork() } == 0 {
+                guard_main(read);
+            }
+            // SAFETY: _exit ends the intermediate child at once.
+            unsafe { libc::_exit(0) };
+        }
+        drop(read);
+        let mut status = 0;
+        // SAFETY: waits for our own child, which exits at once.
+        unsafe { libc::waitpid(middle, &mut status, libc::__WALL) };
+        Some(PinGuard {
+            pipe: std::fs::File::from(write),
+            sent: String::new(),
+        })
+    }
+
+    /// Tell the guard the pinned tasks and their own masks, if that
+    /// changed since the last time.
+    pub(super) fn update<'a>(&mut self, pinned: impl Iterator<Item = (i32, &'a [u8])>) {
+        let mut snapshot = String::new();
+        for (tid, own) in pinned {
+            snapshot.push_str(&tid.to_string());
+            snapshot.push(' ');
+            for byte in own {
+                snapshot.push_str(&format!("{byte:02x}"));
+            }
+            snapshot.push('\n');
+        }
+        snapshot.push_str(".\n");
+        if snapshot != self.sent {
+            // A guard that is gone changes nothing for the trace.
+            let _ = self.pipe.write_all(snapshot.as_bytes());
+            self.sent = snapshot;
+        }
+    }
+}
+
+/// The guard's life: follow the snapshots until the pipe ends, then give
+/// back the masks of the last one. Never returns.
+fn guard_main(pipe: OwnedFd) -> ! {
+    // SAFETY: setsid and prctl take no pointers we do not own; signals
+    // that end a terminal session must not end the guard before rtrace.
+    unsafe {
+        libc::setsid();
+        libc::prctl(libc::PR_SET_NAME, c"rtrace-guard".as_ptr());
+        for sig in [
+            libc::SIGINT,
+            libc::SIGQUIT,
+            libc::SIGTERM,
+            libc::SIGHUP,
+            libc::SIGPIPE,
+        ] {
+            libc::signal(sig, libc::SIG_IGN);
+        }
+        // Nothing of rtrace's (its output file, the terminal) stays open.
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&pipe) as u32;
+        if fd > 0 {
+            libc::syscall(libc::SYS_close_range, 0u32, fd - 1, 0u32);
+        }
+        libc::syscall(libc::SYS_close_range, fd + 1, u32::MAX, 0u32);
+    }
+    // tid -> (start time, own mask)
+    let mut pinned: HashMap<i32, (u64, Vec<u8>)> = HashMap::new();
+    let mut next: HashMap<i32, (u64, Vec<u8>)> = HashMap::new();
+    let reader = std::io::BufReader::new(std::fs::File::from(pipe));
+    for line in reader.lines() {
+        let Ok(line) = line else { break };
+        if line == "." {
+            pinned = std::mem::take(&mut next);
+            continue;
+        }
+        let Some((tid, hex)) = line.split_once(' ') else {
+            continue;
+        };
+        let (Ok(tid), Some(mask)) = (tid.parse::<i32>(), parse_hex(hex)) else {
+            continue;
+        };
+        // The start time tells a task from a later one with its tid.
+        let start = match pinned.get(&tid) {
+            Some(&(start, _)) => Some(start),
+            None => kernel::start_time(tid),
+        };
+        if let Some(start) = start {
+            next.insert(tid, (start, mask));
+        }
+    }
+    for (tid, (start, own)) in pinned {
+        if kernel::start_time(tid) == Some(start) {
+            let _ = kernel::set_affinity(tid, &own);
+        }
+    }
+    // SAFETY: _exit ends the guard without running rtrace's atexit work.
+    unsafe { libc::_exit(0) }
+}
+
+/// Bytes from pairs of hex digits.
+fn parse_hex(hex: &str) -> Option<Vec<u8>> {
+    if !hex.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_masks() {
+        assert_eq!(parse_hex("0300ff"), Some(vec![3, 0, 0xff]));
+        assert_eq!(parse_hex(""), Some(vec![]));
+        assert_eq!(parse_hex("0"), None);
+        assert_eq!(parse_hex("zz"), None);
+    }
+}
