@@ -24,6 +24,9 @@ use std::os::fd::{FromRawFd, OwnedFd};
 pub(super) struct PinGuard {
     pipe: std::fs::File,
     sent: String,
+    /// A snapshot went out in part: the guard is no longer told anything
+    /// (it still acts on its last whole snapshot when rtrace ends).
+    torn: bool,
 }
 
 impl PinGuard {
@@ -33,6 +36,17 @@ impl PinGuard {
         let mut fds = [0; 2];
         // SAFETY: pipe2 writes two fds into `fds`.
         if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            return None;
+        }
+        // A guard that stops reading (someone stopped it) must never
+        // block the trace.
+        // SAFETY: fcntl on our own fd.
+        if unsafe { libc::fcntl(fds[1], libc::F_SETFL, libc::O_NONBLOCK) } != 0 {
+            // SAFETY: both fds are ours.
+            unsafe {
+                libc::close(fds[0]);
+                libc::close(fds[1]);
+            }
             return None;
         }
         // SAFETY: both fds are ours and open.
@@ -59,6 +73,7 @@ impl PinGuard {
         Some(PinGuard {
             pipe: std::fs::File::from(write),
             sent: String::new(),
+            torn: false,
         })
     }
 
@@ -75,10 +90,16 @@ impl PinGuard {
             snapshot.push('\n');
         }
         snapshot.push_str(".\n");
-        if snapshot != self.sent {
-            // A guard that is gone changes nothing for the trace.
-            let _ = self.pipe.write_all(snapshot.as_bytes());
-            self.sent = snapshot;
+        if self.torn || snapshot == self.sent {
+            return;
+        }
+        match self.pipe.write(snapshot.as_bytes()) {
+            Ok(n) if n == snapshot.len() => self.sent = snapshot,
+            // A full pipe took nothing: the next change sends it all.
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            // In part, or the guard is gone: it changes nothing for the
+            // trace.
+            _ => self.torn = true,
         }
     }
 }
