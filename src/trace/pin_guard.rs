@@ -61,7 +61,11 @@ impl PinGuard {
             drop(write);
             // SAFETY: as above.
             if unsafe { libc::fork() } == 0 {
-                guard_main(read);
+                // A panic must never unwind into rtrace's code in this
+                // copy of it.
+                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| guard_main(read)));
+                // SAFETY: _exit ends the guard at once.
+                unsafe { libc::_exit(1) };
             }
             // SAFETY: _exit ends the intermediate child at once.
             unsafe { libc::_exit(0) };
