@@ -243,8 +243,8 @@ struct Cli {
     /// the CPU the command (or the first -p process) is on (also
     /// `--same-cpu=always`), `--same-cpu=N` on CPU N; `--same-cpu=auto` (the
     /// default) the same, but with two or more tasks traced, a task that
-    /// computes (runs its own code most of 10 ms) runs on its own CPUs
-    /// until it makes calls or sleeps again; `--same-cpu=never`. Each tracee's own
+    /// computes (runs its own code three quarters of a 10 ms tick) runs on
+    /// its own CPUs until it makes calls or sleeps again; `--same-cpu=never`. Each tracee's own
     /// CPU mask comes back when it is let go, and its
     /// sched_getaffinity/sched_setaffinity calls see and set that mask, not
     /// rtrace's

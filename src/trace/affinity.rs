@@ -229,17 +229,27 @@ impl Engine {
         }
     }
 
-    /// Task `pid` stopped: add the time it ran its own code since resumed;
-    /// tick here when the timer does not.
-    pub(super) fn stopped(&mut self, pid: i32) {
-        let Some(start) = self.colo.tick_start else {
+    /// Task `pid` has stopped (its status is collected): add the time it
+    /// ran its own code since resumed. Time it then waits for rtrace to
+    /// look at it is not its own.
+    pub(super) fn clock_stop(&mut self, pid: i32) {
+        if self.colo.tick_start.is_none() {
             return;
-        };
+        }
         if let Some(proc) = self.procs.get_mut(&pid)
             && let Some(since) = proc.user_since.take()
         {
             proc.user_time += since.elapsed();
         }
+    }
+
+    /// rtrace handles a stop of task `pid`: tick here when the timer does
+    /// not.
+    pub(super) fn stopped(&mut self, pid: i32) {
+        let Some(start) = self.colo.tick_start else {
+            return;
+        };
+        self.clock_stop(pid);
         if !self.colo.timer && start.elapsed() >= Duration::from_micros(TICK_US as u64) {
             self.colocation_tick();
         }
@@ -333,15 +343,10 @@ impl Engine {
         // when the scheduler next balances (an idle virtual CPU may take
         // tens of milliseconds to be woken for that).
         let mut one_stays = false;
+        let busy = self.in_affinity_calls();
+        let mut pinning = Vec::new();
         for proc in self.procs.values_mut() {
-            // A task inside an affinity call keeps its pin until the call
-            // is left: its result is shown as the own mask only if it was
-            // pinned all through.
-            if proc
-                .call
-                .as_ref()
-                .is_some_and(|c| VIRTUALISED.contains(&&*c.name))
-            {
+            if busy.contains(&proc.pid) {
                 continue;
             }
             if proc.computing {
@@ -358,15 +363,51 @@ impl Engine {
             if proc.own_mask.is_some() || proc.unpinnable {
                 continue;
             }
-            // A task that cannot be pinned (another owner, a cpuset
-            // without the CPU) is traced as it is.
             match kernel::get_affinity(proc.pid) {
-                Ok(own) if kernel::set_affinity(proc.pid, &single(cpu, own.len())).is_ok() => {
+                Ok(own) => {
+                    pinning.push((proc.pid, own.len()));
                     proc.own_mask = Some(own);
                 }
                 _ => proc.unpinnable = true,
             }
         }
+        if pinning.is_empty() {
+            return;
+        }
+        // The guard learns the own masks before the pins exist: giving a
+        // task its own mask when it was never pinned does no harm.
+        self.guard_update();
+        for (pid, len) in pinning {
+            if kernel::set_affinity(pid, &single(cpu, len)).is_err()
+                && let Some(proc) = self.procs.get_mut(&pid)
+            {
+                // A task that cannot be pinned (another owner, a cpuset
+                // without the CPU) is traced as it is.
+                proc.own_mask = None;
+                proc.unpinnable = true;
+            }
+        }
+        self.guard_update();
+    }
+
+    /// The tasks an open sched_getaffinity or sched_setaffinity call names
+    /// (the caller itself, or the task its tid means): they keep their pins
+    /// until the call is left, so that what the kernel answered was the
+    /// pin whenever rtrace rewrites it, and a mask set is not undone.
+    fn in_affinity_calls(&self) -> Vec<i32> {
+        self.procs
+            .values()
+            .filter_map(|p| {
+                let call = p.call.as_ref()?;
+                if !VIRTUALISED.contains(&&*call.name) {
+                    return None;
+                }
+                match call.args[0] as i32 {
+                    0 => Some(p.pid),
+                    tid => self.tid_of(p.pid, tid),
+                }
+            })
+            .collect()
     }
 
     /// Give every task, and rtrace, its own mask back.
@@ -463,12 +504,13 @@ impl Engine {
             return;
         };
         if let Ok(mask) = kernel::get_affinity(target) {
+            let len = mask.len();
             let cpu = self.follow_mask(cpu, &mask);
-            let _ = kernel::set_affinity(target, &single(cpu, mask.len()));
             if let Some(proc) = self.procs.get_mut(&target) {
                 proc.own_mask = Some(mask);
             }
             self.guard_update();
+            let _ = kernel::set_affinity(target, &single(cpu, len));
         }
     }
 }
@@ -512,7 +554,8 @@ impl Engine {
             return cpu;
         }
         self.colo.cpu = Some(new);
-        for proc in self.procs.values() {
+        let busy = self.in_affinity_calls();
+        for proc in self.procs.values().filter(|p| !busy.contains(&p.pid)) {
             if let Some(own) = &proc.own_mask {
                 let _ = kernel::set_affinity(proc.pid, &single(new, own.len()));
             }

@@ -725,12 +725,14 @@ impl Engine {
             Ok(first) => first,
             Err(e) => return Some(Err(e)),
         };
+        self.clock_stop(first.0);
         // One tracee cannot be starved: spare it the extra wait.
         if self.procs.len() > 1 {
             while let Some(Ok((pid, status))) = wait(-1, libc::WNOHANG) {
                 if pid == 0 {
                     break;
                 }
+                self.clock_stop(pid);
                 self.pending.push_back((pid, status));
             }
         }

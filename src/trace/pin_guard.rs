@@ -20,13 +20,20 @@ use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::os::fd::{FromRawFd, OwnedFd};
 
-/// rtrace's end of the guard's pipe, and the last snapshot it sent.
+/// rtrace's end of the guard's pipe, and what is still to be written.
 pub(super) struct PinGuard {
+    /// The guard process (a pidfd: never another process that got its
+    /// pid), ended when rtrace ends normally.
+    pidfd: OwnedFd,
     pipe: std::fs::File,
-    sent: String,
-    /// A snapshot went out in part: the guard is no longer told anything
-    /// (it still acts on its last whole snapshot when rtrace ends).
-    torn: bool,
+    /// The last snapshot asked for.
+    latest: String,
+    /// The rest of a snapshot the pipe took in part: written before
+    /// anything newer, so the guard never sees a torn one.
+    unwritten: Vec<u8>,
+    /// The newest snapshot not yet begun (only the newest is worth
+    /// sending).
+    queued: Option<String>,
 }
 
 impl PinGuard {
@@ -38,46 +45,76 @@ impl PinGuard {
         if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
             return None;
         }
+        // SAFETY: both fds are ours and open.
+        let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
         // A guard that stops reading (someone stopped it) must never
         // block the trace.
         // SAFETY: fcntl on our own fd.
         if unsafe { libc::fcntl(fds[1], libc::F_SETFL, libc::O_NONBLOCK) } != 0 {
-            // SAFETY: both fds are ours.
-            unsafe {
-                libc::close(fds[0]);
-                libc::close(fds[1]);
-            }
+            return None;
+        }
+        // The middle child tells the guard's pid through a second pipe.
+        let mut pid_fds = [0; 2];
+        // SAFETY: pipe2 writes two fds into `pid_fds`.
+        if unsafe { libc::pipe2(pid_fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
             return None;
         }
         // SAFETY: both fds are ours and open.
-        let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        let (pid_read, pid_write) = unsafe {
+            (
+                OwnedFd::from_raw_fd(pid_fds[0]),
+                OwnedFd::from_raw_fd(pid_fds[1]),
+            )
+        };
         // SAFETY: rtrace has one thread, so the child may run Rust code;
-        // the intermediate child only forks and exits.
+        // the intermediate child only forks, writes a number and exits.
         let middle = unsafe { libc::fork() };
         if middle < 0 {
             return None;
         }
         if middle == 0 {
             drop(write);
+            drop(pid_read);
             // SAFETY: as above.
-            if unsafe { libc::fork() } == 0 {
+            let guard = unsafe { libc::fork() };
+            if guard == 0 {
+                drop(pid_write);
                 // A panic must never unwind into rtrace's code in this
                 // copy of it.
                 let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| guard_main(read)));
                 // SAFETY: _exit ends the guard at once.
                 unsafe { libc::_exit(1) };
             }
+            let _ = std::fs::File::from(pid_write).write_all(&guard.to_ne_bytes());
             // SAFETY: _exit ends the intermediate child at once.
             unsafe { libc::_exit(0) };
         }
         drop(read);
+        drop(pid_write);
         let mut status = 0;
-        // SAFETY: waits for our own child, which exits at once.
-        unsafe { libc::waitpid(middle, &mut status, libc::__WALL) };
+        // SAFETY: waits for our own child, which exits at once; a signal
+        // (rtrace's handlers do not restart calls) must not leave it.
+        while unsafe { libc::waitpid(middle, &mut status, libc::__WALL) } < 0
+            && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
+        {}
+        let mut pid = [0u8; 4];
+        std::io::Read::read_exact(&mut std::fs::File::from(pid_read), &mut pid).ok()?;
+        let pid = i32::from_ne_bytes(pid);
+        // SAFETY: pidfd_open takes a pid and flags.
+        let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+        if pid <= 0 || pidfd < 0 {
+            // Not one rtrace could end: unneeded, it exits with rtrace
+            // after giving back the masks of an empty list.
+            return None;
+        }
+        // SAFETY: a new fd of ours.
+        let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd as i32) };
         Some(PinGuard {
+            pidfd,
             pipe: std::fs::File::from(write),
-            sent: String::new(),
-            torn: false,
+            latest: String::new(),
+            unwritten: Vec::new(),
+            queued: None,
         })
     }
 
@@ -94,17 +131,50 @@ impl PinGuard {
             snapshot.push('\n');
         }
         snapshot.push_str(".\n");
-        if self.torn || snapshot == self.sent {
-            return;
+        if snapshot != self.latest {
+            self.latest = snapshot.clone();
+            self.queued = Some(snapshot);
         }
-        match self.pipe.write(snapshot.as_bytes()) {
-            Ok(n) if n == snapshot.len() => self.sent = snapshot,
-            // A full pipe took nothing: the next change sends it all.
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
-            // In part, or the guard is gone: it changes nothing for the
-            // trace.
-            _ => self.torn = true,
+        self.write();
+    }
+
+    /// Write what the pipe takes now: the rest of a snapshot begun, then
+    /// the newest one.
+    fn write(&mut self) {
+        loop {
+            if self.unwritten.is_empty() {
+                match self.queued.take() {
+                    Some(next) => self.unwritten = next.into_bytes(),
+                    None => return,
+                }
+            }
+            match self.pipe.write(&self.unwritten) {
+                Ok(n) if n > 0 => {
+                    self.unwritten.drain(..n);
+                }
+                // Full (the next update goes on), or the guard is gone: it
+                // changes nothing for the trace.
+                _ => return,
+            }
         }
+    }
+}
+
+impl Drop for PinGuard {
+    /// rtrace ends normally, having given every mask back itself: the
+    /// guard must not act on what it was told last.
+    fn drop(&mut self) {
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&self.pidfd);
+        // SAFETY: pidfd_send_signal with no siginfo.
+        unsafe {
+            libc::syscall(
+                libc::SYS_pidfd_send_signal,
+                fd,
+                libc::SIGKILL,
+                std::ptr::null::<libc::siginfo_t>(),
+                0,
+            )
+        };
     }
 }
 
