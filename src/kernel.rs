@@ -481,13 +481,22 @@ pub fn current_cpu() -> Option<usize> {
 }
 
 /// The CPU task `tid` last ran on: field 39 (`processor`) of
-/// /proc/TID/stat, counted after the command name, which may hold spaces
-/// and parentheses.
+/// /proc/TID/stat.
 pub fn last_cpu(tid: i32) -> Option<usize> {
-    let stat = std::fs::read_to_string(format!("/proc/{tid}/stat")).ok()?;
-    let (_, rest) = stat.rsplit_once(") ")?;
-    // `rest` starts at field 3 (state): field 39 is its 37th word.
-    rest.split_ascii_whitespace().nth(36)?.parse().ok()
+    stat_field(tid, 39)?.parse().ok()
+}
+
+/// Field `n` (numbered from 1 as in proc(5), at least 3) of
+/// /proc/TID/stat. The name (field 2) is the process's own choice: it may
+/// hold spaces and parentheses and need not be UTF-8, so fields are
+/// counted after its last `) `.
+pub fn stat_field(tid: i32, n: usize) -> Option<String> {
+    let stat = std::fs::read(format!("/proc/{tid}/stat")).ok()?;
+    let at = memchr::memmem::rfind(&stat, b") ")?;
+    let rest = std::str::from_utf8(&stat[at + 2..]).ok()?;
+    rest.split_ascii_whitespace()
+        .nth(n.checked_sub(3)?)
+        .map(str::to_string)
 }
 
 /// The pid namespace task `tid` is in (0: rtrace), as the link
@@ -502,7 +511,9 @@ pub fn pid_namespace(tid: i32) -> Option<std::path::PathBuf> {
 /// Task `tid`'s id in its own pid namespace: the last of the NSpid
 /// line of /proc/TID/status.
 pub fn innermost_pid(tid: i32) -> Option<i32> {
-    let status = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
+    // Bytes: the Name line is the process's own choice.
+    let status = std::fs::read(format!("/proc/{tid}/status")).ok()?;
+    let status = String::from_utf8_lossy(&status);
     let line = status.lines().find(|l| l.starts_with("NSpid:"))?;
     line.split_ascii_whitespace().last()?.parse().ok()
 }
@@ -510,20 +521,14 @@ pub fn innermost_pid(tid: i32) -> Option<i32> {
 /// When task `tid` started, in clock ticks since boot (field 22 of
 /// /proc/TID/stat): with the tid, it names one task for good.
 pub fn start_time(tid: i32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{tid}/stat")).ok()?;
-    let (_, rest) = stat.rsplit_once(") ")?;
-    // `rest` starts at field 3 (state): field 22 is its 20th word.
-    rest.split_ascii_whitespace().nth(19)?.parse().ok()
+    stat_field(tid, 22)?.parse().ok()
 }
 
 /// Whether task `tid` is awake: running, waiting for a CPU, or stopped
 /// for its tracer to look at (state R or t in /proc/TID/stat), not asleep
 /// in a call.
 pub fn is_awake(tid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{tid}/stat"))
-        .ok()
-        .and_then(|stat| Some(stat.rsplit_once(") ")?.1.starts_with(['R', 't'])))
-        .unwrap_or(false)
+    stat_field(tid, 3).is_some_and(|state| state == "R" || state == "t")
 }
 
 impl Memory {

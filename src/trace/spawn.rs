@@ -60,15 +60,7 @@ pub(super) fn options(follow: bool, exit_kill: bool, seccomp: bool) -> libc::c_i
 
 /// Whether task `tid` is a zombie.
 fn is_zombie(tid: i32) -> bool {
-    // Bytes, not a String: the name in parentheses is the process's own
-    // choice and need not be UTF-8. The state follows the last ") ".
-    std::fs::read(format!("/proc/{tid}/stat"))
-        .ok()
-        .and_then(|s| {
-            let at = memchr::memmem::rfind(&s, b") ")?;
-            Some(s.get(at + 2) == Some(&b'Z'))
-        })
-        .unwrap_or(false)
+    kernel::stat_field(tid, 3).is_some_and(|state| state == "Z")
 }
 
 fn environ() -> *const *const libc::c_char {
