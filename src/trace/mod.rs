@@ -7,25 +7,31 @@
 //! bookkeeping (current call, calls waiting for a restart, fd table) and
 //! tells the output layer how many processes are traced. Every stopped
 //! tracee is resumed exactly once, with the signal it stopped for.
+//!
+//! The events that add and remove tasks (children, exec, exit) are in
+//! `tasks.rs`; rtrace's own signal handlers in `signals.rs`.
 
 mod affinity;
 mod calls;
 pub mod filtering;
 mod pin_guard;
 mod seccomp;
+mod signals;
 mod spawn;
 pub mod stats;
+mod tasks;
 
 use crate::fasthash::IntMap;
-use std::cell::RefCell;
+use signals::{
+    FLUSH_DELAY_US, FLUSH_DUE, INTERRUPTS, TO_FORWARD, arm_alarm, install_signal_handlers,
+};
 use std::collections::VecDeque;
 use std::ffi::OsString;
-use std::rc::Rc;
-use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
+use std::sync::atomic::Ordering;
 
 use nix::unistd::Pid;
 
-use crate::call::{Call, CallData, CallType, Show, call_replay};
+use crate::call::{Call, Show};
 use crate::escape::TraceeText;
 use crate::fdtable::SharedFdTable;
 use crate::format::FormatConfig;
@@ -137,90 +143,6 @@ impl Error {
     pub(crate) fn new(message: String, code: i32) -> Error {
         Error { message, code }
     }
-}
-
-/// Count of SIGINT/SIGTERM/SIGHUP/SIGQUIT received, bumped by the signal
-/// handler.
-static INTERRUPTS: AtomicU32 = AtomicU32::new(0);
-
-/// The first interrupt's signal, when someone sent it to rtrace alone (not
-/// the terminal, whose ^C reaches the whole foreground group): the started
-/// command is to get it too, as if rtrace were not there.
-static TO_FORWARD: AtomicI32 = AtomicI32::new(0);
-
-/// `si_code` of a signal the kernel sent (a terminal's ^C, ^\\, hangup).
-const SI_KERNEL: i32 = 0x80;
-
-/// Who sent the first interrupt sent by a process (its pid), and when
-/// (CLOCK_MONOTONIC milliseconds).
-static FIRST_SENDER: AtomicI32 = AtomicI32::new(0);
-static FIRST_AT_MS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
-/// Milliseconds on CLOCK_MONOTONIC (async-signal-safe).
-fn monotonic_ms() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime only writes `ts`.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000
-}
-
-extern "C" fn on_interrupt(sig: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
-    // SAFETY: the kernel passes a valid siginfo to an SA_SIGINFO handler.
-    let (code, sender) = unsafe { ((*info).si_code, (*info).si_pid()) };
-    let now = monotonic_ms();
-    let seen = INTERRUPTS.load(Ordering::Relaxed);
-    if code != SI_KERNEL {
-        if seen == 0 {
-            TO_FORWARD.store(sig, Ordering::Relaxed);
-            FIRST_SENDER.store(sender, Ordering::Relaxed);
-            FIRST_AT_MS.store(now, Ordering::Relaxed);
-        } else if seen == 1
-            && TO_FORWARD.load(Ordering::Relaxed) == sig
-            && FIRST_SENDER.load(Ordering::Relaxed) == sender
-            && now.saturating_sub(FIRST_AT_MS.load(Ordering::Relaxed)) < 100
-        {
-            // The same signal from the same sender within 100 ms: `timeout`
-            // signals its child and then the child's process group, so
-            // rtrace gets it twice. That is one request, not a second.
-            return;
-        }
-    }
-    INTERRUPTS.fetch_add(1, Ordering::Relaxed);
-    // The main loop may have checked the counter just before blocking in
-    // waitpid: a short timer's SIGALRM interrupts that wait.
-    arm_alarm(20_000);
-}
-
-/// Set by SIGALRM: buffered output is due to be written, and the
-/// automatic `--same-cpu` mode's tick has come.
-static FLUSH_DUE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-extern "C" fn on_alarm(_sig: libc::c_int) {
-    FLUSH_DUE.store(true, Ordering::Relaxed);
-}
-
-/// How long buffered output may wait before it is written: short enough
-/// that a trace on a terminal keeps up with a person, long enough that a
-/// busy tracee's lines go out in large writes.
-const FLUSH_DELAY_US: i64 = 30_000;
-
-/// Arm a one-shot SIGALRM in `usec` microseconds.
-fn arm_alarm(usec: i64) {
-    let timer = libc::itimerval {
-        it_interval: libc::timeval {
-            tv_sec: 0,
-            tv_usec: 0,
-        },
-        it_value: libc::timeval {
-            tv_sec: 0,
-            tv_usec: usec,
-        },
-    };
-    // SAFETY: setitimer only reads the struct.
-    unsafe { libc::setitimer(libc::ITIMER_REAL, &timer, std::ptr::null_mut()) };
 }
 
 /// Where a process is in its life as a tracee.
@@ -465,25 +387,6 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
         ));
     }
     Ok(engine.main_exit.take().unwrap_or(Exit::Code(0)))
-}
-
-fn install_signal_handlers() {
-    // SAFETY: the handler only touches an atomic; no SA_RESTART, so a blocking
-    // waitpid returns EINTR and the loop sees the interrupt at once.
-    unsafe {
-        let mut sa: libc::sigaction = std::mem::zeroed();
-        sa.sa_sigaction = on_interrupt as *const () as usize;
-        sa.sa_flags = libc::SA_SIGINFO;
-        libc::sigemptyset(&mut sa.sa_mask);
-        for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
-            libc::sigaction(sig, &sa, std::ptr::null_mut());
-        }
-        sa.sa_flags = 0;
-        sa.sa_sigaction = on_alarm as *const () as usize;
-        libc::sigaction(libc::SIGALRM, &sa, std::ptr::null_mut());
-        // A broken output pipe is reported as a write error, not a signal.
-        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
-    }
 }
 
 fn io_message(e: &std::io::Error) -> String {
@@ -918,363 +821,6 @@ impl Engine {
             self.main_exit = Some(Exit::Code(1));
         }
     }
-
-    fn remove(&mut self, pid: i32) {
-        if let Some(p) = self.procs.remove(&pid) {
-            self.out.forget(pid);
-            for child in p.children {
-                self.release_child(child);
-            }
-        }
-        self.set_count();
-        self.adopt_orphans();
-    }
-
-    /// Detach the child a detaching process's fork event announced, once
-    /// its first stop is in (it stops before running any code of its own).
-    fn detach_unborn(&mut self, parent: i32) {
-        let Some(child) = kernel::event_msg(Pid::from_raw(parent)) else {
-            return;
-        };
-        if self.procs.contains_key(&child) {
-            return;
-        }
-        if self.orphans.remove(&child).is_none() {
-            loop {
-                match self.wait_for(child) {
-                    None => continue,
-                    Some(Ok(status)) if libc::WIFSTOPPED(status) => break,
-                    // It is gone already: nothing to let go of.
-                    _ => return,
-                }
-            }
-        }
-        // It was born with its parent's pin: give it the parent's own mask.
-        if let Some(own) = self.procs.get(&parent).and_then(|p| p.own_mask.as_ref()) {
-            let _ = kernel::set_affinity(child, own);
-        }
-        self.resume(child, libc::PTRACE_DETACH, 0);
-    }
-
-    /// Start the parked first stops of children whose parent can no longer
-    /// announce them: a process killed inside fork() reports no fork event.
-    fn adopt_orphans(&mut self) {
-        let waiting: Vec<(i32, i32)> = self.orphans.iter().map(|(&p, &s)| (p, s)).collect();
-        for (pid, status) in waiting {
-            let (ppid, tgid) = parent_ids(pid);
-            let announcer_left = |p: Option<i32>| {
-                p.is_none_or(|p| {
-                    p == pid
-                        || self
-                            .procs
-                            .get(&p)
-                            .is_none_or(|proc| proc.call.is_none() && proc.suspended.is_empty())
-                })
-            };
-            if !announcer_left(ppid) || (tgid != Some(pid) && !announcer_left(tgid)) {
-                continue;
-            }
-            self.orphans.remove(&pid);
-            let name = kernel::process_name(Pid::from_raw(pid))
-                .unwrap_or_else(|| TraceeText::from("<unknown>"));
-            let mut table = crate::fdtable::FdTable::new(pid);
-            table.proc_only = self.seccomp;
-            table.ioctls_unseen = self.ioctls_unseen;
-            let mut proc = Proc::new(
-                pid,
-                name,
-                false,
-                Life::Newborn {
-                    ready: true,
-                    stashed: None,
-                },
-                Rc::new(RefCell::new(table)),
-            );
-            proc.seccomp = self.seccomp;
-            proc.tgid = tgid.unwrap_or(pid);
-            proc.shown = self.follow && !self.output_lost;
-            // Born with its creator's pin (a thread's creator is a thread
-            // of its group; the leader stands for it).
-            let creator = if tgid != Some(pid) { tgid } else { ppid };
-            proc.own_mask = creator
-                .and_then(|c| self.procs.get(&c))
-                .and_then(|c| c.own_mask.clone());
-            self.procs.insert(pid, proc);
-            self.set_count();
-            self.child_start(pid, status);
-        }
-    }
-
-    fn fork_event(&mut self, pid: i32, event: i32) {
-        let Some(child) = kernel::event_msg(Pid::from_raw(pid)) else {
-            return;
-        };
-        if self.procs.contains_key(&child) {
-            // Its first stop came first and it was started already.
-            return;
-        }
-        let Some(parent) = self.procs.get_mut(&pid) else {
-            return;
-        };
-        let flags = match parent.call.as_ref() {
-            Some(c) => clone_flags(c, &mut parent.mem),
-            // The clone itself did not stop (fast path): ask procfs. (Not
-            // the event: clone(CLONE_THREAD|SIGCHLD) reports a fork event.)
-            None if kernel::is_thread_of(parent.tgid, child) => {
-                (libc::CLONE_THREAD | libc::CLONE_FILES) as u64
-            }
-            None => 0,
-        };
-        let fds = if flags & libc::CLONE_FILES as u64 != 0 {
-            parent.fds.clone()
-        } else {
-            let mut copy = parent.fds.borrow().clone();
-            copy.pid = child;
-            Rc::new(RefCell::new(copy))
-        };
-        let mut call = parent.call.clone();
-        if let Some(c) = call.as_mut() {
-            c.data = CallData::None;
-        }
-        let vfork = event == libc::PTRACE_EVENT_VFORK;
-        let shown = parent.shown && self.follow;
-        // The child waits for its parent's fork line, if the parent's call
-        // is traced at all (under the fast path it may not stop).
-        let wait_for_parent = shown && !vfork && parent.call.is_some();
-        if wait_for_parent {
-            parent.children.push(child);
-        }
-        let name = parent.name.clone();
-        let seccomp = parent.seccomp;
-        // A child starts with its parent's mask: rtrace's pin, if the
-        // parent is pinned, and then the parent's own mask is its own.
-        let own_mask = parent.own_mask.clone();
-        let tgid = if flags & libc::CLONE_THREAD as u64 != 0 {
-            parent.tgid
-        } else {
-            child
-        };
-        let mut proc = Proc::new(
-            child,
-            name,
-            parent.attached,
-            Life::Newborn {
-                ready: !wait_for_parent,
-                stashed: self.orphans.remove(&child),
-            },
-            fds,
-        );
-        proc.call = call.filter(|_| shown);
-        proc.seccomp = seccomp;
-        proc.tgid = tgid;
-        proc.shown = shown;
-        proc.own_mask = own_mask;
-        if shown {
-            self.out.record_copy(pid, child);
-        }
-        self.procs.insert(child, proc);
-        self.set_count();
-        if !wait_for_parent {
-            // A vfork parent sleeps until the child execs or exits, and an
-            // untraced fork prints no line to wait for: start the child now.
-            self.release_child(child);
-        }
-    }
-
-    /// The parent has printed the call that created `child`: it may start.
-    fn release_child(&mut self, child: i32) {
-        let Some(proc) = self.procs.get_mut(&child) else {
-            return;
-        };
-        let Life::Newborn { ready, stashed } = &mut proc.life else {
-            return;
-        };
-        *ready = true;
-        let status = match stashed.take() {
-            Some(status) => status,
-            None => {
-                // The child stops before running any of its own code, so its
-                // first stop is imminent: take it now, which keeps its banner
-                // right after the parent's call in the trace.
-                loop {
-                    match self.wait_for(child) {
-                        None => continue,
-                        Some(Ok(status)) => break status,
-                        Some(Err(_)) => return,
-                    }
-                }
-            }
-        };
-        if libc::WIFSTOPPED(status) {
-            self.child_start(child, status);
-        } else {
-            self.gone(child, status);
-        }
-    }
-
-    /// A new child's first stop: banner, its half of the parent's call
-    /// (`fork() = 0`), then it runs.
-    fn child_start(&mut self, pid: i32, status: i32) {
-        let Some(proc) = self.procs.get_mut(&pid) else {
-            return;
-        };
-        proc.life = Life::Running;
-        let sig = libc::WSTOPSIG(status);
-        let event = (status >> 16) & 0xff;
-        // An ordinary signal that arrived before the first stop.
-        let signal = event == 0 && sig != libc::SIGSTOP && sig != (libc::SIGTRAP | 0x80);
-        if !proc.shown {
-            self.resume(pid, libc::PTRACE_CONT, if signal { sig } else { 0 });
-            return;
-        }
-        if let Some(name) = kernel::process_name(Pid::from_raw(pid)) {
-            proc.name = name;
-        }
-        let name = proc.name.clone();
-        let call = proc.call.take();
-        self.report(pid, Report::Tracing(name));
-        if self.fmt.json {
-            // The child's half of the call, `fork() = 0`, as an object.
-            if let Some(mut call) = call.filter(|c| c.show != Show::Hidden) {
-                let proc = self.procs.get_mut(&pid).expect("present");
-                let fds = proc.fds.borrow();
-                crate::call::call_leave(
-                    crate::call::Stopped {
-                        out: &mut self.out,
-                        cfg: &self.fmt,
-                        mem: &mut proc.mem,
-                        pid,
-                        tgid: proc.tgid,
-                        fds: &fds,
-                    },
-                    &mut call,
-                    0,
-                    false,
-                    true,
-                    None,
-                );
-            }
-        } else if let Some(call) = call.filter(|c| c.show == Show::Live) {
-            call_replay(&mut self.out, pid, &call, false);
-            let text = if call.kind == CallType::NotDone {
-                "..) = 0"
-            } else {
-                "0"
-            };
-            self.out.text(Some(pid), text, Style::Plain);
-            self.out.record_clear(pid);
-            self.out.newline();
-        }
-        if signal {
-            // An ordinary signal arrived first: report and deliver it.
-            self.signal_stop(pid, sig);
-        } else {
-            self.resume_tracee(pid, 0);
-        }
-    }
-
-    /// A successful execve. Returns the pid the process has now (a thread
-    /// that execs takes over the leader's pid).
-    fn exec_event(&mut self, pid: i32) -> i32 {
-        let former = kernel::event_msg(Pid::from_raw(pid)).unwrap_or(pid);
-        if former != pid && self.procs.contains_key(&former) {
-            // The old leader is gone without an exit report; the execing
-            // thread carries on under the leader's pid, shown as the leader
-            // was (without -f a thread under the filter is not shown).
-            let leader_shown = self.procs.get(&pid).map(|p| p.shown);
-            if leader_shown.is_some() {
-                self.out.newline();
-                self.remove(pid);
-            }
-            let mut proc = self.procs.remove(&former).expect("checked");
-            if let Some(shown) = leader_shown {
-                proc.shown = shown;
-            }
-            let record = self.out.take_record(former);
-            self.out.forget(former);
-            self.out.restore_record(pid, record);
-            proc.pid = pid;
-            proc.tgid = pid;
-            proc.mem = Memory::new(Pid::from_raw(pid));
-            self.procs.insert(pid, proc);
-            self.set_count();
-            if self.out.line_is(former) {
-                self.out.newline();
-            }
-        }
-        let Some(proc) = self.procs.get_mut(&pid) else {
-            return pid;
-        };
-        proc.life = Life::Running;
-        if let Some(name) = kernel::process_name(Pid::from_raw(pid)) {
-            proc.name = name;
-        }
-        // Exec gives the process its own fd table minus close-on-exec fds.
-        let mut table = proc.fds.borrow().clone();
-        table.pid = pid;
-        table.exec();
-        proc.fds = Rc::new(RefCell::new(table));
-        proc.suspended.clear();
-        proc.mem = Memory::new(Pid::from_raw(pid));
-        // execve's exit stop follows the exec event, unless the process is
-        // resumed with PTRACE_CONT (under the fast path), which reports none.
-        proc.skip_exec_exit = !proc.seccomp;
-        let quiet = std::mem::take(&mut proc.quiet_exec);
-        let name = proc.name.clone();
-        if let Some(mut call) = proc.call.take() {
-            self.finish(pid, &mut call, 0, calls::End::Exec);
-        }
-        if quiet {
-            return pid;
-        }
-        self.report(pid, Report::Exec(name));
-        pid
-    }
-
-    fn gone(&mut self, pid: i32, status: i32) {
-        if self.orphans.remove(&pid).is_some() || !self.procs.contains_key(&pid) {
-            return;
-        }
-        // A child that dies before its first stop was never announced (as
-        // trace(1), do not report it), and the call it holds is its
-        // parent's, kept for the `fork() = 0` half.
-        if !self.procs[&pid].shown || matches!(self.procs[&pid].life, Life::Newborn { .. }) {
-            self.remove(pid);
-            return;
-        }
-        let proc = self.procs.get_mut(&pid).expect("checked");
-        let unfinished = self.select.status.unfinished && self.printing;
-        if let Some(mut call) = proc.call.take() {
-            let exits = matches!(&*call.name, "exit" | "exit_group");
-            if libc::WIFEXITED(status) && (call.kind == CallType::NoReturn || exits) {
-                // exit(): no leave event comes; show the call as finished.
-                self.finish(pid, &mut call, 0, calls::End::Exit);
-            } else if self.fmt.json {
-                self.finish(pid, &mut call, 0, calls::End::Killed);
-            } else if call.show == Show::Deferred {
-                // Killed inside a held-back call: it never finished.
-                if unfinished {
-                    self.out.undefer(pid);
-                } else {
-                    self.out.discard(pid);
-                }
-            }
-        }
-        let report = if libc::WIFEXITED(status) {
-            Report::Exited(libc::WEXITSTATUS(status))
-        } else {
-            Report::Killed(libc::WTERMSIG(status))
-        };
-        self.report(pid, report);
-        self.remove(pid);
-        if self.main_pid == Some(pid) {
-            self.main_exit = Some(if libc::WIFEXITED(status) {
-                Exit::Code(libc::WEXITSTATUS(status))
-            } else {
-                Exit::Signal(libc::WTERMSIG(status))
-            });
-        }
-    }
 }
 
 /// A process event the engine reports.
@@ -1313,43 +859,10 @@ pub(crate) fn signal_json(sig: i32) -> serde_json::Value {
     }
 }
 
-/// A task's parent pid and thread group id, from /proc/PID/status.
-fn parent_ids(pid: i32) -> (Option<i32>, Option<i32>) {
-    // Bytes: its Name line is the task's own choice and need not be UTF-8.
-    let Ok(status) = std::fs::read(format!("/proc/{pid}/status")) else {
-        return (None, None);
-    };
-    let status = String::from_utf8_lossy(&status);
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|v| v.trim().parse().ok())
-    };
-    (field("PPid:"), field("Tgid:"))
-}
-
 /// Whether a stop signal puts the tracee in a group-stop.
 fn is_stop_signal(sig: i32) -> bool {
     matches!(
         sig,
         libc::SIGSTOP | libc::SIGTSTP | libc::SIGTTIN | libc::SIGTTOU
     )
-}
-
-/// The clone flags of a fork-class call, to know whether the fd table is
-/// shared; clone3's are the first field of its `struct clone_args`.
-fn clone_flags(call: &Call, mem: &mut Memory) -> u64 {
-    match &*call.name {
-        "clone" => call.args[0],
-        "clone3" => {
-            let mut raw = [0u8; 8];
-            if mem.read_exact(call.args[0], &mut raw) {
-                u64::from_ne_bytes(raw)
-            } else {
-                0
-            }
-        }
-        _ => 0,
-    }
 }

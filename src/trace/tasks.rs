@@ -1,0 +1,410 @@
+//! Tasks coming and going: fork, vfork and clone children (their first
+//! stop, the parent's event, whichever comes first), exec, exit and
+//! death, and the orphans a detached parent leaves.
+//!
+//! The engine's other half (src/trace/mod.rs) turns wait statuses into
+//! these events; here the process table changes.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use nix::unistd::Pid;
+
+use super::calls::End;
+use super::{Engine, Exit, Life, Proc, Report};
+use crate::call::{Call, CallData, CallType, Show, call_replay};
+use crate::escape::TraceeText;
+use crate::kernel::{self, Memory};
+use crate::output::Style;
+
+impl Engine {
+    pub(super) fn remove(&mut self, pid: i32) {
+        if let Some(p) = self.procs.remove(&pid) {
+            self.out.forget(pid);
+            for child in p.children {
+                self.release_child(child);
+            }
+        }
+        self.set_count();
+        self.adopt_orphans();
+    }
+
+    /// Detach the child a detaching process's fork event announced, once
+    /// its first stop is in (it stops before running any code of its own).
+    pub(super) fn detach_unborn(&mut self, parent: i32) {
+        let Some(child) = kernel::event_msg(Pid::from_raw(parent)) else {
+            return;
+        };
+        if self.procs.contains_key(&child) {
+            return;
+        }
+        if self.orphans.remove(&child).is_none() {
+            loop {
+                match self.wait_for(child) {
+                    None => continue,
+                    Some(Ok(status)) if libc::WIFSTOPPED(status) => break,
+                    // It is gone already: nothing to let go of.
+                    _ => return,
+                }
+            }
+        }
+        // It was born with its parent's pin: give it the parent's own mask.
+        if let Some(own) = self.procs.get(&parent).and_then(|p| p.own_mask.as_ref()) {
+            let _ = kernel::set_affinity(child, own);
+        }
+        self.resume(child, libc::PTRACE_DETACH, 0);
+    }
+
+    /// Start the parked first stops of children whose parent can no longer
+    /// announce them: a process killed inside fork() reports no fork event.
+    pub(super) fn adopt_orphans(&mut self) {
+        let waiting: Vec<(i32, i32)> = self.orphans.iter().map(|(&p, &s)| (p, s)).collect();
+        for (pid, status) in waiting {
+            let (ppid, tgid) = parent_ids(pid);
+            let announcer_left = |p: Option<i32>| {
+                p.is_none_or(|p| {
+                    p == pid
+                        || self
+                            .procs
+                            .get(&p)
+                            .is_none_or(|proc| proc.call.is_none() && proc.suspended.is_empty())
+                })
+            };
+            if !announcer_left(ppid) || (tgid != Some(pid) && !announcer_left(tgid)) {
+                continue;
+            }
+            self.orphans.remove(&pid);
+            let name = kernel::process_name(Pid::from_raw(pid))
+                .unwrap_or_else(|| TraceeText::from("<unknown>"));
+            let mut table = crate::fdtable::FdTable::new(pid);
+            table.proc_only = self.seccomp;
+            table.ioctls_unseen = self.ioctls_unseen;
+            let mut proc = Proc::new(
+                pid,
+                name,
+                false,
+                Life::Newborn {
+                    ready: true,
+                    stashed: None,
+                },
+                Rc::new(RefCell::new(table)),
+            );
+            proc.seccomp = self.seccomp;
+            proc.tgid = tgid.unwrap_or(pid);
+            proc.shown = self.follow && !self.output_lost;
+            // Born with its creator's pin (a thread's creator is a thread
+            // of its group; the leader stands for it).
+            let creator = if tgid != Some(pid) { tgid } else { ppid };
+            proc.own_mask = creator
+                .and_then(|c| self.procs.get(&c))
+                .and_then(|c| c.own_mask.clone());
+            self.procs.insert(pid, proc);
+            self.set_count();
+            self.child_start(pid, status);
+        }
+    }
+
+    pub(super) fn fork_event(&mut self, pid: i32, event: i32) {
+        let Some(child) = kernel::event_msg(Pid::from_raw(pid)) else {
+            return;
+        };
+        if self.procs.contains_key(&child) {
+            // Its first stop came first and it was started already.
+            return;
+        }
+        let Some(parent) = self.procs.get_mut(&pid) else {
+            return;
+        };
+        let flags = match parent.call.as_ref() {
+            Some(c) => clone_flags(c, &mut parent.mem),
+            // The clone itself did not stop (fast path): ask procfs. (Not
+            // the event: clone(CLONE_THREAD|SIGCHLD) reports a fork event.)
+            None if kernel::is_thread_of(parent.tgid, child) => {
+                (libc::CLONE_THREAD | libc::CLONE_FILES) as u64
+            }
+            None => 0,
+        };
+        let fds = if flags & libc::CLONE_FILES as u64 != 0 {
+            parent.fds.clone()
+        } else {
+            let mut copy = parent.fds.borrow().clone();
+            copy.pid = child;
+            Rc::new(RefCell::new(copy))
+        };
+        let mut call = parent.call.clone();
+        if let Some(c) = call.as_mut() {
+            c.data = CallData::None;
+        }
+        let vfork = event == libc::PTRACE_EVENT_VFORK;
+        let shown = parent.shown && self.follow;
+        // The child waits for its parent's fork line, if the parent's call
+        // is traced at all (under the fast path it may not stop).
+        let wait_for_parent = shown && !vfork && parent.call.is_some();
+        if wait_for_parent {
+            parent.children.push(child);
+        }
+        let name = parent.name.clone();
+        let seccomp = parent.seccomp;
+        // A child starts with its parent's mask: rtrace's pin, if the
+        // parent is pinned, and then the parent's own mask is its own.
+        let own_mask = parent.own_mask.clone();
+        let tgid = if flags & libc::CLONE_THREAD as u64 != 0 {
+            parent.tgid
+        } else {
+            child
+        };
+        let mut proc = Proc::new(
+            child,
+            name,
+            parent.attached,
+            Life::Newborn {
+                ready: !wait_for_parent,
+                stashed: self.orphans.remove(&child),
+            },
+            fds,
+        );
+        proc.call = call.filter(|_| shown);
+        proc.seccomp = seccomp;
+        proc.tgid = tgid;
+        proc.shown = shown;
+        proc.own_mask = own_mask;
+        if shown {
+            self.out.record_copy(pid, child);
+        }
+        self.procs.insert(child, proc);
+        self.set_count();
+        if !wait_for_parent {
+            // A vfork parent sleeps until the child execs or exits, and an
+            // untraced fork prints no line to wait for: start the child now.
+            self.release_child(child);
+        }
+    }
+
+    /// The parent has printed the call that created `child`: it may start.
+    pub(super) fn release_child(&mut self, child: i32) {
+        let Some(proc) = self.procs.get_mut(&child) else {
+            return;
+        };
+        let Life::Newborn { ready, stashed } = &mut proc.life else {
+            return;
+        };
+        *ready = true;
+        let status = match stashed.take() {
+            Some(status) => status,
+            None => {
+                // The child stops before running any of its own code, so its
+                // first stop is imminent: take it now, which keeps its banner
+                // right after the parent's call in the trace.
+                loop {
+                    match self.wait_for(child) {
+                        None => continue,
+                        Some(Ok(status)) => break status,
+                        Some(Err(_)) => return,
+                    }
+                }
+            }
+        };
+        if libc::WIFSTOPPED(status) {
+            self.child_start(child, status);
+        } else {
+            self.gone(child, status);
+        }
+    }
+
+    /// A new child's first stop: banner, its half of the parent's call
+    /// (`fork() = 0`), then it runs.
+    pub(super) fn child_start(&mut self, pid: i32, status: i32) {
+        let Some(proc) = self.procs.get_mut(&pid) else {
+            return;
+        };
+        proc.life = Life::Running;
+        let sig = libc::WSTOPSIG(status);
+        let event = (status >> 16) & 0xff;
+        // An ordinary signal that arrived before the first stop.
+        let signal = event == 0 && sig != libc::SIGSTOP && sig != (libc::SIGTRAP | 0x80);
+        if !proc.shown {
+            self.resume(pid, libc::PTRACE_CONT, if signal { sig } else { 0 });
+            return;
+        }
+        if let Some(name) = kernel::process_name(Pid::from_raw(pid)) {
+            proc.name = name;
+        }
+        let name = proc.name.clone();
+        let call = proc.call.take();
+        self.report(pid, Report::Tracing(name));
+        if self.fmt.json {
+            // The child's half of the call, `fork() = 0`, as an object.
+            if let Some(mut call) = call.filter(|c| c.show != Show::Hidden) {
+                let proc = self.procs.get_mut(&pid).expect("present");
+                let fds = proc.fds.borrow();
+                crate::call::call_leave(
+                    crate::call::Stopped {
+                        out: &mut self.out,
+                        cfg: &self.fmt,
+                        mem: &mut proc.mem,
+                        pid,
+                        tgid: proc.tgid,
+                        fds: &fds,
+                    },
+                    &mut call,
+                    0,
+                    false,
+                    true,
+                    None,
+                );
+            }
+        } else if let Some(call) = call.filter(|c| c.show == Show::Live) {
+            call_replay(&mut self.out, pid, &call, false);
+            let text = if call.kind == CallType::NotDone {
+                "..) = 0"
+            } else {
+                "0"
+            };
+            self.out.text(Some(pid), text, Style::Plain);
+            self.out.record_clear(pid);
+            self.out.newline();
+        }
+        if signal {
+            // An ordinary signal arrived first: report and deliver it.
+            self.signal_stop(pid, sig);
+        } else {
+            self.resume_tracee(pid, 0);
+        }
+    }
+
+    /// A successful execve. Returns the pid the process has now (a thread
+    /// that execs takes over the leader's pid).
+    pub(super) fn exec_event(&mut self, pid: i32) -> i32 {
+        let former = kernel::event_msg(Pid::from_raw(pid)).unwrap_or(pid);
+        if former != pid && self.procs.contains_key(&former) {
+            // The old leader is gone without an exit report; the execing
+            // thread carries on under the leader's pid, shown as the leader
+            // was (without -f a thread under the filter is not shown).
+            let leader_shown = self.procs.get(&pid).map(|p| p.shown);
+            if leader_shown.is_some() {
+                self.out.newline();
+                self.remove(pid);
+            }
+            let mut proc = self.procs.remove(&former).expect("checked");
+            if let Some(shown) = leader_shown {
+                proc.shown = shown;
+            }
+            let record = self.out.take_record(former);
+            self.out.forget(former);
+            self.out.restore_record(pid, record);
+            proc.pid = pid;
+            proc.tgid = pid;
+            proc.mem = Memory::new(Pid::from_raw(pid));
+            self.procs.insert(pid, proc);
+            self.set_count();
+            if self.out.line_is(former) {
+                self.out.newline();
+            }
+        }
+        let Some(proc) = self.procs.get_mut(&pid) else {
+            return pid;
+        };
+        proc.life = Life::Running;
+        if let Some(name) = kernel::process_name(Pid::from_raw(pid)) {
+            proc.name = name;
+        }
+        // Exec gives the process its own fd table minus close-on-exec fds.
+        let mut table = proc.fds.borrow().clone();
+        table.pid = pid;
+        table.exec();
+        proc.fds = Rc::new(RefCell::new(table));
+        proc.suspended.clear();
+        proc.mem = Memory::new(Pid::from_raw(pid));
+        // execve's exit stop follows the exec event, unless the process is
+        // resumed with PTRACE_CONT (under the fast path), which reports none.
+        proc.skip_exec_exit = !proc.seccomp;
+        let quiet = std::mem::take(&mut proc.quiet_exec);
+        let name = proc.name.clone();
+        if let Some(mut call) = proc.call.take() {
+            self.finish(pid, &mut call, 0, End::Exec);
+        }
+        if quiet {
+            return pid;
+        }
+        self.report(pid, Report::Exec(name));
+        pid
+    }
+
+    pub(super) fn gone(&mut self, pid: i32, status: i32) {
+        if self.orphans.remove(&pid).is_some() || !self.procs.contains_key(&pid) {
+            return;
+        }
+        // A child that dies before its first stop was never announced (as
+        // trace(1), do not report it), and the call it holds is its
+        // parent's, kept for the `fork() = 0` half.
+        if !self.procs[&pid].shown || matches!(self.procs[&pid].life, Life::Newborn { .. }) {
+            self.remove(pid);
+            return;
+        }
+        let proc = self.procs.get_mut(&pid).expect("checked");
+        let unfinished = self.select.status.unfinished && self.printing;
+        if let Some(mut call) = proc.call.take() {
+            let exits = matches!(&*call.name, "exit" | "exit_group");
+            if libc::WIFEXITED(status) && (call.kind == CallType::NoReturn || exits) {
+                // exit(): no leave event comes; show the call as finished.
+                self.finish(pid, &mut call, 0, End::Exit);
+            } else if self.fmt.json {
+                self.finish(pid, &mut call, 0, End::Killed);
+            } else if call.show == Show::Deferred {
+                // Killed inside a held-back call: it never finished.
+                if unfinished {
+                    self.out.undefer(pid);
+                } else {
+                    self.out.discard(pid);
+                }
+            }
+        }
+        let report = if libc::WIFEXITED(status) {
+            Report::Exited(libc::WEXITSTATUS(status))
+        } else {
+            Report::Killed(libc::WTERMSIG(status))
+        };
+        self.report(pid, report);
+        self.remove(pid);
+        if self.main_pid == Some(pid) {
+            self.main_exit = Some(if libc::WIFEXITED(status) {
+                Exit::Code(libc::WEXITSTATUS(status))
+            } else {
+                Exit::Signal(libc::WTERMSIG(status))
+            });
+        }
+    }
+}
+
+/// A task's parent pid and thread group id, from /proc/PID/status.
+fn parent_ids(pid: i32) -> (Option<i32>, Option<i32>) {
+    // Bytes: its Name line is the task's own choice and need not be UTF-8.
+    let Ok(status) = std::fs::read(format!("/proc/{pid}/status")) else {
+        return (None, None);
+    };
+    let status = String::from_utf8_lossy(&status);
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().parse().ok())
+    };
+    (field("PPid:"), field("Tgid:"))
+}
+
+/// The clone flags of a fork-class call, to know whether the fd table is
+/// shared; clone3's are the first field of its `struct clone_args`.
+fn clone_flags(call: &Call, mem: &mut Memory) -> u64 {
+    match &*call.name {
+        "clone" => call.args[0],
+        "clone3" => {
+            let mut raw = [0u8; 8];
+            if mem.read_exact(call.args[0], &mut raw) {
+                u64::from_ne_bytes(raw)
+            } else {
+                0
+            }
+        }
+        _ => 0,
+    }
+}
