@@ -663,6 +663,54 @@ mod tests {
         }
     }
 
+    /// The groups' codes are typed where their decoders are; every one the
+    /// kernel's headers define must be the code the generated tables (made
+    /// from those headers) give it: native codes from the x86_64 table, a
+    /// `*32` compat code from the i386 table's code of its base name.
+    #[test]
+    fn group_codes_match_the_headers() {
+        use crate::kernel::Arch;
+        let mut checked = std::collections::HashMap::new();
+        for &group in groups() {
+            for req in group.requests() {
+                let found = match names::table(Arch::X86_64).by_name(req.name) {
+                    Some(def) => Some(def.code),
+                    None => req
+                        .name
+                        .strip_suffix("32")
+                        .and_then(|base| names::table(Arch::I386).by_name(base))
+                        .map(|def| def.code),
+                };
+                if let Some(code) = found {
+                    assert_eq!(
+                        req.code,
+                        code,
+                        "{} in group {}: {:#x}, the headers say {code:#x}",
+                        req.name,
+                        group.name(),
+                        req.code
+                    );
+                    *checked.entry(group.name()).or_insert(0) += 1;
+                }
+            }
+        }
+        // Not checked: usbmon's requests (they live in mon_bin.c, in no
+        // header), user_events' (linux/user_events.h is newer than the
+        // headers the tables come from) and USBDEVFS_CONNINFO_EX(24), a
+        // macro with a size parameter.
+        let all = [
+            ("usbdevfs", 38),
+            ("tty", 27),
+            ("sockios", 50),
+            ("file", 10),
+            ("nsfs", 4),
+        ];
+        for (group, least) in all {
+            let n = checked.get(group).copied().unwrap_or(0);
+            assert!(n >= least, "only {n} codes of {group} checked");
+        }
+    }
+
     #[test]
     fn the_fd_decides_between_a_group_and_other_headers() {
         let on = |path: &str| FdInfo::new(path.as_bytes().to_vec(), false);
