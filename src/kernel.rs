@@ -508,14 +508,75 @@ pub fn pid_namespace(tid: i32) -> Option<std::path::PathBuf> {
     }
 }
 
-/// Task `tid`'s id in its own pid namespace: the last of the NSpid
-/// line of /proc/TID/status.
-pub fn innermost_pid(tid: i32) -> Option<i32> {
+/// Task `tid`'s ids in the pid namespaces it is in, from the namespace
+/// of /proc down to its own: the NSpid line of /proc/TID/status.
+fn namespace_pids(tid: i32) -> Option<Vec<i32>> {
     // Bytes: the Name line is the process's own choice.
     let status = std::fs::read(format!("/proc/{tid}/status")).ok()?;
     let status = String::from_utf8_lossy(&status);
     let line = status.lines().find(|l| l.starts_with("NSpid:"))?;
-    line.split_ascii_whitespace().last()?.parse().ok()
+    line.split_ascii_whitespace()
+        .skip(1)
+        .map(|pid| pid.parse().ok())
+        .collect()
+}
+
+/// A pid namespace as the tasks in it name other tasks: how deep it is
+/// below the namespace of /proc, and which one it is (the device and
+/// inode of its nsfs file, as the kernel names namespaces).
+pub struct PidNamespace {
+    depth: usize,
+    id: (u64, u64),
+}
+
+impl PidNamespace {
+    /// The pid namespace task `tid` is in.
+    pub fn of(tid: i32) -> Option<Self> {
+        use std::os::unix::fs::MetadataExt;
+        let depth = namespace_pids(tid)?.len().checked_sub(1)?;
+        let ns = std::fs::metadata(format!("/proc/{tid}/ns/pid")).ok()?;
+        Some(Self {
+            depth,
+            id: (ns.dev(), ns.ino()),
+        })
+    }
+
+    /// Whether `pid`, in this namespace, names task `task` (a tid as
+    /// rtrace sees it): the task is in this namespace or one nested below
+    /// it, and its id at this namespace's depth is `pid`. A task of a
+    /// sibling namespace (or of one below a sibling) has an id at that
+    /// depth too, from another namespace: so the task's namespace is
+    /// walked up to this depth (NS_GET_PARENT) and must be this one.
+    pub fn names(&self, pid: i32, task: i32) -> bool {
+        use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+        use std::os::unix::fs::MetadataExt;
+        // The namespace first: the ids read after it are of the same
+        // task unless it is gone and its tid reused in between.
+        let Ok(ns) = File::open(format!("/proc/{task}/ns/pid")) else {
+            return false;
+        };
+        let Some(pids) = namespace_pids(task) else {
+            return false;
+        };
+        if pids.get(self.depth) != Some(&pid) {
+            return false;
+        }
+        let mut ns = OwnedFd::from(ns);
+        for _ in self.depth + 1..pids.len() {
+            // SAFETY: NS_GET_PARENT takes no argument; it returns a new
+            // file descriptor of the parent namespace, or -1.
+            let parent = unsafe { libc::ioctl(ns.as_raw_fd(), libc::NS_GET_PARENT) };
+            if parent < 0 {
+                return false;
+            }
+            // SAFETY: `parent` was just opened for us and nothing else
+            // owns it.
+            ns = unsafe { OwnedFd::from_raw_fd(parent) };
+        }
+        File::from(ns)
+            .metadata()
+            .is_ok_and(|m| (m.dev(), m.ino()) == self.id)
+    }
 }
 
 /// When task `tid` started, in clock ticks since boot (field 22 of

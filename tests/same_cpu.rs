@@ -250,6 +250,74 @@ fn a_tracee_in_its_own_pid_namespace_sees_its_own_mask_by_tid() {
     );
 }
 
+/// A tracee in a pid namespace of its own names a task of a namespace
+/// nested below its own by the pid it has in the caller's: that task's
+/// affinity is virtualised. A task of a sibling namespace with the same
+/// pid at that depth (the decoy's child) is never the one meant: the
+/// caller sets the mask of its pid 2, a zombie out of the trace, first.
+/// And a tracee of rtrace's namespace names one in a deeper namespace by
+/// its pid here.
+#[test]
+fn a_tracee_names_a_task_of_a_nested_pid_namespace_by_its_pid() {
+    let Some((c0, c1)) = two_cpus() else { return };
+    let unshare = Command::new("unshare")
+        .args(["--pid", "--fork", "true"])
+        .status();
+    if !unshare.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: pid namespaces cannot be made here (it needs root)");
+        return;
+    }
+    let all = list(&my_cpus());
+    let full = as_set(&my_cpus());
+    let n = mask_bytes();
+    let bin = fixture("affinity");
+    let pin = format!("--same-cpu={c0}");
+    let run = trace(
+        &[
+            &pin,
+            "-f",
+            "-e",
+            "trace=sched_getaffinity,sched_setaffinity",
+        ],
+        &[name(&bin), "nested", &c1.to_string()],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let stdout = String::from_utf8_lossy(&run.output.stdout);
+    // All pinned to c0; each sees the mask it would have untraced.
+    assert_eq!(
+        stdout.lines().collect::<Vec<_>>(),
+        [
+            format!("caller by pid: sees {all}, runs on {c0}"),
+            format!("target by pid: sees {all}, runs on {c0}"),
+            format!("target set by pid: sees {c1}, runs on {c0}"),
+            format!("target: sees {c1}, runs on {c0}"),
+            format!("decoy's child: sees {all}, runs on {c0}"),
+        ],
+        "{}",
+        run.trace
+    );
+    // PID3 is the decoy's child, PID4 the caller, PID6 the target.
+    let calls: Vec<String> = run
+        .lines()
+        .into_iter()
+        .filter(|l| l.contains("| sched_"))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            format!("PID1| sched_getaffinity(PID4, 128, {full}) = {n}"),
+            format!("PID4| sched_setaffinity(2, 128, [{c1}]) = 0"),
+            format!("PID4| sched_getaffinity(3, 128, {full}) = {n}"),
+            format!("PID4| sched_setaffinity(3, 128, [{c1}]) = 0"),
+            format!("PID4| sched_getaffinity(3, 128, [{c1}]) = {n}"),
+            format!("PID6| sched_getaffinity(0, 128, [{c1}]) = {n}"),
+            format!("PID3| sched_getaffinity(0, 128, {full}) = {n}"),
+        ],
+        "{}",
+        run.trace
+    );
+}
+
 /// `line` is the report `when`: sees `all`, runs on one of them (pinned).
 fn assert_pinned(line: &str, when: &str, all: &str) {
     let cpu = line

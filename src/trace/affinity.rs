@@ -519,18 +519,17 @@ impl Engine {
     /// The traced task that task `caller` names `tid`, as rtrace names
     /// it: `tid` itself, unless the caller is in a pid namespace of its
     /// own (`unshare -p`, a container), where the task meant is the traced
-    /// one of that namespace whose pid there is `tid`. Read from /proc
-    /// only for a caller in another namespace, and only at its affinity
-    /// calls that name a task.
+    /// one, of that namespace or of one nested below it, whose pid in the
+    /// caller's namespace is `tid` (never one of a sibling namespace's).
+    /// Read from /proc only for a caller in another namespace, and only at
+    /// its affinity calls that name a task.
     fn tid_of(&self, caller: i32, tid: i32) -> Option<i32> {
         let theirs = kernel::pid_namespace(caller)?;
         if kernel::pid_namespace(0).as_ref() == Some(&theirs) {
             return Some(tid);
         }
-        self.procs.keys().copied().find(|&t| {
-            kernel::pid_namespace(t).as_ref() == Some(&theirs)
-                && kernel::innermost_pid(t) == Some(tid)
-        })
+        let theirs = kernel::PidNamespace::of(caller)?;
+        self.procs.keys().copied().find(|&t| theirs.names(tid, t))
     }
 
     /// A pinned task set its own mask to one without the CPU (`taskset -c
