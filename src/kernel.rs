@@ -585,6 +585,51 @@ pub fn start_time(tid: i32) -> Option<u64> {
     stat_field(tid, 22)?.parse().ok()
 }
 
+/// The thread group (process) task `tid` belongs to: the Tgid line of
+/// /proc/TID/status.
+pub fn thread_group(tid: i32) -> Option<i32> {
+    // Bytes: the Name line is the task's own choice and need not be UTF-8.
+    let status = std::fs::read(format!("/proc/{tid}/status")).ok()?;
+    let status = String::from_utf8_lossy(&status);
+    let line = status.lines().find_map(|l| l.strip_prefix("Tgid:"))?;
+    line.trim().parse().ok()
+}
+
+/// The threads of the thread group task `tid` belongs to (/proc/TID/task
+/// lists the whole group for any of its threads); none if it is gone.
+pub fn threads(tid: i32) -> Vec<i32> {
+    std::fs::read_dir(format!("/proc/{tid}/task"))
+        .map(|dir| {
+            dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The child processes thread `tid` created (/proc/TID/task/TID/children).
+/// A kernel without that file (no CONFIG_PROC_CHILDREN) is asked through
+/// every process's parent (field 4 of /proc/PID/stat), which names a
+/// thread group: its children are then all the leader's.
+pub fn children(tid: i32) -> Vec<i32> {
+    if let Ok(text) = std::fs::read_to_string(format!("/proc/{tid}/task/{tid}/children")) {
+        return text
+            .split_ascii_whitespace()
+            .filter_map(|c| c.parse().ok())
+            .collect();
+    }
+    // Gone, or a kernel without the file (then not even for the caller).
+    if std::path::Path::new("/proc/thread-self/children").exists() || thread_group(tid) != Some(tid)
+    {
+        return Vec::new();
+    }
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| stat_field(pid, 4).and_then(|p| p.parse().ok()) == Some(tid))
+        .collect()
+}
+
 /// Whether task `tid` is awake: running, waiting for a CPU, or stopped
 /// for its tracer to look at (state R or t in /proc/TID/stat), not asleep
 /// in a call.

@@ -412,12 +412,16 @@ fn auto_mode_gives_processes_that_compute_their_own_masks() {
 /// The `affinity wait` fixture started untraced with its own mask `own`,
 /// its stdin and stdout piped; returns it after its first report.
 fn waiting_target(own: usize, set: &str) -> (Child, BufReader<std::process::ChildStdout>) {
+    untraced_target(&["wait", set], own)
+}
+
+/// The `affinity` fixture started untraced with `args` and its own mask
+/// `own`, its stdin and stdout piped; returns it after its first report.
+fn untraced_target(args: &[&str], own: usize) -> (Child, BufReader<std::process::ChildStdout>) {
     use std::os::unix::process::CommandExt;
     let bin = fixture("affinity");
     let mut cmd = Command::new(bin);
-    cmd.args(["wait", set])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped());
+    cmd.args(args).stdin(Stdio::piped()).stdout(Stdio::piped());
     // SAFETY: sched_setaffinity is async-signal-safe and touches no memory
     // of ours but the local set.
     unsafe {
@@ -531,6 +535,164 @@ fn a_killed_rtrace_still_gives_back_the_mask() {
     if let Some((after, _)) = attach_and_end(libc::SIGKILL, Some(&[c0, c1])) {
         assert_eq!(after, list(&[c0, c1]));
     }
+}
+
+/// Wait (at most 10 s) until `found` gives something; what it gave last.
+fn wait_until<T>(what: &str, mut found: impl FnMut() -> Option<T>) -> T {
+    let start = Instant::now();
+    loop {
+        if let Some(it) = found() {
+            return it;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "waited for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// A pinned task's new task is born with the pin before rtrace hears of
+/// it (at its fork event). rtrace killed in that window must not leave it
+/// pinned: the guard, never told of it, finds it (a child process, or a
+/// thread) and gives it its creator's own mask. The window is made to
+/// last: this test traces rtrace and holds it right after it has let the
+/// process go into the call that creates the task.
+#[test]
+fn a_killed_rtrace_gives_back_the_mask_of_a_task_it_never_saw() {
+    let Some((c0, c1)) = two_cpus() else { return };
+    for new in ["fork", "thread"] {
+        let (mut target, _out) = untraced_target(&["hold", new], c1);
+        let pid = target.id() as i32;
+        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+        let file = dir.join(format!("samecpu-hold-{pid}.txt"));
+        // Reaped below by its pid: it is this test's tracee too.
+        let rt = rtrace()
+            .arg("-o")
+            .arg(&file)
+            .arg(format!("--same-cpu={c0}"))
+            .args(["-f", "-p", &pid.to_string()])
+            .spawn()
+            .unwrap()
+            .id() as i32;
+        assert_eq!(
+            wait_for_list(pid, &c0.to_string()),
+            c0.to_string(),
+            "{new}: not pinned"
+        );
+        let mut stdin = target.stdin.take().unwrap();
+        hold_after_resuming_into_fork(rt, pid, || stdin.write_all(b"\n").unwrap());
+        let born = wait_until("the new task", || new_task(pid));
+        assert_eq!(allowed_list(born), c0.to_string(), "{new}: born pinned");
+        // SAFETY: signalling our own child.
+        unsafe { libc::kill(rt, libc::SIGKILL) };
+        let mut status = 0;
+        // SAFETY: waiting for our own child (and tracee).
+        while unsafe { libc::waitpid(rt, &mut status, libc::__WALL) } == rt
+            && !libc::WIFSIGNALED(status)
+        {}
+        assert!(libc::WIFSIGNALED(status) && libc::WTERMSIG(status) == libc::SIGKILL);
+        let own = c1.to_string();
+        assert_eq!(
+            wait_for_list(born, &own),
+            own,
+            "{new}: the task rtrace never saw"
+        );
+        assert_eq!(wait_for_list(pid, &own), own, "{new}: its creator");
+        // At the end of input both end.
+        drop(stdin);
+        target.wait().unwrap();
+        let _ = std::fs::remove_file(&file);
+    }
+}
+
+/// The task process `pid` created: a child, or a second thread.
+fn new_task(pid: i32) -> Option<i32> {
+    let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"));
+    if let Some(child) = children.ok()?.split_whitespace().next() {
+        return child.parse().ok();
+    }
+    kernel_threads(pid).into_iter().find(|&t| t != pid)
+}
+
+/// As the tracer of rtrace (`rt`, a child of this test), call `go`, then
+/// let rtrace run until it resumes task `pid` stopped at the entry of a
+/// fork-class call (before the task it creates exists), and hold rtrace
+/// stopped right after that: the new task will be born pinned, and rtrace
+/// cannot hear of it.
+fn hold_after_resuming_into_fork(rt: i32, pid: i32, go: impl FnOnce()) {
+    /// PTRACE_GET_SYSCALL_INFO, and its `op` for a call's entry.
+    const GET_SYSCALL_INFO: libc::c_uint = 0x420e;
+    const ENTRY: u64 = 1;
+    let ptrace = |request: libc::c_uint, data: usize| {
+        // SAFETY: requests on our own tracee, with no pointer but `data`
+        // where the request takes one.
+        unsafe { libc::ptrace(request, rt, 0usize, data) }
+    };
+    assert_eq!(
+        ptrace(libc::PTRACE_SEIZE, libc::PTRACE_O_TRACESYSGOOD as usize),
+        0
+    );
+    assert_eq!(ptrace(libc::PTRACE_INTERRUPT, 0), 0);
+    go();
+    let mut held = false;
+    loop {
+        let mut status = 0;
+        // SAFETY: waiting for our own tracee.
+        assert_eq!(unsafe { libc::waitpid(rt, &mut status, libc::__WALL) }, rt);
+        assert!(libc::WIFSTOPPED(status), "rtrace ended: {status:#x}");
+        let sig = libc::WSTOPSIG(status);
+        if sig == libc::SIGTRAP | 0x80 {
+            if held {
+                // The resume's return: rtrace stays here.
+                return;
+            }
+            // struct ptrace_syscall_info: op, arch, ip, sp, then the
+            // entry's nr and args.
+            let mut info = [0u64; 11];
+            let size = std::mem::size_of_val(&info);
+            // SAFETY: the kernel writes at most `size` bytes into `info`.
+            unsafe { libc::ptrace(GET_SYSCALL_INFO, rt, size, info.as_mut_ptr()) };
+            let resumes = [libc::PTRACE_SYSCALL, libc::PTRACE_CONT].map(u64::from);
+            held = info[0] & 0xff == ENTRY
+                && info[3] == libc::SYS_ptrace as u64
+                && resumes.contains(&info[4])
+                && info[5] as i32 == pid
+                && in_fork(pid);
+        }
+        // A signal (SIGCHLD, rtrace's timer) goes on to rtrace; a stop
+        // for an event or a call does not.
+        let deliver = if sig == libc::SIGTRAP | 0x80 || status >> 16 != 0 {
+            0
+        } else {
+            sig as usize
+        };
+        assert_eq!(ptrace(libc::PTRACE_SYSCALL, deliver), 0);
+    }
+}
+
+/// Whether task `pid` is stopped at the entry of a fork-class call: in
+/// clone, fork, vfork or clone3, with no new task yet.
+fn in_fork(pid: i32) -> bool {
+    let call = std::fs::read_to_string(format!("/proc/{pid}/syscall")).unwrap_or_default();
+    let nr = call.split(' ').next().and_then(|n| n.parse::<i64>().ok());
+    let forks = [
+        libc::SYS_clone,
+        libc::SYS_fork,
+        libc::SYS_vfork,
+        libc::SYS_clone3,
+    ];
+    nr.is_some_and(|nr| forks.contains(&nr)) && new_task(pid).is_none()
+}
+
+/// The threads of process `pid`.
+fn kernel_threads(pid: i32) -> Vec<i32> {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .map(|d| {
+            d.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 #[test]

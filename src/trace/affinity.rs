@@ -190,13 +190,19 @@ impl Engine {
         self.guard_update();
     }
 
-    /// Tell the pin guard (if there is one) which tasks are pinned now.
+    /// Tell the pin guard (if there is one) the pin and the traced tasks:
+    /// which are pinned, and their own masks.
     fn guard_update(&mut self) {
         if let Some(Some(guard)) = self.colo.guard.as_mut() {
+            // A task whose new tasks are traced has them born pinned; one
+            // whose are not makes its fork-class calls on its own mask
+            // (`fork_entered`).
+            let follow = self.follow;
             guard.update(
+                self.colo.cpu,
                 self.procs
                     .values()
-                    .filter_map(|p| Some((p.pid, p.own_mask.as_deref()?))),
+                    .map(move |p| (p.pid, p.own_mask.as_deref(), follow || p.seccomp)),
             );
         }
     }
@@ -553,6 +559,8 @@ impl Engine {
             return cpu;
         }
         self.colo.cpu = Some(new);
+        // The guard learns the new pin before any task has it.
+        self.guard_update();
         let busy = self.in_affinity_calls();
         for proc in self.procs.values().filter(|p| !busy.contains(&p.pid)) {
             if let Some(own) = &proc.own_mask {

@@ -12,8 +12,35 @@
 //! the one that was pinned (same start time), and exits. A rtrace that
 //! ends normally has emptied the list before.
 //!
-//! The protocol is lines on a pipe: `TID HEXMASK` for each pinned task,
-//! then `.`; each such snapshot replaces the one before.
+//! A task a pinned task creates is born with the pin, before rtrace hears
+//! of it (its fork event), and a task created after rtrace died too. So
+//! the guard also gives back the masks of tasks it was never told of that
+//! descend from a listed task whose new tasks rtrace traces: the threads
+//! of its thread group and its child processes (/proc/TID/task/TID/
+//! children), and theirs in turn, if such a task was born after the guard
+//! (so after any pin) and may still run on exactly one CPU that was the
+//! pin. A child process gets the own mask of the thread that created it; a
+//! thread, whose creator /proc does not tell, that of its group's leader,
+//! or else of the group's lowest listed thread (threads of one process
+//! nearly always share one mask). A group where a thread rtrace traced
+//! unpinned runs on the pin CPU is left alone: that thread may have
+//! created the others on its own mask. Each task's mask is set before its
+//! own threads and children are looked for, so one it creates meanwhile is
+//! born with its own mask; a creation under way (the pin copied, the task
+//! not yet listed) is found by a second look a little later.
+//!
+//! The protocol is lines on a pipe, a snapshot of every task traced while
+//! any is pinned (nothing when none is), then `.`; each such snapshot
+//! replaces the one before:
+//!
+//! - `pin CPU`: the CPU tracees are pinned to (first);
+//! - `TID HEXMASK`: a pinned task and its own mask; it creates tasks on
+//!   its own mask (rtrace does not trace them: no descendant is looked
+//!   for);
+//! - `TID HEXMASK +`: the same, but the tasks it creates are traced and
+//!   born pinned: its descendants are looked for;
+//! - `TID -`: a task traced but not pinned (it computes, or cannot be
+//!   pinned): left alone, and so are its descendants.
 
 use crate::kernel;
 use std::collections::HashMap;
@@ -118,19 +145,16 @@ impl PinGuard {
         })
     }
 
-    /// Tell the guard the pinned tasks and their own masks, if that
-    /// changed since the last time.
-    pub(super) fn update<'a>(&mut self, pinned: impl Iterator<Item = (i32, &'a [u8])>) {
-        let mut snapshot = String::new();
-        for (tid, own) in pinned {
-            snapshot.push_str(&tid.to_string());
-            snapshot.push(' ');
-            for byte in own {
-                snapshot.push_str(&format!("{byte:02x}"));
-            }
-            snapshot.push('\n');
-        }
-        snapshot.push_str(".\n");
+    /// Tell the guard the pin CPU and the traced tasks: for each, its
+    /// own mask if it is pinned, and whether the tasks it creates are
+    /// traced (and so born pinned). Written if that changed since the last
+    /// time.
+    pub(super) fn update<'a>(
+        &mut self,
+        cpu: Option<usize>,
+        tasks: impl Iterator<Item = (i32, Option<&'a [u8]>, bool)> + Clone,
+    ) {
+        let snapshot = snapshot(cpu, tasks);
         if snapshot != self.latest {
             self.latest = snapshot.clone();
             self.queued = Some(snapshot);
@@ -178,6 +202,38 @@ impl Drop for PinGuard {
     }
 }
 
+/// The snapshot of the pin CPU and the traced tasks (tid, own mask if
+/// pinned, whether its new tasks are traced), in the guard's protocol.
+fn snapshot<'a>(
+    cpu: Option<usize>,
+    tasks: impl Iterator<Item = (i32, Option<&'a [u8]>, bool)> + Clone,
+) -> String {
+    let mut snapshot = String::new();
+    if tasks.clone().any(|(_, own, _)| own.is_some()) {
+        if let Some(cpu) = cpu {
+            snapshot.push_str(&format!("pin {cpu}\n"));
+        }
+        for (tid, own, follows) in tasks {
+            snapshot.push_str(&tid.to_string());
+            match own {
+                Some(own) => {
+                    snapshot.push(' ');
+                    for byte in own {
+                        snapshot.push_str(&format!("{byte:02x}"));
+                    }
+                    if follows {
+                        snapshot.push_str(" +");
+                    }
+                }
+                None => snapshot.push_str(" -"),
+            }
+            snapshot.push('\n');
+        }
+    }
+    snapshot.push_str(".\n");
+    snapshot
+}
+
 /// The guard's life: follow the snapshots until the pipe ends, then give
 /// back the masks of the last one. Never returns.
 fn guard_main(pipe: OwnedFd) -> ! {
@@ -202,38 +258,241 @@ fn guard_main(pipe: OwnedFd) -> ! {
         }
         libc::syscall(libc::SYS_close_range, fd + 1, u32::MAX, 0u32);
     }
-    // tid -> (start time, own mask)
-    let mut pinned: HashMap<i32, (u64, Vec<u8>)> = HashMap::new();
-    let mut next: HashMap<i32, (u64, Vec<u8>)> = HashMap::new();
-    let reader = std::io::BufReader::new(std::fs::File::from(pipe));
-    for line in reader.lines() {
-        let Ok(line) = line else { break };
-        if line == "." {
-            pinned = std::mem::take(&mut next);
-            continue;
-        }
-        let Some((tid, hex)) = line.split_once(' ') else {
-            continue;
+    // Tasks born before the guard cannot have inherited a pin from a
+    // tracee: the guard is started before the first tracee is pinned.
+    // SAFETY: getpid takes nothing.
+    let since = kernel::start_time(unsafe { libc::getpid() });
+    let (told, pins) = follow(std::io::BufReader::new(std::fs::File::from(pipe)));
+    let given = give_back_listed(&told);
+    if let Some(since) = since
+        && !pins.is_empty()
+    {
+        let mut search = Descent {
+            told: &told,
+            pins: &pins,
+            since,
+            given,
         };
-        let (Ok(tid), Some(mask)) = (tid.parse::<i32>(), parse_hex(hex)) else {
-            continue;
-        };
-        // The start time tells a task from a later one with its tid.
-        let start = match pinned.get(&tid) {
-            Some(&(start, _)) => Some(start),
-            None => kernel::start_time(tid),
-        };
-        if let Some(start) = start {
-            next.insert(tid, (start, mask));
-        }
-    }
-    for (tid, (start, own)) in pinned {
-        if kernel::start_time(tid) == Some(start) {
-            let _ = kernel::set_affinity(tid, &own);
-        }
+        search.run();
     }
     // SAFETY: _exit ends the guard without running rtrace's atexit work.
     unsafe { libc::_exit(0) }
+}
+
+/// Read snapshots until the input ends: the tasks of the last whole one
+/// (a torn one at the end is not taken), and every CPU that was the pin.
+fn follow(reader: impl BufRead) -> (HashMap<i32, Told>, Vec<usize>) {
+    let mut told: HashMap<i32, Told> = HashMap::new();
+    let mut next: HashMap<i32, Told> = HashMap::new();
+    // Every CPU that was the pin: a task born pinned before a move of the
+    // co-location (`follow_mask`) still has the old one.
+    let mut pins: Vec<usize> = Vec::new();
+    for line in reader.lines() {
+        let Ok(line) = line else { break };
+        if line == "." {
+            told = std::mem::take(&mut next);
+            continue;
+        }
+        let mut fields = line.split(' ');
+        let (Some(first), Some(second)) = (fields.next(), fields.next()) else {
+            continue;
+        };
+        if first == "pin" {
+            if let Ok(cpu) = second.parse::<usize>()
+                && !pins.contains(&cpu)
+            {
+                pins.push(cpu);
+            }
+            continue;
+        }
+        let Ok(tid) = first.parse::<i32>() else {
+            continue;
+        };
+        let own = match second {
+            "-" => None,
+            hex => match parse_hex(hex) {
+                Some(mask) => Some((mask, fields.next() == Some("+"))),
+                None => continue,
+            },
+        };
+        // The start time tells a task from a later one with its tid.
+        let start = match told.get(&tid) {
+            Some(known) => Some(known.start),
+            None => kernel::start_time(tid),
+        };
+        if let Some(start) = start {
+            next.insert(tid, Told { start, own });
+        }
+    }
+    (told, pins)
+}
+
+/// What the guard was told of a task.
+struct Told {
+    /// When it started: the tid names this task only while it is the same.
+    start: u64,
+    /// Its own mask if it is pinned, and whether the tasks it creates are
+    /// born pinned; `None`: traced, not pinned.
+    own: Option<(Vec<u8>, bool)>,
+}
+
+/// Give each pinned task of the last snapshot that is still the same its
+/// own mask back: returns those, with their own masks and whether their
+/// descendants are to be looked for.
+fn give_back_listed(told: &HashMap<i32, Told>) -> HashMap<i32, (Vec<u8>, bool)> {
+    let mut given = HashMap::new();
+    for (&tid, task) in told {
+        if let Some((own, follows)) = &task.own
+            && kernel::start_time(tid) == Some(task.start)
+        {
+            let _ = kernel::set_affinity(tid, own);
+            given.insert(tid, (own.clone(), *follows));
+        }
+    }
+    given
+}
+
+/// How long the guard waits before it looks for new tasks a second time:
+/// a fork under way when its creator got its mask back has copied the pin
+/// but shows the child only once done.
+const SETTLE: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// At most this many looks: tasks that keep creating tasks end the search.
+const MAX_LOOKS: usize = 20;
+
+/// The search for tasks born pinned that rtrace did not tell of.
+struct Descent<'a> {
+    told: &'a HashMap<i32, Told>,
+    pins: &'a [usize],
+    /// The guard's start time: tasks born before it were never pinned by
+    /// inheritance.
+    since: u64,
+    /// Tasks given their own masks (listed, or found here), and whether
+    /// their descendants are looked for.
+    given: HashMap<i32, (Vec<u8>, bool)>,
+}
+
+impl Descent<'_> {
+    /// Look for descendants of the listed tasks whose new tasks are
+    /// traced, and of each task found, until a look a while after the last
+    /// finds none.
+    fn run(&mut self) {
+        if !self.given.values().any(|(_, follows)| *follows) {
+            return;
+        }
+        for look in 0..MAX_LOOKS {
+            let mut queue: Vec<i32> = self
+                .given
+                .iter()
+                .filter(|(_, (_, follows))| *follows)
+                .map(|(&tid, _)| tid)
+                .collect();
+            queue.sort_unstable();
+            let mut found = false;
+            while let Some(tid) = queue.pop() {
+                let born = self
+                    .new_threads(tid)
+                    .into_iter()
+                    .chain(self.new_children(tid));
+                for task in born.collect::<Vec<_>>() {
+                    found = true;
+                    queue.push(task);
+                }
+            }
+            if look > 0 && !found {
+                return;
+            }
+            std::thread::sleep(SETTLE);
+        }
+    }
+
+    /// Give the threads of `tid`'s group that were born with the pin
+    /// unseen the group's own mask; returns them.
+    fn new_threads(&mut self, tid: i32) -> Vec<i32> {
+        let threads = kernel::threads(tid);
+        // A thread traced unpinned that runs on a pin CPU could have
+        // created pinned-looking threads on its own mask.
+        if threads.iter().any(|&t| {
+            self.told
+                .get(&t)
+                .is_some_and(|k| k.own.is_none() && kernel::start_time(t) == Some(k.start))
+                && self.on_pin(t)
+        }) {
+            return Vec::new();
+        }
+        let leader = kernel::thread_group(tid);
+        let own = leader
+            .and_then(|l| self.given.get(&l))
+            .or_else(|| {
+                let mut ours: Vec<i32> = threads
+                    .iter()
+                    .copied()
+                    .filter(|t| self.given.contains_key(t))
+                    .collect();
+                ours.sort_unstable();
+                self.given.get(ours.first()?)
+            })
+            .map(|(own, _)| own.clone());
+        let Some(own) = own else {
+            return Vec::new();
+        };
+        threads
+            .into_iter()
+            .filter(|&t| self.adopt(t, &own))
+            .collect()
+    }
+
+    /// Give the child processes thread `tid` created that were born with
+    /// the pin unseen `tid`'s own mask; returns them.
+    fn new_children(&mut self, tid: i32) -> Vec<i32> {
+        let Some((own, _)) = self.given.get(&tid).cloned() else {
+            return Vec::new();
+        };
+        kernel::children(tid)
+            .into_iter()
+            .filter(|&c| self.adopt(c, &own))
+            .collect()
+    }
+
+    /// Whether task `tid` may run on exactly one CPU, one that was the pin.
+    fn on_pin(&self, tid: i32) -> bool {
+        kernel::get_affinity(tid)
+            .ok()
+            .and_then(|mask| only_cpu(&mask))
+            .is_some_and(|cpu| self.pins.contains(&cpu))
+    }
+
+    /// Give task `tid` mask `own` if rtrace never told of it, it was born
+    /// after the guard and it still runs on the pin; whether it got it.
+    fn adopt(&mut self, tid: i32, own: &[u8]) -> bool {
+        if self.given.contains_key(&tid) {
+            return false;
+        }
+        let Some(start) = kernel::start_time(tid) else {
+            return false;
+        };
+        // Told of: given back already, or traced unpinned, or (a tid of a
+        // later task) unknown.
+        if self.told.get(&tid).is_some_and(|k| k.start == start) || start < self.since {
+            return false;
+        }
+        if !self.on_pin(tid) || kernel::set_affinity(tid, own).is_err() {
+            return false;
+        }
+        self.given.insert(tid, (own.to_vec(), true));
+        true
+    }
+}
+
+/// The one CPU a mask holds, if it holds exactly one.
+fn only_cpu(mask: &[u8]) -> Option<usize> {
+    let mut set = mask.iter().enumerate().flat_map(|(i, &b)| {
+        (0..8)
+            .filter(move |bit| b >> bit & 1 != 0)
+            .map(move |bit| i * 8 + bit)
+    });
+    let cpu = set.next()?;
+    set.next().is_none().then_some(cpu)
 }
 
 /// Bytes from pairs of hex digits.
@@ -257,5 +516,39 @@ mod tests {
         assert_eq!(parse_hex(""), Some(vec![]));
         assert_eq!(parse_hex("0"), None);
         assert_eq!(parse_hex("zz"), None);
+    }
+
+    #[test]
+    fn snapshots_round_trip() {
+        let me = std::process::id() as i32;
+        let gone = i32::MAX;
+        let own = [3u8, 0];
+        let tasks = [(me, Some(&own[..]), true), (gone, None, false)];
+        let first = snapshot(Some(1), tasks.iter().copied());
+        assert_eq!(first, format!("pin 1\n{me} 0300 +\n{gone} -\n.\n"));
+        // Nothing pinned: an empty snapshot.
+        let none = [(me, None, true)];
+        assert_eq!(snapshot(Some(1), none.iter().copied()), ".\n");
+        let second = snapshot(Some(0), [(me, Some(&own[..1]), false)].into_iter());
+        assert_eq!(second, format!("pin 0\n{me} 03\n.\n"));
+        // The last whole snapshot counts (a task gone is dropped), a torn
+        // one does not, and every pin is kept.
+        let text = format!("{first}{second}{me} 07 +\nbad line\n");
+        let (told, pins) = follow(text.as_bytes());
+        assert_eq!(pins, vec![1, 0]);
+        assert_eq!(told.len(), 1);
+        let task = &told[&me];
+        assert_eq!(task.own, Some((vec![3], false)));
+        assert_eq!(Some(task.start), kernel::start_time(me));
+    }
+
+    #[test]
+    fn one_cpu_masks() {
+        assert_eq!(only_cpu(&[0b100, 0]), Some(2));
+        assert_eq!(only_cpu(&[0, 0, 1]), Some(16));
+        assert_eq!(only_cpu(&[0b101]), None);
+        assert_eq!(only_cpu(&[1, 1]), None);
+        assert_eq!(only_cpu(&[0, 0]), None);
+        assert_eq!(only_cpu(&[]), None);
     }
 }
