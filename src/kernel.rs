@@ -216,6 +216,8 @@ pub struct Memory {
     pid: Pid,
     proc_mem: Option<File>,
     vm_readv_works: bool,
+    /// A page [`Memory::read_cstr`] reads into, kept between strings.
+    scratch: Vec<u8>,
 }
 
 /// The page size on x86 (both ABIs): what the kernel rounds mappings and
@@ -229,6 +231,7 @@ impl Memory {
             pid,
             proc_mem: None,
             vm_readv_works: true,
+            scratch: Vec::new(),
         }
     }
 
@@ -294,30 +297,34 @@ impl Memory {
         if addr == 0 {
             return None;
         }
-        let mut out = Vec::new();
-        let mut at = addr;
         // Read page-sized chunks that never cross a page boundary, so a
         // string ending just before an unmapped page is still read whole.
-        loop {
-            let want = (PAGE - at % PAGE) as usize;
-            let want = want.min(max.saturating_add(1) - out.len());
-            let start = out.len();
-            out.resize(start + want, 0);
-            let got = self.read(at, &mut out[start..]);
-            out.truncate(start + got);
-            if let Some(nul) = memchr::memchr(0, &out[start..]) {
-                out.truncate(start + nul);
-                return Some((out, true));
+        // They land in a page kept for the purpose (zeroing a fresh one for
+        // every string cost more than the read); only the string is kept.
+        let mut chunk = std::mem::take(&mut self.scratch);
+        chunk.resize(PAGE as usize, 0);
+        let mut out = Vec::new();
+        let mut at = addr;
+        let found = loop {
+            let want = ((PAGE - at % PAGE) as usize).min(max.saturating_add(1) - out.len());
+            let got = self.read(at, &mut chunk[..want]);
+            let part = &chunk[..got];
+            if let Some(nul) = memchr::memchr(0, part) {
+                out.extend_from_slice(&part[..nul]);
+                break Some((out, true));
             }
-            if got == 0 && start == 0 {
-                return None;
+            if got == 0 && out.is_empty() {
+                break None;
             }
+            out.extend_from_slice(part);
             if got < want || out.len() > max {
                 out.truncate(max.min(out.len()));
-                return Some((out, false));
+                break Some((out, false));
             }
             at += got as u64;
-        }
+        };
+        self.scratch = chunk;
+        found
     }
 
     /// Read one pointer-sized word of the given arch (8 bytes, or 4 for i386/x32).

@@ -194,40 +194,43 @@ impl Output {
             // common case of full tracing, at every call).
             return;
         }
-        let mut prefix = String::new();
         let mut since_last = || {
             let now = std::time::Instant::now();
             let delta = self.last_time.map_or(0.0, |t| (now - t).as_secs_f64());
             self.last_time = Some(now);
             delta
         };
+        let mut clock = String::new();
         match self.timestamps {
             Timestamps::Off => {}
-            Timestamps::Relative => prefix.push_str(&format!("{:12.6} ", since_last())),
+            Timestamps::Relative => clock = format!("{:12.6} ", since_last()),
             form => {
-                prefix.push_str(&timestamp(form));
-                prefix.push(' ');
+                clock = timestamp(form);
+                clock.push(' ');
                 if self.relative_too {
-                    prefix.push_str(&format!("(+{:9.6}) ", since_last()));
+                    clock.push_str(&format!("(+{:9.6}) ", since_last()));
                 }
             }
         }
+        // The pid part is built on the stack: with -f it starts every line.
+        let mut pid_buf = [0u8; 24];
         let many = self.proc_count > 1;
-        match pid {
+        let mark: &[u8] = match pid {
             Some(pid) if self.print_pid || many => {
-                let mark = if many { '|' } else { '\'' };
-                let resume = if resuming { '*' } else { ' ' };
-                prefix.push_str(&format!("{pid}{mark}{resume}"));
+                let digits = decimal(pid, &mut pid_buf);
+                pid_buf[digits] = if many { b'|' } else { b'\'' };
+                pid_buf[digits + 1] = if resuming { b'*' } else { b' ' };
+                &pid_buf[..digits + 2]
             }
-            Some(_) => {
-                if resuming {
-                    prefix.push('*');
-                }
-            }
-            None => prefix.push_str("INFO| "),
+            Some(_) if resuming => b"*",
+            Some(_) => b"",
+            None => b"INFO| ",
+        };
+        self.line_len += clock.len() + mark.len();
+        if !clock.is_empty() {
+            self.write_raw(clock.as_bytes());
         }
-        self.line_len += prefix.len();
-        self.write_raw(prefix.as_bytes());
+        self.write_raw(mark);
         self.print_pid = many || pid.is_none();
     }
 
@@ -520,6 +523,29 @@ fn timestamp(form: Timestamps) -> String {
     }
 }
 
+/// Write `n` in decimal at the start of `buf`; returns how many bytes.
+fn decimal(n: i32, buf: &mut [u8; 24]) -> usize {
+    let mut digits = [0u8; 12];
+    let mut rest = n.unsigned_abs();
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    let mut len = 0;
+    if n < 0 {
+        buf[0] = b'-';
+        len = 1;
+    }
+    let digits = &digits[at..];
+    buf[len..len + digits.len()].copy_from_slice(digits);
+    len + digits.len()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -636,5 +662,13 @@ mod tests {
             "{}",
             text(&buf)
         );
+    }
+    #[test]
+    fn decimals_for_prefixes() {
+        let mut buf = [0u8; 24];
+        for n in [0, 7, 1234, i32::MAX, -1, i32::MIN] {
+            let len = decimal(n, &mut buf);
+            assert_eq!(&buf[..len], n.to_string().as_bytes());
+        }
     }
 }
