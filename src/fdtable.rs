@@ -200,8 +200,12 @@ impl FdTable {
         }
     }
 
-    /// What /proc/PID/fd says `fd` is.
+    /// What /proc/PID/fd says `fd` is; nothing for a negative one (mmap's
+    /// -1, AT_FDCWD), which no process can have open.
     fn ask_proc(&self, fd: i32) -> Option<FdInfo> {
+        if fd < 0 {
+            return None;
+        }
         let link = std::fs::read_link(format!("/proc/{}/fd/{fd}", self.pid)).ok()?;
         Some(FdInfo::found(link.into_os_string().into_vec()))
     }

@@ -145,6 +145,11 @@ impl Error {
     }
 }
 
+/// The most waits in a row that skip collecting the other ready statuses
+/// (see `Engine::next_status`): a task kept waiting meanwhile waits this
+/// many stops of others at most (well under a millisecond).
+const DRAIN_GAP_MAX: u32 = 16;
+
 /// Where a process is in its life as a tracee.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Life {
@@ -288,6 +293,11 @@ struct Engine {
     /// Statuses collected but not yet handled, oldest first (see
     /// `next_status`).
     pending: VecDeque<(i32, i32)>,
+    /// Waits to come that skip collecting the other ready statuses, and
+    /// how many the next collection that finds none will skip (see
+    /// `next_status`).
+    drain_skip: u32,
+    drain_gap: u32,
     /// The output failed: nothing is shown any more (see `output_failed`).
     output_lost: bool,
     /// `--same-cpu`.
@@ -353,6 +363,8 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
         ioctls_unseen,
         interrupts_seen: 0,
         pending: VecDeque::new(),
+        drain_skip: 0,
+        drain_gap: 0,
         output_lost: false,
         colo,
     };
@@ -629,14 +641,28 @@ impl Engine {
             Err(e) => return Some(Err(e)),
         };
         self.clock_stop(first.0);
-        // One tracee cannot be starved: spare it the extra wait.
+        // One tracee cannot be starved: spare it the extra wait. Nor can
+        // several of which one makes all the stops (a shell waiting for
+        // its command): a collection that finds nothing doubles the waits
+        // that skip it, up to DRAIN_GAP_MAX, so a task left waiting is
+        // collected within that many stops and collections resume at once.
         if self.procs.len() > 1 {
-            while let Some(Ok((pid, status))) = wait(-1, libc::WNOHANG) {
-                if pid == 0 {
-                    break;
+            if self.drain_skip > 0 {
+                self.drain_skip -= 1;
+            } else {
+                while let Some(Ok((pid, status))) = wait(-1, libc::WNOHANG) {
+                    if pid == 0 {
+                        break;
+                    }
+                    self.clock_stop(pid);
+                    self.pending.push_back((pid, status));
                 }
-                self.clock_stop(pid);
-                self.pending.push_back((pid, status));
+                self.drain_gap = if self.pending.is_empty() {
+                    (self.drain_gap * 2).clamp(1, DRAIN_GAP_MAX)
+                } else {
+                    0
+                };
+                self.drain_skip = self.drain_gap;
             }
         }
         Some(Ok(first))
