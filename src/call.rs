@@ -443,7 +443,7 @@ fn json_leave(
         .iter()
         .map(|&a| Value::from(a))
         .collect();
-    let j = std::mem::take(&mut call.fmt.json);
+    let j = call.fmt.take_json();
     let mut obj = json!({
         "schema": JSON_SCHEMA,
         "type": "call",

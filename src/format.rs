@@ -83,8 +83,21 @@ pub struct FormatState {
     /// Text that ends the call's line (`-T`'s ` <0.000123>`), printed
     /// before any continuation line.
     pub(crate) suffix: Option<String>,
-    /// The JSON rendering of the call, built by the same primitives.
-    pub(crate) json: JsonCall,
+    /// The JSON rendering of the call, built by the same primitives; made
+    /// at the first JSON primitive (text output never pays for it).
+    pub(crate) json: Option<Box<JsonCall>>,
+}
+
+impl FormatState {
+    /// The call's JSON rendering under construction.
+    pub(crate) fn json_mut(&mut self) -> &mut JsonCall {
+        self.json.get_or_insert_default()
+    }
+
+    /// The finished JSON rendering, leaving none.
+    pub(crate) fn take_json(&mut self) -> JsonCall {
+        self.json.take().map(|j| *j).unwrap_or_default()
+    }
 }
 
 /// A call's JSON rendering under construction: the open objects and arrays,
@@ -222,7 +235,7 @@ impl<'a> Printer<'a> {
     fn emit(&mut self, name: &str, text: &str, json: impl FnOnce() -> Value) {
         if self.cfg.json {
             let value = json();
-            self.state.json.insert(name, value);
+            self.state.json_mut().insert(name, value);
         } else {
             self.item(name);
             self.out.text(Some(self.pid), text, Style::Plain);
@@ -246,7 +259,7 @@ impl<'a> Printer<'a> {
         debug_assert!(self.state.equals_printed, "continuation before the result");
         if self.cfg.json {
             let value = json();
-            self.state.json.extended.push(value);
+            self.state.json_mut().extended.push(value);
             return;
         }
         if let Some(suffix) = self.state.suffix.take() {
@@ -294,7 +307,7 @@ impl<'a> Printer<'a> {
             } else {
                 JsonFrame::Object(serde_json::Map::new())
             };
-            self.state.json.frames.push((name.to_string(), frame));
+            self.state.json_mut().frames.push((name.to_string(), frame));
         } else {
             self.item(name);
             self.out.text(Some(self.pid), opener, Style::Plain);
@@ -313,18 +326,18 @@ impl<'a> Printer<'a> {
     /// Close the innermost list with `closer`.
     pub fn close(&mut self, closer: &str) {
         if self.cfg.json {
-            if let Some((key, frame)) = self.state.json.frames.pop() {
+            if let Some((key, frame)) = self.state.json_mut().frames.pop() {
                 let value = match frame {
                     JsonFrame::Object(map) => Value::Object(map),
                     JsonFrame::Array(items) => Value::Array(items),
                 };
-                if self.state.json.frames.is_empty() && closer.starts_with(')') {
+                if self.state.json_mut().frames.is_empty() && closer.starts_with(')') {
                     // The call's parameter list.
                     if let Value::Object(map) = value {
-                        self.state.json.args = Some(map);
+                        self.state.json_mut().args = Some(map);
                     }
                 } else {
-                    self.state.json.insert(&key, value);
+                    self.state.json_mut().insert(&key, value);
                 }
             }
             self.state.levels.pop();
@@ -340,7 +353,7 @@ impl<'a> Printer<'a> {
     /// Print `..` as the last item: not everything was shown.
     pub fn more(&mut self) {
         if self.cfg.json {
-            match self.state.json.frames.last_mut() {
+            match self.state.json_mut().frames.last_mut() {
                 Some((_, JsonFrame::Array(items))) => items.push(Value::String("..".into())),
                 Some((_, JsonFrame::Object(map))) => {
                     map.insert("..".into(), Value::Bool(true));

@@ -103,7 +103,7 @@ fn printed(case: &Case, args: [u64; 6], rval: i64, values_only: u8) -> Vec<(Stri
         }
     }
     state
-        .json
+        .json_mut()
         .args
         .take()
         .unwrap_or_default()

@@ -579,6 +579,10 @@ impl Engine {
         p.open("siginfo", "{", Naming::Fields);
         put_siginfo_details(&mut p, info, Arch::X86_64);
         p.close("}");
-        state.json.returned.remove("siginfo").unwrap_or_default()
+        state
+            .json_mut()
+            .returned
+            .remove("siginfo")
+            .unwrap_or_default()
     }
 }

@@ -323,7 +323,7 @@ mod tests {
         }
         out.flush();
         if json {
-            return serde_json::to_string(&state.json.returned).unwrap();
+            return serde_json::to_string(&state.json_mut().returned).unwrap();
         }
         String::from_utf8(buf.0.borrow().clone()).unwrap()
     }
