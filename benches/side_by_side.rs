@@ -49,7 +49,8 @@
 //! users run tracers, and rtrace's `--same-cpu` modes (the default, always,
 //! never) stand against `strace -f`, full and filtered to ioctls, next to
 //! the least possible tracer on one CPU: the bare PTRACE_SYSCALL loop
-//! pinned. The workloads: getppid and pipe loops, a shell running
+//! pinned, alone and reading each call's PTRACE_GET_SYSCALL_INFO (`info`:
+//! what a tracer that shows the call cannot do without). The workloads: getppid and pipe loops, a shell running
 //! /bin/true in a loop, and two processes computing for about a second
 //! each with a handful of calls (where one CPU for all would halve the
 //! speed). `BENCH_UNPINNED_RUNS` (default 3) and `BENCH_SCALE` (default 1)
@@ -199,14 +200,20 @@ int main(int argc, char **argv) {
     ),
 ];
 
-/// `bare command...`: the least possible tracer that sees every call:
-/// PTRACE_SYSCALL at every stop, following every fork, reading nothing.
+/// `bare [-i] command...`: the least possible tracer that sees every call:
+/// PTRACE_SYSCALL at every stop, following every fork, reading nothing;
+/// with `-i` it also reads each syscall stop's PTRACE_GET_SYSCALL_INFO,
+/// the one request a tracer that shows the calls cannot do without.
 const BARE: &str = r#"#define _GNU_SOURCE
 #include <signal.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 int main(int argc, char **argv) {
+    int info = argc > 1 && !strcmp(argv[1], "-i");
+    argc -= info;
+    argv += info;
     if (argc < 2) return 2;
     int go[2];
     if (pipe(go)) return 1;
@@ -232,6 +239,10 @@ int main(int argc, char **argv) {
             continue;
         }
         int sig = WSTOPSIG(status);
+        if (info && sig == (SIGTRAP | 0x80)) {
+            char si[128];
+            ptrace(PTRACE_GET_SYSCALL_INFO, pid, sizeof si, si);
+        }
         if (status >> 16 || sig == (SIGTRAP | 0x80) || sig == SIGTRAP) sig = 0;
         ptrace(PTRACE_SYSCALL, pid, 0, sig);
     }
@@ -581,7 +592,7 @@ fn unpinned() {
     let cpu = usize::try_from(unsafe { libc::sched_getcpu() }).unwrap_or(0);
     let out = ["-o", "/dev/null"];
     let rt = |args: &[&str]| -> Vec<String> { strings(&[&[rtrace][..], args, &out].concat()) };
-    println!("\nUnpinned: nothing pinned but the bare loop (on CPU {cpu}); median of {runs} runs");
+    println!("\nUnpinned: nothing pinned but the bare loops (on CPU {cpu}); median of {runs} runs");
     let labels = [
         "untraced",
         "strace",
@@ -589,6 +600,7 @@ fn unpinned() {
         "same-cpu",
         "never",
         "bare pin",
+        "info pin",
         "rt ioctl",
         "ioctl same",
         "ioctl never",
@@ -607,10 +619,11 @@ fn unpinned() {
             (labels[3], rt(&["-f", "--same-cpu"])),
             (labels[4], rt(&["-f", "--same-cpu=never"])),
             (labels[5], vec![bare.clone()]),
-            (labels[6], rt(&["-f", "-e", "trace=ioctl"])),
-            (labels[7], rt(&["-f", "-e", "trace=ioctl", "--same-cpu"])),
+            (labels[6], vec![bare.clone(), "-i".into()]),
+            (labels[7], rt(&["-f", "-e", "trace=ioctl"])),
+            (labels[8], rt(&["-f", "-e", "trace=ioctl", "--same-cpu"])),
             (
-                labels[8],
+                labels[9],
                 rt(&["-f", "-e", "trace=ioctl", "--same-cpu=never"]),
             ),
         ]
@@ -621,7 +634,7 @@ fn unpinned() {
             runs,
             times: Vec::new(),
             failed: label == "strace" && !strace,
-            pin: (label == "bare pin").then_some(cpu),
+            pin: matches!(label, "bare pin" | "info pin").then_some(cpu),
         })
         .collect();
         for _ in 0..runs {
@@ -643,6 +656,8 @@ fn unpinned() {
                 ratio(median("never"), median("strace")),
                 ratio(median("bare pin"), median("strace")),
                 ratio(median("same-cpu"), median("bare pin")),
+                ratio(median("info pin"), median("bare pin")),
+                ratio(median("same-cpu"), median("info pin")),
                 ratio(median("rtrace"), median("never")),
                 ratio(median("rt ioctl"), median("untraced")),
                 ratio(median("ioctl same"), median("untraced")),
@@ -657,6 +672,8 @@ fn unpinned() {
         "never/st",
         "bare pin/st",
         "same/bare",
+        "info/bare",
+        "same/info",
         "rtrace/nev",
         "ioctl/un",
         "io same/un",
@@ -677,6 +694,7 @@ fn unpinned() {
     println!(
         "\nst = strace -f, rtrace = rtrace -f (its default --same-cpu mode), same = --same-cpu, \
          never = --same-cpu=never,\nbare = the bare PTRACE_SYSCALL loop on one CPU, \
+         info = the same reading PTRACE_GET_SYSCALL_INFO at each call stop, \
          un = untraced; ioctl = -e trace=ioctl (the seccomp fast path)"
     );
 }
