@@ -788,3 +788,79 @@ fn bad_cpus_are_refused() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
 }
+
+/// `line` with the result of the call, an untraced child's pid (no banner
+/// names it), as `CHILD`.
+fn child_result(line: &str) -> String {
+    match line.rsplit_once(") = ") {
+        Some((call, pid)) if pid.parse::<i32>().is_ok_and(|p| p > 0) => {
+            format!("{call}) = CHILD")
+        }
+        _ => line.to_string(),
+    }
+}
+
+/// A clone or clone3 with CLONE_UNTRACED makes a child that rtrace never
+/// traces, even under -f: it must be born on its creator's own mask, not
+/// rtrace's pin, which nobody would take off. The creator is pinned again
+/// once the call returns.
+#[test]
+fn an_untraced_clone_child_is_born_on_its_own_mask() {
+    let Some((c0, c1)) = two_cpus() else { return };
+    let both = list(&[c0, c1]);
+    let pair = format!("{c0},{c1}");
+    let bin = fixture("affinity");
+    let bin32 = common::fixture_m32("affinity");
+    // Stepped, or under the seccomp filter with the clones selected (with
+    // -f, and without -f, where the filter's children are traced too).
+    for (bin, args) in [
+        (&bin, &["-f"][..]),
+        (&bin32, &["-f"]),
+        (
+            &bin,
+            &["-f", "--no-seccomp-bpf", "-e", "trace=clone,clone3"],
+        ),
+        (&bin, &["-f", "-e", "trace=clone,clone3"]),
+        (&bin, &["--seccomp-bpf", "-e", "trace=clone,clone3"]),
+    ] {
+        let pin = format!("--same-cpu={c0}");
+        let run = trace(
+            &[&[pin.as_str()][..], args].concat(),
+            &[name(bin), "untraced", &pair],
+        );
+        assert_eq!(run.code(), Some(0), "{args:?}: {}", run.stderr());
+        // An untraced child keeps rtrace's filter, and with no tracer
+        // the calls it stops for fail (sched_getaffinity among them).
+        let seen = if args.contains(&"--no-seccomp-bpf") || args.len() == 1 {
+            both.as_str()
+        } else {
+            "error"
+        };
+        let stdout = String::from_utf8_lossy(&run.output.stdout);
+        assert_eq!(
+            stdout.lines().collect::<Vec<_>>(),
+            [
+                format!("clone child: sees {seen}, runs on {both}"),
+                format!("clone3 child: sees {seen}, runs on {both}"),
+                format!("parent: sees {both}, runs on {c0}"),
+            ],
+            "{args:?} {bin:?}"
+        );
+        let clones: Vec<String> = run
+            .lines()
+            .iter()
+            .filter(|l| l.starts_with("clone"))
+            .map(|l| child_result(l))
+            .collect();
+        assert_eq!(
+            clones,
+            [
+                "clone(CLONE_UNTRACED|SIGCHLD, NULL, NULL, NULL, NULL) = CHILD",
+                "clone3({flags=CLONE_UNTRACED, pidfd=NULL, child_tid=NULL, parent_tid=NULL, \
+                 exit_signal=SIGCHLD, stack=NULL, stack_size=0, tls=NULL}, 64) = CHILD",
+            ],
+            "{args:?} {bin:?}:\n{}",
+            run.trace
+        );
+    }
+}

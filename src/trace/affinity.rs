@@ -15,6 +15,7 @@
 //! and after the trace keeps, the mask it asked for, never rtrace's pin.
 
 use super::pin_guard::PinGuard;
+use super::tasks::clone_flags;
 use super::{Engine, Error};
 use crate::call::{Call, is_error};
 use crate::kernel;
@@ -421,6 +422,7 @@ impl Engine {
         self.colo.active = false;
         for proc in self.procs.values_mut() {
             proc.unpinnable = false;
+            proc.fork_unpinned = false;
             if let Some(own) = proc.own_mask.take() {
                 // ESRCH: it is gone; nothing to give back.
                 let _ = kernel::set_affinity(proc.pid, &own);
@@ -440,32 +442,45 @@ impl Engine {
         }
     }
 
-    /// A pinned task whose children are not traced (no -f) is about to
-    /// create a task, which would inherit rtrace's pin with no one to take
-    /// it off: the task makes the call on its own mask, and `fork_left`
-    /// pins it again. (Under the seccomp filter its children are traced,
-    /// unshown, and given their masks like any tracee.)
-    pub(super) fn fork_entered(&mut self, pid: i32) {
-        if let Some(own) = self.unfollowed_own(pid) {
-            let _ = kernel::set_affinity(pid, &own);
+    /// Pinned task `pid` is about to create a task that rtrace will not
+    /// trace, which would inherit rtrace's pin with no one to take it
+    /// off: its children are not traced (no -f), or the call is a clone
+    /// or clone3 with CLONE_UNTRACED (the kernel attaches no tracer to
+    /// that child, even under -f). The task makes the call on its own
+    /// mask, and `fork_left` pins it again. (Under the seccomp filter a
+    /// task's children are traced, unshown, and given their masks like
+    /// any tracee; there too a CLONE_UNTRACED child is not.)
+    pub(super) fn fork_entered(&mut self, pid: i32, name: &str, args: &[u64; 6]) {
+        let follow = self.follow;
+        let Some(proc) = self.procs.get_mut(&pid) else {
+            return;
+        };
+        let Some(own) = proc.own_mask.as_ref() else {
+            return;
+        };
+        // The flags (clone3's are in the tracee's memory) only matter
+        // when the children are traced at all.
+        let untraced = (!follow && !proc.seccomp)
+            || clone_flags(name, args, &mut proc.mem) & libc::CLONE_UNTRACED as u64 != 0;
+        if untraced && kernel::set_affinity(pid, own).is_ok() {
+            proc.fork_unpinned = true;
         }
     }
 
-    /// The fork-class call of `fork_entered` has returned (or is to be
-    /// restarted): pin the task again.
+    /// A fork-class call of task `pid` has returned (or is to be
+    /// restarted, and `fork_entered` sees it again): pin the task again
+    /// if `fork_entered` let it make the call on its own mask and it is
+    /// still pinned (co-location may have ended meanwhile).
     pub(super) fn fork_left(&mut self, pid: i32) {
-        if let (Some(own), Some(cpu)) = (self.unfollowed_own(pid), self.colo.cpu) {
+        let Some(proc) = self.procs.get_mut(&pid) else {
+            return;
+        };
+        if !std::mem::take(&mut proc.fork_unpinned) {
+            return;
+        }
+        if let (Some(own), Some(cpu)) = (proc.own_mask.as_ref(), self.colo.cpu) {
             let _ = kernel::set_affinity(pid, &single(cpu, own.len()));
         }
-    }
-
-    /// The own mask of pinned task `pid` whose new tasks are not traced.
-    fn unfollowed_own(&self, pid: i32) -> Option<Vec<u8>> {
-        if self.follow {
-            return None;
-        }
-        let proc = self.procs.get(&pid).filter(|p| !p.seccomp)?;
-        proc.own_mask.clone()
     }
 
     /// At the leave of a call of a pinned task, before it is printed: a
@@ -562,7 +577,13 @@ impl Engine {
         // The guard learns the new pin before any task has it.
         self.guard_update();
         let busy = self.in_affinity_calls();
-        for proc in self.procs.values().filter(|p| !busy.contains(&p.pid)) {
+        // A task in a call made on its own mask (`fork_entered`) is
+        // pinned to the new CPU when it leaves the call.
+        let moving = self
+            .procs
+            .values()
+            .filter(|p| !busy.contains(&p.pid) && !p.fork_unpinned);
+        for proc in moving {
             if let Some(own) = &proc.own_mask {
                 let _ = kernel::set_affinity(proc.pid, &single(new, own.len()));
             }

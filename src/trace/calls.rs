@@ -104,7 +104,7 @@ impl Engine {
             self.is_selected(arch, nr, &name)
         };
         if self.colo.active && entry.handler.class == CallClass::Fork {
-            self.fork_entered(pid);
+            self.fork_entered(pid, &name, &args);
         }
         let Some(proc) = self.procs.get_mut(&pid) else {
             return;
@@ -218,7 +218,7 @@ impl Engine {
         let Some(mut call) = proc.call.take() else {
             return;
         };
-        if self.colo.active && call.handler.class == CallClass::Fork {
+        if call.handler.class == CallClass::Fork {
             self.fork_left(pid);
         }
         if is_restart(rval) && call.handler.class != CallClass::Sigreturn {

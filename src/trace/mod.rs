@@ -211,6 +211,10 @@ struct Proc {
     own_mask: Option<Vec<u8>>,
     /// Pinning it failed (another owner, a cpuset without the CPU).
     unpinnable: bool,
+    /// The task makes its current fork-class call on its own mask: the
+    /// task it creates is not traced and must not inherit the pin
+    /// (`fork_entered`); `fork_left` pins it again.
+    fork_unpinned: bool,
     /// `--same-cpu=auto` with several tasks: since when the task has run
     /// its own code (resumed outside a call), the time it did so in this
     /// tick before that, and whether it computes (see `affinity`).
@@ -239,6 +243,7 @@ impl Proc {
             shown: true,
             own_mask: None,
             unpinnable: false,
+            fork_unpinned: false,
             user_since: None,
             user_time: std::time::Duration::ZERO,
             computing: false,

@@ -12,7 +12,7 @@ use nix::unistd::Pid;
 
 use super::calls::End;
 use super::{Engine, Exit, Life, Proc, Report};
-use crate::call::{Call, CallData, CallType, Show, call_replay};
+use crate::call::{CallData, CallType, Show, call_replay};
 use crate::escape::TraceeText;
 use crate::kernel::{self, Memory};
 use crate::output::Style;
@@ -116,7 +116,7 @@ impl Engine {
             return;
         };
         let flags = match parent.call.as_ref() {
-            Some(c) => clone_flags(c, &mut parent.mem),
+            Some(c) => clone_flags(&c.name, &c.args, &mut parent.mem),
             // The clone itself did not stop (fast path): ask procfs. (Not
             // the event: clone(CLONE_THREAD|SIGCHLD) reports a fork event.)
             None if kernel::is_thread_of(parent.tgid, child) => {
@@ -392,14 +392,16 @@ fn parent_ids(pid: i32) -> (Option<i32>, Option<i32>) {
     (field("PPid:"), field("Tgid:"))
 }
 
-/// The clone flags of a fork-class call, to know whether the fd table is
-/// shared; clone3's are the first field of its `struct clone_args`.
-fn clone_flags(call: &Call, mem: &mut Memory) -> u64 {
-    match &*call.name {
-        "clone" => call.args[0],
+/// The clone flags of fork-class call `name` with `args` (none for fork
+/// and vfork): clone takes them first on x86_64 and i386 alike, and
+/// clone3's are the first field of its `struct clone_args` (a u64 on both).
+/// Whether the fd table is shared, and whether the new task is traced.
+pub(super) fn clone_flags(name: &str, args: &[u64; 6], mem: &mut Memory) -> u64 {
+    match name {
+        "clone" => args[0],
         "clone3" => {
             let mut raw = [0u8; 8];
-            if mem.read_exact(call.args[0], &mut raw) {
+            if mem.read_exact(args[0], &mut raw) {
                 u64::from_ne_bytes(raw)
             } else {
                 0
