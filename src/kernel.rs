@@ -592,6 +592,24 @@ pub fn start_time(tid: i32) -> Option<u64> {
     stat_field(tid, 22)?.parse().ok()
 }
 
+/// Now, in the clock ticks of [`start_time`] (CLOCK_BOOTTIME, as the
+/// kernel counts a task's start).
+pub fn boot_ticks() -> Option<u64> {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes only `ts`; sysconf reads nothing.
+    let (ok, hz) = unsafe {
+        (
+            libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut ts) == 0,
+            libc::sysconf(libc::_SC_CLK_TCK),
+        )
+    };
+    let hz = u64::try_from(hz).ok().filter(|&hz| hz > 0 && ok)?;
+    Some(ts.tv_sec as u64 * hz + ts.tv_nsec as u64 * hz / 1_000_000_000)
+}
+
 /// The thread group (process) task `tid` belongs to: the Tgid line of
 /// /proc/TID/status.
 pub fn thread_group(tid: i32) -> Option<i32> {

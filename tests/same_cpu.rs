@@ -864,3 +864,49 @@ fn an_untraced_clone_child_is_born_on_its_own_mask() {
         );
     }
 }
+
+/// A CLONE_UNTRACED child of a traced task is born on its creator's own
+/// mask and may choose the pin CPU itself: the guard, when rtrace is
+/// killed, must leave it there (rtrace told it of the child), though it
+/// looks below its creator for tasks born pinned.
+#[test]
+fn a_killed_rtrace_leaves_an_untraced_child_its_own_choice() {
+    let Some((c0, _)) = two_cpus() else { return };
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let file = dir.join(format!("samecpu-untraced-hold-{}.txt", std::process::id()));
+    let mut rt = rtrace()
+        .arg("-o")
+        .arg(&file)
+        .arg(format!("--same-cpu={c0}"))
+        .arg("-f")
+        .arg(fixture("affinity"))
+        .args(["untraced-hold", &c0.to_string()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdin = rt.stdin.take().unwrap();
+    let mut out = BufReader::new(rt.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    let child: i32 = line
+        .strip_prefix("child ")
+        .and_then(|pid| pid.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{line:?}"));
+    let pin = c0.to_string();
+    assert_eq!(wait_for_list(child, &pin), pin, "the child's own choice");
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(rt.id() as i32, libc::SIGKILL) };
+    rt.wait().unwrap();
+    // The guard gives masks back at once and looks for new tasks for
+    // about 50 ms: it has long done so by now.
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(
+        allowed_list(child),
+        pin,
+        "the guard took the child's choice"
+    );
+    // At the end of input the child ends, and then its creator.
+    drop(stdin);
+    let _ = std::fs::remove_file(&file);
+}

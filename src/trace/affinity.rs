@@ -69,6 +69,10 @@ pub(super) struct CoLocation {
     /// The process that gives masks back if rtrace dies without doing it,
     /// started with the first pin; `Some(None)` when it could not be.
     guard: Option<Option<PinGuard>>,
+    /// Children of CLONE_UNTRACED calls made on their creator's own mask
+    /// (tid, start time), while they live: the guard is told to leave
+    /// them alone, as their mask is their own even when it is the pin CPU.
+    untraced: Vec<(i32, u64)>,
 }
 
 /// How often, in microseconds, the automatic mode looks for tasks that
@@ -149,6 +153,7 @@ impl CoLocation {
             timer: false,
             ticked: false,
             guard: None,
+            untraced: Vec::new(),
         })
     }
 
@@ -199,11 +204,20 @@ impl Engine {
             // whose are not makes its fork-class calls on its own mask
             // (`fork_entered`).
             let follow = self.follow;
+            self.colo
+                .untraced
+                .retain(|&(tid, start)| kernel::start_time(tid) == Some(start));
+            let untraced = self
+                .colo
+                .untraced
+                .iter()
+                .map(|&(tid, _)| (tid, None, false));
             guard.update(
                 self.colo.cpu,
                 self.procs
                     .values()
-                    .map(move |p| (p.pid, p.own_mask.as_deref(), follow || p.seccomp)),
+                    .map(move |p| (p.pid, p.own_mask.as_deref(), follow || p.seccomp))
+                    .chain(untraced),
             );
         }
     }
@@ -471,13 +485,29 @@ impl Engine {
     /// restarted, and `fork_entered` sees it again): pin the task again
     /// if `fork_entered` let it make the call on its own mask and it is
     /// still pinned (co-location may have ended meanwhile).
-    pub(super) fn fork_left(&mut self, pid: i32) {
+    pub(super) fn fork_left(&mut self, pid: i32, rval: i64) {
+        let follow = self.follow;
         let Some(proc) = self.procs.get_mut(&pid) else {
             return;
         };
         if !std::mem::take(&mut proc.fork_unpinned) {
             return;
         }
+        // A CLONE_UNTRACED child of a task whose children are traced: the
+        // guard looks below that task for children born pinned, and must
+        // not take this one, whatever mask it chooses. Its tid is the
+        // result as rtrace sees it only in rtrace's pid namespace.
+        if (follow || proc.seccomp)
+            && rval > 0
+            && kernel::pid_namespace(pid) == kernel::pid_namespace(0)
+            && let Some(start) = kernel::start_time(rval as i32)
+        {
+            self.colo.untraced.push((rval as i32, start));
+            self.guard_update();
+        }
+        let Some(proc) = self.procs.get_mut(&pid) else {
+            return;
+        };
         if let (Some(own), Some(cpu)) = (proc.own_mask.as_ref(), self.colo.cpu) {
             let _ = kernel::set_affinity(pid, &single(cpu, own.len()));
         }

@@ -219,7 +219,7 @@ impl Engine {
             return;
         };
         if call.handler.class == CallClass::Fork {
-            self.fork_left(pid);
+            self.fork_left(pid, rval);
         }
         if is_restart(rval) && call.handler.class != CallClass::Sigreturn {
             self.count(&call, rval);

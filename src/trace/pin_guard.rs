@@ -18,8 +18,12 @@
 //! descend from a listed task whose new tasks rtrace traces: the threads
 //! of its thread group and its child processes (/proc/TID/task/TID/
 //! children), and theirs in turn, if such a task was born after the guard
-//! (so after any pin) and may still run on exactly one CPU that was the
-//! pin. A child process gets the own mask of the thread that created it; a
+//! (so after any pin) and no later than `BORN_PINNED_TICKS` (50 ms)
+//! after its creator got its own mask back (later, it was born on that
+//! mask, and a pin CPU mask is its own choice), and may still run on
+//! exactly one CPU that was the pin. Within that time a task that chose a
+//! pin CPU itself cannot be told from one born pinned, and gets the mask
+//! too. A child process gets the own mask of the thread that created it; a
 //! thread, whose creator /proc does not tell, that of its group's leader,
 //! or else of the group's lowest listed thread (threads of one process
 //! nearly always share one mask). A group where a thread rtrace traced
@@ -27,7 +31,9 @@
 //! created the others on its own mask. Each task's mask is set before its
 //! own threads and children are looked for, so one it creates meanwhile is
 //! born with its own mask; a creation under way (the pin copied, the task
-//! not yet listed) is found by a second look a little later.
+//! not yet listed) is found by a later look: the guard looks every 20 ms
+//! until one finds nothing after those 50 ms (a fork of a process so
+//! large that copying it takes longer is missed).
 //!
 //! The protocol is lines on a pipe, a snapshot of every task traced while
 //! any is pinned (nothing when none is), then `.`; each such snapshot
@@ -40,7 +46,8 @@
 //! - `TID HEXMASK +`: the same, but the tasks it creates are traced and
 //!   born pinned: its descendants are looked for;
 //! - `TID -`: a task traced but not pinned (it computes, or cannot be
-//!   pinned): left alone, and so are its descendants.
+//!   pinned), or the child of a CLONE_UNTRACED call made on its creator's
+//!   own mask: left alone, and so are its descendants.
 
 use crate::kernel;
 use std::collections::HashMap;
@@ -336,26 +343,52 @@ struct Told {
     own: Option<(Vec<u8>, bool)>,
 }
 
+/// A task the guard gave its own mask back.
+struct Given {
+    own: Vec<u8>,
+    /// Its new tasks are traced, so born pinned: look below it.
+    follows: bool,
+    /// When it started: the tid names this task only while it is the same.
+    start: u64,
+    /// When it got its own mask back (in start-time ticks): a task it
+    /// created later was born on that mask, not on the pin.
+    at: u64,
+}
+
 /// Give each pinned task of the last snapshot that is still the same its
-/// own mask back: returns those, with their own masks and whether their
-/// descendants are to be looked for.
-fn give_back_listed(told: &HashMap<i32, Told>) -> HashMap<i32, (Vec<u8>, bool)> {
+/// own mask back: returns those.
+fn give_back_listed(told: &HashMap<i32, Told>) -> HashMap<i32, Given> {
     let mut given = HashMap::new();
     for (&tid, task) in told {
         if let Some((own, follows)) = &task.own
             && kernel::start_time(tid) == Some(task.start)
+            && kernel::set_affinity(tid, own).is_ok()
+            && let Some(at) = kernel::boot_ticks()
         {
-            let _ = kernel::set_affinity(tid, own);
-            given.insert(tid, (own.clone(), *follows));
+            given.insert(
+                tid,
+                Given {
+                    own: own.clone(),
+                    follows: *follows,
+                    start: task.start,
+                    at,
+                },
+            );
         }
     }
     given
 }
 
-/// How long the guard waits before it looks for new tasks a second time:
-/// a fork under way when its creator got its mask back has copied the pin
-/// but shows the child only once done.
+/// How long the guard waits between looks for new tasks: a fork under way
+/// when its creator got its mask back has copied the pin but shows the
+/// child only once done.
 const SETTLE: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// How long after its creator got its own mask back a task found on the
+/// pin counts as born pinned (a fork under way then, copying a large
+/// process), in start-time ticks (10 ms each at the usual 100 Hz): later,
+/// it was born on the creator's own mask and chose the pin CPU itself.
+const BORN_PINNED_TICKS: u64 = 5;
 
 /// At most this many looks: tasks that keep creating tasks end the search.
 const MAX_LOOKS: usize = 20;
@@ -367,43 +400,55 @@ struct Descent<'a> {
     /// The guard's start time: tasks born before it were never pinned by
     /// inheritance.
     since: u64,
-    /// Tasks given their own masks (listed, or found here), and whether
-    /// their descendants are looked for.
-    given: HashMap<i32, (Vec<u8>, bool)>,
+    /// Tasks given their own masks (listed, or found here).
+    given: HashMap<i32, Given>,
 }
 
 impl Descent<'_> {
     /// Look for descendants of the listed tasks whose new tasks are
-    /// traced, and of each task found, until a look a while after the last
-    /// finds none.
+    /// traced, and of each task found, every [`SETTLE`] until a look
+    /// finds none after any fork under way at the give-back must have
+    /// ended ([`BORN_PINNED_TICKS`]).
     fn run(&mut self) {
-        if !self.given.values().any(|(_, follows)| *follows) {
+        if !self.given.values().any(|g| g.follows) {
             return;
         }
-        for look in 0..MAX_LOOKS {
+        let settled = std::time::Instant::now()
+            + std::time::Duration::from_secs(1) * BORN_PINNED_TICKS as u32 / clock_ticks();
+        for _ in 0..MAX_LOOKS {
             let mut queue: Vec<i32> = self
                 .given
                 .iter()
-                .filter(|(_, (_, follows))| *follows)
+                .filter(|(_, g)| g.follows)
                 .map(|(&tid, _)| tid)
                 .collect();
             queue.sort_unstable();
             let mut found = false;
+            let mut groups_seen = Vec::new();
             while let Some(tid) = queue.pop() {
-                let born = self
-                    .new_threads(tid)
-                    .into_iter()
-                    .chain(self.new_children(tid));
-                for task in born.collect::<Vec<_>>() {
-                    found = true;
-                    queue.push(task);
+                let mut born = self.new_children(tid);
+                // A group's threads once per look, from any of them.
+                if let Some(group) = kernel::thread_group(tid)
+                    && !groups_seen.contains(&group)
+                {
+                    groups_seen.push(group);
+                    born.extend(self.new_threads(tid));
                 }
+                found |= !born.is_empty();
+                queue.extend(born);
             }
-            if look > 0 && !found {
+            if !found && std::time::Instant::now() >= settled {
                 return;
             }
             std::thread::sleep(SETTLE);
         }
+    }
+
+    /// What the guard gave task `tid`, if the tid still names that task.
+    fn given_to(&self, tid: i32) -> Option<&Given> {
+        self.given
+            .get(&tid)
+            .filter(|g| kernel::start_time(tid) == Some(g.start))
     }
 
     /// Give the threads of `tid`'s group that were born with the pin
@@ -420,37 +465,36 @@ impl Descent<'_> {
         }) {
             return Vec::new();
         }
-        let leader = kernel::thread_group(tid);
-        let own = leader
-            .and_then(|l| self.given.get(&l))
-            .or_else(|| {
-                let mut ours: Vec<i32> = threads
-                    .iter()
-                    .copied()
-                    .filter(|t| self.given.contains_key(t))
-                    .collect();
-                ours.sort_unstable();
-                self.given.get(ours.first()?)
-            })
-            .map(|(own, _)| own.clone());
-        let Some(own) = own else {
+        // Which thread made a thread /proc does not say: the leader's
+        // mask, or else the lowest given thread's; born pinned only until
+        // the last of the group's threads got its mask back.
+        let mut ours: Vec<i32> = threads
+            .iter()
+            .copied()
+            .filter(|&t| self.given_to(t).is_some())
+            .collect();
+        ours.sort_unstable();
+        let leader = kernel::thread_group(tid).filter(|l| ours.contains(l));
+        let Some(source) = leader.or(ours.first().copied()) else {
             return Vec::new();
         };
+        let own = self.given[&source].own.clone();
+        let until = ours.iter().map(|t| self.given[t].at).max().unwrap_or(0);
         threads
             .into_iter()
-            .filter(|&t| self.adopt(t, &own))
+            .filter(|&t| self.adopt(t, &own, until))
             .collect()
     }
 
     /// Give the child processes thread `tid` created that were born with
     /// the pin unseen `tid`'s own mask; returns them.
     fn new_children(&mut self, tid: i32) -> Vec<i32> {
-        let Some((own, _)) = self.given.get(&tid).cloned() else {
+        let Some((own, at)) = self.given_to(tid).map(|g| (g.own.clone(), g.at)) else {
             return Vec::new();
         };
         kernel::children(tid)
             .into_iter()
-            .filter(|&c| self.adopt(c, &own))
+            .filter(|&c| self.adopt(c, &own, at))
             .collect()
     }
 
@@ -463,25 +507,50 @@ impl Descent<'_> {
     }
 
     /// Give task `tid` mask `own` if rtrace never told of it, it was born
-    /// after the guard and it still runs on the pin; whether it got it.
-    fn adopt(&mut self, tid: i32, own: &[u8]) -> bool {
+    /// after the guard and no later than [`BORN_PINNED_TICKS`] after its
+    /// creator got its own mask back (`creator_at`), and it still runs on
+    /// the pin; whether it got it.
+    fn adopt(&mut self, tid: i32, own: &[u8], creator_at: u64) -> bool {
         if self.given.contains_key(&tid) {
             return false;
         }
         let Some(start) = kernel::start_time(tid) else {
             return false;
         };
-        // Told of: given back already, or traced unpinned, or (a tid of a
-        // later task) unknown.
-        if self.told.get(&tid).is_some_and(|k| k.start == start) || start < self.since {
+        // Told of: given back already, or traced unpinned, or a
+        // CLONE_UNTRACED child (or a tid of a later task: unknown).
+        if self.told.get(&tid).is_some_and(|k| k.start == start)
+            || start < self.since
+            || start > creator_at + BORN_PINNED_TICKS
+        {
             return false;
         }
         if !self.on_pin(tid) || kernel::set_affinity(tid, own).is_err() {
             return false;
         }
-        self.given.insert(tid, (own.to_vec(), true));
+        let Some(at) = kernel::boot_ticks() else {
+            return false;
+        };
+        self.given.insert(
+            tid,
+            Given {
+                own: own.to_vec(),
+                follows: true,
+                start,
+                at,
+            },
+        );
         true
     }
+}
+
+/// Clock ticks per second, the unit of start times.
+fn clock_ticks() -> u32 {
+    // SAFETY: sysconf reads nothing of ours.
+    u32::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) })
+        .ok()
+        .filter(|&hz| hz > 0)
+        .unwrap_or(100)
 }
 
 /// The one CPU a mask holds, if it holds exactly one.
