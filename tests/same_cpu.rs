@@ -910,3 +910,49 @@ fn a_killed_rtrace_leaves_an_untraced_child_its_own_choice() {
     drop(stdin);
     let _ = std::fs::remove_file(&file);
 }
+
+/// A task created by a pinned tracee is born with the pin. When
+/// co-location ends (here: the output fails) after its creator entered
+/// the call and before rtrace hears of the task, the task still gets its
+/// creator's own mask: rtrace is held (as above) until the task exists
+/// and its output is gone, so it ends co-location first.
+#[test]
+fn co_location_ending_during_a_fork_still_gives_the_new_task_its_mask() {
+    let Some((c0, c1)) = two_cpus() else { return };
+    for new in ["fork", "thread"] {
+        let (mut target, _out) = untraced_target(&["hold", new], c1);
+        let pid = target.id() as i32;
+        let mut tracer = rtrace()
+            .arg(format!("--same-cpu={c0}"))
+            .args(["-f", "-p", &pid.to_string()])
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let rt = tracer.id() as i32;
+        let err = tracer.stderr.take().unwrap();
+        let pin = c0.to_string();
+        assert_eq!(wait_for_list(pid, &pin), pin, "{new}: not pinned");
+        let mut stdin = target.stdin.take().unwrap();
+        hold_after_resuming_into_fork(rt, pid, || stdin.write_all(b"\n").unwrap());
+        let born = wait_until("the new task", || new_task(pid));
+        assert_eq!(allowed_list(born), pin, "{new}: born pinned");
+        // Its next write fails; its flush timer comes due meanwhile.
+        drop(err);
+        std::thread::sleep(Duration::from_millis(100));
+        // SAFETY: letting our own tracee go.
+        assert_eq!(
+            unsafe { libc::ptrace(libc::PTRACE_DETACH, rt, 0usize, 0usize) },
+            0
+        );
+        let own = c1.to_string();
+        assert_eq!(wait_for_list(pid, &own), own, "{new}: its creator");
+        assert_eq!(wait_for_list(born, &own), own, "{new}: the new task");
+        drop(stdin);
+        target.wait().unwrap();
+        assert_eq!(
+            tracer.wait().unwrap().code(),
+            Some(1),
+            "{new}: the output error"
+        );
+    }
+}

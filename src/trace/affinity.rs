@@ -472,6 +472,7 @@ impl Engine {
         let Some(own) = proc.own_mask.as_ref() else {
             return;
         };
+        proc.forking_own = Some(own.clone());
         // The flags (clone3's are in the tracee's memory) only matter
         // when the children are traced at all.
         let untraced = (!follow && !proc.seccomp)
@@ -490,6 +491,7 @@ impl Engine {
         let Some(proc) = self.procs.get_mut(&pid) else {
             return;
         };
+        proc.forking_own = None;
         if !std::mem::take(&mut proc.fork_unpinned) {
             return;
         }
@@ -511,6 +513,21 @@ impl Engine {
         if let (Some(own), Some(cpu)) = (proc.own_mask.as_ref(), self.colo.cpu) {
             let _ = kernel::set_affinity(pid, &single(cpu, own.len()));
         }
+    }
+
+    /// The own mask of a task `creator` creates: the creator's, while it
+    /// is pinned. One unpinned since it entered the call (a tick, the end
+    /// of co-location) may have handed the pin on all the same: the new
+    /// task gets the mask it would have had now, and is not pinned.
+    pub(super) fn born_own_mask(&self, creator: i32, child: i32) -> Option<Vec<u8>> {
+        let creator = self.procs.get(&creator)?;
+        if let Some(own) = &creator.own_mask {
+            return Some(own.clone());
+        }
+        if let Some(own) = &creator.forking_own {
+            let _ = kernel::set_affinity(child, own);
+        }
+        None
     }
 
     /// At the leave of a call of a pinned task, before it is printed: a

@@ -215,6 +215,10 @@ struct Proc {
     /// task it creates is not traced and must not inherit the pin
     /// (`fork_entered`); `fork_left` pins it again.
     fork_unpinned: bool,
+    /// Its own mask when it entered its current fork-class call pinned:
+    /// a task it creates is born with the pin even if the task is unpinned
+    /// (a tick, the end of co-location) before rtrace hears of the child.
+    forking_own: Option<Vec<u8>>,
     /// `--same-cpu=auto` with several tasks: since when the task has run
     /// its own code (resumed outside a call), the time it did so in this
     /// tick before that, and whether it computes (see `affinity`).
@@ -244,6 +248,7 @@ impl Proc {
             own_mask: None,
             unpinnable: false,
             fork_unpinned: false,
+            forking_own: None,
             user_since: None,
             user_time: std::time::Duration::ZERO,
             computing: false,

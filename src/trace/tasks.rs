@@ -49,8 +49,8 @@ impl Engine {
             }
         }
         // It was born with its parent's pin: give it the parent's own mask.
-        if let Some(own) = self.procs.get(&parent).and_then(|p| p.own_mask.as_ref()) {
-            let _ = kernel::set_affinity(child, own);
+        if let Some(own) = self.born_own_mask(parent, child) {
+            let _ = kernel::set_affinity(child, &own);
         }
         self.resume(child, libc::PTRACE_DETACH, 0);
     }
@@ -95,9 +95,7 @@ impl Engine {
             // Born with its creator's pin (a thread's creator is a thread
             // of its group; the leader stands for it).
             let creator = if tgid != Some(pid) { tgid } else { ppid };
-            proc.own_mask = creator
-                .and_then(|c| self.procs.get(&c))
-                .and_then(|c| c.own_mask.clone());
+            proc.own_mask = creator.and_then(|c| self.born_own_mask(c, pid));
             self.procs.insert(pid, proc);
             self.set_count();
             self.child_start(pid, status);
@@ -112,6 +110,9 @@ impl Engine {
             // Its first stop came first and it was started already.
             return;
         }
+        // A child starts with its parent's mask: rtrace's pin, if the
+        // parent is pinned, and then the parent's own mask is its own.
+        let own_mask = self.born_own_mask(pid, child);
         let Some(parent) = self.procs.get_mut(&pid) else {
             return;
         };
@@ -145,9 +146,6 @@ impl Engine {
         }
         let name = parent.name.clone();
         let seccomp = parent.seccomp;
-        // A child starts with its parent's mask: rtrace's pin, if the
-        // parent is pinned, and then the parent's own mask is its own.
-        let own_mask = parent.own_mask.clone();
         let tgid = if flags & libc::CLONE_THREAD as u64 != 0 {
             parent.tgid
         } else {
