@@ -592,6 +592,15 @@ pub fn start_time(tid: i32) -> Option<u64> {
     stat_field(tid, 22)?.parse().ok()
 }
 
+/// Clock ticks per second: the unit of [`start_time`] (USER_HZ).
+pub fn clock_ticks() -> u64 {
+    // SAFETY: sysconf reads nothing of ours.
+    u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) })
+        .ok()
+        .filter(|&hz| hz > 0)
+        .unwrap_or(100)
+}
+
 /// Now, in the clock ticks of [`start_time`] (CLOCK_BOOTTIME, as the
 /// kernel counts a task's start).
 pub fn boot_ticks() -> Option<u64> {
@@ -599,14 +608,11 @@ pub fn boot_ticks() -> Option<u64> {
         tv_sec: 0,
         tv_nsec: 0,
     };
-    // SAFETY: clock_gettime writes only `ts`; sysconf reads nothing.
-    let (ok, hz) = unsafe {
-        (
-            libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut ts) == 0,
-            libc::sysconf(libc::_SC_CLK_TCK),
-        )
-    };
-    let hz = u64::try_from(hz).ok().filter(|&hz| hz > 0 && ok)?;
+    // SAFETY: clock_gettime writes only `ts`.
+    if unsafe { libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut ts) } != 0 {
+        return None;
+    }
+    let hz = clock_ticks();
     Some(ts.tv_sec as u64 * hz + ts.tv_nsec as u64 * hz / 1_000_000_000)
 }
 

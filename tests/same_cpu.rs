@@ -198,17 +198,26 @@ fn never_leaves_the_mask_alone() {
     );
 }
 
+/// Whether `unshare --pid --fork` works here (it needs root); says so
+/// when not, and the test that asked has nothing to tell.
+fn can_make_pid_namespaces() -> bool {
+    let unshare = Command::new("unshare")
+        .args(["--pid", "--fork", "true"])
+        .status();
+    let ok = unshare.is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!("skipped: `unshare --pid --fork` cannot run here (it needs root)");
+    }
+    ok
+}
+
 /// A program in a pid namespace of its own names its threads by their
 /// ids there (glibc's pthread_getaffinity_np does): those calls are
 /// virtualised as well.
 #[test]
 fn a_tracee_in_its_own_pid_namespace_sees_its_own_mask_by_tid() {
     let Some((_, c1)) = two_cpus() else { return };
-    let unshare = Command::new("unshare")
-        .args(["--pid", "--fork", "true"])
-        .status();
-    if !unshare.is_ok_and(|s| s.success()) {
-        eprintln!("skipped: `unshare --pid --fork` cannot run here (it needs root)");
+    if !can_make_pid_namespaces() {
         return;
     }
     let all = list(&my_cpus());
@@ -260,11 +269,7 @@ fn a_tracee_in_its_own_pid_namespace_sees_its_own_mask_by_tid() {
 #[test]
 fn a_tracee_names_a_task_of_a_nested_pid_namespace_by_its_pid() {
     let Some((c0, c1)) = two_cpus() else { return };
-    let unshare = Command::new("unshare")
-        .args(["--pid", "--fork", "true"])
-        .status();
-    if !unshare.is_ok_and(|s| s.success()) {
-        eprintln!("skipped: pid namespaces cannot be made here (it needs root)");
+    if !can_make_pid_namespaces() {
         return;
     }
     let all = list(&my_cpus());

@@ -201,8 +201,8 @@ impl Engine {
     fn guard_update(&mut self) {
         if let Some(Some(guard)) = self.colo.guard.as_mut() {
             // A task whose new tasks are traced has them born pinned; one
-            // whose are not makes its fork-class calls on its own mask
-            // (`fork_entered`).
+            // whose are not, or one in a call that makes an untraced task,
+            // makes its fork-class calls on its own mask (`fork_entered`).
             let follow = self.follow;
             self.colo
                 .untraced
@@ -216,7 +216,10 @@ impl Engine {
                 self.colo.cpu,
                 self.procs
                     .values()
-                    .map(move |p| (p.pid, p.own_mask.as_deref(), follow || p.seccomp))
+                    .map(move |p| {
+                        let follows = (follow || p.seccomp) && !p.fork_unpinned;
+                        (p.pid, p.own_mask.as_deref(), follows)
+                    })
                     .chain(untraced),
             );
         }
@@ -479,6 +482,9 @@ impl Engine {
             || clone_flags(name, args, &mut proc.mem) & libc::CLONE_UNTRACED as u64 != 0;
         if untraced && kernel::set_affinity(pid, own).is_ok() {
             proc.fork_unpinned = true;
+            // Before the task runs on: the guard must not take the task it
+            // creates for one born pinned.
+            self.guard_update();
         }
     }
 
@@ -499,12 +505,16 @@ impl Engine {
         // guard looks below that task for children born pinned, and must
         // not take this one, whatever mask it chooses. Its tid is the
         // result as rtrace sees it only in rtrace's pid namespace.
-        if (follow || proc.seccomp)
+        let follows = follow || proc.seccomp;
+        if follows
             && rval > 0
             && kernel::pid_namespace(pid) == kernel::pid_namespace(0)
             && let Some(start) = kernel::start_time(rval as i32)
         {
             self.colo.untraced.push((rval as i32, start));
+        }
+        if follows {
+            // Its new tasks are born pinned again (`guard_update`).
             self.guard_update();
         }
         let Some(proc) = self.procs.get_mut(&pid) else {

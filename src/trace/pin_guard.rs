@@ -41,8 +41,8 @@
 //!
 //! - `pin CPU`: the CPU tracees are pinned to (first);
 //! - `TID HEXMASK`: a pinned task and its own mask; it creates tasks on
-//!   its own mask (rtrace does not trace them: no descendant is looked
-//!   for);
+//!   its own mask (rtrace does not trace them, or it is in a call that
+//!   makes an untraced task: no descendant is looked for);
 //! - `TID HEXMASK +`: the same, but the tasks it creates are traced and
 //!   born pinned: its descendants are looked for;
 //! - `TID -`: a task traced but not pinned (it computes, or cannot be
@@ -414,7 +414,7 @@ impl Descent<'_> {
             return;
         }
         let settled = std::time::Instant::now()
-            + std::time::Duration::from_secs(1) * BORN_PINNED_TICKS as u32 / clock_ticks();
+            + std::time::Duration::from_secs(BORN_PINNED_TICKS) / kernel::clock_ticks() as u32;
         for _ in 0..MAX_LOOKS {
             let mut queue: Vec<i32> = self
                 .given
@@ -542,15 +542,6 @@ impl Descent<'_> {
         );
         true
     }
-}
-
-/// Clock ticks per second, the unit of start times.
-fn clock_ticks() -> u32 {
-    // SAFETY: sysconf reads nothing of ours.
-    u32::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) })
-        .ok()
-        .filter(|&hz| hz > 0)
-        .unwrap_or(100)
 }
 
 /// The one CPU a mask holds, if it holds exactly one.
