@@ -557,12 +557,13 @@ fn wait_until<T>(what: &str, mut found: impl FnMut() -> Option<T>) -> T {
     }
 }
 
-/// A pinned task's new task is born with the pin before rtrace hears of
-/// it (at its fork event). rtrace killed in that window must not leave it
-/// pinned: the guard, never told of it, finds it (a child process, or a
-/// thread) and gives it its creator's own mask. The window is made to
-/// last: this test traces rtrace and holds it right after it has let the
-/// process go into the call that creates the task.
+/// A pinned task's new task exists before rtrace hears of it (at its fork
+/// event). It must never be born with the pin, which the guard knows
+/// nothing of: the creator makes the call on its own mask, so the task is
+/// born with it, and rtrace killed in that window leaves every task its
+/// own mask. The window is made to last: this test traces rtrace and holds
+/// it right after it has let the process go into the call that creates
+/// the task.
 #[test]
 fn a_killed_rtrace_gives_back_the_mask_of_a_task_it_never_saw() {
     let Some((c0, c1)) = two_cpus() else { return };
@@ -588,7 +589,8 @@ fn a_killed_rtrace_gives_back_the_mask_of_a_task_it_never_saw() {
         let mut stdin = target.stdin.take().unwrap();
         hold_after_resuming_into_fork(rt, pid, || stdin.write_all(b"\n").unwrap());
         let born = wait_until("the new task", || new_task(pid));
-        assert_eq!(allowed_list(born), c0.to_string(), "{new}: born pinned");
+        let own = c1.to_string();
+        assert_eq!(allowed_list(born), own, "{new}: born on its own mask");
         // SAFETY: signalling our own child.
         unsafe { libc::kill(rt, libc::SIGKILL) };
         let mut status = 0;
@@ -597,7 +599,6 @@ fn a_killed_rtrace_gives_back_the_mask_of_a_task_it_never_saw() {
             && !libc::WIFSIGNALED(status)
         {}
         assert!(libc::WIFSIGNALED(status) && libc::WTERMSIG(status) == libc::SIGKILL);
-        let own = c1.to_string();
         assert_eq!(
             wait_for_list(born, &own),
             own,
@@ -903,8 +904,7 @@ fn a_killed_rtrace_leaves_an_untraced_child_its_own_choice() {
     // SAFETY: signalling our own child.
     unsafe { libc::kill(rt.id() as i32, libc::SIGKILL) };
     rt.wait().unwrap();
-    // The guard gives masks back at once and looks for new tasks for
-    // about 50 ms: it has long done so by now.
+    // The guard gives masks back at once: it has long done so by now.
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(
         allowed_list(child),
@@ -916,11 +916,12 @@ fn a_killed_rtrace_leaves_an_untraced_child_its_own_choice() {
     let _ = std::fs::remove_file(&file);
 }
 
-/// A task created by a pinned tracee is born with the pin. When
-/// co-location ends (here: the output fails) after its creator entered
-/// the call and before rtrace hears of the task, the task still gets its
-/// creator's own mask: rtrace is held (as above) until the task exists
-/// and its output is gone, so it ends co-location first.
+/// A task created by a pinned tracee is born on its creator's own mask
+/// (the call is made on it). When co-location ends (here: the output
+/// fails) after its creator entered the call and before rtrace hears of
+/// the task, the task keeps that mask and the creator gets its own back:
+/// rtrace is held (as above) until the task exists and its output is
+/// gone, so it ends co-location first.
 #[test]
 fn co_location_ending_during_a_fork_still_gives_the_new_task_its_mask() {
     let Some((c0, c1)) = two_cpus() else { return };
@@ -940,7 +941,11 @@ fn co_location_ending_during_a_fork_still_gives_the_new_task_its_mask() {
         let mut stdin = target.stdin.take().unwrap();
         hold_after_resuming_into_fork(rt, pid, || stdin.write_all(b"\n").unwrap());
         let born = wait_until("the new task", || new_task(pid));
-        assert_eq!(allowed_list(born), pin, "{new}: born pinned");
+        assert_eq!(
+            allowed_list(born),
+            c1.to_string(),
+            "{new}: born on its own mask"
+        );
         // Its next write fails; its flush timer comes due meanwhile.
         drop(err);
         std::thread::sleep(Duration::from_millis(100));

@@ -10,19 +10,23 @@
 //! have without rtrace. It gives every task its own mask back when the
 //! task leaves the trace (detach), when co-location ends (an output
 //! error) and, in the automatic mode, while the task computes alongside
-//! another (see [`SameCpu::Auto`]), and it virtualises
-//! sched_getaffinity and sched_setaffinity for pinned tasks: a task sees,
-//! and after the trace keeps, the mask it asked for, never rtrace's pin.
+//! another (see [`SameCpu::Auto`]).
+//!
+//! A pinned task must never see the pin. The calls that would show it or
+//! hand it on ([`VIRTUALISED`]: sched_getaffinity, sched_setaffinity and
+//! the calls that create tasks) are made on the task's own mask: it is
+//! given that mask at the call's entry and pinned again at its leave, with
+//! the mask the kernel then holds as its own. So the kernel itself answers
+//! them as it would untraced, a mask set is the task's own, and a new task
+//! is born with its creator's real mask, never with the pin: its own mask
+//! is read from the kernel when it is pinned, and the pin guard never has
+//! a task it was not told of to find.
 
 use super::pin_guard::PinGuard;
-use super::tasks::clone_flags;
 use super::{Engine, Error};
-use crate::call::{Call, is_error};
+use crate::call::CallClass;
 use crate::kernel;
 use std::time::{Duration, Instant};
-
-/// The largest CPU mask the kernel reports: NR_CPUS is at most 8192.
-const MAX_MASK_BYTES: u64 = 8192 / 8;
 
 /// When to run the tracer and its tracees on one CPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,9 +47,22 @@ pub enum SameCpu {
     Always(Option<usize>),
 }
 
-/// The calls a pinned task must stop for, so that they can be virtualised
-/// (added to the seccomp fast path's filter).
-pub const VIRTUALISED: &[&str] = &["sched_getaffinity", "sched_setaffinity"];
+/// The calls a pinned task makes on its own mask, so that it never sees
+/// or hands on the pin: they must stop (they are added to the seccomp
+/// fast path's filter).
+pub const VIRTUALISED: &[&str] = &[
+    "sched_getaffinity",
+    "sched_setaffinity",
+    "clone",
+    "clone3",
+    "fork",
+    "vfork",
+];
+
+/// Whether a call of `class` named `name` is one of [`VIRTUALISED`].
+pub(super) fn on_own_mask(class: CallClass, name: &str) -> bool {
+    class == CallClass::Fork || matches!(name, "sched_getaffinity" | "sched_setaffinity")
+}
 
 /// The engine's co-location state.
 pub(super) struct CoLocation {
@@ -67,12 +84,9 @@ pub(super) struct CoLocation {
     /// A tick has come since ticks began.
     ticked: bool,
     /// The process that gives masks back if rtrace dies without doing it,
-    /// started with the first pin; `Some(None)` when it could not be.
+    /// started with the first pin; `Some(None)` when it could not be, and
+    /// then nothing is pinned.
     guard: Option<Option<PinGuard>>,
-    /// Children of CLONE_UNTRACED calls made on their creator's own mask
-    /// (tid, start time), while they live: the guard is told to leave
-    /// them alone, as their mask is their own even when it is the pin CPU.
-    untraced: Vec<(i32, u64)>,
 }
 
 /// How often, in microseconds, the automatic mode looks for tasks that
@@ -153,7 +167,6 @@ impl CoLocation {
             timer: false,
             ticked: false,
             guard: None,
-            untraced: Vec::new(),
         })
     }
 
@@ -196,33 +209,20 @@ impl Engine {
         self.guard_update();
     }
 
-    /// Tell the pin guard (if there is one) the pin and the traced tasks:
-    /// which are pinned, and their own masks.
-    fn guard_update(&mut self) {
-        if let Some(Some(guard)) = self.colo.guard.as_mut() {
-            // A task whose new tasks are traced has them born pinned; one
-            // whose are not, or one in a call that makes an untraced task,
-            // makes its fork-class calls on its own mask (`fork_entered`).
-            let follow = self.follow;
-            self.colo
-                .untraced
-                .retain(|&(tid, start)| kernel::start_time(tid) == Some(start));
-            let untraced = self
-                .colo
-                .untraced
-                .iter()
-                .map(|&(tid, _)| (tid, None, false));
-            guard.update(
-                self.colo.cpu,
-                self.procs
-                    .values()
-                    .map(move |p| {
-                        let follows = (follow || p.seccomp) && !p.fork_unpinned;
-                        (p.pid, p.own_mask.as_deref(), follows)
-                    })
-                    .chain(untraced),
-            );
-        }
+    /// Tell the pin guard the pin and the pinned tasks (not those on their
+    /// own masks for a call) with their own masks; whether it has been
+    /// sent all of it, which a pin needs (false without a guard).
+    fn guard_update(&mut self) -> bool {
+        let Some(Some(guard)) = self.colo.guard.as_mut() else {
+            return false;
+        };
+        guard.update(
+            self.colo.cpu,
+            self.procs
+                .values()
+                .filter(|p| p.held == 0)
+                .filter_map(|p| Some((p.pid, p.own_mask.as_deref()?))),
+        )
     }
 
     /// When the automatic mode needs the timer to call
@@ -361,16 +361,20 @@ impl Engine {
         if self.colo.guard.is_none() {
             self.colo.guard = Some(PinGuard::start());
         }
+        if matches!(self.colo.guard, Some(None)) {
+            // No guard: a pin could outlive a killed rtrace.
+            return;
+        }
         self.colo.active = true;
         // Tasks that compute leave the CPU they shared: all but one are
         // first sent off it, so they run in parallel at once rather than
         // when the scheduler next balances (an idle virtual CPU may take
         // tens of milliseconds to be woken for that).
         let mut one_stays = false;
-        let busy = self.in_affinity_calls();
         let mut pinning = Vec::new();
         for proc in self.procs.values_mut() {
-            if busy.contains(&proc.pid) {
+            if proc.held > 0 {
+                // On its own mask for a call: pinned when it leaves it.
                 continue;
             }
             if proc.computing {
@@ -396,11 +400,21 @@ impl Engine {
             }
         }
         if pinning.is_empty() {
+            self.guard_update();
             return;
         }
         // The guard learns the own masks before the pins exist: giving a
-        // task its own mask when it was never pinned does no harm.
-        self.guard_update();
+        // task its own mask when it was never pinned does no harm. One
+        // that cannot be told (its pipe full) is not pinned yet.
+        if !self.guard_update() {
+            for (pid, _) in pinning {
+                if let Some(proc) = self.procs.get_mut(&pid) {
+                    proc.own_mask = None;
+                }
+            }
+            self.guard_update();
+            return;
+        }
         for (pid, len) in pinning {
             if kernel::set_affinity(pid, &single(cpu, len)).is_err()
                 && let Some(proc) = self.procs.get_mut(&pid)
@@ -414,32 +428,11 @@ impl Engine {
         self.guard_update();
     }
 
-    /// The tasks an open sched_getaffinity or sched_setaffinity call names
-    /// (the caller itself, or the task its tid means): they keep their pins
-    /// until the call is left, so that what the kernel answered was the
-    /// pin whenever rtrace rewrites it, and a mask set is not undone.
-    fn in_affinity_calls(&self) -> Vec<i32> {
-        self.procs
-            .values()
-            .filter_map(|p| {
-                let call = p.call.as_ref()?;
-                if !VIRTUALISED.contains(&&*call.name) {
-                    return None;
-                }
-                match call.args[0] as i32 {
-                    0 => Some(p.pid),
-                    tid => self.tid_of(p.pid, tid),
-                }
-            })
-            .collect()
-    }
-
     /// Give every task, and rtrace, its own mask back.
     fn spread(&mut self) {
         self.colo.active = false;
         for proc in self.procs.values_mut() {
             proc.unpinnable = false;
-            proc.fork_unpinned = false;
             if let Some(own) = proc.own_mask.take() {
                 // ESRCH: it is gone; nothing to give back.
                 let _ = kernel::set_affinity(proc.pid, &own);
@@ -459,137 +452,69 @@ impl Engine {
         }
     }
 
-    /// Pinned task `pid` is about to create a task that rtrace will not
-    /// trace, which would inherit rtrace's pin with no one to take it
-    /// off: its children are not traced (no -f), or the call is a clone
-    /// or clone3 with CLONE_UNTRACED (the kernel attaches no tracer to
-    /// that child, even under -f). The task makes the call on its own
-    /// mask, and `fork_left` pins it again. (Under the seccomp filter a
-    /// task's children are traced, unshown, and given their masks like
-    /// any tracee; there too a CLONE_UNTRACED child is not.)
-    pub(super) fn fork_entered(&mut self, pid: i32, name: &str, args: &[u64; 6]) {
-        let follow = self.follow;
-        let Some(proc) = self.procs.get_mut(&pid) else {
-            return;
-        };
-        let Some(own) = proc.own_mask.as_ref() else {
-            return;
-        };
-        proc.forking_own = Some(own.clone());
-        // The flags (clone3's are in the tracee's memory) only matter
-        // when the children are traced at all.
-        let untraced = (!follow && !proc.seccomp)
-            || clone_flags(name, args, &mut proc.mem) & libc::CLONE_UNTRACED as u64 != 0;
-        if untraced && kernel::set_affinity(pid, own).is_ok() {
-            proc.fork_unpinned = true;
-            // Before the task runs on: the guard must not take the task it
-            // creates for one born pinned.
-            self.guard_update();
-        }
-    }
-
-    /// A fork-class call of task `pid` has returned (or is to be
-    /// restarted, and `fork_entered` sees it again): pin the task again
-    /// if `fork_entered` let it make the call on its own mask and it is
-    /// still pinned (co-location may have ended meanwhile).
-    pub(super) fn fork_left(&mut self, pid: i32, rval: i64) {
-        let follow = self.follow;
-        let Some(proc) = self.procs.get_mut(&pid) else {
-            return;
-        };
-        proc.forking_own = None;
-        if !std::mem::take(&mut proc.fork_unpinned) {
-            return;
-        }
-        // A CLONE_UNTRACED child of a task whose children are traced: the
-        // guard looks below that task for children born pinned, and must
-        // not take this one, whatever mask it chooses. Its tid is the
-        // result as rtrace sees it only in rtrace's pid namespace.
-        let follows = follow || proc.seccomp;
-        if follows
-            && rval > 0
-            && kernel::pid_namespace(pid) == kernel::pid_namespace(0)
-            && let Some(start) = kernel::start_time(rval as i32)
-        {
-            self.colo.untraced.push((rval as i32, start));
-        }
-        if follows {
-            // Its new tasks are born pinned again (`guard_update`).
-            self.guard_update();
-        }
-        let Some(proc) = self.procs.get_mut(&pid) else {
-            return;
-        };
-        if let (Some(own), Some(cpu)) = (proc.own_mask.as_ref(), self.colo.cpu) {
-            let _ = kernel::set_affinity(pid, &single(cpu, own.len()));
-        }
-    }
-
-    /// The own mask of a task `creator` creates: the creator's, while it
-    /// is pinned. One unpinned since it entered the call (a tick, the end
-    /// of co-location) may have handed the pin on all the same: the new
-    /// task gets the mask it would have had now, and is not pinned.
-    pub(super) fn born_own_mask(&self, creator: i32, child: i32) -> Option<Vec<u8>> {
-        let creator = self.procs.get(&creator)?;
-        if let Some(own) = &creator.own_mask {
-            return Some(own.clone());
-        }
-        if let Some(own) = &creator.forking_own {
-            let _ = kernel::set_affinity(child, own);
-        }
-        None
-    }
-
-    /// At the leave of a call of a pinned task, before it is printed: a
-    /// sched_getaffinity reports the task's own mask (the tracee's memory
-    /// is rewritten, so the program and the trace both see it), and a
-    /// successful sched_setaffinity becomes the task's own mask while the
-    /// task stays pinned. Either may name another traced task by its tid.
-    pub(super) fn affinity_leave(&mut self, pid: i32, call: &Call, rval: i64) {
-        let getting = match &*call.name {
-            "sched_getaffinity" => true,
-            "sched_setaffinity" => false,
-            _ => return,
-        };
-        if is_error(rval) {
-            return;
-        }
-        let target = match call.args[0] as i32 {
-            0 => pid,
-            tid => match self.tid_of(pid, tid) {
-                Some(tid) => tid,
-                None => return,
-            },
-        };
-        let Some(own) = self.procs.get(&target).and_then(|p| p.own_mask.as_ref()) else {
-            return;
-        };
-        if getting {
-            // What the kernel wrote: never more than the buffer the
-            // program gave, nor than a mask of the most CPUs Linux has
-            // (a seccomp supervisor may answer anything).
-            let len = (rval as u64).min(call.args[1]).min(MAX_MASK_BYTES);
-            let mut shown = own.clone();
-            shown.resize(len as usize, 0);
-            if let Some(proc) = self.procs.get_mut(&pid) {
-                proc.mem.write(call.args[2], &shown);
+    /// Task `pid` enters one of the [`VIRTUALISED`] calls (`name`, with
+    /// `args`): the task it concerns (itself, or the task an affinity
+    /// call names by tid) makes it on its own mask, and is not pinned
+    /// until the call is left (`own_mask_left`). Counted even while
+    /// nothing is pinned, so that a pin that begins meanwhile waits too.
+    pub(super) fn own_mask_entered(&mut self, pid: i32, name: &str, args: &[u64; 6]) {
+        let target = match (name, args[0] as i32) {
+            ("sched_getaffinity" | "sched_setaffinity", tid) if tid != 0 => {
+                match self.tid_of(pid, tid) {
+                    Some(tid) => tid,
+                    None => return,
+                }
             }
-            return;
-        }
-        // The call set the real mask, as the kernel clipped it to the
-        // CPUs there are: that is the task's own now. Then pin it again.
-        let Some(cpu) = self.colo.cpu else {
+            _ => pid,
+        };
+        let Some(task) = self.procs.get_mut(&target) else {
             return;
         };
-        if let Ok(mask) = kernel::get_affinity(target) {
-            let len = mask.len();
-            let cpu = self.follow_mask(cpu, &mask);
-            if let Some(proc) = self.procs.get_mut(&target) {
-                proc.own_mask = Some(mask);
-            }
-            self.guard_update();
-            let _ = kernel::set_affinity(target, &single(cpu, len));
+        task.held += 1;
+        let unpinned = task.held == 1
+            && task
+                .own_mask
+                .as_ref()
+                .is_some_and(|own| kernel::set_affinity(target, own).is_ok());
+        if let Some(proc) = self.procs.get_mut(&pid) {
+            proc.holding = Some(target);
         }
+        if unpinned {
+            // After the mask is back: the guard then never gives back the
+            // mask of a task that may set its own during the call.
+            self.guard_update();
+        }
+    }
+
+    /// Task `pid` leaves a call `own_mask_entered` saw (returned, or to be
+    /// restarted, when it is entered again): the task the call concerned
+    /// is pinned again once no call needs it on its own mask, with the
+    /// mask the kernel holds now as its own (after a sched_setaffinity, the
+    /// one it set). A mask without rtrace's CPU takes rtrace along
+    /// (`follow_mask`).
+    pub(super) fn own_mask_left(&mut self, pid: i32) {
+        let Some(target) = self.procs.get_mut(&pid).and_then(|p| p.holding.take()) else {
+            return;
+        };
+        self.release(target);
+    }
+
+    /// One call fewer needs task `target` on its own mask: see
+    /// `own_mask_left`.
+    pub(super) fn release(&mut self, target: i32) {
+        let Some(task) = self.procs.get_mut(&target) else {
+            return;
+        };
+        task.held = task.held.saturating_sub(1);
+        if task.held > 0 || task.own_mask.is_none() {
+            return;
+        }
+        // Pinned again by `colocate`, which reads its mask anew.
+        task.own_mask = None;
+        if let (Ok(mask), Some(cpu)) = (kernel::get_affinity(target), self.colo.cpu) {
+            self.follow_mask(cpu, &mask);
+        }
+        self.colocation_update();
     }
 }
 
@@ -613,39 +538,40 @@ impl Engine {
     /// A pinned task set its own mask to one without the CPU (`taskset -c
     /// 1 PROGRAM` under rtrace): unless the CPU was given (`--same-cpu=N`),
     /// rtrace and every pinned task move to the first CPU of that mask
-    /// rtrace may run on, so the task runs where it asked to. Returns the
-    /// CPU to pin to.
-    fn follow_mask(&mut self, cpu: usize, mask: &[u8]) -> usize {
+    /// rtrace may run on, so the task runs where it asked to.
+    fn follow_mask(&mut self, cpu: usize, mask: &[u8]) {
         if has_cpu(mask, cpu) || matches!(self.colo.mode, SameCpu::Always(Some(_))) {
-            return cpu;
+            return;
         }
         let Some(allowed) = self.colo.tracer_own.as_ref() else {
-            return cpu;
+            return;
         };
         let Some(new) = (0..mask.len().min(allowed.len()) * 8)
             .find(|&c| has_cpu(mask, c) && has_cpu(allowed, c))
         else {
-            return cpu;
+            return;
         };
         if kernel::set_affinity(0, &single(new, allowed.len())).is_err() {
-            return cpu;
+            return;
         }
         self.colo.cpu = Some(new);
-        // The guard learns the new pin before any task has it.
-        self.guard_update();
-        let busy = self.in_affinity_calls();
-        // A task in a call made on its own mask (`fork_entered`) is
-        // pinned to the new CPU when it leaves the call.
-        let moving = self
-            .procs
-            .values()
-            .filter(|p| !busy.contains(&p.pid) && !p.fork_unpinned);
-        for proc in moving {
+        // The guard learns the new pin before any task has it; if it
+        // cannot, the tasks get their own masks and are pinned later. A
+        // task on its own mask for a call is pinned when it leaves it.
+        let told = self.guard_update();
+        for proc in self.procs.values_mut().filter(|p| p.held == 0) {
             if let Some(own) = &proc.own_mask {
-                let _ = kernel::set_affinity(proc.pid, &single(new, own.len()));
+                if told {
+                    let _ = kernel::set_affinity(proc.pid, &single(new, own.len()));
+                } else {
+                    let _ = kernel::set_affinity(proc.pid, own);
+                    proc.own_mask = None;
+                }
             }
         }
-        new
+        if !told {
+            self.guard_update();
+        }
     }
 }
 

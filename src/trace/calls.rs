@@ -103,8 +103,8 @@ impl Engine {
         } else {
             self.is_selected(arch, nr, &name)
         };
-        if self.colo.active && entry.handler.class == CallClass::Fork {
-            self.fork_entered(pid, &name, &args);
+        if self.colo.enabled() && super::affinity::on_own_mask(entry.handler.class, &name) {
+            self.own_mask_entered(pid, &name, &args);
         }
         let Some(proc) = self.procs.get_mut(&pid) else {
             return;
@@ -218,8 +218,8 @@ impl Engine {
         let Some(mut call) = proc.call.take() else {
             return;
         };
-        if call.handler.class == CallClass::Fork {
-            self.fork_left(pid, rval);
+        if proc.holding.is_some() {
+            self.own_mask_left(pid);
         }
         if is_restart(rval) && call.handler.class != CallClass::Sigreturn {
             self.count(&call, rval);
@@ -259,10 +259,6 @@ impl Engine {
         let interrupted_ends = call.handler.class == CallClass::Sigreturn
             && is_error(rval)
             && proc.suspended.last().is_some_and(|top| top.call.ip == ip);
-        if self.colo.active {
-            // Before printing: the line shows what the task sees.
-            self.affinity_leave(pid, &call, rval);
-        }
         self.finish(pid, &mut call, rval, End::Returned);
         self.put_diags(pid, &diags);
         self.count(&call, rval);

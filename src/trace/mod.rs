@@ -211,14 +211,12 @@ struct Proc {
     own_mask: Option<Vec<u8>>,
     /// Pinning it failed (another owner, a cpuset without the CPU).
     unpinnable: bool,
-    /// The task makes its current fork-class call on its own mask: the
-    /// task it creates is not traced and must not inherit the pin
-    /// (`fork_entered`); `fork_left` pins it again.
-    fork_unpinned: bool,
-    /// Its own mask when it entered its current fork-class call pinned:
-    /// a task it creates is born with the pin even if the task is unpinned
-    /// (a tick, the end of co-location) before rtrace hears of the child.
-    forking_own: Option<Vec<u8>>,
+    /// How many open calls need the task on its own mask (its own, or
+    /// another task's affinity call naming it): it is not pinned
+    /// meanwhile (`affinity::own_mask_entered`).
+    held: u8,
+    /// The task whose mask the task's open call holds (`held`), if any.
+    holding: Option<i32>,
     /// `--same-cpu=auto` with several tasks: since when the task has run
     /// its own code (resumed outside a call), the time it did so in this
     /// tick before that, and whether it computes (see `affinity`).
@@ -247,8 +245,8 @@ impl Proc {
             shown: true,
             own_mask: None,
             unpinnable: false,
-            fork_unpinned: false,
-            forking_own: None,
+            held: 0,
+            holding: None,
             user_since: None,
             user_time: std::time::Duration::ZERO,
             computing: false,

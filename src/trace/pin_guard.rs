@@ -12,42 +12,23 @@
 //! the one that was pinned (same start time), and exits. A rtrace that
 //! ends normally has emptied the list before.
 //!
-//! A task a pinned task creates is born with the pin, before rtrace hears
-//! of it (its fork event), and a task created after rtrace died too. So
-//! the guard also gives back the masks of tasks it was never told of that
-//! descend from a listed task whose new tasks rtrace traces: the threads
-//! of its thread group and its child processes (/proc/TID/task/TID/
-//! children), and theirs in turn, if such a task was born after the guard
-//! (so after any pin) and no later than `BORN_PINNED_TICKS` (50 ms)
-//! after its creator got its own mask back (later, it was born on that
-//! mask, and a pin CPU mask is its own choice), and may still run on
-//! exactly one CPU that was the pin. Within that time a task that chose a
-//! pin CPU itself cannot be told from one born pinned, and gets the mask
-//! too. A child process gets the own mask of the thread that created it; a
-//! thread, whose creator /proc does not tell, that of its group's leader,
-//! or else of the group's lowest listed thread (threads of one process
-//! nearly always share one mask). A group where a thread rtrace traced
-//! unpinned runs on the pin CPU is left alone: that thread may have
-//! created the others on its own mask. Each task's mask is set before its
-//! own threads and children are looked for, so one it creates meanwhile is
-//! born with its own mask; a creation under way (the pin copied, the task
-//! not yet listed) is found by a later look: the guard looks every 20 ms
-//! until one finds nothing after those 50 ms (a fork of a process so
-//! large that copying it takes longer is missed).
+//! No task is ever born pinned: a pinned task makes its fork-class calls
+//! on its own mask (`affinity`), so every task the guard was not told of
+//! has the mask the kernel gave it, and is left alone. A listed task is
+//! given its own mask back only while it still runs on exactly a CPU that
+//! was the pin: one on another mask was unpinned by rtrace (its own mask,
+//! or the one it set since) and is already right.
 //!
-//! The protocol is lines on a pipe, a snapshot of every task traced while
-//! any is pinned (nothing when none is), then `.`; each such snapshot
-//! replaces the one before:
+//! The protocol is lines on a pipe, a snapshot of the pinned tasks (nothing
+//! when none is), then `.`; each such snapshot replaces the one before:
 //!
 //! - `pin CPU`: the CPU tracees are pinned to (first);
-//! - `TID HEXMASK`: a pinned task and its own mask; it creates tasks on
-//!   its own mask (rtrace does not trace them, or it is in a call that
-//!   makes an untraced task: no descendant is looked for);
-//! - `TID HEXMASK +`: the same, but the tasks it creates are traced and
-//!   born pinned: its descendants are looked for;
-//! - `TID -`: a task traced but not pinned (it computes, or cannot be
-//!   pinned), or the child of a CLONE_UNTRACED call made on its creator's
-//!   own mask: left alone, and so are its descendants.
+//! - `TID HEXMASK`: a pinned task and its own mask.
+//!
+//! rtrace pins a task only once the guard has been sent a snapshot that
+//! lists it (`PinGuard::update` says when), and tells the guard of a task
+//! it unpinned only after giving it its own mask, so whatever moment
+//! rtrace dies at, the guard's last snapshot lists every pinned task.
 
 use crate::kernel;
 use std::collections::HashMap;
@@ -152,21 +133,21 @@ impl PinGuard {
         })
     }
 
-    /// Tell the guard the pin CPU and the traced tasks: for each, its
-    /// own mask if it is pinned, and whether the tasks it creates are
-    /// traced (and so born pinned). Written if that changed since the last
-    /// time.
+    /// Tell the guard the pin CPU and the pinned tasks with their own
+    /// masks (written if that changed since the last time); whether the
+    /// guard has been sent all of it: a task may be pinned only then.
     pub(super) fn update<'a>(
         &mut self,
         cpu: Option<usize>,
-        tasks: impl Iterator<Item = (i32, Option<&'a [u8]>, bool)> + Clone,
-    ) {
+        tasks: impl Iterator<Item = (i32, &'a [u8])> + Clone,
+    ) -> bool {
         let snapshot = snapshot(cpu, tasks);
         if snapshot != self.latest {
             self.latest = snapshot.clone();
             self.queued = Some(snapshot);
         }
         self.write();
+        self.unwritten.is_empty() && self.queued.is_none()
     }
 
     /// Write what the pipe takes now: the rest of a snapshot begun, then
@@ -209,30 +190,22 @@ impl Drop for PinGuard {
     }
 }
 
-/// The snapshot of the pin CPU and the traced tasks (tid, own mask if
-/// pinned, whether its new tasks are traced), in the guard's protocol.
+/// The snapshot of the pin CPU and the pinned tasks (tid, own mask), in
+/// the guard's protocol.
 fn snapshot<'a>(
     cpu: Option<usize>,
-    tasks: impl Iterator<Item = (i32, Option<&'a [u8]>, bool)> + Clone,
+    tasks: impl Iterator<Item = (i32, &'a [u8])> + Clone,
 ) -> String {
     let mut snapshot = String::new();
-    if tasks.clone().any(|(_, own, _)| own.is_some()) {
+    if tasks.clone().next().is_some() {
         if let Some(cpu) = cpu {
             snapshot.push_str(&format!("pin {cpu}\n"));
         }
-        for (tid, own, follows) in tasks {
+        for (tid, own) in tasks {
             snapshot.push_str(&tid.to_string());
-            match own {
-                Some(own) => {
-                    snapshot.push(' ');
-                    for byte in own {
-                        snapshot.push_str(&format!("{byte:02x}"));
-                    }
-                    if follows {
-                        snapshot.push_str(" +");
-                    }
-                }
-                None => snapshot.push_str(" -"),
+            snapshot.push(' ');
+            for byte in own {
+                snapshot.push_str(&format!("{byte:02x}"));
             }
             snapshot.push('\n');
         }
@@ -265,23 +238,8 @@ fn guard_main(pipe: OwnedFd) -> ! {
         }
         libc::syscall(libc::SYS_close_range, fd + 1, u32::MAX, 0u32);
     }
-    // Tasks born before the guard cannot have inherited a pin from a
-    // tracee: the guard is started before the first tracee is pinned.
-    // SAFETY: getpid takes nothing.
-    let since = kernel::start_time(unsafe { libc::getpid() });
     let (told, pins) = follow(std::io::BufReader::new(std::fs::File::from(pipe)));
-    let given = give_back_listed(&told);
-    if let Some(since) = since
-        && !pins.is_empty()
-    {
-        let mut search = Descent {
-            told: &told,
-            pins: &pins,
-            since,
-            given,
-        };
-        search.run();
-    }
+    give_back(&told, &pins);
     // SAFETY: _exit ends the guard without running rtrace's atexit work.
     unsafe { libc::_exit(0) }
 }
@@ -315,12 +273,8 @@ fn follow(reader: impl BufRead) -> (HashMap<i32, Told>, Vec<usize>) {
         let Ok(tid) = first.parse::<i32>() else {
             continue;
         };
-        let own = match second {
-            "-" => None,
-            hex => match parse_hex(hex) {
-                Some(mask) => Some((mask, fields.next() == Some("+"))),
-                None => continue,
-            },
+        let Some(own) = parse_hex(second) else {
+            continue;
         };
         // The start time tells a task from a later one with its tid.
         let start = match told.get(&tid) {
@@ -334,213 +288,25 @@ fn follow(reader: impl BufRead) -> (HashMap<i32, Told>, Vec<usize>) {
     (told, pins)
 }
 
-/// What the guard was told of a task.
+/// What the guard was told of a pinned task.
 struct Told {
     /// When it started: the tid names this task only while it is the same.
     start: u64,
-    /// Its own mask if it is pinned, and whether the tasks it creates are
-    /// born pinned; `None`: traced, not pinned.
-    own: Option<(Vec<u8>, bool)>,
-}
-
-/// A task the guard gave its own mask back.
-struct Given {
+    /// The mask it has without rtrace.
     own: Vec<u8>,
-    /// Its new tasks are traced, so born pinned: look below it.
-    follows: bool,
-    /// When it started: the tid names this task only while it is the same.
-    start: u64,
-    /// When it got its own mask back (in start-time ticks): a task it
-    /// created later was born on that mask, not on the pin.
-    at: u64,
 }
 
-/// Give each pinned task of the last snapshot that is still the same its
-/// own mask back: returns those.
-fn give_back_listed(told: &HashMap<i32, Told>) -> HashMap<i32, Given> {
-    let mut given = HashMap::new();
+/// Give each task of the last snapshot that is still the same, and still
+/// runs on exactly a CPU that was the pin, its own mask back.
+fn give_back(told: &HashMap<i32, Told>, pins: &[usize]) {
     for (&tid, task) in told {
-        if let Some((own, follows)) = &task.own
-            && kernel::start_time(tid) == Some(task.start)
-            && kernel::set_affinity(tid, own).is_ok()
-            && let Some(at) = kernel::boot_ticks()
-        {
-            given.insert(
-                tid,
-                Given {
-                    own: own.clone(),
-                    follows: *follows,
-                    start: task.start,
-                    at,
-                },
-            );
-        }
-    }
-    given
-}
-
-/// How long the guard waits between looks for new tasks: a fork under way
-/// when its creator got its mask back has copied the pin but shows the
-/// child only once done.
-const SETTLE: std::time::Duration = std::time::Duration::from_millis(20);
-
-/// How long after its creator got its own mask back a task found on the
-/// pin counts as born pinned (a fork under way then, copying a large
-/// process), in start-time ticks (10 ms each at the usual 100 Hz): later,
-/// it was born on the creator's own mask and chose the pin CPU itself.
-const BORN_PINNED_TICKS: u64 = 5;
-
-/// At most this many looks: tasks that keep creating tasks end the search.
-const MAX_LOOKS: usize = 20;
-
-/// The search for tasks born pinned that rtrace did not tell of.
-struct Descent<'a> {
-    told: &'a HashMap<i32, Told>,
-    pins: &'a [usize],
-    /// The guard's start time: tasks born before it were never pinned by
-    /// inheritance.
-    since: u64,
-    /// Tasks given their own masks (listed, or found here).
-    given: HashMap<i32, Given>,
-}
-
-impl Descent<'_> {
-    /// Look for descendants of the listed tasks whose new tasks are
-    /// traced, and of each task found, every [`SETTLE`] until a look
-    /// finds none after any fork under way at the give-back must have
-    /// ended ([`BORN_PINNED_TICKS`]).
-    fn run(&mut self) {
-        if !self.given.values().any(|g| g.follows) {
-            return;
-        }
-        let settled = std::time::Instant::now()
-            + std::time::Duration::from_secs(BORN_PINNED_TICKS) / kernel::clock_ticks() as u32;
-        for _ in 0..MAX_LOOKS {
-            let mut queue: Vec<i32> = self
-                .given
-                .iter()
-                .filter(|(_, g)| g.follows)
-                .map(|(&tid, _)| tid)
-                .collect();
-            queue.sort_unstable();
-            let mut found = false;
-            let mut groups_seen = Vec::new();
-            while let Some(tid) = queue.pop() {
-                let mut born = self.new_children(tid);
-                // A group's threads once per look, from any of them.
-                if let Some(group) = kernel::thread_group(tid)
-                    && !groups_seen.contains(&group)
-                {
-                    groups_seen.push(group);
-                    born.extend(self.new_threads(tid));
-                }
-                found |= !born.is_empty();
-                queue.extend(born);
-            }
-            if !found && std::time::Instant::now() >= settled {
-                return;
-            }
-            std::thread::sleep(SETTLE);
-        }
-    }
-
-    /// What the guard gave task `tid`, if the tid still names that task.
-    fn given_to(&self, tid: i32) -> Option<&Given> {
-        self.given
-            .get(&tid)
-            .filter(|g| kernel::start_time(tid) == Some(g.start))
-    }
-
-    /// Give the threads of `tid`'s group that were born with the pin
-    /// unseen the group's own mask; returns them.
-    fn new_threads(&mut self, tid: i32) -> Vec<i32> {
-        let threads = kernel::threads(tid);
-        // A thread traced unpinned that runs on a pin CPU could have
-        // created pinned-looking threads on its own mask.
-        if threads.iter().any(|&t| {
-            self.told
-                .get(&t)
-                .is_some_and(|k| k.own.is_none() && kernel::start_time(t) == Some(k.start))
-                && self.on_pin(t)
-        }) {
-            return Vec::new();
-        }
-        // Which thread made a thread /proc does not say: the leader's
-        // mask, or else the lowest given thread's; born pinned only until
-        // the last of the group's threads got its mask back.
-        let mut ours: Vec<i32> = threads
-            .iter()
-            .copied()
-            .filter(|&t| self.given_to(t).is_some())
-            .collect();
-        ours.sort_unstable();
-        let leader = kernel::thread_group(tid).filter(|l| ours.contains(l));
-        let Some(source) = leader.or(ours.first().copied()) else {
-            return Vec::new();
-        };
-        let own = self.given[&source].own.clone();
-        let until = ours.iter().map(|t| self.given[t].at).max().unwrap_or(0);
-        threads
-            .into_iter()
-            .filter(|&t| self.adopt(t, &own, until))
-            .collect()
-    }
-
-    /// Give the child processes thread `tid` created that were born with
-    /// the pin unseen `tid`'s own mask; returns them.
-    fn new_children(&mut self, tid: i32) -> Vec<i32> {
-        let Some((own, at)) = self.given_to(tid).map(|g| (g.own.clone(), g.at)) else {
-            return Vec::new();
-        };
-        kernel::children(tid)
-            .into_iter()
-            .filter(|&c| self.adopt(c, &own, at))
-            .collect()
-    }
-
-    /// Whether task `tid` may run on exactly one CPU, one that was the pin.
-    fn on_pin(&self, tid: i32) -> bool {
-        kernel::get_affinity(tid)
+        let on_pin = kernel::get_affinity(tid)
             .ok()
             .and_then(|mask| only_cpu(&mask))
-            .is_some_and(|cpu| self.pins.contains(&cpu))
-    }
-
-    /// Give task `tid` mask `own` if rtrace never told of it, it was born
-    /// after the guard and no later than [`BORN_PINNED_TICKS`] after its
-    /// creator got its own mask back (`creator_at`), and it still runs on
-    /// the pin; whether it got it.
-    fn adopt(&mut self, tid: i32, own: &[u8], creator_at: u64) -> bool {
-        if self.given.contains_key(&tid) {
-            return false;
+            .is_some_and(|cpu| pins.contains(&cpu));
+        if on_pin && kernel::start_time(tid) == Some(task.start) {
+            let _ = kernel::set_affinity(tid, &task.own);
         }
-        let Some(start) = kernel::start_time(tid) else {
-            return false;
-        };
-        // Told of: given back already, or traced unpinned, or a
-        // CLONE_UNTRACED child (or a tid of a later task: unknown).
-        if self.told.get(&tid).is_some_and(|k| k.start == start)
-            || start < self.since
-            || start > creator_at + BORN_PINNED_TICKS
-        {
-            return false;
-        }
-        if !self.on_pin(tid) || kernel::set_affinity(tid, own).is_err() {
-            return false;
-        }
-        let Some(at) = kernel::boot_ticks() else {
-            return false;
-        };
-        self.given.insert(
-            tid,
-            Given {
-                own: own.to_vec(),
-                follows: true,
-                start,
-                at,
-            },
-        );
-        true
     }
 }
 
@@ -583,22 +349,21 @@ mod tests {
         let me = std::process::id() as i32;
         let gone = i32::MAX;
         let own = [3u8, 0];
-        let tasks = [(me, Some(&own[..]), true), (gone, None, false)];
+        let tasks = [(me, &own[..]), (gone, &own[..1])];
         let first = snapshot(Some(1), tasks.iter().copied());
-        assert_eq!(first, format!("pin 1\n{me} 0300 +\n{gone} -\n.\n"));
+        assert_eq!(first, format!("pin 1\n{me} 0300\n{gone} 03\n.\n"));
         // Nothing pinned: an empty snapshot.
-        let none = [(me, None, true)];
-        assert_eq!(snapshot(Some(1), none.iter().copied()), ".\n");
-        let second = snapshot(Some(0), [(me, Some(&own[..1]), false)].into_iter());
+        assert_eq!(snapshot(Some(1), std::iter::empty()), ".\n");
+        let second = snapshot(Some(0), [(me, &own[..1])].into_iter());
         assert_eq!(second, format!("pin 0\n{me} 03\n.\n"));
         // The last whole snapshot counts (a task gone is dropped), a torn
         // one does not, and every pin is kept.
-        let text = format!("{first}{second}{me} 07 +\nbad line\n");
+        let text = format!("{first}{second}{me} 07\nbad line\n");
         let (told, pins) = follow(text.as_bytes());
         assert_eq!(pins, vec![1, 0]);
         assert_eq!(told.len(), 1);
         let task = &told[&me];
-        assert_eq!(task.own, Some((vec![3], false)));
+        assert_eq!(task.own, vec![3]);
         assert_eq!(Some(task.start), kernel::start_time(me));
     }
 

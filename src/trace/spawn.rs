@@ -112,6 +112,10 @@ impl Engine {
             ));
         }
         let (rfd, wfd) = (fds[0], fds[1]);
+        // Forked from a pinned rtrace (--same-cpu), the child would have
+        // rtrace's pin, of which the pin guard knows nothing: it takes
+        // rtrace's own mask, its own, itself, and is pinned when traced.
+        let own_mask = self.colo.tracer_own.clone();
         // SAFETY: the child only calls async-signal-safe functions on data
         // prepared before the fork, then execs or exits.
         let pid = unsafe { libc::fork() };
@@ -125,6 +129,9 @@ impl Engine {
             // SAFETY: child side of fork, see above.
             unsafe {
                 libc::close(wfd);
+                if let Some(own) = &own_mask {
+                    libc::syscall(libc::SYS_sched_setaffinity, 0, own.len(), own.as_ptr());
+                }
                 for sig in [
                     libc::SIGINT,
                     libc::SIGTERM,
@@ -225,8 +232,6 @@ impl Engine {
         let mut proc = Proc::new(pid, name.clone(), false, Life::Starting, fds);
         proc.quiet_exec = true;
         proc.seccomp = seccomp;
-        // Forked from a pinned rtrace (--same-cpu), it has rtrace's pin.
-        proc.own_mask = self.colo.tracer_own.clone();
         self.procs.insert(pid, proc);
         self.main_pid = Some(pid);
         self.set_count();

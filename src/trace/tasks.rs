@@ -21,6 +21,10 @@ impl Engine {
     pub(super) fn remove(&mut self, pid: i32) {
         if let Some(p) = self.procs.remove(&pid) {
             self.out.forget(pid);
+            // Gone in a call that held another task on its own mask.
+            if let Some(target) = p.holding {
+                self.release(target);
+            }
             for child in p.children {
                 self.release_child(child);
             }
@@ -47,10 +51,6 @@ impl Engine {
                     _ => return,
                 }
             }
-        }
-        // It was born with its parent's pin: give it the parent's own mask.
-        if let Some(own) = self.born_own_mask(parent, child) {
-            let _ = kernel::set_affinity(child, &own);
         }
         self.resume(child, libc::PTRACE_DETACH, 0);
     }
@@ -92,10 +92,6 @@ impl Engine {
             proc.seccomp = self.seccomp;
             proc.tgid = tgid.unwrap_or(pid);
             proc.shown = self.follow && !self.output_lost;
-            // Born with its creator's pin (a thread's creator is a thread
-            // of its group; the leader stands for it).
-            let creator = if tgid != Some(pid) { tgid } else { ppid };
-            proc.own_mask = creator.and_then(|c| self.born_own_mask(c, pid));
             self.procs.insert(pid, proc);
             self.set_count();
             self.child_start(pid, status);
@@ -110,9 +106,6 @@ impl Engine {
             // Its first stop came first and it was started already.
             return;
         }
-        // A child starts with its parent's mask: rtrace's pin, if the
-        // parent is pinned, and then the parent's own mask is its own.
-        let own_mask = self.born_own_mask(pid, child);
         let Some(parent) = self.procs.get_mut(&pid) else {
             return;
         };
@@ -165,7 +158,6 @@ impl Engine {
         proc.seccomp = seccomp;
         proc.tgid = tgid;
         proc.shown = shown;
-        proc.own_mask = own_mask;
         if shown {
             self.out.record_copy(pid, child);
         }
