@@ -966,3 +966,88 @@ fn co_location_ending_during_a_fork_still_gives_the_new_task_its_mask() {
         );
     }
 }
+
+/// Run `mask_chaos` (threads that set their own masks while others create
+/// threads) with `tracer` (rtrace's arguments, or untraced), let it run
+/// for `run` and end rtrace with `end` (a signal; 0 lets it run on), wait
+/// 100 ms, and return what the program then reports about every thread's
+/// mask, as seen by the kernel.
+fn mask_chaos(
+    tracer: Option<&[&str]>,
+    run: Duration,
+    end: i32,
+    cpus: (usize, usize),
+) -> Vec<String> {
+    let bin = fixture("mask_chaos");
+    let args = [cpus.0.to_string(), cpus.1.to_string()];
+    let mut cmd = match tracer {
+        Some(opts) => {
+            let mut cmd = rtrace();
+            cmd.args(opts).arg("-o").arg("/dev/null").arg(&bin);
+            cmd
+        }
+        None => Command::new(&bin),
+    };
+    let mut child = cmd.args(&args).stdout(Stdio::piped()).spawn().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    out.read_line(&mut first).unwrap();
+    let pid: i32 = first
+        .trim()
+        .strip_prefix("pid ")
+        .unwrap_or_else(|| panic!("mask_chaos said {first:?}"))
+        .parse()
+        .unwrap();
+    std::thread::sleep(run);
+    if end != 0 {
+        // SAFETY: signalling our own child.
+        unsafe { libc::kill(child.id() as i32, end) };
+        child.wait().unwrap();
+        // Every task must have its own mask back within 100 ms.
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // SAFETY: a signal to the program (rtrace's child, or ours).
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGUSR1) }, 0);
+    let mut rest = String::new();
+    out.read_to_string(&mut rest).unwrap();
+    let _ = child.wait();
+    rest.lines().map(str::to_string).collect()
+}
+
+/// The default mode is invisible: threads that set their own masks see
+/// them, new threads start on their creator's mask, and whenever rtrace
+/// is SIGKILLed every thread has its own mask back within 100 ms, as
+/// untraced and with `--same-cpu=always`. The moments of the kills spread
+/// over the program's start and its run.
+#[test]
+fn a_random_kill_leaves_every_task_its_own_mask() {
+    let Some(cpus) = two_cpus() else { return };
+    let fine = s(&[
+        "masks set: seen as set",
+        "new threads: started on their creator's mask",
+        "live threads: on their own masks",
+    ]);
+    let ms = Duration::from_millis;
+    assert_eq!(mask_chaos(None, ms(200), 0, cpus), fine, "untraced");
+    assert_eq!(
+        mask_chaos(
+            Some(&["-f", "--same-cpu=always"]),
+            ms(200),
+            libc::SIGKILL,
+            cpus
+        ),
+        fine,
+        "--same-cpu=always"
+    );
+    // A fixed spread of moments (no randomness to make a failure
+    // unrepeatable): the first stops, the first pins and ticks, later on.
+    for (trial, wait) in [
+        0, 1, 2, 3, 5, 8, 12, 17, 23, 30, 40, 55, 70, 90, 120, 150, 190, 240, 300, 370,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let seen = mask_chaos(Some(&["-f"]), ms(wait), libc::SIGKILL, cpus);
+        assert_eq!(seen, fine, "trial {trial}: rtrace killed after {wait} ms");
+    }
+}

@@ -551,7 +551,11 @@ impl Engine {
         else {
             return;
         };
-        if kernel::set_affinity(0, &single(new, allowed.len())).is_err() {
+        let pin = single(new, allowed.len());
+        if let Some(Some(guard)) = &self.colo.guard {
+            guard.move_to(&pin);
+        }
+        if kernel::set_affinity(0, &pin).is_err() {
             return;
         }
         self.colo.cpu = Some(new);

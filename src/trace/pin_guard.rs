@@ -40,6 +40,8 @@ pub(super) struct PinGuard {
     /// The guard process (a pidfd: never another process that got its
     /// pid), ended when rtrace ends normally.
     pidfd: OwnedFd,
+    /// Its pid, while the pidfd says it lives.
+    pid: i32,
     pipe: std::fs::File,
     /// The last snapshot asked for.
     latest: String,
@@ -82,7 +84,7 @@ impl PinGuard {
             )
         };
         // SAFETY: rtrace has one thread, so the child may run Rust code;
-        // the intermediate child only forks, writes a number and exits.
+        // the intermediate child only forks and exits.
         let middle = unsafe { libc::fork() };
         if middle < 0 {
             return None;
@@ -93,14 +95,15 @@ impl PinGuard {
             // SAFETY: as above.
             let guard = unsafe { libc::fork() };
             if guard == 0 {
-                drop(pid_write);
                 // A panic must never unwind into rtrace's code in this
                 // copy of it.
-                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| guard_main(read)));
+                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    guard_main(read, pid_write)
+                }));
                 // SAFETY: _exit ends the guard at once.
                 unsafe { libc::_exit(1) };
             }
-            let _ = std::fs::File::from(pid_write).write_all(&guard.to_ne_bytes());
+            drop(pid_write);
             // SAFETY: _exit ends the intermediate child at once.
             unsafe { libc::_exit(0) };
         }
@@ -126,6 +129,7 @@ impl PinGuard {
         let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd as i32) };
         Some(PinGuard {
             pidfd,
+            pid,
             pipe: std::fs::File::from(write),
             latest: String::new(),
             unwritten: Vec::new(),
@@ -148,6 +152,27 @@ impl PinGuard {
         }
         self.write();
         self.unwritten.is_empty() && self.queued.is_none()
+    }
+
+    /// Move the guard to `mask` (the pin CPU): it must run where rtrace
+    /// runs, so that woken by rtrace's end it runs before rtrace's exit
+    /// lets the tracees go.
+    pub(super) fn move_to(&self, mask: &[u8]) {
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&self.pidfd);
+        // SAFETY: signal 0 through the pidfd only checks that it lives, so
+        // that the pid is still the guard's.
+        let alive = unsafe {
+            libc::syscall(
+                libc::SYS_pidfd_send_signal,
+                fd,
+                0,
+                std::ptr::null::<libc::siginfo_t>(),
+                0,
+            )
+        } == 0;
+        if alive {
+            let _ = kernel::set_affinity(self.pid, mask);
+        }
     }
 
     /// Write what the pipe takes now: the rest of a snapshot begun, then
@@ -216,7 +241,10 @@ fn snapshot<'a>(
 
 /// The guard's life: follow the snapshots until the pipe ends, then give
 /// back the masks of the last one. Never returns.
-fn guard_main(pipe: OwnedFd) -> ! {
+/// Its pid goes to `ready` once it is set up: a guard still starting
+/// could not act before the tracees are let go, so nothing is pinned
+/// before.
+fn guard_main(pipe: OwnedFd, ready: OwnedFd) -> ! {
     // SAFETY: setsid and prctl take no pointers we do not own; signals
     // that end a terminal session must not end the guard before rtrace.
     unsafe {
@@ -232,12 +260,28 @@ fn guard_main(pipe: OwnedFd) -> ! {
             libc::signal(sig, libc::SIG_IGN);
         }
         // Nothing of rtrace's (its output file, the terminal) stays open.
-        let fd = std::os::fd::AsRawFd::as_raw_fd(&pipe) as u32;
-        if fd > 0 {
-            libc::syscall(libc::SYS_close_range, 0u32, fd - 1, 0u32);
+        let keep = std::os::fd::AsRawFd::as_raw_fd(&pipe) as u32;
+        let ready = std::os::fd::AsRawFd::as_raw_fd(&ready) as u32;
+        let (low, high) = (keep.min(ready), keep.max(ready));
+        if low > 0 {
+            libc::syscall(libc::SYS_close_range, 0u32, low - 1, 0u32);
         }
-        libc::syscall(libc::SYS_close_range, fd + 1, u32::MAX, 0u32);
+        if high > low + 1 {
+            libc::syscall(libc::SYS_close_range, low + 1, high - 1, 0u32);
+        }
+        libc::syscall(libc::SYS_close_range, high + 1, u32::MAX, 0u32);
     }
+    // The guard runs on the pin CPU (it is forked from a pinned rtrace,
+    // and moved with it) as a real-time task (where it may): woken by
+    // rtrace's end, it runs before any pinned task, which may run on that
+    // CPU alone, so none can make a task or set a mask of its own before
+    // the guard has given it its own mask back.
+    let param = libc::sched_param { sched_priority: 1 };
+    // SAFETY: a plain struct the call reads.
+    unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO | libc::SCHED_RESET_ON_FORK, &param) };
+    // SAFETY: getpid takes nothing.
+    let pid = unsafe { libc::getpid() };
+    let _ = std::fs::File::from(ready).write_all(&pid.to_ne_bytes());
     let (told, pins) = follow(std::io::BufReader::new(std::fs::File::from(pipe)));
     give_back(&told, &pins);
     // SAFETY: _exit ends the guard without running rtrace's atexit work.
