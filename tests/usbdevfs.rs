@@ -144,6 +144,9 @@ fn a_pretend_device_shows_what_the_kernel_answered() {
     );
 }
 
+/// The compat codes, made through int 0x80 (an i386 call), print under
+/// the names the i386 program's header gives them (USBDEVFS_SUBMITURB),
+/// not the kernel-internal `*32` ones, and decode with the 32-bit layouts.
 #[test]
 fn compat_codes_use_the_32_bit_layouts() {
     let bin = fixture("usbdevfs_compat");
@@ -153,9 +156,9 @@ fn compat_codes_use_the_32_bit_layouts() {
         run.after_marker(),
         s(&[
             "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
-            "ioctl(3, USBDEVFS_CONTROL32, {bRequestType=0x21, bRequest=9, wValue=0x200, \
+            "ioctl(3, USBDEVFS_CONTROL, {bRequestType=0x21, bRequest=9, wValue=0x200, \
              wIndex=0x1, wLength=2, timeout=50, data=\"hi\"}) = -1 [ENOTTY]",
-            "ioctl(3, USBDEVFS_SUBMITURB32, {type=USBDEVFS_URB_TYPE_BULK, endpoint=0x1, \
+            "ioctl(3, USBDEVFS_SUBMITURB, {type=USBDEVFS_URB_TYPE_BULK, endpoint=0x1, \
              status=0, flags=0, buffer=\"hi\", buffer_length=2, actual_length=0, \
              start_frame=0, stream_id=0, error_count=0, signr=0, usercontext=&0x42}) \
              = -1 [ENOTTY]",

@@ -29,6 +29,12 @@ What it does, and why this way:
 - The argument's type name (`struct fiemap`, `__u64`) is what the macro's
   third argument expands to: a preprocessor pass with the ioctl macros
   redefined to print their arguments.
+- Where the kernel copies something else than the header's type says (an
+  `int` for FS_IOC_GETFLAGS's `long`, a `struct ifreq` for TUNSETIFF's
+  `int`, the pointee of a pointer type, a string), the table carries what
+  the kernel copies, with its size on each architecture (asked of the
+  compiler), its reason and the kernel source line that proves it: the
+  list is tools/ioctl_exceptions.py, beside this script.
 
 The output is one Rust file per table, data only (the types it fills are in
 src/ioctl/names.rs). Never edit those files by hand.
@@ -41,6 +47,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ioctl_exceptions import EXCEPTIONS, KERNEL_TYPES  # noqa: E402
 
 INCLUDE = "/usr/include"
 ARCH_INCLUDE = "/usr/include/x86_64-linux-gnu"
@@ -100,7 +109,7 @@ PRELUDE = """\
 NEEDS = {
     "linux/fs.h": ["linux/fiemap.h", "linux/blktrace_api.h"],
     "linux/if_pppox.h": ["netinet/in.h"],
-    "linux/if_tun.h": ["linux/filter.h"],
+    "linux/if_tun.h": ["linux/filter.h", "linux/if.h"],
     "linux/ppp-ioctl.h": ["linux/filter.h"],
     "linux/gsmmux.h": ["linux/if.h"],
     "linux/isdn_ppp.h": ["linux/if.h"],
@@ -312,9 +321,17 @@ def split_args(text):
     return args
 
 
-def source(h, names, body):
+def source(h, names, body, kernel_types=False):
+    """The C text that includes header `h` and then `body(names)`; with
+    `kernel_types`, the kernel's definitions of the types a package's copy
+    of the header declares otherwise (KERNEL_TYPES) replace them in what
+    follows the header, so the codes are the kernel's."""
     inc = "".join(f"#include <{d}>\n" for d in NEEDS.get(h, []))
-    return PRELUDE + inc + FIXES.get(h, "") + f"#include <{h}>\n" + body(names)
+    after = ""
+    if kernel_types:
+        for name, definition in KERNEL_TYPES.get(h, {}).items():
+            after += f"typedef {definition} rtrace_kernel_{name};\n#define {name} rtrace_kernel_{name}\n"
+    return PRELUDE + inc + FIXES.get(h, "") + f"#include <{h}>\n" + after + body(names)
 
 
 def family_points(nparams):
@@ -342,7 +359,7 @@ def compile_families(h, fams, arch_flag, workdir):
             f"(unsigned int)({name}({', '.join(map(str, pt))}));\n"
             for k, pt in enumerate(points)
         )
-        src = source(h, [], lambda _names: body)
+        src = source(h, [], lambda _names: body, kernel_types=True)
         r = run(["cc", arch_flag, "-w", "-I", workdir, "-S", "-o", "-", "-x", "c", "-"], stdin=src)
         if r.returncode != 0:
             continue
@@ -443,7 +460,7 @@ def compile_values(h, names, arch_flag, workdir):
     for _ in range(8):
         if not names:
             return {}
-        src = source(h, names, values_body)
+        src = source(h, names, values_body, kernel_types=True)
         r = run(["cc", arch_flag, "-w", "-I", workdir, "-S", "-o", "-", "-x", "c", "-"], stdin=src)
         if r.returncode == 0:
             vals = {}
@@ -486,6 +503,64 @@ def compile_types(h, names, arch_flag, workdir):
     return out
 
 
+EXCEPTION_BY_NAME = {n: e for e in EXCEPTIONS for n in e["names"]}
+DIRS = {"write": 1, "read": 2, "both": 3}
+
+
+def real_arg(name, ty, code):
+    """What the kernel copies for request `name` (header type `ty`) where
+    the header does not say it: (kind, type or max length, direction
+    bits, reason, proof), kind one of "type", "string", "value", "ptr";
+    None where the header is right. An entry of ioctl_exceptions.py wins;
+    else a pointer type is followed to its pointee."""
+    code_dir = (code >> 30) & 3
+    e = EXCEPTION_BY_NAME.get(name)
+    if e:
+        d = DIRS[e["dir"]] if "dir" in e else code_dir
+        copies = e["copies"]
+        if copies == "value":
+            return ("value", "", 0, e["reason"], e["proof"])
+        if copies.startswith("string "):
+            return ("string", int(copies.split()[1]), d, e["reason"], e["proof"])
+        return ("type", copies, d, e["reason"], e["proof"])
+    if not ty.endswith("*"):
+        return None
+    pointee = re.sub(r"^const\s+", "", ty[:-1].strip())
+    why = f"the header's type `{ty}` is a pointer, so the code carries a pointer's size; the argument is that pointer"
+    if pointee == "void":
+        return ("ptr", "", code_dir, why + ", to memory of no declared type", "")
+    if pointee == "char":
+        return ("string", 0, code_dir, why + ", to a string", "")
+    return ("type", pointee, code_dir, why + f", and the kernel copies the {pointee} it points to", "")
+
+
+def sizes_body(types):
+    return "".join(
+        f"__attribute__((used)) const unsigned int rtrace_ioc_{i} = sizeof({t});\n"
+        for i, t in enumerate(types)
+    )
+
+
+def compile_sizes(h, types, arch_flag, workdir):
+    """{type: sizeof(type)} on the architecture, for the types header `h`
+    (with the kernel's types of KERNEL_TYPES) defines; one that does not
+    compile (an incomplete type) is left out."""
+    out = {}
+    # All at once; where that fails, one by one to find the bad ones.
+    for batch in [types] + ([[t] for t in types] if len(types) > 1 else []):
+        if all(t in out for t in batch):
+            continue
+        src = source(h, batch, sizes_body, kernel_types=True)
+        r = run(["cc", arch_flag, "-w", "-I", workdir, "-S", "-o", "-", "-x", "c", "-"], stdin=src)
+        if r.returncode != 0:
+            continue
+        for m in re.finditer(r"^rtrace_ioc_(\d+):\s*\n\s*\.long\s+(-?\d+)", r.stdout, re.M):
+            out[batch[int(m.group(1))]] = int(m.group(2))
+        if len(out) == len(types):
+            break
+    return out
+
+
 def group_of(h):
     g = h[:-2] if h.endswith(".h") else h
     return g[len("linux/") :] if g.startswith("linux/") else g
@@ -509,6 +584,7 @@ def generate(arch_flag):
         types = compile_types(
             h, [n for n, k in cands if k == "sym" and n in vals], arch_flag, workdir
         )
+        found = []
         for n, kind in cands:
             if n not in vals:
                 continue
@@ -518,7 +594,17 @@ def generate(arch_flag):
                 mac, ty = ENUM_TYPES[(h, n)]
             else:
                 mac, ty = types.get(n, ("", ""))
-            entries.append((vals[n], n, h, mac, ty))
+            found.append((vals[n], n, h, mac, ty, real_arg(n, ty, vals[n])))
+        wanted = sorted({r[1] for *_, r in found if r and r[0] == "type"})
+        sizes = compile_sizes(h, wanted, arch_flag, workdir) if wanted else {}
+        for code, n, h_, mac, ty, real in found:
+            if real and real[0] == "type":
+                if real[1] in sizes:
+                    real = ("type", real[1], real[2], real[3], real[4], sizes[real[1]])
+                else:
+                    # Not a complete type here: what it points to is unknown.
+                    real = ("ptr", "", real[2], real[3], real[4])
+            entries.append((code, n, h_, mac, ty, real))
     if os.path.islink(os.path.join(workdir, "drm")):
         os.unlink(os.path.join(workdir, "drm"))
     shutil.rmtree(workdir)
@@ -542,7 +628,7 @@ def render(arch, flag, entries, fams, source):
     out.append(f"// define, with the codes of {arch} (`cc {flag}`). Do not edit by hand:\n")
     out.append(f"// run `python3 tools/gen_ioctls.py` to regenerate (HACKING.md).\n")
     out.append(f"//! The {arch} ioctl request table (generated data; see `super::names`).\n\n")
-    out.append("use super::names::{Def, Family, Macro::*, Param::*};\n\n")
+    out.append("use super::names::{Copied::*, Def, Family, Macro::*, Param::*, Real};\n\n")
     out.append("/// The headers the table was generated from.\n")
     out.append(f"pub const SOURCE: &str = {rust_str(source)};\n\n")
     out.append("/// The headers the requests are defined in, by index.\n")
@@ -550,13 +636,37 @@ def render(arch, flag, entries, fams, source):
     for h in headers:
         out.append(f"    {rust_str(h)},\n")
     out.append("];\n\n")
+    reals = sorted({e[5] for e in entries if e[5]}, key=lambda r: (r[0], str(r[1]), r[2], r[3], r[4]))
+    real_index = {r: i for i, r in enumerate(reals)}
+    out.append("/// What the kernel copies where the header's type does not say it, with\n")
+    out.append("/// the reason and the kernel source line (tools/ioctl_exceptions.py; a\n")
+    out.append("/// pointer type's pointee needs no line).\n")
+    out.append("#[rustfmt::skip]\n")
+    out.append("pub static REAL: &[Real] = &[\n")
+    for r in reals:
+        kind = r[0]
+        if kind == "type":
+            copied = f"Pointee({rust_str(r[1])}, {r[5]})"
+        elif kind == "string":
+            copied = f"Str({r[1]})"
+        elif kind == "value":
+            copied = "Value"
+        else:
+            copied = "Ptr"
+        out.append(f"    Real::new({copied}, {r[2]}, {rust_str(r[3])}, {rust_str(r[4])}),\n")
+    out.append("];\n\n")
     out.append("/// Every request, sorted by code and then name.\n")
     out.append("#[rustfmt::skip]\n")
     out.append("pub static DEFS: &[Def] = &[\n")
-    for code, name, h, mac, ty in entries:
-        out.append(
-            f"    Def::new(0x{code:08x}, {rust_str(name)}, {index[h]}, {macros[mac]}, {rust_str(ty)}),\n"
-        )
+    for code, name, h, mac, ty, real in entries:
+        if real:
+            out.append(
+                f"    Def::real(0x{code:08x}, {rust_str(name)}, {index[h]}, {macros[mac]}, {rust_str(ty)}, {real_index[real]}),\n"
+            )
+        else:
+            out.append(
+                f"    Def::new(0x{code:08x}, {rust_str(name)}, {index[h]}, {macros[mac]}, {rust_str(ty)}),\n"
+            )
     out.append("];\n\n")
     out.append("/// Requests with parameters in their code (`EVIOCGNAME(len)`,\n")
     out.append("/// `EVIOCGBIT(ev, len)`), sorted by direction and type bits, then number.\n")

@@ -8,7 +8,7 @@
 
 use std::fmt::Write as _;
 
-use super::names::{self, Def, Macro, Param, Table};
+use super::names::{self, Copied, Def, Macro, Param, Table};
 use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Request, groups, ioc_fields, request_text};
 use crate::kernel::Arch;
 
@@ -216,12 +216,39 @@ fn def_text(out: &mut String, table: &Table, def: &Def) {
         table.header(def),
         c_definition(def)
     );
-    if !def.arg.is_empty() {
+    let real = table.real(def);
+    if let Some(real) = real {
+        let copied = match real.copied {
+            Copied::Pointee(ty, size) => format!("`{ty}` ({size} bytes) at the pointer"),
+            Copied::Str(0) => "a NUL-terminated string at the pointer".to_string(),
+            Copied::Str(max) => format!(
+                "a NUL-terminated string of at most {max} bytes with its NUL at the pointer"
+            ),
+            Copied::Value => "nothing: the argument itself is the number".to_string(),
+            Copied::Ptr => "memory of no declared type at the pointer".to_string(),
+        };
+        let header = if def.arg.is_empty() {
+            "no type".to_string()
+        } else {
+            format!("`{}`", def.arg)
+        };
         let _ = writeln!(
             out,
-            "  argument: a pointer to {} (the header's type; rtrace's tables have no layout for it)",
-            def.arg
+            "  argument: the header says {header}; the kernel copies {copied}"
         );
+        let _ = writeln!(out, "  why: {}", real.reason);
+        if !real.proof.is_empty() {
+            let _ = writeln!(out, "  kernel source: {}", real.proof);
+        }
+    }
+    if !def.arg.is_empty() || real.is_some() {
+        if real.is_none() {
+            let _ = writeln!(
+                out,
+                "  argument: a pointer to {} (the header's type; rtrace's tables have no layout for it)",
+                def.arg
+            );
+        }
         let arch = if table.arch == "i386" {
             Arch::I386
         } else {
@@ -301,8 +328,26 @@ fn req_text(out: &mut String, group: &dyn IoctlGroup, req: &Request) {
                 field.offset, field.size, field.ty, field.name
             );
         }
+        if pointer_typed(req.code, layout) {
+            let _ = writeln!(
+                out,
+                "  the code's size ({} bytes) is a pointer's: the header's type is \
+                 `struct {} *`; the argument is that pointer, and the kernel copies \
+                 the {}-byte struct it points to",
+                f.size, layout.name, layout.size
+            );
+        }
         out.push_str(&super::btf::agreement_line(layout));
     }
+}
+
+/// Whether a group's request carries a pointer's size where its struct is
+/// another size: the header declares the type as a pointer to the struct
+/// (user_events' `_IOWR('*', 0, struct user_reg *)`), a known header
+/// mistake, and the argument is that pointer.
+fn pointer_typed(code: u32, layout: &super::Layout) -> bool {
+    let size = ioc_fields(code as u64).size;
+    matches!(size, 4 | 8) && layout.size as u64 != size
 }
 
 /// A group request's C definition: the header's (from the generated
@@ -316,6 +361,9 @@ fn group_definition(req: &Request) -> String {
     }
     let f = ioc_fields(req.code as u64);
     let ty = match req.arg {
+        Arg::Struct(layout) | Arg::Custom(layout) if pointer_typed(req.code, layout) => {
+            format!("struct {} *", layout.name)
+        }
         Arg::Struct(layout) | Arg::Custom(layout) => format!("struct {}", layout.name),
         Arg::Int | Arg::IntFlags(_) => "int".to_string(),
         _ => format!("{} bytes", f.size),

@@ -14,17 +14,28 @@
 //! pointer (old tty and socket codes) prints as a number, as before.
 
 use super::btf::{self, Found, Kind};
-use super::{IOC_READ, IOC_WRITE, ioc_fields, names};
+use super::names::{self, Copied};
+use super::{IOC_READ, IOC_WRITE, ioc_fields};
 use crate::call::CallType;
 use crate::fdtable::FdInfo;
 use crate::format::{Naming, Printer};
 use crate::kernel::Arch;
 use crate::output::Style;
 
-/// How the argument of a request no group decodes is printed.
+/// How the argument of a request no group decodes is printed, and when.
 #[derive(Debug)]
-pub enum Plan {
-    /// By value (`_IO`): a number.
+pub struct Plan {
+    /// What is printed.
+    pub how: How,
+    /// Which way the kernel moves it, as `_IOC_DIR` bits: the code's, or
+    /// the kernel's where the request table records that they lie.
+    pub dir: u64,
+}
+
+/// What a [`Plan`] prints.
+#[derive(Debug)]
+pub enum How {
+    /// By value (`_IO`, or a request the kernel takes by value): a number.
     Value,
     /// A pointer to data of unknown size.
     Ptr,
@@ -32,50 +43,68 @@ pub enum Plan {
     Btf(Found),
     /// A pointer to this many bytes.
     Bytes(usize),
+    /// A pointer to a NUL-terminated string of at most this many bytes
+    /// with its NUL (0: up to `-s`).
+    Str(usize),
 }
 
 /// Decide how to print request `code`'s argument on `fd`, for a call
 /// through `arch`.
 pub fn plan(code: u64, arch: Arch, fd: Option<&FdInfo>) -> Plan {
     let f = ioc_fields(code);
-    if f.dir == 0 || code > u32::MAX as u64 {
-        return Plan::Value;
+    let value = Plan {
+        how: How::Value,
+        dir: 0,
+    };
+    if code > u32::MAX as u64 {
+        return value;
     }
-    if f.size == 0 {
-        return Plan::Ptr;
+    let path = fd.and_then(|f| std::str::from_utf8(&f.path).ok());
+    let arg = names::argument(arch, code as u32, path);
+    let dir = arg.map_or(f.dir, |a| a.dir);
+    let how = match arg.map(|a| a.copied) {
+        // No direction bits (and no record that the kernel copies
+        // anyway): the argument as a number, as the bits say.
+        Some(Copied::Value) => How::Value,
+        _ if dir == 0 => How::Value,
+        Some(Copied::Ptr) => How::Ptr,
+        Some(Copied::Str(max)) => How::Str(max as usize),
+        Some(Copied::Pointee(ty, size)) => {
+            // x32 has i386's 4-byte pointers and longs: the same check, a
+            // little stricter than it needs (its 64-bit integers keep
+            // 8-byte alignment).
+            let narrow = arch != Arch::X86_64;
+            match btf::lookup(ty, size as usize, narrow) {
+                Some(found) => How::Btf(found),
+                None if size == 0 => How::Ptr,
+                None => How::Bytes(size as usize),
+            }
+        }
+        None if f.size == 0 => How::Ptr,
+        None => How::Bytes(f.size as usize),
+    };
+    if matches!(how, How::Value) {
+        return value;
     }
-    let ty = names::arg_type_on(
-        arch,
-        code as u32,
-        fd.and_then(|f| std::str::from_utf8(&f.path).ok()),
-    );
-    // x32 has i386's 4-byte pointers and longs: the same check, a little
-    // stricter than it needs (its 64-bit integers keep 8-byte alignment).
-    let narrow = arch != Arch::X86_64;
-    if let Some(found) = ty.and_then(|t| btf::lookup(t, f.size as usize, narrow)) {
-        return Plan::Btf(found);
-    }
-    Plan::Bytes(f.size as usize)
+    Plan { how, dir }
 }
 
-/// The enter half: print the argument if the code says the kernel reads
-/// it, or leave it for the leave half if the kernel only writes it.
-pub fn out(p: &mut Printer, code: u64, arg: u64, plan: &Plan) -> CallType {
-    let dir = ioc_fields(code).dir;
-    match plan {
-        Plan::Value => p.hex("arg", arg),
-        Plan::Ptr => p.ptr("arg", arg),
-        _ if dir & IOC_WRITE != 0 => put(p, arg, plan),
+/// The enter half: print the argument if the kernel reads it, or leave it
+/// for the leave half if the kernel only writes it.
+pub fn out(p: &mut Printer, arg: u64, plan: &Plan) -> CallType {
+    match plan.how {
+        How::Value => p.hex("arg", arg),
+        How::Ptr => p.ptr("arg", arg),
+        _ if plan.dir & IOC_WRITE != 0 => put(p, arg, plan),
         _ => return CallType::NotDone,
     }
     CallType::Done
 }
 
 /// The leave half: `=`, the result, and what the kernel wrote.
-pub fn leave(p: &mut Printer, code: u64, arg: u64, plan: &Plan, result: i64, failed: bool) {
-    let dir = ioc_fields(code).dir;
-    let decoded = matches!(plan, Plan::Btf(_) | Plan::Bytes(_));
-    if decoded && dir == IOC_READ {
+pub fn leave(p: &mut Printer, arg: u64, plan: &Plan, result: i64, failed: bool) {
+    let decoded = !matches!(plan.how, How::Value | How::Ptr);
+    if decoded && plan.dir == IOC_READ {
         if failed {
             p.ptr("arg", arg);
         } else {
@@ -89,19 +118,33 @@ pub fn leave(p: &mut Printer, code: u64, arg: u64, plan: &Plan, result: i64, fai
         p.equals();
     }
     p.result(result);
-    if decoded && dir & IOC_READ != 0 && !failed {
+    if decoded && plan.dir & IOC_READ != 0 && !failed {
         p.text(" ", Style::Plain);
         put(p, arg, plan);
     }
 }
 
-/// Print the argument at `addr` by `plan` (Btf or Bytes).
+/// Print the argument at `addr` by `plan`.
 fn put(p: &mut Printer, addr: u64, plan: &Plan) {
-    match plan {
-        Plan::Bytes(n) => p.buf("arg", addr, *n as u64),
-        Plan::Btf(found) => put_btf(p, addr, found),
-        Plan::Value => p.hex("arg", addr),
-        Plan::Ptr => p.ptr("arg", addr),
+    match &plan.how {
+        How::Bytes(n) => p.buf("arg", addr, *n as u64),
+        How::Btf(found) => put_btf(p, addr, found),
+        How::Str(max) => put_str(p, addr, *max),
+        How::Value => p.hex("arg", addr),
+        How::Ptr => p.ptr("arg", addr),
+    }
+}
+
+/// A string the kernel takes up to `max` bytes with its NUL (0: any
+/// length): up to its NUL, cut at `-s` and marked `..` wherever it is cut.
+fn put_str(p: &mut Printer, addr: u64, max: usize) {
+    let limit = p.config().string_limit;
+    // Past `max` bytes the kernel reads no further (and refuses a name
+    // without a NUL in them): so does the print, marking the cut.
+    let want = if max == 0 { limit } else { limit.min(max) };
+    match p.mem().read_cstr(addr, want) {
+        Some((bytes, terminated)) => p.string("arg", &bytes, !terminated),
+        None => p.ptr("arg", addr),
     }
 }
 
@@ -138,23 +181,41 @@ fn put_btf(p: &mut Printer, addr: u64, found: &Found) {
 /// Lines indented as the explanation's argument lines.
 pub fn explain(code: u64, arch: Arch) -> String {
     use std::fmt::Write as _;
-    let f = ioc_fields(code);
+    let plan = plan(code, arch, None);
     let ty = (code <= u32::MAX as u64)
-        .then(|| names::arg_type_on(arch, code as u32, None))
-        .flatten();
-    let when = match f.dir {
+        .then(|| names::argument(arch, code as u32, None))
+        .flatten()
+        .and_then(|a| match a.copied {
+            Copied::Pointee(ty, _) => Some(ty),
+            _ => None,
+        });
+    let when = match plan.dir {
         IOC_WRITE => "before the call",
         IOC_READ => "after the call",
         _ => "before and after the call",
     };
     let mut out = String::new();
-    match plan(code, arch, None) {
-        Plan::Value => out.push_str("  argument: passed by value, printed as a number\n"),
-        Plan::Ptr => out.push_str("  argument: a pointer (its code gives no size)\n"),
-        Plan::Bytes(n) => {
+    match plan.how {
+        How::Value => out.push_str("  argument: passed by value, printed as a number\n"),
+        How::Ptr => out.push_str("  argument: a pointer (to data of no known size)\n"),
+        How::Str(0) => {
+            let _ = writeln!(out, "  printed as a NUL-terminated string {when}");
+        }
+        How::Str(max) => {
+            let _ = writeln!(
+                out,
+                "  printed as a NUL-terminated string of at most {max} bytes with its NUL, {when}"
+            );
+        }
+        How::Bytes(n) => {
+            let whose = if n as u64 == ioc_fields(code).size {
+                "its code carries"
+            } else {
+                "the kernel copies"
+            };
             let _ = write!(
                 out,
-                "  printed as the {n} bytes its code carries, as a string {when}"
+                "  printed as the {n} bytes {whose}, as a string {when}"
             );
             match ty {
                 Some(t) if btf::available() => {
@@ -165,7 +226,7 @@ pub fn explain(code: u64, arch: Arch) -> String {
             }
             out.push('\n');
         }
-        Plan::Btf(found) => {
+        How::Btf(found) => {
             let _ = writeln!(
                 out,
                 "  layout from the kernel's BTF ({}): {} ({} bytes), decoded {when}",

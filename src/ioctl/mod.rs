@@ -302,6 +302,14 @@ pub fn resolve(arch: Arch, code: u64, fd: Option<&FdInfo>) -> Resolved {
         };
     };
     let covered = |d: &names::Def| group.headers().contains(&table.header(d));
+    // A group names compat codes as the kernel's internal headers do
+    // (`USBDEVFS_SUBMITURB32`); a program of that ABI (i386) calls them by
+    // its header's plain name, which the arch's table has at this code.
+    let own = req
+        .name
+        .strip_suffix("32")
+        .and_then(|base| defs.iter().find(|d| d.name == base && covered(d)))
+        .map_or(req.name, |d| d.name);
     let family = family.filter(|(f, _)| !group.headers().contains(&table.family_header(f)));
     let others: Vec<&str> = defs
         .iter()
@@ -311,7 +319,7 @@ pub fn resolve(arch: Arch, code: u64, fd: Option<&FdInfo>) -> Resolved {
     if others.is_empty() && family.is_none() {
         return Resolved {
             decoder: Some((group, req)),
-            name: Cow::Borrowed(req.name),
+            name: Cow::Borrowed(own),
         };
     }
     if !defs.iter().any(covered) && defs.len() < table.lookup(code32).len() {
@@ -324,7 +332,7 @@ pub fn resolve(arch: Arch, code: u64, fd: Option<&FdInfo>) -> Resolved {
     }
     // Every name, in strace's order: one with parameters first, then by name.
     let mut all = others;
-    all.push(req.name);
+    all.push(own);
     all.sort_unstable();
     let mut name = all.join(" or ");
     if let Some((_, text)) = family {
@@ -479,7 +487,7 @@ pub fn ioctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
             p.hex("request", code);
         }
         let plan = fallback::plan(code, c.arch, info.as_ref());
-        return fallback::out(p, code, c.args[2], &plan);
+        return fallback::out(p, c.args[2], &plan);
     };
     check_request(req);
     if p.symbols() {
@@ -552,7 +560,7 @@ pub fn ioctl_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     let arg = c.args[2];
     let Some((group, req)) = found else {
         let plan = fallback::plan(code as u64, c.arch, info.as_ref());
-        fallback::leave(p, code as u64, arg, &plan, c.result, failed);
+        fallback::leave(p, arg, &plan, c.result, failed);
         return;
     };
     let in_only = req.dirs & IF_IN != 0 && req.dirs & IF_OUT == 0;

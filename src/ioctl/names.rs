@@ -44,6 +44,50 @@ impl Macro {
     }
 }
 
+/// What the kernel copies for a request whose header does not say it
+/// (see [`Real`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Copied {
+    /// A value of this C type and size (on the table's architecture) at
+    /// the pointer the argument is.
+    Pointee(&'static str, u16),
+    /// A NUL-terminated string at the pointer, of at most this many bytes
+    /// with its NUL (0: no limit the kernel states here).
+    Str(u16),
+    /// Nothing: the argument itself is the number.
+    Value,
+    /// Memory of no declared type at the pointer.
+    Ptr,
+}
+
+/// A request whose header's type is not what the kernel copies: what it
+/// copies, which way, why, and the kernel source line that proves it
+/// (`tools/ioctl_exceptions.py`, applied by the generator; for a header
+/// type that is a pointer, the general rule: its pointee).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Real {
+    /// What the kernel copies.
+    pub copied: Copied,
+    /// Which way, as `_IOC_DIR` bits: 1 program to kernel, 2 back, 3 both.
+    pub dir: u8,
+    /// Why the header's type is not it.
+    pub reason: &'static str,
+    /// The kernel source line that shows it ("" for the pointer rule).
+    pub proof: &'static str,
+}
+
+impl Real {
+    /// A table entry (used by the generated files).
+    pub const fn new(copied: Copied, dir: u8, reason: &'static str, proof: &'static str) -> Real {
+        Real {
+            copied,
+            dir,
+            reason,
+            proof,
+        }
+    }
+}
+
 /// One request in a generated table.
 #[derive(Debug)]
 pub struct Def {
@@ -58,6 +102,9 @@ pub struct Def {
     /// The argument's C type, the macro's third argument (`struct fiemap`,
     /// `__u64`, `int`); "" for `_IO`, `_IOC` and plain numbers.
     pub arg: &'static str,
+    /// Index in the table's `REAL` of what the kernel really copies,
+    /// where `arg` and the code do not say it.
+    real: Option<u16>,
 }
 
 impl Def {
@@ -75,6 +122,27 @@ impl Def {
             header,
             mac,
             arg,
+            real: None,
+        }
+    }
+
+    /// A table entry whose argument is not what the header's type says:
+    /// what the kernel copies is `REAL[real]` (used by the generated files).
+    pub const fn real(
+        code: u32,
+        name: &'static str,
+        header: u16,
+        mac: Macro,
+        arg: &'static str,
+        real: u16,
+    ) -> Def {
+        Def {
+            code,
+            name,
+            header,
+            mac,
+            arg,
+            real: Some(real),
         }
     }
 }
@@ -197,6 +265,9 @@ pub struct Table {
     pub families: &'static [Family],
     /// The headers, by [`Def`]'s index.
     headers: &'static [&'static str],
+    /// What the kernel copies for the requests whose header does not say
+    /// it, by [`Def`]'s index.
+    reals: &'static [Real],
     /// Which headers it was generated from (`linux-libc-dev 6.1.187-1`).
     pub source: &'static str,
     /// The architecture, as `--explain-ioctl` names it.
@@ -207,6 +278,7 @@ static X86_64: Table = Table {
     defs: gen_x86_64::DEFS,
     families: gen_x86_64::FAMILIES,
     headers: gen_x86_64::HEADERS,
+    reals: gen_x86_64::REAL,
     source: gen_x86_64::SOURCE,
     arch: "x86_64",
 };
@@ -215,6 +287,7 @@ static I386: Table = Table {
     defs: gen_i386::DEFS,
     families: gen_i386::FAMILIES,
     headers: gen_i386::HEADERS,
+    reals: gen_i386::REAL,
     source: gen_i386::SOURCE,
     arch: "i386",
 };
@@ -260,6 +333,12 @@ impl Table {
         self.defs.iter().find(|d| d.name == name)
     }
 
+    /// What the kernel copies for `def` where its header's type and code do
+    /// not say it (FS_IOC_GETFLAGS: an `int`, not a `long`).
+    pub fn real(&self, def: &Def) -> Option<&'static Real> {
+        def.real.map(|i| &self.reals[i as usize])
+    }
+
     /// The header `def` comes from (`linux/fs.h`).
     pub fn header(&self, def: &Def) -> &'static str {
         self.headers[def.header as usize]
@@ -287,6 +366,40 @@ pub fn arg_type(arch: Arch, code: u32) -> Option<&'static str> {
     let defs = table(arch).lookup(code);
     let first = defs.first()?.arg;
     (!first.is_empty() && defs.iter().all(|d| d.arg == first)).then_some(first)
+}
+
+/// How a request's argument travels, as the kernel copies it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Argument {
+    /// What is copied: the header's type at the code's size, or what
+    /// [`Real`] says.
+    pub copied: Copied,
+    /// Which way, as `_IOC_DIR` bits.
+    pub dir: u64,
+}
+
+/// How the argument of `code`, made through `arch` on an fd opened on
+/// `path`, travels: what the kernel copies (the header's type, or the
+/// exception the table records) and which way. `None` when no header
+/// names the code, it carries no typed argument, or the requests the fd
+/// leaves disagree.
+pub fn argument(arch: Arch, code: u32, path: Option<&str>) -> Option<Argument> {
+    let t = table(arch);
+    let one = |d: &Def| -> Option<Argument> {
+        if let Some(real) = t.real(d) {
+            return Some(Argument {
+                copied: real.copied,
+                dir: real.dir as u64,
+            });
+        }
+        (!d.arg.is_empty()).then_some(Argument {
+            copied: Copied::Pointee(d.arg, ((code >> 16) & 0x3fff) as u16),
+            dir: (code >> 30) as u64 & 3,
+        })
+    };
+    let defs = pick(arch, code, path);
+    let first = one(defs.first()?)?;
+    defs.iter().all(|d| one(d) == Some(first)).then_some(first)
 }
 
 /// [`arg_type`] on an fd opened on `path`: where several requests share

@@ -43,7 +43,8 @@ pub const IOCTL_NAMES: &[&str] = &[
     "ioctl(3, PERF_EVENT_IOC_ENABLE, 0x0) = -1 [ENOTTY]",
     "ioctl(3, PERF_EVENT_IOC_RESET, 0x0) = -1 [ENOTTY]",
     "ioctl(3, TUNGETFEATURES, &ADDR) = -1 [ENOTTY]",
-    "ioctl(3, TUNSETIFF, \"\\0\\0\\0\\0\") = -1 [ENOTTY]",
+    // A `struct ifreq` (40 bytes), though the header says `int`.
+    "ioctl(3, TUNSETIFF, \"\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\"..) = -1 [ENOTTY]",
     "ioctl(3, SNDRV_PCM_IOCTL_PVERSION, &ADDR) = -1 [ENOTTY]",
     "ioctl(3, SNDRV_CTL_IOCTL_CARD_INFO, &ADDR) = -1 [ENOTTY]",
     "ioctl(3, MIXER_READ(0), &ADDR) = -1 [ENOTTY]",

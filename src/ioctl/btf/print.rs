@@ -86,6 +86,12 @@ fn members_of(p: &mut Printer, members: &[Member], data: &[u8], base: u32) -> bo
             all = false;
             continue;
         }
+        if is_placeholder(&m.shape) {
+            // `struct { } __empty_NAME`, which __DECLARE_FLEX_ARRAY puts
+            // before a flexible array to let it stand in a union: no
+            // bytes, nothing the kernel copies.
+            continue;
+        }
         if at + m.shape.size > data.len() {
             return false;
         }
@@ -98,6 +104,12 @@ fn members_of(p: &mut Printer, members: &[Member], data: &[u8], base: u32) -> bo
         all &= value(p, &m.name, &m.shape, &data[at..]);
     }
     all
+}
+
+/// A member that holds nothing: an empty struct (the `__empty_NAME` of
+/// `__DECLARE_FLEX_ARRAY`).
+fn is_placeholder(shape: &Shape) -> bool {
+    matches!(&shape.kind, Kind::Struct { members, .. } if members.is_empty() && shape.size == 0)
 }
 
 fn array(p: &mut Printer, name: &str, elem: &Shape, len: usize, data: &[u8]) -> bool {
@@ -192,6 +204,9 @@ fn layout_members(out: &mut String, members: &[Member], base: u32) {
             && let Kind::Struct { members: inner, .. } = &m.shape.kind
         {
             layout_members(out, inner, bit);
+            continue;
+        }
+        if is_placeholder(&m.shape) {
             continue;
         }
         let size = match m.bits {
@@ -347,6 +362,50 @@ mod tests {
         assert_eq!(
             render(&s, &d, true),
             r#"{"arg":{"flags":{"value":4,"name":"F_C"},"mode":{"value":1,"name":"F_A"},"lo":5,"hi":21,"name":"ab","u_a":9,"..":true}}"#
+        );
+    }
+
+    #[test]
+    fn a_declared_flex_array_prints_no_empty_struct() {
+        // __DECLARE_FLEX_ARRAY(struct e, entries) after a count:
+        // `struct { struct { } __empty_entries; struct e entries[]; }`.
+        let empty = shape(
+            "struct {...}",
+            0,
+            Kind::Struct {
+                union: false,
+                members: vec![],
+            },
+        );
+        let flex = shape(
+            "struct {...}",
+            0,
+            Kind::Struct {
+                union: false,
+                members: vec![
+                    member("__empty_entries", 0, None, empty),
+                    member("entries", 0, None, Shape::array(u32_shape(), 0)),
+                ],
+            },
+        );
+        let s = shape(
+            "struct kvm_like",
+            8,
+            Kind::Struct {
+                union: false,
+                members: vec![
+                    member("nent", 0, None, u32_shape()),
+                    member("padding", 32, None, u32_shape()),
+                    member("", 64, None, flex),
+                ],
+            },
+        );
+        let mut d = vec![0u8; 8];
+        d[0] = 2;
+        assert_eq!(render(&s, &d, false), "{nent=2, padding=0, ..}");
+        assert_eq!(
+            layout_text(&s),
+            "    @0   4  __u32 nent\n    @4   4  __u32 padding\n    @8   0  __u32[0] entries\n"
         );
     }
 
