@@ -146,6 +146,19 @@ impl FdInfo {
     }
 }
 
+/// What the kernel says fd `fd` of task `tid` is right now: the text of
+/// the /proc/TID/fd/FD link (`/usr/lib/x86_64-linux-gnu/libc.so.6`,
+/// `/tmp/f (deleted)`, `pipe:[1234]`), as `-y` prints it; nothing for a
+/// negative fd or one that is not open. The task's own entry, not its
+/// process's: a task that unshared its fd table has fds of its own.
+pub fn kernel_path(tid: i32, fd: i32) -> Option<Vec<u8>> {
+    if fd < 0 {
+        return None;
+    }
+    let link = std::fs::read_link(format!("/proc/{tid}/fd/{fd}")).ok()?;
+    Some(link.into_os_string().into_vec())
+}
+
 /// Classify a path for the decoders.
 pub fn kind_of(path: &[u8]) -> FdKind {
     if path
