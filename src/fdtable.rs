@@ -362,6 +362,12 @@ impl FdTable {
         }
     }
 
+    /// Whether any fd of the table is mapped (a munmap or mremap can
+    /// matter to it).
+    pub fn has_maps(&self) -> bool {
+        self.fds.values().any(|info| !info.maps.is_empty())
+    }
+
     /// Forget `addr..addr+len` (munmap): a mapping it covers is gone; what
     /// is left of one it cuts stays, with its base (the ring's offsets
     /// still count from where its start was).

@@ -583,6 +583,36 @@ pub const BOOKKEEPING: &[&str] = &[
     "open_by_handle_at",
 ];
 
+/// At the entry of a bookkeeping call that is not printed (a seccomp stop
+/// under the fast path): whether its return matters to the bookkeeping.
+/// When it does not, the call's effect (if any) is applied now and the
+/// tracee runs on without a stop at its return: half the stops for the
+/// calls a program makes most (the loader's mmaps and closes, a terminal's
+/// ioctls). What needs the return: an fd a call makes (its number), a
+/// mapping or ioctl of a usbmon or user_events fd (the diagnostics), a
+/// munmap or mremap while some fd is mapped.
+pub fn needs_return(name: &str, arch: Arch, args: &[u64; 6], fds: &mut FdTable) -> bool {
+    let special = |fds: &FdTable, fd: i32| !matches!(fds.kind(fd), FdKind::Other | FdKind::Socket);
+    match name {
+        // Closed whether or not close reports an error (EINTR, EIO): only
+        // EBADF leaves the table as it was, and then there was no entry.
+        "close" => {
+            fds.remove(args[0] as i32);
+            false
+        }
+        "mmap" if arch == Arch::I386 => true,
+        "mmap" | "mmap2" => args[3] & 0x20 == 0 && special(fds, args[4] as i32),
+        "ioctl" => {
+            matches!(
+                args[1] as u32,
+                user_events::DIAG_IOCSREG | 0xC004_2A00 | crate::ioctl::tty::TIOCGPTPEER
+            ) || special(fds, args[0] as i32)
+        }
+        "munmap" | "mremap" => fds.has_maps(),
+        _ => true,
+    }
+}
+
 /// Apply a successful call's effect on the fd table. Runs for every call,
 /// printed or not: bookkeeping is not printing.
 pub fn track(
