@@ -7,13 +7,18 @@
 use crate::fdtable::FdTable;
 use crate::format::{FlagDef, Naming, Printer, flag};
 
-/// A file descriptor; with `-y` also its path: `3</dev/null>`.
-pub fn put_fd(p: &mut Printer, fds: &FdTable, name: &str, fd: i64) {
+/// A file descriptor; with `-y` also what the kernel says it is now:
+/// `3</usr/lib/x86_64-linux-gnu/libc.so.6>`, `3</tmp/f (deleted)>`. The
+/// fd table's path (what the program asked to open) is bookkeeping and is
+/// never printed: it goes stale on rename and unlink, and a path through a
+/// symlink is not the file's. An fd not open at this moment (a close that
+/// failed) is its number only.
+pub fn put_fd(p: &mut Printer, _fds: &FdTable, name: &str, fd: i64) {
     if p.config().decode_fds
-        && fd >= 0
-        && let Some(info) = fds.get(fd as i32)
+        && let Ok(fd) = i32::try_from(fd)
+        && let Some(path) = crate::fdtable::kernel_path(p.pid(), fd)
     {
-        p.fd_path(name, fd, &info.path);
+        p.fd_path(name, fd as i64, &path);
     } else {
         p.int(name, fd);
     }

@@ -1,9 +1,12 @@
 //! Per-process file descriptor table: what each fd of a tracee is.
 //!
 //! The engine updates it from the results of successful calls (open, dup,
-//! close, exec's close-on-exec sweep, ...), whether or not the call is
-//! printed, and falls back to `/proc/PID/fd` for fds it never saw opened
-//! (inherited, or opened before `-p` attached). Decoders read it to know that
+//! close, exec's close-on-exec sweep, mmap, mremap, ...), whether or not
+//! the call is printed or selected (the seccomp fast path stops these
+//! calls too: `service::fs::BOOKKEEPING`), and falls back to
+//! `/proc/PID/fd` for fds it never saw opened (inherited, or opened before
+//! `-p` attached). It is bookkeeping only: `-y` prints what the kernel
+//! says at the time of printing ([`kernel_path`]). Decoders read it to know that
 //! fd 3 is `/dev/usbmon1` or a user_events_data file. Processes that share
 //! their fd table (threads, CLONE_FILES) share one `FdTable` through an `Rc`.
 
@@ -42,9 +45,9 @@ pub struct FdInfo {
     pub kind: FdKind,
     /// Closed by a successful exec.
     pub cloexec: bool,
-    /// Where the fd is mapped in the process's memory: (address, length).
-    /// For a usbmon device this is its ring.
-    pub maps: Vec<(u64, u64)>,
+    /// Where the fd is mapped in the process's memory, oldest first. For
+    /// a usbmon device this is its ring ([`FdInfo::ring`]).
+    pub maps: Vec<Mapping>,
     /// user_events registrations on this fd: write_index -> event.
     pub events: Vec<(u32, EventDef)>,
     /// What the calls did to the open file description (usbmon and
@@ -98,10 +101,33 @@ pub struct Registration {
     pub unregistered: bool,
 }
 
+/// One mapping of an fd, followed through mremap and partial munmap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mapping {
+    /// Where the mapping's first byte was when it was made (the ring's
+    /// start: MFETCH offsets count from it); moved with the mapping.
+    pub base: u64,
+    /// The part still mapped: `start..end`.
+    pub start: u64,
+    /// See [`Mapping::start`].
+    pub end: u64,
+}
+
+/// `MREMAP_DONTUNMAP` from `<linux/mman.h>`: the old range stays mapped.
+const MREMAP_DONTUNMAP: u64 = 4;
+
 /// `BUFF_DFL` of mon_bin.c: a new usbmon reader's ring size.
 pub const USBMON_RING_DEFAULT: u64 = 307_200;
 
 impl FdInfo {
+    /// The ring of a usbmon fd, as its latest mapping: (the address of
+    /// ring offset 0, how far from there the mapping reaches).
+    pub fn ring(&self) -> Option<(u64, u64)> {
+        self.maps
+            .last()
+            .map(|m| (m.base, m.end.saturating_sub(m.base)))
+    }
+
     /// The user_events event registered under `write_index` on this fd.
     pub fn event(&self, write_index: u32) -> Option<&EventDef> {
         self.events
@@ -146,6 +172,19 @@ impl FdInfo {
     }
 }
 
+/// What the kernel says fd `fd` of task `tid` is right now: the text of
+/// the /proc/TID/fd/FD link (`/usr/lib/x86_64-linux-gnu/libc.so.6`,
+/// `/tmp/f (deleted)`, `pipe:[1234]`), as `-y` prints it; nothing for a
+/// negative fd or one that is not open. The task's own entry, not its
+/// process's: a task that unshared its fd table has fds of its own.
+pub fn kernel_path(tid: i32, fd: i32) -> Option<Vec<u8>> {
+    if fd < 0 {
+        return None;
+    }
+    let link = std::fs::read_link(format!("/proc/{tid}/fd/{fd}")).ok()?;
+    Some(link.into_os_string().into_vec())
+}
+
 /// Classify a path for the decoders.
 pub fn kind_of(path: &[u8]) -> FdKind {
     if path
@@ -171,14 +210,6 @@ pub struct FdTable {
     /// What /proc said about fds never seen opened, until the table next
     /// changes (a traced open, close or dup may make an answer stale).
     cache: RefCell<IntMap<i32, FdInfo>>,
-    /// Opens and closes are not all traced (the seccomp fast path stops
-    /// only selected calls): ask /proc every time, never trust the table.
-    pub proc_only: bool,
-    /// Under the fast path with `ioctl` not selected: the calls that make
-    /// a usbmon or user_events file's state (ring size, fetches, flushes,
-    /// registrations) are not seen, so a file whose open is seen has an
-    /// unknown past all the same.
-    pub ioctls_unseen: bool,
     /// What [`FdTable::netlink_protocol`] found out, until the table
     /// changes: a socket's protocol costs a read of /proc/PID/net/netlink.
     netlink: RefCell<IntMap<i32, Option<u16>>>,
@@ -194,8 +225,6 @@ impl FdTable {
             fds: IntMap::default(),
             pid,
             cache: RefCell::new(IntMap::default()),
-            proc_only: false,
-            ioctls_unseen: false,
             netlink: RefCell::new(IntMap::default()),
         }
     }
@@ -213,17 +242,6 @@ impl FdTable {
     /// Apply `f` to what `fd` is: the table's entry, or /proc's answer for
     /// an fd never seen opened (remembered until the table changes).
     pub fn with<T>(&self, fd: i32, f: impl FnOnce(&FdInfo) -> T) -> Option<T> {
-        if self.proc_only {
-            let mut info = self.ask_proc(fd)?;
-            if let Some(known) = self.fds.get(&fd) {
-                // Registrations are only learnt from calls.
-                info.events = known.events.clone();
-                if known.path == info.path {
-                    info.file = known.file.clone();
-                }
-            }
-            return Some(f(&info));
-        }
         if let Some(info) = self.fds.get(&fd) {
             return Some(f(info));
         }
@@ -253,9 +271,7 @@ impl FdTable {
     /// through SCM_RIGHTS; it is listed once bound, which its first send
     /// does); the answer is remembered until the table changes.
     pub fn netlink_protocol(&self, fd: i32) -> Option<u16> {
-        if !self.proc_only
-            && let Some(&known) = self.netlink.borrow().get(&fd)
-        {
+        if let Some(&known) = self.netlink.borrow().get(&fd) {
             return known;
         }
         /// What the table says: the answer, or a socket's inode to look up.
@@ -280,9 +296,7 @@ impl FdTable {
                 netlink_proto_of(&std::fs::read_to_string(path).ok()?, inode)
             }
         };
-        if !self.proc_only {
-            self.netlink.borrow_mut().insert(fd, found);
-        }
+        self.netlink.borrow_mut().insert(fd, found);
         found
     }
 
@@ -306,11 +320,8 @@ impl FdTable {
     }
 
     /// Record a newly opened fd.
-    pub fn insert(&mut self, fd: i32, mut info: FdInfo) {
+    pub fn insert(&mut self, fd: i32, info: FdInfo) {
         self.changed();
-        if self.ioctls_unseen && info.file.is_some() {
-            info.file = Some(Rc::new(RefCell::new(FileState::default())));
-        }
         self.fds.insert(fd, info);
     }
 
@@ -343,18 +354,57 @@ impl FdTable {
             self.fds.insert(fd, info);
         }
         if let Some(info) = self.fds.get_mut(&fd) {
-            info.maps.push((addr, len));
+            info.maps.push(Mapping {
+                base: addr,
+                start: addr,
+                end: addr.saturating_add(len),
+            });
         }
     }
 
-    /// Forget mappings inside `addr..addr+len` (munmap). A partial unmap
-    /// keeps the mapping's remaining start, which is where the ring's
-    /// offsets are counted from only if the start survives; drop otherwise.
+    /// Whether any fd of the table is mapped (a munmap or mremap can
+    /// matter to it).
+    pub fn has_maps(&self) -> bool {
+        self.fds.values().any(|info| !info.maps.is_empty())
+    }
+
+    /// Forget `addr..addr+len` (munmap): a mapping it covers is gone; what
+    /// is left of one it cuts stays, with its base (the ring's offsets
+    /// still count from where its start was).
     pub fn unmapped(&mut self, addr: u64, len: u64) {
         let end = addr.saturating_add(len);
         for info in self.fds.values_mut() {
-            info.maps
-                .retain(|&(a, l)| a.saturating_add(l) <= addr || a >= end || a < addr);
+            info.maps = cut(&info.maps, addr, end);
+        }
+    }
+
+    /// mremap moved `old..old+old_len` to `new` with `new_len` bytes (in
+    /// place if `new == old`): the part of a mapping there moves, with its
+    /// base, as the kernel moves the pages; the old range is unmapped
+    /// unless MREMAP_DONTUNMAP. An `old_len` of 0 (a shared mapping
+    /// duplicated) leaves the old mapping as it is.
+    pub fn remapped(&mut self, old: u64, old_len: u64, new_len: u64, flags: u64, new: u64) {
+        let old_end = old.saturating_add(old_len);
+        for info in self.fds.values_mut() {
+            let moved: Vec<Mapping> = info
+                .maps
+                .iter()
+                .filter(|m| m.start <= old && old < m.end)
+                .map(|m| Mapping {
+                    base: m.base.wrapping_add(new.wrapping_sub(old)),
+                    start: new,
+                    end: new.saturating_add(new_len),
+                })
+                .collect();
+            if moved.is_empty() {
+                continue;
+            }
+            if old_len != 0 && flags & MREMAP_DONTUNMAP == 0 {
+                info.maps = cut(&info.maps, old, old_end);
+            }
+            // The new range replaced whatever was mapped there.
+            info.maps = cut(&info.maps, new, new.saturating_add(new_len));
+            info.maps.extend(moved);
         }
     }
 
@@ -426,6 +476,24 @@ impl FdTable {
     }
 }
 
+/// `maps` without `start..end`: the pieces of each mapping left outside it.
+fn cut(maps: &[Mapping], start: u64, end: u64) -> Vec<Mapping> {
+    let mut out = Vec::with_capacity(maps.len());
+    for m in maps {
+        if m.end <= start || m.start >= end {
+            out.push(*m);
+            continue;
+        }
+        if m.start < start {
+            out.push(Mapping { end: start, ..*m });
+        }
+        if m.end > end {
+            out.push(Mapping { start: end, ..*m });
+        }
+    }
+    out
+}
+
 /// The protocol (`Eth` column) of the socket with `inode` in the text of
 /// /proc/PID/net/netlink (columns: sk Eth Pid Groups Rmem Wmem Dump Locks
 /// Drops Inode).
@@ -485,6 +553,40 @@ mod tests {
         let table = "sk Eth Pid\nffff 16 1 0 0 0 0 2 0 77\n";
         assert_eq!(netlink_proto_of(table, 77), Some(16));
         assert_eq!(netlink_proto_of(table, 78), None);
+    }
+
+    #[test]
+    fn mappings_follow_mremap_and_partial_munmap() {
+        let mut t = FdTable::new(0);
+        t.insert(3, FdInfo::new(b"/dev/usbmon1".to_vec(), true));
+        let ring = |t: &FdTable| t.fds[&3].ring();
+        t.mapped(3, 0x10000, 0x8000);
+        // Moved: offsets count from the new place.
+        t.remapped(0x10000, 0x8000, 0x8000, 1, 0x40000);
+        assert_eq!(ring(&t), Some((0x40000, 0x8000)));
+        // Grown in place.
+        t.remapped(0x40000, 0x8000, 0xc000, 0, 0x40000);
+        assert_eq!(ring(&t), Some((0x40000, 0xc000)));
+        // Its head unmapped: the base stays where offset 0 was.
+        t.unmapped(0x40000, 0x1000);
+        assert_eq!(ring(&t), Some((0x40000, 0xc000)));
+        // Its tail unmapped: it reaches less far.
+        t.unmapped(0x48000, 0x4000);
+        assert_eq!(ring(&t), Some((0x40000, 0x8000)));
+        // What is left moved: the base moves with it.
+        t.remapped(0x41000, 0x7000, 0x7000, 1, 0x91000);
+        assert_eq!(ring(&t), Some((0x90000, 0x8000)));
+        // Kept by MREMAP_DONTUNMAP: the old range stays, the new is last.
+        t.remapped(0x91000, 0x7000, 0x7000, 1 | 2 | MREMAP_DONTUNMAP, 0xa1000);
+        assert_eq!(t.fds[&3].maps.len(), 2);
+        assert_eq!(ring(&t), Some((0xa0000, 0x8000)));
+        // All of it unmapped.
+        t.unmapped(0x0, 0x100000);
+        assert_eq!(ring(&t), None);
+        // An mremap of memory that is no fd's mapping changes nothing.
+        t.mapped(3, 0x10000, 0x1000);
+        t.remapped(0x20000, 0x1000, 0x1000, 1, 0x30000);
+        assert_eq!(ring(&t), Some((0x10000, 0x1000)));
     }
 
     #[test]

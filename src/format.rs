@@ -197,6 +197,11 @@ impl<'a> Printer<'a> {
         self.cfg
     }
 
+    /// The task (thread id) whose call is printed.
+    pub fn pid(&self) -> i32 {
+        self.pid
+    }
+
     /// The ABI of the call being printed (pointer size, struct layouts).
     pub fn arch(&self) -> Arch {
         self.arch

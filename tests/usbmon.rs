@@ -47,6 +47,21 @@ fn events(lines: &[String]) -> Vec<String> {
 
 /// Run client `name` with `args` against a fresh emulator.
 fn run_client(name: &str, args: &[&str], emu_args: &[&str], rtrace_args: &[&str]) -> Vec<String> {
+    client_run(name, args, emu_args, rtrace_args).after_marker()
+}
+
+/// Run client `name` with `args` against a fresh emulator: every line
+/// (for selections that do not show the marker).
+fn run_client_all(
+    name: &str,
+    args: &[&str],
+    emu_args: &[&str],
+    rtrace_args: &[&str],
+) -> Vec<String> {
+    client_run(name, args, emu_args, rtrace_args).lines()
+}
+
+fn client_run(name: &str, args: &[&str], emu_args: &[&str], rtrace_args: &[&str]) -> common::Run {
     let pcap = pcap();
     let mut all = vec![pcap.as_str()];
     all.extend_from_slice(emu_args);
@@ -60,7 +75,7 @@ fn run_client(name: &str, args: &[&str], emu_args: &[&str], rtrace_args: &[&str]
         &[("USBMON_EMU_SOCKET", emu.socket())],
     );
     assert_eq!(run.code(), Some(0), "{name} {args:?}: {}", run.stderr());
-    run.after_marker()
+    run
 }
 
 /// Every decoded event that is not a filler equals its kernel line.
@@ -603,13 +618,89 @@ fn help_and_hacking_list_every_diagnostic_and_bad_sets_fail() {
     );
 }
 
-/// Under the seccomp fast path with `ioctl` not selected, a usbmon file's
-/// ring size is unknown even when its open was seen (MON_IOCT_RING_SIZE
-/// may have changed it unseen): an mmap of a 1228800-byte ring is not
-/// judged against the default size. A regular file stands for the device,
-/// at /dev/usbmon0 in a mount namespace of the test's own (root only).
+/// What is followed does not depend on what is printed: the same client
+/// gives the same diagnostics and the same decoded events whether every
+/// call is printed or only the ioctls (`--no-seccomp-bpf`: the emulator's
+/// own seccomp filter, SECCOMP_RET_USER_NOTIF, outranks the fast path's
+/// RET_TRACE and would hide the open and the ioctls from it; see
+/// `the_same_diagnostics_under_the_fast_path` for that mode).
 #[test]
-fn the_fast_path_without_ioctl_judges_no_mapping() {
+fn the_same_diagnostics_and_events_whatever_is_selected() {
+    for mode in ["refetch", "bigmap", "getx48", "smallmap"] {
+        let all = run_client("usbmon_misuse", &[mode], &[], &[]);
+        let ioctls = run_client_all(
+            "usbmon_misuse",
+            &[mode],
+            &[],
+            &["-e", "trace=ioctl", "--no-seccomp-bpf"],
+        );
+        assert!(!diagnostics(&all).is_empty(), "{mode}: {all:#?}");
+        assert_eq!(diagnostics(&ioctls), diagnostics(&all), "{mode}");
+        assert_eq!(events(&ioctls), events(&all), "{mode}");
+    }
+}
+
+/// The same under the seccomp fast path (`-f -e trace=ioctl` turns it
+/// on): the filter stops the bookkeeping calls (opens, mmap, ...) without
+/// printing them. Under the emulation this needs rtrace to notice the
+/// client's own seccomp filter (issue 20, point 7: a task that installs a
+/// filter is moved to full syscall stops); until then the emulator's
+/// USER_NOTIF hides every emulated call from the fast path. For the lead:
+/// un-ignore once point 7 is merged.
+#[test]
+#[ignore = "needs issue 20 point 7 (a tracee's own seccomp filter outranks the fast path)"]
+fn the_same_diagnostics_under_the_fast_path() {
+    for mode in ["refetch", "bigmap", "getx48", "smallmap"] {
+        let all = run_client("usbmon_misuse", &[mode], &[], &[]);
+        let fast = run_client_all("usbmon_misuse", &[mode], &[], &["-f", "-e", "trace=ioctl"]);
+        assert_eq!(diagnostics(&fast), diagnostics(&all), "{mode}");
+        assert_eq!(events(&fast), events(&all), "{mode}");
+    }
+}
+
+/// A ring moved with mremap is followed: the events a fetch returns after
+/// the move are read at the new place (they were `(event not readable)`
+/// at the old one), with or without the mremap printed.
+#[test]
+fn a_ring_moved_by_mremap_is_followed() {
+    for args in [&[][..], &["-e", "trace=ioctl", "--no-seccomp-bpf"][..]] {
+        let lines = run_client_all("usbmon_misuse", &["mremap"], &[], args);
+        let decoded = events(&lines);
+        assert_eq!(decoded.len(), 8, "{args:?}: {lines:#?}");
+        let kernel = kernel_lines();
+        for (ours, theirs) in decoded.iter().zip(&kernel) {
+            assert_eq!(untimed(ours), untimed(theirs), "{args:?}");
+        }
+        assert_eq!(diagnostics(&lines), Vec::<String>::new(), "{args:?}");
+    }
+    // The whole trace: the moved ring's fetch decodes right after the
+    // mremap line.
+    let lines = misuse("mremap", &[], &[]);
+    assert_eq!(
+        lines,
+        whole(&[
+            "ioctl(3, MON_IOCT_RING_SIZE, 1228800) = 0",
+            "mmap(NULL, 1228800, PROT_READ, MAP_SHARED, 3, 0x0) = ADDR",
+            "ioctl(3, MON_IOCX_MFETCH, {offvec=&ADDR, nfetch=4, nflush=0}) = 0 {nfetch=4, nflush=0, offvec=[0, 64, 128, 192]}",
+            "ioctl(3, MON_IOCH_MFLUSH, 4) = 4",
+            "mmap(NULL, 1228800, PROT_NONE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0x0) = ADDR",
+            "mremap(&ADDR, 1228800, 1228800, MREMAP_MAYMOVE|MREMAP_FIXED, &ADDR) = ADDR",
+            "ioctl(3, MON_IOCX_MFETCH, {offvec=&ADDR, nfetch=4, nflush=0}) = 0 {nfetch=4, nflush=0, offvec=[256, 320, 448, 512]}",
+            "ioctl(3, MON_IOCH_MFLUSH, 4) = 4",
+            "munmap(&ADDR, 1228800) = 0",
+        ])
+    );
+}
+
+/// Under the seccomp fast path the bookkeeping calls stop whether or not
+/// they are selected, so a usbmon file's state is the same as without
+/// it: with only the ioctls printed, or only the open and the mappings,
+/// the mmap is judged against the ring size the calls made (here the
+/// default: a regular file refuses MON_IOCT_RING_SIZE), as it is with
+/// every call printed. A regular file stands for the device, at
+/// /dev/usbmon0 in a mount namespace of the test's own (root only).
+#[test]
+fn the_fast_path_follows_what_it_does_not_print() {
     let bin = fixture("usbmon_lookalike");
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("usbmon-lookalike-{}", std::process::id()));
@@ -618,22 +709,39 @@ fn the_fast_path_without_ioctl_judges_no_mapping() {
     // A tmpfs over /dev, seen by this command only.
     let script =
         "mount -t tmpfs rtrace-test /dev && truncate -s 1228800 /dev/usbmon0 && exec \"$@\"";
-    let out = std::process::Command::new("unshare")
-        .args(["-m", "sh", "-c", script, "sh"])
-        .arg(env!("CARGO_BIN_EXE_rtrace"))
-        .args(["--seccomp-bpf", "-e", "trace=openat,mmap,munmap", "-o"])
-        .arg(&trace_file)
-        .arg(&bin)
-        .arg("1228800")
-        .output()
-        .expect("run unshare");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "needs root (unshare -m, mount): {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let lines = common::normalise(&std::fs::read_to_string(&trace_file).unwrap());
+    let run = |opts: &[&str]| {
+        let out = std::process::Command::new("unshare")
+            .args(["-m", "sh", "-c", script, "sh"])
+            .arg(env!("CARGO_BIN_EXE_rtrace"))
+            .args(opts)
+            .arg("-o")
+            .arg(&trace_file)
+            .arg(&bin)
+            .arg("1228800")
+            .output()
+            .expect("run unshare");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "needs root (unshare -m, mount): {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        common::normalise(&std::fs::read_to_string(&trace_file).unwrap())
+    };
+    let diag = "** usbmon: fd 3: mmap of 1228800 bytes at offset 0 of the 307200-byte ring: reading past byte 307200 of the mapping raises SIGBUS **";
+    let all = run(&[]);
+    assert_eq!(diagnostics(&all), s(&[diag]), "{all:#?}");
+    for opts in [
+        &["--seccomp-bpf", "-e", "trace=ioctl"][..],
+        &["--no-seccomp-bpf", "-e", "trace=ioctl"][..],
+        &["--seccomp-bpf", "-e", "trace=openat,mmap,munmap"][..],
+    ] {
+        let lines = run(opts);
+        assert_eq!(diagnostics(&lines), s(&[diag]), "{opts:?}: {lines:#?}");
+    }
+    // Where the open and the mappings are printed, the diagnostic follows
+    // the mmap, as with every call printed.
+    let lines = run(&["--seccomp-bpf", "-e", "trace=openat,mmap,munmap"]);
     let start = lines
         .iter()
         .position(|l| l.starts_with("openat(AT_FDCWD, \"/dev/usbmon0\""))
@@ -643,6 +751,7 @@ fn the_fast_path_without_ioctl_judges_no_mapping() {
         s(&[
             "openat(AT_FDCWD, \"/dev/usbmon0\", O_RDONLY|O_CLOEXEC) = 3",
             "mmap(NULL, 1228800, PROT_READ, MAP_SHARED, 3, 0x0) = ADDR",
+            diag,
             "munmap(&ADDR, 1228800) = 0",
             "Process exited normally with code 0",
         ])

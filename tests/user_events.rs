@@ -432,3 +432,39 @@ fn a_data_loc_into_the_header_is_told_when_the_kernel_takes_the_write() {
         "** user_events: fd 3: write_index 0 <rtrace_dl>: __data_loc msg (offset 4) points into the record's 8-byte header; __data_loc offsets count from the record's start, payload byte 0 is offset 8 **",
     );
 }
+
+/// What is followed does not depend on what is printed: with only the
+/// writes selected (the open and the DIAG_IOCSREG ioctls hidden), the
+/// writes decode by their registered fields and every diagnostic comes,
+/// exactly as in the full trace.
+#[test]
+fn writes_decode_with_only_the_writes_selected() {
+    let kept = |lines: Vec<String>| -> Vec<String> {
+        lines
+            .into_iter()
+            .filter(|l| l.starts_with("write") || l.starts_with("** "))
+            .collect()
+    };
+    let run_with = |args: &[&str]| {
+        let emu = Emulator::start(
+            "uevents_emu",
+            &["--enable", "rtrace_probe", "--enable", "rtrace_multi"],
+        );
+        fixture("uevents_producer");
+        let run = trace_env(
+            args,
+            &["uevents_producer"],
+            &[("UEVENTS_EMU_SOCKET", emu.socket())],
+        );
+        assert_eq!(run.code(), Some(0), "{args:?}: {}", run.stderr());
+        kept(run.after_marker())
+    };
+    let all = run_with(&[]);
+    assert!(
+        all.contains(
+            &"write(3, {write_index=0 <rtrace_probe>, count=5, tag=\"abc\"}, 16) = 16".to_string()
+        ),
+        "{all:#?}"
+    );
+    assert_eq!(run_with(&["-e", "trace=write,writev"]), all);
+}

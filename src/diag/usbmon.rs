@@ -52,9 +52,7 @@ impl Ctx<'_> {
     /// `(address, length)` of the ring's mapping in the process.
     fn mapping(&self) -> Option<(u64, u64)> {
         let info = self.info?;
-        info.maps
-            .last()
-            .copied()
+        info.ring()
             .or_else(|| ring_in_proc_maps(self.pid, &info.path))
     }
 }

@@ -305,7 +305,8 @@ fn fetched_by_mfetch(p: &mut Printer, code: u32, call: &IoctlCall) {
         return;
     }
     let count = count.min(MAX_FETCHED);
-    let known = call.fdinfo.and_then(|info| info.maps.first().copied());
+    // The latest mapping, followed through mremap (as the diagnostics).
+    let known = call.fdinfo.and_then(|info| info.ring());
     let Some((base, ring_len)) = known.or_else(|| ring_from_proc(call)) else {
         p.continuation("> (the ring's mapping is unknown: events not decoded)");
         return;

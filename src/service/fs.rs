@@ -527,9 +527,16 @@ fn track_pair(fds: &mut FdTable, mem: &mut Memory, addr: u64, cloexec: bool) {
     }
 }
 
-/// Every call [`track`] acts on. The engine must stop on these even when
-/// they are not printed (a seccomp filter's bookkeeping set).
-pub const TRACKED: &[&str] = &[
+/// The bookkeeping calls: every call [`track`] acts on, and the clones
+/// whose flags the engine reads at the fork event (CLONE_FILES: the child
+/// shares its parent's fd table). The engine follows them whatever `-e
+/// trace=` selects; the seccomp fast path's filter stops them too, and the
+/// engine handles them without printing them. read(2) and write(2) are not
+/// among them (stopping every read and write would undo the fast path):
+/// what they tell the diagnostics is seen only when they are selected.
+pub const BOOKKEEPING: &[&str] = &[
+    "clone",
+    "clone3",
     "open",
     "openat",
     "openat2",
@@ -539,6 +546,7 @@ pub const TRACKED: &[&str] = &[
     "mmap",
     "mmap2",
     "munmap",
+    "mremap",
     "ioctl",
     "dup",
     "dup2",
@@ -575,6 +583,36 @@ pub const TRACKED: &[&str] = &[
     "open_by_handle_at",
 ];
 
+/// At the entry of a bookkeeping call that is not printed (a seccomp stop
+/// under the fast path): whether its return matters to the bookkeeping.
+/// When it does not, the call's effect (if any) is applied now and the
+/// tracee runs on without a stop at its return: half the stops for the
+/// calls a program makes most (the loader's mmaps and closes, a terminal's
+/// ioctls). What needs the return: an fd a call makes (its number), a
+/// mapping or ioctl of a usbmon or user_events fd (the diagnostics), a
+/// munmap or mremap while some fd is mapped.
+pub fn needs_return(name: &str, arch: Arch, args: &[u64; 6], fds: &mut FdTable) -> bool {
+    let special = |fds: &FdTable, fd: i32| !matches!(fds.kind(fd), FdKind::Other | FdKind::Socket);
+    match name {
+        // Closed whether or not close reports an error (EINTR, EIO): only
+        // EBADF leaves the table as it was, and then there was no entry.
+        "close" => {
+            fds.remove(args[0] as i32);
+            false
+        }
+        "mmap" if arch == Arch::I386 => true,
+        "mmap" | "mmap2" => args[3] & 0x20 == 0 && special(fds, args[4] as i32),
+        "ioctl" => {
+            matches!(
+                args[1] as u32,
+                user_events::DIAG_IOCSREG | 0xC004_2A00 | crate::ioctl::tty::TIOCGPTPEER
+            ) || special(fds, args[0] as i32)
+        }
+        "munmap" | "mremap" => fds.has_maps(),
+        _ => true,
+    }
+}
+
 /// Apply a successful call's effect on the fd table. Runs for every call,
 /// printed or not: bookkeeping is not printing.
 pub fn track(
@@ -603,10 +641,25 @@ pub fn track(
                 }
                 _ => 0,
             };
+            // The path the program asked for names a usbmon or user_events
+            // file as the program meant it (an emulation's fd is a memfd to
+            // /proc); a call that was not printed did not save it: read it.
+            let path = match data {
+                CallData::Path(path) => Some(path.clone()),
+                _ => {
+                    let at = if matches!(name, "openat" | "openat2") {
+                        1
+                    } else {
+                        0
+                    };
+                    mem.read_cstr(args[at], 4096)
+                        .and_then(|(bytes, whole)| whole.then_some(bytes))
+                }
+            };
             // A relative path says little: /proc has the absolute one.
-            match data {
-                CallData::Path(path) if path.starts_with(b"/") => {
-                    fds.insert(fd, FdInfo::new(path.clone(), cloexec(flags)))
+            match path {
+                Some(path) if path.starts_with(b"/") => {
+                    fds.insert(fd, FdInfo::new(path, cloexec(flags)))
                 }
                 _ => track_new(fds, fd, cloexec(flags)),
             }
@@ -631,6 +684,15 @@ pub fn track(
             fds.mapped(args[4] as i32, addr, args[1]);
         }
         "munmap" => fds.unmapped(args[0], args[1]),
+        // A moved or resized mapping (a usbmon ring moved by mremap).
+        "mremap" => {
+            let new = if arch == Arch::I386 {
+                rval as u32 as u64
+            } else {
+                rval as u64
+            };
+            fds.remapped(args[0], args[1], args[2], args[3], new);
+        }
         "ioctl" if matches!(args[1] as u32, user_events::DIAG_IOCSREG | 0xC004_2A00) => {
             user_events::track_register(fds, mem, args[0] as i32, args[2]);
         }
@@ -735,7 +797,7 @@ mod tests {
 
     #[test]
     fn tracked_calls_are_real_calls() {
-        for name in TRACKED {
+        for name in BOOKKEEPING {
             assert!(
                 crate::service::number(Arch::X86_64, name).is_some()
                     || crate::service::number(Arch::I386, name).is_some(),

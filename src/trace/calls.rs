@@ -53,7 +53,9 @@ impl Engine {
             return;
         };
         match stop.op {
-            SyscallOp::Entry { nr, args } => self.enter(pid, stop.arch, nr, args, stop.ip, stop.sp),
+            SyscallOp::Entry { nr, args } => {
+                self.enter(pid, stop.arch, nr, args, stop.ip, stop.sp, seccomp_stop)
+            }
             SyscallOp::Exit { rval } => self.leave(pid, rval, stop.ip),
         }
     }
@@ -82,7 +84,17 @@ impl Engine {
         }
     }
 
-    fn enter(&mut self, pid: i32, arch: Arch, nr: u64, args: [u64; 6], ip: u64, sp: u64) {
+    #[allow(clippy::too_many_arguments)]
+    fn enter(
+        &mut self,
+        pid: i32,
+        arch: Arch,
+        nr: u64,
+        args: [u64; 6],
+        ip: u64,
+        sp: u64,
+        seccomp_stop: bool,
+    ) {
         let Some(proc) = self.procs.get_mut(&pid) else {
             return;
         };
@@ -109,6 +121,17 @@ impl Engine {
         let Some(proc) = self.procs.get_mut(&pid) else {
             return;
         };
+        // A bookkeeping call the fast path stopped only for its effect:
+        // when its return tells nothing, it runs on (PTRACE_CONT, no
+        // return stop; not while a call is suspended, which steps calls).
+        if seccomp_stop
+            && !selected
+            && proc.life == Life::Running
+            && proc.suspended.is_empty()
+            && !service::fs::needs_return(&name, arch, &args, &mut proc.fds.borrow_mut())
+        {
+            return;
+        }
         if proc.life == Life::Starting {
             // Our own child's calls before its exec are not the command's.
             // Under the filter nothing of ours stops but the execve: any

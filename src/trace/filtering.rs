@@ -321,8 +321,9 @@ impl Fields for CallFields<'_> {
                 let i = params
                     .iter()
                     .position(|p| matches!(p.kind, Kind::Fd | Kind::DirFd))?;
-                let info = self.fds.get(call.args[i] as i32)?;
-                return Some(Value::str(String::from_utf8_lossy(&info.path).into_owned()));
+                // What -y prints: the kernel's answer, not the path asked.
+                let path = crate::fdtable::kernel_path(self.tid, call.args[i] as i32)?;
+                return Some(Value::str(String::from_utf8_lossy(&path).into_owned()));
             }
             _ => {}
         }

@@ -295,8 +295,6 @@ struct Engine {
     main_exit: Option<Exit>,
     /// Started processes run under the seccomp fast path.
     seccomp: bool,
-    /// ... whose filter does not stop ioctl (see `FdTable::ioctls_unseen`).
-    ioctls_unseen: bool,
     interrupts_seen: u32,
     /// Statuses collected but not yet handled, oldest first (see
     /// `next_status`).
@@ -336,14 +334,14 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
         }
     };
     let colo = affinity::CoLocation::new(cfg.same_cpu)?;
-    // A pinned task's affinity calls are virtualised: they must stop.
-    let extra = if colo.enabled() {
-        affinity::VIRTUALISED
-    } else {
-        &[]
-    };
-    let filter = seccomp.then(|| seccomp::program(&cfg.select.trace, extra));
-    let ioctls_unseen = seccomp && !cfg.select.trace.contains("ioctl");
+    // Calls the filter stops whether or not they are printed: the
+    // bookkeeping (the fd table is followed whatever is selected), and a
+    // pinned task's affinity calls, which are virtualised.
+    let mut extra: Vec<&str> = crate::service::fs::BOOKKEEPING.to_vec();
+    if colo.enabled() {
+        extra.extend_from_slice(affinity::VIRTUALISED);
+    }
+    let filter = seccomp.then(|| seccomp::program(&cfg.select.trace, &extra));
     let mut engine = Engine {
         out,
         fmt: cfg.format,
@@ -368,7 +366,6 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
         main_pid: None,
         main_exit: None,
         seccomp,
-        ioctls_unseen,
         interrupts_seen: 0,
         pending: VecDeque::new(),
         drain_skip: 0,

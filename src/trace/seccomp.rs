@@ -28,10 +28,10 @@ const JMP_JEQ_K: u16 = 0x15;
 const JMP_JGE_K: u16 = 0x35;
 const RET_K: u16 = 0x06;
 
-// No call stops for bookkeeping alone. Under the fast path the fd table
-// does not follow opens and closes (that would stop the tracee on every
-// one): it asks /proc instead (`FdTable::proc_only`), and a usbmon ring is
-// found in /proc/PID/maps. A selected call interrupted by a signal is
+// The bookkeeping calls (`service::fs::BOOKKEEPING`: opens, closes, dups,
+// mmap/mremap/munmap, ioctl, ...) come in `extra`: they stop whether or not
+// they are printed, so the fd table is the same as without the filter. A
+// selected call interrupted by a signal is
 // followed by the engine itself: that thread is resumed with PTRACE_SYSCALL
 // until the call restarts or ends, so rt_sigreturn and restart_syscall stop
 // only then, not on every signal handler's return.

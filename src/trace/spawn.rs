@@ -225,10 +225,7 @@ impl Engine {
                 |n| TraceeText::new(n.as_bytes()),
             )
             .truncated(15);
-        let mut table = FdTable::new(pid);
-        table.proc_only = seccomp;
-        table.ioctls_unseen = self.ioctls_unseen;
-        let fds = Rc::new(RefCell::new(table));
+        let fds = Rc::new(RefCell::new(FdTable::new(pid)));
         let mut proc = Proc::new(pid, name.clone(), false, Life::Starting, fds);
         proc.quiet_exec = true;
         proc.seccomp = seccomp;

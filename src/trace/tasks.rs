@@ -76,9 +76,7 @@ impl Engine {
             self.orphans.remove(&pid);
             let name = kernel::process_name(Pid::from_raw(pid))
                 .unwrap_or_else(|| TraceeText::from("<unknown>"));
-            let mut table = crate::fdtable::FdTable::new(pid);
-            table.proc_only = self.seccomp;
-            table.ioctls_unseen = self.ioctls_unseen;
+            let table = crate::fdtable::FdTable::new(pid);
             let mut proc = Proc::new(
                 pid,
                 name,
