@@ -53,8 +53,14 @@ impl Engine {
             return;
         };
         match stop.op {
-            SyscallOp::Entry { nr, args } => self.enter(pid, stop.arch, nr, args, stop.ip, stop.sp),
-            SyscallOp::Exit { rval } => self.leave(pid, rval, stop.ip),
+            SyscallOp::Entry { nr, args } => {
+                self.enter(pid, stop.arch, nr, args, stop.ip, stop.sp);
+                self.own_seccomp_entered(pid, stop.arch, nr);
+            }
+            SyscallOp::Exit { rval } => {
+                let rval = self.own_seccomp_leaving(pid, rval);
+                self.leave(pid, rval, stop.ip);
+            }
         }
     }
 

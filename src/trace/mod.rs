@@ -14,6 +14,7 @@
 mod affinity;
 mod calls;
 pub mod filtering;
+mod own_seccomp;
 mod pin_guard;
 mod seccomp;
 mod signals;
@@ -201,6 +202,9 @@ struct Proc {
     /// The process runs under rtrace's seccomp filter: it stops only on
     /// selected calls, so it is resumed with PTRACE_CONT between calls.
     seccomp: bool,
+    /// Its own seccomp use under rtrace's filter: a filter of its own or
+    /// strict mode makes it step every call (see `own_seccomp`).
+    own: own_seccomp::OwnSeccomp,
     /// Printed. Without -f, a started command's children and threads are
     /// traced all the same when it runs under the fast path: they inherit
     /// the filter, and a selected call with no tracer fails with ENOSYS.
@@ -244,6 +248,7 @@ impl Proc {
             mem: Memory::new(Pid::from_raw(pid)),
             children: Vec::new(),
             seccomp: false,
+            own: Default::default(),
             shown: true,
             own_mask: None,
             unpinnable: false,
@@ -258,14 +263,24 @@ impl Proc {
     /// How to resume this process from a stop: between calls under the
     /// seccomp filter nothing needs to stop it; in a call its exit must, and
     /// while a call waits for its restart every call must (the handler's,
-    /// rt_sigreturn, restart_syscall: the filter does not stop those).
+    /// rt_sigreturn, restart_syscall: the filter does not stop those), as
+    /// must every call of a task with a filter of its own or in strict
+    /// mode (`own_seccomp`).
     fn resume_request(&self) -> libc::c_uint {
         let in_call = self.call.is_some() || self.skip_exec_exit || !self.suspended.is_empty();
-        if self.seccomp && !in_call && matches!(self.life, Life::Running | Life::Starting) {
+        if !self.steps_every_call()
+            && !in_call
+            && matches!(self.life, Life::Running | Life::Starting)
+        {
             libc::PTRACE_CONT
         } else {
             libc::PTRACE_SYSCALL
         }
+    }
+
+    /// Whether every call stops (PTRACE_SYSCALL between calls).
+    fn steps_every_call(&self) -> bool {
+        !self.seccomp || self.own.steps()
     }
 }
 
@@ -339,12 +354,11 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
     };
     let colo = affinity::CoLocation::new(cfg.same_cpu)?;
     // A pinned task's affinity calls are virtualised: they must stop.
-    let extra = if colo.enabled() {
-        affinity::VIRTUALISED
-    } else {
-        &[]
-    };
-    let filter = seccomp.then(|| seccomp::program(&cfg.select.trace, extra));
+    let mut extra = seccomp::ALWAYS_STOPPED.to_vec();
+    if colo.enabled() {
+        extra.extend(affinity::VIRTUALISED);
+    }
+    let filter = seccomp.then(|| seccomp::program(&cfg.select.trace, &extra));
     let ioctls_unseen = seccomp && !cfg.select.trace.contains("ioctl");
     let mut engine = Engine {
         out,

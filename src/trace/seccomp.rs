@@ -36,6 +36,12 @@ const RET_K: u16 = 0x06;
 // until the call restarts or ends, so rt_sigreturn and restart_syscall stop
 // only then, not on every signal handler's return.
 
+/// Calls that stop whatever is selected: the tracee's own seccomp use,
+/// which the engine must see to keep the fast path from losing calls or
+/// being seen (`own_seccomp.rs`): a filter of its own, strict mode and
+/// PR_GET_SECCOMP (prctl).
+pub const ALWAYS_STOPPED: &[&str] = &["seccomp", "prctl"];
+
 /// Calls needed only when writes are printed: user_events registrations,
 /// which say how a write to user_events_data is decoded.
 const FOR_WRITES: &[&str] = &["ioctl"];

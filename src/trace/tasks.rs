@@ -96,6 +96,9 @@ impl Engine {
             // of its group; the leader stands for it).
             let creator = if tgid != Some(pid) { tgid } else { ppid };
             proc.own_mask = creator.and_then(|c| self.born_own_mask(c, pid));
+            if let Some(creator) = creator.and_then(|c| self.procs.get(&c)) {
+                proc.own = creator.own.inherited();
+            }
             self.procs.insert(pid, proc);
             self.set_count();
             self.child_start(pid, status);
@@ -146,6 +149,7 @@ impl Engine {
         }
         let name = parent.name.clone();
         let seccomp = parent.seccomp;
+        let own = parent.own.inherited();
         let tgid = if flags & libc::CLONE_THREAD as u64 != 0 {
             parent.tgid
         } else {
@@ -163,6 +167,7 @@ impl Engine {
         );
         proc.call = call.filter(|_| shown);
         proc.seccomp = seccomp;
+        proc.own = own;
         proc.tgid = tgid;
         proc.shown = shown;
         proc.own_mask = own_mask;
@@ -315,7 +320,7 @@ impl Engine {
         proc.mem = Memory::new(Pid::from_raw(pid));
         // execve's exit stop follows the exec event, unless the process is
         // resumed with PTRACE_CONT (under the fast path), which reports none.
-        proc.skip_exec_exit = !proc.seccomp;
+        proc.skip_exec_exit = proc.steps_every_call();
         let quiet = std::mem::take(&mut proc.quiet_exec);
         let name = proc.name.clone();
         if let Some(mut call) = proc.call.take() {
@@ -329,6 +334,7 @@ impl Engine {
     }
 
     pub(super) fn gone(&mut self, pid: i32, status: i32) {
+        let status = self.own_seccomp_status(pid, status);
         if self.orphans.remove(&pid).is_some() || !self.procs.contains_key(&pid) {
             return;
         }
