@@ -771,3 +771,49 @@ pub fn kill(tid: i32) {
     // SAFETY: plain kill.
     unsafe { libc::kill(tid, libc::SIGKILL) };
 }
+
+/// Whether rtrace itself runs with no-new-privs (PR_GET_NO_NEW_PRIVS):
+/// then so would the command it starts, untraced.
+pub fn no_new_privs() -> bool {
+    // SAFETY: PR_GET_NO_NEW_PRIVS takes no pointers.
+    unsafe { libc::prctl(libc::PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1 }
+}
+
+/// `CAP_SYS_ADMIN` from `<linux/capability.h>`.
+const CAP_SYS_ADMIN: u32 = 21;
+
+/// Whether task `tid` (0: rtrace) has CAP_SYS_ADMIN in its own user
+/// namespace: its effective set (CapEff in /proc/TID/status), which is
+/// what lets it install a seccomp filter without no-new-privs.
+pub fn has_cap_sys_admin(tid: i32) -> bool {
+    let path = match tid {
+        0 => "/proc/thread-self/status".to_string(),
+        tid => format!("/proc/{tid}/status"),
+    };
+    // Bytes: the Name line is the task's own choice and need not be UTF-8.
+    let Ok(status) = std::fs::read(path) else {
+        return false;
+    };
+    let status = String::from_utf8_lossy(&status);
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("CapEff:"))
+        .and_then(|v| u64::from_str_radix(v.trim(), 16).ok())
+        .is_some_and(|caps| caps & (1 << CAP_SYS_ADMIN) != 0)
+}
+
+/// Whether this kernel accepts `flags` for SECCOMP_SET_MODE_FILTER. It
+/// checks them before it reads the program, so asking with none (NULL)
+/// installs nothing: EINVAL for flags it refuses, EFAULT otherwise.
+pub fn seccomp_filter_flags_valid(flags: u64) -> bool {
+    // SAFETY: a NULL program is never read past the flags check.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_seccomp,
+            libc::SECCOMP_SET_MODE_FILTER,
+            flags,
+            std::ptr::null::<libc::sock_fprog>(),
+        )
+    };
+    r < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EFAULT)
+}

@@ -354,3 +354,95 @@ fn ioctls_under_the_usbmon_launcher_with_the_fast_path() {
     }
     assert_eq!(fetches[0], fetches[1]);
 }
+
+/// rtrace's filter needs no-new-privs without CAP_SYS_ADMIN, which the
+/// program would not have untraced: PR_GET_NO_NEW_PRIVS answers 0 until
+/// the program sets it, and a filter install before that fails with
+/// EACCES, as untraced. Run without CAP_SYS_ADMIN (root drops it from its
+/// bounding set) and, as root, with it, where rtrace leaves no-new-privs
+/// unset.
+#[test]
+fn no_new_privs_as_untraced() {
+    let bin = fixture("seccomp_own");
+    // SAFETY: geteuid reads nothing of ours.
+    let root = unsafe { libc::geteuid() } == 0;
+    let mut wrappers: Vec<&[&str]> = vec![&[]];
+    if root {
+        wrappers.push(&[
+            "setpriv",
+            "--bounding-set",
+            "-sys_admin",
+            "--inh-caps",
+            "-sys_admin",
+            "--",
+        ]);
+    }
+    for wrapper in wrappers {
+        // Without CAP_SYS_ADMIN the first install needs no-new-privs.
+        let privileged = root && wrapper.is_empty();
+        let first = if privileged { "ok" } else { "EACCES" };
+        let run = |prefix: &[&str], tail: &[&str]| {
+            let all = [prefix, tail].concat();
+            let out = Command::new(all[0])
+                .args(&all[1..])
+                .env_clear()
+                .env(
+                    "PATH",
+                    format!("{}:/usr/bin:/bin", common::fixture_dir().display()),
+                )
+                .env("LC_ALL", "C")
+                .stdin(Stdio::null())
+                .output()
+                .expect("run");
+            assert!(
+                out.status.success(),
+                "{all:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
+        let stdout = run(wrapper, &[bin.to_str().unwrap(), "nnp"]);
+        assert_eq!(
+            stdout,
+            format!("nnp 0, install: {first}\nnnp 1, install: ok\nmain: Operation not permitted\n"),
+            "{wrapper:?}"
+        );
+        for mode in MODES {
+            let file = scratch_path("own-seccomp", "nnp");
+            let rtrace = env!("CARGO_BIN_EXE_rtrace");
+            let args = [
+                &[rtrace, "-o", file.to_str().unwrap()][..],
+                &["-f", "-e", "trace=prctl,seccomp,write"],
+                mode,
+                &["seccomp_own", "nnp"],
+            ]
+            .concat();
+            assert_eq!(run(wrapper, &args), stdout, "{wrapper:?} {mode:?}");
+            let lines = common::normalise(&std::fs::read_to_string(&file).unwrap());
+            let _ = std::fs::remove_file(&file);
+            let start = lines.iter().position(|l| l.contains("\"BEGIN\"")).unwrap();
+            let failed = if privileged { "0" } else { "-1 [EACCES]" };
+            let first_line = format!(
+                "write(1, \"nnp 0, install: {first}\\n\", {}) = {}",
+                17 + first.len(),
+                17 + first.len()
+            );
+            assert_eq!(
+                lines[start..],
+                [
+                    "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+                    "prctl(PR_GET_NO_NEW_PRIVS) = 0",
+                    &format!("seccomp(1, 0x0, &ADDR) = {failed}"),
+                    &first_line,
+                    "prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) = 0",
+                    "prctl(PR_GET_NO_NEW_PRIVS) = 1",
+                    "seccomp(1, 0x0, &ADDR) = 0",
+                    "write(1, \"nnp 1, install: ok\\n\", 19) = 19",
+                    "write(1, \"main: Operation not permitted\\n\", 30) = 30",
+                    "Process exited normally with code 0",
+                ],
+                "{wrapper:?} {mode:?}"
+            );
+        }
+    }
+}

@@ -314,6 +314,9 @@ struct Engine {
     seccomp: bool,
     /// ... whose filter does not stop ioctl (see `FdTable::ioctls_unseen`).
     ioctls_unseen: bool,
+    /// ... and run with no-new-privs they would not have untraced: the
+    /// filter needed it (see `own_seccomp`).
+    nnp_added: bool,
     interrupts_seen: u32,
     /// Statuses collected but not yet handled, oldest first (see
     /// `next_status`).
@@ -385,6 +388,7 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
         main_exit: None,
         seccomp,
         ioctls_unseen,
+        nnp_added: seccomp && !kernel::no_new_privs() && !kernel::has_cap_sys_admin(0),
         interrupts_seen: 0,
         pending: VecDeque::new(),
         drain_skip: 0,

@@ -49,6 +49,8 @@ pub(super) struct OwnSeccomp {
     filter: bool,
     /// It entered strict mode (emulated).
     strict: bool,
+    /// It set no-new-privs itself (or inherited it from a task that did).
+    nnp: bool,
     /// Strict mode ended it: its forbidden call was made an exit (one
     /// thread of several), reported as the kernel's SIGKILL.
     killed: bool,
@@ -77,6 +79,7 @@ impl OwnSeccomp {
     pub(super) fn inherited(&self) -> OwnSeccomp {
         OwnSeccomp {
             filter: self.filter,
+            nnp: self.nnp,
             ..OwnSeccomp::default()
         }
     }
@@ -89,8 +92,13 @@ enum Request {
     /// prctl(PR_SET_SECCOMP, SECCOMP_MODE_STRICT) or
     /// seccomp(SECCOMP_SET_MODE_STRICT, 0, NULL).
     Strict,
-    /// A filter install, with its seccomp(2) flags (0 for prctl).
-    Filter { flags: u64 },
+    /// A filter install, with its seccomp(2) flags (0 for prctl) and its
+    /// `struct sock_fprog`.
+    Filter { flags: u64, prog: u64 },
+    /// prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0).
+    GetNnp,
+    /// prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0).
+    SetNnp,
 }
 
 fn request(name: &str, args: &[u64; 6]) -> Option<Request> {
@@ -98,17 +106,28 @@ fn request(name: &str, args: &[u64; 6]) -> Option<Request> {
         "prctl" if args[0] == libc::PR_GET_SECCOMP as u64 => Some(Request::GetMode),
         "prctl" if args[0] == libc::PR_SET_SECCOMP as u64 => match args[1] {
             m if m == u64::from(libc::SECCOMP_MODE_STRICT) => Some(Request::Strict),
-            m if m == u64::from(libc::SECCOMP_MODE_FILTER) => Some(Request::Filter { flags: 0 }),
+            m if m == u64::from(libc::SECCOMP_MODE_FILTER) => Some(Request::Filter {
+                flags: 0,
+                prog: args[2],
+            }),
             _ => None,
         },
+        // Other arguments than these are EINVAL: the kernel answers.
+        "prctl" if args[..5] == [libc::PR_GET_NO_NEW_PRIVS as u64, 0, 0, 0, 0] => {
+            Some(Request::GetNnp)
+        }
+        "prctl" if args[..5] == [libc::PR_SET_NO_NEW_PRIVS as u64, 1, 0, 0, 0] => {
+            Some(Request::SetNnp)
+        }
         // Strict mode with flags or a pointer is EINVAL before any mode
         // check: the kernel answers that itself.
         "seccomp" if args[0] == u64::from(libc::SECCOMP_SET_MODE_STRICT) => {
             (args[1] == 0 && args[2] == 0).then_some(Request::Strict)
         }
-        "seccomp" if args[0] == u64::from(libc::SECCOMP_SET_MODE_FILTER) => {
-            Some(Request::Filter { flags: args[1] })
-        }
+        "seccomp" if args[0] == u64::from(libc::SECCOMP_SET_MODE_FILTER) => Some(Request::Filter {
+            flags: args[1],
+            prog: args[2],
+        }),
         _ => None,
     }
 }
@@ -152,16 +171,26 @@ impl Engine {
             }
             return;
         }
-        if proc.own.filter {
-            // With a filter of its own the kernel answers as untraced.
-            return;
-        }
         let Some(call) = proc.call.as_ref().filter(|c| c.nr == nr && c.arch == arch) else {
             return;
         };
-        let rewrite = match request(&call.name, &call.args) {
-            Some(Request::GetMode) => Some((-1, None, false)),
-            Some(Request::Strict) => {
+        let Some(request) = request(&call.name, &call.args) else {
+            return;
+        };
+        // With a filter of its own the kernel's answers about seccomp are
+        // the untraced ones; no-new-privs, if rtrace set it, is still not
+        // the program's.
+        let (own_filter, own_nnp) = (proc.own.filter, proc.own.nnp);
+        let nnp_added = self.nnp_added && !own_nnp;
+        let rewrite = match request {
+            Request::GetMode if !own_filter => Some((-1, None, 0, false)),
+            Request::GetNnp if nnp_added => Some((-1, None, 0, false)),
+            Request::Filter { flags, prog }
+                if nnp_added && self.refused(pid, arch, flags, prog) =>
+            {
+                Some((-1, None, -i64::from(libc::EACCES), false))
+            }
+            Request::Strict if !own_filter => {
                 let prctl = service::number(arch, "prctl").map(|n| match arch {
                     Arch::X32 => n | 0x4000_0000,
                     _ => n,
@@ -174,19 +203,44 @@ impl Engine {
                     0,
                     0,
                 ];
-                prctl.map(|n| (n as i64, Some(tsc), true))
+                prctl.map(|n| (n as i64, Some(tsc), 0, true))
             }
             _ => None,
         };
-        if let Some((nr, args, strict)) = rewrite
+        if let Some((nr, args, rval, strict)) = rewrite
             && let Ok(saved) = kernel::rewrite_call(Pid::from_raw(pid), arch, nr, args)
+            && let Some(proc) = self.procs.get_mut(&pid)
         {
             proc.own.pending = Some(Rewritten {
                 saved,
-                rval: 0,
+                rval,
                 strict,
             });
         }
+    }
+
+    /// Whether the kernel would refuse filter install `flags`, `prog` of
+    /// task `pid` with EACCES for want of no-new-privs (the task lacks
+    /// CAP_SYS_ADMIN): it checks that after the flags and the
+    /// `struct sock_fprog` (its length), and before the program itself
+    /// (kernel/seccomp.c, `seccomp_prepare_filter`). Earlier errors are
+    /// left to the kernel, which gives the same ones with rtrace's
+    /// no-new-privs.
+    fn refused(&mut self, pid: i32, arch: Arch, flags: u64, prog: u64) -> bool {
+        let Some(proc) = self.procs.get_mut(&pid) else {
+            return false;
+        };
+        // `struct sock_fprog`: a u16 length, then the pointer (aligned).
+        let mut fprog = [0u8; 16];
+        let size = if arch == Arch::X86_64 { 16 } else { 8 };
+        if !proc.mem.read_exact(prog, &mut fprog[..size]) {
+            return false;
+        }
+        let len = u16::from_ne_bytes([fprog[0], fprog[1]]);
+        // BPF_MAXINSNS
+        (1..=4096).contains(&len)
+            && kernel::seccomp_filter_flags_valid(flags)
+            && !kernel::has_cap_sys_admin(pid)
     }
 
     /// A task is leaving its call with `rval`: give a rewritten call its
@@ -207,8 +261,13 @@ impl Engine {
         let Some(call) = proc.call.as_ref() else {
             return rval;
         };
-        let Some(Request::Filter { flags }) = request(&call.name, &call.args) else {
-            return rval;
+        let flags = match request(&call.name, &call.args) {
+            Some(Request::Filter { flags, .. }) => flags,
+            Some(Request::SetNnp) if rval == 0 => {
+                proc.own.nnp = true;
+                return rval;
+            }
+            _ => return rval,
         };
         if !installed(flags, rval) {
             return rval;
@@ -284,7 +343,10 @@ mod tests {
         ));
         assert!(matches!(
             request("prctl", &args(&[22, 2, 0x1000])),
-            Some(Request::Filter { flags: 0 })
+            Some(Request::Filter {
+                flags: 0,
+                prog: 0x1000
+            })
         ));
         assert!(request("prctl", &args(&[22, 3])).is_none());
         assert!(matches!(
@@ -294,8 +356,21 @@ mod tests {
         assert!(request("seccomp", &args(&[0, 1, 0])).is_none());
         assert!(matches!(
             request("seccomp", &args(&[1, 8, 0x1000])),
-            Some(Request::Filter { flags: 8 })
+            Some(Request::Filter {
+                flags: 8,
+                prog: 0x1000
+            })
         ));
+        assert!(matches!(
+            request("prctl", &args(&[39])),
+            Some(Request::GetNnp)
+        ));
+        assert!(request("prctl", &args(&[39, 1])).is_none());
+        assert!(matches!(
+            request("prctl", &args(&[38, 1])),
+            Some(Request::SetNnp)
+        ));
+        assert!(request("prctl", &args(&[38, 2])).is_none());
         assert!(installed(0, 0));
         assert!(installed(8, 5));
         assert!(!installed(1, 1234), "TSYNC's failing thread");
