@@ -18,6 +18,10 @@
 //!   on the task makes full syscall stops and dies at the entry of any call
 //!   but strict mode's four (kernel/seccomp.c, `mode1_syscalls` and
 //!   `mode1_syscalls_32`), as the kernel's `do_exit(SIGKILL)` of it.
+//! - rtrace's filter needs no-new-privs unless rtrace has CAP_SYS_ADMIN.
+//!   When it set it (`Engine::nnp_added`), `prctl(PR_GET_NO_NEW_PRIVS)`
+//!   answers 0 until the program sets it, and a filter install the kernel
+//!   would refuse without it fails with EACCES.
 //!
 //! Tasks not under rtrace's filter (attached, or without the fast path)
 //! need none of this: the kernel answers them itself.

@@ -2,7 +2,9 @@
 //! the calls that are printed or that rtrace's bookkeeping needs.
 //!
 //! The child installs it right before its exec (with no-new-privs, as
-//! strace does); it is inherited by every child. Selected calls return
+//! strace does, unless it has CAP_SYS_ADMIN); it is inherited by every
+//! child. What the tracee could see of it is answered as untraced in
+//! `own_seccomp.rs`. Selected calls return
 //! SECCOMP_RET_TRACE (a PTRACE_EVENT_SECCOMP stop at entry); all others run
 //! at full speed (SECCOMP_RET_ALLOW) and the engine resumes with PTRACE_CONT.
 
