@@ -161,8 +161,12 @@ impl Engine {
             // The kernel ends this thread alone, as killed by SIGKILL:
             // alone in its group, a SIGKILL does exactly that; among
             // others, an exit ends it alone and `status` reports it.
-            let tgid = proc.tgid;
-            if kernel::threads(tgid).len() <= 1 {
+            // (Threads that have exited but are not reaped yet do not count.)
+            let live = kernel::threads(proc.tgid)
+                .into_iter()
+                .filter(|&tid| kernel::stat_field(tid, 3).is_some_and(|s| s != "Z" && s != "X"))
+                .count();
+            if live <= 1 {
                 kernel::kill(pid);
             } else if let Some(exit) = service::number(arch, "exit") {
                 let exit = if arch == Arch::X32 {
