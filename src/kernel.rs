@@ -696,3 +696,124 @@ impl Memory {
             .is_ok()
     }
 }
+
+/// A tracee's registers at the syscall-enter stop of a call rtrace
+/// rewrote ([`rewrite_call`]): what [`finish_rewritten`] puts back.
+#[derive(Clone, Copy)]
+pub struct SavedCall {
+    regs: libc::user_regs_struct,
+    arch: Arch,
+}
+
+/// The argument registers of a call made through `arch`, in order: the
+/// ones both ABIs keep across a call, so the tracee must find them as it
+/// left them. (A 64-bit `syscall` itself clobbers only rcx and r11.)
+fn arg_registers(regs: &mut libc::user_regs_struct, arch: Arch) -> [&mut u64; 6] {
+    let libc::user_regs_struct {
+        rbx,
+        rcx,
+        rdx,
+        rsi,
+        rdi,
+        rbp,
+        r10,
+        r8,
+        r9,
+        ..
+    } = regs;
+    match arch {
+        Arch::I386 => [rbx, rcx, rdx, rsi, rdi, rbp],
+        Arch::X86_64 | Arch::X32 => [rdi, rsi, rdx, r10, r8, r9],
+    }
+}
+
+/// At a syscall-enter stop: make the tracee's call number `nr` instead
+/// (-1: no call, which the kernel skips with -ENOSYS) and, if given, its
+/// arguments `args`. Used only to emulate what the kernel would do
+/// without rtrace's own seccomp filter (see `trace/own_seccomp.rs`).
+pub fn rewrite_call(
+    pid: Pid,
+    arch: Arch,
+    nr: i64,
+    args: Option<[u64; 6]>,
+) -> io::Result<SavedCall> {
+    let saved = nix::sys::ptrace::getregs(pid).map_err(io::Error::from)?;
+    let mut regs = saved;
+    regs.orig_rax = nr as u64;
+    if let Some(args) = args {
+        for (reg, value) in arg_registers(&mut regs, arch).into_iter().zip(args) {
+            *reg = value;
+        }
+    }
+    nix::sys::ptrace::setregs(pid, regs).map_err(io::Error::from)?;
+    Ok(SavedCall { regs: saved, arch })
+}
+
+/// At the syscall-exit stop of a call rewritten by [`rewrite_call`]: the
+/// tracee sees `rval` as the call's result and its argument registers as
+/// they were at entry.
+pub fn finish_rewritten(pid: Pid, saved: &SavedCall, rval: i64) -> io::Result<()> {
+    let mut regs = nix::sys::ptrace::getregs(pid).map_err(io::Error::from)?;
+    let mut original = saved.regs;
+    for (reg, value) in arg_registers(&mut regs, saved.arch)
+        .into_iter()
+        .zip(arg_registers(&mut original, saved.arch))
+    {
+        *reg = *value;
+    }
+    regs.rax = rval as u64;
+    nix::sys::ptrace::setregs(pid, regs).map_err(io::Error::from)
+}
+
+/// Kill task `tid`'s whole thread group with SIGKILL (it may be stopped
+/// for rtrace: SIGKILL wakes it, and a call it is entering does not run).
+pub fn kill(tid: i32) {
+    // SAFETY: plain kill.
+    unsafe { libc::kill(tid, libc::SIGKILL) };
+}
+
+/// Whether rtrace itself runs with no-new-privs (PR_GET_NO_NEW_PRIVS):
+/// then so would the command it starts, untraced.
+pub fn no_new_privs() -> bool {
+    // SAFETY: PR_GET_NO_NEW_PRIVS takes no pointers.
+    unsafe { libc::prctl(libc::PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1 }
+}
+
+/// `CAP_SYS_ADMIN` from `<linux/capability.h>`.
+const CAP_SYS_ADMIN: u32 = 21;
+
+/// Whether task `tid` (0: rtrace) has CAP_SYS_ADMIN in its own user
+/// namespace: its effective set (CapEff in /proc/TID/status), which is
+/// what lets it install a seccomp filter without no-new-privs.
+pub fn has_cap_sys_admin(tid: i32) -> bool {
+    let path = match tid {
+        0 => "/proc/thread-self/status".to_string(),
+        tid => format!("/proc/{tid}/status"),
+    };
+    // Bytes: the Name line is the task's own choice and need not be UTF-8.
+    let Ok(status) = std::fs::read(path) else {
+        return false;
+    };
+    let status = String::from_utf8_lossy(&status);
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("CapEff:"))
+        .and_then(|v| u64::from_str_radix(v.trim(), 16).ok())
+        .is_some_and(|caps| caps & (1 << CAP_SYS_ADMIN) != 0)
+}
+
+/// Whether this kernel accepts `flags` for SECCOMP_SET_MODE_FILTER. It
+/// checks them before it reads the program, so asking with none (NULL)
+/// installs nothing: EINVAL for flags it refuses, EFAULT otherwise.
+pub fn seccomp_filter_flags_valid(flags: u64) -> bool {
+    // SAFETY: a NULL program is never read past the flags check.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_seccomp,
+            libc::SECCOMP_SET_MODE_FILTER,
+            flags,
+            std::ptr::null::<libc::sock_fprog>(),
+        )
+    };
+    r < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EFAULT)
+}

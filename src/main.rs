@@ -220,11 +220,13 @@ struct Cli {
 
     /// Stop started processes only on selected calls, with a seccomp-bpf
     /// filter (automatic with -f when -e trace= names calls or classes). The
-    /// filter is inherited by children and sets no-new-privs, as with
-    /// strace; asked for without -f, children are still traced, unshown, so
-    /// that their selected calls work (rtrace waits for them too, and a
-    /// command cannot then trace its own children). Calls that a tracee's own seccomp filter fails,
-    /// kills or hands to a supervisor are not seen (use --no-seccomp-bpf)
+    /// filter is inherited by children and needs no-new-privs without
+    /// CAP_SYS_ADMIN; the program sees neither (PR_GET_SECCOMP, strict mode
+    /// and PR_GET_NO_NEW_PRIVS answer as untraced). Asked for without -f,
+    /// children are still traced, unshown, so that their selected calls work
+    /// (rtrace waits for them too, and a command cannot then trace its own
+    /// children). A tracee that installs a seccomp filter of its own is
+    /// stepped call by call from then on, so no call is lost
     #[arg(long = "seccomp-bpf", conflicts_with = "no_seccomp_bpf")]
     seccomp_bpf: bool,
 

@@ -642,13 +642,11 @@ fn the_same_diagnostics_and_events_whatever_is_selected() {
 
 /// The same under the seccomp fast path (`-f -e trace=ioctl` turns it
 /// on): the filter stops the bookkeeping calls (opens, mmap, ...) without
-/// printing them. Under the emulation this needs rtrace to notice the
-/// client's own seccomp filter (issue 20, point 7: a task that installs a
-/// filter is moved to full syscall stops); until then the emulator's
-/// USER_NOTIF hides every emulated call from the fast path. For the lead:
-/// un-ignore once point 7 is merged.
+/// printing them. Under the emulation rtrace must also notice the
+/// client's own seccomp filter, whose USER_NOTIF outranks rtrace's
+/// RET_TRACE: the client is moved to full syscall stops when it installs
+/// it (`own_seccomp`).
 #[test]
-#[ignore = "needs issue 20 point 7 (a tracee's own seccomp filter outranks the fast path)"]
 fn the_same_diagnostics_under_the_fast_path() {
     for mode in ["refetch", "bigmap", "getx48", "smallmap"] {
         let all = run_client("usbmon_misuse", &[mode], &[], &[]);

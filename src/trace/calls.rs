@@ -54,9 +54,13 @@ impl Engine {
         };
         match stop.op {
             SyscallOp::Entry { nr, args } => {
-                self.enter(pid, stop.arch, nr, args, stop.ip, stop.sp, seccomp_stop)
+                self.enter(pid, stop.arch, nr, args, stop.ip, stop.sp, seccomp_stop);
+                self.own_seccomp_entered(pid, stop.arch, nr);
             }
-            SyscallOp::Exit { rval } => self.leave(pid, rval, stop.ip),
+            SyscallOp::Exit { rval } => {
+                let rval = self.own_seccomp_leaving(pid, rval);
+                self.leave(pid, rval, stop.ip);
+            }
         }
     }
 

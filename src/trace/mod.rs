@@ -14,6 +14,7 @@
 mod affinity;
 mod calls;
 pub mod filtering;
+mod own_seccomp;
 mod pin_guard;
 mod seccomp;
 mod signals;
@@ -201,6 +202,9 @@ struct Proc {
     /// The process runs under rtrace's seccomp filter: it stops only on
     /// selected calls, so it is resumed with PTRACE_CONT between calls.
     seccomp: bool,
+    /// Its own seccomp use under rtrace's filter: a filter of its own or
+    /// strict mode makes it step every call (see `own_seccomp`).
+    own: own_seccomp::OwnSeccomp,
     /// Printed. Without -f, a started command's children and threads are
     /// traced all the same when it runs under the fast path: they inherit
     /// the filter, and a selected call with no tracer fails with ENOSYS.
@@ -242,6 +246,7 @@ impl Proc {
             mem: Memory::new(Pid::from_raw(pid)),
             children: Vec::new(),
             seccomp: false,
+            own: Default::default(),
             shown: true,
             own_mask: None,
             unpinnable: false,
@@ -256,14 +261,24 @@ impl Proc {
     /// How to resume this process from a stop: between calls under the
     /// seccomp filter nothing needs to stop it; in a call its exit must, and
     /// while a call waits for its restart every call must (the handler's,
-    /// rt_sigreturn, restart_syscall: the filter does not stop those).
+    /// rt_sigreturn, restart_syscall: the filter does not stop those), as
+    /// must every call of a task with a filter of its own or in strict
+    /// mode (`own_seccomp`).
     fn resume_request(&self) -> libc::c_uint {
         let in_call = self.call.is_some() || self.skip_exec_exit || !self.suspended.is_empty();
-        if self.seccomp && !in_call && matches!(self.life, Life::Running | Life::Starting) {
+        if !self.steps_every_call()
+            && !in_call
+            && matches!(self.life, Life::Running | Life::Starting)
+        {
             libc::PTRACE_CONT
         } else {
             libc::PTRACE_SYSCALL
         }
+    }
+
+    /// Whether every call stops (PTRACE_SYSCALL between calls).
+    fn steps_every_call(&self) -> bool {
+        !self.seccomp || self.own.steps()
     }
 }
 
@@ -295,6 +310,9 @@ struct Engine {
     main_exit: Option<Exit>,
     /// Started processes run under the seccomp fast path.
     seccomp: bool,
+    /// ... and run with no-new-privs they would not have untraced: the
+    /// filter needed it (see `own_seccomp`).
+    nnp_added: bool,
     interrupts_seen: u32,
     /// Statuses collected but not yet handled, oldest first (see
     /// `next_status`).
@@ -335,9 +353,11 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
     };
     let colo = affinity::CoLocation::new(cfg.same_cpu)?;
     // Calls the filter stops whether or not they are printed: the
-    // bookkeeping (the fd table is followed whatever is selected), and a
-    // pinned task's affinity calls, which are virtualised.
+    // bookkeeping (the fd table is followed whatever is selected), the
+    // calls that install or report seccomp state (answered as untraced),
+    // and the calls a pinned task makes on its own mask.
     let mut extra: Vec<&str> = crate::service::fs::BOOKKEEPING.to_vec();
+    extra.extend_from_slice(seccomp::ALWAYS_STOPPED);
     if colo.enabled() {
         extra.extend_from_slice(affinity::VIRTUALISED);
     }
@@ -366,6 +386,7 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
         main_pid: None,
         main_exit: None,
         seccomp,
+        nnp_added: seccomp && !kernel::no_new_privs() && !kernel::has_cap_sys_admin(0),
         interrupts_seen: 0,
         pending: VecDeque::new(),
         drain_skip: 0,

@@ -2,7 +2,9 @@
 //! the calls that are printed or that rtrace's bookkeeping needs.
 //!
 //! The child installs it right before its exec (with no-new-privs, as
-//! strace does); it is inherited by every child. Selected calls return
+//! strace does, unless it has CAP_SYS_ADMIN); it is inherited by every
+//! child. What the tracee could see of it is answered as untraced in
+//! `own_seccomp.rs`. Selected calls return
 //! SECCOMP_RET_TRACE (a PTRACE_EVENT_SECCOMP stop at entry); all others run
 //! at full speed (SECCOMP_RET_ALLOW) and the engine resumes with PTRACE_CONT.
 
@@ -35,6 +37,12 @@ const RET_K: u16 = 0x06;
 // followed by the engine itself: that thread is resumed with PTRACE_SYSCALL
 // until the call restarts or ends, so rt_sigreturn and restart_syscall stop
 // only then, not on every signal handler's return.
+
+/// Calls that stop whatever is selected: the tracee's own seccomp use,
+/// which the engine must see to keep the fast path from losing calls or
+/// being seen (`own_seccomp.rs`): a filter of its own, strict mode and
+/// PR_GET_SECCOMP (prctl).
+pub const ALWAYS_STOPPED: &[&str] = &["seccomp", "prctl"];
 
 /// Calls needed only when writes are printed: user_events registrations,
 /// which say how a write to user_events_data is decoded.

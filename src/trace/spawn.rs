@@ -146,7 +146,11 @@ impl Engine {
                 // Wait until the parent has seized us.
                 while libc::read(rfd, (&mut byte as *mut u8).cast(), 1) < 0 {}
                 if let Some(prog) = &prog {
-                    // The filter needs no-new-privs, as with strace.
+                    // The filter needs no-new-privs (as with strace) unless
+                    // we have CAP_SYS_ADMIN: then it is left unset, so that
+                    // setuid programs and file capabilities work as they
+                    // would untraced (ptrace by root allows them), and the
+                    // program sees no change (own_seccomp.rs).
                     let install = |flags: libc::c_ulong| {
                         libc::syscall(
                             libc::SYS_seccomp,
@@ -160,9 +164,14 @@ impl Engine {
                     // before 5.16 force on every seccomp-filtered task (they
                     // slow all of its code). Kernels before 4.17 lack the
                     // flag and force nothing.
-                    let ok = libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
-                        && (install(libc::SECCOMP_FILTER_FLAG_SPEC_ALLOW)
-                            || (*libc::__errno_location() == libc::EINVAL && install(0)));
+                    let attempt = || {
+                        install(libc::SECCOMP_FILTER_FLAG_SPEC_ALLOW)
+                            || (*libc::__errno_location() == libc::EINVAL && install(0))
+                    };
+                    let ok = attempt()
+                        || (*libc::__errno_location() == libc::EACCES
+                            && libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
+                            && attempt());
                     if !ok {
                         libc::write(2, seccomp_failed.as_ptr().cast(), seccomp_failed.len());
                         libc::_exit(127);

@@ -90,6 +90,12 @@ impl Engine {
             proc.seccomp = self.seccomp;
             proc.tgid = tgid.unwrap_or(pid);
             proc.shown = self.follow && !self.output_lost;
+            // A thread's creator is a thread of its group; the leader
+            // stands for it.
+            let creator = if tgid != Some(pid) { tgid } else { ppid };
+            if let Some(creator) = creator.and_then(|c| self.procs.get(&c)) {
+                proc.own = creator.own.inherited();
+            }
             self.procs.insert(pid, proc);
             self.set_count();
             self.child_start(pid, status);
@@ -137,6 +143,7 @@ impl Engine {
         }
         let name = parent.name.clone();
         let seccomp = parent.seccomp;
+        let own = parent.own.inherited();
         let tgid = if flags & libc::CLONE_THREAD as u64 != 0 {
             parent.tgid
         } else {
@@ -154,6 +161,7 @@ impl Engine {
         );
         proc.call = call.filter(|_| shown);
         proc.seccomp = seccomp;
+        proc.own = own;
         proc.tgid = tgid;
         proc.shown = shown;
         if shown {
@@ -305,7 +313,7 @@ impl Engine {
         proc.mem = Memory::new(Pid::from_raw(pid));
         // execve's exit stop follows the exec event, unless the process is
         // resumed with PTRACE_CONT (under the fast path), which reports none.
-        proc.skip_exec_exit = !proc.seccomp;
+        proc.skip_exec_exit = proc.steps_every_call();
         let quiet = std::mem::take(&mut proc.quiet_exec);
         let name = proc.name.clone();
         if let Some(mut call) = proc.call.take() {
@@ -319,6 +327,7 @@ impl Engine {
     }
 
     pub(super) fn gone(&mut self, pid: i32, status: i32) {
+        let status = self.own_seccomp_status(pid, status);
         if self.orphans.remove(&pid).is_some() || !self.procs.contains_key(&pid) {
             return;
         }
