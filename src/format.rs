@@ -50,7 +50,7 @@ impl Default for FormatConfig {
 }
 
 /// `PATH_MAX` from `<linux/limits.h>`.
-const PATH_MAX: usize = 4096;
+pub const PATH_MAX: usize = 4096;
 
 /// One nesting level: a call's parameter list, a struct or an array.
 #[derive(Clone, Copy, Debug)]

@@ -11,7 +11,7 @@
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallData, CallType};
 use crate::fdtable::{FdInfo, FdKind, FdTable};
-use crate::format::{FlagDef, Naming, Printer, flag};
+use crate::format::{FlagDef, Naming, PATH_MAX, Printer, flag};
 use crate::ioctl::user_events;
 use crate::kernel::{Arch, Memory};
 use crate::service::generic::{put_dirfd, put_fd};
@@ -590,10 +590,24 @@ pub const BOOKKEEPING: &[&str] = &[
 /// calls a program makes most (the loader's mmaps and closes, a terminal's
 /// ioctls). What needs the return: an fd a call makes (its number), a
 /// mapping or ioctl of a usbmon or user_events fd (the diagnostics), a
-/// munmap or mremap while some fd is mapped.
-pub fn needs_return(name: &str, arch: Arch, args: &[u64; 6], fds: &mut FdTable) -> bool {
+/// munmap or mremap while some fd is mapped, an open of a file whose name
+/// a decoder knows (`opens_a_known_name`): any other fd is learnt from
+/// /proc, what the kernel says it is, when first needed.
+pub fn needs_return(
+    name: &str,
+    arch: Arch,
+    args: &[u64; 6],
+    fds: &mut FdTable,
+    mem: &mut Memory,
+) -> bool {
     let special = |fds: &FdTable, fd: i32| !matches!(fds.kind(fd), FdKind::Other | FdKind::Socket);
+    let path_arg = |mem: &mut Memory, addr: u64| {
+        mem.read_cstr(addr, PATH_MAX)
+            .is_none_or(|(path, _)| opens_a_known_name(&path))
+    };
     match name {
+        "open" | "creat" => path_arg(mem, args[0]),
+        "openat" | "openat2" => path_arg(mem, args[1]),
         // Closed whether or not close reports an error (EINTR, EIO): only
         // EBADF leaves the table as it was, and then there was no entry.
         "close" => {
@@ -611,6 +625,17 @@ pub fn needs_return(name: &str, arch: Arch, args: &[u64; 6], fds: &mut FdTable) 
         "munmap" | "mremap" => fds.has_maps(),
         _ => true,
     }
+}
+
+/// Whether an open of `path` may make an fd the decoders know by name (a
+/// usbmon device, a user_events file), whose open the fd table must see:
+/// under an emulation /proc names such an fd otherwise (a memfd). By the
+/// last component, so a relative name or one through a symlinked
+/// directory counts too; a symlink to such a file named otherwise is
+/// learnt from /proc, right on a real kernel.
+fn opens_a_known_name(path: &[u8]) -> bool {
+    let base = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
+    base.starts_with(b"usbmon") || base.starts_with(b"user_events_")
 }
 
 /// Apply a successful call's effect on the fd table. Runs for every call,

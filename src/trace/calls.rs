@@ -132,7 +132,13 @@ impl Engine {
             && !selected
             && proc.life == Life::Running
             && proc.suspended.is_empty()
-            && !service::fs::needs_return(&name, arch, &args, &mut proc.fds.borrow_mut())
+            && !service::fs::needs_return(
+                &name,
+                arch,
+                &args,
+                &mut proc.fds.borrow_mut(),
+                &mut proc.mem,
+            )
         {
             return;
         }
