@@ -292,3 +292,41 @@ fn explain_says_diag_iocsreg_takes_a_pointer() {
         ]
     );
 }
+
+/// A flexible array member whose count a member before it gives (KVM's
+/// `nmsrs`): its elements print, the program's before the call and the
+/// kernel's after it, cut at `-s` (32) with `..`, never an empty
+/// `__empty_*` struct. On /dev/kvm, where the kernel fills the list.
+#[test]
+fn a_counted_flexible_array_prints_its_elements() {
+    if !Path::new("/sys/kernel/btf/vmlinux").exists() {
+        eprintln!("skipped: this kernel has no /sys/kernel/btf/vmlinux");
+        return;
+    }
+    for bin in [fixture("kvm_flex"), fixture_m32("kvm_flex")] {
+        let run = trace_env(&[], &[name(&bin)], &[]);
+        assert_eq!(run.code(), Some(0), "{}", run.stderr());
+        let a = answers(&run);
+        if String::from_utf8_lossy(&run.output.stdout).trim() == "none" {
+            eprintln!("skipped: no /dev/kvm");
+            return;
+        }
+        let n: usize = a["nmsrs"].parse().unwrap();
+        let more = if n > 32 { ", .." } else { "" };
+        let zeros = vec!["0"; n.min(32)].join(", ");
+        assert_eq!(a["first"], "-1");
+        assert_eq!(
+            run.after_marker()[1..3],
+            [
+                "ioctl(3, KVM_GET_MSR_INDEX_LIST, {nmsrs=2, indices=[0, 0]}) = -1 [E2BIG]"
+                    .to_string(),
+                format!(
+                    "ioctl(3, KVM_GET_MSR_INDEX_LIST, {{nmsrs={n}, indices=[{zeros}{more}]}}) = 0 \
+                     {{nmsrs={n}, indices=[{}{more}]}}",
+                    a["indices"]
+                ),
+            ],
+            "{bin:?}"
+        );
+    }
+}

@@ -163,6 +163,15 @@ fn put_btf(p: &mut Printer, addr: u64, found: &Found) {
         p.ptr("arg", addr);
         return;
     }
+    // A counted flexible array's elements follow the struct: read those
+    // shown; unreadable, the struct ends with `..`.
+    let extra = btf::print::flex_extra(shape, &data, p.config().string_limit);
+    if extra > 0 {
+        let mut tail = vec![0u8; extra];
+        if p.mem().read_exact(addr + shape.size as u64, &mut tail) {
+            data.extend_from_slice(&tail);
+        }
+    }
     match shape.kind {
         Kind::Struct { .. } | Kind::Array { .. } => {
             btf::print::value(p, "arg", shape, &data);

@@ -4,15 +4,67 @@
 //! elements, as strace cuts them), `char` arrays as strings, enums by name,
 //! enums of bits as flags, pointers as `&0x...`. Members of an anonymous
 //! struct or union print as the parent's own. A flexible array member at
-//! the end is not in the copied bytes: the struct then ends with `..`.
+//! the end is not in the bytes `_IOC_SIZE` gives: its elements print when
+//! a member before it is its count ([`COUNT_NAMES`]: KVM's `nmsrs`,
+//! `nent`, `n`, ...) and the caller read them ([`flex_extra`]); else the
+//! struct ends with `..`.
 
 use std::fmt::Write as _;
 
 use super::shape::{Kind, Member, Shape};
 use crate::format::{Naming, Printer};
 
-/// Print `data` (at least `shape.size` bytes) as `name`; return whether
-/// everything in it was shown.
+/// The names a struct's element count goes by, when a flexible array
+/// member follows it: the kernel's uapi spells them so (`struct kvm_msrs`'
+/// `nmsrs`, `kvm_cpuid2`'s `nent`, `kvm_reg_list`'s `n`, `kvm_irq_routing`'s
+/// `nr`). BTF keeps no `__counted_by`, so a count under another name (a
+/// byte length) is not guessed at: those arrays end with `..`.
+pub const COUNT_NAMES: &[&str] = &["n", "nr", "nent", "nmsrs", "count", "num"];
+
+/// How many bytes past `shape.size` the elements of `shape`'s trailing
+/// flexible array take, at most `limit` of them (the `-s` cut), when a
+/// member before it in `data` (the struct's own bytes) counts them.
+pub fn flex_extra(shape: &Shape, data: &[u8], limit: usize) -> usize {
+    let Kind::Struct { members, .. } = &shape.kind else {
+        return 0;
+    };
+    flex_of(members, data, 0, None).map_or(0, |(elem, count)| {
+        elem.size * count.min(limit as u64) as usize
+    })
+}
+
+/// The element shape and count of the flexible array ending `members` (in
+/// an anonymous struct or union at the end too), if a count member
+/// before it says how many.
+fn flex_of<'a>(
+    members: &'a [Member],
+    data: &[u8],
+    base: u32,
+    mut count: Option<u64>,
+) -> Option<(&'a Shape, u64)> {
+    for m in members {
+        let at = ((base + m.bit_offset) / 8) as usize;
+        match &m.shape.kind {
+            Kind::Int { .. } if m.bits.is_none() && COUNT_NAMES.contains(&&*m.name) => {
+                count = data
+                    .get(at..at + m.shape.size)
+                    .map(|b| uint_at(b, m.shape.size));
+            }
+            Kind::Array { elem, len: 0 } => return Some((elem, count?)),
+            Kind::Struct { members: inner, .. } if m.name.is_empty() => {
+                if let Some(found) = flex_of(inner, data, base + m.bit_offset, count) {
+                    return Some(found);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Print `data` (at least `shape.size` bytes, and the elements of a
+/// counted flexible array after them: [`flex_extra`]) as `name`; return
+/// whether everything in it was shown.
 pub fn value(p: &mut Printer, name: &str, shape: &Shape, data: &[u8]) -> bool {
     match &shape.kind {
         Kind::Int { signed, .. } => {
@@ -62,6 +114,18 @@ pub fn value(p: &mut Printer, name: &str, shape: &Shape, data: &[u8]) -> bool {
 /// Print `members` of a struct whose bytes start `base` bits into `data`;
 /// false if some were left out.
 fn members_of(p: &mut Printer, members: &[Member], data: &[u8], base: u32) -> bool {
+    members_counted(p, members, data, base, None)
+}
+
+/// [`members_of`], knowing the count a member of an enclosing struct gave
+/// (`count`) for a flexible array in an anonymous member.
+fn members_counted(
+    p: &mut Printer,
+    members: &[Member],
+    data: &[u8],
+    base: u32,
+    mut count: Option<u64>,
+) -> bool {
     let mut all = true;
     for m in members {
         let bit = base + m.bit_offset;
@@ -81,9 +145,27 @@ fn members_of(p: &mut Printer, members: &[Member], data: &[u8], base: u32) -> bo
             }
             continue;
         }
-        if let Kind::Array { len: 0, .. } = m.shape.kind {
-            // A flexible array: what follows the struct is not decoded.
-            all = false;
+        if let Kind::Array { elem, len: 0 } = &m.shape.kind {
+            // A flexible array: its elements follow the struct, printed
+            // when counted and read (at most `-s` of them); else `..`.
+            let limit = p.config().string_limit;
+            let Some(n) = count else {
+                all = false;
+                continue;
+            };
+            let shown = n.min(limit as u64) as usize;
+            if elem.size == 0 || data.len() < at + elem.size * shown {
+                all = false;
+            } else if let Kind::Char = elem.kind {
+                let text = &data[at..at + shown];
+                let text = text.split(|&b| b == 0).next().unwrap_or(text);
+                p.string(&m.name, text, (shown as u64) < n && text.len() == shown);
+            } else {
+                // One more than shown, when there are more: `array` ends
+                // the elements with `..` there.
+                let len = n.min(limit as u64 + 1) as usize;
+                all &= array(p, &m.name, elem, len, &data[at..]);
+            }
             continue;
         }
         if is_placeholder(&m.shape) {
@@ -98,8 +180,13 @@ fn members_of(p: &mut Printer, members: &[Member], data: &[u8], base: u32) -> bo
         if m.name.is_empty()
             && let Kind::Struct { members: inner, .. } = &m.shape.kind
         {
-            all &= members_of(p, inner, data, bit);
+            all &= members_counted(p, inner, data, bit, count);
             continue;
+        }
+        if let Kind::Int { .. } = m.shape.kind
+            && COUNT_NAMES.contains(&&*m.name)
+        {
+            count = Some(uint_at(&data[at..], m.shape.size));
         }
         all &= value(p, &m.name, &m.shape, &data[at..]);
     }
@@ -402,7 +489,18 @@ mod tests {
         );
         let mut d = vec![0u8; 8];
         d[0] = 2;
+        // The elements not read: cut.
         assert_eq!(render(&s, &d, false), "{nent=2, padding=0, ..}");
+        assert_eq!(flex_extra(&s, &d, 32), 8);
+        assert_eq!(flex_extra(&s, &d, 1), 4);
+        // Read: printed, counted by nent.
+        d.extend_from_slice(&[7, 0, 0, 0, 9, 0, 0, 0]);
+        assert_eq!(render(&s, &d, false), "{nent=2, padding=0, entries=[7, 9]}");
+        // More than -s of them: cut at the limit.
+        d[0] = 40;
+        d.resize(8 + 32 * 4, 0);
+        let text = render(&s, &d, false);
+        assert!(text.ends_with(", 0, ..]}"), "{text}");
         assert_eq!(
             layout_text(&s),
             "    @0   4  __u32 nent\n    @4   4  __u32 padding\n    @8   0  __u32[0] entries\n"
