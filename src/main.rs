@@ -16,6 +16,19 @@ use rtrace_cli::format::FormatConfig;
 use rtrace_cli::output::{Output, Timestamps};
 use rtrace_cli::trace;
 
+/// Runs before `main` (from `.init_array`, as the C library runs
+/// constructors), ahead of the Rust runtime's start-up, which ignores
+/// SIGPIPE: rtrace notes the signal state it was given, which the command
+/// it starts must get unchanged.
+#[used]
+#[unsafe(link_section = ".init_array")]
+static RECORD_INHERITED_SIGNALS: extern "C" fn() = {
+    extern "C" fn record() {
+        trace::record_inherited_signals();
+    }
+    record
+};
+
 /// When to color the trace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum ColorWhen {

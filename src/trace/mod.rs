@@ -40,6 +40,7 @@ use crate::output::{Output, Recording, Style};
 use crate::select::{SignalSet, StatusSet, TraceSet};
 use crate::service::signal::signal_name;
 pub use affinity::SameCpu;
+pub use signals::record_inherited_signals;
 use stats::{SortKey, Stats};
 
 /// What to trace and how.
