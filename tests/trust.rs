@@ -221,3 +221,228 @@ fn a_script_s_trap_reaches_the_command() {
     assert_eq!(mask & 0x7007, 0x7007, "the trap's signals: {untraced:?}");
     assert_eq!(run("rtrace -o /dev/null"), untraced);
 }
+
+/// Run rtrace with `args` on a new terminal (a pty: its stdin, stdout and
+/// stderr, so the trace and the program's output share it) and return
+/// everything the terminal showed, its line ends as `\n`.
+fn on_a_terminal(args: &[&str]) -> (std::process::ExitStatus, String) {
+    use std::io::Read;
+    use std::os::fd::FromRawFd;
+    let (mut master, mut slave) = (-1, -1);
+    // SAFETY: openpty writes the two fds; no name, settings or size given.
+    let r = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(r, 0, "openpty: {}", std::io::Error::last_os_error());
+    // SAFETY: both fds are ours from here on.
+    let (mut master, slave) = unsafe {
+        (
+            std::fs::File::from_raw_fd(master),
+            std::fs::File::from_raw_fd(slave),
+        )
+    };
+    let mut cmd = rtrace_env();
+    cmd.args(args)
+        .stdin(slave.try_clone().unwrap())
+        .stdout(slave.try_clone().unwrap())
+        .stderr(slave.try_clone().unwrap());
+    hand_down(&mut cmd, PLAIN);
+    let mut child = cmd.spawn().expect("start rtrace");
+    // Only the child may hold the terminal's other side (the command keeps
+    // its copies until dropped).
+    drop(cmd);
+    drop(slave);
+    // The terminal is read as it is written (its buffer is small); reading
+    // ends with EIO once the last fd of its other side is closed.
+    let reader = std::thread::spawn(move || {
+        let mut shown = Vec::new();
+        let mut chunk = [0u8; 4096];
+        while let Ok(n) = master.read(&mut chunk) {
+            if n == 0 {
+                break;
+            }
+            shown.extend_from_slice(&chunk[..n]);
+        }
+        shown
+    });
+    let status = wait_or_fail(&mut child, "rtrace on a terminal");
+    let shown = reader.join().unwrap();
+    (
+        status,
+        String::from_utf8_lossy(&shown).replace("\r\n", "\n"),
+    )
+}
+
+/// Wait for `child`, failing the test (and killing it) if it has not
+/// ended after a minute: a hang, not a measurement.
+fn wait_or_fail(child: &mut std::process::Child, what: &str) -> std::process::ExitStatus {
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what} did not end");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Issue 20, point 3: on a terminal the trace of each call is shown
+/// before the tracee runs on, so the program's output comes after the
+/// trace of the calls before it, and inside a line only at the split of
+/// the call that writes it (after its enter half, before its result).
+#[test]
+fn on_a_terminal_trace_and_program_output_come_in_order() {
+    let bin = fixture("tty_order");
+    let (status, shown) = on_a_terminal(&["--color=never", common::name(&bin)]);
+    assert!(status.success(), "{status:?}: {shown}");
+    let lines = common::normalise(&shown);
+    assert_eq!(
+        lines.first().map(String::as_str),
+        Some("Tracing tty_order (pid PID1)"),
+        "{shown}"
+    );
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with("write(-1, \"BEGIN\""))
+        .unwrap_or_else(|| panic!("no marker: {shown}"));
+    assert_eq!(
+        lines[start..],
+        [
+            "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+            "write(1, \"one\\n\", 4) =one",
+            " 4",
+            "nanosleep({tv_sec=0, tv_nsec=300000000}, NULL) = 0",
+            "write(1, \"two\\n\", 4) =two",
+            " 4",
+            "exit_group(0)",
+            "Process exited normally with code 0",
+        ],
+        "{shown}"
+    );
+}
+
+/// Whether process `pid` has ended: gone, or a zombie (whose parent may
+/// be a pid 1 that does not reap).
+fn ended(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat.rsplit(") ").next().is_some_and(|s| s.starts_with('Z')),
+    }
+}
+
+/// Issue 20, point 9: with `-o FIFO` whose reader stopped reading, rtrace
+/// blocks writing the trace; two interrupts still end it, and the
+/// command it started is gone with it.
+#[test]
+fn two_interrupts_end_rtrace_while_its_output_is_stalled() {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let fifo = scratch_path("trust", "fifo");
+    let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo reads the path.
+    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+    // The reader is there before rtrace opens the FIFO, and reads only
+    // the first line.
+    let mut reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&fifo)
+        .unwrap();
+    let mut cmd = rtrace_env();
+    cmd.arg("-o").arg(&fifo).arg("yes").stdout(Stdio::null());
+    hand_down(&mut cmd, PLAIN);
+    let mut rt = cmd.stderr(Stdio::piped()).spawn().unwrap();
+    let start = std::time::Instant::now();
+    let mut head = Vec::new();
+    while !head.contains(&b'\n') {
+        let mut chunk = [0u8; 64];
+        match reader.read(&mut chunk) {
+            Ok(n) => head.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                std::thread::sleep(std::time::Duration::from_millis(10))
+            }
+            Err(e) => panic!("{e}"),
+        }
+        assert!(start.elapsed().as_secs() < 60, "no trace: {head:?}");
+    }
+    let first = String::from_utf8_lossy(&head);
+    let first = first.lines().next().unwrap();
+    let tracee: i32 = first
+        .strip_prefix("Tracing yes (pid ")
+        .and_then(|rest| rest.strip_suffix(')'))
+        .and_then(|pid| pid.parse().ok())
+        .unwrap_or_else(|| panic!("{first:?}"));
+    // Wait until rtrace is blocked writing (in write(2), sleeping).
+    let rt_pid = rt.id() as i32;
+    loop {
+        let call = std::fs::read_to_string(format!("/proc/{rt_pid}/syscall")).unwrap_or_default();
+        let state = std::fs::read_to_string(format!("/proc/{rt_pid}/stat")).unwrap_or_default();
+        let sleeping = state
+            .rsplit(") ")
+            .next()
+            .is_some_and(|s| s.starts_with('S'));
+        if call.starts_with(&format!("{} ", libc::SYS_write)) && sleeping {
+            break;
+        }
+        assert!(
+            start.elapsed().as_secs() < 60,
+            "rtrace never blocked writing"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // Two interrupts, further apart than the 100 ms in which a repeated
+    // signal from one sender counts once (see HACKING.md).
+    // SAFETY: plain kill.
+    unsafe { libc::kill(rt_pid, libc::SIGINT) };
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // SAFETY: plain kill.
+    unsafe { libc::kill(rt_pid, libc::SIGINT) };
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = rt.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed().as_secs() > 60 {
+            // SAFETY: plain kills, of the processes this test started.
+            unsafe {
+                libc::kill(rt_pid, libc::SIGKILL);
+                libc::kill(tracee, libc::SIGKILL);
+            }
+            let _ = rt.wait();
+            panic!("two interrupts did not end rtrace with a stalled output");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let start = std::time::Instant::now();
+    while !ended(tracee) {
+        assert!(
+            start.elapsed().as_secs() < 60,
+            "the tracee {tracee} lives on"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // (Read only now: a tracee left running would hold the pipe open.)
+    let mut errors = String::new();
+    rt.stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut errors)
+        .unwrap();
+    assert_eq!(
+        errors,
+        "rtrace: cannot write trace output: it was blocked when rtrace was interrupted a second time\n"
+    );
+    assert_eq!(status.code(), Some(1));
+    drop(reader);
+    let _ = std::fs::remove_file(&fifo);
+}

@@ -198,7 +198,13 @@ extern "C" fn on_interrupt(sig: libc::c_int, info: *mut libc::siginfo_t, _: *mut
             return;
         }
     }
-    INTERRUPTS.fetch_add(1, Ordering::Relaxed);
+    if INTERRUPTS.fetch_add(1, Ordering::Relaxed) >= 1 {
+        // The second interrupt ends rtrace even while a write of the trace
+        // is blocked (a reader that stopped reading): the write, which
+        // this signal interrupts, gives up (the timer armed below
+        // interrupts it too if it began just after this).
+        crate::output::GIVE_UP_WRITING.store(true, Ordering::Relaxed);
+    }
     // The main loop may have checked the counter just before blocking in
     // waitpid: a short timer's SIGALRM interrupts that wait.
     arm_alarm(20_000);
