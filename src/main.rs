@@ -289,13 +289,13 @@ struct Cli {
     /// Explain an ioctl request, by name (BLKGETSIZE64) or code: its C
     /// definition, its bits, every name the code has, its argument (with
     /// the layout from rtrace's tables or else the kernel's BTF), and exit
-    #[arg(long, value_name = "NAME|CODE")]
+    #[arg(long, value_name = "NAME|CODE", allow_hyphen_values = true)]
     explain_ioctl: Option<String>,
 
     /// List every ioctl request rtrace names (of one group: usbmon, fs,
     /// kvm, ...) with a count, and exit
-    #[arg(long, value_name = "GROUP", num_args = 0..=1, default_missing_value = "")]
-    list_ioctls: Option<String>,
+    #[arg(long, value_name = "GROUP", num_args = 0..=1)]
+    list_ioctls: Option<Option<String>>,
 
     /// Print shell completions for SHELL and exit
     #[arg(long, value_name = "SHELL", hide = true)]
@@ -352,8 +352,8 @@ fn main() -> ExitCode {
         };
     }
     if let Some(group) = &cli.list_ioctls {
-        let group = (!group.is_empty()).then_some(group.as_str());
-        return match rtrace_cli::ioctl::explain::list(group) {
+        // Given with no group, every group; an empty name is an error.
+        return match rtrace_cli::ioctl::explain::list(group.as_deref()) {
             Ok(text) => write_stdout(text.as_bytes(), "the list"),
             Err(e) => fail(&e, 2),
         };

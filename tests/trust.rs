@@ -446,3 +446,94 @@ fn two_interrupts_end_rtrace_while_its_output_is_stalled() {
     drop(reader);
     let _ = std::fs::remove_file(&fifo);
 }
+
+/// rtrace's stdout, stderr and exit code for `args`.
+fn answer(args: &[&str]) -> (String, String, Option<i32>) {
+    let out = rtrace_env().args(args).output().unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code(),
+    )
+}
+
+/// Issue 20's smaller points: a negative request code is a value (not an
+/// option) and an error of its own; an empty group name is an error, not
+/// every group; a huge name gets its one-line answer (the did-you-mean
+/// search skips names its length rules out).
+#[test]
+fn bad_ioctl_questions_get_one_line_answers() {
+    for (args, line) in [
+        (
+            &["--explain-ioctl", "-1"][..],
+            "rtrace: '-1': request codes are not negative (0 to 0xffffffff)\n",
+        ),
+        (
+            &["--explain-ioctl", "-0x5401"][..],
+            "rtrace: '-0x5401': request codes are not negative (0 to 0xffffffff)\n",
+        ),
+        (
+            &["--explain-ioctl=-TCGETS"][..],
+            "rtrace: no ioctl request named '-TCGETS' (did you mean TCGETS?)\n",
+        ),
+        (
+            &["--list-ioctls", ""][..],
+            "rtrace: an empty ioctl group name (rtrace --list-ioctls alone lists every group)\n",
+        ),
+        (
+            &["--list-ioctls="][..],
+            "rtrace: an empty ioctl group name (rtrace --list-ioctls alone lists every group)\n",
+        ),
+    ] {
+        assert_eq!(
+            answer(args),
+            (String::new(), line.to_string(), Some(2)),
+            "{args:?}"
+        );
+    }
+    // Without a group, every group still.
+    let (all, errors, code) = answer(&["--list-ioctls"]);
+    assert_eq!((errors.as_str(), code), ("", Some(0)));
+    let last = all.lines().last().unwrap();
+    assert!(
+        last.ends_with(" groups") && last.contains(" requests in "),
+        "{last}"
+    );
+    let huge = "A".repeat(10_000);
+    assert_eq!(
+        answer(&["--explain-ioctl", &huge]),
+        (
+            String::new(),
+            format!("rtrace: no ioctl request named '{huge}'\n"),
+            Some(2)
+        )
+    );
+}
+
+/// Issue 20, smaller point: a user_events field name that is not UTF-8
+/// is quoted in the `**` diagnostic as in the registration's argument
+/// (`\377`), not as the bytes of U+FFFD.
+#[test]
+fn a_user_events_name_that_is_not_utf8_is_quoted_as_in_the_argument() {
+    let emu = common::Emulator::start("uevents_emu", &["--enable", "rtrace_rel"]);
+    fixture("uevents_badname");
+    let run = common::trace_env(
+        &[],
+        &["uevents_badname"],
+        &[("UEVENTS_EMU_SOCKET", emu.socket())],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert_eq!(
+        run.after_marker(),
+        [
+            "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+            "openat(AT_FDCWD, \"/sys/kernel/tracing/user_events_data\", O_RDWR|O_CLOEXEC) = 3",
+            "ioctl(3, DIAG_IOCSREG, {size=28, enable_bit=31, enable_size=4, flags=0, enable_addr=&ADDR, name_args=\"rtrace_rel __rel_loc char[] no\\377te\"}) = 0 {write_index=0}",
+            "write(3, {write_index=0 <rtrace_rel>, no\\357\\277\\275te=\"abc\"}, 12) = -1 [EFAULT]",
+            "** user_events: fd 3: write_index 0 <rtrace_rel>: __rel_loc no\\377te (offset 0, size 3) does not end in a NUL byte: the kernel refuses it (EFAULT) while the event is enabled **",
+            "close(3) = 0",
+            "exit_group(0)",
+            "Process exited normally with code 0",
+        ]
+    );
+}
