@@ -90,7 +90,8 @@ pub struct Registration {
     pub tgid: i32,
     /// The event's write_index on this file.
     pub index: u32,
-    /// The registration command (`name fields`).
+    /// The registration command (`name fields`), one char per byte (see
+    /// diag/user_events.rs: `command_text`).
     pub command: String,
     /// The size of the struct user_reg it used: 28 and more is the 6.4
     /// layout, 20 and 24 older kernels'.

@@ -5,7 +5,7 @@
 //! and the result becomes rtrace's own exit status.
 
 use std::ffi::OsString;
-use std::io::{BufWriter, IsTerminal};
+use std::io::IsTerminal;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::OpenOptionsExt;
 use std::process::ExitCode;
@@ -13,8 +13,21 @@ use std::process::ExitCode;
 use clap::{CommandFactory, Parser, ValueEnum};
 
 use rtrace_cli::format::FormatConfig;
-use rtrace_cli::output::{Output, Timestamps};
+use rtrace_cli::output::{Output, Timestamps, TraceWriter};
 use rtrace_cli::trace;
+
+/// Runs before `main` (from `.init_array`, as the C library runs
+/// constructors), ahead of the Rust runtime's start-up, which ignores
+/// SIGPIPE: rtrace notes the signal state it was given, which the command
+/// it starts must get unchanged.
+#[used]
+#[unsafe(link_section = ".init_array")]
+static RECORD_INHERITED_SIGNALS: extern "C" fn() = {
+    extern "C" fn record() {
+        trace::record_inherited_signals();
+    }
+    record
+};
 
 /// When to color the trace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -58,7 +71,14 @@ _IOWR both); an _IO request's argument prints as a number.
 Interrupts: the first SIGINT, SIGTERM, SIGHUP or SIGQUIT detaches from -p
 processes and lets the started command finish, traced; sent to rtrace alone
 (kill, timeout; not a terminal's ^C, which the command gets anyway) it is
-passed on to the command, as strace does. A second one kills the command.
+passed on to the command, as strace does. A second one kills the command
+and ends rtrace, also while writing the trace is blocked (-o FIFO whose
+reader stopped reading).
+
+The started command gets the ignored signals and signal mask rtrace was
+given (nohup, trap ''). On a terminal each line of the trace is shown
+before the traced program runs on; to a file or pipe the trace is buffered
+and written in whole lines.
 
 Environment: RTRACE_NO_SYSCALL_INFO=1 reads system call stops from the
 registers, as on kernels before 5.3 (to test that path on a newer kernel).
@@ -271,13 +291,13 @@ struct Cli {
     /// Explain an ioctl request, by name (BLKGETSIZE64) or code: its C
     /// definition, its bits, every name the code has, its argument (with
     /// the layout from rtrace's tables or else the kernel's BTF), and exit
-    #[arg(long, value_name = "NAME|CODE")]
+    #[arg(long, value_name = "NAME|CODE", allow_hyphen_values = true)]
     explain_ioctl: Option<String>,
 
     /// List every ioctl request rtrace names (of one group: usbmon, fs,
     /// kvm, ...) with a count, and exit
-    #[arg(long, value_name = "GROUP", num_args = 0..=1, default_missing_value = "")]
-    list_ioctls: Option<String>,
+    #[arg(long, value_name = "GROUP", num_args = 0..=1)]
+    list_ioctls: Option<Option<String>>,
 
     /// Print shell completions for SHELL and exit
     #[arg(long, value_name = "SHELL", hide = true)]
@@ -334,8 +354,8 @@ fn main() -> ExitCode {
         };
     }
     if let Some(group) = &cli.list_ioctls {
-        let group = (!group.is_empty()).then_some(group.as_str());
-        return match rtrace_cli::ioctl::explain::list(group) {
+        // Given with no group, every group; an empty name is an error.
+        return match rtrace_cli::ioctl::explain::list(group.as_deref()) {
             Ok(text) => write_stdout(text.as_bytes(), "the list"),
             Err(e) => fail(&e, 2),
         };
@@ -390,7 +410,10 @@ fn main() -> ExitCode {
                 .mode(0o600)
                 .open(path);
             match file {
-                Ok(f) => (Box::new(BufWriter::with_capacity(1 << 16, f)), false),
+                Ok(f) => {
+                    let terminal = f.is_terminal();
+                    (Box::new(TraceWriter::new(f)), terminal)
+                }
                 Err(e) => {
                     // Escaped, so the error stays one line whatever the name.
                     let mut name = String::new();
@@ -400,7 +423,7 @@ fn main() -> ExitCode {
             }
         }
         None => (
-            Box::new(BufWriter::with_capacity(1 << 16, std::io::stderr())),
+            Box::new(TraceWriter::new(std::io::stderr())),
             std::io::stderr().is_terminal(),
         ),
     };
@@ -464,7 +487,7 @@ fn main() -> ExitCode {
     if std::env::var_os("RTRACE_NO_SYSCALL_INFO").is_some_and(|v| v == "1") {
         rtrace_cli::kernel::decode_from_registers();
     }
-    let mut out = Output::new(writer, color, timestamps);
+    let mut out = Output::new(writer, color, timestamps).on_terminal(is_terminal);
     if cli.relative {
         out = out.with_relative();
     }

@@ -7,15 +7,27 @@
 /// case, when it is near enough to be a likely typo: at most one edit per
 /// three characters (and one for short words). Ties go to the name that
 /// sorts first, so the answer does not depend on the order of `names`.
+///
+/// Names whose length alone puts them further than that are not compared
+/// (the distance is at least the difference in length), so a huge word
+/// costs no more than a short one: the table is never built for it.
 pub fn nearest<'a>(word: &str, names: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let word = word.to_ascii_lowercase();
-    let limit = (word.chars().count() / 3).max(1);
+    let len = word.chars().count();
+    let limit = (len / 3).max(1);
     names
         .into_iter()
+        .filter(|name| within_reach(len, name.chars().count(), limit))
         .map(|name| (distance(&word, &name.to_ascii_lowercase()), name))
         .filter(|&(d, _)| d <= limit)
         .min_by_key(|&(d, name)| (d, name))
         .map(|(_, name)| name)
+}
+
+/// Whether words of lengths `a` and `b` can be at most `limit` edits
+/// apart.
+fn within_reach(a: usize, b: usize, limit: usize) -> bool {
+    a.abs_diff(b) <= limit
 }
 
 /// The edit distance between `a` and `b` in characters: insertions,
@@ -52,6 +64,24 @@ mod tests {
         assert_eq!(distance("", "abc"), 3);
         assert_eq!(distance("kitten", "sitting"), 3);
         assert_eq!(distance("same", "same"), 0);
+    }
+
+    #[test]
+    fn names_too_far_in_length_are_not_compared() {
+        // The length difference is a lower bound of the distance.
+        for (a, b) in [("abc", "abcdefgh"), ("kitten", "sitting"), ("", "x")] {
+            let d = distance(a, b);
+            let n = (a.chars().count(), b.chars().count());
+            assert!(d >= n.0.abs_diff(n.1), "{a} {b}");
+            assert!(within_reach(n.0, n.1, d));
+            assert_eq!(
+                within_reach(n.0, n.1, d.saturating_sub(1)),
+                d > n.0.abs_diff(n.1)
+            );
+        }
+        assert!(!within_reach(10_000, 12, 3333));
+        let long = "A".repeat(10_000);
+        assert_eq!(nearest(&long, ["BLKGETSIZE64", "AAAAAAAAAAA"]), None);
     }
 
     #[test]

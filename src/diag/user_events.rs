@@ -54,9 +54,28 @@ fn label(index: u32, reg: Option<&Registration>) -> String {
     }
 }
 
-/// Tracee text made safe for the trace: no control or non-ASCII bytes.
+/// A command (or event name) as read from the tracee, one char per byte
+/// (U+0000 to U+00FF): no byte is lost, as it would be to U+FFFD if the
+/// bytes are not UTF-8, and the ASCII the command's grammar splits on
+/// stays what it was. Every string made here is shown through [`escape`],
+/// which turns the chars back into the bytes.
+fn command_text(bytes: &[u8]) -> String {
+    bytes.iter().map(|&b| char::from(b)).collect()
+}
+
+/// Text of [`command_text`] made safe for the trace, escaped as the
+/// registration's argument is (`\377` for the byte 0xff): no control or
+/// non-ASCII bytes.
 fn escape(s: &str) -> String {
-    let q = quote(s.as_bytes(), false);
+    let bytes: Vec<u8> = s
+        .chars()
+        .flat_map(|c| match u8::try_from(c) {
+            Ok(b) => vec![b],
+            // Not from command_text (rtrace's own text is ASCII).
+            Err(_) => c.to_string().into_bytes(),
+        })
+        .collect();
+    let q = quote(&bytes, false);
     q[1..q.len() - 1].to_string()
 }
 
@@ -352,7 +371,7 @@ pub fn ioctl(
             let Some((name, _)) = mem.read_cstr(arg, MAX_COMMAND) else {
                 return out;
             };
-            let name = String::from_utf8_lossy(&name).into_owned();
+            let name = command_text(&name);
             let mut holders = Vec::new();
             holders_in(fds, &name, None, &mut holders);
             for (tgid, table) in others() {
@@ -373,10 +392,7 @@ pub fn ioctl(
             out.push(diag(
                 "delete",
                 fd,
-                format!(
-                    "DIAG_IOCSDEL {} refused (EBUSY): {why}",
-                    quote(name.as_bytes(), false)
-                ),
+                format!("DIAG_IOCSDEL \"{}\" refused (EBUSY): {why}", escape(&name)),
             ));
         }
         _ => {}
@@ -435,7 +451,7 @@ fn read_registration(tgid: i32, arg: u64, mem: &mut Memory) -> Option<Registrati
     Some(Registration {
         tgid,
         index,
-        command: String::from_utf8_lossy(&command).into_owned(),
+        command: command_text(&command),
         size,
         enabler,
         unregistered: false,
@@ -535,7 +551,7 @@ fn register_refused(call: &CallInfo, rval: i64, fds: &FdTable, mem: &mut Memory)
         });
     }
     let (command, _) = mem.read_cstr(name_args, MAX_COMMAND)?;
-    let command = String::from_utf8_lossy(&command).into_owned();
+    let command = command_text(&command);
     let def = parse_command(&command);
     if let Some(e) = &def.error {
         return einval(format!("the command is malformed: {}", escape(e)));

@@ -15,6 +15,14 @@ use crate::kernel::Arch;
 /// What `--explain-ioctl` takes: a name (`BLKGETSIZE64`,
 /// `EVIOCGNAME(256)`) or a number (`0x80081272`, `2148012658`).
 pub fn explain_arg(text: &str) -> Result<String, String> {
+    if text
+        .strip_prefix('-')
+        .is_some_and(|n| parse_number(n).is_some())
+    {
+        return Err(format!(
+            "'{text}': request codes are not negative (0 to 0xffffffff)"
+        ));
+    }
     if let Some(code) = parse_number(text) {
         return match code {
             Some(code) => Ok(explain(code)),
@@ -434,6 +442,11 @@ fn nearest(text: &str) -> Option<&'static str> {
 /// `sound/asound`), with the x86_64 code (and the i386 one where it
 /// differs) and a count at the end.
 pub fn list(group_name: Option<&str>) -> Result<String, String> {
+    if group_name == Some("") {
+        return Err(
+            "an empty ioctl group name (rtrace --list-ioctls alone lists every group)".into(),
+        );
+    }
     let mut out = String::new();
     let mut count = 0;
     let mut groups_seen = std::collections::BTreeSet::new();

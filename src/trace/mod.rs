@@ -41,6 +41,7 @@ use crate::output::{Output, Recording, Style};
 use crate::select::{SignalSet, StatusSet, TraceSet};
 use crate::service::signal::signal_name;
 pub use affinity::SameCpu;
+pub use signals::record_inherited_signals;
 use stats::{SortKey, Stats};
 
 /// What to trace and how.
@@ -459,6 +460,9 @@ impl Engine {
     }
 
     fn resume(&mut self, pid: i32, request: libc::c_uint, sig: i32) {
+        // On a terminal the trace so far is written before the tracee
+        // writes anything more there (see Output::before_resume).
+        self.out.before_resume();
         self.resumed(pid, request);
         // ESRCH: the tracee died meanwhile; its exit status will tell.
         let _ = kernel::resume(Pid::from_raw(pid), request, sig);
@@ -601,14 +605,19 @@ impl Engine {
     /// The trace output cannot be written: let go of every process that
     /// can run on untraced. Those under the seccomp filter cannot: with no
     /// tracer their selected calls fail with ENOSYS. They stay traced,
-    /// unshown, until they end.
+    /// unshown, until they end. Nor are started ones a second interrupt
+    /// has killed (it may be what made a blocked write give up): they are
+    /// seen to their end, as after any second interrupt.
     fn output_failed(&mut self) {
         self.output_lost = true;
+        self.handle_interrupts();
+        let killing = self.interrupts_seen >= 2;
         self.colocation_off();
         let mut newborns = Vec::new();
         let mut detach = Vec::new();
         for proc in self.procs.values_mut() {
-            if !proc.seccomp {
+            let killed = killing && !proc.attached;
+            if !proc.seccomp && !killed {
                 detach.push(proc.pid);
                 continue;
             }

@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use nix::unistd::Pid;
 
-use super::{Engine, Error, Life, Proc, io_message, wait};
+use super::{Engine, Error, Life, Proc, io_message, signals, wait};
 use crate::escape::TraceeText;
 use crate::fdtable::FdTable;
 use crate::kernel;
@@ -116,9 +116,16 @@ impl Engine {
         // rtrace's pin, of which the pin guard knows nothing: it takes
         // rtrace's own mask, its own, itself, and is pinned when traced.
         let own_mask = self.colo.tracer_own.clone();
+        // No handler of rtrace's may run in the child: every signal is
+        // blocked across the fork, and the child puts back the state
+        // rtrace was started with before unblocking (see signals.rs).
+        let mask = signals::block_all();
         // SAFETY: the child only calls async-signal-safe functions on data
         // prepared before the fork, then execs or exits.
         let pid = unsafe { libc::fork() };
+        if pid != 0 {
+            signals::unblock(mask);
+        }
         if pid < 0 {
             return Err(Error::new(
                 format!("fork: {}", io_message(&std::io::Error::last_os_error())),
@@ -132,19 +139,14 @@ impl Engine {
                 if let Some(own) = &own_mask {
                     libc::syscall(libc::SYS_sched_setaffinity, 0, own.len(), own.as_ptr());
                 }
-                for sig in [
-                    libc::SIGINT,
-                    libc::SIGTERM,
-                    libc::SIGHUP,
-                    libc::SIGQUIT,
-                    libc::SIGPIPE,
-                    libc::SIGALRM,
-                ] {
-                    libc::signal(sig, libc::SIG_DFL);
-                }
+                signals::restore_dispositions();
                 let mut byte = 0u8;
                 // Wait until the parent has seized us.
                 while libc::read(rfd, (&mut byte as *mut u8).cast(), 1) < 0 {}
+                // Now, not earlier: a signal sent meanwhile is delivered as
+                // the command would have got it, and traced. Before the
+                // filter, which may stop rt_sigprocmask.
+                signals::restore_mask();
                 if let Some(prog) = &prog {
                     // The filter needs no-new-privs (as with strace) unless
                     // we have CAP_SYS_ADMIN: then it is left unset, so that
