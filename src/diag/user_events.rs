@@ -10,10 +10,9 @@
 
 use super::{Area, CallInfo, Diag, errno_text, is_error};
 use crate::fdtable::{FdTable, Registration, SharedFdTable, SharedFileState};
-use crate::format::quote;
 use crate::ioctl::user_events::{
     DIAG_IOCSDEL, DIAG_IOCSREG, DIAG_IOCSUNREG, EventDef, FieldKind, TRACE_ENTRY_SIZE,
-    parse_command,
+    command_text, escape, parse_command,
 };
 use crate::kernel::{Arch, Memory};
 
@@ -52,31 +51,6 @@ fn label(index: u32, reg: Option<&Registration>) -> String {
         }
         None => format!("write_index {index}"),
     }
-}
-
-/// A command (or event name) as read from the tracee, one char per byte
-/// (U+0000 to U+00FF): no byte is lost, as it would be to U+FFFD if the
-/// bytes are not UTF-8, and the ASCII the command's grammar splits on
-/// stays what it was. Every string made here is shown through [`escape`],
-/// which turns the chars back into the bytes.
-fn command_text(bytes: &[u8]) -> String {
-    bytes.iter().map(|&b| char::from(b)).collect()
-}
-
-/// Text of [`command_text`] made safe for the trace, escaped as the
-/// registration's argument is (`\377` for the byte 0xff): no control or
-/// non-ASCII bytes.
-fn escape(s: &str) -> String {
-    let bytes: Vec<u8> = s
-        .chars()
-        .flat_map(|c| match u8::try_from(c) {
-            Ok(b) => vec![b],
-            // Not from command_text (rtrace's own text is ASCII).
-            Err(_) => c.to_string().into_bytes(),
-        })
-        .collect();
-    let q = quote(&bytes, false);
-    q[1..q.len() - 1].to_string()
 }
 
 /// The bytes a write or writev hands the kernel, when readable.
@@ -174,7 +148,7 @@ pub fn write(call: &CallInfo, fd: i32, fds: &FdTable, mem: &mut Memory) -> Vec<D
             .fields
             .iter()
             .find(|f| f.offset + f.size > payload.len())
-            .map(|f| format!(" ({} @{} is cut)", escape(&f.name), f.offset))
+            .map(|f| format!(" ({} @{} is cut)", f.name, f.offset))
             .unwrap_or_default();
         out.push(refusal(
             "payload",
@@ -249,7 +223,7 @@ fn locs(def: &EventDef, payload: &[u8], fd: i32, what: &str, out: &mut Vec<Diag>
         let loc = u32::from_le_bytes(word.try_into().unwrap()) as usize;
         let (off, size) = (loc & 0xffff, loc >> 16);
         let kind = if rel { "__rel_loc" } else { "__data_loc" };
-        let name = escape(&f.name);
+        let name = f.name.clone();
         let start = if rel {
             f.offset + 4 + off
         } else if off < TRACE_ENTRY_SIZE {

@@ -153,7 +153,36 @@ impl IoctlGroup for UserEvents {
     }
 }
 
-/// Read a registration's command string and write_index (after the call).
+/// A command (or event name) as read from the tracee, one char per byte
+/// (U+0000 to U+00FF): no byte is lost, as it would be to U+FFFD if the
+/// bytes are not UTF-8, and the ASCII the command's grammar splits on
+/// stays what it was. Every string made here is shown through [`escape`],
+/// which turns the chars back into the bytes.
+pub fn command_text(bytes: &[u8]) -> String {
+    bytes.iter().map(|&b| char::from(b)).collect()
+}
+
+/// Text of [`command_text`] (or rtrace's own ASCII) made safe for the trace, escaped as the
+/// registration's argument is (`\377` for the byte 0xff): no control or
+/// non-ASCII bytes.
+pub fn escape(s: &str) -> String {
+    let q = quote(&command_bytes(s), false);
+    q[1..q.len() - 1].to_string()
+}
+
+/// The bytes a [`command_text`] string was made from.
+pub fn command_bytes(s: &str) -> Vec<u8> {
+    s.chars()
+        .flat_map(|c| match u8::try_from(c) {
+            Ok(b) => vec![b],
+            // Not from command_text (rtrace's own text is ASCII).
+            Err(_) => c.to_string().into_bytes(),
+        })
+        .collect()
+}
+
+/// Read a registration's command string (one char per byte:
+/// [`command_text`]) and write_index (after the call).
 fn read_reg(mem: &mut Memory, addr: u64) -> Option<(String, Option<u32>)> {
     let mut head = [0u8; 28];
     if !mem.read_exact(addr, &mut head[..4]) {
@@ -174,7 +203,7 @@ fn read_reg(mem: &mut Memory, addr: u64) -> Option<(String, Option<u32>)> {
         RegLayout::V6_1 => (u64_at(&head, 4), u32_at(&head, 16)),
     };
     let (bytes, _) = mem.read_cstr(name_args, MAX_COMMAND)?;
-    Some((String::from_utf8_lossy(&bytes).into_owned(), Some(index)))
+    Some((command_text(&bytes), Some(index)))
 }
 
 /// Longest command string read (the kernel caps it at a page).
@@ -287,7 +316,8 @@ pub enum FieldKind {
 pub struct EventField {
     /// Its type as written.
     pub ty: String,
-    /// Its name.
+    /// Its name, escaped as a string's bytes are (`no\377te`): ready to
+    /// show.
     pub name: String,
     /// How to decode it.
     pub kind: FieldKind,
@@ -300,7 +330,7 @@ pub struct EventField {
 /// A parsed registration command.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct EventDef {
-    /// The event's name.
+    /// The event's name, one char per byte ([`command_text`]).
     pub name: String,
     /// Flags after `:` (`name:BPF_ITER,...`).
     pub flags: Vec<String>,
@@ -343,19 +373,19 @@ fn kind_of(ty: &str, explicit: Option<usize>) -> Result<FieldKind, String> {
     if ty.starts_with("struct ") {
         return explicit
             .map(FieldKind::Struct)
-            .ok_or_else(|| format!("'{ty}' needs a size"));
+            .ok_or_else(|| format!("'{}' needs a size", escape(ty)));
     }
     if let Some(open) = ty.find('[') {
         let base = &ty[..open];
         let count: usize = ty[open + 1..]
             .strip_suffix(']')
             .and_then(|n| n.parse().ok())
-            .ok_or_else(|| format!("bad array '{ty}'"))?;
+            .ok_or_else(|| format!("bad array '{}'", escape(ty)))?;
         return match scalar(base) {
             Some(FieldKind::Signed(1)) if base == "char" => Ok(FieldKind::CharArray(count)),
             Some(FieldKind::Signed(n)) => Ok(FieldKind::Array(n, true, count)),
             Some(FieldKind::Unsigned(n)) => Ok(FieldKind::Array(n, false, count)),
-            _ => Err(format!("unknown type '{base}'")),
+            _ => Err(format!("unknown type '{}'", escape(base))),
         };
     }
     match scalar(ty) {
@@ -363,7 +393,7 @@ fn kind_of(ty: &str, explicit: Option<usize>) -> Result<FieldKind, String> {
         None if ty == "long" || ty == "unsigned long" => Err(format!(
             "'{ty}' is rejected by the kernel (its size depends on the ABI)"
         )),
-        None => Err(format!("unknown type '{ty}'")),
+        None => Err(format!("unknown type '{}'", escape(ty))),
     }
 }
 
@@ -405,6 +435,7 @@ pub fn parse_command(command: &str) -> EventDef {
         if raw.is_empty() {
             continue;
         }
+        let shown = escape(raw);
         let words: Vec<&str> = raw.split(' ').filter(|w| !w.is_empty()).collect();
         // Two-word types: "unsigned int", "struct foo", "__data_loc char[]".
         let type_words = match words.first().copied() {
@@ -419,16 +450,17 @@ pub fn parse_command(command: &str) -> EventDef {
             _ => 1,
         };
         if words.len() < type_words + 1 {
-            def.error = Some(format!("field '{raw}' has no name"));
+            def.error = Some(format!("field '{shown}' has no name"));
             return def;
         }
         let ty = words[..type_words].join(" ");
-        let fname = words[type_words].to_string();
+        // Shown as the argument shows it: `no\377te`, never U+FFFD.
+        let fname = escape(words[type_words]);
         let explicit = match words.get(type_words + 1) {
             Some(w) => match w.parse::<usize>() {
                 Ok(n) => Some(n),
                 Err(_) => {
-                    def.error = Some(format!("field '{raw}': bad size '{w}'"));
+                    def.error = Some(format!("field '{shown}': bad size '{}'", escape(w)));
                     return def;
                 }
             },
@@ -437,7 +469,7 @@ pub fn parse_command(command: &str) -> EventDef {
         let kind = match kind_of(&ty, explicit) {
             Ok(kind) => kind,
             Err(e) => {
-                def.error = Some(format!("field '{raw}': {e}"));
+                def.error = Some(format!("field '{shown}': {e}"));
                 return def;
             }
         };
@@ -445,7 +477,7 @@ pub fn parse_command(command: &str) -> EventDef {
         if let Some(n) = explicit
             && n != size
         {
-            def.error = Some(format!("field '{raw}': size {n} but the type has {size}"));
+            def.error = Some(format!("field '{shown}': size {n} but the type has {size}"));
             return def;
         }
         def.fields.push(EventField {
@@ -463,7 +495,7 @@ pub fn parse_command(command: &str) -> EventDef {
 impl EventDef {
     /// One line for `-v`: the event, its flags and each field's layout.
     pub fn describe(&self) -> String {
-        let mut s = format!("event {}", quote(self.name.as_bytes(), false));
+        let mut s = format!("event {}", quote(&command_bytes(&self.name), false));
         if !self.flags.is_empty() {
             let _ = write!(s, " flags {}", self.flags.join(","));
         }
