@@ -656,6 +656,49 @@ fn the_same_diagnostics_under_the_fast_path() {
     }
 }
 
+/// The same client run as the launcher runs unmodified programs
+/// (`usbmon_run CLIENT`, which attaches before the exec: the client's
+/// calls come under a filter it inherited), with `-f`: its diagnostics
+/// and decoded events are the same whatever is selected, with the fast
+/// path and without.
+#[test]
+fn the_same_diagnostics_under_the_launcher() {
+    for mode in ["refetch", "bigmap", "getx48", "smallmap"] {
+        let launched = |rtrace_args: &[&str]| {
+            let emu = Emulator::start("usbmon_emu", &[pcap().as_str()]);
+            fixture("usbmon_run");
+            fixture("usbmon_misuse");
+            let run = trace_env(
+                &[&["-f"][..], rtrace_args].concat(),
+                &["usbmon_run", "usbmon_misuse", mode],
+                &[("USBMON_EMU_SOCKET", emu.socket())],
+            );
+            assert_eq!(
+                run.code(),
+                Some(0),
+                "{mode} {rtrace_args:?}: {}",
+                run.stderr()
+            );
+            run.lines()
+        };
+        let all = launched(&[]);
+        assert!(!diagnostics(&all).is_empty(), "{mode}: {all:#?}");
+        assert_eq!(
+            diagnostics(&all),
+            diagnostics(&run_client("usbmon_misuse", &[mode], &[], &[])),
+            "{mode}: the launcher changes nothing"
+        );
+        for args in [
+            &["-e", "trace=ioctl"][..],
+            &["-e", "trace=ioctl", "--no-seccomp-bpf"],
+        ] {
+            let ioctls = launched(args);
+            assert_eq!(diagnostics(&ioctls), diagnostics(&all), "{mode} {args:?}");
+            assert_eq!(events(&ioctls), events(&all), "{mode} {args:?}");
+        }
+    }
+}
+
 /// A ring moved with mremap is followed: the events a fetch returns after
 /// the move are read at the new place (they were `(event not readable)`
 /// at the old one), with or without the mremap printed.
