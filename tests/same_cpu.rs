@@ -1053,3 +1053,61 @@ fn a_random_kill_leaves_every_task_its_own_mask() {
         assert_eq!(seen, fine, "trial {trial}: rtrace killed after {wait} ms");
     }
 }
+
+/// Without -f, the fast path's children are traced unshown: their calls
+/// are only resumed, so none could be made on their own masks, and they
+/// are never pinned: a child sees and runs on its own mask.
+#[test]
+fn the_fast_paths_unshown_children_are_not_pinned() {
+    let Some((c0, _)) = two_cpus() else { return };
+    let all = list(&my_cpus());
+    fixture("affinity");
+    let pin = format!("--same-cpu={c0}");
+    let run = trace(
+        &[&pin, "--seccomp-bpf", "-e", "trace=write"],
+        // `; true`: the shell forks for the command rather than exec it.
+        &["sh", "-c", "affinity get; true"],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert_eq!(
+        String::from_utf8_lossy(&run.output.stdout)
+            .lines()
+            .collect::<Vec<_>>(),
+        [format!("start: sees {all}, runs on {all}")]
+    );
+}
+
+/// A command started while rtrace is pinned already (`-p PID` with a
+/// command) is forked with rtrace's pin: it gets rtrace's own mask, its
+/// own, before it runs, and then sees it while pinned.
+#[test]
+fn a_command_started_beside_an_attached_process_sees_its_own_mask() {
+    let Some((c0, c1)) = two_cpus() else { return };
+    let all = list(&my_cpus());
+    // Attached: a process that ends by itself, on its own mask.
+    let mut target = Command::new("sleep");
+    target.arg("1");
+    // SAFETY: sched_setaffinity is async-signal-safe and touches no memory
+    // of ours but the local set.
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        target.pre_exec(move || {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(c1, &mut set);
+            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+            Ok(())
+        });
+    }
+    let mut target = target.spawn().unwrap();
+    let pid = target.id().to_string();
+    let pin = format!("--same-cpu={c0}");
+    let run = trace(&[&pin, "-f", "-p", &pid], &["affinity", "get"]);
+    target.wait().unwrap();
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert_eq!(
+        String::from_utf8_lossy(&run.output.stdout)
+            .lines()
+            .collect::<Vec<_>>(),
+        [format!("start: sees {all}, runs on {c0}")]
+    );
+}

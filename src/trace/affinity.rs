@@ -23,7 +23,7 @@
 //! a task it was not told of to find.
 
 use super::pin_guard::PinGuard;
-use super::{Engine, Error};
+use super::{Engine, Error, Life};
 use crate::call::CallClass;
 use crate::kernel;
 use std::time::{Duration, Instant};
@@ -216,13 +216,21 @@ impl Engine {
         let Some(Some(guard)) = self.colo.guard.as_mut() else {
             return false;
         };
-        guard.update(
+        let told = guard.update(
             self.colo.cpu,
             self.procs
                 .values()
                 .filter(|p| p.held == 0)
                 .filter_map(|p| Some((p.pid, p.own_mask.as_deref()?))),
-        )
+        );
+        if guard.gone() {
+            // Nobody would give the masks back if rtrace were killed: give
+            // them back now, and pin nothing more.
+            self.colo.guard = Some(None);
+            self.spread();
+            return false;
+        }
+        told
     }
 
     /// When the automatic mode needs the timer to call
@@ -344,6 +352,10 @@ impl Engine {
     /// Pin rtrace and every task not pinned yet to the CPU, but for those
     /// that compute (the automatic mode), which get their own masks.
     fn colocate(&mut self) {
+        if matches!(self.colo.guard, Some(None)) {
+            // The guard could not be started, or is gone.
+            return;
+        }
         let Some(cpu) = self.colocation_cpu() else {
             return;
         };
@@ -362,7 +374,11 @@ impl Engine {
             self.colo.guard = Some(PinGuard::start());
         }
         if matches!(self.colo.guard, Some(None)) {
-            // No guard: a pin could outlive a killed rtrace.
+            // No guard: a pin could outlive a killed rtrace. rtrace alone
+            // on one CPU gains nothing either.
+            if let Some(own) = self.colo.tracer_own.take() {
+                let _ = kernel::set_affinity(0, &own);
+            }
             return;
         }
         self.colo.active = true;
@@ -373,8 +389,12 @@ impl Engine {
         let mut one_stays = false;
         let mut pinning = Vec::new();
         for proc in self.procs.values_mut() {
-            if proc.held > 0 {
+            if proc.held > 0 || proc.life == Life::Attaching || !proc.shown {
                 // On its own mask for a call: pinned when it leaves it.
+                // Being attached: it runs on, maybe into a call that makes
+                // a task, until its first stop. Traced unshown (the fast
+                // path's children without -f): its calls are only resumed
+                // (`unshown_stop`), so none would be made on its own mask.
                 continue;
             }
             if proc.computing {
@@ -433,8 +453,11 @@ impl Engine {
         self.colo.active = false;
         for proc in self.procs.values_mut() {
             proc.unpinnable = false;
-            if let Some(own) = proc.own_mask.take() {
-                // ESRCH: it is gone; nothing to give back.
+            if let Some(own) = proc.own_mask.take()
+                && proc.held == 0
+            {
+                // ESRCH: it is gone; nothing to give back. (A task held
+                // for a call is on its own mask, perhaps one it set since.)
                 let _ = kernel::set_affinity(proc.pid, &own);
             }
         }
@@ -446,8 +469,14 @@ impl Engine {
 
     /// Give task `pid` its own mask back before it leaves the trace.
     pub(super) fn unpin(&mut self, pid: i32) {
-        if let Some(own) = self.procs.get_mut(&pid).and_then(|p| p.own_mask.take()) {
-            let _ = kernel::set_affinity(pid, &own);
+        let Some(proc) = self.procs.get_mut(&pid) else {
+            return;
+        };
+        if let Some(own) = proc.own_mask.take() {
+            // A task held for a call is on its own mask already.
+            if proc.held == 0 {
+                let _ = kernel::set_affinity(pid, &own);
+            }
             self.guard_update();
         }
     }
@@ -467,15 +496,29 @@ impl Engine {
             }
             _ => pid,
         };
+        if self
+            .procs
+            .get(&pid)
+            .is_none_or(|p| p.life == Life::Starting)
+        {
+            // rtrace's own child before its exec: not the command's call.
+            return;
+        }
         let Some(task) = self.procs.get_mut(&target) else {
             return;
         };
+        let mut unpinned = false;
+        if task.held == 0
+            && let Some(own) = &task.own_mask
+        {
+            if kernel::set_affinity(target, own).is_err() {
+                // Still pinned (its own mask is no longer allowed): it
+                // stays on the guard's list, and the call is made pinned.
+                return;
+            }
+            unpinned = true;
+        }
         task.held += 1;
-        let unpinned = task.held == 1
-            && task
-                .own_mask
-                .as_ref()
-                .is_some_and(|own| kernel::set_affinity(target, own).is_ok());
         if let Some(proc) = self.procs.get_mut(&pid) {
             proc.holding = Some(target);
         }
@@ -505,7 +548,12 @@ impl Engine {
         let Some(task) = self.procs.get_mut(&target) else {
             return;
         };
-        task.held = task.held.saturating_sub(1);
+        if task.held == 0 {
+            // Not held (the tid now names another task: an exec took the
+            // leader's, or it was reused): nothing to end.
+            return;
+        }
+        task.held -= 1;
         if task.held > 0 || task.own_mask.is_none() {
             return;
         }

@@ -219,7 +219,7 @@ struct Proc {
     /// How many open calls need the task on its own mask (its own, or
     /// another task's affinity call naming it): it is not pinned
     /// meanwhile (`affinity::own_mask_entered`).
-    held: u8,
+    held: u32,
     /// The task whose mask the task's open call holds (`held`), if any.
     holding: Option<i32>,
     /// `--same-cpu=auto` with several tasks: since when the task has run
@@ -776,6 +776,8 @@ impl Engine {
                 if let Some(p) = self.procs.get_mut(&pid) {
                     p.life = Life::Running;
                 }
+                // Stopped at last: it may be pinned now (`colocate`).
+                self.colocation_update();
                 self.report(pid, Report::Tracing(name));
                 if is_stop_signal(sig) {
                     self.resume(pid, libc::PTRACE_LISTEN, 0);

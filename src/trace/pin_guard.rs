@@ -28,7 +28,9 @@
 //! rtrace pins a task only once the guard has been sent a snapshot that
 //! lists it (`PinGuard::update` says when), and tells the guard of a task
 //! it unpinned only after giving it its own mask, so whatever moment
-//! rtrace dies at, the guard's last snapshot lists every pinned task.
+//! rtrace dies at, every pinned task is on the guard's last snapshot (a
+//! snapshot that takes a task off waits while the pipe is full: the
+//! guard may then still list a task it need not restore).
 
 use crate::kernel;
 use std::collections::HashMap;
@@ -51,6 +53,8 @@ pub(super) struct PinGuard {
     /// The newest snapshot not yet begun (only the newest is worth
     /// sending).
     queued: Option<String>,
+    /// The guard is gone (its pipe broke): nobody would give masks back.
+    gone: bool,
 }
 
 impl PinGuard {
@@ -134,6 +138,7 @@ impl PinGuard {
             latest: String::new(),
             unwritten: Vec::new(),
             queued: None,
+            gone: false,
         })
     }
 
@@ -152,6 +157,11 @@ impl PinGuard {
         }
         self.write();
         self.unwritten.is_empty() && self.queued.is_none()
+    }
+
+    /// Whether the guard is gone: no pin may stay then.
+    pub(super) fn gone(&self) -> bool {
+        self.gone
     }
 
     /// Move the guard to `mask` (the pin CPU): it must run where rtrace
@@ -189,8 +199,12 @@ impl PinGuard {
                 Ok(n) if n > 0 => {
                     self.unwritten.drain(..n);
                 }
-                // Full (the next update goes on), or the guard is gone: it
-                // changes nothing for the trace.
+                // Gone: someone killed it (`pkill rtrace` matches it too).
+                Err(e) if e.raw_os_error() == Some(libc::EPIPE) => {
+                    self.gone = true;
+                    return;
+                }
+                // Full: the next update goes on.
                 _ => return,
             }
         }

@@ -112,10 +112,6 @@ impl Engine {
             ));
         }
         let (rfd, wfd) = (fds[0], fds[1]);
-        // Forked from a pinned rtrace (--same-cpu), the child would have
-        // rtrace's pin, of which the pin guard knows nothing: it takes
-        // rtrace's own mask, its own, itself, and is pinned when traced.
-        let own_mask = self.colo.tracer_own.clone();
         // No handler of rtrace's may run in the child: every signal is
         // blocked across the fork, and the child puts back the state
         // rtrace was started with before unblocking (see signals.rs).
@@ -136,9 +132,6 @@ impl Engine {
             // SAFETY: child side of fork, see above.
             unsafe {
                 libc::close(wfd);
-                if let Some(own) = &own_mask {
-                    libc::syscall(libc::SYS_sched_setaffinity, 0, own.len(), own.as_ptr());
-                }
                 signals::restore_dispositions();
                 let mut byte = 0u8;
                 // Wait until the parent has seized us.
@@ -190,6 +183,13 @@ impl Engine {
         }
         // SAFETY: closing our copy of the read end.
         unsafe { libc::close(rfd) };
+        // Forked from a pinned rtrace (--same-cpu), the child has rtrace's
+        // pin, of which the pin guard knows nothing: it gets rtrace's own
+        // mask, its own, before it runs any code of the command (it waits
+        // for the byte below), and is pinned when traced.
+        if let Some(own) = &self.colo.tracer_own {
+            let _ = kernel::set_affinity(pid, own);
+        }
         let child = Pid::from_raw(pid);
         let seccomp = filter.is_some();
         // As strace, a killed rtrace leaves its command running, unless
