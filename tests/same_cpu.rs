@@ -1084,6 +1084,7 @@ fn the_fast_paths_unshown_children_are_not_pinned() {
 fn a_command_started_beside_an_attached_process_sees_its_own_mask() {
     let Some((c0, c1)) = two_cpus() else { return };
     let all = list(&my_cpus());
+    fixture("affinity");
     // Attached: a process that ends by itself, on its own mask.
     let mut target = Command::new("sleep");
     target.arg("1");
