@@ -8,7 +8,7 @@ mod common;
 use std::collections::HashMap;
 use std::path::Path;
 
-use common::{Run, fixture, fixture_m32, name, trace, trace_env};
+use common::{Run, fixture, fixture_m32, name, quoted, trace, trace_env};
 
 /// What the fixture printed on stdout: `name=value` lines.
 fn answers(run: &Run) -> HashMap<String, u64> {
@@ -140,33 +140,6 @@ fn unknown_requests_show_their_bytes_and_hand_decoders_name_flags() {
     }
 }
 
-/// Bytes as rtrace quotes them, in strace's octal (`"\0\1"`, `"\0017"`
-/// before an octal digit), for the expected lines of arguments printed as
-/// bytes.
-fn quoted(bytes: &[u8]) -> String {
-    let mut s = String::from("\"");
-    for (i, &b) in bytes.iter().enumerate() {
-        match b {
-            b'\n' => s.push_str("\\n"),
-            b'\t' => s.push_str("\\t"),
-            b'\r' => s.push_str("\\r"),
-            0x0b => s.push_str("\\v"),
-            0x0c => s.push_str("\\f"),
-            b'"' | b'\\' => {
-                s.push('\\');
-                s.push(b as char);
-            }
-            0x20..=0x7e => s.push(b as char),
-            _ if bytes.get(i + 1).is_some_and(|n| (b'0'..=b'7').contains(n)) => {
-                s.push_str(&format!("\\{b:03o}"))
-            }
-            _ => s.push_str(&format!("\\{b:o}")),
-        }
-    }
-    s.push('"');
-    s
-}
-
 /// The uffdio_register the fixture passes, as bytes, with `ioctls`.
 fn register_bytes(start: u64, ioctls: u64) -> Vec<u8> {
     [start, 4096, 1, ioctls]
@@ -225,9 +198,9 @@ fn without_btf_the_arguments_are_bytes() {
         let (lines, a) = run_fixture(&bin, tag, &[("RTRACE_BTF_DIR", empty.to_str().unwrap())]);
         check_common(&lines, &a);
         let entropy = (a["entropy"] as u32).to_le_bytes();
-        let fsx = quoted(&[0; 28]);
+        let fsx = quoted(&[0; 28], false);
         let expected = [
-            format!("ioctl(4, RNDGETENTCNT, {}) = 0", quoted(&entropy)),
+            format!("ioctl(4, RNDGETENTCNT, {}) = 0", quoted(&entropy, false)),
             format!("ioctl(5, FS_IOC_FSGETXATTR, {fsx}) = 0"),
             format!("ioctl(5, FS_IOC_FSSETXATTR, {fsx}) = 0"),
         ];
@@ -236,8 +209,8 @@ fn without_btf_the_arguments_are_bytes() {
             lines[10],
             format!(
                 "ioctl(6, UFFDIO_REGISTER, {}) = 0 {}",
-                quoted(&register_bytes(a["start"], 0)),
-                quoted(&register_bytes(a["start"], a["ioctls"]))
+                quoted(&register_bytes(a["start"], 0), false),
+                quoted(&register_bytes(a["start"], a["ioctls"]), false)
             ),
             "{tag}"
         );

@@ -7,7 +7,7 @@ mod common;
 use std::collections::HashMap;
 use std::path::Path;
 
-use common::{Run, fixture, fixture_m32, name, trace_env};
+use common::{Run, fixture, fixture_m32, name, quoted, trace_env};
 
 /// What the fixture printed on stdout: `name=value` lines.
 fn answers(run: &Run) -> HashMap<String, String> {
@@ -34,35 +34,6 @@ fn run_fixture(
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
     let a = answers(&run);
     (run.after_marker(), a)
-}
-
-/// Bytes as rtrace quotes them, in strace's octal (`"\0\1"`, `"\0017"`
-/// before an octal digit); `cut` adds the `..` of a cut string.
-fn quoted(bytes: &[u8], cut: bool) -> String {
-    let mut s = String::from("\"");
-    for (i, &b) in bytes.iter().enumerate() {
-        match b {
-            b'\n' => s.push_str("\\n"),
-            b'\t' => s.push_str("\\t"),
-            b'\r' => s.push_str("\\r"),
-            0x0b => s.push_str("\\v"),
-            0x0c => s.push_str("\\f"),
-            b'"' | b'\\' => {
-                s.push('\\');
-                s.push(b as char);
-            }
-            0x20..=0x7e => s.push(b as char),
-            _ if bytes.get(i + 1).is_some_and(|n| (b'0'..=b'7').contains(n)) => {
-                s.push_str(&format!("\\{b:03o}"))
-            }
-            _ => s.push_str(&format!("\\{b:o}")),
-        }
-    }
-    s.push('"');
-    if cut {
-        s.push_str("..");
-    }
-    s
 }
 
 /// A `struct ifreq` of `len` bytes as TUN fills it: the name, then

@@ -420,23 +420,28 @@ fn waiting_target(own: usize, set: &str) -> (Child, BufReader<std::process::Chil
     untraced_target(&["wait", set], own)
 }
 
-/// The `affinity` fixture started untraced with `args` and its own mask
-/// `own`, its stdin and stdout piped; returns it after its first report.
-fn untraced_target(args: &[&str], own: usize) -> (Child, BufReader<std::process::ChildStdout>) {
+/// Start `cmd` on CPU `cpu` alone: its own mask.
+fn on_cpu(cmd: &mut Command, cpu: usize) {
     use std::os::unix::process::CommandExt;
-    let bin = fixture("affinity");
-    let mut cmd = Command::new(bin);
-    cmd.args(args).stdin(Stdio::piped()).stdout(Stdio::piped());
     // SAFETY: sched_setaffinity is async-signal-safe and touches no memory
     // of ours but the local set.
     unsafe {
         cmd.pre_exec(move || {
             let mut set: libc::cpu_set_t = std::mem::zeroed();
-            libc::CPU_SET(own, &mut set);
+            libc::CPU_SET(cpu, &mut set);
             libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
             Ok(())
         });
     }
+}
+
+/// The `affinity` fixture started untraced with `args` and its own mask
+/// `own`, its stdin and stdout piped; returns it after its first report.
+fn untraced_target(args: &[&str], own: usize) -> (Child, BufReader<std::process::ChildStdout>) {
+    let bin = fixture("affinity");
+    let mut cmd = Command::new(bin);
+    cmd.args(args).stdin(Stdio::piped()).stdout(Stdio::piped());
+    on_cpu(&mut cmd, own);
     let mut child = cmd.spawn().unwrap();
     let mut out = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
@@ -1088,17 +1093,7 @@ fn a_command_started_beside_an_attached_process_sees_its_own_mask() {
     // Attached: a process that ends by itself, on its own mask.
     let mut target = Command::new("sleep");
     target.arg("1");
-    // SAFETY: sched_setaffinity is async-signal-safe and touches no memory
-    // of ours but the local set.
-    unsafe {
-        use std::os::unix::process::CommandExt;
-        target.pre_exec(move || {
-            let mut set: libc::cpu_set_t = std::mem::zeroed();
-            libc::CPU_SET(c1, &mut set);
-            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-            Ok(())
-        });
-    }
+    on_cpu(&mut target, c1);
     let mut target = target.spawn().unwrap();
     let pid = target.id().to_string();
     let pin = format!("--same-cpu={c0}");

@@ -136,14 +136,9 @@ impl Def {
         arg: &'static str,
         real: u16,
     ) -> Def {
-        Def {
-            code,
-            name,
-            header,
-            mac,
-            arg,
-            real: Some(real),
-        }
+        let mut def = Def::new(code, name, header, mac, arg);
+        def.real = Some(real);
+        def
     }
 }
 

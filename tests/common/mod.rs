@@ -501,3 +501,32 @@ pub fn diagnostics(lines: &[String]) -> Vec<String> {
         .cloned()
         .collect()
 }
+
+/// Bytes as rtrace quotes them, in strace's octal (`"\0\1"`, `"\0017"`
+/// before an octal digit); `cut` adds the `..` of a cut string.
+pub fn quoted(bytes: &[u8], cut: bool) -> String {
+    let mut s = String::from("\"");
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'\n' => s.push_str("\\n"),
+            b'\t' => s.push_str("\\t"),
+            b'\r' => s.push_str("\\r"),
+            0x0b => s.push_str("\\v"),
+            0x0c => s.push_str("\\f"),
+            b'"' | b'\\' => {
+                s.push('\\');
+                s.push(b as char);
+            }
+            0x20..=0x7e => s.push(b as char),
+            _ if bytes.get(i + 1).is_some_and(|n| (b'0'..=b'7').contains(n)) => {
+                s.push_str(&format!("\\{b:03o}"))
+            }
+            _ => s.push_str(&format!("\\{b:o}")),
+        }
+    }
+    s.push('"');
+    if cut {
+        s.push_str("..");
+    }
+    s
+}
