@@ -592,40 +592,6 @@ pub fn start_time(tid: i32) -> Option<u64> {
     stat_field(tid, 22)?.parse().ok()
 }
 
-/// Clock ticks per second: the unit of [`start_time`] (USER_HZ).
-pub fn clock_ticks() -> u64 {
-    // SAFETY: sysconf reads nothing of ours.
-    u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) })
-        .ok()
-        .filter(|&hz| hz > 0)
-        .unwrap_or(100)
-}
-
-/// Now, in the clock ticks of [`start_time`] (CLOCK_BOOTTIME, as the
-/// kernel counts a task's start).
-pub fn boot_ticks() -> Option<u64> {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes only `ts`.
-    if unsafe { libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut ts) } != 0 {
-        return None;
-    }
-    let hz = clock_ticks();
-    Some(ts.tv_sec as u64 * hz + ts.tv_nsec as u64 * hz / 1_000_000_000)
-}
-
-/// The thread group (process) task `tid` belongs to: the Tgid line of
-/// /proc/TID/status.
-pub fn thread_group(tid: i32) -> Option<i32> {
-    // Bytes: the Name line is the task's own choice and need not be UTF-8.
-    let status = std::fs::read(format!("/proc/{tid}/status")).ok()?;
-    let status = String::from_utf8_lossy(&status);
-    let line = status.lines().find_map(|l| l.strip_prefix("Tgid:"))?;
-    line.trim().parse().ok()
-}
-
 /// The threads of the thread group task `tid` belongs to (/proc/TID/task
 /// lists the whole group for any of its threads); none if it is gone.
 pub fn threads(tid: i32) -> Vec<i32> {
@@ -637,64 +603,11 @@ pub fn threads(tid: i32) -> Vec<i32> {
         .unwrap_or_default()
 }
 
-/// The child processes thread `tid` created (/proc/TID/task/TID/children).
-/// A kernel without that file (no CONFIG_PROC_CHILDREN) is asked through
-/// every process's parent (field 4 of /proc/PID/stat), which names a
-/// thread group: its children are then all the leader's.
-pub fn children(tid: i32) -> Vec<i32> {
-    if let Ok(text) = std::fs::read_to_string(format!("/proc/{tid}/task/{tid}/children")) {
-        return text
-            .split_ascii_whitespace()
-            .filter_map(|c| c.parse().ok())
-            .collect();
-    }
-    // Gone, or a kernel without the file (then not even for the caller).
-    if std::path::Path::new("/proc/thread-self/children").exists() || thread_group(tid) != Some(tid)
-    {
-        return Vec::new();
-    }
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|&pid| stat_field(pid, 4).and_then(|p| p.parse().ok()) == Some(tid))
-        .collect()
-}
-
 /// Whether task `tid` is awake: running, waiting for a CPU, or stopped
 /// for its tracer to look at (state R or t in /proc/TID/stat), not asleep
 /// in a call.
 pub fn is_awake(tid: i32) -> bool {
     stat_field(tid, 3).is_some_and(|state| state == "R" || state == "t")
-}
-
-impl Memory {
-    /// Write `data` at `addr` in the tracee (only while it is stopped);
-    /// whether all of it was written. Used to show a virtualised result
-    /// (--same-cpu's sched_getaffinity), never to change what a call does.
-    pub fn write(&mut self, addr: u64, data: &[u8]) -> bool {
-        use nix::sys::uio::process_vm_writev;
-        if data.is_empty() {
-            return true;
-        }
-        let remote = [RemoteIoVec {
-            base: addr as usize,
-            len: data.len(),
-        }];
-        let local = [io::IoSlice::new(data)];
-        if let Ok(n) = process_vm_writev(self.pid, &local, &remote)
-            && n == data.len()
-        {
-            return true;
-        }
-        // /proc/PID/mem writes where process_vm_writev may not (a kernel
-        // without it, or a page it may not write through).
-        std::fs::OpenOptions::new()
-            .write(true)
-            .open(format!("/proc/{}/mem", self.pid))
-            .and_then(|f| f.write_all_at(data, addr))
-            .is_ok()
-    }
 }
 
 /// A tracee's registers at the syscall-enter stop of a call rtrace

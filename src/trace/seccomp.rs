@@ -44,10 +44,6 @@ const RET_K: u16 = 0x06;
 /// PR_GET_SECCOMP (prctl).
 pub const ALWAYS_STOPPED: &[&str] = &["seccomp", "prctl"];
 
-/// Calls needed only when writes are printed: user_events registrations,
-/// which say how a write to user_events_data is decoded.
-const FOR_WRITES: &[&str] = &["ioctl"];
-
 fn stmt(code: u16, k: u32) -> libc::sock_filter {
     libc::sock_filter {
         code,
@@ -61,21 +57,16 @@ fn jump(code: u16, k: u32, jt: u8, jf: u8) -> libc::sock_filter {
     libc::sock_filter { code, jt, jf, k }
 }
 
-/// The numbers of `arch`'s calls that must stop: the selected ones, ioctl
-/// for user_events registrations when writes are selected, i386's
+/// The numbers of `arch`'s calls that must stop: the selected ones, i386's
 /// socketcall when a call it stands for is selected, and `extra` (calls
 /// the engine needs to see, printed or not).
 pub fn traced_numbers(arch: Arch, set: &TraceSet, extra: &[&str]) -> Vec<u32> {
-    let writes = ["write", "writev"].iter().any(|w| set.contains(w));
     let socket_calls = service::net::SOCKETCALLS
         .iter()
         .any(|&(name, _, _)| set.contains(name));
     service::all_calls(arch)
         .filter(|(_, name)| {
-            set.contains(name)
-                || extra.contains(name)
-                || (writes && FOR_WRITES.contains(name))
-                || (socket_calls && *name == "socketcall")
+            set.contains(name) || extra.contains(name) || (socket_calls && *name == "socketcall")
         })
         .map(|(nr, _)| nr as u32)
         .collect()
@@ -161,11 +152,11 @@ mod tests {
         let x = AUDIT_ARCH_X86_64;
         assert_eq!(run(&prog, x, 110), RET_TRACE, "getppid");
         assert_eq!(run(&prog, x, 1), RET_TRACE, "write");
-        assert_eq!(
-            run(&prog, x, 16),
-            RET_TRACE,
-            "ioctl: registrations for writes"
-        );
+        // ioctl (user_events registrations) stops through the engine's
+        // bookkeeping list, whatever is selected: not the selection's.
+        assert_eq!(run(&prog, x, 16), RET_ALLOW, "ioctl");
+        let kept = program(&set, crate::service::fs::BOOKKEEPING);
+        assert_eq!(run(&kept, x, 16), RET_TRACE, "ioctl: bookkeeping");
         assert_eq!(
             run(&prog, x, 15),
             RET_ALLOW,
