@@ -212,12 +212,52 @@ fn syscall_stop_from_regs(pid: Pid, entering: bool) -> io::Result<SyscallStop> {
 
 /// Reads of one tracee's memory. Cheap to create; holds the /proc fallback
 /// file open only once it was needed.
+///
+/// Under the BPF engine the tracee runs on while rtrace prints, so its
+/// memory is not read at all: the kernel copied what the call's decoders
+/// read when the call entered or left, and the reader answers from that
+/// [`Snapshot`] alone (a read of anything not in it fails, and the
+/// decoder falls back to the pointer, as for an unreadable address).
 pub struct Memory {
     pid: Pid,
     proc_mem: Option<File>,
     vm_readv_works: bool,
     /// A page [`Memory::read_cstr`] reads into, kept between strings.
     scratch: Vec<u8>,
+    /// Set: answer from these bytes instead of the live process.
+    snapshot: Option<Snapshot>,
+}
+
+/// Pieces of a tracee's memory copied by the kernel (the BPF engine's
+/// captures): each the bytes found at an address.
+#[derive(Clone, Debug, Default)]
+pub struct Snapshot {
+    pieces: Vec<(u64, Vec<u8>)>,
+}
+
+impl Snapshot {
+    /// Add the bytes found at `addr`. A later piece at an address an
+    /// earlier one covers is the fresher copy and is consulted first.
+    pub fn add(&mut self, addr: u64, bytes: Vec<u8>) {
+        self.pieces.push((addr, bytes));
+    }
+
+    /// Whether nothing was captured.
+    pub fn is_empty(&self) -> bool {
+        self.pieces.is_empty()
+    }
+
+    /// The captured bytes from `addr` to the end of the piece holding it.
+    fn at(&self, addr: u64) -> &[u8] {
+        self.pieces
+            .iter()
+            .rev()
+            .find_map(|(start, bytes)| {
+                let off = addr.checked_sub(*start)?;
+                (off < bytes.len() as u64).then(|| &bytes[off as usize..])
+            })
+            .unwrap_or(&[])
+    }
 }
 
 /// The page size on x86 (both ABIs): what the kernel rounds mappings and
@@ -232,7 +272,26 @@ impl Memory {
             proc_mem: None,
             vm_readv_works: true,
             scratch: Vec::new(),
+            snapshot: None,
         }
+    }
+
+    /// A reader that answers from `snapshot` only (the BPF engine).
+    pub fn captured(pid: Pid, snapshot: Snapshot) -> Memory {
+        Memory {
+            snapshot: Some(snapshot),
+            ..Memory::new(pid)
+        }
+    }
+
+    /// Answer from `snapshot` from now on (`None`: the live process).
+    pub fn set_snapshot(&mut self, snapshot: Option<Snapshot>) {
+        self.snapshot = snapshot;
+    }
+
+    /// Whether reads are answered from a snapshot.
+    pub fn is_captured(&self) -> bool {
+        self.snapshot.is_some()
     }
 
     /// Read up to `buf.len()` bytes at `addr`; returns how many bytes were
@@ -240,6 +299,21 @@ impl Memory {
     pub fn read(&mut self, addr: u64, buf: &mut [u8]) -> usize {
         if buf.is_empty() || addr == 0 {
             return 0;
+        }
+        if let Some(snapshot) = &self.snapshot {
+            // Contiguous pieces (a string after the array holding its
+            // pointer) are read across, as from the process.
+            let mut done = 0;
+            while done < buf.len() {
+                let have = snapshot.at(addr + done as u64);
+                if have.is_empty() {
+                    break;
+                }
+                let n = have.len().min(buf.len() - done);
+                buf[done..done + n].copy_from_slice(&have[..n]);
+                done += n;
+            }
+            return done;
         }
         if self.vm_readv_works {
             let mut done = 0usize;

@@ -275,6 +275,27 @@ struct Cli {
           value_parser = parse_same_cpu)]
     same_cpu: Option<trace::SameCpu>,
 
+    /// Trace with the BPF engine: the kernel's syscall tracepoints feed
+    /// the same decoders, the tracee is never stopped (a few percent
+    /// slower instead of tens of times), and the whole machine can be
+    /// traced (-a). It cannot change or hold the tracee (no --same-cpu, no
+    /// seccomp fast path), memory behind pointers inside structs shows as
+    /// pointers, and when rtrace falls behind records are lost and counted
+    /// (`** N events lost **`). Needs root (or CAP_BPF and CAP_PERFMON) and
+    /// the kernel's BTF
+    #[arg(long)]
+    bpf: bool,
+
+    /// With --bpf: trace every process on the machine (but rtrace),
+    /// until interrupted
+    #[arg(short = 'a', long = "all", requires = "bpf")]
+    all: bool,
+
+    /// With --bpf: the ring buffer's size in bytes (a power of two; K and
+    /// M suffixes), 16M by default
+    #[arg(long = "bpf-ring", value_name = "SIZE", requires = "bpf", value_parser = parse_size)]
+    bpf_ring: Option<usize>,
+
     /// Write JSON Lines: one object per call, signal and process event
     /// (schema in JSON.md)
     #[arg(long)]
@@ -483,6 +504,10 @@ fn main() -> ExitCode {
         },
         kill_on_exit: cli.kill_on_exit,
         same_cpu: cli.same_cpu.unwrap_or(trace::SameCpu::Auto),
+        bpf: cli.bpf.then(|| trace::bpf::Options {
+            all: cli.all,
+            ring: cli.bpf_ring.unwrap_or(trace::bpf::DEFAULT_RING),
+        }),
     };
     if std::env::var_os("RTRACE_NO_SYSCALL_INFO").is_some_and(|v| v == "1") {
         rtrace_cli::kernel::decode_from_registers();
@@ -547,6 +572,22 @@ fn selection(cli: &Cli) -> Result<trace::Selection, String> {
 }
 
 /// `--same-cpu` (`always`), `--same-cpu=N`, `=auto`, `=never`.
+/// A size in bytes: `65536`, `64K`, `16M`.
+fn parse_size(text: &str) -> Result<usize, String> {
+    let (digits, unit) = match text.as_bytes().last() {
+        Some(b'K' | b'k') => (&text[..text.len() - 1], 1 << 10),
+        Some(b'M' | b'm') => (&text[..text.len() - 1], 1 << 20),
+        Some(b'G' | b'g') => (&text[..text.len() - 1], 1 << 30),
+        _ => (text, 1),
+    };
+    digits
+        .parse::<usize>()
+        .ok()
+        .and_then(|n| n.checked_mul(unit))
+        .filter(|n| n.is_power_of_two() && *n >= 4096 && *n <= 1 << 30)
+        .ok_or_else(|| format!("'{text}' is not a power of two from 4K to 1G"))
+}
+
 fn parse_same_cpu(text: &str) -> Result<trace::SameCpu, String> {
     match text {
         "always" => Ok(trace::SameCpu::Always(None)),

@@ -83,13 +83,16 @@ impl Engine {
     pub(super) fn count(&mut self, call: &Call, rval: i64) {
         if self.summary != Summary::Off && call.selected {
             let name = call.attempt_name.unwrap_or(&call.name);
-            self.stats
-                .record(name, is_error(rval), call.attempt.elapsed());
+            self.stats.record(
+                name,
+                is_error(rval),
+                self.now().saturating_duration_since(call.attempt),
+            );
         }
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn enter(
+    pub(super) fn enter(
         &mut self,
         pid: i32,
         arch: Arch,
@@ -151,6 +154,7 @@ impl Engine {
             }
             proc.life = Life::Running;
         }
+        let now = self.clock.unwrap_or_else(std::time::Instant::now);
         if let Some(top) = proc.suspended.last() {
             // A restart re-runs the same instruction with the same stack and
             // registers (restart_syscall carries its own arguments).
@@ -161,7 +165,7 @@ impl Engine {
                 let s = proc.suspended.pop().expect("checked above");
                 self.out.restore_record(pid, s.record);
                 let mut call = s.call;
-                call.attempt = std::time::Instant::now();
+                call.attempt = now;
                 call.attempt_name = (name == "restart_syscall").then_some("restart_syscall");
                 proc.call = Some(call);
                 return;
@@ -194,7 +198,6 @@ impl Engine {
             self.out.record_clear(pid);
             self.out.newline();
         }
-        let now = std::time::Instant::now();
         let mut call = Call {
             nr,
             arch,
@@ -239,7 +242,7 @@ impl Engine {
         proc.call = Some(call);
     }
 
-    fn leave(&mut self, pid: i32, rval: i64, ip: u64) {
+    pub(super) fn leave(&mut self, pid: i32, rval: i64, ip: u64) {
         let Some(proc) = self.procs.get_mut(&pid) else {
             return;
         };
@@ -322,7 +325,9 @@ impl Engine {
         };
         let mut print = self.printing && outcome_selected;
         let duration = match end {
-            End::Returned => self.call_times.then(|| call.entered.elapsed()),
+            End::Returned => self
+                .call_times
+                .then(|| self.now().saturating_duration_since(call.entered)),
             _ => None,
         };
         // rt_sigreturn prints nothing after its name, whatever it restored;
@@ -517,6 +522,20 @@ impl Engine {
         let info = (self.fmt.json || self.fmt.verbose > 0)
             .then(|| kernel::siginfo(Pid::from_raw(pid)))
             .flatten();
+        self.put_signal(pid, sig, info);
+        self.resume_tracee(pid, sig);
+    }
+
+    /// Show signal `sig` arriving at `pid`, with its siginfo if given.
+    pub(super) fn put_signal(
+        &mut self,
+        pid: i32,
+        sig: i32,
+        info: Option<[u8; kernel::SIGINFO_SIZE]>,
+    ) {
+        let Some(proc) = self.procs.get_mut(&pid) else {
+            return;
+        };
         if self.fmt.json {
             let tgid = proc.tgid;
             let mut obj = serde_json::json!({
@@ -531,7 +550,6 @@ impl Engine {
                 obj["siginfo"] = self.siginfo_json(pid, &info);
             }
             self.out.json_line(&obj);
-            self.resume_tracee(pid, sig);
             return;
         }
         let text = match signal_name(sig).filter(|_| self.fmt.values_only == 0) {
@@ -563,7 +581,6 @@ impl Engine {
                 self.put_signal_text(pid, &text, info.as_ref());
             }
         }
-        self.resume_tracee(pid, sig);
     }
 
     /// A signal's text where it belongs: `** SIGCHLD ** `, or with its

@@ -12,6 +12,7 @@
 //! `tasks.rs`; rtrace's own signal handlers in `signals.rs`.
 
 mod affinity;
+pub mod bpf;
 mod calls;
 pub mod filtering;
 mod own_seccomp;
@@ -70,6 +71,8 @@ pub struct Config {
     pub kill_on_exit: bool,
     /// `--same-cpu`: when to run rtrace and its tracees on one CPU.
     pub same_cpu: SameCpu,
+    /// `--bpf`: trace with the BPF engine instead of ptrace.
+    pub bpf: Option<bpf::Options>,
 }
 
 /// What is printed: `-e trace=`, `-e status=`, `-e signal=`.
@@ -327,10 +330,16 @@ struct Engine {
     output_lost: bool,
     /// `--same-cpu`.
     colo: affinity::CoLocation,
+    /// When the event being handled happened, if not now (the BPF
+    /// engine's records carry the kernel's time).
+    clock: Option<std::time::Instant>,
 }
 
 /// Trace according to `cfg`, printing to `out`; returns how rtrace should exit.
 pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
+    if cfg.bpf.is_some() {
+        return bpf::run(cfg, out);
+    }
     let seccomp = match cfg.seccomp {
         SeccompMode::Off => false,
         mode => {
@@ -363,69 +372,90 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
         extra.extend_from_slice(affinity::VIRTUALISED);
     }
     let filter = seccomp.then(|| seccomp::program(&cfg.select.trace, &extra));
-    let mut engine = Engine {
-        out,
-        fmt: cfg.format,
-        follow: cfg.follow,
-        kill_on_exit: cfg.kill_on_exit,
-        deferring: !cfg.select.status.is_all()
-            || cfg.select.filter.is_some()
-            || !cfg.select.triggers.is_empty(),
-        printing: !cfg
-            .select
-            .triggers
-            .iter()
-            .any(|t| t.action == filtering::Action::TraceOn),
-        select: cfg.select,
-        selected: IntMap::default(),
-        summary: cfg.summary,
-        sort: cfg.sort,
-        stats: Stats::default(),
-        call_times: cfg.call_times,
-        procs: IntMap::default(),
-        orphans: IntMap::default(),
-        main_pid: None,
-        main_exit: None,
-        seccomp,
-        nnp_added: seccomp && !kernel::no_new_privs() && !kernel::has_cap_sys_admin(0),
-        interrupts_seen: 0,
-        pending: VecDeque::new(),
-        drain_skip: 0,
-        drain_gap: 0,
-        output_lost: false,
-        colo,
-    };
+    let (mut engine, command, attach) = Engine::new(cfg, out, seccomp, colo);
     install_signal_handlers();
-    for &pid in &cfg.attach {
+    for &pid in &attach {
         if let Err(e) = engine.attach(pid) {
             engine.detach_all();
             return Err(e);
         }
     }
-    if !cfg.command.is_empty()
-        && let Err(e) = engine.spawn(&cfg.command, filter.as_deref())
+    if !command.is_empty()
+        && let Err(e) = engine.spawn(&command, filter.as_deref())
     {
         engine.detach_all();
         return Err(e);
     }
     engine.main_loop();
-    engine.out.newline();
-    if engine.summary != Summary::Off {
-        let table = if engine.fmt.json {
-            format!("{}\n", engine.stats.summary_json(engine.sort))
-        } else {
-            engine.stats.summary(engine.sort)
+    engine.conclude()
+}
+
+impl Engine {
+    /// An engine for `cfg` writing to `out`; the command and the pids to
+    /// attach to are handed back.
+    fn new(
+        cfg: Config,
+        out: Output,
+        seccomp: bool,
+        colo: affinity::CoLocation,
+    ) -> (Engine, Vec<OsString>, Vec<i32>) {
+        let engine = Engine {
+            out,
+            fmt: cfg.format,
+            follow: cfg.follow,
+            kill_on_exit: cfg.kill_on_exit,
+            deferring: !cfg.select.status.is_all()
+                || cfg.select.filter.is_some()
+                || !cfg.select.triggers.is_empty(),
+            printing: !cfg
+                .select
+                .triggers
+                .iter()
+                .any(|t| t.action == filtering::Action::TraceOn),
+            select: cfg.select,
+            selected: IntMap::default(),
+            summary: cfg.summary,
+            sort: cfg.sort,
+            stats: Stats::default(),
+            call_times: cfg.call_times,
+            procs: IntMap::default(),
+            orphans: IntMap::default(),
+            main_pid: None,
+            main_exit: None,
+            seccomp,
+            nnp_added: seccomp && !kernel::no_new_privs() && !kernel::has_cap_sys_admin(0),
+            interrupts_seen: 0,
+            pending: VecDeque::new(),
+            drain_skip: 0,
+            drain_gap: 0,
+            output_lost: false,
+            colo,
+            clock: None,
         };
-        engine.out.raw(&table);
+        (engine, cfg.command, cfg.attach)
     }
-    engine.out.flush();
-    if let Some(e) = engine.out.error() {
-        return Err(Error::new(
-            format!("cannot write trace output: {}", io_message(e)),
-            1,
-        ));
+
+    /// The end of a trace: the summary, the last output, and how rtrace
+    /// exits.
+    fn conclude(mut self) -> Result<Exit, Error> {
+        self.out.newline();
+        if self.summary != Summary::Off {
+            let table = if self.fmt.json {
+                format!("{}\n", self.stats.summary_json(self.sort))
+            } else {
+                self.stats.summary(self.sort)
+            };
+            self.out.raw(&table);
+        }
+        self.out.flush();
+        if let Some(e) = self.out.error() {
+            return Err(Error::new(
+                format!("cannot write trace output: {}", io_message(e)),
+                1,
+            ));
+        }
+        Ok(self.main_exit.take().unwrap_or(Exit::Code(0)))
     }
-    Ok(engine.main_exit.take().unwrap_or(Exit::Code(0)))
 }
 
 fn io_message(e: &std::io::Error) -> String {
@@ -453,6 +483,11 @@ fn wait(pid: i32, flags: libc::c_int) -> Option<Result<(i32, i32), std::io::Erro
 }
 
 impl Engine {
+    /// The time of the event being handled.
+    fn now(&self) -> std::time::Instant {
+        self.clock.unwrap_or_else(std::time::Instant::now)
+    }
+
     fn set_count(&mut self) {
         let shown = self.procs.values().filter(|p| p.shown).count();
         self.out.set_proc_count(shown);

@@ -71,6 +71,39 @@ fn environ() -> *const *const libc::c_char {
     unsafe { environ }
 }
 
+/// A child forked to run the command, waiting on a pipe for its release.
+pub(super) struct Forked {
+    /// Its pid.
+    pub pid: i32,
+    wfd: i32,
+    name: TraceeText,
+    /// The command as the user gave it, for messages.
+    pub shown: String,
+}
+
+impl Forked {
+    /// Let it exec.
+    pub fn release(self) {
+        // SAFETY: one byte from a local to our pipe, then close it.
+        unsafe {
+            libc::write(self.wfd, b"x".as_ptr().cast(), 1);
+            libc::close(self.wfd);
+        }
+    }
+
+    /// Kill it unreleased.
+    pub fn abandon(self) {
+        // SAFETY: kill and close take plain values.
+        unsafe {
+            libc::kill(self.pid, libc::SIGKILL);
+            libc::close(self.wfd);
+        }
+        let mut status = 0;
+        // SAFETY: reaping our own child.
+        unsafe { libc::waitpid(self.pid, &mut status, libc::__WALL) };
+    }
+}
+
 impl Engine {
     /// Start `command` traced from its first execve. With a seccomp
     /// program, the child installs it just before exec.
@@ -79,6 +112,68 @@ impl Engine {
         command: &[OsString],
         filter: Option<&[libc::sock_filter]>,
     ) -> Result<(), Error> {
+        let forked = self.fork_command(command, filter)?;
+        let pid = forked.pid;
+        let shown = forked.shown.clone();
+        let child = Pid::from_raw(pid);
+        let seccomp = filter.is_some();
+        // As strace, a killed rtrace leaves its command running, unless
+        // asked (--kill-on-exit) or under the seccomp filter: with no
+        // tracer the filter's selected calls fail with ENOSYS, which would
+        // break the command in ways worse than ending it.
+        let exit_kill = self.kill_on_exit || seccomp;
+        let seized = kernel::seize(child, options(self.follow, exit_kill, seccomp))
+            .and_then(|_| kernel::interrupt(child));
+        if let Err(e) = seized {
+            forked.abandon();
+            return Err(Error::new(
+                format!("cannot trace '{shown}': {}", io_message(&e)),
+                1,
+            ));
+        }
+        // The interrupt stop: the child is ours from here on.
+        loop {
+            match wait(pid, 0) {
+                None => continue,
+                Some(Ok((_, status))) if libc::WIFSTOPPED(status) => break,
+                Some(_) => {
+                    forked.abandon();
+                    return Err(Error::new(format!("cannot trace '{shown}'"), 1));
+                }
+            }
+        }
+        self.adopt_command(forked, seccomp);
+        // Until its exec the child makes calls of ours (installing the
+        // filter); only its execve is of interest, and the filter, in place
+        // by then, stops it if it is selected.
+        self.resume_tracee(pid, 0);
+        Ok(())
+    }
+
+    /// The started command's process, now traced, goes on to its exec:
+    /// it is in the process table, shown, from here on.
+    pub(super) fn adopt_command(&mut self, forked: Forked, seccomp: bool) {
+        let pid = forked.pid;
+        let name = forked.name.clone();
+        forked.release();
+        let fds = Rc::new(RefCell::new(FdTable::new(pid)));
+        let mut proc = Proc::new(pid, name.clone(), false, Life::Starting, fds);
+        proc.quiet_exec = true;
+        proc.seccomp = seccomp;
+        self.procs.insert(pid, proc);
+        self.main_pid = Some(pid);
+        self.set_count();
+        self.report(pid, super::Report::Tracing(name));
+    }
+
+    /// Fork the process that will run `command`; it waits for
+    /// [`Forked::release`] before it execs (with the seccomp `filter`, if
+    /// any, installed).
+    pub(super) fn fork_command(
+        &mut self,
+        command: &[OsString],
+        filter: Option<&[libc::sock_filter]>,
+    ) -> Result<Forked, Error> {
         let shown = command[0].to_string_lossy().into_owned();
         // In messages the name is escaped: an error stays one line, and a
         // name with control bytes (from a hostile directory's listing)
@@ -190,43 +285,6 @@ impl Engine {
         if let Some(own) = &self.colo.tracer_own {
             let _ = kernel::set_affinity(pid, own);
         }
-        let child = Pid::from_raw(pid);
-        let seccomp = filter.is_some();
-        // As strace, a killed rtrace leaves its command running, unless
-        // asked (--kill-on-exit) or under the seccomp filter: with no
-        // tracer the filter's selected calls fail with ENOSYS, which would
-        // break the command in ways worse than ending it.
-        let exit_kill = self.kill_on_exit || seccomp;
-        let seized = kernel::seize(child, options(self.follow, exit_kill, seccomp))
-            .and_then(|_| kernel::interrupt(child));
-        if let Err(e) = seized {
-            // SAFETY: kill and close take plain values.
-            unsafe {
-                libc::kill(pid, libc::SIGKILL);
-                libc::close(wfd);
-            }
-            return Err(Error::new(
-                format!("cannot trace '{shown}': {}", io_message(&e)),
-                1,
-            ));
-        }
-        // The interrupt stop: the child is ours from here on.
-        loop {
-            match wait(pid, 0) {
-                None => continue,
-                Some(Ok((_, status))) if libc::WIFSTOPPED(status) => break,
-                Some(_) => {
-                    // SAFETY: plain close.
-                    unsafe { libc::close(wfd) };
-                    return Err(Error::new(format!("cannot trace '{shown}'"), 1));
-                }
-            }
-        }
-        // SAFETY: one byte from a local to our pipe, then close it.
-        unsafe {
-            libc::write(wfd, b"x".as_ptr().cast(), 1);
-            libc::close(wfd);
-        }
         // The name the kernel gives it at exec: the file's name, cut to
         // 15 bytes. Whoever named the file chose it: it prints escaped.
         let name = path
@@ -236,19 +294,12 @@ impl Engine {
                 |n| TraceeText::new(n.as_bytes()),
             )
             .truncated(15);
-        let fds = Rc::new(RefCell::new(FdTable::new(pid)));
-        let mut proc = Proc::new(pid, name.clone(), false, Life::Starting, fds);
-        proc.quiet_exec = true;
-        proc.seccomp = seccomp;
-        self.procs.insert(pid, proc);
-        self.main_pid = Some(pid);
-        self.set_count();
-        self.report(pid, super::Report::Tracing(name));
-        // Until its exec the child makes calls of ours (installing the
-        // filter); only its execve is of interest, and the filter, in place
-        // by then, stops it if it is selected.
-        self.resume_tracee(pid, 0);
-        Ok(())
+        Ok(Forked {
+            pid,
+            wfd,
+            name,
+            shown,
+        })
     }
 
     /// Attach to `pid` and all its threads with PTRACE_SEIZE.

@@ -62,6 +62,9 @@ fn average_ns(c: &Counts) -> u128 {
 #[derive(Default)]
 pub struct Stats {
     by_name: HashMap<String, Counts>,
+    /// Records the BPF engine lost (its ring was full): calls that are
+    /// not counted.
+    pub lost: u64,
 }
 
 impl Stats {
@@ -119,6 +122,7 @@ impl Stats {
                 "errors": rows.iter().map(|r| r.1.errors).sum::<u64>(),
                 "seconds": seconds(total_time),
             },
+            "lost": self.lost,
         })
     }
 
@@ -175,6 +179,13 @@ impl Stats {
             total_calls,
             errors
         );
+        if self.lost > 0 {
+            let _ = writeln!(
+                s,
+                "{} events lost (the BPF ring was full): their calls are not counted",
+                self.lost
+            );
+        }
         s
     }
 }

@@ -222,6 +222,21 @@ impl Engine {
             self.resume(pid, libc::PTRACE_CONT, if signal { sig } else { 0 });
             return;
         }
+        self.announce_child(pid);
+        if signal {
+            // An ordinary signal arrived first: report and deliver it.
+            self.signal_stop(pid, sig);
+        } else {
+            self.resume_tracee(pid, 0);
+        }
+    }
+
+    /// A new child's banner and its half of its parent's call.
+    pub(super) fn announce_child(&mut self, pid: i32) {
+        let Some(proc) = self.procs.get_mut(&pid) else {
+            return;
+        };
+        proc.life = Life::Running;
         if let Some(name) = kernel::process_name(Pid::from_raw(pid)) {
             proc.name = name;
         }
@@ -260,18 +275,18 @@ impl Engine {
             self.out.record_clear(pid);
             self.out.newline();
         }
-        if signal {
-            // An ordinary signal arrived first: report and deliver it.
-            self.signal_stop(pid, sig);
-        } else {
-            self.resume_tracee(pid, 0);
-        }
     }
 
     /// A successful execve. Returns the pid the process has now (a thread
     /// that execs takes over the leader's pid).
     pub(super) fn exec_event(&mut self, pid: i32) -> i32 {
         let former = kernel::event_msg(Pid::from_raw(pid)).unwrap_or(pid);
+        self.exec_of(pid, former)
+    }
+
+    /// A successful execve by task `former`, which is now `pid` (the
+    /// leader's tid, where a thread exec'd).
+    pub(super) fn exec_of(&mut self, pid: i32, former: i32) -> i32 {
         if former != pid && self.procs.contains_key(&former) {
             // The old leader is gone without an exit report; the execing
             // thread carries on under the leader's pid, shown as the leader

@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: MIT OR GPL-2.0
+/* rtrace's BPF engine, the kernel half: it sees every system call of the
+ * traced tasks at the raw_syscalls tracepoints, copies the memory each call's
+ * decoder will read (as rtrace's spec table says, at the call's entry and at
+ * its exit), and sends it with the registers through one ring buffer. Task
+ * events (fork, exec, exit) and signals come from their raw tracepoints.
+ * The tracee is never stopped.
+ *
+ * Built by tools/build_bpf.sh into bpf/rtrace.bpf.o, which is committed, so
+ * building rtrace needs no clang. The license string allows the GPL-only
+ * helpers (bpf_probe_read_user) to be used; the source is MIT or GPL-2.0. */
+#include <linux/types.h>
+#include <linux/bpf.h>
+#include <asm/ptrace.h>
+#include <bpf/bpf_helpers.h>
+#include "rtrace.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+/* Set by rtrace before the program is loaded. */
+const volatile __u32 trace_all = 0;  /* -a: every task but rtrace's own */
+const volatile __u32 follow = 0;     /* -f: a traced task's children are traced */
+const volatile __u32 self_tgid = 0;  /* rtrace itself, never traced */
+const volatile __u32 task_pid_off = 0;       /* offsetof(struct task_struct, pid) */
+const volatile __u32 task_tgid_off = 0;      /* ... tgid */
+const volatile __u32 task_exit_code_off = 0; /* ... exit_code */
+const volatile __u64 wake_mark = 1;  /* wake the reader once this many bytes wait */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 24);
+} events SEC(".maps");
+
+/* The traced tasks by tid, unless trace_all. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u8);
+} traced SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RT_SPECS);
+	__type(key, __u32);
+	__type(value, struct rt_spec);
+} specs SEC(".maps");
+
+/* Records this CPU could not send since its last one that went out. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} lost SEC(".maps");
+
+/* A record with captures is built here, then copied into the ring. */
+struct scratch {
+	struct rt_event ev;
+	__u8 area[RT_AREA + RT_CAP_MAX + 64];
+	/* Too big for the BPF stack. */
+	struct pt_regs regs;
+	__u64 ptrs[RT_VEC_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch SEC(".maps");
+
+static __always_inline int is_traced(__u32 tid, __u32 tgid)
+{
+	if (trace_all)
+		return tgid != self_tgid;
+	return bpf_map_lookup_elem(&traced, &tid) != 0;
+}
+
+static __always_inline __u64 *lost_count(void)
+{
+	__u32 zero = 0;
+	return bpf_map_lookup_elem(&lost, &zero);
+}
+
+/* Wake the reader only when enough waits: a wakeup per record would cost
+ * the tracee more than the record itself. The reader also polls. */
+static __always_inline __u64 wake_flags(void)
+{
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wake_mark ? BPF_RB_FORCE_WAKEUP
+									  : BPF_RB_NO_WAKEUP;
+}
+
+static __always_inline void header(struct rt_event *ev, __u16 kind, __u32 tid, __u32 tgid)
+{
+	__u64 *l = lost_count();
+	ev->kind = kind;
+	ev->flags = 0;
+	ev->size = sizeof(*ev);
+	ev->tid = tid;
+	ev->tgid = tgid;
+	ev->time = bpf_ktime_get_ns();
+	ev->lost = l ? *l : 0;
+	ev->ncaps = 0;
+	ev->cpu = bpf_get_smp_processor_id();
+}
+
+static __always_inline void sent(struct rt_event *ev)
+{
+	__u64 *l = lost_count();
+	if (l && ev->lost)
+		*l -= ev->lost;
+}
+
+static __always_inline void dropped(void)
+{
+	__u64 *l = lost_count();
+	if (l)
+		*l += 1;
+}
+
+/* Send a header-only record. */
+static __always_inline void send_plain(struct rt_event *tmpl)
+{
+	struct rt_event *ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+	if (!ev) {
+		dropped();
+		return;
+	}
+	__builtin_memcpy(ev, tmpl, sizeof(*ev));
+	sent(ev);
+	bpf_ringbuf_submit(ev, wake_flags());
+}
+
+/* Copy `want` bytes (or a string of at most `want` bytes with its NUL) at
+ * `addr` into the record at `off`; returns the offset after it. */
+#define PIECE_STR 0x10000
+
+/* A function of its own (verified once, not at every use) with the BPF
+ * limit of five arguments: `meta` is the argument index, the phase
+ * (RT_AT_*) shifted by 8, and PIECE_STR for a string. */
+__noinline __u32 piece(struct scratch *s, __u32 off, __u64 addr, __u32 want, __u32 meta)
+{
+	int str = meta & PIECE_STR;
+	__u8 arg = meta & 0xff, when = (meta >> 8) & 0xff;
+	if (!s || off > RT_AREA - sizeof(struct rt_capture))
+		return off;
+	__u64 at = off;
+	asm volatile("" : "+r"(at));
+	at &= RT_AREA - 1;
+	struct rt_capture *c = (void *)(s->area + at);
+	__u8 *dst = (void *)(c + 1);
+	__u32 len = want;
+	if (len > RT_CAP_MAX - 1)
+		len = RT_CAP_MAX - 1;
+	/* Keep the verifier sure of the bound whatever the compiler made of
+	 * the comparison. */
+	asm volatile("" : "+r"(len));
+	len &= RT_CAP_MAX - 1;
+	c->addr = addr;
+	c->arg = arg;
+	c->when = when;
+	c->flags = want > len ? RT_PIECE_TRUNCATED : 0;
+	if (str) {
+		long r = len ? bpf_probe_read_user_str(dst, len, (void *)addr) : 0;
+		if (r <= 0) {
+			c->len = 0;
+			c->flags |= RT_PIECE_FAULT;
+		} else if ((__u32)r < len || dst[(r - 1) & (RT_CAP_MAX - 1)] == 0) {
+			/* r counts the NUL; when r == len the helper may have cut
+			 * the string and written its own NUL: rtrace reads one more
+			 * byte than it prints, so either way the last byte is
+			 * dropped and the string is incomplete. */
+			c->len = r - 1;
+			c->flags |= (__u32)r < len ? RT_PIECE_TERMINATED : 0;
+		}
+	} else {
+		if (len && bpf_probe_read_user(dst, len, (void *)addr) != 0) {
+			c->len = 0;
+			c->flags |= RT_PIECE_FAULT;
+		} else {
+			c->len = len;
+		}
+	}
+	s->ev.ncaps += 1;
+	return off + sizeof(*c) + ((c->len + 7) & ~7u);
+}
+
+/* A NULL-terminated array of pointers (argv, envp) and, if `strings`, the
+ * strings they point at. */
+#define VEC_COMPAT 0x20000
+#define VEC_STRINGS 0x40000
+
+__noinline __u32 vector(struct scratch *s, __u32 off, __u64 addr, __u32 meta)
+{
+	int compat = meta & VEC_COMPAT, strings = meta & VEC_STRINGS;
+	__u32 pmeta = meta & 0xffff;
+	if (!s)
+		return off;
+	__u32 width = compat ? 4 : 8;
+	__u64 *ptrs = s->ptrs;
+	__u32 n = 0;
+	for (n = 0; n < RT_VEC_MAX; n++) {
+		__u64 p = 0;
+		if (bpf_probe_read_user(&p, width, (void *)(addr + n * width)) != 0)
+			break;
+		ptrs[n] = p;
+		if (!p)
+			break;
+	}
+	/* The array itself, its NULL included when it was reached. */
+	off = piece(s, off, addr, (n < RT_VEC_MAX ? n + 1 : n) * width, pmeta);
+	if (!strings)
+		return off;
+	for (__u32 i = 0; i < RT_VEC_MAX; i++) {
+		if (i >= n || !ptrs[i])
+			break;
+		off = piece(s, off, ptrs[i], RT_VEC_STR, pmeta | PIECE_STR);
+	}
+	return off;
+}
+
+static __always_inline void send_call(struct pt_regs *regs_ptr, __u16 kind, long nr_or_ret,
+				      __u32 tid, __u32 tgid)
+{
+	__u32 zero = 0;
+	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+	if (!s)
+		return;
+	struct pt_regs *r = &s->regs;
+	if (bpf_probe_read_kernel(r, sizeof(*r), regs_ptr) != 0)
+		return;
+	int compat = (r->cs & 0xffff) == 0x23;
+	long nr = kind == RT_ENTER ? nr_or_ret : (long)r->orig_rax;
+	__u32 index = (__u32)nr + (compat ? RT_I386_BASE : 0);
+	struct rt_spec *spec = 0;
+	if (nr >= 0 && nr < RT_I386_BASE)
+		spec = bpf_map_lookup_elem(&specs, &index);
+	if (spec && !spec->wanted)
+		return;
+	struct rt_event *ev = &s->ev;
+	header(ev, kind, tid, tgid);
+	ev->flags = compat ? RT_COMPAT : 0;
+	ev->nr = nr;
+	__u64 args[8] = {};
+	if (compat) {
+		args[0] = r->rbx & 0xffffffff;
+		args[1] = r->rcx & 0xffffffff;
+		args[2] = r->rdx & 0xffffffff;
+		args[3] = r->rsi & 0xffffffff;
+		args[4] = r->rdi & 0xffffffff;
+		args[5] = r->rbp & 0xffffffff;
+	} else {
+		args[0] = r->rdi;
+		args[1] = r->rsi;
+		args[2] = r->rdx;
+		args[3] = r->r10;
+		args[4] = r->r8;
+		args[5] = r->r9;
+	}
+	for (int i = 0; i < 6; i++)
+		ev->args[i] = args[i];
+	ev->ret = kind == RT_LEAVE ? nr_or_ret : 0;
+	ev->ip = r->rip;
+	ev->sp = r->rsp;
+	__u8 when = kind == RT_ENTER ? RT_AT_ENTER : RT_AT_EXIT;
+	__u32 off = 0;
+	if (spec) {
+		for (int i = 0; i < RT_MAX_CAPS; i++) {
+			if (i >= spec->ncaps)
+				break;
+			struct rt_capture_spec c = spec->caps[i];
+			__u64 addr = args[c.arg & 7];
+			__u32 want = c.max;
+			if (!addr)
+				continue;
+			switch (c.kind) {
+			case RT_CAP_IOCTL: {
+				__u32 req = args[c.len_arg & 7];
+				__u32 dir = req >> 30, size = (req >> 16) & 0x3fff;
+				int now = kind == RT_ENTER ? (dir & 1) : (dir & 2);
+				if (now && size)
+					off = piece(s, off, addr, size < want ? size : want, c.arg | (when) << 8);
+				continue;
+			}
+			default:
+				break;
+			}
+			if (!(c.when & when))
+				continue;
+			switch (c.kind) {
+			case RT_CAP_STR:
+				off = piece(s, off, addr, want, c.arg | (when) << 8 | PIECE_STR);
+				break;
+			case RT_CAP_FIXED:
+				off = piece(s, off, addr, want, c.arg | (when) << 8);
+				break;
+			case RT_CAP_ARGLEN: {
+				__u64 n = args[c.len_arg & 7] * c.elem;
+				off = piece(s, off, addr, n < want ? n : want, c.arg | (when) << 8);
+				break;
+			}
+			case RT_CAP_RETLEN: {
+				long r = nr_or_ret;
+				__u64 n = r > 0 ? (__u64)r * c.elem : 0;
+				if (kind == RT_LEAVE)
+					off = piece(s, off, addr, n < want ? n : want, c.arg | (when) << 8);
+				break;
+			}
+			case RT_CAP_LENPTR: {
+				__u32 n = 0;
+				__u64 at = args[c.len_arg & 7];
+				if (at && bpf_probe_read_user(&n, 4, (void *)at) == 0)
+					off = piece(s, off, at, 4, c.len_arg | (when) << 8);
+				off = piece(s, off, addr, n < want ? n : want, c.arg | (when) << 8);
+				break;
+			}
+			case RT_CAP_STRVEC:
+			case RT_CAP_PTRVEC:
+				off = vector(s, off, addr,
+					     c.arg | when << 8 | (compat ? VEC_COMPAT : 0) |
+						     (c.kind == RT_CAP_STRVEC ? VEC_STRINGS : 0));
+				break;
+			default:
+				break;
+			}
+		}
+	}
+	if (off == 0) {
+		send_plain(ev);
+		return;
+	}
+	ev->size = sizeof(*ev) + off;
+	__u64 size = ev->size;
+	asm volatile("" : "+r"(size));
+	if (size > sizeof(struct rt_event) + RT_AREA + RT_CAP_MAX)
+		return;
+	sent(ev);
+	if (bpf_ringbuf_output(&events, s, size, wake_flags()) != 0) {
+		ev->lost = 0;
+		dropped();
+	}
+}
+
+SEC("raw_tracepoint/sys_enter")
+int rtrace_sys_enter(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	if (!is_traced((__u32)id, id >> 32))
+		return 0;
+	send_call((struct pt_regs *)ctx->args[0], RT_ENTER, ctx->args[1], (__u32)id, id >> 32);
+	return 0;
+}
+
+SEC("raw_tracepoint/sys_exit")
+int rtrace_sys_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	if (!is_traced((__u32)id, id >> 32))
+		return 0;
+	send_call((struct pt_regs *)ctx->args[0], RT_LEAVE, ctx->args[1], (__u32)id, id >> 32);
+	return 0;
+}
+
+static __always_inline __u32 task_field(void *task, __u32 off)
+{
+	__u32 v = 0;
+	bpf_probe_read_kernel(&v, sizeof(v), task + off);
+	return v;
+}
+
+/* sched_process_fork(struct task_struct *parent, struct task_struct *child) */
+SEC("raw_tracepoint/sched_process_fork")
+int rtrace_fork(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	if (!is_traced((__u32)id, id >> 32))
+		return 0;
+	void *child = (void *)ctx->args[1];
+	__u32 child_tid = task_field(child, task_pid_off);
+	if (!trace_all) {
+		if (!follow)
+			return 0;
+		__u8 one = 1;
+		bpf_map_update_elem(&traced, &child_tid, &one, BPF_ANY);
+	}
+	struct rt_event ev = {};
+	header(&ev, RT_FORK, (__u32)id, id >> 32);
+	ev.nr = child_tid;
+	ev.args[0] = task_field(child, task_tgid_off);
+	send_plain(&ev);
+	return 0;
+}
+
+/* sched_process_exec(struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm) */
+SEC("raw_tracepoint/sched_process_exec")
+int rtrace_exec(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = id, old = ctx->args[1];
+	if (!trace_all && !bpf_map_lookup_elem(&traced, &old) && !bpf_map_lookup_elem(&traced, &tid))
+		return 0;
+	if (trace_all && (id >> 32) == self_tgid)
+		return 0;
+	if (!trace_all && old != tid) {
+		/* A thread exec'd: it carries on under the leader's tid. */
+		__u8 one = 1;
+		bpf_map_update_elem(&traced, &tid, &one, BPF_ANY);
+		bpf_map_delete_elem(&traced, &old);
+	}
+	struct rt_event ev = {};
+	header(&ev, RT_EXEC, tid, id >> 32);
+	ev.nr = old;
+	send_plain(&ev);
+	return 0;
+}
+
+/* sched_process_exit(struct task_struct *p, ...): p is the current task. */
+SEC("raw_tracepoint/sched_process_exit")
+int rtrace_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = id;
+	if (!is_traced(tid, id >> 32))
+		return 0;
+	if (!trace_all)
+		bpf_map_delete_elem(&traced, &tid);
+	struct rt_event ev = {};
+	header(&ev, RT_EXIT, tid, id >> 32);
+	ev.nr = (int)task_field((void *)ctx->args[0], task_exit_code_off);
+	send_plain(&ev);
+	return 0;
+}
+
+/* The 48 bytes of a struct kernel_siginfo, carried in args. */
+static __always_inline void put_siginfo(struct rt_event *ev, __u64 info)
+{
+	/* SEND_SIG_NOINFO and SEND_SIG_PRIV are 0 and 1. */
+	if (info > 1)
+		bpf_probe_read_kernel(ev->args, sizeof(ev->args), (void *)info);
+}
+
+/* signal_deliver(int sig, struct kernel_siginfo *info, struct k_sigaction *ka) */
+SEC("raw_tracepoint/signal_deliver")
+int rtrace_signal_deliver(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	if (!is_traced((__u32)id, id >> 32))
+		return 0;
+	struct rt_event ev = {};
+	header(&ev, RT_SIGNAL, (__u32)id, id >> 32);
+	ev.nr = (int)ctx->args[0];
+	put_siginfo(&ev, ctx->args[1]);
+	send_plain(&ev);
+	return 0;
+}
+
+/* signal_generate(int sig, struct kernel_siginfo *info, struct task_struct
+ * *task, int group, int result): a signal the target ignores is discarded
+ * here and never delivered; a ptrace tracer would have seen it. */
+SEC("raw_tracepoint/signal_generate")
+int rtrace_signal_generate(struct bpf_raw_tracepoint_args *ctx)
+{
+	if (ctx->args[4] != 1 /* TRACE_SIGNAL_IGNORED */)
+		return 0;
+	void *task = (void *)ctx->args[2];
+	__u32 tid = task_field(task, task_pid_off), tgid = task_field(task, task_tgid_off);
+	if (!is_traced(tid, tgid))
+		return 0;
+	struct rt_event ev = {};
+	header(&ev, RT_SIGNAL_LOST, tid, tgid);
+	ev.nr = (int)ctx->args[0];
+	put_siginfo(&ev, ctx->args[1]);
+	send_plain(&ev);
+	return 0;
+}

@@ -1,0 +1,96 @@
+/* The records rtrace's BPF program sends to rtrace through its ring buffer,
+ * and the tables rtrace fills for it. src/trace/bpf/wire.rs mirrors these
+ * structs field for field (a unit test there checks the sizes); change both
+ * together and rebuild the object with tools/build_bpf.sh. */
+#ifndef RTRACE_BPF_H
+#define RTRACE_BPF_H
+
+/* Record kinds. */
+#define RT_ENTER 1       /* a system call's entry: nr, args, ip, sp */
+#define RT_LEAVE 2       /* its exit: ret, args as the registers hold them */
+#define RT_FORK 3        /* tid created task nr (a thread or a process) */
+#define RT_EXEC 4        /* tid (now the thread group leader) exec'd; nr = its former tid */
+#define RT_EXIT 5        /* tid exited; nr = its exit_code (a wait status) */
+#define RT_SIGNAL 6      /* tid takes signal nr; a capture holds its siginfo */
+#define RT_SIGNAL_LOST 7 /* signal nr to tid was discarded at once (ignored) */
+
+/* Flags in rt_event.flags. */
+#define RT_COMPAT 1 /* an i386 call (int 0x80 / sysenter from 32-bit code) */
+
+/* Capture kinds in rt_capture_spec.kind. */
+#define RT_CAP_NONE 0
+#define RT_CAP_STR 1     /* a NUL-terminated string, at most max bytes */
+#define RT_CAP_FIXED 2   /* max bytes */
+#define RT_CAP_ARGLEN 3  /* args[len_arg] * elem bytes, at most max */
+#define RT_CAP_RETLEN 4  /* (exit only) the return value * elem bytes, at most max */
+#define RT_CAP_STRVEC 5  /* a NULL-terminated pointer array and each string */
+#define RT_CAP_PTRVEC 6  /* a NULL-terminated pointer array, pointers only */
+#define RT_CAP_IOCTL 7   /* ioctl's argument: _IOC_SIZE(args[len_arg]) bytes,
+                            at enter if _IOC_WRITE, at exit if _IOC_READ */
+#define RT_CAP_LENPTR 8  /* *(u32 *)args[len_arg] bytes, at most max */
+
+/* When a capture is taken (rt_capture_spec.when). */
+#define RT_AT_ENTER 1
+#define RT_AT_EXIT 2
+
+/* Flags of one capture. */
+#define RT_PIECE_FAULT 1 /* the read failed: no bytes */
+#define RT_PIECE_TERMINATED 2 /* a string whose NUL is the last byte */
+#define RT_PIECE_TRUNCATED 4 /* shorter than asked: the record was full */
+
+#define RT_MAX_CAPS 6
+/* Entries in the spec table: x86_64 numbers, then i386 ones at +512. */
+#define RT_SPECS 1024
+#define RT_I386_BASE 512
+
+/* The most bytes of one capture, and of one record's captures. */
+#define RT_CAP_MAX 8192
+#define RT_AREA 16384
+/* The most strings of a STRVEC, and bytes of each. */
+#define RT_VEC_MAX 64
+#define RT_VEC_STR 256
+
+struct rt_capture_spec {
+	__u8 arg;
+	__u8 kind;
+	__u8 when;
+	__u8 len_arg;
+	__u16 elem;
+	__u16 max;
+};
+
+/* What to do with one call number. */
+struct rt_spec {
+	__u8 wanted; /* send its events (selected, or bookkeeping) */
+	__u8 ncaps;
+	__u16 pad;
+	struct rt_capture_spec caps[RT_MAX_CAPS];
+};
+
+struct rt_event {
+	__u16 kind;
+	__u16 flags;
+	__u32 size; /* bytes, this header and the captures after it */
+	__u32 tid;
+	__u32 tgid;
+	__u64 time; /* bpf_ktime_get_ns */
+	__s64 nr;
+	__u64 args[6];
+	__s64 ret;
+	__u64 ip;
+	__u64 sp;
+	__u32 lost; /* events this CPU dropped since its last record */
+	__u16 ncaps;
+	__u16 cpu;
+};
+
+/* One captured piece of tracee memory; len bytes follow, padded to 8. */
+struct rt_capture {
+	__u64 addr;
+	__u32 len;
+	__u16 flags;
+	__u8 arg;
+	__u8 when;
+};
+
+#endif

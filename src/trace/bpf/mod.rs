@@ -1,0 +1,710 @@
+//! The BPF engine (`--bpf`): the same calls, handlers, output, filters,
+//! statistics and diagnostics as the ptrace engine, from another source of
+//! events. A BPF program at the kernel's raw_syscalls tracepoints (and at
+//! fork, exec, exit and signal delivery) sends each traced task's calls,
+//! with the memory their decoders read copied at the entry and the exit
+//! (`plan.rs` says what), through a ring buffer; this loop reads the ring
+//! and hands each record to the engine's own enter, leave, exec, exit and
+//! signal paths, with the task's memory reader answering from the copy.
+//!
+//! The tracee never stops: the program runs at nearly its own speed, and
+//! rtrace can watch the whole machine (`-a`). The price: rtrace cannot
+//! change or hold the tracee (no `--same-cpu`, no seccomp fast path), what
+//! was not copied is shown as a pointer, and a reader that falls behind
+//! loses records, which are counted and shown where they were lost.
+
+pub mod plan;
+mod wire;
+
+use std::cell::RefCell;
+use std::collections::{HashMap as StdHashMap, VecDeque};
+use std::rc::Rc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use aya::maps::{Array, HashMap, MapData, RingBuf};
+use aya::programs::RawTracePoint;
+use aya::{Ebpf, EbpfLoader};
+use nix::unistd::Pid;
+
+use super::signals::{FLUSH_DUE, INTERRUPTS, TO_FORWARD, install_signal_handlers};
+use super::{Config, Engine, Error, Exit, Life, Proc, Report, affinity};
+use crate::call::CallClass;
+use crate::escape::TraceeText;
+use crate::fdtable::FdTable;
+use crate::kernel::{self, Arch, SIGINFO_SIZE};
+use crate::output::{Output, Style};
+use wire::Record;
+
+/// The program, built from bpf/rtrace.bpf.c by tools/build_bpf.sh.
+static OBJECT: &[u8] = include_bytes!("../../../bpf/rtrace.bpf.o");
+
+/// The ring buffer's default size: 16 MiB holds about 100,000 calls.
+pub const DEFAULT_RING: usize = 16 << 20;
+
+/// The programs and the tracepoints they attach to.
+const PROGRAMS: &[(&str, &str)] = &[
+    ("rtrace_sys_enter", "sys_enter"),
+    ("rtrace_sys_exit", "sys_exit"),
+    ("rtrace_fork", "sched_process_fork"),
+    ("rtrace_exec", "sched_process_exec"),
+    ("rtrace_exit", "sched_process_exit"),
+    ("rtrace_signal_deliver", "signal_deliver"),
+    ("rtrace_signal_generate", "signal_generate"),
+];
+
+/// The calls whose events the engine needs whatever is selected: the
+/// bookkeeping (the fd table), the exec that starts a command's trace,
+/// the calls that end a process, and those that end an interrupted one.
+const ALWAYS: &[&str] = &[
+    "execve",
+    "execveat",
+    "exit",
+    "exit_group",
+    "rt_sigreturn",
+    "sigreturn",
+    "restart_syscall",
+];
+
+/// `-a`, `--bpf-ring`: what only the BPF engine has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Trace every process on the machine.
+    pub all: bool,
+    /// The ring buffer's size in bytes (a power of two, whole pages).
+    pub ring: usize,
+}
+
+/// The loaded program and the maps rtrace uses.
+struct Loaded {
+    /// Kept so the programs stay attached.
+    _ebpf: Ebpf,
+    ring: RingBuf<MapData>,
+    traced: Option<HashMap<MapData, u32, u8>>,
+}
+
+/// Offsets in `struct task_struct`, from the kernel's BTF.
+fn task_offsets() -> Result<(u32, u32, u32), Error> {
+    let missing = || {
+        Error::new(
+            "--bpf needs the kernel's BTF (/sys/kernel/btf/vmlinux), which this kernel does not publish"
+                .into(),
+            1,
+        )
+    };
+    let found = crate::ioctl::btf::describe("struct task_struct").ok_or_else(missing)?;
+    let members = crate::ioctl::btf::flat_members(&found.shape);
+    let off = |name: &str| {
+        members
+            .iter()
+            .find(|(n, _, _)| n == name)
+            .map(|(_, off, _)| *off as u32)
+            .ok_or_else(missing)
+    };
+    Ok((off("pid")?, off("tgid")?, off("exit_code")?))
+}
+
+fn load_error(what: &str, e: impl std::fmt::Display) -> Error {
+    let text = e.to_string();
+    let hint = if text.contains("Operation not permitted") || text.contains("EPERM") {
+        " (the BPF engine needs root, or CAP_BPF and CAP_PERFMON)"
+    } else {
+        ""
+    };
+    Error::new(format!("--bpf: cannot {what}: {text}{hint}"), 1)
+}
+
+/// Load the program with the spec table for `engine`'s selection, and
+/// attach it.
+fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
+    let ring = opts.ring;
+    if !ring.is_power_of_two() || ring < 4096 {
+        return Err(Error::new(
+            format!(
+                "--bpf-ring {ring}: the ring's size must be a power of two of at least 4096 bytes"
+            ),
+            2,
+        ));
+    }
+    let (pid_off, tgid_off, exit_off) = task_offsets()?;
+    let self_tgid = std::process::id();
+    let all = opts.all as u32;
+    let follow = engine.follow as u32;
+    // Wake the reader once an eighth of the ring waits; it polls anyway.
+    let wake_mark = (ring / 8) as u64;
+    let mut ebpf = EbpfLoader::new()
+        .override_global("trace_all", &all, true)
+        .override_global("follow", &follow, true)
+        .override_global("self_tgid", &self_tgid, true)
+        .override_global("task_pid_off", &pid_off, true)
+        .override_global("task_tgid_off", &tgid_off, true)
+        .override_global("task_exit_code_off", &exit_off, true)
+        .override_global("wake_mark", &wake_mark, true)
+        .map_max_entries("events", ring as u32)
+        .load(OBJECT)
+        .map_err(|e| load_error("load the BPF program", e))?;
+    // What each call's events carry.
+    let limits = plan::Limits {
+        string_limit: engine.fmt.string_limit,
+        verbose: engine.fmt.verbose > 0,
+    };
+    let events = plan::events_dir();
+    let select = &engine.select.trace;
+    let bookkeeping = crate::service::fs::BOOKKEEPING;
+    let wanted = |name: &str| {
+        select.is_all()
+            || select.contains(name)
+            || bookkeeping.contains(&name)
+            || ALWAYS.contains(&name)
+    };
+    let table = plan::table(events.as_ref().map(|(d, _)| d.as_path()), limits, &wanted);
+    if let Some((dir, true)) = &events {
+        plan::release_events_dir(dir);
+    }
+    {
+        let mut specs: Array<_, plan::Spec> = Array::try_from(
+            ebpf.map_mut("specs")
+                .ok_or_else(|| load_error("find the spec table", "missing"))?,
+        )
+        .map_err(|e| load_error("open the spec table", e))?;
+        for (index, spec) in table {
+            specs
+                .set(index, spec, 0)
+                .map_err(|e| load_error("fill the spec table", e))?;
+        }
+    }
+    for (name, tracepoint) in PROGRAMS {
+        let program: &mut RawTracePoint = ebpf
+            .program_mut(name)
+            .ok_or_else(|| load_error("find a program", name))?
+            .try_into()
+            .map_err(|e| load_error("find a program", e))?;
+        program
+            .load()
+            .map_err(|e| load_error(&format!("load {name}"), e))?;
+        program
+            .attach(tracepoint)
+            .map_err(|e| load_error(&format!("attach to {tracepoint}"), e))?;
+    }
+    let ring = RingBuf::try_from(
+        ebpf.take_map("events")
+            .ok_or_else(|| load_error("find the ring buffer", "missing"))?,
+    )
+    .map_err(|e| load_error("open the ring buffer", e))?;
+    let traced = if opts.all {
+        None
+    } else {
+        Some(
+            HashMap::try_from(
+                ebpf.take_map("traced")
+                    .ok_or_else(|| load_error("find the task table", "missing"))?,
+            )
+            .map_err(|e| load_error("open the task table", e))?,
+        )
+    };
+    Ok(Loaded {
+        _ebpf: ebpf,
+        ring,
+        traced,
+    })
+}
+
+/// Trace with the BPF engine.
+pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
+    let opts = cfg.bpf.unwrap_or(Options {
+        all: false,
+        ring: DEFAULT_RING,
+    });
+    if !opts.all && cfg.command.is_empty() && cfg.attach.is_empty() {
+        return Err(Error::new("--bpf needs a command, -p PID or -a".into(), 2));
+    }
+    let colo = affinity::CoLocation::new(affinity::SameCpu::Never)?;
+    let (engine, command, attach) = Engine::new(cfg, out, false, colo);
+    let mut bpf = Bpf {
+        engine,
+        loaded: None,
+        all: opts.all,
+        held: StdHashMap::new(),
+        newborns: StdHashMap::new(),
+        clock: Clock::new(),
+        lost: 0,
+    };
+    bpf.loaded = Some(load(&bpf.engine, opts)?);
+    install_signal_handlers();
+    for pid in attach {
+        bpf.attach(pid)?;
+    }
+    if !command.is_empty() {
+        let forked = bpf.engine.fork_command(&command, None)?;
+        let pid = forked.pid;
+        if let Err(e) = bpf.trace_task(pid) {
+            forked.abandon();
+            return Err(e);
+        }
+        bpf.engine.adopt_command(forked, false);
+    }
+    bpf.main_loop();
+    if bpf.lost > 0 {
+        bpf.engine.stats.lost = bpf.lost;
+    }
+    bpf.engine.conclude()
+}
+
+/// The kernel's clock (CLOCK_MONOTONIC, bpf_ktime_get_ns) as Instants.
+struct Clock {
+    base: Instant,
+    base_ns: u64,
+}
+
+impl Clock {
+    fn new() -> Clock {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        let base = Instant::now();
+        // SAFETY: clock_gettime writes the timespec.
+        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+        Clock {
+            base,
+            base_ns: ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64,
+        }
+    }
+
+    /// The Instant of kernel time `ns`.
+    fn at(&self, ns: u64) -> Instant {
+        if ns >= self.base_ns {
+            self.base + Duration::from_nanos(ns - self.base_ns)
+        } else {
+            self.base
+                .checked_sub(Duration::from_nanos(self.base_ns - ns))
+                .unwrap_or(self.base)
+        }
+    }
+}
+
+struct Bpf {
+    engine: Engine,
+    loaded: Option<Loaded>,
+    all: bool,
+    /// A new task's records, held until its parent's line that created it
+    /// is printed (as the ptrace engine starts a child only then).
+    held: StdHashMap<i32, VecDeque<Record>>,
+    /// The tasks whose records are held, by the parent whose line they
+    /// wait for.
+    newborns: StdHashMap<i32, Vec<i32>>,
+    clock: Clock,
+    /// Records the kernel dropped, in all.
+    lost: u64,
+}
+
+impl Bpf {
+    fn loaded(&mut self) -> &mut Loaded {
+        self.loaded.as_mut().expect("loaded")
+    }
+
+    /// Put `tid` in the kernel's table of traced tasks.
+    fn trace_task(&mut self, tid: i32) -> Result<(), Error> {
+        if let Some(traced) = self.loaded().traced.as_mut() {
+            traced
+                .insert(tid as u32, 1, 0)
+                .map_err(|e| load_error("add a task", e))?;
+        }
+        Ok(())
+    }
+
+    /// `-p PID`: trace each of its threads from now on.
+    fn attach(&mut self, pid: i32) -> Result<(), Error> {
+        let tasks = std::fs::read_dir(format!("/proc/{pid}/task"))
+            .map_err(|_| Error::new(format!("cannot attach to pid {pid}: No such process"), 1))?;
+        let mut tids: Vec<i32> = tasks
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+            .collect();
+        tids.sort_unstable();
+        let fds = Rc::new(RefCell::new(FdTable::new(pid)));
+        for tid in tids {
+            self.trace_task(tid)?;
+            let name = kernel::process_name(Pid::from_raw(tid))
+                .unwrap_or_else(|| TraceeText::from("<unknown>"));
+            let mut proc = Proc::new(tid, name.clone(), true, Life::Running, fds.clone());
+            proc.tgid = pid;
+            self.engine.procs.insert(tid, proc);
+            if tid == pid {
+                self.engine.report(tid, Report::Tracing(name));
+            }
+        }
+        self.engine.set_count();
+        Ok(())
+    }
+
+    /// A task seen for the first time with `-a`: it joins the table, with
+    /// its process's fd table.
+    fn adopt(&mut self, tid: i32, tgid: i32) {
+        if self.engine.procs.contains_key(&tid) {
+            return;
+        }
+        let fds = self
+            .engine
+            .procs
+            .values()
+            .find(|p| p.tgid == tgid)
+            .map(|p| p.fds.clone())
+            .unwrap_or_else(|| Rc::new(RefCell::new(FdTable::new(tgid))));
+        let name = kernel::process_name(Pid::from_raw(tid))
+            .unwrap_or_else(|| TraceeText::from("<unknown>"));
+        let mut proc = Proc::new(tid, name.clone(), true, Life::Running, fds);
+        proc.tgid = tgid;
+        self.engine.procs.insert(tid, proc);
+        self.engine.set_count();
+        self.engine.report(tid, Report::Tracing(name));
+    }
+
+    fn main_loop(&mut self) {
+        let mut idle_since: Option<Instant> = None;
+        loop {
+            self.handle_interrupts();
+            let mut batch = Vec::new();
+            {
+                let ring = &mut self.loaded().ring;
+                while let Some(item) = ring.next() {
+                    if let Some(record) = wire::parse(&item) {
+                        batch.push(record);
+                    }
+                    if batch.len() >= 4096 {
+                        break;
+                    }
+                }
+            }
+            let got = !batch.is_empty();
+            for record in batch {
+                self.dispatch(record);
+            }
+            if FLUSH_DUE.swap(false, Ordering::Relaxed) || !got {
+                self.engine.out.flush();
+            }
+            if self.done() {
+                break;
+            }
+            if got {
+                idle_since = None;
+                continue;
+            }
+            let idle = *idle_since.get_or_insert_with(Instant::now);
+            if idle.elapsed() > Duration::from_millis(100) {
+                self.reap_vanished();
+                idle_since = Some(Instant::now());
+            }
+            self.wait_for_records();
+        }
+    }
+
+    /// Sleep until the ring has records or 10 ms pass (the program wakes
+    /// the reader only once much waits, so a few records can sit until
+    /// the timeout).
+    fn wait_for_records(&mut self) {
+        use std::os::fd::AsRawFd;
+        let fd = self.loaded().ring.as_raw_fd();
+        let mut pfd = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one pollfd.
+        unsafe { libc::poll(&mut pfd, 1, 10) };
+    }
+
+    /// Whether tracing is over: every traced task has ended (not with -a,
+    /// which runs until interrupted).
+    fn done(&self) -> bool {
+        if self.all {
+            return self.engine.interrupts_seen > 0;
+        }
+        self.engine.procs.is_empty()
+    }
+
+    /// Tasks whose exit record was lost (a full ring) are gone all the
+    /// same: the started command's status comes from waitpid, the others
+    /// end without a report.
+    fn reap_vanished(&mut self) {
+        if let Some(main) = self.engine.main_pid
+            && self.engine.procs.contains_key(&main)
+        {
+            let mut status = 0;
+            // SAFETY: waitpid writes status.
+            let r = unsafe { libc::waitpid(main, &mut status, libc::WNOHANG | libc::__WALL) };
+            if r == main {
+                self.engine.gone(main, status);
+            }
+        }
+        let vanished: Vec<i32> = self
+            .engine
+            .procs
+            .keys()
+            .copied()
+            .filter(|&tid| !std::path::Path::new(&format!("/proc/{tid}")).exists())
+            .collect();
+        for tid in vanished {
+            self.engine.remove(tid);
+        }
+    }
+
+    /// The first interrupt stops tracing attached processes (and with -a
+    /// ends the trace); a started command is left to finish, traced; the
+    /// second kills it.
+    fn handle_interrupts(&mut self) {
+        let n = INTERRUPTS.load(Ordering::Relaxed);
+        let engine = &mut self.engine;
+        if n == engine.interrupts_seen {
+            return;
+        }
+        if engine.interrupts_seen == 0 {
+            let forward = TO_FORWARD.load(Ordering::Relaxed);
+            if let Some(main) = engine.main_pid.filter(|_| forward != 0)
+                && engine.procs.get(&main).is_some_and(|p| !p.attached)
+            {
+                // SAFETY: plain kill.
+                unsafe { libc::kill(main, forward) };
+            }
+            let attached: Vec<i32> = engine
+                .procs
+                .values()
+                .filter(|p| p.attached)
+                .map(|p| p.pid)
+                .collect();
+            for tid in attached {
+                if let Some(traced) = self.loaded.as_mut().and_then(|l| l.traced.as_mut()) {
+                    let _ = traced.remove(&(tid as u32));
+                }
+                let engine = &mut self.engine;
+                engine.out.newline();
+                engine.report(tid, Report::Detached);
+                engine.remove(tid);
+            }
+        }
+        let engine = &mut self.engine;
+        if n >= 2 {
+            for p in engine.procs.values().filter(|p| !p.attached) {
+                // SAFETY: plain kill.
+                unsafe { libc::kill(p.pid, libc::SIGKILL) };
+            }
+        }
+        engine.interrupts_seen = n;
+    }
+
+    fn dispatch(&mut self, record: Record) {
+        let head = record.head;
+        if std::env::var_os("RTRACE_BPF_DEBUG").is_some() {
+            eprintln!("{head:?} {:?}", record.snapshot);
+        }
+        if head.lost > 0 {
+            self.report_lost(head.tid as i32, head.lost as u64, head.cpu);
+        }
+        let tid = head.tid as i32;
+        if let Some(queue) = self.held.get_mut(&tid) {
+            queue.push_back(record);
+            return;
+        }
+        match head.kind {
+            wire::ENTER | wire::LEAVE | wire::SIGNAL | wire::SIGNAL_IGNORED
+                if self.all && !self.engine.procs.contains_key(&tid) =>
+            {
+                self.adopt(tid, head.tgid as i32);
+            }
+            _ => {}
+        }
+        self.engine.clock = Some(self.clock.at(head.time));
+        match head.kind {
+            wire::ENTER => self.enter(record),
+            wire::LEAVE => self.leave(record),
+            wire::FORK => self.fork(tid, head.nr as i32, head.args[0] as i32),
+            wire::EXEC => {
+                if self.all && !self.engine.procs.contains_key(&(head.nr as i32)) {
+                    self.adopt(head.nr as i32, head.tgid as i32);
+                }
+                self.engine.exec_of(tid, head.nr as i32);
+            }
+            wire::EXIT if self.engine.procs.contains_key(&tid) => {
+                self.engine.gone(tid, head.nr as i32);
+                if self.engine.main_pid == Some(tid) {
+                    let mut status = 0;
+                    // SAFETY: reaping our own child (once its last thread is gone).
+                    unsafe { libc::waitpid(tid, &mut status, libc::WNOHANG | libc::__WALL) };
+                }
+            }
+            wire::SIGNAL | wire::SIGNAL_IGNORED => self.signal(tid, head),
+            _ => {}
+        }
+        self.engine.clock = None;
+    }
+
+    fn enter(&mut self, record: Record) {
+        let head = record.head;
+        let tid = head.tid as i32;
+        let Some(proc) = self.engine.procs.get_mut(&tid) else {
+            return;
+        };
+        if let Life::Newborn { .. } = proc.life {
+            // Its first call: the fork's return in the child was not seen.
+            self.engine.announce_child(tid);
+        }
+        let Some(proc) = self.engine.procs.get_mut(&tid) else {
+            return;
+        };
+        proc.mem.set_snapshot(Some(record.snapshot));
+        let (arch, nr) = arch_of(&head);
+        self.engine
+            .enter(tid, arch, nr, head.args, head.ip, head.sp, false);
+    }
+
+    fn leave(&mut self, record: Record) {
+        let head = record.head;
+        let tid = head.tid as i32;
+        let Some(proc) = self.engine.procs.get_mut(&tid) else {
+            return;
+        };
+        if let Life::Newborn { .. } = proc.life {
+            // The child's return from the call that created it.
+            self.engine.announce_child(tid);
+            return;
+        }
+        let fork = proc
+            .call
+            .as_ref()
+            .is_some_and(|c| c.handler.class == CallClass::Fork);
+        proc.mem.set_snapshot(Some(record.snapshot));
+        self.engine.leave(tid, head.ret, head.ip);
+        if fork {
+            self.release_children(tid);
+        }
+    }
+
+    /// Task `parent` created `child` (of thread group `child_tgid`).
+    fn fork(&mut self, parent: i32, child: i32, child_tgid: i32) {
+        let engine = &mut self.engine;
+        if engine.procs.contains_key(&child) {
+            return;
+        }
+        let Some(p) = engine.procs.get_mut(&parent) else {
+            return;
+        };
+        let thread = child_tgid == p.tgid;
+        // The call's own memory, as copied at its entry (clone3's args).
+        let flags = match p.call.as_ref() {
+            Some(c) => super::tasks::clone_flags(&c.name, &c.args, &mut p.mem),
+            None if thread => (libc::CLONE_THREAD | libc::CLONE_FILES) as u64,
+            None => 0,
+        };
+        let p = engine.procs.get(&parent).expect("present");
+        let fds = if flags & libc::CLONE_FILES as u64 != 0 {
+            p.fds.clone()
+        } else {
+            let mut copy = p.fds.borrow().clone();
+            copy.pid = child;
+            Rc::new(RefCell::new(copy))
+        };
+        let shown = p.shown && (engine.follow || self.all);
+        let waits = shown && p.call.is_some();
+        let mut call = p.call.clone().filter(|_| shown);
+        if let Some(c) = call.as_mut() {
+            c.data = crate::call::CallData::None;
+        }
+        let mut proc = Proc::new(
+            child,
+            p.name.clone(),
+            p.attached,
+            Life::Newborn {
+                ready: !waits,
+                stashed: None,
+            },
+            fds,
+        );
+        proc.tgid = child_tgid;
+        proc.shown = shown;
+        proc.call = call;
+        if shown {
+            engine.out.record_copy(parent, child);
+        }
+        engine.procs.insert(child, proc);
+        engine.set_count();
+        if waits {
+            self.newborns.entry(parent).or_default().push(child);
+            self.held.insert(child, VecDeque::new());
+        }
+    }
+
+    /// The parent's line is printed: its new tasks' records go on.
+    fn release_children(&mut self, parent: i32) {
+        let Some(children) = self.newborns.remove(&parent) else {
+            return;
+        };
+        for child in children {
+            if let Some(queue) = self.held.remove(&child) {
+                for record in queue {
+                    self.dispatch(record);
+                }
+            }
+        }
+    }
+
+    fn signal(&mut self, tid: i32, head: wire::Header) {
+        let Some(proc) = self.engine.procs.get_mut(&tid) else {
+            return;
+        };
+        if let Some(top) = proc.suspended.last_mut() {
+            top.signalled = true;
+        }
+        let sig = head.nr as i32;
+        if proc.life == Life::Starting
+            || !self.engine.select.signals.contains(sig)
+            || self.engine.summary == super::Summary::Only
+        {
+            return;
+        }
+        let info = (self.engine.fmt.json || self.engine.fmt.verbose > 0).then(|| {
+            let mut info = [0u8; SIGINFO_SIZE];
+            for (i, word) in head.args.iter().enumerate() {
+                info[i * 8..i * 8 + 8].copy_from_slice(&word.to_ne_bytes());
+            }
+            info
+        });
+        self.engine.put_signal(tid, sig, info);
+    }
+
+    fn report_lost(&mut self, tid: i32, n: u64, cpu: u16) {
+        self.lost += n;
+        let engine = &mut self.engine;
+        if engine.summary == super::Summary::Only {
+            return;
+        }
+        if engine.fmt.json {
+            let obj = serde_json::json!({
+                "schema": crate::call::JSON_SCHEMA,
+                "type": "lost",
+                "time": crate::call::json_time(),
+                "count": n,
+                "cpu": cpu,
+            });
+            engine.out.json_line(&obj);
+            return;
+        }
+        engine.out.newline();
+        engine.out.text(
+            Some(tid),
+            &format!("** {n} events lost (CPU {cpu}) **"),
+            Style::Banner,
+        );
+        engine.out.newline();
+    }
+}
+
+/// The ABI and number of a call record.
+fn arch_of(head: &wire::Header) -> (Arch, u64) {
+    let nr = head.nr as u64;
+    if head.flags & wire::COMPAT != 0 {
+        (Arch::I386, nr)
+    } else if nr & 0x4000_0000 != 0 {
+        (Arch::X32, nr)
+    } else {
+        (Arch::X86_64, nr)
+    }
+}

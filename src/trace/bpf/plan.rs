@@ -1,0 +1,515 @@
+//! What the BPF program copies of each call's memory, made at start-up from
+//! what the running kernel and the handlers' signatures say, never typed in
+//! per call.
+//!
+//! The kernel describes every system call's parameters with their C types
+//! in its syscall trace events (`events/syscalls/sys_enter_NAME/format` in
+//! tracefs: `const char * buf`, `size_t count`, `struct stat * statbuf`).
+//! From those, the signatures' kinds (a `Path` or `Str` is a string) and
+//! the kernel's BTF (the size of `struct stat`), each pointer parameter
+//! gets a capture:
+//!
+//! - a string: up to PATH_MAX for a path, the string limit (`-s`) for
+//!   other strings, read at the entry;
+//! - `char *`/`void *` with a length after it: the bytes, as many as the
+//!   length says (an input, read at the entry) or as the call returned
+//!   (an output, read at the exit), up to [`BUF_CAP`] or the string limit;
+//! - a pointer to a struct or a number: its size from BTF, times the count
+//!   that follows it where one does (`struct pollfd *ufds, unsigned int
+//!   nfds`), or the byte length that follows (`struct sockaddr *, int
+//!   addrlen`, or a pointer to it); read at the entry when `const`, at the
+//!   entry and the exit otherwise;
+//! - argv (and envp with -v) as its strings, envp as its pointers;
+//! - ioctl's argument: as many bytes as its request's size bits say, in
+//!   the directions they say.
+//!
+//! What no rule reaches (memory behind pointers inside a struct: an
+//! iovec's buffers, a msghdr's name and control data; i386 calls' structs)
+//! is not copied, and its decoder prints the pointer. HACKING.md lists the
+//! differences this makes.
+
+use crate::format::PATH_MAX;
+use crate::kernel::Arch;
+use crate::service::{self, params::Kind};
+use std::path::{Path, PathBuf};
+
+/// `RT_CAP_*` kinds (bpf/rtrace.h).
+const CAP_STR: u8 = 1;
+const CAP_ARGLEN: u8 = 3;
+const CAP_RETLEN: u8 = 4;
+const CAP_FIXED: u8 = 2;
+const CAP_STRVEC: u8 = 5;
+const CAP_PTRVEC: u8 = 6;
+const CAP_IOCTL: u8 = 7;
+const CAP_LENPTR: u8 = 8;
+const AT_ENTER: u8 = 1;
+const AT_EXIT: u8 = 2;
+/// `RT_I386_BASE`, `RT_SPECS`, `RT_MAX_CAPS`, `RT_CAP_MAX`.
+pub const I386_BASE: u32 = 512;
+/// Entries of the spec table.
+pub const SPECS: u32 = 1024;
+const MAX_CAPS: usize = 6;
+const CAP_MAX: usize = 8192;
+
+/// The most bytes of a buffer copied when the string limit asks for fewer:
+/// what the decoders of structured buffers (netlink messages, usbmon
+/// events, user_events writes, directory entries) need to see whole.
+pub const BUF_CAP: usize = 4096;
+
+/// `struct rt_capture_spec`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CaptureSpec {
+    arg: u8,
+    kind: u8,
+    when: u8,
+    len_arg: u8,
+    elem: u16,
+    max: u16,
+}
+
+/// `struct rt_spec`: what to do with one call number.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Spec {
+    /// Send its events at all.
+    pub wanted: u8,
+    ncaps: u8,
+    pad: u16,
+    caps: [CaptureSpec; MAX_CAPS],
+}
+
+// SAFETY: plain integers with no padding the kernel could misread.
+unsafe impl aya::Pod for Spec {}
+
+impl Spec {
+    fn push(&mut self, cap: CaptureSpec) {
+        if (self.ncaps as usize) < MAX_CAPS {
+            self.caps[self.ncaps as usize] = cap;
+            self.ncaps += 1;
+        }
+    }
+
+    /// The captures, for tests and `--explain`-like output.
+    pub fn captures(&self) -> &[CaptureSpec] {
+        &self.caps[..self.ncaps as usize]
+    }
+}
+
+/// One parameter as the kernel's trace event declares it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Field {
+    /// Its C type (`const char *`, `size_t`).
+    pub ty: String,
+    /// Its name.
+    pub name: String,
+}
+
+/// The syscall trace events' directory, or `None` where tracefs is not
+/// mounted; `mounted` is set when one was mounted here for the look
+/// (the caller unmounts it).
+pub fn events_dir() -> Option<(PathBuf, bool)> {
+    for dir in ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"] {
+        let events = Path::new(dir).join("events/syscalls");
+        if events.is_dir() {
+            return Some((events, false));
+        }
+    }
+    // Not mounted: mount one of our own for as long as the plan takes.
+    let dir = std::env::temp_dir().join(format!("rtrace-tracefs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).ok()?;
+    let c = |s: &str| std::ffi::CString::new(s).expect("no NUL");
+    let target = c(dir.to_str()?);
+    // SAFETY: plain C strings.
+    let r = unsafe {
+        libc::mount(
+            c("tracefs").as_ptr(),
+            target.as_ptr(),
+            c("tracefs").as_ptr(),
+            0,
+            std::ptr::null(),
+        )
+    };
+    if r != 0 {
+        let _ = std::fs::remove_dir(&dir);
+        return None;
+    }
+    Some((dir.join("events/syscalls"), true))
+}
+
+/// Unmount what [`events_dir`] mounted.
+pub fn release_events_dir(events: &Path) {
+    if let Some(root) = events.parent().and_then(Path::parent) {
+        let c = std::ffi::CString::new(root.as_os_str().as_encoded_bytes()).expect("no NUL");
+        // SAFETY: a C string.
+        unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) };
+        let _ = std::fs::remove_dir(root);
+    }
+}
+
+/// The parameters of `sys_enter_NAME/format`: the fields after
+/// `__syscall_nr`.
+pub fn parse_format(text: &str) -> Vec<Field> {
+    let mut fields = Vec::new();
+    let mut seen_nr = false;
+    for line in text.lines() {
+        let Some(decl) = line.trim().strip_prefix("field:") else {
+            continue;
+        };
+        let decl = decl.split(';').next().unwrap_or("").trim();
+        let Some(split) = decl.rfind([' ', '*']) else {
+            continue;
+        };
+        let (ty, name) = (decl[..=split].trim(), decl[split + 1..].trim());
+        if name == "__syscall_nr" {
+            seen_nr = true;
+            continue;
+        }
+        if seen_nr {
+            fields.push(Field {
+                ty: ty.to_string(),
+                name: name.to_string(),
+            });
+        }
+    }
+    fields
+}
+
+/// The user's choices the captures depend on.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// `-s`.
+    pub string_limit: usize,
+    /// `-v`: envp's strings too.
+    pub verbose: bool,
+}
+
+fn clamp(n: usize) -> u16 {
+    n.min(CAP_MAX - 1) as u16
+}
+
+fn is_pointer(ty: &str) -> bool {
+    ty.contains('*')
+}
+
+/// The pointed-to type of `ty` without its qualifiers (`struct stat`).
+fn pointee(ty: &str) -> String {
+    let base = ty.trim_end().trim_end_matches('*').trim();
+    base.split_whitespace()
+        .filter(|w| *w != "const" && *w != "volatile" && *w != "__user")
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn is_bytes(base: &str) -> bool {
+    matches!(
+        base,
+        "char" | "void" | "unsigned char" | "u8" | "__u8" | "signed char"
+    )
+}
+
+/// Whether integer parameter `name` counts bytes (else elements).
+fn counts_bytes(name: &str) -> bool {
+    ["len", "size", "byte", "siz"]
+        .iter()
+        .any(|w| name.contains(w))
+        || name == "count"
+}
+
+/// Whether integer parameter `name` is a length or count at all.
+fn is_length(name: &str) -> bool {
+    counts_bytes(name)
+        || name.starts_with('n')
+        || name.starts_with("max")
+        || name.starts_with("vlen")
+        || name == "cnt"
+}
+
+/// The size of C type `base` from the kernel's BTF.
+fn type_size(base: &str) -> Option<usize> {
+    let found = crate::ioctl::btf::describe(base)?;
+    Some(found.shape.size).filter(|&s| s > 0)
+}
+
+/// The captures for one x86_64 call, from its trace event's fields and
+/// its signature.
+pub fn captures(name: &str, fields: &[Field], limits: Limits) -> Spec {
+    let mut spec = Spec::default();
+    let sig = service::table::signature(Arch::X86_64, name);
+    let buf_cap = clamp(limits.string_limit.max(BUF_CAP) + 1);
+    if name == "ioctl" && fields.len() == 3 {
+        spec.push(CaptureSpec {
+            arg: 2,
+            kind: CAP_IOCTL,
+            when: AT_ENTER | AT_EXIT,
+            len_arg: 1,
+            elem: 1,
+            max: buf_cap,
+        });
+        return spec;
+    }
+    for (i, field) in fields.iter().enumerate().take(6) {
+        if !is_pointer(&field.ty) {
+            continue;
+        }
+        let kind = sig.and_then(|s| s.params.get(i)).map(|p| p.kind);
+        let arg = i as u8;
+        let input = field.ty.trim_start().starts_with("const");
+        if field.ty.matches('*').count() == 2 && field.ty.contains("char") {
+            // argv, envp: envp's strings only with -v.
+            let strings = field.name != "envp" || limits.verbose;
+            spec.push(CaptureSpec {
+                arg,
+                kind: if strings { CAP_STRVEC } else { CAP_PTRVEC },
+                when: AT_ENTER,
+                ..Default::default()
+            });
+            continue;
+        }
+        match kind {
+            Some(Kind::Path) => {
+                spec.push(CaptureSpec {
+                    arg,
+                    kind: CAP_STR,
+                    when: AT_ENTER,
+                    max: clamp(PATH_MAX + 2),
+                    ..Default::default()
+                });
+                continue;
+            }
+            Some(Kind::Str) => {
+                spec.push(CaptureSpec {
+                    arg,
+                    kind: CAP_STR,
+                    when: AT_ENTER,
+                    max: clamp(limits.string_limit + 2),
+                    ..Default::default()
+                });
+                continue;
+            }
+            _ => {}
+        }
+        let base = pointee(&field.ty);
+        // The length that goes with the pointer: the next integer
+        // parameter named as one, or a pointer to it (`int *addrlen`).
+        let len = fields.iter().enumerate().skip(i + 1).find(|(_, f)| {
+            let lname = f.name.to_ascii_lowercase();
+            is_length(&lname) && !f.ty.contains("char")
+        });
+        if is_bytes(&base) {
+            let Some((j, _)) = len.filter(|(_, f)| !is_pointer(&f.ty)) else {
+                continue;
+            };
+            spec.push(CaptureSpec {
+                arg,
+                kind: if input { CAP_ARGLEN } else { CAP_RETLEN },
+                when: if input { AT_ENTER } else { AT_EXIT },
+                len_arg: j as u8,
+                elem: 1,
+                max: buf_cap,
+            });
+            continue;
+        }
+        let Some(size) = type_size(&base) else {
+            continue;
+        };
+        let when = if input { AT_ENTER } else { AT_ENTER | AT_EXIT };
+        let cap = match len {
+            Some((j, lf)) if is_pointer(&lf.ty) => CaptureSpec {
+                arg,
+                kind: CAP_LENPTR,
+                when,
+                len_arg: j as u8,
+                elem: 1,
+                max: clamp(size.max(128)),
+            },
+            Some((j, lf)) if counts_bytes(&lf.name.to_ascii_lowercase()) => CaptureSpec {
+                arg,
+                kind: CAP_ARGLEN,
+                when,
+                len_arg: j as u8,
+                elem: 1,
+                max: clamp(size.max(BUF_CAP)),
+            },
+            Some((j, _)) => CaptureSpec {
+                arg,
+                kind: CAP_ARGLEN,
+                when,
+                len_arg: j as u8,
+                elem: size.min(u16::MAX as usize) as u16,
+                max: clamp(BUF_CAP.max(size)),
+            },
+            None => CaptureSpec {
+                arg,
+                kind: CAP_FIXED,
+                when,
+                max: clamp(size),
+                ..Default::default()
+            },
+        };
+        spec.push(cap);
+    }
+    spec
+}
+
+/// The captures a call's signature alone gives: its strings and ioctl's
+/// argument. What i386 calls get (their structs have i386 layouts the
+/// trace events do not describe), and x86_64 calls on a kernel without
+/// syscall trace events.
+fn strings_only(arch: Arch, name: &str, limits: Limits) -> Spec {
+    let mut spec = Spec::default();
+    if name == "ioctl" {
+        spec.push(CaptureSpec {
+            arg: 2,
+            kind: CAP_IOCTL,
+            when: AT_ENTER | AT_EXIT,
+            len_arg: 1,
+            elem: 1,
+            max: clamp(limits.string_limit.max(BUF_CAP) + 1),
+        });
+        return spec;
+    }
+    let Some(sig) = service::table::signature(arch, name) else {
+        return spec;
+    };
+    for (i, p) in sig.params.iter().enumerate().take(6) {
+        let max = match p.kind {
+            Kind::Path => PATH_MAX + 2,
+            Kind::Str => limits.string_limit + 2,
+            _ => continue,
+        };
+        spec.push(CaptureSpec {
+            arg: i as u8,
+            kind: CAP_STR,
+            when: AT_ENTER,
+            max: clamp(max),
+            ..Default::default()
+        });
+    }
+    spec
+}
+
+/// The whole table: index `nr` for x86_64, `I386_BASE + nr` for i386.
+/// `wanted` says which call names send events at all.
+pub fn table(
+    events: Option<&Path>,
+    limits: Limits,
+    wanted: &dyn Fn(&str) -> bool,
+) -> Vec<(u32, Spec)> {
+    let mut out = Vec::new();
+    for (nr, name) in service::all_calls(Arch::X86_64) {
+        if nr >= I386_BASE as u64 {
+            continue;
+        }
+        let fields = events
+            .and_then(|dir| {
+                std::fs::read_to_string(dir.join(format!("sys_enter_{name}/format"))).ok()
+            })
+            .map(|t| parse_format(&t));
+        let mut spec = match fields {
+            Some(f) => captures(name, &f, limits),
+            None => strings_only(Arch::X86_64, name, limits),
+        };
+        spec.wanted = wanted(name) as u8;
+        out.push((nr as u32, spec));
+    }
+    for (nr, name) in service::all_calls(Arch::I386) {
+        if nr >= I386_BASE as u64 {
+            continue;
+        }
+        let mut spec = strings_only(Arch::I386, name, limits);
+        spec.wanted = wanted(name) as u8;
+        out.push((I386_BASE + nr as u32, spec));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const READ: &str = "name: sys_enter_read
+format:
+	field:unsigned short common_type;	offset:0;	size:2;	signed:0;
+	field:int __syscall_nr;	offset:8;	size:4;	signed:1;
+	field:unsigned int fd;	offset:16;	size:8;	signed:0;
+	field:char * buf;	offset:24;	size:8;	signed:0;
+	field:size_t count;	offset:32;	size:8;	signed:0;
+";
+
+    fn limits() -> Limits {
+        Limits {
+            string_limit: 32,
+            verbose: false,
+        }
+    }
+
+    #[test]
+    fn a_format_gives_the_parameters() {
+        let fields = parse_format(READ);
+        let names: Vec<_> = fields
+            .iter()
+            .map(|f| (f.ty.as_str(), f.name.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("unsigned int", "fd"),
+                ("char *", "buf"),
+                ("size_t", "count")
+            ]
+        );
+    }
+
+    #[test]
+    fn read_copies_what_it_returned_at_its_exit() {
+        let spec = captures("read", &parse_format(READ), limits());
+        assert_eq!(
+            spec.captures(),
+            [CaptureSpec {
+                arg: 1,
+                kind: CAP_RETLEN,
+                when: AT_EXIT,
+                len_arg: 2,
+                elem: 1,
+                max: (BUF_CAP + 1) as u16,
+            }]
+        );
+    }
+
+    #[test]
+    fn write_and_paths_are_copied_at_the_entry() {
+        let field = |ty: &str, name: &str| Field {
+            ty: ty.into(),
+            name: name.into(),
+        };
+        let write = [
+            field("unsigned int", "fd"),
+            field("const char *", "buf"),
+            field("size_t", "count"),
+        ];
+        let spec = captures("write", &write, limits());
+        assert_eq!(spec.captures()[0].kind, CAP_ARGLEN);
+        assert_eq!(spec.captures()[0].when, AT_ENTER);
+        let openat = [
+            field("int", "dfd"),
+            field("const char *", "filename"),
+            field("int", "flags"),
+            field("umode_t", "mode"),
+        ];
+        let spec = captures("openat", &openat, limits());
+        assert_eq!(spec.captures()[0].kind, CAP_STR);
+        assert_eq!(spec.captures()[0].arg, 1);
+        let execve = [
+            field("const char *", "filename"),
+            field("const char *const *", "argv"),
+            field("const char *const *", "envp"),
+        ];
+        let kinds: Vec<u8> = captures("execve", &execve, limits())
+            .captures()
+            .iter()
+            .map(|c| c.kind)
+            .collect();
+        assert_eq!(kinds, [CAP_STR, CAP_STRVEC, CAP_PTRVEC]);
+    }
+}

@@ -1,0 +1,170 @@
+//! The records of rtrace's BPF program, as they arrive through the ring
+//! buffer: a fixed header (`struct rt_event` in bpf/rtrace.h) and the
+//! pieces of tracee memory copied with it (`struct rt_capture`, each
+//! followed by its bytes padded to 8). The structs here mirror the C ones
+//! field for field; a unit test checks their sizes.
+
+use crate::kernel::Snapshot;
+
+/// `RT_ENTER`: a system call's entry.
+pub const ENTER: u16 = 1;
+/// `RT_LEAVE`: its exit.
+pub const LEAVE: u16 = 2;
+/// `RT_FORK`: the task created a task (`nr`; `args[0]` its tgid).
+pub const FORK: u16 = 3;
+/// `RT_EXEC`: the task exec'd (`nr`: the tid it had before).
+pub const EXEC: u16 = 4;
+/// `RT_EXIT`: the task exited (`nr`: its wait status).
+pub const EXIT: u16 = 5;
+/// `RT_SIGNAL`: the task takes signal `nr` (`args`: its siginfo).
+pub const SIGNAL: u16 = 6;
+/// `RT_SIGNAL_LOST`: signal `nr` to the task was discarded as ignored.
+pub const SIGNAL_IGNORED: u16 = 7;
+
+/// `RT_COMPAT`: an i386 call.
+pub const COMPAT: u16 = 1;
+
+const PIECE_FAULT: u16 = 1;
+const PIECE_TERMINATED: u16 = 2;
+
+/// `struct rt_event`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Header {
+    /// One of the record kinds above.
+    pub kind: u16,
+    /// [`COMPAT`].
+    pub flags: u16,
+    /// Bytes of the record, captures included.
+    pub size: u32,
+    /// The task.
+    pub tid: u32,
+    /// Its thread group.
+    pub tgid: u32,
+    /// bpf_ktime_get_ns (CLOCK_MONOTONIC) when the kernel saw it.
+    pub time: u64,
+    /// The call number, or the kind's own value.
+    pub nr: i64,
+    /// The argument registers (or a siginfo's 48 bytes).
+    pub args: [u64; 6],
+    /// The return value (`LEAVE`).
+    pub ret: i64,
+    /// The instruction pointer.
+    pub ip: u64,
+    /// The stack pointer.
+    pub sp: u64,
+    /// Records this CPU dropped (ring full) since its previous one.
+    pub lost: u32,
+    /// How many captures follow.
+    pub ncaps: u16,
+    /// The CPU it came from.
+    pub cpu: u16,
+}
+
+/// `struct rt_capture`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+struct PieceHeader {
+    addr: u64,
+    len: u32,
+    flags: u16,
+    arg: u8,
+    when: u8,
+}
+
+/// One record taken apart.
+pub struct Record {
+    /// Its header.
+    pub head: Header,
+    /// The memory copied with it.
+    pub snapshot: Snapshot,
+}
+
+fn read<T: Copy + Default>(bytes: &[u8]) -> Option<T> {
+    if bytes.len() < std::mem::size_of::<T>() {
+        return None;
+    }
+    let mut v = T::default();
+    // SAFETY: T is a plain repr(C) struct of integers (every bit pattern
+    // valid) and `bytes` holds at least its size.
+    unsafe {
+        std::ptr::copy_nonoverlapping(
+            bytes.as_ptr(),
+            (&mut v as *mut T).cast::<u8>(),
+            std::mem::size_of::<T>(),
+        );
+    }
+    Some(v)
+}
+
+/// Take a record apart; `None` for one too short to be a record.
+pub fn parse(bytes: &[u8]) -> Option<Record> {
+    let head: Header = read(bytes)?;
+    let mut snapshot = Snapshot::default();
+    let end = (head.size as usize).min(bytes.len());
+    let mut at = std::mem::size_of::<Header>();
+    for _ in 0..head.ncaps {
+        let Some(piece) = read::<PieceHeader>(bytes.get(at..end)?) else {
+            break;
+        };
+        at += std::mem::size_of::<PieceHeader>();
+        let len = piece.len as usize;
+        let Some(data) = bytes.get(at..at + len) else {
+            break;
+        };
+        if piece.flags & PIECE_FAULT == 0 {
+            let mut data = data.to_vec();
+            if piece.flags & PIECE_TERMINATED != 0 {
+                data.push(0);
+            }
+            snapshot.add(piece.addr, data);
+        }
+        at += len.div_ceil(8) * 8;
+    }
+    Some(Record { head, snapshot })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_structs_have_the_c_sizes() {
+        // sizeof(struct rt_event) and sizeof(struct rt_capture).
+        assert_eq!(std::mem::size_of::<Header>(), 112);
+        assert_eq!(std::mem::size_of::<PieceHeader>(), 16);
+    }
+
+    #[test]
+    fn a_record_gives_back_its_pieces() {
+        let mut bytes = vec![0u8; 112];
+        let head = Header {
+            kind: ENTER,
+            ncaps: 2,
+            size: 112 + 16 + 8 + 16 + 8,
+            ..Default::default()
+        };
+        // SAFETY: Header is plain integers.
+        let raw = unsafe { std::slice::from_raw_parts((&head as *const Header).cast::<u8>(), 112) };
+        bytes.copy_from_slice(raw);
+        let piece = |addr: u64, len: u32, flags: u16| {
+            let mut p = addr.to_ne_bytes().to_vec();
+            p.extend_from_slice(&len.to_ne_bytes());
+            p.extend_from_slice(&flags.to_ne_bytes());
+            p.extend_from_slice(&[0, 1]);
+            p
+        };
+        bytes.extend(piece(0x1000, 3, PIECE_TERMINATED));
+        bytes.extend(b"abc\0\0\0\0\0");
+        bytes.extend(piece(0x2000, 5, 0));
+        bytes.extend(b"hello\0\0\0");
+        let record = parse(&bytes).expect("a record");
+        let mut mem =
+            crate::kernel::Memory::captured(nix::unistd::Pid::from_raw(1), record.snapshot);
+        assert_eq!(mem.read_cstr(0x1000, 32), Some((b"abc".to_vec(), true)));
+        let mut buf = [0u8; 8];
+        assert_eq!(mem.read(0x2000, &mut buf), 5);
+        assert_eq!(&buf[..5], b"hello");
+        assert_eq!(mem.read(0x3000, &mut buf), 0);
+    }
+}
