@@ -26,6 +26,12 @@ const volatile __u32 task_tgid_off = 0;      /* ... tgid */
 const volatile __u32 task_exit_code_off = 0; /* ... exit_code */
 const volatile __u64 wake_mark = 1;  /* wake the reader once this many bytes wait */
 
+/* Call numbers and usbmon requests, from rtrace's tables. */
+const volatile __u32 nr_mmap = 0, nr_ioctl = 0;           /* x86_64 */
+const volatile __u32 nr_mmap2_32 = 0, nr_ioctl_32 = 0;    /* i386 */
+const volatile __u32 mon_mfetch = 0, mon_mfetch32 = 0;
+const volatile __u32 mon_get = 0, mon_getx = 0, mon_get32 = 0, mon_getx32 = 0;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 24);
@@ -46,6 +52,21 @@ struct {
 	__type(value, struct rt_spec);
 } specs SEC(".maps");
 
+/* Shared mappings of files by (tgid << 32 | fd): where a usbmon client's
+ * ring is, to copy the events an MFETCH returns before the client reads
+ * (and the kernel reuses) them. */
+struct mapping {
+	__u64 addr;
+	__u64 len;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, struct mapping);
+} mappings SEC(".maps");
+
 /* Records this CPU could not send since its last one that went out. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -61,7 +82,20 @@ struct scratch {
 	/* Too big for the BPF stack. */
 	struct pt_regs regs;
 	__u64 ptrs[RT_VEC_MAX];
+	/* Whether the last piece's read failed. */
+	__u32 last_fault;
 };
+
+/* Tasks whose call's entry captures failed (a page not yet faulted in:
+ * a string in a program's read-only data that nothing has touched), by
+ * tid: a bit per capture, taken again at the exit, when the kernel has
+ * read the memory itself. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u8);
+} refetch SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -161,11 +195,13 @@ __noinline __u32 piece(struct scratch *s, __u32 off, __u64 addr, __u32 want, __u
 	c->arg = arg;
 	c->when = when;
 	c->flags = want > len ? RT_PIECE_TRUNCATED : 0;
+	s->last_fault = 0;
 	if (str) {
 		long r = len ? bpf_probe_read_user_str(dst, len, (void *)addr) : 0;
 		if (r <= 0) {
 			c->len = 0;
 			c->flags |= RT_PIECE_FAULT;
+			s->last_fault = 1;
 		} else if ((__u32)r < len || dst[(r - 1) & (RT_CAP_MAX - 1)] == 0) {
 			/* r counts the NUL; when r == len the helper may have cut
 			 * the string and written its own NUL: rtrace reads one more
@@ -178,6 +214,7 @@ __noinline __u32 piece(struct scratch *s, __u32 off, __u64 addr, __u32 want, __u
 		if (len && bpf_probe_read_user(dst, len, (void *)addr) != 0) {
 			c->len = 0;
 			c->flags |= RT_PIECE_FAULT;
+			s->last_fault = 1;
 		} else {
 			c->len = len;
 		}
@@ -216,6 +253,136 @@ __noinline __u32 vector(struct scratch *s, __u32 off, __u64 addr, __u32 meta)
 		if (i >= n || !ptrs[i])
 			break;
 		off = piece(s, off, ptrs[i], RT_VEC_STR, pmeta | PIECE_STR);
+	}
+	return off;
+}
+
+/* struct mon_bin_hdr: its size and the fields read here. */
+#define MON_HDR 64
+#define MON_HDR_API0 48
+#define MON_XFER_TYPE 9
+#define MON_LEN_CAP 36
+#define MON_NDESC 60
+/* Data bytes copied per event: the text API's 32, after the ISO
+ * descriptors (16 bytes each) of an isochronous event. */
+#define MON_DATA 32
+#define MON_ISODESC 16
+#define MON_EVENTS 64
+#define MON_DATA_MAX 1024
+
+/* The bytes after an event's header that rtrace renders. */
+static __always_inline __u32 mon_data_len(__u8 *hdr, __u32 hdr_len)
+{
+	__u32 len_cap = *(__u32 *)(hdr + MON_LEN_CAP);
+	__u32 want = MON_DATA;
+	if (hdr_len == MON_HDR && hdr[MON_XFER_TYPE] == 0)
+		want += *(__u32 *)(hdr + MON_NDESC) * MON_ISODESC;
+	if (want > len_cap)
+		want = len_cap;
+	return want > MON_DATA_MAX ? MON_DATA_MAX : want;
+}
+
+/* MON_IOCX_MFETCH returned: its offsets, and each event they name in the
+ * ring at `base`. meta: the argument index, phase << 8, VEC_COMPAT. */
+__noinline __u32 mon_mfetch_events(struct scratch *s, __u32 off, __u64 arg, __u64 base, __u32 meta)
+{
+	if (!s)
+		return off;
+	int compat = meta & VEC_COMPAT;
+	__u32 pmeta = meta & 0xffff;
+	__u64 offvec = 0;
+	__u32 nfetch = 0;
+	if (compat) {
+		__u32 raw[2];
+		if (bpf_probe_read_user(raw, sizeof(raw), (void *)arg) != 0)
+			return off;
+		offvec = raw[0];
+		nfetch = raw[1];
+	} else {
+		if (bpf_probe_read_user(&offvec, 8, (void *)arg) != 0 ||
+		    bpf_probe_read_user(&nfetch, 4, (void *)(arg + 8)) != 0)
+			return off;
+	}
+	off = piece(s, off, offvec, nfetch * 4, pmeta);
+	__u32 n = nfetch < MON_EVENTS ? nfetch : MON_EVENTS;
+	__u32 *offs = (__u32 *)s->ptrs;
+	if (bpf_probe_read_user(offs, (n & (MON_EVENTS * 2 - 1)) * 4, (void *)offvec) != 0)
+		return off;
+	for (__u32 i = 0; i < MON_EVENTS; i++) {
+		if (i >= n)
+			break;
+		__u8 hdr[MON_HDR];
+		__u64 at = base + offs[i & (MON_EVENTS * 2 - 1)];
+		if (bpf_probe_read_user(hdr, MON_HDR, (void *)at) != 0)
+			continue;
+		off = piece(s, off, at, MON_HDR, pmeta);
+		off = piece(s, off, at + MON_HDR, mon_data_len(hdr, MON_HDR), pmeta);
+	}
+	return off;
+}
+
+/* MON_IOCX_GET(X)(32) returned: the header and data it copied out. */
+__noinline __u32 mon_get_event(struct scratch *s, __u32 off, __u64 arg, __u32 hdr_len, __u32 meta)
+{
+	if (!s)
+		return off;
+	int compat = meta & VEC_COMPAT;
+	__u32 pmeta = meta & 0xffff;
+	__u64 hdr_addr = 0, data = 0, alloc = 0;
+	if (compat) {
+		__u32 raw[3];
+		if (bpf_probe_read_user(raw, sizeof(raw), (void *)arg) != 0)
+			return off;
+		hdr_addr = raw[0];
+		data = raw[1];
+		alloc = raw[2];
+	} else {
+		__u64 raw[3];
+		if (bpf_probe_read_user(raw, sizeof(raw), (void *)arg) != 0)
+			return off;
+		hdr_addr = raw[0];
+		data = raw[1];
+		alloc = raw[2];
+	}
+	__u8 hdr[MON_HDR] = {};
+	hdr_len = hdr_len == MON_HDR ? MON_HDR : MON_HDR_API0;
+	if (bpf_probe_read_user(hdr, hdr_len, (void *)hdr_addr) != 0)
+		return off;
+	off = piece(s, off, hdr_addr, hdr_len, pmeta);
+	__u32 want = mon_data_len(hdr, hdr_len);
+	if (want > alloc)
+		want = alloc;
+	return piece(s, off, data, want, pmeta);
+}
+
+/* What a call's exit adds for usbmon: the ring a shared mmap maps, and
+ * the events a fetch returned. */
+static __always_inline __u32 usbmon_exit(struct scratch *s, __u32 off, long nr, int compat,
+					 __u64 *args, long ret, __u32 tgid)
+{
+	__u32 mmap_nr = compat ? nr_mmap2_32 : nr_mmap;
+	__u32 ioctl_nr = compat ? nr_ioctl_32 : nr_ioctl;
+	/* A mapping (not an error), MAP_SHARED, of a file. */
+	if (nr == mmap_nr && (unsigned long)ret < (unsigned long)-4095L && (args[3] & 1) &&
+	    (long)args[4] >= 0) {
+		__u64 key = (__u64)tgid << 32 | (__u32)args[4];
+		struct mapping m = {.addr = ret, .len = args[1]};
+		bpf_map_update_elem(&mappings, &key, &m, BPF_ANY);
+		return off;
+	}
+	if (nr != ioctl_nr || ret < 0)
+		return off;
+	__u32 req = args[1];
+	__u32 meta = 2 | RT_AT_EXIT << 8 | (compat ? VEC_COMPAT : 0);
+	if (req == mon_mfetch || req == mon_mfetch32) {
+		__u64 key = (__u64)tgid << 32 | (__u32)args[0];
+		struct mapping *m = bpf_map_lookup_elem(&mappings, &key);
+		if (m)
+			off = mon_mfetch_events(s, off, args[2], m->addr, meta);
+	} else if (req == mon_get || req == mon_get32) {
+		off = mon_get_event(s, off, args[2], MON_HDR_API0, meta);
+	} else if (req == mon_getx || req == mon_getx32) {
+		off = mon_get_event(s, off, args[2], MON_HDR, meta);
 	}
 	return off;
 }
@@ -265,7 +432,16 @@ static __always_inline void send_call(struct pt_regs *regs_ptr, __u16 kind, long
 	ev->sp = r->rsp;
 	__u8 when = kind == RT_ENTER ? RT_AT_ENTER : RT_AT_EXIT;
 	__u32 off = 0;
-	if (spec) {
+	if (spec && spec->ncaps) {
+		/* At the exit, the entry's failed captures again. */
+		__u8 again = 0, faulted = 0;
+		if (kind == RT_LEAVE) {
+			__u8 *m = bpf_map_lookup_elem(&refetch, &tid);
+			if (m) {
+				again = *m;
+				bpf_map_delete_elem(&refetch, &tid);
+			}
+		}
 		for (int i = 0; i < RT_MAX_CAPS; i++) {
 			if (i >= spec->ncaps)
 				break;
@@ -274,58 +450,90 @@ static __always_inline void send_call(struct pt_regs *regs_ptr, __u16 kind, long
 			__u32 want = c.max;
 			if (!addr)
 				continue;
-			switch (c.kind) {
-			case RT_CAP_IOCTL: {
+			/* What the piece is filed under: the entry's copy taken
+			 * late is still the entry's. */
+			__u8 phase = when;
+			if (c.kind == RT_CAP_IOCTL) {
 				__u32 req = args[c.len_arg & 7];
 				__u32 dir = req >> 30, size = (req >> 16) & 0x3fff;
 				int now = kind == RT_ENTER ? (dir & 1) : (dir & 2);
-				if (now && size)
-					off = piece(s, off, addr, size < want ? size : want, c.arg | (when) << 8);
+				if (again & (1 << i)) {
+					now = 1;
+					phase = RT_AT_ENTER;
+				}
+				if (now && size) {
+					off = piece(s, off, addr, size < want ? size : want, c.arg | phase << 8);
+					if (kind == RT_ENTER && s->last_fault)
+						faulted |= 1 << i;
+				}
 				continue;
 			}
-			default:
-				break;
-			}
-			if (!(c.when & when))
+			if (again & (1 << i))
+				phase = RT_AT_ENTER;
+			else if (!(c.when & when))
 				continue;
+			__u32 meta = c.arg | phase << 8;
+			s->last_fault = 0;
 			switch (c.kind) {
 			case RT_CAP_STR:
-				off = piece(s, off, addr, want, c.arg | (when) << 8 | PIECE_STR);
+				off = piece(s, off, addr, want, meta | PIECE_STR);
 				break;
 			case RT_CAP_FIXED:
-				off = piece(s, off, addr, want, c.arg | (when) << 8);
+				off = piece(s, off, addr, want, meta);
+				break;
+			case RT_CAP_GUESS:
+				/* More than the type says (an int * that is an array,
+				 * pipe2's fds), or the type if that much faults. */
+				off = piece(s, off, addr, want, meta);
+				if (s->last_fault && c.elem)
+					off = piece(s, off, addr, c.elem, meta);
 				break;
 			case RT_CAP_ARGLEN: {
 				__u64 n = args[c.len_arg & 7] * c.elem;
-				off = piece(s, off, addr, n < want ? n : want, c.arg | (when) << 8);
+				off = piece(s, off, addr, n < want ? n : want, meta);
+				break;
+			}
+			case RT_CAP_ARGMIN: {
+				__u64 n = args[c.len_arg & 7];
+				if (n < c.elem)
+					n = c.elem;
+				off = piece(s, off, addr, n < want ? n : want, meta);
 				break;
 			}
 			case RT_CAP_RETLEN: {
 				long r = nr_or_ret;
 				__u64 n = r > 0 ? (__u64)r * c.elem : 0;
 				if (kind == RT_LEAVE)
-					off = piece(s, off, addr, n < want ? n : want, c.arg | (when) << 8);
+					off = piece(s, off, addr, n < want ? n : want, meta);
 				break;
 			}
 			case RT_CAP_LENPTR: {
 				__u32 n = 0;
 				__u64 at = args[c.len_arg & 7];
 				if (at && bpf_probe_read_user(&n, 4, (void *)at) == 0)
-					off = piece(s, off, at, 4, c.len_arg | (when) << 8);
-				off = piece(s, off, addr, n < want ? n : want, c.arg | (when) << 8);
+					off = piece(s, off, at, 4, c.len_arg | phase << 8);
+				off = piece(s, off, addr, n < want ? n : want, meta);
 				break;
 			}
 			case RT_CAP_STRVEC:
 			case RT_CAP_PTRVEC:
 				off = vector(s, off, addr,
-					     c.arg | when << 8 | (compat ? VEC_COMPAT : 0) |
+					     meta | (compat ? VEC_COMPAT : 0) |
 						     (c.kind == RT_CAP_STRVEC ? VEC_STRINGS : 0));
 				break;
 			default:
 				break;
 			}
+			if (kind == RT_ENTER && s->last_fault && !(c.when & RT_AT_EXIT))
+				faulted |= 1 << i;
+		}
+		if (faulted) {
+			ev->flags |= RT_REFETCH;
+			bpf_map_update_elem(&refetch, &tid, &faulted, BPF_ANY);
 		}
 	}
+	if (kind == RT_LEAVE && spec && spec->wanted)
+		off = usbmon_exit(s, off, nr, compat, args, nr_or_ret, tgid);
 	if (off == 0) {
 		send_plain(ev);
 		return;
@@ -411,6 +619,8 @@ int rtrace_exec(struct bpf_raw_tracepoint_args *ctx)
 	struct rt_event ev = {};
 	header(&ev, RT_EXEC, tid, id >> 32);
 	ev.nr = old;
+	/* Its new name, as /proc will show it: rtrace reads the record later. */
+	bpf_get_current_comm(ev.args, 16);
 	send_plain(&ev);
 	return 0;
 }

@@ -9,13 +9,15 @@
 #define RT_ENTER 1       /* a system call's entry: nr, args, ip, sp */
 #define RT_LEAVE 2       /* its exit: ret, args as the registers hold them */
 #define RT_FORK 3        /* tid created task nr (a thread or a process) */
-#define RT_EXEC 4        /* tid (now the thread group leader) exec'd; nr = its former tid */
+#define RT_EXEC 4        /* tid (now the thread group leader) exec'd; nr = its former tid,
+                            args its comm */
 #define RT_EXIT 5        /* tid exited; nr = its exit_code (a wait status) */
 #define RT_SIGNAL 6      /* tid takes signal nr; a capture holds its siginfo */
 #define RT_SIGNAL_LOST 7 /* signal nr to tid was discarded at once (ignored) */
 
 /* Flags in rt_event.flags. */
 #define RT_COMPAT 1 /* an i386 call (int 0x80 / sysenter from 32-bit code) */
+#define RT_REFETCH 2 /* an entry capture failed; the exit record has it again */
 
 /* Capture kinds in rt_capture_spec.kind. */
 #define RT_CAP_NONE 0
@@ -28,6 +30,8 @@
 #define RT_CAP_IOCTL 7   /* ioctl's argument: _IOC_SIZE(args[len_arg]) bytes,
                             at enter if _IOC_WRITE, at exit if _IOC_READ */
 #define RT_CAP_LENPTR 8  /* *(u32 *)args[len_arg] bytes, at most max */
+#define RT_CAP_GUESS 9   /* max bytes, or elem bytes if that many cannot be read */
+#define RT_CAP_ARGMIN 10 /* args[len_arg] bytes but at least elem, at most max */
 
 /* When a capture is taken (rt_capture_spec.when). */
 #define RT_AT_ENTER 1
@@ -90,7 +94,7 @@ struct rt_capture {
 	__u32 len;
 	__u16 flags;
 	__u8 arg;
-	__u8 when;
+	__u8 when; /* RT_AT_ENTER: belongs to the entry, even in an exit record */
 };
 
 #endif

@@ -242,6 +242,11 @@ impl Snapshot {
         self.pieces.push((addr, bytes));
     }
 
+    /// Add every piece of `more`.
+    pub fn add_all(&mut self, more: Snapshot) {
+        self.pieces.extend(more.pieces);
+    }
+
     /// Whether nothing was captured.
     pub fn is_empty(&self) -> bool {
         self.pieces.is_empty()
@@ -287,6 +292,16 @@ impl Memory {
     /// Answer from `snapshot` from now on (`None`: the live process).
     pub fn set_snapshot(&mut self, snapshot: Option<Snapshot>) {
         self.snapshot = snapshot;
+    }
+
+    /// Add pieces to the snapshot (a call's exit copies after its entry's:
+    /// a decoder may print an input at the leave); the added ones win
+    /// where both hold an address.
+    pub fn add_snapshot(&mut self, more: Snapshot) {
+        match &mut self.snapshot {
+            Some(have) => have.pieces.extend(more.pieces),
+            None => self.snapshot = Some(more),
+        }
     }
 
     /// Whether reads are answered from a snapshot.

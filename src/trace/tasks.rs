@@ -237,7 +237,11 @@ impl Engine {
             return;
         };
         proc.life = Life::Running;
-        if let Some(name) = kernel::process_name(Pid::from_raw(pid)) {
+        // Under the BPF engine the task runs on: /proc tells what it is
+        // now, not at its start, and its name is its parent's.
+        if self.clock.is_none()
+            && let Some(name) = kernel::process_name(Pid::from_raw(pid))
+        {
             proc.name = name;
         }
         let name = proc.name.clone();
@@ -316,7 +320,10 @@ impl Engine {
             return pid;
         };
         proc.life = Life::Running;
-        if let Some(name) = kernel::process_name(Pid::from_raw(pid)) {
+        // (The BPF engine names it from its exec record.)
+        if self.clock.is_none()
+            && let Some(name) = kernel::process_name(Pid::from_raw(pid))
+        {
             proc.name = name;
         }
         // Exec gives the process its own fd table minus close-on-exec fds.

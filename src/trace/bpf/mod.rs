@@ -132,7 +132,23 @@ fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     let follow = engine.follow as u32;
     // Wake the reader once an eighth of the ring waits; it polls anyway.
     let wake_mark = (ring / 8) as u64;
+    let number = |arch, name| crate::service::number(arch, name).unwrap_or(u32::MAX as u64) as u32;
+    let nr_mmap = number(Arch::X86_64, "mmap");
+    let nr_ioctl = number(Arch::X86_64, "ioctl");
+    let nr_mmap2_32 = number(Arch::I386, "mmap2");
+    let nr_ioctl_32 = number(Arch::I386, "ioctl");
+    use crate::ioctl::usbmon as mon;
     let mut ebpf = EbpfLoader::new()
+        .override_global("nr_mmap", &nr_mmap, true)
+        .override_global("nr_ioctl", &nr_ioctl, true)
+        .override_global("nr_mmap2_32", &nr_mmap2_32, true)
+        .override_global("nr_ioctl_32", &nr_ioctl_32, true)
+        .override_global("mon_mfetch", &mon::MON_IOCX_MFETCH, true)
+        .override_global("mon_mfetch32", &mon::MON_IOCX_MFETCH32, true)
+        .override_global("mon_get", &mon::MON_IOCX_GET, true)
+        .override_global("mon_getx", &mon::MON_IOCX_GETX, true)
+        .override_global("mon_get32", &mon::MON_IOCX_GET32, true)
+        .override_global("mon_getx32", &mon::MON_IOCX_GETX32, true)
         .override_global("trace_all", &all, true)
         .override_global("follow", &follow, true)
         .override_global("self_tgid", &self_tgid, true)
@@ -225,6 +241,7 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
         loaded: None,
         all: opts.all,
         held: StdHashMap::new(),
+        refetching: StdHashMap::new(),
         newborns: StdHashMap::new(),
         clock: Clock::new(),
         lost: 0,
@@ -290,6 +307,8 @@ struct Bpf {
     /// A new task's records, held until its parent's line that created it
     /// is printed (as the ptrace engine starts a child only then).
     held: StdHashMap<i32, VecDeque<Record>>,
+    /// Entry records waiting for their exit's second copy, by task.
+    refetching: StdHashMap<i32, Record>,
     /// The tasks whose records are held, by the parent whose line they
     /// wait for.
     newborns: StdHashMap<i32, Vec<i32>>,
@@ -377,6 +396,10 @@ impl Bpf {
             }
             let got = !batch.is_empty();
             for record in batch {
+                let head = record.head;
+                if head.lost > 0 {
+                    self.report_lost(head.tid as i32, head.lost as u64, head.cpu);
+                }
                 self.dispatch(record);
             }
             if FLUSH_DUE.swap(false, Ordering::Relaxed) || !got {
@@ -493,17 +516,34 @@ impl Bpf {
 
     fn dispatch(&mut self, record: Record) {
         let head = record.head;
-        if std::env::var_os("RTRACE_BPF_DEBUG").is_some() {
-            eprintln!("{head:?} {:?}", record.snapshot);
-        }
-        if head.lost > 0 {
-            self.report_lost(head.tid as i32, head.lost as u64, head.cpu);
-        }
         let tid = head.tid as i32;
         if let Some(queue) = self.held.get_mut(&tid) {
             queue.push_back(record);
             return;
         }
+        // An entry whose captures failed waits for its exit, which has
+        // them again (or for whatever comes next from the task).
+        if let Some(mut entry) = self.refetching.remove(&tid) {
+            let mut record = record;
+            if head.kind == wire::LEAVE {
+                let late = std::mem::take(&mut record.late);
+                entry.snapshot.add_all(late);
+            }
+            self.dispatch_now(entry);
+            self.dispatch_now(record);
+            return;
+        }
+        if head.kind == wire::ENTER && head.flags & wire::REFETCH != 0 {
+            self.refetching.insert(tid, record);
+            return;
+        }
+        self.dispatch_now(record);
+    }
+
+    /// Hand one record to the engine.
+    fn dispatch_now(&mut self, record: Record) {
+        let head = record.head;
+        let tid = head.tid as i32;
         match head.kind {
             wire::ENTER | wire::LEAVE | wire::SIGNAL | wire::SIGNAL_IGNORED
                 if self.all && !self.engine.procs.contains_key(&tid) =>
@@ -518,10 +558,14 @@ impl Bpf {
             wire::LEAVE => self.leave(record),
             wire::FORK => self.fork(tid, head.nr as i32, head.args[0] as i32),
             wire::EXEC => {
-                if self.all && !self.engine.procs.contains_key(&(head.nr as i32)) {
-                    self.adopt(head.nr as i32, head.tgid as i32);
+                let former = head.nr as i32;
+                if self.all && !self.engine.procs.contains_key(&former) {
+                    self.adopt(former, head.tgid as i32);
                 }
-                self.engine.exec_of(tid, head.nr as i32);
+                if let Some(proc) = self.engine.procs.get_mut(&former) {
+                    proc.name = comm(&head.args);
+                }
+                self.engine.exec_of(tid, former);
             }
             wire::EXIT if self.engine.procs.contains_key(&tid) => {
                 self.engine.gone(tid, head.nr as i32);
@@ -571,7 +615,7 @@ impl Bpf {
             .call
             .as_ref()
             .is_some_and(|c| c.handler.class == CallClass::Fork);
-        proc.mem.set_snapshot(Some(record.snapshot));
+        proc.mem.add_snapshot(record.snapshot);
         self.engine.leave(tid, head.ret, head.ip);
         if fork {
             self.release_children(tid);
@@ -695,6 +739,14 @@ impl Bpf {
         );
         engine.out.newline();
     }
+}
+
+/// The task name (`comm`, 16 bytes with its NUL) an exec record carries.
+fn comm(args: &[u64; 6]) -> TraceeText {
+    let mut bytes: Vec<u8> = args[..2].iter().flat_map(|w| w.to_ne_bytes()).collect();
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    bytes.truncate(end);
+    TraceeText::new(bytes)
 }
 
 /// The ABI and number of a call record.

@@ -42,6 +42,11 @@ const CAP_STRVEC: u8 = 5;
 const CAP_PTRVEC: u8 = 6;
 const CAP_IOCTL: u8 = 7;
 const CAP_LENPTR: u8 = 8;
+const CAP_GUESS: u8 = 9;
+const CAP_ARGMIN: u8 = 10;
+/// What a pointer to a number gets: the type may be the first of an
+/// array (pipe2's `int *fildes`, mincore's `unsigned char *vec`).
+const GUESS: u16 = 64;
 const AT_ENTER: u8 = 1;
 const AT_EXIT: u8 = 2;
 /// `RT_I386_BASE`, `RT_SPECS`, `RT_MAX_CAPS`, `RT_CAP_MAX`.
@@ -225,6 +230,12 @@ fn is_length(name: &str) -> bool {
         || name == "cnt"
 }
 
+/// Whether `base` is a struct or union (else a number, or a typedef of
+/// one, which may be an array's first element).
+fn is_record(base: &str) -> bool {
+    base.starts_with("struct ") || base.starts_with("union ") || base.ends_with("set_t")
+}
+
 /// The size of C type `base` from the kernel's BTF.
 fn type_size(base: &str) -> Option<usize> {
     let found = crate::ioctl::btf::describe(base)?;
@@ -290,30 +301,65 @@ pub fn captures(name: &str, fields: &[Field], limits: Limits) -> Spec {
             _ => {}
         }
         let base = pointee(&field.ty);
-        // The length that goes with the pointer: the next integer
-        // parameter named as one, or a pointer to it (`int *addrlen`).
-        let len = fields.iter().enumerate().skip(i + 1).find(|(_, f)| {
-            let lname = f.name.to_ascii_lowercase();
-            is_length(&lname) && !f.ty.contains("char")
-        });
+        // The length that goes with the pointer: the parameter right
+        // after it, when named as one (`buf, count`, `addr, addrlen`,
+        // `ufds, nfds`), or a pointer to it (`int *addrlen`).
+        let len = fields
+            .get(i + 1)
+            .filter(|f| is_length(&f.name.to_ascii_lowercase()) && !f.ty.contains("char"))
+            .map(|f| (i + 1, f));
+        let when = if input { AT_ENTER } else { AT_ENTER | AT_EXIT };
         if is_bytes(&base) {
-            let Some((j, _)) = len.filter(|(_, f)| !is_pointer(&f.ty)) else {
-                continue;
-            };
-            spec.push(CaptureSpec {
-                arg,
-                kind: if input { CAP_ARGLEN } else { CAP_RETLEN },
-                when: if input { AT_ENTER } else { AT_EXIT },
-                len_arg: j as u8,
-                elem: 1,
-                max: buf_cap,
-            });
+            match len.filter(|(_, f)| !is_pointer(&f.ty)) {
+                // A declared `const` buffer is an input; any other may be
+                // either (sendto's `void *buff` is not declared const):
+                // what it held at the entry, and at the exit what the
+                // call returned.
+                Some((j, _)) => {
+                    spec.push(CaptureSpec {
+                        arg,
+                        kind: CAP_ARGLEN,
+                        when: AT_ENTER,
+                        len_arg: j as u8,
+                        elem: 1,
+                        max: buf_cap,
+                    });
+                    if !input {
+                        spec.push(CaptureSpec {
+                            arg,
+                            kind: CAP_RETLEN,
+                            when: AT_EXIT,
+                            len_arg: j as u8,
+                            elem: 1,
+                            max: buf_cap,
+                        });
+                    }
+                }
+                None => spec.push(CaptureSpec {
+                    arg,
+                    kind: CAP_GUESS,
+                    when,
+                    elem: 1,
+                    max: GUESS,
+                    ..Default::default()
+                }),
+            }
             continue;
         }
         let Some(size) = type_size(&base) else {
             continue;
         };
-        let when = if input { AT_ENTER } else { AT_ENTER | AT_EXIT };
+        if len.is_none() && !is_record(&base) {
+            spec.push(CaptureSpec {
+                arg,
+                kind: CAP_GUESS,
+                when,
+                elem: size.min(GUESS as usize) as u16,
+                max: GUESS.max(size as u16),
+                ..Default::default()
+            });
+            continue;
+        }
         let cap = match len {
             Some((j, lf)) if is_pointer(&lf.ty) => CaptureSpec {
                 arg,
@@ -323,12 +369,15 @@ pub fn captures(name: &str, fields: &[Field], limits: Limits) -> Spec {
                 elem: 1,
                 max: clamp(size.max(128)),
             },
+            // A byte length: the struct's own size at least, since the
+            // length may be another parameter's (rt_sigaction's `oact,
+            // sigsetsize`).
             Some((j, lf)) if counts_bytes(&lf.name.to_ascii_lowercase()) => CaptureSpec {
                 arg,
-                kind: CAP_ARGLEN,
+                kind: CAP_ARGMIN,
                 when,
                 len_arg: j as u8,
-                elem: 1,
+                elem: size.min(CAP_MAX - 1) as u16,
                 max: clamp(size.max(BUF_CAP)),
             },
             Some((j, _)) => CaptureSpec {
@@ -511,5 +560,45 @@ format:
             .map(|c| c.kind)
             .collect();
         assert_eq!(kinds, [CAP_STR, CAP_STRVEC, CAP_PTRVEC]);
+    }
+}
+#[cfg(test)]
+mod dump {
+    #[test]
+    #[ignore]
+    fn dump_plan() {
+        let limits = super::Limits {
+            string_limit: 32,
+            verbose: false,
+        };
+        let dir = std::path::Path::new("/sys/kernel/tracing/events/syscalls");
+        for name in [
+            "ppoll",
+            "pselect6",
+            "epoll_pwait",
+            "epoll_pwait2",
+            "pipe2",
+            "mincore",
+            "open",
+            "connect",
+            "sendto",
+            "recvfrom",
+            "rt_sigaction",
+            "clock_nanosleep",
+            "wait4",
+            "getsockopt",
+        ] {
+            let text = std::fs::read_to_string(dir.join(format!("sys_enter_{name}/format")))
+                .unwrap_or_default();
+            let f = super::parse_format(&text);
+            let spec = super::captures(name, &f, limits);
+            eprintln!(
+                "{name}: {:?}\n   {:?}",
+                f.iter()
+                    .map(|f| format!("{}|{}", f.ty, f.name))
+                    .collect::<Vec<_>>(),
+                spec.captures()
+            );
+        }
     }
 }

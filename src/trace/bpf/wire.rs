@@ -23,6 +23,10 @@ pub const SIGNAL_IGNORED: u16 = 7;
 
 /// `RT_COMPAT`: an i386 call.
 pub const COMPAT: u16 = 1;
+/// `RT_REFETCH`: an entry capture failed; the exit record carries it.
+pub const REFETCH: u16 = 2;
+/// `RT_AT_ENTER`.
+const AT_ENTER: u8 = 1;
 
 const PIECE_FAULT: u16 = 1;
 const PIECE_TERMINATED: u16 = 2;
@@ -78,6 +82,9 @@ pub struct Record {
     pub head: Header,
     /// The memory copied with it.
     pub snapshot: Snapshot,
+    /// In an exit record: the entry's captures that failed at the entry,
+    /// taken again.
+    pub late: Snapshot,
 }
 
 fn read<T: Copy + Default>(bytes: &[u8]) -> Option<T> {
@@ -101,6 +108,7 @@ fn read<T: Copy + Default>(bytes: &[u8]) -> Option<T> {
 pub fn parse(bytes: &[u8]) -> Option<Record> {
     let head: Header = read(bytes)?;
     let mut snapshot = Snapshot::default();
+    let mut late = Snapshot::default();
     let end = (head.size as usize).min(bytes.len());
     let mut at = std::mem::size_of::<Header>();
     for _ in 0..head.ncaps {
@@ -117,11 +125,19 @@ pub fn parse(bytes: &[u8]) -> Option<Record> {
             if piece.flags & PIECE_TERMINATED != 0 {
                 data.push(0);
             }
-            snapshot.add(piece.addr, data);
+            if head.kind == LEAVE && piece.when == AT_ENTER {
+                late.add(piece.addr, data);
+            } else {
+                snapshot.add(piece.addr, data);
+            }
         }
         at += len.div_ceil(8) * 8;
     }
-    Some(Record { head, snapshot })
+    Some(Record {
+        head,
+        snapshot,
+        late,
+    })
 }
 
 #[cfg(test)]
