@@ -67,6 +67,14 @@ struct {
 	__type(value, struct mapping);
 } mappings SEC(".maps");
 
+/* Requests rtrace's ioctl tables know, by code. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct rt_ioctl);
+} ioctls SEC(".maps");
+
 /* Records this CPU could not send since its last one that went out. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -254,6 +262,62 @@ __noinline __u32 vector(struct scratch *s, __u32 off, __u64 addr, __u32 meta)
 			break;
 		off = piece(s, off, ptrs[i], RT_VEC_STR, pmeta | PIECE_STR);
 	}
+	return off;
+}
+
+/* struct iovec arrays, struct user_msghdr and struct mmsghdr: what the
+ * kernel's declarations say a call's pointer is, followed one level. */
+#define IOV_MAX_COPIED 16
+#define MSG_NAME_MAX 128
+#define MSG_CONTROL_MAX 1024
+#define MMSG_MAX 8
+#define USER_MSGHDR 56
+#define MMSGHDR 64
+
+/* `n` iovecs at `vec` (n in the low 16 bits of `n_budget`) and their
+ * buffers, at most `n_budget >> 16` bytes of them in all. */
+__noinline __u32 iovecs(struct scratch *s, __u32 off, __u64 vec, __u64 n_budget, __u32 meta)
+{
+	if (!s || !vec)
+		return off;
+	__u32 n = n_budget & 0xffff;
+	__u64 budget = n_budget >> 16;
+	if (n > IOV_MAX_COPIED)
+		n = IOV_MAX_COPIED;
+	__u64 *iov = s->ptrs;
+	if (bpf_probe_read_user(iov, (n & (IOV_MAX_COPIED * 2 - 1)) * 16, (void *)vec) != 0)
+		return piece(s, off, vec, n * 16, meta);
+	off = piece(s, off, vec, n * 16, meta);
+	for (__u32 i = 0; i < IOV_MAX_COPIED; i++) {
+		if (i >= n || !budget)
+			break;
+		__u64 base = iov[(2 * i) & (RT_VEC_MAX - 1)], len = iov[(2 * i + 1) & (RT_VEC_MAX - 1)];
+		__u64 take = len < budget ? len : budget;
+		off = piece(s, off, base, take, meta);
+		budget -= take;
+	}
+	return off;
+}
+
+/* A struct user_msghdr at `addr`: itself, its name, its iovecs and their
+ * buffers (at most `budget` bytes) and its control data. */
+__noinline __u32 msghdr(struct scratch *s, __u32 off, __u64 addr, __u64 budget, __u32 meta)
+{
+	if (!s)
+		return off;
+	__u64 m[7];
+	if (bpf_probe_read_user(m, sizeof(m), (void *)addr) != 0)
+		return piece(s, off, addr, USER_MSGHDR, meta);
+	off = piece(s, off, addr, USER_MSGHDR, meta);
+	/* msg_name, msg_namelen, msg_iov, msg_iovlen, msg_control,
+	 * msg_controllen, msg_flags */
+	__u32 namelen = (__u32)m[1];
+	if (m[0] && namelen)
+		off = piece(s, off, m[0], namelen < MSG_NAME_MAX ? namelen : MSG_NAME_MAX, meta);
+	__u64 iovlen = m[3] < IOV_MAX_COPIED ? m[3] : IOV_MAX_COPIED;
+	off = iovecs(s, off, m[2], iovlen | budget << 16, meta);
+	if (m[4] && m[5])
+		off = piece(s, off, m[4], m[5] < MSG_CONTROL_MAX ? m[5] : MSG_CONTROL_MAX, meta);
 	return off;
 }
 
@@ -455,14 +519,22 @@ static __always_inline void send_call(struct pt_regs *regs_ptr, __u16 kind, long
 			__u8 phase = when;
 			if (c.kind == RT_CAP_IOCTL) {
 				__u32 req = args[c.len_arg & 7];
-				__u32 dir = req >> 30, size = (req >> 16) & 0x3fff;
+				__u32 dir = req >> 30, size = (req >> 16) & 0x3fff, str = 0;
+				/* _IOC_WRITE: the kernel reads it; _IOC_READ: writes it. */
 				int now = kind == RT_ENTER ? (dir & 1) : (dir & 2);
+				struct rt_ioctl *known = bpf_map_lookup_elem(&ioctls, &req);
+				if (known) {
+					size = known->size;
+					str = known->str ? PIECE_STR : 0;
+					now = known->when & when;
+				}
 				if (again & (1 << i)) {
 					now = 1;
 					phase = RT_AT_ENTER;
 				}
 				if (now && size) {
-					off = piece(s, off, addr, size < want ? size : want, c.arg | phase << 8);
+					off = piece(s, off, addr, size < want ? size : want,
+						    c.arg | phase << 8 | str);
 					if (kind == RT_ENTER && s->last_fault)
 						faulted |= 1 << i;
 				}
@@ -513,6 +585,32 @@ static __always_inline void send_call(struct pt_regs *regs_ptr, __u16 kind, long
 				if (at && bpf_probe_read_user(&n, 4, (void *)at) == 0)
 					off = piece(s, off, at, 4, c.len_arg | phase << 8);
 				off = piece(s, off, addr, n < want ? n : want, meta);
+				break;
+			}
+			case RT_CAP_IOVEC:
+			case RT_CAP_MSGHDR:
+			case RT_CAP_MMSGHDR: {
+				/* The buffers: at the entry what they hold; at the
+				 * exit as many bytes as the call moved. */
+				long r = nr_or_ret;
+				__u64 budget = want;
+				if (kind == RT_LEAVE)
+					budget = r > 0 ? ((__u64)r < want ? (__u64)r : want) : 0;
+				__u64 n = args[c.len_arg & 7];
+				if (c.kind == RT_CAP_IOVEC) {
+					off = iovecs(s, off, addr, (n & 0xffff) | budget << 16, meta);
+				} else if (c.kind == RT_CAP_MSGHDR) {
+					off = msghdr(s, off, addr, budget, meta);
+				} else {
+					if (n > MMSG_MAX)
+						n = MMSG_MAX;
+					off = piece(s, off, addr, n * MMSGHDR, meta);
+					for (__u32 k = 0; k < MMSG_MAX; k++) {
+						if (k >= n)
+							break;
+						off = msghdr(s, off, addr + k * MMSGHDR, want / MMSG_MAX, meta);
+					}
+				}
 				break;
 			}
 			case RT_CAP_STRVEC:

@@ -32,6 +32,10 @@
 #define RT_CAP_LENPTR 8  /* *(u32 *)args[len_arg] bytes, at most max */
 #define RT_CAP_GUESS 9   /* max bytes, or elem bytes if that many cannot be read */
 #define RT_CAP_ARGMIN 10 /* args[len_arg] bytes but at least elem, at most max */
+#define RT_CAP_IOVEC 11  /* args[len_arg] struct iovec and their buffers (max bytes
+                            in all; at the exit, as many as the call returned) */
+#define RT_CAP_MSGHDR 12 /* a struct user_msghdr: its name, iovecs and control data */
+#define RT_CAP_MMSGHDR 13 /* args[len_arg] struct mmsghdr, each as RT_CAP_MSGHDR */
 
 /* When a capture is taken (rt_capture_spec.when). */
 #define RT_AT_ENTER 1
@@ -69,6 +73,14 @@ struct rt_spec {
 	__u8 ncaps;
 	__u16 pad;
 	struct rt_capture_spec caps[RT_MAX_CAPS];
+};
+
+/* An ioctl request whose argument rtrace's tables know (old requests'
+ * size bits say nothing: TCGETS, SIOCGIFINDEX). */
+struct rt_ioctl {
+	__u16 size;
+	__u8 when; /* RT_AT_ENTER | RT_AT_EXIT */
+	__u8 str;  /* a NUL-terminated string */
 };
 
 struct rt_event {

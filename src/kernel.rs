@@ -226,6 +226,10 @@ pub struct Memory {
     scratch: Vec<u8>,
     /// Set: answer from these bytes instead of the live process.
     snapshot: Option<Snapshot>,
+    /// The process's private read-only mappings (start, end), read from
+    /// /proc when a snapshot misses: what they hold cannot have changed
+    /// since the call, so a miss there is read from the live process.
+    read_only: Vec<(u64, u64)>,
 }
 
 /// Pieces of a tracee's memory copied by the kernel (the BPF engine's
@@ -265,6 +269,28 @@ impl Snapshot {
     }
 }
 
+/// The private mappings of `pid` that are not writable, from its maps.
+fn read_only_mappings(pid: Pid) -> Vec<(u64, u64)> {
+    let Ok(maps) = std::fs::read(format!("/proc/{pid}/maps")) else {
+        return Vec::new();
+    };
+    maps.split(|&b| b == b'\n')
+        .filter_map(|line| {
+            // Only the address range and permissions are read; a mapped
+            // file's name need not be UTF-8.
+            let line = String::from_utf8_lossy(line);
+            let mut words = line.split_ascii_whitespace();
+            let (start, end) = words.next()?.split_once('-')?;
+            let perms = words.next()?.as_bytes();
+            (perms.get(1) == Some(&b'-') && perms.get(3) == Some(&b'p')).then_some(())?;
+            Some((
+                u64::from_str_radix(start, 16).ok()?,
+                u64::from_str_radix(end, 16).ok()?,
+            ))
+        })
+        .collect()
+}
+
 /// The page size on x86 (both ABIs): what the kernel rounds mappings and
 /// usbmon rings to.
 pub const PAGE: u64 = 4096;
@@ -278,6 +304,7 @@ impl Memory {
             vm_readv_works: true,
             scratch: Vec::new(),
             snapshot: None,
+            read_only: Vec::new(),
         }
     }
 
@@ -328,8 +355,31 @@ impl Memory {
                 buf[done..done + n].copy_from_slice(&have[..n]);
                 done += n;
             }
+            if done == 0 && self.is_read_only(addr, buf.len()) {
+                // The kernel could not copy it (a page of a program's
+                // constants nothing had touched yet); it cannot differ
+                // from what the call saw.
+                return self.read_live(addr, buf);
+            }
             return done;
         }
+        self.read_live(addr, buf)
+    }
+
+    /// Whether `len` bytes at `addr` lie in one private mapping that
+    /// cannot be written (a program's read-only data or code).
+    fn is_read_only(&mut self, addr: u64, len: usize) -> bool {
+        let end = addr.saturating_add(len as u64);
+        let inside = |maps: &[(u64, u64)]| maps.iter().any(|&(s, e)| s <= addr && end <= e);
+        if inside(&self.read_only) {
+            return true;
+        }
+        self.read_only = read_only_mappings(self.pid);
+        inside(&self.read_only)
+    }
+
+    /// Read from the live process.
+    fn read_live(&mut self, addr: u64, buf: &mut [u8]) -> usize {
         if self.vm_readv_works {
             let mut done = 0usize;
             // process_vm_readv stops at the first bad page of a remote iovec,

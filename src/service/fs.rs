@@ -511,9 +511,13 @@ pub fn llseek_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
 /// instance, a memfd, a socket), replacing whatever the table held.
 fn track_new(fds: &mut FdTable, fd: i32, cloexec: bool) {
     fds.remove(fd);
-    if let Some(info) = fds.get(fd) {
-        fds.insert(fd, FdInfo { cloexec, ..info });
-    }
+    // /proc names what the fd is (`socket:[1234]`); a process already
+    // gone (the BPF engine reads its calls later) leaves it unnamed, but
+    // known to be open.
+    let info = fds
+        .get(fd)
+        .unwrap_or_else(|| FdInfo::new(Vec::new(), cloexec));
+    fds.insert(fd, FdInfo { cloexec, ..info });
 }
 
 /// Record the two fds a successful pipe/pipe2/socketpair wrote at `addr`.

@@ -189,6 +189,18 @@ fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
                 .map_err(|e| load_error("fill the spec table", e))?;
         }
     }
+    {
+        let mut ioctls: HashMap<_, u32, plan::IoctlSpec> = HashMap::try_from(
+            ebpf.map_mut("ioctls")
+                .ok_or_else(|| load_error("find the ioctl table", "missing"))?,
+        )
+        .map_err(|e| load_error("open the ioctl table", e))?;
+        for (code, spec) in plan::ioctl_table(limits) {
+            ioctls
+                .insert(code, spec, 0)
+                .map_err(|e| load_error("fill the ioctl table", e))?;
+        }
+    }
     for (name, tracepoint) in PROGRAMS {
         let program: &mut RawTracePoint = ebpf
             .program_mut(name)
@@ -575,6 +587,9 @@ impl Bpf {
                     unsafe { libc::waitpid(tid, &mut status, libc::WNOHANG | libc::__WALL) };
                 }
             }
+            // An ignored signal is shown as it is discarded, at its
+            // sending (a ptrace tracer sees it when the task takes it,
+            // which may be after the call it was sent during).
             wire::SIGNAL | wire::SIGNAL_IGNORED => self.signal(tid, head),
             _ => {}
         }
@@ -611,6 +626,23 @@ impl Bpf {
             self.engine.announce_child(tid);
             return;
         }
+        if proc.call.is_none()
+            && proc.suspended.is_empty()
+            && proc.life == Life::Running
+            && !proc.skip_exec_exit
+        {
+            // An exit with no entry: a call in progress when tracing
+            // began, or one a seccomp supervisor answered (the kernel
+            // skips the entry tracepoint for those). The registers still
+            // hold its arguments: it is shown whole, from its exit.
+            let (arch, nr) = arch_of(&head);
+            proc.mem.set_snapshot(Some(record.snapshot.clone()));
+            self.engine
+                .enter(tid, arch, nr, head.args, head.ip, head.sp, false);
+        }
+        let Some(proc) = self.engine.procs.get_mut(&tid) else {
+            return;
+        };
         let fork = proc
             .call
             .as_ref()

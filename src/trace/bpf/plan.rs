@@ -44,6 +44,9 @@ const CAP_IOCTL: u8 = 7;
 const CAP_LENPTR: u8 = 8;
 const CAP_GUESS: u8 = 9;
 const CAP_ARGMIN: u8 = 10;
+const CAP_IOVEC: u8 = 11;
+const CAP_MSGHDR: u8 = 12;
+const CAP_MMSGHDR: u8 = 13;
 /// What a pointer to a number gets: the type may be the first of an
 /// array (pipe2's `int *fildes`, mincore's `unsigned char *vec`).
 const GUESS: u16 = 64;
@@ -71,6 +74,63 @@ pub struct CaptureSpec {
     len_arg: u8,
     elem: u16,
     max: u16,
+}
+
+/// `struct rt_ioctl`: the argument of a request rtrace's tables know.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IoctlSpec {
+    size: u16,
+    when: u8,
+    str: u8,
+}
+
+// SAFETY: plain integers.
+unsafe impl aya::Pod for IoctlSpec {}
+
+/// What to copy of the argument of each request the ioctl groups decode:
+/// its size and direction from the group's table, which old requests'
+/// codes do not tell (`TCGETS` is 0x5401). Requests the code describes
+/// are copied as the code says, without an entry here.
+pub fn ioctl_table(limits: Limits) -> Vec<(u32, IoctlSpec)> {
+    use crate::ioctl::{Arg, IF_IN, IF_OUT};
+    let mut out: Vec<(u32, IoctlSpec)> = Vec::new();
+    for group in crate::ioctl::groups() {
+        for req in group.requests() {
+            let (size, str) = match &req.arg {
+                Arg::Int | Arg::IntFlags(_) => (4, 0),
+                Arg::Char => (1, 0),
+                Arg::Struct(layout) | Arg::Custom(layout) => (layout.size, 0),
+                Arg::Str => (limits.string_limit + 2, 1),
+                _ => continue,
+            };
+            // Printed at the entry (IF_OUT) or the leave (IF_IN); a value
+            // the kernel writes back is also printed at the leave.
+            let mut when = 0;
+            if req.dirs & IF_OUT != 0 || req.dirs == 0 {
+                when |= AT_ENTER;
+            }
+            if req.dirs & IF_IN != 0 || req.dirs == 0 {
+                when |= AT_EXIT;
+            }
+            let spec = IoctlSpec {
+                size: clamp(size),
+                when,
+                str,
+            };
+            match out.iter_mut().find(|(code, _)| *code == req.code) {
+                // One code, several groups (the fd tells which): enough
+                // for every one of them.
+                Some((_, have)) => {
+                    have.size = have.size.max(spec.size);
+                    have.when |= spec.when;
+                    have.str &= spec.str;
+                }
+                None => out.push((req.code, spec)),
+            }
+        }
+    }
+    out
 }
 
 /// `struct rt_spec`: what to do with one call number.
@@ -344,6 +404,25 @@ pub fn captures(name: &str, fields: &[Field], limits: Limits) -> Spec {
                     ..Default::default()
                 }),
             }
+            continue;
+        }
+        // Structs whose pointers the decoders follow: named by the
+        // kernel's declaration, followed one level in the kernel.
+        let nested = match base.as_str() {
+            "struct iovec" => Some(CAP_IOVEC),
+            "struct user_msghdr" => Some(CAP_MSGHDR),
+            "struct mmsghdr" => Some(CAP_MMSGHDR),
+            _ => None,
+        };
+        if let Some(kind) = nested {
+            spec.push(CaptureSpec {
+                arg,
+                kind,
+                when: AT_ENTER | AT_EXIT,
+                len_arg: len.map_or(0, |(j, _)| j as u8),
+                elem: 0,
+                max: buf_cap,
+            });
             continue;
         }
         let Some(size) = type_size(&base) else {
