@@ -13,12 +13,22 @@ use crate::format::{FlagDef, Naming, Printer, flag};
 /// never printed: it goes stale on rename and unlink, and a path through a
 /// symlink is not the file's. An fd not open at this moment (a close that
 /// failed) is its number only.
-pub fn put_fd(p: &mut Printer, _fds: &FdTable, name: &str, fd: i64) {
-    if p.config().decode_fds
-        && let Ok(fd) = i32::try_from(fd)
-        && let Some(path) = crate::fdtable::kernel_path(p.pid(), fd)
+///
+/// Under the BPF engine the call is printed after it ran and the process
+/// may be gone: then the fd table's path is what there is to show.
+pub fn put_fd(p: &mut Printer, fds: &FdTable, name: &str, fd: i64) {
+    let Ok(fd32) = i32::try_from(fd) else {
+        p.int(name, fd);
+        return;
+    };
+    if !p.config().decode_fds {
+        p.int(name, fd);
+    } else if let Some(path) = crate::fdtable::kernel_path(p.pid(), fd32) {
+        p.fd_path(name, fd, &path);
+    } else if p.mem().is_captured()
+        && let Some(path) = fds.with(fd32, |i| i.path.clone()).filter(|p| !p.is_empty())
     {
-        p.fd_path(name, fd as i64, &path);
+        p.fd_path(name, fd, &path);
     } else {
         p.int(name, fd);
     }

@@ -288,12 +288,12 @@ struct Cli {
 
     /// With --bpf: trace every process on the machine (but rtrace),
     /// until interrupted
-    #[arg(short = 'a', long = "all", requires = "bpf")]
+    #[arg(short = 'a', long = "all")]
     all: bool,
 
     /// With --bpf: the ring buffer's size in bytes (a power of two; K and
     /// M suffixes), 16M by default
-    #[arg(long = "bpf-ring", value_name = "SIZE", requires = "bpf", value_parser = parse_size)]
+    #[arg(long = "bpf-ring", value_name = "SIZE", value_parser = parse_size)]
     bpf_ring: Option<usize>,
 
     /// Write JSON Lines: one object per call, signal and process event
@@ -389,11 +389,20 @@ fn main() -> ExitCode {
         }
         return write_stdout(&page, "the man page");
     }
-    if cli.command.is_empty() && cli.pids.is_empty() {
+    if !cli.bpf && (cli.all || cli.bpf_ring.is_some()) {
+        let option = if cli.all { "-a" } else { "--bpf-ring" };
         return fail(
-            "nothing to trace: give a COMMAND or -p PID (see rtrace --help)",
+            &format!("{option} needs --bpf (ptrace cannot see the whole machine)"),
             2,
         );
+    }
+    if cli.command.is_empty() && cli.pids.is_empty() && !cli.all {
+        let what = if cli.bpf {
+            "nothing to trace: give a COMMAND, -p PID or -a (see rtrace --help)"
+        } else {
+            "nothing to trace: give a COMMAND or -p PID (see rtrace --help)"
+        };
+        return fail(what, 2);
     }
 
     // Options are checked before the output file is created: a bad

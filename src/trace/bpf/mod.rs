@@ -39,6 +39,10 @@ use wire::Record;
 /// The program, built from bpf/rtrace.bpf.c by tools/build_bpf.sh.
 static OBJECT: &[u8] = include_bytes!("../../../bpf/rtrace.bpf.o");
 
+/// How long trace output may wait in rtrace's buffer while records keep
+/// coming.
+const FLUSH_EVERY: Duration = Duration::from_millis(30);
+
 /// The ring buffer's default size: 16 MiB holds about 100,000 calls.
 pub const DEFAULT_RING: usize = 16 << 20;
 
@@ -104,8 +108,24 @@ fn task_offsets() -> Result<(u32, u32, u32), Error> {
     Ok((off("pid")?, off("tgid")?, off("exit_code")?))
 }
 
-fn load_error(what: &str, e: impl std::fmt::Display) -> Error {
-    let text = e.to_string();
+/// The object lacks a part rtrace looks for: it was not built from this
+/// rtrace's source.
+fn missing(what: &str) -> Error {
+    Error::new(
+        format!("--bpf: the BPF object has no {what} (rebuild it with tools/build_bpf.sh)"),
+        1,
+    )
+}
+
+fn load_error(what: &str, e: impl std::error::Error) -> Error {
+    // aya's errors name the step; the system's error is their source.
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text = format!("{text}: {s}");
+        source = s.source();
+    }
+    let text = text.replace(" (os error 1)", "");
     let hint = if text.contains("Operation not permitted") || text.contains("EPERM") {
         " (the BPF engine needs root, or CAP_BPF and CAP_PERFMON)"
     } else {
@@ -180,7 +200,7 @@ fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     {
         let mut specs: Array<_, plan::Spec> = Array::try_from(
             ebpf.map_mut("specs")
-                .ok_or_else(|| load_error("find the spec table", "missing"))?,
+                .ok_or_else(|| missing("the spec table"))?,
         )
         .map_err(|e| load_error("open the spec table", e))?;
         for (index, spec) in table {
@@ -192,7 +212,7 @@ fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     {
         let mut ioctls: HashMap<_, u32, plan::IoctlSpec> = HashMap::try_from(
             ebpf.map_mut("ioctls")
-                .ok_or_else(|| load_error("find the ioctl table", "missing"))?,
+                .ok_or_else(|| missing("the ioctl table"))?,
         )
         .map_err(|e| load_error("open the ioctl table", e))?;
         for (code, spec) in plan::ioctl_table(limits) {
@@ -204,9 +224,9 @@ fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     for (name, tracepoint) in PROGRAMS {
         let program: &mut RawTracePoint = ebpf
             .program_mut(name)
-            .ok_or_else(|| load_error("find a program", name))?
+            .ok_or_else(|| missing(name))?
             .try_into()
-            .map_err(|e| load_error("find a program", e))?;
+            .map_err(|e| load_error(&format!("use program {name}"), e))?;
         program
             .load()
             .map_err(|e| load_error(&format!("load {name}"), e))?;
@@ -216,7 +236,7 @@ fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     }
     let ring = RingBuf::try_from(
         ebpf.take_map("events")
-            .ok_or_else(|| load_error("find the ring buffer", "missing"))?,
+            .ok_or_else(|| missing("the ring buffer"))?,
     )
     .map_err(|e| load_error("open the ring buffer", e))?;
     let traced = if opts.all {
@@ -225,7 +245,7 @@ fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         Some(
             HashMap::try_from(
                 ebpf.take_map("traced")
-                    .ok_or_else(|| load_error("find the task table", "missing"))?,
+                    .ok_or_else(|| missing("the task table"))?,
             )
             .map_err(|e| load_error("open the task table", e))?,
         )
@@ -260,6 +280,12 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
     };
     bpf.loaded = Some(load(&bpf.engine, opts)?);
     install_signal_handlers();
+    if opts.all && !bpf.engine.fmt.json && bpf.engine.summary != super::Summary::Only {
+        // Said once the programs are attached: from here on nothing is
+        // missed.
+        bpf.engine.out.raw("Tracing every process\n");
+        bpf.engine.out.flush();
+    }
     for pid in attach {
         bpf.attach(pid)?;
     }
@@ -392,6 +418,7 @@ impl Bpf {
 
     fn main_loop(&mut self) {
         let mut idle_since: Option<Instant> = None;
+        let mut last_flush = Instant::now();
         loop {
             self.handle_interrupts();
             let mut batch = Vec::new();
@@ -414,8 +441,12 @@ impl Bpf {
                 }
                 self.dispatch(record);
             }
-            if FLUSH_DUE.swap(false, Ordering::Relaxed) || !got {
+            // Written when nothing more waits, and at least every 30 ms
+            // while records keep coming (as the ptrace engine's timer).
+            FLUSH_DUE.store(false, Ordering::Relaxed);
+            if !got || last_flush.elapsed() >= FLUSH_EVERY {
                 self.engine.out.flush();
+                last_flush = Instant::now();
             }
             if self.done() {
                 break;
