@@ -96,6 +96,9 @@ pub struct Output {
     records: IntMap<i32, Recording>,
     /// When the previous line began, for relative timestamps.
     last_time: Option<std::time::Instant>,
+    /// When the event being printed happened, if not now (the BPF
+    /// engine prints a call after the kernel saw it).
+    event_time: Option<std::time::Instant>,
     /// `-r` with `-t`: the time since the previous line follows the clock,
     /// as `(+ 0.000123)`, as strace writes both.
     relative_too: bool,
@@ -129,6 +132,7 @@ impl Output {
             proc_count: 0,
             records: IntMap::default(),
             last_time: None,
+            event_time: None,
             unflushed: false,
             terminal: false,
         }
@@ -206,6 +210,11 @@ impl Output {
         self.write_raw(colored.as_bytes());
     }
 
+    /// Stamp the lines that follow with the time `at` (`None`: now).
+    pub fn set_event_time(&mut self, at: Option<std::time::Instant>) {
+        self.event_time = at;
+    }
+
     fn put_prefix(&mut self, pid: Option<i32>, resuming: bool) {
         debug_assert_eq!(self.line_len, 0);
         if matches!(self.timestamps, Timestamps::Off)
@@ -218,8 +227,9 @@ impl Output {
             // common case of full tracing, at every call).
             return;
         }
+        let event = self.event_time;
         let mut since_last = || {
-            let now = std::time::Instant::now();
+            let now = event.unwrap_or_else(std::time::Instant::now);
             let delta = self.last_time.map_or(0.0, |t| (now - t).as_secs_f64());
             self.last_time = Some(now);
             delta
@@ -229,7 +239,7 @@ impl Output {
             Timestamps::Off => {}
             Timestamps::Relative => clock = format!("{:12.6} ", since_last()),
             form => {
-                clock = timestamp(form);
+                clock = timestamp(form, event);
                 clock.push(' ');
                 if self.relative_too {
                     clock.push_str(&format!("(+{:9.6}) ", since_last()));
@@ -598,7 +608,7 @@ impl<W: Write> Write for TraceWriter<W> {
 }
 
 /// Local wall-clock time as `HH:MM:SS` or `HH:MM:SS.uuuuuu`.
-fn timestamp(form: Timestamps) -> String {
+fn timestamp(form: Timestamps, at: Option<std::time::Instant>) -> String {
     let mut tv = libc::timeval {
         tv_sec: 0,
         tv_usec: 0,
@@ -606,6 +616,13 @@ fn timestamp(form: Timestamps) -> String {
     // SAFETY: gettimeofday and localtime_r only write the structs passed.
     let tm = unsafe {
         libc::gettimeofday(&mut tv, std::ptr::null_mut());
+        if let Some(at) = at {
+            // As long ago as `at` was.
+            let ago = at.elapsed().as_micros() as i64;
+            let us = tv.tv_sec * 1_000_000 + tv.tv_usec - ago;
+            tv.tv_sec = us.div_euclid(1_000_000);
+            tv.tv_usec = us.rem_euclid(1_000_000);
+        }
         let mut tm: libc::tm = std::mem::zeroed();
         libc::localtime_r(&tv.tv_sec, &mut tm);
         tm

@@ -4,7 +4,7 @@
 # no clang; run this after changing the C source or bpf/rtrace.h (Debian:
 # apt-get install clang libbpf-dev linux-libc-dev) and commit the result.
 # tests/bpf.rs checks that the committed object is what this script builds
-# when the same clang is installed.
+# when the same clang is installed (bpf/rtrace.bpf.o.clang names it).
 set -eu
 cd "$(dirname "$0")/.."
 out=${1:-bpf/rtrace.bpf.o}
@@ -15,4 +15,9 @@ clang -O2 -g -target bpf -D__TARGET_ARCH_x86 \
     -c bpf/rtrace.bpf.c -o "$out"
 # Debug line info would name the build directory; BTF must stay (maps,
 # the loader's relocations), so only the DWARF sections go.
-llvm-strip -g "$out" 2>/dev/null || true
+llvm-strip -g "$out"
+# The compiler that built the committed object: the test that rebuilds it
+# compares bytes only when the same one is installed.
+if [ "$out" = bpf/rtrace.bpf.o ]; then
+    clang --version | head -n 1 > bpf/rtrace.bpf.o.clang
+fi

@@ -595,7 +595,9 @@ impl Bpf {
             }
             _ => {}
         }
-        self.engine.clock = Some(self.clock.at(head.time));
+        let at = self.clock.at(head.time);
+        self.engine.clock = Some(at);
+        self.engine.out.set_event_time(Some(at));
         match head.kind {
             wire::ENTER => self.enter(record),
             wire::LEAVE => self.leave(record),
@@ -625,6 +627,7 @@ impl Bpf {
             _ => {}
         }
         self.engine.clock = None;
+        self.engine.out.set_event_time(None);
     }
 
     fn enter(&mut self, record: Record) {
