@@ -92,6 +92,8 @@ struct scratch {
 	__u64 ptrs[RT_VEC_MAX];
 	/* Whether the last piece's read failed. */
 	__u32 last_fault;
+	/* Whether capture_one's entry copy failed, to be taken at the exit. */
+	__u32 cap_faulted;
 };
 
 /* Tasks whose call's entry captures failed (a page not yet faulted in:
@@ -451,6 +453,139 @@ static __always_inline __u32 usbmon_exit(struct scratch *s, __u32 off, long nr, 
 	return off;
 }
 
+/* One capture of a call's spec, `packed` (a struct rt_capture_spec),
+ * into the record at `off`. A function of its own, verified once rather
+ * than in every iteration and both programs. info: the capture's index,
+ * bit 8 that the entry's copy failed and is taken now, bit 16 an entry,
+ * bit 24 an i386 call. The registers are in s->ev (args; ret at an exit). */
+__noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 info)
+{
+	if (!s)
+		return off;
+	int again = (info >> 8) & 1, compat = (info >> 24) & 1;
+	__u16 kind = (info >> 16) & 1 ? RT_ENTER : RT_LEAVE;
+	__u8 when = kind == RT_ENTER ? RT_AT_ENTER : RT_AT_EXIT;
+	long nr_or_ret = s->ev.ret;
+	struct rt_capture_spec c;
+	__builtin_memcpy(&c, &packed, sizeof(c));
+	__u64 *args = s->ev.args;
+	__u64 addr = args[c.arg & 7];
+	__u32 want = c.max;
+	if (!addr)
+		return off;
+	/* What the piece is filed under: the entry's copy taken
+	 * late is still the entry's. */
+	__u8 phase = when;
+	if (c.kind == RT_CAP_IOCTL) {
+		__u32 req = args[c.len_arg & 7];
+		__u32 dir = req >> 30, size = (req >> 16) & 0x3fff, str = 0;
+		/* _IOC_WRITE: the kernel reads it; _IOC_READ: writes it. */
+		int now = kind == RT_ENTER ? (dir & 1) : (dir & 2);
+		struct rt_ioctl *known = bpf_map_lookup_elem(&ioctls, &req);
+		if (known) {
+			size = known->size;
+			str = known->str ? PIECE_STR : 0;
+			now = known->when & when;
+		}
+		if (again) {
+			now = 1;
+			phase = RT_AT_ENTER;
+		}
+		if (now && size) {
+			off = piece(s, off, addr, size < want ? size : want,
+				    c.arg | phase << 8 | str);
+			if (kind == RT_ENTER && s->last_fault)
+				s->cap_faulted = 1;
+		}
+		return off;
+	}
+	if (again)
+		phase = RT_AT_ENTER;
+	else if (!(c.when & when))
+		return off;
+	__u32 meta = c.arg | phase << 8;
+	s->last_fault = 0;
+	switch (c.kind) {
+	case RT_CAP_STR:
+		off = piece(s, off, addr, want, meta | PIECE_STR);
+		break;
+	case RT_CAP_FIXED:
+		off = piece(s, off, addr, want, meta);
+		break;
+	case RT_CAP_GUESS:
+		/* More than the type says (an int * that is an array,
+		 * pipe2's fds), or the type if that much faults. */
+		off = piece(s, off, addr, want, meta);
+		if (s->last_fault && c.elem)
+			off = piece(s, off, addr, c.elem, meta);
+		break;
+	case RT_CAP_ARGLEN: {
+		__u64 n = args[c.len_arg & 7] * c.elem;
+		off = piece(s, off, addr, n < want ? n : want, meta);
+		break;
+	}
+	case RT_CAP_ARGMIN: {
+		__u64 n = args[c.len_arg & 7];
+		if (n < c.elem)
+			n = c.elem;
+		off = piece(s, off, addr, n < want ? n : want, meta);
+		break;
+	}
+	case RT_CAP_RETLEN: {
+		long r = nr_or_ret;
+		__u64 n = r > 0 ? (__u64)r * c.elem : 0;
+		if (kind == RT_LEAVE)
+			off = piece(s, off, addr, n < want ? n : want, meta);
+		break;
+	}
+	case RT_CAP_LENPTR: {
+		__u32 n = 0;
+		__u64 at = args[c.len_arg & 7];
+		if (at && bpf_probe_read_user(&n, 4, (void *)at) == 0)
+			off = piece(s, off, at, 4, c.len_arg | phase << 8);
+		off = piece(s, off, addr, n < want ? n : want, meta);
+		break;
+	}
+	case RT_CAP_IOVEC:
+	case RT_CAP_MSGHDR:
+	case RT_CAP_MMSGHDR: {
+		/* The buffers: at the entry what they hold; at the
+		 * exit as many bytes as the call moved. */
+		long r = nr_or_ret;
+		__u64 budget = want;
+		if (kind == RT_LEAVE)
+			budget = r > 0 ? ((__u64)r < want ? (__u64)r : want) : 0;
+		__u64 n = args[c.len_arg & 7];
+		if (c.kind == RT_CAP_IOVEC) {
+			off = iovecs(s, off, addr, (n & 0xffff) | budget << 16, meta);
+		} else if (c.kind == RT_CAP_MSGHDR) {
+			off = msghdr(s, off, addr, budget, meta);
+		} else {
+			if (n > MMSG_MAX)
+				n = MMSG_MAX;
+			off = piece(s, off, addr, n * MMSGHDR, meta);
+			for (__u32 k = 0; k < MMSG_MAX; k++) {
+				if (k >= n)
+					break;
+				off = msghdr(s, off, addr + k * MMSGHDR, want / MMSG_MAX, meta);
+			}
+		}
+		break;
+	}
+	case RT_CAP_STRVEC:
+	case RT_CAP_PTRVEC:
+		off = vector(s, off, addr,
+			     meta | (compat ? VEC_COMPAT : 0) |
+				     (c.kind == RT_CAP_STRVEC ? VEC_STRINGS : 0));
+		break;
+	default:
+		break;
+	}
+	if (kind == RT_ENTER && s->last_fault && !(c.when & RT_AT_EXIT))
+		s->cap_faulted = 1;
+	return off;
+}
+
 static __always_inline void send_call(struct pt_regs *regs_ptr, __u16 kind, long nr_or_ret,
 				      __u32 tid, __u32 tgid)
 {
@@ -509,120 +644,13 @@ static __always_inline void send_call(struct pt_regs *regs_ptr, __u16 kind, long
 		for (int i = 0; i < RT_MAX_CAPS; i++) {
 			if (i >= spec->ncaps)
 				break;
-			struct rt_capture_spec c = spec->caps[i];
-			__u64 addr = args[c.arg & 7];
-			__u32 want = c.max;
-			if (!addr)
-				continue;
-			/* What the piece is filed under: the entry's copy taken
-			 * late is still the entry's. */
-			__u8 phase = when;
-			if (c.kind == RT_CAP_IOCTL) {
-				__u32 req = args[c.len_arg & 7];
-				__u32 dir = req >> 30, size = (req >> 16) & 0x3fff, str = 0;
-				/* _IOC_WRITE: the kernel reads it; _IOC_READ: writes it. */
-				int now = kind == RT_ENTER ? (dir & 1) : (dir & 2);
-				struct rt_ioctl *known = bpf_map_lookup_elem(&ioctls, &req);
-				if (known) {
-					size = known->size;
-					str = known->str ? PIECE_STR : 0;
-					now = known->when & when;
-				}
-				if (again & (1 << i)) {
-					now = 1;
-					phase = RT_AT_ENTER;
-				}
-				if (now && size) {
-					off = piece(s, off, addr, size < want ? size : want,
-						    c.arg | phase << 8 | str);
-					if (kind == RT_ENTER && s->last_fault)
-						faulted |= 1 << i;
-				}
-				continue;
-			}
-			if (again & (1 << i))
-				phase = RT_AT_ENTER;
-			else if (!(c.when & when))
-				continue;
-			__u32 meta = c.arg | phase << 8;
-			s->last_fault = 0;
-			switch (c.kind) {
-			case RT_CAP_STR:
-				off = piece(s, off, addr, want, meta | PIECE_STR);
-				break;
-			case RT_CAP_FIXED:
-				off = piece(s, off, addr, want, meta);
-				break;
-			case RT_CAP_GUESS:
-				/* More than the type says (an int * that is an array,
-				 * pipe2's fds), or the type if that much faults. */
-				off = piece(s, off, addr, want, meta);
-				if (s->last_fault && c.elem)
-					off = piece(s, off, addr, c.elem, meta);
-				break;
-			case RT_CAP_ARGLEN: {
-				__u64 n = args[c.len_arg & 7] * c.elem;
-				off = piece(s, off, addr, n < want ? n : want, meta);
-				break;
-			}
-			case RT_CAP_ARGMIN: {
-				__u64 n = args[c.len_arg & 7];
-				if (n < c.elem)
-					n = c.elem;
-				off = piece(s, off, addr, n < want ? n : want, meta);
-				break;
-			}
-			case RT_CAP_RETLEN: {
-				long r = nr_or_ret;
-				__u64 n = r > 0 ? (__u64)r * c.elem : 0;
-				if (kind == RT_LEAVE)
-					off = piece(s, off, addr, n < want ? n : want, meta);
-				break;
-			}
-			case RT_CAP_LENPTR: {
-				__u32 n = 0;
-				__u64 at = args[c.len_arg & 7];
-				if (at && bpf_probe_read_user(&n, 4, (void *)at) == 0)
-					off = piece(s, off, at, 4, c.len_arg | phase << 8);
-				off = piece(s, off, addr, n < want ? n : want, meta);
-				break;
-			}
-			case RT_CAP_IOVEC:
-			case RT_CAP_MSGHDR:
-			case RT_CAP_MMSGHDR: {
-				/* The buffers: at the entry what they hold; at the
-				 * exit as many bytes as the call moved. */
-				long r = nr_or_ret;
-				__u64 budget = want;
-				if (kind == RT_LEAVE)
-					budget = r > 0 ? ((__u64)r < want ? (__u64)r : want) : 0;
-				__u64 n = args[c.len_arg & 7];
-				if (c.kind == RT_CAP_IOVEC) {
-					off = iovecs(s, off, addr, (n & 0xffff) | budget << 16, meta);
-				} else if (c.kind == RT_CAP_MSGHDR) {
-					off = msghdr(s, off, addr, budget, meta);
-				} else {
-					if (n > MMSG_MAX)
-						n = MMSG_MAX;
-					off = piece(s, off, addr, n * MMSGHDR, meta);
-					for (__u32 k = 0; k < MMSG_MAX; k++) {
-						if (k >= n)
-							break;
-						off = msghdr(s, off, addr + k * MMSGHDR, want / MMSG_MAX, meta);
-					}
-				}
-				break;
-			}
-			case RT_CAP_STRVEC:
-			case RT_CAP_PTRVEC:
-				off = vector(s, off, addr,
-					     meta | (compat ? VEC_COMPAT : 0) |
-						     (c.kind == RT_CAP_STRVEC ? VEC_STRINGS : 0));
-				break;
-			default:
-				break;
-			}
-			if (kind == RT_ENTER && s->last_fault && !(c.when & RT_AT_EXIT))
+			__u64 packed = 0;
+			__builtin_memcpy(&packed, &spec->caps[i], sizeof(packed));
+			s->cap_faulted = 0;
+			off = capture_one(s, off, packed,
+					  i | ((again >> i) & 1) << 8 | (kind == RT_ENTER) << 16 |
+						  compat << 24);
+			if (s->cap_faulted)
 				faulted |= 1 << i;
 		}
 		if (faulted) {
