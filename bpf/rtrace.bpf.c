@@ -25,6 +25,9 @@ const volatile __u32 task_pid_off = 0;       /* offsetof(struct task_struct, pid
 const volatile __u32 task_tgid_off = 0;      /* ... tgid */
 const volatile __u32 task_exit_code_off = 0; /* ... exit_code */
 const volatile __u64 wake_mark = 1;  /* wake the reader once this many bytes wait */
+/* Lossless mode: a task that makes a call while this many bytes wait is
+ * stopped (SIGSTOP to its process) until rtrace has read them. */
+const volatile __u64 hold_mark = 0;
 
 /* Call numbers and usbmon requests, from rtrace's tables. */
 const volatile __u32 nr_mmap = 0, nr_ioctl = 0;           /* x86_64 */
@@ -66,6 +69,15 @@ struct {
 	__type(key, __u64);
 	__type(value, struct mapping);
 } mappings SEC(".maps");
+
+/* Processes stopped by the lossless mode, by tgid, until rtrace sends
+ * them SIGCONT (and deletes them here). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u8);
+} holding SEC(".maps");
 
 /* Requests rtrace's ioctl tables know, by code. */
 struct {
@@ -676,12 +688,34 @@ static __always_inline void send_call(struct pt_regs *regs_ptr, __u16 kind, long
 	}
 }
 
+#define SIGSTOP 19
+#define SIGCONT 18
+
+/* Lossless mode: hold the calling process while rtrace is far behind.
+ * The signal takes effect when the task returns to user space, after
+ * this call's exit record; the records already in flight fit in the
+ * rest of the ring. */
+static __always_inline void hold_if_behind(__u32 tid, __u32 tgid)
+{
+	if (!hold_mark || bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) < hold_mark)
+		return;
+	if (bpf_map_lookup_elem(&holding, &tgid))
+		return;
+	__u8 one = 1;
+	bpf_map_update_elem(&holding, &tgid, &one, BPF_ANY);
+	bpf_send_signal(SIGSTOP);
+	struct rt_event ev = {};
+	header(&ev, RT_HELD, tid, tgid);
+	send_plain(&ev);
+}
+
 SEC("raw_tracepoint/sys_enter")
 int rtrace_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	if (!is_traced((__u32)id, id >> 32))
 		return 0;
+	hold_if_behind((__u32)id, id >> 32);
 	send_call((struct pt_regs *)ctx->args[0], RT_ENTER, ctx->args[1], (__u32)id, id >> 32);
 	return 0;
 }
@@ -783,6 +817,10 @@ int rtrace_signal_deliver(struct bpf_raw_tracepoint_args *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	if (!is_traced((__u32)id, id >> 32))
 		return 0;
+	/* The lossless mode's own stop is not the program's. */
+	__u32 tgid = id >> 32;
+	if ((int)ctx->args[0] == SIGSTOP && bpf_map_lookup_elem(&holding, &tgid))
+		return 0;
 	struct rt_event ev = {};
 	header(&ev, RT_SIGNAL, (__u32)id, id >> 32);
 	ev.nr = (int)ctx->args[0];
@@ -798,6 +836,9 @@ SEC("raw_tracepoint/signal_generate")
 int rtrace_signal_generate(struct bpf_raw_tracepoint_args *ctx)
 {
 	if (ctx->args[4] != 1 /* TRACE_SIGNAL_IGNORED */)
+		return 0;
+	/* rtrace continuing what the lossless mode stopped. */
+	if ((int)ctx->args[0] == SIGCONT && (bpf_get_current_pid_tgid() >> 32) == self_tgid)
 		return 0;
 	void *task = (void *)ctx->args[2];
 	__u32 tid = task_field(task, task_pid_off), tgid = task_field(task, task_tgid_off);

@@ -14,6 +14,8 @@
 #define RT_EXIT 5        /* tid exited; nr = its exit_code (a wait status) */
 #define RT_SIGNAL 6      /* tid takes signal nr; a capture holds its siginfo */
 #define RT_SIGNAL_LOST 7 /* signal nr to tid was discarded at once (ignored) */
+#define RT_HELD 8        /* (lossless) the ring is filling: tgid is stopped until
+                            rtrace has read it and continues it */
 
 /* Flags in rt_event.flags. */
 #define RT_COMPAT 1 /* an i386 call (int 0x80 / sysenter from 32-bit code) */

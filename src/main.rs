@@ -296,6 +296,14 @@ struct Cli {
     #[arg(long = "bpf-ring", value_name = "SIZE", value_parser = parse_size)]
     bpf_ring: Option<usize>,
 
+    /// With --bpf: lose nothing. A process that makes calls while half the
+    /// ring waits is stopped (SIGSTOP) until rtrace has read the ring, then
+    /// continued (SIGCONT): slowed only while rtrace is behind. Its parent
+    /// can see the stop (waitpid with WUNTRACED, SIGCHLD without
+    /// SA_NOCLDSTOP; a job-control shell reports it stopped)
+    #[arg(long = "bpf-lossless")]
+    bpf_lossless: bool,
+
     /// Write JSON Lines: one object per call, signal and process event
     /// (schema in JSON.md)
     #[arg(long)]
@@ -389,8 +397,14 @@ fn main() -> ExitCode {
         }
         return write_stdout(&page, "the man page");
     }
-    if !cli.bpf && (cli.all || cli.bpf_ring.is_some()) {
-        let option = if cli.all { "-a" } else { "--bpf-ring" };
+    if !cli.bpf && (cli.all || cli.bpf_ring.is_some() || cli.bpf_lossless) {
+        let option = if cli.all {
+            "-a"
+        } else if cli.bpf_lossless {
+            "--bpf-lossless"
+        } else {
+            "--bpf-ring"
+        };
         return fail(
             &format!("{option} needs --bpf (ptrace cannot see the whole machine)"),
             2,
@@ -516,6 +530,7 @@ fn main() -> ExitCode {
         bpf: cli.bpf.then(|| trace::bpf::Options {
             all: cli.all,
             ring: cli.bpf_ring.unwrap_or(trace::bpf::DEFAULT_RING),
+            lossless: cli.bpf_lossless,
         }),
     };
     if std::env::var_os("RTRACE_NO_SYSCALL_INFO").is_some_and(|v| v == "1") {

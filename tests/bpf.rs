@@ -306,6 +306,34 @@ fn lost_records_are_counted_and_shown() {
     assert!(calls < 200000, "nothing was lost: {calls} calls shown");
 }
 
+/// The lossless mode: with the same small ring, every call is shown, and
+/// the stops that held the program back are not.
+#[test]
+fn the_lossless_mode_loses_nothing() {
+    let bin = fixture("call_loop");
+    let run = trace(
+        &["--bpf", "--bpf-ring", "16K", "--bpf-lossless"],
+        &[name(&bin), "200000"],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let calls = run
+        .trace
+        .lines()
+        .filter(|l| {
+            l.strip_prefix("getppid() = ")
+                .is_some_and(|r| r.parse::<u32>().is_ok())
+        })
+        .count();
+    assert_eq!(calls, 200000);
+    for line in run.trace.lines() {
+        assert!(
+            !line.contains("events lost") && !line.contains("SIGSTOP") && !line.contains("SIGCONT"),
+            "{line}"
+        );
+    }
+    assert!(run.trace.ends_with("Process exited normally with code 0\n"));
+}
+
 #[test]
 fn bad_uses_fail_with_one_line() {
     let cases: &[(&[&str], &str, i32)] = &[

@@ -77,6 +77,9 @@ pub struct Options {
     pub all: bool,
     /// The ring buffer's size in bytes (a power of two, whole pages).
     pub ring: usize,
+    /// `--bpf-lossless`: stop a process that makes calls while half the
+    /// ring waits, until rtrace has read it, rather than lose records.
+    pub lossless: bool,
 }
 
 /// The loaded program and the maps rtrace uses.
@@ -85,6 +88,8 @@ struct Loaded {
     _ebpf: Ebpf,
     ring: RingBuf<MapData>,
     traced: Option<HashMap<MapData, u32, u8>>,
+    /// The processes the lossless mode stopped.
+    holding: HashMap<MapData, u32, u8>,
 }
 
 /// Offsets in `struct task_struct`, from the kernel's BTF.
@@ -152,6 +157,9 @@ fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     let follow = engine.follow as u32;
     // Wake the reader once an eighth of the ring waits; it polls anyway.
     let wake_mark = (ring / 8) as u64;
+    // Held once half the ring waits: the other half takes what every CPU
+    // still sends before the stops take effect.
+    let hold_mark = if opts.lossless { (ring / 2) as u64 } else { 0 };
     let number = |arch, name| crate::service::number(arch, name).unwrap_or(u32::MAX as u64) as u32;
     let nr_mmap = number(Arch::X86_64, "mmap");
     let nr_ioctl = number(Arch::X86_64, "ioctl");
@@ -176,6 +184,7 @@ fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         .override_global("task_tgid_off", &tgid_off, true)
         .override_global("task_exit_code_off", &exit_off, true)
         .override_global("wake_mark", &wake_mark, true)
+        .override_global("hold_mark", &hold_mark, true)
         .map_max_entries("events", ring as u32)
         .load(OBJECT)
         .map_err(|e| load_error("load the BPF program", e))?;
@@ -250,10 +259,16 @@ fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
             .map_err(|e| load_error("open the task table", e))?,
         )
     };
+    let holding = HashMap::try_from(
+        ebpf.take_map("holding")
+            .ok_or_else(|| missing("the table of held processes"))?,
+    )
+    .map_err(|e| load_error("open the table of held processes", e))?;
     Ok(Loaded {
         _ebpf: ebpf,
         ring,
         traced,
+        holding,
     })
 }
 
@@ -262,6 +277,7 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
     let opts = cfg.bpf.unwrap_or(Options {
         all: false,
         ring: DEFAULT_RING,
+        lossless: false,
     });
     if !opts.all && cfg.command.is_empty() && cfg.attach.is_empty() {
         return Err(Error::new("--bpf needs a command, -p PID or -a".into(), 2));
@@ -277,6 +293,7 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
         newborns: StdHashMap::new(),
         clock: Clock::new(),
         lost: 0,
+        stopped: Vec::new(),
     };
     bpf.loaded = Some(load(&bpf.engine, opts)?);
     install_signal_handlers();
@@ -353,6 +370,9 @@ struct Bpf {
     clock: Clock,
     /// Records the kernel dropped, in all.
     lost: u64,
+    /// Processes the lossless mode stopped, continued once the ring is
+    /// read.
+    stopped: Vec<i32>,
 }
 
 impl Bpf {
@@ -434,12 +454,16 @@ impl Bpf {
                 }
             }
             let got = !batch.is_empty();
+            let drained = batch.len() < 4096;
             for record in batch {
                 let head = record.head;
                 if head.lost > 0 {
                     self.report_lost(head.tid as i32, head.lost as u64, head.cpu);
                 }
                 self.dispatch(record);
+            }
+            if drained && !self.stopped.is_empty() {
+                self.continue_stopped();
             }
             // Written when nothing more waits, and at least every 30 ms
             // while records keep coming (as the ptrace engine's timer).
@@ -461,6 +485,16 @@ impl Bpf {
                 idle_since = Some(Instant::now());
             }
             self.wait_for_records();
+        }
+    }
+
+    /// The ring is read: let the processes the lossless mode stopped go
+    /// on. Each leaves the table first, so that it can be held again.
+    fn continue_stopped(&mut self) {
+        for tgid in std::mem::take(&mut self.stopped) {
+            let _ = self.loaded().holding.remove(&(tgid as u32));
+            // SAFETY: plain kill.
+            unsafe { libc::kill(tgid, libc::SIGCONT) };
         }
     }
 
@@ -602,6 +636,7 @@ impl Bpf {
             wire::ENTER => self.enter(record),
             wire::LEAVE => self.leave(record),
             wire::FORK => self.fork(tid, head.nr as i32, head.args[0] as i32),
+            wire::HELD => self.stopped.push(head.tgid as i32),
             wire::EXEC => {
                 let former = head.nr as i32;
                 if self.all && !self.engine.procs.contains_key(&former) {

@@ -20,6 +20,8 @@ pub const EXIT: u16 = 5;
 pub const SIGNAL: u16 = 6;
 /// `RT_SIGNAL_LOST`: signal `nr` to the task was discarded as ignored.
 pub const SIGNAL_IGNORED: u16 = 7;
+/// `RT_HELD`: (lossless mode) the task's process was stopped until read.
+pub const HELD: u16 = 8;
 
 /// `RT_COMPAT`: an i386 call.
 pub const COMPAT: u16 = 1;
