@@ -410,6 +410,19 @@ fn main() -> ExitCode {
             2,
         );
     }
+    if cli.bpf && (cli.seccomp_bpf || cli.same_cpu.is_some() || cli.kill_on_exit) {
+        let option = if cli.seccomp_bpf {
+            "--seccomp-bpf"
+        } else if cli.same_cpu.is_some() {
+            "--same-cpu"
+        } else {
+            "--kill-on-exit"
+        };
+        return fail(
+            &format!("{option} is for the ptrace engine: --bpf never stops or holds the tracee"),
+            2,
+        );
+    }
     if cli.command.is_empty() && cli.pids.is_empty() && !cli.all {
         let what = if cli.bpf {
             "nothing to trace: give a COMMAND, -p PID or -a (see rtrace --help)"

@@ -529,9 +529,14 @@ pub fn table(
         if nr >= I386_BASE as u64 {
             continue;
         }
+        // The kernel names some events by their entry points (`newuname`,
+        // `newfstatat` for the table's `uname`, ...).
         let fields = events
             .and_then(|dir| {
-                std::fs::read_to_string(dir.join(format!("sys_enter_{name}/format"))).ok()
+                let read = |event: String| {
+                    std::fs::read_to_string(dir.join(format!("sys_enter_{event}/format"))).ok()
+                };
+                read(name.to_string()).or_else(|| read(format!("new{name}")))
             })
             .map(|t| parse_format(&t));
         let mut spec = match fields {
@@ -639,45 +644,5 @@ format:
             .map(|c| c.kind)
             .collect();
         assert_eq!(kinds, [CAP_STR, CAP_STRVEC, CAP_PTRVEC]);
-    }
-}
-#[cfg(test)]
-mod dump {
-    #[test]
-    #[ignore]
-    fn dump_plan() {
-        let limits = super::Limits {
-            string_limit: 32,
-            verbose: false,
-        };
-        let dir = std::path::Path::new("/sys/kernel/tracing/events/syscalls");
-        for name in [
-            "ppoll",
-            "pselect6",
-            "epoll_pwait",
-            "epoll_pwait2",
-            "pipe2",
-            "mincore",
-            "open",
-            "connect",
-            "sendto",
-            "recvfrom",
-            "rt_sigaction",
-            "clock_nanosleep",
-            "wait4",
-            "getsockopt",
-        ] {
-            let text = std::fs::read_to_string(dir.join(format!("sys_enter_{name}/format")))
-                .unwrap_or_default();
-            let f = super::parse_format(&text);
-            let spec = super::captures(name, &f, limits);
-            eprintln!(
-                "{name}: {:?}\n   {:?}",
-                f.iter()
-                    .map(|f| format!("{}|{}", f.ty, f.name))
-                    .collect::<Vec<_>>(),
-                spec.captures()
-            );
-        }
     }
 }
