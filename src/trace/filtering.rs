@@ -321,8 +321,18 @@ impl Fields for CallFields<'_> {
                 let i = params
                     .iter()
                     .position(|p| matches!(p.kind, Kind::Fd | Kind::DirFd))?;
-                // What -y prints: the kernel's answer, not the path asked.
-                let path = crate::fdtable::kernel_path(self.tid, call.args[i] as i32)?;
+                // What -y prints: the kernel's answer, not the path asked
+                // (under the BPF engine, for a process already gone, the
+                // path the fd was opened with).
+                let fd = call.args[i] as i32;
+                let path = crate::fdtable::kernel_path(self.tid, fd).or_else(|| {
+                    self.mem
+                        .borrow()
+                        .is_captured()
+                        .then(|| self.fds.with(fd, |info| info.path.clone()))
+                        .flatten()
+                        .filter(|p| !p.is_empty())
+                })?;
                 return Some(Value::str(String::from_utf8_lossy(&path).into_owned()));
             }
             _ => {}
