@@ -513,12 +513,16 @@ class Checks:
         self.check(title, p)
 
     def t2(self):
+        self.tshark("t2", "2 tshark -> dumpcap: followed, one event per MFETCH, events equal the kernel text, no diagnostic")
+
+    def tshark(self, prefix, title):
+        """Check 2 (and 7f, its --bpf run): tshark's dumpcap, followed."""
         p = []
-        n = int(self.results.get("t2.n", "0"))
-        rc = self.results.get("t2.rc")
+        n = int(self.results.get(f"{prefix}.n", "0"))
+        rc = self.results.get(f"{prefix}.rc")
         if rc != "0":
-            p.append(f"rtrace tshark exited {rc}; tshark said: {self.text('t2.err')!r}")
-        t = self.trace("t2.trace", p)
+            p.append(f"rtrace tshark exited {rc}; tshark said: {self.text(prefix + '.err')!r}")
+        t = self.trace(f"{prefix}.trace", p)
         if t:
             # tshark runs dumpcap -D first (twice), then the capture.
             execs = t.find(r'^execve\("[^"]*dumpcap", \[.*"-i", "usbmon1"')
@@ -535,8 +539,8 @@ class Checks:
             self.ring_calls(t, 1, p, "dumpcap")
             if not t.find(r"MON_IOCX_MFETCH, \{offvec=&0x[0-9a-f]+, nfetch=1, nflush=\d+\}\) = 0 \{nfetch=1,"):
                 p.append("dumpcap: no MFETCH of one event (nfetch=1)")
-            evs = self.capture_events("t2", t, p, "dumpcap", pid=dumpcap)
-            out = [l.split() for l in (self.text("t2.out") or "").split("\n") if l.strip()]
+            evs = self.capture_events(prefix, t, p, "dumpcap", pid=dumpcap)
+            out = [l.split() for l in (self.text(f"{prefix}.out") or "").split("\n") if l.strip()]
             shark = []
             for f in out:
                 if len(f) >= 2:
@@ -555,8 +559,8 @@ class Checks:
                     if a != b:
                         p.append(f"event {j + 1} is {a} in the trace, {b} in tshark's output")
                         break
-        self.no_diagnostics("t2.trace", p, "tshark/dumpcap")
-        self.check("2 tshark -> dumpcap: followed, one event per MFETCH, events equal the kernel text, no diagnostic", p)
+        self.no_diagnostics(f"{prefix}.trace", p, "tshark/dumpcap")
+        self.check(title, p)
 
     def t3(self):
         self.client("t3", "", "3 usbmon_client: GETX, GET, read(2), URB_LEN, RING_SIZE events equal the kernel text")
@@ -841,6 +845,9 @@ class Checks:
     def b1(self):
         self.tcpdump("b1", "7a --bpf -f tcpdump: usbmon calls and ring events equal the kernel text, no diagnostic")
 
+    def b2(self):
+        self.tshark("b2", "7f --bpf -f tshark -> dumpcap: followed, one event per MFETCH, events equal the kernel text, no diagnostic")
+
     def b3(self):
         self.client("b3", "", "7b --bpf usbmon_client: GETX, GET, read(2) events equal the kernel text")
 
@@ -989,7 +996,7 @@ def cmd_judge(console, outdir):
     if not done:
         c.check("the guest ran to the end", [f"no `@@E2E done` in {console}: see its tail"])
     for t in (c.t1, c.t2, c.t3, c.t3b, c.t3c, c.t4a, c.t4b, c.t4c, c.t5, c.t6,
-              c.b0, c.b1, c.b3, c.b3b, c.b3c, c.b5, c.b8, c.b8f):
+              c.b0, c.b1, c.b3, c.b3b, c.b3c, c.b5, c.b2, c.b8, c.b8f):
         t()
     print(f"e2e: the guest's files are in {outdir}")
     xfailed = f", {c.xfailed} expected to fail (E2E_XFAIL)" if c.xfailed else ""

@@ -320,6 +320,28 @@ say "check 7e: rtrace --bpf usbmon_client refetch (diagnostics)"
 client_check b5 4 MON_IOCT_RING_SIZE usbmon_client refetch
 ENGINE=
 
+# 7f: check 2 under --bpf: -f follows tshark to dumpcap in the kernel.
+say "check 7f: rtrace --bpf -f tshark -i usbmon1 (re-enumeration)"
+start_text 1 b2
+(
+    cd /tmp
+    timeout 400 rtrace --bpf -f -o /tmp/b2.trace tshark -i usbmon1 -c $N2 \
+        -T fields -e usb.urb_id -e usb.urb_type > /tmp/b2.out 2> /tmp/b2.err
+    echo $? > /tmp/b2.rc.tmp
+    mv /tmp/b2.rc.tmp /tmp/b2.rc
+) &
+wait_for /tmp/b2.err "Capturing on" 360 || say "tshark did not start capturing"
+n=0
+while [ ! -e /tmp/b2.rc ] && [ $n -lt 20 ]; do
+    reenumerate
+    n=$((n + 1))
+done
+wait_exists /tmp/b2.rc 400
+stop_text b2
+result b2.n "$N2"
+result b2.rc "$(cat /tmp/b2.rc)"
+for f in trace text out err; do sendfile b2.$f /tmp/b2.$f; done
+
 # --- 8: the whole machine (--bpf -a): who is capturing? ---------------------
 # all_check TAG RTRACE_OPTIONS...: rtrace --bpf -a OPTIONS watches the whole
 # machine; then a tcpdump it is not told about starts and captures. The
