@@ -159,6 +159,12 @@ install_file "$OUT/usbmon_client32" /usr/bin/usbmon_client32
 for b in tcpdump tshark dumpcap; do
     install_file "$(command -v $b)" "/usr/bin/$b"
 done
+# The BPF program rtrace embeds, for bpftool's log when the guest's
+# verifier refuses it (check 7.0); bpftool is optional.
+install_file "$ROOT/bpf/rtrace.bpf.o" /usr/share/rtrace/rtrace.bpf.o
+if command -v bpftool >/dev/null 2>&1; then
+    install_file "$(command -v bpftool)" /usr/bin/bpftool
+fi
 # tshark's dissectors read data files; its plugins are optional.
 mkdir -p "$STAGE/usr/share"
 cp -a /usr/share/wireshark "$STAGE/usr/share/"
