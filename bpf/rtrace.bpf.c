@@ -29,6 +29,16 @@ const volatile __u64 wake_mark = 1;  /* wake the reader once this many bytes wai
  * stopped (SIGSTOP to its process) until rtrace has read them. */
 const volatile __u64 hold_mark = 0;
 
+/* Offsets from the kernel's BTF for reading a usbmon ring from the
+ * kernel's side (its pages are mapped into the client only when it first
+ * touches them, which a tracepoint's program cannot make happen):
+ * task_struct.files, files_struct.fdt, fdtable.fd, file.private_data,
+ * mon_reader_bin.b_vec, mon_pgmap.ptr and sizeof(struct mon_pgmap);
+ * mon_pgmap_size 0 when usbmon's BTF was not there. */
+const volatile __u32 off_task_files = 0, off_files_fdt = 0, off_fdt_fd = 0;
+const volatile __u32 off_file_private = 0, off_mon_bvec = 0, off_pgmap_ptr = 0;
+const volatile __u32 mon_pgmap_size = 0;
+
 /* Call numbers and usbmon requests, from rtrace's tables. */
 const volatile __u32 nr_mmap = 0, nr_ioctl = 0;           /* x86_64 */
 const volatile __u32 nr_mmap2_32 = 0, nr_ioctl_32 = 0;    /* i386 */
@@ -106,6 +116,11 @@ struct scratch {
 	__u32 last_fault;
 	/* Whether capture_one's entry copy failed, to be taken at the exit. */
 	__u32 cap_faulted;
+	/* Where a PIECE_KERNEL piece is read from. */
+	__u64 ksrc;
+	/* The usbmon ring's pages (struct mon_pgmap *) behind the fd of the
+	 * fetch being copied, or 0. */
+	__u64 mon_bvec;
 };
 
 /* Tasks whose call's entry captures failed (a page not yet faulted in:
@@ -191,6 +206,8 @@ static __always_inline void send_plain(struct rt_event *tmpl)
 /* Copy `want` bytes (or a string of at most `want` bytes with its NUL) at
  * `addr` into the record at `off`; returns the offset after it. */
 #define PIECE_STR 0x10000
+/* Copy from the kernel address in s->ksrc, filed under `addr`. */
+#define PIECE_KERNEL 0x80000
 
 /* A function of its own (verified once, not at every use) with the BPF
  * limit of five arguments: `meta` is the argument index, the phase
@@ -231,6 +248,14 @@ __noinline __u32 piece(struct scratch *s, __u32 off, __u64 addr, __u32 want, __u
 			 * dropped and the string is incomplete. */
 			c->len = r - 1;
 			c->flags |= (__u32)r < len ? RT_PIECE_TERMINATED : 0;
+		}
+	} else if (meta & PIECE_KERNEL) {
+		if (len && bpf_probe_read_kernel(dst, len, (void *)s->ksrc) != 0) {
+			c->len = 0;
+			c->flags |= RT_PIECE_FAULT;
+			s->last_fault = 1;
+		} else {
+			c->len = len;
 		}
 	} else {
 		if (len && bpf_probe_read_user(dst, len, (void *)addr) != 0) {
@@ -360,6 +385,43 @@ static __always_inline __u32 mon_data_len(__u8 *hdr, __u32 hdr_len)
 	return want > MON_DATA_MAX ? MON_DATA_MAX : want;
 }
 
+/* The usbmon ring pages behind the current task's `fd`: file ->
+ * private_data (struct mon_reader_bin) -> b_vec. */
+static __always_inline __u64 mon_ring_pages(__u32 fd)
+{
+	if (!mon_pgmap_size)
+		return 0;
+	void *task = (void *)bpf_get_current_task();
+	__u64 files = 0, fdt = 0, fds = 0, file = 0, reader = 0, bvec = 0;
+	if (bpf_probe_read_kernel(&files, 8, task + off_task_files) || !files ||
+	    bpf_probe_read_kernel(&fdt, 8, (void *)files + off_files_fdt) || !fdt ||
+	    bpf_probe_read_kernel(&fds, 8, (void *)fdt + off_fdt_fd) || !fds ||
+	    bpf_probe_read_kernel(&file, 8, (void *)fds + (__u64)fd * 8) || !file ||
+	    bpf_probe_read_kernel(&reader, 8, (void *)file + off_file_private) || !reader ||
+	    bpf_probe_read_kernel(&bvec, 8, (void *)reader + off_mon_bvec))
+		return 0;
+	return bvec;
+}
+
+#define MON_PAGE 4096
+
+/* `len` bytes at ring offset `roff` (the client's address `uaddr`): from
+ * the client's mapping, or where that page is not mapped in yet, from the
+ * kernel's page (within one page: callers split at page ends). */
+static __always_inline __u32 mon_piece(struct scratch *s, __u32 off, __u64 uaddr, __u32 roff,
+				       __u32 len, __u32 meta)
+{
+	off = piece(s, off, uaddr, len, meta);
+	if (!s->last_fault || !s->mon_bvec)
+		return off;
+	__u64 page = 0;
+	__u64 at = s->mon_bvec + (__u64)(roff / MON_PAGE) * mon_pgmap_size + off_pgmap_ptr;
+	if (bpf_probe_read_kernel(&page, 8, (void *)at) || !page)
+		return off;
+	s->ksrc = page + roff % MON_PAGE;
+	return piece(s, off, uaddr, len, meta | PIECE_KERNEL);
+}
+
 /* MON_IOCX_MFETCH returned: its offsets, and each event they name in the
  * ring at `base`. meta: the argument index, phase << 8, VEC_COMPAT. */
 __noinline __u32 mon_mfetch_events(struct scratch *s, __u32 off, __u64 arg, __u64 base, __u32 meta)
@@ -390,11 +452,24 @@ __noinline __u32 mon_mfetch_events(struct scratch *s, __u32 off, __u64 arg, __u6
 		if (i >= n)
 			break;
 		__u8 hdr[MON_HDR];
-		__u64 at = base + offs[i & (MON_EVENTS * 2 - 1)];
-		if (bpf_probe_read_user(hdr, MON_HDR, (void *)at) != 0)
+		__u32 roff = offs[i & (MON_EVENTS * 2 - 1)];
+		__u64 at = base + roff;
+		/* Headers are 64-byte aligned: one never crosses a page. */
+		off = mon_piece(s, off, at, roff, MON_HDR, pmeta);
+		if (s->last_fault)
 			continue;
-		off = piece(s, off, at, MON_HDR, pmeta);
-		off = piece(s, off, at + MON_HDR, mon_data_len(hdr, MON_HDR), pmeta);
+		if (bpf_probe_read_user(hdr, MON_HDR, (void *)at) != 0 &&
+		    bpf_probe_read_kernel(hdr, MON_HDR, (void *)s->ksrc) != 0)
+			continue;
+		/* The data, split where it crosses into the next page. */
+		__u32 len = mon_data_len(hdr, MON_HDR);
+		__u32 doff = roff + MON_HDR;
+		__u32 first = MON_PAGE - doff % MON_PAGE;
+		if (first > len)
+			first = len;
+		off = mon_piece(s, off, at + MON_HDR, doff, first, pmeta);
+		if (len > first)
+			off = mon_piece(s, off, at + MON_HDR + first, doff + first, len - first, pmeta);
 	}
 	return off;
 }
@@ -455,8 +530,10 @@ static __always_inline __u32 usbmon_exit(struct scratch *s, __u32 off, long nr, 
 	if (req == mon_mfetch || req == mon_mfetch32) {
 		__u64 key = (__u64)tgid << 32 | (__u32)args[0];
 		struct mapping *m = bpf_map_lookup_elem(&mappings, &key);
-		if (m)
+		if (m) {
+			s->mon_bvec = mon_ring_pages((__u32)args[0]);
 			off = mon_mfetch_events(s, off, args[2], m->addr, meta);
+		}
 	} else if (req == mon_get || req == mon_get32) {
 		off = mon_get_event(s, off, args[2], MON_HDR_API0, meta);
 	} else if (req == mon_getx || req == mon_getx32) {

@@ -186,6 +186,19 @@ fn ioctls_print_the_same() {
     compare("tty_ioctls", &[]);
 }
 
+/// i386 programs: their strings, byte buffers, ioctl arguments and the
+/// structs laid out alike on both ABIs.
+#[test]
+fn i386_programs_print_the_same() {
+    for bin in [
+        common::fixture_m32("shapes"),
+        common::fixture_m32("fork_wait"),
+    ] {
+        let (ptrace, bpf) = both(&bin, &["-f"]);
+        assert_same(name(&bin), &ptrace, &bpf);
+    }
+}
+
 #[test]
 fn verbose_and_filtered_traces_print_the_same() {
     compare("calls_files", &["-v"]);

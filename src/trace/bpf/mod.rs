@@ -122,6 +122,36 @@ fn missing(what: &str) -> Error {
     )
 }
 
+/// The offset of member `field` of `ty` in the kernel's BTF (vmlinux,
+/// then the modules').
+fn member_offset(ty: &str, field: &str) -> Option<u32> {
+    let found = crate::ioctl::btf::describe(ty)?;
+    crate::ioctl::btf::flat_members(&found.shape)
+        .into_iter()
+        .find(|(n, _, _)| n == field)
+        .map(|(_, off, _)| off as u32)
+}
+
+/// What the program needs to read a usbmon ring from the kernel's side:
+/// `[task_struct.files, files_struct.fdt, fdtable.fd, file.private_data,
+/// mon_reader_bin.b_vec, mon_pgmap.ptr, sizeof(struct mon_pgmap)]`, all
+/// zero where a type is missing (usbmon's BTF comes with its module).
+fn usbmon_offsets() -> [u32; 7] {
+    let found = (|| {
+        let size = crate::ioctl::btf::describe("struct mon_pgmap")?.shape.size as u32;
+        Some([
+            member_offset("struct task_struct", "files")?,
+            member_offset("struct files_struct", "fdt")?,
+            member_offset("struct fdtable", "fd")?,
+            member_offset("struct file", "private_data")?,
+            member_offset("struct mon_reader_bin", "b_vec")?,
+            member_offset("struct mon_pgmap", "ptr")?,
+            size,
+        ])
+    })();
+    found.unwrap_or([0; 7])
+}
+
 fn load_error(what: &str, e: impl std::error::Error) -> Error {
     // aya's errors name the step; the system's error is their source.
     let mut text = e.to_string();
@@ -166,7 +196,15 @@ fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     let nr_mmap2_32 = number(Arch::I386, "mmap2");
     let nr_ioctl_32 = number(Arch::I386, "ioctl");
     use crate::ioctl::usbmon as mon;
+    let [files, fdt, fd, private, bvec, ptr, pgmap] = usbmon_offsets();
     let mut ebpf = EbpfLoader::new()
+        .override_global("off_task_files", &files, true)
+        .override_global("off_files_fdt", &fdt, true)
+        .override_global("off_fdt_fd", &fd, true)
+        .override_global("off_file_private", &private, true)
+        .override_global("off_mon_bvec", &bvec, true)
+        .override_global("off_pgmap_ptr", &ptr, true)
+        .override_global("mon_pgmap_size", &pgmap, true)
         .override_global("nr_mmap", &nr_mmap, true)
         .override_global("nr_ioctl", &nr_ioctl, true)
         .override_global("nr_mmap2_32", &nr_mmap2_32, true)

@@ -551,6 +551,44 @@ pub fn table(
             continue;
         }
         let mut spec = strings_only(Arch::I386, name, limits);
+        // Byte buffers are the same on both ABIs: those of the x86_64
+        // call of the same name, where its parameters sit in the same
+        // registers.
+        let x86_64 = events.and_then(|dir| {
+            std::fs::read_to_string(dir.join(format!("sys_enter_{name}/format"))).ok()
+        });
+        if let (Some(text), Some(sig)) = (x86_64, service::table::signature(Arch::I386, name)) {
+            let fields = parse_format(&text);
+            // No 64-bit value split over two registers, as many
+            // parameters: each sits where the x86_64 one does.
+            let aligned =
+                sig.params.len() == fields.len() && sig.params.iter().all(|p| p.kind != Kind::High);
+            let same = |i: u8| aligned && (i as usize) < fields.len();
+            // And structs an i386 program lays out as the kernel does
+            // (no pointers or longs: struct statx, an int).
+            let same_layout = |i: u8| {
+                let base = fields.get(i as usize).map(|f| pointee(&f.ty));
+                base.as_deref().is_some_and(|b| is_bytes(b))
+                    || base
+                        .and_then(|b| crate::ioctl::btf::describe(&b))
+                        .is_some_and(|t| t.shape.i386_layout_same())
+            };
+            for cap in captures(name, &fields, limits).captures() {
+                let nested = matches!(
+                    cap.kind,
+                    CAP_IOVEC | CAP_MSGHDR | CAP_MMSGHDR | CAP_STRVEC | CAP_PTRVEC | CAP_STR
+                );
+                let uses_len =
+                    matches!(cap.kind, CAP_ARGLEN | CAP_RETLEN | CAP_ARGMIN | CAP_LENPTR);
+                if !nested
+                    && same(cap.arg)
+                    && (!uses_len || same(cap.len_arg))
+                    && same_layout(cap.arg)
+                {
+                    spec.push(*cap);
+                }
+            }
+        }
         spec.wanted = wanted(name) as u8;
         out.push((I386_BASE + nr as u32, spec));
     }
