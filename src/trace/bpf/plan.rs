@@ -568,7 +568,7 @@ pub fn table(
             // (no pointers or longs: struct statx, an int).
             let same_layout = |i: u8| {
                 let base = fields.get(i as usize).map(|f| pointee(&f.ty));
-                base.as_deref().is_some_and(|b| is_bytes(b))
+                base.as_deref().is_some_and(is_bytes)
                     || base
                         .and_then(|b| crate::ioctl::btf::describe(&b))
                         .is_some_and(|t| t.shape.i386_layout_same())
