@@ -213,12 +213,22 @@ fn a_system_wide_trace_sees_a_process_it_did_not_start() {
     let bin = fixture("call_loop");
     let out = common::scratch_path("bpf", "all.txt");
     let probe = format!("/nonexistent/rtrace-bpf-probe-{}", std::process::id());
-    let mut tracer = rtrace_env()
+    let tracer = rtrace_env()
         .args(["--bpf", "-a", "-e", "trace=open,openat", "-o"])
         .arg(&out)
         .stderr(Stdio::piped())
         .spawn()
         .expect("start rtrace");
+    // A whole-machine tracer must not outlive a failed test: it would tax
+    // every system call on the machine.
+    struct Stop(std::process::Child);
+    impl Drop for Stop {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut tracer = Stop(tracer);
     // Its first line says the programs are attached; then start a
     // process it was not told about.
     let mut waited = 0;
@@ -243,8 +253,8 @@ fn a_system_wide_trace_sees_a_process_it_did_not_start() {
         std::thread::sleep(Duration::from_millis(50));
     }
     // SAFETY: signalling our own child.
-    unsafe { libc::kill(tracer.id() as i32, libc::SIGINT) };
-    let exited = tracer.wait().expect("rtrace ends");
+    unsafe { libc::kill(tracer.0.id() as i32, libc::SIGINT) };
+    let exited = tracer.0.wait().expect("rtrace ends");
     let (line, text) = found.unwrap_or_else(|| {
         panic!(
             "no {pid_line} in:\n{}",

@@ -968,7 +968,7 @@ class Checks:
                     # for a replay mark)
                     line = re.sub(r"^\d+[|'] ", "", t.lines[i])
                     if re.match(
-                        r"^(Tracing .* \(pid \d+\)|---|Process exited normally with code \d+|Process killed by .*|"
+                        r"^(Tracing .* \(pid \d+\)|Tracing every process|---|Process exited normally with code \d+|Process killed by .*|"
                         r"Process detached|\*\* SIG\w+( .*)? \*\*)$",
                         line,
                     ) or DIAG.match(t.lines[i]):

@@ -22,7 +22,7 @@ use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use aya::maps::{Array, HashMap, MapData, RingBuf};
+use aya::maps::{Array, HashMap, MapData, PerCpuArray, RingBuf};
 use aya::programs::RawTracePoint;
 use aya::{Ebpf, EbpfLoader};
 use nix::unistd::Pid;
@@ -90,6 +90,8 @@ struct Loaded {
     traced: Option<HashMap<MapData, u32, u8>>,
     /// The processes the lossless mode stopped.
     holding: HashMap<MapData, u32, u8>,
+    /// Each CPU's records lost and not yet reported.
+    lost: PerCpuArray<MapData, u64>,
 }
 
 /// Offsets in `struct task_struct`, from the kernel's BTF.
@@ -302,11 +304,17 @@ fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
             .ok_or_else(|| missing("the table of held processes"))?,
     )
     .map_err(|e| load_error("open the table of held processes", e))?;
+    let lost = PerCpuArray::try_from(
+        ebpf.take_map("lost")
+            .ok_or_else(|| missing("the loss counts"))?,
+    )
+    .map_err(|e| load_error("open the loss counts", e))?;
     Ok(Loaded {
         _ebpf: ebpf,
         ring,
         traced,
         holding,
+        lost,
     })
 }
 
@@ -354,6 +362,7 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
         bpf.engine.adopt_command(forked, false);
     }
     bpf.main_loop();
+    bpf.report_unsent_losses();
     if bpf.lost > 0 {
         bpf.engine.stats.lost = bpf.lost;
     }
@@ -496,7 +505,7 @@ impl Bpf {
             for record in batch {
                 let head = record.head;
                 if head.lost > 0 {
-                    self.report_lost(head.tid as i32, head.lost as u64, head.cpu);
+                    self.report_lost(Some(head.tid as i32), head.lost as u64, head.cpu);
                 }
                 self.dispatch(record);
             }
@@ -659,9 +668,11 @@ impl Bpf {
     fn dispatch_now(&mut self, record: Record) {
         let head = record.head;
         let tid = head.tid as i32;
+        // The kernel sends records of traced tasks only: one rtrace does
+        // not know is a task of -a's, or one whose fork record was lost.
         match head.kind {
             wire::ENTER | wire::LEAVE | wire::SIGNAL | wire::SIGNAL_IGNORED
-                if self.all && !self.engine.procs.contains_key(&tid) =>
+                if !self.engine.procs.contains_key(&tid) =>
             {
                 self.adopt(tid, head.tgid as i32);
             }
@@ -853,7 +864,24 @@ impl Bpf {
         self.engine.put_signal(tid, sig, info);
     }
 
-    fn report_lost(&mut self, tid: i32, n: u64, cpu: u16) {
+    /// Losses a CPU counted but never reported, having sent nothing
+    /// since (its count travels in its next record): read from the
+    /// program's per-CPU counts once tracing is over.
+    fn report_unsent_losses(&mut self) {
+        let counts: Vec<u64> = self
+            .loaded()
+            .lost
+            .get(&0, 0)
+            .map(|v| v.iter().copied().collect())
+            .unwrap_or_default();
+        for (cpu, n) in counts.into_iter().enumerate() {
+            if n > 0 {
+                self.report_lost(None, n, cpu as u16);
+            }
+        }
+    }
+
+    fn report_lost(&mut self, tid: Option<i32>, n: u64, cpu: u16) {
         self.lost += n;
         let engine = &mut self.engine;
         if engine.summary == super::Summary::Only {
@@ -870,13 +898,16 @@ impl Bpf {
             engine.out.json_line(&obj);
             return;
         }
+        let text = format!("** {n} events lost (CPU {cpu}) **");
         engine.out.newline();
-        engine.out.text(
-            Some(tid),
-            &format!("** {n} events lost (CPU {cpu}) **"),
-            Style::Banner,
-        );
-        engine.out.newline();
+        match tid {
+            Some(tid) => {
+                engine.out.text(Some(tid), &text, Style::Banner);
+                engine.out.newline();
+            }
+            // After the trace: no task's line.
+            None => engine.out.raw(&format!("{text}\n")),
+        }
     }
 }
 
