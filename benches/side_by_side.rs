@@ -101,7 +101,8 @@
 //! name) is longer than most workloads here; each call costs the program
 //! about 0.85 us of CPU in the kernel (a getppid is 0.25 us), of which
 //! even a minimal pair of programs sending a 112-byte record at entry and
-//! exit costs about 0.55 us on this VM; and the reader, about 0.35 us of
+//! exit costs about 0.55 us on this VM (so 2x cannot be had with two
+//! records a call); and the reader, about 0.35 us of
 //! CPU per record, takes one of the two CPUs from the program (its wall
 //! time is two to three times its CPU time). `-c` sends every record as
 //! full tracing does. With the 16M ring nothing was lost at any rate a
