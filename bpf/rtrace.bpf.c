@@ -25,6 +25,7 @@ const volatile __u32 task_pid_off = 0;       /* offsetof(struct task_struct, pid
 const volatile __u32 task_tgid_off = 0;      /* ... tgid */
 const volatile __u32 task_exit_code_off = 0; /* ... exit_code */
 const volatile __u64 wake_mark = 1;  /* wake the reader once this many bytes wait */
+const volatile __u32 want_time = 1;  /* stamp records (-t, -r, -T, -c, --json) */
 /* Lossless mode: a task that makes a call while this many bytes wait is
  * stopped (SIGSTOP to its process) until rtrace has read them. */
 const volatile __u64 hold_mark = 0;
@@ -170,7 +171,9 @@ static __always_inline void header(struct rt_event *ev, __u16 kind, __u32 tid, _
 	ev->size = sizeof(*ev);
 	ev->tid = tid;
 	ev->tgid = tgid;
-	ev->time = bpf_ktime_get_ns();
+	/* Two clock reads a call cost the tracee as much as the rest of the
+	 * record: only when something shows the time. */
+	ev->time = want_time ? bpf_ktime_get_ns() : 0;
 	ev->lost = l ? *l : 0;
 	ev->ncaps = 0;
 	ev->cpu = bpf_get_smp_processor_id();

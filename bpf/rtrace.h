@@ -91,7 +91,7 @@ struct rt_event {
 	__u32 size; /* bytes, this header and the captures after it */
 	__u32 tid;
 	__u32 tgid;
-	__u64 time; /* bpf_ktime_get_ns */
+	__u64 time; /* bpf_ktime_get_ns, or 0 when nothing shows times */
 	__s64 nr;
 	__u64 args[6];
 	__s64 ret;

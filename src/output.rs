@@ -210,6 +210,11 @@ impl Output {
         self.write_raw(colored.as_bytes());
     }
 
+    /// Whether lines carry a time (`-t`, `-r`).
+    pub fn stamps_lines(&self) -> bool {
+        !matches!(self.timestamps, Timestamps::Off)
+    }
+
     /// Stamp the lines that follow with the time `at` (`None`: now).
     pub fn set_event_time(&mut self, at: Option<std::time::Instant>) {
         self.event_time = at;

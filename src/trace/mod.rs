@@ -333,6 +333,9 @@ struct Engine {
     /// When the event being handled happened, if not now (the BPF
     /// engine's records carry the kernel's time).
     clock: Option<std::time::Instant>,
+    /// /proc tells what a task is at the event being handled: ptrace
+    /// holds it stopped there; the BPF engine reads its records later.
+    proc_is_current: bool,
 }
 
 /// Trace according to `cfg`, printing to `out`; returns how rtrace should exit.
@@ -431,6 +434,7 @@ impl Engine {
             output_lost: false,
             colo,
             clock: None,
+            proc_is_current: true,
         };
         (engine, cfg.command, cfg.attach)
     }

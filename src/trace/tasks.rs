@@ -239,7 +239,7 @@ impl Engine {
         proc.life = Life::Running;
         // Under the BPF engine the task runs on: /proc tells what it is
         // now, not at its start, and its name is its parent's.
-        if self.clock.is_none()
+        if self.proc_is_current
             && let Some(name) = kernel::process_name(Pid::from_raw(pid))
         {
             proc.name = name;
@@ -321,7 +321,7 @@ impl Engine {
         };
         proc.life = Life::Running;
         // (The BPF engine names it from its exec record.)
-        if self.clock.is_none()
+        if self.proc_is_current
             && let Some(name) = kernel::process_name(Pid::from_raw(pid))
         {
             proc.name = name;

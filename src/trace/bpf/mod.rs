@@ -197,6 +197,11 @@ fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     let nr_ioctl = number(Arch::X86_64, "ioctl");
     let nr_mmap2_32 = number(Arch::I386, "mmap2");
     let nr_ioctl_32 = number(Arch::I386, "ioctl");
+    // The kernel's time of each record, where anything shows it.
+    let want_time = (engine.out.stamps_lines()
+        || engine.call_times
+        || engine.summary != super::Summary::Off
+        || engine.fmt.json) as u32;
     use crate::ioctl::usbmon as mon;
     let [files, fdt, fd, private, bvec, ptr, pgmap] = usbmon_offsets();
     let mut ebpf = EbpfLoader::new()
@@ -224,6 +229,7 @@ fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         .override_global("task_tgid_off", &tgid_off, true)
         .override_global("task_exit_code_off", &exit_off, true)
         .override_global("wake_mark", &wake_mark, true)
+        .override_global("want_time", &want_time, true)
         .override_global("hold_mark", &hold_mark, true)
         .map_max_entries("events", ring as u32)
         .load(OBJECT)
@@ -329,7 +335,8 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
         return Err(Error::new("--bpf needs a command, -p PID or -a".into(), 2));
     }
     let colo = affinity::CoLocation::new(affinity::SameCpu::Never)?;
-    let (engine, command, attach) = Engine::new(cfg, out, false, colo);
+    let (mut engine, command, attach) = Engine::new(cfg, out, false, colo);
+    engine.proc_is_current = false;
     let mut bpf = Bpf {
         engine,
         loaded: None,
@@ -678,9 +685,9 @@ impl Bpf {
             }
             _ => {}
         }
-        let at = self.clock.at(head.time);
-        self.engine.clock = Some(at);
-        self.engine.out.set_event_time(Some(at));
+        let at = (head.time != 0).then(|| self.clock.at(head.time));
+        self.engine.clock = at;
+        self.engine.out.set_event_time(at);
         match head.kind {
             wire::ENTER => self.enter(record),
             wire::LEAVE => self.leave(record),
