@@ -26,6 +26,9 @@ const volatile __u32 task_tgid_off = 0;      /* ... tgid */
 const volatile __u32 task_exit_code_off = 0; /* ... exit_code */
 const volatile __u64 wake_mark = 1;  /* wake the reader once this many bytes wait */
 const volatile __u32 want_time = 1;  /* stamp records (-t, -r, -T, -c, --json) */
+/* -c alone, nothing that needs each call: count calls in the kernel and
+ * send no call records (task events still go). */
+const volatile __u32 count_only = 0;
 /* Lossless mode: a task that makes a call while this many bytes wait is
  * stopped (SIGSTOP to its process) until rtrace has read them. */
 const volatile __u64 hold_mark = 0;
@@ -98,6 +101,22 @@ struct {
 	__type(value, struct rt_ioctl);
 } ioctls SEC(".maps");
 
+/* -c in the kernel: when each task's current call entered, and the
+ * counts by call number (the spec table's index). */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u64);
+} starts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RT_SPECS);
+	__type(key, __u32);
+	__type(value, struct rt_count);
+} counts SEC(".maps");
+
 /* Records this CPU could not send since its last one that went out. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -142,11 +161,65 @@ struct {
 	__type(value, struct scratch);
 } scratch SEC(".maps");
 
+/* The traced table's values: a started command before its exec (whose
+ * calls are rtrace's, not the command's: -c in the kernel skips them),
+ * and every other traced task. */
+#define TASK_STARTING 2
+#define TASK_TRACED 1
+
 static __always_inline int is_traced(__u32 tid, __u32 tgid)
 {
 	if (trace_all)
 		return tgid != self_tgid;
 	return bpf_map_lookup_elem(&traced, &tid) != 0;
+}
+
+/* The spec table's index of the current call, from its registers, or
+ * RT_SPECS when out of range. */
+static __always_inline __u32 call_index(struct pt_regs *regs, long nr)
+{
+	__u64 cs = 0;
+	bpf_probe_read_kernel(&cs, sizeof(cs), &regs->cs);
+	if (nr < 0 || nr >= RT_I386_BASE)
+		return RT_SPECS;
+	return (__u32)nr + ((cs & 0xffff) == 0x23 ? RT_I386_BASE : 0);
+}
+
+/* -c in the kernel, at a call's entry: its start, if it is counted. */
+static __always_inline void count_enter(__u32 tid, struct pt_regs *regs, long nr)
+{
+	__u32 index = call_index(regs, nr);
+	struct rt_spec *spec = bpf_map_lookup_elem(&specs, &index);
+	if (!spec || !spec->counted)
+		return;
+	__u64 *start = bpf_task_storage_get(&starts, bpf_get_current_task_btf(), 0,
+					    BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (start)
+		*start = bpf_ktime_get_ns();
+}
+
+/* ... and at its exit: one more call (an attempt the kernel left). */
+static __always_inline void count_exit(__u32 tid, struct pt_regs *regs, long ret)
+{
+	__u64 *start = bpf_task_storage_get(&starts, bpf_get_current_task_btf(), 0, 0);
+	if (!start || !*start)
+		return;
+	__u64 began = *start;
+	*start = 0;
+	if (!trace_all) {
+		__u8 *state = bpf_map_lookup_elem(&traced, &tid);
+		if (!state || *state == TASK_STARTING)
+			return;
+	}
+	long nr = 0;
+	bpf_probe_read_kernel(&nr, sizeof(nr), &regs->orig_rax);
+	__u32 index = call_index(regs, nr);
+	struct rt_count *c = bpf_map_lookup_elem(&counts, &index);
+	if (!c)
+		return;
+	c->calls += 1;
+	c->errors += ret < 0 && ret >= -4095;
+	c->ns += bpf_ktime_get_ns() - began;
 }
 
 static __always_inline __u64 *lost_count(void)
@@ -795,6 +868,10 @@ int rtrace_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	if (!is_traced((__u32)id, id >> 32))
 		return 0;
+	if (count_only) {
+		count_enter((__u32)id, (struct pt_regs *)ctx->args[0], ctx->args[1]);
+		return 0;
+	}
 	hold_if_behind((__u32)id, id >> 32);
 	send_call((struct pt_regs *)ctx->args[0], RT_ENTER, ctx->args[1], (__u32)id, id >> 32);
 	return 0;
@@ -806,6 +883,10 @@ int rtrace_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	if (!is_traced((__u32)id, id >> 32))
 		return 0;
+	if (count_only) {
+		count_exit((__u32)id, (struct pt_regs *)ctx->args[0], ctx->args[1]);
+		return 0;
+	}
 	send_call((struct pt_regs *)ctx->args[0], RT_LEAVE, ctx->args[1], (__u32)id, id >> 32);
 	return 0;
 }
@@ -850,11 +931,13 @@ int rtrace_exec(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	if (trace_all && (id >> 32) == self_tgid)
 		return 0;
-	if (!trace_all && old != tid) {
-		/* A thread exec'd: it carries on under the leader's tid. */
-		__u8 one = 1;
+	if (!trace_all) {
+		/* A started command is the command from its exec; a thread
+		 * that exec'd carries on under the leader's tid. */
+		__u8 one = TASK_TRACED;
 		bpf_map_update_elem(&traced, &tid, &one, BPF_ANY);
-		bpf_map_delete_elem(&traced, &old);
+		if (old != tid)
+			bpf_map_delete_elem(&traced, &old);
 	}
 	struct rt_event ev = {};
 	header(&ev, RT_EXEC, tid, id >> 32);

@@ -73,7 +73,8 @@ struct rt_capture_spec {
 struct rt_spec {
 	__u8 wanted; /* send its events (selected, or bookkeeping) */
 	__u8 ncaps;
-	__u16 pad;
+	__u8 counted; /* -c counted in the kernel: selected */
+	__u8 pad;
 	struct rt_capture_spec caps[RT_MAX_CAPS];
 };
 
@@ -83,6 +84,14 @@ struct rt_ioctl {
 	__u16 size;
 	__u8 when; /* RT_AT_ENTER | RT_AT_EXIT */
 	__u8 str;  /* a NUL-terminated string */
+};
+
+/* -c counted in the kernel: one call number's calls (exits), errors and
+ * nanoseconds from entry to exit, per CPU. */
+struct rt_count {
+	__u64 calls;
+	__u64 errors;
+	__u64 ns;
 };
 
 struct rt_event {

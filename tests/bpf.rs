@@ -329,6 +329,40 @@ fn lost_records_are_counted_and_shown() {
     assert!(calls < 200000, "nothing was lost: {calls} calls shown");
 }
 
+/// `-c` alone is counted in the kernel (no record per call): the same
+/// calls and errors as ptrace counts, the command's own from its exec.
+#[test]
+fn a_summary_counts_what_ptrace_counts() {
+    let bin = fixture("calls_files");
+    let rows = |extra: &[&str]| {
+        let mut args = vec!["-c"];
+        args.extend_from_slice(extra);
+        let run = trace(&args, &[name(&bin)]);
+        assert!(run.code().is_some(), "{}", run.stderr());
+        // name, calls, errors: the columns that do not depend on timing.
+        let mut rows: Vec<String> = run
+            .trace
+            .lines()
+            .filter(|l| !l.starts_with('%') && !l.starts_with('-'))
+            .map(|l| {
+                let words: Vec<&str> = l.split_whitespace().collect();
+                match words.len() {
+                    6 => format!("{} {} {}", words[5], words[3], words[4]),
+                    _ => format!("{} {}", words[words.len() - 1], words[3]),
+                }
+            })
+            .collect();
+        rows.sort();
+        rows
+    };
+    let ptrace = rows(&[]);
+    assert!(
+        ptrace.iter().any(|r| r.starts_with("openat ")),
+        "{ptrace:?}"
+    );
+    assert_eq!(rows(&["--bpf"]), ptrace);
+}
+
 /// The lossless mode: with the same small ring, every call is shown, and
 /// the stops that held the program back are not.
 #[test]

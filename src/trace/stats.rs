@@ -80,6 +80,19 @@ impl Stats {
         c.time += time;
     }
 
+    /// Count `calls` finished calls of `name` at once, `errors` of them
+    /// failed, `time` in all (the BPF engine's counts from the kernel).
+    pub fn add(&mut self, name: &str, calls: u64, errors: u64, time: Duration) {
+        let seen = self.by_name.len();
+        let c = self.by_name.entry(name.to_string()).or_insert(Counts {
+            first_seen: seen,
+            ..Counts::default()
+        });
+        c.calls += calls;
+        c.errors += errors;
+        c.time += time;
+    }
+
     /// The rows in `sort`'s order.
     fn rows(&self, sort: SortKey) -> Vec<(&String, &Counts)> {
         let mut rows: Vec<(&String, &Counts)> = self.by_name.iter().collect();

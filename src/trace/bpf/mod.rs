@@ -46,6 +46,10 @@ const FLUSH_EVERY: Duration = Duration::from_millis(30);
 /// The ring buffer's default size: 16 MiB holds about 100,000 calls.
 pub const DEFAULT_RING: usize = 16 << 20;
 
+/// The traced table's values (`TASK_*` in bpf/rtrace.bpf.c).
+const TASK_TRACED: u8 = 1;
+const TASK_STARTING: u8 = 2;
+
 /// The programs and the tracepoints they attach to.
 const PROGRAMS: &[(&str, &str)] = &[
     ("rtrace_sys_enter", "sys_enter"),
@@ -92,6 +96,8 @@ struct Loaded {
     holding: HashMap<MapData, u32, u8>,
     /// Each CPU's records lost and not yet reported.
     lost: PerCpuArray<MapData, u64>,
+    /// `-c` counted in the kernel: per call number, per CPU.
+    counts: PerCpuArray<MapData, plan::Count>,
 }
 
 /// Offsets in `struct task_struct`, from the kernel's BTF.
@@ -171,6 +177,17 @@ fn load_error(what: &str, e: impl std::error::Error) -> Error {
     Error::new(format!("--bpf: cannot {what}: {text}{hint}"), 1)
 }
 
+/// Whether `-c` can be counted in the kernel: the summary alone, with
+/// nothing that needs each call (a filter, a trigger, an outcome
+/// selection). Then no call is sent: the program counts each call number's
+/// exits, errors and time, and rtrace reads the counts at the end.
+fn counts_in_kernel(engine: &Engine) -> bool {
+    engine.summary == super::Summary::Only
+        && engine.select.filter.is_none()
+        && engine.select.triggers.is_empty()
+        && engine.select.status.is_all()
+}
+
 /// Load the program with the spec table for `engine`'s selection, and
 /// attach it.
 fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
@@ -202,9 +219,12 @@ fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         || engine.call_times
         || engine.summary != super::Summary::Off
         || engine.fmt.json) as u32;
+    let count_only = counts_in_kernel(engine) as u32;
     use crate::ioctl::usbmon as mon;
     let [files, fdt, fd, private, bvec, ptr, pgmap] = usbmon_offsets();
     let mut ebpf = EbpfLoader::new()
+        // The task-local start times of -c in the kernel (no Rust side).
+        .allow_unsupported_maps()
         .override_global("off_task_files", &files, true)
         .override_global("off_files_fdt", &fdt, true)
         .override_global("off_fdt_fd", &fd, true)
@@ -230,6 +250,7 @@ fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         .override_global("task_exit_code_off", &exit_off, true)
         .override_global("wake_mark", &wake_mark, true)
         .override_global("want_time", &want_time, true)
+        .override_global("count_only", &count_only, true)
         .override_global("hold_mark", &hold_mark, true)
         .map_max_entries("events", ring as u32)
         .load(OBJECT)
@@ -248,7 +269,13 @@ fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
             || bookkeeping.contains(&name)
             || ALWAYS.contains(&name)
     };
-    let table = plan::table(events.as_ref().map(|(d, _)| d.as_path()), limits, &wanted);
+    let selected = |name: &str| select.is_all() || select.contains(name);
+    let table = plan::table(
+        events.as_ref().map(|(d, _)| d.as_path()),
+        limits,
+        &wanted,
+        &selected,
+    );
     if let Some((dir, true)) = &events {
         plan::release_events_dir(dir);
     }
@@ -310,6 +337,11 @@ fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
             .ok_or_else(|| missing("the table of held processes"))?,
     )
     .map_err(|e| load_error("open the table of held processes", e))?;
+    let counts = PerCpuArray::try_from(
+        ebpf.take_map("counts")
+            .ok_or_else(|| missing("the call counts"))?,
+    )
+    .map_err(|e| load_error("open the call counts", e))?;
     let lost = PerCpuArray::try_from(
         ebpf.take_map("lost")
             .ok_or_else(|| missing("the loss counts"))?,
@@ -321,6 +353,7 @@ fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         traced,
         holding,
         lost,
+        counts,
     })
 }
 
@@ -362,7 +395,7 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
     if !command.is_empty() {
         let forked = bpf.engine.fork_command(&command, None)?;
         let pid = forked.pid;
-        if let Err(e) = bpf.trace_task(pid) {
+        if let Err(e) = bpf.trace_task(pid, TASK_STARTING) {
             forked.abandon();
             return Err(e);
         }
@@ -370,6 +403,9 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
     }
     bpf.main_loop();
     bpf.report_unsent_losses();
+    if counts_in_kernel(&bpf.engine) {
+        bpf.collect_counts();
+    }
     if bpf.lost > 0 {
         bpf.engine.stats.lost = bpf.lost;
     }
@@ -434,14 +470,45 @@ impl Bpf {
         self.loaded.as_mut().expect("loaded")
     }
 
-    /// Put `tid` in the kernel's table of traced tasks.
-    fn trace_task(&mut self, tid: i32) -> Result<(), Error> {
+    /// Put `tid` in the kernel's table of traced tasks: `TASK_TRACED`, or
+    /// `TASK_STARTING` for a started command until its exec.
+    fn trace_task(&mut self, tid: i32, state: u8) -> Result<(), Error> {
         if let Some(traced) = self.loaded().traced.as_mut() {
             traced
-                .insert(tid as u32, 1, 0)
+                .insert(tid as u32, state, 0)
                 .map_err(|e| load_error("add a task", e))?;
         }
         Ok(())
+    }
+
+    /// `-c` counted in the kernel: the counts into the summary.
+    fn collect_counts(&mut self) {
+        let mut rows = Vec::new();
+        for index in 0..plan::SPECS {
+            let Ok(per_cpu) = self.loaded().counts.get(&index, 0) else {
+                continue;
+            };
+            let (mut calls, mut errors, mut ns) = (0, 0, 0);
+            for c in per_cpu.iter() {
+                calls += c.calls;
+                errors += c.errors;
+                ns += c.ns;
+            }
+            if calls > 0 {
+                rows.push((index, calls, errors, ns));
+            }
+        }
+        for (index, calls, errors, ns) in rows {
+            let (arch, nr) = if index >= plan::I386_BASE {
+                (Arch::I386, (index - plan::I386_BASE) as u64)
+            } else {
+                (Arch::X86_64, index as u64)
+            };
+            let (name, _) = crate::service::lookup(arch, nr);
+            self.engine
+                .stats
+                .add(&name, calls, errors, Duration::from_nanos(ns));
+        }
     }
 
     /// `-p PID`: trace each of its threads from now on.
@@ -454,7 +521,7 @@ impl Bpf {
         tids.sort_unstable();
         let fds = Rc::new(RefCell::new(FdTable::new(pid)));
         for tid in tids {
-            self.trace_task(tid)?;
+            self.trace_task(tid, TASK_TRACED)?;
             let name = kernel::process_name(Pid::from_raw(tid))
                 .unwrap_or_else(|| TraceeText::from("<unknown>"));
             let mut proc = Proc::new(tid, name.clone(), true, Life::Running, fds.clone());

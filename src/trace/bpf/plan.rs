@@ -133,6 +133,21 @@ pub fn ioctl_table(limits: Limits) -> Vec<(u32, IoctlSpec)> {
     out
 }
 
+/// `struct rt_count`: one call number's counts on one CPU.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Count {
+    /// Exits.
+    pub calls: u64,
+    /// Failed ones.
+    pub errors: u64,
+    /// Nanoseconds from entry to exit, in all.
+    pub ns: u64,
+}
+
+// SAFETY: plain integers.
+unsafe impl aya::Pod for Count {}
+
 /// `struct rt_spec`: what to do with one call number.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -140,7 +155,9 @@ pub struct Spec {
     /// Send its events at all.
     pub wanted: u8,
     ncaps: u8,
-    pad: u16,
+    /// Selected: counted by the kernel when `-c` is counted there.
+    pub counted: u8,
+    pad: u8,
     caps: [CaptureSpec; MAX_CAPS],
 }
 
@@ -523,6 +540,7 @@ pub fn table(
     events: Option<&Path>,
     limits: Limits,
     wanted: &dyn Fn(&str) -> bool,
+    counted: &dyn Fn(&str) -> bool,
 ) -> Vec<(u32, Spec)> {
     let mut out = Vec::new();
     for (nr, name) in service::all_calls(Arch::X86_64) {
@@ -544,6 +562,7 @@ pub fn table(
             None => strings_only(Arch::X86_64, name, limits),
         };
         spec.wanted = wanted(name) as u8;
+        spec.counted = counted(name) as u8;
         out.push((nr as u32, spec));
     }
     for (nr, name) in service::all_calls(Arch::I386) {
@@ -590,6 +609,7 @@ pub fn table(
             }
         }
         spec.wanted = wanted(name) as u8;
+        spec.counted = counted(name) as u8;
         out.push((I386_BASE + nr as u32, spec));
     }
     out
