@@ -394,10 +394,23 @@ pub fn call_leave(
 /// Version of the JSON Lines schema (see JSON.md).
 pub const JSON_SCHEMA: u32 = 1;
 
-/// Seconds since the epoch, for JSON events.
-pub fn json_time() -> f64 {
+/// Seconds since the epoch, now (the summary's time).
+pub fn json_now() -> f64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
+        .map(json_seconds)
+        .unwrap_or(0.0)
+}
+
+/// Seconds since the epoch, for JSON events: of the event `out` is
+/// writing (the BPF engine's records carry the kernel's time), or now.
+pub fn json_time(out: &Output) -> f64 {
+    let now = std::time::SystemTime::now();
+    let at = match out.event_time() {
+        Some(at) => now.checked_sub(at.elapsed()).unwrap_or(now),
+        None => now,
+    };
+    at.duration_since(std::time::UNIX_EPOCH)
         .map(json_seconds)
         .unwrap_or(0.0)
 }
@@ -447,7 +460,7 @@ fn json_leave(
     let mut obj = json!({
         "schema": JSON_SCHEMA,
         "type": "call",
-        "time": json_time(),
+        "time": json_time(t.out),
         "pid": t.tgid,
         "tid": t.pid,
         "name": &*call.name,

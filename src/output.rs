@@ -215,6 +215,11 @@ impl Output {
         !matches!(self.timestamps, Timestamps::Off)
     }
 
+    /// When the event being written happened, if not now.
+    pub fn event_time(&self) -> Option<std::time::Instant> {
+        self.event_time
+    }
+
     /// Stamp the lines that follow with the time `at` (`None`: now).
     pub fn set_event_time(&mut self, at: Option<std::time::Instant>) {
         self.event_time = at;

@@ -462,7 +462,7 @@ impl Engine {
                 let obj = serde_json::json!({
                     "schema": crate::call::JSON_SCHEMA,
                     "type": "diag",
-                    "time": crate::call::json_time(),
+                    "time": crate::call::json_time(&self.out),
                     "pid": tgid,
                     "tid": pid,
                     "area": d.area.name(),
@@ -487,7 +487,7 @@ impl Engine {
             let obj = serde_json::json!({
                 "schema": crate::call::JSON_SCHEMA,
                 "type": "stack",
-                "time": crate::call::json_time(),
+                "time": crate::call::json_time(&self.out),
                 "pid": tgid,
                 "tid": pid,
                 "ips": ips,
@@ -541,7 +541,7 @@ impl Engine {
             let mut obj = serde_json::json!({
                 "schema": crate::call::JSON_SCHEMA,
                 "type": "signal",
-                "time": crate::call::json_time(),
+                "time": crate::call::json_time(&self.out),
                 "pid": tgid,
                 "tid": pid,
                 "signal": super::signal_json(sig),

@@ -518,7 +518,7 @@ impl Engine {
             let mut obj = serde_json::json!({
                 "schema": crate::call::JSON_SCHEMA,
                 "type": report.kind(),
-                "time": crate::call::json_time(),
+                "time": crate::call::json_time(&self.out),
                 "pid": tgid,
                 "tid": pid,
             });

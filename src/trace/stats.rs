@@ -128,7 +128,7 @@ impl Stats {
         serde_json::json!({
             "schema": crate::call::JSON_SCHEMA,
             "type": "summary",
-            "time": crate::call::json_time(),
+            "time": crate::call::json_now(),
             "calls": calls,
             "total": {
                 "calls": rows.iter().map(|r| r.1.calls).sum::<u64>(),

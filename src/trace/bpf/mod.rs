@@ -965,7 +965,7 @@ impl Bpf {
             let obj = serde_json::json!({
                 "schema": crate::call::JSON_SCHEMA,
                 "type": "lost",
-                "time": crate::call::json_time(),
+                "time": crate::call::json_time(&engine.out),
                 "count": n,
                 "cpu": cpu,
             });
