@@ -329,6 +329,61 @@ fn lost_records_are_counted_and_shown() {
     assert!(calls < 200000, "nothing was lost: {calls} calls shown");
 }
 
+/// JSON: the same objects from both engines, but for times, pids and
+/// addresses (replaced as the text trace's normalisation does).
+#[test]
+fn json_objects_are_the_same() {
+    use serde_json::Value;
+    /// Addresses (`"0x7f..."`, or numbers beyond 32 bits) and `pid` as
+    /// words; the rest as it is.
+    fn normalised(v: &Value, pid: u64) -> Value {
+        match v {
+            Value::String(s)
+                if s.len() >= 10
+                    && s.starts_with("0x")
+                    && s[2..].bytes().all(|b| b.is_ascii_hexdigit()) =>
+            {
+                Value::from("ADDR")
+            }
+            Value::Number(n) if n.as_u64() == Some(pid) => Value::from("PID"),
+            Value::Number(n) if n.as_u64().is_some_and(|n| n > u32::MAX as u64) => {
+                Value::from("ADDR")
+            }
+            Value::Array(a) => Value::Array(a.iter().map(|x| normalised(x, pid)).collect()),
+            Value::Object(o) => Value::Object(
+                o.iter()
+                    .filter(|(k, _)| !matches!(k.as_str(), "time" | "pid" | "tid"))
+                    .map(|(k, x)| (k.clone(), normalised(x, pid)))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+    let bin = fixture("calls_more");
+    let objects = |extra: &[&str]| -> Vec<Value> {
+        let mut args = vec!["--json"];
+        args.extend_from_slice(extra);
+        let run = trace(&args, &[name(&bin)]);
+        assert!(run.code().is_some(), "{}", run.stderr());
+        let all: Vec<Value> = run
+            .trace
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("a JSON line"))
+            .collect();
+        let pid = all[0]["pid"].as_u64().expect("the start object's pid");
+        all.iter()
+            .filter(|v| v["type"] != "summary")
+            .map(|v| normalised(v, pid))
+            .collect()
+    };
+    let (ptrace, bpf) = (objects(&[]), objects(&["--bpf"]));
+    assert!(ptrace.len() > 10);
+    for (p, b) in ptrace.iter().zip(&bpf) {
+        assert_eq!(b, p);
+    }
+    assert_eq!(bpf.len(), ptrace.len());
+}
+
 /// `-c` alone is counted in the kernel (no record per call): the same
 /// calls and errors as ptrace counts, the command's own from its exec.
 #[test]
