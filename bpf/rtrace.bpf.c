@@ -351,33 +351,67 @@ __noinline __u32 piece(struct scratch *s, __u32 off, __u64 addr, __u32 want, __u
 #define VEC_COMPAT 0x20000
 #define VEC_STRINGS 0x40000
 
+/* vector()'s state for bpf_loop: the verifier checks a bpf_loop callback
+ * once, where a loop of 64 iterations is checked 64 times. */
+struct vec_ctx {
+	struct scratch *s;
+	__u64 addr;
+	__u32 width;
+	__u32 n;       /* pointers read */
+	__u32 null;    /* the last of them is the NULL that ends the array */
+	__u32 off;
+	__u32 meta;
+};
+
+static long vec_pointer(__u32 i, void *data)
+{
+	struct vec_ctx *v = data;
+	struct scratch *s = v->s;
+	__u64 p = 0;
+	if (!s || i >= RT_VEC_MAX)
+		return 1;
+	if (bpf_probe_read_user(&p, v->width == 4 ? 4 : 8, (void *)(v->addr + (__u64)i * v->width)))
+		return 1;
+	__u64 at = i;
+	asm volatile("" : "+r"(at));
+	s->ptrs[at & (RT_VEC_MAX - 1)] = p;
+	v->n = i + 1;
+	v->null = !p;
+	return !p;
+}
+
+static long vec_string(__u32 i, void *data)
+{
+	struct vec_ctx *v = data;
+	struct scratch *s = v->s;
+	if (!s || i >= v->n)
+		return 1;
+	__u64 at = i;
+	asm volatile("" : "+r"(at));
+	__u64 p = s->ptrs[at & (RT_VEC_MAX - 1)];
+	if (!p)
+		return 1;
+	v->off = piece(s, v->off, p, RT_VEC_STR, v->meta | PIECE_STR);
+	return 0;
+}
+
 __noinline __u32 vector(struct scratch *s, __u32 off, __u64 addr, __u32 meta)
 {
-	int compat = meta & VEC_COMPAT, strings = meta & VEC_STRINGS;
-	__u32 pmeta = meta & 0xffff;
 	if (!s)
 		return off;
-	__u32 width = compat ? 4 : 8;
-	__u64 *ptrs = s->ptrs;
-	__u32 n = 0;
-	for (n = 0; n < RT_VEC_MAX; n++) {
-		__u64 p = 0;
-		if (bpf_probe_read_user(&p, width, (void *)(addr + n * width)) != 0)
-			break;
-		ptrs[n] = p;
-		if (!p)
-			break;
-	}
-	/* The array itself, its NULL included when it was reached. */
-	off = piece(s, off, addr, (n < RT_VEC_MAX ? n + 1 : n) * width, pmeta);
-	if (!strings)
-		return off;
-	for (__u32 i = 0; i < RT_VEC_MAX; i++) {
-		if (i >= n || !ptrs[i])
-			break;
-		off = piece(s, off, ptrs[i], RT_VEC_STR, pmeta | PIECE_STR);
-	}
-	return off;
+	struct vec_ctx v = {
+		.s = s,
+		.addr = addr,
+		.width = meta & VEC_COMPAT ? 4 : 8,
+		.off = off,
+		.meta = meta & 0xffff,
+	};
+	bpf_loop(RT_VEC_MAX, vec_pointer, &v, 0);
+	/* The array itself, with its NULL where it was reached. */
+	v.off = piece(s, v.off, addr, v.n * v.width, v.meta);
+	if (meta & VEC_STRINGS)
+		bpf_loop(RT_VEC_MAX, vec_string, &v, 0);
+	return v.off;
 }
 
 /* struct iovec arrays, struct user_msghdr and struct mmsghdr: what the
@@ -498,6 +532,33 @@ static __always_inline __u32 mon_piece(struct scratch *s, __u32 off, __u64 uaddr
 	return piece(s, off, uaddr, len, meta | PIECE_KERNEL);
 }
 
+/* One fetched event at ring offset `roff` (the client's address `at`):
+ * its header and the data rendered. A function of its own, verified once,
+ * not in each of the fetch loop's iterations. */
+__noinline __u32 mon_event(struct scratch *s, __u32 off, __u64 at, __u32 roff, __u32 meta)
+{
+	if (!s)
+		return off;
+	__u8 hdr[MON_HDR];
+	/* Headers are 64-byte aligned: one never crosses a page. */
+	off = mon_piece(s, off, at, roff, MON_HDR, meta);
+	if (s->last_fault)
+		return off;
+	if (bpf_probe_read_user(hdr, MON_HDR, (void *)at) != 0 &&
+	    bpf_probe_read_kernel(hdr, MON_HDR, (void *)s->ksrc) != 0)
+		return off;
+	/* The data, split where it crosses into the next page. */
+	__u32 len = mon_data_len(hdr, MON_HDR);
+	__u32 doff = roff + MON_HDR;
+	__u32 first = MON_PAGE - doff % MON_PAGE;
+	if (first > len)
+		first = len;
+	off = mon_piece(s, off, at + MON_HDR, doff, first, meta);
+	if (len > first)
+		off = mon_piece(s, off, at + MON_HDR + first, doff + first, len - first, meta);
+	return off;
+}
+
 /* MON_IOCX_MFETCH returned: its offsets, and each event they name in the
  * ring at `base`. meta: the argument index, phase << 8, VEC_COMPAT. */
 __noinline __u32 mon_mfetch_events(struct scratch *s, __u32 off, __u64 arg, __u64 base, __u32 meta)
@@ -527,25 +588,8 @@ __noinline __u32 mon_mfetch_events(struct scratch *s, __u32 off, __u64 arg, __u6
 	for (__u32 i = 0; i < MON_EVENTS; i++) {
 		if (i >= n)
 			break;
-		__u8 hdr[MON_HDR];
 		__u32 roff = offs[i & (MON_EVENTS * 2 - 1)];
-		__u64 at = base + roff;
-		/* Headers are 64-byte aligned: one never crosses a page. */
-		off = mon_piece(s, off, at, roff, MON_HDR, pmeta);
-		if (s->last_fault)
-			continue;
-		if (bpf_probe_read_user(hdr, MON_HDR, (void *)at) != 0 &&
-		    bpf_probe_read_kernel(hdr, MON_HDR, (void *)s->ksrc) != 0)
-			continue;
-		/* The data, split where it crosses into the next page. */
-		__u32 len = mon_data_len(hdr, MON_HDR);
-		__u32 doff = roff + MON_HDR;
-		__u32 first = MON_PAGE - doff % MON_PAGE;
-		if (first > len)
-			first = len;
-		off = mon_piece(s, off, at + MON_HDR, doff, first, pmeta);
-		if (len > first)
-			off = mon_piece(s, off, at + MON_HDR + first, doff + first, len - first, pmeta);
+		off = mon_event(s, off, base + roff, roff, pmeta);
 	}
 	return off;
 }
