@@ -274,6 +274,67 @@ fn a_system_wide_trace_sees_a_process_it_did_not_start() {
     );
 }
 
+/// `-p`: a running process's calls from the attach on, to its exit.
+#[test]
+fn an_attached_process_is_traced_to_its_end() {
+    let bin = fixture("call_loop");
+    let probe = format!("/nonexistent/rtrace-bpf-attach-{}", std::process::id());
+    let script = format!("read line; exec {} 10 {probe}", bin.display());
+    let mut target = Command::new("sh")
+        .args(["-c", &script])
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("start the target");
+    let pid = target.id().to_string();
+    let out = common::scratch_path("bpf", "attach.txt");
+    let tracer = rtrace_env()
+        .args([
+            "--bpf",
+            "-e",
+            "trace=openat",
+            "--filter",
+            "path ~ \"/nonexistent/*\"",
+            "-o",
+        ])
+        .arg(&out)
+        .args(["-p", &pid])
+        .spawn()
+        .expect("start rtrace");
+    struct Stop(std::process::Child);
+    impl Drop for Stop {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut tracer = Stop(tracer);
+    // Its banner says it is attached.
+    let mut waited = 0;
+    while !std::fs::read_to_string(&out).is_ok_and(|t| t.contains("Tracing sh (pid ")) {
+        assert!(waited < 600, "rtrace -p did not start");
+        std::thread::sleep(Duration::from_millis(50));
+        waited += 1;
+    }
+    use std::io::Write;
+    target.stdin.take().unwrap().write_all(b"go\n").unwrap();
+    assert!(target.wait().unwrap().success());
+    let exited = tracer.0.wait().expect("rtrace ends with its tracee");
+    assert_eq!(exited.code(), Some(0));
+    let text = std::fs::read_to_string(&out).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            format!("Tracing sh (pid {pid})").as_str(),
+            "---",
+            format!("Tracing call_loop (pid {pid})").as_str(),
+            format!("openat(AT_FDCWD, \"{probe}\", O_RDONLY) = -1 [ENOENT]").as_str(),
+            "Process exited normally with code 0",
+        ],
+        "{text}"
+    );
+}
+
 /// A ring too small for the call rate loses records; they are counted
 /// where they were lost and in -C's summary, never silently.
 #[test]
