@@ -13,6 +13,7 @@
 //! was not copied is shown as a pointer, and a reader that falls behind
 //! loses records, which are counted and shown where they were lost.
 
+mod load;
 pub mod plan;
 mod wire;
 
@@ -22,9 +23,6 @@ use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use aya::maps::{Array, HashMap, MapData, PerCpuArray, RingBuf};
-use aya::programs::RawTracePoint;
-use aya::{Ebpf, EbpfLoader};
 use nix::unistd::Pid;
 
 use super::signals::{FLUSH_DUE, INTERRUPTS, TO_FORWARD, install_signal_handlers};
@@ -34,10 +32,8 @@ use crate::escape::TraceeText;
 use crate::fdtable::FdTable;
 use crate::kernel::{self, Arch, SIGINFO_SIZE};
 use crate::output::{Output, Style};
+use load::{Loaded, counts_in_kernel, load, load_error};
 use wire::Record;
-
-/// The program, built from bpf/rtrace.bpf.c by tools/build_bpf.sh.
-static OBJECT: &[u8] = include_bytes!("../../../bpf/rtrace.bpf.o");
 
 /// How long trace output may wait in rtrace's buffer while records keep
 /// coming.
@@ -50,30 +46,6 @@ pub const DEFAULT_RING: usize = 16 << 20;
 const TASK_TRACED: u8 = 1;
 const TASK_STARTING: u8 = 2;
 
-/// The programs and the tracepoints they attach to.
-const PROGRAMS: &[(&str, &str)] = &[
-    ("rtrace_sys_enter", "sys_enter"),
-    ("rtrace_sys_exit", "sys_exit"),
-    ("rtrace_fork", "sched_process_fork"),
-    ("rtrace_exec", "sched_process_exec"),
-    ("rtrace_exit", "sched_process_exit"),
-    ("rtrace_signal_deliver", "signal_deliver"),
-    ("rtrace_signal_generate", "signal_generate"),
-];
-
-/// The calls whose events the engine needs whatever is selected: the
-/// bookkeeping (the fd table), the exec that starts a command's trace,
-/// the calls that end a process, and those that end an interrupted one.
-const ALWAYS: &[&str] = &[
-    "execve",
-    "execveat",
-    "exit",
-    "exit_group",
-    "rt_sigreturn",
-    "sigreturn",
-    "restart_syscall",
-];
-
 /// `-a`, `--bpf-ring`: what only the BPF engine has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Options {
@@ -84,277 +56,6 @@ pub struct Options {
     /// `--bpf-lossless`: stop a process that makes calls while half the
     /// ring waits, until rtrace has read it, rather than lose records.
     pub lossless: bool,
-}
-
-/// The loaded program and the maps rtrace uses.
-struct Loaded {
-    /// Kept so the programs stay attached.
-    _ebpf: Ebpf,
-    ring: RingBuf<MapData>,
-    traced: Option<HashMap<MapData, u32, u8>>,
-    /// The processes the lossless mode stopped.
-    holding: HashMap<MapData, u32, u8>,
-    /// Each CPU's records lost and not yet reported.
-    lost: PerCpuArray<MapData, u64>,
-    /// `-c` counted in the kernel: per call number, per CPU.
-    counts: PerCpuArray<MapData, plan::Count>,
-}
-
-/// Offsets in `struct task_struct`, from the kernel's BTF.
-fn task_offsets() -> Result<(u32, u32, u32), Error> {
-    let missing = || {
-        Error::new(
-            "--bpf needs the kernel's BTF (/sys/kernel/btf/vmlinux), which this kernel does not publish"
-                .into(),
-            1,
-        )
-    };
-    let found = crate::ioctl::btf::describe("struct task_struct").ok_or_else(missing)?;
-    let members = crate::ioctl::btf::flat_members(&found.shape);
-    let off = |name: &str| {
-        members
-            .iter()
-            .find(|(n, _, _)| n == name)
-            .map(|(_, off, _)| *off as u32)
-            .ok_or_else(missing)
-    };
-    Ok((off("pid")?, off("tgid")?, off("exit_code")?))
-}
-
-/// The object lacks a part rtrace looks for: it was not built from this
-/// rtrace's source.
-fn missing(what: &str) -> Error {
-    Error::new(
-        format!("--bpf: the BPF object has no {what} (rebuild it with tools/build_bpf.sh)"),
-        1,
-    )
-}
-
-/// The offset of member `field` of `ty` in the kernel's BTF (vmlinux,
-/// then the modules').
-fn member_offset(ty: &str, field: &str) -> Option<u32> {
-    let found = crate::ioctl::btf::describe(ty)?;
-    crate::ioctl::btf::flat_members(&found.shape)
-        .into_iter()
-        .find(|(n, _, _)| n == field)
-        .map(|(_, off, _)| off as u32)
-}
-
-/// What the program needs to read a usbmon ring from the kernel's side:
-/// `[task_struct.files, files_struct.fdt, fdtable.fd, file.private_data,
-/// mon_reader_bin.b_vec, mon_pgmap.ptr, sizeof(struct mon_pgmap)]`, all
-/// zero where a type is missing (usbmon's BTF comes with its module).
-fn usbmon_offsets() -> [u32; 7] {
-    let found = (|| {
-        let size = crate::ioctl::btf::describe("struct mon_pgmap")?.shape.size as u32;
-        Some([
-            member_offset("struct task_struct", "files")?,
-            member_offset("struct files_struct", "fdt")?,
-            member_offset("struct fdtable", "fd")?,
-            member_offset("struct file", "private_data")?,
-            member_offset("struct mon_reader_bin", "b_vec")?,
-            member_offset("struct mon_pgmap", "ptr")?,
-            size,
-        ])
-    })();
-    found.unwrap_or([0; 7])
-}
-
-fn load_error(what: &str, e: impl std::error::Error) -> Error {
-    // aya's errors name the step; the system's error is their source.
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text = format!("{text}: {s}");
-        source = s.source();
-    }
-    let text = text.replace(" (os error 1)", "");
-    let hint = if text.contains("Operation not permitted") || text.contains("EPERM") {
-        " (the BPF engine needs root, or CAP_BPF and CAP_PERFMON)"
-    } else {
-        ""
-    };
-    Error::new(format!("--bpf: cannot {what}: {text}{hint}"), 1)
-}
-
-/// Whether `-c` can be counted in the kernel: the summary alone, with
-/// nothing that needs each call (a filter, a trigger, an outcome
-/// selection). Then no call is sent: the program counts each call number's
-/// exits, errors and time, and rtrace reads the counts at the end.
-fn counts_in_kernel(engine: &Engine) -> bool {
-    engine.summary == super::Summary::Only
-        && engine.select.filter.is_none()
-        && engine.select.triggers.is_empty()
-        && engine.select.status.is_all()
-}
-
-/// Load the program with the spec table for `engine`'s selection, and
-/// attach it.
-fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
-    let ring = opts.ring;
-    if !ring.is_power_of_two() || ring < 4096 {
-        return Err(Error::new(
-            format!(
-                "--bpf-ring {ring}: the ring's size must be a power of two of at least 4096 bytes"
-            ),
-            2,
-        ));
-    }
-    let (pid_off, tgid_off, exit_off) = task_offsets()?;
-    let self_tgid = std::process::id();
-    let all = opts.all as u32;
-    let follow = engine.follow as u32;
-    // Wake the reader once an eighth of the ring waits; it polls anyway.
-    let wake_mark = (ring / 8) as u64;
-    // Held once half the ring waits: the other half takes what every CPU
-    // still sends before the stops take effect.
-    let hold_mark = if opts.lossless { (ring / 2) as u64 } else { 0 };
-    let number = |arch, name| crate::service::number(arch, name).unwrap_or(u32::MAX as u64) as u32;
-    let nr_mmap = number(Arch::X86_64, "mmap");
-    let nr_ioctl = number(Arch::X86_64, "ioctl");
-    let nr_mmap2_32 = number(Arch::I386, "mmap2");
-    let nr_ioctl_32 = number(Arch::I386, "ioctl");
-    // The kernel's time of each record, where anything shows it.
-    let want_time = (engine.out.stamps_lines()
-        || engine.call_times
-        || engine.summary != super::Summary::Off
-        || engine.fmt.json) as u32;
-    let count_only = counts_in_kernel(engine) as u32;
-    use crate::ioctl::usbmon as mon;
-    let [files, fdt, fd, private, bvec, ptr, pgmap] = usbmon_offsets();
-    let mut ebpf = EbpfLoader::new()
-        // The task-local start times of -c in the kernel (no Rust side).
-        .allow_unsupported_maps()
-        .override_global("off_task_files", &files, true)
-        .override_global("off_files_fdt", &fdt, true)
-        .override_global("off_fdt_fd", &fd, true)
-        .override_global("off_file_private", &private, true)
-        .override_global("off_mon_bvec", &bvec, true)
-        .override_global("off_pgmap_ptr", &ptr, true)
-        .override_global("mon_pgmap_size", &pgmap, true)
-        .override_global("nr_mmap", &nr_mmap, true)
-        .override_global("nr_ioctl", &nr_ioctl, true)
-        .override_global("nr_mmap2_32", &nr_mmap2_32, true)
-        .override_global("nr_ioctl_32", &nr_ioctl_32, true)
-        .override_global("mon_mfetch", &mon::MON_IOCX_MFETCH, true)
-        .override_global("mon_mfetch32", &mon::MON_IOCX_MFETCH32, true)
-        .override_global("mon_get", &mon::MON_IOCX_GET, true)
-        .override_global("mon_getx", &mon::MON_IOCX_GETX, true)
-        .override_global("mon_get32", &mon::MON_IOCX_GET32, true)
-        .override_global("mon_getx32", &mon::MON_IOCX_GETX32, true)
-        .override_global("trace_all", &all, true)
-        .override_global("follow", &follow, true)
-        .override_global("self_tgid", &self_tgid, true)
-        .override_global("task_pid_off", &pid_off, true)
-        .override_global("task_tgid_off", &tgid_off, true)
-        .override_global("task_exit_code_off", &exit_off, true)
-        .override_global("wake_mark", &wake_mark, true)
-        .override_global("want_time", &want_time, true)
-        .override_global("count_only", &count_only, true)
-        .override_global("hold_mark", &hold_mark, true)
-        .map_max_entries("events", ring as u32)
-        .load(OBJECT)
-        .map_err(|e| load_error("load the BPF program", e))?;
-    // What each call's events carry.
-    let limits = plan::Limits {
-        string_limit: engine.fmt.string_limit,
-        verbose: engine.fmt.verbose > 0,
-    };
-    let events = plan::events_dir();
-    let select = &engine.select.trace;
-    let bookkeeping = crate::service::fs::BOOKKEEPING;
-    let wanted = |name: &str| {
-        select.is_all()
-            || select.contains(name)
-            || bookkeeping.contains(&name)
-            || ALWAYS.contains(&name)
-    };
-    let selected = |name: &str| select.is_all() || select.contains(name);
-    let table = plan::table(
-        events.as_ref().map(|(d, _)| d.as_path()),
-        limits,
-        &wanted,
-        &selected,
-    );
-    if let Some((dir, true)) = &events {
-        plan::release_events_dir(dir);
-    }
-    {
-        let mut specs: Array<_, plan::Spec> = Array::try_from(
-            ebpf.map_mut("specs")
-                .ok_or_else(|| missing("the spec table"))?,
-        )
-        .map_err(|e| load_error("open the spec table", e))?;
-        for (index, spec) in table {
-            specs
-                .set(index, spec, 0)
-                .map_err(|e| load_error("fill the spec table", e))?;
-        }
-    }
-    {
-        let mut ioctls: HashMap<_, u32, plan::IoctlSpec> = HashMap::try_from(
-            ebpf.map_mut("ioctls")
-                .ok_or_else(|| missing("the ioctl table"))?,
-        )
-        .map_err(|e| load_error("open the ioctl table", e))?;
-        for (code, spec) in plan::ioctl_table(limits) {
-            ioctls
-                .insert(code, spec, 0)
-                .map_err(|e| load_error("fill the ioctl table", e))?;
-        }
-    }
-    for (name, tracepoint) in PROGRAMS {
-        let program: &mut RawTracePoint = ebpf
-            .program_mut(name)
-            .ok_or_else(|| missing(name))?
-            .try_into()
-            .map_err(|e| load_error(&format!("use program {name}"), e))?;
-        program
-            .load()
-            .map_err(|e| load_error(&format!("load {name}"), e))?;
-        program
-            .attach(tracepoint)
-            .map_err(|e| load_error(&format!("attach to {tracepoint}"), e))?;
-    }
-    let ring = RingBuf::try_from(
-        ebpf.take_map("events")
-            .ok_or_else(|| missing("the ring buffer"))?,
-    )
-    .map_err(|e| load_error("open the ring buffer", e))?;
-    let traced = if opts.all {
-        None
-    } else {
-        Some(
-            HashMap::try_from(
-                ebpf.take_map("traced")
-                    .ok_or_else(|| missing("the task table"))?,
-            )
-            .map_err(|e| load_error("open the task table", e))?,
-        )
-    };
-    let holding = HashMap::try_from(
-        ebpf.take_map("holding")
-            .ok_or_else(|| missing("the table of held processes"))?,
-    )
-    .map_err(|e| load_error("open the table of held processes", e))?;
-    let counts = PerCpuArray::try_from(
-        ebpf.take_map("counts")
-            .ok_or_else(|| missing("the call counts"))?,
-    )
-    .map_err(|e| load_error("open the call counts", e))?;
-    let lost = PerCpuArray::try_from(
-        ebpf.take_map("lost")
-            .ok_or_else(|| missing("the loss counts"))?,
-    )
-    .map_err(|e| load_error("open the loss counts", e))?;
-    Ok(Loaded {
-        _ebpf: ebpf,
-        ring,
-        traced,
-        holding,
-        lost,
-        counts,
-    })
 }
 
 /// Trace with the BPF engine.

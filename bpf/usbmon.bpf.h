@@ -1,0 +1,200 @@
+/* rtrace's BPF program, its usbmon part (included by rtrace.bpf.c, after
+ * the maps and piece()): the events a usbmon client fetched, copied at
+ * the fetch's exit, from the client's mapping of the ring or, where the
+ * client has not touched a page yet, from the kernel's. */
+#ifndef RTRACE_USBMON_BPF_H
+#define RTRACE_USBMON_BPF_H
+
+/* struct mon_bin_hdr: its size and the fields read here. */
+#define MON_HDR 64
+#define MON_HDR_API0 48
+#define MON_XFER_TYPE 9
+#define MON_LEN_CAP 36
+#define MON_NDESC 60
+/* Data bytes copied per event: the text API's 32, after the ISO
+ * descriptors (16 bytes each) of an isochronous event. */
+#define MON_DATA 32
+#define MON_ISODESC 16
+#define MON_EVENTS 64
+#define MON_DATA_MAX 1024
+
+/* The bytes after an event's header that rtrace renders. */
+static __always_inline __u32 mon_data_len(__u8 *hdr, __u32 hdr_len)
+{
+	__u32 len_cap = *(__u32 *)(hdr + MON_LEN_CAP);
+	__u32 want = MON_DATA;
+	if (hdr_len == MON_HDR && hdr[MON_XFER_TYPE] == 0)
+		want += *(__u32 *)(hdr + MON_NDESC) * MON_ISODESC;
+	if (want > len_cap)
+		want = len_cap;
+	return want > MON_DATA_MAX ? MON_DATA_MAX : want;
+}
+
+/* The usbmon ring pages behind the current task's `fd`: file ->
+ * private_data (struct mon_reader_bin) -> b_vec. */
+static __always_inline __u64 mon_ring_pages(__u32 fd)
+{
+	if (!mon_pgmap_size)
+		return 0;
+	void *task = (void *)bpf_get_current_task();
+	__u64 files = 0, fdt = 0, fds = 0, file = 0, reader = 0, bvec = 0;
+	if (bpf_probe_read_kernel(&files, 8, task + off_task_files) || !files ||
+	    bpf_probe_read_kernel(&fdt, 8, (void *)files + off_files_fdt) || !fdt ||
+	    bpf_probe_read_kernel(&fds, 8, (void *)fdt + off_fdt_fd) || !fds ||
+	    bpf_probe_read_kernel(&file, 8, (void *)fds + (__u64)fd * 8) || !file ||
+	    bpf_probe_read_kernel(&reader, 8, (void *)file + off_file_private) || !reader ||
+	    bpf_probe_read_kernel(&bvec, 8, (void *)reader + off_mon_bvec))
+		return 0;
+	return bvec;
+}
+
+#define MON_PAGE 4096
+
+/* `len` bytes at ring offset `roff` (the client's address `uaddr`): from
+ * the client's mapping, or where that page is not mapped in yet, from the
+ * kernel's page (within one page: callers split at page ends). */
+static __always_inline __u32 mon_piece(struct scratch *s, __u32 off, __u64 uaddr, __u32 roff,
+				       __u32 len, __u32 meta)
+{
+	off = piece(s, off, uaddr, len, meta);
+	if (!s->last_fault || !s->mon_bvec)
+		return off;
+	__u64 page = 0;
+	__u64 at = s->mon_bvec + (__u64)(roff / MON_PAGE) * mon_pgmap_size + off_pgmap_ptr;
+	if (bpf_probe_read_kernel(&page, 8, (void *)at) || !page)
+		return off;
+	s->ksrc = page + roff % MON_PAGE;
+	return piece(s, off, uaddr, len, meta | PIECE_KERNEL);
+}
+
+/* One fetched event at ring offset `roff` (the client's address `at`):
+ * its header and the data rendered. A function of its own, verified once,
+ * not in each of the fetch loop's iterations. */
+__noinline __u32 mon_event(struct scratch *s, __u32 off, __u64 at, __u32 roff, __u32 meta)
+{
+	if (!s)
+		return off;
+	__u8 hdr[MON_HDR];
+	/* Headers are 64-byte aligned: one never crosses a page. */
+	off = mon_piece(s, off, at, roff, MON_HDR, meta);
+	if (s->last_fault)
+		return off;
+	if (bpf_probe_read_user(hdr, MON_HDR, (void *)at) != 0 &&
+	    bpf_probe_read_kernel(hdr, MON_HDR, (void *)s->ksrc) != 0)
+		return off;
+	/* The data, split where it crosses into the next page. */
+	__u32 len = mon_data_len(hdr, MON_HDR);
+	__u32 doff = roff + MON_HDR;
+	__u32 first = MON_PAGE - doff % MON_PAGE;
+	if (first > len)
+		first = len;
+	off = mon_piece(s, off, at + MON_HDR, doff, first, meta);
+	if (len > first)
+		off = mon_piece(s, off, at + MON_HDR + first, doff + first, len - first, meta);
+	return off;
+}
+
+/* MON_IOCX_MFETCH returned: its offsets, and each event they name in the
+ * ring at `base`. meta: the argument index, phase << 8, VEC_COMPAT. */
+__noinline __u32 mon_mfetch_events(struct scratch *s, __u32 off, __u64 arg, __u64 base, __u32 meta)
+{
+	if (!s)
+		return off;
+	int compat = meta & VEC_COMPAT;
+	__u32 pmeta = meta & 0xffff;
+	__u64 offvec = 0;
+	__u32 nfetch = 0;
+	if (compat) {
+		__u32 raw[2];
+		if (bpf_probe_read_user(raw, sizeof(raw), (void *)arg) != 0)
+			return off;
+		offvec = raw[0];
+		nfetch = raw[1];
+	} else {
+		if (bpf_probe_read_user(&offvec, 8, (void *)arg) != 0 ||
+		    bpf_probe_read_user(&nfetch, 4, (void *)(arg + 8)) != 0)
+			return off;
+	}
+	off = piece(s, off, offvec, nfetch * 4, pmeta);
+	__u32 n = nfetch < MON_EVENTS ? nfetch : MON_EVENTS;
+	__u32 *offs = (__u32 *)s->ptrs;
+	if (bpf_probe_read_user(offs, (n & (MON_EVENTS * 2 - 1)) * 4, (void *)offvec) != 0)
+		return off;
+	for (__u32 i = 0; i < MON_EVENTS; i++) {
+		if (i >= n)
+			break;
+		__u32 roff = offs[i & (MON_EVENTS * 2 - 1)];
+		off = mon_event(s, off, base + roff, roff, pmeta);
+	}
+	return off;
+}
+
+/* MON_IOCX_GET(X)(32) returned: the header and data it copied out. */
+__noinline __u32 mon_get_event(struct scratch *s, __u32 off, __u64 arg, __u32 hdr_len, __u32 meta)
+{
+	if (!s)
+		return off;
+	int compat = meta & VEC_COMPAT;
+	__u32 pmeta = meta & 0xffff;
+	__u64 hdr_addr = 0, data = 0, alloc = 0;
+	if (compat) {
+		__u32 raw[3];
+		if (bpf_probe_read_user(raw, sizeof(raw), (void *)arg) != 0)
+			return off;
+		hdr_addr = raw[0];
+		data = raw[1];
+		alloc = raw[2];
+	} else {
+		__u64 raw[3];
+		if (bpf_probe_read_user(raw, sizeof(raw), (void *)arg) != 0)
+			return off;
+		hdr_addr = raw[0];
+		data = raw[1];
+		alloc = raw[2];
+	}
+	__u8 hdr[MON_HDR] = {};
+	hdr_len = hdr_len == MON_HDR ? MON_HDR : MON_HDR_API0;
+	if (bpf_probe_read_user(hdr, hdr_len, (void *)hdr_addr) != 0)
+		return off;
+	off = piece(s, off, hdr_addr, hdr_len, pmeta);
+	__u32 want = mon_data_len(hdr, hdr_len);
+	if (want > alloc)
+		want = alloc;
+	return piece(s, off, data, want, pmeta);
+}
+
+/* What a call's exit adds for usbmon: the ring a shared mmap maps, and
+ * the events a fetch returned. */
+static __always_inline __u32 usbmon_exit(struct scratch *s, __u32 off, long nr, int compat,
+					 __u64 *args, long ret, __u32 tgid)
+{
+	__u32 mmap_nr = compat ? nr_mmap2_32 : nr_mmap;
+	__u32 ioctl_nr = compat ? nr_ioctl_32 : nr_ioctl;
+	/* A mapping (not an error), MAP_SHARED, of a file. */
+	if (nr == mmap_nr && (unsigned long)ret < (unsigned long)-4095L && (args[3] & 1) &&
+	    (long)args[4] >= 0) {
+		__u64 key = (__u64)tgid << 32 | (__u32)args[4];
+		struct mapping m = {.addr = ret, .len = args[1]};
+		bpf_map_update_elem(&mappings, &key, &m, BPF_ANY);
+		return off;
+	}
+	if (nr != ioctl_nr || ret < 0)
+		return off;
+	__u32 req = args[1];
+	__u32 meta = 2 | RT_AT_EXIT << 8 | (compat ? VEC_COMPAT : 0);
+	if (req == mon_mfetch || req == mon_mfetch32) {
+		__u64 key = (__u64)tgid << 32 | (__u32)args[0];
+		struct mapping *m = bpf_map_lookup_elem(&mappings, &key);
+		if (m) {
+			s->mon_bvec = mon_ring_pages((__u32)args[0]);
+			off = mon_mfetch_events(s, off, args[2], m->addr, meta);
+		}
+	} else if (req == mon_get || req == mon_get32) {
+		off = mon_get_event(s, off, args[2], MON_HDR_API0, meta);
+	} else if (req == mon_getx || req == mon_getx32) {
+		off = mon_get_event(s, off, args[2], MON_HDR, meta);
+	}
+	return off;
+}
+
+#endif
