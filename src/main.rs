@@ -276,10 +276,11 @@ struct Cli {
     same_cpu: Option<trace::SameCpu>,
 
     /// Trace with the BPF engine: the kernel's syscall tracepoints feed
-    /// the same decoders, the tracee is never stopped (a few percent
-    /// slower instead of tens of times), and the whole machine can be
-    /// traced (-a). It cannot change or hold the tracee (no --same-cpu, no
-    /// seccomp fast path), memory behind pointers inside structs shows as
+    /// the same decoders, the tracee is never stopped (a loop of the
+    /// cheapest call runs about 4x slower, not 50x; real programs far
+    /// less), and the whole machine can be traced (-a). It cannot change
+    /// or hold the tracee (no --same-cpu, --seccomp-bpf or
+    /// --kill-on-exit), memory behind pointers it does not follow shows as
     /// pointers, and when rtrace falls behind records are lost and counted
     /// (`** N events lost **`). Needs root (or CAP_BPF and CAP_PERFMON) and
     /// the kernel's BTF
