@@ -424,6 +424,14 @@ fn main() -> ExitCode {
             2,
         );
     }
+    if cli.all && cli.bpf_lossless {
+        // It would stop whatever carries rtrace's own output (a terminal,
+        // sshd, the reader of a pipe) and then wait on it for ever.
+        return fail(
+            "--bpf-lossless cannot be used with -a: it would stop the processes rtrace's own output goes through",
+            2,
+        );
+    }
     if cli.command.is_empty() && cli.pids.is_empty() && !cli.all {
         let what = if cli.bpf {
             "nothing to trace: give a COMMAND, -p PID or -a (see rtrace --help)"

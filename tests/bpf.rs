@@ -525,6 +525,21 @@ fn bad_uses_fail_with_one_line() {
             "rtrace: -a needs --bpf (ptrace cannot see the whole machine)",
             2,
         ),
+        (
+            &["--bpf-lossless", "true"],
+            "rtrace: --bpf-lossless needs --bpf",
+            2,
+        ),
+        (
+            &["--bpf", "--same-cpu", "true"],
+            "rtrace: --same-cpu is for the ptrace engine: --bpf never stops or holds the tracee",
+            2,
+        ),
+        (
+            &["--bpf", "-a", "--bpf-lossless"],
+            "rtrace: --bpf-lossless cannot be used with -a: it would stop the processes rtrace's own output goes through",
+            2,
+        ),
     ];
     for (args, expect, code) in cases {
         let out = rtrace_env().args(*args).output().expect("run rtrace");
