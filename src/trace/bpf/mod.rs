@@ -7,8 +7,9 @@
 //! and hands each record to the engine's own enter, leave, exec, exit and
 //! signal paths, with the task's memory reader answering from the copy.
 //!
-//! The tracee never stops: the program runs at nearly its own speed, and
-//! rtrace can watch the whole machine (`-a`). The price: rtrace cannot
+//! The tracee never stops: it is slowed far less than under ptrace (its
+//! calls cost two tracepoint programs and two records each; HACKING.md
+//! has the measurements), and rtrace can watch the whole machine (`-a`). The price: rtrace cannot
 //! change or hold the tracee (no `--same-cpu`, no seccomp fast path), what
 //! was not copied is shown as a pointer, and a reader that falls behind
 //! loses records, which are counted and shown where they were lost.
@@ -46,7 +47,7 @@ pub const DEFAULT_RING: usize = 16 << 20;
 const TASK_TRACED: u8 = 1;
 const TASK_STARTING: u8 = 2;
 
-/// `-a`, `--bpf-ring`: what only the BPF engine has.
+/// `-a`, `--bpf-ring`, `--bpf-lossless`: what only the BPF engine has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Options {
     /// Trace every process on the machine.
