@@ -14,6 +14,7 @@
 #include <asm/ptrace.h>
 #include <bpf/bpf_helpers.h>
 #include "rtrace.h"
+#include "piece.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -32,22 +33,6 @@ const volatile __u32 count_only = 0;
 /* Lossless mode: a task that makes a call while this many bytes wait is
  * stopped (SIGSTOP to its process) until rtrace has read them. */
 const volatile __u64 hold_mark = 0;
-
-/* Offsets from the kernel's BTF for reading a usbmon ring from the
- * kernel's side (its pages are mapped into the client only when it first
- * touches them, which a tracepoint's program cannot make happen):
- * task_struct.files, files_struct.fdt, fdtable.fd, file.private_data,
- * mon_reader_bin.b_vec, mon_pgmap.ptr and sizeof(struct mon_pgmap);
- * mon_pgmap_size 0 when usbmon's BTF was not there. */
-const volatile __u32 off_task_files = 0, off_files_fdt = 0, off_fdt_fd = 0;
-const volatile __u32 off_file_private = 0, off_mon_bvec = 0, off_pgmap_ptr = 0;
-const volatile __u32 mon_pgmap_size = 0;
-
-/* Call numbers and usbmon requests, from rtrace's tables. */
-const volatile __u32 nr_mmap = 0, nr_ioctl = 0;           /* x86_64 */
-const volatile __u32 nr_mmap2_32 = 0, nr_ioctl_32 = 0;    /* i386 */
-const volatile __u32 mon_mfetch = 0, mon_mfetch32 = 0;
-const volatile __u32 mon_get = 0, mon_getx = 0, mon_get32 = 0, mon_getx32 = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -68,21 +53,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct rt_spec);
 } specs SEC(".maps");
-
-/* Shared mappings of files by (tgid << 32 | fd): where a usbmon client's
- * ring is, to copy the events an MFETCH returns before the client reads
- * (and the kernel reuses) them. */
-struct mapping {
-	__u64 addr;
-	__u64 len;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 4096);
-	__type(key, __u64);
-	__type(value, struct mapping);
-} mappings SEC(".maps");
 
 /* Processes stopped by the lossless mode, by tgid, until rtrace sends
  * them SIGCONT (and deletes them here). */
@@ -125,24 +95,6 @@ struct {
 	__type(value, __u64);
 } lost SEC(".maps");
 
-/* A record with captures is built here, then copied into the ring. */
-struct scratch {
-	struct rt_event ev;
-	__u8 area[RT_AREA + RT_CAP_MAX + 64];
-	/* Too big for the BPF stack. */
-	struct pt_regs regs;
-	__u64 ptrs[RT_VEC_MAX];
-	/* Whether the last piece's read failed. */
-	__u32 last_fault;
-	/* Whether capture_one's entry copy failed, to be taken at the exit. */
-	__u32 cap_faulted;
-	/* Where a PIECE_KERNEL piece is read from. */
-	__u64 ksrc;
-	/* The usbmon ring's pages (struct mon_pgmap *) behind the fd of the
-	 * fetch being copied, or 0. */
-	__u64 mon_bvec;
-};
-
 /* Tasks whose call's entry captures failed (a page not yet faulted in:
  * a string in a program's read-only data that nothing has touched), by
  * tid: a bit per capture, taken again at the exit, when the kernel has
@@ -153,13 +105,6 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } refetch SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct scratch);
-} scratch SEC(".maps");
 
 /* The traced table's values: a started command before its exec (whose
  * calls are rtrace's, not the command's: -c in the kernel skips them),
@@ -279,76 +224,8 @@ static __always_inline void send_plain(struct rt_event *tmpl)
 	bpf_ringbuf_submit(ev, wake_flags());
 }
 
-/* Copy `want` bytes (or a string of at most `want` bytes with its NUL) at
- * `addr` into the record at `off`; returns the offset after it. */
-#define PIECE_STR 0x10000
-/* Copy from the kernel address in s->ksrc, filed under `addr`. */
-#define PIECE_KERNEL 0x80000
-
-/* A function of its own (verified once, not at every use) with the BPF
- * limit of five arguments: `meta` is the argument index, the phase
- * (RT_AT_*) shifted by 8, and PIECE_STR for a string. */
-__noinline __u32 piece(struct scratch *s, __u32 off, __u64 addr, __u32 want, __u32 meta)
-{
-	int str = meta & PIECE_STR;
-	__u8 arg = meta & 0xff, when = (meta >> 8) & 0xff;
-	if (!s || off > RT_AREA - sizeof(struct rt_capture))
-		return off;
-	__u64 at = off;
-	asm volatile("" : "+r"(at));
-	at &= RT_AREA - 1;
-	struct rt_capture *c = (void *)(s->area + at);
-	__u8 *dst = (void *)(c + 1);
-	__u32 len = want;
-	if (len > RT_CAP_MAX - 1)
-		len = RT_CAP_MAX - 1;
-	/* Keep the verifier sure of the bound whatever the compiler made of
-	 * the comparison. */
-	asm volatile("" : "+r"(len));
-	len &= RT_CAP_MAX - 1;
-	c->addr = addr;
-	c->arg = arg;
-	c->when = when;
-	c->flags = want > len ? RT_PIECE_TRUNCATED : 0;
-	s->last_fault = 0;
-	if (str) {
-		long r = len ? bpf_probe_read_user_str(dst, len, (void *)addr) : 0;
-		if (r <= 0) {
-			c->len = 0;
-			c->flags |= RT_PIECE_FAULT;
-			s->last_fault = 1;
-		} else if ((__u32)r < len || dst[(r - 1) & (RT_CAP_MAX - 1)] == 0) {
-			/* r counts the NUL; when r == len the helper may have cut
-			 * the string and written its own NUL: rtrace reads one more
-			 * byte than it prints, so either way the last byte is
-			 * dropped and the string is incomplete. */
-			c->len = r - 1;
-			c->flags |= (__u32)r < len ? RT_PIECE_TERMINATED : 0;
-		}
-	} else if (meta & PIECE_KERNEL) {
-		if (len && bpf_probe_read_kernel(dst, len, (void *)s->ksrc) != 0) {
-			c->len = 0;
-			c->flags |= RT_PIECE_FAULT;
-			s->last_fault = 1;
-		} else {
-			c->len = len;
-		}
-	} else {
-		if (len && bpf_probe_read_user(dst, len, (void *)addr) != 0) {
-			c->len = 0;
-			c->flags |= RT_PIECE_FAULT;
-			s->last_fault = 1;
-		} else {
-			c->len = len;
-		}
-	}
-	s->ev.ncaps += 1;
-	return off + sizeof(*c) + ((c->len + 7) & ~7u);
-}
-
 /* A NULL-terminated array of pointers (argv, envp) and, if `strings`, the
  * strings they point at. */
-#define VEC_COMPAT 0x20000
 #define VEC_STRINGS 0x40000
 
 /* vector()'s state for bpf_loop: the verifier checks a bpf_loop callback

@@ -1,9 +1,42 @@
-/* rtrace's BPF program, its usbmon part (included by rtrace.bpf.c, after
- * the maps and piece()): the events a usbmon client fetched, copied at
+/* rtrace's BPF program, its usbmon part (included by rtrace.bpf.c; built on
+ * piece.bpf.h): the events a usbmon client fetched, copied at
  * the fetch's exit, from the client's mapping of the ring or, where the
  * client has not touched a page yet, from the kernel's. */
 #ifndef RTRACE_USBMON_BPF_H
 #define RTRACE_USBMON_BPF_H
+
+#include "piece.bpf.h"
+
+/* Offsets from the kernel's BTF for reading a usbmon ring from the
+ * kernel's side (its pages are mapped into the client only when it first
+ * touches them, which a tracepoint's program cannot make happen):
+ * task_struct.files, files_struct.fdt, fdtable.fd, file.private_data,
+ * mon_reader_bin.b_vec, mon_pgmap.ptr and sizeof(struct mon_pgmap);
+ * mon_pgmap_size 0 when usbmon's BTF was not there. */
+const volatile __u32 off_task_files = 0, off_files_fdt = 0, off_fdt_fd = 0;
+const volatile __u32 off_file_private = 0, off_mon_bvec = 0, off_pgmap_ptr = 0;
+const volatile __u32 mon_pgmap_size = 0;
+
+/* Call numbers and usbmon requests, from rtrace's tables. */
+const volatile __u32 nr_mmap = 0, nr_ioctl = 0;           /* x86_64 */
+const volatile __u32 nr_mmap2_32 = 0, nr_ioctl_32 = 0;    /* i386 */
+const volatile __u32 mon_mfetch = 0, mon_mfetch32 = 0;
+const volatile __u32 mon_get = 0, mon_getx = 0, mon_get32 = 0, mon_getx32 = 0;
+
+/* Shared mappings of files by (tgid << 32 | fd): where a usbmon client's
+ * ring is, to copy the events an MFETCH returns before the client reads
+ * (and the kernel reuses) them. */
+struct mapping {
+	__u64 addr;
+	__u64 len;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, struct mapping);
+} mappings SEC(".maps");
 
 /* struct mon_bin_hdr: its size and the fields read here. */
 #define MON_HDR 64

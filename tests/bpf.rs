@@ -72,12 +72,40 @@ fn known_difference(ptrace: &str, bpf: &str) -> Option<&'static str> {
     if ptrace.replace("\"BEGIN\"", "&ADDR") == bpf {
         return Some("a constant never faulted in");
     }
+    // -y of a process already gone: the path the fd was opened with
+    // (/lib/...), which is the file /proc named (/usr/lib/...).
+    if fd_paths(ptrace).0 == fd_paths(bpf).0 {
+        let (p, b) = (fd_paths(ptrace).1, fd_paths(bpf).1);
+        let same_file = p.len() == b.len()
+            && p.iter()
+                .zip(&b)
+                .all(|(p, b)| p == b || std::fs::canonicalize(b).is_ok_and(|b| b == Path::new(p)));
+        if same_file && p != b {
+            return Some("-y's path as opened, the process being gone");
+        }
+    }
     // A buffer longer than the copy limit (BUF_CAP) is decoded as far as
     // it was copied.
     if bpf.contains("..], ..]") && ptrace.split('(').next() == bpf.split('(').next() {
         return Some("a buffer beyond the copy limit");
     }
     None
+}
+
+/// A line with its `-y` paths (`3</usr/lib/libc.so.6>`) taken out, and
+/// the paths.
+fn fd_paths(line: &str) -> (String, Vec<String>) {
+    let (mut rest, mut text, mut paths) = (line, String::new(), Vec::new());
+    while let Some(open) = rest.find("</") {
+        let Some(close) = rest[open..].find('>') else {
+            break;
+        };
+        text.push_str(&rest[..open]);
+        paths.push(rest[open + 1..open + close].to_string());
+        rest = &rest[open + close + 1..];
+    }
+    text.push_str(rest);
+    (text, paths)
 }
 
 /// Each process's lines of a trace, in order, with the marks of a line
@@ -202,8 +230,33 @@ fn i386_programs_print_the_same() {
 #[test]
 fn verbose_and_filtered_traces_print_the_same() {
     compare("calls_files", &["-v"]);
+    // -y of a process already gone: the path its fd was opened with.
+    compare("calls_files", &["-y"]);
     compare("calls_net", &["-e", "trace=%network"]);
     compare("shapes", &["-e", "trace=write,read,close"]);
+}
+
+/// An rtrace started in the background, killed if a test fails before it
+/// ends: a tracer left behind would tax every call on the machine (-a)
+/// or hold its tracee.
+struct Stop(std::process::Child);
+
+impl Drop for Stop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Wait (up to 30 s) until the trace file `out` satisfies `ready`.
+fn wait_for(out: &Path, who: &str, ready: impl Fn(&str) -> bool) {
+    for _ in 0..600 {
+        if std::fs::read_to_string(out).is_ok_and(|t| ready(&t)) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("{who} did not start");
 }
 
 /// `-a` sees a process rtrace did not start, named by its banner with its
@@ -219,24 +272,12 @@ fn a_system_wide_trace_sees_a_process_it_did_not_start() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("start rtrace");
-    // A whole-machine tracer must not outlive a failed test: it would tax
-    // every system call on the machine.
-    struct Stop(std::process::Child);
-    impl Drop for Stop {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
     let mut tracer = Stop(tracer);
     // Its first line says the programs are attached; then start a
     // process it was not told about.
-    let mut waited = 0;
-    while !std::fs::read_to_string(&out).is_ok_and(|t| t.starts_with("Tracing every process\n")) {
-        assert!(waited < 600, "rtrace -a did not start");
-        std::thread::sleep(Duration::from_millis(50));
-        waited += 1;
-    }
+    wait_for(&out, "rtrace -a", |t| {
+        t.starts_with("Tracing every process\n")
+    });
     let status = Command::new(&bin)
         .args(["10", &probe])
         .status()
@@ -300,21 +341,9 @@ fn an_attached_process_is_traced_to_its_end() {
         .args(["-p", &pid])
         .spawn()
         .expect("start rtrace");
-    struct Stop(std::process::Child);
-    impl Drop for Stop {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
     let mut tracer = Stop(tracer);
     // Its banner says it is attached.
-    let mut waited = 0;
-    while !std::fs::read_to_string(&out).is_ok_and(|t| t.contains("Tracing sh (pid ")) {
-        assert!(waited < 600, "rtrace -p did not start");
-        std::thread::sleep(Duration::from_millis(50));
-        waited += 1;
-    }
+    wait_for(&out, "rtrace -p", |t| t.contains("Tracing sh (pid "));
     use std::io::Write;
     target.stdin.take().unwrap().write_all(b"go\n").unwrap();
     assert!(target.wait().unwrap().success());

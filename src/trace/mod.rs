@@ -612,33 +612,45 @@ impl Engine {
         }
         if self.interrupts_seen == 0 {
             // First interrupt (trace(1)'s ^C): let go of attached
-            // processes; started ones are left to finish, shown. A signal
-            // sent to rtrace alone (kill, timeout) goes on to the command
-            // it started, as strace does, which usually ends it.
-            let forward = TO_FORWARD.load(Ordering::Relaxed);
-            if let Some(main) = self.main_pid.filter(|_| forward != 0)
-                && self.procs.get(&main).is_some_and(|p| !p.attached)
-            {
-                // SAFETY: plain kill.
-                unsafe { libc::kill(main, forward) };
-            }
-            let attached: Vec<i32> = self
-                .procs
-                .values()
-                .filter(|p| p.attached && !p.detaching)
-                .map(|p| p.pid)
-                .collect();
-            for pid in attached {
+            // processes; started ones are left to finish, shown.
+            self.forward_interrupt();
+            for pid in self.attached_tasks() {
                 self.start_detach(pid);
             }
         }
         if n >= 2 {
-            for p in self.procs.values().filter(|p| !p.attached) {
-                // SAFETY: plain kill.
-                unsafe { libc::kill(p.pid, libc::SIGKILL) };
-            }
+            self.kill_started();
         }
         self.interrupts_seen = n;
+    }
+
+    /// A signal sent to rtrace alone (kill, timeout) goes on to the
+    /// command it started, as strace does, which usually ends it.
+    fn forward_interrupt(&self) {
+        let forward = TO_FORWARD.load(Ordering::Relaxed);
+        if let Some(main) = self.main_pid.filter(|_| forward != 0)
+            && self.procs.get(&main).is_some_and(|p| !p.attached)
+        {
+            // SAFETY: plain kill.
+            unsafe { libc::kill(main, forward) };
+        }
+    }
+
+    /// The attached tasks not yet being let go.
+    fn attached_tasks(&self) -> Vec<i32> {
+        self.procs
+            .values()
+            .filter(|p| p.attached && !p.detaching)
+            .map(|p| p.pid)
+            .collect()
+    }
+
+    /// The second interrupt: the started processes die.
+    fn kill_started(&self) {
+        for p in self.procs.values().filter(|p| !p.attached) {
+            // SAFETY: plain kill.
+            unsafe { libc::kill(p.pid, libc::SIGKILL) };
+        }
     }
 
     /// The trace output cannot be written: let go of every process that

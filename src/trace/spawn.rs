@@ -58,6 +58,17 @@ pub(super) fn options(follow: bool, exit_kill: bool, seccomp: bool) -> libc::c_i
     opts
 }
 
+/// The tasks (threads) of process `pid`, in order, for `-p`.
+pub(super) fn tasks_of(pid: i32) -> Result<Vec<i32>, Error> {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .map_err(|_| Error::new(format!("cannot attach to pid {pid}: No such process"), 1))?;
+    let mut tids: Vec<i32> = tasks
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .collect();
+    tids.sort_unstable();
+    Ok(tids)
+}
+
 /// Whether task `tid` is a zombie.
 fn is_zombie(tid: i32) -> bool {
     kernel::stat_field(tid, 3).is_some_and(|state| state == "Z")
@@ -304,12 +315,7 @@ impl Engine {
 
     /// Attach to `pid` and all its threads with PTRACE_SEIZE.
     pub(super) fn attach(&mut self, pid: i32) -> Result<(), Error> {
-        let tasks = std::fs::read_dir(format!("/proc/{pid}/task"))
-            .map_err(|_| Error::new(format!("cannot attach to pid {pid}: No such process"), 1))?;
-        let mut tids: Vec<i32> = tasks
-            .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
-            .collect();
-        tids.sort_unstable();
+        let tids = tasks_of(pid)?;
         let fds = Rc::new(RefCell::new(FdTable::new(pid)));
         let mut seized_any = false;
         for tid in tids {

@@ -14,6 +14,7 @@ use super::calls::End;
 use super::{Engine, Exit, Life, Proc, Report};
 use crate::call::{CallData, CallType, Show, call_replay};
 use crate::escape::TraceeText;
+use crate::fdtable::SharedFdTable;
 use crate::kernel::{self, Memory};
 use crate::output::Style;
 
@@ -122,17 +123,8 @@ impl Engine {
             }
             None => 0,
         };
-        let fds = if flags & libc::CLONE_FILES as u64 != 0 {
-            parent.fds.clone()
-        } else {
-            let mut copy = parent.fds.borrow().clone();
-            copy.pid = child;
-            Rc::new(RefCell::new(copy))
-        };
-        let mut call = parent.call.clone();
-        if let Some(c) = call.as_mut() {
-            c.data = CallData::None;
-        }
+        let fds = child_fds(parent, flags, child);
+        let call = parent_call(parent);
         let vfork = event == libc::PTRACE_EVENT_VFORK;
         let shown = parent.shown && self.follow;
         // The child waits for its parent's fork line, if the parent's call
@@ -164,11 +156,7 @@ impl Engine {
         proc.own = own;
         proc.tgid = tgid;
         proc.shown = shown;
-        if shown {
-            self.out.record_copy(pid, child);
-        }
-        self.procs.insert(child, proc);
-        self.set_count();
+        self.add_child(pid, proc);
         if !wait_for_parent {
             // A vfork parent sleeps until the child execs or exits, and an
             // untraced fork prints no line to wait for: start the child now.
@@ -393,6 +381,39 @@ impl Engine {
             });
         }
     }
+}
+
+impl Engine {
+    /// A new task joins the table; shown, it inherits its parent's
+    /// recorded line (for its half of the fork call).
+    pub(super) fn add_child(&mut self, parent: i32, proc: Proc) {
+        if proc.shown {
+            self.out.record_copy(parent, proc.pid);
+        }
+        self.procs.insert(proc.pid, proc);
+        self.set_count();
+    }
+}
+
+/// A new task's fd table: its parent's, shared (CLONE_FILES), or a copy.
+pub(super) fn child_fds(parent: &Proc, clone_flags: u64, child: i32) -> SharedFdTable {
+    if clone_flags & libc::CLONE_FILES as u64 != 0 {
+        parent.fds.clone()
+    } else {
+        let mut copy = parent.fds.borrow().clone();
+        copy.pid = child;
+        Rc::new(RefCell::new(copy))
+    }
+}
+
+/// The parent's open call, for the child's half of it (`fork() = 0`),
+/// without what its enter half kept for its own leave.
+pub(super) fn parent_call(parent: &Proc) -> Option<crate::call::Call> {
+    let mut call = parent.call.clone();
+    if let Some(c) = call.as_mut() {
+        c.data = CallData::None;
+    }
+    call
 }
 
 /// A task's parent pid and thread group id, from /proc/PID/status.

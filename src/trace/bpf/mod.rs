@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use nix::unistd::Pid;
 
-use super::signals::{FLUSH_DUE, INTERRUPTS, TO_FORWARD, install_signal_handlers};
+use super::signals::{FLUSH_DUE, INTERRUPTS, install_signal_handlers};
 use super::{Config, Engine, Error, Exit, Life, Proc, Report, affinity};
 use crate::call::CallClass;
 use crate::escape::TraceeText;
@@ -215,12 +215,7 @@ impl Bpf {
 
     /// `-p PID`: trace each of its threads from now on.
     fn attach(&mut self, pid: i32) -> Result<(), Error> {
-        let tasks = std::fs::read_dir(format!("/proc/{pid}/task"))
-            .map_err(|_| Error::new(format!("cannot attach to pid {pid}: No such process"), 1))?;
-        let mut tids: Vec<i32> = tasks
-            .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
-            .collect();
-        tids.sort_unstable();
+        let tids = super::spawn::tasks_of(pid)?;
         let fds = Rc::new(RefCell::new(FdTable::new(pid)));
         for tid in tids {
             self.trace_task(tid, TASK_TRACED)?;
@@ -381,20 +376,8 @@ impl Bpf {
             return;
         }
         if engine.interrupts_seen == 0 {
-            let forward = TO_FORWARD.load(Ordering::Relaxed);
-            if let Some(main) = engine.main_pid.filter(|_| forward != 0)
-                && engine.procs.get(&main).is_some_and(|p| !p.attached)
-            {
-                // SAFETY: plain kill.
-                unsafe { libc::kill(main, forward) };
-            }
-            let attached: Vec<i32> = engine
-                .procs
-                .values()
-                .filter(|p| p.attached)
-                .map(|p| p.pid)
-                .collect();
-            for tid in attached {
+            engine.forward_interrupt();
+            for tid in engine.attached_tasks() {
                 if let Some(traced) = self.loaded.as_mut().and_then(|l| l.traced.as_mut()) {
                     let _ = traced.remove(&(tid as u32));
                 }
@@ -406,10 +389,7 @@ impl Bpf {
         }
         let engine = &mut self.engine;
         if n >= 2 {
-            for p in engine.procs.values().filter(|p| !p.attached) {
-                // SAFETY: plain kill.
-                unsafe { libc::kill(p.pid, libc::SIGKILL) };
-            }
+            engine.kill_started();
         }
         engine.interrupts_seen = n;
     }
@@ -565,19 +545,10 @@ impl Bpf {
             None => 0,
         };
         let p = engine.procs.get(&parent).expect("present");
-        let fds = if flags & libc::CLONE_FILES as u64 != 0 {
-            p.fds.clone()
-        } else {
-            let mut copy = p.fds.borrow().clone();
-            copy.pid = child;
-            Rc::new(RefCell::new(copy))
-        };
+        let fds = super::tasks::child_fds(p, flags, child);
         let shown = p.shown && (engine.follow || self.all);
         let waits = shown && p.call.is_some();
-        let mut call = p.call.clone().filter(|_| shown);
-        if let Some(c) = call.as_mut() {
-            c.data = crate::call::CallData::None;
-        }
+        let call = super::tasks::parent_call(p).filter(|_| shown);
         let mut proc = Proc::new(
             child,
             p.name.clone(),
@@ -591,11 +562,7 @@ impl Bpf {
         proc.tgid = child_tgid;
         proc.shown = shown;
         proc.call = call;
-        if shown {
-            engine.out.record_copy(parent, child);
-        }
-        engine.procs.insert(child, proc);
-        engine.set_count();
+        engine.add_child(parent, proc);
         if waits {
             self.newborns.entry(parent).or_default().push(child);
             self.held.insert(child, VecDeque::new());

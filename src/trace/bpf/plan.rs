@@ -326,14 +326,7 @@ pub fn captures(name: &str, fields: &[Field], limits: Limits) -> Spec {
     let sig = service::table::signature(Arch::X86_64, name);
     let buf_cap = clamp(limits.string_limit.max(BUF_CAP) + 1);
     if name == "ioctl" && fields.len() == 3 {
-        spec.push(CaptureSpec {
-            arg: 2,
-            kind: CAP_IOCTL,
-            when: AT_ENTER | AT_EXIT,
-            len_arg: 1,
-            elem: 1,
-            max: buf_cap,
-        });
+        spec.push(ioctl_capture(limits));
         return spec;
     }
     for (i, field) in fields.iter().enumerate().take(6) {
@@ -497,6 +490,18 @@ pub fn captures(name: &str, fields: &[Field], limits: Limits) -> Spec {
     spec
 }
 
+/// ioctl's argument (its third), sized by its request (the second).
+fn ioctl_capture(limits: Limits) -> CaptureSpec {
+    CaptureSpec {
+        arg: 2,
+        kind: CAP_IOCTL,
+        when: AT_ENTER | AT_EXIT,
+        len_arg: 1,
+        elem: 1,
+        max: clamp(limits.string_limit.max(BUF_CAP) + 1),
+    }
+}
+
 /// The captures a call's signature alone gives: its strings and ioctl's
 /// argument. What i386 calls get (their structs have i386 layouts the
 /// trace events do not describe), and x86_64 calls on a kernel without
@@ -504,14 +509,7 @@ pub fn captures(name: &str, fields: &[Field], limits: Limits) -> Spec {
 fn strings_only(arch: Arch, name: &str, limits: Limits) -> Spec {
     let mut spec = Spec::default();
     if name == "ioctl" {
-        spec.push(CaptureSpec {
-            arg: 2,
-            kind: CAP_IOCTL,
-            when: AT_ENTER | AT_EXIT,
-            len_arg: 1,
-            elem: 1,
-            max: clamp(limits.string_limit.max(BUF_CAP) + 1),
-        });
+        spec.push(ioctl_capture(limits));
         return spec;
     }
     let Some(sig) = service::table::signature(arch, name) else {

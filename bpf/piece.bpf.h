@@ -1,0 +1,109 @@
+/* rtrace's BPF program: the record being built (struct scratch) and
+ * piece(), which copies one piece of memory into it. The lowest part of
+ * the program: rtrace.bpf.c and usbmon.bpf.h build on it. */
+#ifndef RTRACE_PIECE_BPF_H
+#define RTRACE_PIECE_BPF_H
+
+#include <linux/types.h>
+#include <linux/bpf.h>
+#include <asm/ptrace.h>
+#include <bpf/bpf_helpers.h>
+#include "rtrace.h"
+
+/* A record with captures is built here, then copied into the ring. */
+struct scratch {
+	struct rt_event ev;
+	__u8 area[RT_AREA + RT_CAP_MAX + 64];
+	/* Too big for the BPF stack. */
+	struct pt_regs regs;
+	__u64 ptrs[RT_VEC_MAX];
+	/* Whether the last piece's read failed. */
+	__u32 last_fault;
+	/* Whether capture_one's entry copy failed, to be taken at the exit. */
+	__u32 cap_faulted;
+	/* Where a PIECE_KERNEL piece is read from. */
+	__u64 ksrc;
+	/* The usbmon ring's pages (struct mon_pgmap *) behind the fd of the
+	 * fetch being copied, or 0. */
+	__u64 mon_bvec;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch SEC(".maps");
+
+
+/* Meta bits of piece() and the functions built on it: an i386 call. */
+#define VEC_COMPAT 0x20000
+
+/* Copy `want` bytes (or a string of at most `want` bytes with its NUL) at
+ * `addr` into the record at `off`; returns the offset after it. */
+#define PIECE_STR 0x10000
+/* Copy from the kernel address in s->ksrc, filed under `addr`. */
+#define PIECE_KERNEL 0x80000
+
+/* A function of its own (verified once, not at every use) with the BPF
+ * limit of five arguments: `meta` is the argument index, the phase
+ * (RT_AT_*) shifted by 8, and PIECE_STR for a string. */
+__noinline __u32 piece(struct scratch *s, __u32 off, __u64 addr, __u32 want, __u32 meta)
+{
+	int str = meta & PIECE_STR;
+	__u8 arg = meta & 0xff, when = (meta >> 8) & 0xff;
+	if (!s || off > RT_AREA - sizeof(struct rt_capture))
+		return off;
+	__u64 at = off;
+	asm volatile("" : "+r"(at));
+	at &= RT_AREA - 1;
+	struct rt_capture *c = (void *)(s->area + at);
+	__u8 *dst = (void *)(c + 1);
+	__u32 len = want;
+	if (len > RT_CAP_MAX - 1)
+		len = RT_CAP_MAX - 1;
+	/* Keep the verifier sure of the bound whatever the compiler made of
+	 * the comparison. */
+	asm volatile("" : "+r"(len));
+	len &= RT_CAP_MAX - 1;
+	c->addr = addr;
+	c->arg = arg;
+	c->when = when;
+	c->flags = want > len ? RT_PIECE_TRUNCATED : 0;
+	s->last_fault = 0;
+	if (str) {
+		long r = len ? bpf_probe_read_user_str(dst, len, (void *)addr) : 0;
+		if (r <= 0) {
+			c->len = 0;
+			c->flags |= RT_PIECE_FAULT;
+			s->last_fault = 1;
+		} else if ((__u32)r < len || dst[(r - 1) & (RT_CAP_MAX - 1)] == 0) {
+			/* r counts the NUL; when r == len the helper may have cut
+			 * the string and written its own NUL: rtrace reads one more
+			 * byte than it prints, so either way the last byte is
+			 * dropped and the string is incomplete. */
+			c->len = r - 1;
+			c->flags |= (__u32)r < len ? RT_PIECE_TERMINATED : 0;
+		}
+	} else if (meta & PIECE_KERNEL) {
+		if (len && bpf_probe_read_kernel(dst, len, (void *)s->ksrc) != 0) {
+			c->len = 0;
+			c->flags |= RT_PIECE_FAULT;
+			s->last_fault = 1;
+		} else {
+			c->len = len;
+		}
+	} else {
+		if (len && bpf_probe_read_user(dst, len, (void *)addr) != 0) {
+			c->len = 0;
+			c->flags |= RT_PIECE_FAULT;
+			s->last_fault = 1;
+		} else {
+			c->len = len;
+		}
+	}
+	s->ev.ncaps += 1;
+	return off + sizeof(*c) + ((c->len + 7) & ~7u);
+}
+
+#endif
