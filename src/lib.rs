@@ -8,9 +8,12 @@
 //! and [`ioctl`] (handlers) -> [`format`] (put primitives) -> [`output`]
 //! (the one writer). [`kernel`] is the only module that talks ptrace and
 //! reads tracee memory; [`fdtable`] is the per-process fd bookkeeping;
-//! [`diag`] the ABI misuse diagnostics made from it. [`escape`], below
-//! them all, is how tracee-controlled text is rendered safe for a terminal.
+//! [`diag`] the ABI misuse diagnostics made from it. [`abi`], below
+//! them all, is the kernel's own names, numbers and declarations;
+//! [`escape`] is how tracee-controlled text is rendered safe for a
+//! terminal.
 
+pub mod abi;
 pub mod call;
 pub mod decode;
 pub mod diag;
