@@ -149,10 +149,10 @@ pub fn signal_name(sig: i32) -> Option<String> {
 
 /// Print a signal number parameter by name (`-V`: the number).
 pub fn put_signal(p: &mut Printer, name: &str, sig: i64) {
-    let sym = if p.symbols() {
-        signal_name(sig as i32)
-    } else {
-        None
+    // A value beyond an int names no signal, whatever its low half says.
+    let sym = match i32::try_from(sig) {
+        Ok(sig) if p.symbols() => signal_name(sig),
+        _ => None,
     };
     p.symbol(name, sig, sym.as_deref());
 }

@@ -202,6 +202,13 @@ fn socket_and_netlink_calls_print_the_same() {
 }
 
 #[test]
+fn arguments_are_cut_to_their_declared_width_alike() {
+    // Garbage in every narrow argument's upper half (tests/arg_widths.rs
+    // shows the ptrace engine's lines equal the clean run's).
+    compare("arg_widths", &[]);
+}
+
+#[test]
 fn signals_and_children_print_the_same() {
     compare("calls_sig", &[]);
     compare("signals", &[]);

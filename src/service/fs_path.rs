@@ -289,7 +289,8 @@ const MS_FLAGS: &[FlagDef] = &[
 pub fn mount_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.path("source", c.args[0]);
     p.path("target", c.args[1]);
-    let flags = c.args[3] & 0xffff_ffff;
+    // `unsigned long mountflags`: all 64 bits reach the kernel.
+    let flags = c.args[3];
     // A remount or bind takes no filesystem type; the kernel ignores it.
     if flags & (32 | 4096) != 0 && c.args[2] != 0 {
         p.ptr("filesystemtype", c.args[2]);

@@ -171,7 +171,8 @@ pub fn munmap_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 /// `mprotect(addr, len, prot)`
 pub fn mprotect_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     munmap_out(p, c);
-    p.flags("prot", c.args[2] & 0xffff_ffff, PROT_FLAGS);
+    // `unsigned long prot`: a bit above 32 is the kernel's EINVAL, shown.
+    p.flags("prot", c.args[2], PROT_FLAGS);
     CallType::Done
 }
 
@@ -195,7 +196,8 @@ pub fn mremap_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.ptr("old_address", c.args[0]);
     p.uint("old_size", c.args[1]);
     p.uint("new_size", c.args[2]);
-    let flags = c.args[3] & 0xffff_ffff;
+    // `unsigned long flags`, whole.
+    let flags = c.args[3];
     p.flags("flags", flags, MREMAP_FLAGS);
     if flags & 2 != 0 {
         p.ptr("new_address", c.args[4]);

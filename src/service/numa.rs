@@ -51,7 +51,8 @@ pub fn set_mempolicy_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 pub fn mbind_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.ptr("start", c.args[0]);
     p.uint("len", c.args[1]);
-    p.flags("mode", c.args[2] as u32 as u64, MPOL_MODES);
+    // `unsigned long mode`: shown whole, as the kernel is given it.
+    p.flags("mode", c.args[2], MPOL_MODES);
     put_nodemask(p, "nmask", c.args[3], c.args[4]);
     p.uint("maxnode", c.args[4]);
     p.flags("flags", c.args[5] as u32 as u64, MPOL_MF_FLAGS);

@@ -629,7 +629,8 @@ pub fn prctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     let a = c.args;
     match option {
         // PR_SET_PDEATHSIG
-        1 => put_signal(p, "arg2", a[1] as i32 as i64),
+        // `unsigned long arg2`, whole: a bit above 32 is no signal.
+        1 => put_signal(p, "arg2", a[1] as i64),
         // PR_GET_PDEATHSIG, PR_GET_NAME, PR_GET_CHILD_SUBREAPER,
         // PR_GET_TID_ADDRESS: written through arg2.
         2 | 16 | 37 | 40 => return CallType::NotDone,

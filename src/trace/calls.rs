@@ -117,6 +117,7 @@ impl Engine {
             (name, entry, args) = (Cow::Borrowed(sub), service::lookup_name(sub), sub_args);
             demultiplexed = true;
         }
+        args = as_the_kernel_reads(arch, &name, args);
         let selected = if demultiplexed {
             self.select.trace.is_all() || self.select.trace.contains(&name)
         } else {
@@ -630,5 +631,28 @@ impl Engine {
             .returned
             .remove("siginfo")
             .unwrap_or_default()
+    }
+}
+
+/// A call's arguments as its kernel function receives them: each register
+/// cut to its parameter's declared width (an `int` is the low 32 bits,
+/// whatever the upper half holds), so every printer, filter and fd-table
+/// update sees what the kernel saw. An i386 call is cut only where its
+/// entry point takes the x86_64 call's parameters in the same registers.
+fn as_the_kernel_reads(arch: Arch, name: &str, args: [u64; 6]) -> [u64; 6] {
+    use crate::service::table::signature;
+    let same_registers = match arch {
+        // x32 passes x86_64's parameters in x86_64's registers.
+        Arch::X86_64 | Arch::X32 => true,
+        Arch::I386 => match (signature(Arch::I386, name), signature(Arch::X86_64, name)) {
+            (Some(i386), Some(x86_64)) => std::ptr::eq(i386, x86_64),
+            _ => false,
+        },
+    };
+    if same_registers {
+        let register_bits = if arch == Arch::I386 { 32 } else { 64 };
+        crate::abi::as_declared(name, register_bits, args)
+    } else {
+        args
     }
 }

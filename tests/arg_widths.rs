@@ -1,0 +1,147 @@
+//! Arguments print at the width the kernel declares them, not the
+//! register's: an `int` is its register's low 32 bits whatever the upper
+//! half holds, a `umode_t` its low 16, and an `unsigned long` all 64.
+//! The widths come from src/abi/gen_syscall_args.rs, which
+//! tools/gen_syscall_args.py makes from the running kernel's trace-event
+//! formats and BTF; the last test checks it is what the generator makes.
+
+mod common;
+
+use common::{fixture, fixture_m32, trace};
+use std::path::Path;
+use std::process::Command;
+
+/// The arguments of each call of tests/fixtures/arg_widths.c (the text up
+/// to the result, which is the kernel's to choose), in order.
+const CALLS: &[&str] = &[
+    r#"open("/nonexistent/rtrace", O_RDONLY)"#,
+    r#"mkdirat(AT_FDCWD, "/nonexistent/rtrace", 0755)"#,
+    r#"fchmodat(AT_FDCWD, "/nonexistent/rtrace", 0600)"#,
+    "wait4(-1, NULL, WNOHANG|__WALL, NULL)",
+    "waitid(P_PID, 999999, NULL, WNOHANG|WEXITED, NULL)",
+    "pidfd_open(0, 0x800)",
+    "pidfd_getfd(-1, 0, 0x0)",
+    "pidfd_send_signal(-1, SIGUSR1, NULL, 0x0)",
+    r#"execveat(-1, "", NULL, NULL, AT_EMPTY_PATH)"#,
+    r#"name_to_handle_at(-1, "", NULL, NULL, 0x0)"#,
+    "bpf(1000, NULL, 0)",
+    "io_uring_setup(0, NULL)",
+    "io_uring_enter(-1, 1, 0, 0x0, NULL, 0)",
+    "io_uring_register(-1, 0, NULL, 3735928559)",
+    "io_setup(0, NULL)",
+    "fanotify_init(0x80000000, 0x0)",
+    "fanotify_mark(-1, 0x0, 0x0, AT_FDCWD, NULL)",
+    "landlock_add_rule(-1, 1, NULL, 0x0)",
+    "landlock_restrict_self(-1, 0x0)",
+    "seccomp(2, 0x0, NULL)",
+    "process_madvise(-1, NULL, 0, 8, 0x0)",
+    "futex_waitv(NULL, 0, 0x0, NULL, 1)",
+    "keyctl(32767, 0x0, 0x0, 0x0, 0x0)",
+    "semop(-1, NULL, 0)",
+    "mq_timedsend(-1, NULL, 0, 0, NULL)",
+    "alarm(0)",
+    "reboot(0x0, 0x0, 0x0, NULL)",
+    "kcmp(-1, -1, 0, 0, 0)",
+    "setns(-1, 0x0)",
+    r#"open_tree(-1, "", 0x0)"#,
+    "fsopen(NULL, 0x0)",
+    r#"fspick(-1, "", 0x0)"#,
+    "fsmount(-1, 0x0, 0x0)",
+    r#"move_mount(-1, "", -1, "", 0x0)"#,
+    r#"mount_setattr(-1, "", 0x0, NULL, 0)"#,
+    "userfaultfd(0x4)",
+    "sched_setattr(-1, NULL, 0x0)",
+    "sched_getattr(-1, NULL, 0, 0x0)",
+    "kill(999999, 0)",
+    "lseek(-1, 0, SEEK_CUR)",
+    "dup3(-1, -1, 0)",
+];
+
+/// The calls after the marker, up to the exit.
+fn calls(bin: &Path, mode: &str) -> Vec<String> {
+    let run = trace(&[], &[bin.to_str().unwrap(), mode]);
+    let lines = run.after_marker();
+    lines[1..]
+        .iter()
+        .take_while(|l| !l.starts_with("exit_group("))
+        .cloned()
+        .collect()
+}
+
+/// The part of a line before its result.
+fn arguments(line: &str) -> &str {
+    line.rsplit_once(" = ").map_or(line, |(args, _)| args)
+}
+
+#[test]
+fn garbage_in_the_upper_halves_changes_no_line() {
+    let bin = fixture("arg_widths");
+    let clean = calls(&bin, "clean");
+    let dirty = calls(&bin, "dirty");
+    // The kernel did the same both times; so must the trace say.
+    assert_eq!(dirty, clean, "upper halves leaked into the trace");
+    let shown: Vec<&str> = dirty.iter().map(|l| arguments(l)).collect();
+    assert_eq!(shown, CALLS);
+}
+
+#[test]
+fn a_umode_t_is_sixteen_bits_on_i386_too() {
+    let bin = fixture_m32("arg_widths");
+    let clean = calls(&bin, "clean");
+    let dirty = calls(&bin, "dirty");
+    assert_eq!(
+        dirty, clean,
+        "bits 16-31 of a umode_t leaked into the trace"
+    );
+    let shown: Vec<&str> = dirty.iter().map(|l| arguments(l)).collect();
+    assert_eq!(shown, CALLS[..3]);
+}
+
+#[test]
+fn what_the_kernel_reads_whole_is_not_cut() {
+    let lines = calls(&fixture("arg_widths"), "wide");
+    assert_eq!(
+        lines,
+        [
+            "pkey_mprotect(NULL, 4096, PROT_READ|0x100000000, -1) = -1 [EINVAL]",
+            "mbind(NULL, 4096, MPOL_DEFAULT|0x100000000, NULL, 0, 0) = -1 [EFAULT]",
+            "prctl(PR_SET_PDEATHSIG, 4294967306) = -1 [EINVAL]",
+        ]
+    );
+}
+
+/// tools/gen_syscall_args.py, run again on a machine running the kernel
+/// the table was made from, writes the committed table byte for byte
+/// (skipped, with a message, on another kernel or without tracefs, BTF or
+/// bpftool).
+#[test]
+fn regenerating_the_declared_widths_changes_nothing() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let committed = std::fs::read_to_string(root.join("src/abi/gen_syscall_args.rs")).unwrap();
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    let made_here = committed.contains(&format!("\"{}\"", release.trim()));
+    let events = Path::new("/sys/kernel/tracing/events/syscalls/sys_enter_open/format");
+    let bpftool = Command::new("bpftool").arg("version").output().is_ok();
+    if !made_here || !events.exists() || !bpftool {
+        eprintln!(
+            "skipped: the table was made on another kernel than {}, or tracefs or bpftool is missing",
+            release.trim()
+        );
+        return;
+    }
+    let out =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("gen_args-{}", std::process::id()));
+    std::fs::create_dir_all(&out).unwrap();
+    let status = Command::new("python3")
+        .arg(root.join("tools/gen_syscall_args.py"))
+        .arg("--out")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success(), "tools/gen_syscall_args.py failed");
+    let fresh = std::fs::read_to_string(out.join("gen_syscall_args.rs")).unwrap();
+    assert!(
+        fresh == committed,
+        "src/abi/gen_syscall_args.rs is stale: run tools/gen_syscall_args.py"
+    );
+}
