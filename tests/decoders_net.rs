@@ -99,6 +99,7 @@ fn network_calls() {
         "setsockopt(4, SOL_SOCKET, SO_REUSEADDR, &0x1, 4) = -1 [EFAULT]".into(),
         "getsockopt(4, 9999, 1, &ADDR, [4]) = -1 [EOPNOTSUPP]".into(),
         "getsockopt(4, SOL_SOCKET, SO_TYPE, &ADDR, &0x1) = -1 [EFAULT]".into(),
+        "getsockopt(4, SOL_SOCKET, SO_GET_FILTER, NULL, [0]) = 0".into(),
         "shutdown(4, SHUT_WR) = 0".into(),
         "shutdown(4, 7) = -1 [EINVAL]".into(),
         "accept(4, NULL, NULL) = -1 [EINVAL]".into(),

@@ -402,12 +402,22 @@ pub fn setsockopt_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
+/// getsockopt's own name for an option number setsockopt names otherwise:
+/// `<asm-generic/socket.h>` defines `SO_GET_FILTER` as `SO_ATTACH_FILTER`.
+fn get_optname(level: i64, opt: i64) -> Option<&'static str> {
+    (level == SOL_SOCKET && opt == 26).then_some("SO_GET_FILTER")
+}
+
 /// `getsockopt(sockfd, level, optname, optval, optlen)`: the value at leave.
 pub fn getsockopt_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     let level = c.int(1);
+    let opt = c.int(2);
     put_fd(p, c.fds, "sockfd", c.int(0));
     put_level(p, "level", level);
-    put_optname(p, "optname", level, c.int(2));
+    match get_optname(level, opt) {
+        Some(own) => p.symbol("optname", opt, Some(own)),
+        None => put_optname(p, "optname", level, opt),
+    }
     save_len(p, c, c.args[4]);
     CallType::NotDone
 }
