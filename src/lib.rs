@@ -28,4 +28,5 @@ pub mod output;
 pub mod select;
 pub mod service;
 pub mod spelling;
+pub mod sysent;
 pub mod trace;
