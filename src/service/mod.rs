@@ -37,7 +37,7 @@ use std::sync::OnceLock;
 
 use crate::call::{CallClass, Handler, InFn, OutFn, default_in};
 use crate::kernel::Arch;
-use crate::sysent::{self, Kind, Signature};
+use crate::sysent::{self, Signature};
 
 /// A handler table entry: `h("read", read_out, read_in, Normal)`.
 pub const fn h(name: &'static str, out: OutFn, r#in: InFn, class: CallClass) -> Handler {
@@ -92,16 +92,6 @@ pub struct Entry {
     pub handler: &'static Handler,
     /// Its declared parameters.
     pub sig: Option<&'static Signature>,
-}
-
-impl Entry {
-    /// The kinds of its declared parameters (what `-e trace=%desc` and
-    /// the other classes look at); none when it has no signature.
-    pub fn kinds(&self) -> Vec<Kind> {
-        self.sig
-            .map(|s| s.params.iter().map(|p| p.kind).collect())
-            .unwrap_or_default()
-    }
 }
 
 /// Every handler by name; the first table to name a call wins. Built once:
