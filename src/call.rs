@@ -13,7 +13,7 @@ use crate::fdtable::FdTable;
 use crate::format::{FormatConfig, FormatState, Naming, Printer};
 use crate::kernel::{Arch, Memory};
 use crate::output::{Output, Style};
-use crate::service::params::Signature;
+use crate::sysent::Signature;
 
 /// Where the enter half of a call ends: returned by a handler's `out`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

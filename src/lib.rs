@@ -8,7 +8,8 @@
 //! and [`ioctl`] (handlers) -> [`format`] (put primitives) -> [`output`]
 //! (the one writer). [`kernel`] is the only module that talks ptrace and
 //! reads tracee memory; [`fdtable`] is the per-process fd bookkeeping;
-//! [`diag`] the ABI misuse diagnostics made from it. [`abi`], below
+//! [`diag`] the ABI misuse diagnostics made from it. [`sysent`], below
+//! [`call`], is the system call table, one row per call. [`abi`], below
 //! them all, is the kernel's own names, numbers and declarations;
 //! [`escape`] is how tracee-controlled text is rendered safe for a
 //! terminal.
@@ -28,4 +29,5 @@ pub mod output;
 pub mod select;
 pub mod service;
 pub mod spelling;
+pub mod sysent;
 pub mod trace;

@@ -65,7 +65,9 @@ def fields(path):
             decl = m.group(1).strip()
             name = re.search(r"(\w+)$", decl).group(1)
             ctype = decl[: -len(name)].strip()
-            if name.startswith("common_") or name == "__syscall_nr":
+            # The event's own fields (common_*, __syscall_nr, and the
+            # __data_loc copies newer kernels add) are no parameters.
+            if name.startswith("common_") or name.startswith("__"):
                 continue
             params.append((name, ctype))
     return params

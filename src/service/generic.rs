@@ -7,8 +7,8 @@
 use crate::call::{CallCtx, CallType};
 use crate::fdtable::FdTable;
 use crate::format::Printer;
-use crate::service::params::Kind;
 use crate::service::signal::put_signal;
+use crate::sysent::Kind;
 
 /// `AT_FDCWD` from `<linux/fcntl.h>`.
 pub const AT_FDCWD: i64 = -100;
@@ -17,7 +17,7 @@ pub use crate::decode::put_fd;
 
 /// Print one argument by kind: its raw register, or for a value split
 /// across registers or counted in pages the value
-/// [`Signature::value`](crate::service::params::Signature::value) makes.
+/// [`Signature::value`](crate::sysent::Signature::value) makes.
 pub fn put_arg(p: &mut Printer, fds: &FdTable, name: &str, kind: Kind, raw: u64) {
     match kind {
         Kind::Fd => put_fd(p, fds, name, raw as i32 as i64),

@@ -1,7 +1,7 @@
 //! The names a call's parameters print under (`-N`, `--json`) are the
 //! names `--filter` knows them by: the test here runs every handler of
 //! both ABIs on made-up arguments and checks each top-level name it prints
-//! against `table::SIGNATURES` (and `I386_SIGNATURES`), both the name and
+//! against the system call table's rows (`sysent::rows`), both the name and
 //! the argument it stands for.
 
 use std::io::{self, Write};

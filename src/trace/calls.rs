@@ -640,7 +640,7 @@ impl Engine {
 /// update sees what the kernel saw. An i386 call is cut only where its
 /// entry point takes the x86_64 call's parameters in the same registers.
 fn as_the_kernel_reads(arch: Arch, name: &str, args: [u64; 6]) -> [u64; 6] {
-    use crate::service::table::signature;
+    use crate::sysent::signature;
     let same_registers = match arch {
         // x32 passes x86_64's parameters in x86_64's registers.
         Arch::X86_64 | Arch::X32 => true,

@@ -11,7 +11,7 @@ use crate::fdtable::FdTable;
 use crate::filter::{self, Fields, Filter, FilterError, Value};
 use crate::kernel::Memory;
 use crate::service::generic::AT_FDCWD;
-use crate::service::params::Kind;
+use crate::sysent::Kind;
 
 /// Field names every call has (besides its parameters by name).
 const CALL_FIELDS: &[&str] = &[
@@ -25,7 +25,7 @@ fn known_fields() -> &'static HashSet<&'static str> {
     static KNOWN: OnceLock<HashSet<&'static str>> = OnceLock::new();
     KNOWN.get_or_init(|| {
         let mut set: HashSet<&'static str> = CALL_FIELDS.iter().copied().collect();
-        for sig in crate::service::table::all_signatures() {
+        for sig in crate::sysent::all_signatures() {
             for p in sig.params {
                 set.insert(p.name);
             }
@@ -39,7 +39,7 @@ fn known_fields() -> &'static HashSet<&'static str> {
 fn signal_fields() -> &'static HashSet<&'static str> {
     static FIELDS: OnceLock<HashSet<&'static str>> = OnceLock::new();
     FIELDS.get_or_init(|| {
-        crate::service::table::all_signatures()
+        crate::sysent::all_signatures()
             .flat_map(|sig| sig.params.iter())
             .filter(|p| p.kind == Kind::Signal)
             .map(|p| p.name)

@@ -30,7 +30,8 @@
 
 use crate::format::PATH_MAX;
 use crate::kernel::Arch;
-use crate::service::{self, params::Kind};
+use crate::service;
+use crate::sysent::{self, Kind};
 use std::path::{Path, PathBuf};
 
 /// `RT_CAP_*` kinds (bpf/rtrace.h).
@@ -323,7 +324,7 @@ fn type_size(base: &str) -> Option<usize> {
 /// its signature.
 pub fn captures(name: &str, fields: &[Field], limits: Limits) -> Spec {
     let mut spec = Spec::default();
-    let sig = service::table::signature(Arch::X86_64, name);
+    let sig = sysent::signature(Arch::X86_64, name);
     let buf_cap = clamp(limits.string_limit.max(BUF_CAP) + 1);
     if name == "ioctl" && fields.len() == 3 {
         spec.push(ioctl_capture(limits));
@@ -512,7 +513,7 @@ fn strings_only(arch: Arch, name: &str, limits: Limits) -> Spec {
         spec.push(ioctl_capture(limits));
         return spec;
     }
-    let Some(sig) = service::table::signature(arch, name) else {
+    let Some(sig) = sysent::signature(arch, name) else {
         return spec;
     };
     for (i, p) in sig.params.iter().enumerate().take(6) {
@@ -574,7 +575,7 @@ pub fn table(
         let x86_64 = events.and_then(|dir| {
             std::fs::read_to_string(dir.join(format!("sys_enter_{name}/format"))).ok()
         });
-        if let (Some(text), Some(sig)) = (x86_64, service::table::signature(Arch::I386, name)) {
+        if let (Some(text), Some(sig)) = (x86_64, sysent::signature(Arch::I386, name)) {
             let fields = parse_format(&text);
             // No 64-bit value split over two registers, as many
             // parameters: each sits where the x86_64 one does.
