@@ -1,7 +1,6 @@
 //! rtrace's library: the layers of the tracer, from the ptrace engine down
-//! to the output sink (see DESIGN.md in the project's shared docs and
-//! HACKING.md). The `rtrace` binary is a thin command line over
-//! [`trace::run`].
+//! to the output sink (DESIGN.md says why, HACKING.md how). The `rtrace`
+//! binary is a thin command line over [`trace::run`].
 //!
 //! Layers, each only calling the ones below it:
 //! [`trace`] (engine) -> [`call`] (enter/leave, CT_* split) -> [`service`]

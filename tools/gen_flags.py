@@ -6,7 +6,7 @@
 
 BTF names struct members and enums, but a flag set the uapi spells as
 `#define`s (UFFD_FEATURE_*, FIEMAP_EXTENT_*) has no names in it; the
-decoders that need them (src/ioctl/uffd.rs, fiemap.rs) use these tables.
+decoders that need them (src/ioctl/uffd.rs, src/ioctl/file.rs) use these tables.
 
 - Names: every object-like `#define` in the header whose name starts with
   the table's prefix (comments stripped, continuations joined).
