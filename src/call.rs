@@ -199,10 +199,15 @@ impl Printer<'_> {
     pub fn result(&mut self, rval: i64) {
         debug_assert!(self.state().equals_printed, "result before `=`");
         if is_error(rval) {
-            let text = match errno_name(-rval) {
+            let mut text = match errno_name(-rval) {
                 Some(name) if self.symbols() => format!("-1 [{name}]"),
                 _ => format!("-1 [{}]", -rval),
             };
+            if self.config().errno_text
+                && let Some(description) = errno_text(-rval)
+            {
+                text = format!("{text} ({description})");
+            }
             self.text(&text, Style::Error);
         } else {
             let mut buf = [0; 20];
@@ -239,6 +244,24 @@ fn decimal(n: i64, buf: &mut [u8; 20]) -> &str {
         buf[i] = b'-';
     }
     std::str::from_utf8(&buf[i..]).expect("ASCII digits")
+}
+
+/// What an errno value means: the C library's text, as perror(3) prints
+/// it, or for the kernel-internal values a program never sees (ERESTARTSYS
+/// and its kin, 512 and up) the kernel's own description of them.
+pub fn errno_text(errno: i64) -> Option<String> {
+    let errno = i32::try_from(errno).ok()?;
+    if errno >= 512 {
+        return syscalls::Errno::new(errno).description().map(String::from);
+    }
+    let mut buf = [0u8; 128];
+    // SAFETY: strerror_r writes at most buf.len() bytes, NUL-terminated,
+    // into the buffer it is given; it keeps no pointer to it.
+    let rc = unsafe { libc::strerror_r(errno, buf.as_mut_ptr().cast(), buf.len()) };
+    let end = buf.iter().position(|&b| b == 0)?;
+    let text = std::str::from_utf8(&buf[..end]).ok()?;
+    // glibc answers an unknown number "Unknown error N": no description.
+    (rc == 0 && !text.starts_with("Unknown error")).then(|| text.to_string())
 }
 
 /// The symbolic name of an errno value, including the kernel-internal ones.
@@ -480,6 +503,9 @@ fn json_leave(
                 "errno".into(),
                 errno_name(-rval).map_or(Value::from(-rval), Value::from),
             );
+            if let Some(text) = errno_text(-rval) {
+                map.insert("error".into(), Value::from(text));
+            }
         }
     } else {
         map.insert("result".into(), Value::Null);
@@ -506,6 +532,16 @@ pub fn default_in(p: &mut Printer, ctx: &mut CallCtx, _failed: bool) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn errno_text_is_the_c_librarys_or_the_kernels() {
+        assert_eq!(
+            super::errno_text(25).as_deref(),
+            Some("Inappropriate ioctl for device")
+        );
+        assert_eq!(super::errno_text(512).as_deref(), Some("Restart syscall"));
+        assert_eq!(super::errno_text(4000), None);
+    }
+
     use super::decimal;
 
     #[test]

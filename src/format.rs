@@ -34,6 +34,9 @@ pub struct FormatConfig {
     pub decode_fds: bool,
     /// `--json`: the primitives build JSON values instead of text.
     pub json: bool,
+    /// `--errno-text`: a failed call's error described after its name:
+    /// `-1 [ENOTTY] (Inappropriate ioctl for device)`.
+    pub errno_text: bool,
 }
 
 impl Default for FormatConfig {
@@ -45,6 +48,7 @@ impl Default for FormatConfig {
             string_limit: 32,
             decode_fds: false,
             json: false,
+            errno_text: false,
         }
     }
 }

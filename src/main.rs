@@ -166,6 +166,12 @@ struct Cli {
     #[arg(short = 'y', long = "decode-fds")]
     decode_fds: bool,
 
+    /// Describe each error after its name, as perror(3) would: `-1 [ENOTTY]
+    /// (Inappropriate ioctl for device)` (JSON always carries it, as
+    /// "error")
+    #[arg(long = "errno-text")]
+    errno_text: bool,
+
     /// Numbers instead of symbols; twice: structs as their addresses
     #[arg(short = 'V', long = "values", action = clap::ArgAction::Count)]
     values: u8,
@@ -531,6 +537,7 @@ fn main() -> ExitCode {
             string_limit,
             decode_fds: cli.decode_fds,
             json: cli.json,
+            errno_text: cli.errno_text,
         },
         select,
         summary: match (cli.summary_only, cli.summary) {

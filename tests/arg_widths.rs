@@ -145,3 +145,33 @@ fn regenerating_the_declared_widths_changes_nothing() {
         "src/abi/gen_syscall_args.rs is stale: run tools/gen_syscall_args.py"
     );
 }
+
+#[test]
+fn errno_text_describes_each_error_as_perror_would() {
+    let bin = fixture("arg_widths");
+    let run = trace(&["--errno-text"], &[bin.to_str().unwrap(), "clean"]);
+    let lines = run.after_marker();
+    for expected in [
+        "pidfd_open(0, 0x800) = -1 [EINVAL] (Invalid argument)",
+        "kill(999999, 0) = -1 [ESRCH] (No such process)",
+        "keyctl(32767, 0x0, 0x0, 0x0, 0x0) = -1 [EOPNOTSUPP] (Operation not supported)",
+        // A success has nothing to describe.
+        "alarm(0) = 0",
+    ] {
+        assert!(
+            lines.iter().any(|l| l == expected),
+            "no line {expected:?} in:\n{}",
+            lines.join("\n")
+        );
+    }
+    // JSON carries the description always.
+    let run = trace(&["--json", "-e", "kill"], &[bin.to_str().unwrap(), "clean"]);
+    let kill: serde_json::Value = run
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|o| o["name"] == "kill")
+        .expect("a kill call");
+    assert_eq!(kill["errno"], "ESRCH");
+    assert_eq!(kill["error"], "No such process");
+}
