@@ -8,4 +8,5 @@
 //! registration defines, which the fd table keeps). It imports nothing
 //! from the rest of the crate, so any layer above may use any of it.
 
+pub mod fs;
 pub mod user_events;

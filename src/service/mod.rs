@@ -4,6 +4,7 @@
 //! crate's tables, its declared parameters from `table.rs`, and its handler
 //! from [`HANDLERS`] when a specific one exists, else the generic printer.
 
+pub mod family;
 pub mod fs;
 pub mod fs_fd;
 pub mod fs_path;

@@ -16,10 +16,11 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 
 use super::filtering::{Action, CallFields, stack_trace};
+use crate::decode::signal_name;
 use crate::diag::{self, CallInfo, Diag};
 use crate::fdtable::SharedFdTable;
 use crate::service;
-use crate::service::signal::{put_siginfo_details, signal_name};
+use crate::service::signal::put_siginfo_details;
 use std::rc::Rc;
 
 /// How a call ended.

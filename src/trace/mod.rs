@@ -34,13 +34,13 @@ use std::sync::atomic::Ordering;
 use nix::unistd::Pid;
 
 use crate::call::{Call, Show};
+use crate::decode::signal_name;
 use crate::escape::TraceeText;
 use crate::fdtable::SharedFdTable;
 use crate::format::FormatConfig;
 use crate::kernel::{self, Memory};
 use crate::output::{Output, Recording, Style};
 use crate::select::{SignalSet, StatusSet, TraceSet};
-use crate::service::signal::signal_name;
 pub use affinity::SameCpu;
 pub use signals::record_inherited_signals;
 use stats::{SortKey, Stats};
