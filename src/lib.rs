@@ -16,6 +16,10 @@
 //! fails on one that goes up this order or closes a circle (HACKING.md,
 //! Layers).
 
+// Every public item says what it is; CI's `clippy -D warnings` makes
+// this a denial.
+#![warn(missing_docs)]
+
 pub mod abi;
 pub mod call;
 pub mod decode;

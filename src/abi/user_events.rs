@@ -19,9 +19,15 @@ pub enum FieldKind {
     /// `T[N]` for a numeric T: (element size, signed, count).
     Array(usize, bool, usize),
     /// `__data_loc T`: a u32 `size << 16 | offset` from the entry start.
-    DataLoc { chars: bool },
+    DataLoc {
+        /// The data is text (`char`, `unsigned char`), shown as a string.
+        chars: bool,
+    },
     /// `__rel_loc T`: a u32 `size << 16 | offset` from the field's end.
-    RelLoc { chars: bool },
+    RelLoc {
+        /// The data is text (`char`, `unsigned char`), shown as a string.
+        chars: bool,
+    },
     /// `struct T name SIZE`: opaque bytes.
     Struct(usize),
 }
