@@ -149,8 +149,6 @@ pub struct Call {
     /// The name `-c` counts the attempt under: the call's, or
     /// `restart_syscall` when the kernel restarted it through that call.
     pub attempt_name: Option<&'static str>,
-    /// What the ABI diagnostics saw at the call's entry.
-    pub diag: crate::diag::Entered,
 }
 
 /// Whether a call is printed.

@@ -4,6 +4,7 @@
 //! here, below both, so the ioctl layer never imports the handlers above
 //! it.
 
+use crate::abi::fs::AT_FDCWD;
 use crate::fdtable::FdTable;
 use crate::format::{FlagDef, Naming, Printer, flag};
 
@@ -32,6 +33,12 @@ pub fn put_fd(p: &mut Printer, fds: &FdTable, name: &str, fd: i64) {
     } else {
         p.int(name, fd);
     }
+}
+
+/// A directory fd that may be `AT_FDCWD`.
+pub fn put_dirfd(p: &mut Printer, name: &str, fd: i64) {
+    let sym = (fd == AT_FDCWD).then_some("AT_FDCWD");
+    p.symbol(name, fd, sym);
 }
 
 /// The name of `value` in a `(value, name)` table.

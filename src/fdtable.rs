@@ -15,7 +15,7 @@ use std::cell::RefCell;
 use std::os::unix::ffi::OsStringExt;
 use std::rc::Rc;
 
-use crate::ioctl::user_events::EventDef;
+use crate::abi::user_events::EventDef;
 
 /// What kind of file an fd refers to, as far as decoders care.
 #[derive(Clone, Debug, PartialEq, Eq)]

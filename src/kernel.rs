@@ -42,9 +42,17 @@ pub enum Arch {
 #[derive(Clone, Copy, Debug)]
 pub enum SyscallOp {
     /// Entering a call: its number and six raw argument registers.
-    Entry { nr: u64, args: [u64; 6] },
+    Entry {
+        /// The call's number, in the stop's architecture.
+        nr: u64,
+        /// The six argument registers, as the kernel saw them.
+        args: [u64; 6],
+    },
     /// Leaving a call: the raw return value (negative errno on failure).
-    Exit { rval: i64 },
+    Exit {
+        /// The return register: the result, or minus the errno.
+        rval: i64,
+    },
 }
 
 /// A syscall-stop, read in one request where the kernel allows it.

@@ -2,16 +2,23 @@
 //! to the output sink (DESIGN.md says why, HACKING.md how). The `rtrace`
 //! binary is a thin command line over [`trace::run`].
 //!
-//! Layers, each only calling the ones below it:
-//! [`trace`] (engine) -> [`call`] (enter/leave, CT_* split) -> [`service`]
-//! and [`ioctl`] (handlers) -> [`format`] (put primitives) -> [`output`]
-//! (the one writer). [`kernel`] is the only module that talks ptrace and
-//! reads tracee memory; [`fdtable`] is the per-process fd bookkeeping;
-//! [`diag`] the ABI misuse diagnostics made from it. [`sysent`], below
-//! [`call`], is the system call table, one row per call. [`abi`], below
-//! them all, is the kernel's own names, numbers and declarations;
-//! [`escape`] is how tracee-controlled text is rendered safe for a
-//! terminal.
+//! Layers, each importing only from the ones below it, top first:
+//! [`trace`] (the engine) > [`select`] > [`service`] (syscall handlers)
+//! and [`diag`] (ABI misuse diagnostics) > [`ioctl`] (ioctl handlers) >
+//! [`call`] (enter/leave, CT_* split) and [`decode`] (pieces both kinds of
+//! handler share) > [`format`] (put primitives) and [`sysent`] (the system
+//! call table, one row per call) > [`fdtable`] (per-process
+//! fd bookkeeping), [`kernel`] (the only module that talks ptrace and
+//! reads tracee memory), [`output`] (the one writer) and [`filter`] (the
+//! --filter language) > [`escape`] (tracee text made safe for a terminal),
+//! [`fasthash`] and [`spelling`] > [`abi`], the kernel's own names,
+//! numbers and declarations. `tests/layers.rs` reads every import and
+//! fails on one that goes up this order or closes a circle (HACKING.md,
+//! Layers).
+
+// Every public item says what it is; CI's `clippy -D warnings` makes
+// this a denial.
+#![warn(missing_docs)]
 
 pub mod abi;
 pub mod call;

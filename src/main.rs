@@ -4,6 +4,9 @@
 //! [`trace::Config`] and an [`output::Output`], `trace::run` does the work,
 //! and the result becomes rtrace's own exit status.
 
+// The binary's own doc is kept as the library's (lib.rs).
+#![warn(missing_docs)]
+
 use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::os::unix::ffi::OsStrExt;

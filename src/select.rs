@@ -289,7 +289,7 @@ impl SignalSet {
                 "none" => {}
                 _ => {
                     let sig = signal_number(word).ok_or_else(|| {
-                        let names = (1..=64).filter_map(crate::service::signal::signal_name);
+                        let names = (1..=64).filter_map(crate::decode::signal_name);
                         let names: Vec<String> = names.map(|n| n.to_string()).collect();
                         match crate::spelling::nearest(word, names.iter().map(String::as_str)) {
                             Some(near) => format!("unknown signal '{word}' (did you mean {near}?)"),
@@ -325,7 +325,7 @@ fn signal_number(word: &str) -> Option<i32> {
     } else {
         format!("SIG{upper}")
     };
-    (1..=64).find(|&n| crate::service::signal::signal_name(n).as_deref() == Some(name.as_str()))
+    (1..=64).find(|&n| crate::decode::signal_name(n).as_deref() == Some(name.as_str()))
 }
 
 #[cfg(test)]

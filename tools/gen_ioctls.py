@@ -37,7 +37,8 @@ What it does, and why this way:
   list is tools/ioctl_exceptions.py, beside this script.
 
 The output is one Rust file per table, data only (the types it fills are in
-src/ioctl/names.rs). Never edit those files by hand.
+src/ioctl/defs.rs, the lookups over it in src/ioctl/names.rs). Never edit
+those files by hand.
 """
 
 import argparse
@@ -628,7 +629,7 @@ def render(arch, flag, entries, fams, source):
     out.append(f"// define, with the codes of {arch} (`cc {flag}`). Do not edit by hand:\n")
     out.append(f"// run `python3 tools/gen_ioctls.py` to regenerate (HACKING.md).\n")
     out.append(f"//! The {arch} ioctl request table (generated data; see `super::names`).\n\n")
-    out.append("use super::names::{Copied::*, Def, Family, Macro::*, Param::*, Real};\n\n")
+    out.append("use super::defs::{Copied::*, Def, Family, Macro::*, Param::*, Real};\n\n")
     out.append("/// The headers the table was generated from.\n")
     out.append(f"pub const SOURCE: &str = {rust_str(source)};\n\n")
     out.append("/// The headers the requests are defined in, by index.\n")

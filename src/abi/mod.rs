@@ -4,8 +4,12 @@
 //! Everything here is data a program in `tools/` generated from the
 //! kernel's headers, BTF or trace-event formats (each generated file says
 //! so at its top and names the command that remakes it), plus the few
-//! plain definitions every decoder shares. It imports nothing from the
-//! rest of the crate, so any layer above may use any of it.
+//! plain definitions every decoder shares (the user_events event a
+//! registration defines, which the fd table keeps). It imports nothing
+//! from the rest of the crate, so any layer above may use any of it.
+
+pub mod fs;
+pub mod user_events;
 
 mod gen_syscall_args;
 

@@ -9,10 +9,10 @@
 //! refused DIAG_IOCSREG, DIAG_IOCSUNREG or DIAG_IOCSDEL gets its reason.
 
 use super::{Area, CallInfo, Diag, errno_text, is_error};
+use crate::abi::user_events::{EventDef, FieldKind, TRACE_ENTRY_SIZE};
 use crate::fdtable::{FdTable, Registration, SharedFdTable, SharedFileState};
 use crate::ioctl::user_events::{
-    DIAG_IOCSDEL, DIAG_IOCSREG, DIAG_IOCSUNREG, EventDef, FieldKind, TRACE_ENTRY_SIZE,
-    command_text, escape, parse_command,
+    DIAG_IOCSDEL, DIAG_IOCSREG, DIAG_IOCSUNREG, command_text, escape, parse_command,
 };
 use crate::kernel::{Arch, Memory};
 

@@ -8,7 +8,8 @@
 
 use std::fmt::Write as _;
 
-use super::names::{self, Copied, Def, Macro, Param, Table};
+use super::defs::{Copied, Def, Macro, Param};
+use super::names::{self, Table};
 use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Request, groups, ioc_fields, request_text};
 use crate::kernel::Arch;
 

@@ -14,7 +14,8 @@
 //! pointer (old tty and socket codes) prints as a number, as before.
 
 use super::btf::{self, Found, Kind};
-use super::names::{self, Copied};
+use super::defs::Copied;
+use super::names;
 use super::{IOC_READ, IOC_WRITE, ioc_fields};
 use crate::call::CallType;
 use crate::fdtable::FdInfo;

@@ -3,7 +3,7 @@
 // run `python3 tools/gen_ioctls.py` to regenerate (HACKING.md).
 //! The i386 ioctl request table (generated data; see `super::names`).
 
-use super::names::{Copied::*, Def, Family, Macro::*, Param::*, Real};
+use super::defs::{Copied::*, Def, Family, Macro::*, Param::*, Real};
 
 /// The headers the table was generated from.
 pub const SOURCE: &str = "linux-libc-dev 6.1.187-1, libdrm-dev 2.4.114-1+b1";

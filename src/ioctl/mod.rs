@@ -28,6 +28,7 @@
 //! else as the bytes its code carries, else as a number.
 
 pub mod btf;
+pub mod defs;
 pub mod explain;
 pub mod fallback;
 pub mod file;
@@ -301,7 +302,7 @@ pub fn resolve(arch: Arch, code: u64, fd: Option<&FdInfo>) -> Resolved {
             name,
         };
     };
-    let covered = |d: &names::Def| group.headers().contains(&table.header(d));
+    let covered = |d: &defs::Def| group.headers().contains(&table.header(d));
     // A group names compat codes as the kernel's internal headers do
     // (`USBDEVFS_SUBMITURB32`); a program of that ABI (i386) calls them by
     // its header's plain name, which the arch's table has at this code.

@@ -13,6 +13,7 @@ use std::fmt::Write as _;
 
 use super::raw::{i16_at, i32_at, i64_at, u8_at, u16_at, u32_at, u64_at};
 use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request, field};
+use crate::abi::user_events::{EventDef, EventField, FieldKind, TRACE_ENTRY_SIZE};
 use crate::fdtable::FdTable;
 use crate::format::{FlagDef, Naming, Printer, flag, quote};
 use crate::kernel::Memory;
@@ -292,58 +293,6 @@ fn put_unreg(p: &mut Printer, addr: u64) {
     p.close_struct(u32_at(&raw, 0) == 16);
 }
 
-/// A field type of the user_events command grammar.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum FieldKind {
-    /// A signed integer of this many bytes.
-    Signed(usize),
-    /// An unsigned integer of this many bytes.
-    Unsigned(usize),
-    /// `char[N]`: a string in a fixed array.
-    CharArray(usize),
-    /// `T[N]` for a numeric T: (element size, signed, count).
-    Array(usize, bool, usize),
-    /// `__data_loc T`: a u32 `size << 16 | offset` from the entry start.
-    DataLoc { chars: bool },
-    /// `__rel_loc T`: a u32 `size << 16 | offset` from the field's end.
-    RelLoc { chars: bool },
-    /// `struct T name SIZE`: opaque bytes.
-    Struct(usize),
-}
-
-/// One field of a registered event.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EventField {
-    /// Its type as written.
-    pub ty: String,
-    /// Its name, escaped as a string's bytes are (`no\377te`): ready to
-    /// show.
-    pub name: String,
-    /// How to decode it.
-    pub kind: FieldKind,
-    /// Offset in the payload (after the 4-byte write_index).
-    pub offset: usize,
-    /// Size in the payload.
-    pub size: usize,
-}
-
-/// A parsed registration command.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct EventDef {
-    /// The event's name, one char per byte ([`command_text`]).
-    pub name: String,
-    /// Flags after `:` (`name:BPF_ITER,...`).
-    pub flags: Vec<String>,
-    /// Its fields in order.
-    pub fields: Vec<EventField>,
-    /// Why the kernel would reject the command, if it would.
-    pub error: Option<String>,
-}
-
-/// Bytes of `struct trace_entry` before the payload in the kernel's record;
-/// `__data_loc` offsets count from the record's start.
-pub const TRACE_ENTRY_SIZE: usize = 8;
-
 fn scalar(ty: &str) -> Option<FieldKind> {
     Some(match ty {
         "s64" => FieldKind::Signed(8),
@@ -492,6 +441,8 @@ pub fn parse_command(command: &str) -> EventDef {
     def
 }
 
+// EventDef itself lives in `abi::user_events`, below the fd table that
+// keeps it; how it is shown needs the format layer, so that part is here.
 impl EventDef {
     /// One line for `-v`: the event, its flags and each field's layout.
     pub fn describe(&self) -> String {
@@ -515,11 +466,6 @@ impl EventDef {
             let _ = write!(s, " [malformed: {e}]");
         }
         s
-    }
-
-    /// Bytes a write's payload needs at least.
-    pub fn min_size(&self) -> usize {
-        self.fields.last().map_or(0, |f| f.offset + f.size)
     }
 }
 

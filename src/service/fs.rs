@@ -6,18 +6,17 @@
 //! getdents, readlink), `fs_fd.rs` (fcntl, flock, dup, pipe), `fs_path.rs`
 //! (names and attributes: mkdir, rename, chmod, mount, ...) and `fs_xfer.rs`
 //! (sendfile, splice, inotify, memfd, fallocate). Shared helpers for them
-//! (64-bit offsets, `AT_*` flags, results with an extended part) are here.
+//! (64-bit offsets, `AT_*` flags, results) are here.
 
+use crate::abi::fs::{AT_FDCWD, UMODE_MASK};
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallData, CallType};
+use crate::decode::{OPEN_FLAGS, put_dirfd, put_fd};
 use crate::fdtable::{FdInfo, FdKind, FdTable};
 use crate::format::{FlagDef, Naming, PATH_MAX, Printer, flag};
 use crate::ioctl::user_events;
 use crate::kernel::{Arch, Memory};
-use crate::service::generic::{put_dirfd, put_fd};
 use crate::service::h;
-
-pub use crate::decode::OPEN_FLAGS;
 
 const O_CREAT: u64 = 0o100;
 const O_TMPFILE: u64 = 0o20200000;
@@ -77,7 +76,7 @@ pub const SEEK_NAMES: &[(u64, &str)] = &[
 
 /// A directory fd: `AT_FDCWD`, or the fd (with `-y`, its path).
 pub fn put_at_dirfd(p: &mut Printer, fds: &FdTable, name: &str, fd: i64) {
-    if fd == crate::service::generic::AT_FDCWD {
+    if fd == AT_FDCWD {
         put_dirfd(p, name, fd);
     } else {
         put_fd(p, fds, name, fd);
@@ -115,8 +114,6 @@ pub fn off64_arg(c: &CallCtx, i: usize) -> i64 {
 pub fn after_off64(c: &CallCtx, i: usize) -> usize {
     if c.arch == Arch::I386 { i + 2 } else { i + 1 }
 }
-
-pub use crate::decode::put_extended;
 
 /// `=` (if not yet printed) and the result: the tail of every leave printer.
 pub fn put_result(p: &mut Printer, c: &CallCtx) {
@@ -157,10 +154,6 @@ pub fn put_off_ptr(p: &mut Printer, name: &str, addr: u64, bytes: usize) {
     p.int("", value);
     p.close("]");
 }
-
-/// The kernel takes open's flags as an `int` and a mode as a `umode_t`
-/// (16 bits): the bits above are not the call's.
-pub const UMODE_MASK: u64 = 0xffff;
 
 fn put_open_flags_mode(p: &mut Printer, flags: u64, mode: u64) {
     let flags = flags & 0xffff_ffff;

@@ -5,14 +5,13 @@
 
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
+use crate::decode::put_fd;
+use crate::decode::{OPEN_FLAGS, put_extended};
+use crate::decode::{put_signal, signal_name};
 use crate::format::{FlagDef, Naming, Printer, flag};
 use crate::kernel::Arch;
-use crate::service::fs::{
-    OPEN_FLAGS, SEEK_NAMES, name_of, put_enum, put_extended, put_int_pair, put_result,
-};
-use crate::service::generic::put_fd;
+use crate::service::fs::{SEEK_NAMES, name_of, put_enum, put_int_pair, put_result};
 use crate::service::h;
-use crate::service::signal::{put_signal, signal_name};
 
 /// `F_*` commands from `<asm-generic/fcntl.h>` and `<linux/fcntl.h>`
 /// (DUPFD_QUERY 6.10, CREATED_QUERY 6.12). GETLK64.. exist on i386 only.

@@ -1,12 +1,14 @@
 //! Names and attributes: mkdir, unlink, rename, link, symlink, chmod,
 //! chown, truncate, fsync, chdir/fchdir/getcwd, umask, mount/umount2.
 
+use crate::abi::fs::UMODE_MASK;
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
+use crate::decode::put_extended;
+use crate::decode::put_fd;
 use crate::format::{FlagDef, Printer, flag};
-use crate::service::fs::{AT_FLAGS, UMODE_MASK, off64_arg, put_at_dirfd, put_extended, put_result};
+use crate::service::fs::{AT_FLAGS, off64_arg, put_at_dirfd, put_result};
 use crate::service::fs_stat::{S_IFBLK, S_IFCHR, S_IFMT, put_dev, put_file_mode};
-use crate::service::generic::put_fd;
 use crate::service::h;
 use crate::service::raw::put_call_id;
 use crate::service::time::put_utime_pair;

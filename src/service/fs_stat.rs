@@ -7,10 +7,10 @@
 
 use crate::call::{CallClass::Normal, Handler};
 use crate::call::{CallCtx, CallType};
+use crate::decode::put_fd;
 use crate::format::{FlagDef, Naming, Printer, flag};
 use crate::kernel::Arch;
 use crate::service::fs::{AT_FLAGS, name_of, put_at_dirfd, put_result};
-use crate::service::generic::put_fd;
 use crate::service::h;
 use crate::service::time::date_text;
 

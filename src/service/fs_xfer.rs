@@ -4,10 +4,11 @@
 
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
+use crate::decode::put_fd;
 use crate::format::{FlagDef, Printer, flag};
 use crate::kernel::Arch;
 use crate::service::fs::{after_off64, off64_arg, put_enum, put_off_ptr};
-use crate::service::generic::{no_params_out, put_fd};
+use crate::service::generic::no_params_out;
 use crate::service::h;
 use crate::service::raw::open_returned;
 

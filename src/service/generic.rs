@@ -4,16 +4,12 @@
 //! through here, so no call is ever a bare number; a number the table does not
 //! know prints as `syscall_N(...)` with its six registers in hex.
 
+use crate::abi::fs::UMODE_MASK;
 use crate::call::{CallCtx, CallType};
+use crate::decode::{put_dirfd, put_fd, put_signal};
 use crate::fdtable::FdTable;
 use crate::format::Printer;
-use crate::service::signal::put_signal;
 use crate::sysent::Kind;
-
-/// `AT_FDCWD` from `<linux/fcntl.h>`.
-pub const AT_FDCWD: i64 = -100;
-
-pub use crate::decode::put_fd;
 
 /// Print one argument by kind: its raw register, or for a value split
 /// across registers or counted in pages the value
@@ -28,19 +24,13 @@ pub fn put_arg(p: &mut Printer, fds: &FdTable, name: &str, kind: Kind, raw: u64)
         Kind::High => {}
         Kind::Pages => p.hex(name, raw),
         Kind::Hex => p.hex(name, raw),
-        Kind::Mode => p.mode(name, raw & crate::service::fs::UMODE_MASK),
+        Kind::Mode => p.mode(name, raw & UMODE_MASK),
         Kind::DirFd => put_dirfd(p, name, raw as i32 as i64),
         Kind::Signal => put_signal(p, name, raw as i32 as i64),
         Kind::Ptr => p.ptr(name, raw),
         Kind::Path => p.path(name, raw),
         Kind::Str => p.cstr(name, raw),
     }
-}
-
-/// A directory fd that may be `AT_FDCWD`.
-pub fn put_dirfd(p: &mut Printer, name: &str, fd: i64) {
-    let sym = (fd == AT_FDCWD).then_some("AT_FDCWD");
-    p.symbol(name, fd, sym);
 }
 
 /// The generic enter printer: every declared parameter, then done.

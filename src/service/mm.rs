@@ -4,10 +4,11 @@
 
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
+use crate::decode::put_fd;
 use crate::format::{FlagDef, Naming, Printer, flag};
 use crate::kernel::Arch;
 use crate::service::fs::{name_of, put_result};
-use crate::service::generic::{no_params_out, put_fd};
+use crate::service::generic::no_params_out;
 use crate::service::h;
 
 /// The page size of x86.

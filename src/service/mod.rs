@@ -5,6 +5,7 @@
 //! ([`crate::sysent`]), and its handler from an area's `HANDLERS` (gathered
 //! in `TABLES`) when a specific one exists, else the generic printer.
 
+pub mod family;
 pub mod fs;
 pub mod fs_fd;
 pub mod fs_path;

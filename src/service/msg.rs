@@ -5,8 +5,8 @@
 use crate::call::CallData;
 use crate::call::{CallClass::Normal, Handler};
 use crate::call::{CallCtx, CallType};
+use crate::decode::put_fd;
 use crate::format::{Naming, Printer};
-use crate::service::generic::put_fd;
 use crate::service::h;
 use crate::service::net::{
     MSG_FLAGS, put_sockaddr, save_len, saved_len, ucred_fields, written_len,

@@ -3,16 +3,17 @@
 
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
+use crate::decode::put_fd;
+use crate::decode::put_signal;
 use crate::format::{FlagDef, Naming, Printer, flag};
 use crate::kernel::Arch;
-use crate::service::generic::put_fd;
 use crate::service::h;
 use crate::service::raw::{
     i32_at, open_returned, put_named, put_set, read_vec, returned_sep, u32_at, u64_at, uint_at,
     word_size,
 };
 use crate::service::resource::bit_members;
-use crate::service::signal::{put_signal, put_sigset};
+use crate::service::signal::put_sigset;
 use crate::service::time::{put_call_timespec, put_timeval};
 
 /// `POLL*` events from `<asm-generic/poll.h>`.

@@ -8,17 +8,18 @@ use crate::call::{
     Handler, default_in,
 };
 use crate::call::{CallCtx, CallType};
+use crate::decode::put_dirfd;
+use crate::decode::{put_signal, signal_name};
 use crate::format::{FlagDef, Naming, Printer, flag};
 use crate::kernel::Arch;
 use crate::service::generic::no_params_out;
-use crate::service::generic::put_dirfd;
 use crate::service::h;
 use crate::service::raw::{
     entered_done, open_returned, out_param_in, put_call_id, put_composed, put_id, put_int_ptr,
     put_named, put_ptr_with, put_word_ptr, read_vec, u32_at, u64_at, wide_ids, word_size,
 };
 use crate::service::resource::{put_cap, put_rusage};
-use crate::service::signal::{put_siginfo, put_signal, signal_name};
+use crate::service::signal::put_siginfo;
 
 /// How many argv strings print before `..` without `-v`.
 const ARGV_SHOWN: usize = 32;

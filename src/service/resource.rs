@@ -4,8 +4,9 @@
 
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
+use crate::decode::put_extended;
 use crate::format::{FlagDef, Naming, Printer, flag};
-use crate::service::fs::{put_extended, put_result};
+use crate::service::fs::put_result;
 use crate::service::h;
 use crate::service::raw::out_param_in;
 use crate::service::raw::{

@@ -8,10 +8,9 @@ use crate::call::{
     Handler, default_in,
 };
 use crate::call::{CallCtx, CallType};
+use crate::decode::{KERNEL_SIGRTMAX, put_extended, put_fd, put_signal, signal_name};
 use crate::format::{FlagDef, Naming, Printer, flag};
 use crate::kernel::Arch;
-use crate::service::fs::put_extended;
-use crate::service::generic::put_fd;
 use crate::service::h;
 use crate::service::raw::out_param_in;
 use crate::service::raw::{
@@ -19,8 +18,6 @@ use crate::service::raw::{
     set_text, u32_at, uint_at, word_size,
 };
 use crate::service::time::put_call_timespec;
-
-pub use crate::decode::{KERNEL_SIGRTMAX, KERNEL_SIGRTMIN, put_signal, signal_name};
 
 /// The members of a signal set held in `bytes` (bit N-1 is signal N), as
 /// strace lists them: names without `SIG` (numbers with `-V`); when more

@@ -4,12 +4,11 @@
 
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType, errno_name};
+use crate::decode::put_fd;
 use crate::format::{Naming, Printer};
-use crate::service::generic::put_fd;
+use crate::service::family::{FAMILIES, IPPROTOS};
 use crate::service::h;
-use crate::service::net::{
-    FAMILIES, IPPROTOS, SOCK_TYPES, put_len_result, save_len, saved_len, ucred_fields,
-};
+use crate::service::net::{SOCK_TYPES, put_len_result, save_len, saved_len, ucred_fields};
 use crate::service::raw::{i32_at, int_at, lookup, read_vec, time_size, u32_at};
 
 /// Socket option levels: `SOL_SOCKET` from `<asm-generic/socket.h>`, the

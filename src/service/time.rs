@@ -3,16 +3,16 @@
 
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
+use crate::decode::put_fd;
+use crate::decode::put_signal;
 use crate::format::{FlagDef, Naming, Printer, flag};
 use crate::kernel::Arch;
-use crate::service::generic::put_fd;
 use crate::service::h;
 use crate::service::raw::out_param_in;
 use crate::service::raw::{
     entered_done, i32_at, int_at, open_struct_dyn, put_int_ptr, put_named, read_vec, time_size,
     uint_at, word_size,
 };
-use crate::service::signal::put_signal;
 
 /// The i386 calls (403..=423) that take 64-bit `struct __kernel_timespec`
 /// where their older twins take the 32-bit one.

@@ -4,8 +4,8 @@
 //! removexattr needs nothing beyond the generic printer.
 
 use crate::call::{CallClass::Normal, CallCtx, CallType, Handler, default_in};
+use crate::decode::put_fd;
 use crate::format::{Naming, Printer};
-use crate::service::generic::put_fd;
 use crate::service::h;
 use crate::service::raw::read_vec;
 use crate::service::xlat::XATTR_FLAGS;

@@ -4,7 +4,7 @@
 
 use nix::unistd::Pid;
 
-use super::{Engine, Life, Summary, Suspended};
+use super::{Engine, Life, Ongoing, Summary, Suspended};
 use crate::call::{
     Call, CallClass, CallData, CallType, Show, Stopped, call_enter, call_leave, call_replay,
     is_error, is_restart,
@@ -16,10 +16,11 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 
 use super::filtering::{Action, CallFields, stack_trace};
+use crate::decode::signal_name;
 use crate::diag::{self, CallInfo, Diag};
 use crate::fdtable::SharedFdTable;
 use crate::service;
-use crate::service::signal::{put_siginfo_details, signal_name};
+use crate::service::signal::put_siginfo_details;
 use std::rc::Rc;
 
 /// How a call ended.
@@ -216,9 +217,9 @@ impl Engine {
             entered: now,
             attempt: now,
             attempt_name: None,
-            diag: Default::default(),
         };
         let fds = proc.fds.borrow();
+        let mut entered = diag::Entered::default();
         if self.select.diag.any() && diag::looks_at(&call.name) {
             let info = CallInfo {
                 name: &call.name,
@@ -226,7 +227,7 @@ impl Engine {
                 args,
                 tgid: proc.tgid,
             };
-            call.diag = diag::enter(self.select.diag, &info, &fds, &mut proc.mem);
+            entered = diag::enter(self.select.diag, &info, &fds, &mut proc.mem);
         }
         call_enter(
             Stopped {
@@ -240,7 +241,10 @@ impl Engine {
             &mut call,
         );
         drop(fds);
-        proc.call = Some(call);
+        proc.call = Some(Ongoing {
+            call,
+            diag: entered,
+        });
     }
 
     pub(super) fn leave(&mut self, pid: i32, rval: i64, ip: u64) {
@@ -409,7 +413,7 @@ impl Engine {
 
     /// The ABI misuse diagnostics of a call that returned: bookkeeping of
     /// the open file's state, done whether or not the call is printed.
-    fn diagnose(&mut self, pid: i32, call: &mut Call, rval: i64) -> Vec<Diag> {
+    fn diagnose(&mut self, pid: i32, call: &mut Ongoing, rval: i64) -> Vec<Diag> {
         let entered = std::mem::take(&mut call.diag);
         // A call the diagnostics never look at had nothing at its entry
         // either (`diag::enter` skips it too): nothing to build.

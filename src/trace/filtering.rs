@@ -6,11 +6,11 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
+use crate::abi::fs::AT_FDCWD;
 use crate::call::{Call, errno_name, is_error};
 use crate::fdtable::FdTable;
 use crate::filter::{self, Fields, Filter, FilterError, Value};
 use crate::kernel::Memory;
-use crate::service::generic::AT_FDCWD;
 use crate::sysent::Kind;
 
 /// Field names every call has (besides its parameters by name).
@@ -98,9 +98,7 @@ fn name_set(field: &str) -> Option<NameSet> {
         ),
         f if signal_fields().contains(f) => (
             NameKind::Signal,
-            (1..=64)
-                .filter_map(crate::service::signal::signal_name)
-                .collect(),
+            (1..=64).filter_map(crate::decode::signal_name).collect(),
         ),
         _ => return None,
     };
@@ -152,7 +150,7 @@ pub fn parse_filter(text: &str) -> Result<Filter, FilterError> {
             let strace_rt = (set.kind == NameKind::Signal)
                 .then(|| word.strip_prefix("SIGRT_")?.parse::<i32>().ok())
                 .flatten()
-                .and_then(|n| crate::service::signal::signal_name(n.checked_add(32)?));
+                .and_then(|n| crate::decode::signal_name(n.checked_add(32)?));
             let near = if set.kind == NameKind::Signal && set.names.contains(&sig) {
                 Some(sig.as_str())
             } else if let Some(name) = &strace_rt {
@@ -272,7 +270,7 @@ impl CallFields<'_> {
             // As printed: `dirfd == AT_FDCWD` matches what `-N` shows.
             Kind::DirFd if raw as i32 as i64 == AT_FDCWD => Value::named(AT_FDCWD, "AT_FDCWD"),
             // As printed: `sig == SIGKILL`.
-            Kind::Signal => match crate::service::signal::signal_name(raw as i32) {
+            Kind::Signal => match crate::decode::signal_name(raw as i32) {
                 Some(name) => Value::named(raw as i32 as i64, name),
                 None => Value::num(raw as i32 as i64),
             },

@@ -34,13 +34,13 @@ use std::sync::atomic::Ordering;
 use nix::unistd::Pid;
 
 use crate::call::{Call, Show};
+use crate::decode::signal_name;
 use crate::escape::TraceeText;
 use crate::fdtable::SharedFdTable;
 use crate::format::FormatConfig;
 use crate::kernel::{self, Memory};
 use crate::output::{Output, Recording, Style};
 use crate::select::{SignalSet, StatusSet, TraceSet};
-use crate::service::signal::signal_name;
 pub use affinity::SameCpu;
 pub use signals::record_inherited_signals;
 use stats::{SortKey, Stats};
@@ -169,10 +169,38 @@ enum Life {
     Running,
 }
 
+/// A call in progress as the engine keeps it: the call layer's state and
+/// what the ABI diagnostics saw at its entry, for its leave. The
+/// diagnostics sit above the call layer (they use the ioctl decoders,
+/// which use it), so their part travels beside the [`Call`], not inside
+/// it: wherever the call goes (suspended for a signal, restarted, copied
+/// to a new child), its diagnostics' state goes too.
+#[derive(Clone)]
+struct Ongoing {
+    /// The call layer's state.
+    call: Call,
+    /// What [`crate::diag::enter`] saw, taken by the leave's diagnostics.
+    diag: crate::diag::Entered,
+}
+
+impl std::ops::Deref for Ongoing {
+    type Target = Call;
+
+    fn deref(&self) -> &Call {
+        &self.call
+    }
+}
+
+impl std::ops::DerefMut for Ongoing {
+    fn deref_mut(&mut self) -> &mut Call {
+        &mut self.call
+    }
+}
+
 /// A call set aside because it returned ERESTART* for a signal; the kernel
 /// will restart it (same number, same ip/sp) or turn it into EINTR.
 struct Suspended {
-    call: Call,
+    call: Ongoing,
     record: Recording,
     rval: i64,
     /// A signal handler has made calls since: signals now belong to the
@@ -192,7 +220,7 @@ struct Proc {
     name: TraceeText,
     attached: bool,
     life: Life,
-    call: Option<Call>,
+    call: Option<Ongoing>,
     suspended: Vec<Suspended>,
     /// The next syscall-exit stop is execve's, after a successful exec.
     skip_exec_exit: bool,

@@ -408,7 +408,7 @@ pub(super) fn child_fds(parent: &Proc, clone_flags: u64, child: i32) -> SharedFd
 
 /// The parent's open call, for the child's half of it (`fork() = 0`),
 /// without what its enter half kept for its own leave.
-pub(super) fn parent_call(parent: &Proc) -> Option<crate::call::Call> {
+pub(super) fn parent_call(parent: &Proc) -> Option<super::Ongoing> {
     let mut call = parent.call.clone();
     if let Some(c) = call.as_mut() {
         c.data = CallData::None;

@@ -4,10 +4,10 @@
 //! families (unix, netlink, packet diag) show their payload as bytes.
 
 use super::consts::*;
-use super::{Attrs, Msg, Val, num, put_attrs, put_bit_names, put_bytes, put_ip, put_port};
+use super::{Attrs, Msg, Val, num, put_attrs, put_bit_names, put_bytes, put_ip};
 use super::{put_struct, u16_at};
 use crate::format::Printer;
-use crate::service::net::{FAMILIES, IPPROTOS, put_family};
+use crate::service::family::{FAMILIES, IPPROTOS, put_family, put_port};
 use crate::service::raw::lookup;
 
 /// The payload of a SOCK_DIAG_BY_FAMILY or SOCK_DESTROY message.

@@ -413,14 +413,6 @@ fn put_ip(p: &mut Printer, name: &str, b: &[u8]) {
     put_composed(p, name, &text, |p| p.string(name, ip.as_bytes(), false));
 }
 
-/// A port in network order: `htons(80)`.
-fn put_port(p: &mut Printer, name: &str, be: u16) {
-    let port = u16::from_be(be);
-    put_composed(p, name, &format!("htons({port})"), |p| {
-        p.uint(name, port as u64)
-    });
-}
-
 /// A set of bits each naming a table entry by its bit number:
 /// `1<<TCP_CLOSE|1<<TCP_LISTEN`, or with `minus_one` (bit n is value
 /// n+1) `1<<(INET_DIAG_MEMINFO-1)`. In JSON the number.
