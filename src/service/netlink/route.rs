@@ -7,7 +7,7 @@
 use super::consts::*;
 use super::{Attrs, Indexed, Msg, Val, num, put_attrs, put_bytes, put_struct};
 use crate::format::Printer;
-use crate::service::family::put_family;
+use crate::service::family::{FAMILIES, put_family};
 use crate::service::raw::lookup;
 
 /// The payload of an RTM_* message: its struct, then its attributes.
@@ -15,7 +15,13 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
     let name = msg.type_name().unwrap_or("");
     // RTM_NEWLINK, RTM_GETADDR, ...: what follows the verb picks the struct.
     let object = name.get("RTM_NEW".len()..).unwrap_or("");
+    let bridge = FAMILIES
+        .iter()
+        .any(|&(v, n)| n == "AF_BRIDGE" && b.first() == Some(&(v as u8)));
     let (layout, attrs) = match object {
+        // A bridge's link messages (`bridge link`, `bridge vlan`) carry
+        // the bridge's own attributes in IFLA_AF_SPEC.
+        "LINK" if bridge => (&IFINFOMSG, &BRIDGE_LINK_ATTRS),
         "LINK" => (&IFINFOMSG, &LINK_ATTRS),
         "ADDR" => (&IFADDRMSG, &ADDR_ATTRS),
         "ROUTE" => (&RTMSG, &ROUTE_ATTRS),
@@ -113,6 +119,24 @@ static LINK_ATTRS: Attrs = Attrs {
         "IFLA_AF_SPEC" => Val::AfSpec,
         _ => Val::Bytes,
     },
+};
+
+/// IFLA_* of an AF_BRIDGE link message: [`LINK_ATTRS`], but IFLA_AF_SPEC
+/// holds IFLA_BRIDGE_* (`<linux/if_bridge.h>`), not one attribute per
+/// address family.
+static BRIDGE_LINK_ATTRS: Attrs = Attrs {
+    names: IFLA_TYPES,
+    kind: |name| match name {
+        "IFLA_AF_SPEC" => Val::Nested(&BRIDGE_AF_SPEC),
+        other => (LINK_ATTRS.kind)(other),
+    },
+};
+
+/// IFLA_BRIDGE_* inside an AF_BRIDGE link message's IFLA_AF_SPEC; their
+/// payloads (flags, mode, VLAN ranges, MRP and CFM sets) print as bytes.
+static BRIDGE_AF_SPEC: Attrs = Attrs {
+    names: IFLA_BRIDGE_TYPES,
+    kind: |_| Val::Bytes,
 };
 
 /// IFLA_INFO_* inside IFLA_LINKINFO.
