@@ -119,3 +119,37 @@ fn list_ioctls_counts_every_request_and_each_header_group() {
         "rtrace: no ioctl group 'kvmm' (did you mean kvm?)\n"
     );
 }
+
+/// One code, several requests: the device an fd is open on picks the
+/// request, with parameters or plain (the fixture names plain files in a
+/// tmpfs /dev of its own mount namespace like the devices).
+#[test]
+fn the_device_picks_between_a_family_and_a_plain_request() {
+    let bin = fixture("ioctl_by_path");
+    let run = trace_env(&[], &[name(&bin)], &[NO_BTF]);
+    if run.code() == Some(77) {
+        eprintln!("skipped: no mount namespace here: {}", run.stderr());
+        return;
+    }
+    let lines = run.after_marker();
+    let bytes = |n: usize| "\\0".repeat(n);
+    let ioctls: Vec<&String> = lines.iter().filter(|l| l.starts_with("ioctl(")).collect();
+    assert_eq!(
+        ioctls,
+        [
+            &format!(
+                "ioctl(3, VIDIOC_ENUM_FMT, \"{}\"..) = -1 [ENOTTY]",
+                bytes(32)
+            ),
+            &format!(
+                "ioctl(6, VBG_IOCTL_VMMDEV_REQUEST(64) or VIDIOC_ENUM_FMT, \"{}\"..) = -1 [ENOTTY]",
+                bytes(32)
+            ),
+            &format!(
+                "ioctl(4, HIDIOCSOUTPUT(24), \"{}\") = -1 [ENOTTY]",
+                bytes(24)
+            ),
+            &format!("ioctl(5, HIDIOCGUSAGE, \"{}\") = -1 [ENOTTY]", bytes(24)),
+        ]
+    );
+}

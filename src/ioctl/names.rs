@@ -254,10 +254,24 @@ pub fn joined(defs: &[Def]) -> String {
 /// Every name the headers give `code` on an fd opened on `path`, as
 /// strace prints them: a request with parameters first
 /// (`EVIOCGNAME(256)`), then the requests [`pick`] leaves, joined with
-/// ` or `. `None` when no header names the code.
+/// ` or `; where the fd's path says which subsystem it belongs to and
+/// only the request with parameters or only the plain ones come from it,
+/// those alone (`/dev/video0`: `VIDIOC_ENUM_FMT`, not also
+/// `VBG_IOCTL_VMMDEV_REQUEST(64)`). `None` when no header names the code.
 pub fn name(arch: Arch, code: u32, path: Option<&str>) -> Option<String> {
-    let defs = pick(arch, code, path);
-    let family = table(arch).family(code);
+    let t = table(arch);
+    let mut defs = pick(arch, code, path);
+    let mut family = t.family(code);
+    if let (Some((f, _)), [_, ..], Some(hints)) = (&family, defs, path.and_then(headers_for_path)) {
+        let fits = |header: &str| hints.iter().any(|h| header.starts_with(h));
+        let family_fits = fits(t.family_header(f));
+        let defs_fit = defs.iter().any(|d| fits(t.header(d)));
+        match (family_fits, defs_fit) {
+            (true, false) => defs = &[],
+            (false, true) => family = None,
+            _ => {}
+        }
+    }
     match (family, defs) {
         (None, []) => None,
         (None, defs) => Some(joined(defs)),
@@ -338,6 +352,30 @@ mod tests {
             .unwrap();
         assert_eq!(bit.code(&[1, 96]), Some(0x8060_4521));
         assert_eq!(bit.code(&[32, 96]), None);
+    }
+
+    #[test]
+    fn the_fd_picks_between_a_family_and_plain_requests() {
+        // _IOWR('V', 2, struct v4l2_fmtdesc) is also VBG_IOCTL_VMMDEV_REQUEST(64).
+        let enum_fmt = table(Arch::X86_64).by_name("VIDIOC_ENUM_FMT").unwrap().code;
+        assert_eq!(
+            name(Arch::X86_64, enum_fmt, None).as_deref(),
+            Some("VBG_IOCTL_VMMDEV_REQUEST(64) or VIDIOC_ENUM_FMT")
+        );
+        assert_eq!(
+            name(Arch::X86_64, enum_fmt, Some("/dev/video0")).as_deref(),
+            Some("VIDIOC_ENUM_FMT")
+        );
+        // HIDIOCSOUTPUT(24) (hidraw) is HIDIOCGUSAGE's code (hiddev).
+        let usage = table(Arch::X86_64).by_name("HIDIOCGUSAGE").unwrap().code;
+        assert_eq!(
+            name(Arch::X86_64, usage, Some("/dev/hidraw0")).as_deref(),
+            Some("HIDIOCSOUTPUT(24)")
+        );
+        assert_eq!(
+            name(Arch::X86_64, usage, Some("/dev/usb/hiddev0")).as_deref(),
+            Some("HIDIOCGUSAGE")
+        );
     }
 
     #[test]
