@@ -151,6 +151,29 @@ pub struct Call {
     pub attempt_name: Option<&'static str>,
 }
 
+impl Call {
+    /// The call's text state, its name and its handler's view of it (with
+    /// raw result `result`; 0 at enter), borrowed apart so that a printer
+    /// writes the text while the handler reads the call.
+    fn handler_view<'a>(
+        &'a mut self,
+        fds: &'a FdTable,
+        result: i64,
+    ) -> (&'a mut FormatState, &'a str, CallCtx<'a>) {
+        let ctx = CallCtx {
+            nr: self.nr,
+            arch: self.arch,
+            args: self.args,
+            result,
+            sig: self.sig,
+            data: &mut self.data,
+            fds,
+            sp: self.sp,
+        };
+        (&mut self.fmt, &self.name, ctx)
+    }
+}
+
 /// Whether a call is printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Show {
@@ -285,8 +308,10 @@ pub struct Stopped<'a> {
 
 /// Print the enter half of `call`: `name(` and what its handler prints.
 pub fn call_enter(t: Stopped, call: &mut Call) {
-    let mut p = Printer::new(t.out, t.pid, t.cfg, &mut call.fmt, t.mem, call.arch);
-    match call.show {
+    let (show, handler) = (call.show, call.handler);
+    let (fmt, name, mut ctx) = call.handler_view(t.fds, 0);
+    let mut p = Printer::new(t.out, t.pid, t.cfg, fmt, t.mem, ctx.arch);
+    match show {
         Show::Hidden => return,
         // JSON is written whole at leave; nothing of the line exists before.
         _ if t.cfg.json => {}
@@ -296,20 +321,9 @@ pub fn call_enter(t: Stopped, call: &mut Call) {
             p.output().record_start(t.pid);
         }
     }
-    p.text(&call.name, Style::CallName);
+    p.text(name, Style::CallName);
     p.open("", "(", Naming::Params);
-    let mut ctx = CallCtx {
-        nr: call.nr,
-        arch: call.arch,
-        args: call.args,
-        result: 0,
-        sig: call.sig,
-        data: &mut call.data,
-        fds: t.fds,
-        sp: call.sp,
-    };
-    let kind = (call.handler.out)(&mut p, &mut ctx);
-    call.kind = kind;
+    let kind = (handler.out)(&mut p, &mut ctx);
     match kind {
         CallType::Done => p.equals(),
         CallType::NoReturn => {
@@ -321,6 +335,7 @@ pub fn call_enter(t: Stopped, call: &mut Call) {
     if !t.cfg.json {
         p.output().record_stop(t.pid);
     }
+    call.kind = kind;
 }
 
 /// Replay a preempted call's enter text (`*name(...`); when the recording
@@ -380,26 +395,17 @@ pub fn call_leave(
     // A no-return call that returned success (rt_sigreturn) has the restored
     // context in its result register, not a result: print nothing more.
     if !skip && (call.kind != CallType::NoReturn || failed) {
-        let mut p = Printer::new(t.out, t.pid, t.cfg, &mut call.fmt, t.mem, call.arch);
-        if call.kind == CallType::NoReturn {
+        let (kind, handler) = (call.kind, call.handler);
+        let (fmt, name, mut ctx) = call.handler_view(t.fds, rval);
+        let mut p = Printer::new(t.out, t.pid, t.cfg, fmt, t.mem, ctx.arch);
+        if kind == CallType::NoReturn {
             p.equals();
             p.result(rval);
         } else {
-            let mut ctx = CallCtx {
-                nr: call.nr,
-                arch: call.arch,
-                args: call.args,
-                result: rval,
-                sig: call.sig,
-                data: &mut call.data,
-                fds: t.fds,
-                sp: call.sp,
-            };
-            (call.handler.r#in)(&mut p, &mut ctx, failed);
+            (handler.r#in)(&mut p, &mut ctx, failed);
             debug_assert!(
                 p.equals_printed(),
-                "{}: leave printer did not print `=`",
-                call.name
+                "{name}: leave printer did not print `=`"
             );
         }
     }
@@ -455,19 +461,11 @@ fn json_leave(
     let failed = is_error(rval);
     let returned = !skip && (call.kind != CallType::NoReturn || failed);
     {
-        let mut p = Printer::new(t.out, t.pid, t.cfg, &mut call.fmt, t.mem, call.arch);
-        if returned && call.kind != CallType::NoReturn {
-            let mut ctx = CallCtx {
-                nr: call.nr,
-                arch: call.arch,
-                args: call.args,
-                result: rval,
-                sig: call.sig,
-                data: &mut call.data,
-                fds: t.fds,
-                sp: call.sp,
-            };
-            (call.handler.r#in)(&mut p, &mut ctx, failed);
+        let (kind, handler) = (call.kind, call.handler);
+        let (fmt, _, mut ctx) = call.handler_view(t.fds, rval);
+        let mut p = Printer::new(t.out, t.pid, t.cfg, fmt, t.mem, ctx.arch);
+        if returned && kind != CallType::NoReturn {
+            (handler.r#in)(&mut p, &mut ctx, failed);
         } else if !p.state().params_closed {
             p.close(")");
         }
