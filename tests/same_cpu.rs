@@ -64,23 +64,32 @@ fn as_set(cpus: &[usize]) -> String {
     format!("[{}]", names.join(" "))
 }
 
-/// A CPU list as the status file writes it.
+/// A CPU list as the status file writes it, written by the kernel itself
+/// (not by a copy of the code under test): a thread of this test pinned
+/// to `cpus` reads its own Cpus_allowed_list.
 fn list(cpus: &[usize]) -> String {
-    let mut parts = Vec::new();
-    let mut i = 0;
-    while i < cpus.len() {
-        let mut j = i;
-        while j + 1 < cpus.len() && cpus[j + 1] == cpus[j] + 1 {
-            j += 1;
+    let cpus = cpus.to_vec();
+    std::thread::spawn(move || {
+        // SAFETY: a zeroed cpu_set_t is a valid empty set; CPU_SET and
+        // sched_setaffinity only touch it and this thread's mask.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            for &c in &cpus {
+                libc::CPU_SET(c, &mut set);
+            }
+            let rc = libc::sched_setaffinity(0, std::mem::size_of_val(&set), &set);
+            assert_eq!(rc, 0, "sched_setaffinity({cpus:?})");
         }
-        parts.push(if i == j {
-            cpus[i].to_string()
-        } else {
-            format!("{}-{}", cpus[i], cpus[j])
-        });
-        i = j + 1;
-    }
-    parts.join(",")
+        let status = std::fs::read_to_string("/proc/thread-self/status").unwrap();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+            .unwrap()
+            .trim()
+            .to_string()
+    })
+    .join()
+    .unwrap()
 }
 
 #[test]
