@@ -106,6 +106,49 @@ fn after_help() -> String {
     text
 }
 
+/// The man page: clap_mangen's sections for the name, synopsis,
+/// description and options, then the help's closing text as sections of
+/// its own. Its examples and lists are set as written (`.nf`), where
+/// clap_mangen's one EXTRA section would have man reflow them into one
+/// paragraph; its prose is left for man to fill.
+fn man_page(page: &mut Vec<u8>) -> std::io::Result<()> {
+    use clap_mangen::roff::{Roff, roman};
+    let man = clap_mangen::Man::new(Cli::command());
+    man.render_title(page)?;
+    man.render_name_section(page)?;
+    man.render_synopsis_section(page)?;
+    man.render_description_section(page)?;
+    man.render_options_section(page)?;
+    let mut roff = Roff::new();
+    for (i, block) in after_help().split("\n\n").enumerate() {
+        let (head, body) = match block.split_once('\n') {
+            Some((head, body)) if i == 0 => (head.trim_end_matches(':'), body),
+            _ => ("", block),
+        };
+        if i == 0 {
+            roff.control("SH", [head.to_uppercase().as_str()]);
+        } else if i == 1 {
+            roff.control("SH", ["NOTES"]);
+        } else {
+            roff.control("PP", []);
+        }
+        // Indented lines (examples, the diagnostics' list) keep their
+        // columns; a paragraph of prose is filled by man.
+        let set_as_written = body.lines().any(|l| l.starts_with("  "));
+        if set_as_written {
+            roff.control("nf", []);
+            for line in body.lines() {
+                roff.text([roman(line)]);
+            }
+            roff.control("fi", []);
+        } else {
+            roff.text([roman(body.replace('\n', " "))]);
+        }
+    }
+    roff.to_writer(page)?;
+    man.render_version_section(page)
+}
+
 /// `head` padded to `indent` columns, then `body` wrapped at 80 columns
 /// with continuation lines indented as much.
 fn wrap(head: &str, indent: usize, body: &str) -> String {
@@ -126,6 +169,60 @@ fn wrap(head: &str, indent: usize, body: &str) -> String {
         col += word.len();
     }
     out
+}
+
+/// A value parser that takes any text but offers words to shell
+/// completion: what `-e` and `--list-ioctls` complete to. The words are
+/// made only when asked for (by `--completions`).
+#[derive(Clone)]
+struct Offered(fn() -> Vec<&'static str>);
+
+impl clap::builder::TypedValueParser for Offered {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        clap::builder::StringValueParser::new().parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            (self.0)()
+                .into_iter()
+                .map(clap::builder::PossibleValue::new),
+        ))
+    }
+}
+
+/// What `-e` completes to: the qualifiers, every call name and every
+/// `%class`.
+fn expr_words() -> Vec<&'static str> {
+    let mut words = vec!["trace=", "status=", "signal=", "diag="];
+    let mut calls: Vec<&'static str> = rtrace_cli::sysent::all_signatures()
+        .map(|s| s.name)
+        .collect();
+    calls.sort_unstable();
+    calls.dedup();
+    words.extend(calls);
+    // Leaked: made once, for the completion script, and kept until exit.
+    let classes = rtrace_cli::select::class_names();
+    words.extend(
+        classes
+            .into_iter()
+            .map(|c| &*Box::leak(format!("%{c}").into_boxed_str())),
+    );
+    words
+}
+
+/// What `--list-ioctls` completes to: every group's name.
+fn group_words() -> Vec<&'static str> {
+    rtrace_cli::ioctl::explain::all_groups()
 }
 
 /// Trace the system calls and ioctls of a command or of running processes.
@@ -201,7 +298,7 @@ struct Cli {
     /// calls: %file %desc %process %network (%net) %signal %ipc %memory
     /// %creds %clock %stat %lstat %fstat %%stat %statfs %fstatfs %%statfs
     /// %pure; and %ioctl, every ioctl
-    #[arg(short = 'e', value_name = "EXPR")]
+    #[arg(short = 'e', value_name = "EXPR", value_parser = Offered(expr_words), hide_possible_values = true)]
     exprs: Vec<String>,
 
     /// Print only calls matching EXPR, in the kernel's event-filter language:
@@ -335,15 +432,24 @@ struct Cli {
 
     /// List every ioctl request rtrace names (of one group: usbmon, fs,
     /// kvm, ...) with a count, and exit
-    #[arg(long, value_name = "GROUP", num_args = 0..=1)]
+    #[arg(
+        long,
+        value_name = "GROUP",
+        num_args = 0..=1,
+        value_parser = Offered(group_words),
+        hide_possible_values = true
+    )]
     list_ioctls: Option<Option<String>>,
 
-    /// Print shell completions for SHELL and exit
-    #[arg(long, value_name = "SHELL", hide = true)]
+    /// Print shell completions for SHELL (bash, zsh, fish, elvish,
+    /// powershell) and exit: `rtrace --completions bash >
+    /// /etc/bash_completion.d/rtrace`
+    #[arg(long, value_name = "SHELL")]
     completions: Option<clap_complete::Shell>,
 
-    /// Print the man page (roff) and exit
-    #[arg(long, hide = true)]
+    /// Print the man page (roff) and exit: `rtrace --man >
+    /// /usr/local/share/man/man1/rtrace.1`
+    #[arg(long)]
     man: bool,
 
     /// The command to run and trace, with its arguments
@@ -378,7 +484,12 @@ fn main() -> ExitCode {
             let text = e.to_string();
             let first = text.lines().next().unwrap_or("invalid arguments");
             let first = first.strip_prefix("error: ").unwrap_or(first);
-            return fail(&format!("{first} (see rtrace --help)"), 2);
+            // A misspelled option: clap knows the nearest one.
+            let hint = match e.get(clap::error::ContextKind::SuggestedArg) {
+                Some(clap::error::ContextValue::String(near)) => format!("did you mean {near}?"),
+                _ => "see rtrace --help".to_string(),
+            };
+            return fail(&format!("{first} ({hint})"), 2);
         }
     };
     if let Some(shell) = cli.completions {
@@ -400,9 +511,8 @@ fn main() -> ExitCode {
         };
     }
     if cli.man {
-        let man = clap_mangen::Man::new(Cli::command());
         let mut page = Vec::new();
-        if let Err(e) = man.render(&mut page) {
+        if let Err(e) = man_page(&mut page) {
             return fail(&format!("cannot render the man page: {}", os_text(&e)), 1);
         }
         return write_stdout(&page, "the man page");

@@ -8,7 +8,7 @@ mod common;
 use common::{FORK_WAIT, fixture, name, normalise, rtrace, rtrace_env, s, trace};
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
-use std::process::{Child, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 /// A fresh file name in the test scratch directory.
@@ -539,6 +539,32 @@ fn completions_man_page_help_and_version() {
         "{bash}"
     );
     assert!(bash.contains(" --follow-forks "), "{bash}");
+    // -e completes to call names and classes, --list-ioctls to groups;
+    // neither to file names.
+    let words_after = |option: &str| -> Vec<String> {
+        let at = lines
+            .iter()
+            .position(|l| l.trim() == format!("{option})"))
+            .unwrap_or_else(|| panic!("no case for {option}:\n{bash}"));
+        let reply = lines[at + 1].trim();
+        let words = reply
+            .strip_prefix("COMPREPLY=($(compgen -W \"")
+            .and_then(|r| r.split_once('"'))
+            .unwrap_or_else(|| panic!("{option}: {reply}"))
+            .0;
+        words.split(' ').map(str::to_string).collect()
+    };
+    let e = words_after("-e");
+    for word in ["trace=", "openat", "ioctl", "%desc", "%ioctl", "%%stat"] {
+        assert!(e.iter().any(|w| w == word), "-e lacks {word}: {e:?}");
+    }
+    let groups = words_after("--list-ioctls");
+    for word in ["usbmon", "user_events", "kvm"] {
+        assert!(
+            groups.iter().any(|w| w == word),
+            "--list-ioctls lacks {word}"
+        );
+    }
 
     let out = rtrace().args(["--completions", "zsh"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
@@ -571,12 +597,54 @@ fn completions_man_page_help_and_version() {
         assert!(man.lines().any(|l| l == section), "{section}:\n{man}");
     }
     assert!(man.contains("\\-\\-follow\\-forks"), "{man}");
+    // man renders the examples as written, one a line, not reflowed.
+    if Command::new("man").arg("--version").output().is_ok() {
+        let file = scratch("man");
+        std::fs::write(&file, &man).unwrap();
+        let out = Command::new("man")
+            .arg("-l")
+            .arg(&file)
+            .env("MANWIDTH", "100")
+            .env_remove("MAN_KEEP_FORMATTING")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let lines: Vec<&str> = text.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| *l == "EXAMPLES")
+            .unwrap_or_else(|| panic!("{text}"));
+        assert_eq!(
+            lines[at + 1..at + 4],
+            [
+                "         rtrace ls /tmp                     trace a command",
+                "         rtrace -f -o trace.txt tcpdump -i usbmon1",
+                "                                            follow children, write the trace to a file",
+            ],
+            "{text}"
+        );
+    } else {
+        eprintln!("man is not installed: the page's rendering is not checked");
+    }
 
     let out = rtrace().arg("--help").output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stderr.is_empty());
     let help = String::from_utf8(out.stdout).unwrap();
     assert!(help.lines().any(|l| l == "Examples:"), "{help}");
+    for option in ["--man", "--completions <SHELL>", "--errno-text"] {
+        assert!(
+            help.lines().any(|l| l.trim_start().starts_with(option)),
+            "--help lacks {option}:\n{help}"
+        );
+    }
+    // A misspelt option gets the nearest one.
+    let out = rtrace().args(["--folow-forks", "true"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "rtrace: unexpected argument '--folow-forks' found (did you mean --follow-forks?)\n"
+    );
     assert!(
         help.lines()
             .any(|l| l == "Usage: rtrace [OPTIONS] COMMAND [ARGS...]"),

@@ -519,7 +519,9 @@ pub fn list(group_name: Option<&str>) -> Result<String, String> {
 }
 
 /// Every group `--list-ioctls` knows.
-fn all_groups() -> Vec<&'static str> {
+/// Every ioctl group's name, sorted: rtrace's decoders' groups and the
+/// headers' (what `--list-ioctls GROUP` takes).
+pub fn all_groups() -> Vec<&'static str> {
     let x86_64 = names::table(Arch::X86_64);
     let mut all: Vec<&str> = groups().iter().map(|g| g.name()).collect();
     all.extend(x86_64.defs.iter().map(|d| x86_64.group(d)));
