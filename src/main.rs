@@ -441,6 +441,11 @@ struct Cli {
     )]
     list_ioctls: Option<Option<String>>,
 
+    /// List the ioctl groups --list-ioctls takes, each with its number of
+    /// requests, and exit
+    #[arg(long)]
+    list_ioctl_groups: bool,
+
     /// Print shell completions for SHELL (bash, zsh, fish, elvish,
     /// powershell) and exit: `rtrace --completions bash >
     /// /etc/bash_completion.d/rtrace`
@@ -502,6 +507,10 @@ fn main() -> ExitCode {
             Ok(text) => write_stdout(text.as_bytes(), "the explanation"),
             Err(e) => fail(&e, 2),
         };
+    }
+    if cli.list_ioctl_groups {
+        let text = rtrace_cli::ioctl::explain::list_groups();
+        return write_stdout(text.as_bytes(), "the list");
     }
     if let Some(group) = &cli.list_ioctls {
         // Given with no group, every group; an empty name is an error.

@@ -90,8 +90,10 @@ fn terminal_and_file_ioctls_on_a_pty() {
 
 #[test]
 fn explain_and_list_teach_the_codes() {
+    // Without the kernel's BTF, so the text is the same on every machine.
     let out = rtrace()
         .args(["--explain-ioctl", "0xc0109207"])
+        .env("RTRACE_BTF_DIR", "/nonexistent/rtrace-no-btf")
         .output()
         .unwrap();
     assert!(out.status.success());
@@ -108,7 +110,35 @@ fn explain_and_list_teach_the_codes() {
          \x20 layout from rtrace's usbmon decoder: struct mon_bin_mfetch (16 bytes)\n\
          \x20   @0   8  u32 * offvec\n\
          \x20   @8   4  u32 nfetch\n\
-         \x20   @12  4  u32 nflush\n"
+         \x20   @12  4  u32 nflush\n\
+         \x20 (no kernel BTF here to check this layout against)\n"
+    );
+    // A legacy number: its bits say nothing of the argument, and say so.
+    let out = rtrace()
+        .args(["--explain-ioctl", "TCGETS"])
+        .env("RTRACE_BTF_DIR", "/nonexistent/rtrace-no-btf")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "TCGETS is request 0x00005401\n\
+         request 0x00005401 = _IO('T', 0x1)\n\
+         \x20 bits 31-30  direction  0 = _IOC_NONE (no data, or data by value)\n\
+         \x20 bits 29-16  size       0 bytes\n\
+         \x20 bits 15-8   type       0x54 'T'\n\
+         \x20 bits 7-0    number     1 (0x1)\n\
+         TCGETS in group tty: 0x5401\n\
+         \x20 argument: pointer to struct termios, decoded after the call\n\
+         \x20 (a legacy number, from before request codes said what they carry: its\n\
+         \x20  bits say no data travels; the kernel's handler takes the argument above)\n\
+         \x20 layout from rtrace's tty decoder: struct termios (36 bytes)\n\
+         \x20   @0   4  tcflag_t c_iflag\n\
+         \x20   @4   4  tcflag_t c_oflag\n\
+         \x20   @8   4  tcflag_t c_cflag\n\
+         \x20   @12  4  tcflag_t c_lflag\n\
+         \x20   @16  1  cc_t c_line\n\
+         \x20   @17  19 cc_t[19] c_cc\n\
+         \x20 (no kernel BTF here to check this layout against)\n"
     );
     let out = rtrace()
         .args(["--explain-ioctl", "0x5401"])

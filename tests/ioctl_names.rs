@@ -108,7 +108,77 @@ fn list_ioctls_counts_every_request_and_each_header_group() {
     let count: usize = last.split(' ').next().unwrap().parse().unwrap();
     assert_eq!(count, all.lines().count() - 1, "{last}");
     assert!(count > 2500, "{last}");
-    assert!(all.contains("\nfs         0x80081272 BLKGETSIZE64                 _IOR(0x12, 114, size_t) (i386 0x80041272)\n"));
+    // The columns hold whatever the longest name: the code and the
+    // argument start at the same column on every line.
+    let rows: Vec<&str> = all.lines().take(count).collect();
+    let code_at = |l: &str| l.find(" 0x").unwrap() + 1;
+    let text_at = |l: &str| {
+        let name = code_at(l) + "0x12345678 ".len();
+        let gap = name + l[name..].find(' ').unwrap();
+        l.len() - l[gap..].trim_start().len()
+    };
+    assert!(rows.iter().all(|l| code_at(l) == code_at(rows[0])), "{all}");
+    assert!(rows.iter().all(|l| text_at(l) == text_at(rows[0])), "{all}");
+    let blk = rows
+        .iter()
+        .find(|l| l.split_whitespace().nth(2) == Some("BLKGETSIZE64"))
+        .unwrap();
+    assert_eq!(
+        blk.split_whitespace().collect::<Vec<_>>().join(" "),
+        "fs 0x80081272 BLKGETSIZE64 _IOR(0x12, 114, size_t) (i386 0x80041272)"
+    );
+    // A group's requests that only i386 makes are tagged.
+    let out = rtrace()
+        .args(["--list-ioctls", "user_events"])
+        .output()
+        .unwrap();
+    let ue = String::from_utf8(out.stdout).unwrap();
+    let tagged: Vec<String> = ue
+        .lines()
+        .filter(|l| l.ends_with(" (i386)"))
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .collect();
+    assert_eq!(
+        tagged,
+        [
+            "user_events 0xc0042a00 DIAG_IOCSREG",
+            "user_events 0x40042a01 DIAG_IOCSDEL",
+            "user_events 0x40042a02 DIAG_IOCSUNREG"
+        ],
+        "{ue}"
+    );
+    // The groups, each with its count, add up to the whole list.
+    let out = rtrace().args(["--list-ioctl-groups"]).output().unwrap();
+    assert!(out.status.success());
+    let groups = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = groups.lines().collect();
+    let counted: usize = lines[..lines.len() - 1]
+        .iter()
+        .map(|l| {
+            l.split_whitespace()
+                .nth(1)
+                .unwrap()
+                .parse::<usize>()
+                .unwrap()
+        })
+        .sum();
+    assert_eq!(counted, count);
+    assert_eq!(
+        lines.last().unwrap().to_string(),
+        format!("{} groups, {count} requests", lines.len() - 1)
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["usbmon", "11"])
+    );
+    // A word that begins group names is answered with them.
+    let out = rtrace().args(["--list-ioctls", "usbd"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "rtrace: no ioctl group 'usbd' (did you mean usbdevfs, usbdevice_fs?)\n"
+    );
     let out = rtrace().args(["--list-ioctls", "nsfs"]).output().unwrap();
     let nsfs = String::from_utf8(out.stdout).unwrap();
     assert_eq!(nsfs.lines().last(), Some("4 requests in 1 group"), "{nsfs}");

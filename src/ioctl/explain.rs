@@ -321,6 +321,12 @@ fn req_text(out: &mut String, group: &dyn IoctlGroup, req: &Request) {
             "  (an old code: its direction bits do not say how the kernel uses it; \
              the line above does)"
         );
+    } else if req.dir_bits_lie {
+        let _ = writeln!(
+            out,
+            "  (a legacy number, from before request codes said what they carry: its\n   \
+             bits say no data travels; the kernel's handler takes the argument above)"
+        );
     }
     if let Arg::Struct(layout) | Arg::Custom(layout) = req.arg {
         let _ = writeln!(
@@ -448,28 +454,115 @@ pub fn list(group_name: Option<&str>) -> Result<String, String> {
             "an empty ioctl group name (rtrace --list-ioctls alone lists every group)".into(),
         );
     }
+    let rows = rows(group_name);
+    if rows.is_empty() {
+        let g = group_name.unwrap_or("");
+        let groups = all_groups();
+        let near = crate::spelling::nearest(g, groups.iter().map(|name| &name[..]));
+        // A word that begins group names (`usb`: usbdevfs, usbmon, ...).
+        let starting: Vec<&str> = groups
+            .iter()
+            .copied()
+            .filter(|name| name.split('/').any(|part| part.starts_with(g)))
+            .collect();
+        return Err(match (near, &starting[..]) {
+            (Some(near), _) => format!("no ioctl group '{g}' (did you mean {near}?)"),
+            (None, []) => format!("no ioctl group '{g}' (rtrace --list-ioctl-groups lists them)"),
+            (None, some) => format!("no ioctl group '{g}' (did you mean {}?)", some.join(", ")),
+        });
+    }
+    // The columns are as wide as the longest group and name listed.
+    let group_width = rows
+        .iter()
+        .map(|r| r.group.len())
+        .max()
+        .unwrap_or(0)
+        .max(10);
+    let name_width = rows.iter().map(|r| r.name.len()).max().unwrap_or(0).max(28);
     let mut out = String::new();
-    let mut count = 0;
     let mut groups_seen = std::collections::BTreeSet::new();
+    for r in &rows {
+        groups_seen.insert(r.group);
+        let _ = writeln!(
+            out,
+            "{:<group_width$} 0x{:08x} {:<name_width$} {}",
+            r.group, r.code, r.name, r.text
+        );
+    }
+    let _ = writeln!(
+        out,
+        "{} requests in {} group{}",
+        rows.len(),
+        groups_seen.len(),
+        if groups_seen.len() == 1 { "" } else { "s" }
+    );
+    Ok(out)
+}
+
+/// Every ioctl group with the number of requests `--list-ioctls GROUP`
+/// lists for it, one a line, and the total.
+pub fn list_groups() -> String {
+    let mut counts = std::collections::BTreeMap::new();
+    for r in rows(None) {
+        *counts.entry(r.group).or_insert(0usize) += 1;
+    }
+    let width = counts.keys().map(|g| g.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    for (group, n) in &counts {
+        let _ = writeln!(out, "{group:<width$} {n}");
+    }
+    let _ = writeln!(
+        out,
+        "{} groups, {} requests",
+        counts.len(),
+        counts.values().sum::<usize>()
+    );
+    out
+}
+
+/// One line of `--list-ioctls`.
+struct Row {
+    group: &'static str,
+    code: u32,
+    name: &'static str,
+    text: String,
+}
+
+/// What `--list-ioctls` lists (of one group, or all): rtrace's decoders'
+/// requests, then every other request the headers define, by group. A
+/// request only i386 makes (its code differs there) is tagged so: by the
+/// headers' tables, or, for a request they lack, where the group has the
+/// same name again with a larger size (i386's longs and pointers are
+/// smaller: nothing else gives a request two codes).
+fn rows(group_name: Option<&str>) -> Vec<Row> {
+    let x86_64 = names::table(Arch::X86_64);
+    let i386 = names::table(Arch::I386);
+    let mut rows = Vec::new();
     for &group in groups() {
         if group_name.is_some_and(|g| g != group.name()) {
             continue;
         }
-        groups_seen.insert(group.name());
         for req in group.requests() {
-            count += 1;
-            let _ = writeln!(
-                out,
-                "{:<10} 0x{:08x} {:<28} {}",
-                group.name(),
-                req.code,
-                req.name,
-                arg_text(req)
-            );
+            let on = |t: &names::Table| t.lookup(req.code).iter().any(|d| d.name == req.name);
+            let size = |code: u32| (code >> 16) & 0x3fff;
+            let wider_twin = group
+                .requests()
+                .iter()
+                .any(|r| r.name == req.name && size(r.code) > size(req.code));
+            let only_i386 = if x86_64.by_name(req.name).is_some() {
+                on(i386) && !on(x86_64)
+            } else {
+                wider_twin
+            };
+            let tag = if only_i386 { " (i386)" } else { "" };
+            rows.push(Row {
+                group: group.name(),
+                code: req.code,
+                name: req.name,
+                text: format!("{}{tag}", arg_text(req)),
+            });
         }
     }
-    let x86_64 = names::table(Arch::X86_64);
-    let i386 = names::table(Arch::I386);
     let mut defs: Vec<&Def> = x86_64
         .defs
         .iter()
@@ -485,37 +578,18 @@ pub fn list(group_name: Option<&str>) -> Result<String, String> {
         .collect();
     defs.sort_by_key(|d| (x86_64.group(d), d.name));
     for def in defs {
-        groups_seen.insert(x86_64.group(def));
-        count += 1;
         let narrow = match i386.by_name(def.name) {
             Some(d) if d.code != def.code => format!(" (i386 0x{:08x})", d.code),
             _ => String::new(),
         };
-        let _ = writeln!(
-            out,
-            "{:<10} 0x{:08x} {:<28} {}{narrow}",
-            x86_64.group(def),
-            def.code,
-            def.name,
-            c_definition(def)
-        );
-    }
-    if groups_seen.is_empty() {
-        let g = group_name.unwrap_or("");
-        let groups = all_groups();
-        let near = crate::spelling::nearest(g, groups.iter().map(|name| &name[..]));
-        return Err(match near {
-            Some(near) => format!("no ioctl group '{g}' (did you mean {near}?)"),
-            None => format!("no ioctl group '{g}' (rtrace --list-ioctls shows them all)"),
+        rows.push(Row {
+            group: x86_64.group(def),
+            code: def.code,
+            name: def.name,
+            text: format!("{}{narrow}", c_definition(def)),
         });
     }
-    let _ = writeln!(
-        out,
-        "{count} requests in {} group{}",
-        groups_seen.len(),
-        if groups_seen.len() == 1 { "" } else { "s" }
-    );
-    Ok(out)
+    rows
 }
 
 /// Every group `--list-ioctls` knows.

@@ -271,11 +271,15 @@ pub fn check_layout(layout: &super::Layout) -> Option<Agreement> {
 }
 
 /// For `--explain-ioctl`, under a table's layout: whether the running
-/// kernel's BTF lays the struct out as the table does (nothing when BTF
-/// has no such struct).
+/// kernel's BTF (vmlinux's, or a loaded module's) lays the struct out as
+/// the table does, or why it could not be checked.
 pub fn agreement_line(layout: &super::Layout) -> String {
     match check_layout(layout) {
-        None => String::new(),
+        None if !available() => "  (no kernel BTF here to check this layout against)\n".into(),
+        None => format!(
+            "  (the kernel's BTF has no struct {}: its module is not loaded, or not built with BTF)\n",
+            layout.name
+        ),
         Some(Agreement::Agrees(source)) => {
             format!("  the kernel's BTF agrees ({})\n", source.display())
         }
