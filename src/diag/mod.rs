@@ -110,12 +110,17 @@ pub const KINDS: &[(Area, &str, &str)] = &[
     (
         Area::Usbmon,
         "ring_size",
-        "MON_IOCT_RING_SIZE outside 8192..1228800, or while mapped: refused (a size between is rounded up to the page, harmlessly: the call's line says so, `= 0 (rounded up to 12288)`)",
+        "MON_IOCT_RING_SIZE outside 8192..1228800 (or a pointer where the size belongs), or while mapped: refused (a size between is rounded up to the page, harmlessly: the call's line says so, `= 0 (rounded up to 12288)`); an argument to MON_IOCQ_RING_SIZE, which returns the size",
     ),
     (
         Area::Usbmon,
         "dropped",
         "MON_IOCG_STATS says events were lost because the ring was full",
+    ),
+    (
+        Area::Usbmon,
+        "read_header",
+        "a read(2) that ends inside an event's 48-byte header: the rest comes first in the next read, not the data",
     ),
     (
         Area::Usbmon,

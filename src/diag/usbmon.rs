@@ -81,7 +81,7 @@ pub fn leave(c: &Ctx, st: &mut FileState, mem: &mut Memory) -> Vec<Diag> {
     match c.call.name {
         "mmap" | "mmap2" => mapped(c, st, &mut out),
         "ioctl" => ioctl(c, st, mem, &mut out),
-        "read" if !c.failed() => read(c, st, mem),
+        "read" if !c.failed() => read(c, st, mem, &mut out),
         _ => {}
     }
     out
@@ -92,9 +92,19 @@ pub fn leave(c: &Ctx, st: &mut FileState, mem: &mut Memory) -> Vec<Diag> {
 /// read (mon_bin_read): then, if a fetch had handed it out too, no flush
 /// has to remove it any more. `len_cap` is read from the header as the
 /// program received it.
-fn read(c: &Ctx, st: &mut FileState, mem: &mut Memory) {
+fn read(c: &Ctx, st: &mut FileState, mem: &mut Memory, out: &mut Vec<Diag>) {
     let (buf, done) = (c.call.args[1], c.rval as u64);
     let pos = st.read_pos;
+    let header = HDR_LEN_API0 as u64;
+    if pos < header && pos + done < header && done > 0 {
+        out.push(c.diag(
+            "read_header",
+            format!(
+                "read(2) of {done} bytes ends inside the event's {header}-byte header (struct mon_bin_hdr, bytes {pos}..{}): the rest of it comes first in the next read",
+                pos + done
+            ),
+        ));
+    }
     const LEN_CAP_AT: u64 = 36;
     if st.read_len_cap.is_none() && pos <= LEN_CAP_AT && pos + done >= LEN_CAP_AT + 4 {
         let mut raw = [0u8; 4];
@@ -147,8 +157,19 @@ fn ioctl(c: &Ctx, st: &mut FileState, mem: &mut Memory, out: &mut Vec<Diag>) {
     let req = c.call.args[1] as u32;
     let arg = c.call.args[2];
     match req {
-        MON_IOCT_RING_SIZE => ring_size(c, st, arg, out),
-        MON_IOCQ_RING_SIZE if !c.failed() => st.ring_size = Some(c.rval as u64),
+        MON_IOCT_RING_SIZE => ring_size(c, st, mem, arg, out),
+        MON_IOCQ_RING_SIZE if !c.failed() => {
+            st.ring_size = Some(c.rval as u64);
+            if arg != 0 {
+                out.push(c.diag(
+                    "ring_size",
+                    format!(
+                        "MON_IOCQ_RING_SIZE takes no argument: the size ({}) is its result, and 0x{arg:x} is not written",
+                        c.rval
+                    ),
+                ));
+            }
+        }
         MON_IOCH_MFLUSH if !c.failed() => {
             flushed(
                 c,
@@ -194,12 +215,19 @@ fn plural(n: u64) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-fn ring_size(c: &Ctx, st: &mut FileState, size: u64, out: &mut Vec<Diag>) {
-    let outcome = if c.failed() {
+fn ring_size(c: &Ctx, st: &mut FileState, mem: &mut Memory, size: u64, out: &mut Vec<Diag>) {
+    let mut outcome = if c.failed() {
         format!("refused ({})", errno_text(c.rval))
     } else {
         "accepted".to_string()
     };
+    // A size that is an address the program can read was meant to be
+    // read through: the request takes the number itself.
+    if size > RING_MAX && mem.read_exact(size, &mut [0u8; 1]) {
+        outcome.push_str(
+            "; it is an address in the program: MON_IOCT_RING_SIZE takes the size itself, not a pointer to it",
+        );
+    }
     if size < RING_MIN {
         out.push(c.diag(
             "ring_size",
