@@ -100,21 +100,30 @@ fn header_len(link: DataLink) -> Result<usize, String> {
     }
 }
 
+/// An I/O error's text without Rust's "(os error N)".
+fn os_text(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match text.find(" (os error") {
+        Some(i) => text[..i].to_string(),
+        None => text,
+    }
+}
+
 /// What a container error means for the user.
 fn container_error(e: &PcapError, what: &str) -> String {
     match e {
         PcapError::IncompleteBuffer => format!("truncated file: {what} is cut short"),
-        PcapError::IoError(io) => io.to_string(),
+        PcapError::IoError(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
+            format!("truncated file: {what} is cut short")
+        }
+        PcapError::IoError(io) => os_text(io),
         other => format!("{what} is damaged: {other}"),
     }
 }
 
 /// Load the capture at `path`. The error is one line, without the path.
 pub fn load(path: &std::path::Path) -> Result<Recording, String> {
-    let bytes = std::fs::read(path).map_err(|e| {
-        let e = std::io::Error::from_raw_os_error(e.raw_os_error().unwrap_or(libc::EIO));
-        e.to_string()
-    })?;
+    let bytes = std::fs::read(path).map_err(|e| os_text(&e))?;
     let magic = bytes
         .get(..4)
         .map(|m| u32::from_le_bytes(m.try_into().unwrap()));
