@@ -308,8 +308,9 @@ struct Cli {
     /// Run the command on an emulated usbmon that replays FILE, a capture
     /// (pcap or pcapng) that tcpdump, dumpcap or wireshark wrote from a
     /// usbmonN interface: /dev/usbmon0 and /dev/usbmonN for each recorded
-    /// bus answer as the kernel's would (no root, no USB hardware). The
-    /// trace starts at the command's execve. Not with -p or --bpf
+    /// bus answer as the kernel's would (no USB hardware; listing them in
+    /// /dev needs root, capture by name does not). The trace starts at the
+    /// command's execve. Not with -p or --bpf
     #[arg(long = "usbmon-replay", value_name = "FILE")]
     usbmon_replay: Option<std::path::PathBuf>,
 
