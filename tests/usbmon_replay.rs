@@ -658,3 +658,54 @@ fn the_e2e_client_fetches_every_way_in_both_abis() {
         }
     }
 }
+
+/// The C emulator's self-checking clients (tests/fixtures/usbmon_*.c, whose
+/// expectations are mon_bin.c's, see usbmon_README.md) run against the
+/// replay instead: `USBMON_EMU_ATTACHED` makes their attach a no-op, so
+/// their /dev/usbmon0 is rtrace's. Each must find every result the one it
+/// expects; the libpcap-like one reports its counts (EAGAIN at the end).
+#[test]
+fn the_c_emulators_clients_pass_against_the_replay() {
+    let dir = scratch("fixtures");
+    let cases: &[(&str, &[&str], &str)] = &[
+        (
+            "usbmon_pcap",
+            &["32", "1228800", "nonblock"],
+            "events 34\nqueued 0\ndropped 0\n",
+        ),
+        (
+            "usbmon_pcap",
+            &["1", "1228800", "nonblock"],
+            "events 34\nqueued 1\ndropped 0\n",
+        ),
+        (
+            "usbmon_pcap",
+            &["32", "8192", "nonblock"],
+            "events 34\nqueued 0\ndropped 0\n",
+        ),
+        ("usbmon_get", &[], ""),
+        ("usbmon_errors", &[], ""),
+        ("usbmon_poll", &[], ""),
+    ];
+    for (name, args, want) in cases {
+        let client = common::fixture(name);
+        let mut command = vec![client.to_str().unwrap()];
+        command.extend_from_slice(args);
+        let home = dir.join("home");
+        let run = trace_env(
+            &["-f", "--usbmon-replay", RECORDING],
+            &command,
+            &[
+                ("HOME", home.to_str().unwrap()),
+                ("USBMON_EMU_ATTACHED", "1"),
+            ],
+        );
+        assert_eq!(run.code(), Some(0), "{name} {args:?}: {}", run.stderr());
+        assert_eq!(
+            String::from_utf8_lossy(&run.output.stdout),
+            *want,
+            "{name} {args:?}"
+        );
+        assert_eq!(run.stderr(), "", "{name} {args:?}");
+    }
+}

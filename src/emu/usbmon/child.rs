@@ -119,18 +119,19 @@ fn cstr(s: String) -> Option<CString> {
 }
 
 fn plan_dev(buses: &[u16]) -> Option<DevPlan> {
-    use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+    use std::os::unix::fs::PermissionsExt;
     let dir = std::fs::File::open("/dev").ok()?;
-    // SAFETY: F_SETFD on our own fd (std opens with O_CLOEXEC already).
+    // Opened close-on-exec: the child uses it before its exec only.
     let old = OwnedFd::from(dir);
-    let mut entries = Vec::new();
-    for e in std::fs::read_dir("/dev").ok()?.flatten() {
+    // An entry that cannot be recreated (gone meanwhile, a name that is
+    // no C string) is left out rather than the whole listing.
+    let entry = |e: std::fs::DirEntry| -> Option<DevEntry> {
         let name = e.file_name().into_string().ok()?;
         let meta = std::fs::symlink_metadata(e.path()).ok()?;
         let src = cstr(format!("/proc/self/fd/{}/{name}", old.as_raw_fd()))?;
         let dst = cstr(format!("/dev/{name}"))?;
         let ft = meta.file_type();
-        entries.push(if ft.is_symlink() {
+        Some(if ft.is_symlink() {
             let target = std::fs::read_link(e.path()).ok()?;
             DevEntry::Link {
                 dst,
@@ -143,10 +144,14 @@ fn plan_dev(buses: &[u16]) -> Option<DevPlan> {
                 mode: meta.permissions().mode() & 0o7777,
             }
         } else {
-            let _ = ft.is_char_device();
             DevEntry::File { src, dst }
-        });
-    }
+        })
+    };
+    let entries = std::fs::read_dir("/dev")
+        .ok()?
+        .flatten()
+        .filter_map(entry)
+        .collect();
     let nodes = std::iter::once(0)
         .chain(buses.iter().copied())
         .filter_map(|b| Some((cstr(format!("/dev/usbmon{b}"))?, b)))
