@@ -709,3 +709,33 @@ fn the_c_emulators_clients_pass_against_the_replay() {
         assert_eq!(run.stderr(), "", "{name} {args:?}");
     }
 }
+
+/// `-c` counts the command's calls only: the emulation's setup in the
+/// child (mounts, the filter, the listener's transfer) is not among them,
+/// so the table's calls and errors are those of an ordinary run.
+#[test]
+fn the_summary_counts_only_the_commands_calls() {
+    let counts = |args: &[&str]| -> Vec<String> {
+        let out = common::rtrace_env()
+            .args(args)
+            .arg("/bin/true")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .filter(|l| !l.starts_with('%') && !l.starts_with('-'))
+            // calls, errors, name: the columns that are no time
+            .map(|l| l.split_whitespace().skip(3).collect::<Vec<_>>().join(" "))
+            .collect()
+    };
+    // The table is sorted by time, which varies: compare sorted.
+    let sorted = |mut v: Vec<String>| {
+        v.sort();
+        v
+    };
+    let plain = sorted(counts(&["-c"]));
+    assert!(plain.iter().any(|l| l.ends_with(" execve")), "{plain:#?}");
+    assert_eq!(sorted(counts(&["-c", "--usbmon-replay", RECORDING])), plain);
+}
