@@ -357,6 +357,7 @@ fn tcpdump_lists_the_recorded_buses() {
         .filter_map(|l| l.split_once('.').map(|(_, name)| name.to_string()))
         .filter(|l| l.starts_with("usbmon"))
         .collect();
+    // The listing needs a mount namespace: rtrace must run as root (CI does).
     assert_eq!(
         listed,
         [
