@@ -171,21 +171,29 @@ impl Supervisor {
     }
 
     fn receive(&mut self) {
+        // The kernel writes its own `struct seccomp_notif`, whose size
+        // SECCOMP_GET_NOTIF_SIZES tells; room to spare if a later kernel's
+        // is bigger than libc's.
+        #[repr(C)]
+        struct Buf {
+            req: libc::seccomp_notif,
+            spare: [u8; 256],
+        }
         // SAFETY: a zeroed seccomp_notif is valid; the kernel fills it.
-        let mut req: libc::seccomp_notif = unsafe { std::mem::zeroed() };
-        // SAFETY: SECCOMP_IOCTL_NOTIF_RECV writes into `req`.
+        let mut buf: Buf = unsafe { std::mem::zeroed() };
+        // SAFETY: SECCOMP_IOCTL_NOTIF_RECV writes into `buf`.
         let rc = unsafe {
             libc::ioctl(
                 self.listener.as_raw_fd(),
                 libc::SECCOMP_IOCTL_NOTIF_RECV,
-                &mut req,
+                &mut buf,
             )
         };
         if rc < 0 {
             return; // the caller went away (ENOENT) or a signal
         }
-        let answer = self.handle(&req);
-        self.send(req.id, answer);
+        let answer = self.handle(&buf.req);
+        self.send(buf.req.id, answer);
     }
 
     /// Whether notification `id` is still waiting for its answer.
@@ -209,11 +217,20 @@ impl Supervisor {
             Answer::Err(e) => (0, -e, 0),
             Answer::Continue => (0, 0, libc::SECCOMP_USER_NOTIF_FLAG_CONTINUE as u32),
         };
-        let mut resp = libc::seccomp_notif_resp {
-            id,
-            val,
-            error,
-            flags,
+        // Zeroed room after it, as for the request (see `receive`).
+        #[repr(C)]
+        struct Buf {
+            resp: libc::seccomp_notif_resp,
+            spare: [u8; 256],
+        }
+        let mut resp = Buf {
+            resp: libc::seccomp_notif_resp {
+                id,
+                val,
+                error,
+                flags,
+            },
+            spare: [0; 256],
         };
         // SAFETY: the ioctl reads `resp`. A caller gone meanwhile (ENOENT)
         // loses its answer, as documented.
