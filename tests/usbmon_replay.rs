@@ -740,3 +740,78 @@ fn the_summary_counts_only_the_commands_calls() {
     assert!(plain.iter().any(|l| l.ends_with(" execve")), "{plain:#?}");
     assert_eq!(sorted(counts(&["-c", "--usbmon-replay", RECORDING])), plain);
 }
+
+/// Whether wireshark's capture child (`dumpcap ... -w FILE`) has ended, in
+/// a raw `-f` trace.
+fn capture_done(trace: &str) -> bool {
+    let Some(pid) = trace
+        .lines()
+        .find(|l| l.contains("execve(\"/usr/bin/dumpcap\", [") && l.contains("\"-w\""))
+        .and_then(|l| l.split(['|', '\'']).next())
+    else {
+        return false;
+    };
+    trace.lines().any(|l| {
+        l.strip_prefix(pid)
+            .and_then(|rest| rest.strip_prefix(['|', '\'']))
+            .is_some_and(|rest| rest.starts_with(" Process "))
+    })
+}
+
+/// wireshark's GUI (Qt, offscreen) and its dumpcap children: the capture
+/// child writes the recording. The GUI stays up after its capture (-c):
+/// once the capture child has exited, rtrace gets SIGTERM, which it passes
+/// on to wireshark.
+#[test]
+fn wireshark_captures_the_recording() {
+    let wireshark = require("wireshark", "wireshark-qt");
+    let dir = scratch("wireshark");
+    let file = dir.join("capture.pcapng");
+    let trace_file = dir.join("trace.txt");
+    let mut child = common::rtrace_env()
+        .args(["-f", "-s", "256", "--kill-on-exit", "-o"])
+        .arg(&trace_file)
+        .args(["--usbmon-replay", RECORDING])
+        .arg(&wireshark)
+        .args(["-k", "-i", "usbmon0", "-c", "34", "-w"])
+        .arg(&file)
+        .env("HOME", dir.join("home"))
+        .env("QT_QPA_PLATFORM", "offscreen")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    let mut stopped = false;
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        let trace = std::fs::read_to_string(&trace_file).unwrap_or_default();
+        if !stopped && capture_done(&trace) {
+            // SAFETY: a plain kill(2) of our own child.
+            unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+            stopped = true;
+        }
+        if start.elapsed() > std::time::Duration::from_secs(300) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("wireshark under rtrace did not finish; trace:\n{trace}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let trace = std::fs::read_to_string(&trace_file).unwrap();
+    assert!(stopped, "wireshark ended before its capture did:\n{trace}");
+    let lines = normalise(&trace);
+    // The GUI (PID1, the command) was ended by the SIGTERM (`|` or `'`
+    // after the pid, by what came before).
+    let last = lines.last().unwrap();
+    assert_eq!(
+        last.strip_prefix("PID1")
+            .and_then(|rest| rest.strip_prefix(['|', '\''])),
+        Some(" Process terminated from signal SIGTERM"),
+        "{last}"
+    );
+    assert_file_holds_the_recording(&file);
+}
