@@ -877,3 +877,50 @@ pub fn seccomp_filter_flags_valid(flags: u64) -> bool {
     };
     r < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EFAULT)
 }
+
+/// Read all of `buf` from process `pid` at `addr`, running or not
+/// (process_vm_readv): for the usbmon emulation's supervisor
+/// (`emu::usbmon`), which answers a call while its caller waits in it.
+pub fn vm_read(pid: i32, addr: u64, buf: &mut [u8]) -> bool {
+    if buf.is_empty() {
+        return true;
+    }
+    let local = libc::iovec {
+        iov_base: buf.as_mut_ptr().cast(),
+        iov_len: buf.len(),
+    };
+    let remote = libc::iovec {
+        iov_base: addr as *mut libc::c_void,
+        iov_len: buf.len(),
+    };
+    // SAFETY: the local iovec covers `buf`; the remote one is only an
+    // address for the kernel to check.
+    let n = unsafe { libc::process_vm_readv(pid, &local, 1, &remote, 1, 0) };
+    n == buf.len() as isize
+}
+
+/// Write `buf` into process `pid` at `addr` page by page, as the kernel's
+/// copy_to_user does: up to the first page that cannot be written.
+/// Whether all was written.
+pub fn vm_write(pid: i32, addr: u64, buf: &[u8]) -> bool {
+    let mut done = 0;
+    while done < buf.len() {
+        let at = addr.wrapping_add(done as u64);
+        let step = ((PAGE - (at & (PAGE - 1))) as usize).min(buf.len() - done);
+        let local = libc::iovec {
+            iov_base: buf[done..].as_ptr() as *mut libc::c_void,
+            iov_len: step,
+        };
+        let remote = libc::iovec {
+            iov_base: at as *mut libc::c_void,
+            iov_len: step,
+        };
+        // SAFETY: the local iovec covers part of `buf`, which the kernel
+        // only reads; the remote one is an address for it to check.
+        if unsafe { libc::process_vm_writev(pid, &local, 1, &remote, 1, 0) } != step as isize {
+            return false;
+        }
+        done += step;
+    }
+    true
+}

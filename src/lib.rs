@@ -24,6 +24,7 @@ pub mod abi;
 pub mod call;
 pub mod decode;
 pub mod diag;
+pub mod emu;
 pub mod escape;
 pub mod fasthash;
 pub mod fdtable;

@@ -411,6 +411,20 @@ struct Cli {
     #[arg(long = "bpf-lossless")]
     bpf_lossless: bool,
 
+    /// Run the command on an emulated usbmon that replays FILE, a capture
+    /// (pcap or pcapng) that tcpdump, dumpcap or wireshark wrote from a
+    /// usbmonN interface: /dev/usbmon0 and /dev/usbmonN for each recorded
+    /// bus answer as the kernel's would (no USB hardware; listing them in
+    /// /dev needs root, capture by name does not). The trace starts at the
+    /// command's execve. Not with -p or --bpf
+    #[arg(long = "usbmon-replay", value_name = "FILE")]
+    usbmon_replay: Option<std::path::PathBuf>,
+
+    /// With --usbmon-replay: events arrive at the recording's own pace
+    /// (by their time stamps) instead of as fast as the program fetches
+    #[arg(long = "usbmon-replay-pace")]
+    usbmon_replay_pace: bool,
+
     /// Write JSON Lines: one object per call, signal and process event
     /// (schema in JSON.md)
     #[arg(long)]
@@ -560,6 +574,32 @@ fn main() -> ExitCode {
             2,
         );
     }
+    if cli.usbmon_replay_pace && cli.usbmon_replay.is_none() {
+        return fail("--usbmon-replay-pace needs --usbmon-replay FILE", 2);
+    }
+    if cli.usbmon_replay.is_some() {
+        // The emulation is set up by the child rtrace forks, before its
+        // exec: neither a process already running nor the BPF engine
+        // (which only watches) can get it.
+        if cli.bpf {
+            return fail(
+                "--usbmon-replay cannot be used with --bpf: the emulation answers the command's calls, which only the ptrace engine can have answered",
+                2,
+            );
+        }
+        if !cli.pids.is_empty() {
+            return fail(
+                "--usbmon-replay cannot be used with -p: the emulated device is given to the command rtrace starts, before its exec",
+                2,
+            );
+        }
+        if cli.command.is_empty() {
+            return fail(
+                "--usbmon-replay needs a COMMAND to run on the emulated usbmon",
+                2,
+            );
+        }
+    }
     if cli.command.is_empty() && cli.pids.is_empty() && !cli.all {
         let what = if cli.bpf {
             "nothing to trace: give a COMMAND, -p PID or -a (see rtrace --help)"
@@ -588,6 +628,18 @@ fn main() -> ExitCode {
             2,
         );
     }
+    let usbmon_replay = match &cli.usbmon_replay {
+        Some(path) => {
+            let pace = rtrace_cli::emu::usbmon::Pace {
+                recorded: cli.usbmon_replay_pace,
+            };
+            match rtrace_cli::emu::usbmon::Replay::load(path, pace) {
+                Ok(r) => Some(r),
+                Err(e) => return fail(&e, 2),
+            }
+        }
+        None => None,
+    };
     // A file rtrace creates is removed again if tracing cannot start, so a
     // failed -p leaves nothing behind.
     let created = cli
@@ -683,6 +735,7 @@ fn main() -> ExitCode {
             ring: cli.bpf_ring.unwrap_or(trace::bpf::DEFAULT_RING),
             lossless: cli.bpf_lossless,
         }),
+        usbmon_replay,
     };
     if std::env::var_os("RTRACE_NO_SYSCALL_INFO").is_some_and(|v| v == "1") {
         rtrace_cli::kernel::decode_from_registers();

@@ -38,7 +38,7 @@ use std::path::Path;
 const FLOORS: &[&[&str]] = &[
     &["main"],
     &["trace"],
-    &["select"],
+    &["select", "emu"],
     &["service", "diag"],
     &["ioctl"],
     &["call", "decode"],

@@ -158,18 +158,11 @@ fn ioctl(c: &Ctx, st: &mut FileState, mem: &mut Memory, out: &mut Vec<Diag>) {
     let arg = c.call.args[2];
     match req {
         MON_IOCT_RING_SIZE => ring_size(c, st, mem, arg, out),
-        MON_IOCQ_RING_SIZE if !c.failed() => {
-            st.ring_size = Some(c.rval as u64);
-            if arg != 0 {
-                out.push(c.diag(
-                    "ring_size",
-                    format!(
-                        "MON_IOCQ_RING_SIZE takes no argument: the size ({}) is its result, and 0x{arg:x} is not written",
-                        c.rval
-                    ),
-                ));
-            }
-        }
+        // An argument to MON_IOCQ_RING_SIZE is not said: `ioctl(fd,
+        // MON_IOCQ_RING_SIZE)` passes none, so the register holds whatever
+        // the caller left there, a stale pointer as often as not; no
+        // value tells a mistaken `&size` from that.
+        MON_IOCQ_RING_SIZE if !c.failed() => st.ring_size = Some(c.rval as u64),
         MON_IOCH_MFLUSH if !c.failed() => {
             flushed(
                 c,

@@ -151,7 +151,9 @@ impl Engine {
             // Our own child's calls before its exec are not the command's.
             // Under the filter nothing of ours stops but the execve: any
             // other call comes after an execve (not selected) that failed.
-            if entry.handler.class != CallClass::Exec && !proc.seccomp {
+            // A child that steps every call (the usbmon emulation's
+            // filter) shows its own calls before the exec as without it.
+            if entry.handler.class != CallClass::Exec && (!proc.seccomp || proc.own.steps()) {
                 return;
             }
             proc.life = Life::Running;

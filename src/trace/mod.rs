@@ -73,6 +73,9 @@ pub struct Config {
     pub same_cpu: SameCpu,
     /// `--bpf`: trace with the BPF engine instead of ptrace.
     pub bpf: Option<bpf::Options>,
+    /// `--usbmon-replay`: the started command runs on an emulated usbmon
+    /// replaying a capture (`crate::emu::usbmon`).
+    pub usbmon_replay: Option<crate::emu::usbmon::Replay>,
 }
 
 /// What is printed: `-e trace=`, `-e status=`, `-e signal=`.
@@ -364,6 +367,8 @@ struct Engine {
     /// /proc tells what a task is at the event being handled: ptrace
     /// holds it stopped there; the BPF engine reads its records later.
     proc_is_current: bool,
+    /// `--usbmon-replay`: the emulation the started command gets.
+    usbmon_replay: Option<crate::emu::usbmon::Replay>,
 }
 
 /// Trace according to `cfg`, printing to `out`; returns how rtrace should exit.
@@ -463,6 +468,7 @@ impl Engine {
             colo,
             clock: None,
             proc_is_current: true,
+            usbmon_replay: cfg.usbmon_replay,
         };
         (engine, cfg.command, cfg.attach)
     }

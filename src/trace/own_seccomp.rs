@@ -78,6 +78,16 @@ impl OwnSeccomp {
         self.filter || self.strict
     }
 
+    /// The state of the started command under the usbmon emulation's
+    /// filter (`--usbmon-replay`): a filter of its own, so that it steps
+    /// every call (the emulated calls never reach the fast path's filter).
+    pub(super) fn emulated() -> OwnSeccomp {
+        OwnSeccomp {
+            filter: true,
+            ..OwnSeccomp::default()
+        }
+    }
+
     /// What a task it creates starts with: its filters (strict mode
     /// cannot create tasks).
     pub(super) fn inherited(&self) -> OwnSeccomp {

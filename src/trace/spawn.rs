@@ -171,6 +171,12 @@ impl Engine {
         let mut proc = Proc::new(pid, name.clone(), false, Life::Starting, fds);
         proc.quiet_exec = true;
         proc.seccomp = seccomp;
+        if self.usbmon_replay.is_some() {
+            // The emulation's user-notification filter outranks the fast
+            // path's RET_TRACE: the command and everything it starts step
+            // every call, as under a filter of its own.
+            proc.own = super::own_seccomp::OwnSeccomp::emulated();
+        }
         self.procs.insert(pid, proc);
         self.main_pid = Some(pid);
         self.set_count();
@@ -209,6 +215,15 @@ impl Engine {
             filter: f.as_ptr() as *mut libc::sock_filter,
         });
 
+        // The usbmon emulation's part of the child, made before the fork:
+        // the /dev listing needs a mount namespace (CAP_SYS_ADMIN).
+        let replay = match &self.usbmon_replay {
+            Some(r) => Some(
+                r.prepare(kernel::has_cap_sys_admin(0))
+                    .map_err(|e| Error::new(format!("--usbmon-replay: {}", io_message(&e)), 1))?,
+            ),
+            None => None,
+        };
         let mut fds = [0; 2];
         // SAFETY: pipe2 writes two fds into the array.
         if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } < 0 {
@@ -239,6 +254,11 @@ impl Engine {
             unsafe {
                 libc::close(wfd);
                 signals::restore_dispositions();
+                if let Some(setup) = &replay {
+                    // Untraced yet: the emulation's setup is not the
+                    // command's.
+                    setup.private_dev();
+                }
                 let mut byte = 0u8;
                 // Wait until the parent has seized us.
                 while libc::read(rfd, (&mut byte as *mut u8).cast(), 1) < 0 {}
@@ -246,6 +266,11 @@ impl Engine {
                 // the command would have got it, and traced. Before the
                 // filter, which may stop rt_sigprocmask.
                 signals::restore_mask();
+                if let Some(setup) = &replay {
+                    // Before rtrace's own filter: its install is then no
+                    // emulated call.
+                    setup.attach();
+                }
                 if let Some(prog) = &prog {
                     // The filter needs no-new-privs (as with strace) unless
                     // we have CAP_SYS_ADMIN: then it is left unset, so that
@@ -289,6 +314,9 @@ impl Engine {
         }
         // SAFETY: closing our copy of the read end.
         unsafe { libc::close(rfd) };
+        if let (Some(setup), Some(r)) = (replay, &self.usbmon_replay) {
+            r.serve(setup);
+        }
         // Forked from a pinned rtrace (--same-cpu), the child has rtrace's
         // pin, of which the pin guard knows nothing: it gets rtrace's own
         // mask, its own, before it runs any code of the command (it waits
