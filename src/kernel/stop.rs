@@ -54,6 +54,34 @@ impl Resume {
 /// A tracee in a ptrace-stop, as a wait reported it: it stays stopped
 /// until this value is consumed by [`Stop::resume`] (or kept on purpose
 /// with [`Stop::hold`]).
+///
+/// Resumed once, a stop gives the [`Handled`] a stop's handler returns:
+///
+/// ```no_run
+/// use rtrace_cli::kernel::{Handled, Resume, Stop};
+/// fn once(stop: Stop) -> Handled {
+///     stop.resume(Resume::Syscall(0))
+/// }
+/// ```
+///
+/// Resumed twice, it does not compile (use of a moved value):
+///
+/// ```compile_fail,E0382
+/// # use rtrace_cli::kernel::{Handled, Resume, Stop};
+/// fn twice(stop: Stop) -> Handled {
+///     stop.resume(Resume::Syscall(0));
+///     stop.resume(Resume::Cont(0))
+/// }
+/// ```
+///
+/// Nor does a handler that forgets it (no `Handled` to return):
+///
+/// ```compile_fail,E0308
+/// # use rtrace_cli::kernel::{Handled, Stop};
+/// fn never(stop: Stop) -> Handled {
+///     let _ = stop.pid();
+/// }
+/// ```
 #[must_use = "a stopped tracee stays stopped until it is resumed (or held on purpose)"]
 #[derive(Debug)]
 pub struct Stop {
