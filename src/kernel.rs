@@ -1,4 +1,5 @@
-//! The unsafe corner: ptrace requests, syscall stop details and tracee memory.
+//! The unsafe corner: ptrace requests, syscall stop details and tracee memory;
+//! waits and stops as values (`stop.rs`).
 //!
 //! Everything that talks to the kernel about a tracee lives here, so the
 //! layers above see plain values: a [`SyscallStop`] with the call's number,
@@ -13,6 +14,9 @@ use std::os::unix::fs::FileExt;
 use crate::escape::TraceeText;
 use nix::sys::uio::{RemoteIoVec, process_vm_readv};
 use nix::unistd::Pid;
+
+mod stop;
+pub use stop::{Handled, Held, Resume, Stop, Waited, ready, wait};
 
 /// `AUDIT_ARCH_X86_64` from `<linux/audit.h>`.
 const AUDIT_ARCH_X86_64: u32 = 0xC000_003E;
@@ -509,26 +513,6 @@ pub fn process_name(pid: Pid) -> Option<TraceeText> {
 /// answers; reading /proc/TID/status (its Tgid line) costs ten calls.
 pub fn is_thread_of(tgid: i32, tid: i32) -> bool {
     std::fs::symlink_metadata(format!("/proc/{tgid}/task/{tid}")).is_ok()
-}
-
-/// Resume a stopped tracee with `request` (PTRACE_SYSCALL, PTRACE_CONT,
-/// PTRACE_LISTEN, PTRACE_DETACH), delivering signal `sig` (0 for none).
-/// Raw libc, because nix's Signal cannot hold realtime signals.
-pub fn resume(pid: Pid, request: libc::c_uint, sig: i32) -> io::Result<()> {
-    // SAFETY: these requests take no pointers; `data` is the signal number.
-    let r = unsafe {
-        libc::ptrace(
-            request,
-            pid.as_raw(),
-            std::ptr::null_mut::<libc::c_void>(),
-            sig as libc::c_long as *mut libc::c_void,
-        )
-    };
-    if r < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(())
-    }
 }
 
 /// `sizeof(siginfo_t)`: what PTRACE_GETSIGINFO copies.

@@ -247,16 +247,14 @@ impl Engine {
         })
     }
 
-    /// Task `pid` is resumed with `request`: outside a call it runs its own
+    /// Task `pid` is resumed as `how` says: outside a call it runs its own
     /// code from now on (or waits for a CPU to run it).
-    pub(super) fn resumed(&mut self, pid: i32, request: libc::c_uint) {
+    pub(super) fn resumed(&mut self, pid: i32, how: kernel::Resume) {
         if self.colo.tick_start.is_none() {
             return;
         }
         if let Some(proc) = self.procs.get_mut(&pid) {
-            let runs = proc.call.is_none()
-                && request != libc::PTRACE_LISTEN
-                && request != libc::PTRACE_DETACH;
+            let runs = proc.call.is_none() && how.runs();
             proc.user_since = runs.then(Instant::now);
         }
     }

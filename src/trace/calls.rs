@@ -10,7 +10,7 @@ use crate::call::{
     is_error, is_restart,
 };
 use crate::format::{FormatState, Naming, Printer};
-use crate::kernel::{self, Arch, SyscallOp};
+use crate::kernel::{self, Arch, Handled, Stop, SyscallOp};
 use crate::output::Style;
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -507,11 +507,12 @@ impl Engine {
             .continuation(pid, &format!("> stack: {}", list.join(" ")));
     }
 
-    pub(super) fn signal_stop(&mut self, pid: i32, sig: i32) {
+    pub(super) fn signal_stop(&mut self, stop: Stop) -> Handled {
         // (calls that end without returning are finished by the engine's
         // exec and exit events through `finish`.)
+        let (pid, sig) = (stop.pid(), stop.sig());
         let Some(proc) = self.procs.get_mut(&pid) else {
-            return;
+            return self.resume_tracee(stop, sig);
         };
         if let Some(top) = proc.suspended.last_mut() {
             // Printed or not, the signal decides the suspended call's fate.
@@ -521,8 +522,7 @@ impl Engine {
             || !self.select.signals.contains(sig)
             || self.summary == Summary::Only
         {
-            self.resume_tracee(pid, sig);
-            return;
+            return self.resume_tracee(stop, sig);
         }
         // What the kernel delivers: with -v on the signal's line, always
         // in JSON.
@@ -530,7 +530,7 @@ impl Engine {
             .then(|| kernel::siginfo(Pid::from_raw(pid)))
             .flatten();
         self.put_signal(pid, sig, info);
-        self.resume_tracee(pid, sig);
+        self.resume_tracee(stop, sig)
     }
 
     /// Show signal `sig` arriving at `pid`, with its siginfo if given.

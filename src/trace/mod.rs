@@ -6,7 +6,10 @@
 //! exec, exit and detach. It owns the process table and each process's
 //! bookkeeping (current call, calls waiting for a restart, fd table) and
 //! tells the output layer how many processes are traced. Every stopped
-//! tracee is resumed exactly once, with the signal it stopped for.
+//! tracee is resumed exactly once, with the signal it stopped for: a stop
+//! is a `kernel::Stop` value, consumed by `Engine::resume` (or kept on
+//! purpose with `Stop::hold`), and the functions that take one return the
+//! `kernel::Handled` only those make.
 //!
 //! The events that add and remove tasks (children, exec, exit) are in
 //! `tasks.rs`; rtrace's own signal handlers in `signals.rs`.
@@ -38,7 +41,7 @@ use crate::decode::signal_name;
 use crate::escape::TraceeText;
 use crate::fdtable::SharedFdTable;
 use crate::format::FormatConfig;
-use crate::kernel::{self, Memory};
+use crate::kernel::{self, Handled, Held, Memory, Resume, Stop, Waited};
 use crate::output::{Output, Recording, Style};
 use crate::select::{SignalSet, StatusSet, TraceSet};
 pub use affinity::SameCpu;
@@ -166,8 +169,9 @@ enum Life {
     /// Attached with -p, waiting for the stop PTRACE_INTERRUPT asked for.
     Attaching,
     /// Auto-attached child waiting for its first stop and for its parent to
-    /// finish printing the call that created it.
-    Newborn { ready: bool, stashed: Option<i32> },
+    /// finish printing the call that created it (its first stop, if it
+    /// came first, is held in `Proc::first_stop`).
+    Newborn { ready: bool },
     /// Traced normally.
     Running,
 }
@@ -234,6 +238,9 @@ struct Proc {
     mem: Memory,
     /// Auto-attached children that start once this process leaves its call.
     children: Vec<i32>,
+    /// A newborn's first stop, held until its parent has printed the call
+    /// that created it (`Life::Newborn`).
+    first_stop: Option<Held>,
     /// The process runs under rtrace's seccomp filter: it stops only on
     /// selected calls, so it is resumed with PTRACE_CONT between calls.
     seccomp: bool,
@@ -280,6 +287,7 @@ impl Proc {
             fds,
             mem: Memory::new(Pid::from_raw(pid)),
             children: Vec::new(),
+            first_stop: None,
             seccomp: false,
             own: Default::default(),
             shown: true,
@@ -293,21 +301,21 @@ impl Proc {
         }
     }
 
-    /// How to resume this process from a stop: between calls under the
-    /// seccomp filter nothing needs to stop it; in a call its exit must, and
-    /// while a call waits for its restart every call must (the handler's,
-    /// rt_sigreturn, restart_syscall: the filter does not stop those), as
-    /// must every call of a task with a filter of its own or in strict
-    /// mode (`own_seccomp`).
-    fn resume_request(&self) -> libc::c_uint {
+    /// How to resume this process from a stop, delivering `sig`: between
+    /// calls under the seccomp filter nothing needs to stop it; in a call
+    /// its exit must, and while a call waits for its restart every call
+    /// must (the handler's, rt_sigreturn, restart_syscall: the filter does
+    /// not stop those), as must every call of a task with a filter of its
+    /// own or in strict mode (`own_seccomp`).
+    fn resume_with(&self, sig: i32) -> Resume {
         let in_call = self.call.is_some() || self.skip_exec_exit || !self.suspended.is_empty();
         if !self.steps_every_call()
             && !in_call
             && matches!(self.life, Life::Running | Life::Starting)
         {
-            libc::PTRACE_CONT
+            Resume::Cont(sig)
         } else {
-            libc::PTRACE_SYSCALL
+            Resume::Syscall(sig)
         }
     }
 
@@ -339,8 +347,8 @@ struct Engine {
     call_times: bool,
     procs: IntMap<i32, Proc>,
     /// Stops of auto-attached children that arrived before their parent's
-    /// fork event named them.
-    orphans: IntMap<i32, i32>,
+    /// fork event named them, held until it does.
+    orphans: IntMap<i32, Held>,
     main_pid: Option<i32>,
     main_exit: Option<Exit>,
     /// Started processes run under the seccomp fast path.
@@ -351,7 +359,7 @@ struct Engine {
     interrupts_seen: u32,
     /// Statuses collected but not yet handled, oldest first (see
     /// `next_status`).
-    pending: VecDeque<(i32, i32)>,
+    pending: VecDeque<Waited>,
     /// Waits to come that skip collecting the other ready statuses, and
     /// how many the next collection that finds none will skip (see
     /// `next_status`).
@@ -505,21 +513,6 @@ fn io_message(e: &std::io::Error) -> String {
     }
 }
 
-/// waitpid(2) returning the raw status; `None` when interrupted.
-fn wait(pid: i32, flags: libc::c_int) -> Option<Result<(i32, i32), std::io::Error>> {
-    let mut status = 0;
-    // SAFETY: waitpid writes only `status`.
-    let r = unsafe { libc::waitpid(pid, &mut status, flags | libc::__WALL) };
-    if r < 0 {
-        let e = std::io::Error::last_os_error();
-        if e.raw_os_error() == Some(libc::EINTR) {
-            return None;
-        }
-        return Some(Err(e));
-    }
-    Some(Ok((r, status)))
-}
-
 impl Engine {
     /// The time of the event being handled.
     fn now(&self) -> std::time::Instant {
@@ -532,13 +525,13 @@ impl Engine {
         self.colocation_update();
     }
 
-    fn resume(&mut self, pid: i32, request: libc::c_uint, sig: i32) {
+    /// The one place a stopped tracee is resumed.
+    fn resume(&mut self, stop: Stop, how: Resume) -> Handled {
         // On a terminal the trace so far is written before the tracee
         // writes anything more there (see Output::before_resume).
         self.out.before_resume();
-        self.resumed(pid, request);
-        // ESRCH: the tracee died meanwhile; its exit status will tell.
-        let _ = kernel::resume(Pid::from_raw(pid), request, sig);
+        self.resumed(stop.pid(), how);
+        stop.resume(how)
     }
 
     /// Report a process event: a banner line, or a JSON object.
@@ -630,7 +623,7 @@ impl Engine {
                 Some(r) => r,
             };
             match waited {
-                Ok((pid, status)) => self.dispatch(pid, status),
+                Ok(waited) => self.dispatch(waited),
                 Err(_) => {
                     // ECHILD: nothing left to wait for.
                     self.procs.clear();
@@ -698,7 +691,7 @@ impl Engine {
         self.handle_interrupts();
         let killing = self.interrupts_seen >= 2;
         self.colocation_off();
-        let mut newborns = Vec::new();
+        let mut newborns: Vec<Held> = Vec::new();
         let mut detach = Vec::new();
         for proc in self.procs.values_mut() {
             let killed = killing && !proc.attached;
@@ -707,19 +700,17 @@ impl Engine {
                 continue;
             }
             proc.shown = false;
-            if let Life::Newborn { ready, stashed } = &mut proc.life {
+            if let Life::Newborn { ready } = &mut proc.life {
                 // No parent line to wait for any more.
                 *ready = true;
-                if let Some(status) = stashed.take() {
-                    newborns.push((proc.pid, status));
-                }
+                newborns.extend(proc.first_stop.take());
             }
         }
         for pid in detach {
             self.start_detach(pid);
         }
-        for (pid, status) in newborns {
-            self.dispatch(pid, status);
+        for held in newborns {
+            self.dispatch(Waited::Stopped(held.release()));
         }
     }
 
@@ -740,7 +731,7 @@ impl Engine {
         while !self.procs.is_empty() {
             match self.next_status() {
                 None => continue,
-                Some(Ok((pid, status))) => self.dispatch(pid, status),
+                Some(Ok(waited)) => self.dispatch(waited),
                 Some(Err(_)) => break,
             }
         }
@@ -752,15 +743,15 @@ impl Engine {
     /// every status ready by then is collected, and all are handled in
     /// that order before the next wait. `None` when a signal interrupted
     /// the wait.
-    fn next_status(&mut self) -> Option<std::io::Result<(i32, i32)>> {
+    fn next_status(&mut self) -> Option<std::io::Result<Waited>> {
         if let Some(ready) = self.pending.pop_front() {
             return Some(Ok(ready));
         }
-        let first = match wait(-1, 0)? {
+        let first = match kernel::wait(-1)? {
             Ok(first) => first,
             Err(e) => return Some(Err(e)),
         };
-        self.clock_stop(first.0);
+        self.clock_stop(first.pid());
         // One tracee cannot be starved: spare it the extra wait. Nor can
         // several of which one makes all the stops (a shell waiting for
         // its command): a collection that finds nothing doubles the waits
@@ -770,12 +761,9 @@ impl Engine {
             if self.drain_skip > 0 {
                 self.drain_skip -= 1;
             } else {
-                while let Some(Ok((pid, status))) = wait(-1, libc::WNOHANG) {
-                    if pid == 0 {
-                        break;
-                    }
-                    self.clock_stop(pid);
-                    self.pending.push_back((pid, status));
+                while let Some(waited) = kernel::ready() {
+                    self.clock_stop(waited.pid());
+                    self.pending.push_back(waited);
                 }
                 self.drain_gap = if self.pending.is_empty() {
                     (self.drain_gap * 2).clamp(1, DRAIN_GAP_MAX)
@@ -790,33 +778,38 @@ impl Engine {
 
     /// Wait for a status of `pid` alone, taking it from the collected
     /// ones first. `None` when a signal interrupted the wait.
-    fn wait_for(&mut self, pid: i32) -> Option<std::io::Result<i32>> {
-        if let Some(i) = self.pending.iter().position(|&(p, _)| p == pid) {
-            let (_, status) = self.pending.remove(i).expect("found");
-            return Some(Ok(status));
+    fn wait_for(&mut self, pid: i32) -> Option<std::io::Result<Waited>> {
+        if let Some(i) = self.pending.iter().position(|w| w.pid() == pid) {
+            return Some(Ok(self.pending.remove(i).expect("found")));
         }
-        wait(pid, 0).map(|r| r.map(|(_, status)| status))
+        kernel::wait(pid)
     }
 
-    fn dispatch(&mut self, pid: i32, status: i32) {
+    fn dispatch(&mut self, waited: Waited) {
+        let pid = waited.pid();
         self.stopped(pid);
-        if libc::WIFEXITED(status) || libc::WIFSIGNALED(status) {
-            self.gone(pid, status);
-            return;
+        match waited {
+            Waited::Ended { status, .. } => self.gone(pid, status),
+            Waited::Stopped(stop) => {
+                self.dispatch_stop(stop);
+            }
+            Waited::Other { .. } => {}
         }
-        if !libc::WIFSTOPPED(status) {
-            return;
-        }
+    }
+
+    fn dispatch_stop(&mut self, stop: Stop) -> Handled {
+        let pid = stop.pid();
         let Some(proc) = self.procs.get(&pid) else {
             // A child announced before its parent's fork event: keep its
             // stop until the event says whose it is (or start it now if no
             // traced parent is in a call that could announce it).
-            self.orphans.insert(pid, status);
+            let (held, handled) = stop.hold();
+            self.orphans.insert(pid, held);
             self.adopt_orphans();
-            return;
+            return handled;
         };
-        let sig = libc::WSTOPSIG(status);
-        let event = (status >> 16) & 0xff;
+        let sig = stop.sig();
+        let event = stop.event();
         if proc.detaching {
             if matches!(
                 event,
@@ -830,32 +823,25 @@ impl Engine {
             } else {
                 0
             };
-            self.finish_detach(pid, deliver);
-            return;
+            return self.finish_detach(stop, deliver);
         }
         // A newborn's first stop goes to child_start even when it is not
         // shown (an output error may have hidden it meanwhile): only that
         // makes it Running, so that releasing it later does not wait for
         // a first stop that has already come.
         if !proc.shown && !matches!(proc.life, Life::Newborn { .. }) {
-            self.unshown_stop(pid, sig, event);
-            return;
+            return self.unshown_stop(stop);
         }
         match proc.life {
-            Life::Newborn { ready: false, .. } => {
-                if let Some(Proc {
-                    life: Life::Newborn { stashed, .. },
-                    ..
-                }) = self.procs.get_mut(&pid)
-                {
-                    *stashed = Some(status);
+            Life::Newborn { ready: false } => {
+                // Held until its parent has printed the call that made it.
+                let (held, handled) = stop.hold();
+                if let Some(proc) = self.procs.get_mut(&pid) {
+                    proc.first_stop = Some(held);
                 }
-                return;
+                return handled;
             }
-            Life::Newborn { ready: true, .. } => {
-                self.child_start(pid, status);
-                return;
-            }
+            Life::Newborn { ready: true } => return self.child_start(stop),
             Life::Attaching if event == PTRACE_EVENT_STOP => {
                 let name = proc.name.clone();
                 if let Some(p) = self.procs.get_mut(&pid) {
@@ -864,58 +850,67 @@ impl Engine {
                 // Stopped at last: it may be pinned now (`colocate`).
                 self.colocation_update();
                 self.report(pid, Report::Tracing(name));
-                if is_stop_signal(sig) {
-                    self.resume(pid, libc::PTRACE_LISTEN, 0);
+                return if is_stop_signal(sig) {
+                    self.resume(stop, Resume::Listen)
                 } else {
-                    self.resume(pid, libc::PTRACE_SYSCALL, 0);
-                }
-                return;
+                    self.resume(stop, Resume::Syscall(0))
+                };
             }
             _ => {}
         }
         if sig == libc::SIGTRAP | 0x80 {
             self.syscall_stop(pid, false);
-            self.resume_tracee(pid, 0);
-            return;
+            return self.resume_tracee(stop, 0);
         }
         match event {
-            0 => self.signal_stop(pid, sig),
+            0 => self.signal_stop(stop),
             libc::PTRACE_EVENT_SECCOMP => {
                 self.syscall_stop(pid, true);
-                self.resume_tracee(pid, 0);
+                self.resume_tracee(stop, 0)
             }
             libc::PTRACE_EVENT_FORK | libc::PTRACE_EVENT_VFORK | libc::PTRACE_EVENT_CLONE => {
                 self.fork_event(pid, event);
-                self.resume_tracee(pid, 0);
+                self.resume_tracee(stop, 0)
             }
             libc::PTRACE_EVENT_EXEC => {
-                let pid = self.exec_event(pid);
-                self.resume_tracee(pid, 0);
+                // The kernel reports the exec under the pid the process
+                // has now (a thread that execs takes the leader's): the
+                // stop's.
+                self.exec_event(pid);
+                self.resume_tracee(stop, 0)
             }
             PTRACE_EVENT_STOP if is_stop_signal(sig) => {
                 // Group-stop: stay stopped, but keep reporting (job control).
-                self.resume(pid, libc::PTRACE_LISTEN, 0);
+                self.resume(stop, Resume::Listen)
             }
-            _ => self.resume_tracee(pid, 0),
+            _ => self.resume_tracee(stop, 0),
         }
     }
 
-    /// Resume `pid` the way its state needs, delivering `sig`.
-    fn resume_tracee(&mut self, pid: i32, sig: i32) {
-        if let Some(proc) = self.procs.get(&pid) {
-            let request = proc.resume_request();
-            self.resume(pid, request, sig);
+    /// Resume a stop the way its task's state needs, delivering `sig`. A
+    /// task no longer in the table (it left it while its stop was being
+    /// handled) is not ours to resume: its stop is only held.
+    fn resume_tracee(&mut self, stop: Stop, sig: i32) -> Handled {
+        match self.procs.get(&stop.pid()) {
+            Some(proc) => {
+                let how = proc.resume_with(sig);
+                self.resume(stop, how)
+            }
+            None => stop.hold().1,
         }
     }
 
     /// A stop of a process that is traced but not shown: only keep it
     /// running, as if untraced (signals delivered, job control kept).
-    fn unshown_stop(&mut self, pid: i32, sig: i32, event: i32) {
-        match event {
-            libc::PTRACE_EVENT_FORK | libc::PTRACE_EVENT_VFORK | libc::PTRACE_EVENT_CLONE => {
+    fn unshown_stop(&mut self, stop: Stop) -> Handled {
+        let (pid, sig) = (stop.pid(), stop.sig());
+        match stop.event() {
+            event @ (libc::PTRACE_EVENT_FORK
+            | libc::PTRACE_EVENT_VFORK
+            | libc::PTRACE_EVENT_CLONE) => {
                 // Its children inherit the filter too.
                 self.fork_event(pid, event);
-                self.resume(pid, libc::PTRACE_CONT, 0);
+                self.resume(stop, Resume::Cont(0))
             }
             libc::PTRACE_EVENT_EXEC => {
                 // Exec from a thread: the thread's old id is gone.
@@ -924,17 +919,18 @@ impl Engine {
                 {
                     self.procs.remove(&former);
                 }
-                self.resume(pid, libc::PTRACE_CONT, 0);
+                self.resume(stop, Resume::Cont(0))
             }
-            PTRACE_EVENT_STOP if is_stop_signal(sig) => self.resume(pid, libc::PTRACE_LISTEN, 0),
-            0 if sig != (libc::SIGTRAP | 0x80) => self.resume(pid, libc::PTRACE_CONT, sig),
-            _ => self.resume(pid, libc::PTRACE_CONT, 0),
+            PTRACE_EVENT_STOP if is_stop_signal(sig) => self.resume(stop, Resume::Listen),
+            0 if sig != (libc::SIGTRAP | 0x80) => self.resume(stop, Resume::Cont(sig)),
+            _ => self.resume(stop, Resume::Cont(0)),
         }
     }
 
-    fn finish_detach(&mut self, pid: i32, sig: i32) {
+    fn finish_detach(&mut self, stop: Stop, sig: i32) -> Handled {
+        let pid = stop.pid();
         self.unpin(pid);
-        self.resume(pid, libc::PTRACE_DETACH, sig);
+        let handled = self.resume(stop, Resume::Detach(sig));
         // The call it was in ends here for us: in JSON an object with no
         // result; a held-back line is shown if -e status= has `detached`.
         // (A live line is left open: the banner ends it with `<..>`.)
@@ -968,6 +964,7 @@ impl Engine {
         if started && self.main_pid == Some(pid) {
             self.main_exit = Some(Exit::Code(1));
         }
+        handled
     }
 }
 

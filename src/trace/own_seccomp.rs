@@ -24,7 +24,11 @@
 //!   would refuse without it fails with EACCES.
 //!
 //! Tasks not under rtrace's filter (attached, or without the fast path)
-//! need none of this: the kernel answers them itself.
+//! need none of this: the kernel answers them itself. One thing only is
+//! kept for them too: that the kernel put a task in strict mode and that
+//! it entered a call strict mode kills it for, so that its end is
+//! reported as the kernel's `do_exit(SIGKILL)` even when its wait status
+//! says otherwise (see `own_seccomp_status`).
 
 use nix::unistd::Pid;
 
@@ -51,12 +55,14 @@ fn strict_allows(arch: Arch, name: &str) -> bool {
 pub(super) struct OwnSeccomp {
     /// It installed a filter of its own (or inherited one).
     filter: bool,
-    /// It entered strict mode (emulated).
+    /// It entered strict mode (emulated under the filter; without it,
+    /// the kernel's, observed).
     strict: bool,
     /// It set no-new-privs itself (or inherited it from a task that did).
     nnp: bool,
-    /// Strict mode ended it: its forbidden call was made an exit (one
-    /// thread of several), reported as the kernel's SIGKILL.
+    /// Strict mode ended it: it entered a forbidden call, which under the
+    /// filter rtrace made an exit (one thread of several); reported as the
+    /// kernel's SIGKILL whatever its wait status says.
     killed: bool,
     /// The call it is in was rewritten: what to give back at its exit.
     pending: Option<Rewritten>,
@@ -161,11 +167,15 @@ impl Engine {
         let Some(proc) = self.procs.get_mut(&pid) else {
             return;
         };
-        if !proc.seccomp {
-            return;
-        }
         if proc.own.strict {
             if strict_allows(arch, &service::lookup(arch, nr).0) {
+                return;
+            }
+            if !proc.seccomp {
+                // The kernel's own strict mode: resumed, the call ends this
+                // thread with do_exit(SIGKILL) (kernel/seccomp.c,
+                // `__secure_computing_strict`). Only noted, for its report.
+                proc.own.killed = true;
                 return;
             }
             // The kernel ends this thread alone, as killed by SIGKILL:
@@ -187,6 +197,9 @@ impl Engine {
                 proc.own.killed = true;
                 let _ = kernel::rewrite_call(Pid::from_raw(pid), arch, exit as i64, Some([0; 6]));
             }
+            return;
+        }
+        if !proc.seccomp {
             return;
         }
         let Some(call) = proc.call.as_ref().filter(|c| c.nr == nr && c.arch == arch) else {
@@ -269,6 +282,13 @@ impl Engine {
             return rval;
         };
         if !proc.seccomp {
+            // Untouched, the kernel itself answers; strict mode entered is
+            // noted for how the task ends (`own_seccomp_entered`).
+            let strict = proc
+                .call
+                .as_ref()
+                .is_some_and(|c| matches!(request(&c.name, &c.args), Some(Request::Strict)));
+            proc.own.strict |= strict && rval == 0;
             return rval;
         }
         if let Some(done) = proc.own.pending.take() {
@@ -311,9 +331,16 @@ impl Engine {
         rval
     }
 
-    /// The wait status a task ended with, as the program's parent would
-    /// see it untraced: strict mode's SIGKILL for a thread whose forbidden
-    /// call rtrace made an exit.
+    /// The wait status a task ended with, as the kernel ended it: strict
+    /// mode's SIGKILL for a thread that entered a call strict mode
+    /// forbids. Under the filter rtrace made that call an exit (its
+    /// status says exited). Without it the kernel killed the thread, but
+    /// the status of a thread reaped after its whole group has ended is
+    /// the group's, not its own (kernel/exit.c, `wait_task_zombie`:
+    /// `SIGNAL_GROUP_EXIT` set, `group_exit_code`; since Linux 5.19 the
+    /// last thread's exit sets it, `synchronize_group_exit`): a main
+    /// thread that exits while rtrace has yet to reap the killed thread
+    /// would make it read "exited with code 0".
     pub(super) fn own_seccomp_status(&self, pid: i32, status: i32) -> i32 {
         match self.procs.get(&pid) {
             Some(p) if p.own.killed && libc::WIFEXITED(status) => libc::SIGKILL,

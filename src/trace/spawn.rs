@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use nix::unistd::Pid;
 
-use super::{Engine, Error, Life, Proc, io_message, signals, wait};
+use super::{Engine, Error, Life, Proc, io_message, signals};
 use crate::escape::TraceeText;
 use crate::fdtable::FdTable;
 use crate::kernel;
@@ -143,21 +143,21 @@ impl Engine {
             ));
         }
         // The interrupt stop: the child is ours from here on.
-        loop {
-            match wait(pid, 0) {
+        let stop = loop {
+            match kernel::wait(pid) {
                 None => continue,
-                Some(Ok((_, status))) if libc::WIFSTOPPED(status) => break,
+                Some(Ok(kernel::Waited::Stopped(stop))) => break stop,
                 Some(_) => {
                     forked.abandon();
                     return Err(Error::new(format!("cannot trace '{shown}'"), 1));
                 }
             }
-        }
+        };
         self.adopt_command(forked, seccomp);
         // Until its exec the child makes calls of ours (installing the
         // filter); only its execve is of interest, and the filter, in place
         // by then, stops it if it is selected.
-        self.resume_tracee(pid, 0);
+        self.resume_tracee(stop, 0);
         Ok(())
     }
 

@@ -15,7 +15,7 @@ use super::{Engine, Exit, Life, Proc, Report};
 use crate::call::{CallData, CallType, Show, call_replay};
 use crate::escape::TraceeText;
 use crate::fdtable::SharedFdTable;
-use crate::kernel::{self, Memory};
+use crate::kernel::{self, Handled, Memory, Resume, Stop, Waited};
 use crate::output::Style;
 
 impl Engine {
@@ -43,24 +43,25 @@ impl Engine {
         if self.procs.contains_key(&child) {
             return;
         }
-        if self.orphans.remove(&child).is_none() {
-            loop {
+        let stop = match self.orphans.remove(&child) {
+            Some(held) => held.release(),
+            None => loop {
                 match self.wait_for(child) {
                     None => continue,
-                    Some(Ok(status)) if libc::WIFSTOPPED(status) => break,
+                    Some(Ok(Waited::Stopped(stop))) => break stop,
                     // It is gone already: nothing to let go of.
                     _ => return,
                 }
-            }
-        }
-        self.resume(child, libc::PTRACE_DETACH, 0);
+            },
+        };
+        self.resume(stop, Resume::Detach(0));
     }
 
     /// Start the parked first stops of children whose parent can no longer
     /// announce them: a process killed inside fork() reports no fork event.
     pub(super) fn adopt_orphans(&mut self) {
-        let waiting: Vec<(i32, i32)> = self.orphans.iter().map(|(&p, &s)| (p, s)).collect();
-        for (pid, status) in waiting {
+        let waiting: Vec<i32> = self.orphans.keys().copied().collect();
+        for pid in waiting {
             let (ppid, tgid) = parent_ids(pid);
             let announcer_left = |p: Option<i32>| {
                 p.is_none_or(|p| {
@@ -74,7 +75,9 @@ impl Engine {
             if !announcer_left(ppid) || (tgid != Some(pid) && !announcer_left(tgid)) {
                 continue;
             }
-            self.orphans.remove(&pid);
+            let Some(held) = self.orphans.remove(&pid) else {
+                continue;
+            };
             let name = kernel::process_name(Pid::from_raw(pid))
                 .unwrap_or_else(|| TraceeText::from("<unknown>"));
             let table = crate::fdtable::FdTable::new(pid);
@@ -82,10 +85,7 @@ impl Engine {
                 pid,
                 name,
                 false,
-                Life::Newborn {
-                    ready: true,
-                    stashed: None,
-                },
+                Life::Newborn { ready: true },
                 Rc::new(RefCell::new(table)),
             );
             proc.seccomp = self.seccomp;
@@ -99,7 +99,7 @@ impl Engine {
             }
             self.procs.insert(pid, proc);
             self.set_count();
-            self.child_start(pid, status);
+            self.child_start(held.release());
         }
     }
 
@@ -147,10 +147,10 @@ impl Engine {
             parent.attached,
             Life::Newborn {
                 ready: !wait_for_parent,
-                stashed: self.orphans.remove(&child),
             },
             fds,
         );
+        proc.first_stop = self.orphans.remove(&child);
         proc.call = call.filter(|_| shown);
         proc.seccomp = seccomp;
         proc.own = own;
@@ -169,12 +169,12 @@ impl Engine {
         let Some(proc) = self.procs.get_mut(&child) else {
             return;
         };
-        let Life::Newborn { ready, stashed } = &mut proc.life else {
+        let Life::Newborn { ready } = &mut proc.life else {
             return;
         };
         *ready = true;
-        let status = match stashed.take() {
-            Some(status) => status,
+        let waited = match proc.first_stop.take() {
+            Some(held) => Waited::Stopped(held.release()),
             None => {
                 // The child stops before running any of its own code, so its
                 // first stop is imminent: take it now, which keeps its banner
@@ -182,40 +182,40 @@ impl Engine {
                 loop {
                     match self.wait_for(child) {
                         None => continue,
-                        Some(Ok(status)) => break status,
+                        Some(Ok(waited)) => break waited,
                         Some(Err(_)) => return,
                     }
                 }
             }
         };
-        if libc::WIFSTOPPED(status) {
-            self.child_start(child, status);
-        } else {
-            self.gone(child, status);
+        match waited {
+            Waited::Stopped(stop) => {
+                self.child_start(stop);
+            }
+            Waited::Ended { status, .. } | Waited::Other { status, .. } => self.gone(child, status),
         }
     }
 
     /// A new child's first stop: banner, its half of the parent's call
     /// (`fork() = 0`), then it runs.
-    pub(super) fn child_start(&mut self, pid: i32, status: i32) {
+    pub(super) fn child_start(&mut self, stop: Stop) -> Handled {
+        let pid = stop.pid();
         let Some(proc) = self.procs.get_mut(&pid) else {
-            return;
+            return self.resume_tracee(stop, 0);
         };
         proc.life = Life::Running;
-        let sig = libc::WSTOPSIG(status);
-        let event = (status >> 16) & 0xff;
+        let sig = stop.sig();
         // An ordinary signal that arrived before the first stop.
-        let signal = event == 0 && sig != libc::SIGSTOP && sig != (libc::SIGTRAP | 0x80);
+        let signal = stop.event() == 0 && sig != libc::SIGSTOP && sig != (libc::SIGTRAP | 0x80);
         if !proc.shown {
-            self.resume(pid, libc::PTRACE_CONT, if signal { sig } else { 0 });
-            return;
+            return self.resume(stop, Resume::Cont(if signal { sig } else { 0 }));
         }
         self.announce_child(pid);
         if signal {
             // An ordinary signal arrived first: report and deliver it.
-            self.signal_stop(pid, sig);
+            self.signal_stop(stop)
         } else {
-            self.resume_tracee(pid, 0);
+            self.resume_tracee(stop, 0)
         }
     }
 
@@ -269,11 +269,11 @@ impl Engine {
         }
     }
 
-    /// A successful execve. Returns the pid the process has now (a thread
-    /// that execs takes over the leader's pid).
-    pub(super) fn exec_event(&mut self, pid: i32) -> i32 {
+    /// A successful execve, reported under `pid`, the pid the process has
+    /// now (a thread that execs takes over the leader's pid).
+    pub(super) fn exec_event(&mut self, pid: i32) {
         let former = kernel::event_msg(Pid::from_raw(pid)).unwrap_or(pid);
-        self.exec_of(pid, former)
+        self.exec_of(pid, former);
     }
 
     /// A successful execve by task `former`, which is now `pid` (the

@@ -553,10 +553,7 @@ impl Bpf {
             child,
             p.name.clone(),
             p.attached,
-            Life::Newborn {
-                ready: !waits,
-                stashed: None,
-            },
+            Life::Newborn { ready: !waits },
             fds,
         );
         proc.tgid = child_tgid;
