@@ -161,9 +161,19 @@ pub enum Waited {
     /// It is in a ptrace-stop.
     Stopped(Stop),
     /// It exited or was killed: the raw wait status.
-    Ended { pid: i32, status: i32 },
+    Ended {
+        /// The task.
+        pid: i32,
+        /// Its raw wait status.
+        status: i32,
+    },
     /// Any other status (a continued one, which rtrace does not ask for).
-    Other { pid: i32, status: i32 },
+    Other {
+        /// The task.
+        pid: i32,
+        /// Its raw wait status.
+        status: i32,
+    },
 }
 
 impl Waited {
