@@ -43,6 +43,39 @@ impl TraceeText {
     }
 }
 
+/// A command line as a banner shows it: `name arg1 "an arg"`, each
+/// argument bare when it holds only characters a shell leaves alone, else
+/// quoted and escaped, as strings are; at most `limit` bytes of the
+/// arguments, as `-s` cuts a string: the one that does not fit ends `..`
+/// (`sh -c "ls -la /tmp; ec"..`), and those after it are left out.
+pub fn command_line(name: &TraceeText, args: &[TraceeText], limit: usize) -> String {
+    let mut line = name.to_string();
+    let mut left = limit;
+    for arg in args {
+        let bytes = &arg.0;
+        let cut = bytes.len() > left;
+        let shown = &bytes[..bytes.len().min(left)];
+        let plain = !shown.is_empty()
+            && shown
+                .iter()
+                .all(|&b| b.is_ascii_alphanumeric() || b"%+,-./:=@_^".contains(&b));
+        line.push(' ');
+        if plain && !cut {
+            c_escape(shown, true, &mut line);
+        } else {
+            line.push('"');
+            c_escape(shown, true, &mut line);
+            line.push('"');
+        }
+        if cut {
+            line.push_str("..");
+            break;
+        }
+        left -= bytes.len();
+    }
+    line
+}
+
 impl From<&str> for TraceeText {
     fn from(text: &str) -> TraceeText {
         TraceeText::new(text.as_bytes())

@@ -508,6 +508,21 @@ pub fn process_name(pid: Pid) -> Option<TraceeText> {
     Some(TraceeText::new(comm))
 }
 
+/// The arguments task `pid` runs with, after its program's name
+/// (`/proc/PID/cmdline` from argv[1] on): what its banner shows, so that
+/// `dumpcap -D` and the capturing dumpcap can be told apart.
+pub fn process_args(pid: i32) -> Option<Vec<TraceeText>> {
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+    let cmdline = cmdline.strip_suffix(b"\0").unwrap_or(&cmdline);
+    Some(
+        cmdline
+            .split(|&b| b == 0)
+            .skip(1)
+            .map(TraceeText::new)
+            .collect(),
+    )
+}
+
 /// Whether task `tid` is a thread of thread group `tgid`. procfs finds
 /// /proc/TGID/task/TID only for a thread of that group, so one stat
 /// answers; reading /proc/TID/status (its Tgid line) costs ten calls.

@@ -258,6 +258,11 @@ struct Cli {
     #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count)]
     verbose: u8,
 
+    /// Quieter: no `Tracing NAME (pid N)`, `---` (exec), exit and detach
+    /// lines; twice: no signal lines either, only the calls
+    #[arg(short = 'q', long = "quiet", action = clap::ArgAction::Count)]
+    quiet: u8,
+
     /// Name every parameter: read(fd=3, buf=..., count=4096)
     #[arg(short = 'N', long = "all-names")]
     all_names: bool,
@@ -736,6 +741,7 @@ fn main() -> ExitCode {
             lossless: cli.bpf_lossless,
         }),
         usbmon_replay,
+        quiet: cli.quiet,
     };
     if std::env::var_os("RTRACE_NO_SYSCALL_INFO").is_some_and(|v| v == "1") {
         rtrace_cli::kernel::decode_from_registers();
@@ -795,6 +801,15 @@ fn selection(cli: &Cli) -> Result<trace::Selection, String> {
     }
     if cli.failed_only {
         select.status = StatusSet::parse("failed")?;
+    }
+    // -qq: only the calls; an -e signal= given says otherwise.
+    let signals_given = cli.exprs.iter().any(|e| {
+        ["signal=", "signals=", "s="]
+            .iter()
+            .any(|k| e.starts_with(k))
+    });
+    if cli.quiet >= 2 && !signals_given {
+        select.signals = SignalSet::parse("none")?;
     }
     Ok(select)
 }

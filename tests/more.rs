@@ -758,3 +758,74 @@ fn threads_get_their_own_banners_prefixes_and_exits() {
         "{lines:#?}"
     );
 }
+
+/// `-q` leaves out the process lines, `-qq` the signal lines too: only
+/// the calls are left, each as it is without them.
+#[test]
+fn quiet_leaves_the_calls() {
+    let bin = fixture("fork_wait");
+    // No banner names the pids: take them from the calls.
+    let calls = |args: &[&str]| -> Vec<String> {
+        let run = trace(args, &[name(&bin)]);
+        assert_eq!(run.code(), Some(0), "{}", run.stderr());
+        let lines = run.after_marker();
+        let child = lines[1].strip_prefix("fork() = ").unwrap().to_string();
+        let parent = lines
+            .iter()
+            .find_map(|l| l.strip_suffix("| wait4(-1, <..>"))
+            .unwrap()
+            .to_string();
+        lines
+            .iter()
+            .map(|l| l.replace(&child, "PID2").replace(&parent, "PID1"))
+            .collect()
+    };
+    let without = |skip: &[&str]| -> Vec<String> {
+        FORK_WAIT
+            .iter()
+            .filter(|l| !skip.iter().any(|s| l.contains(s)))
+            .map(|l| l.to_string())
+            .collect()
+    };
+    assert_eq!(calls(&["-f", "-q"]), without(&["Tracing ", "Process "]));
+    assert_eq!(
+        calls(&["-f", "-qq"]),
+        without(&["Tracing ", "Process ", "** SIG"])
+    );
+    // An -e signal= given says which signals -qq shows.
+    assert_eq!(
+        calls(&["-f", "-qq", "-e", "signal=SIGCHLD"]),
+        without(&["Tracing ", "Process "])
+    );
+}
+
+/// A banner names the process with its arguments (quoted where a shell
+/// would need it, cut at -s), so that two runs of one program can be told
+/// apart; JSON's start and exec objects carry them as `args`.
+#[test]
+fn banners_say_the_arguments() {
+    let bin = fixture("fork_wait");
+    let banner = |args: &[&str], command: &[&str]| -> String {
+        let mut all = vec![name(&bin)];
+        all.extend_from_slice(command);
+        trace(args, &all).lines()[0].clone()
+    };
+    assert_eq!(
+        banner(&[], &["-D", "two words", ""]),
+        "Tracing fork_wait -D \"two words\" \"\" (pid PID1)"
+    );
+    assert_eq!(
+        banner(&["-s", "4"], &["-i", "usbmon1"]),
+        "Tracing fork_wait -i \"us\".. (pid PID1)"
+    );
+    let run = trace(&["-f", "--json"], &[name(&bin), "x"]);
+    let starts: Vec<serde_json::Value> = run
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|o| o["type"] == "start")
+        .map(|o| o["args"].clone())
+        .collect();
+    // The command as given, and its fork with the same arguments.
+    assert_eq!(starts, [serde_json::json!(["x"]), serde_json::json!(["x"])]);
+}

@@ -79,6 +79,9 @@ pub struct Config {
     /// `--usbmon-replay`: the started command runs on an emulated usbmon
     /// replaying a capture (`crate::emu::usbmon`).
     pub usbmon_replay: Option<crate::emu::usbmon::Replay>,
+    /// `-q` count: 1 and up, no banner, exec, exit or detach lines (the
+    /// signal lines `-qq` also hides are off through the selection).
+    pub quiet: u8,
 }
 
 /// What is printed: `-e trace=`, `-e status=`, `-e signal=`.
@@ -377,6 +380,8 @@ struct Engine {
     proc_is_current: bool,
     /// `--usbmon-replay`: the emulation the started command gets.
     usbmon_replay: Option<crate::emu::usbmon::Replay>,
+    /// `-q`: no process event lines.
+    quiet: bool,
 }
 
 /// Trace according to `cfg`, printing to `out`; returns how rtrace should exit.
@@ -477,6 +482,7 @@ impl Engine {
             clock: None,
             proc_is_current: true,
             usbmon_replay: cfg.usbmon_replay,
+            quiet: cfg.quiet > 0,
         };
         (engine, cfg.command, cfg.attach)
     }
@@ -536,8 +542,8 @@ impl Engine {
 
     /// Report a process event: a banner line, or a JSON object.
     fn report(&mut self, pid: i32, report: Report) {
-        if self.summary == Summary::Only {
-            // -c prints the summary and nothing else.
+        if self.summary == Summary::Only || self.quiet {
+            // -c prints the summary and nothing else; -q the calls.
             return;
         }
         if self.fmt.json {
@@ -551,8 +557,14 @@ impl Engine {
             });
             let map = obj.as_object_mut().expect("an object");
             match &report {
-                Report::Tracing(name) | Report::Exec(name) => {
+                Report::Tracing(name, _) | Report::Exec(name) => {
                     map.insert("name".into(), name.json());
+                    let args = match &report {
+                        Report::Tracing(_, Some(args)) => args.clone(),
+                        _ => kernel::process_args(pid).unwrap_or_default(),
+                    };
+                    let args: Vec<_> = args.iter().map(TraceeText::json).collect();
+                    map.insert("args".into(), args.into());
                 }
                 Report::Exited(code) => {
                     map.insert("code".into(), (*code).into());
@@ -568,9 +580,17 @@ impl Engine {
         match report {
             Report::Exec(name) => {
                 self.banner(pid, "---");
-                self.banner(pid, &format!("Tracing {name} (pid {pid})"));
+                let args = kernel::process_args(pid).unwrap_or_default();
+                let command = crate::escape::command_line(&name, &args, self.fmt.string_limit);
+                self.banner(pid, &format!("Tracing {command} (pid {pid})"));
             }
-            Report::Tracing(name) => self.banner(pid, &format!("Tracing {name} (pid {pid})")),
+            Report::Tracing(name, args) => {
+                let args = args
+                    .or_else(|| kernel::process_args(pid))
+                    .unwrap_or_default();
+                let command = crate::escape::command_line(&name, &args, self.fmt.string_limit);
+                self.banner(pid, &format!("Tracing {command} (pid {pid})"))
+            }
             Report::Exited(code) => {
                 self.banner(pid, &format!("Process exited normally with code {code}"))
             }
@@ -849,7 +869,7 @@ impl Engine {
                 }
                 // Stopped at last: it may be pinned now (`colocate`).
                 self.colocation_update();
-                self.report(pid, Report::Tracing(name));
+                self.report(pid, Report::Tracing(name, None));
                 return if is_stop_signal(sig) {
                     self.resume(stop, Resume::Listen)
                 } else {
@@ -971,8 +991,9 @@ impl Engine {
 /// A process event the engine reports.
 enum Report {
     /// Tracing starts (started, attached or a new child); the process's
-    /// name, which it chose.
-    Tracing(TraceeText),
+    /// name, which it chose, and its arguments when known better than
+    /// from /proc (the started command, before its exec).
+    Tracing(TraceeText, Option<Vec<TraceeText>>),
     /// A successful execve: the process runs a new program.
     Exec(TraceeText),
     /// The process exited with this code.
@@ -987,7 +1008,7 @@ impl Report {
     /// The JSON `type`.
     fn kind(&self) -> &'static str {
         match self {
-            Report::Tracing(_) => "start",
+            Report::Tracing(..) => "start",
             Report::Exec(_) => "exec",
             Report::Exited(_) => "exit",
             Report::Killed(_) => "killed",

@@ -88,6 +88,9 @@ pub(super) struct Forked {
     pub pid: i32,
     wfd: i32,
     name: TraceeText,
+    /// Its arguments after the program (argv[1..]), for its banner: its
+    /// /proc/PID/cmdline is still rtrace's until it execs.
+    args: Vec<TraceeText>,
     /// The command as the user gave it, for messages.
     pub shown: String,
 }
@@ -166,6 +169,7 @@ impl Engine {
     pub(super) fn adopt_command(&mut self, forked: Forked, seccomp: bool) {
         let pid = forked.pid;
         let name = forked.name.clone();
+        let args = forked.args.clone();
         forked.release();
         let fds = Rc::new(RefCell::new(FdTable::new(pid)));
         let mut proc = Proc::new(pid, name.clone(), false, Life::Starting, fds);
@@ -180,7 +184,7 @@ impl Engine {
         self.procs.insert(pid, proc);
         self.main_pid = Some(pid);
         self.set_count();
-        self.report(pid, super::Report::Tracing(name));
+        self.report(pid, super::Report::Tracing(name, Some(args)));
     }
 
     /// Fork the process that will run `command`; it waits for
@@ -333,10 +337,15 @@ impl Engine {
                 |n| TraceeText::new(n.as_bytes()),
             )
             .truncated(15);
+        let args = command[1..]
+            .iter()
+            .map(|a| TraceeText::new(std::os::unix::ffi::OsStrExt::as_bytes(a.as_os_str())))
+            .collect();
         Ok(Forked {
             pid,
             wfd,
             name,
+            args,
             shown,
         })
     }

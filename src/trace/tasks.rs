@@ -234,7 +234,7 @@ impl Engine {
         }
         let name = proc.name.clone();
         let call = proc.call.take();
-        self.report(pid, Report::Tracing(name));
+        self.report(pid, Report::Tracing(name, None));
         if self.fmt.json {
             // The child's half of the call, `fork() = 0`, as an object.
             if let Some(mut call) = call.filter(|c| c.show != Show::Hidden) {

@@ -225,7 +225,7 @@ impl Bpf {
             proc.tgid = pid;
             self.engine.procs.insert(tid, proc);
             if tid == pid {
-                self.engine.report(tid, Report::Tracing(name));
+                self.engine.report(tid, Report::Tracing(name, None));
             }
         }
         self.engine.set_count();
@@ -251,7 +251,7 @@ impl Bpf {
         proc.tgid = tgid;
         self.engine.procs.insert(tid, proc);
         self.engine.set_count();
-        self.engine.report(tid, Report::Tracing(name));
+        self.engine.report(tid, Report::Tracing(name, None));
     }
 
     fn main_loop(&mut self) {
