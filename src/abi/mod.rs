@@ -8,8 +8,10 @@
 //! registration defines, which the fd table keeps). It imports nothing
 //! from the rest of the crate, so any layer above may use any of it.
 
+pub mod flags;
 pub mod fs;
 pub mod user_events;
+pub mod xlat;
 
 mod gen_syscall_args;
 

@@ -9,11 +9,11 @@
 //! fm_extent_count=32}`) and what the kernel answers (`{fm_flags=..,
 //! fm_mapped_extents=1, fm_extents=[{fe_logical=0, fe_physical=..,
 //! fe_length=4096, fe_flags=FIEMAP_EXTENT_LAST}]}`, up to `-s` extents),
-//! with the flag names generated from the header (src/ioctl/gen_flags.rs).
+//! with the flag names generated from the header (src/abi/xlat/ioctl.rs).
 
-use super::gen_flags::{FIEMAP_EXTENT_FLAGS, FIEMAP_FLAGS};
 use super::raw::{i64_at, u16_at, u32_at, u64_at};
 use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request, field};
+use crate::abi::xlat::ioctl::{FIEMAP_EXTENT_FLAGS, FIEMAP_FLAGS};
 use crate::format::{Naming, Printer};
 
 /// `struct file_clone_range` (FICLONERANGE).
