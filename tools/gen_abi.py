@@ -16,6 +16,10 @@ list into Rust:
 - Values are never parsed from text: a C program including the table's
   headers prints each name's value, so `(1<<3)`, `_IOW(...)` and
   `~0ULL` mean what the compiler says they mean.
+- `NAME=EXPR` gives a fallback for a name newer than the installed
+  headers (used only where they lack it, as strace's xlat files do); such
+  a value is typed by hand, so each has the kernel release that added it
+  beside it in the list.
 - A flags table holds `FlagDef`s. `NAME` is a flag whose mask is itself;
   `MASK:NAME` is the value NAME of the multi-bit field MASK (MASK is any C
   expression, such as `O_ACCMODE` or `~0ULL`); a zero value names the
@@ -94,7 +98,9 @@ def rows_of(table):
     rows = []
     for n in names:
         mask, _, name = n.rpartition(":")
-        rows.append((mask or None, name, f"1<<{name}" if table.kind == "shift" else name))
+        name, _, fallback = name.partition("=")
+        rows.append((mask or None, name, f"1<<{name}" if table.kind == "shift" else name,
+                     fallback or None))
     return rows
 
 
@@ -105,11 +111,20 @@ def program(tables):
         for h in t.headers:
             if h not in headers:
                 headers.append(h)
-    lines = [f"#include <{h}>" for h in headers]
+    # glibc's headers hide the Linux-only names (ST_NODEV, SPLICE_F_MOVE,
+    # SCM_CREDENTIALS) without _GNU_SOURCE.
+    lines = ["#define _GNU_SOURCE"] + [f"#include <{h}>" for h in headers]
+    for t in tables:
+        for _, name, _, fallback in rows_of(t):
+            if fallback:
+                # Newer than the installed headers: the kernel's value,
+                # used only where the headers lack the name (strace's
+                # xlat fallbacks do the same).
+                lines += [f"#ifndef {name}", f"# define {name} ({fallback})", "#endif"]
     lines += ["#include <stdio.h>", "int main(void) {"]
     for t in tables:
         cast = "(long long)" if t.kind == "values" and t.ty == "i64" else "(unsigned long long)"
-        for mask, name, _ in rows_of(t):
+        for mask, name, _, _ in rows_of(t):
             for expr in ([mask] if mask else []) + [name]:
                 lines.append(f'    printf("%lld\\n", {cast}({expr}));'.replace(
                     "%lld", "%llu" if cast.startswith("(unsigned") else "%lld"))
@@ -137,11 +152,13 @@ def values(table):
     nums = iter(int(v) for v in out)
     bits = (1 << table.bits) - 1
     rows = []
-    for mask, _, printed in rows_of(table):
+    for mask, _, printed, _ in rows_of(table):
         m = next(nums) & bits if mask else None
         v = next(nums)
         if table.kind != "values":
-            v &= bits
+            # A field's value is its bits of the name (PER_SVR4 carries
+            # personality flags above PER_MASK).
+            v &= bits if m is None else m
         if table.kind == "shift":
             if v >= 64:
                 fail(f"{table.name}: {printed} = {v} is not a bit number")

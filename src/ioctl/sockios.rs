@@ -6,8 +6,9 @@
 
 use super::raw::{i32_at, u16_at, u32_at, u64_at};
 use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request, field};
+use crate::abi::xlat::ioctl::{ARPHRD, IFF_FLAGS};
 use crate::decode::lookup;
-use crate::format::{FlagDef, Naming, Printer, flag};
+use crate::format::{Naming, Printer};
 use crate::kernel::Arch;
 
 /// `struct ifreq`: `ifr_name[IFNAMSIZ]`, then the union (24 bytes on
@@ -90,39 +91,6 @@ static REQUESTS: &[Request] = &[
     ifreq(0x8971, "SIOCSIFMAP", IF_OUT),
     ifreq(0x89B0, "SIOCSHWTSTAMP", IF_OUT),
     ifreq(0x89B1, "SIOCGHWTSTAMP", IF_OUT),
-];
-
-/// `IFF_*` from `<linux/if.h>` (`ifr_flags` is a short: the low 16).
-const IFF_FLAGS: &[FlagDef] = &[
-    flag(0x1, "IFF_UP"),
-    flag(0x2, "IFF_BROADCAST"),
-    flag(0x4, "IFF_DEBUG"),
-    flag(0x8, "IFF_LOOPBACK"),
-    flag(0x10, "IFF_POINTOPOINT"),
-    flag(0x20, "IFF_NOTRAILERS"),
-    flag(0x40, "IFF_RUNNING"),
-    flag(0x80, "IFF_NOARP"),
-    flag(0x100, "IFF_PROMISC"),
-    flag(0x200, "IFF_ALLMULTI"),
-    flag(0x400, "IFF_MASTER"),
-    flag(0x800, "IFF_SLAVE"),
-    flag(0x1000, "IFF_MULTICAST"),
-    flag(0x2000, "IFF_PORTSEL"),
-    flag(0x4000, "IFF_AUTOMEDIA"),
-    flag(0x8000, "IFF_DYNAMIC"),
-];
-
-/// `ARPHRD_*` from `<linux/if_arp.h>`: the hardware address's family.
-const ARPHRD: &[(i64, &str)] = &[
-    (0, "ARPHRD_NETROM"),
-    (1, "ARPHRD_ETHER"),
-    (512, "ARPHRD_PPP"),
-    (772, "ARPHRD_LOOPBACK"),
-    (776, "ARPHRD_SIT"),
-    (778, "ARPHRD_IPGRE"),
-    (801, "ARPHRD_IEEE80211"),
-    (803, "ARPHRD_IEEE80211_RADIOTAP"),
-    (65534, "ARPHRD_NONE"),
 ];
 
 /// The socket ioctl group.

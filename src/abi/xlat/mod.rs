@@ -9,3 +9,17 @@ pub mod fs;
 pub mod ioctl;
 #[rustfmt::skip]
 pub mod mm;
+#[rustfmt::skip]
+pub mod net;
+#[rustfmt::skip]
+pub mod poll;
+#[rustfmt::skip]
+pub mod process;
+#[rustfmt::skip]
+pub mod resource;
+#[rustfmt::skip]
+pub mod signal;
+#[rustfmt::skip]
+pub mod time;
+#[rustfmt::skip]
+pub mod tty;
