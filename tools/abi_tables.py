@@ -72,6 +72,10 @@ TABLES = [
       prefix="FIEMAP_FLAG_", sort=True),
     T("ioctl", "FIEMAP_EXTENT_FLAGS", ["linux/fiemap.h"], "flags",
       "`struct fiemap_extent.fe_flags`", prefix="FIEMAP_EXTENT_", sort=True),
+    # ---- net
+    T("net", "IFF_FLAGS", ["linux/if.h"], "flags",
+      "A device's flags: `ifr_flags` (SIOCGIFFLAGS; a short, so the low 16) and netlink's\n"
+      "/// `ifi_flags`/`ifi_change`", enum="IFF_UP"),
     # ---- the decoders' tables, moved from the hand-written files (each "was" says
     # where); their order is the lookup order the decoders had
     # was src/decode.rs:OPEN_FLAGS
@@ -111,27 +115,6 @@ TABLES = [
       "CLONE_NEWUSER",
       "CLONE_NEWPID",
       "CLONE_NEWNET",
-      ]),
-    # was src/ioctl/sockios.rs:IFF_FLAGS
-    T("ioctl", "IFF_FLAGS", ["linux/if.h"], "flags",
-      "`IFF_*` from `<linux/if.h>` (`ifr_flags` is a short: the low 16).",
-      names=[
-      "IFF_UP",
-      "IFF_BROADCAST",
-      "IFF_DEBUG",
-      "IFF_LOOPBACK",
-      "IFF_POINTOPOINT",
-      "IFF_NOTRAILERS",
-      "IFF_RUNNING",
-      "IFF_NOARP",
-      "IFF_PROMISC",
-      "IFF_ALLMULTI",
-      "IFF_MASTER",
-      "IFF_SLAVE",
-      "IFF_MULTICAST",
-      "IFF_PORTSEL",
-      "IFF_AUTOMEDIA",
-      "IFF_DYNAMIC",
       ]),
     # was src/ioctl/sockios.rs:ARPHRD
     T("ioctl", "ARPHRD", ["linux/if_arp.h"], "values",

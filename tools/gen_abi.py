@@ -80,6 +80,8 @@ def by_enum(table):
     """The members of the enum (in the table's headers) that holds `table.enum`."""
     for h in table.headers:
         for body in re.findall(r"\benum\b[^{;]*\{([^}]*)\}", header_text(h)):
+            # Preprocessor lines inside the enum (`#if __UAPI_DEF_...`) are not members.
+            body = "\n".join(l for l in body.split("\n") if not l.strip().startswith("#"))
             members = [m.split("=")[0].strip() for m in body.split(",")]
             members = [m for m in members if IDENT.match(m)]
             if table.enum in members:

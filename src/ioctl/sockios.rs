@@ -6,7 +6,8 @@
 
 use super::raw::{i32_at, u16_at, u32_at, u64_at};
 use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request, field};
-use crate::abi::xlat::ioctl::{ARPHRD, IFF_FLAGS};
+use crate::abi::xlat::ioctl::ARPHRD;
+use crate::abi::xlat::net::IFF_FLAGS;
 use crate::decode::lookup;
 use crate::format::{Naming, Printer};
 use crate::kernel::Arch;

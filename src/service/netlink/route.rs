@@ -6,7 +6,7 @@
 
 use super::consts::*;
 use super::{Attrs, Indexed, Msg, Val, num, put_attrs, put_bytes, put_struct};
-use crate::abi::xlat::net::FAMILIES;
+use crate::abi::xlat::net::{FAMILIES, IFF_FLAGS};
 use crate::format::Printer;
 use crate::service::family::put_family;
 use crate::service::raw::lookup;
