@@ -76,6 +76,11 @@ TABLES = [
     T("net", "IFF_FLAGS", ["linux/if.h"], "flags",
       "A device's flags: `ifr_flags` (SIOCGIFFLAGS; a short, so the low 16) and netlink's\n"
       "/// `ifi_flags`/`ifi_change`", enum="IFF_UP"),
+    T("fs", "INOTIFY_INIT_FLAGS", ["linux/inotify.h"], "flags",
+      "inotify_init1's flags (the O_ values)", names=["IN_NONBLOCK", "IN_CLOEXEC"]),
+    T("process", "CLONE3_FLAGS", ["linux/sched.h"], "flags",
+      "The flags only clone3 has (clone keeps the exit signal in that byte)",
+      names=["CLONE_NEWTIME"]),
     # ---- the decoders' tables, moved from the hand-written files (each "was" says
     # where); their order is the lookup order the decoders had
     # was src/decode.rs:OPEN_FLAGS

@@ -3,12 +3,13 @@
 //! memfd_create).
 
 use crate::abi::xlat::fs::{
-    FADVICE, FALLOC_FLAGS, INOTIFY_MASK, MFD_FLAGS, SPLICE_FLAGS, SYNC_FILE_RANGE_FLAGS,
+    FADVICE, FALLOC_FLAGS, INOTIFY_INIT_FLAGS, INOTIFY_MASK, MFD_FLAGS, SPLICE_FLAGS,
+    SYNC_FILE_RANGE_FLAGS,
 };
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
 use crate::decode::put_fd;
-use crate::format::{FlagDef, Printer, flag};
+use crate::format::Printer;
 use crate::kernel::Arch;
 use crate::service::fs::{after_off64, off64_arg, put_enum, put_off_ptr};
 use crate::service::generic::no_params_out;
@@ -148,10 +149,6 @@ pub fn sync_file_range_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.flags("flags", c.args[flags] & 0xffff_ffff, SYNC_FILE_RANGE_FLAGS);
     CallType::Done
 }
-
-/// `IN_NONBLOCK`, `IN_CLOEXEC` from `<linux/inotify.h>` (the O_ values).
-const INOTIFY_INIT_FLAGS: &[FlagDef] =
-    &[flag(0o4000, "IN_NONBLOCK"), flag(0o2000000, "IN_CLOEXEC")];
 
 /// `inotify_init1(flags)`
 pub fn inotify_init1_out(p: &mut Printer, c: &mut CallCtx) -> CallType {

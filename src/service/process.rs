@@ -4,8 +4,9 @@
 //! scheduling and system information are in `resource.rs`.
 
 use crate::abi::xlat::process::{
-    ARCH_CODES, AT_FLAGS, CAP_AMBIENT_OPS, CLONE_FLAGS, IDTYPES, PR_OPTIONS, PR_SET_VMA_OPS,
-    PTRACE_OPTIONS, PTRACE_REQUESTS, RSEQ_FLAGS, SECCOMP_MODES, WAIT_OPTIONS, WAITID_OPTIONS,
+    ARCH_CODES, AT_FLAGS, CAP_AMBIENT_OPS, CLONE_FLAGS, CLONE3_FLAGS, IDTYPES, PR_OPTIONS,
+    PR_SET_VMA_OPS, PTRACE_OPTIONS, PTRACE_REQUESTS, RSEQ_FLAGS, SECCOMP_MODES, WAIT_OPTIONS,
+    WAITID_OPTIONS,
 };
 use crate::call::{
     CallClass::{Exec, Fork, Normal},
@@ -14,7 +15,7 @@ use crate::call::{
 use crate::call::{CallCtx, CallType};
 use crate::decode::put_dirfd;
 use crate::decode::{put_signal, signal_name};
-use crate::format::{FlagDef, Naming, Printer, flag};
+use crate::format::{Naming, Printer};
 use crate::kernel::Arch;
 use crate::service::generic::no_params_out;
 use crate::service::h;
@@ -111,10 +112,6 @@ pub fn exit_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.int("status", c.int(0));
     CallType::NoReturn
 }
-
-/// `CLONE_NEWTIME` from `<linux/sched.h>`: clone3 only (clone keeps the
-/// exit signal in that byte).
-const CLONE_NEWTIME: FlagDef = flag(0x80, "CLONE_NEWTIME");
 
 const CLONE_PIDFD: u64 = 0x1000;
 const CLONE_PARENT_SETTID: u64 = 0x100000;
@@ -216,7 +213,7 @@ pub fn clone3_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
         let flags = u(0);
         if p.symbols() {
             let mut table = CLONE_FLAGS.to_vec();
-            table.insert(0, CLONE_NEWTIME);
+            table.insert(0, CLONE3_FLAGS[0]);
             p.flags("flags", flags, &table);
         } else {
             p.hex("flags", flags);
