@@ -20,6 +20,8 @@ list into Rust:
   headers (used only where they lack it, as strace's xlat files do); such
   a value is typed by hand, so each has the kernel release that added it
   beside it in the list.
+- A "consts" table is a list of named numbers (`pub const NAME: u32`),
+  for the hand-written ioctl groups' request codes.
 - A flags table holds `FlagDef`s. `NAME` is a flag whose mask is itself;
   `MASK:NAME` is the value NAME of the multi-bit field MASK (MASK is any C
   expression, such as `O_ACCMODE` or `~0ULL`); a zero value names the
@@ -125,7 +127,7 @@ def program(tables):
                 lines += [f"#ifndef {name}", f"# define {name} ({fallback})", "#endif"]
     lines += ["#include <stdio.h>", "int main(void) {"]
     for t in tables:
-        cast = "(long long)" if t.kind == "values" and t.ty == "i64" else "(unsigned long long)"
+        cast = "(long long)" if t.kind in ("values", "consts") and t.ty == "i64" else "(unsigned long long)"
         for mask, name, _, _ in rows_of(t):
             for expr in ([mask] if mask else []) + [name]:
                 lines.append(f'    printf("%lld\\n", {cast}({expr}));'.replace(
@@ -157,7 +159,9 @@ def values(table):
     for mask, _, printed, _ in rows_of(table):
         m = next(nums) & bits if mask else None
         v = next(nums)
-        if table.kind != "values":
+        if table.kind == "consts":
+            v &= (1 << {"u32": 32, "u64": 64}[table.ty]) - 1
+        elif table.kind != "values":
             # A field's value is its bits of the name (PER_SVR4 carries
             # personality flags above PER_MASK).
             v &= bits if m is None else m
@@ -172,6 +176,9 @@ def values(table):
 
 
 def render_row(table, mask, value, name):
+    if table.kind == "consts":
+        return (f"/// `{name}` (`{'`, `'.join(f'<{h}>' for h in table.headers)}`).\n"
+                f"pub const {name}: {table.ty} = 0x{value:x};\n")
     if table.kind == "values":
         return f'    ({value}, "{name}"),\n'
     if mask is None or mask == value:
@@ -196,10 +203,10 @@ def render(area, results, digest):
         f"//! headers-sha256: {digest}\n\n",
     ]
     uses = []
-    if any(t.kind != "values" for t in tables):
+    if any(t.kind in ("flags", "shift") for t in tables):
         kinds = set()
         for t in tables:
-            if t.kind == "values":
+            if t.kind not in ("flags", "shift"):
                 continue
             for m, v, _ in results[t.name][0]:
                 kinds.add("flag" if m is None or m == v else "FlagDef")
@@ -210,6 +217,10 @@ def render(area, results, digest):
                    else f"use super::super::flags::{uses[0]};\n")
     for t in tables:
         rows = results[t.name][0]
+        if t.kind == "consts":
+            out.append(f"\n// {t.doc}.\n")
+            out += [render_row(t, m, v, n) for m, v, n in rows]
+            continue
         ty = "FlagDef" if t.kind != "values" else f"({t.ty}, &str)"
         out.append(f"\n/// {t.doc} (`{'`, `'.join(f'<{h}>' for h in t.headers)}`).\n")
         out.append(f"pub const {t.name}: &[{ty}] = &[\n")

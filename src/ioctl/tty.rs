@@ -6,6 +6,11 @@
 use super::raw::{u8_at, u16_at, u32_at};
 use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request, field};
 use crate::abi::xlat::fs::OPEN_FLAGS;
+use crate::abi::xlat::ioctl::{
+    TCFLSH, TCGETS, TCSBRK, TCSETS, TCSETSF, TCSETSW, TCXONC, TIOCEXCL, TIOCGETD, TIOCGPGRP,
+    TIOCGPTN, TIOCGPTPEER, TIOCGSID, TIOCGWINSZ, TIOCMBIC, TIOCMBIS, TIOCMGET, TIOCMSET, TIOCNOTTY,
+    TIOCNXCL, TIOCOUTQ, TIOCSCTTY, TIOCSETD, TIOCSPGRP, TIOCSPTLCK, TIOCSTI, TIOCSWINSZ,
+};
 use crate::abi::xlat::tty::{
     CFLAGS, IFLAGS, LFLAGS, MODEM_BITS, OFLAGS, TCFLSH_QUEUES, TCXONC_ACTIONS,
 };
@@ -37,46 +42,36 @@ pub static WINSIZE: Layout = Layout {
     ],
 };
 
-const TCGETS: u32 = 0x5401;
-const TCSETS: u32 = 0x5402;
-const TCSETSW: u32 = 0x5403;
-const TCSETSF: u32 = 0x5404;
-const TIOCGWINSZ: u32 = 0x5413;
-const TIOCSWINSZ: u32 = 0x5414;
-
 static REQUESTS: &[Request] = &[
     Request::legacy(TCGETS, "TCGETS", IF_IN, Arg::Struct(&TERMIOS)),
     Request::legacy(TCSETS, "TCSETS", IF_OUT, Arg::Struct(&TERMIOS)),
     Request::legacy(TCSETSW, "TCSETSW", IF_OUT, Arg::Struct(&TERMIOS)),
     Request::legacy(TCSETSF, "TCSETSF", IF_OUT, Arg::Struct(&TERMIOS)),
-    Request::legacy(0x5409, "TCSBRK", 0, Arg::Value),
-    Request::legacy(0x540A, "TCXONC", 0, Arg::ValueEnum(TCXONC_ACTIONS)),
-    Request::legacy(0x540B, "TCFLSH", 0, Arg::ValueEnum(TCFLSH_QUEUES)),
-    Request::legacy(0x540C, "TIOCEXCL", 0, Arg::None),
-    Request::legacy(0x540D, "TIOCNXCL", 0, Arg::None),
-    Request::legacy(0x540E, "TIOCSCTTY", 0, Arg::Value),
-    Request::legacy(0x540F, "TIOCGPGRP", IF_IN, Arg::Int),
-    Request::legacy(0x5410, "TIOCSPGRP", IF_OUT, Arg::Int),
-    Request::legacy(0x5411, "TIOCOUTQ", IF_IN, Arg::Int),
-    Request::legacy(0x5412, "TIOCSTI", 0, Arg::Char),
+    Request::legacy(TCSBRK, "TCSBRK", 0, Arg::Value),
+    Request::legacy(TCXONC, "TCXONC", 0, Arg::ValueEnum(TCXONC_ACTIONS)),
+    Request::legacy(TCFLSH, "TCFLSH", 0, Arg::ValueEnum(TCFLSH_QUEUES)),
+    Request::legacy(TIOCEXCL, "TIOCEXCL", 0, Arg::None),
+    Request::legacy(TIOCNXCL, "TIOCNXCL", 0, Arg::None),
+    Request::legacy(TIOCSCTTY, "TIOCSCTTY", 0, Arg::Value),
+    Request::legacy(TIOCGPGRP, "TIOCGPGRP", IF_IN, Arg::Int),
+    Request::legacy(TIOCSPGRP, "TIOCSPGRP", IF_OUT, Arg::Int),
+    Request::legacy(TIOCOUTQ, "TIOCOUTQ", IF_IN, Arg::Int),
+    Request::legacy(TIOCSTI, "TIOCSTI", 0, Arg::Char),
     Request::legacy(TIOCGWINSZ, "TIOCGWINSZ", IF_IN, Arg::Struct(&WINSIZE)),
     Request::legacy(TIOCSWINSZ, "TIOCSWINSZ", IF_OUT, Arg::Struct(&WINSIZE)),
-    Request::legacy(0x5415, "TIOCMGET", IF_IN, Arg::IntFlags(MODEM_BITS)),
-    Request::legacy(0x5416, "TIOCMBIS", IF_OUT, Arg::IntFlags(MODEM_BITS)),
-    Request::legacy(0x5417, "TIOCMBIC", IF_OUT, Arg::IntFlags(MODEM_BITS)),
-    Request::legacy(0x5418, "TIOCMSET", IF_OUT, Arg::IntFlags(MODEM_BITS)),
-    Request::legacy(0x5422, "TIOCNOTTY", 0, Arg::None),
-    Request::legacy(0x5423, "TIOCSETD", IF_OUT, Arg::Int),
-    Request::legacy(0x5424, "TIOCGETD", IF_IN, Arg::Int),
-    Request::legacy(0x5429, "TIOCGSID", IF_IN, Arg::Int),
-    Request::new(0x8004_5430, "TIOCGPTN", IF_IN, Arg::Int),
-    Request::new(0x4004_5431, "TIOCSPTLCK", IF_OUT, Arg::Int),
+    Request::legacy(TIOCMGET, "TIOCMGET", IF_IN, Arg::IntFlags(MODEM_BITS)),
+    Request::legacy(TIOCMBIS, "TIOCMBIS", IF_OUT, Arg::IntFlags(MODEM_BITS)),
+    Request::legacy(TIOCMBIC, "TIOCMBIC", IF_OUT, Arg::IntFlags(MODEM_BITS)),
+    Request::legacy(TIOCMSET, "TIOCMSET", IF_OUT, Arg::IntFlags(MODEM_BITS)),
+    Request::legacy(TIOCNOTTY, "TIOCNOTTY", 0, Arg::None),
+    Request::legacy(TIOCSETD, "TIOCSETD", IF_OUT, Arg::Int),
+    Request::legacy(TIOCGETD, "TIOCGETD", IF_IN, Arg::Int),
+    Request::legacy(TIOCGSID, "TIOCGSID", IF_IN, Arg::Int),
+    Request::new(TIOCGPTN, "TIOCGPTN", IF_IN, Arg::Int),
+    Request::new(TIOCSPTLCK, "TIOCSPTLCK", IF_OUT, Arg::Int),
     // _IO('T', 0x41): the open flags travel by value; a new fd is returned.
     Request::new(TIOCGPTPEER, "TIOCGPTPEER", 0, Arg::ValueFlags(OPEN_FLAGS)),
 ];
-
-/// TIOCGPTPEER opens the pty's peer and returns the new fd.
-pub const TIOCGPTPEER: u32 = 0x5441;
 
 /// The terminal group.
 pub struct Tty;

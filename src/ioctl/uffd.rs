@@ -11,7 +11,7 @@
 
 use super::raw::u64_at;
 use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request, field};
-use crate::abi::xlat::ioctl::{UFFD_FEATURES, UFFD_IOCTLS};
+use crate::abi::xlat::ioctl::{UFFD_FEATURES, UFFD_IOCTLS, UFFDIO_API};
 use crate::format::Printer;
 
 /// `struct uffdio_api`.
@@ -24,9 +24,6 @@ pub static UFFDIO_API_ARG: Layout = Layout {
         field("ioctls", "__u64", 16, 8),
     ],
 };
-
-/// `_IOWR(0xAA, 0x3F, struct uffdio_api)`: the same code on i386.
-const UFFDIO_API: u32 = 0xc018_aa3f;
 
 static REQUESTS: &[Request] = &[Request::new(
     UFFDIO_API,

@@ -569,7 +569,7 @@ pub fn needs_return(
         "ioctl" => {
             matches!(
                 args[1] as u32,
-                user_events::DIAG_IOCSREG | 0xC004_2A00 | crate::ioctl::tty::TIOCGPTPEER
+                user_events::DIAG_IOCSREG | 0xC004_2A00 | crate::abi::xlat::ioctl::TIOCGPTPEER
             ) || special(fds, args[0] as i32)
         }
         "munmap" | "mremap" => fds.has_maps(),
@@ -672,7 +672,7 @@ pub fn track(
             user_events::track_register(fds, mem, args[0] as i32, args[2]);
         }
         // Opens the pty's peer with the open flags in the argument.
-        "ioctl" if args[1] as u32 == crate::ioctl::tty::TIOCGPTPEER => {
+        "ioctl" if args[1] as u32 == crate::abi::xlat::ioctl::TIOCGPTPEER => {
             track_new(fds, fd, cloexec(args[2]))
         }
         // CLOSE_RANGE_CLOEXEC only marks them; anything else closes.

@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 3a72161a76b04234a25752b491732aa2730651a8cf59c04ffa8651e9b4767c2a
+//! headers-sha256: 712c8384e928533334d624ae398cd9bfeea29baa5cbed176e5a222353af26907
 
 use super::super::flags::{FlagDef, flag};
 
