@@ -6,7 +6,7 @@
 
 use crate::abi::fs::AT_FDCWD;
 use crate::fdtable::FdTable;
-use crate::format::{FlagDef, Naming, Printer, flag};
+use crate::format::{Naming, Printer};
 
 /// A file descriptor; with `-y` also what the kernel says it is now:
 /// `3</usr/lib/x86_64-linux-gnu/libc.so.6>`, `3</tmp/f (deleted)>`. The
@@ -45,51 +45,6 @@ pub fn put_dirfd(p: &mut Printer, name: &str, fd: i64) {
 pub fn lookup(table: &[(i64, &'static str)], value: i64) -> Option<&'static str> {
     table.iter().find(|(v, _)| *v == value).map(|(_, n)| *n)
 }
-
-/// `O_*` open flags from `<asm-generic/fcntl.h>` (x86).
-pub const OPEN_FLAGS: &[FlagDef] = &[
-    FlagDef {
-        mask: 3,
-        value: 0,
-        name: "O_RDONLY",
-    },
-    FlagDef {
-        mask: 3,
-        value: 1,
-        name: "O_WRONLY",
-    },
-    FlagDef {
-        mask: 3,
-        value: 2,
-        name: "O_RDWR",
-    },
-    flag(0o100, "O_CREAT"),
-    flag(0o200, "O_EXCL"),
-    flag(0o400, "O_NOCTTY"),
-    flag(0o1000, "O_TRUNC"),
-    flag(0o2000, "O_APPEND"),
-    flag(0o4000, "O_NONBLOCK"),
-    // O_SYNC is __O_SYNC|O_DSYNC: named before O_DSYNC takes the shared bit.
-    FlagDef {
-        mask: 0o4010000,
-        value: 0o4010000,
-        name: "O_SYNC",
-    },
-    flag(0o10000, "O_DSYNC"),
-    flag(0o20000, "O_ASYNC"),
-    flag(0o40000, "O_DIRECT"),
-    flag(0o100000, "O_LARGEFILE"),
-    FlagDef {
-        mask: 0o20200000,
-        value: 0o20200000,
-        name: "O_TMPFILE",
-    },
-    flag(0o200000, "O_DIRECTORY"),
-    flag(0o400000, "O_NOFOLLOW"),
-    flag(0o1000000, "O_NOATIME"),
-    flag(0o2000000, "O_CLOEXEC"),
-    flag(0o10000000, "O_PATH"),
-];
 
 /// Kernel names of the standard signals, indexed by number (x86).
 const NAMES: [&str; 32] = [

@@ -146,25 +146,7 @@ impl JsonCall {
 
 use serde_json::Value;
 
-/// A flag or value name table entry: `{mask, value, name}` as in trace(1).
-#[derive(Clone, Copy, Debug)]
-pub struct FlagDef {
-    /// Bits this entry looks at.
-    pub mask: u64,
-    /// Value those bits must have.
-    pub value: u64,
-    /// Symbol printed when they do.
-    pub name: &'static str,
-}
-
-/// Shorthand for a single-bit (or exact-match-within-itself) flag.
-pub const fn flag(value: u64, name: &'static str) -> FlagDef {
-    FlagDef {
-        mask: value,
-        value,
-        name,
-    }
-}
+pub use crate::abi::flags::{FlagDef, flag};
 
 /// The printer handed to handlers for one process's call.
 pub struct Printer<'a> {

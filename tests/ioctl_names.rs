@@ -223,3 +223,41 @@ fn the_device_picks_between_a_family_and_a_plain_request() {
         ]
     );
 }
+
+/// Requests a header defines as plain numbers (`#define I2C_SLAVE 0x0703`
+/// in `<linux/i2c-dev.h>`, `LPGETSTATUS` in `<linux/lp.h>`,
+/// `SIOCGBPQETHPARAM` in `<linux/bpqether.h>`) are in the generated table:
+/// named when traced, found by `--explain-ioctl`.
+#[test]
+fn requests_defined_as_plain_numbers_are_named() {
+    let bin = fixture("ioctl_plain_numbers");
+    let run = trace_env(&[], &[name(&bin)], &[NO_BTF]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert_eq!(
+        run.after_marker()[1..],
+        [
+            "ioctl(3, I2C_SLAVE, 0x50) = -1 [ENOTTY]",
+            "ioctl(3, I2C_RDWR, 0x0) = -1 [ENOTTY]",
+            "ioctl(3, LPGETSTATUS, 0x0) = -1 [ENOTTY]",
+            // 0x5000 is also OSS's SNDCTL_DSP_RESET: both, as for every shared code.
+            "ioctl(3, SIOCGBPQETHPARAM or SNDCTL_DSP_RESET, 0x0) = -1 [ENOTTY]",
+            "exit_group(0)",
+            "Process exited normally with code 0",
+        ]
+    );
+    let out = rtrace()
+        .args(["--explain-ioctl", "I2C_SLAVE"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "I2C_SLAVE is request 0x00000703\n\
+         request 0x00000703 = _IO(0x7, 0x3)\n\
+         \x20 bits 31-30  direction  0 = _IOC_NONE (no data, or data by value)\n\
+         \x20 bits 29-16  size       0 bytes\n\
+         \x20 bits 15-8   type       0x07\n\
+         \x20 bits 7-0    number     3 (0x3)\n\
+         I2C_SLAVE in linux/i2c-dev.h: 0x0703\n"
+    );
+}

@@ -83,6 +83,12 @@ HEX_HEADERS = {
     "asm-generic/sockios.h": ["89"],
     "linux/sockios.h": ["89"],
     "linux/wireless.h": ["8B"],
+    # Drivers whose requests are plain numbers of their own: i2c-dev
+    # (I2C_SLAVE 0x0703, I2C_RDWR...), the parallel printer (LPGETSTATUS
+    # 0x060b...), the BPQ ethernet driver (SIOCGBPQETHPARAM 0x5000).
+    "linux/i2c-dev.h": ["07"],
+    "linux/lp.h": ["06"],
+    "linux/bpqether.h": ["50"],
 }
 
 # linux/kvm.h defines the requests of every architecture; on x86 the ARM,

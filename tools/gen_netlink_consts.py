@@ -163,8 +163,6 @@ TABLES = [
      "IFLA_OPERSTATE values (`<linux/if.h>`)."),
     ("IF_LINK_MODE", "values", enum_of("linux/if.h", "IF_LINK_MODE_DORMANT"),
      "IFLA_LINKMODE values."),
-    ("IFF_FLAGS", "flags", enum_of("linux/if.h", "IFF_UP"),
-     "Device flags, ifi_flags and ifi_change."),
     ("ARPHRD_TYPES", "values", defines("linux/if_arp.h", "ARPHRD_"),
      "Hardware types, ifi_type (`<linux/if_arp.h>`)."),
     ("IFA_TYPES", "values", enum_of("linux/if_addr.h", "IFA_ADDRESS"),

@@ -3,13 +3,16 @@
 //!
 //! Everything here is data a program in `tools/` generated from the
 //! kernel's headers, BTF or trace-event formats (each generated file says
-//! so at its top and names the command that remakes it), plus the few
+//! so at its top and names the command that remakes it: `tools/regen`;
+//! the name tables of [`xlat`] are declared in tools/abi_tables.py), plus the few
 //! plain definitions every decoder shares (the user_events event a
 //! registration defines, which the fd table keeps). It imports nothing
 //! from the rest of the crate, so any layer above may use any of it.
 
+pub mod flags;
 pub mod fs;
 pub mod user_events;
+pub mod xlat;
 
 mod gen_syscall_args;
 

@@ -9,11 +9,14 @@
 //! fm_extent_count=32}`) and what the kernel answers (`{fm_flags=..,
 //! fm_mapped_extents=1, fm_extents=[{fe_logical=0, fe_physical=..,
 //! fe_length=4096, fe_flags=FIEMAP_EXTENT_LAST}]}`, up to `-s` extents),
-//! with the flag names generated from the header (src/ioctl/gen_flags.rs).
+//! with the flag names generated from the header (src/abi/xlat/ioctl.rs).
 
-use super::gen_flags::{FIEMAP_EXTENT_FLAGS, FIEMAP_FLAGS};
 use super::raw::{i64_at, u16_at, u32_at, u64_at};
 use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request, field};
+use crate::abi::xlat::ioctl::{
+    FICLONE, FICLONERANGE, FIDEDUPERANGE, FIEMAP_EXTENT_FLAGS, FIEMAP_FLAGS, FIOASYNC, FIOCLEX,
+    FIONBIO, FIONCLEX, FIONREAD, FIOQSIZE, FS_IOC_FIEMAP,
+};
 use crate::format::{Naming, Printer};
 
 /// `struct file_clone_range` (FICLONERANGE).
@@ -61,19 +64,13 @@ pub static FIEMAP: Layout = Layout {
 /// The size of `struct fiemap_extent`, which follows `struct fiemap`.
 const EXTENT_SIZE: usize = 56;
 
-const FICLONE: u32 = 0x4004_9409;
-const FICLONERANGE: u32 = 0x4020_940d;
-const FIDEDUPERANGE: u32 = 0xc018_9436;
-/// `_IOWR('f', 11, struct fiemap)`: the same code on i386.
-const FS_IOC_FIEMAP: u32 = 0xc020_660b;
-
 static REQUESTS: &[Request] = &[
-    Request::legacy(0x5421, "FIONBIO", IF_OUT, Arg::Int),
-    Request::legacy(0x5452, "FIOASYNC", IF_OUT, Arg::Int),
-    Request::legacy(0x5451, "FIOCLEX", 0, Arg::None),
-    Request::legacy(0x5450, "FIONCLEX", 0, Arg::None),
-    Request::legacy(0x541B, "FIONREAD", IF_IN, Arg::Int),
-    Request::legacy(0x5460, "FIOQSIZE", 0, Arg::Ptr),
+    Request::legacy(FIONBIO, "FIONBIO", IF_OUT, Arg::Int),
+    Request::legacy(FIOASYNC, "FIOASYNC", IF_OUT, Arg::Int),
+    Request::legacy(FIOCLEX, "FIOCLEX", 0, Arg::None),
+    Request::legacy(FIONCLEX, "FIONCLEX", 0, Arg::None),
+    Request::legacy(FIONREAD, "FIONREAD", IF_IN, Arg::Int),
+    Request::legacy(FIOQSIZE, "FIOQSIZE", 0, Arg::Ptr),
     // _IOW(0x94, 9, int), but the source fd travels by value.
     Request::legacy(FICLONE, "FICLONE", 0, Arg::Fd),
     Request::new(

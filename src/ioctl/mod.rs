@@ -33,8 +33,6 @@ pub mod explain;
 pub mod fallback;
 pub mod file;
 #[rustfmt::skip]
-pub mod gen_flags;
-#[rustfmt::skip]
 mod gen_i386;
 #[rustfmt::skip]
 mod gen_x86_64;

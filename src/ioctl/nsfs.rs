@@ -6,29 +6,11 @@
 //! `ioctl(4, NS_GET_OWNER_UID, [0]) = 0`.
 
 use super::{Arg, IF_IN, IoctlCall, IoctlGroup, Request};
+use crate::abi::xlat::ioctl::{
+    NS_GET_NSTYPE, NS_GET_OWNER_UID, NS_GET_PARENT, NS_GET_USERNS, NS_TYPES,
+};
 use crate::decode::put_extended;
 use crate::format::Printer;
-
-/// `_IO(0xb7, 0x1)`: an fd on the namespace's owning user namespace.
-const NS_GET_USERNS: u32 = 0xb701;
-/// `_IO(0xb7, 0x2)`: an fd on the parent namespace (pid, user).
-const NS_GET_PARENT: u32 = 0xb702;
-/// `_IO(0xb7, 0x3)`: the namespace's `CLONE_NEW*` type, as the result.
-const NS_GET_NSTYPE: u32 = 0xb703;
-/// `_IO(0xb7, 0x4)`: a user namespace's owner, written to a `uid_t *`.
-const NS_GET_OWNER_UID: u32 = 0xb704;
-
-/// The namespace types NS_GET_NSTYPE answers (`<linux/sched.h>`).
-static NS_TYPES: &[(u64, &str)] = &[
-    (0x0000_0080, "CLONE_NEWTIME"),
-    (0x0002_0000, "CLONE_NEWNS"),
-    (0x0200_0000, "CLONE_NEWCGROUP"),
-    (0x0400_0000, "CLONE_NEWUTS"),
-    (0x0800_0000, "CLONE_NEWIPC"),
-    (0x1000_0000, "CLONE_NEWUSER"),
-    (0x2000_0000, "CLONE_NEWPID"),
-    (0x4000_0000, "CLONE_NEWNET"),
-];
 
 static REQUESTS: &[Request] = &[
     Request::new(NS_GET_USERNS, "NS_GET_USERNS", 0, Arg::None),

@@ -6,8 +6,19 @@
 
 use super::raw::{i32_at, u16_at, u32_at, u64_at};
 use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request, field};
+use crate::abi::xlat::ioctl::{
+    ARPHRD, FIOGETOWN, FIOSETOWN, SIOCADDMULTI, SIOCADDRT, SIOCATMARK, SIOCDARP, SIOCDELMULTI,
+    SIOCDELRT, SIOCDIFADDR, SIOCETHTOOL, SIOCGARP, SIOCGHWTSTAMP, SIOCGIFADDR, SIOCGIFBRDADDR,
+    SIOCGIFCONF, SIOCGIFCOUNT, SIOCGIFDSTADDR, SIOCGIFFLAGS, SIOCGIFHWADDR, SIOCGIFINDEX,
+    SIOCGIFMAP, SIOCGIFMETRIC, SIOCGIFMTU, SIOCGIFNAME, SIOCGIFNETMASK, SIOCGIFPFLAGS,
+    SIOCGIFTXQLEN, SIOCGMIIPHY, SIOCGMIIREG, SIOCGPGRP, SIOCGSTAMP_OLD, SIOCGSTAMPNS_OLD,
+    SIOCOUTQNSD, SIOCSARP, SIOCSHWTSTAMP, SIOCSIFADDR, SIOCSIFBRDADDR, SIOCSIFDSTADDR,
+    SIOCSIFFLAGS, SIOCSIFHWADDR, SIOCSIFHWBROADCAST, SIOCSIFMAP, SIOCSIFMETRIC, SIOCSIFMTU,
+    SIOCSIFNAME, SIOCSIFNETMASK, SIOCSIFPFLAGS, SIOCSIFTXQLEN, SIOCSMIIREG, SIOCSPGRP,
+};
+use crate::abi::xlat::net::IFF_FLAGS;
 use crate::decode::lookup;
-use crate::format::{FlagDef, Naming, Printer, flag};
+use crate::format::{Naming, Printer};
 use crate::kernel::Arch;
 
 /// `struct ifreq`: `ifr_name[IFNAMSIZ]`, then the union (24 bytes on
@@ -22,17 +33,6 @@ pub static IFREQ: Layout = Layout {
     ],
 };
 
-const SIOCGIFNAME: u32 = 0x8910;
-const SIOCGIFFLAGS: u32 = 0x8913;
-const SIOCSIFFLAGS: u32 = 0x8914;
-const SIOCGIFMTU: u32 = 0x8921;
-const SIOCSIFMTU: u32 = 0x8922;
-const SIOCGIFHWADDR: u32 = 0x8927;
-const SIOCGIFINDEX: u32 = 0x8933;
-const SIOCGIFTXQLEN: u32 = 0x8942;
-const SIOCSIFTXQLEN: u32 = 0x8943;
-const SIOCETHTOOL: u32 = 0x8946;
-
 /// A request on an interface named in its ifreq; the union is decoded only
 /// for the requests `fields` knows, else only the name is shown.
 const fn ifreq(code: u32, name: &'static str, dirs: u8) -> Request {
@@ -40,89 +40,56 @@ const fn ifreq(code: u32, name: &'static str, dirs: u8) -> Request {
 }
 
 static REQUESTS: &[Request] = &[
-    Request::legacy(0x8901, "FIOSETOWN", IF_OUT, Arg::Int),
-    Request::legacy(0x8902, "SIOCSPGRP", IF_OUT, Arg::Int),
-    Request::legacy(0x8903, "FIOGETOWN", IF_IN, Arg::Int),
-    Request::legacy(0x8904, "SIOCGPGRP", IF_IN, Arg::Int),
-    Request::legacy(0x8905, "SIOCATMARK", IF_IN, Arg::Int),
-    Request::legacy(0x8906, "SIOCGSTAMP_OLD", 0, Arg::Ptr),
-    Request::legacy(0x8907, "SIOCGSTAMPNS_OLD", 0, Arg::Ptr),
-    Request::legacy(0x890B, "SIOCADDRT", 0, Arg::Ptr),
-    Request::legacy(0x890C, "SIOCDELRT", 0, Arg::Ptr),
+    Request::legacy(FIOSETOWN, "FIOSETOWN", IF_OUT, Arg::Int),
+    Request::legacy(SIOCSPGRP, "SIOCSPGRP", IF_OUT, Arg::Int),
+    Request::legacy(FIOGETOWN, "FIOGETOWN", IF_IN, Arg::Int),
+    Request::legacy(SIOCGPGRP, "SIOCGPGRP", IF_IN, Arg::Int),
+    Request::legacy(SIOCATMARK, "SIOCATMARK", IF_IN, Arg::Int),
+    Request::legacy(SIOCGSTAMP_OLD, "SIOCGSTAMP_OLD", 0, Arg::Ptr),
+    Request::legacy(SIOCGSTAMPNS_OLD, "SIOCGSTAMPNS_OLD", 0, Arg::Ptr),
+    Request::legacy(SIOCADDRT, "SIOCADDRT", 0, Arg::Ptr),
+    Request::legacy(SIOCDELRT, "SIOCDELRT", 0, Arg::Ptr),
     ifreq(SIOCGIFNAME, "SIOCGIFNAME", IF_OUT | IF_IN),
-    Request::legacy(0x8912, "SIOCGIFCONF", 0, Arg::Ptr),
+    Request::legacy(SIOCGIFCONF, "SIOCGIFCONF", 0, Arg::Ptr),
     ifreq(SIOCGIFFLAGS, "SIOCGIFFLAGS", IF_OUT | IF_IN),
     ifreq(SIOCSIFFLAGS, "SIOCSIFFLAGS", IF_OUT),
-    ifreq(0x8915, "SIOCGIFADDR", IF_OUT),
-    ifreq(0x8916, "SIOCSIFADDR", IF_OUT),
-    ifreq(0x8917, "SIOCGIFDSTADDR", IF_OUT),
-    ifreq(0x8918, "SIOCSIFDSTADDR", IF_OUT),
-    ifreq(0x8919, "SIOCGIFBRDADDR", IF_OUT),
-    ifreq(0x891A, "SIOCSIFBRDADDR", IF_OUT),
-    ifreq(0x891B, "SIOCGIFNETMASK", IF_OUT),
-    ifreq(0x891C, "SIOCSIFNETMASK", IF_OUT),
-    ifreq(0x891D, "SIOCGIFMETRIC", IF_OUT),
-    ifreq(0x891E, "SIOCSIFMETRIC", IF_OUT),
+    ifreq(SIOCGIFADDR, "SIOCGIFADDR", IF_OUT),
+    ifreq(SIOCSIFADDR, "SIOCSIFADDR", IF_OUT),
+    ifreq(SIOCGIFDSTADDR, "SIOCGIFDSTADDR", IF_OUT),
+    ifreq(SIOCSIFDSTADDR, "SIOCSIFDSTADDR", IF_OUT),
+    ifreq(SIOCGIFBRDADDR, "SIOCGIFBRDADDR", IF_OUT),
+    ifreq(SIOCSIFBRDADDR, "SIOCSIFBRDADDR", IF_OUT),
+    ifreq(SIOCGIFNETMASK, "SIOCGIFNETMASK", IF_OUT),
+    ifreq(SIOCSIFNETMASK, "SIOCSIFNETMASK", IF_OUT),
+    ifreq(SIOCGIFMETRIC, "SIOCGIFMETRIC", IF_OUT),
+    ifreq(SIOCSIFMETRIC, "SIOCSIFMETRIC", IF_OUT),
     ifreq(SIOCGIFMTU, "SIOCGIFMTU", IF_OUT | IF_IN),
     ifreq(SIOCSIFMTU, "SIOCSIFMTU", IF_OUT),
-    ifreq(0x8923, "SIOCSIFNAME", IF_OUT),
-    ifreq(0x8924, "SIOCSIFHWADDR", IF_OUT),
+    ifreq(SIOCSIFNAME, "SIOCSIFNAME", IF_OUT),
+    ifreq(SIOCSIFHWADDR, "SIOCSIFHWADDR", IF_OUT),
     ifreq(SIOCGIFHWADDR, "SIOCGIFHWADDR", IF_OUT | IF_IN),
-    ifreq(0x8931, "SIOCADDMULTI", IF_OUT),
-    ifreq(0x8932, "SIOCDELMULTI", IF_OUT),
+    ifreq(SIOCADDMULTI, "SIOCADDMULTI", IF_OUT),
+    ifreq(SIOCDELMULTI, "SIOCDELMULTI", IF_OUT),
     ifreq(SIOCGIFINDEX, "SIOCGIFINDEX", IF_OUT | IF_IN),
-    ifreq(0x8934, "SIOCSIFPFLAGS", IF_OUT),
-    ifreq(0x8935, "SIOCGIFPFLAGS", IF_OUT),
-    ifreq(0x8936, "SIOCDIFADDR", IF_OUT),
-    ifreq(0x8937, "SIOCSIFHWBROADCAST", IF_OUT),
-    Request::legacy(0x8938, "SIOCGIFCOUNT", 0, Arg::Ptr),
+    ifreq(SIOCSIFPFLAGS, "SIOCSIFPFLAGS", IF_OUT),
+    ifreq(SIOCGIFPFLAGS, "SIOCGIFPFLAGS", IF_OUT),
+    ifreq(SIOCDIFADDR, "SIOCDIFADDR", IF_OUT),
+    ifreq(SIOCSIFHWBROADCAST, "SIOCSIFHWBROADCAST", IF_OUT),
+    Request::legacy(SIOCGIFCOUNT, "SIOCGIFCOUNT", 0, Arg::Ptr),
     ifreq(SIOCGIFTXQLEN, "SIOCGIFTXQLEN", IF_OUT | IF_IN),
     ifreq(SIOCSIFTXQLEN, "SIOCSIFTXQLEN", IF_OUT),
     ifreq(SIOCETHTOOL, "SIOCETHTOOL", IF_OUT),
-    ifreq(0x8947, "SIOCGMIIPHY", IF_OUT),
-    ifreq(0x8948, "SIOCGMIIREG", IF_OUT),
-    ifreq(0x8949, "SIOCSMIIREG", IF_OUT),
-    Request::legacy(0x894B, "SIOCOUTQNSD", IF_IN, Arg::Int),
-    Request::legacy(0x8953, "SIOCDARP", 0, Arg::Ptr),
-    Request::legacy(0x8954, "SIOCGARP", 0, Arg::Ptr),
-    Request::legacy(0x8955, "SIOCSARP", 0, Arg::Ptr),
-    ifreq(0x8970, "SIOCGIFMAP", IF_OUT),
-    ifreq(0x8971, "SIOCSIFMAP", IF_OUT),
-    ifreq(0x89B0, "SIOCSHWTSTAMP", IF_OUT),
-    ifreq(0x89B1, "SIOCGHWTSTAMP", IF_OUT),
-];
-
-/// `IFF_*` from `<linux/if.h>` (`ifr_flags` is a short: the low 16).
-const IFF_FLAGS: &[FlagDef] = &[
-    flag(0x1, "IFF_UP"),
-    flag(0x2, "IFF_BROADCAST"),
-    flag(0x4, "IFF_DEBUG"),
-    flag(0x8, "IFF_LOOPBACK"),
-    flag(0x10, "IFF_POINTOPOINT"),
-    flag(0x20, "IFF_NOTRAILERS"),
-    flag(0x40, "IFF_RUNNING"),
-    flag(0x80, "IFF_NOARP"),
-    flag(0x100, "IFF_PROMISC"),
-    flag(0x200, "IFF_ALLMULTI"),
-    flag(0x400, "IFF_MASTER"),
-    flag(0x800, "IFF_SLAVE"),
-    flag(0x1000, "IFF_MULTICAST"),
-    flag(0x2000, "IFF_PORTSEL"),
-    flag(0x4000, "IFF_AUTOMEDIA"),
-    flag(0x8000, "IFF_DYNAMIC"),
-];
-
-/// `ARPHRD_*` from `<linux/if_arp.h>`: the hardware address's family.
-const ARPHRD: &[(i64, &str)] = &[
-    (0, "ARPHRD_NETROM"),
-    (1, "ARPHRD_ETHER"),
-    (512, "ARPHRD_PPP"),
-    (772, "ARPHRD_LOOPBACK"),
-    (776, "ARPHRD_SIT"),
-    (778, "ARPHRD_IPGRE"),
-    (801, "ARPHRD_IEEE80211"),
-    (803, "ARPHRD_IEEE80211_RADIOTAP"),
-    (65534, "ARPHRD_NONE"),
+    ifreq(SIOCGMIIPHY, "SIOCGMIIPHY", IF_OUT),
+    ifreq(SIOCGMIIREG, "SIOCGMIIREG", IF_OUT),
+    ifreq(SIOCSMIIREG, "SIOCSMIIREG", IF_OUT),
+    Request::legacy(SIOCOUTQNSD, "SIOCOUTQNSD", IF_IN, Arg::Int),
+    Request::legacy(SIOCDARP, "SIOCDARP", 0, Arg::Ptr),
+    Request::legacy(SIOCGARP, "SIOCGARP", 0, Arg::Ptr),
+    Request::legacy(SIOCSARP, "SIOCSARP", 0, Arg::Ptr),
+    ifreq(SIOCGIFMAP, "SIOCGIFMAP", IF_OUT),
+    ifreq(SIOCSIFMAP, "SIOCSIFMAP", IF_OUT),
+    ifreq(SIOCSHWTSTAMP, "SIOCSHWTSTAMP", IF_OUT),
+    ifreq(SIOCGHWTSTAMP, "SIOCGHWTSTAMP", IF_OUT),
 ];
 
 /// The socket ioctl group.

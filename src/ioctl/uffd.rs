@@ -2,16 +2,16 @@
 //! program names the API it speaks and the features it wants (0: all), and
 //! the kernel answers with the features it has and the requests the fd
 //! takes, as flags from the header (BTF has the struct, but not the names
-//! of its `#define`d bits: src/ioctl/gen_flags.rs, generated). The other
+//! of its `#define`d bits: src/abi/xlat/ioctl.rs, generated). The other
 //! userfaultfd requests carry plain numbers and print from BTF.
 //!
 //! The answer shows what the kernel wrote (`api` is the one sent back):
 //! `ioctl(3, UFFDIO_API, {api=0xaa, features=0}) = 0 {features=UFFD_FEATURE_...,
 //! ioctls=1<<_UFFDIO_REGISTER|1<<_UFFDIO_UNREGISTER|1<<_UFFDIO_API}`.
 
-use super::gen_flags::{UFFD_FEATURES, UFFD_IOCTLS};
 use super::raw::u64_at;
 use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request, field};
+use crate::abi::xlat::ioctl::{UFFD_FEATURES, UFFD_IOCTLS, UFFDIO_API};
 use crate::format::Printer;
 
 /// `struct uffdio_api`.
@@ -24,9 +24,6 @@ pub static UFFDIO_API_ARG: Layout = Layout {
         field("ioctls", "__u64", 16, 8),
     ],
 };
-
-/// `_IOWR(0xAA, 0x3F, struct uffdio_api)`: the same code on i386.
-const UFFDIO_API: u32 = 0xc018_aa3f;
 
 static REQUESTS: &[Request] = &[Request::new(
     UFFDIO_API,

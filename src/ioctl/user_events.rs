@@ -86,7 +86,8 @@ static REQUESTS: &[Request] = &[
     ),
 ];
 
-/// `USER_EVENT_REG_*` flags.
+/// `USER_EVENT_REG_*` flags. By hand: `<linux/user_events.h>` is not in
+/// the headers the generator reads (linux-libc-dev 6.1 has no copy).
 const REG_FLAGS: &[FlagDef] = &[
     flag(1, "USER_EVENT_REG_PERSIST"),
     flag(2, "USER_EVENT_REG_MULTI_FORMAT"),

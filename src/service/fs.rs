@@ -9,11 +9,12 @@
 //! (64-bit offsets, `AT_*` flags, results) are here.
 
 use crate::abi::fs::{AT_FDCWD, UMODE_MASK};
+use crate::abi::xlat::fs::{CLOSE_RANGE_FLAGS, OPEN_FLAGS, RESOLVE_FLAGS, RWF_FLAGS, SEEK_NAMES};
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallData, CallType};
-use crate::decode::{OPEN_FLAGS, put_dirfd, put_fd};
+use crate::decode::{put_dirfd, put_fd};
 use crate::fdtable::{FdInfo, FdKind, FdTable};
-use crate::format::{FlagDef, Naming, PATH_MAX, Printer, flag};
+use crate::format::{Naming, PATH_MAX, Printer};
 use crate::ioctl::user_events;
 use crate::kernel::{Arch, Memory};
 use crate::service::h;
@@ -24,55 +25,7 @@ const O_TMPFILE: u64 = 0o20200000;
 /// (`SOCK_`, `EFD_`, `EPOLL_`, `IN_`, `TFD_`, `SFD_`) on x86.
 pub const O_CLOEXEC: u64 = 0o2000000;
 
-/// `AT_*` flags from `<linux/fcntl.h>`, for the calls taking a flags word
-/// of them (newfstatat, linkat, fchownat, faccessat2, ...; statx has its
-/// own table, with the AT_STATX_* sync field only it takes).
-pub const AT_FLAGS: &[FlagDef] = &[
-    flag(0x100, "AT_SYMLINK_NOFOLLOW"),
-    flag(0x200, "AT_REMOVEDIR"),
-    flag(0x400, "AT_SYMLINK_FOLLOW"),
-    flag(0x800, "AT_NO_AUTOMOUNT"),
-    flag(0x1000, "AT_EMPTY_PATH"),
-    flag(0x8000, "AT_RECURSIVE"),
-];
-
-/// `RESOLVE_*` from `<linux/openat2.h>`.
-const RESOLVE_FLAGS: &[FlagDef] = &[
-    flag(0x01, "RESOLVE_NO_XDEV"),
-    flag(0x02, "RESOLVE_NO_MAGICLINKS"),
-    flag(0x04, "RESOLVE_NO_SYMLINKS"),
-    flag(0x08, "RESOLVE_BENEATH"),
-    flag(0x10, "RESOLVE_IN_ROOT"),
-    flag(0x20, "RESOLVE_CACHED"),
-];
-
-/// `CLOSE_RANGE_*` from `<linux/close_range.h>`.
-const CLOSE_RANGE_FLAGS: &[FlagDef] = &[
-    flag(2, "CLOSE_RANGE_UNSHARE"),
-    flag(4, "CLOSE_RANGE_CLOEXEC"),
-];
 const CLOSE_RANGE_CLOEXEC: u64 = 4;
-
-/// `RWF_*` from `<linux/fs.h>` (NOAPPEND 6.9, ATOMIC 6.11, DONTCACHE 6.14).
-const RWF_FLAGS: &[FlagDef] = &[
-    flag(0x01, "RWF_HIPRI"),
-    flag(0x02, "RWF_DSYNC"),
-    flag(0x04, "RWF_SYNC"),
-    flag(0x08, "RWF_NOWAIT"),
-    flag(0x10, "RWF_APPEND"),
-    flag(0x20, "RWF_NOAPPEND"),
-    flag(0x40, "RWF_ATOMIC"),
-    flag(0x80, "RWF_DONTCACHE"),
-];
-
-/// `SEEK_*` from `<linux/fs.h>`: whence values (exact, not flags).
-pub const SEEK_NAMES: &[(u64, &str)] = &[
-    (0, "SEEK_SET"),
-    (1, "SEEK_CUR"),
-    (2, "SEEK_END"),
-    (3, "SEEK_DATA"),
-    (4, "SEEK_HOLE"),
-];
 
 /// A directory fd: `AT_FDCWD`, or the fd (with `-y`, its path).
 pub fn put_at_dirfd(p: &mut Printer, fds: &FdTable, name: &str, fd: i64) {
@@ -616,7 +569,7 @@ pub fn needs_return(
         "ioctl" => {
             matches!(
                 args[1] as u32,
-                user_events::DIAG_IOCSREG | 0xC004_2A00 | crate::ioctl::tty::TIOCGPTPEER
+                user_events::DIAG_IOCSREG | 0xC004_2A00 | crate::abi::xlat::ioctl::TIOCGPTPEER
             ) || special(fds, args[0] as i32)
         }
         "munmap" | "mremap" => fds.has_maps(),
@@ -719,7 +672,7 @@ pub fn track(
             user_events::track_register(fds, mem, args[0] as i32, args[2]);
         }
         // Opens the pty's peer with the open flags in the argument.
-        "ioctl" if args[1] as u32 == crate::ioctl::tty::TIOCGPTPEER => {
+        "ioctl" if args[1] as u32 == crate::abi::xlat::ioctl::TIOCGPTPEER => {
             track_new(fds, fd, cloexec(args[2]))
         }
         // CLOSE_RANGE_CLOEXEC only marks them; anything else closes.

@@ -3,97 +3,19 @@
 //!
 //! Their effects on the fd table are applied in `fs::track`.
 
+use crate::abi::xlat::fs::{
+    DN_FLAGS, DUP3_FLAGS, FCNTL_CMDS, FD_FLAGS, LOCK_OPS, LOCK_TYPES, OPEN_FLAGS, OWNER_TYPES,
+    PIPE_FLAGS, RW_HINTS, SEAL_FLAGS, SEEK_NAMES,
+};
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
+use crate::decode::put_extended;
 use crate::decode::put_fd;
-use crate::decode::{OPEN_FLAGS, put_extended};
 use crate::decode::{put_signal, signal_name};
-use crate::format::{FlagDef, Naming, Printer, flag};
+use crate::format::{Naming, Printer};
 use crate::kernel::Arch;
-use crate::service::fs::{SEEK_NAMES, name_of, put_enum, put_int_pair, put_result};
+use crate::service::fs::{name_of, put_enum, put_int_pair, put_result};
 use crate::service::h;
-
-/// `F_*` commands from `<asm-generic/fcntl.h>` and `<linux/fcntl.h>`
-/// (DUPFD_QUERY 6.10, CREATED_QUERY 6.12). GETLK64.. exist on i386 only.
-const FCNTL_CMDS: &[(u64, &str)] = &[
-    (0, "F_DUPFD"),
-    (1, "F_GETFD"),
-    (2, "F_SETFD"),
-    (3, "F_GETFL"),
-    (4, "F_SETFL"),
-    (5, "F_GETLK"),
-    (6, "F_SETLK"),
-    (7, "F_SETLKW"),
-    (8, "F_SETOWN"),
-    (9, "F_GETOWN"),
-    (10, "F_SETSIG"),
-    (11, "F_GETSIG"),
-    (12, "F_GETLK64"),
-    (13, "F_SETLK64"),
-    (14, "F_SETLKW64"),
-    (15, "F_SETOWN_EX"),
-    (16, "F_GETOWN_EX"),
-    (17, "F_GETOWNER_UIDS"),
-    (36, "F_OFD_GETLK"),
-    (37, "F_OFD_SETLK"),
-    (38, "F_OFD_SETLKW"),
-    (1024, "F_SETLEASE"),
-    (1025, "F_GETLEASE"),
-    (1026, "F_NOTIFY"),
-    (1027, "F_DUPFD_QUERY"),
-    (1028, "F_CREATED_QUERY"),
-    (1029, "F_CANCELLK"),
-    (1030, "F_DUPFD_CLOEXEC"),
-    (1031, "F_SETPIPE_SZ"),
-    (1032, "F_GETPIPE_SZ"),
-    (1033, "F_ADD_SEALS"),
-    (1034, "F_GET_SEALS"),
-    (1035, "F_GET_RW_HINT"),
-    (1036, "F_SET_RW_HINT"),
-    (1037, "F_GET_FILE_RW_HINT"),
-    (1038, "F_SET_FILE_RW_HINT"),
-];
-
-/// `FD_CLOEXEC` from `<asm-generic/fcntl.h>`.
-const FD_FLAGS: &[FlagDef] = &[flag(1, "FD_CLOEXEC")];
-
-/// Lock types `F_RDLCK`, `F_WRLCK`, `F_UNLCK` (`<asm-generic/fcntl.h>`),
-/// also the lease types of F_SETLEASE.
-const LOCK_TYPES: &[(u64, &str)] = &[(0, "F_RDLCK"), (1, "F_WRLCK"), (2, "F_UNLCK")];
-
-/// `F_OWNER_*` of `struct f_owner_ex` (`<asm-generic/fcntl.h>`).
-const OWNER_TYPES: &[(u64, &str)] = &[(0, "F_OWNER_TID"), (1, "F_OWNER_PID"), (2, "F_OWNER_PGRP")];
-
-/// `DN_*` directory notification events from `<linux/fcntl.h>`.
-const DN_FLAGS: &[FlagDef] = &[
-    flag(0x1, "DN_ACCESS"),
-    flag(0x2, "DN_MODIFY"),
-    flag(0x4, "DN_CREATE"),
-    flag(0x8, "DN_DELETE"),
-    flag(0x10, "DN_RENAME"),
-    flag(0x20, "DN_ATTRIB"),
-    flag(0x8000_0000, "DN_MULTISHOT"),
-];
-
-/// `F_SEAL_*` from `<linux/fcntl.h>` (F_SEAL_EXEC 6.3).
-pub const SEAL_FLAGS: &[FlagDef] = &[
-    flag(0x1, "F_SEAL_SEAL"),
-    flag(0x2, "F_SEAL_SHRINK"),
-    flag(0x4, "F_SEAL_GROW"),
-    flag(0x8, "F_SEAL_WRITE"),
-    flag(0x10, "F_SEAL_FUTURE_WRITE"),
-    flag(0x20, "F_SEAL_EXEC"),
-];
-
-/// `RWH_WRITE_LIFE_*` from `<linux/fcntl.h>`.
-const RW_HINTS: &[(u64, &str)] = &[
-    (0, "RWH_WRITE_LIFE_NOT_SET"),
-    (1, "RWH_WRITE_LIFE_NONE"),
-    (2, "RWH_WRITE_LIFE_SHORT"),
-    (3, "RWH_WRITE_LIFE_MEDIUM"),
-    (4, "RWH_WRITE_LIFE_LONG"),
-    (5, "RWH_WRITE_LIFE_EXTREME"),
-];
 
 /// What a command's third argument is, and what its result means.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -345,17 +267,6 @@ pub fn fcntl64_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     fcntl_leave(p, c, failed, true);
 }
 
-/// `LOCK_*` from `<asm-generic/fcntl.h>`.
-const LOCK_OPS: &[FlagDef] = &[
-    flag(1, "LOCK_SH"),
-    flag(2, "LOCK_EX"),
-    flag(4, "LOCK_NB"),
-    flag(8, "LOCK_UN"),
-    flag(32, "LOCK_MAND"),
-    flag(64, "LOCK_READ"),
-    flag(128, "LOCK_WRITE"),
-];
-
 /// `flock(fd, operation)`: `flock(3, LOCK_EX|LOCK_NB)`.
 pub fn flock_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_fd(p, c.fds, "fd", c.int(0));
@@ -376,24 +287,12 @@ pub fn dup2_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
-/// `O_CLOEXEC`, the one flag of dup3.
-const DUP3_FLAGS: &[FlagDef] = &[flag(0o2000000, "O_CLOEXEC")];
-
 /// `dup3(oldfd, newfd, flags)`
 pub fn dup3_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     dup2_out(p, c);
     p.flags("flags", c.args[2] & 0xffff_ffff, DUP3_FLAGS);
     CallType::Done
 }
-
-/// pipe2's flags (`<asm-generic/fcntl.h>`, O_NOTIFICATION_PIPE from
-/// `<linux/watch_queue.h>` is O_EXCL).
-const PIPE_FLAGS: &[FlagDef] = &[
-    flag(0o200, "O_NOTIFICATION_PIPE"),
-    flag(0o4000, "O_NONBLOCK"),
-    flag(0o40000, "O_DIRECT"),
-    flag(0o2000000, "O_CLOEXEC"),
-];
 
 /// `pipe(pipefd)`, `pipe2(pipefd, flags)`: the fds print at leave.
 pub fn pipe_out(_p: &mut Printer, _c: &mut CallCtx) -> CallType {

@@ -2,12 +2,13 @@
 //! chown, truncate, fsync, chdir/fchdir/getcwd, umask, mount/umount2.
 
 use crate::abi::fs::UMODE_MASK;
+use crate::abi::xlat::fs::{AT_FLAGS, MS_FLAGS, RENAME_FLAGS, UMOUNT_FLAGS, UTIMENSAT_FLAGS};
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
 use crate::decode::put_extended;
 use crate::decode::put_fd;
-use crate::format::{FlagDef, Printer, flag};
-use crate::service::fs::{AT_FLAGS, off64_arg, put_at_dirfd, put_result};
+use crate::format::Printer;
+use crate::service::fs::{off64_arg, put_at_dirfd, put_result};
 use crate::service::fs_stat::{S_IFBLK, S_IFCHR, S_IFMT, put_dev, put_file_mode};
 use crate::service::h;
 use crate::service::raw::put_call_id;
@@ -74,12 +75,6 @@ pub fn mknodat_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
-/// utimensat's flags from `<linux/fcntl.h>`: the only two it accepts.
-const UTIMENSAT_FLAGS: &[FlagDef] = &[
-    flag(0x100, "AT_SYMLINK_NOFOLLOW"),
-    flag(0x1000, "AT_EMPTY_PATH"),
-];
-
 /// `utimensat(dfd, filename, utimes, flags)`, `utimensat_time64`:
 /// `utimensat(AT_FDCWD, "f1", [{tv_sec=1, tv_nsec=2}, UTIME_NOW], 0)`.
 /// A NULL filename is futimens(3) on `dfd`; NULL times mean "now".
@@ -120,13 +115,6 @@ pub fn renameat_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.path("newpath", c.args[3]);
     CallType::Done
 }
-
-/// `RENAME_*` from `<linux/fs.h>`.
-const RENAME_FLAGS: &[FlagDef] = &[
-    flag(1, "RENAME_NOREPLACE"),
-    flag(2, "RENAME_EXCHANGE"),
-    flag(4, "RENAME_WHITEOUT"),
-];
 
 /// `renameat2(olddirfd, oldpath, newdirfd, newpath, flags)`
 pub fn renameat2_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
@@ -246,46 +234,6 @@ pub fn umask_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     }
 }
 
-/// `MS_*` from `<linux/mount.h>`; `MS_MGC_VAL` is the old magic in the
-/// top half.
-const MS_FLAGS: &[FlagDef] = &[
-    FlagDef {
-        mask: 0xffff_0000,
-        value: 0xc0ed_0000,
-        name: "MS_MGC_VAL",
-    },
-    flag(1, "MS_RDONLY"),
-    flag(2, "MS_NOSUID"),
-    flag(4, "MS_NODEV"),
-    flag(8, "MS_NOEXEC"),
-    flag(16, "MS_SYNCHRONOUS"),
-    flag(32, "MS_REMOUNT"),
-    flag(64, "MS_MANDLOCK"),
-    flag(128, "MS_DIRSYNC"),
-    flag(256, "MS_NOSYMFOLLOW"),
-    flag(1024, "MS_NOATIME"),
-    flag(2048, "MS_NODIRATIME"),
-    flag(4096, "MS_BIND"),
-    flag(8192, "MS_MOVE"),
-    flag(16384, "MS_REC"),
-    flag(32768, "MS_SILENT"),
-    flag(1 << 16, "MS_POSIXACL"),
-    flag(1 << 17, "MS_UNBINDABLE"),
-    flag(1 << 18, "MS_PRIVATE"),
-    flag(1 << 19, "MS_SLAVE"),
-    flag(1 << 20, "MS_SHARED"),
-    flag(1 << 21, "MS_RELATIME"),
-    flag(1 << 22, "MS_KERNMOUNT"),
-    flag(1 << 23, "MS_I_VERSION"),
-    flag(1 << 24, "MS_STRICTATIME"),
-    flag(1 << 25, "MS_LAZYTIME"),
-    flag(1 << 27, "MS_NOREMOTELOCK"),
-    flag(1 << 28, "MS_NOSEC"),
-    flag(1 << 29, "MS_BORN"),
-    flag(1 << 30, "MS_ACTIVE"),
-    flag(1 << 31, "MS_NOUSER"),
-];
-
 /// `mount(source, target, filesystemtype, mountflags, data)`:
 /// `mount("none", "/mnt", "tmpfs", MS_NOSUID|MS_NODEV, "size=1m")`.
 pub fn mount_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
@@ -307,14 +255,6 @@ pub fn mount_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     }
     CallType::Done
 }
-
-/// `MNT_*`/`UMOUNT_*` from `<sys/mount.h>` (the kernel's `<linux/fs.h>`).
-const UMOUNT_FLAGS: &[FlagDef] = &[
-    flag(1, "MNT_FORCE"),
-    flag(2, "MNT_DETACH"),
-    flag(4, "MNT_EXPIRE"),
-    flag(8, "UMOUNT_NOFOLLOW"),
-];
 
 /// `umount2(target, flags)`
 pub fn umount2_out(p: &mut Printer, c: &mut CallCtx) -> CallType {

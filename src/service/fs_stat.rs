@@ -5,38 +5,25 @@
 //! Structs are written by the kernel, so these calls are NOTDONE: the
 //! struct prints at leave, or its pointer if the call failed.
 
+use crate::abi::xlat::fs::{
+    ACCESS_MODES, AT_FLAGS, DIRENT_TYPES, FACCESSAT_FLAGS, FILE_TYPES, FS_MAGIC, MODE_BITS,
+    ST_FLAGS, STATX_AT_FLAGS, STATX_ATTRS, STATX_MASK,
+};
 use crate::call::{CallClass::Normal, Handler};
 use crate::call::{CallCtx, CallType};
 use crate::decode::put_fd;
-use crate::format::{FlagDef, Naming, Printer, flag};
+use crate::format::{Naming, Printer};
 use crate::kernel::Arch;
-use crate::service::fs::{AT_FLAGS, name_of, put_at_dirfd, put_result};
+use crate::service::fs::{name_of, put_at_dirfd, put_result};
 use crate::service::h;
 use crate::service::time::date_text;
 
-/// File type names of `st_mode & S_IFMT`, from `<linux/stat.h>`.
-const FILE_TYPES: &[(u64, &str)] = &[
-    (0o140000, "S_IFSOCK"),
-    (0o120000, "S_IFLNK"),
-    (0o100000, "S_IFREG"),
-    (0o060000, "S_IFBLK"),
-    (0o040000, "S_IFDIR"),
-    (0o020000, "S_IFCHR"),
-    (0o010000, "S_IFIFO"),
-];
 /// The file type bits of a mode.
 pub const S_IFMT: u64 = 0o170000;
 /// A character device's type.
 pub const S_IFCHR: u64 = 0o020000;
 /// A block device's type.
 pub const S_IFBLK: u64 = 0o060000;
-
-/// The special mode bits, from `<linux/stat.h>`.
-const MODE_BITS: &[(u64, &str)] = &[
-    (0o4000, "S_ISUID"),
-    (0o2000, "S_ISGID"),
-    (0o1000, "S_ISVTX"),
-];
 
 /// `st_mode`: `S_IFREG|0644`, `S_IFDIR|S_ISVTX|0777`; `-V`: octal.
 pub fn put_file_mode(p: &mut Printer, name: &str, mode: u64) {
@@ -261,58 +248,6 @@ pub fn fstatat_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     put_result(p, c);
 }
 
-/// statx's flags: `AT_*` and the `AT_STATX_SYNC_TYPE` field.
-const STATX_AT_FLAGS: &[FlagDef] = &[
-    FlagDef {
-        mask: 0x6000,
-        value: 0,
-        name: "AT_STATX_SYNC_AS_STAT",
-    },
-    flag(0x100, "AT_SYMLINK_NOFOLLOW"),
-    flag(0x800, "AT_NO_AUTOMOUNT"),
-    flag(0x1000, "AT_EMPTY_PATH"),
-    flag(0x2000, "AT_STATX_FORCE_SYNC"),
-    flag(0x4000, "AT_STATX_DONT_SYNC"),
-];
-
-/// `STATX_*` mask bits from `<linux/stat.h>` (MNT_ID_UNIQUE, SUBVOL 6.8;
-/// WRITE_ATOMIC 6.11; DIO_READ_ALIGN 6.14).
-const STATX_MASK: &[FlagDef] = &[
-    flag(0x7ff, "STATX_BASIC_STATS"),
-    flag(0x1, "STATX_TYPE"),
-    flag(0x2, "STATX_MODE"),
-    flag(0x4, "STATX_NLINK"),
-    flag(0x8, "STATX_UID"),
-    flag(0x10, "STATX_GID"),
-    flag(0x20, "STATX_ATIME"),
-    flag(0x40, "STATX_MTIME"),
-    flag(0x80, "STATX_CTIME"),
-    flag(0x100, "STATX_INO"),
-    flag(0x200, "STATX_SIZE"),
-    flag(0x400, "STATX_BLOCKS"),
-    flag(0x800, "STATX_BTIME"),
-    flag(0x1000, "STATX_MNT_ID"),
-    flag(0x2000, "STATX_DIOALIGN"),
-    flag(0x4000, "STATX_MNT_ID_UNIQUE"),
-    flag(0x8000, "STATX_SUBVOL"),
-    flag(0x10000, "STATX_WRITE_ATOMIC"),
-    flag(0x20000, "STATX_DIO_READ_ALIGN"),
-];
-
-/// `STATX_ATTR_*` from `<linux/stat.h>` (WRITE_ATOMIC 6.11).
-const STATX_ATTRS: &[FlagDef] = &[
-    flag(0x4, "STATX_ATTR_COMPRESSED"),
-    flag(0x10, "STATX_ATTR_IMMUTABLE"),
-    flag(0x20, "STATX_ATTR_APPEND"),
-    flag(0x40, "STATX_ATTR_NODUMP"),
-    flag(0x800, "STATX_ATTR_ENCRYPTED"),
-    flag(0x1000, "STATX_ATTR_AUTOMOUNT"),
-    flag(0x2000, "STATX_ATTR_MOUNT_ROOT"),
-    flag(0x100000, "STATX_ATTR_VERITY"),
-    flag(0x200000, "STATX_ATTR_DAX"),
-    flag(0x400000, "STATX_ATTR_WRITE_ATOMIC"),
-];
-
 /// `statx(dirfd, pathname, flags, mask, statxbuf)`
 pub fn statx_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_at_dirfd(p, c.fds, "dirfd", c.int(0));
@@ -433,58 +368,6 @@ fn put_statx(p: &mut Printer, d: &[u8]) {
     p.close_struct(true);
 }
 
-/// Filesystem magic numbers of `f_type`, from `<linux/magic.h>`.
-const FS_MAGIC: &[(u64, &str)] = &[
-    (0xadf5, "ADFS_SUPER_MAGIC"),
-    (0x9123683e, "BTRFS_SUPER_MAGIC"),
-    (0x27e0eb, "CGROUP_SUPER_MAGIC"),
-    (0x63677270, "CGROUP2_SUPER_MAGIC"),
-    (0x28cd3d45, "CRAMFS_MAGIC"),
-    (0x64626720, "DEBUGFS_MAGIC"),
-    (0x1cd1, "DEVPTS_SUPER_MAGIC"),
-    (0xf15f, "ECRYPTFS_SUPER_MAGIC"),
-    (0xe0f5e1e2, "EROFS_SUPER_MAGIC_V1"),
-    (0xef53, "EXT2_SUPER_MAGIC"),
-    (0xf2f52010, "F2FS_SUPER_MAGIC"),
-    (0x65735546, "FUSE_SUPER_MAGIC"),
-    (0x958458f6, "HUGETLBFS_MAGIC"),
-    (0x9660, "ISOFS_SUPER_MAGIC"),
-    (0x4d44, "MSDOS_SUPER_MAGIC"),
-    (0x6969, "NFS_SUPER_MAGIC"),
-    (0x6e736673, "NSFS_MAGIC"),
-    (0x794c7630, "OVERLAYFS_SUPER_MAGIC"),
-    (0x50495045, "PIPEFS_MAGIC"),
-    (0x9fa0, "PROC_SUPER_MAGIC"),
-    (0x858458f6, "RAMFS_MAGIC"),
-    (0x73636673, "SECURITYFS_MAGIC"),
-    (0xf97cff8c, "SELINUX_MAGIC"),
-    (0x517b, "SMB_SUPER_MAGIC"),
-    (0xfe534d42, "SMB2_SUPER_MAGIC"),
-    (0x534f434b, "SOCKFS_MAGIC"),
-    (0x73717368, "SQUASHFS_MAGIC"),
-    (0x62656572, "SYSFS_MAGIC"),
-    (0x01021994, "TMPFS_MAGIC"),
-    (0x74726163, "TRACEFS_MAGIC"),
-    (0x15013346, "UDF_SUPER_MAGIC"),
-    (0x58465342, "XFS_SUPER_MAGIC"),
-];
-
-/// `ST_*` mount flags of `f_flags`, from `<sys/statvfs.h>` and the
-/// kernel's `ST_VALID` (`<linux/statfs.h>`).
-const ST_FLAGS: &[FlagDef] = &[
-    flag(0x0001, "ST_RDONLY"),
-    flag(0x0002, "ST_NOSUID"),
-    flag(0x0004, "ST_NODEV"),
-    flag(0x0008, "ST_NOEXEC"),
-    flag(0x0010, "ST_SYNCHRONOUS"),
-    flag(0x0020, "ST_VALID"),
-    flag(0x0040, "ST_MANDLOCK"),
-    flag(0x0400, "ST_NOATIME"),
-    flag(0x0800, "ST_NODIRATIME"),
-    flag(0x1000, "ST_RELATIME"),
-    flag(0x2000, "ST_NOSYMFOLLOW"),
-];
-
 /// `struct statfs` variants: (size, word of f_type/f_bsize, counts word,
 /// offset of f_blocks, f_fsid, f_namelen).
 struct StatfsLayout {
@@ -590,25 +473,6 @@ pub fn statfs64_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     put_result(p, c);
 }
 
-/// access modes from `<unistd.h>`: `F_OK` is the empty set.
-const ACCESS_MODES: &[FlagDef] = &[
-    FlagDef {
-        mask: !0,
-        value: 0,
-        name: "F_OK",
-    },
-    flag(4, "R_OK"),
-    flag(2, "W_OK"),
-    flag(1, "X_OK"),
-];
-
-/// faccessat2's flags (`AT_EACCESS` shares its value with AT_REMOVEDIR).
-const FACCESSAT_FLAGS: &[FlagDef] = &[
-    flag(0x200, "AT_EACCESS"),
-    flag(0x100, "AT_SYMLINK_NOFOLLOW"),
-    flag(0x1000, "AT_EMPTY_PATH"),
-];
-
 /// `access(pathname, mode)`: `access("/etc/x", R_OK|W_OK)`.
 pub fn access_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.path("pathname", c.args[0]);
@@ -630,19 +494,6 @@ pub fn faccessat2_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.flags("flags", c.args[3] & 0xffff_ffff, FACCESSAT_FLAGS);
     CallType::Done
 }
-
-/// `d_type` values from `<dirent.h>`.
-const DIRENT_TYPES: &[(u64, &str)] = &[
-    (0, "DT_UNKNOWN"),
-    (1, "DT_FIFO"),
-    (2, "DT_CHR"),
-    (4, "DT_DIR"),
-    (6, "DT_BLK"),
-    (8, "DT_REG"),
-    (10, "DT_LNK"),
-    (12, "DT_SOCK"),
-    (14, "DT_WHT"),
-];
 
 /// Most directory bytes decoded from one getdents call.
 const MAX_DIRENT_BYTES: u64 = 1 << 20;

@@ -2,10 +2,14 @@
 //! splice, tee), space management (fallocate) and special files (inotify,
 //! memfd_create).
 
+use crate::abi::xlat::fs::{
+    FADVICE, FALLOC_FLAGS, INOTIFY_INIT_FLAGS, INOTIFY_MASK, MFD_FLAGS, SPLICE_FLAGS,
+    SYNC_FILE_RANGE_FLAGS,
+};
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
 use crate::decode::put_fd;
-use crate::format::{FlagDef, Printer, flag};
+use crate::format::Printer;
 use crate::kernel::Arch;
 use crate::service::fs::{after_off64, off64_arg, put_enum, put_off_ptr};
 use crate::service::generic::no_params_out;
@@ -82,14 +86,6 @@ pub fn copy_file_range_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
-/// `SPLICE_F_*` from `<linux/splice.h>`.
-const SPLICE_FLAGS: &[FlagDef] = &[
-    flag(1, "SPLICE_F_MOVE"),
-    flag(2, "SPLICE_F_NONBLOCK"),
-    flag(4, "SPLICE_F_MORE"),
-    flag(8, "SPLICE_F_GIFT"),
-];
-
 /// `splice(fd_in, off_in, fd_out, off_out, len, flags)`
 pub fn splice_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_fd(p, c.fds, "fd_in", c.int(0));
@@ -110,18 +106,6 @@ pub fn tee_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
-/// `FALLOC_FL_*` from `<linux/falloc.h>` (WRITE_ZEROES 6.17).
-const FALLOC_FLAGS: &[FlagDef] = &[
-    flag(0x01, "FALLOC_FL_KEEP_SIZE"),
-    flag(0x02, "FALLOC_FL_PUNCH_HOLE"),
-    flag(0x04, "FALLOC_FL_NO_HIDE_STALE"),
-    flag(0x08, "FALLOC_FL_COLLAPSE_RANGE"),
-    flag(0x10, "FALLOC_FL_ZERO_RANGE"),
-    flag(0x20, "FALLOC_FL_INSERT_RANGE"),
-    flag(0x40, "FALLOC_FL_UNSHARE_RANGE"),
-    flag(0x80, "FALLOC_FL_WRITE_ZEROES"),
-];
-
 /// `fallocate(fd, mode, offset, len)`: `fallocate(3, FALLOC_FL_KEEP_SIZE, 0, 4096)`.
 pub fn fallocate_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_fd(p, c.fds, "fd", c.int(0));
@@ -130,17 +114,6 @@ pub fn fallocate_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.int("len", off64_arg(c, after_off64(c, 2)));
     CallType::Done
 }
-
-/// `POSIX_FADV_*` from `<linux/fadvise.h>` (4 and 5 on x86; only s390x
-/// moved DONTNEED and NOREUSE to 6 and 7).
-const FADVICE: &[(u64, &str)] = &[
-    (0, "POSIX_FADV_NORMAL"),
-    (1, "POSIX_FADV_RANDOM"),
-    (2, "POSIX_FADV_SEQUENTIAL"),
-    (3, "POSIX_FADV_WILLNEED"),
-    (4, "POSIX_FADV_DONTNEED"),
-    (5, "POSIX_FADV_NOREUSE"),
-];
 
 /// `fadvise64(fd, offset, len, advice)`:
 /// `fadvise64(3, 0, 4096, POSIX_FADV_DONTNEED)`. On i386 the offset takes
@@ -165,13 +138,6 @@ pub fn fadvise64_64_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
-/// `SYNC_FILE_RANGE_*` from `<linux/fs.h>`.
-const SYNC_FILE_RANGE_FLAGS: &[FlagDef] = &[
-    flag(1, "SYNC_FILE_RANGE_WAIT_BEFORE"),
-    flag(2, "SYNC_FILE_RANGE_WRITE"),
-    flag(4, "SYNC_FILE_RANGE_WAIT_AFTER"),
-];
-
 /// `sync_file_range(fd, offset, nbytes, flags)`:
 /// `sync_file_range(3, 0, 4096, SYNC_FILE_RANGE_WRITE)`.
 pub fn sync_file_range_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
@@ -183,36 +149,6 @@ pub fn sync_file_range_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.flags("flags", c.args[flags] & 0xffff_ffff, SYNC_FILE_RANGE_FLAGS);
     CallType::Done
 }
-
-/// `IN_NONBLOCK`, `IN_CLOEXEC` from `<linux/inotify.h>` (the O_ values).
-const INOTIFY_INIT_FLAGS: &[FlagDef] =
-    &[flag(0o4000, "IN_NONBLOCK"), flag(0o2000000, "IN_CLOEXEC")];
-
-/// `IN_*` event and watch bits from `<linux/inotify.h>`.
-pub const INOTIFY_MASK: &[FlagDef] = &[
-    flag(0x1, "IN_ACCESS"),
-    flag(0x2, "IN_MODIFY"),
-    flag(0x4, "IN_ATTRIB"),
-    flag(0x8, "IN_CLOSE_WRITE"),
-    flag(0x10, "IN_CLOSE_NOWRITE"),
-    flag(0x20, "IN_OPEN"),
-    flag(0x40, "IN_MOVED_FROM"),
-    flag(0x80, "IN_MOVED_TO"),
-    flag(0x100, "IN_CREATE"),
-    flag(0x200, "IN_DELETE"),
-    flag(0x400, "IN_DELETE_SELF"),
-    flag(0x800, "IN_MOVE_SELF"),
-    flag(0x2000, "IN_UNMOUNT"),
-    flag(0x4000, "IN_Q_OVERFLOW"),
-    flag(0x8000, "IN_IGNORED"),
-    flag(0x100_0000, "IN_ONLYDIR"),
-    flag(0x200_0000, "IN_DONT_FOLLOW"),
-    flag(0x400_0000, "IN_EXCL_UNLINK"),
-    flag(0x1000_0000, "IN_MASK_CREATE"),
-    flag(0x2000_0000, "IN_MASK_ADD"),
-    flag(0x4000_0000, "IN_ISDIR"),
-    flag(0x8000_0000, "IN_ONESHOT"),
-];
 
 /// `inotify_init1(flags)`
 pub fn inotify_init1_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
@@ -234,76 +170,6 @@ pub fn inotify_rm_watch_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.int("wd", c.int(1));
     CallType::Done
 }
-
-/// `MFD_*` from `<linux/memfd.h>` (NOEXEC_SEAL and EXEC 6.3), with the
-/// hugetlb page size in bits 26..32 (`<asm-generic/hugetlb_encode.h>`).
-const MFD_FLAGS: &[FlagDef] = &[
-    flag(1, "MFD_CLOEXEC"),
-    flag(2, "MFD_ALLOW_SEALING"),
-    flag(4, "MFD_HUGETLB"),
-    flag(8, "MFD_NOEXEC_SEAL"),
-    flag(0x10, "MFD_EXEC"),
-    FlagDef {
-        mask: 0x3f << 26,
-        value: 16 << 26,
-        name: "MFD_HUGE_64KB",
-    },
-    FlagDef {
-        mask: 0x3f << 26,
-        value: 19 << 26,
-        name: "MFD_HUGE_512KB",
-    },
-    FlagDef {
-        mask: 0x3f << 26,
-        value: 20 << 26,
-        name: "MFD_HUGE_1MB",
-    },
-    FlagDef {
-        mask: 0x3f << 26,
-        value: 21 << 26,
-        name: "MFD_HUGE_2MB",
-    },
-    FlagDef {
-        mask: 0x3f << 26,
-        value: 23 << 26,
-        name: "MFD_HUGE_8MB",
-    },
-    FlagDef {
-        mask: 0x3f << 26,
-        value: 24 << 26,
-        name: "MFD_HUGE_16MB",
-    },
-    FlagDef {
-        mask: 0x3f << 26,
-        value: 25 << 26,
-        name: "MFD_HUGE_32MB",
-    },
-    FlagDef {
-        mask: 0x3f << 26,
-        value: 28 << 26,
-        name: "MFD_HUGE_256MB",
-    },
-    FlagDef {
-        mask: 0x3f << 26,
-        value: 29 << 26,
-        name: "MFD_HUGE_512MB",
-    },
-    FlagDef {
-        mask: 0x3f << 26,
-        value: 30 << 26,
-        name: "MFD_HUGE_1GB",
-    },
-    FlagDef {
-        mask: 0x3f << 26,
-        value: 31 << 26,
-        name: "MFD_HUGE_2GB",
-    },
-    FlagDef {
-        mask: 0x3f << 26,
-        value: 34 << 26,
-        name: "MFD_HUGE_16GB",
-    },
-];
 
 /// `memfd_create(name, flags)`: `memfd_create("buf", MFD_CLOEXEC)`.
 pub fn memfd_create_out(p: &mut Printer, c: &mut CallCtx) -> CallType {

@@ -2,10 +2,13 @@
 //! munmap, mprotect, mremap, madvise, brk, msync, the mlock family and
 //! mincore.
 
+use crate::abi::xlat::mm::{
+    MADV_NAMES, MAP_FLAGS, MCL_FLAGS, MLOCK_FLAGS, MREMAP_FLAGS, MSYNC_FLAGS, PROT_FLAGS,
+};
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
 use crate::decode::put_fd;
-use crate::format::{FlagDef, Naming, Printer, flag};
+use crate::format::{Naming, Printer};
 use crate::kernel::Arch;
 use crate::service::fs::{name_of, put_result};
 use crate::service::generic::no_params_out;
@@ -13,79 +16,6 @@ use crate::service::h;
 
 /// The page size of x86.
 const PAGE: u64 = 4096;
-
-/// `PROT_*` from `<asm-generic/mman-common.h>`.
-pub const PROT_FLAGS: &[FlagDef] = &[
-    FlagDef {
-        mask: !0,
-        value: 0,
-        name: "PROT_NONE",
-    },
-    flag(1, "PROT_READ"),
-    flag(2, "PROT_WRITE"),
-    flag(4, "PROT_EXEC"),
-    flag(8, "PROT_SEM"),
-    flag(0x1000000, "PROT_GROWSDOWN"),
-    flag(0x2000000, "PROT_GROWSUP"),
-];
-
-/// `MAP_*` from `<linux/mman.h>`, `<asm-generic/mman-common.h>` and
-/// `<asm/mman.h>` (x86: MAP_32BIT, MAP_ABOVE4G 6.6; MAP_DROPPABLE 6.11),
-/// with the hugetlb page size in bits 26..32
-/// (`<asm-generic/hugetlb_encode.h>`).
-pub const MAP_FLAGS: &[FlagDef] = &[
-    FlagDef {
-        mask: 0xf,
-        value: 1,
-        name: "MAP_SHARED",
-    },
-    FlagDef {
-        mask: 0xf,
-        value: 2,
-        name: "MAP_PRIVATE",
-    },
-    FlagDef {
-        mask: 0xf,
-        value: 3,
-        name: "MAP_SHARED_VALIDATE",
-    },
-    FlagDef {
-        mask: 0xf,
-        value: 8,
-        name: "MAP_DROPPABLE",
-    },
-    flag(0x10, "MAP_FIXED"),
-    flag(0x20, "MAP_ANONYMOUS"),
-    flag(0x40, "MAP_32BIT"),
-    flag(0x80, "MAP_ABOVE4G"),
-    flag(0x100, "MAP_GROWSDOWN"),
-    flag(0x800, "MAP_DENYWRITE"),
-    flag(0x1000, "MAP_EXECUTABLE"),
-    flag(0x2000, "MAP_LOCKED"),
-    flag(0x4000, "MAP_NORESERVE"),
-    flag(0x8000, "MAP_POPULATE"),
-    flag(0x10000, "MAP_NONBLOCK"),
-    flag(0x20000, "MAP_STACK"),
-    flag(0x40000, "MAP_HUGETLB"),
-    flag(0x80000, "MAP_SYNC"),
-    flag(0x100000, "MAP_FIXED_NOREPLACE"),
-    FlagDef {
-        mask: 0x3f << 26,
-        value: 16 << 26,
-        name: "MAP_HUGE_64KB",
-    },
-    FlagDef {
-        mask: 0x3f << 26,
-        value: 21 << 26,
-        name: "MAP_HUGE_2MB",
-    },
-    FlagDef {
-        mask: 0x3f << 26,
-        value: 30 << 26,
-        name: "MAP_HUGE_1GB",
-    },
-    flag(0x4000000, "MAP_UNINITIALIZED"),
-];
 
 /// `MAP_ANONYMOUS`: no fd behind the mapping.
 const MAP_ANONYMOUS: u64 = 0x20;
@@ -184,13 +114,6 @@ pub fn pkey_mprotect_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
-/// `MREMAP_*` from `<linux/mman.h>`.
-const MREMAP_FLAGS: &[FlagDef] = &[
-    flag(1, "MREMAP_MAYMOVE"),
-    flag(2, "MREMAP_FIXED"),
-    flag(4, "MREMAP_DONTUNMAP"),
-];
-
 /// `mremap(old_address, old_size, new_size, flags[, new_address])`: the
 /// new address only when MREMAP_FIXED says it is used.
 pub fn mremap_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
@@ -206,38 +129,6 @@ pub fn mremap_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
-/// `MADV_*` advice values from `<asm-generic/mman-common.h>` (COLLAPSE 6.1;
-/// DONTNEED_LOCKED 5.18; GUARD_* 6.13).
-const MADV_NAMES: &[(u64, &str)] = &[
-    (0, "MADV_NORMAL"),
-    (1, "MADV_RANDOM"),
-    (2, "MADV_SEQUENTIAL"),
-    (3, "MADV_WILLNEED"),
-    (4, "MADV_DONTNEED"),
-    (8, "MADV_FREE"),
-    (9, "MADV_REMOVE"),
-    (10, "MADV_DONTFORK"),
-    (11, "MADV_DOFORK"),
-    (12, "MADV_MERGEABLE"),
-    (13, "MADV_UNMERGEABLE"),
-    (14, "MADV_HUGEPAGE"),
-    (15, "MADV_NOHUGEPAGE"),
-    (16, "MADV_DONTDUMP"),
-    (17, "MADV_DODUMP"),
-    (18, "MADV_WIPEONFORK"),
-    (19, "MADV_KEEPONFORK"),
-    (20, "MADV_COLD"),
-    (21, "MADV_PAGEOUT"),
-    (22, "MADV_POPULATE_READ"),
-    (23, "MADV_POPULATE_WRITE"),
-    (24, "MADV_DONTNEED_LOCKED"),
-    (25, "MADV_COLLAPSE"),
-    (100, "MADV_HWPOISON"),
-    (101, "MADV_SOFT_OFFLINE"),
-    (102, "MADV_GUARD_INSTALL"),
-    (103, "MADV_GUARD_REMOVE"),
-];
-
 /// `madvise(addr, length, advice)`: `madvise(&0x7f.., 4096, MADV_DONTNEED)`.
 pub fn madvise_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     munmap_out(p, c);
@@ -252,13 +143,6 @@ pub fn brk_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
-/// `MS_*` from `<asm-generic/mman-common.h>`.
-const MSYNC_FLAGS: &[FlagDef] = &[
-    flag(1, "MS_ASYNC"),
-    flag(2, "MS_INVALIDATE"),
-    flag(4, "MS_SYNC"),
-];
-
 /// `msync(addr, length, flags)`
 pub fn msync_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     munmap_out(p, c);
@@ -266,22 +150,12 @@ pub fn msync_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
-/// `MLOCK_ONFAULT` from `<asm-generic/mman-common.h>`.
-const MLOCK_FLAGS: &[FlagDef] = &[flag(1, "MLOCK_ONFAULT")];
-
 /// `mlock2(addr, len, flags)`
 pub fn mlock2_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     munmap_out(p, c);
     p.flags("flags", c.args[2] & 0xffff_ffff, MLOCK_FLAGS);
     CallType::Done
 }
-
-/// `MCL_*` from `<asm-generic/mman.h>`.
-const MCL_FLAGS: &[FlagDef] = &[
-    flag(1, "MCL_CURRENT"),
-    flag(2, "MCL_FUTURE"),
-    flag(4, "MCL_ONFAULT"),
-];
 
 /// `mlockall(flags)`
 pub fn mlockall_out(p: &mut Printer, c: &mut CallCtx) -> CallType {

@@ -2,15 +2,14 @@
 //! (SCM_RIGHTS fds, SCM_CREDENTIALS), and sendmsg, recvmsg, sendmmsg,
 //! recvmmsg.
 
+use crate::abi::xlat::net::{MSG_FLAGS, SCM_TYPES};
 use crate::call::CallData;
 use crate::call::{CallClass::Normal, Handler};
 use crate::call::{CallCtx, CallType};
 use crate::decode::put_fd;
 use crate::format::{Naming, Printer};
 use crate::service::h;
-use crate::service::net::{
-    MSG_FLAGS, put_sockaddr, save_len, saved_len, ucred_fields, written_len,
-};
+use crate::service::net::{put_sockaddr, save_len, saved_len, ucred_fields, written_len};
 use crate::service::netlink;
 use crate::service::raw::open_returned;
 use crate::service::raw::{i32_at, int_at, open_struct_dyn, read_vec, u32_at, uint_at, word_size};
@@ -70,19 +69,6 @@ fn put_iovecs(
     }
     p.close("]");
 }
-
-/// Control message types at `SOL_SOCKET` (`SCM_*`, `<linux/socket.h>`;
-/// the timestamps are the `SO_*` values, `<asm-generic/socket.h>`).
-const SCM_TYPES: &[(i64, &str)] = &[
-    (1, "SCM_RIGHTS"),
-    (2, "SCM_CREDENTIALS"),
-    (29, "SO_TIMESTAMP_OLD"),
-    (35, "SO_TIMESTAMPNS_OLD"),
-    (37, "SO_TIMESTAMPING_OLD"),
-    (63, "SO_TIMESTAMP_NEW"),
-    (64, "SO_TIMESTAMPNS_NEW"),
-    (65, "SO_TIMESTAMPING_NEW"),
-];
 
 /// Largest control buffer decoded.
 const MAX_CONTROL: u64 = 65536;

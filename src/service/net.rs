@@ -2,14 +2,17 @@
 //! the socket names, sendto and recvfrom, shutdown; and the socket address
 //! printer the message (`msg.rs`) and option (`sockopt.rs`) handlers use.
 
+use crate::abi::xlat::net::{
+    ARPHRD, ETH_PROTOS, IPPROTOS, MSG_FLAGS, NETLINK_PROTOS, PACKET_TYPES, SHUT_HOW, SOCK_TYPES,
+};
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallData, CallType};
 use crate::decode::put_fd;
-use crate::format::{FlagDef, Naming, Printer, flag, quote};
+use crate::format::{FlagDef, Naming, Printer, quote};
 use crate::kernel::Memory;
-use crate::service::family::{IPPROTOS, put_family, put_port};
+use crate::service::family::{put_family, put_port};
 use crate::service::h;
 use crate::service::netlink;
 use crate::service::raw::{i32_at, lookup, put_composed, put_named, read_vec, u16_at, u32_at};
@@ -20,105 +23,9 @@ const AF_INET6: u16 = 10;
 const AF_NETLINK: u16 = 16;
 const AF_PACKET: u16 = 17;
 
-/// `SOCK_*` types (the low nibble) and flags from `<linux/net.h>` and
-/// `<asm-generic/fcntl.h>`.
-pub const SOCK_TYPES: &[FlagDef] = &[
-    FlagDef {
-        mask: 0xf,
-        value: 1,
-        name: "SOCK_STREAM",
-    },
-    FlagDef {
-        mask: 0xf,
-        value: 2,
-        name: "SOCK_DGRAM",
-    },
-    FlagDef {
-        mask: 0xf,
-        value: 3,
-        name: "SOCK_RAW",
-    },
-    FlagDef {
-        mask: 0xf,
-        value: 4,
-        name: "SOCK_RDM",
-    },
-    FlagDef {
-        mask: 0xf,
-        value: 5,
-        name: "SOCK_SEQPACKET",
-    },
-    FlagDef {
-        mask: 0xf,
-        value: 6,
-        name: "SOCK_DCCP",
-    },
-    FlagDef {
-        mask: 0xf,
-        value: 10,
-        name: "SOCK_PACKET",
-    },
-    flag(0o4000, "SOCK_NONBLOCK"),
-    flag(0o2000000, "SOCK_CLOEXEC"),
-];
-
 /// The flags accept4 takes: SOCK_TYPES's last two entries, without the
 /// types (whose values would name stray low bits).
 const SOCK_FLAGS: &[FlagDef] = SOCK_TYPES.split_at(SOCK_TYPES.len() - 2).1;
-
-/// `NETLINK_*` protocols from `<linux/netlink.h>`.
-const NETLINK_PROTOS: &[(i64, &str)] = &[
-    (0, "NETLINK_ROUTE"),
-    (1, "NETLINK_UNUSED"),
-    (2, "NETLINK_USERSOCK"),
-    (3, "NETLINK_FIREWALL"),
-    (4, "NETLINK_SOCK_DIAG"),
-    (5, "NETLINK_NFLOG"),
-    (6, "NETLINK_XFRM"),
-    (7, "NETLINK_SELINUX"),
-    (8, "NETLINK_ISCSI"),
-    (9, "NETLINK_AUDIT"),
-    (10, "NETLINK_FIB_LOOKUP"),
-    (11, "NETLINK_CONNECTOR"),
-    (12, "NETLINK_NETFILTER"),
-    (13, "NETLINK_IP6_FW"),
-    (14, "NETLINK_DNRTMSG"),
-    (15, "NETLINK_KOBJECT_UEVENT"),
-    (16, "NETLINK_GENERIC"),
-    (18, "NETLINK_SCSITRANSPORT"),
-    (19, "NETLINK_ECRYPTFS"),
-    (20, "NETLINK_RDMA"),
-    (21, "NETLINK_CRYPTO"),
-    (22, "NETLINK_SMC"),
-];
-
-/// `ETH_P_*` link-layer protocols from `<linux/if_ether.h>` (host order).
-const ETH_PROTOS: &[(i64, &str)] = &[
-    (0x0003, "ETH_P_ALL"),
-    (0x0800, "ETH_P_IP"),
-    (0x0806, "ETH_P_ARP"),
-    (0x8100, "ETH_P_8021Q"),
-    (0x86DD, "ETH_P_IPV6"),
-    (0x88CC, "ETH_P_LLDP"),
-];
-
-/// `ARPHRD_*` hardware types from `<linux/if_arp.h>`.
-const ARPHRD: &[(i64, &str)] = &[
-    (1, "ARPHRD_ETHER"),
-    (772, "ARPHRD_LOOPBACK"),
-    (776, "ARPHRD_SIT"),
-    (778, "ARPHRD_IPGRE"),
-    (0xfffe, "ARPHRD_NONE"),
-];
-
-/// `PACKET_*` packet types from `<linux/if_packet.h>`.
-const PACKET_TYPES: &[(i64, &str)] = &[
-    (0, "PACKET_HOST"),
-    (1, "PACKET_BROADCAST"),
-    (2, "PACKET_MULTICAST"),
-    (3, "PACKET_OTHERHOST"),
-    (4, "PACKET_OUTGOING"),
-];
 
 /// A link-layer protocol in network order: `htons(ETH_P_ALL)`.
 fn put_eth_proto(p: &mut Printer, name: &str, be: u16) {
@@ -395,31 +302,6 @@ pub fn accept4_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     p.result(c.result);
 }
 
-/// `MSG_*` flags from `<linux/socket.h>`.
-pub const MSG_FLAGS: &[FlagDef] = &[
-    flag(0x1, "MSG_OOB"),
-    flag(0x2, "MSG_PEEK"),
-    flag(0x4, "MSG_DONTROUTE"),
-    flag(0x8, "MSG_CTRUNC"),
-    flag(0x10, "MSG_PROXY"),
-    flag(0x20, "MSG_TRUNC"),
-    flag(0x40, "MSG_DONTWAIT"),
-    flag(0x80, "MSG_EOR"),
-    flag(0x100, "MSG_WAITALL"),
-    flag(0x200, "MSG_FIN"),
-    flag(0x400, "MSG_SYN"),
-    flag(0x800, "MSG_CONFIRM"),
-    flag(0x1000, "MSG_RST"),
-    flag(0x2000, "MSG_ERRQUEUE"),
-    flag(0x4000, "MSG_NOSIGNAL"),
-    flag(0x8000, "MSG_MORE"),
-    flag(0x10000, "MSG_WAITFORONE"),
-    flag(0x40000, "MSG_BATCH"),
-    flag(0x4000000, "MSG_ZEROCOPY"),
-    flag(0x20000000, "MSG_FASTOPEN"),
-    flag(0x40000000, "MSG_CMSG_CLOEXEC"),
-];
-
 /// `sendto(sockfd, buf, len, flags, dest_addr, addrlen)`
 pub fn sendto_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     send_out(p, c);
@@ -544,9 +426,6 @@ pub fn socketcall(call: u64, array: u64, mem: &mut Memory) -> Option<(&'static s
     }
     Some((name, args))
 }
-
-/// `SHUT_*` from `<linux/net.h>`.
-const SHUT_HOW: &[(i64, &str)] = &[(0, "SHUT_RD"), (1, "SHUT_WR"), (2, "SHUT_RDWR")];
 
 /// `shutdown(sockfd, how)`
 pub fn shutdown_out(p: &mut Printer, c: &mut CallCtx) -> CallType {

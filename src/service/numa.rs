@@ -1,11 +1,11 @@
 //! NUMA memory policy: set_mempolicy, get_mempolicy and mbind, with the
 //! mode and its flags by name and the node mask as its words.
 
+use crate::abi::xlat::mm::{MPOL_GET_FLAGS, MPOL_MF_FLAGS, MPOL_MODES};
 use crate::call::{CallClass::Normal, CallCtx, CallType, Handler, default_in};
 use crate::format::{Naming, Printer};
 use crate::service::h;
 use crate::service::raw::{i32_at, read_vec, uint_at, word_size};
-use crate::service::xlat::{MPOL_GET_FLAGS, MPOL_MF_FLAGS, MPOL_MODES};
 
 /// Mask words shown before `..` without `-v` (4096 nodes on x86_64).
 const WORDS_SHOWN: u64 = 64;

@@ -1,11 +1,15 @@
 //! Polling and event handlers: poll, ppoll, select, pselect6, the epoll
 //! family, eventfd and futex.
 
+use crate::abi::xlat::poll::{
+    EFD_FLAGS, EPOLL_CREATE_FLAGS, EPOLL_CTL_OPS, EPOLL_EVENTS, FUTEX_OPS, FUTEX_WAKE_CMPS,
+    FUTEX_WAKE_OPS, POLL_EVENTS,
+};
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
 use crate::decode::put_fd;
 use crate::decode::put_signal;
-use crate::format::{FlagDef, Naming, Printer, flag};
+use crate::format::{Naming, Printer};
 use crate::kernel::Arch;
 use crate::service::h;
 use crate::service::raw::{
@@ -15,23 +19,6 @@ use crate::service::raw::{
 use crate::service::resource::bit_members;
 use crate::service::signal::put_sigset;
 use crate::service::time::{put_call_timespec, put_timeval};
-
-/// `POLL*` events from `<asm-generic/poll.h>`.
-const POLL_EVENTS: &[FlagDef] = &[
-    flag(0x1, "POLLIN"),
-    flag(0x2, "POLLPRI"),
-    flag(0x4, "POLLOUT"),
-    flag(0x8, "POLLERR"),
-    flag(0x10, "POLLHUP"),
-    flag(0x20, "POLLNVAL"),
-    flag(0x40, "POLLRDNORM"),
-    flag(0x80, "POLLRDBAND"),
-    flag(0x100, "POLLWRNORM"),
-    flag(0x200, "POLLWRBAND"),
-    flag(0x400, "POLLMSG"),
-    flag(0x1000, "POLLREMOVE"),
-    flag(0x2000, "POLLRDHUP"),
-];
 
 /// `struct pollfd` entries shown before `..` without `-v`.
 const POLLFDS_SHOWN: u64 = 32;
@@ -190,41 +177,11 @@ pub fn select_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     p.close("}");
 }
 
-/// `EPOLL_CLOEXEC` from `<linux/eventpoll.h>`.
-const EPOLL_CREATE_FLAGS: &[FlagDef] = &[flag(0o2000000, "EPOLL_CLOEXEC")];
-
 /// `epoll_create1(flags)`
 pub fn epoll_create1_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.flags("flags", c.args[0] as u32 as u64, EPOLL_CREATE_FLAGS);
     CallType::Done
 }
-
-/// `EPOLL_CTL_*` from `<linux/eventpoll.h>`.
-const EPOLL_CTL_OPS: &[(i64, &str)] = &[
-    (1, "EPOLL_CTL_ADD"),
-    (2, "EPOLL_CTL_DEL"),
-    (3, "EPOLL_CTL_MOD"),
-];
-
-/// `EPOLL*` events from `<linux/eventpoll.h>`.
-const EPOLL_EVENTS: &[FlagDef] = &[
-    flag(0x1, "EPOLLIN"),
-    flag(0x2, "EPOLLPRI"),
-    flag(0x4, "EPOLLOUT"),
-    flag(0x8, "EPOLLERR"),
-    flag(0x10, "EPOLLHUP"),
-    flag(0x20, "EPOLLNVAL"),
-    flag(0x40, "EPOLLRDNORM"),
-    flag(0x80, "EPOLLRDBAND"),
-    flag(0x100, "EPOLLWRNORM"),
-    flag(0x200, "EPOLLWRBAND"),
-    flag(0x400, "EPOLLMSG"),
-    flag(0x2000, "EPOLLRDHUP"),
-    flag(1 << 28, "EPOLLEXCLUSIVE"),
-    flag(1 << 29, "EPOLLWAKEUP"),
-    flag(1 << 30, "EPOLLONESHOT"),
-    flag(1 << 31, "EPOLLET"),
-];
 
 /// `sizeof(struct epoll_event)`: packed on x86, for both ABIs.
 const EPOLL_EVENT_SIZE: usize = 12;
@@ -322,136 +279,12 @@ pub fn epoll_pwait_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     p.result(c.result);
 }
 
-/// `EFD_*` from `<linux/eventfd.h>`.
-const EFD_FLAGS: &[FlagDef] = &[
-    flag(1, "EFD_SEMAPHORE"),
-    flag(0o4000, "EFD_NONBLOCK"),
-    flag(0o2000000, "EFD_CLOEXEC"),
-];
-
 /// `eventfd2(initval, flags)`
 pub fn eventfd2_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.uint("initval", c.args[0] as u32 as u64);
     p.flags("flags", c.args[1] as u32 as u64, EFD_FLAGS);
     CallType::Done
 }
-
-/// `FUTEX_*` operations and their flag bits from `<linux/futex.h>`.
-const FUTEX_OPS: &[FlagDef] = &[
-    FlagDef {
-        mask: 0x7f,
-        value: 0,
-        name: "FUTEX_WAIT",
-    },
-    FlagDef {
-        mask: 0x7f,
-        value: 1,
-        name: "FUTEX_WAKE",
-    },
-    FlagDef {
-        mask: 0x7f,
-        value: 2,
-        name: "FUTEX_FD",
-    },
-    FlagDef {
-        mask: 0x7f,
-        value: 3,
-        name: "FUTEX_REQUEUE",
-    },
-    FlagDef {
-        mask: 0x7f,
-        value: 4,
-        name: "FUTEX_CMP_REQUEUE",
-    },
-    FlagDef {
-        mask: 0x7f,
-        value: 5,
-        name: "FUTEX_WAKE_OP",
-    },
-    FlagDef {
-        mask: 0x7f,
-        value: 6,
-        name: "FUTEX_LOCK_PI",
-    },
-    FlagDef {
-        mask: 0x7f,
-        value: 7,
-        name: "FUTEX_UNLOCK_PI",
-    },
-    FlagDef {
-        mask: 0x7f,
-        value: 8,
-        name: "FUTEX_TRYLOCK_PI",
-    },
-    FlagDef {
-        mask: 0x7f,
-        value: 9,
-        name: "FUTEX_WAIT_BITSET",
-    },
-    FlagDef {
-        mask: 0x7f,
-        value: 10,
-        name: "FUTEX_WAKE_BITSET",
-    },
-    FlagDef {
-        mask: 0x7f,
-        value: 11,
-        name: "FUTEX_WAIT_REQUEUE_PI",
-    },
-    FlagDef {
-        mask: 0x7f,
-        value: 12,
-        name: "FUTEX_CMP_REQUEUE_PI",
-    },
-    FlagDef {
-        mask: 0x7f,
-        value: 13,
-        name: "FUTEX_LOCK_PI2",
-    },
-    flag(128, "FUTEX_PRIVATE_FLAG"),
-    flag(256, "FUTEX_CLOCK_REALTIME"),
-];
-
-/// `FUTEX_OP_*` operations of FUTEX_WAKE_OP's encoded val3, with the
-/// `FUTEX_OP_OPARG_SHIFT` bit.
-const FUTEX_WAKE_OPS: &[FlagDef] = &[
-    FlagDef {
-        mask: 7,
-        value: 0,
-        name: "FUTEX_OP_SET",
-    },
-    FlagDef {
-        mask: 7,
-        value: 1,
-        name: "FUTEX_OP_ADD",
-    },
-    FlagDef {
-        mask: 7,
-        value: 2,
-        name: "FUTEX_OP_OR",
-    },
-    FlagDef {
-        mask: 7,
-        value: 3,
-        name: "FUTEX_OP_ANDN",
-    },
-    FlagDef {
-        mask: 7,
-        value: 4,
-        name: "FUTEX_OP_XOR",
-    },
-    flag(8, "FUTEX_OP_OPARG_SHIFT"),
-];
-
-/// `FUTEX_OP_CMP_*` comparisons of FUTEX_WAKE_OP's encoded val3.
-const FUTEX_WAKE_CMPS: &[(i64, &str)] = &[
-    (0, "FUTEX_OP_CMP_EQ"),
-    (1, "FUTEX_OP_CMP_NE"),
-    (2, "FUTEX_OP_CMP_LT"),
-    (3, "FUTEX_OP_CMP_LE"),
-    (4, "FUTEX_OP_CMP_GT"),
-    (5, "FUTEX_OP_CMP_GE"),
-];
 
 /// FUTEX_WAKE_OP's val3: `{op=FUTEX_OP_SET, oparg=1, cmp=FUTEX_OP_CMP_GT, cmparg=0}`.
 fn put_wake_op(p: &mut Printer, name: &str, v: u32) {

@@ -3,6 +3,11 @@
 //! calls (set_tid_address, set_robust_list, rseq). Resource limits, usage,
 //! scheduling and system information are in `resource.rs`.
 
+use crate::abi::xlat::process::{
+    ARCH_CODES, AT_FLAGS, CAP_AMBIENT_OPS, CLONE_FLAGS, CLONE3_FLAGS, IDTYPES, PR_OPTIONS,
+    PR_SET_VMA_OPS, PTRACE_OPTIONS, PTRACE_REQUESTS, RSEQ_FLAGS, SECCOMP_MODES, WAIT_OPTIONS,
+    WAITID_OPTIONS,
+};
 use crate::call::{
     CallClass::{Exec, Fork, Normal},
     Handler, default_in,
@@ -10,7 +15,7 @@ use crate::call::{
 use crate::call::{CallCtx, CallType};
 use crate::decode::put_dirfd;
 use crate::decode::{put_signal, signal_name};
-use crate::format::{FlagDef, Naming, Printer, flag};
+use crate::format::{Naming, Printer};
 use crate::kernel::Arch;
 use crate::service::generic::no_params_out;
 use crate::service::h;
@@ -92,12 +97,6 @@ pub fn execve_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::NoReturn
 }
 
-/// `AT_*` flags accepted by execveat.
-const AT_FLAGS: &[FlagDef] = &[
-    flag(0x100, "AT_SYMLINK_NOFOLLOW"),
-    flag(0x1000, "AT_EMPTY_PATH"),
-];
-
 /// `execveat(dirfd, pathname, argv, envp, flags)`
 pub fn execveat_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_dirfd(p, "dirfd", c.int(0));
@@ -113,40 +112,6 @@ pub fn exit_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.int("status", c.int(0));
     CallType::NoReturn
 }
-
-/// `CLONE_*` from `<linux/sched.h>`; the low byte is the exit signal.
-pub const CLONE_FLAGS: &[FlagDef] = &[
-    flag(0x100, "CLONE_VM"),
-    flag(0x200, "CLONE_FS"),
-    flag(0x400, "CLONE_FILES"),
-    flag(0x800, "CLONE_SIGHAND"),
-    flag(0x1000, "CLONE_PIDFD"),
-    flag(0x2000, "CLONE_PTRACE"),
-    flag(0x4000, "CLONE_VFORK"),
-    flag(0x8000, "CLONE_PARENT"),
-    flag(0x10000, "CLONE_THREAD"),
-    flag(0x20000, "CLONE_NEWNS"),
-    flag(0x40000, "CLONE_SYSVSEM"),
-    flag(0x80000, "CLONE_SETTLS"),
-    flag(0x100000, "CLONE_PARENT_SETTID"),
-    flag(0x200000, "CLONE_CHILD_CLEARTID"),
-    flag(0x400000, "CLONE_DETACHED"),
-    flag(0x800000, "CLONE_UNTRACED"),
-    flag(0x1000000, "CLONE_CHILD_SETTID"),
-    flag(0x2000000, "CLONE_NEWCGROUP"),
-    flag(0x4000000, "CLONE_NEWUTS"),
-    flag(0x8000000, "CLONE_NEWIPC"),
-    flag(0x10000000, "CLONE_NEWUSER"),
-    flag(0x20000000, "CLONE_NEWPID"),
-    flag(0x40000000, "CLONE_NEWNET"),
-    flag(0x80000000, "CLONE_IO"),
-    flag(0x100000000, "CLONE_CLEAR_SIGHAND"),
-    flag(0x200000000, "CLONE_INTO_CGROUP"),
-];
-
-/// `CLONE_NEWTIME` from `<linux/sched.h>`: clone3 only (clone keeps the
-/// exit signal in that byte).
-const CLONE_NEWTIME: FlagDef = flag(0x80, "CLONE_NEWTIME");
 
 const CLONE_PIDFD: u64 = 0x1000;
 const CLONE_PARENT_SETTID: u64 = 0x100000;
@@ -248,7 +213,7 @@ pub fn clone3_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
         let flags = u(0);
         if p.symbols() {
             let mut table = CLONE_FLAGS.to_vec();
-            table.insert(0, CLONE_NEWTIME);
+            table.insert(0, CLONE3_FLAGS[0]);
             p.flags("flags", flags, &table);
         } else {
             p.hex("flags", flags);
@@ -322,30 +287,6 @@ pub fn wait4_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::NotDone
 }
 
-/// `WNOHANG` and friends from `<linux/wait.h>`.
-const WAIT_OPTIONS: &[FlagDef] = &[
-    flag(1, "WNOHANG"),
-    flag(2, "WUNTRACED"),
-    flag(4, "WEXITED"),
-    flag(8, "WCONTINUED"),
-    flag(0x01000000, "WNOWAIT"),
-    flag(0x20000000, "__WNOTHREAD"),
-    flag(0x40000000, "__WALL"),
-    flag(0x80000000, "__WCLONE"),
-];
-
-/// waitid's options: bit 2 is `WSTOPPED` there.
-const WAITID_OPTIONS: &[FlagDef] = &[
-    flag(1, "WNOHANG"),
-    flag(2, "WSTOPPED"),
-    flag(4, "WEXITED"),
-    flag(8, "WCONTINUED"),
-    flag(0x01000000, "WNOWAIT"),
-    flag(0x20000000, "__WNOTHREAD"),
-    flag(0x40000000, "__WALL"),
-    flag(0x80000000, "__WCLONE"),
-];
-
 /// A wait status as trace(1) prints it: `W_EXITED(0)`, `W_SIGNALED(SIGKILL)`.
 pub fn wait_status_text(status: i32, symbols: bool) -> String {
     let sig = |n: i32| {
@@ -400,9 +341,6 @@ pub fn wait4_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     p.equals();
     p.result(c.result);
 }
-
-/// `P_*` id types from `<linux/wait.h>`.
-const IDTYPES: &[(i64, &str)] = &[(0, "P_ALL"), (1, "P_PID"), (2, "P_PGID"), (3, "P_PIDFD")];
 
 /// `waitid(idtype, id, infop, options, rusage)`: the siginfo at leave.
 pub fn waitid_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
@@ -533,90 +471,6 @@ pub fn getgroups_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     p.result(c.result);
 }
 
-/// `PR_*` options from `<linux/prctl.h>`.
-const PR_OPTIONS: &[(i64, &str)] = &[
-    (1, "PR_SET_PDEATHSIG"),
-    (2, "PR_GET_PDEATHSIG"),
-    (3, "PR_GET_DUMPABLE"),
-    (4, "PR_SET_DUMPABLE"),
-    (5, "PR_GET_UNALIGN"),
-    (6, "PR_SET_UNALIGN"),
-    (7, "PR_GET_KEEPCAPS"),
-    (8, "PR_SET_KEEPCAPS"),
-    (9, "PR_GET_FPEMU"),
-    (10, "PR_SET_FPEMU"),
-    (11, "PR_GET_FPEXC"),
-    (12, "PR_SET_FPEXC"),
-    (13, "PR_GET_TIMING"),
-    (14, "PR_SET_TIMING"),
-    (15, "PR_SET_NAME"),
-    (16, "PR_GET_NAME"),
-    (19, "PR_GET_ENDIAN"),
-    (20, "PR_SET_ENDIAN"),
-    (21, "PR_GET_SECCOMP"),
-    (22, "PR_SET_SECCOMP"),
-    (23, "PR_CAPBSET_READ"),
-    (24, "PR_CAPBSET_DROP"),
-    (25, "PR_GET_TSC"),
-    (26, "PR_SET_TSC"),
-    (27, "PR_GET_SECUREBITS"),
-    (28, "PR_SET_SECUREBITS"),
-    (29, "PR_SET_TIMERSLACK"),
-    (30, "PR_GET_TIMERSLACK"),
-    (31, "PR_TASK_PERF_EVENTS_DISABLE"),
-    (32, "PR_TASK_PERF_EVENTS_ENABLE"),
-    (33, "PR_MCE_KILL"),
-    (34, "PR_MCE_KILL_GET"),
-    (35, "PR_SET_MM"),
-    (36, "PR_SET_CHILD_SUBREAPER"),
-    (37, "PR_GET_CHILD_SUBREAPER"),
-    (38, "PR_SET_NO_NEW_PRIVS"),
-    (39, "PR_GET_NO_NEW_PRIVS"),
-    (40, "PR_GET_TID_ADDRESS"),
-    (41, "PR_SET_THP_DISABLE"),
-    (42, "PR_GET_THP_DISABLE"),
-    (43, "PR_MPX_ENABLE_MANAGEMENT"),
-    (44, "PR_MPX_DISABLE_MANAGEMENT"),
-    (45, "PR_SET_FP_MODE"),
-    (46, "PR_GET_FP_MODE"),
-    (47, "PR_CAP_AMBIENT"),
-    (50, "PR_SVE_SET_VL"),
-    (51, "PR_SVE_GET_VL"),
-    (52, "PR_GET_SPECULATION_CTRL"),
-    (53, "PR_SET_SPECULATION_CTRL"),
-    (54, "PR_PAC_RESET_KEYS"),
-    (55, "PR_SET_TAGGED_ADDR_CTRL"),
-    (56, "PR_GET_TAGGED_ADDR_CTRL"),
-    (57, "PR_SET_IO_FLUSHER"),
-    (58, "PR_GET_IO_FLUSHER"),
-    (59, "PR_SET_SYSCALL_USER_DISPATCH"),
-    (60, "PR_PAC_SET_ENABLED_KEYS"),
-    (61, "PR_PAC_GET_ENABLED_KEYS"),
-    (62, "PR_SCHED_CORE"),
-    (63, "PR_SME_SET_VL"),
-    (64, "PR_SME_GET_VL"),
-    (0x53564d41, "PR_SET_VMA"),
-    (0x59616d61, "PR_SET_PTRACER"),
-];
-
-/// `SECCOMP_MODE_*` from `<linux/seccomp.h>`.
-const SECCOMP_MODES: &[(i64, &str)] = &[
-    (0, "SECCOMP_MODE_DISABLED"),
-    (1, "SECCOMP_MODE_STRICT"),
-    (2, "SECCOMP_MODE_FILTER"),
-];
-
-/// `PR_CAP_AMBIENT_*` from `<linux/prctl.h>`.
-const CAP_AMBIENT_OPS: &[(i64, &str)] = &[
-    (1, "PR_CAP_AMBIENT_IS_SET"),
-    (2, "PR_CAP_AMBIENT_RAISE"),
-    (3, "PR_CAP_AMBIENT_LOWER"),
-    (4, "PR_CAP_AMBIENT_CLEAR_ALL"),
-];
-
-/// `PR_SET_VMA_*` from `<linux/prctl.h>`.
-const PR_SET_VMA_OPS: &[(i64, &str)] = &[(0, "PR_SET_VMA_ANON_NAME")];
-
 /// `prctl(option, arg2, arg3, arg4, arg5)`: the option by name and the
 /// arguments it uses, decoded for the common options; an unknown option
 /// prints all four arguments in hex. Options that return data through
@@ -720,24 +574,6 @@ pub fn prctl_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     p.result(c.result);
 }
 
-/// `ARCH_*` codes from `<asm/prctl.h>`.
-const ARCH_CODES: &[(i64, &str)] = &[
-    (0x1001, "ARCH_SET_GS"),
-    (0x1002, "ARCH_SET_FS"),
-    (0x1003, "ARCH_GET_FS"),
-    (0x1004, "ARCH_GET_GS"),
-    (0x1011, "ARCH_GET_CPUID"),
-    (0x1012, "ARCH_SET_CPUID"),
-    (0x1021, "ARCH_GET_XCOMP_SUPP"),
-    (0x1022, "ARCH_GET_XCOMP_PERM"),
-    (0x1023, "ARCH_REQ_XCOMP_PERM"),
-    (0x1024, "ARCH_GET_XCOMP_GUEST_PERM"),
-    (0x1025, "ARCH_REQ_XCOMP_GUEST_PERM"),
-    (0x2001, "ARCH_MAP_VDSO_X32"),
-    (0x2002, "ARCH_MAP_VDSO_32"),
-    (0x2003, "ARCH_MAP_VDSO_64"),
-];
-
 /// `arch_prctl(code, addr)`: the getters print what they wrote at leave.
 pub fn arch_prctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     let code = c.int(0);
@@ -820,9 +656,6 @@ pub fn get_robust_list_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     p.result(c.result);
 }
 
-/// `RSEQ_FLAG_*` from `<linux/rseq.h>`.
-const RSEQ_FLAGS: &[FlagDef] = &[flag(1, "RSEQ_FLAG_UNREGISTER")];
-
 /// `rseq(rseq, rseq_len, flags, sig)`
 pub fn rseq_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.ptr("rseq", c.args[0]);
@@ -831,68 +664,6 @@ pub fn rseq_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.hex("sig", c.args[3] as u32 as u64);
     CallType::Done
 }
-
-/// `PTRACE_*` requests (`<linux/ptrace.h>`, x86's `<asm/ptrace-abi.h>`).
-const PTRACE_REQUESTS: &[(i64, &str)] = &[
-    (0, "PTRACE_TRACEME"),
-    (1, "PTRACE_PEEKTEXT"),
-    (2, "PTRACE_PEEKDATA"),
-    (3, "PTRACE_PEEKUSER"),
-    (4, "PTRACE_POKETEXT"),
-    (5, "PTRACE_POKEDATA"),
-    (6, "PTRACE_POKEUSER"),
-    (7, "PTRACE_CONT"),
-    (8, "PTRACE_KILL"),
-    (9, "PTRACE_SINGLESTEP"),
-    (12, "PTRACE_GETREGS"),
-    (13, "PTRACE_SETREGS"),
-    (14, "PTRACE_GETFPREGS"),
-    (15, "PTRACE_SETFPREGS"),
-    (16, "PTRACE_ATTACH"),
-    (17, "PTRACE_DETACH"),
-    (18, "PTRACE_GETFPXREGS"),
-    (19, "PTRACE_SETFPXREGS"),
-    (21, "PTRACE_OLDSETOPTIONS"),
-    (24, "PTRACE_SYSCALL"),
-    (25, "PTRACE_GET_THREAD_AREA"),
-    (26, "PTRACE_SET_THREAD_AREA"),
-    (30, "PTRACE_ARCH_PRCTL"),
-    (31, "PTRACE_SYSEMU"),
-    (32, "PTRACE_SYSEMU_SINGLESTEP"),
-    (33, "PTRACE_SINGLEBLOCK"),
-    (0x4200, "PTRACE_SETOPTIONS"),
-    (0x4201, "PTRACE_GETEVENTMSG"),
-    (0x4202, "PTRACE_GETSIGINFO"),
-    (0x4203, "PTRACE_SETSIGINFO"),
-    (0x4204, "PTRACE_GETREGSET"),
-    (0x4205, "PTRACE_SETREGSET"),
-    (0x4206, "PTRACE_SEIZE"),
-    (0x4207, "PTRACE_INTERRUPT"),
-    (0x4208, "PTRACE_LISTEN"),
-    (0x4209, "PTRACE_PEEKSIGINFO"),
-    (0x420a, "PTRACE_GETSIGMASK"),
-    (0x420b, "PTRACE_SETSIGMASK"),
-    (0x420c, "PTRACE_SECCOMP_GET_FILTER"),
-    (0x420d, "PTRACE_SECCOMP_GET_METADATA"),
-    (0x420e, "PTRACE_GET_SYSCALL_INFO"),
-    (0x420f, "PTRACE_GET_RSEQ_CONFIGURATION"),
-    (0x4210, "PTRACE_SET_SYSCALL_USER_DISPATCH_CONFIG"),
-    (0x4211, "PTRACE_GET_SYSCALL_USER_DISPATCH_CONFIG"),
-];
-
-/// `PTRACE_O_*` options of PTRACE_SETOPTIONS and PTRACE_SEIZE.
-const PTRACE_OPTIONS: &[FlagDef] = &[
-    flag(0x1, "PTRACE_O_TRACESYSGOOD"),
-    flag(0x2, "PTRACE_O_TRACEFORK"),
-    flag(0x4, "PTRACE_O_TRACEVFORK"),
-    flag(0x8, "PTRACE_O_TRACECLONE"),
-    flag(0x10, "PTRACE_O_TRACEEXEC"),
-    flag(0x20, "PTRACE_O_TRACEVFORKDONE"),
-    flag(0x40, "PTRACE_O_TRACEEXIT"),
-    flag(0x80, "PTRACE_O_TRACESECCOMP"),
-    flag(0x10_0000, "PTRACE_O_EXITKILL"),
-    flag(0x20_0000, "PTRACE_O_SUSPEND_SECCOMP"),
-];
 
 /// `ptrace(request, pid, addr, data)`: the request by name; `data` is a
 /// signal for the requests that resume, options for SETOPTIONS and SEIZE,

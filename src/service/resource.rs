@@ -2,10 +2,13 @@
 //! scheduling policy and CPU affinity, priorities, uname, sysinfo,
 //! getrandom, personality and capabilities.
 
+use crate::abi::xlat::resource::{
+    CAP_VERSIONS, GRND_FLAGS, PERSONALITY, PRIO_WHICH, RLIMITS, RUSAGE_WHO, SCHED_POLICIES,
+};
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
 use crate::decode::put_extended;
-use crate::format::{FlagDef, Naming, Printer, flag};
+use crate::format::{Naming, Printer};
 use crate::service::fs::put_result;
 use crate::service::h;
 use crate::service::raw::out_param_in;
@@ -14,26 +17,6 @@ use crate::service::raw::{
     u16_at, u32_at, uint_at, word_size,
 };
 use crate::service::time::{put_call_timespec, put_timeval_at};
-
-/// `RLIMIT_*` from `<asm-generic/resource.h>`.
-const RLIMITS: &[(i64, &str)] = &[
-    (0, "RLIMIT_CPU"),
-    (1, "RLIMIT_FSIZE"),
-    (2, "RLIMIT_DATA"),
-    (3, "RLIMIT_STACK"),
-    (4, "RLIMIT_CORE"),
-    (5, "RLIMIT_RSS"),
-    (6, "RLIMIT_NPROC"),
-    (7, "RLIMIT_NOFILE"),
-    (8, "RLIMIT_MEMLOCK"),
-    (9, "RLIMIT_AS"),
-    (10, "RLIMIT_LOCKS"),
-    (11, "RLIMIT_SIGPENDING"),
-    (12, "RLIMIT_MSGQUEUE"),
-    (13, "RLIMIT_NICE"),
-    (14, "RLIMIT_RTPRIO"),
-    (15, "RLIMIT_RTTIME"),
-];
 
 /// One limit: `RLIM_INFINITY` (all ones in the field's width) or a number.
 fn put_limit(p: &mut Printer, name: &str, value: u64, size: usize) {
@@ -104,13 +87,6 @@ pub fn setrlimit_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
-/// `RUSAGE_*` from `<linux/resource.h>`.
-const RUSAGE_WHO: &[(i64, &str)] = &[
-    (0, "RUSAGE_SELF"),
-    (-1, "RUSAGE_CHILDREN"),
-    (1, "RUSAGE_THREAD"),
-];
-
 /// The `long` fields of `struct rusage` after the two timevals.
 const RUSAGE_LONGS: [&str; 14] = [
     "ru_maxrss",
@@ -158,9 +134,6 @@ pub fn getrusage_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     out_param_in(p, c, failed, "usage", c.args[1], put_rusage);
 }
 
-/// `PRIO_*` from `<linux/resource.h>`.
-const PRIO_WHICH: &[(i64, &str)] = &[(0, "PRIO_PROCESS"), (1, "PRIO_PGRP"), (2, "PRIO_USER")];
-
 /// `getpriority(which, who)`
 pub fn getpriority_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_named(p, "which", c.int(0), PRIO_WHICH);
@@ -174,42 +147,6 @@ pub fn setpriority_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.int("prio", c.int(2));
     CallType::Done
 }
-
-/// Scheduling policies from `<linux/sched.h>` (SCHED_NORMAL is POSIX's
-/// SCHED_OTHER), and the flag sched_setscheduler takes with them.
-const SCHED_POLICIES: &[FlagDef] = &[
-    FlagDef {
-        mask: 0xff,
-        value: 0,
-        name: "SCHED_OTHER",
-    },
-    FlagDef {
-        mask: 0xff,
-        value: 1,
-        name: "SCHED_FIFO",
-    },
-    FlagDef {
-        mask: 0xff,
-        value: 2,
-        name: "SCHED_RR",
-    },
-    FlagDef {
-        mask: 0xff,
-        value: 3,
-        name: "SCHED_BATCH",
-    },
-    FlagDef {
-        mask: 0xff,
-        value: 5,
-        name: "SCHED_IDLE",
-    },
-    FlagDef {
-        mask: 0xff,
-        value: 6,
-        name: "SCHED_DEADLINE",
-    },
-    flag(0x40000000, "SCHED_RESET_ON_FORK"),
-];
 
 /// A `struct sched_param`: `{sched_priority=0}`.
 fn put_sched_param(p: &mut Printer, name: &str, addr: u64) {
@@ -412,13 +349,6 @@ pub fn sysinfo_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     p.result(c.result);
 }
 
-/// `GRND_*` from `<linux/random.h>`.
-const GRND_FLAGS: &[FlagDef] = &[
-    flag(1, "GRND_NONBLOCK"),
-    flag(2, "GRND_RANDOM"),
-    flag(4, "GRND_INSECURE"),
-];
-
 /// `getrandom(buf, buflen, flags)`: the bytes at leave.
 pub fn getrandom_out(_p: &mut Printer, _c: &mut CallCtx) -> CallType {
     CallType::NotDone
@@ -436,107 +366,6 @@ pub fn getrandom_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     p.equals();
     p.result(c.result);
 }
-
-/// `PER_*` execution domains (the low byte) and the flags from
-/// `<linux/personality.h>`.
-const PERSONALITY: &[FlagDef] = &[
-    FlagDef {
-        mask: 0xff,
-        value: 0,
-        name: "PER_LINUX",
-    },
-    FlagDef {
-        mask: 0xff,
-        value: 1,
-        name: "PER_SVR4",
-    },
-    FlagDef {
-        mask: 0xff,
-        value: 2,
-        name: "PER_SVR3",
-    },
-    FlagDef {
-        mask: 0xff,
-        value: 3,
-        name: "PER_OSR5",
-    },
-    FlagDef {
-        mask: 0xff,
-        value: 4,
-        name: "PER_WYSEV386",
-    },
-    FlagDef {
-        mask: 0xff,
-        value: 5,
-        name: "PER_ISCR4",
-    },
-    FlagDef {
-        mask: 0xff,
-        value: 6,
-        name: "PER_BSD",
-    },
-    FlagDef {
-        mask: 0xff,
-        value: 7,
-        name: "PER_XENIX",
-    },
-    FlagDef {
-        mask: 0xff,
-        value: 8,
-        name: "PER_LINUX32",
-    },
-    FlagDef {
-        mask: 0xff,
-        value: 9,
-        name: "PER_IRIX32",
-    },
-    FlagDef {
-        mask: 0xff,
-        value: 0xa,
-        name: "PER_IRIXN32",
-    },
-    FlagDef {
-        mask: 0xff,
-        value: 0xb,
-        name: "PER_IRIX64",
-    },
-    FlagDef {
-        mask: 0xff,
-        value: 0xc,
-        name: "PER_RISCOS",
-    },
-    FlagDef {
-        mask: 0xff,
-        value: 0xd,
-        name: "PER_SOLARIS",
-    },
-    FlagDef {
-        mask: 0xff,
-        value: 0xe,
-        name: "PER_UW7",
-    },
-    FlagDef {
-        mask: 0xff,
-        value: 0xf,
-        name: "PER_OSF4",
-    },
-    FlagDef {
-        mask: 0xff,
-        value: 0x10,
-        name: "PER_HPUX",
-    },
-    flag(0x0020000, "UNAME26"),
-    flag(0x0040000, "ADDR_NO_RANDOMIZE"),
-    flag(0x0080000, "FDPIC_FUNCPTRS"),
-    flag(0x0100000, "MMAP_PAGE_ZERO"),
-    flag(0x0200000, "ADDR_COMPAT_LAYOUT"),
-    flag(0x0400000, "READ_IMPLIES_EXEC"),
-    flag(0x0800000, "ADDR_LIMIT_32BIT"),
-    flag(0x1000000, "SHORT_INODE"),
-    flag(0x2000000, "WHOLE_SECONDS"),
-    flag(0x4000000, "STICKY_TIMEOUTS"),
-    flag(0x8000000, "ADDR_LIMIT_3GB"),
-];
 
 /// `personality(persona)`: `0xffffffff` only asks for the current one.
 pub fn personality_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
@@ -628,13 +457,6 @@ fn put_cap_set(p: &mut Printer, name: &str, set: u64) {
         p.hex(name, set);
     }
 }
-
-/// `_LINUX_CAPABILITY_VERSION_*` from `<linux/capability.h>`.
-const CAP_VERSIONS: &[(i64, &str)] = &[
-    (0x19980330, "_LINUX_CAPABILITY_VERSION_1"),
-    (0x20071026, "_LINUX_CAPABILITY_VERSION_2"),
-    (0x20080522, "_LINUX_CAPABILITY_VERSION_3"),
-];
 
 /// A `struct __user_cap_header_struct`: `{version=..., pid=0}`. Returns the
 /// version, if the header could be read.

@@ -3,13 +3,17 @@
 //! rt_sigreturn, rt_sigsuspend, rt_sigtimedwait, rt_sigpending,
 //! rt_sigqueueinfo, sigaltstack, signalfd.
 
+use crate::abi::xlat::signal::{
+    BUS_CODES, CLD_CODES, FPE_CODES, ILL_CODES, POLL_CODES, SA_FLAGS, SEGV_CODES, SFD_FLAGS,
+    SI_CODES, SIGPROCMASK_HOW, SS_FLAGS, SYS_CODES, TRAP_CODES,
+};
 use crate::call::{
     CallClass::{Normal, Sigreturn},
     Handler, default_in,
 };
 use crate::call::{CallCtx, CallType};
 use crate::decode::{KERNEL_SIGRTMAX, put_extended, put_fd, put_signal, signal_name};
-use crate::format::{FlagDef, Naming, Printer, flag};
+use crate::format::{Naming, Printer};
 use crate::kernel::Arch;
 use crate::service::h;
 use crate::service::raw::out_param_in;
@@ -144,20 +148,6 @@ pub fn old_sigreturn_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::NoReturn
 }
 
-/// `SA_*` from `<asm/signal.h>` (x86) and `<asm-generic/signal-defs.h>`.
-const SA_FLAGS: &[FlagDef] = &[
-    flag(0x1, "SA_NOCLDSTOP"),
-    flag(0x2, "SA_NOCLDWAIT"),
-    flag(0x4, "SA_SIGINFO"),
-    flag(0x400, "SA_UNSUPPORTED"),
-    flag(0x800, "SA_EXPOSE_TAGBITS"),
-    flag(0x04000000, "SA_RESTORER"),
-    flag(0x08000000, "SA_ONSTACK"),
-    flag(0x10000000, "SA_RESTART"),
-    flag(0x40000000, "SA_NODEFER"),
-    flag(0x80000000, "SA_RESETHAND"),
-];
-
 const SA_RESTORER: u64 = 0x04000000;
 
 /// A signal handler address: `SIG_DFL`, `SIG_IGN`, `SIG_ERR` or a pointer.
@@ -231,9 +221,6 @@ pub fn rt_sigaction_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     p.equals();
     p.result(c.result);
 }
-
-/// `SIG_*` sigprocmask actions from `<asm-generic/signal-defs.h>`.
-const SIGPROCMASK_HOW: &[(i64, &str)] = &[(0, "SIG_BLOCK"), (1, "SIG_UNBLOCK"), (2, "SIG_SETMASK")];
 
 /// `rt_sigprocmask(how, set, oldset, sigsetsize)`: the old set at leave.
 pub fn rt_sigprocmask_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
@@ -334,13 +321,6 @@ pub fn tkill_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
-/// `SS_*` from `<linux/signal.h>`.
-const SS_FLAGS: &[FlagDef] = &[
-    flag(1, "SS_ONSTACK"),
-    flag(2, "SS_DISABLE"),
-    flag(0x80000000, "SS_AUTODISARM"),
-];
-
 /// A `stack_t`: `{ss_sp=&0x..., ss_flags=0, ss_size=8192}`.
 fn put_stack(p: &mut Printer, name: &str, addr: u64) {
     let word = word_size(p.arch());
@@ -371,9 +351,6 @@ pub fn sigaltstack_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     out_param_in(p, c, failed, "old_ss", c.args[1], put_stack);
 }
 
-/// `SFD_*` from `<linux/signalfd.h>` (the `O_*` values).
-const SFD_FLAGS: &[FlagDef] = &[flag(0o4000, "SFD_NONBLOCK"), flag(0o2000000, "SFD_CLOEXEC")];
-
 /// `signalfd(fd, mask, sizemask)`
 pub fn signalfd_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_fd(p, c.fds, "fd", c.int(0));
@@ -388,102 +365,6 @@ pub fn signalfd4_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.flags("flags", c.args[3], SFD_FLAGS);
     CallType::Done
 }
-
-/// `si_code` values for every signal, from `<asm-generic/siginfo.h>`.
-const SI_CODES: &[(i64, &str)] = &[
-    (0, "SI_USER"),
-    (0x80, "SI_KERNEL"),
-    (-1, "SI_QUEUE"),
-    (-2, "SI_TIMER"),
-    (-3, "SI_MESGQ"),
-    (-4, "SI_ASYNCIO"),
-    (-5, "SI_SIGIO"),
-    (-6, "SI_TKILL"),
-    (-7, "SI_DETHREAD"),
-    (-60, "SI_ASYNCNL"),
-];
-
-/// `SIGILL` codes.
-const ILL_CODES: &[(i64, &str)] = &[
-    (1, "ILL_ILLOPC"),
-    (2, "ILL_ILLOPN"),
-    (3, "ILL_ILLADR"),
-    (4, "ILL_ILLTRP"),
-    (5, "ILL_PRVOPC"),
-    (6, "ILL_PRVREG"),
-    (7, "ILL_COPROC"),
-    (8, "ILL_BADSTK"),
-    (9, "ILL_BADIADDR"),
-];
-
-/// `SIGFPE` codes.
-const FPE_CODES: &[(i64, &str)] = &[
-    (1, "FPE_INTDIV"),
-    (2, "FPE_INTOVF"),
-    (3, "FPE_FLTDIV"),
-    (4, "FPE_FLTOVF"),
-    (5, "FPE_FLTUND"),
-    (6, "FPE_FLTRES"),
-    (7, "FPE_FLTINV"),
-    (8, "FPE_FLTSUB"),
-    (14, "FPE_FLTUNK"),
-    (15, "FPE_CONDTRAP"),
-];
-
-/// `SIGSEGV` codes.
-const SEGV_CODES: &[(i64, &str)] = &[
-    (1, "SEGV_MAPERR"),
-    (2, "SEGV_ACCERR"),
-    (3, "SEGV_BNDERR"),
-    (4, "SEGV_PKUERR"),
-    (5, "SEGV_ACCADI"),
-    (6, "SEGV_ADIDERR"),
-    (7, "SEGV_ADIPERR"),
-    (8, "SEGV_MTEAERR"),
-    (9, "SEGV_MTESERR"),
-];
-
-/// `SIGBUS` codes.
-const BUS_CODES: &[(i64, &str)] = &[
-    (1, "BUS_ADRALN"),
-    (2, "BUS_ADRERR"),
-    (3, "BUS_OBJERR"),
-    (4, "BUS_MCEERR_AR"),
-    (5, "BUS_MCEERR_AO"),
-];
-
-/// `SIGTRAP` codes.
-const TRAP_CODES: &[(i64, &str)] = &[
-    (1, "TRAP_BRKPT"),
-    (2, "TRAP_TRACE"),
-    (3, "TRAP_BRANCH"),
-    (4, "TRAP_HWBKPT"),
-    (5, "TRAP_UNK"),
-    (6, "TRAP_PERF"),
-];
-
-/// `SIGCHLD` codes.
-const CLD_CODES: &[(i64, &str)] = &[
-    (1, "CLD_EXITED"),
-    (2, "CLD_KILLED"),
-    (3, "CLD_DUMPED"),
-    (4, "CLD_TRAPPED"),
-    (5, "CLD_STOPPED"),
-    (6, "CLD_CONTINUED"),
-];
-
-/// `SIGPOLL` codes.
-const POLL_CODES: &[(i64, &str)] = &[
-    (1, "POLL_IN"),
-    (2, "POLL_OUT"),
-    (3, "POLL_MSG"),
-    (4, "POLL_ERR"),
-    (5, "POLL_PRI"),
-    (6, "POLL_HUP"),
-];
-
-/// `SIGSYS` codes.
-const SYS_CODES: &[(i64, &str)] = &[(1, "SYS_SECCOMP"), (2, "SYS_USER_DISPATCH")];
 
 use crate::kernel::SIGINFO_SIZE;
 

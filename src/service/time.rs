@@ -1,11 +1,14 @@
 //! Time handlers: sleeps, clocks, interval timers, POSIX timers and timer
 //! fds; and the `struct timespec`/`timeval` printers other areas use.
 
+use crate::abi::xlat::time::{
+    CLOCKS, ITIMERS, SIGEV_NOTIFY, TFD_FLAGS, TFD_TIMER_FLAGS, TIMER_FLAGS,
+};
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
 use crate::decode::put_fd;
 use crate::decode::put_signal;
-use crate::format::{FlagDef, Naming, Printer, flag};
+use crate::format::{FlagDef, Naming, Printer};
 use crate::kernel::Arch;
 use crate::service::h;
 use crate::service::raw::out_param_in;
@@ -150,21 +153,6 @@ fn put_itimerval(p: &mut Printer, name: &str, addr: u64) {
     }
 }
 
-/// `CLOCK_*` from `<linux/time.h>`.
-const CLOCKS: &[(i64, &str)] = &[
-    (0, "CLOCK_REALTIME"),
-    (1, "CLOCK_MONOTONIC"),
-    (2, "CLOCK_PROCESS_CPUTIME_ID"),
-    (3, "CLOCK_THREAD_CPUTIME_ID"),
-    (4, "CLOCK_MONOTONIC_RAW"),
-    (5, "CLOCK_REALTIME_COARSE"),
-    (6, "CLOCK_MONOTONIC_COARSE"),
-    (7, "CLOCK_BOOTTIME"),
-    (8, "CLOCK_REALTIME_ALARM"),
-    (9, "CLOCK_BOOTTIME_ALARM"),
-    (11, "CLOCK_TAI"),
-];
-
 /// A clock id; negative ids (per-process CPU clocks) print as numbers.
 pub fn put_clockid(p: &mut Printer, name: &str, id: i64) {
     put_named(p, name, id, CLOCKS);
@@ -172,7 +160,6 @@ pub fn put_clockid(p: &mut Printer, name: &str, id: i64) {
 
 /// `TIMER_ABSTIME` from `<linux/time.h>`.
 const TIMER_ABSTIME: u64 = 1;
-const TIMER_FLAGS: &[FlagDef] = &[flag(TIMER_ABSTIME, "TIMER_ABSTIME")];
 
 /// `nanosleep(req, rem)`: the kernel writes `rem` (the time left) only
 /// when a signal cuts the sleep short, so it is shown at leave, and only
@@ -279,14 +266,6 @@ pub fn settimeofday_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
-/// `SIGEV_*` from `<asm-generic/siginfo.h>`.
-const SIGEV_NOTIFY: &[(i64, &str)] = &[
-    (0, "SIGEV_SIGNAL"),
-    (1, "SIGEV_NONE"),
-    (2, "SIGEV_THREAD"),
-    (4, "SIGEV_THREAD_ID"),
-];
-
 /// A `struct sigevent`.
 fn put_sigevent(p: &mut Printer, name: &str, addr: u64) {
     let word = word_size(p.arch());
@@ -380,15 +359,6 @@ pub fn timer_id_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
-/// `TFD_*` from `<linux/timerfd.h>` (the `O_*` values).
-const TFD_FLAGS: &[FlagDef] = &[flag(0o4000, "TFD_NONBLOCK"), flag(0o2000000, "TFD_CLOEXEC")];
-
-/// `TFD_TIMER_*` settime flags from `<linux/timerfd.h>`.
-const TFD_TIMER_FLAGS: &[FlagDef] = &[
-    flag(1, "TFD_TIMER_ABSTIME"),
-    flag(2, "TFD_TIMER_CANCEL_ON_SET"),
-];
-
 /// `timerfd_create(clockid, flags)`
 pub fn timerfd_create_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_clockid(p, "clockid", c.int(0));
@@ -407,13 +377,6 @@ pub fn timerfd_gettime_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_fd(p, c.fds, "fd", c.int(0));
     CallType::NotDone
 }
-
-/// `ITIMER_*` from `<linux/time.h>`.
-const ITIMERS: &[(i64, &str)] = &[
-    (0, "ITIMER_REAL"),
-    (1, "ITIMER_VIRTUAL"),
-    (2, "ITIMER_PROF"),
-];
 
 /// `getitimer(which, curr_value)`: the value at leave.
 pub fn getitimer_out(p: &mut Printer, c: &mut CallCtx) -> CallType {

@@ -3,12 +3,12 @@
 //! the length the call passes or returns, a list as its names;
 //! removexattr needs nothing beyond the generic printer.
 
+use crate::abi::xlat::fs::XATTR_FLAGS;
 use crate::call::{CallClass::Normal, CallCtx, CallType, Handler, default_in};
 use crate::decode::put_fd;
 use crate::format::{Naming, Printer};
 use crate::service::h;
 use crate::service::raw::read_vec;
-use crate::service::xlat::XATTR_FLAGS;
 
 /// `XATTR_LIST_MAX` from `<linux/limits.h>`: the longest list the kernel
 /// returns.

@@ -24,6 +24,7 @@
 //!   `> urb=&0x... {...}`, with the bytes an IN transfer read.
 //! - USBDEVFS_IOCTL with the inner code USBDEVFS_HUB_PORTINFO: the port table.
 
+use crate::abi::xlat::ioctl::{CAP_FLAGS, DISCONNECT_CLAIM_FLAGS, URB_FLAGS};
 mod abi;
 
 use abi::*;
@@ -31,7 +32,7 @@ use abi::*;
 use super::raw::{i32_at, u8_at, u16_at, u32_at, u64_at};
 use super::{IF_OUT, IoctlCall, IoctlGroup, Request};
 use crate::decode::{put_signal, signal_name};
-use crate::format::{FlagDef, Naming, Printer, flag, flags_text, quote};
+use crate::format::{Naming, Printer, flags_text, quote};
 
 /// `USBDEVFS_URB_TYPE_*`
 const URB_TYPE_ISO: u8 = 0;
@@ -49,35 +50,6 @@ fn urb_type_name(t: u8) -> Option<&'static str> {
         _ => None,
     }
 }
-
-/// `USBDEVFS_URB_*` flags of `struct usbdevfs_urb`.
-const URB_FLAGS: &[FlagDef] = &[
-    flag(0x01, "USBDEVFS_URB_SHORT_NOT_OK"),
-    flag(0x02, "USBDEVFS_URB_ISO_ASAP"),
-    flag(0x04, "USBDEVFS_URB_BULK_CONTINUATION"),
-    flag(0x20, "USBDEVFS_URB_NO_FSBR"),
-    flag(0x40, "USBDEVFS_URB_ZERO_PACKET"),
-    flag(0x80, "USBDEVFS_URB_NO_INTERRUPT"),
-];
-
-/// `USBDEVFS_CAP_*` bits GET_CAPABILITIES reports.
-const CAP_FLAGS: &[FlagDef] = &[
-    flag(0x01, "USBDEVFS_CAP_ZERO_PACKET"),
-    flag(0x02, "USBDEVFS_CAP_BULK_CONTINUATION"),
-    flag(0x04, "USBDEVFS_CAP_NO_PACKET_SIZE_LIM"),
-    flag(0x08, "USBDEVFS_CAP_BULK_SCATTER_GATHER"),
-    flag(0x10, "USBDEVFS_CAP_REAP_AFTER_DISCONNECT"),
-    flag(0x20, "USBDEVFS_CAP_MMAP"),
-    flag(0x40, "USBDEVFS_CAP_DROP_PRIVILEGES"),
-    flag(0x80, "USBDEVFS_CAP_CONNINFO_EX"),
-    flag(0x100, "USBDEVFS_CAP_SUSPEND"),
-];
-
-/// `USBDEVFS_DISCONNECT_CLAIM_*` flags.
-const DISCONNECT_CLAIM_FLAGS: &[FlagDef] = &[
-    flag(0x01, "USBDEVFS_DISCONNECT_CLAIM_IF_DRIVER"),
-    flag(0x02, "USBDEVFS_DISCONNECT_CLAIM_EXCEPT_DRIVER"),
-];
 
 /// `USB_SPEED_*` from `<linux/usb/ch9.h>`.
 fn speed_name(speed: u32) -> Option<&'static str> {

@@ -607,29 +607,6 @@ pub const IF_LINK_MODE: &[(i64, &str)] = &[
     (2, "IF_LINK_MODE_TESTING"),
 ];
 
-/// Device flags, ifi_flags and ifi_change.
-pub const IFF_FLAGS: &[FlagDef] = &[
-    flag(0x1, "IFF_UP"),
-    flag(0x2, "IFF_BROADCAST"),
-    flag(0x4, "IFF_DEBUG"),
-    flag(0x8, "IFF_LOOPBACK"),
-    flag(0x10, "IFF_POINTOPOINT"),
-    flag(0x20, "IFF_NOTRAILERS"),
-    flag(0x40, "IFF_RUNNING"),
-    flag(0x80, "IFF_NOARP"),
-    flag(0x100, "IFF_PROMISC"),
-    flag(0x200, "IFF_ALLMULTI"),
-    flag(0x400, "IFF_MASTER"),
-    flag(0x800, "IFF_SLAVE"),
-    flag(0x1000, "IFF_MULTICAST"),
-    flag(0x2000, "IFF_PORTSEL"),
-    flag(0x4000, "IFF_AUTOMEDIA"),
-    flag(0x8000, "IFF_DYNAMIC"),
-    flag(0x10000, "IFF_LOWER_UP"),
-    flag(0x20000, "IFF_DORMANT"),
-    flag(0x40000, "IFF_ECHO"),
-];
-
 /// Hardware types, ifi_type (`<linux/if_arp.h>`).
 pub const ARPHRD_TYPES: &[(i64, &str)] = &[
     (0, "ARPHRD_NETROM"),

@@ -6,8 +6,9 @@
 use super::consts::*;
 use super::{Attrs, Msg, Val, num, put_attrs, put_bit_names, put_bytes, put_ip};
 use super::{put_struct, u16_at};
+use crate::abi::xlat::net::{FAMILIES, IPPROTOS};
 use crate::format::Printer;
-use crate::service::family::{FAMILIES, IPPROTOS, put_family, put_port};
+use crate::service::family::{put_family, put_port};
 use crate::service::raw::lookup;
 
 /// The payload of a SOCK_DIAG_BY_FAMILY or SOCK_DESTROY message.

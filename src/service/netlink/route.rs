@@ -6,8 +6,9 @@
 
 use super::consts::*;
 use super::{Attrs, Indexed, Msg, Val, num, put_attrs, put_bytes, put_struct};
+use crate::abi::xlat::net::{FAMILIES, IFF_FLAGS};
 use crate::format::Printer;
-use crate::service::family::{FAMILIES, put_family};
+use crate::service::family::put_family;
 use crate::service::raw::lookup;
 
 /// The payload of an RTM_* message: its struct, then its attributes.
@@ -166,7 +167,7 @@ static XDP_ATTRS: Attrs = Attrs {
 /// IFLA_AF_SPEC: one attribute per address family, whose type is the
 /// family (`AF_INET`, `AF_INET6`).
 pub(super) static AF_SPEC: Attrs = Attrs {
-    names: crate::service::family::FAMILIES,
+    names: FAMILIES,
     kind: |name| match name {
         "AF_INET" => Val::Nested(&INET_ATTRS),
         "AF_INET6" => Val::Nested(&INET6_ATTRS),
