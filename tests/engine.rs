@@ -50,7 +50,7 @@ fn shell_command_exit_code_and_banner() {
     let run = trace(&[], &["sh", "-c", "echo hi; exit 3"]);
     assert_eq!(run.code(), Some(3));
     let lines = run.lines();
-    assert_eq!(lines[0], "Tracing sh (pid PID1)");
+    assert_eq!(lines[0], "Tracing sh -c \"echo hi; exit 3\" (pid PID1)");
     assert!(
         lines[1].starts_with("execve(\"/usr/bin/sh\", [\"sh\", \"-c\", \"echo hi; exit 3\"], [/* "),
         "{}",

@@ -49,7 +49,7 @@ fn a_filter_that_fails_a_call_with_eperm_does_not_hide_it() {
                 "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
                 "getppid() = -1 [EPERM]",
                 "write(1, \"main: Operation not permitted\\n\", 30) = 30",
-                "PID2| Tracing seccomp_own (pid PID2)",
+                "PID2| Tracing seccomp_own errno (pid PID2)",
                 "PID2| getppid() = -1 [EPERM]",
                 "PID2| write(1, \"child: Operation not permitted\\n\", 31) = 31",
                 "PID2| Process exited normally with code 0",
@@ -111,7 +111,7 @@ fn a_filter_synchronised_to_every_thread_does_not_hide_their_calls() {
         assert_eq!(
             thread,
             [
-                "PID2| Tracing seccomp_own (pid PID2)",
+                "PID2| Tracing seccomp_own tsync (pid PID2)",
                 "PID2| getppid() = -1 [EPERM]",
                 "PID2| Process exited normally with code 0",
             ],
@@ -125,7 +125,7 @@ fn a_filter_synchronised_to_every_thread_does_not_hide_their_calls() {
         assert_eq!(
             own_lines(&main),
             [
-                "Tracing seccomp_own (pid PID1)",
+                "Tracing seccomp_own tsync (pid PID1)",
                 "getppid() = -1 [EPERM]",
                 "Process exited normally with code 0",
             ],
@@ -237,7 +237,7 @@ fn strict_mode_in_one_thread_ends_that_thread_alone() {
         assert_eq!(
             thread,
             s(&[
-                "PID2| Tracing seccomp_strict (pid PID2)",
+                "PID2| Tracing seccomp_strict seccomp thread (pid PID2)",
                 "PID2| write(1, \"mode 0\\n\", 7) = 7",
                 "PID2| write(1, \"strict\\n\", 7) = 7",
                 "PID2| getppid() = <..>",

@@ -384,7 +384,7 @@ fn auto_mode_gives_threads_that_compute_their_own_masks() {
     let expected = s(&[
         &format!("sched_getaffinity(0, 128, {full}) = {n}"),
         &format!("sched_getaffinity(0, 128, {full}) = {n}"),
-        "PID2| Tracing affinity (pid PID2)",
+        &format!("PID2| Tracing affinity threads {set} (pid PID2)"),
         &format!("PID2| sched_setaffinity(0, 128, {pair}) = 0"),
         &format!("PID2| sched_getaffinity(0, 128, {pair}) = {n}"),
         &format!("PID2| sched_getaffinity(0, 128, {pair}) = {n}"),
@@ -732,7 +732,10 @@ fn an_output_error_gives_back_the_mask() {
     let mut first = String::new();
     err.read_line(&mut first).unwrap();
     // Its name as prctl set it, escaped.
-    assert_eq!(first, format!("Tracing w\\377) x ( (pid {pid})\n"));
+    assert_eq!(
+        first,
+        format!("Tracing w\\377) x ( wait {c0},{c1} (pid {pid})\n")
+    );
     assert_eq!(allowed_list(pid), c0.to_string(), "not pinned");
     drop(err);
     let mut stdin = target.stdin.take().unwrap();

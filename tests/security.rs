@@ -342,7 +342,7 @@ fn json_escapes_controls_del_c1_and_bidirectional_overrides() {
     let (trace, _) = trace_bytes(&["--json", "-f"], &[bin.as_os_str(), "bidi".as_ref()]);
     let text = String::from_utf8(trace).unwrap();
     assert!(
-        text.contains(r#""name":"\u202e\u009b\u007fgpj.exe"}"#),
+        text.contains(r#""name":"\u202e\u009b\u007fgpj.exe","args":["bidi"]}"#),
         "{text}"
     );
 }
@@ -383,7 +383,7 @@ fn a_command_started_from_a_hostile_file_name_prints_escaped() {
             assert_eq!(
                 normalise(&text),
                 s(&[
-                    &format!("Tracing {ESCAPED_FILE} (pid PID1)"),
+                    &format!("Tracing {ESCAPED_FILE} quiet (pid PID1)"),
                     "exit_group(0)",
                     "Process exited normally with code 0",
                 ])
@@ -398,7 +398,8 @@ fn a_program_executed_from_a_hostile_file_name_prints_escaped() {
     let path = hostile_path();
     let bin = fixture("hostile_name");
     let command = [bin.as_os_str(), "exec".as_ref(), path.as_os_str()];
-    let (trace, code) = trace_bytes(&["-f", "-e", "trace=execve"], &command);
+    // -s: the banner's arguments whole (the file's path among them).
+    let (trace, code) = trace_bytes(&["-f", "-s", "4096", "-e", "trace=execve"], &command);
     assert_eq!(code, Some(0));
     assert_no_raw_controls("text", &trace);
     let text = String::from_utf8(trace).unwrap();
@@ -410,9 +411,12 @@ fn a_program_executed_from_a_hostile_file_name_prints_escaped() {
     assert_eq!(
         child,
         s(&[
-            "PID2| Tracing hostile_name (pid PID2)",
+            &format!(
+                "PID2| Tracing hostile_name exec \"{}/{ESCAPED_FILE}\" (pid PID2)",
+                path.parent().unwrap().display()
+            ),
             "PID2| ---",
-            &format!("PID2| Tracing {ESCAPED_FILE} (pid PID2)"),
+            &format!("PID2| Tracing {ESCAPED_FILE} quiet (pid PID2)"),
             "PID2| Process exited normally with code 0",
         ])
     );
@@ -478,7 +482,7 @@ fn an_attached_process_with_a_hostile_name_prints_escaped() {
     assert_eq!(
         lines,
         s(&[
-            &format!("Tracing {ESCAPED_NAME} (pid PID1)"),
+            &format!("Tracing {ESCAPED_NAME} wait (pid PID1)"),
             "pause() = <..>",
             "Process detached",
         ])

@@ -129,14 +129,16 @@ fn assert_events_match(run: &Run) {
     }
 }
 
-/// The trace's first line after rtrace's banner is `command`'s execve.
-fn assert_starts_at_exec(run: &Run, path: &str, argv: &str) {
+/// The trace's first line after rtrace's banner (which names the command
+/// and `args`) is `command`'s execve.
+fn assert_starts_at_exec(run: &Run, path: &str, args: &str, argv: &str) {
     let lines = run.lines();
     assert_eq!(
         lines[0],
-        "Tracing ".to_string()
-            + Path::new(path).file_name().unwrap().to_str().unwrap()
-            + " (pid PID1)"
+        format!(
+            "Tracing {} {args} (pid PID1)",
+            Path::new(path).file_name().unwrap().to_str().unwrap()
+        )
     );
     assert_eq!(
         lines[1],
@@ -254,6 +256,7 @@ fn tcpdump_captures_the_recording() {
     assert_starts_at_exec(
         &run,
         "/usr/bin/tcpdump",
+        &format!("-i usbmon0 -c 34 -w {}", file.display()),
         &format!(
             "\"/usr/bin/tcpdump\", \"-i\", \"usbmon0\", \"-c\", \"34\", \"-w\", \"{}\"",
             file.display()

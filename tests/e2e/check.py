@@ -534,7 +534,8 @@ class Checks:
             dumpcap = next(iter(pids)) if pids else None
             if execs and dumpcap and execs[0][1] != dumpcap:
                 p.append(f"the capturing dumpcap is pid {execs[0][1]} but MFETCH came from {dumpcap}")
-            if dumpcap and not t.find(r"^Tracing dumpcap \(pid %s\)$" % dumpcap):
+            # The banner names the program and its arguments.
+            if dumpcap and not t.find(r"^Tracing dumpcap( .*)? \(pid %s\)$" % dumpcap):
                 p.append(f"no `Tracing dumpcap (pid {dumpcap})` banner")
             self.ring_calls(t, 1, p, "dumpcap")
             if not t.find(r"MON_IOCX_MFETCH, \{offvec=&0x[0-9a-f]+, nfetch=1, nflush=\d+\}\) = 0 \{nfetch=1,"):
@@ -898,7 +899,8 @@ class Checks:
             for i, _, text in t.calls:
                 m = re.match(r"^Tracing (.*) \(pid (\d+)\)$", text)
                 if m:
-                    banners.setdefault(m.group(2), []).append((i, m.group(1)))
+                    # The program's name, without the arguments after it.
+                    banners.setdefault(m.group(2), []).append((i, m.group(1).split(" ")[0]))
             first = {}
             for i, pid, _ in t.calls:
                 first.setdefault(pid, i)
