@@ -230,10 +230,22 @@ impl Printer<'_> {
                 text = format!("{text} ({description})");
             }
             self.text(&text, Style::Error);
+        } else if let Some(path) = self.new_fd_path(rval) {
+            let text = format!("{rval}<{}>", crate::format::escape_path(&path));
+            self.text(&text, Style::Plain);
         } else {
             let mut buf = [0; 20];
             self.text(decimal(rval, &mut buf), Style::Plain);
         }
+    }
+
+    /// Under `-y`, the path of the new fd a call returned (see
+    /// [`crate::sysent::returns_fd`]), as the kernel names it now.
+    fn new_fd_path(&mut self, rval: i64) -> Option<Vec<u8>> {
+        if !self.config().decode_fds || !self.state().result_fd {
+            return None;
+        }
+        crate::fdtable::kernel_path(self.pid(), i32::try_from(rval).ok()?)
     }
 
     /// Print a result that is an address on success (`mmap`, `brk`).
@@ -391,6 +403,7 @@ pub fn call_leave(
     }
     call_replay(t.out, t.pid, call, true);
     call.fmt.suffix = duration.map(|d| format!(" <{}.{:06}>", d.as_secs(), d.subsec_micros()));
+    call.fmt.result_fd = crate::sysent::returns_fd(&call.name, &call.args);
     let failed = is_error(rval);
     // A no-return call that returned success (rt_sigreturn) has the restored
     // context in its result register, not a result: print nothing more.

@@ -36,9 +36,21 @@ pub fn put_fd(p: &mut Printer, fds: &FdTable, name: &str, fd: i64) {
 }
 
 /// A directory fd that may be `AT_FDCWD`.
-pub fn put_dirfd(p: &mut Printer, name: &str, fd: i64) {
-    let sym = (fd == AT_FDCWD).then_some("AT_FDCWD");
-    p.symbol(name, fd, sym);
+/// Under `-y`, `AT_FDCWD` shows the working directory it stands for,
+/// as strace does (`AT_FDCWD</home/u>`), and another fd its path.
+pub fn put_dirfd(p: &mut Printer, fds: &FdTable, name: &str, fd: i64) {
+    if fd != AT_FDCWD {
+        return put_fd(p, fds, name, fd);
+    }
+    let cwd = p
+        .config()
+        .decode_fds
+        .then(|| crate::fdtable::kernel_cwd(p.pid()))
+        .flatten();
+    match cwd {
+        Some(cwd) if p.symbols() => p.symbol_path(name, fd, "AT_FDCWD", &cwd),
+        _ => p.symbol(name, fd, Some("AT_FDCWD")),
+    }
 }
 
 /// The name of `value` in a `(value, name)` table.

@@ -186,6 +186,13 @@ pub fn kernel_path(tid: i32, fd: i32) -> Option<Vec<u8>> {
     Some(link.into_os_string().into_vec())
 }
 
+/// The working directory of task `tid` as the kernel names it now
+/// (`/proc/TID/cwd`): what `AT_FDCWD` stands for under `-y`.
+pub fn kernel_cwd(tid: i32) -> Option<Vec<u8>> {
+    let link = std::fs::read_link(format!("/proc/{tid}/cwd")).ok()?;
+    Some(link.into_os_string().into_vec())
+}
+
 /// Classify a path for the decoders.
 pub fn kind_of(path: &[u8]) -> FdKind {
     if path

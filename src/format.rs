@@ -84,6 +84,8 @@ pub struct FormatState {
     pub(crate) params_closed: bool,
     /// The call's `=` has been printed.
     pub(crate) equals_printed: bool,
+    /// A successful result is a new fd: `-y` prints its path after it.
+    pub result_fd: bool,
     /// Text that ends the call's line (`-T`'s ` <0.000123>`), printed
     /// before any continuation line.
     pub(crate) suffix: Option<String>,
@@ -373,6 +375,15 @@ impl<'a> Printer<'a> {
             &text,
             || serde_json::json!({ "value": fd, "path": json_bytes(path, false) }),
         );
+    }
+
+    /// A named value that stands for a file, with its path (`-y`'s
+    /// `AT_FDCWD</home/u>`).
+    pub fn symbol_path(&mut self, name: &str, value: i64, symbol: &str, path: &[u8]) {
+        let text = format!("{symbol}<{}>", escape_path(path));
+        self.emit(name, &text, || {
+            serde_json::json!({ "value": value, "name": symbol, "path": json_bytes(path, false) })
+        });
     }
 
     /// A signed decimal.

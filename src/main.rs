@@ -267,7 +267,9 @@ struct Cli {
     #[arg(short = 'N', long = "all-names")]
     all_names: bool,
 
-    /// Print the path of every fd parameter: read(3</etc/hosts>, ...)
+    /// Print the path of every fd: parameters (read(3</etc/hosts>, ...)),
+    /// AT_FDCWD's working directory, the fds a call returns (= 3</etc/hosts>)
+    /// and those a pipe or socketpair writes
     #[arg(short = 'y', long = "decode-fds")]
     decode_fds: bool,
 

@@ -51,16 +51,21 @@ fn y_shows_the_kernels_file_without_the_opens_traced() {
 #[test]
 fn y_shows_the_kernels_file_with_the_opens_traced() {
     let (lines, d) = fd_truth("trace=openat,unlink,rename,write,close");
+    // AT_FDCWD is the working directory the fixture was started in, and
+    // each new fd the file the kernel opened.
+    let cwd = std::fs::canonicalize(std::env::current_dir().unwrap()).unwrap();
+    let cwd = cwd.display();
     let arg = lines[1]
-        .strip_prefix("openat(AT_FDCWD, \"")
+        .strip_prefix(&format!("openat(AT_FDCWD<{cwd}>, \""))
         .and_then(|l| l.split_once("/link/a\""))
         .map(|(dir, _)| dir.to_string())
         .unwrap_or_else(|| panic!("{lines:#?}"));
+    let at = format!("AT_FDCWD<{cwd}>");
     let mut expected = s(&[
         "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
-        &format!("openat(AT_FDCWD, \"{arg}/link/a\", O_WRONLY|O_CREAT, 0600) = 3"),
-        &format!("openat(AT_FDCWD, \"{arg}/real/b\", O_WRONLY|O_CREAT, 0600) = 4"),
-        &format!("openat(AT_FDCWD, \"{arg}/real/c\", O_WRONLY|O_CREAT, 0600) = 5"),
+        &format!("openat({at}, \"{arg}/link/a\", O_WRONLY|O_CREAT, 0600) = 3<{d}/real/a>"),
+        &format!("openat({at}, \"{arg}/real/b\", O_WRONLY|O_CREAT, 0600) = 4<{d}/real/b>"),
+        &format!("openat({at}, \"{arg}/real/c\", O_WRONLY|O_CREAT, 0600) = 5<{d}/real/c>"),
         &format!("unlink(\"{arg}/real/b\") = 0"),
         &format!("rename(\"{arg}/real/c\", \"{arg}/real/d\") = 0"),
     ]);

@@ -227,11 +227,17 @@ fn fd_paths() {
         &[
             "write(3<DIR/f1>, \"hello world\\n\", 12) = 12",
             "close(3<DIR/f1>) = 0",
+            // AT_FDCWD is the working directory, a new fd its file.
+            "openat(AT_FDCWD<DIR>, \"f1\", O_RDONLY) = 3<DIR/f1>",
             "newfstatat(5<DIR/f1>, \"\", {st_mode=S_IFREG|0644, st_size=16, ..}, AT_EMPTY_PATH) = 0",
             "getdents64(5<DIR/d>, {entries=3, ..}, 4096) = 72",
-            "fcntl(5<DIR/f1>, F_DUPFD_CLOEXEC, 0) = 6",
+            "fcntl(5<DIR/f1>, F_DUPFD_CLOEXEC, 0) = 6<DIR/f1>",
+            "dup(5<DIR/f1>) = 7<DIR/f1>",
+            "dup3(5<DIR/f1>, 21, O_CLOEXEC) = 21<DIR/f1>",
             "dup3(5<DIR/f1>, 5<DIR/f1>, 0) = -1 [EINVAL]",
             "fcntl(6<pipe:[$$]>, F_SETPIPE_SZ, 65536) = 65536",
+            // Both ends of a new pipe, each with its path.
+            "pipe2([8<pipe:[$$]>, 9<pipe:[$$]>], O_NONBLOCK|O_CLOEXEC) = 0",
             "fcntl(10</memfd:calls (deleted)>, F_ADD_SEALS, F_SEAL_SHRINK|F_SEAL_GROW) = 0",
             "fallocate(10</memfd:calls (deleted)>, 0, 0, 8192) = 0",
             // Closed fds are forgotten: after close_range the numbers

@@ -8,7 +8,7 @@
 //! (sendfile, splice, inotify, memfd, fallocate). Shared helpers for them
 //! (64-bit offsets, `AT_*` flags, results) are here.
 
-use crate::abi::fs::{AT_FDCWD, UMODE_MASK};
+use crate::abi::fs::UMODE_MASK;
 use crate::abi::xlat::fs::{CLOSE_RANGE_FLAGS, OPEN_FLAGS, RESOLVE_FLAGS, RWF_FLAGS, SEEK_NAMES};
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallData, CallType};
@@ -27,13 +27,10 @@ pub const O_CLOEXEC: u64 = 0o2000000;
 
 const CLOSE_RANGE_CLOEXEC: u64 = 4;
 
-/// A directory fd: `AT_FDCWD`, or the fd (with `-y`, its path).
+/// A directory fd: `AT_FDCWD`, or the fd (with `-y`, the working
+/// directory or the fd's path).
 pub fn put_at_dirfd(p: &mut Printer, fds: &FdTable, name: &str, fd: i64) {
-    if fd == AT_FDCWD {
-        put_dirfd(p, name, fd);
-    } else {
-        put_fd(p, fds, name, fd);
-    }
+    put_dirfd(p, fds, name, fd);
 }
 
 /// The name `value` has in a table of exact values.
@@ -76,17 +73,28 @@ pub fn put_result(p: &mut Printer, c: &CallCtx) {
     p.result(c.result);
 }
 
-/// An array of two ints at `addr` (a pipe's fds): `[3, 4]`, or the pointer
-/// if it cannot be read (or with `-VV`).
-pub fn put_int_pair(p: &mut Printer, name: &str, addr: u64) {
+/// An array of two fds at `addr` (a pipe's): `[3, 4]` (with `-y` each
+/// with its path, `[3<pipe:[28257]>, 4<pipe:[28257]>]`), or the pointer if
+/// it cannot be read (or with `-VV`).
+pub fn put_fd_pair(p: &mut Printer, fds: &FdTable, name: &str, addr: u64) {
     let mut b = [0u8; 8];
     if addr == 0 || p.config().values_only >= 2 || !p.mem().read_exact(addr, &mut b) {
         p.ptr(name, addr);
         return;
     }
     p.open(name, "[", Naming::Elements);
-    p.int("", i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as i64);
-    p.int("", i32::from_le_bytes([b[4], b[5], b[6], b[7]]) as i64);
+    put_fd(
+        p,
+        fds,
+        "",
+        i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as i64,
+    );
+    put_fd(
+        p,
+        fds,
+        "",
+        i32::from_le_bytes([b[4], b[5], b[6], b[7]]) as i64,
+    );
     p.close("]");
 }
 

@@ -14,7 +14,7 @@ use crate::decode::put_fd;
 use crate::decode::{put_signal, signal_name};
 use crate::format::{Naming, Printer};
 use crate::kernel::Arch;
-use crate::service::fs::{name_of, put_enum, put_int_pair, put_result};
+use crate::service::fs::{name_of, put_enum, put_fd_pair, put_result};
 use crate::service::h;
 
 /// What a command's third argument is, and what its result means.
@@ -303,7 +303,7 @@ fn put_pipefd(p: &mut Printer, c: &CallCtx, failed: bool) {
     if failed {
         p.ptr("pipefd", c.args[0]);
     } else {
-        put_int_pair(p, "pipefd", c.args[0]);
+        put_fd_pair(p, c.fds, "pipefd", c.args[0]);
     }
 }
 

@@ -25,7 +25,7 @@ pub fn put_arg(p: &mut Printer, fds: &FdTable, name: &str, kind: Kind, raw: u64)
         Kind::Pages => p.hex(name, raw),
         Kind::Hex => p.hex(name, raw),
         Kind::Mode => p.mode(name, raw & UMODE_MASK),
-        Kind::DirFd => put_dirfd(p, name, raw as i32 as i64),
+        Kind::DirFd => put_dirfd(p, fds, name, raw as i32 as i64),
         Kind::Signal => put_signal(p, name, raw as i32 as i64),
         Kind::Ptr => p.ptr(name, raw),
         Kind::Path => p.path(name, raw),

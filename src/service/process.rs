@@ -99,7 +99,7 @@ pub fn execve_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 
 /// `execveat(dirfd, pathname, argv, envp, flags)`
 pub fn execveat_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    put_dirfd(p, "dirfd", c.int(0));
+    put_dirfd(p, c.fds, "dirfd", c.int(0));
     p.path("pathname", c.args[1]);
     put_argv(p, "argv", c.args[2]);
     put_envp(p, "envp", c.args[3]);

@@ -206,6 +206,59 @@ pub fn signature(arch: Arch, name: &str) -> Option<&'static Signature> {
     }
 }
 
+/// Calls whose successful result is a new file descriptor (strace's
+/// `RVAL_FD` decoders), sorted: `-y` shows its path after the number,
+/// `openat(...) = 3</etc/hosts>`.
+const RETURN_FDS: &[&str] = &[
+    "accept",
+    "accept4",
+    "creat",
+    "dup",
+    "dup2",
+    "dup3",
+    "epoll_create",
+    "epoll_create1",
+    "eventfd",
+    "eventfd2",
+    "fanotify_init",
+    "fsmount",
+    "fsopen",
+    "fspick",
+    "inotify_init",
+    "inotify_init1",
+    "io_uring_setup",
+    "landlock_create_ruleset",
+    "memfd_create",
+    "memfd_secret",
+    "mq_open",
+    "open",
+    "open_by_handle_at",
+    "open_tree",
+    "openat",
+    "openat2",
+    "perf_event_open",
+    "pidfd_getfd",
+    "pidfd_open",
+    "signalfd",
+    "signalfd4",
+    "socket",
+    "timerfd_create",
+    "userfaultfd",
+];
+
+/// Whether a successful `name` called with `args` returns a new file
+/// descriptor: the calls of [`RETURN_FDS`], and fcntl's F_DUPFD and
+/// F_DUPFD_CLOEXEC.
+pub fn returns_fd(name: &str, args: &[u64; 6]) -> bool {
+    match name {
+        "fcntl" | "fcntl64" => {
+            let cmd = args[1] as i32;
+            cmd == libc::F_DUPFD || cmd == libc::F_DUPFD_CLOEXEC
+        }
+        _ => RETURN_FDS.binary_search(&name).is_ok(),
+    }
+}
+
 /// strace's classes of call `name` (none for a name the table lacks).
 pub fn classes(name: &str) -> Classes {
     find(rows::ROWS, name).map_or(Classes::NONE, |s| s.classes)
@@ -220,6 +273,19 @@ pub fn all_signatures() -> impl Iterator<Item = &'static Signature> {
 mod tests {
     use super::rows::{I386_ROWS, ROWS};
     use super::*;
+
+    #[test]
+    fn fd_returning_calls_are_sorted_rows() {
+        assert!(RETURN_FDS.windows(2).all(|w| w[0] < w[1]));
+        for name in RETURN_FDS {
+            assert!(find(ROWS, name).is_some(), "{name} has no row");
+        }
+        assert!(returns_fd(
+            "fcntl",
+            &[3, libc::F_DUPFD_CLOEXEC as u64, 0, 0, 0, 0]
+        ));
+        assert!(!returns_fd("fcntl", &[3, libc::F_GETFD as u64, 0, 0, 0, 0]));
+    }
 
     #[test]
     fn sorted_and_unique() {
