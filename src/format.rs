@@ -343,6 +343,24 @@ impl<'a> Printer<'a> {
         }
     }
 
+    /// Print the first `limit` of `items` with `each`, then `..` if any
+    /// is left: the one form of a bounded array (`-v` and the string
+    /// limit decide `limit`).
+    pub fn bounded<T>(
+        &mut self,
+        items: impl IntoIterator<Item = T>,
+        limit: usize,
+        mut each: impl FnMut(&mut Self, T),
+    ) {
+        let mut items = items.into_iter();
+        for item in items.by_ref().take(limit) {
+            each(self, item);
+        }
+        if items.next().is_some() {
+            self.more();
+        }
+    }
+
     /// Print `..` as the last item: not everything was shown.
     pub fn more(&mut self) {
         if self.cfg.json {

@@ -84,12 +84,38 @@ fn known_difference(ptrace: &str, bpf: &str) -> Option<&'static str> {
             return Some("-y's path as opened, the process being gone");
         }
     }
+    // -y's AT_FDCWD<cwd> and a returned fd's path are /proc's answer when
+    // the line is printed: under --bpf the process may have moved on
+    // (closed the fd) or ended by then.
+    if without_proc_paths(ptrace) == bpf {
+        return Some("-y's working directory or returned fd, read too late");
+    }
     // A buffer longer than the copy limit (BUF_CAP) is decoded as far as
     // it was copied.
     if bpf.contains("..], ..]") && ptrace.split('(').next() == bpf.split('(').next() {
         return Some("a buffer beyond the copy limit");
     }
     None
+}
+
+/// A line without `-y`'s `AT_FDCWD<cwd>` and its result's path
+/// (`= 3</etc/hosts>` as `= 3`).
+fn without_proc_paths(line: &str) -> String {
+    let mut text = line.to_string();
+    while let Some(at) = text.find("AT_FDCWD<") {
+        let Some(end) = text[at..].find('>') else {
+            break;
+        };
+        text.replace_range(at + "AT_FDCWD".len()..at + end + 1, "");
+    }
+    if let Some((head, result)) = text.rsplit_once(" = ")
+        && let Some((fd, _)) = result.split_once('<')
+        && fd.parse::<i32>().is_ok()
+        && result.ends_with('>')
+    {
+        text = format!("{head} = {fd}");
+    }
+    text
 }
 
 /// A line with its `-y` paths (`3</usr/lib/libc.so.6>`) taken out, and

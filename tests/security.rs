@@ -611,14 +611,19 @@ fn fd_paths_keep_their_bytes_and_print_escaped() {
     let lines = normalise(&text);
     let start = lines.iter().position(|l| l.contains("\"BEGIN\"")).unwrap();
     let name = "\\377\\33[1m\\n7";
+    // AT_FDCWD shows the working directory, and a new fd its file.
+    let cwd = std::fs::canonicalize(std::env::current_dir().unwrap()).unwrap();
+    let cwd = cwd.display();
     assert_eq!(
         lines[start + 1..],
         s(&[
-            &format!("openat(AT_FDCWD, \"{d}/{name}\", O_WRONLY|O_CREAT|O_CLOEXEC, 0600) = 3"),
+            &format!(
+                "openat(AT_FDCWD<{cwd}>, \"{d}/{name}\", O_WRONLY|O_CREAT|O_CLOEXEC, 0600) = 3<{d}/{name}>"
+            ),
             &format!("write(3<{d}/{name}>, \"a\", 1) = 1"),
             &format!("close(3<{d}/{name}>) = 0"),
             &format!("chdir(\"{d}\") = 0"),
-            &format!("openat(AT_FDCWD, \"{name}\", O_WRONLY) = 3"),
+            &format!("openat(AT_FDCWD<{d}>, \"{name}\", O_WRONLY) = 3<{d}/{name}>"),
             &format!("write(3<{d}/{name}>, \"b\", 1) = 1"),
             &format!("close(3<{d}/{name}>) = 0"),
             &format!("unlink(\"{name}\") = 0"),

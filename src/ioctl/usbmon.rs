@@ -240,12 +240,9 @@ fn put_offvec(p: &mut Printer, name: &str, addr: u64, count: u32) {
         return;
     }
     p.open(name, "[", Naming::Elements);
-    for i in 0..shown {
+    p.bounded(0..count as usize, shown, |p, i| {
         p.uint("", u32_at(&raw, i * 4) as u64);
-    }
-    if shown < count as usize {
-        p.more();
-    }
+    });
     p.close("]");
 }
 

@@ -290,11 +290,7 @@ fn put_mmsghdrs(
         MMSGS_SHOWN
     };
     p.open(name, "[", Naming::Elements);
-    for i in 0..count as usize {
-        if i == shown {
-            p.more();
-            break;
-        }
+    p.bounded(0..count as usize, shown, |p, i| {
         let entry = &b[i * size..(i + 1) * size];
         let msg_len = u32_at(entry, hdr) as u64;
         p.open("", "{", Naming::Fields);
@@ -304,7 +300,7 @@ fn put_mmsghdrs(
         p.close("}");
         p.uint("msg_len", msg_len);
         p.close("}");
-    }
+    });
     p.close("]");
 }
 

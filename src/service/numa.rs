@@ -30,12 +30,9 @@ fn put_nodemask(p: &mut Printer, name: &str, addr: u64, maxnode: u64) {
         return;
     };
     p.open(name, "[", Naming::Elements);
-    for i in 0..read as usize {
+    p.bounded(0..words as usize, read as usize, |p, i| {
         p.hex("", uint_at(&b, i * word, word));
-    }
-    if words > read {
-        p.more();
-    }
+    });
     p.close("]");
 }
 

@@ -228,15 +228,11 @@ fn put_epoll_events(p: &mut Printer, name: &str, addr: u64, count: usize) {
         return;
     };
     p.open(name, "[", Naming::Elements);
-    for i in 0..count {
-        if i == shown {
-            p.more();
-            break;
-        }
+    p.bounded(0..count, shown, |p, i| {
         p.open("", "{", Naming::Fields);
         epoll_event_fields(p, &b[i * EPOLL_EVENT_SIZE..]);
         p.close("}");
-    }
+    });
     p.close("]");
 }
 

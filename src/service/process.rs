@@ -433,17 +433,13 @@ fn put_groups(p: &mut Printer, c: &CallCtx, name: &str, addr: u64, count: u64) {
         GROUPS_SHOWN
     };
     p.open(name, "[", Naming::Elements);
-    for i in 0..count as usize {
-        if i == shown {
-            p.more();
-            break;
-        }
+    p.bounded(0..count as usize, shown, |p, i| {
         if wide {
             put_id(p, "", u32_at(&b, i * 4) as u64);
         } else {
             p.uint("", u16::from_le_bytes([b[i * 2], b[i * 2 + 1]]) as u64);
         }
-    }
+    });
     p.close("]");
 }
 

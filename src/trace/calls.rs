@@ -600,18 +600,15 @@ impl Engine {
         };
         self.out.text(Some(pid), &format!("{name} "), Style::Signal);
         let mut state = FormatState::default();
-        // PTRACE_GETSIGINFO answers in rtrace's own layout.
-        let mut p = Printer::new(
+        put_siginfo(
             &mut self.out,
-            pid,
             &self.fmt,
             &mut state,
+            pid,
             &mut proc.mem,
-            Arch::X86_64,
+            "",
+            info,
         );
-        p.open("", "{", Naming::Fields);
-        put_siginfo_details(&mut p, info, Arch::X86_64);
-        p.close("}");
         self.out.text(Some(pid), " ** ", Style::Signal);
     }
 
@@ -621,23 +618,40 @@ impl Engine {
             return serde_json::Value::Null;
         };
         let mut state = FormatState::default();
-        let mut p = Printer::new(
+        put_siginfo(
             &mut self.out,
-            pid,
             &self.fmt,
             &mut state,
+            pid,
             &mut proc.mem,
-            Arch::X86_64,
+            "siginfo",
+            info,
         );
-        p.open("siginfo", "{", Naming::Fields);
-        put_siginfo_details(&mut p, info, Arch::X86_64);
-        p.close("}");
         state
             .json_mut()
             .returned
             .remove("siginfo")
             .unwrap_or_default()
     }
+}
+
+/// A delivered signal's siginfo, `{si_code=..., ..}`, printed through the
+/// primitives under `name` into `state` (text, or JSON when `cfg` says).
+/// PTRACE_GETSIGINFO answers in rtrace's own layout, whatever the tracee's
+/// ABI: x86_64's.
+fn put_siginfo(
+    out: &mut crate::output::Output,
+    cfg: &crate::format::FormatConfig,
+    state: &mut FormatState,
+    pid: i32,
+    mem: &mut kernel::Memory,
+    name: &str,
+    info: &[u8; kernel::SIGINFO_SIZE],
+) {
+    let mut p = Printer::new(out, pid, cfg, state, mem, Arch::X86_64);
+    p.open(name, "{", Naming::Fields);
+    put_siginfo_details(&mut p, info, Arch::X86_64);
+    p.close("}");
 }
 
 /// A call's arguments as its kernel function receives them: each register

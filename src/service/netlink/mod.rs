@@ -602,11 +602,7 @@ fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
         Val::Array(a) => {
             p.open("", "[", Naming::Fields);
             let limit = max_items(p);
-            for i in 0..v.len() / a.size {
-                if i == limit {
-                    p.more();
-                    break;
-                }
+            p.bounded(0..v.len() / a.size, limit, |p, i| {
                 let key = i as i64 + a.from_one as i64;
                 let name = match lookup(a.names, key) {
                     Some(n) if p.symbols() && a.from_one => format!("[{n}-1]"),
@@ -618,7 +614,7 @@ fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
                 } else {
                     p.uint(&name, uint_at(v, i * a.size, a.size));
                 }
-            }
+            });
             p.close("]");
         }
         Val::AfSpec => put_attrs(p, v, &route::AF_SPEC, depth + 1),
