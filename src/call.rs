@@ -374,7 +374,7 @@ pub fn call_replay(out: &mut Output, pid: i32, call: &Call, resuming: bool) {
 /// A deferred call is printed now if `print`, else dropped; `duration` is
 /// appended as ` <0.000123>` when given (`-T`).
 pub fn call_leave(
-    t: Stopped,
+    mut t: Stopped,
     call: &mut Call,
     rval: i64,
     skip: bool,
@@ -427,6 +427,8 @@ pub fn call_leave(
         let suffix = if skip { suffix.trim_start() } else { &suffix };
         t.out.text(Some(t.pid), suffix, Style::Plain);
     }
+    let returned = !skip && (call.kind != CallType::NoReturn || failed);
+    timeline_slice(&mut t, call, returned.then_some(rval), None);
     t.out.record_clear(t.pid);
     t.out.newline();
 }
@@ -464,7 +466,7 @@ pub fn json_seconds(d: std::time::Duration) -> f64 {
 /// Finish a call in JSON: let its leave printer fill the values, then write
 /// the call as one object on one line.
 fn json_leave(
-    t: Stopped,
+    mut t: Stopped,
     call: &mut Call,
     rval: i64,
     skip: bool,
@@ -528,7 +530,38 @@ fn json_leave(
     if let Some(d) = duration {
         map.insert("duration".into(), Value::from(json_seconds(d)));
     }
+    if t.out.timeline().is_some() {
+        let args = obj.get("args").cloned();
+        timeline_slice(&mut t, call, returned.then_some(rval), args);
+    }
     t.out.json_line(&obj);
+}
+
+/// With `--timeline`: `call`'s slice, from its entry to now (or the time
+/// of the event being written), with the text it printed or, in JSON, its
+/// `args`, and its result.
+fn timeline_slice(
+    t: &mut Stopped,
+    call: &Call,
+    result: Option<i64>,
+    args: Option<serde_json::Value>,
+) {
+    if t.out.timeline().is_none() {
+        return;
+    }
+    let end = t.out.event_time().unwrap_or_else(std::time::Instant::now);
+    let (pid, tid) = (t.tgid, t.pid);
+    if let Some(timeline) = t.out.timeline() {
+        timeline.slice(crate::output::timeline::Slice {
+            pid,
+            tid,
+            name: &call.name,
+            start: call.entered,
+            end,
+            args,
+            result,
+        });
+    }
 }
 
 /// The default leave printer: `=` if not yet printed, then the result.
