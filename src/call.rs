@@ -374,7 +374,7 @@ pub fn call_replay(out: &mut Output, pid: i32, call: &Call, resuming: bool) {
 /// A deferred call is printed now if `print`, else dropped; `duration` is
 /// appended as ` <0.000123>` when given (`-T`).
 pub fn call_leave(
-    mut t: Stopped,
+    t: Stopped,
     call: &mut Call,
     rval: i64,
     skip: bool,
@@ -428,7 +428,7 @@ pub fn call_leave(
         t.out.text(Some(t.pid), suffix, Style::Plain);
     }
     let returned = !skip && (call.kind != CallType::NoReturn || failed);
-    timeline_slice(&mut t, call, returned.then_some(rval), None);
+    timeline_slice(t.out, t.tgid, t.pid, call, returned.then_some(rval), None);
     t.out.record_clear(t.pid);
     t.out.newline();
 }
@@ -466,7 +466,7 @@ pub fn json_seconds(d: std::time::Duration) -> f64 {
 /// Finish a call in JSON: let its leave printer fill the values, then write
 /// the call as one object on one line.
 fn json_leave(
-    mut t: Stopped,
+    t: Stopped,
     call: &mut Call,
     rval: i64,
     skip: bool,
@@ -532,26 +532,27 @@ fn json_leave(
     }
     if t.out.timeline().is_some() {
         let args = obj.get("args").cloned();
-        timeline_slice(&mut t, call, returned.then_some(rval), args);
+        timeline_slice(t.out, t.tgid, t.pid, call, returned.then_some(rval), args);
     }
     t.out.json_line(&obj);
 }
 
-/// With `--timeline`: `call`'s slice, from its entry to now (or the time
-/// of the event being written), with the text it printed or, in JSON, its
-/// `args`, and its result.
-fn timeline_slice(
-    t: &mut Stopped,
+/// With `--timeline`: `call`'s slice on thread `tid` of process `pid`,
+/// from its entry to now (or the time of the event being written), with
+/// the text it printed or, in JSON, its `args`, and its result.
+pub fn timeline_slice(
+    out: &mut Output,
+    pid: i32,
+    tid: i32,
     call: &Call,
     result: Option<i64>,
     args: Option<serde_json::Value>,
 ) {
-    if t.out.timeline().is_none() {
+    if out.timeline().is_none() {
         return;
     }
-    let end = t.out.event_time().unwrap_or_else(std::time::Instant::now);
-    let (pid, tid) = (t.tgid, t.pid);
-    if let Some(timeline) = t.out.timeline() {
+    let end = out.event_time().unwrap_or_else(std::time::Instant::now);
+    if let Some(timeline) = out.timeline() {
         timeline.slice(crate::output::timeline::Slice {
             pid,
             tid,

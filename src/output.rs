@@ -329,7 +329,9 @@ impl Output {
         let text = &*crate::escape::terminal_safe(text, false);
         if let Some(t) = &mut self.timeline
             && let Some(pid) = pid
+            && style != Style::Banner
         {
+            // A banner (a child's, inside its fork) is no call's text.
             t.add_text(pid, text);
         }
         let (body, soft) = match text.strip_suffix(' ') {
@@ -423,7 +425,7 @@ impl Output {
         let text = std::mem::take(&mut rec.text);
         if let Some(t) = &mut self.timeline {
             // The held-back text is printed again below.
-            t.begin_text(pid);
+            t.restart_text(pid);
         }
         self.newline();
         self.text(Some(pid), &text, Style::Plain);
@@ -439,6 +441,9 @@ impl Output {
 
     /// Drop a held-back call: it is not printed.
     pub fn discard(&mut self, pid: i32) {
+        if let Some(t) = &mut self.timeline {
+            t.drop_text(pid);
+        }
         if let Some(rec) = self.records.get_mut(&pid) {
             rec.text.clear();
             rec.deferred = false;
@@ -469,6 +474,9 @@ impl Output {
     /// Copy `parent`'s recording to `child`: a fork child resumes its
     /// parent's call (`fork() = 0`).
     pub fn record_copy(&mut self, parent: i32, child: i32) {
+        if let Some(t) = &mut self.timeline {
+            t.copy_text(parent, child);
+        }
         let (text, overflowed) = match self.records.get(&parent) {
             Some(rec) => (rec.text.clone(), rec.overflowed),
             None => (String::new(), false),
@@ -497,6 +505,9 @@ impl Output {
 
     /// Drop all state kept for a process that is gone.
     pub fn forget(&mut self, pid: i32) {
+        if let Some(t) = &mut self.timeline {
+            t.forget(pid);
+        }
         self.records.remove(&pid);
     }
 

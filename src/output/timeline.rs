@@ -28,8 +28,10 @@ pub struct Timeline {
     origin: Instant,
     /// No event was written yet (no `,` before the next).
     first: bool,
-    /// The text each thread printed since its current call began.
-    texts: IntMap<i32, String>,
+    /// The text each thread printed since its current call began, and
+    /// below it the texts of calls suspended under it (signal handlers'
+    /// calls run while an interrupted call waits for its restart).
+    texts: IntMap<i32, Vec<String>>,
     /// The first write error; once set, nothing more is written.
     error: Option<io::Error>,
     /// The next flow arrow's id.
@@ -123,14 +125,49 @@ impl Timeline {
     }
 
     /// Thread `tid` begins a call: what it prints from now on is the
-    /// call's text.
+    /// call's text. A call entered while another is suspended (a signal
+    /// handler's) gets a text of its own above the suspended call's.
     pub fn begin_text(&mut self, tid: i32) {
-        self.texts.entry(tid).or_default().clear();
+        self.texts.entry(tid).or_default().push(String::new());
     }
 
-    /// Text thread `tid` printed.
+    /// The current call's text starts over (a held-back call printed
+    /// after all writes its text again).
+    pub fn restart_text(&mut self, tid: i32) {
+        if let Some(text) = self.texts.get_mut(&tid).and_then(|t| t.last_mut()) {
+            text.clear();
+        }
+    }
+
+    /// Thread `tid`'s current call is dropped unprinted.
+    pub fn drop_text(&mut self, tid: i32) {
+        if let Some(texts) = self.texts.get_mut(&tid) {
+            texts.pop();
+        }
+    }
+
+    /// A fork child resumes its parent's call: it starts with its text.
+    pub fn copy_text(&mut self, parent: i32, child: i32) {
+        let text = self
+            .texts
+            .get(&parent)
+            .and_then(|t| t.last())
+            .cloned()
+            .unwrap_or_default();
+        self.texts.insert(child, vec![text]);
+    }
+
+    /// Thread `tid` is gone.
+    pub fn forget(&mut self, tid: i32) {
+        self.texts.remove(&tid);
+    }
+
+    /// Text thread `tid` printed: its current call's, if it is in one
+    /// (a banner between calls is no call's).
     pub fn add_text(&mut self, tid: i32, text: &str) {
-        self.texts.entry(tid).or_default().push_str(text);
+        if let Some(current) = self.texts.get_mut(&tid).and_then(|t| t.last_mut()) {
+            current.push_str(text);
+        }
     }
 
     /// A call ended: its slice, with the text it printed (or its JSON
@@ -139,7 +176,7 @@ impl Timeline {
         let text = self
             .texts
             .get_mut(&slice.tid)
-            .map(std::mem::take)
+            .and_then(Vec::pop)
             .unwrap_or_default();
         let dur = slice.end.saturating_duration_since(slice.start);
         let mut args = serde_json::Map::new();
