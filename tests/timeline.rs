@@ -215,3 +215,26 @@ fn an_unwritable_timeline_is_one_line_of_error() {
         "rtrace: cannot open '/nonexistent/dir/t.json': No such file or directory\n"
     );
 }
+
+#[test]
+fn with_json_the_slices_carry_the_calls_json_arguments() {
+    let bin = fixture("fork_wait");
+    let (text, events) = traced(&["--json"], &bin);
+    let calls: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("a JSON line"))
+        .filter(|o| o["type"] == "call")
+        .collect();
+    let by_tid = slices(&events);
+    assert_eq!(by_tid.len(), 1);
+    let list = by_tid.values().next().unwrap();
+    assert_eq!(list.len(), calls.len());
+    for (slice, call) in list.iter().zip(&calls) {
+        assert_eq!(slice["name"], call["name"]);
+        assert_eq!(slice["args"]["args"], call["args"]);
+        assert_eq!(
+            slice["args"].get("result"),
+            call.get("result").filter(|r| !r.is_null())
+        );
+    }
+}
