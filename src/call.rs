@@ -427,6 +427,8 @@ pub fn call_leave(
         let suffix = if skip { suffix.trim_start() } else { &suffix };
         t.out.text(Some(t.pid), suffix, Style::Plain);
     }
+    let returned = !skip && (call.kind != CallType::NoReturn || failed);
+    timeline_slice(t.out, t.tgid, t.pid, call, returned.then_some(rval), None);
     t.out.record_clear(t.pid);
     t.out.newline();
 }
@@ -528,7 +530,39 @@ fn json_leave(
     if let Some(d) = duration {
         map.insert("duration".into(), Value::from(json_seconds(d)));
     }
+    if t.out.timeline().is_some() {
+        let args = obj.get("args").cloned();
+        timeline_slice(t.out, t.tgid, t.pid, call, returned.then_some(rval), args);
+    }
     t.out.json_line(&obj);
+}
+
+/// With `--timeline`: `call`'s slice on thread `tid` of process `pid`,
+/// from its entry to now (or the time of the event being written), with
+/// the text it printed or, in JSON, its `args`, and its result.
+pub fn timeline_slice(
+    out: &mut Output,
+    pid: i32,
+    tid: i32,
+    call: &Call,
+    result: Option<i64>,
+    args: Option<serde_json::Value>,
+) {
+    if out.timeline().is_none() {
+        return;
+    }
+    let end = out.event_time().unwrap_or_else(std::time::Instant::now);
+    if let Some(timeline) = out.timeline() {
+        timeline.slice(crate::output::timeline::Slice {
+            pid,
+            tid,
+            name: &call.name,
+            start: call.entered,
+            end,
+            args,
+            result,
+        });
+    }
 }
 
 /// The default leave printer: `=` if not yet printed, then the result.

@@ -16,6 +16,7 @@ use std::process::ExitCode;
 use clap::{CommandFactory, Parser, ValueEnum};
 
 use rtrace_cli::format::FormatConfig;
+use rtrace_cli::output::timeline::Timeline;
 use rtrace_cli::output::{Output, Timestamps, TraceWriter};
 use rtrace_cli::trace;
 
@@ -437,6 +438,12 @@ struct Cli {
     #[arg(long)]
     json: bool,
 
+    /// Also write the trace as a timeline to FILE (mode 0600): trace-event
+    /// JSON that ui.perfetto.dev and chrome://tracing open, a track per
+    /// process and thread, a slice per call, signals and exits as instants
+    #[arg(long, value_name = "FILE")]
+    timeline: Option<std::path::PathBuf>,
+
     /// Color the output
     #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
     color: ColorWhen,
@@ -680,6 +687,25 @@ fn main() -> ExitCode {
             std::io::stderr().is_terminal(),
         ),
     };
+    let timeline = match &cli.timeline {
+        Some(path) => {
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .mode(0o600)
+                .open(path);
+            match file {
+                Ok(f) => Some(Timeline::new(Box::new(std::io::BufWriter::new(f)))),
+                Err(e) => {
+                    let mut name = String::new();
+                    rtrace_cli::escape::c_escape(path.as_os_str().as_bytes(), false, &mut name);
+                    return fail(&format!("cannot open '{name}': {}", os_text(&e)), 1);
+                }
+            }
+        }
+        None => None,
+    };
     let color = match cli.color {
         _ if cli.json => false,
         ColorWhen::Always => true,
@@ -751,6 +777,9 @@ fn main() -> ExitCode {
     let mut out = Output::new(writer, color, timestamps).on_terminal(is_terminal);
     if cli.relative {
         out = out.with_relative();
+    }
+    if let Some(timeline) = timeline {
+        out = out.with_timeline(timeline);
     }
     match trace::run(config, out) {
         Ok(trace::Exit::Code(code)) => ExitCode::from(code as u8),

@@ -10,7 +10,10 @@
 
 use crate::fasthash::IntMap;
 use std::io::{self, Write};
+
+pub mod timeline;
 use std::sync::atomic::{AtomicBool, Ordering};
+use timeline::Timeline;
 
 use owo_colors::OwoColorize;
 
@@ -106,6 +109,8 @@ pub struct Output {
     unflushed: bool,
     /// The trace goes to a terminal: written before every resume.
     terminal: bool,
+    /// `--timeline`: the trace-event file, written beside the trace.
+    timeline: Option<Box<Timeline>>,
 }
 
 impl Output {
@@ -135,7 +140,20 @@ impl Output {
             event_time: None,
             unflushed: false,
             terminal: false,
+            timeline: None,
         }
+    }
+
+    /// Also write the trace as a timeline (`--timeline`).
+    pub fn with_timeline(mut self, timeline: Timeline) -> Output {
+        self.timeline = Some(Box::new(timeline));
+        self
+    }
+
+    /// The timeline, when one is written: the engine and the call layer
+    /// hand it their events (slices, instants, track names) through here.
+    pub fn timeline(&mut self) -> Option<&mut Timeline> {
+        self.timeline.as_deref_mut()
     }
 
     /// The trace goes to a terminal, where a person watches it beside the
@@ -185,6 +203,9 @@ impl Output {
 
     /// Write buffered bytes to the file or terminal.
     pub fn flush(&mut self) {
+        if let Some(t) = &mut self.timeline {
+            t.flush();
+        }
         if self.error.is_some() {
             return;
         }
@@ -306,6 +327,13 @@ impl Output {
     /// the Printer's strings; this is the guarantee behind them).
     pub fn text(&mut self, pid: Option<i32>, text: &str, style: Style) {
         let text = &*crate::escape::terminal_safe(text, false);
+        if let Some(t) = &mut self.timeline
+            && let Some(pid) = pid
+            && style != Style::Banner
+        {
+            // A banner (a child's, inside its fork) is no call's text.
+            t.add_text(pid, text);
+        }
         let (body, soft) = match text.strip_suffix(' ') {
             Some(body) => (body, true),
             None => (text, false),
@@ -363,6 +391,9 @@ impl Output {
 
     /// Start recording `pid`'s text: a call's enter half begins.
     pub fn record_start(&mut self, pid: i32) {
+        if let Some(t) = &mut self.timeline {
+            t.begin_text(pid);
+        }
         let rec = self.records.entry(pid).or_default();
         rec.text.clear();
         rec.overflowed = false;
@@ -373,6 +404,9 @@ impl Output {
     /// Start a call whose text is held back until [`Output::undefer`] or
     /// [`Output::discard`]: nothing of it reaches the line meanwhile.
     pub fn record_start_deferred(&mut self, pid: i32) {
+        if let Some(t) = &mut self.timeline {
+            t.begin_text(pid);
+        }
         let rec = self.records.entry(pid).or_default();
         rec.text.clear();
         rec.overflowed = false;
@@ -389,6 +423,10 @@ impl Output {
         rec.deferred = false;
         rec.active = false;
         let text = std::mem::take(&mut rec.text);
+        if let Some(t) = &mut self.timeline {
+            // The held-back text is printed again below.
+            t.restart_text(pid);
+        }
         self.newline();
         self.text(Some(pid), &text, Style::Plain);
         self.print_susp = true;
@@ -403,6 +441,9 @@ impl Output {
 
     /// Drop a held-back call: it is not printed.
     pub fn discard(&mut self, pid: i32) {
+        if let Some(t) = &mut self.timeline {
+            t.drop_text(pid);
+        }
         if let Some(rec) = self.records.get_mut(&pid) {
             rec.text.clear();
             rec.deferred = false;
@@ -433,6 +474,9 @@ impl Output {
     /// Copy `parent`'s recording to `child`: a fork child resumes its
     /// parent's call (`fork() = 0`).
     pub fn record_copy(&mut self, parent: i32, child: i32) {
+        if let Some(t) = &mut self.timeline {
+            t.copy_text(parent, child);
+        }
         let (text, overflowed) = match self.records.get(&parent) {
             Some(rec) => (rec.text.clone(), rec.overflowed),
             None => (String::new(), false),
@@ -461,6 +505,9 @@ impl Output {
 
     /// Drop all state kept for a process that is gone.
     pub fn forget(&mut self, pid: i32) {
+        if let Some(t) = &mut self.timeline {
+            t.forget(pid);
+        }
         self.records.remove(&pid);
     }
 
@@ -469,6 +516,9 @@ impl Output {
     /// The call's own line is complete by then, so it gets no `<..>`.
     pub fn continuation(&mut self, pid: i32, text: &str) {
         let text = &*crate::escape::terminal_safe(text, false);
+        if let Some(t) = &mut self.timeline {
+            t.add_text(pid, &format!("\n  {text}"));
+        }
         if self.line_pid == Some(pid) {
             self.print_susp = false;
         }

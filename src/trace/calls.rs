@@ -540,6 +540,9 @@ impl Engine {
         sig: i32,
         info: Option<[u8; kernel::SIGINFO_SIZE]>,
     ) {
+        if self.out.timeline().is_some() {
+            self.timeline_signal(pid, sig);
+        }
         let Some(proc) = self.procs.get_mut(&pid) else {
             return;
         };

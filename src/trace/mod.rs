@@ -25,6 +25,7 @@ mod signals;
 mod spawn;
 pub mod stats;
 mod tasks;
+mod timeline;
 
 use crate::fasthash::IntMap;
 use signals::{
@@ -542,6 +543,9 @@ impl Engine {
 
     /// Report a process event: a banner line, or a JSON object.
     fn report(&mut self, pid: i32, report: Report) {
+        if self.out.timeline().is_some() {
+            self.timeline_report(pid, &report);
+        }
         if self.summary == Summary::Only || self.quiet {
             // -c prints the summary and nothing else; -q the calls.
             return;

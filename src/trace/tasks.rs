@@ -264,6 +264,8 @@ impl Engine {
                 "0"
             };
             self.out.text(Some(pid), text, Style::Plain);
+            let tgid = self.procs.get(&pid).map_or(pid, |p| p.tgid);
+            crate::call::timeline_slice(&mut self.out, tgid, pid, &call, Some(0), None);
             self.out.record_clear(pid);
             self.out.newline();
         }

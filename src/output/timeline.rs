@@ -1,0 +1,334 @@
+//! `--timeline FILE`: the trace as trace-event JSON, the format Perfetto's
+//! UI (ui.perfetto.dev) and chrome://tracing open.
+//!
+//! The file is one JSON array of events, written as they happen: `[` and
+//! each event as it comes (`,` before all but the first), `]` when the
+//! timeline ends. Nothing is kept but the open file's buffer and, per
+//! thread, the text of its current call, so a long trace costs no memory;
+//! a file cut short (rtrace killed) lacks only the `]`, which Perfetto
+//! accepts too. Times are microseconds since the timeline began (`ts`,
+//! `dur`), written to the nanosecond as decimal text so that a slice's
+//! bounds are exact.
+//!
+//! The events: `M` metadata naming a process (`process_name`) or a thread
+//! (`thread_name`), `X` complete slices (a call, from its enter to its
+//! leave), `i` instants (signals, exits, usbmon events), `s`/`f` flow
+//! arrows (a usbmon fetch to the events it returned). The output layer
+//! owns the one [`Timeline`] and calls it; nothing above writes to it.
+
+use crate::fasthash::IntMap;
+use serde_json::{Value, json};
+use std::io::{self, Write};
+use std::time::Instant;
+
+/// The timeline file being written.
+pub struct Timeline {
+    writer: Box<dyn Write>,
+    /// When the timeline began: time 0.
+    origin: Instant,
+    /// No event was written yet (no `,` before the next).
+    first: bool,
+    /// The text each thread printed since its current call began, and
+    /// below it the texts of calls suspended under it (signal handlers'
+    /// calls run while an interrupted call waits for its restart).
+    texts: IntMap<i32, Vec<String>>,
+    /// The first write error; once set, nothing more is written.
+    error: Option<io::Error>,
+    /// The next flow arrow's id.
+    next_flow: u64,
+}
+
+/// A call, as its slice needs it.
+pub struct Slice<'a> {
+    /// The process (thread group) id.
+    pub pid: i32,
+    /// The thread id.
+    pub tid: i32,
+    /// The call's name: the slice's name.
+    pub name: &'a str,
+    /// When the call was entered.
+    pub start: Instant,
+    /// When it was left.
+    pub end: Instant,
+    /// Its arguments as JSON (`--json`), when the text is not printed.
+    pub args: Option<Value>,
+    /// Its raw result, if it returned one.
+    pub result: Option<i64>,
+}
+
+impl Timeline {
+    /// A timeline written to `writer`, its time 0 now.
+    pub fn new(writer: Box<dyn Write>) -> Timeline {
+        let mut timeline = Timeline {
+            writer,
+            origin: Instant::now(),
+            first: true,
+            texts: IntMap::default(),
+            error: None,
+            next_flow: 1,
+        };
+        timeline.put(b"[");
+        timeline
+    }
+
+    fn put(&mut self, bytes: &[u8]) {
+        if self.error.is_none()
+            && let Err(e) = self.writer.write_all(bytes)
+        {
+            self.error = Some(e);
+        }
+    }
+
+    /// The first write error, if any.
+    pub fn error(&self) -> Option<&io::Error> {
+        self.error.as_ref()
+    }
+
+    /// Write one event.
+    fn event(&mut self, event: &Value) {
+        let sep: &[u8] = if self.first { b"\n" } else { b",\n" };
+        self.first = false;
+        self.put(sep);
+        let text = event.to_string();
+        self.put(text.as_bytes());
+    }
+
+    /// Microseconds from time 0 to `at` (0 for earlier), as an exact
+    /// decimal number (`12.345`).
+    fn micros(&self, at: Instant) -> Value {
+        micros_value(at.saturating_duration_since(self.origin).as_nanos())
+    }
+
+    /// Name thread `tid` of process `pid` after the program it runs
+    /// (`M thread_name`); a process's main thread (`tid == pid`) names the
+    /// process's track too (`M process_name`).
+    pub fn name_thread(&mut self, pid: i32, tid: i32, name: &str) {
+        if pid == tid {
+            self.event(&json!({
+                "ph": "M", "name": "process_name", "pid": pid, "tid": tid,
+                "args": { "name": name },
+            }));
+        }
+        self.event(&json!({
+            "ph": "M", "name": "thread_name", "pid": pid, "tid": tid,
+            "args": { "name": format!("{name} {tid}") },
+        }));
+    }
+
+    /// Name a track that is no process: usbmon bus `bus`'s events, under
+    /// the made-up process id `pid`.
+    pub fn name_track(&mut self, pid: i64, name: &str) {
+        self.event(&json!({
+            "ph": "M", "name": "process_name", "pid": pid, "tid": pid,
+            "args": { "name": name },
+        }));
+    }
+
+    /// Thread `tid` begins a call: what it prints from now on is the
+    /// call's text. A call entered while another is suspended (a signal
+    /// handler's) gets a text of its own above the suspended call's.
+    pub fn begin_text(&mut self, tid: i32) {
+        self.texts.entry(tid).or_default().push(String::new());
+    }
+
+    /// The current call's text starts over (a held-back call printed
+    /// after all writes its text again).
+    pub fn restart_text(&mut self, tid: i32) {
+        if let Some(text) = self.texts.get_mut(&tid).and_then(|t| t.last_mut()) {
+            text.clear();
+        }
+    }
+
+    /// Thread `tid`'s current call is dropped unprinted.
+    pub fn drop_text(&mut self, tid: i32) {
+        if let Some(texts) = self.texts.get_mut(&tid) {
+            texts.pop();
+        }
+    }
+
+    /// A fork child resumes its parent's call: it starts with its text.
+    pub fn copy_text(&mut self, parent: i32, child: i32) {
+        let text = self
+            .texts
+            .get(&parent)
+            .and_then(|t| t.last())
+            .cloned()
+            .unwrap_or_default();
+        self.texts.insert(child, vec![text]);
+    }
+
+    /// Thread `tid` is gone.
+    pub fn forget(&mut self, tid: i32) {
+        self.texts.remove(&tid);
+    }
+
+    /// Text thread `tid` printed: its current call's, if it is in one
+    /// (a banner between calls is no call's).
+    pub fn add_text(&mut self, tid: i32, text: &str) {
+        if let Some(current) = self.texts.get_mut(&tid).and_then(|t| t.last_mut()) {
+            current.push_str(text);
+        }
+    }
+
+    /// A call ended: its slice, with the text it printed (or its JSON
+    /// arguments) and its result.
+    pub fn slice(&mut self, slice: Slice) {
+        let text = self
+            .texts
+            .get_mut(&slice.tid)
+            .and_then(Vec::pop)
+            .unwrap_or_default();
+        let dur = slice.end.saturating_duration_since(slice.start);
+        let mut args = serde_json::Map::new();
+        match slice.args {
+            Some(a) => {
+                args.insert("args".into(), a);
+            }
+            None => {
+                args.insert("text".into(), Value::from(text.trim_end()));
+            }
+        }
+        if let Some(r) = slice.result {
+            args.insert("result".into(), Value::from(r));
+        }
+        let event = json!({
+            "ph": "X", "name": slice.name, "cat": "call",
+            "pid": slice.pid, "tid": slice.tid,
+            "ts": self.micros(slice.start),
+            "dur": micros_value(dur.as_nanos()),
+            "args": args,
+        });
+        self.event(&event);
+    }
+
+    /// An instant on thread `tid`'s track (a signal, an exit): `name`,
+    /// with `text` as its argument.
+    pub fn instant(&mut self, pid: i64, tid: i64, at: Instant, name: &str, text: &str) {
+        let event = json!({
+            "ph": "i", "s": "t", "name": name, "cat": "event",
+            "pid": pid, "tid": tid, "ts": self.micros(at),
+            "args": { "text": text },
+        });
+        self.event(&event);
+    }
+
+    /// An instant at a kernel time given as microseconds since time 0
+    /// (may be before it: a usbmon event older than the trace).
+    pub fn instant_at(&mut self, pid: i64, tid: i64, ts_ns: i128, name: &str, text: &str) {
+        let event = json!({
+            "ph": "i", "s": "t", "name": name, "cat": "event",
+            "pid": pid, "tid": tid, "ts": signed_micros(ts_ns),
+            "args": { "text": text },
+        });
+        self.event(&event);
+    }
+
+    /// A flow arrow from (`pid`, `tid`) at `from` to (`to_pid`, `to_tid`)
+    /// at `to_ns` nanoseconds since time 0.
+    pub fn flow(&mut self, from: (i64, i64, Instant), to: (i64, i64, i128), name: &str) {
+        let id = self.next_flow;
+        self.next_flow += 1;
+        let start = self.micros(from.2);
+        self.event(&json!({
+            "ph": "s", "id": id, "name": name, "cat": "flow",
+            "pid": from.0, "tid": from.1, "ts": start,
+        }));
+        self.event(&json!({
+            "ph": "f", "bp": "e", "id": id, "name": name, "cat": "flow",
+            "pid": to.0, "tid": to.1, "ts": signed_micros(to.2),
+        }));
+    }
+
+    /// Nanoseconds from time 0 to `at`, negative when before it.
+    pub fn nanos_since_origin(&self, at: Instant) -> i128 {
+        match at.checked_duration_since(self.origin) {
+            Some(d) => d.as_nanos() as i128,
+            None => -(self.origin.duration_since(at).as_nanos() as i128),
+        }
+    }
+
+    /// Write what is buffered to the file.
+    pub fn flush(&mut self) {
+        if self.error.is_none()
+            && let Err(e) = self.writer.flush()
+        {
+            self.error = Some(e);
+        }
+    }
+}
+
+impl Drop for Timeline {
+    /// Close the array: the file is valid JSON from here.
+    fn drop(&mut self) {
+        self.put(b"\n]\n");
+        self.flush();
+    }
+}
+
+/// `ns` nanoseconds as microseconds, exactly (`12.345`).
+fn micros_value(ns: u128) -> Value {
+    let text = format!("{}.{:03}", ns / 1000, ns % 1000);
+    serde_json::from_str(&text).unwrap_or(Value::from(0))
+}
+
+/// Signed nanoseconds as microseconds.
+fn signed_micros(ns: i128) -> Value {
+    let text = format!(
+        "{}{}.{:03}",
+        if ns < 0 { "-" } else { "" },
+        ns.unsigned_abs() / 1000,
+        ns.unsigned_abs() % 1000
+    );
+    serde_json::from_str(&text).unwrap_or(Value::from(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    #[derive(Clone, Default)]
+    struct Shared(Rc<RefCell<Vec<u8>>>);
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.borrow_mut().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn an_empty_and_a_full_timeline_are_json_arrays() {
+        let buf = Shared::default();
+        drop(Timeline::new(Box::new(buf.clone())));
+        let v: Value = serde_json::from_slice(&buf.0.borrow()).unwrap();
+        assert_eq!(v, json!([]));
+
+        let buf = Shared::default();
+        let mut t = Timeline::new(Box::new(buf.clone()));
+        let start = t.origin + std::time::Duration::from_nanos(1_234_567);
+        t.name_thread(5, 5, "sh");
+        t.begin_text(5);
+        t.add_text(5, "read(0, \"a\", 1) = 1 ");
+        t.slice(Slice {
+            pid: 5,
+            tid: 5,
+            name: "read",
+            start,
+            end: start + std::time::Duration::from_nanos(2_001),
+            args: None,
+            result: Some(1),
+        });
+        drop(t);
+        let v: Value = serde_json::from_slice(&buf.0.borrow()).unwrap();
+        let x = &v[2];
+        assert_eq!(x["ph"], "X");
+        assert_eq!(x["ts"].to_string(), "1234.567");
+        assert_eq!(x["dur"].to_string(), "2.001");
+        assert_eq!(x["args"]["text"], "read(0, \"a\", 1) = 1");
+        assert_eq!(v[0]["args"]["name"], "sh");
+    }
+}

@@ -1,0 +1,240 @@
+//! `--timeline FILE`: fixtures traced with it, the file parsed as JSON and
+//! checked against the text trace of the same run: a named track per
+//! process, one slice per printed call in the same order, slices that nest
+//! on each thread, signals and exits as instants.
+
+mod common;
+use common::{fixture, name, scratch_path, trace};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// Run `bin` under rtrace with `args` and `--timeline`; the text trace
+/// and the timeline's events.
+fn traced(args: &[&str], bin: &std::path::Path) -> (String, Vec<Value>) {
+    let path = scratch_path("timeline", name(bin));
+    let path_text = path.to_str().expect("utf-8 path").to_string();
+    let mut all = args.to_vec();
+    all.extend(["--timeline", &path_text]);
+    let run = trace(&all, &[name(bin)]);
+    assert!(run.code().is_some(), "{}", run.stderr());
+    let bytes = std::fs::read(&path).expect("timeline written");
+    let _ = std::fs::remove_file(&path);
+    let events: Value = serde_json::from_slice(&bytes).expect("timeline is JSON");
+    let Value::Array(events) = events else {
+        panic!("not an array: {events}");
+    };
+    (run.trace, events)
+}
+
+/// Nanoseconds from a `ts`/`dur` value in microseconds.
+fn ns(v: &Value) -> i64 {
+    (v.as_f64().expect("a number") * 1000.0).round() as i64
+}
+
+/// The call slices per thread, in order of their start.
+fn slices(events: &[Value]) -> BTreeMap<i64, Vec<&Value>> {
+    let mut by_tid: BTreeMap<i64, Vec<&Value>> = BTreeMap::new();
+    for e in events.iter().filter(|e| e["ph"] == "X") {
+        by_tid
+            .entry(e["tid"].as_i64().unwrap())
+            .or_default()
+            .push(e);
+    }
+    for list in by_tid.values_mut() {
+        list.sort_by_key(|e| (ns(&e["ts"]), -ns(&e["dur"])));
+    }
+    by_tid
+}
+
+/// Each thread's slices nest: a slice starts after the one before it
+/// ended or lies inside it, never across its end.
+fn assert_nested(by_tid: &BTreeMap<i64, Vec<&Value>>) {
+    for (tid, list) in by_tid {
+        let mut open: Vec<(i64, &Value)> = Vec::new();
+        for e in list {
+            let (start, end) = (ns(&e["ts"]), ns(&e["ts"]) + ns(&e["dur"]));
+            assert!(end >= start, "negative duration: {e}");
+            while open.last().is_some_and(|(top_end, _)| *top_end <= start) {
+                open.pop();
+            }
+            if let Some((top_end, top)) = open.last() {
+                assert!(end <= *top_end, "thread {tid}: {e} overlaps {top}");
+            }
+            open.push((end, e));
+        }
+    }
+}
+
+/// The call names the text trace starts a line with, per process:
+/// `PID| ` names a line's process, `PID' ` the one left (whose lines then
+/// have no prefix), and lines before any prefix are `first`'s. Replays
+/// (`*name(`) continue a call and are not counted.
+fn text_calls(trace: &str, first: i64) -> BTreeMap<i64, Vec<String>> {
+    let mut calls: BTreeMap<i64, Vec<String>> = BTreeMap::new();
+    let mut alone = first;
+    for line in trace.lines() {
+        let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+        let (owner, rest) = match line.as_bytes().get(digits) {
+            Some(b'|') if digits > 0 => (line[..digits].parse().unwrap(), &line[digits + 1..]),
+            Some(b'\'') if digits > 0 => {
+                alone = line[..digits].parse().unwrap();
+                (alone, &line[digits + 1..])
+            }
+            _ => (alone, line),
+        };
+        let rest = rest.strip_prefix(' ').unwrap_or(rest);
+        let Some((name, _)) = rest.split_once('(') else {
+            continue;
+        };
+        let plain = !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+        if plain {
+            calls.entry(owner).or_default().push(name.to_string());
+        }
+    }
+    calls
+}
+
+fn instants(events: &[Value], tid: i64) -> Vec<&str> {
+    events
+        .iter()
+        .filter(|e| e["ph"] == "i" && e["tid"] == tid)
+        .map(|e| e["args"]["text"].as_str().unwrap())
+        .collect()
+}
+
+#[test]
+fn calls_are_slices_in_the_order_and_with_the_text_of_the_trace() {
+    let bin = fixture("signals");
+    let (text, events) = traced(&[], &bin);
+    let by_tid = slices(&events);
+    assert_eq!(by_tid.len(), 1, "one thread");
+    let (&tid, list) = by_tid.iter().next().unwrap();
+    assert_nested(&by_tid);
+    let names: Vec<&str> = list.iter().map(|e| e["name"].as_str().unwrap()).collect();
+    assert_eq!(names, text_calls(&text, tid)[&tid]);
+    // A call the text prints on one line has that line as its text.
+    let whole: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("write(-1, \"BEGIN\"") || l.starts_with("rt_sigreturn"))
+        .collect();
+    assert!(whole.len() > 1, "{text}");
+    for line in whole {
+        assert!(
+            list.iter().any(|e| e["args"]["text"] == line),
+            "no slice has the text {line:?}"
+        );
+    }
+    // Handler calls run inside the interrupted read: nested slices.
+    let read = list
+        .iter()
+        .find(|e| e["name"] == "read" && e["args"]["text"].as_str().unwrap().contains("\"b\""))
+        .expect("the restarted read");
+    let inside = list
+        .iter()
+        .filter(|e| {
+            e["name"] == "rt_sigreturn"
+                && ns(&e["ts"]) > ns(&read["ts"])
+                && ns(&e["ts"]) + ns(&e["dur"]) <= ns(&read["ts"]) + ns(&read["dur"])
+        })
+        .count();
+    assert!(inside >= 2, "handler calls inside {read}");
+    // Each signal is an instant with the text the trace shows.
+    let got = instants(&events, tid);
+    let signals: Vec<&&str> = got.iter().filter(|t| t.starts_with("** SIG")).collect();
+    assert!(signals.len() >= 4, "{got:?}");
+    for s in &signals {
+        assert!(text.contains(**s), "{s} not in the trace");
+    }
+    assert_eq!(got.last(), Some(&"Process exited normally with code 0"));
+    let names: Vec<&Value> = events.iter().filter(|e| e["ph"] == "M").collect();
+    assert!(
+        names
+            .iter()
+            .any(|e| e["name"] == "process_name" && e["args"]["name"] == "signals"),
+        "{names:?}"
+    );
+}
+
+#[test]
+fn each_process_is_a_track_with_its_calls_and_exit() {
+    let bin = fixture("fork_wait");
+    let (text, events) = traced(&["-f"], &bin);
+    let by_tid = slices(&events);
+    assert_eq!(by_tid.len(), 2, "parent and child: {by_tid:?}");
+    assert_nested(&by_tid);
+    let first = *by_tid.keys().next().unwrap();
+    let mut codes = Vec::new();
+    for (&tid, list) in &by_tid {
+        // The process is named after its program, on its own track.
+        assert!(
+            events.iter().any(|e| e["ph"] == "M"
+                && e["name"] == "process_name"
+                && e["pid"] == tid
+                && e["args"]["name"] == "fork_wait"),
+            "no track for {tid}"
+        );
+        assert!(list.iter().all(|e| e["pid"] == tid));
+        let names: Vec<&str> = list.iter().map(|e| e["name"].as_str().unwrap()).collect();
+        let expected = &text_calls(&text, first)[&tid];
+        assert_eq!(&names, expected, "thread {tid}");
+        let fork = list.iter().find(|e| e["name"] == "fork").unwrap();
+        if tid != first {
+            // The child's half of its parent's fork.
+            assert_eq!(fork["args"]["text"], "fork() = 0");
+            assert_eq!(fork["args"]["result"], 0);
+        } else {
+            assert_eq!(
+                fork["args"]["result"],
+                by_tid.keys().nth(1).copied().unwrap()
+            );
+        }
+        let exits = instants(&events, tid);
+        let exit = exits.last().expect("an exit instant");
+        codes.push(exit.to_string());
+    }
+    codes.sort();
+    assert_eq!(
+        codes,
+        [
+            "Process exited normally with code 0",
+            "Process exited normally with code 7"
+        ]
+    );
+}
+
+#[test]
+fn an_unwritable_timeline_is_one_line_of_error() {
+    let bin = fixture("fork_wait");
+    let run = trace(&["--timeline", "/nonexistent/dir/t.json"], &[name(&bin)]);
+    assert_eq!(run.code(), Some(1));
+    assert_eq!(
+        run.stderr(),
+        "rtrace: cannot open '/nonexistent/dir/t.json': No such file or directory\n"
+    );
+}
+
+#[test]
+fn with_json_the_slices_carry_the_calls_json_arguments() {
+    let bin = fixture("fork_wait");
+    let (text, events) = traced(&["--json"], &bin);
+    let calls: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("a JSON line"))
+        .filter(|o| o["type"] == "call")
+        .collect();
+    let by_tid = slices(&events);
+    assert_eq!(by_tid.len(), 1);
+    let list = by_tid.values().next().unwrap();
+    assert_eq!(list.len(), calls.len());
+    for (slice, call) in list.iter().zip(&calls) {
+        assert_eq!(slice["name"], call["name"]);
+        assert_eq!(slice["args"]["args"], call["args"]);
+        assert_eq!(
+            slice["args"].get("result"),
+            call.get("result").filter(|r| !r.is_null())
+        );
+    }
+}
