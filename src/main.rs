@@ -203,7 +203,7 @@ impl clap::builder::TypedValueParser for Offered {
 /// What `-e` completes to: the qualifiers, every call name and every
 /// `%class`.
 fn expr_words() -> Vec<&'static str> {
-    let mut words = vec!["trace=", "status=", "signal=", "diag="];
+    let mut words = vec!["trace=", "status=", "signal=", "diag=", "trace-fds="];
     let mut calls: Vec<&'static str> = rtrace_cli::sysent::all_signatures()
         .map(|s| s.name)
         .collect();
@@ -322,6 +322,19 @@ struct Cli {
     /// With a traceon trigger, printing starts off
     #[arg(long = "trigger", value_name = "TRIGGER")]
     triggers: Vec<String>,
+
+    /// Print only calls that touch PATH: a path argument naming it (as
+    /// given, or resolving to the same file where it exists) or an fd
+    /// argument referring to it, fds opened before tracing included
+    /// (repeatable: any of the paths). Combines with -e trace= (both must
+    /// hold); unshown calls are not counted by -c
+    #[arg(short = 'P', long = "trace-path", value_name = "PATH")]
+    trace_paths: Vec<std::path::PathBuf>,
+
+    /// Print only calls with an fd argument in SET (`0,3`; also
+    /// `-e trace-fds=SET`); with -P, calls that match either
+    #[arg(long = "trace-fds", value_name = "SET")]
+    trace_fds: Vec<String>,
 
     /// Print only calls that succeeded (-e status=successful)
     #[arg(short = 'z', long = "successful-only", conflicts_with = "failed_only")]
@@ -777,12 +790,19 @@ fn selection(cli: &Cli) -> Result<trace::Selection, String> {
             "status" => select.status = StatusSet::parse(value)?,
             "signal" | "signals" | "s" => select.signals = SignalSet::parse(value)?,
             "diag" => select.diag = rtrace_cli::diag::DiagSet::parse(value)?,
+            "trace-fds" | "trace-fd" => select.paths.add_fds(value)?,
             _ => {
                 return Err(format!(
-                    "unknown -e qualifier '{key}' (trace, status, signal, diag)"
+                    "unknown -e qualifier '{key}' (trace, status, signal, diag, trace-fds)"
                 ));
             }
         }
+    }
+    for path in &cli.trace_paths {
+        select.paths.add_path(path)?;
+    }
+    for set in &cli.trace_fds {
+        select.paths.add_fds(set)?;
     }
     if let Some(expr) = &cli.filter {
         let filter = trace::filtering::parse_filter(expr).map_err(|e| e.to_string())?;
