@@ -37,6 +37,62 @@ pub struct FormatConfig {
     /// `--errno-text`: a failed call's error described after its name:
     /// `-1 [ENOTTY] (Inappropriate ioctl for device)`.
     pub errno_text: bool,
+    /// `-e read=SET`: fds whose reads are dumped in hex and ASCII.
+    pub dump_reads: FdSet,
+    /// `-e write=SET`: fds whose writes are dumped.
+    pub dump_writes: FdSet,
+}
+
+/// A set of file descriptors as `-e read=` and `-e write=` take it:
+/// numbers separated by commas, `all`, `none`, a leading `!` negating.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FdSet {
+    /// The numbers listed.
+    fds: Vec<i32>,
+    /// The set is every fd but those listed (`all`, `!3`).
+    negated: bool,
+}
+
+impl FdSet {
+    /// Parse `spec` for option `what` (`-e read`); a word that is no fd
+    /// number is a one-line error.
+    pub fn parse(what: &str, spec: &str) -> Result<FdSet, String> {
+        let (negated, body) = match spec.strip_prefix('!') {
+            Some(rest) => (true, rest),
+            None => (false, spec),
+        };
+        let mut set = FdSet {
+            fds: Vec::new(),
+            negated,
+        };
+        match body {
+            "all" => set.negated = !negated,
+            "none" => {}
+            _ => {
+                for word in body.split(',') {
+                    match word.trim().parse::<i32>() {
+                        Ok(fd) if fd >= 0 => set.fds.push(fd),
+                        _ => {
+                            return Err(format!(
+                                "{what}: '{word}' is not a file descriptor (a number from 0 up, all or none)"
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(set)
+    }
+
+    /// Whether `fd` is in the set.
+    pub fn contains(&self, fd: i32) -> bool {
+        fd >= 0 && self.fds.contains(&fd) != self.negated
+    }
+
+    /// Whether the set holds no fd at all.
+    pub fn is_empty(&self) -> bool {
+        !self.negated && self.fds.is_empty()
+    }
 }
 
 impl Default for FormatConfig {
@@ -49,6 +105,8 @@ impl Default for FormatConfig {
             decode_fds: false,
             json: false,
             errno_text: false,
+            dump_reads: FdSet::default(),
+            dump_writes: FdSet::default(),
         }
     }
 }

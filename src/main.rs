@@ -15,7 +15,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, ValueEnum};
 
-use rtrace_cli::format::FormatConfig;
+use rtrace_cli::format::{FdSet, FormatConfig};
 use rtrace_cli::output::{Output, Timestamps, TraceWriter};
 use rtrace_cli::trace;
 
@@ -203,7 +203,15 @@ impl clap::builder::TypedValueParser for Offered {
 /// What `-e` completes to: the qualifiers, every call name and every
 /// `%class`.
 fn expr_words() -> Vec<&'static str> {
-    let mut words = vec!["trace=", "status=", "signal=", "diag=", "trace-fds="];
+    let mut words = vec![
+        "trace=",
+        "status=",
+        "signal=",
+        "diag=",
+        "trace-fds=",
+        "read=",
+        "write=",
+    ];
     let mut calls: Vec<&'static str> = rtrace_cli::sysent::all_signatures()
         .map(|s| s.name)
         .collect();
@@ -299,6 +307,8 @@ struct Cli {
 
     /// Select what is printed: trace=SET (names, %class, /regex, !SET),
     /// status=successful,failed,unfinished,..., signal=SET,
+    /// read=FDS and write=FDS (a hex and ASCII dump of every byte read
+    /// from or written to those fds: `3,5`, `all`, `!3`), trace-fds=FDS,
     /// diag=all|none|usbmon|user_events (ABI misuse diagnostics, below;
     /// `!` negates) (repeatable);
     /// a bare SET means trace=SET. Classes are strace's, with the same
@@ -635,6 +645,10 @@ fn main() -> ExitCode {
         Ok(select) => select,
         Err(e) => return fail(&e, 2),
     };
+    let (dump_reads, dump_writes) = match dump_sets(&cli) {
+        Ok(sets) => sets,
+        Err(e) => return fail(&e, 2),
+    };
     let sort = match cli.sort.as_deref().map(trace::stats::SortKey::parse) {
         None => trace::stats::SortKey::default(),
         Some(Ok(key)) => key,
@@ -732,6 +746,8 @@ fn main() -> ExitCode {
             decode_fds: cli.decode_fds,
             json: cli.json,
             errno_text: cli.errno_text,
+            dump_reads,
+            dump_writes,
         },
         select,
         summary: match (cli.summary_only, cli.summary) {
@@ -791,9 +807,11 @@ fn selection(cli: &Cli) -> Result<trace::Selection, String> {
             "signal" | "signals" | "s" => select.signals = SignalSet::parse(value)?,
             "diag" => select.diag = rtrace_cli::diag::DiagSet::parse(value)?,
             "trace-fds" | "trace-fd" => select.paths.add_fds(value)?,
+            // Formatting, not selection: taken by `dump_sets`.
+            "read" | "write" => {}
             _ => {
                 return Err(format!(
-                    "unknown -e qualifier '{key}' (trace, status, signal, diag, trace-fds)"
+                    "unknown -e qualifier '{key}' (trace, status, signal, diag, trace-fds, read, write)"
                 ));
             }
         }
@@ -834,6 +852,20 @@ fn selection(cli: &Cli) -> Result<trace::Selection, String> {
         select.signals = SignalSet::parse("none")?;
     }
     Ok(select)
+}
+
+/// `-e read=SET` and `-e write=SET`: the fds whose data is dumped (the
+/// last of each given counts, as with the other qualifiers).
+fn dump_sets(cli: &Cli) -> Result<(FdSet, FdSet), String> {
+    let (mut reads, mut writes) = (FdSet::default(), FdSet::default());
+    for expr in &cli.exprs {
+        match expr.split_once('=') {
+            Some(("read", set)) => reads = FdSet::parse("-e read", set)?,
+            Some(("write", set)) => writes = FdSet::parse("-e write", set)?,
+            _ => {}
+        }
+    }
+    Ok((reads, writes))
 }
 
 /// `--same-cpu` (`always`), `--same-cpu=N`, `=auto`, `=never`.
