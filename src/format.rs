@@ -12,6 +12,7 @@ use std::fmt::Write as _;
 
 use smallvec::SmallVec;
 
+use crate::escape::HexStrings;
 use crate::kernel::{Arch, Memory};
 use crate::output::{Output, Style};
 
@@ -41,6 +42,8 @@ pub struct FormatConfig {
     pub dump_reads: FdSet,
     /// `-e write=SET`: fds whose writes are dumped.
     pub dump_writes: FdSet,
+    /// `-x`, `-xx`, `--strings-in-hex=`: strings in `\xNN` escapes.
+    pub hex_strings: HexStrings,
 }
 
 /// A set of file descriptors as `-e read=` and `-e write=` take it:
@@ -107,6 +110,7 @@ impl Default for FormatConfig {
             errno_text: false,
             dump_reads: FdSet::default(),
             dump_writes: FdSet::default(),
+            hex_strings: HexStrings::None,
         }
     }
 }
@@ -530,7 +534,7 @@ impl<'a> Printer<'a> {
     /// A byte string: C-escaped in quotes, `..` after the quote if `cut`.
     /// In JSON a string (or hex when not UTF-8), with `"truncated"`.
     pub fn string(&mut self, name: &str, bytes: &[u8], cut: bool) {
-        let text = quote(bytes, cut);
+        let text = quote_as(bytes, cut, self.cfg.hex_strings);
         self.emit(name, &text, || json_bytes(bytes, cut));
     }
 
@@ -671,9 +675,15 @@ fn push_flag(out: &mut String, name: &str) {
 /// follows (`\177ELF`, `\0` but `\0001`), so the text always means the
 /// same bytes when pasted into C.
 pub fn quote(bytes: &[u8], cut: bool) -> String {
+    quote_as(bytes, cut, HexStrings::None)
+}
+
+/// [`quote`] with `-x`/`-xx`'s hex escapes as `hex` asks (the Printer's
+/// strings and paths).
+pub fn quote_as(bytes: &[u8], cut: bool, hex: HexStrings) -> String {
     let mut s = String::with_capacity(bytes.len() + 4);
     s.push('"');
-    crate::escape::c_escape(bytes, true, &mut s);
+    crate::escape::c_escape_hex(bytes, hex, &mut s);
     s.push('"');
     if cut {
         s.push_str("..");

@@ -287,6 +287,19 @@ struct Cli {
     #[arg(long = "errno-text")]
     errno_text: bool,
 
+    /// Strings in hex escapes: `-x` a string holding any byte that is not
+    /// printable ASCII (or \t \n \v \f \r) wholly as `\xNN`; `-xx`
+    /// every string (--strings-in-hex=non-ascii, =all)
+    #[arg(short = 'x', action = clap::ArgAction::Count)]
+    hex: u8,
+
+    /// Strings in hex escapes: none, non-ascii-chars (each such byte as
+    /// `\xNN`), non-ascii (-x), all (-xx; the default with no value)
+    #[arg(long = "strings-in-hex", value_name = "WHICH", num_args = 0..=1,
+          require_equals = true, default_missing_value = "all",
+          value_parser = rtrace_cli::escape::HexStrings::parse)]
+    strings_in_hex: Option<rtrace_cli::escape::HexStrings>,
+
     /// Numbers instead of symbols; twice: structs as their addresses
     #[arg(short = 'V', long = "values", action = clap::ArgAction::Count)]
     values: u8,
@@ -748,6 +761,11 @@ fn main() -> ExitCode {
             errno_text: cli.errno_text,
             dump_reads,
             dump_writes,
+            hex_strings: cli.strings_in_hex.unwrap_or(match cli.hex {
+                0 => rtrace_cli::escape::HexStrings::None,
+                1 => rtrace_cli::escape::HexStrings::NonAscii,
+                _ => rtrace_cli::escape::HexStrings::All,
+            }),
         },
         select,
         summary: match (cli.summary_only, cli.summary) {
