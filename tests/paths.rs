@@ -223,3 +223,36 @@ fn bad_path_and_fd_sets_are_one_line_errors() {
         assert_eq!(String::from_utf8_lossy(&out.stderr), error, "{args:?}");
     }
 }
+
+/// The usbmon replay's recording (tests/usbmon_replay.rs's).
+const RECORDING: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/usbmon/qemu-xhci-0u.pcap"
+);
+
+#[test]
+fn trace_path_follows_an_emulated_usbmon_fd_into_a_forked_helper() {
+    // Under the replay the fd is a memfd to the kernel; the program
+    // opened /dev/usbmon0, which is what -P names. The stats request
+    // takes in every recorded event (34), as the replay does.
+    let bin = fixture("usbmon_fork");
+    let run = common::trace(
+        &["-f", "--usbmon-replay", RECORDING, "-P", "/dev/usbmon0"],
+        &[name(&bin)],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert_eq!(
+        run.lines(),
+        [
+            "Tracing usbmon_fork (pid PID1)",
+            "openat(AT_FDCWD, \"/dev/usbmon0\", O_RDONLY) = 3",
+            "PID2| Tracing usbmon_fork (pid PID2)",
+            "PID2| ioctl(3, MON_IOCG_STATS, {queued=34, dropped=0}) = 0",
+            "PID2| Process exited normally with code 0",
+            "PID1' ** SIGCHLD **",
+            "ioctl(3, MON_IOCQ_RING_SIZE) = 307200",
+            "close(3) = 0",
+            "Process exited normally with code 0",
+        ]
+    );
+}

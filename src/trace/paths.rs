@@ -6,9 +6,11 @@
 //! or, where the file exists, whose resolution (relative to its directory
 //! fd or the task's working directory) is that path's canonical form; an
 //! fd parameter ([`Kind::Fd`], [`Kind::DirFd`]) whose `/proc/TID/fd` link
-//! (the kernel's name for the open file) is a traced path, or whose number
-//! is in the `--trace-fds` set. The link is what the kernel knows, so fds
-//! opened before tracing started match too, as they do in strace. The
+//! (the kernel's name for the open file) or fd-table path (the name the
+//! program opened it by: what an emulated device is to the program) is a
+//! traced path, or whose number is in the `--trace-fds` set. The link is
+//! what the kernel knows, so fds opened before tracing started match too,
+//! as they do in strace. The
 //! decision is made at the call's entry, from the arguments as the call
 //! layer sees them (an i386 socketcall's as the call it stands for); the
 //! engine then treats a call that does not match as unselected: it is
@@ -86,16 +88,16 @@ impl PathTrace {
         let Some(sig) = call.sig else {
             return false;
         };
-        let fd_path = |fd: i32| -> Option<Vec<u8>> {
-            if fd < 0 {
-                return None;
-            }
-            if call.current {
-                crate::fdtable::kernel_path(call.tid, fd)
-            } else {
-                fds.with(fd, |info| info.path.clone())
-                    .filter(|p| !p.is_empty())
-            }
+        // An fd names a traced file by the kernel's name for it (the
+        // /proc link), or by the name the program opened it with (the fd
+        // table's): an emulated device (--usbmon-replay) is a memfd to
+        // the kernel but /dev/usbmon0 to the program. Under --bpf the
+        // links are no longer current: the table alone.
+        let fd_names = |fd: i32| -> bool {
+            fd >= 0
+                && ((call.current
+                    && crate::fdtable::kernel_path(call.tid, fd).is_some_and(|n| self.names(&n)))
+                    || fds.with(fd, |info| self.names(&info.path)) == Some(true))
         };
         // The directory a relative path parameter is resolved from: the
         // nearest directory fd before it (openat's dirfd, renameat's
@@ -111,7 +113,7 @@ impl PathTrace {
                     if raw >= 0 && self.fds.contains(&raw) {
                         return true;
                     }
-                    if !self.given.is_empty() && fd_path(raw).is_some_and(|n| self.names(&n)) {
+                    if !self.given.is_empty() && fd_names(raw) {
                         return true;
                     }
                 }
