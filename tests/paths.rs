@@ -256,3 +256,40 @@ fn trace_path_follows_an_emulated_usbmon_fd_into_a_forked_helper() {
         ]
     );
 }
+
+#[test]
+fn an_unshown_open_still_tells_which_fd_is_the_device() {
+    // -e trace=ioctl: the openat is neither selected nor printed, but its
+    // bookkeeping records the fd's path, by which the ioctls match; with
+    // the fast path too (openat is a bookkeeping call it stops).
+    let bin = fixture("usbmon_fork");
+    for mode in ["--seccomp-bpf", "--no-seccomp-bpf"] {
+        let run = common::trace(
+            &[
+                "-f",
+                mode,
+                "-e",
+                "trace=ioctl",
+                "--usbmon-replay",
+                RECORDING,
+                "-P",
+                "/dev/usbmon0",
+            ],
+            &[name(&bin)],
+        );
+        assert_eq!(run.code(), Some(0), "{mode}: {}", run.stderr());
+        assert_eq!(
+            run.lines(),
+            [
+                "Tracing usbmon_fork (pid PID1)",
+                "PID2| Tracing usbmon_fork (pid PID2)",
+                "PID2| ioctl(3, MON_IOCG_STATS, {queued=34, dropped=0}) = 0",
+                "PID2| Process exited normally with code 0",
+                "PID1' ** SIGCHLD **",
+                "ioctl(3, MON_IOCQ_RING_SIZE) = 307200",
+                "Process exited normally with code 0",
+            ],
+            "{mode}"
+        );
+    }
+}
