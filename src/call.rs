@@ -9,6 +9,8 @@
 
 use std::borrow::Cow;
 
+mod dump;
+
 use crate::fdtable::FdTable;
 use crate::format::{FormatConfig, FormatState, Naming, Printer};
 use crate::kernel::{Arch, Memory};
@@ -409,6 +411,8 @@ pub fn call_leave(
     // context in its result register, not a result: print nothing more.
     if !skip && (call.kind != CallType::NoReturn || failed) {
         let (kind, handler) = (call.kind, call.handler);
+        let dump = dump::transferred(t.cfg, &call.name, call.arch, &call.args, rval, t.mem);
+        let fd = call.args[0] as i32;
         let (fmt, name, mut ctx) = call.handler_view(t.fds, rval);
         let mut p = Printer::new(t.out, t.pid, t.cfg, fmt, t.mem, ctx.arch);
         if kind == CallType::NoReturn {
@@ -420,6 +424,9 @@ pub fn call_leave(
                 p.equals_printed(),
                 "{name}: leave printer did not print `=`"
             );
+        }
+        if let Some(bytes) = dump {
+            dump::put(&mut p, false, fd, &bytes);
         }
     }
     if let Some(suffix) = call.fmt.suffix.take() {
@@ -477,10 +484,17 @@ fn json_leave(
     let returned = !skip && (call.kind != CallType::NoReturn || failed);
     {
         let (kind, handler) = (call.kind, call.handler);
+        let dump = returned
+            .then(|| dump::transferred(t.cfg, &call.name, call.arch, &call.args, rval, t.mem))
+            .flatten();
+        let fd = call.args[0] as i32;
         let (fmt, _, mut ctx) = call.handler_view(t.fds, rval);
         let mut p = Printer::new(t.out, t.pid, t.cfg, fmt, t.mem, ctx.arch);
         if returned && kind != CallType::NoReturn {
             (handler.r#in)(&mut p, &mut ctx, failed);
+            if let Some(bytes) = dump {
+                dump::put(&mut p, true, fd, &bytes);
+            }
         } else if !p.state().params_closed {
             p.close(")");
         }

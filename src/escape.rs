@@ -120,6 +120,62 @@ pub fn c_escape(bytes: &[u8], quotes: bool, out: &mut String) {
     }
 }
 
+/// `-x`, `-xx`, `--strings-in-hex=`: when a string's bytes print as
+/// `\xNN` hex escapes instead of [`c_escape`]'s octal and letter ones.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HexStrings {
+    /// Never (`none`, the default).
+    #[default]
+    None,
+    /// Each byte that is not printable ASCII, one by one
+    /// (`non-ascii-chars`); `\n`, `\t`, `\r`, `\v`, `\f` keep their
+    /// letters.
+    NonAsciiChars,
+    /// The whole string, when it holds any byte that is neither printable
+    /// ASCII nor one of those five whitespace controls (`-x`,
+    /// `non-ascii`).
+    NonAscii,
+    /// Every byte of every string (`-xx`, `all`).
+    All,
+}
+
+impl HexStrings {
+    /// Parse `--strings-in-hex=`'s value, strace's words.
+    pub fn parse(text: &str) -> Result<HexStrings, String> {
+        match text {
+            "none" => Ok(HexStrings::None),
+            "non-ascii-chars" => Ok(HexStrings::NonAsciiChars),
+            "non-ascii" => Ok(HexStrings::NonAscii),
+            "all" => Ok(HexStrings::All),
+            _ => Err("expected none, non-ascii-chars, non-ascii or all".into()),
+        }
+    }
+}
+
+/// Append `bytes` to `out` escaped as `mode` says (see [`HexStrings`]),
+/// inside quotes: [`c_escape`] where no hex is asked for.
+pub fn c_escape_hex(bytes: &[u8], mode: HexStrings, out: &mut String) {
+    let whitespace = |b: u8| (0x09..=0x0d).contains(&b);
+    let all = match mode {
+        HexStrings::None => return c_escape(bytes, true, out),
+        HexStrings::All => true,
+        HexStrings::NonAscii => bytes
+            .iter()
+            .any(|&b| !(0x20..=0x7e).contains(&b) && !whitespace(b)),
+        HexStrings::NonAsciiChars => false,
+    };
+    if !all && mode == HexStrings::NonAscii {
+        return c_escape(bytes, true, out);
+    }
+    for (i, &b) in bytes.iter().enumerate() {
+        if all || !((0x20..=0x7e).contains(&b) || whitespace(b)) {
+            let _ = write!(out, "\\x{b:02x}");
+        } else {
+            c_escape(&bytes[i..=i], true, out);
+        }
+    }
+}
+
 /// `text` with every byte that is not printable ASCII C-escaped (a `\n`
 /// too, unless `newlines` allows line ends): what the output layer does
 /// to all text before writing it, so that no caller can put a raw
@@ -226,6 +282,22 @@ pub fn json_safe(value: &serde_json::Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hex_modes_follow_strace() {
+        let hex = |bytes: &[u8], mode| {
+            let mut out = String::new();
+            c_escape_hex(bytes, mode, &mut out);
+            out
+        };
+        // Whitespace controls alone keep a string out of -x's hex.
+        assert_eq!(hex(b"a\tb\n\"", HexStrings::NonAscii), "a\\tb\\n\\\"");
+        assert_eq!(hex(b"a\x1b", HexStrings::NonAscii), "\\x61\\x1b");
+        assert_eq!(hex(b"a\x1b\n", HexStrings::NonAsciiChars), "a\\x1b\\n");
+        assert_eq!(hex(b"a\"", HexStrings::All), "\\x61\\x22");
+        assert_eq!(hex(b"\x7fELF", HexStrings::None), "\\177ELF");
+        assert!(HexStrings::parse("most").is_err());
+    }
 
     #[test]
     fn tracee_text_prints_only_escaped() {

@@ -12,6 +12,7 @@ use std::fmt::Write as _;
 
 use smallvec::SmallVec;
 
+use crate::escape::HexStrings;
 use crate::kernel::{Arch, Memory};
 use crate::output::{Output, Style};
 
@@ -37,6 +38,64 @@ pub struct FormatConfig {
     /// `--errno-text`: a failed call's error described after its name:
     /// `-1 [ENOTTY] (Inappropriate ioctl for device)`.
     pub errno_text: bool,
+    /// `-e read=SET`: fds whose reads are dumped in hex and ASCII.
+    pub dump_reads: FdSet,
+    /// `-e write=SET`: fds whose writes are dumped.
+    pub dump_writes: FdSet,
+    /// `-x`, `-xx`, `--strings-in-hex=`: strings in `\xNN` escapes.
+    pub hex_strings: HexStrings,
+}
+
+/// A set of file descriptors as `-e read=` and `-e write=` take it:
+/// numbers separated by commas, `all`, `none`, a leading `!` negating.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FdSet {
+    /// The numbers listed.
+    fds: Vec<i32>,
+    /// The set is every fd but those listed (`all`, `!3`).
+    negated: bool,
+}
+
+impl FdSet {
+    /// Parse `spec` for option `what` (`-e read`); a word that is no fd
+    /// number is a one-line error.
+    pub fn parse(what: &str, spec: &str) -> Result<FdSet, String> {
+        let (negated, body) = match spec.strip_prefix('!') {
+            Some(rest) => (true, rest),
+            None => (false, spec),
+        };
+        let mut set = FdSet {
+            fds: Vec::new(),
+            negated,
+        };
+        match body {
+            "all" => set.negated = !negated,
+            "none" => {}
+            _ => {
+                for word in body.split(',') {
+                    match word.trim().parse::<i32>() {
+                        Ok(fd) if fd >= 0 => set.fds.push(fd),
+                        _ => {
+                            return Err(format!(
+                                "{what}: '{word}' is not a file descriptor (a number from 0 up, all or none)"
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(set)
+    }
+
+    /// Whether `fd` is in the set.
+    pub fn contains(&self, fd: i32) -> bool {
+        fd >= 0 && self.fds.contains(&fd) != self.negated
+    }
+
+    /// Whether the set holds no fd at all.
+    pub fn is_empty(&self) -> bool {
+        !self.negated && self.fds.is_empty()
+    }
 }
 
 impl Default for FormatConfig {
@@ -49,6 +108,9 @@ impl Default for FormatConfig {
             decode_fds: false,
             json: false,
             errno_text: false,
+            dump_reads: FdSet::default(),
+            dump_writes: FdSet::default(),
+            hex_strings: HexStrings::None,
         }
     }
 }
@@ -490,7 +552,7 @@ impl<'a> Printer<'a> {
     /// A byte string: C-escaped in quotes, `..` after the quote if `cut`.
     /// In JSON a string (or hex when not UTF-8), with `"truncated"`.
     pub fn string(&mut self, name: &str, bytes: &[u8], cut: bool) {
-        let text = quote(bytes, cut);
+        let text = quote_as(bytes, cut, self.cfg.hex_strings);
         self.emit(name, &text, || json_bytes(bytes, cut));
     }
 
@@ -631,9 +693,15 @@ fn push_flag(out: &mut String, name: &str) {
 /// follows (`\177ELF`, `\0` but `\0001`), so the text always means the
 /// same bytes when pasted into C.
 pub fn quote(bytes: &[u8], cut: bool) -> String {
+    quote_as(bytes, cut, HexStrings::None)
+}
+
+/// [`quote`] with `-x`/`-xx`'s hex escapes as `hex` asks (the Printer's
+/// strings and paths).
+pub fn quote_as(bytes: &[u8], cut: bool, hex: HexStrings) -> String {
     let mut s = String::with_capacity(bytes.len() + 4);
     s.push('"');
-    crate::escape::c_escape(bytes, true, &mut s);
+    crate::escape::c_escape_hex(bytes, hex, &mut s);
     s.push('"');
     if cut {
         s.push_str("..");

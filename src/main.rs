@@ -15,7 +15,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, ValueEnum};
 
-use rtrace_cli::format::FormatConfig;
+use rtrace_cli::format::{FdSet, FormatConfig};
 use rtrace_cli::output::timeline::Timeline;
 use rtrace_cli::output::{Output, Timestamps, TraceWriter};
 use rtrace_cli::trace;
@@ -204,7 +204,15 @@ impl clap::builder::TypedValueParser for Offered {
 /// What `-e` completes to: the qualifiers, every call name and every
 /// `%class`.
 fn expr_words() -> Vec<&'static str> {
-    let mut words = vec!["trace=", "status=", "signal=", "diag="];
+    let mut words = vec![
+        "trace=",
+        "status=",
+        "signal=",
+        "diag=",
+        "trace-fds=",
+        "read=",
+        "write=",
+    ];
     let mut calls: Vec<&'static str> = rtrace_cli::sysent::all_signatures()
         .map(|s| s.name)
         .collect();
@@ -280,6 +288,19 @@ struct Cli {
     #[arg(long = "errno-text")]
     errno_text: bool,
 
+    /// Strings in hex escapes: `-x` a string holding any byte that is not
+    /// printable ASCII (or \t \n \v \f \r) wholly as `\xNN`; `-xx`
+    /// every string (--strings-in-hex=non-ascii, =all)
+    #[arg(short = 'x', action = clap::ArgAction::Count)]
+    hex: u8,
+
+    /// Strings in hex escapes: none, non-ascii-chars (each such byte as
+    /// `\xNN`), non-ascii (-x), all (-xx; the default with no value)
+    #[arg(long = "strings-in-hex", value_name = "WHICH", num_args = 0..=1,
+          require_equals = true, default_missing_value = "all",
+          value_parser = rtrace_cli::escape::HexStrings::parse)]
+    strings_in_hex: Option<rtrace_cli::escape::HexStrings>,
+
     /// Numbers instead of symbols; twice: structs as their addresses
     #[arg(short = 'V', long = "values", action = clap::ArgAction::Count)]
     values: u8,
@@ -300,6 +321,8 @@ struct Cli {
 
     /// Select what is printed: trace=SET (names, %class, /regex, !SET),
     /// status=successful,failed,unfinished,..., signal=SET,
+    /// read=FDS and write=FDS (a hex and ASCII dump of every byte read
+    /// from or written to those fds: `3,5`, `all`, `!3`), trace-fds=FDS,
     /// diag=all|none|usbmon|user_events (ABI misuse diagnostics, below;
     /// `!` negates) (repeatable);
     /// a bare SET means trace=SET. Classes are strace's, with the same
@@ -323,6 +346,19 @@ struct Cli {
     /// With a traceon trigger, printing starts off
     #[arg(long = "trigger", value_name = "TRIGGER")]
     triggers: Vec<String>,
+
+    /// Print only calls that touch PATH: a path argument naming it (as
+    /// given, or resolving to the same file where it exists) or an fd
+    /// argument referring to it, fds opened before tracing included
+    /// (repeatable: any of the paths). Combines with -e trace= (both must
+    /// hold); unshown calls are not counted by -c
+    #[arg(short = 'P', long = "trace-path", value_name = "PATH")]
+    trace_paths: Vec<std::path::PathBuf>,
+
+    /// Print only calls with an fd argument in SET (`0,3`; also
+    /// `-e trace-fds=SET`); with -P, calls that match either
+    #[arg(long = "trace-fds", value_name = "SET")]
+    trace_fds: Vec<String>,
 
     /// Print only calls that succeeded (-e status=successful)
     #[arg(short = 'z', long = "successful-only", conflicts_with = "failed_only")]
@@ -629,6 +665,10 @@ fn main() -> ExitCode {
         Ok(select) => select,
         Err(e) => return fail(&e, 2),
     };
+    let (dump_reads, dump_writes) = match dump_sets(&cli) {
+        Ok(sets) => sets,
+        Err(e) => return fail(&e, 2),
+    };
     let sort = match cli.sort.as_deref().map(trace::stats::SortKey::parse) {
         None => trace::stats::SortKey::default(),
         Some(Ok(key)) => key,
@@ -745,6 +785,13 @@ fn main() -> ExitCode {
             decode_fds: cli.decode_fds,
             json: cli.json,
             errno_text: cli.errno_text,
+            dump_reads,
+            dump_writes,
+            hex_strings: cli.strings_in_hex.unwrap_or(match cli.hex {
+                0 => rtrace_cli::escape::HexStrings::None,
+                1 => rtrace_cli::escape::HexStrings::NonAscii,
+                _ => rtrace_cli::escape::HexStrings::All,
+            }),
         },
         select,
         summary: match (cli.summary_only, cli.summary) {
@@ -806,12 +853,21 @@ fn selection(cli: &Cli) -> Result<trace::Selection, String> {
             "status" => select.status = StatusSet::parse(value)?,
             "signal" | "signals" | "s" => select.signals = SignalSet::parse(value)?,
             "diag" => select.diag = rtrace_cli::diag::DiagSet::parse(value)?,
+            "trace-fds" | "trace-fd" => select.paths.add_fds(value)?,
+            // Formatting, not selection: taken by `dump_sets`.
+            "read" | "write" => {}
             _ => {
                 return Err(format!(
-                    "unknown -e qualifier '{key}' (trace, status, signal, diag)"
+                    "unknown -e qualifier '{key}' (trace, status, signal, diag, trace-fds, read, write)"
                 ));
             }
         }
+    }
+    for path in &cli.trace_paths {
+        select.paths.add_path(path)?;
+    }
+    for set in &cli.trace_fds {
+        select.paths.add_fds(set)?;
     }
     if let Some(expr) = &cli.filter {
         let filter = trace::filtering::parse_filter(expr).map_err(|e| e.to_string())?;
@@ -843,6 +899,20 @@ fn selection(cli: &Cli) -> Result<trace::Selection, String> {
         select.signals = SignalSet::parse("none")?;
     }
     Ok(select)
+}
+
+/// `-e read=SET` and `-e write=SET`: the fds whose data is dumped (the
+/// last of each given counts, as with the other qualifiers).
+fn dump_sets(cli: &Cli) -> Result<(FdSet, FdSet), String> {
+    let (mut reads, mut writes) = (FdSet::default(), FdSet::default());
+    for expr in &cli.exprs {
+        match expr.split_once('=') {
+            Some(("read", set)) => reads = FdSet::parse("-e read", set)?,
+            Some(("write", set)) => writes = FdSet::parse("-e write", set)?,
+            _ => {}
+        }
+    }
+    Ok((reads, writes))
 }
 
 /// `--same-cpu` (`always`), `--same-cpu=N`, `=auto`, `=never`.

@@ -130,6 +130,21 @@ impl Engine {
         let Some(proc) = self.procs.get_mut(&pid) else {
             return;
         };
+        // -P and --trace-fds: a call that touches none of the files is
+        // unselected (neither printed nor counted, as in strace).
+        let selected = selected
+            && (!self.select.paths.is_active()
+                || self.select.paths.matches(
+                    super::paths::Entry {
+                        sig: entry.sig,
+                        arch,
+                        args: &args,
+                        tid: pid,
+                        current: self.proc_is_current,
+                    },
+                    &mut proc.mem,
+                    &proc.fds.borrow(),
+                ));
         // A bookkeeping call the fast path stopped only for its effect:
         // when its return tells nothing, it runs on (PTRACE_CONT, no
         // return stop; not while a call is suspended, which steps calls).

@@ -19,6 +19,7 @@ pub mod bpf;
 mod calls;
 pub mod filtering;
 mod own_seccomp;
+pub mod paths;
 mod pin_guard;
 mod seccomp;
 mod signals;
@@ -99,6 +100,8 @@ pub struct Selection {
     pub triggers: Vec<filtering::Trigger>,
     /// `-e diag=`: which ABI misuse diagnostics are printed.
     pub diag: crate::diag::DiagSet,
+    /// `-P` and `--trace-fds`: calls printed must touch these files.
+    pub paths: paths::PathTrace,
 }
 
 impl Default for Selection {
@@ -110,6 +113,7 @@ impl Default for Selection {
             filter: None,
             triggers: Vec::new(),
             diag: crate::diag::DiagSet::ALL,
+            paths: paths::PathTrace::default(),
         }
     }
 }
