@@ -721,14 +721,14 @@ fn decimal(n: i32, buf: &mut [u8; 24]) -> usize {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::cell::RefCell;
     use std::rc::Rc;
 
     /// A writer tests can read back.
     #[derive(Clone, Default)]
-    struct Shared(Rc<RefCell<Vec<u8>>>);
+    pub(crate) struct Shared(pub(crate) Rc<RefCell<Vec<u8>>>);
     impl Write for Shared {
         fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
             self.0.borrow_mut().extend_from_slice(buf);

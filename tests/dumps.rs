@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{fixture, name, rtrace_env, s, trace};
+use common::{USBMON_RECORDING, fixture, name, rtrace_env, s, trace};
 
 const CALLS: &str = "trace=read,write,readv,writev,sendmsg,recvmsg,pread64";
 
@@ -110,12 +110,6 @@ fn bad_dump_sets_are_one_line_errors() {
     }
 }
 
-/// The usbmon replay's recording (tests/usbmon_replay.rs's).
-const RECORDING: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/data/usbmon/qemu-xhci-0u.pcap"
-);
-
 #[test]
 fn a_usbmon_read_clients_events_are_dumped() {
     // usbmon_get's read(2)s of the emulated /dev/usbmon0 (its other reads,
@@ -125,7 +119,7 @@ fn a_usbmon_read_clients_events_are_dumped() {
     let run = common::trace_env(
         &[
             "--usbmon-replay",
-            RECORDING,
+            USBMON_RECORDING,
             "-e",
             "trace=read",
             "-e",

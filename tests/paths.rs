@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{fixture, name, normalise, rtrace_env, scratch_path};
+use common::{USBMON_RECORDING, fixture, name, normalise, rtrace_env, scratch_path};
 use std::path::{Path, PathBuf};
 
 /// The files the fixture works on: a traced file in its own directory, a
@@ -224,12 +224,6 @@ fn bad_path_and_fd_sets_are_one_line_errors() {
     }
 }
 
-/// The usbmon replay's recording (tests/usbmon_replay.rs's).
-const RECORDING: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/data/usbmon/qemu-xhci-0u.pcap"
-);
-
 #[test]
 fn trace_path_follows_an_emulated_usbmon_fd_into_a_forked_helper() {
     // Under the replay the fd is a memfd to the kernel; the program
@@ -237,7 +231,13 @@ fn trace_path_follows_an_emulated_usbmon_fd_into_a_forked_helper() {
     // takes in every recorded event (34), as the replay does.
     let bin = fixture("usbmon_fork");
     let run = common::trace(
-        &["-f", "--usbmon-replay", RECORDING, "-P", "/dev/usbmon0"],
+        &[
+            "-f",
+            "--usbmon-replay",
+            USBMON_RECORDING,
+            "-P",
+            "/dev/usbmon0",
+        ],
         &[name(&bin)],
     );
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
@@ -271,7 +271,7 @@ fn an_unshown_open_still_tells_which_fd_is_the_device() {
                 "-e",
                 "trace=ioctl",
                 "--usbmon-replay",
-                RECORDING,
+                USBMON_RECORDING,
                 "-P",
                 "/dev/usbmon0",
             ],

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{Emulator, diagnostics, fixture, s, trace_env};
+use common::{Emulator, diagnostics, fixture, s, trace_env, untimed};
 
 fn pcap() -> String {
     concat!(
@@ -24,16 +24,6 @@ fn kernel_lines() -> Vec<String> {
     ))
     .unwrap();
     text.lines().map(str::to_string).collect()
-}
-
-/// All words of an event line but the timestamp (the text API uses its own
-/// clock).
-fn untimed(line: &str) -> Vec<&str> {
-    line.split(' ')
-        .enumerate()
-        .filter(|&(i, _)| i != 1)
-        .map(|(_, w)| w)
-        .collect()
 }
 
 /// The events rtrace decoded, in order, without the `  > ` marker.

@@ -12,16 +12,13 @@
 
 mod common;
 
-use common::{Emulator, diagnostics, fixture, fixture_dir, normalise, rtrace};
+use common::{
+    Emulator, USBMON_RECORDING, diagnostics, events, fixture, fixture_dir, normalise, rtrace,
+    untimed,
+};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// The recording the emulator replays: 34 events.
-const RECORDING: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/data/usbmon/qemu-xhci-0u.pcap"
-);
 
 /// The kernel text API's lines for the recording's events, in order.
 const KERNEL_TEXT: &str = concat!(
@@ -82,7 +79,11 @@ fn trace_program(
 ) -> Traced {
     let emu = Emulator::start(
         "usbmon_emu",
-        &[RECORDING, "--timeout", &(limit.as_secs() + 30).to_string()],
+        &[
+            USBMON_RECORDING,
+            "--timeout",
+            &(limit.as_secs() + 30).to_string(),
+        ],
     );
     fixture("usbmon_run");
     let trace_file = dir.join("trace.txt");
@@ -160,31 +161,6 @@ fn tail(trace: &str) -> String {
     lines[lines.len().saturating_sub(30)..].join("\n")
 }
 
-/// The events rtrace printed, in order, without the pid prefix and the
-/// `  > ` marker.
-fn events(lines: &[String]) -> Vec<String> {
-    lines
-        .iter()
-        .filter_map(|l| {
-            let body = match l.strip_prefix("PID") {
-                Some(rest) => rest[rest.find(['|', '\''])? + 1..].strip_prefix(' ')?,
-                None => l.as_str(),
-            };
-            body.strip_prefix("  > ").map(str::to_string)
-        })
-        .collect()
-}
-
-/// All words of an event line but the timestamp (the text API uses its own
-/// clock).
-fn untimed(line: &str) -> Vec<&str> {
-    line.split(' ')
-        .enumerate()
-        .filter(|&(i, _)| i != 1)
-        .map(|(_, w)| w)
-        .collect()
-}
-
 /// Every event rtrace printed equals the kernel's line of it, in order,
 /// there is one for each event of the recording, and no diagnostic.
 fn assert_events_are_the_kernels(traced: &Traced) {
@@ -251,7 +227,7 @@ fn assert_file_holds_the_recording(file: &Path) {
         String::from_utf8_lossy(&out.stderr)
     );
     let written = pcap_records(&out.stdout);
-    let recorded = pcap_records(&std::fs::read(RECORDING).unwrap());
+    let recorded = pcap_records(&std::fs::read(USBMON_RECORDING).unwrap());
     assert_eq!(recorded.len(), EVENTS);
     assert_eq!(
         written.len(),
@@ -521,7 +497,7 @@ fn dumpcap_waits_in_pselect6_until_its_duration_is_up() {
 /// without a wait (the fixture checks every result and the time left).
 #[test]
 fn poll_and_select_on_usbmon_fds() {
-    let emu = Emulator::start("usbmon_emu", &[RECORDING, "--timeout", "60"]);
+    let emu = Emulator::start("usbmon_emu", &[USBMON_RECORDING, "--timeout", "60"]);
     fixture("usbmon_poll");
     let run = common::trace_env(
         &["-f"],

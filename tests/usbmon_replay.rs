@@ -12,15 +12,11 @@
 
 mod common;
 
-use common::{Run, diagnostics, normalise, scratch_path, trace_env};
+use common::{
+    Run, USBMON_RECORDING, diagnostics, events, normalise, scratch_path, trace_env, untimed,
+};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-
-/// The recording: 34 events on buses 1 and 2, link type 220.
-const RECORDING: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/data/usbmon/qemu-xhci-0u.pcap"
-);
 
 /// The kernel text API's lines for the recording's events, in order.
 const KERNEL_TEXT: &str = concat!(
@@ -67,31 +63,6 @@ fn replay(dir: &Path, recording: &Path, args: &[&str], command: &[&str]) -> Run 
     ]
     .concat();
     trace_env(&rtrace_args, command, &[("HOME", home.to_str().unwrap())])
-}
-
-/// The events rtrace printed, in order, without the pid prefix and the
-/// `  > ` marker.
-fn events(lines: &[String]) -> Vec<String> {
-    lines
-        .iter()
-        .filter_map(|l| {
-            let body = match l.strip_prefix("PID") {
-                Some(rest) => rest[rest.find(['|', '\''])? + 1..].strip_prefix(' ')?,
-                None => l.as_str(),
-            };
-            body.strip_prefix("  > ").map(str::to_string)
-        })
-        .collect()
-}
-
-/// All words of an event line but the timestamp (the text API has its own
-/// clock).
-fn untimed(line: &str) -> Vec<&str> {
-    line.split(' ')
-        .enumerate()
-        .filter(|&(i, _)| i != 1)
-        .map(|(_, w)| w)
-        .collect()
 }
 
 /// The events rtrace printed are the kernel's lines, one for each event
@@ -192,7 +163,7 @@ fn as_pcap(file: &Path) -> Vec<u8> {
 /// data, same time stamps.
 fn assert_file_holds_the_recording(file: &Path) {
     let written = pcap_records(&as_pcap(file), 220);
-    let recorded = pcap_records(&std::fs::read(RECORDING).unwrap(), 220);
+    let recorded = pcap_records(&std::fs::read(USBMON_RECORDING).unwrap(), 220);
     assert_eq!(recorded.len(), EVENTS);
     assert_eq!(
         written.len(),
@@ -247,7 +218,7 @@ fn capture(
 fn tcpdump_captures_the_recording() {
     let (run, file) = capture(
         "tcpdump",
-        Path::new(RECORDING),
+        Path::new(USBMON_RECORDING),
         "tcpdump",
         "tcpdump",
         "capture.pcap",
@@ -270,7 +241,7 @@ fn tcpdump_captures_the_recording() {
 fn dumpcap_captures_the_recording() {
     let (run, file) = capture(
         "dumpcap",
-        Path::new(RECORDING),
+        Path::new(USBMON_RECORDING),
         "dumpcap",
         "wireshark-common",
         "capture.pcapng",
@@ -286,7 +257,7 @@ fn dumpcap_captures_the_recording() {
 fn tshark_and_its_dumpcap_capture_the_recording() {
     let (run, file) = capture(
         "tshark",
-        Path::new(RECORDING),
+        Path::new(USBMON_RECORDING),
         "tshark",
         "tshark",
         "capture.pcapng",
@@ -314,7 +285,7 @@ fn tshark_and_its_dumpcap_capture_the_recording() {
 fn trace_ioctl_shows_the_same_usbmon_calls() {
     let (full, _) = capture(
         "ioctl-full",
-        Path::new(RECORDING),
+        Path::new(USBMON_RECORDING),
         "tcpdump",
         "tcpdump",
         "capture.pcap",
@@ -322,7 +293,7 @@ fn trace_ioctl_shows_the_same_usbmon_calls() {
     );
     let (only, _) = capture(
         "ioctl-only",
-        Path::new(RECORDING),
+        Path::new(USBMON_RECORDING),
         "tcpdump",
         "tcpdump",
         "capture.pcap",
@@ -350,7 +321,7 @@ fn tcpdump_lists_the_recorded_buses() {
     let dir = scratch("list");
     let run = replay(
         &dir,
-        Path::new(RECORDING),
+        Path::new(USBMON_RECORDING),
         &[],
         &[path.to_str().unwrap(), "-D"],
     );
@@ -378,7 +349,7 @@ fn a_bus_the_recording_lacks_is_enoent() {
     let dir = scratch("nobus");
     let run = replay(
         &dir,
-        Path::new(RECORDING),
+        Path::new(USBMON_RECORDING),
         &["-e", "trace=openat"],
         &[path.to_str().unwrap(), "-i", "usbmon3", "-c", "1"],
     );
@@ -399,7 +370,7 @@ fn a_pcapng_recording_replays() {
     let dir = scratch("pcapng");
     let ng = dir.join("recording.pcapng");
     let status = Command::new(require("editcap", "wireshark-common"))
-        .args(["-F", "pcapng", RECORDING])
+        .args(["-F", "pcapng", USBMON_RECORDING])
         .arg(&ng)
         .status()
         .unwrap();
@@ -416,7 +387,7 @@ fn a_pcapng_recording_replays() {
 #[test]
 fn a_48_byte_header_recording_replays() {
     let dir = scratch("api0");
-    let old = std::fs::read(RECORDING).unwrap();
+    let old = std::fs::read(USBMON_RECORDING).unwrap();
     let mut new = old[..24].to_vec();
     new[20..24].copy_from_slice(&189u32.to_le_bytes());
     let records = pcap_records(&old, 220);
@@ -452,7 +423,7 @@ fn a_48_byte_header_recording_replays() {
 fn paced_replay_captures_the_recording() {
     let (run, file) = capture(
         "pace",
-        Path::new(RECORDING),
+        Path::new(USBMON_RECORDING),
         "tcpdump",
         "tcpdump",
         "capture.pcap",
@@ -477,7 +448,7 @@ fn refused(args: &[&str]) -> (String, Option<i32>) {
 
 /// A file made from the recording by `change`.
 fn doctored(tag: &str, change: impl FnOnce(&mut Vec<u8>)) -> PathBuf {
-    let mut bytes = std::fs::read(RECORDING).unwrap();
+    let mut bytes = std::fs::read(USBMON_RECORDING).unwrap();
     change(&mut bytes);
     let path = scratch_path("usbmon-replay", tag);
     std::fs::write(&path, bytes).unwrap();
@@ -543,15 +514,15 @@ fn bad_recordings_and_misuse_are_one_line_errors() {
     }
     let misuse: &[(&[&str], &str)] = &[
         (
-            &["--usbmon-replay", RECORDING, "--bpf", "true"],
+            &["--usbmon-replay", USBMON_RECORDING, "--bpf", "true"],
             "--usbmon-replay cannot be used with --bpf: the emulation answers the command's calls, which only the ptrace engine can have answered",
         ),
         (
-            &["--usbmon-replay", RECORDING, "-p", "1"],
+            &["--usbmon-replay", USBMON_RECORDING, "-p", "1"],
             "--usbmon-replay cannot be used with -p: the emulated device is given to the command rtrace starts, before its exec",
         ),
         (
-            &["--usbmon-replay", RECORDING],
+            &["--usbmon-replay", USBMON_RECORDING],
             "--usbmon-replay needs a COMMAND to run on the emulated usbmon",
         ),
         (
@@ -634,7 +605,7 @@ fn the_e2e_client_fetches_every_way_in_both_abis() {
         ] {
             let mut command = vec![client.to_str().unwrap(), "0", "34"];
             command.extend(mode);
-            let run = replay(&dir, Path::new(RECORDING), &[], &command);
+            let run = replay(&dir, Path::new(USBMON_RECORDING), &[], &command);
             assert_eq!(run.code(), Some(0), "{}", run.stderr());
             assert_eq!(String::from_utf8_lossy(&run.output.stdout), summary);
             let call = format!("ioctl(3, {request}, {{");
@@ -697,7 +668,7 @@ fn the_c_emulators_clients_pass_against_the_replay() {
         command.extend_from_slice(args);
         let home = dir.join("home");
         let run = trace_env(
-            &["-f", "--usbmon-replay", RECORDING],
+            &["-f", "--usbmon-replay", USBMON_RECORDING],
             &command,
             &[
                 ("HOME", home.to_str().unwrap()),
@@ -741,7 +712,10 @@ fn the_summary_counts_only_the_commands_calls() {
     };
     let plain = sorted(counts(&["-c"]));
     assert!(plain.iter().any(|l| l.ends_with(" execve")), "{plain:#?}");
-    assert_eq!(sorted(counts(&["-c", "--usbmon-replay", RECORDING])), plain);
+    assert_eq!(
+        sorted(counts(&["-c", "--usbmon-replay", USBMON_RECORDING])),
+        plain
+    );
 }
 
 /// Whether wireshark's capture child (`dumpcap ... -w FILE`) has ended, in
@@ -774,7 +748,7 @@ fn wireshark_captures_the_recording() {
     let mut child = common::rtrace_env()
         .args(["-f", "-s", "256", "--kill-on-exit", "-o"])
         .arg(&trace_file)
-        .args(["--usbmon-replay", RECORDING])
+        .args(["--usbmon-replay", USBMON_RECORDING])
         .arg(&wireshark)
         .args(["-k", "-i", "usbmon0", "-c", "34", "-w"])
         .arg(&file)

@@ -285,20 +285,7 @@ fn signed_micros(ns: i128) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::cell::RefCell;
-    use std::rc::Rc;
-
-    #[derive(Clone, Default)]
-    struct Shared(Rc<RefCell<Vec<u8>>>);
-    impl Write for Shared {
-        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-            self.0.borrow_mut().extend_from_slice(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
+    use crate::output::tests::Shared;
 
     #[test]
     fn an_empty_and_a_full_timeline_are_json_arrays() {

@@ -530,3 +530,35 @@ pub fn quoted(bytes: &[u8], cut: bool) -> String {
     }
     s
 }
+
+/// The usbmon events rtrace printed, in order, without the pid prefix and
+/// the `  > ` marker.
+pub fn events(lines: &[String]) -> Vec<String> {
+    lines
+        .iter()
+        .filter_map(|l| {
+            let body = match l.strip_prefix("PID") {
+                Some(rest) => rest[rest.find(['|', '\''])? + 1..].strip_prefix(' ')?,
+                None => l.as_str(),
+            };
+            body.strip_prefix("  > ").map(str::to_string)
+        })
+        .collect()
+}
+
+/// All words of a usbmon event line but the timestamp (the kernel's text
+/// API has its own clock).
+pub fn untimed(line: &str) -> Vec<&str> {
+    line.split(' ')
+        .enumerate()
+        .filter(|&(i, _)| i != 1)
+        .map(|(_, w)| w)
+        .collect()
+}
+
+/// The real usbmon capture the replay tests play: 34 events of a qemu
+/// xhci bus, with the kernel's own text rendering beside it.
+pub const USBMON_RECORDING: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/usbmon/qemu-xhci-0u.pcap"
+);
