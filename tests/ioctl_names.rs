@@ -261,3 +261,38 @@ fn requests_defined_as_plain_numbers_are_named() {
          I2C_SLAVE in linux/i2c-dev.h: 0x0703\n"
     );
 }
+
+/// A request its header defines through a family
+/// (`#define SOUND_MIXER_READ_VOLUME MIXER_READ(SOUND_MIXER_VOLUME)`) is
+/// found by its name, and a trace calls it by that name.
+#[test]
+fn requests_defined_through_a_family_are_found_by_name() {
+    let out = rtrace()
+        .args(["--explain-ioctl", "SOUND_MIXER_READ_VOLUME"])
+        .env(NO_BTF.0, NO_BTF.1)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "SOUND_MIXER_READ_VOLUME is request 0x80044d00\n\
+         request 0x80044d00 = _IOR('M', 0x0, 4)\n\
+         \x20 bits 31-30  direction  2 = _IOC_READ (kernel -> program)\n\
+         \x20 bits 29-16  size       4 bytes\n\
+         \x20 bits 15-8   type       0x4d 'M'\n\
+         \x20 bits 7-0    number     0 (0x0)\n\
+         MIXER_READ(0) in linux/soundcard.h: a request with parameters in its code\n\
+         SOUND_MIXER_READ_VOLUME in linux/soundcard.h: _IOR('M', 0, int)\n\
+         \x20 argument: a pointer to int (the header's type; rtrace's tables have no layout for it)\n\
+         \x20 printed as the 4 bytes its code carries, as a string after the call (no kernel BTF to read its type from)\n"
+    );
+    let out = rtrace()
+        .args(["--explain-ioctl", "SOUND_MIXER_WRITE_PCM"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

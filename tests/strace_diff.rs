@@ -1095,6 +1095,13 @@ pub const IOCTL_NAME_DIFFERENCES: &[(&str, &str)] = &[
          are dropped.",
     ),
     (
+        "SOUND_MIXER_READ_*",
+        "where the header names a MIXER_READ/MIXER_WRITE code itself \
+         (`#define SOUND_MIXER_READ_VOLUME MIXER_READ(SOUND_MIXER_VOLUME)`), \
+         rtrace prints that name and strace the family's, MIXER_READ(0): \
+         strace's MIXER_ name stands for rtrace's SOUND_MIXER_ one.",
+    ),
+    (
         "SPI_IOC_MESSAGE(n)",
         "strace prints SPI_IOC_MESSAGE's size in bytes; the header's parameter \
          (and rtrace's) is the number of 32-byte transfers. strace's is \
@@ -1117,9 +1124,15 @@ fn strace_names_normalised(
     names: &BTreeSet<String>,
     rtrace: &BTreeSet<String>,
 ) -> BTreeSet<String> {
+    let sound_mixer = rtrace.iter().find(|n| n.starts_with("SOUND_MIXER_"));
     names
         .iter()
-        .filter(|n| !n.starts_with("MIXER_") || rtrace.contains(*n))
+        .filter_map(|n| match (n.starts_with("MIXER_"), sound_mixer) {
+            (true, _) if rtrace.contains(n) => Some(n.clone()),
+            (true, Some(own)) => Some(own.clone()),
+            (true, None) => None,
+            (false, _) => Some(n.clone()),
+        })
         .map(|n| match n.strip_prefix("SPI_IOC_MESSAGE(") {
             Some(size) => {
                 let bytes: u32 = size.trim_end_matches(')').parse().unwrap();

@@ -19,7 +19,9 @@ What it does, and why this way:
   takes them from), or an enum member defined with a macro (binder).
 - Function-like requests with one or two parameters that move the size or
   the number (`EVIOCGNAME(len)`, `EVIOCGBIT(ev, len)`) form a second table
-  of families.
+  of families; an object-like request defined through one of them
+  (`SOUND_MIXER_READ_VOLUME`, `MIXER_READ(SOUND_MIXER_VOLUME)`) is a request
+  of the first table too.
 - The codes are never computed here: every header is compiled by the C
   compiler, once with -m64 (x86_64) and once with -m32 (i386, whose struct
   sizes and hence codes differ), each request as a `const unsigned int`
@@ -274,6 +276,9 @@ def candidates(h):
     with open(header_path(h), encoding="latin-1") as f:
         lines = logical_lines(f.read())
     hex_types = HEX_HEADERS.get(h, [])
+    # A request defined through one of the header's families
+    # (`SOUND_MIXER_READ_VOLUME` is `MIXER_READ(SOUND_MIXER_VOLUME)`).
+    family_names = {name for name, _ in families(h)}
     out = []
     seen = set()
     for line in lines:
@@ -283,7 +288,9 @@ def candidates(h):
         name, value = m.group(1), m.group(3).strip()
         if name in seen:
             continue
-        if IOC_VALUE.match(value) and not re.match(r"^_IOC_[A-Z]", value):
+        call = re.match(r"^([A-Z][A-Z0-9_]*)\s*\(", value)
+        by_family = call is not None and call.group(1) in family_names
+        if (IOC_VALUE.match(value) or by_family) and not re.match(r"^_IOC_[A-Z]", value):
             if name.startswith("_") or re.match(r"^_IO", name):
                 continue
             if h == "linux/kvm.h" and KVM_OTHER_ARCHES.match(name):

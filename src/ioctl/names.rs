@@ -272,6 +272,13 @@ pub fn name(arch: Arch, code: u32, path: Option<&str>) -> Option<String> {
             _ => {}
         }
     }
+    // A request its header names through the family (`SOUND_MIXER_READ_
+    // VOLUME` is `MIXER_READ(SOUND_MIXER_VOLUME)`) is called by its name.
+    if let Some((f, _)) = &family
+        && defs.iter().any(|d| t.header(d) == t.family_header(f))
+    {
+        family = None;
+    }
     match (family, defs) {
         (None, []) => None,
         (None, defs) => Some(joined(defs)),
