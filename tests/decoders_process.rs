@@ -469,6 +469,36 @@ fn i386_struct_layouts() {
     assert_lines(&run.after_marker(), &expected);
 }
 
+/// -y in select's fd sets: each fd with its path, the pipe's inode as
+/// `$$` (it differs from run to run).
+#[test]
+fn fd_sets_show_their_paths_with_y() {
+    let bin = fixture("calls_poll");
+    let run = trace(&["-y", "-e", "trace=select,pselect6"], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let inode = |line: &str| {
+        let mut out = String::new();
+        let mut rest = line;
+        while let Some(at) = rest.find("pipe:[") {
+            out.push_str(&rest[..at + 6]);
+            rest = &rest[at + 6..];
+            let digits = rest.find(']').unwrap_or(0);
+            out.push_str("$$");
+            rest = &rest[digits..];
+        }
+        out + rest
+    };
+    let lines: Vec<String> = run.lines()[1..3].iter().map(|l| inode(l)).collect();
+    assert_eq!(
+        lines,
+        [
+            "select(5, [3<pipe:[$$]> 4<pipe:[$$]>], [4<pipe:[$$]>], NULL, {tv_sec=0, tv_usec=0}) \
+             = 2 {readfds=[3<pipe:[$$]>], writefds=[4<pipe:[$$]>]}",
+            "select(-1, NULL, NULL, NULL, {tv_sec=0, tv_usec=0}) = -1 [EINVAL]",
+        ]
+    );
+}
+
 #[test]
 fn poll_calls() {
     let bin = fixture("calls_poll");

@@ -13,8 +13,8 @@ use crate::format::{Naming, Printer};
 use crate::kernel::Arch;
 use crate::service::h;
 use crate::service::raw::{
-    i32_at, open_returned, put_named, put_set, read_vec, returned_sep, u32_at, u64_at, uint_at,
-    word_size,
+    Member, i32_at, open_returned, put_named, put_set, read_vec, returned_sep, u32_at, u64_at,
+    uint_at, word_size,
 };
 use crate::service::resource::bit_members;
 use crate::service::signal::put_sigset;
@@ -115,7 +115,19 @@ fn put_fdset(p: &mut Printer, name: &str, addr: u64, nfds: i64) {
             for bit in nfds..b.len() * 8 {
                 b[bit / 8] &= !(1 << (bit % 8));
             }
-            put_set(p, name, &bit_members(&b), false);
+            let mut members = bit_members(&b);
+            // -y: each fd with its path, as elsewhere (`[3</dev/tty>]`); in
+            // JSON the numbers stay numbers.
+            if p.config().decode_fds && !p.json() {
+                for m in &mut members {
+                    if let Member::Num(fd) = *m
+                        && let Some(path) = crate::fdtable::kernel_path(p.pid(), fd as i32)
+                    {
+                        *m = Member::Name(format!("{fd}<{}>", crate::format::escape_path(&path)));
+                    }
+                }
+            }
+            put_set(p, name, &members, false);
         }
         None => p.ptr(name, addr),
     }
