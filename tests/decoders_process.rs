@@ -509,7 +509,7 @@ fn poll_calls() {
         "write(4, \"x\", 1) = 1",
         "poll([{fd=3, events=POLLIN|POLLPRI}, {fd=4, events=POLLOUT}, {fd=99, events=POLLIN}], \
          3, 0) = 3 [{fd=3, revents=POLLIN}, {fd=4, revents=POLLOUT}, {fd=99, revents=POLLNVAL}]",
-        "poll(NULL, 0, 1) = 0",
+        "poll(NULL, 0, 1) = 0 (Timeout)",
         "poll(&0x1, 1, 0) = -1 [EFAULT]",
         "ppoll([{fd=3, events=POLLIN|POLLPRI}], 1, {tv_sec=0, tv_nsec=0}, [USR1], 8) \
          = 1 [{fd=3, revents=POLLIN}]",
@@ -518,7 +518,7 @@ fn poll_calls() {
         "select(-1, NULL, NULL, NULL, {tv_sec=0, tv_usec=0}) = -1 [EINVAL]",
         "pselect6(4, [3], NULL, NULL, {tv_sec=0, tv_nsec=0}, {ss=[USR1], ss_len=8}) \
          = 1 {readfds=[3]}",
-        "pselect6(1, NULL, NULL, NULL, {tv_sec=0, tv_nsec=1000}, NULL) = 0",
+        "pselect6(1, NULL, NULL, NULL, {tv_sec=0, tv_nsec=1000}, NULL) = 0 (Timeout)",
         "epoll_create1(EPOLL_CLOEXEC) = 5",
         "epoll_ctl(5, EPOLL_CTL_ADD, 3, {events=EPOLLIN|EPOLLET, data=0x2a}) = 0",
         "epoll_ctl(5, 9, 3, {events=EPOLLIN|EPOLLET, data=0x2a}) = -1 [EINVAL]",

@@ -90,11 +90,20 @@ pub fn ppoll_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 /// Leave half of poll and ppoll.
 pub fn poll_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     p.result(c.result);
+    put_timeout(p, c, failed);
     if failed || c.result <= 0 || p.config().values_only >= 2 {
         return;
     }
     returned_sep(p);
     put_pollfds(p, c, "fds", c.args[0], c.args[1] as u32 as u64, true);
+}
+
+/// A wait that returned 0 ended by its timeout, as strace says it: `= 0
+/// (Timeout)` (in JSON the result says it alone).
+fn put_timeout(p: &mut Printer, c: &CallCtx, failed: bool) {
+    if !failed && c.result == 0 && !p.json() {
+        crate::decode::put_extended(p, "", |p, n| p.field(n, "Timeout"));
+    }
 }
 
 /// Largest fd set decoded.
@@ -176,6 +185,7 @@ pub fn pselect6_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 /// Leave half of select and pselect6.
 pub fn select_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     p.result(c.result);
+    put_timeout(p, c, failed);
     if failed || c.result <= 0 || p.config().values_only >= 2 || is_old_select(c) {
         return;
     }
