@@ -485,7 +485,10 @@ fn dumpcap_waits_in_pselect6_until_its_duration_is_up() {
         .count();
     assert_eq!(ready, EVENTS, "{waits:#?}");
     assert!(waits.len() > EVENTS, "no wait timed out: {waits:#?}");
-    assert!(waits[EVENTS..].iter().all(|r| *r == "0"), "{waits:#?}");
+    assert!(
+        waits[EVENTS..].iter().all(|r| *r == "0 (Timeout)"),
+        "{waits:#?}"
+    );
     assert_events_are_the_kernels(&traced);
     assert_file_holds_the_recording(&file);
     let _ = std::fs::remove_dir_all(&dir);
@@ -509,14 +512,14 @@ fn poll_and_select_on_usbmon_fds() {
     for line in [
         "poll([{fd=3, events=POLLIN}], 1, 0) = 1 [{fd=3, revents=POLLIN}]",
         "poll([{fd=3, events=POLLIN|POLLRDNORM}], 1, 0) = 1 [{fd=3, revents=POLLIN|POLLRDNORM}]",
-        "poll([{fd=3, events=POLLOUT}], 1, 0) = 0",
+        "poll([{fd=3, events=POLLOUT}], 1, 0) = 0 (Timeout)",
         "ioctl(3, MON_IOCH_MFLUSH, 1000) = 34",
-        "poll([{fd=3, events=POLLIN}], 1, 30) = 0",
+        "poll([{fd=3, events=POLLIN}], 1, 30) = 0 (Timeout)",
         "poll([{fd=3, events=POLLIN}, {fd=4, events=POLLIN}], 2, 0) = 1 [{fd=4, revents=POLLIN}]",
         "poll([{fd=3, events=POLLIN}, {fd=99, events=POLLIN}], 2, 0) = 1 [{fd=99, revents=POLLNVAL}]",
-        "ppoll([{fd=3, events=POLLIN}], 1, {tv_sec=0, tv_nsec=20000000}, NULL, 8) = 0",
-        "pselect6(4, [3], NULL, NULL, {tv_sec=0, tv_nsec=20000000}, NULL) = 0",
-        "select(4, [3], NULL, NULL, {tv_sec=0, tv_usec=20000}) = 0",
+        "ppoll([{fd=3, events=POLLIN}], 1, {tv_sec=0, tv_nsec=20000000}, NULL, 8) = 0 (Timeout)",
+        "pselect6(4, [3], NULL, NULL, {tv_sec=0, tv_nsec=20000000}, NULL) = 0 (Timeout)",
+        "select(4, [3], NULL, NULL, {tv_sec=0, tv_usec=20000}) = 0 (Timeout)",
         "pselect6(100, [3 99], NULL, NULL, {tv_sec=0, tv_nsec=0}, NULL) = -1 [EBADF]",
         "pselect6(5, [3 4], NULL, NULL, {tv_sec=1, tv_nsec=0}, {ss=NULL, ss_len=8}) = 1 {readfds=[4]}",
         "poll([{fd=3, events=POLLIN}, {fd=6, events=POLLIN}], 2, 0) = 1 [{fd=6, revents=POLLIN}]",
