@@ -13,8 +13,8 @@
 mod common;
 
 use common::{
-    Emulator, USBMON_RECORDING, diagnostics, events, fixture, fixture_dir, normalise, rtrace,
-    untimed,
+    Emulator, USBMON_RECORDING, assert_holds_the_recording, diagnostics, events, fixture,
+    fixture_dir, normalise, rtrace, untimed,
 };
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -190,24 +190,6 @@ fn assert_events_are_the_kernels(traced: &Traced) {
     }
 }
 
-/// The records of a little-endian pcap file: (seconds, microseconds,
-/// original length, captured bytes).
-fn pcap_records(bytes: &[u8]) -> Vec<(u32, u32, u32, Vec<u8>)> {
-    let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
-    assert!(bytes.len() >= 24, "not a pcap file");
-    assert_eq!(word(0), 0xa1b2_c3d4, "not a microsecond little-endian pcap");
-    assert_eq!(word(20), 220, "link type is not LINKTYPE_USB_LINUX_MMAPPED");
-    let mut records = Vec::new();
-    let mut at = 24;
-    while at + 16 <= bytes.len() {
-        let incl = word(at + 8) as usize;
-        let data = bytes[at + 16..at + 16 + incl].to_vec();
-        records.push((word(at), word(at + 4), word(at + 12), data));
-        at += 16 + incl;
-    }
-    records
-}
-
 /// The capture file `file` the program wrote, read back with `tcpdump -r`
 /// (which also reads pcapng) and written as pcap, holds the recording's
 /// events: same headers, same data, same time stamps.
@@ -226,25 +208,7 @@ fn assert_file_holds_the_recording(file: &Path) {
         file.display(),
         String::from_utf8_lossy(&out.stderr)
     );
-    let written = pcap_records(&out.stdout);
-    let recorded = pcap_records(&std::fs::read(USBMON_RECORDING).unwrap());
-    assert_eq!(recorded.len(), EVENTS);
-    assert_eq!(
-        written.len(),
-        EVENTS,
-        "{} holds {} events",
-        file.display(),
-        written.len()
-    );
-    for (i, (w, r)) in written.iter().zip(&recorded).enumerate() {
-        assert_eq!(
-            w,
-            r,
-            "event {} of {} differs from the recording",
-            i + 1,
-            file.display()
-        );
-    }
+    assert_holds_the_recording(&out.stdout, file, EVENTS);
 }
 
 /// A capture program that stops by itself after `-c 34`.

@@ -13,7 +13,8 @@
 mod common;
 
 use common::{
-    Run, USBMON_RECORDING, diagnostics, events, normalise, scratch_path, trace_env, untimed,
+    Run, USBMON_RECORDING, assert_holds_the_recording, diagnostics, events, normalise,
+    pcap_records, scratch_path, trace_env, untimed,
 };
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -119,28 +120,6 @@ fn assert_starts_at_exec(run: &Run, path: &str, args: &str, argv: &str) {
     );
 }
 
-/// The records of a little-endian microsecond pcap: (seconds,
-/// microseconds, original length, captured bytes).
-fn pcap_records(bytes: &[u8], link: u32) -> Vec<(u32, u32, u32, Vec<u8>)> {
-    let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
-    assert!(bytes.len() >= 24, "not a pcap file");
-    assert_eq!(word(0), 0xa1b2_c3d4, "not a microsecond little-endian pcap");
-    assert_eq!(word(20), link, "link type");
-    let mut records = Vec::new();
-    let mut at = 24;
-    while at + 16 <= bytes.len() {
-        let incl = word(at + 8) as usize;
-        records.push((
-            word(at),
-            word(at + 4),
-            word(at + 12),
-            bytes[at + 16..at + 16 + incl].to_vec(),
-        ));
-        at += 16 + incl;
-    }
-    records
-}
-
 /// `file` (pcap or pcapng) as pcap, through `tcpdump -r FILE -w -`.
 fn as_pcap(file: &Path) -> Vec<u8> {
     let out = Command::new(require("tcpdump", "tcpdump"))
@@ -162,25 +141,7 @@ fn as_pcap(file: &Path) -> Vec<u8> {
 /// The capture `file` holds the recording's records: same headers, same
 /// data, same time stamps.
 fn assert_file_holds_the_recording(file: &Path) {
-    let written = pcap_records(&as_pcap(file), 220);
-    let recorded = pcap_records(&std::fs::read(USBMON_RECORDING).unwrap(), 220);
-    assert_eq!(recorded.len(), EVENTS);
-    assert_eq!(
-        written.len(),
-        EVENTS,
-        "{} holds {} events",
-        file.display(),
-        written.len()
-    );
-    for (i, (w, r)) in written.iter().zip(&recorded).enumerate() {
-        assert_eq!(
-            w,
-            r,
-            "event {} of {} differs from the recording",
-            i + 1,
-            file.display()
-        );
-    }
+    assert_holds_the_recording(&as_pcap(file), file, EVENTS);
 }
 
 /// `program -i usbmon0 -c 34 -w FILE` under the replay of `recording`.

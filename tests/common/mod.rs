@@ -562,3 +562,46 @@ pub const USBMON_RECORDING: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/data/usbmon/qemu-xhci-0u.pcap"
 );
+
+/// The records of a little-endian microsecond pcap of link type `link`:
+/// (seconds, microseconds, original length, captured bytes).
+pub fn pcap_records(bytes: &[u8], link: u32) -> Vec<(u32, u32, u32, Vec<u8>)> {
+    let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+    assert!(bytes.len() >= 24, "not a pcap file");
+    assert_eq!(word(0), 0xa1b2_c3d4, "not a microsecond little-endian pcap");
+    assert_eq!(word(20), link, "link type");
+    let mut records = Vec::new();
+    let mut at = 24;
+    while at + 16 <= bytes.len() {
+        let incl = word(at + 8) as usize;
+        let data = bytes[at + 16..at + 16 + incl].to_vec();
+        records.push((word(at), word(at + 4), word(at + 12), data));
+        at += 16 + incl;
+    }
+    records
+}
+
+/// `written`, the pcap a capture program wrote to `file` (as pcap, link
+/// type 220), holds the `events` records of [`USBMON_RECORDING`]: same
+/// headers, same data, same time stamps.
+pub fn assert_holds_the_recording(written: &[u8], file: &Path, events: usize) {
+    let written = pcap_records(written, 220);
+    let recorded = pcap_records(&std::fs::read(USBMON_RECORDING).unwrap(), 220);
+    assert_eq!(recorded.len(), events);
+    assert_eq!(
+        written.len(),
+        events,
+        "{} holds {} events",
+        file.display(),
+        written.len()
+    );
+    for (i, (w, r)) in written.iter().zip(&recorded).enumerate() {
+        assert_eq!(
+            w,
+            r,
+            "event {} of {} differs from the recording",
+            i + 1,
+            file.display()
+        );
+    }
+}
