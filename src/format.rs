@@ -323,6 +323,17 @@ impl<'a> Printer<'a> {
         self.out.continuation(self.pid, text);
     }
 
+    /// With `--timeline`: a device event this call carried (an event a
+    /// usbmon fetch returned, a record a user_events write made), drawn on
+    /// the device's track `track` at `realtime_ns` (the device's
+    /// CLOCK_REALTIME nanoseconds, or now) with an arrow from the call.
+    pub fn device_event(&mut self, track: &str, realtime_ns: Option<i128>, name: &str, text: &str) {
+        let tid = self.pid;
+        if let Some(timeline) = self.out.timeline() {
+            timeline.device_event(tid, track, realtime_ns, name, text);
+        }
+    }
+
     /// Start an item at the current level: separator and `name=`.
     fn item(&mut self, name: &str) {
         let mut prefix = String::new();

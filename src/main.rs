@@ -476,7 +476,8 @@ struct Cli {
 
     /// Also write the trace as a timeline to FILE (mode 0600): trace-event
     /// JSON that ui.perfetto.dev and chrome://tracing open, a track per
-    /// process and thread, a slice per call, signals and exits as instants
+    /// process and thread, a slice per call, signals and exits as instants,
+    /// usbmon events on a track per bus with arrows from their fetch
     #[arg(long, value_name = "FILE")]
     timeline: Option<std::path::PathBuf>,
 

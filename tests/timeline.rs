@@ -1,10 +1,12 @@
 //! `--timeline FILE`: fixtures traced with it, the file parsed as JSON and
 //! checked against the text trace of the same run: a named track per
 //! process, one slice per printed call in the same order, slices that nest
-//! on each thread, signals and exits as instants.
+//! on each thread, signals and exits as instants, and the usbmon events a
+//! capture fetched as instants on their bus's track at their kernel
+//! time, each with an arrow from the call that fetched it.
 
 mod common;
-use common::{fixture, name, scratch_path, trace};
+use common::{USBMON_RECORDING, events, fixture, name, scratch_path, trace};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -236,5 +238,86 @@ fn with_json_the_slices_carry_the_calls_json_arguments() {
             slice["args"].get("result"),
             call.get("result").filter(|r| !r.is_null())
         );
+    }
+}
+
+/// Microseconds since the epoch of an event's kernel time as rtrace
+/// prints it (`ID SECONDS.MICROSECONDS ...`).
+fn kernel_micros(event_text: &str) -> f64 {
+    let stamp = event_text.split(' ').nth(1).expect("a time stamp");
+    let (sec, usec) = stamp.split_once('.').expect("SECONDS.MICROSECONDS");
+    sec.parse::<f64>().unwrap() * 1e6 + usec.parse::<f64>().unwrap()
+}
+
+#[test]
+fn usbmon_events_are_instants_on_their_bus_at_kernel_time_with_arrows_from_the_fetch() {
+    let path = scratch_path("timeline", "tcpdump");
+    let path_text = path.to_str().unwrap().to_string();
+    let run = trace(
+        &[
+            "-f",
+            "--usbmon-replay",
+            USBMON_RECORDING,
+            "--timeline",
+            &path_text,
+        ],
+        &["tcpdump", "-i", "usbmon0", "-c", "34", "-w", "/dev/null"],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let bytes = std::fs::read(&path).expect("timeline written");
+    let _ = std::fs::remove_file(&path);
+    let Value::Array(all) = serde_json::from_slice::<Value>(&bytes).expect("JSON") else {
+        panic!("not an array");
+    };
+    let printed = events(&run.lines());
+    assert_eq!(printed.len(), 34, "{}", run.trace);
+    let device: Vec<&Value> = all.iter().filter(|e| e["cat"] == "device").collect();
+    // One instant per event the trace printed, with its text, in order.
+    let texts: Vec<&str> = device
+        .iter()
+        .map(|e| e["args"]["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts, printed);
+    let by_tid = slices(&all);
+    assert_nested(&by_tid);
+    let offset = kernel_micros(&printed[0]) - device[0]["ts"].as_f64().unwrap();
+    for (instant, text) in device.iter().zip(&printed) {
+        assert_eq!(instant["ph"], "i");
+        // Named by its kind and address, as the kernel's text names it.
+        let words: Vec<&str> = text.split(' ').collect();
+        assert_eq!(instant["name"], format!("{} {}", words[2], words[3]));
+        // Its track is its bus's.
+        let bus = words[3].split(':').nth(1).unwrap();
+        assert!(
+            all.iter().any(|e| e["ph"] == "M"
+                && e["name"] == "process_name"
+                && e["pid"] == instant["pid"]
+                && e["args"]["name"] == format!("usbmon bus {bus}")),
+            "no track named for bus {bus}"
+        );
+        // At its kernel time: the same offset from time 0 for every event.
+        let here = kernel_micros(text) - instant["ts"].as_f64().unwrap();
+        assert!(
+            (here - offset).abs() < 0.01,
+            "{text}: {here} against {offset}"
+        );
+        // One arrow ends at it, and leaves from the start of the ioctl
+        // slice that fetched it.
+        let ends: Vec<&Value> = all
+            .iter()
+            .filter(|e| e["ph"] == "f" && e["pid"] == instant["pid"] && e["ts"] == instant["ts"])
+            .collect();
+        assert_eq!(ends.len(), 1, "{text}");
+        let start = all
+            .iter()
+            .find(|e| e["ph"] == "s" && e["id"] == ends[0]["id"])
+            .expect("the arrow's start");
+        let fetch = by_tid[&start["tid"].as_i64().unwrap()]
+            .iter()
+            .find(|e| e["ts"] == start["ts"])
+            .expect("a slice where the arrow starts");
+        assert_eq!(fetch["name"], "ioctl");
+        let fetch_text = fetch["args"]["text"].as_str().unwrap();
+        assert!(fetch_text.contains("MON_IOCX_MFETCH"), "{fetch_text}");
     }
 }

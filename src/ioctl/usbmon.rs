@@ -278,11 +278,7 @@ fn fetched_by_get(p: &mut Printer, code: u32, arg: u64) {
     let mut data = vec![0u8; want];
     let got = p.mem().read(data_addr, &mut data);
     data.truncate(got);
-    let text = render(&hdr, &data);
-    p.continuation_with(&format!("> {text}"), || event_json(&hdr, &data, &text));
-    if p.config().verbose > 0 {
-        p.continuation(&format!("  {}", header_fields(&hdr)));
-    }
+    put_event(p, &hdr, &data);
 }
 
 /// The events MFETCH fetched, read from the mmapped ring.
@@ -330,11 +326,7 @@ fn fetched_by_mfetch(p: &mut Printer, code: u32, call: &IoctlCall) {
         let mut data = vec![0u8; want];
         let got = p.mem().read(base + off + HDR_LEN as u64, &mut data);
         data.truncate(got);
-        let text = render(&hdr, &data);
-        p.continuation_with(&format!("> {text}"), || event_json(&hdr, &data, &text));
-        if p.config().verbose > 0 && hdr[8] != b'@' {
-            p.continuation(&format!("  {}", header_fields(&hdr)));
-        }
+        put_event(p, &hdr, &data);
     }
 }
 
@@ -381,10 +373,38 @@ pub fn fetched_by_read(p: &mut Printer, buf: u64, len: u64) {
     let mut data = vec![0u8; want];
     let got = p.mem().read(buf + HDR_LEN_API0 as u64, &mut data);
     data.truncate(got);
-    let text = render(&hdr, &data);
-    p.continuation_with(&format!("> {text}"), || event_json(&hdr, &data, &text));
-    if p.config().verbose > 0 {
-        p.continuation(&format!("  {}", header_fields(&hdr)));
+    put_event(p, &hdr, &data);
+}
+
+/// One fetched event, whichever call fetched it: its line (`> ` and the
+/// kernel's text; JSON: its object), under -v its header's fields, and
+/// with `--timeline` an instant on its bus's track at its kernel
+/// timestamp. A filler (`@`, the ring's padding) is no event: it has no
+/// fields to show and no place on a bus.
+fn put_event(p: &mut Printer, hdr: &[u8], data: &[u8]) {
+    let text = render(hdr, data);
+    let filler = u8_at(hdr, 8) == b'@';
+    if !filler {
+        let bus = u16_at(hdr, 12);
+        let realtime_ns = i64_at(hdr, 16) as i128 * 1_000_000_000 + i32_at(hdr, 24) as i128 * 1000;
+        // Named as the kernel's text names it: kind and address
+        // (`S Ci:1:002:0`), the words after the id and the time.
+        let name = text
+            .split(' ')
+            .skip(2)
+            .take(2)
+            .collect::<Vec<_>>()
+            .join(" ");
+        p.device_event(
+            &format!("usbmon bus {bus}"),
+            Some(realtime_ns),
+            &name,
+            &text,
+        );
+    }
+    p.continuation_with(&format!("> {text}"), || event_json(hdr, data, &text));
+    if p.config().verbose > 0 && !filler {
+        p.continuation(&format!("  {}", header_fields(hdr)));
     }
 }
 

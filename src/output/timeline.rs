@@ -12,14 +12,28 @@
 //!
 //! The events: `M` metadata naming a process (`process_name`) or a thread
 //! (`thread_name`), `X` complete slices (a call, from its enter to its
-//! leave), `i` instants (signals, exits, usbmon events), `s`/`f` flow
-//! arrows (a usbmon fetch to the events it returned). The output layer
-//! owns the one [`Timeline`] and calls it; nothing above writes to it.
+//! leave), `i` instants (signals, exits, device events), `s`/`f` flow
+//! arrows (a call to the device events it returned or made). The output
+//! layer owns the one [`Timeline`] and calls it; nothing above writes to
+//! it.
+//!
+//! Device events (a usbmon event a fetch returned, a user_events record a
+//! write made) are instants on a track of their own per device (a USB
+//! bus, a user event), at the device's own time where it gives one (a
+//! usbmon event's kernel timestamp), and each has a flow arrow from the
+//! call that carried it. Their tracks are made-up processes numbered
+//! from 2^22 up: Linux's `pid_max` is at most 2^22, so no real process
+//! shares one.
 
 use crate::fasthash::IntMap;
 use serde_json::{Value, json};
+use std::collections::HashMap;
 use std::io::{self, Write};
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
+
+/// The first made-up process id of a device track: above any real pid
+/// (`PID_MAX_LIMIT` is 2^22 on 64-bit kernels).
+const FIRST_DEVICE_TRACK: i64 = 1 << 22;
 
 /// The timeline file being written.
 pub struct Timeline {
@@ -36,6 +50,14 @@ pub struct Timeline {
     error: Option<io::Error>,
     /// The next flow arrow's id.
     next_flow: u64,
+    /// The wall-clock time at time 0, in nanoseconds since the epoch: the
+    /// device times (usbmon's are CLOCK_REALTIME) are placed by it.
+    origin_realtime_ns: i128,
+    /// The device tracks named so far, by name, with their made-up pids.
+    device_tracks: HashMap<String, i64>,
+    /// Per thread, the device events its current call carried, waiting
+    /// for the call's slice to draw arrows from: (track, time in ns).
+    carried: IntMap<i32, Vec<(i64, i128)>>,
 }
 
 /// A call, as its slice needs it.
@@ -66,7 +88,13 @@ impl Timeline {
             texts: IntMap::default(),
             error: None,
             next_flow: 1,
+            origin_realtime_ns: 0,
+            device_tracks: HashMap::new(),
+            carried: IntMap::default(),
         };
+        timeline.origin_realtime_ns = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as i128);
         timeline.put(b"[");
         timeline
     }
@@ -115,15 +143,6 @@ impl Timeline {
         }));
     }
 
-    /// Name a track that is no process: usbmon bus `bus`'s events, under
-    /// the made-up process id `pid`.
-    pub fn name_track(&mut self, pid: i64, name: &str) {
-        self.event(&json!({
-            "ph": "M", "name": "process_name", "pid": pid, "tid": pid,
-            "args": { "name": name },
-        }));
-    }
-
     /// Thread `tid` begins a call: what it prints from now on is the
     /// call's text. A call entered while another is suspended (a signal
     /// handler's) gets a text of its own above the suspended call's.
@@ -144,6 +163,7 @@ impl Timeline {
         if let Some(texts) = self.texts.get_mut(&tid) {
             texts.pop();
         }
+        self.carried.remove(&tid);
     }
 
     /// A fork child resumes its parent's call: it starts with its text.
@@ -160,6 +180,7 @@ impl Timeline {
     /// Thread `tid` is gone.
     pub fn forget(&mut self, tid: i32) {
         self.texts.remove(&tid);
+        self.carried.remove(&tid);
     }
 
     /// Text thread `tid` printed: its current call's, if it is in one
@@ -199,6 +220,56 @@ impl Timeline {
             "args": args,
         });
         self.event(&event);
+        let carried = self.carried.remove(&slice.tid).unwrap_or_default();
+        for (track, at_ns) in carried {
+            // The arrow leaves from the slice's start, which binds it to
+            // this slice whatever the viewer's rule for its end.
+            self.flow(
+                (slice.pid.into(), slice.tid.into(), slice.start),
+                (track, track, at_ns),
+                slice.name,
+            );
+        }
+    }
+
+    /// A device event thread `tid`'s current call carried: an instant
+    /// named `name` with `text` on the device's track `track` (named at
+    /// its first event), at `realtime_ns` (nanoseconds since the epoch,
+    /// the device's own clock) or, without one, now; an arrow from the
+    /// call's slice leads to it.
+    pub fn device_event(
+        &mut self,
+        tid: i32,
+        track: &str,
+        realtime_ns: Option<i128>,
+        name: &str,
+        text: &str,
+    ) {
+        let track_pid = match self.device_tracks.get(track) {
+            Some(&pid) => pid,
+            None => {
+                let pid = FIRST_DEVICE_TRACK + self.device_tracks.len() as i64;
+                self.device_tracks.insert(track.to_string(), pid);
+                self.event(&json!({
+                    "ph": "M", "name": "process_name", "pid": pid, "tid": pid,
+                    "args": { "name": track },
+                }));
+                pid
+            }
+        };
+        let at_ns = match realtime_ns {
+            Some(ns) => ns - self.origin_realtime_ns,
+            None => self.nanos_since_origin(Instant::now()),
+        };
+        self.event(&json!({
+            "ph": "i", "s": "t", "name": name, "cat": "device",
+            "pid": track_pid, "tid": track_pid, "ts": signed_micros(at_ns),
+            "args": { "text": text },
+        }));
+        self.carried
+            .entry(tid)
+            .or_default()
+            .push((track_pid, at_ns));
     }
 
     /// An instant on thread `tid`'s track (a signal, an exit): `name`,
@@ -212,20 +283,9 @@ impl Timeline {
         self.event(&event);
     }
 
-    /// An instant at a kernel time given as microseconds since time 0
-    /// (may be before it: a usbmon event older than the trace).
-    pub fn instant_at(&mut self, pid: i64, tid: i64, ts_ns: i128, name: &str, text: &str) {
-        let event = json!({
-            "ph": "i", "s": "t", "name": name, "cat": "event",
-            "pid": pid, "tid": tid, "ts": signed_micros(ts_ns),
-            "args": { "text": text },
-        });
-        self.event(&event);
-    }
-
     /// A flow arrow from (`pid`, `tid`) at `from` to (`to_pid`, `to_tid`)
     /// at `to_ns` nanoseconds since time 0.
-    pub fn flow(&mut self, from: (i64, i64, Instant), to: (i64, i64, i128), name: &str) {
+    fn flow(&mut self, from: (i64, i64, Instant), to: (i64, i64, i128), name: &str) {
         let id = self.next_flow;
         self.next_flow += 1;
         let start = self.micros(from.2);
@@ -240,7 +300,7 @@ impl Timeline {
     }
 
     /// Nanoseconds from time 0 to `at`, negative when before it.
-    pub fn nanos_since_origin(&self, at: Instant) -> i128 {
+    fn nanos_since_origin(&self, at: Instant) -> i128 {
         match at.checked_duration_since(self.origin) {
             Some(d) => d.as_nanos() as i128,
             None => -(self.origin.duration_since(at).as_nanos() as i128),
