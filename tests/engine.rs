@@ -622,3 +622,46 @@ fn normalising_replaces_pids_only_in_their_places() {
         ]
     );
 }
+
+#[test]
+fn quick_calls_print_once_while_another_process_has_its_line_open() {
+    // The child blocks in ppoll; the parent's quick calls each come
+    // between nothing else of theirs: each prints once, whole, and only
+    // the blocked ppoll is cut and replayed.
+    let bin = fixture("open_line");
+    let run = trace(
+        &["-f", "-e", "trace=ppoll,ioctl,sched_yield"],
+        &[name(&bin)],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let quick = [
+        "PID1| ioctl(1, MON_IOCH_MFLUSH, 1) = -1 [ENOTTY]",
+        "PID1| sched_yield() = 0",
+    ];
+    let mut expected = vec![
+        "Tracing open_line (pid PID1)".to_string(),
+        "PID2| Tracing open_line (pid PID2)".to_string(),
+        "PID2| ppoll([{fd=3, events=POLLIN}], 1, NULL, NULL, 8) = <..>".to_string(),
+    ];
+    for _ in 0..3 {
+        expected.extend(quick.iter().map(|l| l.to_string()));
+    }
+    expected.push(
+        "PID2|*ppoll([{fd=3, events=POLLIN}], 1, NULL, NULL, 8) = 1 [{fd=3, revents=POLLIN}]"
+            .to_string(),
+    );
+    let lines = run.lines();
+    assert_eq!(lines[..expected.len()], expected[..], "{lines:#?}");
+    // Then the two ends, whose order is the kernel's to choose.
+    let rest = lines[expected.len()..].join("\n");
+    assert_eq!(lines.len(), expected.len() + 3, "{lines:#?}");
+    assert!(
+        rest.contains("PID2| Process exited normally with code 0"),
+        "{rest}"
+    );
+    assert!(rest.contains("** SIGCHLD **"), "{rest}");
+    assert!(
+        rest.ends_with("Process exited normally with code 0"),
+        "{rest}"
+    );
+}
