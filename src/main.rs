@@ -469,6 +469,26 @@ struct Cli {
     #[arg(long = "usbmon-replay-pace")]
     usbmon_replay_pace: bool,
 
+    /// Run the command on an emulated user_events (for kernels without
+    /// CONFIG_USER_EVENTS): /sys/kernel/tracing/user_events_data,
+    /// user_events_status and each event's enable and format files answer
+    /// as the kernel's would, with every event enabled from its creation
+    /// (writing 0 to its enable file disables it). After the trace, rtrace
+    /// prints what ftrace recorded, as the tracing `trace` file shows it.
+    /// The trace starts at the command's execve. Not with -p or --bpf
+    #[arg(long = "user-events-emulate")]
+    user_events_emulate: bool,
+
+    /// With --user-events-emulate: the emulated tracer records only these
+    /// events (registered names, comma-separated) instead of all; the
+    /// others stay disabled until 1 is written to their enable file
+    #[arg(
+        long = "user-events-enable",
+        value_name = "NAME,...",
+        value_delimiter = ','
+    )]
+    user_events_enable: Option<Vec<String>>,
+
     /// Write JSON Lines: one object per call, signal and process event
     /// (schema in JSON.md)
     #[arg(long)]
@@ -651,6 +671,30 @@ fn main() -> ExitCode {
             );
         }
     }
+    if cli.user_events_enable.is_some() && !cli.user_events_emulate {
+        return fail("--user-events-enable needs --user-events-emulate", 2);
+    }
+    if cli.user_events_emulate {
+        // Set up in the child rtrace forks, as --usbmon-replay.
+        if cli.bpf {
+            return fail(
+                "--user-events-emulate cannot be used with --bpf: the emulation answers the command's calls, which only the ptrace engine can have answered",
+                2,
+            );
+        }
+        if !cli.pids.is_empty() {
+            return fail(
+                "--user-events-emulate cannot be used with -p: the emulated files are given to the command rtrace starts, before its exec",
+                2,
+            );
+        }
+        if cli.command.is_empty() {
+            return fail(
+                "--user-events-emulate needs a COMMAND to run on the emulated user_events",
+                2,
+            );
+        }
+    }
     if cli.command.is_empty() && cli.pids.is_empty() && !cli.all {
         let what = if cli.bpf {
             "nothing to trace: give a COMMAND, -p PID or -a (see rtrace --help)"
@@ -817,6 +861,9 @@ fn main() -> ExitCode {
             lossless: cli.bpf_lossless,
         }),
         usbmon_replay,
+        user_events: cli
+            .user_events_emulate
+            .then(|| rtrace_cli::emu::user_events::Emulation::new(cli.user_events_enable.clone())),
         quiet: cli.quiet,
     };
     if std::env::var_os("RTRACE_NO_SYSCALL_INFO").is_some_and(|v| v == "1") {

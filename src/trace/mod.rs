@@ -81,6 +81,10 @@ pub struct Config {
     /// `--usbmon-replay`: the started command runs on an emulated usbmon
     /// replaying a capture (`crate::emu::usbmon`).
     pub usbmon_replay: Option<crate::emu::usbmon::Replay>,
+    /// `--user-events-emulate`: the started command runs on an emulated
+    /// user_events (`crate::emu::user_events`), whose trace buffer is
+    /// printed after the trace.
+    pub user_events: Option<crate::emu::user_events::Emulation>,
     /// `-q` count: 1 and up, no banner, exec, exit or detach lines (the
     /// signal lines `-qq` also hides are off through the selection).
     pub quiet: u8,
@@ -385,6 +389,8 @@ struct Engine {
     proc_is_current: bool,
     /// `--usbmon-replay`: the emulation the started command gets.
     usbmon_replay: Option<crate::emu::usbmon::Replay>,
+    /// `--user-events-emulate`: the emulation the started command gets.
+    user_events: Option<crate::emu::user_events::Emulation>,
     /// `-q`: no process event lines.
     quiet: bool,
 }
@@ -487,6 +493,7 @@ impl Engine {
             clock: None,
             proc_is_current: true,
             usbmon_replay: cfg.usbmon_replay,
+            user_events: cfg.user_events,
             quiet: cfg.quiet > 0,
         };
         (engine, cfg.command, cfg.attach)
@@ -503,6 +510,17 @@ impl Engine {
                 self.stats.summary(self.sort)
             };
             self.out.raw(&table);
+        }
+        if let Some(ue) = &self.user_events {
+            // What ftrace recorded, after the trace (as -c's table).
+            let text = ue.trace_text();
+            if self.fmt.json {
+                for line in text.lines() {
+                    self.out.json_line(&serde_json::json!({ "ftrace": line }));
+                }
+            } else {
+                self.out.raw(&text);
+            }
         }
         self.out.flush();
         if let Some(e) = self.out.error() {

@@ -175,7 +175,7 @@ impl Engine {
         let mut proc = Proc::new(pid, name.clone(), false, Life::Starting, fds);
         proc.quiet_exec = true;
         proc.seccomp = seccomp;
-        if self.usbmon_replay.is_some() {
+        if self.usbmon_replay.is_some() || self.user_events.is_some() {
             // The emulation's user-notification filter outranks the fast
             // path's RET_TRACE: the command and everything it starts step
             // every call, as under a filter of its own.
@@ -228,6 +228,12 @@ impl Engine {
             ),
             None => None,
         };
+        let uevents = match &self.user_events {
+            Some(u) => Some(u.prepare().map_err(|e| {
+                Error::new(format!("--user-events-emulate: {}", io_message(&e)), 1)
+            })?),
+            None => None,
+        };
         let mut fds = [0; 2];
         // SAFETY: pipe2 writes two fds into the array.
         if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } < 0 {
@@ -275,6 +281,10 @@ impl Engine {
                     // emulated call.
                     setup.attach();
                 }
+                if let Some(setup) = &uevents {
+                    // The same, for the user_events emulation.
+                    setup.attach();
+                }
                 if let Some(prog) = &prog {
                     // The filter needs no-new-privs (as with strace) unless
                     // we have CAP_SYS_ADMIN: then it is left unset, so that
@@ -320,6 +330,9 @@ impl Engine {
         unsafe { libc::close(rfd) };
         if let (Some(setup), Some(r)) = (replay, &self.usbmon_replay) {
             r.serve(setup);
+        }
+        if let (Some(setup), Some(u)) = (uevents, &self.user_events) {
+            u.serve(setup);
         }
         // Forked from a pinned rtrace (--same-cpu), the child has rtrace's
         // pin, of which the pin guard knows nothing: it gets rtrace's own

@@ -43,26 +43,10 @@ impl Replay {
     /// with every signal blocked (rtrace's handlers run on its main
     /// thread), until no filtered process is left.
     pub fn serve(&self, setup: child::ChildSetup) {
-        let sock = setup.forked();
         let rec = self.rec.clone();
         let pace = self.pace;
-        // SAFETY: sigset and pthread_sigmask on locals.
-        let old = unsafe {
-            let mut all: libc::sigset_t = std::mem::zeroed();
-            let mut old: libc::sigset_t = std::mem::zeroed();
-            libc::sigfillset(&mut all);
-            libc::pthread_sigmask(libc::SIG_BLOCK, &all, &mut old);
-            old
-        };
-        let _ = std::thread::Builder::new()
-            .name("usbmon-replay".into())
-            .spawn(move || {
-                if let Some(listener) = child::receive_fd(&sock) {
-                    drop(sock);
-                    supervisor::serve(listener, rec, pace);
-                }
-            });
-        // SAFETY: restoring our mask.
-        unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut()) };
+        crate::emu::notify::spawn("usbmon-replay", setup.forked(), move |listener| {
+            supervisor::serve(listener, rec, pace)
+        });
     }
 }

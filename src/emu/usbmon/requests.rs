@@ -17,22 +17,7 @@ const USER_TOP: u64 = 0x7fff_ffff_f000;
 
 /// A NUL-terminated string of `pid` at `addr` (at most PATH_MAX bytes).
 fn read_path(pid: i32, addr: u64) -> Option<Vec<u8>> {
-    let mut out = Vec::new();
-    let mut at = addr;
-    while out.len() < 4096 {
-        let step = (4096 - (at & 4095)) as usize;
-        let mut page = vec![0u8; step];
-        if !vm_read(pid, at, &mut page) {
-            return None;
-        }
-        if let Some(end) = page.iter().position(|&b| b == 0) {
-            out.extend_from_slice(&page[..end]);
-            return Some(out);
-        }
-        out.extend_from_slice(&page);
-        at += step as u64;
-    }
-    None
+    crate::emu::notify::read_cstr(pid, addr, 4096).ok()
 }
 
 /// The bus of node name `name` (`usbmonN` as the kernel spells it):

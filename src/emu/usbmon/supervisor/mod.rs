@@ -19,21 +19,7 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// `AUDIT_ARCH_I386`: a notification of a 32-bit call.
-pub const AUDIT_ARCH_I386: u32 = 0x4000_0003;
-
-/// What a call gets.
-pub enum Answer {
-    /// Returns this value.
-    Val(i64),
-    /// Fails with this (positive) errno.
-    Err(i32),
-    /// Runs in the kernel as if nothing intervened.
-    Continue,
-    /// Already answered, or held (answered later, or never: a caller
-    /// that sleeps on a used-up recording).
-    Done,
-}
+pub use crate::emu::notify::{AUDIT_ARCH_I386, Answer};
 
 /// A blocking request that waits for its next event with pacing: where
 /// it goes on when the event is due (after its flush, for MFETCH).
@@ -95,15 +81,7 @@ pub fn serve(listener: OwnedFd, rec: Arc<Recording>, pace: Pace) {
     s.run();
 }
 
-fn tgid_of(tid: i32) -> i32 {
-    std::fs::read_to_string(format!("/proc/{tid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("Tgid:").and_then(|v| v.trim().parse().ok()))
-        })
-        .unwrap_or(tid)
-}
+use crate::emu::notify::tgid_of;
 
 /// Whether process `pid` maps the memfd of inode `ino` (a ring).
 fn maps_have(pid: i32, ino: u64) -> bool {
@@ -173,76 +151,21 @@ impl Supervisor {
     }
 
     fn receive(&mut self) {
-        // The kernel writes its own `struct seccomp_notif`, whose size
-        // SECCOMP_GET_NOTIF_SIZES tells; room to spare if a later kernel's
-        // is bigger than libc's.
-        #[repr(C)]
-        struct Buf {
-            req: libc::seccomp_notif,
-            spare: [u8; 256],
-        }
-        // SAFETY: a zeroed seccomp_notif is valid; the kernel fills it.
-        let mut buf: Buf = unsafe { std::mem::zeroed() };
-        // SAFETY: SECCOMP_IOCTL_NOTIF_RECV writes into `buf`.
-        let rc = unsafe {
-            libc::ioctl(
-                self.listener.as_raw_fd(),
-                libc::SECCOMP_IOCTL_NOTIF_RECV,
-                &mut buf,
-            )
-        };
-        if rc < 0 {
+        let Some(req) = crate::emu::notify::recv(self.listener.as_raw_fd()) else {
             return; // the caller went away (ENOENT) or a signal
-        }
-        let answer = self.handle(&buf.req);
-        self.send(buf.req.id, answer);
+        };
+        let answer = self.handle(&req);
+        self.send(req.id, answer);
     }
 
     /// Whether notification `id` is still waiting for its answer.
     pub fn valid(&self, id: u64) -> bool {
-        let mut id = id;
-        // SAFETY: the ioctl reads a u64.
-        unsafe {
-            libc::ioctl(
-                self.listener.as_raw_fd(),
-                libc::SECCOMP_IOCTL_NOTIF_ID_VALID,
-                &mut id,
-            ) == 0
-        }
+        crate::emu::notify::valid(self.listener.as_raw_fd(), id)
     }
 
     /// Send `answer` for notification `id` (nothing for [`Answer::Done`]).
     pub fn send(&self, id: u64, answer: Answer) {
-        let (val, error, flags) = match answer {
-            Answer::Done => return,
-            Answer::Val(v) => (v, 0, 0),
-            Answer::Err(e) => (0, -e, 0),
-            Answer::Continue => (0, 0, libc::SECCOMP_USER_NOTIF_FLAG_CONTINUE as u32),
-        };
-        // Zeroed room after it, as for the request (see `receive`).
-        #[repr(C)]
-        struct Buf {
-            resp: libc::seccomp_notif_resp,
-            spare: [u8; 256],
-        }
-        let mut resp = Buf {
-            resp: libc::seccomp_notif_resp {
-                id,
-                val,
-                error,
-                flags,
-            },
-            spare: [0; 256],
-        };
-        // SAFETY: the ioctl reads `resp`. A caller gone meanwhile (ENOENT)
-        // loses its answer, as documented.
-        unsafe {
-            libc::ioctl(
-                self.listener.as_raw_fd(),
-                libc::SECCOMP_IOCTL_NOTIF_SEND,
-                &mut resp,
-            )
-        };
+        crate::emu::notify::send(self.listener.as_raw_fd(), id, answer)
     }
 
     fn note_pid(&mut self, tid: i32) {

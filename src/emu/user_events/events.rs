@@ -1,0 +1,487 @@
+//! The events of the emulated user_events, as kernel/trace/trace_events_user.c
+//! makes them: the registration command's grammar (`user_event_parse_cmd`,
+//! `user_event_parse_field`), the comparison of a redefinition
+//! (`user_fields_match`), and what tracefs shows of an event (its `format`
+//! file, its line in `user_events_status`).
+
+/// `MAX_FIELD_ARRAY_SIZE`: the longest `char[N]`.
+const MAX_FIELD_ARRAY_SIZE: u64 = 1024;
+/// `sizeof(struct trace_entry)`: field offsets count from the record's start.
+pub const ENTRY: usize = 8;
+/// `USER_EVENT_REG_PERSIST`.
+pub const REG_PERSIST: u16 = 1;
+/// `USER_EVENT_REG_MULTI_FORMAT`.
+pub const REG_MULTI_FORMAT: u16 = 2;
+
+/// Where a dynamic field's data is counted from.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Loc {
+    /// A fixed field.
+    None,
+    /// `__data_loc`: from the record's start.
+    Data,
+    /// `__rel_loc`: from the end of the field.
+    Rel,
+}
+
+/// `FILTER_*`: how ftrace prints a field ([`super::ftrace`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Filter {
+    /// `char[N]`.
+    StaticString,
+    /// `__data_loc ...char...`.
+    DynString,
+    /// `__rel_loc ...char...`.
+    RelDynString,
+    /// Anything else: printed by size.
+    Other,
+}
+
+/// One field of an event (`struct ftrace_event_field`).
+#[derive(Clone, Debug)]
+pub struct Field {
+    /// Its type as written (`unsigned int`, `char[8]`, `__data_loc char[]`).
+    pub ty: Vec<u8>,
+    /// Its name.
+    pub name: Vec<u8>,
+    /// Offset in the record (the 8-byte entry header included).
+    pub offset: usize,
+    /// Bytes.
+    pub size: usize,
+    /// `struct T name SIZE`.
+    pub is_struct: bool,
+    /// Dynamic data.
+    pub loc: Loc,
+    /// `type[0] != 'u'`, as the kernel decides it.
+    pub signed: bool,
+    /// How ftrace prints it.
+    pub filter: Filter,
+}
+
+impl Field {
+    /// A loc field whose type contains "char": its data must end in NUL.
+    pub fn ensure_null(&self) -> bool {
+        self.loc != Loc::None && contains(&self.ty, b"char")
+    }
+}
+
+/// One event.
+#[derive(Debug)]
+pub struct Event {
+    /// The registered name.
+    pub name: Vec<u8>,
+    /// The tracepoint's name: the name, or `name.ID` for multi-format.
+    pub tp_name: Vec<u8>,
+    /// `user_events` or `user_events_multi`.
+    pub system: &'static str,
+    /// The registration's flags.
+    pub flags: u16,
+    /// Its fields in order.
+    pub fields: Vec<Field>,
+    /// The kernel's refcnt.
+    pub refs: u32,
+    /// A tracer (ftrace) records it.
+    pub enabled: bool,
+    /// The trace event id shown in `format`.
+    pub id: u32,
+    /// Not deleted yet (a deleted event stays for its open enable files).
+    pub alive: bool,
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+}
+
+/// `kstrtoull(s, base)`: a whole number (one trailing newline allowed).
+pub fn kstrtoull(s: &[u8], base: u32) -> Option<u64> {
+    let mut s = s.strip_prefix(b"+").unwrap_or(s);
+    let mut base = base;
+    let lower = |i: usize, s: &[u8]| s.get(i).map(|b| b.to_ascii_lowercase());
+    if base == 0 {
+        if s.first() == Some(&b'0')
+            && lower(1, s) == Some(b'x')
+            && s.get(2).is_some_and(u8::is_ascii_hexdigit)
+        {
+            base = 16;
+            s = &s[2..];
+        } else if s.first() == Some(&b'0') {
+            base = 8;
+        } else {
+            base = 10;
+        }
+    } else if base == 16 && s.first() == Some(&b'0') && lower(1, s) == Some(b'x') {
+        s = &s[2..];
+    }
+    let mut v: u64 = 0;
+    let mut i = 0;
+    while let Some(d) = s.get(i).and_then(|c| (*c as char).to_digit(base)) {
+        v = v.checked_mul(u64::from(base))?.checked_add(u64::from(d))?;
+        i += 1;
+    }
+    if i == 0 {
+        return None;
+    }
+    let rest = &s[i..];
+    (rest.is_empty() || rest == b"\n").then_some(v)
+}
+
+/// `user_field_array_size`: N of `char[N]`.
+fn array_size(ty: &[u8]) -> Option<usize> {
+    let start = ty.iter().position(|&b| b == b'[')?;
+    let inner = &ty[start + 1..];
+    // strscpy into 8 bytes: empty or cut is EINVAL.
+    if inner.is_empty() || inner.len() >= 8 {
+        return None;
+    }
+    let end = inner.iter().position(|&b| b == b']')?;
+    let n = kstrtoull(&inner[..end], 0)?;
+    (n <= MAX_FIELD_ARRAY_SIZE).then_some(n as usize)
+}
+
+/// `user_field_size`.
+fn field_size(ty: &[u8]) -> Option<usize> {
+    Some(match ty {
+        b"s64" | b"u64" => 8,
+        b"s32" | b"u32" | b"int" | b"unsigned int" => 4,
+        b"s16" | b"u16" | b"short" | b"unsigned short" => 2,
+        b"s8" | b"u8" | b"char" | b"unsigned char" => 1,
+        _ if ty.starts_with(b"char[") || ty.starts_with(b"unsigned char[") => {
+            return array_size(ty);
+        }
+        _ if ty.starts_with(b"__data_loc ") || ty.starts_with(b"__rel_loc ") => 4,
+        _ => return None,
+    })
+}
+
+/// `filter_assign_type`.
+fn filter_of(ty: &[u8]) -> Filter {
+    let chars = contains(ty, b"char");
+    if contains(ty, b"__data_loc") {
+        return if chars {
+            Filter::DynString
+        } else {
+            Filter::Other
+        };
+    }
+    if contains(ty, b"__rel_loc") {
+        return if chars {
+            Filter::RelDynString
+        } else {
+            Filter::Other
+        };
+    }
+    if ty.contains(&b'[') && chars {
+        return Filter::StaticString;
+    }
+    Filter::Other
+}
+
+/// `user_event_parse_field`: `type name [size]` at `offset`; Ok(None) for
+/// an empty field.
+fn parse_field(field: &[u8], offset: usize) -> Result<Option<Field>, i32> {
+    const SPACED: [&[u8]; 6] = [
+        b"unsigned ",
+        b"struct ",
+        b"__data_loc unsigned ",
+        b"__data_loc ",
+        b"__rel_loc unsigned ",
+        b"__rel_loc ",
+    ];
+    let start = field
+        .iter()
+        .position(|&b| !is_space(b))
+        .unwrap_or(field.len());
+    let field = &field[start..];
+    if field.is_empty() {
+        return Ok(None);
+    }
+    let mut ty: Option<&[u8]> = None;
+    let mut rest = field;
+    let mut depth = 0;
+    let mut is_struct = false;
+    if let Some(i) = SPACED.iter().position(|p| field.starts_with(p)) {
+        is_struct = i == 1;
+        // The type runs to the next space after the prefix.
+        let len = SPACED[i].len();
+        let sp = field[len..]
+            .iter()
+            .position(|&b| b == b' ')
+            .ok_or(libc::EINVAL)?;
+        ty = Some(&field[..len + sp]);
+        rest = &field[len + sp + 1..];
+        depth = 1;
+    }
+    let mut name: Option<&[u8]> = None;
+    let mut size: Option<usize> = None;
+    for part in rest.split(|&b| b == b' ') {
+        match depth {
+            0 => ty = Some(part),
+            1 => name = Some(part),
+            2 => {
+                if !is_struct {
+                    return Err(libc::EINVAL);
+                }
+                let v = kstrtoull(part, 10).filter(|&v| v <= u64::from(u32::MAX));
+                size = Some(v.ok_or(libc::EINVAL)? as u32 as usize);
+            }
+            _ => return Err(libc::EINVAL),
+        }
+        depth += 1;
+    }
+    let (Some(ty), Some(name)) = (ty, name) else {
+        return Err(libc::EINVAL);
+    };
+    if depth < 2 {
+        return Err(libc::EINVAL);
+    }
+    let size = match size {
+        Some(s) => s,
+        None => field_size(ty).ok_or(libc::EINVAL)?,
+    };
+    if size == 0 {
+        return Err(libc::EINVAL);
+    }
+    let loc = if ty.starts_with(b"__data_loc ") {
+        Loc::Data
+    } else if ty.starts_with(b"__rel_loc ") {
+        Loc::Rel
+    } else {
+        Loc::None
+    };
+    Ok(Some(Field {
+        ty: ty.to_vec(),
+        name: name.to_vec(),
+        offset,
+        size,
+        is_struct,
+        loc,
+        signed: ty.first() != Some(&b'u'),
+        filter: filter_of(ty),
+    }))
+}
+
+/// `user_event_parse_fields`: the `;`-separated fields.
+pub fn parse_fields(args: Option<&[u8]>) -> Result<Vec<Field>, i32> {
+    let mut fields: Vec<Field> = Vec::new();
+    let Some(args) = args else {
+        return Ok(fields);
+    };
+    let mut offset = ENTRY;
+    for part in args.split(|&b| b == b';') {
+        if let Some(f) = parse_field(part, offset)? {
+            offset += f.size;
+            fields.push(f);
+        }
+    }
+    Ok(fields)
+}
+
+/// `user_event_argv_split`: a space after each `;`, then split on white
+/// space.
+pub fn argv_split(args: &[u8]) -> Vec<Vec<u8>> {
+    let mut fixed = Vec::with_capacity(args.len() * 2);
+    for (i, &b) in args.iter().enumerate() {
+        fixed.push(b);
+        if b == b';' && !args.get(i + 1).copied().is_some_and(is_space) {
+            fixed.push(b' ');
+        }
+    }
+    fixed
+        .split(|&b| is_space(b))
+        .filter(|w| !w.is_empty())
+        .map(<[u8]>::to_vec)
+        .collect()
+}
+
+/// `user_fields_match`: whether a redefinition's words are this event's
+/// fields.
+pub fn fields_match(fields: &[Field], argv: &[Vec<u8>]) -> bool {
+    if argv.is_empty() {
+        return fields.is_empty();
+    }
+    let mut i = 0;
+    for f in fields {
+        if i >= argv.len() {
+            return false;
+        }
+        let start = i;
+        let mut dyn_text = Vec::new();
+        let mut colon = false;
+        while i < argv.len() {
+            if i != start {
+                dyn_text.push(b' ');
+            }
+            dyn_text.extend_from_slice(&argv[i]);
+            let semi = argv[i].contains(&b';');
+            i += 1;
+            if semi {
+                colon = true;
+                break;
+            }
+        }
+        let mut mine = f.ty.clone();
+        mine.push(b' ');
+        mine.extend_from_slice(&f.name);
+        if f.is_struct {
+            mine.extend_from_slice(format!(" {}", f.size).as_bytes());
+        }
+        if colon {
+            mine.push(b';');
+        }
+        if dyn_text != mine {
+            return false;
+        }
+    }
+    i == argv.len()
+}
+
+/// `user_field_format`: the print fmt's conversion of a field.
+fn print_conv(ty: &[u8]) -> &'static str {
+    match ty {
+        b"s64" => "%lld",
+        b"u64" => "%llu",
+        b"s32" | b"int" | b"s16" | b"short" | b"s8" | b"char" => "%d",
+        b"u32" | b"unsigned int" | b"u16" | b"unsigned short" | b"u8" | b"unsigned char" => "%u",
+        _ if contains(ty, b"char[") => "%s",
+        _ => "%llu",
+    }
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+impl Event {
+    /// Payload bytes a write needs at least (after the write_index).
+    pub fn min_size(&self) -> usize {
+        self.fields.last().map_or(0, |f| f.offset + f.size - ENTRY)
+    }
+
+    /// `user_event_set_print_fmt`.
+    pub fn print_fmt(&self) -> String {
+        let names: Vec<String> = self
+            .fields
+            .iter()
+            .map(|f| format!("{}={}", text(&f.name), print_conv(&f.ty)))
+            .collect();
+        let mut s = format!("\"{}\"", names.join(" "));
+        for f in &self.fields {
+            let func = match f.filter {
+                Filter::DynString => Some("__get_str"),
+                Filter::RelDynString => Some("__get_rel_str"),
+                _ => None,
+            };
+            match func {
+                Some(func) => s.push_str(&format!(", {func}({})", text(&f.name))),
+                None => s.push_str(&format!(", REC->{}", text(&f.name))),
+            }
+        }
+        s
+    }
+
+    /// The event's `format` file (`f_show` of trace_events.c).
+    pub fn format_file(&self) -> String {
+        let mut s = format!(
+            "name: {}\nID: {}\nformat:\n\
+             \tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
+             \tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\
+             \tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
+             \tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n",
+            text(&self.tp_name),
+            self.id
+        );
+        for f in &self.fields {
+            let ty = text(&f.ty);
+            let bracket = ty.find('[').filter(|_| !ty.starts_with("__data_loc"));
+            let decl = match bracket {
+                Some(i) => format!("{} {}{}", &ty[..i], text(&f.name), &ty[i..]),
+                None => format!("{ty} {}", text(&f.name)),
+            };
+            s.push_str(&format!(
+                "\tfield:{decl};\toffset:{};\tsize:{};\tsigned:{};\n",
+                f.offset,
+                f.size,
+                u8::from(f.signed)
+            ));
+        }
+        s.push_str(&format!("\nprint fmt: {}\n", self.print_fmt()));
+        s
+    }
+}
+
+/// `user_seq_show`: the `user_events_status` file.
+pub fn status_file<'a>(events: impl Iterator<Item = &'a Event>) -> String {
+    let (mut s, mut active, mut busy) = (String::new(), 0, 0);
+    for e in events {
+        s.push_str(&text(&e.tp_name));
+        if e.enabled {
+            s.push_str(" # Used by ftrace");
+            busy += 1;
+        }
+        s.push('\n');
+        active += 1;
+    }
+    s.push_str(&format!("\nActive: {active}\nBusy: {busy}\n"));
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layout(args: &str) -> Result<Vec<(String, usize, usize)>, i32> {
+        parse_fields(Some(args.as_bytes())).map(|v| {
+            v.iter()
+                .map(|f| {
+                    (
+                        format!("{} {}", text(&f.ty), text(&f.name)),
+                        f.offset,
+                        f.size,
+                    )
+                })
+                .collect()
+        })
+    }
+
+    #[test]
+    fn the_kernels_grammar() {
+        assert_eq!(
+            layout("u32 count;char[8] tag").unwrap(),
+            [("u32 count".into(), 8, 4), ("char[8] tag".into(), 12, 8)]
+        );
+        assert_eq!(
+            layout(" unsigned int a; __rel_loc char[] b;;struct x y 3").unwrap(),
+            [
+                ("unsigned int a".into(), 8, 4),
+                ("__rel_loc char[] b".into(), 12, 4),
+                ("struct x y".into(), 16, 3)
+            ]
+        );
+        for bad in [
+            "long x",
+            "u32 x y",
+            "char[] s",
+            "char[2000] s",
+            "u32",
+            "struct s x",
+        ] {
+            assert_eq!(layout(bad), Err(libc::EINVAL), "{bad}");
+        }
+        assert_eq!(kstrtoull(b"0x10", 0), Some(16));
+        assert_eq!(kstrtoull(b"1\n", 10), Some(1));
+        assert_eq!(kstrtoull(b"1 ", 10), None);
+    }
+
+    #[test]
+    fn redefinitions_compare_as_the_kernel_does() {
+        let f = parse_fields(Some(b"u32 count;char[8] tag")).unwrap();
+        assert!(fields_match(&f, &argv_split(b"u32 count;char[8] tag")));
+        assert!(fields_match(&f, &argv_split(b"u32  count; char[8] tag")));
+        assert!(!fields_match(&f, &argv_split(b"u64 count")));
+        assert!(!fields_match(&f, &argv_split(b"u32 count")));
+    }
+}

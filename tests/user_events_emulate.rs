@@ -1,0 +1,145 @@
+//! `rtrace --user-events-emulate`: the user_events producers of
+//! tests/fixtures run on rtrace's own emulation (src/emu/user_events/),
+//! with no launcher and no socket. Each program checks its own results
+//! (exit 0), its trace must equal, line for line, its trace on the C
+//! emulator (the independent second implementation, tests/user_events.rs),
+//! and the records printed after the trace are ftrace's text of the
+//! accepted writes.
+
+mod common;
+
+use common::{Emulator, fixture, trace_env};
+
+/// The trace part and the ftrace part of a run's output.
+fn split(trace: &str) -> (String, Vec<String>) {
+    let at = trace
+        .find("# tracer: nop\n")
+        .unwrap_or_else(|| panic!("no ftrace records after the trace:\n{trace}"));
+    let records = trace[at..]
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(untimed)
+        .collect();
+    (trace[..at].to_string(), records)
+}
+
+/// A record line without its pid, CPU and time stamp.
+fn untimed(line: &str) -> String {
+    let (task, rest) = line.split_once(": ").expect("a record line");
+    let comm = task.trim_start().rsplit_once('-').expect("comm-pid").0;
+    let flags = task.split_once("] ").expect("the CPU").1;
+    assert!(flags.starts_with("..... "), "{line}");
+    format!("{comm}: {rest}")
+}
+
+/// The trace lines from the marker on, normalised.
+fn after_marker(trace: &str) -> Vec<String> {
+    let lines = common::normalise(trace);
+    let start = lines
+        .iter()
+        .position(|l| l.contains("\"BEGIN\""))
+        .expect("marker");
+    lines[start..].to_vec()
+}
+
+fn compare(program: &str, enable: &[&str], extra: &[&str]) -> Vec<String> {
+    fixture(program);
+    let emu_args: Vec<&str> = enable.iter().flat_map(|n| ["--enable", n]).collect();
+    let emu = Emulator::start("uevents_emu", &emu_args);
+    let theirs = trace_env(&[], &[program], &[("UEVENTS_EMU_SOCKET", emu.socket())]);
+    assert_eq!(theirs.code(), Some(0), "{}", theirs.stderr());
+    let names = enable.join(",");
+    let mut args = vec!["--user-events-emulate", "--user-events-enable", &names];
+    args.extend_from_slice(extra);
+    let ours = trace_env(&args, &[program], &[("UEVENTS_EMU_ATTACHED", "1")]);
+    assert_eq!(ours.code(), Some(0), "{}\n{}", ours.stderr(), ours.trace);
+    let (trace, records) = split(&ours.trace);
+    assert_eq!(after_marker(&trace), after_marker(&theirs.trace));
+    records
+}
+
+#[test]
+fn the_producer_traces_as_on_the_c_emulator_and_ftrace_records_its_writes() {
+    let records = compare("uevents_producer", &["rtrace_probe", "rtrace_multi"], &[]);
+    assert_eq!(
+        records,
+        [
+            "uevents_produce: rtrace_probe: count=0x5 (5) tag=abc",
+            "uevents_produce: rtrace_probe: count=0x7 (7) tag=xyz",
+            "uevents_produce: rtrace_multi: a=0xffffffffffffffd6 (-42) b=0xbeef (48879) c=(200) msg=hello note=world!",
+        ]
+    );
+}
+
+#[test]
+fn the_misuse_fixture_traces_as_on_the_c_emulator() {
+    let records = compare("uevents_misuse", &["rtrace_probe", "rtrace_rel"], &[]);
+    // The write after DIAG_IOCSUNREG is accepted (a tracer has it).
+    assert_eq!(
+        records,
+        ["uevents_misuse: rtrace_probe: count=0x5 (5) tag=abc"]
+    );
+}
+
+#[test]
+fn the_same_under_the_seccomp_fast_path_and_with_only_the_ioctls() {
+    fixture("uevents_producer");
+    let env = [("UEVENTS_EMU_ATTACHED", "1")];
+    let args = [
+        "--user-events-emulate",
+        "--user-events-enable",
+        "rtrace_probe,rtrace_multi",
+    ];
+    let full = trace_env(&args, &["uevents_producer"], &env);
+    assert_eq!(full.code(), Some(0), "{}", full.stderr());
+    let ioctls: Vec<String> = common::normalise(&split(&full.trace).0)
+        .into_iter()
+        .filter(|l| l.starts_with("ioctl(") || l.starts_with("** user_events: fd 3: DIAG"))
+        .collect();
+    assert!(ioctls.len() > 10, "{ioctls:#?}");
+    for extra in [
+        &["-e", "trace=ioctl"][..],
+        &["-e", "trace=ioctl", "--seccomp-bpf"],
+    ] {
+        let mut a = args.to_vec();
+        a.extend_from_slice(extra);
+        let run = trace_env(&a, &["uevents_producer"], &env);
+        assert_eq!(run.code(), Some(0), "{}", run.stderr());
+        let (trace, records) = split(&run.trace);
+        let lines: Vec<String> = common::normalise(&trace)
+            .into_iter()
+            .filter(|l| l.starts_with("ioctl(") || l.starts_with("** user_events: fd 3: DIAG"))
+            .collect();
+        assert_eq!(lines, ioctls, "{extra:?}");
+        assert_eq!(records.len(), 3, "{extra:?}");
+    }
+    // The emulation's setup is not the command's: the first call is its
+    // execve.
+    let first = common::normalise(&full.trace)
+        .into_iter()
+        .find(|l| !l.starts_with("Tracing"))
+        .unwrap();
+    assert!(first.starts_with("execve(\""), "{first}");
+}
+
+#[test]
+fn bad_uses_are_one_line_errors() {
+    for (args, msg) in [
+        (
+            &["--user-events-emulate", "-p", "1"][..],
+            "rtrace: --user-events-emulate cannot be used with -p: the emulated files are given to the command rtrace starts, before its exec\n",
+        ),
+        (
+            &["--user-events-emulate"][..],
+            "rtrace: --user-events-emulate needs a COMMAND to run on the emulated user_events\n",
+        ),
+        (
+            &["--user-events-enable", "x", "true"][..],
+            "rtrace: --user-events-enable needs --user-events-emulate\n",
+        ),
+    ] {
+        let out = common::rtrace().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), msg, "{args:?}");
+    }
+}
