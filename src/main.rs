@@ -497,7 +497,8 @@ struct Cli {
     /// Also write the trace as a timeline to FILE (mode 0600): trace-event
     /// JSON that ui.perfetto.dev and chrome://tracing open, a track per
     /// process and thread, a slice per call, signals and exits as instants,
-    /// usbmon events on a track per bus with arrows from their fetch
+    /// usbmon events on a track per bus with arrows from their fetch,
+    /// user_events records on a track per event
     #[arg(long, value_name = "FILE")]
     timeline: Option<std::path::PathBuf>,
 

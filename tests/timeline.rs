@@ -3,10 +3,11 @@
 //! process, one slice per printed call in the same order, slices that nest
 //! on each thread, signals and exits as instants, and the usbmon events a
 //! capture fetched as instants on their bus's track at their kernel
-//! time, each with an arrow from the call that fetched it.
+//! time, each with an arrow from the call that fetched it; likewise the
+//! records a user_events producer's successful writes made.
 
 mod common;
-use common::{USBMON_RECORDING, events, fixture, name, scratch_path, trace};
+use common::{USBMON_RECORDING, events, fixture, name, scratch_path, trace, trace_env};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -319,5 +320,84 @@ fn usbmon_events_are_instants_on_their_bus_at_kernel_time_with_arrows_from_the_f
         assert_eq!(fetch["name"], "ioctl");
         let fetch_text = fetch["args"]["text"].as_str().unwrap();
         assert!(fetch_text.contains("MON_IOCX_MFETCH"), "{fetch_text}");
+    }
+}
+
+#[test]
+fn user_events_writes_are_instants_on_their_events_track_with_arrows_from_the_write() {
+    fixture("uevents_producer");
+    let path = scratch_path("timeline", "uevents");
+    let path_text = path.to_str().unwrap().to_string();
+    let run = trace_env(
+        &[
+            "--user-events-emulate",
+            "--user-events-enable",
+            "rtrace_probe,rtrace_multi",
+            "--timeline",
+            &path_text,
+        ],
+        &["uevents_producer"],
+        &[("UEVENTS_EMU_ATTACHED", "1")],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let bytes = std::fs::read(&path).expect("timeline written");
+    let _ = std::fs::remove_file(&path);
+    let Value::Array(all) = serde_json::from_slice::<Value>(&bytes).expect("JSON") else {
+        panic!("not an array");
+    };
+    // The writes that succeeded, and only they (the producer's failing
+    // writes are decoded too, before the kernel refuses them).
+    let device: Vec<(&str, &str)> = all
+        .iter()
+        .filter(|e| e["cat"] == "device")
+        .map(|e| {
+            (
+                e["name"].as_str().unwrap(),
+                e["args"]["text"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        device,
+        [
+            ("rtrace_probe", "rtrace_probe: count=5 tag=abc"),
+            ("rtrace_probe", "rtrace_probe: count=7 tag=xyz"),
+            (
+                "rtrace_multi",
+                "rtrace_multi: a=-42 b=48879 c=200 msg=hello note=world!"
+            ),
+        ]
+    );
+    let by_tid = slices(&all);
+    for instant in all.iter().filter(|e| e["cat"] == "device") {
+        let track = format!("user_events {}", instant["name"].as_str().unwrap());
+        assert!(
+            all.iter().any(|e| e["ph"] == "M"
+                && e["pid"] == instant["pid"]
+                && e["args"]["name"] == track),
+            "no track {track}"
+        );
+        let end = all
+            .iter()
+            .find(|e| e["ph"] == "f" && e["pid"] == instant["pid"] && e["ts"] == instant["ts"])
+            .expect("an arrow to the record");
+        let start = all
+            .iter()
+            .find(|e| e["ph"] == "s" && e["id"] == end["id"])
+            .expect("the arrow's start");
+        let write = by_tid[&start["tid"].as_i64().unwrap()]
+            .iter()
+            .find(|e| e["ts"] == start["ts"])
+            .expect("the write's slice");
+        assert!(
+            write["name"] == "write" || write["name"] == "writev",
+            "{write}"
+        );
+        let text = write["args"]["text"].as_str().unwrap();
+        assert!(
+            text.contains(&format!("<{}>", instant["name"].as_str().unwrap())),
+            "{text}"
+        );
+        assert!(write["args"]["result"].as_i64().unwrap() > 0, "{write}");
     }
 }

@@ -491,6 +491,57 @@ pub fn put_payload(p: &mut Printer, name: &str, bytes: &[u8], fds: &FdTable, fd:
     put_index(p, index, event.as_ref());
     put_fields(p, &bytes[4..], event.as_ref());
     p.close("}");
+    on_timeline(p, &bytes[4..], event.as_ref());
+}
+
+/// With `--timeline`: the record a write makes, as an instant on its
+/// event's track (`user_events NAME`) with an arrow from the write (shown
+/// only if the write succeeds): `NAME: field=value ...`.
+fn on_timeline(p: &mut Printer, payload: &[u8], event: Option<&EventDef>) {
+    let Some(event) = event else {
+        return;
+    };
+    let mut text = format!("{}:", event.name);
+    for f in &event.fields {
+        let Some(b) = payload.get(f.offset..f.offset + f.size) else {
+            break;
+        };
+        text.push(' ');
+        text.push_str(&f.name);
+        text.push('=');
+        match f.kind {
+            FieldKind::Signed(n) if (1..=8).contains(&n) => {
+                let shift = 64 - 8 * n as u32;
+                let v = ((le_bytes(b) << shift) as i64) >> shift;
+                text.push_str(&v.to_string());
+            }
+            FieldKind::Unsigned(_) => text.push_str(&le_bytes(b).to_string()),
+            FieldKind::CharArray(_) => {
+                let end = memchr::memchr(0, b).unwrap_or(b.len());
+                crate::escape::c_escape(&b[..end], true, &mut text);
+            }
+            FieldKind::DataLoc { chars: true } | FieldKind::RelLoc { chars: true } => {
+                match located(f, u32_at(b, 0), payload) {
+                    Some(data) => {
+                        let end = memchr::memchr(0, data).unwrap_or(data.len());
+                        crate::escape::c_escape(&data[..end], true, &mut text);
+                    }
+                    None => text.push_str("<bad loc>"),
+                }
+            }
+            _ => text.push_str(".."),
+        }
+    }
+    let track = format!("user_events {}", event.name);
+    p.device_event(&track, None, &event.name, &text);
+}
+
+/// Up to 8 little-endian bytes as a number.
+fn le_bytes(b: &[u8]) -> u64 {
+    b.iter()
+        .take(8)
+        .rev()
+        .fold(0, |v, &byte| v << 8 | byte as u64)
 }
 
 /// The write_index with its event: `write_index=1 <test>`.
@@ -558,13 +609,7 @@ fn put_field(p: &mut Printer, f: &EventField, b: &[u8], payload: &[u8]) {
         }
         FieldKind::DataLoc { chars } | FieldKind::RelLoc { chars } => {
             let loc = u32_at(b, 0);
-            let (off, len) = ((loc & 0xffff) as usize, (loc >> 16) as usize);
-            let start = match f.kind {
-                FieldKind::RelLoc { .. } => Some(f.offset + 4 + off),
-                _ => off.checked_sub(TRACE_ENTRY_SIZE),
-            };
-            let data = start.and_then(|s| payload.get(s..s + len));
-            match data {
+            match located(f, loc, payload) {
                 Some(data) if chars => {
                     let end = memchr::memchr(0, data).unwrap_or(data.len());
                     p.string(&f.name, &data[..end], false);
@@ -575,6 +620,19 @@ fn put_field(p: &mut Printer, f: &EventField, b: &[u8], payload: &[u8]) {
         }
         FieldKind::Struct(_) => p.string(&f.name, b, false),
     }
+}
+
+/// The bytes a `__data_loc`/`__rel_loc` field's `loc` (`size << 16 |
+/// offset`) points at in `payload`: `__data_loc` offsets count from the
+/// kernel's record start (before the payload's `struct trace_entry`),
+/// `__rel_loc` ones from the end of the field itself.
+fn located<'a>(f: &EventField, loc: u32, payload: &'a [u8]) -> Option<&'a [u8]> {
+    let (off, len) = ((loc & 0xffff) as usize, (loc >> 16) as usize);
+    let start = match f.kind {
+        FieldKind::RelLoc { .. } => Some(f.offset + 4 + off),
+        _ => off.checked_sub(TRACE_ENTRY_SIZE),
+    };
+    start.and_then(|s| payload.get(s..s + len))
 }
 
 /// Print a writev(2) on a user_events_data fd: the iovecs' bytes taken as
@@ -594,6 +652,7 @@ pub fn put_writev(p: &mut Printer, name: &str, bytes: &[u8], fds: &FdTable, fd: 
     put_fields(p, &bytes[4..], event.as_ref());
     p.close("}");
     p.close("]");
+    on_timeline(p, &bytes[4..], event.as_ref());
 }
 
 #[cfg(test)]

@@ -56,8 +56,20 @@ pub struct Timeline {
     /// The device tracks named so far, by name, with their made-up pids.
     device_tracks: HashMap<String, i64>,
     /// Per thread, the device events its current call carried, waiting
-    /// for the call's slice to draw arrows from: (track, time in ns).
-    carried: IntMap<i32, Vec<(i64, i128)>>,
+    /// for the call's end: written with its slice if it succeeded.
+    carried: IntMap<i32, Vec<DeviceEvent>>,
+}
+
+/// A device event a call carried, until the call's slice is written.
+struct DeviceEvent {
+    /// Its track's made-up pid.
+    track: i64,
+    /// Its time, in nanoseconds since time 0.
+    at_ns: i128,
+    /// The instant's name.
+    name: String,
+    /// The instant's text.
+    text: String,
 }
 
 /// A call, as its slice needs it.
@@ -221,12 +233,23 @@ impl Timeline {
         });
         self.event(&event);
         let carried = self.carried.remove(&slice.tid).unwrap_or_default();
-        for (track, at_ns) in carried {
+        if slice.result.is_some_and(|r| r < 0) {
+            // A call that failed fetched or made nothing (a write to a
+            // user_events fd is decoded before the kernel says whether
+            // it recorded it).
+            return;
+        }
+        for e in carried {
+            self.event(&json!({
+                "ph": "i", "s": "t", "name": e.name, "cat": "device",
+                "pid": e.track, "tid": e.track, "ts": signed_micros(e.at_ns),
+                "args": { "text": e.text },
+            }));
             // The arrow leaves from the slice's start, which binds it to
             // this slice whatever the viewer's rule for its end.
             self.flow(
                 (slice.pid.into(), slice.tid.into(), slice.start),
-                (track, track, at_ns),
+                (e.track, e.track, e.at_ns),
                 slice.name,
             );
         }
@@ -236,7 +259,8 @@ impl Timeline {
     /// named `name` with `text` on the device's track `track` (named at
     /// its first event), at `realtime_ns` (nanoseconds since the epoch,
     /// the device's own clock) or, without one, now; an arrow from the
-    /// call's slice leads to it.
+    /// call's slice leads to it. Both are written with the call's slice,
+    /// and only if the call succeeded.
     pub fn device_event(
         &mut self,
         tid: i32,
@@ -261,15 +285,12 @@ impl Timeline {
             Some(ns) => ns - self.origin_realtime_ns,
             None => self.nanos_since_origin(Instant::now()),
         };
-        self.event(&json!({
-            "ph": "i", "s": "t", "name": name, "cat": "device",
-            "pid": track_pid, "tid": track_pid, "ts": signed_micros(at_ns),
-            "args": { "text": text },
-        }));
-        self.carried
-            .entry(tid)
-            .or_default()
-            .push((track_pid, at_ns));
+        self.carried.entry(tid).or_default().push(DeviceEvent {
+            track: track_pid,
+            at_ns,
+            name: name.to_string(),
+            text: text.to_string(),
+        });
     }
 
     /// An instant on thread `tid`'s track (a signal, an exit): `name`,
