@@ -128,7 +128,7 @@ fn details(tid: i32, fd: i32, proc: &str, path: &[u8], set: FdDetails) -> Option
     }
     if set.has("dev")
         && path.starts_with(b"/")
-        && let Some(dev) = device(path)
+        && let Some(dev) = device(tid, fd, path)
     {
         return Some(dev);
     }
@@ -185,7 +185,7 @@ fn sock_proto(proc: &str) -> Option<String> {
 
 /// `/dev/null<char 1:3>` for a device file, as strace shows it (and the
 /// pty a /dev/ptmx fd is the master of: `char 5:2 @/dev/pts/3`).
-fn device(path: &[u8]) -> Option<String> {
+fn device(tid: i32, fd: i32, path: &[u8]) -> Option<String> {
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
     let meta = std::fs::metadata(std::ffi::OsStr::from_bytes(path)).ok()?;
     let kind = if meta.file_type().is_char_device() {
@@ -197,7 +197,15 @@ fn device(path: &[u8]) -> Option<String> {
     };
     let rdev = meta.rdev();
     let (major, minor) = (libc::major(rdev), libc::minor(rdev));
-    Some(format!("{}<{kind} {major}:{minor}>", escaped(path)))
+    // /dev/ptmx (char 5:2): fdinfo's tty-index names the pty.
+    let pty = match (kind, major, minor) {
+        ("char", 5, 2) => fdinfo(tid, fd, "tty-index:")
+            .and_then(|i| i.parse::<u32>().ok())
+            .map(|i| format!(" @/dev/pts/{i}"))
+            .unwrap_or_default(),
+        _ => String::new(),
+    };
+    Some(format!("{}<{kind} {major}:{minor}{pty}>", escaped(path)))
 }
 
 /// `{eventfd-count=0x1, eventfd-id=12, eventfd-semaphore=0}` from the
@@ -286,7 +294,7 @@ mod tests {
 
     #[test]
     fn dev_null_is_a_char_device() {
-        assert_eq!(device(b"/dev/null").unwrap(), "/dev/null<char 1:3>");
-        assert_eq!(device(b"/etc/hostname"), None);
+        assert_eq!(device(0, -1, b"/dev/null").unwrap(), "/dev/null<char 1:3>");
+        assert_eq!(device(0, -1, b"/etc/hostname"), None);
     }
 }
