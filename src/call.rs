@@ -232,8 +232,8 @@ impl Printer<'_> {
                 text = format!("{text} ({description})");
             }
             self.text(&text, Style::Error);
-        } else if let Some(path) = self.new_fd_path(rval) {
-            let text = format!("{rval}<{}>", crate::format::escape_path(&path));
+        } else if let Some(shown) = self.new_fd_text(rval) {
+            let text = format!("{rval}<{}>", shown.shown());
             self.text(&text, Style::Plain);
         } else {
             let mut buf = [0; 20];
@@ -241,13 +241,15 @@ impl Printer<'_> {
         }
     }
 
-    /// Under `-y`, the path of the new fd a call returned (see
-    /// [`crate::sysent::returns_fd`]), as the kernel names it now.
-    fn new_fd_path(&mut self, rval: i64) -> Option<Vec<u8>> {
-        if !self.config().decode_fds || !self.state().result_fd {
+    /// Under `-y` (`-yy`), the path (details) of the new fd a call
+    /// returned (see [`crate::sysent::returns_fd`]), as the kernel names it
+    /// now.
+    fn new_fd_text(&mut self, rval: i64) -> Option<crate::kernel::fds::FdText> {
+        let set = self.config().decode_fds;
+        if !set.any() || !self.state().result_fd {
             return None;
         }
-        crate::fdtable::kernel_path(self.pid(), i32::try_from(rval).ok()?)
+        crate::kernel::fds::describe(self.pid(), i32::try_from(rval).ok()?, set)
     }
 
     /// Print a result that is an address on success (`mmap`, `brk`).
@@ -322,6 +324,8 @@ pub struct Stopped<'a> {
 
 /// Print the enter half of `call`: `name(` and what its handler prints.
 pub fn call_enter(t: Stopped, call: &mut Call) {
+    // -yy: a socket's answers that may change are asked again for this call.
+    crate::kernel::fds::next_call();
     let (show, handler) = (call.show, call.handler);
     let (fmt, name, mut ctx) = call.handler_view(t.fds, 0);
     let mut p = Printer::new(t.out, t.pid, t.cfg, fmt, t.mem, ctx.arch);

@@ -8,7 +8,9 @@ use crate::abi::fs::AT_FDCWD;
 use crate::fdtable::FdTable;
 use crate::format::{Naming, Printer};
 
-/// A file descriptor; with `-y` also what the kernel says it is now:
+/// A file descriptor; with `-y` also what the kernel says it is now
+/// (with `-yy` or `--decode-fds=SET` what strace adds: `3<TCP:[...]>`,
+/// `3</dev/null<char 1:3>>`, `3<pid:42>`; `crate::kernel::fds`):
 /// `3</usr/lib/x86_64-linux-gnu/libc.so.6>`, `3</tmp/f (deleted)>`. The
 /// fd table's path (what the program asked to open) is bookkeeping and is
 /// never printed: it goes stale on rename and unlink, and a path through a
@@ -22,11 +24,13 @@ pub fn put_fd(p: &mut Printer, fds: &FdTable, name: &str, fd: i64) {
         p.int(name, fd);
         return;
     };
-    if !p.config().decode_fds {
+    let set = p.config().decode_fds;
+    if !set.any() {
         p.int(name, fd);
-    } else if let Some(path) = crate::fdtable::kernel_path(p.pid(), fd32) {
-        p.fd_path(name, fd, &path);
+    } else if let Some(shown) = crate::kernel::fds::describe(p.pid(), fd32, set) {
+        p.fd_text(name, fd, &shown);
     } else if p.mem().is_captured()
+        && set.path()
         && let Some(path) = fds.with(fd32, |i| i.path.clone()).filter(|p| !p.is_empty())
     {
         p.fd_path(name, fd, &path);
@@ -45,6 +49,7 @@ pub fn put_dirfd(p: &mut Printer, fds: &FdTable, name: &str, fd: i64) {
     let cwd = p
         .config()
         .decode_fds
+        .path()
         .then(|| crate::fdtable::kernel_cwd(p.pid()))
         .flatten();
     match cwd {
@@ -58,68 +63,7 @@ pub fn lookup(table: &[(i64, &'static str)], value: i64) -> Option<&'static str>
     table.iter().find(|(v, _)| *v == value).map(|(_, n)| *n)
 }
 
-/// Kernel names of the standard signals, indexed by number (x86).
-const NAMES: [&str; 32] = [
-    "0",
-    "SIGHUP",
-    "SIGINT",
-    "SIGQUIT",
-    "SIGILL",
-    "SIGTRAP",
-    "SIGABRT",
-    "SIGBUS",
-    "SIGFPE",
-    "SIGKILL",
-    "SIGUSR1",
-    "SIGSEGV",
-    "SIGUSR2",
-    "SIGPIPE",
-    "SIGALRM",
-    "SIGTERM",
-    "SIGSTKFLT",
-    "SIGCHLD",
-    "SIGCONT",
-    "SIGSTOP",
-    "SIGTSTP",
-    "SIGTTIN",
-    "SIGTTOU",
-    "SIGURG",
-    "SIGXCPU",
-    "SIGXFSZ",
-    "SIGVTALRM",
-    "SIGPROF",
-    "SIGWINCH",
-    "SIGIO",
-    "SIGPWR",
-    "SIGSYS",
-];
-
-/// The kernel's first realtime signal; the C library reserves a few above it.
-pub const KERNEL_SIGRTMIN: i32 = 32;
-/// The kernel's last signal number.
-pub const KERNEL_SIGRTMAX: i32 = 64;
-
-/// The name of signal `sig`: `SIGUSR1`, `SIGRTMIN+3` (relative to the C
-/// library's SIGRTMIN, as `kill -s` spells it), `SIGRT_1` for the realtime
-/// signals the C library reserves, or `None` for a number out of range.
-pub fn signal_name(sig: i32) -> Option<String> {
-    if (1..KERNEL_SIGRTMIN).contains(&sig) {
-        return Some(NAMES[sig as usize].to_string());
-    }
-    if !(KERNEL_SIGRTMIN..=KERNEL_SIGRTMAX).contains(&sig) {
-        return None;
-    }
-    let rtmin = libc::SIGRTMIN();
-    Some(if sig < rtmin {
-        format!("SIGRT_{}", sig - KERNEL_SIGRTMIN)
-    } else if sig == rtmin {
-        "SIGRTMIN".to_string()
-    } else if sig == libc::SIGRTMAX() {
-        "SIGRTMAX".to_string()
-    } else {
-        format!("SIGRTMIN+{}", sig - rtmin)
-    })
-}
+pub use crate::abi::signals::{KERNEL_SIGRTMAX, KERNEL_SIGRTMIN, signal_name};
 
 /// Print a signal number parameter by name (`-V`: the number).
 pub fn put_signal(p: &mut Printer, name: &str, sig: i64) {

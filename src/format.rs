@@ -13,6 +13,7 @@ use std::fmt::Write as _;
 use smallvec::SmallVec;
 
 use crate::escape::HexStrings;
+use crate::kernel::fds::{FdDetails, FdText};
 use crate::kernel::{Arch, Memory};
 use crate::output::{Output, Style};
 
@@ -31,8 +32,9 @@ pub struct FormatConfig {
     pub verbose: u8,
     /// Maximum string bytes printed (`-s`, or from the verbosity).
     pub string_limit: usize,
-    /// `-y`: print the path of each fd parameter: `3</dev/usbmon1>`.
-    pub decode_fds: bool,
+    /// `-y`, `-yy`, `--decode-fds=SET`: what is shown of each fd:
+    /// `3</dev/usbmon1>`, `3<TCP:[127.0.0.1:8080->127.0.0.1:40000]>`.
+    pub decode_fds: FdDetails,
     /// `--json`: the primitives build JSON values instead of text.
     pub json: bool,
     /// `--errno-text`: a failed call's error described after its name:
@@ -105,7 +107,7 @@ impl Default for FormatConfig {
             values_only: 0,
             verbose: 0,
             string_limit: 32,
-            decode_fds: false,
+            decode_fds: FdDetails::NONE,
             json: false,
             errno_text: false,
             dump_reads: FdSet::default(),
@@ -466,6 +468,24 @@ impl<'a> Printer<'a> {
             &text,
             || serde_json::json!({ "value": fd, "path": json_bytes(path, false) }),
         );
+    }
+
+    /// A file descriptor as `-y`/`-yy` show it ([`FdText`]): its path
+    /// (`3</dev/null>`) or what `-yy` says of it (`3<TCP:[...]>`,
+    /// `3</dev/null<char 1:3>>`); in JSON `{"value": 3, "path":
+    /// "socket:[123]", "details": "TCP:[...]"}`.
+    pub fn fd_text(&mut self, name: &str, fd: i64, shown: &FdText) {
+        let Some(details) = &shown.details else {
+            return self.fd_path(name, fd, &shown.path);
+        };
+        let text = format!("{fd}<{}>", shown.shown());
+        self.emit(name, &text, || {
+            serde_json::json!({
+                "value": fd,
+                "path": json_bytes(&shown.path, false),
+                "details": details,
+            })
+        });
     }
 
     /// A named value that stands for a file, with its path (`-y`'s

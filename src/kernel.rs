@@ -15,6 +15,8 @@ use crate::escape::TraceeText;
 use nix::sys::uio::{RemoteIoVec, process_vm_readv};
 use nix::unistd::Pid;
 
+pub mod fds;
+mod sockdiag;
 mod stop;
 pub use stop::{Handled, Held, Resume, Stop, Waited, ready, wait};
 

@@ -16,6 +16,7 @@ use std::process::ExitCode;
 use clap::{CommandFactory, Parser, ValueEnum};
 
 use rtrace_cli::format::{FdSet, FormatConfig};
+use rtrace_cli::kernel::fds::FdDetails;
 use rtrace_cli::output::timeline::Timeline;
 use rtrace_cli::output::{Output, Timestamps, TraceWriter};
 use rtrace_cli::trace;
@@ -212,6 +213,7 @@ fn expr_words() -> Vec<&'static str> {
         "trace-fds=",
         "read=",
         "write=",
+        "decode-fds=",
     ];
     let mut calls: Vec<&'static str> = rtrace_cli::sysent::all_signatures()
         .map(|s| s.name)
@@ -278,9 +280,20 @@ struct Cli {
 
     /// Print the path of every fd: parameters (read(3</etc/hosts>, ...)),
     /// AT_FDCWD's working directory, the fds a call returns (= 3</etc/hosts>)
-    /// and those a pipe or socketpair writes
-    #[arg(short = 'y', long = "decode-fds")]
-    decode_fds: bool,
+    /// and those a pipe or socketpair writes; -yy: all strace shows of
+    /// them (--decode-fds=all): 3<TCP:[127.0.0.1:8080->127.0.0.1:40000]>,
+    /// 3<UNIX-STREAM:[28140->28141,"/run/x"]>, 3<NETLINK:[ROUTE:42]>,
+    /// 3</dev/null<char 1:3>>, 3<pid:42>
+    #[arg(short = 'y', action = clap::ArgAction::Count)]
+    decode_fds: u8,
+
+    /// What is shown of each fd (-y is path, -yy all): path, socket
+    /// (addresses and peers), dev (device type and numbers), pidfd (the
+    /// process), eventfd (its counter), signalfd (its mask), separated by
+    /// commas; all, none; `!` negates (also -e decode-fds=SET)
+    #[arg(long = "decode-fds", value_name = "SET", num_args = 0..=1,
+          require_equals = true, default_missing_value = "path")]
+    decode_fds_set: Option<String>,
 
     /// Describe each error after its name, as perror(3) would: `-1 [ENOTTY]
     /// (Inappropriate ioctl for device)` (JSON always carries it, as
@@ -711,6 +724,10 @@ fn main() -> ExitCode {
         Ok(select) => select,
         Err(e) => return fail(&e, 2),
     };
+    let decode_fds = match fd_details(&cli) {
+        Ok(set) => set,
+        Err(e) => return fail(&e, 2),
+    };
     let (dump_reads, dump_writes) = match dump_sets(&cli) {
         Ok(sets) => sets,
         Err(e) => return fail(&e, 2),
@@ -828,7 +845,7 @@ fn main() -> ExitCode {
             values_only: cli.values,
             verbose: cli.verbose,
             string_limit,
-            decode_fds: cli.decode_fds,
+            decode_fds,
             json: cli.json,
             errno_text: cli.errno_text,
             dump_reads,
@@ -903,11 +920,12 @@ fn selection(cli: &Cli) -> Result<trace::Selection, String> {
             "signal" | "signals" | "s" => select.signals = SignalSet::parse(value)?,
             "diag" => select.diag = rtrace_cli::diag::DiagSet::parse(value)?,
             "trace-fds" | "trace-fd" => select.paths.add_fds(value)?,
-            // Formatting, not selection: taken by `dump_sets`.
-            "read" | "write" => {}
+            // Formatting, not selection: taken by `dump_sets` and
+            // `fd_details`.
+            "read" | "write" | "decode-fds" => {}
             _ => {
                 return Err(format!(
-                    "unknown -e qualifier '{key}' (trace, status, signal, diag, trace-fds, read, write)"
+                    "unknown -e qualifier '{key}' (trace, status, signal, diag, trace-fds, read, write, decode-fds)"
                 ));
             }
         }
@@ -962,6 +980,28 @@ fn dump_sets(cli: &Cli) -> Result<(FdSet, FdSet), String> {
         }
     }
     Ok((reads, writes))
+}
+
+/// `-y`, `-yy`, `--decode-fds=SET` and `-e decode-fds=SET`: what is shown
+/// of each fd (the last SET given counts; -y with a SET is an error, as
+/// in strace).
+fn fd_details(cli: &Cli) -> Result<FdDetails, String> {
+    let mut set = None;
+    for expr in &cli.exprs {
+        if let Some(("decode-fds", spec)) = expr.split_once('=') {
+            set = Some(spec.to_string());
+        }
+    }
+    if let Some(spec) = &cli.decode_fds_set {
+        set = Some(spec.clone());
+    }
+    match (cli.decode_fds, set) {
+        (0, None) => Ok(FdDetails::NONE),
+        (0, Some(spec)) => FdDetails::parse(&spec),
+        (1, None) => Ok(FdDetails::PATH),
+        (_, None) => Ok(FdDetails::ALL),
+        (_, Some(_)) => Err("-y and --decode-fds cannot be given together".into()),
+    }
 }
 
 /// `--same-cpu` (`always`), `--same-cpu=N`, `=auto`, `=never`.

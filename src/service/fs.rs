@@ -596,6 +596,26 @@ fn opens_a_known_name(path: &[u8]) -> bool {
     base.starts_with(b"usbmon") || base.starts_with(b"user_events_")
 }
 
+/// Calls after which `-yy`'s cached socket answers are asked again: they
+/// open, close or duplicate fds, or bind, connect or shut down a socket.
+const FD_CHANGES: &[&str] = &[
+    "close",
+    "close_range",
+    "dup",
+    "dup2",
+    "dup3",
+    "socket",
+    "socketpair",
+    "accept",
+    "accept4",
+    "bind",
+    "connect",
+    "listen",
+    "shutdown",
+    "execve",
+    "execveat",
+];
+
 /// Apply a successful call's effect on the fd table. Runs for every call,
 /// printed or not: bookkeeping is not printing.
 pub fn track(
@@ -609,6 +629,9 @@ pub fn track(
 ) {
     let fd = rval as i32;
     let cloexec = |flags: u64| flags & O_CLOEXEC != 0;
+    if FD_CHANGES.contains(&name) {
+        crate::kernel::fds::fd_table_changed();
+    }
     match name {
         "open" | "openat" | "creat" | "openat2" => {
             let flags = match name {

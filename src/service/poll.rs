@@ -127,12 +127,13 @@ fn put_fdset(p: &mut Printer, name: &str, addr: u64, nfds: i64) {
             let mut members = bit_members(&b);
             // -y: each fd with its path, as elsewhere (`[3</dev/tty>]`); in
             // JSON the numbers stay numbers.
-            if p.config().decode_fds && !p.json() {
+            let set = p.config().decode_fds;
+            if set.any() && !p.json() {
                 for m in &mut members {
                     if let Member::Num(fd) = *m
-                        && let Some(path) = crate::fdtable::kernel_path(p.pid(), fd as i32)
+                        && let Some(shown) = crate::kernel::fds::describe(p.pid(), fd as i32, set)
                     {
-                        *m = Member::Name(format!("{fd}<{}>", crate::format::escape_path(&path)));
+                        *m = Member::Name(format!("{fd}<{}>", shown.shown()));
                     }
                 }
             }

@@ -1,0 +1,300 @@
+//! What the kernel says an fd of a tracee is, for `-y`, `-yy` and
+//! `--decode-fds=SET`: the /proc link text (`/etc/hosts`, `pipe:[123]`),
+//! and with the other parts of the set what strace adds: a socket's
+//! addresses (`sockdiag.rs`), a device's type and numbers (`/dev/null<char
+//! 1:3>`), the process a pidfd refers to (`pid:42`), an eventfd's counter,
+//! a signalfd's mask. Read at print time, as the link is.
+
+use std::os::unix::ffi::OsStrExt;
+
+use super::sockdiag;
+
+/// The parts of `--decode-fds=SET`: which details an fd is shown with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FdDetails(u8);
+
+/// The words of `--decode-fds=SET`, each with its bit.
+const PARTS: &[(&str, u8)] = &[
+    ("path", 1),
+    ("socket", 2),
+    ("dev", 4),
+    ("eventfd", 8),
+    ("pidfd", 16),
+    ("signalfd", 32),
+];
+
+impl FdDetails {
+    /// Nothing: fds are numbers.
+    pub const NONE: FdDetails = FdDetails(0);
+    /// `-y`: paths.
+    pub const PATH: FdDetails = FdDetails(1);
+    /// `-yy`: everything.
+    pub const ALL: FdDetails = FdDetails(63);
+
+    /// Parse strace's SET: words of [`PARTS`] separated by commas, `all`,
+    /// `none`, each leading `!` negating; anything else is a one-line error.
+    pub fn parse(spec: &str) -> Result<FdDetails, String> {
+        let mut body = spec;
+        let mut negate = false;
+        while let Some(rest) = body.strip_prefix('!') {
+            negate = !negate;
+            body = rest;
+        }
+        let bits = match body {
+            "all" => 63,
+            "none" => 0,
+            _ => {
+                let mut bits = 0;
+                for word in body.split(',') {
+                    match PARTS.iter().find(|(n, _)| *n == word) {
+                        Some((_, b)) => bits |= b,
+                        None => {
+                            let names: Vec<&str> = PARTS.iter().map(|(n, _)| *n).collect();
+                            return Err(format!(
+                                "invalid --decode-fds '{word}' (expected {}, all or none)",
+                                names.join(", ")
+                            ));
+                        }
+                    }
+                }
+                bits
+            }
+        };
+        Ok(FdDetails(if negate { !bits & 63 } else { bits }))
+    }
+
+    /// Whether any detail is asked for.
+    pub fn any(self) -> bool {
+        self.0 != 0
+    }
+
+    /// Whether paths are shown (`AT_FDCWD`'s working directory too).
+    pub fn path(self) -> bool {
+        self.has("path")
+    }
+
+    fn has(self, part: &str) -> bool {
+        PARTS.iter().any(|(n, b)| *n == part && self.0 & b != 0)
+    }
+}
+
+/// What is shown of an fd between its `<` and `>`, escaped for a terminal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FdText {
+    /// The /proc link text, as bytes (JSON's `path`).
+    pub path: Vec<u8>,
+    /// What `-yy` shows instead of the path, already escaped:
+    /// `TCP:[...]`, `/dev/null<char 1:3>`, `pid:42`; `None` for the path.
+    pub details: Option<String>,
+}
+
+impl FdText {
+    /// What goes between the `<` and `>`: the details, or the path escaped.
+    pub fn shown(&self) -> String {
+        self.details.clone().unwrap_or_else(|| escaped(&self.path))
+    }
+}
+
+/// `fd` of task `tid` as `set` asks to show it; `None` when nothing is
+/// shown (the fd is not open, or no part of the set applies: `socket`
+/// alone for a file).
+pub fn describe(tid: i32, fd: i32, set: FdDetails) -> Option<FdText> {
+    if fd < 0 || !set.any() {
+        return None;
+    }
+    let proc = format!("/proc/{tid}/fd/{fd}");
+    let path = std::fs::read_link(&proc)
+        .ok()?
+        .as_os_str()
+        .as_bytes()
+        .to_vec();
+    let details = details(tid, fd, &proc, &path, set);
+    (details.is_some() || set.path()).then_some(FdText { path, details })
+}
+
+/// The -yy details, in strace's order of trying: socket, device, eventfd,
+/// pidfd, signalfd.
+fn details(tid: i32, fd: i32, proc: &str, path: &[u8], set: FdDetails) -> Option<String> {
+    if set.has("socket")
+        && let Some(inode) = bracketed(path, b"socket:[")
+    {
+        let proto = sock_proto(proc);
+        return Some(
+            match proto.as_deref().and_then(|p| sockdiag::describe(p, inode)) {
+                Some(text) => text,
+                None => escaped(path),
+            },
+        );
+    }
+    if set.has("dev")
+        && path.starts_with(b"/")
+        && let Some(dev) = device(tid, fd, path)
+    {
+        return Some(dev);
+    }
+    if set.has("eventfd") && path == b"anon_inode:[eventfd]" {
+        return Some(eventfd(tid, fd).unwrap_or_else(|| escaped(path)));
+    }
+    if set.has("pidfd") && (path.starts_with(b"pidfd:") || path == b"anon_inode:[pidfd]") {
+        return Some(
+            match fdinfo(tid, fd, "Pid:").and_then(|v| v.parse::<i32>().ok()) {
+                Some(pid) if pid > 0 => format!("pid:{pid}"),
+                _ => escaped(path),
+            },
+        );
+    }
+    if set.has("signalfd") && path == b"anon_inode:[signalfd]" {
+        return fdinfo(tid, fd, "sigmask:")
+            .and_then(|v| u64::from_str_radix(&v, 16).ok())
+            .map(|mask| format!("signalfd:{}", sigmask_text(mask)));
+    }
+    None
+}
+
+/// A path escaped as `-y` prints it (C escapes, as a string's inside its
+/// quotes).
+fn escaped(path: &[u8]) -> String {
+    let mut s = String::with_capacity(path.len());
+    crate::escape::c_escape(path, true, &mut s);
+    s
+}
+
+/// The number in `PREFIX<digits>]`.
+fn bracketed(path: &[u8], prefix: &[u8]) -> Option<u64> {
+    let rest = path.strip_prefix(prefix)?.strip_suffix(b"]")?;
+    std::str::from_utf8(rest).ok()?.parse().ok()
+}
+
+/// The kernel's protocol name of a socket (`system.sockprotoname`).
+fn sock_proto(proc: &str) -> Option<String> {
+    let name = std::ffi::CString::new(proc).ok()?;
+    let mut buf = [0u8; 64];
+    // SAFETY: both strings are NUL-terminated; buf is valid for its length.
+    let n = unsafe {
+        libc::getxattr(
+            name.as_ptr(),
+            c"system.sockprotoname".as_ptr(),
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+        )
+    };
+    let text = buf.get(..usize::try_from(n).ok()?)?;
+    let end = text.iter().position(|&b| b == 0).unwrap_or(text.len());
+    String::from_utf8(text[..end].to_vec()).ok()
+}
+
+/// `/dev/null<char 1:3>` for a device file, as strace shows it (and the
+/// pty a /dev/ptmx fd is the master of: `char 5:2 @/dev/pts/3`).
+fn device(tid: i32, fd: i32, path: &[u8]) -> Option<String> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let meta = std::fs::metadata(std::ffi::OsStr::from_bytes(path)).ok()?;
+    let kind = if meta.file_type().is_char_device() {
+        "char"
+    } else if meta.file_type().is_block_device() {
+        "block"
+    } else {
+        return None;
+    };
+    let rdev = meta.rdev();
+    let (major, minor) = (libc::major(rdev), libc::minor(rdev));
+    // /dev/ptmx (char 5:2): fdinfo's tty-index names the pty.
+    let pty = match (kind, major, minor) {
+        ("char", 5, 2) => fdinfo(tid, fd, "tty-index:")
+            .and_then(|i| i.parse::<u32>().ok())
+            .map(|i| format!(" @/dev/pts/{i}"))
+            .unwrap_or_default(),
+        _ => String::new(),
+    };
+    Some(format!("{}<{kind} {major}:{minor}{pty}>", escaped(path)))
+}
+
+/// `{eventfd-count=0x1, eventfd-id=12, eventfd-semaphore=0}` from the
+/// fd's fdinfo, as the newest strace shows it (the count in hex, as the
+/// kernel writes it; the other two as far as the kernel gives them).
+fn eventfd(tid: i32, fd: i32) -> Option<String> {
+    let count = fdinfo(tid, fd, "eventfd-count:")?;
+    let count = if count.starts_with('0') {
+        count
+    } else {
+        format!("0x{count}")
+    };
+    let mut text = format!("{{eventfd-count={count}");
+    if let Some(id) = fdinfo(tid, fd, "eventfd-id:") {
+        text.push_str(&format!(", eventfd-id={id}"));
+        if let Some(sem) = fdinfo(tid, fd, "eventfd-semaphore:") {
+            text.push_str(&format!(", eventfd-semaphore={sem}"));
+        }
+    }
+    text.push('}');
+    Some(text)
+}
+
+/// The value of the line starting `key` in /proc/TID/fdinfo/FD, trimmed.
+fn fdinfo(tid: i32, fd: i32, key: &str) -> Option<String> {
+    let text = std::fs::read_to_string(format!("/proc/{tid}/fdinfo/{fd}")).ok()?;
+    text.lines()
+        .find_map(|l| l.strip_prefix(key))
+        .map(|v| v.trim().to_string())
+}
+
+/// A signal mask as rtrace prints sets: `[USR1 USR2]`, `~[KILL STOP]` when
+/// more than half the signals are in it.
+fn sigmask_text(mask: u64) -> String {
+    use crate::abi::signals::{KERNEL_SIGRTMAX, signal_name};
+    let n = KERNEL_SIGRTMAX;
+    let has = |s: i32| mask & (1u64 << (s - 1)) != 0;
+    let invert = (1..=n).filter(|&s| has(s)).count() * 2 > n as usize;
+    let names: Vec<String> = (1..=n)
+        .filter(|&s| has(s) != invert)
+        .map(|s| match signal_name(s) {
+            Some(name) => name.strip_prefix("SIG").unwrap_or(&name).to_string(),
+            None => s.to_string(),
+        })
+        .collect();
+    format!("{}[{}]", if invert { "~" } else { "" }, names.join(" "))
+}
+
+/// A call is about to be printed: socket answers that may change are asked
+/// again (see `sockdiag.rs`).
+pub fn next_call() {
+    sockdiag::next_call();
+}
+
+/// The fd table changed (an fd opened, closed or duplicated, a socket bound
+/// or connected): every cached socket answer is asked again.
+pub fn fd_table_changed() {
+    sockdiag::forget();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sets_parse_as_strace_takes_them() {
+        assert_eq!(FdDetails::parse("path").unwrap(), FdDetails::PATH);
+        assert_eq!(FdDetails::parse("all").unwrap(), FdDetails::ALL);
+        assert_eq!(FdDetails::parse("!all").unwrap(), FdDetails::NONE);
+        assert_eq!(FdDetails::parse("none").unwrap(), FdDetails::NONE);
+        let s = FdDetails::parse("socket,dev").unwrap();
+        assert!(s.has("socket") && s.has("dev") && !s.path());
+        assert_eq!(FdDetails::parse("!path").unwrap(), FdDetails(62));
+        assert_eq!(
+            FdDetails::parse("path,sock").unwrap_err(),
+            "invalid --decode-fds 'sock' (expected path, socket, dev, eventfd, pidfd, signalfd, all or none)"
+        );
+        assert!(FdDetails::parse("").is_err());
+    }
+
+    #[test]
+    fn masks_print_as_sets() {
+        assert_eq!(sigmask_text(0), "[]");
+        assert_eq!(sigmask_text((1 << 9) | (1 << 11)), "[USR1 USR2]");
+    }
+
+    #[test]
+    fn dev_null_is_a_char_device() {
+        assert_eq!(device(0, -1, b"/dev/null").unwrap(), "/dev/null<char 1:3>");
+        assert_eq!(device(0, -1, b"/etc/hostname"), None);
+    }
+}
