@@ -32,7 +32,7 @@ pub fn seccomp_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
             put_fprog(p, "uargs", uargs, Flavor::Seccomp);
         }
         GET_ACTION_AVAIL => {
-            p.hex("flags", flags);
+            put_flags_word(p, flags);
             match read_vec(p, uargs, 4).filter(|_| uargs != 0 && p.config().values_only < 2) {
                 Some(b) => {
                     let action = u32_at(&b, 0) as i64;
@@ -44,15 +44,25 @@ pub fn seccomp_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
             }
         }
         GET_NOTIF_SIZES => {
-            p.hex("flags", flags);
+            put_flags_word(p, flags);
             return CallType::NotDone;
         }
         _ => {
-            p.hex("flags", flags);
+            put_flags_word(p, flags);
             p.ptr("uargs", uargs);
         }
     }
     CallType::Done
+}
+
+/// The flags of the operations that take none: a number, `0` or `0x1`
+/// as strace prints them.
+fn put_flags_word(p: &mut Printer, flags: u64) {
+    if flags == 0 {
+        p.uint("flags", 0);
+    } else {
+        p.hex("flags", flags);
+    }
 }
 
 /// Leave half of seccomp(SECCOMP_GET_NOTIF_SIZES): `struct
