@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{fixture, name, trace};
+use common::{fixture, fixture_m32, name, trace};
 use serde_json::Value;
 
 /// Whether the fixture can make its packet and raw sockets (root).
@@ -256,4 +256,28 @@ fn programs_in_json() {
         serde_json::json!({"mr_ifindex": lo, "mr_type": {"value": 1, "name": "PACKET_MR_PROMISC"},
                            "mr_alen": 0, "mr_address": ""})
     );
+}
+
+/// An i386 program's `struct sock_fprog` is 8 bytes (a 4-byte pointer):
+/// the same programs, the options through socketcall or the direct calls.
+#[test]
+fn i386_programs() {
+    if !root() {
+        return;
+    }
+    let bin = fixture_m32("sock_filters");
+    let run = trace(&["-e", "trace=setsockopt,prctl"], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let lines: Vec<&str> = run.trace.lines().collect();
+    for want in [
+        format!("setsockopt(3, SOL_SOCKET, SO_ATTACH_FILTER, {{len=13, filter=[{TCP80}]}}, 8) = 0"),
+        "setsockopt(4, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, {len=1, filter=[BPF_STMT(BPF_RET|BPF_K, 0)]}, 8) = 0".into(),
+        // AUDIT_ARCH_I386 where the x86_64 program has AUDIT_ARCH_X86_64.
+        format!(
+            "prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, {}) = 0",
+            SECCOMP.replace("0xc000003e", "0x40000003")
+        ),
+    ] {
+        assert!(lines.contains(&want.as_str()), "no {want:?} in\n{}", run.trace);
+    }
 }
