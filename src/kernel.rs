@@ -496,6 +496,24 @@ impl Memory {
     }
 }
 
+/// The name of network interface `index` in rtrace's own network namespace
+/// (as strace names them: the tracee's namespace is usually the same, and
+/// a name it cannot have is not printed wrongly, only as the number).
+pub fn interface_name(index: u32) -> Option<String> {
+    if index == 0 {
+        return None;
+    }
+    let mut buf = [0 as libc::c_char; libc::IF_NAMESIZE];
+    // SAFETY: `buf` has the IF_NAMESIZE bytes if_indextoname writes at most.
+    let got = unsafe { libc::if_indextoname(index, buf.as_mut_ptr()) };
+    if got.is_null() {
+        return None;
+    }
+    // SAFETY: on success `buf` holds a NUL-terminated name.
+    let name = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) };
+    Some(name.to_string_lossy().into_owned())
+}
+
 /// The `comm` name of a process, as the banner shows it: the process
 /// chooses it (prctl(PR_SET_NAME)), so it is kept as [`TraceeText`].
 pub fn process_name(pid: Pid) -> Option<TraceeText> {

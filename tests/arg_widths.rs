@@ -32,7 +32,7 @@ const CALLS: &[&str] = &[
     "fanotify_mark(-1, 0x0, 0x0, AT_FDCWD, NULL)",
     "landlock_add_rule(-1, 1, NULL, 0x0)",
     "landlock_restrict_self(-1, 0x0)",
-    "seccomp(2, 0x0, NULL)",
+    "seccomp(SECCOMP_GET_ACTION_AVAIL, 0, NULL)",
     "process_madvise(-1, NULL, 0, 8, 0x0)",
     "futex_waitv(NULL, 0, 0x0, NULL, 1)",
     "keyctl(32767, 0x0, 0x0, 0x0, 0x0)",

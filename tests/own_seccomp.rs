@@ -161,7 +161,7 @@ fn pr_get_seccomp_and_strict_mode_as_untraced() {
     let bin = fixture("seccomp_strict");
     for (how, set_line) in [
         ("prctl", "prctl(PR_SET_SECCOMP, SECCOMP_MODE_STRICT) = 0"),
-        ("seccomp", "seccomp(0, 0x0, NULL) = 0"),
+        ("seccomp", "seccomp(SECCOMP_SET_MODE_STRICT, 0, NULL) = 0"),
     ] {
         let (stdout, status) = untraced(&bin, &[how]);
         assert_eq!(stdout, "mode 0\nstrict\n");
@@ -422,6 +422,14 @@ fn no_new_privs_as_untraced() {
             let _ = std::fs::remove_file(&file);
             let start = lines.iter().position(|l| l.contains("\"BEGIN\"")).unwrap();
             let failed = if privileged { "0" } else { "-1 [EACCES]" };
+            // The fixture's program (the normaliser takes its 8-digit
+            // AUDIT_ARCH_X86_64 for an address).
+            let install = "seccomp(SECCOMP_SET_MODE_FILTER, 0, {len=7, filter=[\
+                 BPF_STMT(BPF_LD|BPF_W|BPF_ABS, 0x4), BPF_JUMP(BPF_JMP|BPF_K|BPF_JEQ, ADDR, 0x1, 0), \
+                 BPF_STMT(BPF_RET|BPF_K, SECCOMP_RET_ALLOW), BPF_STMT(BPF_LD|BPF_W|BPF_ABS, 0), \
+                 BPF_JUMP(BPF_JMP|BPF_K|BPF_JEQ, 0x6e, 0, 0x1), \
+                 BPF_STMT(BPF_RET|BPF_K, SECCOMP_RET_ERRNO|0x1), \
+                 BPF_STMT(BPF_RET|BPF_K, SECCOMP_RET_ALLOW)]})";
             let first_line = format!(
                 "write(1, \"nnp 0, install: {first}\\n\", {}) = {}",
                 17 + first.len(),
@@ -432,11 +440,11 @@ fn no_new_privs_as_untraced() {
                 [
                     "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
                     "prctl(PR_GET_NO_NEW_PRIVS) = 0",
-                    &format!("seccomp(1, 0x0, &ADDR) = {failed}"),
+                    &format!("{install} = {failed}"),
                     &first_line,
                     "prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) = 0",
                     "prctl(PR_GET_NO_NEW_PRIVS) = 1",
-                    "seccomp(1, 0x0, &ADDR) = 0",
+                    &format!("{install} = 0"),
                     "write(1, \"nnp 1, install: ok\\n\", 19) = 19",
                     "write(1, \"main: Operation not permitted\\n\", 30) = 30",
                     "Process exited normally with code 0",

@@ -5,6 +5,7 @@
 //! ([`crate::sysent`]), and its handler from an area's `HANDLERS` (gathered
 //! in `TABLES`) when a specific one exists, else the generic printer.
 
+pub mod bpf_filter;
 pub mod family;
 pub mod fs;
 pub mod fs_fd;
@@ -21,8 +22,10 @@ pub mod poll;
 pub mod process;
 pub mod raw;
 pub mod resource;
+pub mod seccomp;
 pub mod signal;
 pub mod sockopt;
+pub mod sockopt_packet;
 pub mod time;
 pub mod xattr;
 
@@ -64,6 +67,7 @@ static TABLES: &[&[Handler]] = &[
     net::HANDLERS,
     msg::HANDLERS,
     sockopt::HANDLERS,
+    seccomp::HANDLERS,
     numa::HANDLERS,
     xattr::HANDLERS,
     IOCTL,

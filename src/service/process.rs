@@ -17,6 +17,7 @@ use crate::decode::put_dirfd;
 use crate::decode::{put_signal, signal_name};
 use crate::format::{Naming, Printer};
 use crate::kernel::Arch;
+use crate::service::bpf_filter::{Flavor, put_fprog};
 use crate::service::generic::no_params_out;
 use crate::service::h;
 use crate::service::raw::{
@@ -498,8 +499,9 @@ pub fn prctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
         // PR_SET_SECCOMP
         22 => {
             put_named(p, "arg2", a[1] as i64, SECCOMP_MODES);
+            // SECCOMP_MODE_FILTER: the program, as seccomp(2) prints it.
             if a[1] == 2 {
-                p.ptr("arg3", a[2]);
+                put_fprog(p, "arg3", a[2], Flavor::Seccomp);
             }
         }
         // PR_CAPBSET_READ, PR_CAPBSET_DROP

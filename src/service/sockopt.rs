@@ -1,21 +1,30 @@
 //! Socket options: level and option names, setsockopt and getsockopt with
 //! their values decoded (ints, `struct linger`, timeouts, credentials,
-//! names).
+//! names, socket filter programs; the packet and raw sockets' options in
+//! `sockopt_packet.rs`).
 
 use crate::abi::xlat::net::{
     FAMILIES, IPPROTOS, LEVELS, SOCK_TYPES, SOL_IP_OPTS, SOL_IPV6_OPTS, SOL_NETLINK_OPTS,
-    SOL_PACKET_OPTS, SOL_SOCKET_OPTS, SOL_TCP_OPTS, SOL_UDP_OPTS,
+    SOL_PACKET_OPTS, SOL_RAW_OPTS, SOL_SOCKET_OPTS, SOL_TCP_OPTS, SOL_UDP_OPTS,
 };
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType, errno_name};
 use crate::decode::put_fd;
 use crate::format::{Naming, Printer};
+use crate::service::bpf_filter::{Flavor, fprog_size, put_fprog, put_program};
 use crate::service::h;
 use crate::service::net::{put_len_result, save_len, saved_len, ucred_fields};
 use crate::service::raw::{i32_at, int_at, lookup, read_vec, time_size, u32_at};
+use crate::service::sockopt_packet::{put_packet_optval, put_raw_optval};
 
 const SOL_SOCKET: i64 = 1;
 const SOL_TCP: i64 = 6;
+const SOL_RAW: i64 = 255;
+const SOL_PACKET: i64 = 263;
+/// SO_ATTACH_FILTER, which getsockopt calls SO_GET_FILTER.
+const SO_ATTACH_FILTER: i64 = 26;
+/// SO_ATTACH_REUSEPORT_CBPF
+const SO_ATTACH_REUSEPORT_CBPF: i64 = 51;
 
 /// The option names of `level`, if known.
 fn options(level: i64) -> Option<&'static [(i64, &'static str)]> {
@@ -25,6 +34,7 @@ fn options(level: i64) -> Option<&'static [(i64, &'static str)]> {
         6 => SOL_TCP_OPTS,
         17 => SOL_UDP_OPTS,
         41 => SOL_IPV6_OPTS,
+        255 => SOL_RAW_OPTS,
         263 => SOL_PACKET_OPTS,
         270 => SOL_NETLINK_OPTS,
         _ => return None,
@@ -55,8 +65,25 @@ fn put_optval(p: &mut Printer, name: &str, level: i64, opt: i64, addr: u64, len:
         p.ptr(name, addr);
         return;
     };
+    let done = match level {
+        SOL_PACKET => put_packet_optval(p, name, opt, &b),
+        SOL_RAW => put_raw_optval(p, name, opt, &b),
+        _ => false,
+    };
+    if done {
+        return;
+    }
     let tsize = time_size(p.arch());
     match (level, opt) {
+        // The classic BPF program a socket filter attaches: a `struct
+        // sock_fprog` or nothing the kernel takes.
+        (SOL_SOCKET, SO_ATTACH_FILTER | SO_ATTACH_REUSEPORT_CBPF) => {
+            if len == fprog_size(p) {
+                put_fprog(p, name, addr, Flavor::Socket);
+            } else {
+                p.ptr(name, addr);
+            }
+        }
         // SO_LINGER
         (SOL_SOCKET, 13) if len >= 8 => {
             p.open(name, "{", Naming::Fields);
@@ -122,7 +149,7 @@ pub fn setsockopt_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 /// getsockopt's own name for an option number setsockopt names otherwise:
 /// `<asm-generic/socket.h>` defines `SO_GET_FILTER` as `SO_ATTACH_FILTER`.
 fn get_optname(level: i64, opt: i64) -> Option<&'static str> {
-    (level == SOL_SOCKET && opt == 26).then_some("SO_GET_FILTER")
+    (level == SOL_SOCKET && opt == SO_ATTACH_FILTER).then_some("SO_GET_FILTER")
 }
 
 /// `getsockopt(sockfd, level, optname, optval, optlen)`: the value at leave.
@@ -142,8 +169,18 @@ pub fn getsockopt_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 /// Leave half of getsockopt: the value with the length the kernel wrote.
 pub fn getsockopt_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     let len = read_vec(p, c.args[4], 4).map(|b| u32_at(&b, 0) as u64);
+    let (level, opt) = (c.int(1), c.int(2));
     match len {
-        Some(len) if !failed => put_optval(p, "optval", c.int(1), c.int(2), c.args[3], len),
+        // SO_GET_FILTER: its lengths count instructions, not bytes; asked
+        // with 0 it writes only how many there are.
+        Some(count) if !failed && level == SOL_SOCKET && opt == SO_ATTACH_FILTER => {
+            if saved_len(c) == Some(0) || count > u16::MAX as u64 {
+                p.ptr("optval", c.args[3]);
+            } else {
+                put_program(p, "optval", c.args[3], count as usize, Flavor::Socket);
+            }
+        }
+        Some(len) if !failed => put_optval(p, "optval", level, opt, c.args[3], len),
         _ => p.ptr("optval", c.args[3]),
     }
     put_len_result(p, "optlen", c.args[4], saved_len(c), failed);

@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 712c8384e928533334d624ae398cd9bfeea29baa5cbed176e5a222353af26907
+//! headers-sha256: 2d86ab4dcdeeea688ffe2f9225585cc5c5cd560f04f7b53d9d8fa26932003919
 
 use super::super::flags::{FlagDef, flag};
 

@@ -4,6 +4,8 @@
 //! tools/abi_tables.py, the values the C compiler's on the real headers).
 
 #[rustfmt::skip]
+pub mod bpf;
+#[rustfmt::skip]
 pub mod fs;
 #[rustfmt::skip]
 pub mod ioctl;

@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 712c8384e928533334d624ae398cd9bfeea29baa5cbed176e5a222353af26907
+//! headers-sha256: 2d86ab4dcdeeea688ffe2f9225585cc5c5cd560f04f7b53d9d8fa26932003919
 
 use super::super::flags::{FlagDef, flag};
 
@@ -153,6 +153,24 @@ pub const SECCOMP_MODES: &[(i64, &str)] = &[
     (0, "SECCOMP_MODE_DISABLED"),
     (1, "SECCOMP_MODE_STRICT"),
     (2, "SECCOMP_MODE_FILTER"),
+];
+
+/// seccomp(2)'s operation (`<linux/seccomp.h>`).
+pub const SECCOMP_OPS: &[(i64, &str)] = &[
+    (0, "SECCOMP_SET_MODE_STRICT"),
+    (1, "SECCOMP_SET_MODE_FILTER"),
+    (2, "SECCOMP_GET_ACTION_AVAIL"),
+    (3, "SECCOMP_GET_NOTIF_SIZES"),
+];
+
+/// seccomp(SECCOMP_SET_MODE_FILTER)'s flags (`<linux/seccomp.h>`).
+pub const SECCOMP_FILTER_FLAGS: &[FlagDef] = &[
+    flag(0x1, "SECCOMP_FILTER_FLAG_TSYNC"),
+    flag(0x2, "SECCOMP_FILTER_FLAG_LOG"),
+    flag(0x4, "SECCOMP_FILTER_FLAG_SPEC_ALLOW"),
+    flag(0x8, "SECCOMP_FILTER_FLAG_NEW_LISTENER"),
+    flag(0x10, "SECCOMP_FILTER_FLAG_TSYNC_ESRCH"),
+    flag(0x20, "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV"),
 ];
 
 /// `PR_CAP_AMBIENT_*` from `<linux/prctl.h>`. (`<linux/prctl.h>`).
