@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 712c8384e928533334d624ae398cd9bfeea29baa5cbed176e5a222353af26907
+//! headers-sha256: ecf389eae59936cfe33914b0788eb2f108b8dcb10fa647fdda272bfa5d2d503f
 
 use super::super::flags::{FlagDef, flag};
 
