@@ -16,11 +16,13 @@ pub mod mm;
 pub mod msg;
 pub mod net;
 pub mod netlink;
+pub mod ns;
 pub mod numa;
 pub mod poll;
 pub mod process;
 pub mod raw;
 pub mod resource;
+pub mod sched;
 pub mod signal;
 pub mod sockopt;
 pub mod time;
@@ -58,6 +60,8 @@ static TABLES: &[&[Handler]] = &[
     mm::HANDLERS,
     process::HANDLERS,
     resource::HANDLERS,
+    sched::HANDLERS,
+    ns::HANDLERS,
     signal::HANDLERS,
     time::HANDLERS,
     poll::HANDLERS,
