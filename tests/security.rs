@@ -538,7 +538,7 @@ fn filters_compare_signal_parameters_by_name() {
         run.lines(),
         s(&[
             "Tracing nested_signals (pid PID1)",
-            "rt_sigaction(SIGUSR1, {sa_handler=&ADDR, sa_mask=[], sa_flags=SA_RESTORER, ..}, NULL, 8) = 0",
+            "rt_sigaction(SIGUSR1, {sa_handler=&ADDR, sa_mask=[], sa_flags=SA_RESTORER, sa_restorer=&ADDR}, NULL, 8) = 0",
             "tgkill(PID1, PID1, SIGUSR1) = 0",
             "Process exited normally with code 0",
         ])

@@ -1,18 +1,23 @@
 //! Memory handlers: mmap (x86_64's, i386's old struct form and mmap2),
-//! munmap, mprotect, mremap, madvise, brk, msync, the mlock family and
-//! mincore.
+//! munmap, mprotect, mremap, madvise, brk, msync, the mlock family,
+//! mincore, membarrier and process_madvise.
 
 use crate::abi::xlat::mm::{
     MADV_NAMES, MAP_FLAGS, MCL_FLAGS, MLOCK_FLAGS, MREMAP_FLAGS, MSYNC_FLAGS, PROT_FLAGS,
 };
+use crate::abi::xlat::process::{
+    MEMBARRIER_CMD_FLAG_CPU, MEMBARRIER_CMD_GET_REGISTRATIONS, MEMBARRIER_CMD_QUERY,
+    MEMBARRIER_CMDS, MEMBARRIER_FLAGS,
+};
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
-use crate::decode::put_fd;
+use crate::decode::{put_extended, put_fd};
 use crate::format::{Naming, Printer};
 use crate::kernel::Arch;
 use crate::service::fs::{name_of, put_result};
 use crate::service::generic::no_params_out;
 use crate::service::h;
+use crate::service::raw::uint_at;
 
 /// The page size of x86.
 const PAGE: u64 = 4096;
@@ -137,6 +142,82 @@ pub fn madvise_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
+/// `membarrier(cmd, flags, cpu_id)`: `cpu_id` only where the flags say
+/// the kernel reads it (MEMBARRIER_CMD_FLAG_CPU).
+pub fn membarrier_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    let cmd = c.args[0] as u32;
+    // The commands are single bits (QUERY is 0): a value, not a set.
+    let name = MEMBARRIER_CMDS
+        .iter()
+        .find(|f| f.value == cmd as u64)
+        .map(|f| f.name);
+    p.symbol("cmd", cmd as i32 as i64, name);
+    let flags = c.args[1] as u32;
+    p.flags("flags", flags as u64, MEMBARRIER_FLAGS);
+    if flags & MEMBARRIER_CMD_FLAG_CPU != 0 {
+        p.int("cpu_id", c.int(2));
+    }
+    CallType::Done
+}
+
+/// Leave half of membarrier: MEMBARRIER_CMD_QUERY and
+/// MEMBARRIER_CMD_GET_REGISTRATIONS answer a set of commands, named after
+/// the number: `= 1023 (MEMBARRIER_CMD_GLOBAL|...)`.
+pub fn membarrier_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    put_result(p, c);
+    let cmd = c.args[0] as u32;
+    if !failed
+        && c.result > 0
+        && p.symbols()
+        && (cmd == MEMBARRIER_CMD_QUERY || cmd == MEMBARRIER_CMD_GET_REGISTRATIONS)
+    {
+        let set = c.result as u64;
+        put_extended(p, "cmds", |p, n| p.flags(n, set, MEMBARRIER_CMDS));
+    }
+}
+
+/// Most iovecs process_madvise takes (`UIO_MAXIOV`, `<linux/uio.h>`).
+const UIO_MAXIOV: u64 = 1024;
+/// iovecs shown before `..` without `-v`.
+const IOVECS_SHOWN: usize = 8;
+
+/// `process_madvise(pidfd, iovec, vlen, advice, flags)`: the ranges are
+/// the other process's, so each prints as its address and length
+/// (`[{iov_base=&0x7f.., iov_len=4096}]`), never as bytes read here.
+pub fn process_madvise_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "pidfd", c.int(0));
+    let (addr, count) = (c.args[1], c.args[2]);
+    let word = if p.arch() == Arch::X86_64 { 8 } else { 4 };
+    let bytes = if count <= UIO_MAXIOV && p.config().values_only < 2 {
+        crate::service::raw::read_vec(p, addr, count as usize * 2 * word)
+    } else {
+        None
+    };
+    match bytes {
+        Some(b) => {
+            let shown = if p.config().verbose > 0 {
+                usize::MAX
+            } else {
+                IOVECS_SHOWN
+            };
+            p.open("iovec", "[", Naming::Elements);
+            p.bounded(b.chunks_exact(2 * word), shown, |p, iov| {
+                p.open("", "{", Naming::Fields);
+                p.ptr("iov_base", uint_at(iov, 0, word));
+                p.uint("iov_len", uint_at(iov, word, word));
+                p.close("}");
+            });
+            p.close("]");
+        }
+        None => p.ptr("iovec", addr),
+    }
+    p.uint("vlen", count);
+    let advice = c.int(3);
+    p.symbol("advice", advice, name_of(advice as u64, MADV_NAMES));
+    p.hex("flags", c.args[4] as u32 as u64);
+    CallType::Done
+}
+
 /// `brk(addr)`
 pub fn brk_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.ptr("addr", c.args[0]);
@@ -215,4 +296,6 @@ pub static HANDLERS: &[Handler] = &[
     h("mlockall", mlockall_out, default_in, Normal),
     h("munlockall", no_params_out, default_in, Normal),
     h("mincore", mincore_out, mincore_in, Normal),
+    h("membarrier", membarrier_out, membarrier_in, Normal),
+    h("process_madvise", process_madvise_out, default_in, Normal),
 ];

@@ -17,11 +17,13 @@ pub mod mm;
 pub mod msg;
 pub mod net;
 pub mod netlink;
+pub mod ns;
 pub mod numa;
 pub mod poll;
 pub mod process;
 pub mod raw;
 pub mod resource;
+pub mod sched;
 pub mod seccomp;
 pub mod signal;
 pub mod sockopt;
@@ -61,6 +63,8 @@ static TABLES: &[&[Handler]] = &[
     mm::HANDLERS,
     process::HANDLERS,
     resource::HANDLERS,
+    sched::HANDLERS,
+    ns::HANDLERS,
     signal::HANDLERS,
     time::HANDLERS,
     poll::HANDLERS,

@@ -183,8 +183,28 @@ pub fn pselect6_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
-/// Leave half of select and pselect6.
+/// Leave half of select: the ready sets and the time left, which the
+/// kernel wrote back into the timeout (`left={tv_sec=4, tv_usec=999998}`).
 pub fn select_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    select_leave(p, c, failed, |p, c| put_timeval(p, "left", c.args[4]));
+}
+
+/// Leave half of pselect6, as select's with a timespec left.
+pub fn pselect6_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    select_leave(p, c, failed, |p, c| {
+        put_call_timespec(p, c, "left", c.args[4])
+    });
+}
+
+/// What select and pselect6 return besides the count, as strace shows
+/// it: the ready sets, then, if a timeout was given, what is left of it
+/// (`= 1 {readfds=[3], left={tv_sec=4, tv_nsec=999998147}}`).
+fn select_leave(
+    p: &mut Printer,
+    c: &CallCtx,
+    failed: bool,
+    put_left: impl FnOnce(&mut Printer, &CallCtx),
+) {
     p.result(c.result);
     put_timeout(p, c, failed);
     if failed || c.result <= 0 || p.config().values_only >= 2 || is_old_select(c) {
@@ -196,6 +216,9 @@ pub fn select_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
         if c.args[i] != 0 {
             put_fdset(p, name, c.args[i], nfds);
         }
+    }
+    if c.args[4] != 0 {
+        put_left(p, c);
     }
     p.close("}");
 }
@@ -209,10 +232,17 @@ pub fn epoll_create1_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 /// `sizeof(struct epoll_event)`: packed on x86, for both ABIs.
 const EPOLL_EVENT_SIZE: usize = 12;
 
-/// One epoll event already copied: `{events=EPOLLIN, data=0x3}`.
+/// One epoll event already copied: `{events=EPOLLIN, data={u32=6,
+/// u64=4294967302}}`. `data` is the program's `union epoll_data` (a
+/// pointer, an fd, a u32 or a u64): as strace does, it shows both the
+/// union's low 32 bits (where an fd or a u32 sits) and the whole 64.
 fn epoll_event_fields(p: &mut Printer, b: &[u8]) {
     p.flags("events", u32_at(b, 0) as u64, EPOLL_EVENTS);
-    p.hex("data", u64_at(b, 4));
+    let data = u64_at(b, 4);
+    p.open("data", "{", Naming::Fields);
+    p.uint("u32", data as u32 as u64);
+    p.uint("u64", data);
+    p.close("}");
 }
 
 /// `epoll_ctl(epfd, op, fd, event)`
@@ -417,7 +447,7 @@ pub static HANDLERS: &[Handler] = &[
     h("poll", poll_out, poll_in, Normal),
     h("ppoll", ppoll_out, poll_in, Normal),
     h("ppoll_time64", ppoll_out, poll_in, Normal),
-    h("pselect6", pselect6_out, select_in, Normal),
-    h("pselect6_time64", pselect6_out, select_in, Normal),
+    h("pselect6", pselect6_out, pselect6_in, Normal),
+    h("pselect6_time64", pselect6_out, pselect6_in, Normal),
     h("select", select_out, select_in, Normal),
 ];

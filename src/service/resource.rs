@@ -309,8 +309,8 @@ pub fn sysinfo_out(_p: &mut Printer, _c: &mut CallCtx) -> CallType {
 }
 
 /// Leave half of sysinfo. `struct sysinfo` (`<linux/sysinfo.h>`) is all
-/// `long`s but for `procs` (u16) and `mem_unit` (u32); totalhigh and
-/// freehigh print with `-v`.
+/// `long`s but for `procs` (u16) and `mem_unit` (u32); every field
+/// prints, as strace prints them.
 pub fn sysinfo_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     let w = word_size(c.arch);
     if failed {
@@ -337,13 +337,10 @@ pub fn sysinfo_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
             p.uint(field, long(4 + i));
         }
         p.uint("procs", u16_at(&b, 10 * w) as u64);
-        let verbose = p.config().verbose > 0;
-        if verbose {
-            p.uint("totalhigh", long(11));
-            p.uint("freehigh", long(12));
-        }
+        p.uint("totalhigh", long(11));
+        p.uint("freehigh", long(12));
         p.uint("mem_unit", u32_at(&b, 13 * w) as u64);
-        p.close_struct(verbose);
+        p.close_struct(true);
     }
     p.equals();
     p.result(c.result);

@@ -174,8 +174,9 @@ fn put_handler(p: &mut Printer, name: &str, handler: u64, word: usize) {
 }
 
 /// The kernel's `struct sigaction` (`<asm/signal.h>`): handler, flags,
-/// restorer, mask; printed in the C library's order, the restorer only
-/// with `-v`.
+/// restorer, mask; printed in the C library's order, the restorer
+/// whenever SA_RESTORER says there is one (as strace does: it tells a
+/// libc's trampoline from a program's own).
 fn put_sigaction(p: &mut Printer, name: &str, addr: u64, sigsetsize: u64) {
     let word = word_size(p.arch());
     let mask_len = (sigsetsize as usize).clamp(1, SIGSET_SIZE);
@@ -188,11 +189,10 @@ fn put_sigaction(p: &mut Printer, name: &str, addr: u64, sigsetsize: u64) {
     put_handler(p, "sa_handler", handler, word);
     put_sigset_bytes(p, "sa_mask", &b[3 * word..]);
     p.flags("sa_flags", flags, SA_FLAGS);
-    let has_restorer = flags & SA_RESTORER != 0;
-    if has_restorer && p.config().verbose > 0 {
+    if flags & SA_RESTORER != 0 {
         p.ptr("sa_restorer", restorer);
     }
-    p.close_struct(!has_restorer || p.config().verbose > 0);
+    p.close_struct(true);
 }
 
 /// `rt_sigaction(sig, act, oldact, sigsetsize)`: the old action at leave.

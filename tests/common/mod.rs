@@ -349,6 +349,7 @@ const PID_CALLS: &[&str] = &[
     "fork",
     "vfork",
     "getpid",
+    "kcmp",
     "getppid",
     "gettid",
     "getpgid",

@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 2d86ab4dcdeeea688ffe2f9225585cc5c5cd560f04f7b53d9d8fa26932003919
+//! headers-sha256: 555d3d306b8bd4c0f0b7eb772f3ecb2f95af9490bad1c1027b2aa3ac409f1cd7
 
 use super::super::flags::{FlagDef, flag};
 
