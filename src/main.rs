@@ -212,6 +212,8 @@ fn expr_words() -> Vec<&'static str> {
         "trace-fds=",
         "read=",
         "write=",
+        "inject=",
+        "fault=",
     ];
     let mut calls: Vec<&'static str> = rtrace_cli::sysent::all_signatures()
         .map(|s| s.name)
@@ -324,7 +326,14 @@ struct Cli {
     /// read=FDS and write=FDS (a hex and ASCII dump of every byte read
     /// from or written to those fds: `3,5`, `all`, `!3`), trace-fds=FDS,
     /// diag=all|none|usbmon|user_events (ABI misuse diagnostics, below;
-    /// `!` negates) (repeatable);
+    /// `!` negates), inject=SET:ACTION...[:when=FIRST[..LAST][+[STEP]]]
+    /// (tamper with the calls of SET, printed or not, each task counting
+    /// each call's invocations; ACTION: error=ERRNO or retval=N (the call
+    /// does not run: its line ends `(INJECTED)`), signal=SIG,
+    /// delay_enter=T, delay_exit=T (T in us, or with s, ms, us, ns);
+    /// SET may name ioctl requests, MON_IOCX_MFETCH: those ioctls, each
+    /// request counted on its own), fault=SET[:error=ERRNO][:when=...]
+    /// (inject with error=ENOSYS by default) (repeatable);
     /// a bare SET means trace=SET. Classes are strace's, with the same
     /// calls: %file %desc %process %network (%net) %signal %ipc %memory
     /// %creds %clock %stat %lstat %fstat %%stat %statfs %fstatfs %%statfs
@@ -854,11 +863,12 @@ fn selection(cli: &Cli) -> Result<trace::Selection, String> {
             "signal" | "signals" | "s" => select.signals = SignalSet::parse(value)?,
             "diag" => select.diag = rtrace_cli::diag::DiagSet::parse(value)?,
             "trace-fds" | "trace-fd" => select.paths.add_fds(value)?,
+            "inject" | "fault" => select.inject.add(value, key == "fault")?,
             // Formatting, not selection: taken by `dump_sets`.
             "read" | "write" => {}
             _ => {
                 return Err(format!(
-                    "unknown -e qualifier '{key}' (trace, status, signal, diag, trace-fds, read, write)"
+                    "unknown -e qualifier '{key}' (trace, status, signal, diag, trace-fds, read, write, inject, fault)"
                 ));
             }
         }

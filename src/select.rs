@@ -7,6 +7,7 @@
 //! printing: the engine still does its bookkeeping for calls not printed.
 
 mod classes;
+pub mod inject;
 
 use crate::kernel::Arch;
 

@@ -18,6 +18,7 @@ mod affinity;
 pub mod bpf;
 mod calls;
 pub mod filtering;
+mod inject;
 mod own_seccomp;
 pub mod paths;
 mod pin_guard;
@@ -102,6 +103,8 @@ pub struct Selection {
     pub diag: crate::diag::DiagSet,
     /// `-P` and `--trace-fds`: calls printed must touch these files.
     pub paths: paths::PathTrace,
+    /// `-e inject=` and `-e fault=`: calls tampered with, printed or not.
+    pub inject: crate::select::inject::InjectSet,
 }
 
 impl Default for Selection {
@@ -114,6 +117,7 @@ impl Default for Selection {
             triggers: Vec::new(),
             diag: crate::diag::DiagSet::ALL,
             paths: paths::PathTrace::default(),
+            inject: Default::default(),
         }
     }
 }
@@ -260,6 +264,8 @@ struct Proc {
     /// the filter, and a selected call with no tracer fails with ENOSYS.
     /// Such a process is only resumed at each stop and never shown.
     shown: bool,
+    /// `-e inject=`: its invocations counted and the injection under way.
+    inject: inject::TaskInject,
     /// `--same-cpu`: the task is pinned to rtrace's CPU, and this is the
     /// mask it would have without rtrace (see `affinity`).
     own_mask: Option<Vec<u8>>,
@@ -298,6 +304,7 @@ impl Proc {
             first_stop: None,
             seccomp: false,
             own: Default::default(),
+            inject: Default::default(),
             shown: true,
             own_mask: None,
             unpinnable: false,
@@ -392,6 +399,13 @@ struct Engine {
 /// Trace according to `cfg`, printing to `out`; returns how rtrace should exit.
 pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
     if cfg.bpf.is_some() {
+        if !cfg.select.inject.is_empty() {
+            return Err(Error::new(
+                "-e inject and -e fault need ptrace: --bpf only watches, it cannot change a call"
+                    .into(),
+                2,
+            ));
+        }
         return bpf::run(cfg, out);
     }
     let seccomp = match cfg.seccomp {
@@ -425,6 +439,9 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
     if colo.enabled() {
         extra.extend_from_slice(affinity::VIRTUALISED);
     }
+    // Injected calls stop whether or not they are printed (strace injects
+    // into calls -e trace= leaves out too).
+    extra.extend(cfg.select.inject.stopped_calls());
     let filter = seccomp.then(|| seccomp::program(&cfg.select.trace, &extra));
     let (mut engine, command, attach) = Engine::new(cfg, out, seccomp, colo);
     install_signal_handlers();
@@ -887,14 +904,14 @@ impl Engine {
             _ => {}
         }
         if sig == libc::SIGTRAP | 0x80 {
-            self.syscall_stop(pid, false);
-            return self.resume_tracee(stop, 0);
+            let sig = self.syscall_stop(pid, false);
+            return self.resume_tracee(stop, sig);
         }
         match event {
             0 => self.signal_stop(stop),
             libc::PTRACE_EVENT_SECCOMP => {
-                self.syscall_stop(pid, true);
-                self.resume_tracee(stop, 0)
+                let sig = self.syscall_stop(pid, true);
+                self.resume_tracee(stop, sig)
             }
             libc::PTRACE_EVENT_FORK | libc::PTRACE_EVENT_VFORK | libc::PTRACE_EVENT_CLONE => {
                 self.fork_event(pid, event);
