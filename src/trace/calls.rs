@@ -325,7 +325,13 @@ impl Engine {
             });
             return;
         }
-        let diags = self.diagnose(pid, &mut call, rval);
+        // A call skipped for an injected result did not run: the file's
+        // state (the diagnostics' bookkeeping, the fd table) is unchanged.
+        let diags = if call.tamper.injected {
+            Vec::new()
+        } else {
+            self.diagnose(pid, &mut call, rval)
+        };
         let proc = self.procs.get_mut(&pid).expect("present");
         if !is_error(rval) && !call.tamper.injected {
             let mut fds = proc.fds.borrow_mut();
