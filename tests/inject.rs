@@ -414,3 +414,22 @@ fn bad_specs_are_one_line_errors() {
         "rtrace: -e inject and -e fault need ptrace: --bpf only watches, it cannot change a call\n"
     );
 }
+
+#[test]
+fn help_man_page_and_completions_offer_it() {
+    let help = rtrace_env().arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout).into_owned();
+    assert!(help.contains("inject=SET:ACTION"), "{help}");
+    assert!(
+        help.contains("fault=SET[:error=ERRNO][:when=...]"),
+        "{help}"
+    );
+    let man = rtrace_env().arg("--man").output().unwrap();
+    assert!(String::from_utf8_lossy(&man.stdout).contains("inject=SET:ACTION"));
+    let bash = rtrace_env()
+        .args(["--completions", "bash"])
+        .output()
+        .unwrap();
+    let bash = String::from_utf8_lossy(&bash.stdout).into_owned();
+    assert!(bash.contains("inject=") && bash.contains("fault="));
+}
