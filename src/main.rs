@@ -413,6 +413,13 @@ struct Cli {
     #[arg(long = "no-seccomp-bpf")]
     no_seccomp_bpf: bool,
 
+    /// Let every process go (the started command too, which runs on
+    /// untraced) once N calls have been shown; calls -e trace=, -P,
+    /// -e status= or --filter leave out do not count. Not with the
+    /// seccomp-bpf fast path, which it turns off
+    #[arg(long = "syscall-limit", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    syscall_limit: Option<u64>,
+
     /// Kill the started command if rtrace itself is killed
     /// (PTRACE_O_EXITKILL). Without it the command keeps running, as with
     /// strace, except under the seccomp-bpf filter, which always kills it:
@@ -612,13 +619,20 @@ fn main() -> ExitCode {
             2,
         );
     }
-    if cli.bpf && (cli.seccomp_bpf || cli.same_cpu.is_some() || cli.kill_on_exit) {
+    if cli.bpf
+        && (cli.seccomp_bpf
+            || cli.same_cpu.is_some()
+            || cli.kill_on_exit
+            || cli.syscall_limit.is_some())
+    {
         let option = if cli.seccomp_bpf {
             "--seccomp-bpf"
         } else if cli.same_cpu.is_some() {
             "--same-cpu"
-        } else {
+        } else if cli.kill_on_exit {
             "--kill-on-exit"
+        } else {
+            "--syscall-limit"
         };
         return fail(
             &format!("{option} is for the ptrace engine: --bpf never stops or holds the tracee"),
@@ -826,6 +840,7 @@ fn main() -> ExitCode {
         }),
         usbmon_replay,
         quiet: cli.quiet,
+        syscall_limit: cli.syscall_limit,
     };
     if std::env::var_os("RTRACE_NO_SYSCALL_INFO").is_some_and(|v| v == "1") {
         rtrace_cli::kernel::decode_from_registers();

@@ -432,6 +432,15 @@ impl Engine {
                 }
             }
         }
+        // --syscall-limit counts what is shown (or counted by -c), as
+        // strace does: what -e trace=, -P, -e status= and --filter leave
+        // out does not count.
+        if print && call.selected && matches!(end, End::Returned | End::Exec) {
+            self.limit_count();
+        }
+        let Some(proc) = self.procs.get_mut(&pid) else {
+            return;
+        };
         let ips = if stack && print && call.show != Show::Hidden {
             stack_trace(pid, &mut proc.mem)
         } else {

@@ -85,6 +85,8 @@ pub struct Config {
     /// `-q` count: 1 and up, no banner, exec, exit or detach lines (the
     /// signal lines `-qq` also hides are off through the selection).
     pub quiet: u8,
+    /// `--syscall-limit=N`: let every process go once N calls are shown.
+    pub syscall_limit: Option<u64>,
 }
 
 /// What is printed: `-e trace=`, `-e status=`, `-e signal=`.
@@ -394,6 +396,12 @@ struct Engine {
     usbmon_replay: Option<crate::emu::usbmon::Replay>,
     /// `-q`: no process event lines.
     quiet: bool,
+    /// `--syscall-limit`: how many more calls are shown before every
+    /// process is let go (0: the limit is reached).
+    limit: Option<u64>,
+    /// The limit was reached: the started command let go exits rtrace
+    /// with 0, as strace does, not as one lost.
+    limit_hit: bool,
 }
 
 /// Trace according to `cfg`, printing to `out`; returns how rtrace should exit.
@@ -408,7 +416,16 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
         }
         return bpf::run(cfg, out);
     }
+    // As strace: the filter's processes could not run on untraced once the
+    // limit lets them go (their selected calls would fail with ENOSYS).
+    if cfg.syscall_limit.is_some() && cfg.seccomp == SeccompMode::On {
+        return Err(Error::new(
+            "--seccomp-bpf cannot be used with --syscall-limit: the processes let go would keep the filter".into(),
+            2,
+        ));
+    }
     let seccomp = match cfg.seccomp {
+        _ if cfg.syscall_limit.is_some() => false,
         SeccompMode::Off => false,
         mode => {
             let usable = cfg.select.trace.static_only
@@ -505,6 +522,8 @@ impl Engine {
             proc_is_current: true,
             usbmon_replay: cfg.usbmon_replay,
             quiet: cfg.quiet > 0,
+            limit: cfg.syscall_limit,
+            limit_hit: false,
         };
         (engine, cfg.command, cfg.attach)
     }
@@ -644,6 +663,7 @@ impl Engine {
         let mut armed: Option<i64> = None;
         while !self.procs.is_empty() {
             self.handle_interrupts();
+            self.limit_reached();
             if FLUSH_DUE.swap(false, Ordering::Relaxed) {
                 self.out.flush();
                 armed = None;
@@ -705,6 +725,35 @@ impl Engine {
         {
             // SAFETY: plain kill.
             unsafe { libc::kill(main, forward) };
+        }
+    }
+
+    /// Count one call shown toward `--syscall-limit`.
+    fn limit_count(&mut self) {
+        if let Some(left) = self.limit.as_mut() {
+            *left = left.saturating_sub(1);
+        }
+    }
+
+    /// Once `--syscall-limit` calls are shown, every process is let go,
+    /// the started ones too, as strace does (they run on untraced).
+    fn limit_reached(&mut self) {
+        if self.limit != Some(0) || self.limit_hit {
+            return;
+        }
+        self.limit_hit = true;
+        if !self.quiet {
+            self.out.flush();
+            eprintln!("rtrace: system call limit reached, detaching from every process");
+        }
+        let pids: Vec<i32> = self
+            .procs
+            .values()
+            .filter(|p| !p.detaching)
+            .map(|p| p.pid)
+            .collect();
+        for pid in pids {
+            self.start_detach(pid);
         }
     }
 
@@ -1006,7 +1055,7 @@ impl Engine {
             self.report(pid, Report::Detached);
         }
         self.remove(pid);
-        if started && self.main_pid == Some(pid) {
+        if started && self.main_pid == Some(pid) && !self.limit_hit {
             self.main_exit = Some(Exit::Code(1));
         }
         handled
