@@ -161,6 +161,9 @@ pub struct Call {
 pub struct Tamper {
     /// It did not run: its result is the injected one.
     pub injected: bool,
+    /// `poke_enter=`/`poke_exit=` wrote into the memory its arguments
+    /// point to.
+    pub poked: bool,
     /// It was held at its entry or exit (`delay_enter=`, `delay_exit=`).
     pub delayed: bool,
 }
@@ -168,11 +171,15 @@ pub struct Tamper {
 impl Tamper {
     /// The marks after the result, as strace prints them.
     fn marks(self) -> &'static str {
-        match (self.injected, self.delayed) {
-            (true, true) => " (INJECTED) (DELAYED)",
-            (true, false) => " (INJECTED)",
-            (false, true) => " (DELAYED)",
-            (false, false) => "",
+        match (self.poked, self.injected, self.delayed) {
+            (true, true, true) => " (INJECTED: args, retval) (DELAYED)",
+            (true, true, false) => " (INJECTED: args, retval)",
+            (true, false, true) => " (INJECTED: args) (DELAYED)",
+            (true, false, false) => " (INJECTED: args)",
+            (false, true, true) => " (INJECTED) (DELAYED)",
+            (false, true, false) => " (INJECTED)",
+            (false, false, true) => " (DELAYED)",
+            (false, false, false) => "",
         }
     }
 }
@@ -564,6 +571,9 @@ fn json_leave(
     }
     if returned && call.tamper.injected {
         map.insert("injected".into(), Value::Bool(true));
+    }
+    if call.tamper.poked {
+        map.insert("poked".into(), Value::Bool(true));
     }
     if call.tamper.delayed {
         map.insert("delayed".into(), Value::Bool(true));

@@ -330,7 +330,9 @@ struct Cli {
     /// (tamper with the calls of SET, printed or not, each task counting
     /// each call's invocations; ACTION: error=ERRNO or retval=N (the call
     /// does not run: its line ends `(INJECTED)`), signal=SIG,
-    /// delay_enter=T, delay_exit=T (T in us, or with s, ms, us, ns);
+    /// delay_enter=T, delay_exit=T (T in us, or with s, ms, us, ns),
+    /// poke_enter=@argN=HEX,... and poke_exit= (bytes written where
+    /// argument N points, before the call runs or after);
     /// SET may name ioctl requests, MON_IOCX_MFETCH: those ioctls, each
     /// request counted on its own), fault=SET[:error=ERRNO][:when=...]
     /// (inject with error=ENOSYS by default) (repeatable);

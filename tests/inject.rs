@@ -240,6 +240,71 @@ fn each_process_counts_its_own_invocations() {
 }
 
 #[test]
+fn pokes_change_what_the_kernel_reads_and_what_the_program_gets() {
+    // poke_enter before the kernel reads the buffer (and before rtrace
+    // reads it for the line), poke_exit after the kernel wrote it.
+    let bin = fixture("inject");
+    for mode in ["--seccomp-bpf", "--no-seccomp-bpf"] {
+        let run = trace(
+            &[
+                "-f",
+                mode,
+                "-e",
+                "trace=sendto,recvfrom",
+                "-e",
+                "inject=sendto:poke_enter=@arg2=7879:when=2",
+                "-e",
+                "inject=recvfrom:poke_exit=@arg2=51:when=2",
+            ],
+            &[name(&bin), "poke"],
+        );
+        assert_eq!(run.code(), Some(0), "{mode}: {}", run.stderr());
+        assert_eq!(
+            stdout(&run),
+            "recvfrom 1: 4 \"abcd\"\nrecvfrom 2: 4 \"Qycd\"\n",
+            "{mode}"
+        );
+        assert_eq!(
+            after(&run, "sendto("),
+            s(&[
+                "sendto(3, \"abcd\", 4, 0, NULL, 0) = 4",
+                "sendto(3, \"xycd\", 4, 0, NULL, 0) = 4 (INJECTED: args)",
+                "recvfrom(4, \"abcd\", 4, 0, NULL, NULL) = 4",
+                "recvfrom(4, \"Qycd\", 4, 0, NULL, NULL) = 4 (INJECTED: args)",
+                "Process exited normally with code 0",
+            ]),
+            "{mode}"
+        );
+    }
+    // A poke with a result; of two rules for recvfrom the last wins (the
+    // first, on the 1st call, does nothing), as in strace.
+    let run = trace(
+        &[
+            "-e",
+            "trace=recvfrom",
+            "-e",
+            "inject=recvfrom:poke_exit=@arg2=51:when=1",
+            "-e",
+            "inject=recvfrom:poke_enter=@arg2=5a:error=EAGAIN:when=2",
+        ],
+        &[name(&bin), "poke"],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert_eq!(
+        stdout(&run),
+        "recvfrom 1: 4 \"abcd\"\nrecvfrom 2: -1 \"Z\"\n"
+    );
+    assert_eq!(
+        after(&run, "recvfrom("),
+        s(&[
+            "recvfrom(4, \"abcd\", 4, 0, NULL, NULL) = 4",
+            "recvfrom(4, &ADDR, 4, 0, NULL, NULL) = -1 [EAGAIN] (INJECTED: args, retval)",
+            "Process exited normally with code 0",
+        ])
+    );
+}
+
+#[test]
 fn summary_counts_injected_calls_and_their_errors() {
     let bin = fixture("inject");
     let run = trace(
@@ -356,7 +421,7 @@ fn bad_specs_are_one_line_errors() {
     for (spec, error) in [
         (
             "inject=chdir",
-            "rtrace: -e inject: 'chdir' does nothing: give error=, retval=, signal=, delay_enter= or delay_exit=\n",
+            "rtrace: -e inject: 'chdir' does nothing: give error=, retval=, signal=, delay_enter=, delay_exit=, poke_enter= or poke_exit=\n",
         ),
         (
             "inject=chdir:error=ENOENTT",
@@ -393,6 +458,10 @@ fn bad_specs_are_one_line_errors() {
         (
             "inject=MON_IOCX_FETCH:error=EINTR",
             "rtrace: -e inject: unknown ioctl request 'MON_IOCX_FETCH' (did you mean MON_IOCX_MFETCH?)\n",
+        ),
+        (
+            "inject=write:poke_enter=@arg9=00",
+            "rtrace: -e inject: 'poke_enter=@arg9=00': expected @argN=HEXBYTES,... (N 1 to 7)\n",
         ),
         (
             "fault=chdir:retval=1",

@@ -14,8 +14,19 @@ use std::time::Duration;
 
 use super::TraceSet;
 
+/// Bytes written where a call's pointer argument points
+/// (`poke_enter=@argN=HEX`): argument `arg` (1 to 7, as strace counts; a
+/// call has at most 6) and the bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Poke {
+    /// Which argument, from 1.
+    pub arg: usize,
+    /// What is written there.
+    pub data: Vec<u8>,
+}
+
 /// What an injection does to one invocation of a call.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Action {
     /// The call is not run (its number becomes -1 at entry) and returns
     /// this instead: minus an errno (`error=`) or a value (`retval=`).
@@ -26,6 +37,11 @@ pub struct Action {
     pub delay_enter: Option<Duration>,
     /// `delay_exit=`: ... and at its exit.
     pub delay_exit: Option<Duration>,
+    /// `poke_enter=`: memory written at the call's entry, before it runs
+    /// (and before its arguments are read for its line).
+    pub poke_enter: Vec<Poke>,
+    /// `poke_exit=`: ... at its exit, before its results are read.
+    pub poke_exit: Vec<Poke>,
 }
 
 /// `when=FIRST[..LAST][+[STEP]]`, as strace keeps it: `last` counts down
@@ -192,12 +208,23 @@ fn parse(spec: &str, fault: bool) -> Result<Rule, String> {
             }
             "delay_enter" => action.delay_enter = Some(parse_delay(value)?),
             "delay_exit" => action.delay_exit = Some(parse_delay(value)?),
-            "poke_enter" | "poke_exit" | "syscall" => {
+            "poke_enter" | "poke_exit" => {
+                let pokes = if key == "poke_enter" {
+                    &mut action.poke_enter
+                } else {
+                    &mut action.poke_exit
+                };
+                if !pokes.is_empty() {
+                    return Err(format!("{key}= comes once"));
+                }
+                *pokes = parse_pokes(key, value)?;
+            }
+            "syscall" => {
                 return Err(format!("{key}= is not supported by rtrace"));
             }
             _ => {
                 return Err(format!(
-                    "unknown token '{token}' (error=, retval=, signal=, delay_enter=, delay_exit=, when=)"
+                    "unknown token '{token}' (error=, retval=, signal=, delay_enter=, delay_exit=, poke_enter=, poke_exit=, when=)"
                 ));
             }
         }
@@ -205,7 +232,7 @@ fn parse(spec: &str, fault: bool) -> Result<Rule, String> {
     if action == Action::default() {
         if !fault {
             return Err(format!(
-                "'{spec}' does nothing: give error=, retval=, signal=, delay_enter= or delay_exit="
+                "'{spec}' does nothing: give error=, retval=, signal=, delay_enter=, delay_exit=, poke_enter= or poke_exit="
             ));
         }
         action.result = Some(-i64::from(libc::ENOSYS));
@@ -353,6 +380,32 @@ fn parse_retval(text: &str) -> Result<i64, String> {
     Ok(value)
 }
 
+/// `@argN=HEX,@argM=HEX...`: N from 1 to 7, an even number of hex digits
+/// (at most 2048, strace's limit).
+fn parse_pokes(key: &str, text: &str) -> Result<Vec<Poke>, String> {
+    text.split(',')
+        .map(|item| {
+            let bad = || format!("'{key}={text}': expected @argN=HEXBYTES,... (N 1 to 7)");
+            let rest = item.strip_prefix("@arg").ok_or_else(bad)?;
+            let (n, hex) = rest.split_once('=').ok_or_else(bad)?;
+            let arg = n
+                .parse::<usize>()
+                .ok()
+                .filter(|a| (1..=7).contains(a) && n.len() == 1)
+                .ok_or_else(bad)?;
+            if hex.is_empty() || hex.len() % 2 != 0 || hex.len() > 2048 {
+                return Err(bad());
+            }
+            let data = (0..hex.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(hex.get(i..i + 2).unwrap_or("x"), 16))
+                .collect::<Result<Vec<u8>, _>>()
+                .map_err(|_| bad())?;
+            Ok(Poke { arg, data })
+        })
+        .collect()
+}
+
 /// A delay as strace reads one: a decimal number with an optional unit,
 /// `s`, `ms`, `us` (the default) or `ns`.
 fn parse_delay(text: &str) -> Result<Duration, String> {
@@ -429,6 +482,20 @@ mod tests {
                 .delay_enter,
             Some(Duration::from_nanos(1500))
         );
+        let poke = parse("write:poke_enter=@arg2=61ff,@arg1=00", false).unwrap();
+        assert_eq!(
+            poke.action.poke_enter,
+            [
+                Poke {
+                    arg: 2,
+                    data: vec![0x61, 0xff]
+                },
+                Poke {
+                    arg: 1,
+                    data: vec![0]
+                }
+            ]
+        );
         let rt = parse("dup:signal=SIGRTMIN+2", false).unwrap();
         assert_eq!(rt.action.signal, Some(libc::SIGRTMIN() + 2));
         for bad in [
@@ -441,7 +508,12 @@ mod tests {
             "chdir:signal=1:signal=2",
             "chdir:delay_enter=-1",
             "chdir:delay_exit=1h",
-            "chdir:poke_enter=@arg1=00",
+            "chdir:poke_enter=@arg8=00",
+            "chdir:poke_enter=@arg1=0",
+            "chdir:poke_enter=@arg1=zz",
+            "chdir:poke_exit=arg1=00",
+            "chdir:poke_exit=@arg1=00:poke_exit=@arg2=00",
+            "chdir:syscall=getpid",
             "nosuchcall:error=EPERM",
             ":error=EPERM",
             "chdir:bogus=1",

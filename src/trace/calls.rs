@@ -154,6 +154,7 @@ impl Engine {
                 if demultiplexed { socketcall } else { u64::MAX },
                 &name,
                 &args,
+                entry.sig.map_or(6, |s| s.params.len()),
             );
         let Some(proc) = self.procs.get_mut(&pid) else {
             return;

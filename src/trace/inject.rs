@@ -10,7 +10,10 @@
 //! sends it to the task as strace's does (`si_code=SI_KERNEL`), except at
 //! the seccomp fast path's entry stop (a PTRACE_EVENT stop, whose resume
 //! ignores a signal): there it goes with the exit stop's resume, which
-//! makes no difference to a call that does not run. A delay holds the
+//! makes no difference to a call that does not run. A poke writes the
+//! rule's bytes where a pointer argument points (`kernel::vm_write`): at
+//! the entry before the call's arguments are read for its line, at the
+//! exit before its results are. A delay holds the
 //! task stopped at the entry or exit stop (rtrace sleeps: other tracees
 //! wait too, where strace's timers let them run).
 
@@ -21,7 +24,7 @@ use nix::unistd::Pid;
 use super::Engine;
 use crate::call::Tamper;
 use crate::kernel::{self, Arch};
-use crate::select::inject::{Action, Counter, Matched};
+use crate::select::inject::{Action, Counter, Matched, Poke};
 
 /// One task's injection state.
 #[derive(Default)]
@@ -43,13 +46,17 @@ struct Pending {
     saved: Option<kernel::SavedCall>,
     /// The signal still to deliver, at the exit stop.
     signal_at_exit: Option<i32>,
+    /// A poke wrote into the task's memory.
+    poked: bool,
 }
 
 impl Engine {
     /// Count an invocation of call `name` (number `nr`; `sub`: what tells
     /// apart calls of one number, see [`TaskInject::counters`]) entering
-    /// in task `pid`, and whether a rule injects into it; if so, it is
+    /// in task `pid` with `nargs` arguments, and whether a rule injects
+    /// into it; if so, its entry pokes are written and the rest is
     /// pending for [`Engine::inject_entered`].
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn inject_decide(
         &mut self,
         pid: i32,
@@ -58,6 +65,7 @@ impl Engine {
         sub: u64,
         name: &str,
         args: &[u64; 6],
+        nargs: usize,
     ) -> bool {
         let inject = &self.select.inject;
         let Some(proc) = self.procs.get_mut(&pid) else {
@@ -82,11 +90,13 @@ impl Engine {
         if !counter.hit() {
             return false;
         }
+        let poked = poke(pid, &rule.action.poke_enter, args, nargs);
         proc.inject.pending = Some(Pending {
-            action: rule.action,
+            action: rule.action.clone(),
             arch,
             saved: None,
             signal_at_exit: None,
+            poked,
         });
         true
     }
@@ -128,7 +138,11 @@ impl Engine {
     /// resume with); the call is marked for its line.
     pub(super) fn inject_leaving(&mut self, pid: i32, rval: i64) -> Option<(i64, i32)> {
         let proc = self.procs.get_mut(&pid)?;
-        let pending = proc.inject.pending.take()?;
+        let mut pending = proc.inject.pending.take()?;
+        if let Some(call) = proc.call.as_ref() {
+            let nargs = call.sig.map_or(6, |s| s.params.len());
+            pending.poked |= poke(pid, &pending.action.poke_exit, &call.args, nargs);
+        }
         let mut rval = rval;
         if let (Some(saved), Some(result)) = (pending.saved, pending.action.result) {
             rval = match pending.arch {
@@ -144,6 +158,7 @@ impl Engine {
         if let Some(call) = proc.call.as_mut() {
             call.tamper = Tamper {
                 injected: pending.saved.is_some(),
+                poked: pending.poked,
                 delayed,
             };
         }
@@ -158,4 +173,15 @@ impl Engine {
             .and_then(|p| p.inject.pending.as_ref())
             .is_some_and(|p| p.saved.is_some())
     }
+}
+
+/// Write each of `pokes` where its argument of `args` points, for a call
+/// of `nargs` arguments (a poke past them is skipped, as strace skips it);
+/// whether any was written.
+fn poke(pid: i32, pokes: &[Poke], args: &[u64; 6], nargs: usize) -> bool {
+    let mut poked = false;
+    for p in pokes.iter().filter(|p| p.arg <= nargs.min(6)) {
+        poked |= kernel::vm_write(pid, args[p.arg - 1], &p.data);
+    }
+    poked
 }
