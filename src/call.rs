@@ -151,6 +151,37 @@ pub struct Call {
     /// The name `-c` counts the attempt under: the call's, or
     /// `restart_syscall` when the kernel restarted it through that call.
     pub attempt_name: Option<&'static str>,
+    /// What `-e inject=` did to it, marked after its result.
+    pub tamper: Tamper,
+}
+
+/// What `-e inject=` / `-e fault=` did to a call: its line says so after
+/// the result, as strace's does (` (INJECTED)`, ` (DELAYED)`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tamper {
+    /// It did not run: its result is the injected one.
+    pub injected: bool,
+    /// `poke_enter=`/`poke_exit=` wrote into the memory its arguments
+    /// point to.
+    pub poked: bool,
+    /// It was held at its entry or exit (`delay_enter=`, `delay_exit=`).
+    pub delayed: bool,
+}
+
+impl Tamper {
+    /// The marks after the result, as strace prints them.
+    fn marks(self) -> &'static str {
+        match (self.poked, self.injected, self.delayed) {
+            (true, true, true) => " (INJECTED: args, retval) (DELAYED)",
+            (true, true, false) => " (INJECTED: args, retval)",
+            (true, false, true) => " (INJECTED: args) (DELAYED)",
+            (true, false, false) => " (INJECTED: args)",
+            (false, true, true) => " (INJECTED) (DELAYED)",
+            (false, true, false) => " (INJECTED)",
+            (false, false, true) => " (DELAYED)",
+            (false, false, false) => "",
+        }
+    }
 }
 
 impl Call {
@@ -414,7 +445,7 @@ pub fn call_leave(
     // A no-return call that returned success (rt_sigreturn) has the restored
     // context in its result register, not a result: print nothing more.
     if !skip && (call.kind != CallType::NoReturn || failed) {
-        let (kind, handler) = (call.kind, call.handler);
+        let (kind, handler, tamper) = (call.kind, call.handler, call.tamper);
         let dump = dump::transferred(t.cfg, &call.name, call.arch, &call.args, rval, t.mem);
         let fd = call.args[0] as i32;
         let (fmt, name, mut ctx) = call.handler_view(t.fds, rval);
@@ -428,6 +459,9 @@ pub fn call_leave(
                 p.equals_printed(),
                 "{name}: leave printer did not print `=`"
             );
+        }
+        if !tamper.marks().is_empty() {
+            p.text(tamper.marks(), Style::Plain);
         }
         if let Some(bytes) = dump {
             dump::put(&mut p, false, fd, &bytes);
@@ -538,6 +572,15 @@ fn json_leave(
         }
     } else {
         map.insert("result".into(), Value::Null);
+    }
+    if returned && call.tamper.injected {
+        map.insert("injected".into(), Value::Bool(true));
+    }
+    if call.tamper.poked {
+        map.insert("poked".into(), Value::Bool(true));
+    }
+    if call.tamper.delayed {
+        map.insert("delayed".into(), Value::Bool(true));
     }
     if !j.returned.is_empty() {
         map.insert("returned".into(), Value::Object(j.returned));

@@ -214,6 +214,8 @@ fn expr_words() -> Vec<&'static str> {
         "read=",
         "write=",
         "decode-fds=",
+        "inject=",
+        "fault=",
     ];
     let mut calls: Vec<&'static str> = rtrace_cli::sysent::all_signatures()
         .map(|s| s.name)
@@ -337,7 +339,16 @@ struct Cli {
     /// read=FDS and write=FDS (a hex and ASCII dump of every byte read
     /// from or written to those fds: `3,5`, `all`, `!3`), trace-fds=FDS,
     /// diag=all|none|usbmon|user_events (ABI misuse diagnostics, below;
-    /// `!` negates) (repeatable);
+    /// `!` negates), inject=SET:ACTION...[:when=FIRST[..LAST][+[STEP]]]
+    /// (tamper with the calls of SET, printed or not, each task counting
+    /// each call's invocations; ACTION: error=ERRNO or retval=N (the call
+    /// does not run: its line ends `(INJECTED)`), signal=SIG,
+    /// delay_enter=T, delay_exit=T (T in us, or with s, ms, us, ns),
+    /// poke_enter=@argN=HEX,... and poke_exit= (bytes written where
+    /// argument N points, before the call runs or after);
+    /// SET may name ioctl requests, MON_IOCX_MFETCH: those ioctls, each
+    /// request counted on its own), fault=SET[:error=ERRNO][:when=...]
+    /// (inject with error=ENOSYS by default) (repeatable);
     /// a bare SET means trace=SET. Classes are strace's, with the same
     /// calls: %file %desc %process %network (%net) %signal %ipc %memory
     /// %creds %clock %stat %lstat %fstat %%stat %statfs %fstatfs %%statfs
@@ -416,6 +427,13 @@ struct Cli {
     /// Never use the seccomp-bpf filter
     #[arg(long = "no-seccomp-bpf")]
     no_seccomp_bpf: bool,
+
+    /// Let every process go (the started command too, which runs on
+    /// untraced) once N calls have been shown; calls -e trace=, -P,
+    /// -e status= or --filter leave out do not count. Not with the
+    /// seccomp-bpf fast path, which it turns off
+    #[arg(long = "syscall-limit", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    syscall_limit: Option<u64>,
 
     /// Kill the started command if rtrace itself is killed
     /// (PTRACE_O_EXITKILL). Without it the command keeps running, as with
@@ -638,13 +656,20 @@ fn main() -> ExitCode {
             2,
         );
     }
-    if cli.bpf && (cli.seccomp_bpf || cli.same_cpu.is_some() || cli.kill_on_exit) {
+    if cli.bpf
+        && (cli.seccomp_bpf
+            || cli.same_cpu.is_some()
+            || cli.kill_on_exit
+            || cli.syscall_limit.is_some())
+    {
         let option = if cli.seccomp_bpf {
             "--seccomp-bpf"
         } else if cli.same_cpu.is_some() {
             "--same-cpu"
-        } else {
+        } else if cli.kill_on_exit {
             "--kill-on-exit"
+        } else {
+            "--syscall-limit"
         };
         return fail(
             &format!("{option} is for the ptrace engine: --bpf never stops or holds the tracee"),
@@ -883,6 +908,7 @@ fn main() -> ExitCode {
             .user_events_emulate
             .then(|| rtrace_cli::emu::user_events::Emulation::new(cli.user_events_enable.clone())),
         quiet: cli.quiet,
+        syscall_limit: cli.syscall_limit,
     };
     if std::env::var_os("RTRACE_NO_SYSCALL_INFO").is_some_and(|v| v == "1") {
         rtrace_cli::kernel::decode_from_registers();
@@ -920,12 +946,13 @@ fn selection(cli: &Cli) -> Result<trace::Selection, String> {
             "signal" | "signals" | "s" => select.signals = SignalSet::parse(value)?,
             "diag" => select.diag = rtrace_cli::diag::DiagSet::parse(value)?,
             "trace-fds" | "trace-fd" => select.paths.add_fds(value)?,
+            "inject" | "fault" => select.inject.add(value, key == "fault")?,
             // Formatting, not selection: taken by `dump_sets` and
             // `fd_details`.
             "read" | "write" | "decode-fds" => {}
             _ => {
                 return Err(format!(
-                    "unknown -e qualifier '{key}' (trace, status, signal, diag, trace-fds, read, write, decode-fds)"
+                    "unknown -e qualifier '{key}' (trace, status, signal, diag, trace-fds, read, write, decode-fds, inject, fault)"
                 ));
             }
         }

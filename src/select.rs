@@ -1,4 +1,5 @@
-//! Call selection: strace's `-e trace=`, `-e status=`, `-e signal=` sets.
+//! Call selection: strace's `-e trace=`, `-e status=`, `-e signal=` sets
+//! (and, in `inject.rs`, the `-e inject=` / `-e fault=` rules).
 //!
 //! A [`TraceSet`] says which calls are printed, by name, `%class`,
 //! `/regex` or `all`/`none`, optionally negated with a leading `!`. It is
@@ -7,6 +8,7 @@
 //! printing: the engine still does its bookkeeping for calls not printed.
 
 mod classes;
+pub mod inject;
 
 use crate::kernel::Arch;
 

@@ -39,28 +39,39 @@ pub(super) enum End {
 }
 
 impl Engine {
-    /// A syscall stop (or a seccomp stop, which is always an entry).
-    pub(super) fn syscall_stop(&mut self, pid: i32, seccomp_stop: bool) {
+    /// A syscall stop (or a seccomp stop, which is always an entry); the
+    /// signal to resume the task with (one `-e inject=` sends).
+    pub(super) fn syscall_stop(&mut self, pid: i32, seccomp_stop: bool) -> i32 {
         let Some(proc) = self.procs.get_mut(&pid) else {
-            return;
+            return 0;
         };
         if seccomp_stop && proc.call.is_some() {
             // The same entry already reported as a syscall-enter stop (a
             // tracee that was stepping calls when the filter took over).
-            return;
+            return 0;
         }
         let entering = proc.call.is_none();
         let Ok(stop) = kernel::syscall_stop(Pid::from_raw(pid), entering) else {
-            return;
+            return 0;
         };
         match stop.op {
             SyscallOp::Entry { nr, args } => {
                 self.enter(pid, stop.arch, nr, args, stop.ip, stop.sp, seccomp_stop);
                 self.own_seccomp_entered(pid, stop.arch, nr);
+                self.inject_entered(pid, seccomp_stop)
             }
             SyscallOp::Exit { rval } => {
-                let rval = self.own_seccomp_leaving(pid, rval);
+                // A call skipped for an injected result did not run: the
+                // seccomp emulation has nothing to learn from it.
+                let skipped = self.inject_skips(pid);
+                let (rval, sig) = self.inject_leaving(pid, rval).unwrap_or((rval, 0));
+                let rval = if skipped {
+                    rval
+                } else {
+                    self.own_seccomp_leaving(pid, rval)
+                };
                 self.leave(pid, rval, stop.ip);
+                sig
             }
         }
     }
@@ -108,6 +119,7 @@ impl Engine {
         };
         let (mut name, mut entry) = service::lookup(arch, nr);
         let mut args = args;
+        let socketcall = args[0];
         // An i386 socketcall is shown, selected and filtered as the call it
         // stands for (strace does the same); its number stays socketcall's.
         let mut demultiplexed = false;
@@ -127,6 +139,23 @@ impl Engine {
         if self.colo.enabled() && super::affinity::on_own_mask(entry.handler.class, &name) {
             self.own_mask_entered(pid, &name, &args);
         }
+        // -e inject=: every invocation counts, printed or not; our own
+        // child's calls before its exec are not the command's.
+        let starting = self
+            .procs
+            .get(&pid)
+            .is_some_and(|p| p.life == Life::Starting);
+        let injecting = !self.select.inject.is_empty()
+            && (!starting || entry.handler.class == CallClass::Exec)
+            && self.inject_decide(
+                pid,
+                arch,
+                nr,
+                if demultiplexed { socketcall } else { u64::MAX },
+                &name,
+                &args,
+                entry.sig.map_or(6, |s| s.params.len()),
+            );
         let Some(proc) = self.procs.get_mut(&pid) else {
             return;
         };
@@ -150,6 +179,7 @@ impl Engine {
         // return stop; not while a call is suspended, which steps calls).
         if seccomp_stop
             && !selected
+            && !injecting
             && proc.life == Life::Running
             && proc.suspended.is_empty()
             && !service::fs::needs_return(
@@ -234,6 +264,7 @@ impl Engine {
             entered: now,
             attempt: now,
             attempt_name: None,
+            tamper: Default::default(),
         };
         let fds = proc.fds.borrow();
         let mut entered = diag::Entered::default();
@@ -295,9 +326,15 @@ impl Engine {
             });
             return;
         }
-        let diags = self.diagnose(pid, &mut call, rval);
+        // A call skipped for an injected result did not run: the file's
+        // state (the diagnostics' bookkeeping, the fd table) is unchanged.
+        let diags = if call.tamper.injected {
+            Vec::new()
+        } else {
+            self.diagnose(pid, &mut call, rval)
+        };
         let proc = self.procs.get_mut(&pid).expect("present");
-        if !is_error(rval) {
+        if !is_error(rval) && !call.tamper.injected {
             let mut fds = proc.fds.borrow_mut();
             service::fs::track(
                 &call.name,
@@ -396,6 +433,15 @@ impl Engine {
                 }
             }
         }
+        // --syscall-limit counts what is shown (or counted by -c), as
+        // strace does: what -e trace=, -P, -e status= and --filter leave
+        // out does not count.
+        if print && call.selected && matches!(end, End::Returned | End::Exec) {
+            self.limit_count();
+        }
+        let Some(proc) = self.procs.get_mut(&pid) else {
+            return;
+        };
         let ips = if stack && print && call.show != Show::Hidden {
             stack_trace(pid, &mut proc.mem)
         } else {

@@ -18,6 +18,7 @@ mod affinity;
 pub mod bpf;
 mod calls;
 pub mod filtering;
+mod inject;
 mod own_seccomp;
 pub mod paths;
 mod pin_guard;
@@ -88,6 +89,8 @@ pub struct Config {
     /// `-q` count: 1 and up, no banner, exec, exit or detach lines (the
     /// signal lines `-qq` also hides are off through the selection).
     pub quiet: u8,
+    /// `--syscall-limit=N`: let every process go once N calls are shown.
+    pub syscall_limit: Option<u64>,
 }
 
 /// What is printed: `-e trace=`, `-e status=`, `-e signal=`.
@@ -106,6 +109,8 @@ pub struct Selection {
     pub diag: crate::diag::DiagSet,
     /// `-P` and `--trace-fds`: calls printed must touch these files.
     pub paths: paths::PathTrace,
+    /// `-e inject=` and `-e fault=`: calls tampered with, printed or not.
+    pub inject: crate::select::inject::InjectSet,
 }
 
 impl Default for Selection {
@@ -118,6 +123,7 @@ impl Default for Selection {
             triggers: Vec::new(),
             diag: crate::diag::DiagSet::ALL,
             paths: paths::PathTrace::default(),
+            inject: Default::default(),
         }
     }
 }
@@ -264,6 +270,8 @@ struct Proc {
     /// the filter, and a selected call with no tracer fails with ENOSYS.
     /// Such a process is only resumed at each stop and never shown.
     shown: bool,
+    /// `-e inject=`: its invocations counted and the injection under way.
+    inject: inject::TaskInject,
     /// `--same-cpu`: the task is pinned to rtrace's CPU, and this is the
     /// mask it would have without rtrace (see `affinity`).
     own_mask: Option<Vec<u8>>,
@@ -302,6 +310,7 @@ impl Proc {
             first_stop: None,
             seccomp: false,
             own: Default::default(),
+            inject: Default::default(),
             shown: true,
             own_mask: None,
             unpinnable: false,
@@ -393,14 +402,36 @@ struct Engine {
     user_events: Option<crate::emu::user_events::Emulation>,
     /// `-q`: no process event lines.
     quiet: bool,
+    /// `--syscall-limit`: how many more calls are shown before every
+    /// process is let go (0: the limit is reached).
+    limit: Option<u64>,
+    /// The limit was reached: the started command let go exits rtrace
+    /// with 0, as strace does, not as one lost.
+    limit_hit: bool,
 }
 
 /// Trace according to `cfg`, printing to `out`; returns how rtrace should exit.
 pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
     if cfg.bpf.is_some() {
+        if !cfg.select.inject.is_empty() {
+            return Err(Error::new(
+                "-e inject and -e fault need ptrace: --bpf only watches, it cannot change a call"
+                    .into(),
+                2,
+            ));
+        }
         return bpf::run(cfg, out);
     }
+    // As strace: the filter's processes could not run on untraced once the
+    // limit lets them go (their selected calls would fail with ENOSYS).
+    if cfg.syscall_limit.is_some() && cfg.seccomp == SeccompMode::On {
+        return Err(Error::new(
+            "--seccomp-bpf cannot be used with --syscall-limit: the processes let go would keep the filter".into(),
+            2,
+        ));
+    }
     let seccomp = match cfg.seccomp {
+        _ if cfg.syscall_limit.is_some() => false,
         SeccompMode::Off => false,
         mode => {
             let usable = cfg.select.trace.static_only
@@ -431,6 +462,9 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
     if colo.enabled() {
         extra.extend_from_slice(affinity::VIRTUALISED);
     }
+    // Injected calls stop whether or not they are printed (strace injects
+    // into calls -e trace= leaves out too).
+    extra.extend(cfg.select.inject.stopped_calls());
     let filter = seccomp.then(|| seccomp::program(&cfg.select.trace, &extra));
     let (mut engine, command, attach) = Engine::new(cfg, out, seccomp, colo);
     install_signal_handlers();
@@ -495,6 +529,8 @@ impl Engine {
             usbmon_replay: cfg.usbmon_replay,
             user_events: cfg.user_events,
             quiet: cfg.quiet > 0,
+            limit: cfg.syscall_limit,
+            limit_hit: false,
         };
         (engine, cfg.command, cfg.attach)
     }
@@ -645,6 +681,7 @@ impl Engine {
         let mut armed: Option<i64> = None;
         while !self.procs.is_empty() {
             self.handle_interrupts();
+            self.limit_reached();
             if FLUSH_DUE.swap(false, Ordering::Relaxed) {
                 self.out.flush();
                 armed = None;
@@ -706,6 +743,35 @@ impl Engine {
         {
             // SAFETY: plain kill.
             unsafe { libc::kill(main, forward) };
+        }
+    }
+
+    /// Count one call shown toward `--syscall-limit`.
+    fn limit_count(&mut self) {
+        if let Some(left) = self.limit.as_mut() {
+            *left = left.saturating_sub(1);
+        }
+    }
+
+    /// Once `--syscall-limit` calls are shown, every process is let go,
+    /// the started ones too, as strace does (they run on untraced).
+    fn limit_reached(&mut self) {
+        if self.limit != Some(0) || self.limit_hit {
+            return;
+        }
+        self.limit_hit = true;
+        if !self.quiet {
+            self.out.flush();
+            eprintln!("rtrace: system call limit reached, detaching from every process");
+        }
+        let pids: Vec<i32> = self
+            .procs
+            .values()
+            .filter(|p| !p.detaching)
+            .map(|p| p.pid)
+            .collect();
+        for pid in pids {
+            self.start_detach(pid);
         }
     }
 
@@ -905,14 +971,14 @@ impl Engine {
             _ => {}
         }
         if sig == libc::SIGTRAP | 0x80 {
-            self.syscall_stop(pid, false);
-            return self.resume_tracee(stop, 0);
+            let sig = self.syscall_stop(pid, false);
+            return self.resume_tracee(stop, sig);
         }
         match event {
             0 => self.signal_stop(stop),
             libc::PTRACE_EVENT_SECCOMP => {
-                self.syscall_stop(pid, true);
-                self.resume_tracee(stop, 0)
+                let sig = self.syscall_stop(pid, true);
+                self.resume_tracee(stop, sig)
             }
             libc::PTRACE_EVENT_FORK | libc::PTRACE_EVENT_VFORK | libc::PTRACE_EVENT_CLONE => {
                 self.fork_event(pid, event);
@@ -1007,7 +1073,7 @@ impl Engine {
             self.report(pid, Report::Detached);
         }
         self.remove(pid);
-        if started && self.main_pid == Some(pid) {
+        if started && self.main_pid == Some(pid) && !self.limit_hit {
             self.main_exit = Some(Exit::Code(1));
         }
         handled

@@ -79,6 +79,12 @@ struct Rewritten {
 }
 
 impl OwnSeccomp {
+    /// Drop rtrace's answer to the call in progress (an injected result
+    /// replaces it); the registers the call entered with, if it had one.
+    pub(super) fn take_rewrite(&mut self) -> Option<SavedCall> {
+        self.pending.take().map(|done| done.saved)
+    }
+
     /// Whether the task must make full syscall stops.
     pub(super) fn steps(&self) -> bool {
         self.filter || self.strict
