@@ -6,7 +6,7 @@
 
 use crate::abi::fs::AT_FDCWD;
 use crate::fdtable::FdTable;
-use crate::format::{Naming, Printer};
+use crate::format::{ConstStyle, Naming, Printer};
 
 /// A file descriptor; with `-y` also what the kernel says it is now:
 /// `3</usr/lib/x86_64-linux-gnu/libc.so.6>`, `3</tmp/f (deleted)>`. The
@@ -48,8 +48,10 @@ pub fn put_dirfd(p: &mut Printer, fds: &FdTable, name: &str, fd: i64) {
         .then(|| crate::fdtable::kernel_cwd(p.pid()))
         .flatten();
     match cwd {
-        Some(cwd) if p.symbols() => p.symbol_path(name, fd, "AT_FDCWD", &cwd),
-        _ => p.symbol(name, fd, Some("AT_FDCWD")),
+        Some(cwd) if p.config().consts != ConstStyle::Values => {
+            p.symbol_path(name, fd, "AT_FDCWD", &cwd)
+        }
+        _ => p.symbol_decimal(name, fd, Some("AT_FDCWD")),
     }
 }
 
@@ -128,7 +130,7 @@ pub fn put_signal(p: &mut Printer, name: &str, sig: i64) {
         Ok(sig) if p.symbols() => signal_name(sig),
         _ => None,
     };
-    p.symbol(name, sig, sym.as_deref());
+    p.symbol_decimal(name, sig, sym.as_deref());
 }
 
 /// After the result, an extended part in parentheses printed by `body`

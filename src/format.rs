@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 
 use smallvec::SmallVec;
 
-use crate::escape::HexStrings;
+use crate::escape::{HexStrings, TraceeText};
 use crate::kernel::{Arch, Memory};
 use crate::output::{Output, Style};
 
@@ -44,6 +44,72 @@ pub struct FormatConfig {
     pub dump_writes: FdSet,
     /// `-x`, `-xx`, `--strings-in-hex=`: strings in `\xNN` escapes.
     pub hex_strings: HexStrings,
+    /// `-X` (and `-V`): how named constants and flag sets are spelled.
+    pub consts: ConstStyle,
+    /// `-Y`: a pid parameter or result with its process's command name,
+    /// `1234<sh>`.
+    pub decode_pids: bool,
+}
+
+/// How named constants, flag sets and ioctl requests are spelled: the one
+/// choice [`Printer::symbol`], [`Printer::flags`] and
+/// [`Printer::named_hex`] make for every decoder.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ConstStyle {
+    /// The name (`O_WRONLY|O_CREAT`, `SEEK_END`); unknown values as
+    /// numbers. The default, strace's `-X abbrev`.
+    #[default]
+    Abbrev,
+    /// strace's `-X raw`: the number as strace spells it (`0x241`,
+    /// `0x2`, `0`); error names stay, as in strace. Text only: JSON
+    /// carries both the name and the value whatever `-X` says.
+    Raw,
+    /// strace's `-X verbose`: the number and the name in a comment,
+    /// `0x241 /* O_WRONLY|O_CREAT|O_TRUNC */`. Text only, as `Raw`.
+    Verbose,
+    /// `-V` (MINIX trace(1)'s): numbers in decimal, error and signal
+    /// numbers too, in JSON as in text.
+    Values,
+}
+
+/// How `-e abbrev=`, `-e verbose=` and `-e raw=` set one call apart from
+/// the others; chosen by the engine when the call enters and kept in its
+/// [`FormatState`], so both halves of the call print alike.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CallStyle {
+    /// `-e abbrev=`: `Some(true)` when the set lists the call (its
+    /// arrays and structs cut as without `-v`), `Some(false)` when it
+    /// does not (printed whole, as with `-v`); `None` when no `-e abbrev=`
+    /// was given (`-v` alone decides).
+    pub abbrev: Option<bool>,
+    /// Not in `-e verbose=`: its structs and arrays printed as their
+    /// addresses, as `-VV` prints them (its constants keep their names).
+    pub addresses: bool,
+    /// In `-e raw=`: every argument and the result as a number, in hex,
+    /// with no decoding.
+    pub raw: bool,
+}
+
+impl FormatConfig {
+    /// The configuration for a call printed in `style`, when it differs
+    /// from this one.
+    fn for_call(&self, style: CallStyle) -> Option<FormatConfig> {
+        let verbose = match style.abbrev {
+            Some(true) => 0,
+            Some(false) => self.verbose.max(1),
+            None => self.verbose,
+        };
+        let values_only = if style.addresses {
+            self.values_only.max(2)
+        } else {
+            self.values_only
+        };
+        (verbose != self.verbose || values_only != self.values_only).then(|| FormatConfig {
+            verbose,
+            values_only,
+            ..self.clone()
+        })
+    }
 }
 
 /// A set of file descriptors as `-e read=` and `-e write=` take it:
@@ -111,6 +177,8 @@ impl Default for FormatConfig {
             dump_reads: FdSet::default(),
             dump_writes: FdSet::default(),
             hex_strings: HexStrings::None,
+            consts: ConstStyle::Abbrev,
+            decode_pids: false,
         }
     }
 }
@@ -154,9 +222,25 @@ pub struct FormatState {
     /// The JSON rendering of the call, built by the same primitives; made
     /// at the first JSON primitive (text output never pays for it).
     pub(crate) json: Option<Box<JsonCall>>,
+    /// How `-e abbrev=`, `-e verbose=`, `-e raw=` print this call.
+    pub style: CallStyle,
+    /// Under `-Y`, the names of the call's pid parameters (`pid`, `tgid`,
+    /// `tid`): [`Printer::int`] prints their values with the command.
+    pub pid_params: SmallVec<[&'static str; 2]>,
+    /// A successful result is a pid: `-Y` prints its command after it.
+    pub result_pid: bool,
 }
 
 impl FormatState {
+    /// The state of a call that `-e abbrev=`, `verbose=`, `raw=` print
+    /// in `style`, before anything is printed.
+    pub fn styled(style: CallStyle) -> FormatState {
+        FormatState {
+            style,
+            ..FormatState::default()
+        }
+    }
+
     /// The call's JSON rendering under construction.
     pub(crate) fn json_mut(&mut self) -> &mut JsonCall {
         self.json.get_or_insert_default()
@@ -216,7 +300,9 @@ pub use crate::abi::flags::{FlagDef, flag};
 pub struct Printer<'a> {
     out: &'a mut Output,
     pid: i32,
-    cfg: &'a FormatConfig,
+    /// The user's choices as they apply to this call (`-e abbrev=` and
+    /// `-e verbose=` change them for some calls only).
+    cfg: std::borrow::Cow<'a, FormatConfig>,
     state: &'a mut FormatState,
     mem: &'a mut Memory,
     arch: Arch,
@@ -232,6 +318,10 @@ impl<'a> Printer<'a> {
         mem: &'a mut Memory,
         arch: Arch,
     ) -> Printer<'a> {
+        let cfg = match cfg.for_call(state.style) {
+            Some(changed) => std::borrow::Cow::Owned(changed),
+            None => std::borrow::Cow::Borrowed(cfg),
+        };
         Printer {
             out,
             pid,
@@ -244,7 +334,7 @@ impl<'a> Printer<'a> {
 
     /// The user's formatting choices.
     pub fn config(&self) -> &FormatConfig {
-        self.cfg
+        &self.cfg
     }
 
     /// The task (thread id) whose call is printed.
@@ -257,9 +347,20 @@ impl<'a> Printer<'a> {
         self.arch
     }
 
-    /// Whether symbols are wanted (no `-V`).
+    /// Whether decoders should look names up: not under `-V`, nor under
+    /// `-X raw` in text (JSON carries names whatever `-X` says).
     pub fn symbols(&self) -> bool {
-        self.cfg.values_only == 0
+        match self.cfg.consts {
+            ConstStyle::Abbrev | ConstStyle::Verbose => true,
+            ConstStyle::Raw => self.cfg.json,
+            ConstStyle::Values => false,
+        }
+    }
+
+    /// Whether `-X raw` or `-X verbose` spell this text's constants as
+    /// strace's numbers (hex).
+    fn strace_numbers(&self) -> bool {
+        !self.cfg.json && matches!(self.cfg.consts, ConstStyle::Raw | ConstStyle::Verbose)
     }
 
     /// The nesting state, for the call layer's `)` and `=` bookkeeping.
@@ -459,16 +560,43 @@ impl<'a> Printer<'a> {
 
     /// A named value that stands for a file, with its path (`-y`'s
     /// `AT_FDCWD</home/u>`).
+    /// `-X` spells the value as [`Printer::symbol_decimal`] does:
+    /// `-100</home/u>`, `-100 /* AT_FDCWD */</home/u>`.
     pub fn symbol_path(&mut self, name: &str, value: i64, symbol: &str, path: &[u8]) {
-        let text = format!("{symbol}<{}>", escape_path(path));
+        let shown = match self.cfg.consts {
+            _ if self.cfg.json => symbol.to_string(),
+            ConstStyle::Abbrev => symbol.to_string(),
+            ConstStyle::Verbose => format!("{value} /* {symbol} */"),
+            ConstStyle::Raw | ConstStyle::Values => value.to_string(),
+        };
+        let text = format!("{shown}<{}>", escape_path(path));
         self.emit(name, &text, || {
             serde_json::json!({ "value": value, "name": symbol, "path": json_bytes(path, false) })
         });
     }
 
-    /// A signed decimal.
+    /// A signed decimal; under `-Y` a pid parameter of the call (see
+    /// [`FormatState::pid_params`]) with its process's command, `1234<sh>`.
     pub fn int(&mut self, name: &str, value: i64) {
+        if self.cfg.decode_pids
+            && self.state.levels.len() == 1
+            && self.state.pid_params.contains(&name)
+            && let Some(comm) = pid_comm(value)
+        {
+            return self.pid_with_comm(name, value, &comm);
+        }
         self.emit(name, &value.to_string(), || Value::from(value));
+    }
+
+    /// A pid with its command (`-Y`): `1234<sh>`, the name escaped as
+    /// a banner's is; in JSON `{"value": 1234, "comm": "sh"}`.
+    pub fn pid_with_comm(&mut self, name: &str, pid: i64, comm: &TraceeText) {
+        let text = format!("{pid}<{comm}>");
+        self.emit(
+            name,
+            &text,
+            || serde_json::json!({ "value": pid, "comm": comm.json() }),
+        );
     }
 
     /// An unsigned decimal.
@@ -479,6 +607,12 @@ impl<'a> Printer<'a> {
     /// A hexadecimal value.
     pub fn hex(&mut self, name: &str, value: u64) {
         self.emit(name, &format!("0x{value:x}"), || Value::from(value));
+    }
+
+    /// A register as `-e raw=` prints it: `0`, else hex (`0x241`); a
+    /// number in JSON.
+    pub fn raw_hex(&mut self, name: &str, value: u64) {
+        self.emit(name, &flags_hex(value), || Value::from(value));
     }
 
     /// An octal mode.
@@ -524,7 +658,31 @@ impl<'a> Printer<'a> {
     }
 
     /// A value that is one of a set of symbols, or a number if none fits.
+    /// The one place a named constant is spelled: `SEEK_END`; under
+    /// `-X raw` `0x2`, under `-X verbose` `0x2 /* SEEK_END */` (strace
+    /// writes these numbers in hex), under `-V` `2`.
     pub fn symbol(&mut self, name: &str, value: i64, symbol: Option<&str>) {
+        self.constant(name, value, symbol, const_hex(value));
+    }
+
+    /// [`Printer::symbol`] for the constants strace writes in decimal
+    /// under `-X raw` and `-X verbose`: signal numbers, `AT_FDCWD`.
+    pub fn symbol_decimal(&mut self, name: &str, value: i64, symbol: Option<&str>) {
+        self.constant(name, value, symbol, value.to_string());
+    }
+
+    /// A named constant with `number`, the spelling of its value under
+    /// `-X raw` and `-X verbose`.
+    fn constant(&mut self, name: &str, value: i64, symbol: Option<&str>, number: String) {
+        if self.strace_numbers() {
+            let text = match symbol {
+                Some(sym) if self.cfg.consts == ConstStyle::Verbose => {
+                    format!("{number} /* {sym} */")
+                }
+                _ => number,
+            };
+            return self.emit(name, &text, || Value::Null);
+        }
         match symbol {
             Some(sym) if self.symbols() => self.emit(
                 name,
@@ -535,9 +693,37 @@ impl<'a> Printer<'a> {
         }
     }
 
+    /// A number the text names (an ioctl request: `TCGETS`, `_IOC(...)`),
+    /// printed in hex when it has no name or under `-V` and `-X raw`, and
+    /// as `0x5401 /* TCGETS */` under `-X verbose`. In JSON the name (the
+    /// number is in the call's `raw`), under `-V` the number.
+    pub fn named_hex(&mut self, name: &str, value: u64, symbol: &str) {
+        match self.cfg.consts {
+            ConstStyle::Verbose if !self.cfg.json => {
+                let text = format!("{} /* {symbol} */", flags_hex(value));
+                self.emit(name, &text, || Value::Null);
+            }
+            ConstStyle::Raw if !self.cfg.json => self.emit(name, &flags_hex(value), || Value::Null),
+            ConstStyle::Values => self.hex(name, value),
+            _ => self.field(name, symbol),
+        }
+    }
+
     /// A flag set: `O_WRONLY|O_CREAT|0x80000000`, `0` when empty. Entries
-    /// are tried in order; each matched entry's bits are removed.
+    /// are tried in order; each matched entry's bits are removed. Under
+    /// `-X raw` the number (`0x241`, `0`), under `-X verbose` the number
+    /// and the names (`0x241 /* O_WRONLY|O_CREAT|O_TRUNC */`).
     pub fn flags(&mut self, name: &str, value: u64, table: &[FlagDef]) {
+        if self.strace_numbers() {
+            let number = flags_hex(value);
+            let names = flags_text(value, table, true);
+            let text = if self.cfg.consts == ConstStyle::Verbose && names != number {
+                format!("{number} /* {names} */")
+            } else {
+                number
+            };
+            return self.emit(name, &text, || Value::Null);
+        }
         let text = flags_text(value, table, self.symbols());
         self.emit(name, &text, || {
             let names: Vec<&str> = if text == "0" {
@@ -642,6 +828,33 @@ pub fn json_bytes(bytes: &[u8], cut: bool) -> Value {
 pub fn escape_path(path: &[u8]) -> String {
     let quoted = quote(path, false);
     quoted[1..quoted.len() - 1].to_string()
+}
+
+/// A flag set or an ioctl request as strace's `-X raw` writes it: `0`,
+/// else `0x241`.
+pub fn flags_hex(value: u64) -> String {
+    if value == 0 {
+        "0".to_string()
+    } else {
+        format!("0x{value:x}")
+    }
+}
+
+/// A named constant's value as strace's `-X raw` writes it: hex when
+/// positive (`0x2`), else decimal (`0`, `-1`).
+fn const_hex(value: i64) -> String {
+    if value > 0 {
+        format!("0x{value:x}")
+    } else {
+        value.to_string()
+    }
+}
+
+/// The command name of process `pid` (`/proc/PID/comm`) for `-Y`; none
+/// for a pid that names no process now (0, -1, one reaped).
+pub fn pid_comm(pid: i64) -> Option<TraceeText> {
+    let pid = i32::try_from(pid).ok().filter(|&p| p > 0)?;
+    crate::kernel::process_name(nix::unistd::Pid::from_raw(pid))
 }
 
 /// Render a flag set with a `{mask, value, name}` table.

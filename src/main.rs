@@ -212,6 +212,10 @@ fn expr_words() -> Vec<&'static str> {
         "trace-fds=",
         "read=",
         "write=",
+        "raw=",
+        "abbrev=",
+        "verbose=",
+        "decode-pids=",
     ];
     let mut calls: Vec<&'static str> = rtrace_cli::sysent::all_signatures()
         .map(|s| s.name)
@@ -263,8 +267,8 @@ struct Cli {
     string_limit: Option<usize>,
 
     /// More detail: longer strings, more struct fields, each signal's
-    /// siginfo (repeatable)
-    #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count)]
+    /// siginfo (repeatable; --no-abbrev is strace's name for it)
+    #[arg(short = 'v', long = "verbose", visible_alias = "no-abbrev", action = clap::ArgAction::Count)]
     verbose: u8,
 
     /// Quieter: no `Tracing NAME (pid N)`, `---` (exec), exit and detach
@@ -301,9 +305,27 @@ struct Cli {
           value_parser = rtrace_cli::escape::HexStrings::parse)]
     strings_in_hex: Option<rtrace_cli::escape::HexStrings>,
 
-    /// Numbers instead of symbols; twice: structs as their addresses
-    #[arg(short = 'V', long = "values", action = clap::ArgAction::Count)]
+    /// Numbers instead of symbols, in decimal, error and signal numbers
+    /// too; twice: structs as their addresses
+    #[arg(short = 'V', long = "values", action = clap::ArgAction::Count, conflicts_with = "const_style")]
     values: u8,
+
+    /// How constants, flag sets and ioctl requests print, as strace's -X:
+    /// abbrev (names, the default), raw (numbers: `0x241`; error names
+    /// stay), verbose (both: `0x241 /* O_WRONLY|O_CREAT|O_TRUNC */`).
+    /// Text only: JSON carries names and values whatever it says
+    #[arg(short = 'X', long = "const-print-style", value_name = "STYLE",
+          value_parser = parse_const_style)]
+    const_style: Option<rtrace_cli::format::ConstStyle>,
+
+    /// Each pid a call takes or returns with its process's command:
+    /// `kill(1234<sh>, SIGTERM)`, `fork() = 1235<sh>` (--decode-pids=comm)
+    #[arg(short = 'Y')]
+    decode_pids_comm: bool,
+
+    /// What to print with pids: comm (-Y)
+    #[arg(long = "decode-pids", value_name = "WHAT", value_parser = parse_decode_pids)]
+    decode_pids: Option<bool>,
 
     /// Wall-clock time before each line; twice: with microseconds; three
     /// times: seconds since the epoch
@@ -324,7 +346,11 @@ struct Cli {
     /// read=FDS and write=FDS (a hex and ASCII dump of every byte read
     /// from or written to those fds: `3,5`, `all`, `!3`), trace-fds=FDS,
     /// diag=all|none|usbmon|user_events (ABI misuse diagnostics, below;
-    /// `!` negates) (repeatable);
+    /// `!` negates), raw=SET (those calls' arguments and results as
+    /// hex numbers, undecoded), abbrev=SET (those calls' arrays and
+    /// structs cut; the others whole, as with -v), verbose=SET (those
+    /// calls' structs read; the others' printed as addresses),
+    /// decode-pids=comm (-Y) (repeatable);
     /// a bare SET means trace=SET. Classes are strace's, with the same
     /// calls: %file %desc %process %network (%net) %signal %ipc %memory
     /// %creds %clock %stat %lstat %fstat %%stat %statfs %fstatfs %%statfs
@@ -669,6 +695,10 @@ fn main() -> ExitCode {
         Ok(sets) => sets,
         Err(e) => return fail(&e, 2),
     };
+    let decode_pids = match decode_pids(&cli) {
+        Ok(comm) => comm,
+        Err(e) => return fail(&e, 2),
+    };
     let sort = match cli.sort.as_deref().map(trace::stats::SortKey::parse) {
         None => trace::stats::SortKey::default(),
         Some(Ok(key)) => key,
@@ -780,6 +810,11 @@ fn main() -> ExitCode {
         format: FormatConfig {
             all_names: cli.all_names,
             values_only: cli.values,
+            consts: match (cli.values, cli.const_style) {
+                (0, style) => style.unwrap_or_default(),
+                _ => rtrace_cli::format::ConstStyle::Values,
+            },
+            decode_pids,
             verbose: cli.verbose,
             string_limit,
             decode_fds: cli.decode_fds,
@@ -856,9 +891,14 @@ fn selection(cli: &Cli) -> Result<trace::Selection, String> {
             "trace-fds" | "trace-fd" => select.paths.add_fds(value)?,
             // Formatting, not selection: taken by `dump_sets`.
             "read" | "write" => {}
+            "raw" | "x" => select.raw = Some(call_set("raw", value)?),
+            "abbrev" | "a" => select.abbrev = Some(call_set("abbrev", value)?),
+            "verbose" | "v" => select.verbose = Some(call_set("verbose", value)?),
+            // Taken by `decode_pids`.
+            "decode-pids" | "decode-pid" => {}
             _ => {
                 return Err(format!(
-                    "unknown -e qualifier '{key}' (trace, status, signal, diag, trace-fds, read, write)"
+                    "unknown -e qualifier '{key}' (trace, status, signal, diag, trace-fds, read, write, raw, abbrev, verbose, decode-pids)"
                 ));
             }
         }
@@ -899,6 +939,52 @@ fn selection(cli: &Cli) -> Result<trace::Selection, String> {
         select.signals = SignalSet::parse("none")?;
     }
     Ok(select)
+}
+
+/// A set of calls for `-e QUALIFIER=` (raw, abbrev, verbose), in
+/// `-e trace=`'s syntax; its errors name the qualifier.
+fn call_set(qualifier: &str, spec: &str) -> Result<rtrace_cli::select::TraceSet, String> {
+    rtrace_cli::select::TraceSet::parse(spec).map_err(|e| format!("-e {qualifier}: {e}"))
+}
+
+/// `-X`'s and `--const-print-style`'s value.
+fn parse_const_style(text: &str) -> Result<rtrace_cli::format::ConstStyle, String> {
+    use rtrace_cli::format::ConstStyle;
+    match text {
+        "abbrev" => Ok(ConstStyle::Abbrev),
+        "raw" => Ok(ConstStyle::Raw),
+        "verbose" => Ok(ConstStyle::Verbose),
+        _ => Err("expected abbrev, raw or verbose".into()),
+    }
+}
+
+/// `--decode-pids=` and `-e decode-pids=`: `comm` (true), `none`
+/// (false); `pidns` is not done.
+fn parse_decode_pids(text: &str) -> Result<bool, String> {
+    let mut comm = false;
+    for word in text.split(',') {
+        match word.trim() {
+            "comm" | "all" => comm = true,
+            "none" => comm = false,
+            "pidns" => {
+                return Err("pidns (--pidns-translation) is not supported yet; comm is".into());
+            }
+            _ => return Err(format!("'{word}' is not comm or none")),
+        }
+    }
+    Ok(comm)
+}
+
+/// Whether pids print with their command: `-Y`, `--decode-pids=`, the
+/// last `-e decode-pids=`.
+fn decode_pids(cli: &Cli) -> Result<bool, String> {
+    let mut comm = cli.decode_pids_comm || cli.decode_pids == Some(true);
+    for expr in &cli.exprs {
+        if let Some(("decode-pids" | "decode-pid", set)) = expr.split_once('=') {
+            comm = parse_decode_pids(set).map_err(|e| format!("-e decode-pids: {e}"))?;
+        }
+    }
+    Ok(comm)
 }
 
 /// `-e read=SET` and `-e write=SET`: the fds whose data is dumped (the

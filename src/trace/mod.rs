@@ -102,6 +102,14 @@ pub struct Selection {
     pub diag: crate::diag::DiagSet,
     /// `-P` and `--trace-fds`: calls printed must touch these files.
     pub paths: paths::PathTrace,
+    /// `-e abbrev=`: the calls whose arrays and structs are cut (the
+    /// others print whole, as with `-v`); `None`: `-v` decides for all.
+    pub abbrev: Option<TraceSet>,
+    /// `-e verbose=`: the calls whose structs are read (the others print
+    /// them as addresses); `None`: all.
+    pub verbose: Option<TraceSet>,
+    /// `-e raw=`: the calls printed as numbers, undecoded.
+    pub raw: Option<TraceSet>,
 }
 
 impl Default for Selection {
@@ -114,6 +122,9 @@ impl Default for Selection {
             triggers: Vec::new(),
             diag: crate::diag::DiagSet::ALL,
             paths: paths::PathTrace::default(),
+            abbrev: None,
+            verbose: None,
+            raw: None,
         }
     }
 }
@@ -344,6 +355,9 @@ struct Engine {
     select: Selection,
     /// Selection by (arch, number), computed once per call number.
     selected: IntMap<(kernel::Arch, u64), bool>,
+    /// How `-e abbrev=`, `-e verbose=`, `-e raw=` print each call, by
+    /// ABI and number (made at its first entry).
+    styles: IntMap<(kernel::Arch, u64), crate::format::CallStyle>,
     /// Calls are held back until their leave decides (status filters,
     /// `--filter`, triggers).
     deferring: bool,
@@ -468,6 +482,7 @@ impl Engine {
                 .any(|t| t.action == filtering::Action::TraceOn),
             select: cfg.select,
             selected: IntMap::default(),
+            styles: IntMap::default(),
             summary: cfg.summary,
             sort: cfg.sort,
             stats: Stats::default(),
