@@ -267,7 +267,7 @@ struct Cli {
     string_limit: Option<usize>,
 
     /// More detail: longer strings, more struct fields, each signal's
-    /// siginfo (repeatable; --no-abbrev is strace's name for it)
+    /// siginfo (repeatable)
     #[arg(short = 'v', long = "verbose", visible_alias = "no-abbrev", action = clap::ArgAction::Count)]
     verbose: u8,
 
