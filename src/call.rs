@@ -238,8 +238,8 @@ impl Printer<'_> {
         } else if let Some(path) = self.new_fd_path(rval) {
             let text = format!("{rval}<{}>", crate::format::escape_path(&path));
             self.text(&text, Style::Plain);
-        } else if let Some(comm) = self.new_pid_comm(rval) {
-            self.text(&format!("{rval}<{comm}>"), Style::Plain);
+        } else if let Some(text) = self.new_pid_text(rval) {
+            self.text(&text, Style::Plain);
         } else {
             let mut buf = [0; 20];
             self.text(decimal(rval, &mut buf), Style::Plain);
@@ -255,13 +255,14 @@ impl Printer<'_> {
         crate::fdtable::kernel_path(self.pid(), i32::try_from(rval).ok()?)
     }
 
-    /// Under `-Y`, the command of the process a call's result names
-    /// (fork's child, getpid's own; see [`crate::sysent::returns_pid`]).
-    fn new_pid_comm(&mut self, rval: i64) -> Option<crate::escape::TraceeText> {
-        if !self.config().decode_pids || !self.state().result_pid {
+    /// Under `-Y` or `--pidns-translation`, a result that is a pid
+    /// (fork's child, getpid's own; see [`crate::sysent::returns_pid`])
+    /// with its command or its number in rtrace's namespace.
+    fn new_pid_text(&mut self, rval: i64) -> Option<String> {
+        if !self.state().result_pid {
             return None;
         }
-        crate::format::pid_comm(rval)
+        crate::format::decorated_pid(self.config().decode_pids, self.pid(), rval).map(|(t, _)| t)
     }
 
     /// Print a result that is an address on success (`mmap`, `brk`).
@@ -351,7 +352,8 @@ pub fn call_enter(t: Stopped, call: &mut Call) {
     }
     p.text(name, Style::CallName);
     p.open("", "(", Naming::Params);
-    if p.config().decode_pids
+    let pids = p.config().decode_pids;
+    if (pids.comm || pids.pidns)
         && let Some(sig) = ctx.sig
     {
         let pids = sig

@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 
 use smallvec::SmallVec;
 
-use crate::escape::{HexStrings, TraceeText};
+use crate::escape::HexStrings;
 use crate::kernel::{Arch, Memory};
 use crate::output::{Output, Style};
 
@@ -46,9 +46,20 @@ pub struct FormatConfig {
     pub hex_strings: HexStrings,
     /// `-X` (and `-V`): how named constants and flag sets are spelled.
     pub consts: ConstStyle,
-    /// `-Y`: a pid parameter or result with its process's command name,
-    /// `1234<sh>`.
-    pub decode_pids: bool,
+    /// `-Y` and `--pidns-translation`: what a pid parameter or result
+    /// is printed with.
+    pub decode_pids: DecodePids,
+}
+
+/// What `-Y` (`--decode-pids=comm`) and `--pidns-translation`
+/// (`--decode-pids=pidns`) print with a pid a call takes or returns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DecodePids {
+    /// Its process's command: `1234<sh>`.
+    pub comm: bool,
+    /// For a tracee in another pid namespace, the number rtrace's
+    /// namespace gives the process: `2 /* 398 in rtrace's PID NS */`.
+    pub pidns: bool,
 }
 
 /// How named constants, flag sets and ioctl requests are spelled: the one
@@ -178,7 +189,10 @@ impl Default for FormatConfig {
             dump_writes: FdSet::default(),
             hex_strings: HexStrings::None,
             consts: ConstStyle::Abbrev,
-            decode_pids: false,
+            decode_pids: DecodePids {
+                comm: false,
+                pidns: false,
+            },
         }
     }
 }
@@ -575,28 +589,17 @@ impl<'a> Printer<'a> {
         });
     }
 
-    /// A signed decimal; under `-Y` a pid parameter of the call (see
-    /// [`FormatState::pid_params`]) with its process's command, `1234<sh>`.
+    /// A signed decimal; a pid parameter of the call (see
+    /// [`FormatState::pid_params`]) with what `-Y` and
+    /// `--pidns-translation` add ([`decorated_pid`]).
     pub fn int(&mut self, name: &str, value: i64) {
-        if self.cfg.decode_pids
-            && self.state.levels.len() == 1
+        if self.state.levels.len() == 1
             && self.state.pid_params.contains(&name)
-            && let Some(comm) = pid_comm(value)
+            && let Some((text, json)) = decorated_pid(self.cfg.decode_pids, self.pid, value)
         {
-            return self.pid_with_comm(name, value, &comm);
+            return self.emit(name, &text, || json);
         }
         self.emit(name, &value.to_string(), || Value::from(value));
-    }
-
-    /// A pid with its command (`-Y`): `1234<sh>`, the name escaped as
-    /// a banner's is; in JSON `{"value": 1234, "comm": "sh"}`.
-    pub fn pid_with_comm(&mut self, name: &str, pid: i64, comm: &TraceeText) {
-        let text = format!("{pid}<{comm}>");
-        self.emit(
-            name,
-            &text,
-            || serde_json::json!({ "value": pid, "comm": comm.json() }),
-        );
     }
 
     /// An unsigned decimal.
@@ -850,11 +853,43 @@ fn const_hex(value: i64) -> String {
     }
 }
 
-/// The command name of process `pid` (`/proc/PID/comm`) for `-Y`; none
-/// for a pid that names no process now (0, -1, one reaped).
-pub fn pid_comm(pid: i64) -> Option<TraceeText> {
-    let pid = i32::try_from(pid).ok().filter(|&p| p > 0)?;
-    crate::kernel::process_name(nix::unistd::Pid::from_raw(pid))
+/// Pid `pid`, as task `tid` named it, with what `how` adds: its command
+/// (`1234<sh>`) and, when the task is in another pid namespace, the number
+/// rtrace's gives it (`2 /* 398 in rtrace's PID NS */`, as strace writes
+/// it); in JSON `{"value": 2, "comm": "sh", "in_rtrace_ns": 398}`. None
+/// when there is nothing to add: no such option, a pid that names no
+/// process now (0, -1, a child reaped), no other namespace.
+pub fn decorated_pid(how: DecodePids, tid: i32, pid: i64) -> Option<(String, Value)> {
+    use crate::kernel::pidns::{PidHere, pid_here};
+    if !how.comm && !how.pidns {
+        return None;
+    }
+    let pid32 = i32::try_from(pid).ok().filter(|&p| p > 0)?;
+    let (here, translated) = match pid_here(tid, pid32) {
+        PidHere::Same(n) => (n, None),
+        PidHere::Translated(n) => (n, Some(n)),
+        PidHere::Unknown => return None,
+    };
+    let comm = how
+        .comm
+        .then(|| crate::kernel::process_name(nix::unistd::Pid::from_raw(here)))
+        .flatten();
+    let translated = translated.filter(|_| how.pidns);
+    if comm.is_none() && translated.is_none() {
+        return None;
+    }
+    let mut text = pid.to_string();
+    let mut json = serde_json::Map::new();
+    json.insert("value".into(), Value::from(pid));
+    if let Some(comm) = &comm {
+        let _ = write!(text, "<{comm}>");
+        json.insert("comm".into(), comm.json());
+    }
+    if let Some(n) = translated {
+        let _ = write!(text, " /* {n} in rtrace's PID NS */");
+        json.insert("in_rtrace_ns".into(), Value::from(n));
+    }
+    Some((text, Value::Object(json)))
 }
 
 /// Render a flag set with a `{mask, value, name}` table.

@@ -323,9 +323,16 @@ struct Cli {
     #[arg(short = 'Y')]
     decode_pids_comm: bool,
 
-    /// What to print with pids: comm (-Y)
+    /// What to print with pids: comm (-Y), pidns (--pidns-translation),
+    /// both (comm,pidns)
     #[arg(long = "decode-pids", value_name = "WHAT", value_parser = parse_decode_pids)]
-    decode_pids: Option<bool>,
+    decode_pids: Option<rtrace_cli::format::DecodePids>,
+
+    /// For a tracee in another pid namespace, each pid it takes or gets
+    /// also as rtrace's namespace numbers it: `getpid() = 1 /* 4242 in
+    /// rtrace's PID NS */` (--decode-pids=pidns)
+    #[arg(long = "pidns-translation")]
+    pidns_translation: bool,
 
     /// Wall-clock time before each line; twice: with microseconds; three
     /// times: seconds since the epoch
@@ -350,7 +357,7 @@ struct Cli {
     /// hex numbers, undecoded), abbrev=SET (those calls' arrays and
     /// structs cut; the others whole, as with -v), verbose=SET (those
     /// calls' structs read; the others' printed as addresses),
-    /// decode-pids=comm (-Y) (repeatable);
+    /// decode-pids=comm,pidns (-Y, --pidns-translation) (repeatable);
     /// a bare SET means trace=SET. Classes are strace's, with the same
     /// calls: %file %desc %process %network (%net) %signal %ipc %memory
     /// %creds %clock %stat %lstat %fstat %%stat %statfs %fstatfs %%statfs
@@ -696,7 +703,7 @@ fn main() -> ExitCode {
         Err(e) => return fail(&e, 2),
     };
     let decode_pids = match decode_pids(&cli) {
-        Ok(comm) => comm,
+        Ok(how) => how,
         Err(e) => return fail(&e, 2),
     };
     let sort = match cli.sort.as_deref().map(trace::stats::SortKey::parse) {
@@ -958,33 +965,36 @@ fn parse_const_style(text: &str) -> Result<rtrace_cli::format::ConstStyle, Strin
     }
 }
 
-/// `--decode-pids=` and `-e decode-pids=`: `comm` (true), `none`
-/// (false); `pidns` is not done.
-fn parse_decode_pids(text: &str) -> Result<bool, String> {
-    let mut comm = false;
+/// `--decode-pids=` and `-e decode-pids=`: `comm`, `pidns`, both
+/// (`comm,pidns`, `all`), `none`.
+fn parse_decode_pids(text: &str) -> Result<rtrace_cli::format::DecodePids, String> {
+    let mut how = rtrace_cli::format::DecodePids::default();
     for word in text.split(',') {
         match word.trim() {
-            "comm" | "all" => comm = true,
-            "none" => comm = false,
-            "pidns" => {
-                return Err("pidns (--pidns-translation) is not supported yet; comm is".into());
-            }
-            _ => return Err(format!("'{word}' is not comm or none")),
+            "comm" => how.comm = true,
+            "pidns" => how.pidns = true,
+            "all" => (how.comm, how.pidns) = (true, true),
+            "none" => (how.comm, how.pidns) = (false, false),
+            _ => return Err(format!("'{word}' is not comm, pidns, all or none")),
         }
     }
-    Ok(comm)
+    Ok(how)
 }
 
-/// Whether pids print with their command: `-Y`, `--decode-pids=`, the
-/// last `-e decode-pids=`.
-fn decode_pids(cli: &Cli) -> Result<bool, String> {
-    let mut comm = cli.decode_pids_comm || cli.decode_pids == Some(true);
+/// What pids print with: `-Y`, `--pidns-translation`, `--decode-pids=`,
+/// the last `-e decode-pids=` (which says it all).
+fn decode_pids(cli: &Cli) -> Result<rtrace_cli::format::DecodePids, String> {
+    let given = cli.decode_pids.unwrap_or_default();
+    let mut how = rtrace_cli::format::DecodePids {
+        comm: cli.decode_pids_comm || given.comm,
+        pidns: cli.pidns_translation || given.pidns,
+    };
     for expr in &cli.exprs {
         if let Some(("decode-pids" | "decode-pid", set)) = expr.split_once('=') {
-            comm = parse_decode_pids(set).map_err(|e| format!("-e decode-pids: {e}"))?;
+            how = parse_decode_pids(set).map_err(|e| format!("-e decode-pids: {e}"))?;
         }
     }
-    Ok(comm)
+    Ok(how)
 }
 
 /// `-e read=SET` and `-e write=SET`: the fds whose data is dumped (the

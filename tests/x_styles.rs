@@ -444,6 +444,61 @@ fn y_prints_the_command_of_each_pid() {
     assert_eq!(call["args"]["pid"]["value"], call["pid"], "{call}");
 }
 
+/// The child's lines of the pidns fixture traced with `opts` (its calls
+/// in a pid namespace of its own), each whole once: a line its parent's
+/// wait4 cut (`<..>`) is left for its replay, which loses its `*`. None
+/// where no pid namespace can be made here.
+fn in_a_pid_namespace(opts: &[&str]) -> Option<Vec<String>> {
+    let bin = fixture("pidns");
+    let mut all = vec!["-f", "-e", "trace=getpid,kill,fork,wait4,getppid"];
+    all.extend_from_slice(opts);
+    let run = trace(&all, &[name(&bin)]);
+    if run.code() == Some(77) {
+        eprintln!("skipped: no new pid namespace here (unshare: EPERM)");
+        return None;
+    }
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    Some(
+        run.lines()
+            .iter()
+            .filter_map(|l| l.strip_prefix("PID2|"))
+            .map(|l| {
+                l.strip_prefix(' ')
+                    .or(l.strip_prefix('*'))
+                    .unwrap_or(l)
+                    .to_string()
+            })
+            .filter(|l| !l.ends_with("<..>"))
+            .collect(),
+    )
+}
+
+#[test]
+fn pidns_translation_says_which_process_a_pid_is_here() {
+    let Some(lines) = in_a_pid_namespace(&["--pidns-translation"]) else {
+        return;
+    };
+    let expected = s(&[
+        "Tracing pidns (pid PID2)",
+        "fork() = 0",
+        "getpid() = 1 /* PID2 in rtrace's PID NS */",
+        "kill(1 /* PID2 in rtrace's PID NS */, 0) = 0",
+        "fork() = 2 /* PID3 in rtrace's PID NS */",
+        // The inner child is a zombie, still there; reaped, it is not.
+        "wait4(2 /* PID3 in rtrace's PID NS */, NULL, 0, NULL) = 2",
+        "getppid() = 0",
+        "Process exited normally with code 0",
+    ]);
+    assert_eq!(lines, expected);
+    // With -Y, the command of the right process (the one numbered so in
+    // the tracee's namespace, not rtrace's pid 1); the outer pids too.
+    let both = in_a_pid_namespace(&["-Y", "--decode-pids=pidns"]).expect("made once");
+    assert_eq!(both[2], "getpid() = 1<pidns> /* PID2 in rtrace's PID NS */");
+    assert_eq!(both[4], "fork() = 2<pidns> /* PID3 in rtrace's PID NS */");
+    let same = in_a_pid_namespace(&["-e", "decode-pids=comm,pidns"]).expect("made once");
+    assert_eq!(same, both);
+}
+
 #[test]
 fn json_is_the_same_whatever_x_says() {
     let bin = fixture("calls_files");
@@ -509,12 +564,12 @@ fn bad_values_are_one_line_errors() {
             "rtrace: -e verbose: bad regex '[': unclosed character class\n",
         ),
         (
-            &["--decode-pids=pidns", "true"][..],
-            "rtrace: invalid value 'pidns' for '--decode-pids <WHAT>': pidns (--pidns-translation) is not supported yet; comm is (see rtrace --help)\n",
+            &["--decode-pids=pid", "true"][..],
+            "rtrace: invalid value 'pid' for '--decode-pids <WHAT>': 'pid' is not comm, pidns, all or none (see rtrace --help)\n",
         ),
         (
             &["-e", "decode-pids=foo", "true"][..],
-            "rtrace: -e decode-pids: 'foo' is not comm or none\n",
+            "rtrace: -e decode-pids: 'foo' is not comm, pidns, all or none\n",
         ),
     ] {
         let out = rtrace_env().args(args).output().unwrap();
