@@ -13,8 +13,11 @@ use std::fmt::Write as _;
 use smallvec::SmallVec;
 
 use crate::escape::HexStrings;
+
+mod style;
 use crate::kernel::{Arch, Memory};
 use crate::output::{Output, Style};
+pub use style::{CallStyle, ConstStyle, DecodePids, decorated_pid, flags_hex};
 
 /// The longest string printed, whatever `-s` or `-vv` ask: every byte
 /// shown is first copied out of the tracee.
@@ -49,78 +52,6 @@ pub struct FormatConfig {
     /// `-Y` and `--pidns-translation`: what a pid parameter or result
     /// is printed with.
     pub decode_pids: DecodePids,
-}
-
-/// What `-Y` (`--decode-pids=comm`) and `--pidns-translation`
-/// (`--decode-pids=pidns`) print with a pid a call takes or returns.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct DecodePids {
-    /// Its process's command: `1234<sh>`.
-    pub comm: bool,
-    /// For a tracee in another pid namespace, the number rtrace's
-    /// namespace gives the process: `2 /* 398 in rtrace's PID NS */`.
-    pub pidns: bool,
-}
-
-/// How named constants, flag sets and ioctl requests are spelled: the one
-/// choice [`Printer::symbol`], [`Printer::flags`] and
-/// [`Printer::named_hex`] make for every decoder.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ConstStyle {
-    /// The name (`O_WRONLY|O_CREAT`, `SEEK_END`); unknown values as
-    /// numbers. The default, strace's `-X abbrev`.
-    #[default]
-    Abbrev,
-    /// strace's `-X raw`: the number as strace spells it (`0x241`,
-    /// `0x2`, `0`); error names stay, as in strace. Text only: JSON
-    /// carries both the name and the value whatever `-X` says.
-    Raw,
-    /// strace's `-X verbose`: the number and the name in a comment,
-    /// `0x241 /* O_WRONLY|O_CREAT|O_TRUNC */`. Text only, as `Raw`.
-    Verbose,
-    /// `-V` (MINIX trace(1)'s): numbers in decimal, error and signal
-    /// numbers too, in JSON as in text.
-    Values,
-}
-
-/// How `-e abbrev=`, `-e verbose=` and `-e raw=` set one call apart from
-/// the others; chosen by the engine when the call enters and kept in its
-/// [`FormatState`], so both halves of the call print alike.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CallStyle {
-    /// `-e abbrev=`: `Some(true)` when the set lists the call (its
-    /// arrays and structs cut as without `-v`), `Some(false)` when it
-    /// does not (printed whole, as with `-v`); `None` when no `-e abbrev=`
-    /// was given (`-v` alone decides).
-    pub abbrev: Option<bool>,
-    /// Not in `-e verbose=`: its structs and arrays printed as their
-    /// addresses, as `-VV` prints them (its constants keep their names).
-    pub addresses: bool,
-    /// In `-e raw=`: every argument and the result as a number, in hex,
-    /// with no decoding.
-    pub raw: bool,
-}
-
-impl FormatConfig {
-    /// The configuration for a call printed in `style`, when it differs
-    /// from this one.
-    fn for_call(&self, style: CallStyle) -> Option<FormatConfig> {
-        let verbose = match style.abbrev {
-            Some(true) => 0,
-            Some(false) => self.verbose.max(1),
-            None => self.verbose,
-        };
-        let values_only = if style.addresses {
-            self.values_only.max(2)
-        } else {
-            self.values_only
-        };
-        (verbose != self.verbose || values_only != self.values_only).then(|| FormatConfig {
-            verbose,
-            values_only,
-            ..self.clone()
-        })
-    }
 }
 
 /// A set of file descriptors as `-e read=` and `-e write=` take it:
@@ -189,10 +120,7 @@ impl Default for FormatConfig {
             dump_writes: FdSet::default(),
             hex_strings: HexStrings::None,
             consts: ConstStyle::Abbrev,
-            decode_pids: DecodePids {
-                comm: false,
-                pidns: false,
-            },
+            decode_pids: DecodePids::default(),
         }
     }
 }
@@ -238,10 +166,12 @@ pub struct FormatState {
     pub(crate) json: Option<Box<JsonCall>>,
     /// How `-e abbrev=`, `-e verbose=`, `-e raw=` print this call.
     pub style: CallStyle,
-    /// Under `-Y`, the names of the call's pid parameters (`pid`, `tgid`,
-    /// `tid`): [`Printer::int`] prints their values with the command.
+    /// Under `-Y` or `--pidns-translation`, the names of the call's pid
+    /// parameters (`pid`, `tgid`, `tid`): [`Printer::int`] prints their
+    /// values as [`decorated_pid`] says.
     pub pid_params: SmallVec<[&'static str; 2]>,
-    /// A successful result is a pid: `-Y` prints its command after it.
+    /// A successful result is a pid: `-Y` prints its command after it,
+    /// `--pidns-translation` its number in rtrace's namespace.
     pub result_pid: bool,
 }
 
@@ -359,22 +289,6 @@ impl<'a> Printer<'a> {
     /// The ABI of the call being printed (pointer size, struct layouts).
     pub fn arch(&self) -> Arch {
         self.arch
-    }
-
-    /// Whether decoders should look names up: not under `-V`, nor under
-    /// `-X raw` in text (JSON carries names whatever `-X` says).
-    pub fn symbols(&self) -> bool {
-        match self.cfg.consts {
-            ConstStyle::Abbrev | ConstStyle::Verbose => true,
-            ConstStyle::Raw => self.cfg.json,
-            ConstStyle::Values => false,
-        }
-    }
-
-    /// Whether `-X raw` or `-X verbose` spell this text's constants as
-    /// strace's numbers (hex).
-    fn strace_numbers(&self) -> bool {
-        !self.cfg.json && matches!(self.cfg.consts, ConstStyle::Raw | ConstStyle::Verbose)
     }
 
     /// The nesting state, for the call layer's `)` and `=` bookkeeping.
@@ -574,6 +488,7 @@ impl<'a> Printer<'a> {
 
     /// A named value that stands for a file, with its path (`-y`'s
     /// `AT_FDCWD</home/u>`).
+    ///
     /// `-X` spells the value as [`Printer::symbol_decimal`] does:
     /// `-100</home/u>`, `-100 /* AT_FDCWD */</home/u>`.
     pub fn symbol_path(&mut self, name: &str, value: i64, symbol: &str, path: &[u8]) {
@@ -658,84 +573,6 @@ impl<'a> Printer<'a> {
                 || serde_json::json!({ "value": after, "before": before }),
             );
         }
-    }
-
-    /// A value that is one of a set of symbols, or a number if none fits.
-    /// The one place a named constant is spelled: `SEEK_END`; under
-    /// `-X raw` `0x2`, under `-X verbose` `0x2 /* SEEK_END */` (strace
-    /// writes these numbers in hex), under `-V` `2`.
-    pub fn symbol(&mut self, name: &str, value: i64, symbol: Option<&str>) {
-        self.constant(name, value, symbol, const_hex(value));
-    }
-
-    /// [`Printer::symbol`] for the constants strace writes in decimal
-    /// under `-X raw` and `-X verbose`: signal numbers, `AT_FDCWD`.
-    pub fn symbol_decimal(&mut self, name: &str, value: i64, symbol: Option<&str>) {
-        self.constant(name, value, symbol, value.to_string());
-    }
-
-    /// A named constant with `number`, the spelling of its value under
-    /// `-X raw` and `-X verbose`.
-    fn constant(&mut self, name: &str, value: i64, symbol: Option<&str>, number: String) {
-        if self.strace_numbers() {
-            let text = match symbol {
-                Some(sym) if self.cfg.consts == ConstStyle::Verbose => {
-                    format!("{number} /* {sym} */")
-                }
-                _ => number,
-            };
-            return self.emit(name, &text, || Value::Null);
-        }
-        match symbol {
-            Some(sym) if self.symbols() => self.emit(
-                name,
-                sym,
-                || serde_json::json!({ "value": value, "name": sym }),
-            ),
-            _ => self.int(name, value),
-        }
-    }
-
-    /// A number the text names (an ioctl request: `TCGETS`, `_IOC(...)`),
-    /// printed in hex when it has no name or under `-V` and `-X raw`, and
-    /// as `0x5401 /* TCGETS */` under `-X verbose`. In JSON the name (the
-    /// number is in the call's `raw`), under `-V` the number.
-    pub fn named_hex(&mut self, name: &str, value: u64, symbol: &str) {
-        match self.cfg.consts {
-            ConstStyle::Verbose if !self.cfg.json => {
-                let text = format!("{} /* {symbol} */", flags_hex(value));
-                self.emit(name, &text, || Value::Null);
-            }
-            ConstStyle::Raw if !self.cfg.json => self.emit(name, &flags_hex(value), || Value::Null),
-            ConstStyle::Values => self.hex(name, value),
-            _ => self.field(name, symbol),
-        }
-    }
-
-    /// A flag set: `O_WRONLY|O_CREAT|0x80000000`, `0` when empty. Entries
-    /// are tried in order; each matched entry's bits are removed. Under
-    /// `-X raw` the number (`0x241`, `0`), under `-X verbose` the number
-    /// and the names (`0x241 /* O_WRONLY|O_CREAT|O_TRUNC */`).
-    pub fn flags(&mut self, name: &str, value: u64, table: &[FlagDef]) {
-        if self.strace_numbers() {
-            let number = flags_hex(value);
-            let names = flags_text(value, table, true);
-            let text = if self.cfg.consts == ConstStyle::Verbose && names != number {
-                format!("{number} /* {names} */")
-            } else {
-                number
-            };
-            return self.emit(name, &text, || Value::Null);
-        }
-        let text = flags_text(value, table, self.symbols());
-        self.emit(name, &text, || {
-            let names: Vec<&str> = if text == "0" {
-                Vec::new()
-            } else {
-                text.split('|').collect()
-            };
-            serde_json::json!({ "value": value, "flags": names })
-        });
     }
 
     /// A byte string: C-escaped in quotes, `..` after the quote if `cut`.
@@ -831,65 +668,6 @@ pub fn json_bytes(bytes: &[u8], cut: bool) -> Value {
 pub fn escape_path(path: &[u8]) -> String {
     let quoted = quote(path, false);
     quoted[1..quoted.len() - 1].to_string()
-}
-
-/// A flag set or an ioctl request as strace's `-X raw` writes it: `0`,
-/// else `0x241`.
-pub fn flags_hex(value: u64) -> String {
-    if value == 0 {
-        "0".to_string()
-    } else {
-        format!("0x{value:x}")
-    }
-}
-
-/// A named constant's value as strace's `-X raw` writes it: hex when
-/// positive (`0x2`), else decimal (`0`, `-1`).
-fn const_hex(value: i64) -> String {
-    if value > 0 {
-        format!("0x{value:x}")
-    } else {
-        value.to_string()
-    }
-}
-
-/// Pid `pid`, as task `tid` named it, with what `how` adds: its command
-/// (`1234<sh>`) and, when the task is in another pid namespace, the number
-/// rtrace's gives it (`2 /* 398 in rtrace's PID NS */`, as strace writes
-/// it); in JSON `{"value": 2, "comm": "sh", "in_rtrace_ns": 398}`. None
-/// when there is nothing to add: no such option, a pid that names no
-/// process now (0, -1, a child reaped), no other namespace.
-pub fn decorated_pid(how: DecodePids, tid: i32, pid: i64) -> Option<(String, Value)> {
-    use crate::kernel::pidns::{PidHere, pid_here};
-    if !how.comm && !how.pidns {
-        return None;
-    }
-    let pid32 = i32::try_from(pid).ok().filter(|&p| p > 0)?;
-    let (here, translated) = match pid_here(tid, pid32) {
-        PidHere::Same(n) => (n, None),
-        PidHere::Translated(n) => (n, Some(n)),
-        PidHere::Unknown => return None,
-    };
-    let comm = how
-        .comm
-        .then(|| crate::kernel::process_name(nix::unistd::Pid::from_raw(here)))
-        .flatten();
-    let translated = translated.filter(|_| how.pidns);
-    if comm.is_none() && translated.is_none() {
-        return None;
-    }
-    let mut text = pid.to_string();
-    let mut json = serde_json::Map::new();
-    json.insert("value".into(), Value::from(pid));
-    if let Some(comm) = &comm {
-        let _ = write!(text, "<{comm}>");
-        json.insert("comm".into(), comm.json());
-    }
-    if let Some(n) = translated {
-        let _ = write!(text, " /* {n} in rtrace's PID NS */");
-        json.insert("in_rtrace_ns".into(), Value::from(n));
-    }
-    Some((text, Value::Object(json)))
 }
 
 /// Render a flag set with a `{mask, value, name}` table.
