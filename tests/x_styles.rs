@@ -243,6 +243,42 @@ fn x_styles_spell_ioctl_requests_and_their_arguments() {
 }
 
 #[test]
+fn x_verbose_names_the_usbmon_requests_beside_their_codes() {
+    // A libpcap-style client of the usbmon emulation (tests/usbmon.rs).
+    let pcap = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/usbmon/qemu-xhci-0u.pcap"
+    );
+    let emu = common::Emulator::start("usbmon_emu", &[pcap]);
+    fixture("usbmon_pcap");
+    let run = common::trace_env(
+        &["-X", "verbose", "-e", "trace=openat,ioctl"],
+        &["usbmon_pcap", "32", "1228800"],
+        &[("USBMON_EMU_SOCKET", emu.socket())],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let calls: Vec<String> = run
+        .trace
+        .lines()
+        .filter(|l| l.starts_with("openat(") || l.starts_with("ioctl("))
+        .filter(|l| l.contains("usbmon") || l.starts_with("ioctl(3, "))
+        .map(String::from)
+        .collect();
+    assert_lines(
+        &calls,
+        &[
+            "openat(-100 /* AT_FDCWD */, \"/dev/usbmon0\", 0 /* O_RDONLY */) = 3",
+            "ioctl(3, 0x9204 /* MON_IOCT_RING_SIZE */, 1228800) = 0",
+            "ioctl(3, 0xc0109207 /* MON_IOCX_MFETCH */, {offvec=&ADDR, nfetch=32, nflush=0}) = 0 \
+             {nfetch=32, nflush=0, offvec=[0, 64, 128, 192, 256, 320, 448, 512, 576, 640, 832, 960, \
+             1024, 1088, 5248, 5312, 5440, 5568, 5632, 5696, 9856, 9920, 10048, 10176, 10240, \
+             10304, 14464, 14528, 14656, 14784, 14848, 14912]}",
+            "ioctl(3, 0x9208 /* MON_IOCH_MFLUSH */, 32) = 32",
+        ],
+    );
+}
+
+#[test]
 fn x_styles_leave_signal_lines_named_and_v_numbers_them() {
     // strace -X raw keeps `--- SIGCHLD`; rtrace's own -V numbers it.
     let bin = fixture("fork_wait");
