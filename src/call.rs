@@ -12,7 +12,7 @@ use std::borrow::Cow;
 mod dump;
 
 use crate::fdtable::FdTable;
-use crate::format::{FormatConfig, FormatState, Naming, Printer};
+use crate::format::{ConstStyle, FormatConfig, FormatState, Naming, Printer};
 use crate::kernel::{Arch, Memory};
 use crate::output::{Output, Style};
 use crate::sysent::Signature;
@@ -253,8 +253,9 @@ impl Printer<'_> {
     pub fn result(&mut self, rval: i64) {
         debug_assert!(self.state().equals_printed, "result before `=`");
         if is_error(rval) {
+            // Error names stay under `-X raw`, as in strace; `-V` numbers them.
             let mut text = match errno_name(-rval) {
-                Some(name) if self.symbols() => format!("-1 [{name}]"),
+                Some(name) if self.config().consts != ConstStyle::Values => format!("-1 [{name}]"),
                 _ => format!("-1 [{}]", -rval),
             };
             if self.config().errno_text
@@ -263,8 +264,12 @@ impl Printer<'_> {
                 text = format!("{text} ({description})");
             }
             self.text(&text, Style::Error);
+        } else if self.state().style.raw {
+            self.text(&crate::format::flags_hex(rval as u64), Style::Plain);
         } else if let Some(shown) = self.new_fd_text(rval) {
             let text = format!("{rval}<{}>", shown.shown());
+            self.text(&text, Style::Plain);
+        } else if let Some(text) = self.new_pid_text(rval) {
             self.text(&text, Style::Plain);
         } else {
             let mut buf = [0; 20];
@@ -281,6 +286,16 @@ impl Printer<'_> {
             return None;
         }
         crate::kernel::fds::describe(self.pid(), i32::try_from(rval).ok()?, set)
+    }
+
+    /// Under `-Y` or `--pidns-translation`, a result that is a pid
+    /// (fork's child, getpid's own; see [`crate::sysent::returns_pid`])
+    /// with its command or its number in rtrace's namespace.
+    fn new_pid_text(&mut self, rval: i64) -> Option<String> {
+        if !self.state().result_pid {
+            return None;
+        }
+        crate::format::decorated_pid(self.config().decode_pids, self.pid(), rval).map(|(t, _)| t)
     }
 
     /// Print a result that is an address on success (`mmap`, `brk`).
@@ -372,7 +387,21 @@ pub fn call_enter(t: Stopped, call: &mut Call) {
     }
     p.text(name, Style::CallName);
     p.open("", "(", Naming::Params);
-    let kind = (handler.out)(&mut p, &mut ctx);
+    let pids = p.config().decode_pids;
+    if (pids.comm || pids.pidns)
+        && let Some(sig) = ctx.sig
+    {
+        let pids = sig
+            .params
+            .iter()
+            .filter(|q| q.kind == crate::sysent::Kind::Pid);
+        p.state().pid_params = pids.map(|q| q.name).collect();
+    }
+    let kind = if p.state().style.raw {
+        raw_args(&mut p, &ctx, handler)
+    } else {
+        (handler.out)(&mut p, &mut ctx)
+    };
     match kind {
         CallType::Done => p.equals(),
         CallType::NoReturn => {
@@ -441,6 +470,7 @@ pub fn call_leave(
     call_replay(t.out, t.pid, call, true);
     call.fmt.suffix = duration.map(|d| format!(" <{}.{:06}>", d.as_secs(), d.subsec_micros()));
     call.fmt.result_fd = crate::sysent::returns_fd(&call.name, &call.args);
+    call.fmt.result_pid = crate::sysent::returns_pid(&call.name);
     let failed = is_error(rval);
     // A no-return call that returned success (rt_sigreturn) has the restored
     // context in its result register, not a result: print nothing more.
@@ -450,8 +480,10 @@ pub fn call_leave(
         let fd = call.args[0] as i32;
         let (fmt, name, mut ctx) = call.handler_view(t.fds, rval);
         let mut p = Printer::new(t.out, t.pid, t.cfg, fmt, t.mem, ctx.arch);
-        if kind == CallType::NoReturn {
-            p.equals();
+        if kind == CallType::NoReturn || p.state().style.raw {
+            if !p.equals_printed() {
+                p.equals();
+            }
             p.result(rval);
         } else {
             (handler.r#in)(&mut p, &mut ctx, failed);
@@ -528,7 +560,9 @@ fn json_leave(
         let fd = call.args[0] as i32;
         let (fmt, _, mut ctx) = call.handler_view(t.fds, rval);
         let mut p = Printer::new(t.out, t.pid, t.cfg, fmt, t.mem, ctx.arch);
-        if returned && kind != CallType::NoReturn {
+        if returned && kind != CallType::NoReturn && p.state().style.raw {
+            default_in(&mut p, &mut ctx, failed);
+        } else if returned && kind != CallType::NoReturn {
             (handler.r#in)(&mut p, &mut ctx, failed);
             if let Some(bytes) = dump {
                 dump::put(&mut p, true, fd, &bytes);
@@ -623,6 +657,25 @@ pub fn timeline_slice(
             args,
             result,
         });
+    }
+}
+
+/// `-e raw=`'s enter half: every parameter the call takes (all six when
+/// its table row is unknown) as its register in hex, as strace prints
+/// them (`0xffffff9c`, `0`), and the split the call would have: a call
+/// that does not return (exit, exec, sigreturn) prints no `=`.
+fn raw_args(p: &mut Printer, ctx: &CallCtx, handler: &Handler) -> CallType {
+    let count = ctx.sig.map_or(6, |s| s.params.len());
+    for i in 0..count.min(6) {
+        let name = ctx.sig.map_or("", |s| s.params[i].name);
+        p.raw_hex(name, ctx.args[i]);
+    }
+    let no_return = matches!(handler.class, CallClass::Exec | CallClass::Sigreturn)
+        || matches!(handler.name, "exit" | "exit_group");
+    if no_return {
+        CallType::NoReturn
+    } else {
+        CallType::Done
     }
 }
 

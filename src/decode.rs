@@ -6,7 +6,7 @@
 
 use crate::abi::fs::AT_FDCWD;
 use crate::fdtable::FdTable;
-use crate::format::{Naming, Printer};
+use crate::format::{ConstStyle, Naming, Printer};
 
 /// A file descriptor; with `-y` also what the kernel says it is now
 /// (with `-yy` or `--decode-fds=SET` what strace adds: `3<TCP:[...]>`,
@@ -53,8 +53,10 @@ pub fn put_dirfd(p: &mut Printer, fds: &FdTable, name: &str, fd: i64) {
         .then(|| crate::fdtable::kernel_cwd(p.pid()))
         .flatten();
     match cwd {
-        Some(cwd) if p.symbols() => p.symbol_path(name, fd, "AT_FDCWD", &cwd),
-        _ => p.symbol(name, fd, Some("AT_FDCWD")),
+        Some(cwd) if p.config().consts != ConstStyle::Values => {
+            p.symbol_path(name, fd, "AT_FDCWD", &cwd)
+        }
+        _ => p.symbol_decimal(name, fd, Some("AT_FDCWD")),
     }
 }
 
@@ -72,7 +74,7 @@ pub fn put_signal(p: &mut Printer, name: &str, sig: i64) {
         Ok(sig) if p.symbols() => signal_name(sig),
         _ => None,
     };
-    p.symbol(name, sig, sym.as_deref());
+    p.symbol_decimal(name, sig, sym.as_deref());
 }
 
 /// After the result, an extended part in parentheses printed by `body`

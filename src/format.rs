@@ -14,8 +14,11 @@ use smallvec::SmallVec;
 
 use crate::escape::HexStrings;
 use crate::kernel::fds::{FdDetails, FdText};
+
+mod style;
 use crate::kernel::{Arch, Memory};
 use crate::output::{Output, Style};
+pub use style::{CallStyle, ConstStyle, DecodePids, decorated_pid, flags_hex};
 
 /// The longest string printed, whatever `-s` or `-vv` ask: every byte
 /// shown is first copied out of the tracee.
@@ -46,6 +49,11 @@ pub struct FormatConfig {
     pub dump_writes: FdSet,
     /// `-x`, `-xx`, `--strings-in-hex=`: strings in `\xNN` escapes.
     pub hex_strings: HexStrings,
+    /// `-X` (and `-V`): how named constants and flag sets are spelled.
+    pub consts: ConstStyle,
+    /// `-Y` and `--pidns-translation`: what a pid parameter or result
+    /// is printed with.
+    pub decode_pids: DecodePids,
 }
 
 /// A set of file descriptors as `-e read=` and `-e write=` take it:
@@ -113,6 +121,8 @@ impl Default for FormatConfig {
             dump_reads: FdSet::default(),
             dump_writes: FdSet::default(),
             hex_strings: HexStrings::None,
+            consts: ConstStyle::Abbrev,
+            decode_pids: DecodePids::default(),
         }
     }
 }
@@ -156,9 +166,27 @@ pub struct FormatState {
     /// The JSON rendering of the call, built by the same primitives; made
     /// at the first JSON primitive (text output never pays for it).
     pub(crate) json: Option<Box<JsonCall>>,
+    /// How `-e abbrev=`, `-e verbose=`, `-e raw=` print this call.
+    pub style: CallStyle,
+    /// Under `-Y` or `--pidns-translation`, the names of the call's pid
+    /// parameters (`pid`, `tgid`, `tid`): [`Printer::int`] prints their
+    /// values as [`decorated_pid`] says.
+    pub pid_params: SmallVec<[&'static str; 2]>,
+    /// A successful result is a pid: `-Y` prints its command after it,
+    /// `--pidns-translation` its number in rtrace's namespace.
+    pub result_pid: bool,
 }
 
 impl FormatState {
+    /// The state of a call that `-e abbrev=`, `verbose=`, `raw=` print
+    /// in `style`, before anything is printed.
+    pub fn styled(style: CallStyle) -> FormatState {
+        FormatState {
+            style,
+            ..FormatState::default()
+        }
+    }
+
     /// The call's JSON rendering under construction.
     pub(crate) fn json_mut(&mut self) -> &mut JsonCall {
         self.json.get_or_insert_default()
@@ -218,7 +246,9 @@ pub use crate::abi::flags::{FlagDef, flag};
 pub struct Printer<'a> {
     out: &'a mut Output,
     pid: i32,
-    cfg: &'a FormatConfig,
+    /// The user's choices as they apply to this call (`-e abbrev=` and
+    /// `-e verbose=` change them for some calls only).
+    cfg: std::borrow::Cow<'a, FormatConfig>,
     state: &'a mut FormatState,
     mem: &'a mut Memory,
     arch: Arch,
@@ -234,6 +264,10 @@ impl<'a> Printer<'a> {
         mem: &'a mut Memory,
         arch: Arch,
     ) -> Printer<'a> {
+        let cfg = match cfg.for_call(state.style) {
+            Some(changed) => std::borrow::Cow::Owned(changed),
+            None => std::borrow::Cow::Borrowed(cfg),
+        };
         Printer {
             out,
             pid,
@@ -246,7 +280,7 @@ impl<'a> Printer<'a> {
 
     /// The user's formatting choices.
     pub fn config(&self) -> &FormatConfig {
-        self.cfg
+        &self.cfg
     }
 
     /// The task (thread id) whose call is printed.
@@ -257,11 +291,6 @@ impl<'a> Printer<'a> {
     /// The ABI of the call being printed (pointer size, struct layouts).
     pub fn arch(&self) -> Arch {
         self.arch
-    }
-
-    /// Whether symbols are wanted (no `-V`).
-    pub fn symbols(&self) -> bool {
-        self.cfg.values_only == 0
     }
 
     /// The nesting state, for the call layer's `)` and `=` bookkeeping.
@@ -490,15 +519,32 @@ impl<'a> Printer<'a> {
 
     /// A named value that stands for a file, with its path (`-y`'s
     /// `AT_FDCWD</home/u>`).
+    ///
+    /// `-X` spells the value as [`Printer::symbol_decimal`] does:
+    /// `-100</home/u>`, `-100 /* AT_FDCWD */</home/u>`.
     pub fn symbol_path(&mut self, name: &str, value: i64, symbol: &str, path: &[u8]) {
-        let text = format!("{symbol}<{}>", escape_path(path));
+        let shown = match self.cfg.consts {
+            _ if self.cfg.json => symbol.to_string(),
+            ConstStyle::Abbrev => symbol.to_string(),
+            ConstStyle::Verbose => format!("{value} /* {symbol} */"),
+            ConstStyle::Raw | ConstStyle::Values => value.to_string(),
+        };
+        let text = format!("{shown}<{}>", escape_path(path));
         self.emit(name, &text, || {
             serde_json::json!({ "value": value, "name": symbol, "path": json_bytes(path, false) })
         });
     }
 
-    /// A signed decimal.
+    /// A signed decimal; a pid parameter of the call (see
+    /// [`FormatState::pid_params`]) with what `-Y` and
+    /// `--pidns-translation` add ([`decorated_pid`]).
     pub fn int(&mut self, name: &str, value: i64) {
+        if self.state.levels.len() == 1
+            && self.state.pid_params.contains(&name)
+            && let Some((text, json)) = decorated_pid(self.cfg.decode_pids, self.pid, value)
+        {
+            return self.emit(name, &text, || json);
+        }
         self.emit(name, &value.to_string(), || Value::from(value));
     }
 
@@ -510,6 +556,12 @@ impl<'a> Printer<'a> {
     /// A hexadecimal value.
     pub fn hex(&mut self, name: &str, value: u64) {
         self.emit(name, &format!("0x{value:x}"), || Value::from(value));
+    }
+
+    /// A register as `-e raw=` prints it: `0`, else hex (`0x241`); a
+    /// number in JSON.
+    pub fn raw_hex(&mut self, name: &str, value: u64) {
+        self.emit(name, &flags_hex(value), || Value::from(value));
     }
 
     /// An octal mode.
@@ -552,32 +604,6 @@ impl<'a> Printer<'a> {
                 || serde_json::json!({ "value": after, "before": before }),
             );
         }
-    }
-
-    /// A value that is one of a set of symbols, or a number if none fits.
-    pub fn symbol(&mut self, name: &str, value: i64, symbol: Option<&str>) {
-        match symbol {
-            Some(sym) if self.symbols() => self.emit(
-                name,
-                sym,
-                || serde_json::json!({ "value": value, "name": sym }),
-            ),
-            _ => self.int(name, value),
-        }
-    }
-
-    /// A flag set: `O_WRONLY|O_CREAT|0x80000000`, `0` when empty. Entries
-    /// are tried in order; each matched entry's bits are removed.
-    pub fn flags(&mut self, name: &str, value: u64, table: &[FlagDef]) {
-        let text = flags_text(value, table, self.symbols());
-        self.emit(name, &text, || {
-            let names: Vec<&str> = if text == "0" {
-                Vec::new()
-            } else {
-                text.split('|').collect()
-            };
-            serde_json::json!({ "value": value, "flags": names })
-        });
     }
 
     /// A byte string: C-escaped in quotes, `..` after the quote if `cut`.

@@ -12,6 +12,8 @@ use std::io;
 use std::os::unix::fs::FileExt;
 
 use crate::escape::TraceeText;
+
+pub mod pidns;
 use nix::sys::uio::{RemoteIoVec, process_vm_readv};
 use nix::unistd::Pid;
 

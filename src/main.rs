@@ -216,6 +216,10 @@ fn expr_words() -> Vec<&'static str> {
         "decode-fds=",
         "inject=",
         "fault=",
+        "raw=",
+        "abbrev=",
+        "verbose=",
+        "decode-pids=",
     ];
     let mut calls: Vec<&'static str> = rtrace_cli::sysent::all_signatures()
         .map(|s| s.name)
@@ -268,7 +272,7 @@ struct Cli {
 
     /// More detail: longer strings, more struct fields, each signal's
     /// siginfo (repeatable)
-    #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count)]
+    #[arg(short = 'v', long = "verbose", visible_alias = "no-abbrev", action = clap::ArgAction::Count)]
     verbose: u8,
 
     /// Quieter: no `Tracing NAME (pid N)`, `---` (exec), exit and detach
@@ -316,9 +320,34 @@ struct Cli {
           value_parser = rtrace_cli::escape::HexStrings::parse)]
     strings_in_hex: Option<rtrace_cli::escape::HexStrings>,
 
-    /// Numbers instead of symbols; twice: structs as their addresses
-    #[arg(short = 'V', long = "values", action = clap::ArgAction::Count)]
+    /// Numbers instead of symbols, in decimal, error and signal numbers
+    /// too; twice: structs as their addresses
+    #[arg(short = 'V', long = "values", action = clap::ArgAction::Count, conflicts_with = "const_style")]
     values: u8,
+
+    /// How constants, flag sets and ioctl requests print, as strace's -X:
+    /// abbrev (names, the default), raw (numbers: `0x241`; error names
+    /// stay), verbose (both: `0x241 /* O_WRONLY|O_CREAT|O_TRUNC */`).
+    /// Text only: JSON carries names and values whatever it says
+    #[arg(short = 'X', long = "const-print-style", value_name = "STYLE",
+          value_parser = parse_const_style)]
+    const_style: Option<rtrace_cli::format::ConstStyle>,
+
+    /// Each pid a call takes or returns with its process's command:
+    /// `kill(1234<sh>, SIGTERM)`, `fork() = 1235<sh>` (--decode-pids=comm)
+    #[arg(short = 'Y')]
+    decode_pids_comm: bool,
+
+    /// What to print with pids: comm (-Y), pidns (--pidns-translation),
+    /// both (comm,pidns)
+    #[arg(long = "decode-pids", value_name = "WHAT", value_parser = parse_decode_pids)]
+    decode_pids: Option<rtrace_cli::format::DecodePids>,
+
+    /// For a tracee in another pid namespace, each pid it takes or gets
+    /// also as rtrace's namespace numbers it: `getpid() = 1 /* 4242 in
+    /// rtrace's PID NS */` (--decode-pids=pidns)
+    #[arg(long = "pidns-translation")]
+    pidns_translation: bool,
 
     /// Wall-clock time before each line; twice: with microseconds; three
     /// times: seconds since the epoch
@@ -348,7 +377,12 @@ struct Cli {
     /// argument N points, before the call runs or after);
     /// SET may name ioctl requests, MON_IOCX_MFETCH: those ioctls, each
     /// request counted on its own), fault=SET[:error=ERRNO][:when=...]
-    /// (inject with error=ENOSYS by default) (repeatable);
+    /// (inject with error=ENOSYS by default),
+    /// raw=SET (those calls' arguments and results as
+    /// hex numbers, undecoded), abbrev=SET (those calls' arrays and
+    /// structs cut; the others whole, as with -v), verbose=SET (those
+    /// calls' structs read; the others' printed as addresses),
+    /// decode-pids=comm,pidns (-Y, --pidns-translation) (repeatable);
     /// a bare SET means trace=SET. Classes are strace's, with the same
     /// calls: %file %desc %process %network (%net) %signal %ipc %memory
     /// %creds %clock %stat %lstat %fstat %%stat %statfs %fstatfs %%statfs
@@ -757,6 +791,10 @@ fn main() -> ExitCode {
         Ok(sets) => sets,
         Err(e) => return fail(&e, 2),
     };
+    let decode_pids = match decode_pids(&cli) {
+        Ok(how) => how,
+        Err(e) => return fail(&e, 2),
+    };
     let sort = match cli.sort.as_deref().map(trace::stats::SortKey::parse) {
         None => trace::stats::SortKey::default(),
         Some(Ok(key)) => key,
@@ -868,6 +906,11 @@ fn main() -> ExitCode {
         format: FormatConfig {
             all_names: cli.all_names,
             values_only: cli.values,
+            consts: match (cli.values, cli.const_style) {
+                (0, style) => style.unwrap_or_default(),
+                _ => rtrace_cli::format::ConstStyle::Values,
+            },
+            decode_pids,
             verbose: cli.verbose,
             string_limit,
             decode_fds,
@@ -950,9 +993,14 @@ fn selection(cli: &Cli) -> Result<trace::Selection, String> {
             // Formatting, not selection: taken by `dump_sets` and
             // `fd_details`.
             "read" | "write" | "decode-fds" => {}
+            "raw" | "x" => select.raw = Some(call_set("raw", value)?),
+            "abbrev" | "a" => select.abbrev = Some(call_set("abbrev", value)?),
+            "verbose" | "v" => select.verbose = Some(call_set("verbose", value)?),
+            // Taken by `decode_pids`.
+            "decode-pids" | "decode-pid" => {}
             _ => {
                 return Err(format!(
-                    "unknown -e qualifier '{key}' (trace, status, signal, diag, trace-fds, read, write, decode-fds, inject, fault)"
+                    "unknown -e qualifier '{key}' (trace, status, signal, diag, trace-fds, read, write, decode-fds, inject, fault, raw, abbrev, verbose, decode-pids)"
                 ));
             }
         }
@@ -993,6 +1041,55 @@ fn selection(cli: &Cli) -> Result<trace::Selection, String> {
         select.signals = SignalSet::parse("none")?;
     }
     Ok(select)
+}
+
+/// A set of calls for `-e QUALIFIER=` (raw, abbrev, verbose), in
+/// `-e trace=`'s syntax; its errors name the qualifier.
+fn call_set(qualifier: &str, spec: &str) -> Result<rtrace_cli::select::TraceSet, String> {
+    rtrace_cli::select::TraceSet::parse(spec).map_err(|e| format!("-e {qualifier}: {e}"))
+}
+
+/// `-X`'s and `--const-print-style`'s value.
+fn parse_const_style(text: &str) -> Result<rtrace_cli::format::ConstStyle, String> {
+    use rtrace_cli::format::ConstStyle;
+    match text {
+        "abbrev" => Ok(ConstStyle::Abbrev),
+        "raw" => Ok(ConstStyle::Raw),
+        "verbose" => Ok(ConstStyle::Verbose),
+        _ => Err("expected abbrev, raw or verbose".into()),
+    }
+}
+
+/// `--decode-pids=` and `-e decode-pids=`: `comm`, `pidns`, both
+/// (`comm,pidns`, `all`), `none`.
+fn parse_decode_pids(text: &str) -> Result<rtrace_cli::format::DecodePids, String> {
+    let mut how = rtrace_cli::format::DecodePids::default();
+    for word in text.split(',') {
+        match word.trim() {
+            "comm" => how.comm = true,
+            "pidns" => how.pidns = true,
+            "all" => (how.comm, how.pidns) = (true, true),
+            "none" => (how.comm, how.pidns) = (false, false),
+            _ => return Err(format!("'{word}' is not comm, pidns, all or none")),
+        }
+    }
+    Ok(how)
+}
+
+/// What pids print with: `-Y`, `--pidns-translation`, `--decode-pids=`,
+/// the last `-e decode-pids=` (which says it all).
+fn decode_pids(cli: &Cli) -> Result<rtrace_cli::format::DecodePids, String> {
+    let given = cli.decode_pids.unwrap_or_default();
+    let mut how = rtrace_cli::format::DecodePids {
+        comm: cli.decode_pids_comm || given.comm,
+        pidns: cli.pidns_translation || given.pidns,
+    };
+    for expr in &cli.exprs {
+        if let Some(("decode-pids" | "decode-pid", set)) = expr.split_once('=') {
+            how = parse_decode_pids(set).map_err(|e| format!("-e decode-pids: {e}"))?;
+        }
+    }
+    Ok(how)
 }
 
 /// `-e read=SET` and `-e write=SET`: the fds whose data is dumped (the

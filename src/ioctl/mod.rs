@@ -480,20 +480,12 @@ pub fn ioctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     let info = c.fds.get(fd as i32);
     let resolved = resolve(c.arch, code, info.as_ref());
     let Some((group, req)) = resolved.decoder else {
-        if p.symbols() {
-            p.field("request", &resolved.name);
-        } else {
-            p.hex("request", code);
-        }
+        p.named_hex("request", code, &resolved.name);
         let plan = fallback::plan(code, c.arch, info.as_ref());
         return fallback::out(p, c.args[2], &plan);
     };
     check_request(req);
-    if p.symbols() {
-        p.field("request", &resolved.name);
-    } else {
-        p.hex("request", code);
-    }
+    p.named_hex("request", code, &resolved.name);
     let arg = c.args[2];
     match &req.arg {
         Arg::None => CallType::Done,

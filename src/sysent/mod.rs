@@ -259,6 +259,18 @@ pub fn returns_fd(name: &str, args: &[u64; 6]) -> bool {
     }
 }
 
+/// The calls whose successful result is a process, process group,
+/// session or thread id (`-Y` prints its command after it), sorted.
+const RETURN_PIDS: &[&str] = &[
+    "clone", "clone3", "fork", "getpgid", "getpgrp", "getpid", "getppid", "getsid", "gettid",
+    "setsid", "vfork", "wait4", "waitpid",
+];
+
+/// Whether a successful `name` returns a pid ([`RETURN_PIDS`]).
+pub fn returns_pid(name: &str) -> bool {
+    RETURN_PIDS.binary_search(&name).is_ok()
+}
+
 /// strace's classes of call `name` (none for a name the table lacks).
 pub fn classes(name: &str) -> Classes {
     find(rows::ROWS, name).map_or(Classes::NONE, |s| s.classes)
@@ -273,6 +285,17 @@ pub fn all_signatures() -> impl Iterator<Item = &'static Signature> {
 mod tests {
     use super::rows::{I386_ROWS, ROWS};
     use super::*;
+
+    #[test]
+    fn pid_returning_calls_are_sorted_rows() {
+        assert!(RETURN_PIDS.windows(2).all(|w| w[0] < w[1]));
+        for name in RETURN_PIDS {
+            assert!(
+                find(ROWS, name).or(find(I386_ROWS, name)).is_some(),
+                "{name}"
+            );
+        }
+    }
 
     #[test]
     fn fd_returning_calls_are_sorted_rows() {

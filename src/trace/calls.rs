@@ -9,7 +9,7 @@ use crate::call::{
     Call, CallClass, CallData, CallType, Show, Stopped, call_enter, call_leave, call_replay,
     is_error, is_restart,
 };
-use crate::format::{FormatState, Naming, Printer};
+use crate::format::{CallStyle, FormatState, Naming, Printer};
 use crate::kernel::{self, Arch, Handled, Stop, SyscallOp};
 use crate::output::Style;
 use std::borrow::Cow;
@@ -87,6 +87,19 @@ impl Engine {
         let selected = self.select.trace.contains(name);
         self.selected.insert((arch, nr), selected);
         selected
+    }
+
+    /// How `-e abbrev=`, `-e verbose=` and `-e raw=` print call `nr` of
+    /// `arch`, named `name`.
+    fn call_style(&mut self, arch: Arch, nr: u64, name: &str) -> CallStyle {
+        let select = &self.select;
+        if select.abbrev.is_none() && select.verbose.is_none() && select.raw.is_none() {
+            return CallStyle::default();
+        }
+        *self
+            .styles
+            .entry((arch, nr))
+            .or_insert_with(|| style_of(select, name))
     }
 
     /// Count one attempt of a call for `-c`, as strace does: each time the
@@ -247,6 +260,13 @@ impl Engine {
             self.out.record_clear(pid);
             self.out.newline();
         }
+        let style = if demultiplexed {
+            // A socketcall's subcalls share its number: not cached.
+            style_of(&self.select, &name)
+        } else {
+            self.call_style(arch, nr, &name)
+        };
+        let proc = self.procs.get_mut(&pid).expect("present");
         let mut call = Call {
             nr,
             arch,
@@ -255,7 +275,7 @@ impl Engine {
             handler: entry.handler,
             sig: entry.sig,
             kind: CallType::Done,
-            fmt: FormatState::default(),
+            fmt: FormatState::styled(style),
             data: CallData::None,
             ip,
             sp,
@@ -696,6 +716,19 @@ impl Engine {
             .returned
             .remove("siginfo")
             .unwrap_or_default()
+    }
+}
+
+/// How `-e abbrev=`, `-e verbose=` and `-e raw=` in `select` print call
+/// `name`.
+fn style_of(select: &super::Selection, name: &str) -> CallStyle {
+    CallStyle {
+        abbrev: select.abbrev.as_ref().map(|set| set.contains(name)),
+        addresses: select
+            .verbose
+            .as_ref()
+            .is_some_and(|set| !set.contains(name)),
+        raw: select.raw.as_ref().is_some_and(|set| set.contains(name)),
     }
 }
 

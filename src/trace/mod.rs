@@ -111,6 +111,14 @@ pub struct Selection {
     pub paths: paths::PathTrace,
     /// `-e inject=` and `-e fault=`: calls tampered with, printed or not.
     pub inject: crate::select::inject::InjectSet,
+    /// `-e abbrev=`: the calls whose arrays and structs are cut (the
+    /// others print whole, as with `-v`); `None`: `-v` decides for all.
+    pub abbrev: Option<TraceSet>,
+    /// `-e verbose=`: the calls whose structs are read (the others print
+    /// them as addresses); `None`: all.
+    pub verbose: Option<TraceSet>,
+    /// `-e raw=`: the calls printed as numbers, undecoded.
+    pub raw: Option<TraceSet>,
 }
 
 impl Default for Selection {
@@ -124,6 +132,9 @@ impl Default for Selection {
             diag: crate::diag::DiagSet::ALL,
             paths: paths::PathTrace::default(),
             inject: Default::default(),
+            abbrev: None,
+            verbose: None,
+            raw: None,
         }
     }
 }
@@ -357,6 +368,9 @@ struct Engine {
     select: Selection,
     /// Selection by (arch, number), computed once per call number.
     selected: IntMap<(kernel::Arch, u64), bool>,
+    /// How `-e abbrev=`, `-e verbose=`, `-e raw=` print each call, by
+    /// ABI and number (made at its first entry).
+    styles: IntMap<(kernel::Arch, u64), crate::format::CallStyle>,
     /// Calls are held back until their leave decides (status filters,
     /// `--filter`, triggers).
     deferring: bool,
@@ -508,6 +522,7 @@ impl Engine {
                 .any(|t| t.action == filtering::Action::TraceOn),
             select: cfg.select,
             selected: IntMap::default(),
+            styles: IntMap::default(),
             summary: cfg.summary,
             sort: cfg.sort,
             stats: Stats::default(),

@@ -1,0 +1,615 @@
+//! `-X raw|abbrev|verbose`, `-e raw=`, `-e abbrev=`, `-e verbose=`,
+//! `--no-abbrev` and `-Y` (`--decode-pids=comm`), traced against the
+//! fixtures calls_files.c, tty_ioctls.c and calls_proc.c, in strace's
+//! spelling and rtrace's grammar. JSON carries names and values whatever
+//! `-X` says.
+
+mod common;
+
+use common::{fixture, name, rtrace_env, s, trace};
+use std::path::{Path, PathBuf};
+
+/// A fresh empty directory for calls_files to work in.
+fn scratch(tag: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("x-styles-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The trace of calls_files with `opts`, from its marker on, as written
+/// (not normalised: hex values of eight digits and more must stay).
+fn calls_files(opts: &[&str]) -> Vec<String> {
+    let bin = fixture("calls_files");
+    let dir = scratch(&opts.join("").replace(['=', '!', ','], "_"));
+    let shown = dir.display().to_string();
+    let run = trace(opts, &[name(&bin), &shown]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let _ = std::fs::remove_dir_all(&dir);
+    let lines: Vec<String> = run.trace.lines().map(String::from).collect();
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with("write(-1, \"BEGIN\""))
+        .unwrap_or_else(|| panic!("no marker: {lines:#?}"));
+    lines[start..].to_vec()
+}
+
+/// Whether `line` is `expected` with each `ADDR` in it standing for a
+/// tracee address (`0x` and hex digits): the one thing that changes from
+/// run to run in these lines.
+fn matches(expected: &str, line: &str) -> bool {
+    let mut parts = expected.split("ADDR");
+    let Some(first) = parts.next() else {
+        return false;
+    };
+    let Some(mut rest) = line.strip_prefix(first) else {
+        return false;
+    };
+    for part in parts {
+        let Some(hex) = rest.strip_prefix("0x") else {
+            return false;
+        };
+        let digits = hex.bytes().take_while(u8::is_ascii_hexdigit).count();
+        if digits == 0 {
+            return false;
+        }
+        match hex[digits..].strip_prefix(part) {
+            Some(after) => rest = after,
+            None => return false,
+        }
+    }
+    rest.is_empty()
+}
+
+/// `got` is `expected` line for line (see [`matches`]).
+fn assert_lines(got: &[String], expected: &[&str]) {
+    let bad: Vec<String> = got
+        .iter()
+        .zip(expected)
+        .filter(|(g, e)| !matches(e, g))
+        .map(|(g, e)| format!("  expected {e}\n       got {g}"))
+        .collect();
+    assert!(
+        bad.is_empty() && got.len() >= expected.len(),
+        "{}\nwhole trace: {got:#?}",
+        bad.join("\n")
+    );
+}
+
+/// calls_files's first calls, in the form `-X` chooses.
+const FILES_ABBREV: &[&str] = &[
+    "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+    "open(\"f1\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3",
+    "write(3, \"hello world\\n\", 12) = 12",
+    "pwrite64(3, \"HE\", 2, 0) = 2",
+    "writev(3, [{iov_base=\"ab\", iov_len=2}, {iov_base=\"cd\", iov_len=2}], 2) = 4",
+    "pwritev(3, [{iov_base=\"ab\", iov_len=2}], 1, 2) = 2",
+    "pwritev2(3, [{iov_base=\"ab\", iov_len=2}, {iov_base=\"cd\", iov_len=2}], 2, 0, RWF_DSYNC|RWF_SYNC) = 4",
+    "lseek(3, 0, SEEK_SET) = 0",
+    "lseek(3, -2, SEEK_END) = 14",
+    "lseek(3, 0, 99) = -1 [EINVAL]",
+    "write(3, &0x1, 4) = -1 [EFAULT]",
+    "close(3) = 0",
+    "close(99) = -1 [EBADF]",
+    "openat(AT_FDCWD, \"f1\", O_RDONLY) = 3",
+];
+
+#[test]
+fn x_abbrev_is_the_default() {
+    assert_lines(&calls_files(&[]), FILES_ABBREV);
+    assert_lines(&calls_files(&["-X", "abbrev"]), FILES_ABBREV);
+}
+
+#[test]
+fn x_raw_prints_constants_and_flags_as_strace_numbers() {
+    assert_lines(
+        &calls_files(&["-X", "raw"]),
+        &[
+            "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+            "open(\"f1\", 0x241, 0644) = 3",
+            "write(3, \"hello world\\n\", 12) = 12",
+            "pwrite64(3, \"HE\", 2, 0) = 2",
+            "writev(3, [{iov_base=\"ab\", iov_len=2}, {iov_base=\"cd\", iov_len=2}], 2) = 4",
+            "pwritev(3, [{iov_base=\"ab\", iov_len=2}], 1, 2) = 2",
+            "pwritev2(3, [{iov_base=\"ab\", iov_len=2}, {iov_base=\"cd\", iov_len=2}], 2, 0, 0x6) = 4",
+            "lseek(3, 0, 0) = 0",
+            "lseek(3, -2, 0x2) = 14",
+            "lseek(3, 0, 0x63) = -1 [EINVAL]",
+            "write(3, &0x1, 4) = -1 [EFAULT]",
+            "close(3) = 0",
+            "close(99) = -1 [EBADF]",
+            "openat(-100, \"f1\", 0) = 3",
+            "read(3, \"abcdo\", 5) = 5",
+            "pread64(3, \"worl\", 4, 6) = 4",
+            "readv(3, [{iov_base=\" wo\", iov_len=3}, {iov_base=\"rld\", iov_len=3}], 2) = 6",
+            "preadv(3, [{iov_base=\"bcd\", iov_len=3}], 1, 1) = 3",
+            "preadv2(3, [{iov_base=\"abc\", iov_len=3}, {iov_base=\"do \", iov_len=3}], 2, 0, 0x1) = 6",
+            "read(3, \"\\nabcd\", 16) = 5",
+            "read(-1, &ADDR, 1) = -1 [EBADF]",
+            "openat(-100, \"missing\", 0x10000) = -1 [ENOENT]",
+            "openat(-100, \"new\", 0x800c2, 0600) = 4",
+            "creat(\"f2\", 0640) = 5",
+            "openat2(-100, \"f1\", {flags=0x80000, resolve=0x8}, 24) = 6",
+            "openat2(-100, \"f1\", &ADDR, 8) = -1 [EINVAL]",
+            "close_range(6, 0xffffffff, 0x4) = 0",
+            "close_range(5, 0xffffffff, 0) = 0",
+            "close_range(5, 0x4, 0) = -1 [EINVAL]",
+            "open(\"f1\", 0) = 5",
+        ],
+    );
+}
+
+#[test]
+fn x_verbose_prints_the_number_and_the_name() {
+    assert_lines(
+        &calls_files(&["-X", "verbose"]),
+        &[
+            "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+            "open(\"f1\", 0x241 /* O_WRONLY|O_CREAT|O_TRUNC */, 0644) = 3",
+            "write(3, \"hello world\\n\", 12) = 12",
+            "pwrite64(3, \"HE\", 2, 0) = 2",
+            "writev(3, [{iov_base=\"ab\", iov_len=2}, {iov_base=\"cd\", iov_len=2}], 2) = 4",
+            "pwritev(3, [{iov_base=\"ab\", iov_len=2}], 1, 2) = 2",
+            "pwritev2(3, [{iov_base=\"ab\", iov_len=2}, {iov_base=\"cd\", iov_len=2}], 2, 0, \
+             0x6 /* RWF_DSYNC|RWF_SYNC */) = 4",
+            "lseek(3, 0, 0 /* SEEK_SET */) = 0",
+            "lseek(3, -2, 0x2 /* SEEK_END */) = 14",
+            // A value with no name is the number alone.
+            "lseek(3, 0, 0x63) = -1 [EINVAL]",
+            "write(3, &0x1, 4) = -1 [EFAULT]",
+            "close(3) = 0",
+            "close(99) = -1 [EBADF]",
+            "openat(-100 /* AT_FDCWD */, \"f1\", 0 /* O_RDONLY */) = 3",
+            "read(3, \"abcdo\", 5) = 5",
+            "pread64(3, \"worl\", 4, 6) = 4",
+            "readv(3, [{iov_base=\" wo\", iov_len=3}, {iov_base=\"rld\", iov_len=3}], 2) = 6",
+            "preadv(3, [{iov_base=\"bcd\", iov_len=3}], 1, 1) = 3",
+            "preadv2(3, [{iov_base=\"abc\", iov_len=3}, {iov_base=\"do \", iov_len=3}], 2, 0, \
+             0x1 /* RWF_HIPRI */) = 6",
+            "read(3, \"\\nabcd\", 16) = 5",
+            "read(-1, &ADDR, 1) = -1 [EBADF]",
+            "openat(-100 /* AT_FDCWD */, \"missing\", 0x10000 /* O_RDONLY|O_DIRECTORY */) \
+             = -1 [ENOENT]",
+            "openat(-100 /* AT_FDCWD */, \"new\", 0x800c2 /* O_RDWR|O_CREAT|O_EXCL|O_CLOEXEC */, \
+             0600) = 4",
+            "creat(\"f2\", 0640) = 5",
+            "openat2(-100 /* AT_FDCWD */, \"f1\", {flags=0x80000 /* O_RDONLY|O_CLOEXEC */, \
+             resolve=0x8 /* RESOLVE_BENEATH */}, 24) = 6",
+        ],
+    );
+}
+
+#[test]
+fn x_styles_spell_ioctl_requests_and_their_arguments() {
+    fixture("tty_ioctls");
+    let run = |style: &str| {
+        let run = trace(&["-X", style], &["tty_ioctls"]);
+        assert_eq!(run.code(), Some(0), "{}", run.stderr());
+        let lines: Vec<String> = run.trace.lines().map(String::from).collect();
+        let start = lines
+            .iter()
+            .position(|l| l.starts_with("write(-1, \"BEGIN\""))
+            .expect("marker");
+        lines[start..].to_vec()
+    };
+    assert_lines(
+        &run("raw"),
+        &[
+            "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+            "ioctl(4, 0x5401, {c_iflag=0x500, c_oflag=0x5, c_cflag=0xbf, c_lflag=0x803b, ..}) = 0",
+            "ioctl(4, 0x5402, {c_iflag=0x500, c_oflag=0x5, c_cflag=0xbf, c_lflag=0x803b, ..}) = 0",
+            "ioctl(4, 0x5414, {ws_row=24, ws_col=80, ws_xpixel=0, ws_ypixel=0}) = 0",
+            "ioctl(4, 0x5413, {ws_row=24, ws_col=80, ws_xpixel=0, ws_ypixel=0}) = 0",
+            "ioctl(4, 0x541b, [0]) = 0",
+            "ioctl(4, 0x5421, [1]) = 0",
+            "ioctl(4, 0x5451) = 0",
+            "ioctl(4, 0x540f, &ADDR) = -1 [ENOTTY]",
+            "ioctl(3, 0x80045430, [0]) = 0",
+            "ioctl(4, 0x540a, 0x1) = 0",
+            "ioctl(4, 0x540b, 0x2) = 0",
+            "ioctl(4, 0x540b, 0x7) = -1 [EINVAL]",
+            "ioctl(4, 0x5416, [0x6]) = -1 [ENOTTY]",
+        ],
+    );
+    assert_lines(
+        &run("verbose"),
+        &[
+            "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+            "ioctl(4, 0x5401 /* TCGETS */, {c_iflag=0x500 /* ICRNL|IXON */, \
+             c_oflag=0x5 /* NL0|CR0|TAB0|BS0|VT0|FF0|OPOST|ONLCR */, \
+             c_cflag=0xbf /* B38400|CS8|CREAD */, \
+             c_lflag=0x803b /* ISIG|ICANON|ECHO|ECHOE|ECHOK|IEXTEN */, ..}) = 0",
+            "ioctl(4, 0x5402 /* TCSETS */, {c_iflag=0x500 /* ICRNL|IXON */, \
+             c_oflag=0x5 /* NL0|CR0|TAB0|BS0|VT0|FF0|OPOST|ONLCR */, \
+             c_cflag=0xbf /* B38400|CS8|CREAD */, \
+             c_lflag=0x803b /* ISIG|ICANON|ECHO|ECHOE|ECHOK|IEXTEN */, ..}) = 0",
+            "ioctl(4, 0x5414 /* TIOCSWINSZ */, {ws_row=24, ws_col=80, ws_xpixel=0, ws_ypixel=0}) = 0",
+            "ioctl(4, 0x5413 /* TIOCGWINSZ */, {ws_row=24, ws_col=80, ws_xpixel=0, ws_ypixel=0}) = 0",
+            "ioctl(4, 0x541b /* FIONREAD */, [0]) = 0",
+            "ioctl(4, 0x5421 /* FIONBIO */, [1]) = 0",
+            "ioctl(4, 0x5451 /* FIOCLEX */) = 0",
+            "ioctl(4, 0x540f /* TIOCGPGRP */, &ADDR) = -1 [ENOTTY]",
+            "ioctl(3, 0x80045430 /* TIOCGPTN */, [0]) = 0",
+            "ioctl(4, 0x540a /* TCXONC */, 0x1 /* TCOON */) = 0",
+            "ioctl(4, 0x540b /* TCFLSH */, 0x2 /* TCIOFLUSH */) = 0",
+            "ioctl(4, 0x540b /* TCFLSH */, 0x7) = -1 [EINVAL]",
+            "ioctl(4, 0x5416 /* TIOCMBIS */, [0x6 /* TIOCM_DTR|TIOCM_RTS */]) = -1 [ENOTTY]",
+            "ioctl(4, 0x5417 /* TIOCMBIC */, [0x6 /* TIOCM_DTR|TIOCM_RTS */]) = -1 [ENOTTY]",
+            "ioctl(4, 0x5418 /* TIOCMSET */, [0x18002 /* TIOCM_DTR|TIOCM_LOOP|0x10000 */]) \
+             = -1 [ENOTTY]",
+        ],
+    );
+}
+
+#[test]
+fn x_verbose_names_the_usbmon_requests_beside_their_codes() {
+    // A libpcap-style client of the usbmon emulation (tests/usbmon.rs).
+    let pcap = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/usbmon/qemu-xhci-0u.pcap"
+    );
+    let emu = common::Emulator::start("usbmon_emu", &[pcap]);
+    fixture("usbmon_pcap");
+    let run = common::trace_env(
+        &["-X", "verbose", "-e", "trace=openat,ioctl"],
+        &["usbmon_pcap", "32", "1228800"],
+        &[("USBMON_EMU_SOCKET", emu.socket())],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let calls: Vec<String> = run
+        .trace
+        .lines()
+        .filter(|l| l.starts_with("openat(") || l.starts_with("ioctl("))
+        .filter(|l| l.contains("usbmon") || l.starts_with("ioctl(3, "))
+        .map(String::from)
+        .collect();
+    assert_lines(
+        &calls,
+        &[
+            "openat(-100 /* AT_FDCWD */, \"/dev/usbmon0\", 0 /* O_RDONLY */) = 3",
+            "ioctl(3, 0x9204 /* MON_IOCT_RING_SIZE */, 1228800) = 0",
+            "ioctl(3, 0xc0109207 /* MON_IOCX_MFETCH */, {offvec=&ADDR, nfetch=32, nflush=0}) = 0 \
+             {nfetch=32, nflush=0, offvec=[0, 64, 128, 192, 256, 320, 448, 512, 576, 640, 832, 960, \
+             1024, 1088, 5248, 5312, 5440, 5568, 5632, 5696, 9856, 9920, 10048, 10176, 10240, \
+             10304, 14464, 14528, 14656, 14784, 14848, 14912]}",
+            "ioctl(3, 0x9208 /* MON_IOCH_MFLUSH */, 32) = 32",
+        ],
+    );
+}
+
+#[test]
+fn x_styles_leave_signal_lines_named_and_v_numbers_them() {
+    // strace -X raw keeps `--- SIGCHLD`; rtrace's own -V numbers it.
+    let bin = fixture("fork_wait");
+    let lines = |opts: &[&str]| {
+        let run = trace(opts, &[name(&bin)]);
+        assert_eq!(run.code(), Some(0), "{}", run.stderr());
+        run.after_marker()
+    };
+    assert!(lines(&["-X", "raw"]).contains(&"** SIGCHLD **".to_string()));
+    assert!(lines(&["-V"]).contains(&"** SIGNAL 17 **".to_string()));
+}
+
+#[test]
+fn e_raw_prints_the_listed_calls_undecoded() {
+    let got = calls_files(&[
+        "-e",
+        "raw=lseek,close,openat,read,creat",
+        "-e",
+        "trace=lseek,close,openat,read,readv,creat,write",
+    ]);
+    assert_lines(
+        &got,
+        &[
+            "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+            "write(3, \"hello world\\n\", 12) = 12",
+            "lseek(0x3, 0, 0) = 0",
+            "lseek(0x3, 0xfffffffffffffffe, 0x2) = 0xe",
+            "lseek(0x3, 0, 0x63) = -1 [EINVAL]",
+            "write(3, &0x1, 4) = -1 [EFAULT]",
+            "close(0x3) = 0",
+            "close(0x63) = -1 [EBADF]",
+            // The dirfd is an int: the kernel reads the register's low half.
+            "openat(0xffffff9c, ADDR, 0, 0) = 0x3",
+            "read(0x3, ADDR, 0x5) = 0x5",
+            // Not listed: decoded.
+            "readv(3, [{iov_base=\" wo\", iov_len=3}, {iov_base=\"rld\", iov_len=3}], 2) = 6",
+            "read(0x3, ADDR, 0x10) = 0x5",
+            "read(0xffffffff, ADDR, 0x1) = -1 [EBADF]",
+            "openat(0xffffff9c, ADDR, 0x10000, 0) = -1 [ENOENT]",
+            "openat(0xffffff9c, ADDR, 0x800c2, 0x180) = 0x4",
+            "creat(ADDR, 0x1a0) = 0x5",
+        ],
+    );
+}
+
+#[test]
+fn e_raw_keeps_a_call_that_does_not_return_without_a_result() {
+    let bin = fixture("shapes");
+    let run = trace(&["-e", "raw=exit_group"], &[name(&bin)]);
+    assert_eq!(run.code(), Some(3), "{}", run.stderr());
+    let lines = run.after_marker();
+    assert_eq!(
+        lines[lines.len() - 2..],
+        s(&["exit_group(0x3)", "Process exited normally with code 3"])
+    );
+}
+
+#[test]
+fn e_verbose_and_e_abbrev_choose_per_call() {
+    // The marker, then the first stat, lstat and fstat.
+    let stats = |opts: &[&str]| -> Vec<String> {
+        let mut all = vec!["-e", "trace=write,stat,lstat,fstat"];
+        all.extend_from_slice(opts);
+        let lines = calls_files(&all);
+        let first = |call: &str| {
+            lines
+                .iter()
+                .find(|l| l.starts_with(call))
+                .cloned()
+                .unwrap_or_else(|| panic!("no {call}: {lines:#?}"))
+        };
+        vec![
+            lines[0].clone(),
+            first("stat(\"f1\""),
+            first("lstat("),
+            first("fstat(5, "),
+        ]
+    };
+    // Not in -e verbose=: the struct as its address.
+    assert_lines(
+        &stats(&["-e", "verbose=!stat"]),
+        &[
+            "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+            "stat(\"f1\", &ADDR) = 0",
+            "lstat(\"f1\", {st_mode=S_IFREG|0644, st_size=16, ..}) = 0",
+            "fstat(5, {st_mode=S_IFREG|0644, st_size=16, ..}) = 0",
+        ],
+    );
+    // Not in -e abbrev=: whole, as -v prints it.
+    let whole = stats(&["-e", "abbrev=!fstat"]);
+    let v = stats(&["-v"]);
+    assert_eq!(
+        whole[1],
+        "stat(\"f1\", {st_mode=S_IFREG|0644, st_size=16, ..}) = 0"
+    );
+    assert_eq!(
+        whole[2],
+        "lstat(\"f1\", {st_mode=S_IFREG|0644, st_size=16, ..}) = 0"
+    );
+    assert!(whole[3].starts_with("fstat(5, {st_dev="), "{}", whole[3]);
+    assert_eq!(untimed(&whole[3]), untimed(&v[3]));
+    // -e abbrev=none is -v's structs; --no-abbrev is -v.
+    assert_eq!(untimed(&stats(&["-e", "abbrev=none"])[1]), untimed(&v[1]));
+    assert_eq!(untimed(&stats(&["--no-abbrev"])[1]), untimed(&v[1]));
+    assert!(v[1].starts_with("stat(\"f1\", {st_dev="), "{}", v[1]);
+    // -v with -e abbrev=SET: the calls listed are cut again.
+    assert_eq!(
+        stats(&["-v", "-e", "abbrev=stat"])[1],
+        "stat(\"f1\", {st_mode=S_IFREG|0644, st_size=16, ..}) = 0"
+    );
+}
+
+/// A stat line with the values that differ between two runs (the inode
+/// of the file each run creates, its times) written `#`.
+fn untimed(line: &str) -> String {
+    let mut out = line.to_string();
+    for key in ["st_ino=", "st_atime", "st_mtime", "st_ctime"] {
+        let mut from = 0;
+        while let Some(at) = out[from..].find(key) {
+            let start = from + at + out[from + at..].find('=').unwrap() + 1;
+            let len = out[start..].find([',', '}']).unwrap_or(out.len() - start);
+            out.replace_range(start..start + len, "#");
+            from = start;
+        }
+    }
+    out
+}
+
+/// calls_proc's pid calls under `-Y`, its children named CHILD1...
+#[test]
+fn y_prints_the_command_of_each_pid() {
+    let bin = fixture("calls_proc");
+    let run = trace(
+        &["-Y", "-e", "trace=clone,wait4,getpid,kill,gettid,tkill"],
+        &[name(&bin)],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let mut lines = run.lines();
+    let children: Vec<String> = lines
+        .iter()
+        .filter(|l| l.starts_with("clone("))
+        .filter_map(|l| {
+            let n: String = l[l.rfind(") = ")? + 4..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            (!n.is_empty()).then_some(n)
+        })
+        .collect();
+    for line in &mut lines {
+        for (i, pid) in children.iter().enumerate() {
+            for before in ["(", "= ", "["] {
+                *line = line.replace(
+                    &format!("{before}{pid}"),
+                    &format!("{before}CHILD{}", i + 1),
+                );
+            }
+        }
+    }
+    let wait_usage = lines[2].clone();
+    assert!(
+        wait_usage.starts_with("wait4(CHILD1<calls_proc>, W_EXITED(3), 0, {ru_utime="),
+        "{wait_usage}"
+    );
+    assert_eq!(
+        [&lines[..2], &lines[3..]].concat(),
+        s(&[
+            "Tracing calls_proc (pid PID1)",
+            // The child is there (a zombie) until the wait4 reaps it: then
+            // its pid names no process and prints alone.
+            "clone(SIGCHLD, NULL, NULL, NULL, NULL) = CHILD1<calls_proc>",
+            "clone(CLONE_PARENT_SETTID|SIGCHLD, NULL, [CHILD2], NULL, NULL) = CHILD2<calls_proc>",
+            "wait4(-1, W_EXITED(0), __WALL, NULL) = CHILD2",
+            "wait4(-1, &ADDR, WNOHANG, NULL) = -1 [ECHILD]",
+            "getpid() = PID1<calls_proc>",
+            "kill(PID1<calls_proc>, 0) = 0",
+            "gettid() = PID1<calls_proc>",
+            "tkill(PID1<calls_proc>, 0) = 0",
+            "Process exited normally with code 0",
+        ])
+    );
+    assert!(wait_usage.ends_with(") = CHILD1"), "{wait_usage}");
+    // --decode-pids=comm and -e decode-pids=comm are -Y.
+    for opt in [&["--decode-pids=comm"][..], &["-e", "decode-pids=comm"]] {
+        let mut all = opt.to_vec();
+        all.extend(["-e", "trace=getpid"]);
+        let run = trace(&all, &[name(&bin)]);
+        assert_eq!(run.lines()[1], "getpid() = PID1<calls_proc>", "{opt:?}");
+    }
+    // JSON: the pid with its command.
+    let run = trace(&["-Y", "--json", "-e", "trace=kill"], &[name(&bin)]);
+    let call: serde_json::Value = run
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["name"] == "kill")
+        .expect("a kill call");
+    assert_eq!(call["args"]["pid"]["comm"], "calls_proc", "{call}");
+    assert_eq!(call["args"]["pid"]["value"], call["pid"], "{call}");
+}
+
+/// The child's lines of the pidns fixture traced with `opts` (its calls
+/// in a pid namespace of its own), each whole once: a line its parent's
+/// wait4 cut (`<..>`) is left for its replay, which loses its `*`. None
+/// where no pid namespace can be made here.
+fn in_a_pid_namespace(opts: &[&str]) -> Option<Vec<String>> {
+    let bin = fixture("pidns");
+    let mut all = vec!["-f", "-e", "trace=getpid,kill,fork,wait4,getppid"];
+    all.extend_from_slice(opts);
+    let run = trace(&all, &[name(&bin)]);
+    if run.code() == Some(77) {
+        eprintln!("skipped: no new pid namespace here (unshare: EPERM)");
+        return None;
+    }
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    Some(
+        run.lines()
+            .iter()
+            .filter_map(|l| l.strip_prefix("PID2|"))
+            .map(|l| {
+                l.strip_prefix(' ')
+                    .or(l.strip_prefix('*'))
+                    .unwrap_or(l)
+                    .to_string()
+            })
+            .filter(|l| !l.ends_with("<..>"))
+            .collect(),
+    )
+}
+
+#[test]
+fn pidns_translation_says_which_process_a_pid_is_here() {
+    let Some(lines) = in_a_pid_namespace(&["--pidns-translation"]) else {
+        return;
+    };
+    let expected = s(&[
+        "Tracing pidns (pid PID2)",
+        "fork() = 0",
+        "getpid() = 1 /* PID2 in rtrace's PID NS */",
+        "kill(1 /* PID2 in rtrace's PID NS */, 0) = 0",
+        "fork() = 2 /* PID3 in rtrace's PID NS */",
+        // The inner child is a zombie, still there; reaped, it is not.
+        "wait4(2 /* PID3 in rtrace's PID NS */, NULL, 0, NULL) = 2",
+        "getppid() = 0",
+        "Process exited normally with code 0",
+    ]);
+    assert_eq!(lines, expected);
+    // With -Y, the command of the right process (the one numbered so in
+    // the tracee's namespace, not rtrace's pid 1); the outer pids too.
+    let both = in_a_pid_namespace(&["-Y", "--decode-pids=pidns"]).expect("made once");
+    assert_eq!(both[2], "getpid() = 1<pidns> /* PID2 in rtrace's PID NS */");
+    assert_eq!(both[4], "fork() = 2<pidns> /* PID3 in rtrace's PID NS */");
+    let same = in_a_pid_namespace(&["-e", "decode-pids=comm,pidns"]).expect("made once");
+    assert_eq!(same, both);
+}
+
+#[test]
+fn json_is_the_same_whatever_x_says() {
+    let bin = fixture("calls_files");
+    let args = |opts: &[&str]| -> Vec<serde_json::Value> {
+        let dir = scratch(&format!("json{}", opts.join("")));
+        let shown = dir.display().to_string();
+        let mut all = vec!["--json", "-e", "trace=open,openat,lseek,close"];
+        all.extend_from_slice(opts);
+        let run = trace(&all, &[name(&bin), &shown]);
+        assert_eq!(run.code(), Some(0), "{}", run.stderr());
+        let _ = std::fs::remove_dir_all(&dir);
+        run.trace
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter(|v| v["type"] == "call")
+            .map(|v| serde_json::json!([v["name"], v["args"], v["result"], v["errno"]]))
+            .collect()
+    };
+    let abbrev = args(&[]);
+    assert!(
+        abbrev.contains(&serde_json::json!([
+            "open",
+            {"pathname": "f1", "flags": {"value": 577, "flags": ["O_WRONLY", "O_CREAT", "O_TRUNC"]}, "mode": "0644"},
+            3,
+            null
+        ])),
+        "{abbrev:#?}"
+    );
+    assert!(
+        abbrev.contains(&serde_json::json!([
+            "lseek",
+            {"fd": 3, "offset": -2, "whence": {"value": 2, "name": "SEEK_END"}},
+            14,
+            null
+        ])),
+        "{abbrev:#?}"
+    );
+    assert_eq!(args(&["-X", "raw"]), abbrev);
+    assert_eq!(args(&["-X", "verbose"]), abbrev);
+}
+
+#[test]
+fn bad_values_are_one_line_errors() {
+    for (args, error) in [
+        (
+            &["-X", "bogus", "true"][..],
+            "rtrace: invalid value 'bogus' for '--const-print-style <STYLE>': expected abbrev, raw or verbose (see rtrace --help)\n",
+        ),
+        (
+            &["-V", "-X", "raw", "true"][..],
+            "rtrace: the argument '--values...' cannot be used with '--const-print-style <STYLE>' (see rtrace --help)\n",
+        ),
+        (
+            &["-e", "raw=nosuch", "true"][..],
+            "rtrace: -e raw: unknown system call 'nosuch'\n",
+        ),
+        (
+            &["-e", "abbrev=opn", "true"][..],
+            "rtrace: -e abbrev: unknown system call 'opn' (did you mean open?)\n",
+        ),
+        (
+            &["-e", "verbose=/[", "true"][..],
+            "rtrace: -e verbose: bad regex '[': unclosed character class\n",
+        ),
+        (
+            &["--decode-pids=pid", "true"][..],
+            "rtrace: invalid value 'pid' for '--decode-pids <WHAT>': 'pid' is not comm, pidns, all or none (see rtrace --help)\n",
+        ),
+        (
+            &["-e", "decode-pids=foo", "true"][..],
+            "rtrace: -e decode-pids: 'foo' is not comm, pidns, all or none\n",
+        ),
+    ] {
+        let out = rtrace_env().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), error, "{args:?}");
+    }
+}
