@@ -12,6 +12,7 @@ pub mod fs_path;
 pub mod fs_stat;
 pub mod fs_xfer;
 pub mod generic;
+pub mod ipc;
 pub mod mm;
 pub mod msg;
 pub mod net;
@@ -66,6 +67,7 @@ static TABLES: &[&[Handler]] = &[
     sockopt::HANDLERS,
     numa::HANDLERS,
     xattr::HANDLERS,
+    ipc::HANDLERS,
     IOCTL,
 ];
 
@@ -174,12 +176,12 @@ pub fn lookup(arch: Arch, nr: u64) -> (Cow<'static, str>, Entry) {
     }
 }
 
-/// The entry for a call known by name only: a socketcall's subcall.
+/// The entry for a call known by name only: a socketcall's or ipc's subcall.
 pub fn lookup_name(name: &'static str) -> Entry {
     Entry {
         name,
         handler: handler(name),
-        // Only i386 makes calls through socketcall.
+        // Only i386 makes calls through socketcall and ipc.
         sig: sysent::signature(Arch::I386, name),
     }
 }

@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 712c8384e928533334d624ae398cd9bfeea29baa5cbed176e5a222353af26907
+//! headers-sha256: 09e6fb64fbfacff6768115b3d7128e86e7f5b9d07bb7ee011bfbc7bce5be1d93
 
 use super::super::flags::{FlagDef, flag};
 
