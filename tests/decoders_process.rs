@@ -750,3 +750,42 @@ fn times_numa_xattr_groups_and_named_results() {
     ]);
     assert_lines(&lines, &expected);
 }
+
+/// -v prints the environment whole, each variable cut at -s as a string
+/// is (strace -v); without it the count, as strace prints it.
+#[test]
+fn verbose_prints_every_environment_variable() {
+    let bin = fixture("shapes");
+    let env = [("A_LONG", "0123456789abcdefghij"), ("B", "")];
+    let path = format!("PATH={}:/usr/bin:/bin", common::fixture_dir().display());
+    let verbose = common::trace_env(
+        &["-v", "-s", "16", "-e", "trace=execve"],
+        &[name(&bin)],
+        &env,
+    );
+    assert_eq!(verbose.code(), Some(3), "{}", verbose.stderr());
+    let cut = |v: &str| {
+        if v.len() > 16 {
+            format!("\"{}\"..", &v[..16])
+        } else {
+            format!("\"{v}\"")
+        }
+    };
+    assert_eq!(
+        verbose.lines()[1],
+        format!(
+            "execve(\"{}\", [\"shapes\"], [{}, \"B=\", \"LC_ALL=C\", {}])",
+            bin.display(),
+            cut("A_LONG=0123456789abcdefghij"),
+            cut(&path)
+        )
+    );
+    let plain = common::trace_env(&["-e", "trace=execve"], &[name(&bin)], &env);
+    assert_eq!(
+        plain.lines()[1],
+        format!(
+            "execve(\"{}\", [\"shapes\"], [/* 4 vars */])",
+            bin.display()
+        )
+    );
+}

@@ -67,8 +67,13 @@ fn put_argv(p: &mut Printer, name: &str, addr: u64) {
     p.close("]");
 }
 
-/// Print an environment array as its count: `[/* 12 vars */]`.
+/// Print an environment array as its count: `[/* 12 vars */]`; with `-v`
+/// every variable, as strace prints it (`["HOME=/root", "TERM=xterm"]`).
 fn put_envp(p: &mut Printer, name: &str, addr: u64) {
+    if p.config().verbose > 0 {
+        put_argv(p, name, addr);
+        return;
+    }
     let arch = p.arch();
     let word = if arch == Arch::X86_64 { 8 } else { 4 };
     if addr == 0 {
