@@ -379,6 +379,12 @@ TABLES = [
       "ARPHRD_IEEE80211_RADIOTAP",
       "ARPHRD_NONE",
       ]),
+    T("tty", "CC_INDEXES", ["asm/termbits.h"], "values",
+      "The control characters' indexes in a termios's `c_cc` (strace labels each: `[VINTR]=0x3`)",
+      names=["VINTR", "VQUIT", "VERASE", "VKILL", "VEOF", "VTIME", "VMIN", "VSWTC", "VSTART",
+             "VSTOP", "VSUSP", "VEOL", "VREPRINT", "VDISCARD", "VWERASE", "VLNEXT", "VEOL2"]),
+    T("tty", "LINE_DISCIPLINES", ["linux/tty.h"], "values",
+      "Line disciplines (a termios's `c_line`, TIOCSETD/TIOCGETD)", prefix="N_"),
     # was src/ioctl/tty.rs:TCXONC_ACTIONS
     T("tty", "TCXONC_ACTIONS", ["asm/termbits.h"], "values",
       "TCXONC's actions (tcflow(3)), from `<asm-generic/termbits-common.h>`.", ty="u64",

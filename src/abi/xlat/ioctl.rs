@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 09e6fb64fbfacff6768115b3d7128e86e7f5b9d07bb7ee011bfbc7bce5be1d93
+//! headers-sha256: 55b2f1c753a45b243a9c2e5b6fc29842a566806b9fee36d1beee69918ed80be2
 
 use super::super::flags::{FlagDef, flag};
 
