@@ -789,3 +789,35 @@ fn verbose_prints_every_environment_variable() {
         )
     );
 }
+
+/// i386's old signal calls (one-word masks, `struct old_sigaction`), as
+/// strace prints them: the old handler and masks they return named.
+#[test]
+fn i386_old_signal_calls() {
+    let bin = fixture("calls_sig_i386");
+    let run = trace(&[], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let expected = owned(&[
+        "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+        "sigaction(SIGUSR1, {sa_handler=SIG_IGN, sa_mask=[USR2], sa_flags=SA_RESTART}, \
+         {sa_handler=SIG_DFL, sa_mask=[], sa_flags=0}) = 0",
+        "sigaction(SIGUSR1, NULL, {sa_handler=SIG_IGN, sa_mask=[USR2], sa_flags=SA_RESTART}) = 0",
+        "sigaction(SIGUSR1, &0x1, NULL) = -1 [EFAULT]",
+        "sigprocmask(SIG_BLOCK, [HUP USR1], []) = 0",
+        "sigprocmask(SIG_SETMASK, NULL, [HUP USR1]) = 0",
+        "sigpending([]) = 0",
+        "signal(SIGUSR2, SIG_IGN) = 0 (SIG_DFL)",
+        "signal(SIGUSR2, SIG_DFL) = 0x1 (SIG_IGN)",
+        "sgetmask() = 0x201 (mask [HUP USR1])",
+        "ssetmask([USR2]) = 0x201 (old mask [HUP USR1])",
+        "ssetmask([]) = 0x800 (old mask [USR2])",
+        "setitimer(ITIMER_REAL, {it_interval={tv_sec=0, tv_usec=0}, \
+         it_value={tv_sec=0, tv_usec=20000}}, NULL) = 0",
+        "sigsuspend([USR1]) = ** SIGALRM ** <..>",
+        "rt_sigreturn()",
+        "*sigsuspend([USR1]) = -1 [EINTR]",
+        "exit_group(0)",
+        "Process exited normally with code 0",
+    ]);
+    assert_lines(&run.after_marker(), &expected);
+}

@@ -1826,6 +1826,11 @@ TABLES = [
       "SA_RESETHAND",
       ]),
     # was src/service/signal.rs:SIGPROCMASK_HOW
+    T("signal", "OLD_SIGACTION_I386", ["asm/signal.h"], "layout",
+      "i386's old sigaction call's struct (`struct old_sigaction` in the kernel; the uapi\n"
+      "/// header's `struct sigaction` under `__i386__`), in the order strace prints it",
+      struct="sigaction", m32=True,
+      names=["sa_handler{}", "sa_mask", "sa_flags", "sa_restorer{}"]),
     T("signal", "SIGPROCMASK_HOW", ["asm/signal.h"], "values",
       "`SIG_*` sigprocmask actions from `<asm-generic/signal-defs.h>`.",
       names=[

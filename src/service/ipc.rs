@@ -418,15 +418,19 @@ pub fn msgrcv_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
 pub fn shmat_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.int("shmid", c.int(0));
     p.ptr("shmaddr", c.args[1]);
-    CallType::NotDone
+    p.flags("shmflg", c.args[2] as u32 as u64, SHMAT_FLAGS);
+    CallType::Done
 }
 
 /// Leave half of shmat: the address. Through i386's ipc(2) the call
 /// returns 0 and writes the address where `args[3]` (ipc's `third`)
 /// points; that address is shown, as strace shows it.
 pub fn shmat_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
-    p.flags("shmflg", c.args[2] as u32 as u64, SHMAT_FLAGS);
-    p.equals();
+    // Every parameter printed at enter (`CallType::Done`): the call layer
+    // printed the `=`, unless the line was split.
+    if !p.equals_printed() {
+        p.equals();
+    }
     if !failed && c.arch == Arch::I386 && Some(c.nr) == crate::service::number(Arch::I386, "ipc") {
         let mut b = [0u8; 4];
         if p.mem().read_exact(c.args[3], &mut b) {

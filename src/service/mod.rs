@@ -23,6 +23,7 @@ pub mod process;
 pub mod raw;
 pub mod resource;
 pub mod signal;
+pub mod signal_old;
 pub mod sockopt;
 pub mod time;
 pub mod xattr;
@@ -60,6 +61,7 @@ static TABLES: &[&[Handler]] = &[
     process::HANDLERS,
     resource::HANDLERS,
     signal::HANDLERS,
+    signal_old::HANDLERS,
     time::HANDLERS,
     poll::HANDLERS,
     net::HANDLERS,

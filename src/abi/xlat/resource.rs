@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 55b2f1c753a45b243a9c2e5b6fc29842a566806b9fee36d1beee69918ed80be2
+//! headers-sha256: 0a43c9e4b439a3bd95852fec576237a262f7e79cc3ce135ffa4c6fa960994530
 
 use super::super::flags::{FlagDef, flag};
 
