@@ -220,3 +220,40 @@ fn i386_ipc_calls_are_selected_as_the_calls_they_stand_for() {
         );
     }
 }
+
+#[test]
+fn a_32_bit_program_through_the_c_library() {
+    let bin = common::fixture_m32("ipc_libc");
+    let run = trace(&[], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let expected = [
+        "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+        "semget(IPC_PRIVATE, 1, IPC_CREAT|0600) = #",
+        "semtimedop(#, [{sem_num=0, sem_op=1, sem_flg=SEM_UNDO}], 1, NULL) = 0",
+        &format!(
+            "semctl(#, 0, IPC_64|IPC_STAT, {{sem_perm={{{PERM}}}, sem_otime=#, sem_ctime=#, \
+             sem_nsems=1}}) = 0"
+        ),
+        "semctl(#, 0, IPC_64|SETVAL, 0x3) = 0",
+        "semctl(#, 0, IPC_64|IPC_RMID, NULL) = 0",
+        "msgget(IPC_PRIVATE, IPC_CREAT|0600) = #",
+        "msgsnd(#, {mtype=2, mtext=\"abc\"}, 3, 0) = 0",
+        "msgrcv(#, {mtype=2, mtext=\"abc\"}, 8, 0, 0) = 3",
+        &format!(
+            "msgctl(#, IPC_64|IPC_STAT, {{msg_perm={{{PERM}}}, msg_stime=#, msg_rtime=#, \
+             msg_ctime=#, msg_qnum=0, msg_qbytes=16384, msg_lspid=PID1, msg_lrpid=PID1}}) = 0"
+        ),
+        "msgctl(#, IPC_64|IPC_RMID, NULL) = 0",
+        "shmget(IPC_PRIVATE, 4096, IPC_CREAT|0600) = #",
+        "shmat(#, NULL, 0) = ADDR",
+        "shmdt(&ADDR) = 0",
+        &format!(
+            "shmctl(#, IPC_64|IPC_STAT, {{shm_perm={{{PERM}}}, shm_segsz=4096, shm_cpid=PID1, \
+             shm_lpid=PID1, shm_nattch=0, shm_atime=#, shm_dtime=#, shm_ctime=#}}) = 0"
+        ),
+        "shmctl(#, IPC_64|IPC_RMID, NULL) = 0",
+        "exit_group(0)",
+        "Process exited normally with code 0",
+    ];
+    assert_lines(&run.after_marker(), &expected);
+}
