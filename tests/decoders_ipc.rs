@@ -121,6 +121,19 @@ fn sysv_ipc_calls() {
     let expected = x86_64_lines();
     let expected: Vec<&str> = expected.iter().map(|s| s.as_str()).collect();
     assert_lines(&run.after_marker(), &expected);
+    // -V: numbers only; -VV: structs as their pointers.
+    let values = trace(&["-V"], &[name(&bin)]).after_marker();
+    assert_lines(
+        &values[1..3],
+        &[
+            "semget(0x0, 3, 0x780) = #",
+            "semget(0x1234, 1, 0x0) = -1 [2]",
+        ],
+    );
+    assert_lines(&values[8..9], &["semctl(#, 1, 16, 0x5) = 0"]);
+    let pointers = trace(&["-VV"], &[name(&bin)]).after_marker();
+    assert_lines(&pointers[3..4], &["semop(#, &ADDR, 2) = 0"]);
+    assert_lines(&pointers[20..21], &["msgrcv(#, &ADDR, 16, 0, 0x800) = 5"]);
 }
 
 #[test]

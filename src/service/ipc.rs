@@ -112,7 +112,8 @@ fn put_cmd(p: &mut Printer, name: &str, cmd: u64, table: &[(i64, &'static str)])
             p.symbol(name, cmd as i64, Some(sym));
         }),
         Some(sym) => p.symbol(name, cmd as i64, Some(sym)),
-        None => p.hex(name, cmd),
+        None if p.symbols() => p.hex(name, cmd),
+        None => p.int(name, cmd as u32 as i32 as i64),
     }
 }
 
@@ -223,7 +224,8 @@ fn put_sembufs(p: &mut Printer, name: &str, addr: u64, n: u64) {
     let size = extent(SEMBUF);
     let limit = p.config().string_limit;
     let shown = (n as usize).min(limit);
-    let Some(b) = read_vec(p, addr, shown * size).filter(|_| n > 0) else {
+    let structs = p.config().values_only < 2;
+    let Some(b) = read_vec(p, addr, shown * size).filter(|_| n > 0 && structs) else {
         p.ptr(name, addr);
         return;
     };
@@ -366,7 +368,8 @@ fn put_msgbuf(p: &mut Printer, name: &str, addr: u64, len: u64, arch: Arch) {
     let (mtype, mtext) = (layout[0], layout[1]);
     let limit = p.config().string_limit as u64;
     let want = len.min(limit) as usize;
-    let Some(b) = read_vec(p, addr, mtext.off + want) else {
+    let structs = p.config().values_only < 2;
+    let Some(b) = read_vec(p, addr, mtext.off + want).filter(|_| structs) else {
         p.ptr(name, addr);
         return;
     };
