@@ -811,6 +811,10 @@ fn i386_old_signal_calls() {
         "sgetmask() = 0x201 (mask [HUP USR1])",
         "ssetmask([USR2]) = 0x201 (old mask [HUP USR1])",
         "ssetmask([]) = 0x800 (old mask [USR2])",
+        "fork() = #",
+        "** SIGCHLD **",
+        "waitpid(#, W_EXITED(3), 0) = #",
+        "waitpid(#, &ADDR, 0) = -1 [ECHILD]",
         "setitimer(ITIMER_REAL, {it_interval={tv_sec=0, tv_usec=0}, \
          it_value={tv_sec=0, tv_usec=20000}}, NULL) = 0",
         "sigsuspend([USR1]) = ** SIGALRM ** <..>",
