@@ -102,6 +102,11 @@ fn x86_64_lines() -> Vec<String> {
         &shm,
         "shmctl(#, IPC_SET, {shm_perm={uid=0, gid=0, mode=0600}}) = 0",
         "shmctl(0, IPC_INFO, {shmmax=#, shmmin=#, shmmni=#, shmseg=#, shmall=#}) = #",
+        "shmctl(0, SHM_INFO, {used_ids=#, shm_tot=#, shm_rss=#, shm_swp=#, swap_attempts=#, \
+         swap_successes=#}) = #",
+        "shmctl(#, 0x63, NULL) = -1 [EINVAL]",
+        // x86_64 has only the 64-bit structs: the kernel refuses the flag.
+        "shmctl(#, IPC_64|IPC_STAT, &ADDR) = -1 [EINVAL]",
         "shmctl(#, SHM_LOCK, NULL) = 0",
         "shmctl(#, IPC_RMID, NULL) = 0",
         "shmget(IPC_PRIVATE, 0, SHM_HUGETLB|SHM_NORESERVE|0600) = -1 [EINVAL]",
