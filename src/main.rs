@@ -270,8 +270,8 @@ struct Cli {
     #[arg(short = 's', long = "string-limit", value_name = "N")]
     string_limit: Option<usize>,
 
-    /// More detail: longer strings, more struct fields, each signal's
-    /// siginfo (repeatable)
+    /// More detail: longer strings, more struct fields, execve's whole
+    /// environment, each signal's siginfo (repeatable)
     #[arg(short = 'v', long = "verbose", visible_alias = "no-abbrev", action = clap::ArgAction::Count)]
     verbose: u8,
 

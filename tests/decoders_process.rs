@@ -752,3 +752,78 @@ fn times_numa_xattr_groups_and_named_results() {
     ]);
     assert_lines(&lines, &expected);
 }
+
+/// -v prints the environment whole, each variable cut at -s as a string
+/// is (strace -v); without it the count, as strace prints it.
+#[test]
+fn verbose_prints_every_environment_variable() {
+    let bin = fixture("shapes");
+    let env = [("A_LONG", "0123456789abcdefghij"), ("B", "")];
+    let path = format!("PATH={}:/usr/bin:/bin", common::fixture_dir().display());
+    let verbose = common::trace_env(
+        &["-v", "-s", "16", "-e", "trace=execve"],
+        &[name(&bin)],
+        &env,
+    );
+    assert_eq!(verbose.code(), Some(3), "{}", verbose.stderr());
+    let cut = |v: &str| {
+        if v.len() > 16 {
+            format!("\"{}\"..", &v[..16])
+        } else {
+            format!("\"{v}\"")
+        }
+    };
+    assert_eq!(
+        verbose.lines()[1],
+        format!(
+            "execve(\"{}\", [\"shapes\"], [{}, \"B=\", \"LC_ALL=C\", {}])",
+            bin.display(),
+            cut("A_LONG=0123456789abcdefghij"),
+            cut(&path)
+        )
+    );
+    let plain = common::trace_env(&["-e", "trace=execve"], &[name(&bin)], &env);
+    assert_eq!(
+        plain.lines()[1],
+        format!(
+            "execve(\"{}\", [\"shapes\"], [/* 4 vars */])",
+            bin.display()
+        )
+    );
+}
+
+/// i386's old signal calls (one-word masks, `struct old_sigaction`), as
+/// strace prints them: the old handler and masks they return named.
+#[test]
+fn i386_old_signal_calls() {
+    let bin = fixture("calls_sig_i386");
+    let run = trace(&[], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let expected = owned(&[
+        "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+        "sigaction(SIGUSR1, {sa_handler=SIG_IGN, sa_mask=[USR2], sa_flags=SA_RESTART}, \
+         {sa_handler=SIG_DFL, sa_mask=[], sa_flags=0}) = 0",
+        "sigaction(SIGUSR1, NULL, {sa_handler=SIG_IGN, sa_mask=[USR2], sa_flags=SA_RESTART}) = 0",
+        "sigaction(SIGUSR1, &0x1, NULL) = -1 [EFAULT]",
+        "sigprocmask(SIG_BLOCK, [HUP USR1], []) = 0",
+        "sigprocmask(SIG_SETMASK, NULL, [HUP USR1]) = 0",
+        "sigpending([]) = 0",
+        "signal(SIGUSR2, SIG_IGN) = 0 (SIG_DFL)",
+        "signal(SIGUSR2, SIG_DFL) = 0x1 (SIG_IGN)",
+        "sgetmask() = 0x201 (mask [HUP USR1])",
+        "ssetmask([USR2]) = 0x201 (old mask [HUP USR1])",
+        "ssetmask([]) = 0x800 (old mask [USR2])",
+        "fork() = #",
+        "** SIGCHLD **",
+        "waitpid(#, W_EXITED(3), 0) = #",
+        "waitpid(#, &ADDR, 0) = -1 [ECHILD]",
+        "setitimer(ITIMER_REAL, {it_interval={tv_sec=0, tv_usec=0}, \
+         it_value={tv_sec=0, tv_usec=20000}}, NULL) = 0",
+        "sigsuspend([USR1]) = ** SIGALRM ** <..>",
+        "rt_sigreturn()",
+        "*sigsuspend([USR1]) = -1 [EINTR]",
+        "exit_group(0)",
+        "Process exited normally with code 0",
+    ]);
+    assert_lines(&run.after_marker(), &expected);
+}

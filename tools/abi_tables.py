@@ -19,6 +19,12 @@ the values the C compiler gives. Each table is one `T(...)`:
 - ty: the Rust type of a values table's numbers (i64, u64, u32); bits: the
   width the values are cut to (32 for a flags word the kernel reads as an
   int, so `1<<31` is 0x80000000).
+- "layout": a struct's fields (`&[Field]`: name, offset, size, signedness,
+  `abi::layout::Field`) in the order listed (the order a decoder prints
+  them), for `struct=TAG`; a name ending `{}` is a member struct (offset
+  and size only). `m32=True` takes the layout an i386 program sees
+  (compiled with `-m32`), which is the compat layout the x86_64 kernel
+  reads for an i386 caller.
 """
 
 
@@ -26,12 +32,14 @@ class T:
     """One table (see the module's doc)."""
 
     def __init__(self, area, name, headers, kind, doc, names=None, prefix=None, enum=None,
-                 exclude=(), ty="i64", bits=64, sort=False):
-        assert kind in ("values", "flags", "shift", "consts"), kind
+                 exclude=(), ty="i64", bits=64, sort=False, struct=None, m32=False):
+        assert kind in ("values", "flags", "shift", "consts", "layout"), kind
+        assert (kind == "layout") == (struct is not None), name
         assert [names, prefix, enum].count(None) == 2, name
         self.area, self.name, self.headers, self.kind, self.doc = area, name, headers, kind, doc
         self.names, self.prefix, self.enum, self.exclude = names, prefix, enum, set(exclude)
         self.ty, self.bits, self.sort = ty, bits, sort
+        self.struct, self.m32 = struct, m32
 
 
 # The areas, each one generated file, with its module doc.
@@ -39,6 +47,7 @@ AREAS = {
     "bpf": "Classic BPF programs (socket filters, seccomp): instruction fields, the socket\n//! filter's special offsets, seccomp's return actions.",
     "fs": "Files, paths, descriptors and their flags.",
     "ioctl": "Names the ioctl decoders print inside requests' arguments.",
+    "ipc": "System V IPC: semaphores, message queues, shared memory; flags, commands, structs.",
     "mm": "Memory: mappings, policies, advice.",
     "net": "Sockets: families, protocols, types, options, messages.",
     "poll": "Waiting: poll, epoll, eventfd, futex.",
@@ -91,6 +100,89 @@ TABLES = [
     T("fs", "XATTR_LIMITS", ["linux/limits.h", "linux/xattr.h"], "consts",
       "The longest value and list the xattr calls take, and the first `struct xattr_args` (6.13)",
       ty="u64", names=["XATTR_SIZE_MAX", "XATTR_LIST_MAX", "XATTR_ARGS_SIZE_VER0=16"]),
+    # ---- ipc
+    T("ipc", "IPC_GET_FLAGS", ["linux/ipc.h"], "flags",
+      "semget's and msgget's flags (the mode bits below them print in octal)",
+      names=["IPC_CREAT", "IPC_EXCL", "IPC_NOWAIT"]),
+    T("ipc", "SHM_GET_FLAGS", ["linux/shm.h"], "flags",
+      "shmget's flags (the mode bits below them print in octal)",
+      names=["IPC_CREAT", "IPC_EXCL", "SHM_HUGETLB", "SHM_NORESERVE"]),
+    T("ipc", "SEM_FLAGS", ["linux/sem.h"], "flags", "A `struct sembuf`'s `sem_flg`",
+      names=["SEM_UNDO", "IPC_NOWAIT"]),
+    T("ipc", "MSG_FLAGS", ["linux/msg.h"], "flags", "msgsnd's and msgrcv's flags",
+      names=["MSG_NOERROR", "MSG_EXCEPT", "MSG_COPY", "IPC_NOWAIT"]),
+    T("ipc", "SHMAT_FLAGS", ["linux/shm.h"], "flags", "shmat's flags",
+      names=["SHM_RDONLY", "SHM_RND", "SHM_REMAP", "SHM_EXEC"]),
+    T("ipc", "IPC_64_FLAG", ["linux/ipc.h"], "flags",
+      "The flag a command carries for the 64-bit structs (i386)", names=["IPC_64"]),
+    T("ipc", "SEMCTL_CMDS", ["linux/sem.h"], "values", "semctl's commands",
+      names=["IPC_RMID", "IPC_SET", "IPC_STAT", "IPC_INFO", "GETPID", "GETVAL", "GETALL",
+             "GETNCNT", "GETZCNT", "SETVAL", "SETALL", "SEM_STAT", "SEM_INFO", "SEM_STAT_ANY"]),
+    T("ipc", "MSGCTL_CMDS", ["linux/msg.h"], "values", "msgctl's commands",
+      names=["IPC_RMID", "IPC_SET", "IPC_STAT", "IPC_INFO", "MSG_STAT", "MSG_INFO",
+             "MSG_STAT_ANY"]),
+    T("ipc", "SHMCTL_CMDS", ["linux/shm.h"], "values", "shmctl's commands",
+      names=["IPC_RMID", "IPC_SET", "IPC_STAT", "IPC_INFO", "SHM_LOCK", "SHM_UNLOCK",
+             "SHM_STAT", "SHM_INFO", "SHM_STAT_ANY"]),
+    T("ipc", "IPC_CALLS", ["linux/ipc.h"], "values",
+      "i386 ipc(2)'s `call` (its low 16 bits; the version is above)",
+      names=["SEMOP", "SEMGET", "SEMCTL", "SEMTIMEDOP", "MSGSND", "MSGRCV", "MSGGET", "MSGCTL",
+             "SHMAT", "SHMDT", "SHMGET", "SHMCTL"]),
+    T("ipc", "IPC64_PERM", ["linux/ipc.h"], "layout", "An IPC object's owner and mode",
+      struct="ipc64_perm",
+      names=["uid", "gid", "mode", "key", "cuid", "cgid"]),
+    T("ipc", "SEMID64_DS", ["linux/sem.h"], "layout", "semctl's IPC_STAT/IPC_SET struct",
+      struct="semid64_ds",
+      names=["sem_perm{}", "sem_otime", "sem_ctime", "sem_nsems"]),
+    T("ipc", "MSQID64_DS", ["linux/msg.h"], "layout", "msgctl's IPC_STAT/IPC_SET struct",
+      struct="msqid64_ds",
+      names=["msg_perm{}", "msg_stime", "msg_rtime", "msg_ctime", "msg_qnum", "msg_qbytes",
+             "msg_lspid", "msg_lrpid"]),
+    T("ipc", "SHMID64_DS", ["linux/shm.h"], "layout", "shmctl's IPC_STAT/IPC_SET struct",
+      struct="shmid64_ds",
+      names=["shm_perm{}", "shm_segsz", "shm_cpid", "shm_lpid", "shm_nattch", "shm_atime",
+             "shm_dtime", "shm_ctime"]),
+    T("ipc", "SHMINFO64", ["linux/shm.h"], "layout", "shmctl's IPC_INFO struct",
+      struct="shminfo64",
+      names=["shmmax", "shmmin", "shmmni", "shmseg", "shmall"]),
+    T("ipc", "SHM_INFO", ["linux/shm.h"], "layout", "shmctl's SHM_INFO struct",
+      struct="shm_info",
+      names=["used_ids", "shm_tot", "shm_rss", "shm_swp", "swap_attempts", "swap_successes"]),
+    T("ipc", "MSGBUF", ["linux/msg.h"], "layout", "A message: its type, then its text",
+      struct="msgbuf",
+      names=["mtype", "mtext{}"]),
+    T("ipc", "IPC64_PERM_I386", ["linux/ipc.h"], "layout", "An IPC object's owner and mode",
+      struct="ipc64_perm", m32=True,
+      names=["uid", "gid", "mode", "key", "cuid", "cgid"]),
+    T("ipc", "SEMID64_DS_I386", ["linux/sem.h"], "layout", "semctl's IPC_STAT/IPC_SET struct",
+      struct="semid64_ds", m32=True,
+      names=["sem_perm{}", "sem_otime", "sem_ctime", "sem_nsems"]),
+    T("ipc", "MSQID64_DS_I386", ["linux/msg.h"], "layout", "msgctl's IPC_STAT/IPC_SET struct",
+      struct="msqid64_ds", m32=True,
+      names=["msg_perm{}", "msg_stime", "msg_rtime", "msg_ctime", "msg_qnum", "msg_qbytes",
+             "msg_lspid", "msg_lrpid"]),
+    T("ipc", "SHMID64_DS_I386", ["linux/shm.h"], "layout", "shmctl's IPC_STAT/IPC_SET struct",
+      struct="shmid64_ds", m32=True,
+      names=["shm_perm{}", "shm_segsz", "shm_cpid", "shm_lpid", "shm_nattch", "shm_atime",
+             "shm_dtime", "shm_ctime"]),
+    T("ipc", "SHMINFO64_I386", ["linux/shm.h"], "layout", "shmctl's IPC_INFO struct",
+      struct="shminfo64", m32=True,
+      names=["shmmax", "shmmin", "shmmni", "shmseg", "shmall"]),
+    T("ipc", "SHM_INFO_I386", ["linux/shm.h"], "layout", "shmctl's SHM_INFO struct",
+      struct="shm_info", m32=True,
+      names=["used_ids", "shm_tot", "shm_rss", "shm_swp", "swap_attempts", "swap_successes"]),
+    T("ipc", "MSGBUF_I386", ["linux/msg.h"], "layout", "A message: its type, then its text",
+      struct="msgbuf", m32=True,
+      names=["mtype", "mtext{}"]),
+    T("ipc", "SEMINFO", ["linux/sem.h"], "layout", "semctl's IPC_INFO/SEM_INFO struct (ints: one layout)",
+      struct="seminfo",
+      names=["semmap", "semmni", "semmns", "semmnu", "semmsl", "semopm", "semume", "semusz",
+             "semvmx", "semaem"]),
+    T("ipc", "MSGINFO", ["linux/msg.h"], "layout", "msgctl's IPC_INFO/MSG_INFO struct (ints: one layout)",
+      struct="msginfo",
+      names=["msgpool", "msgmap", "msgmax", "msgmnb", "msgmni", "msgssz", "msgtql", "msgseg"]),
+    T("ipc", "SEMBUF", ["linux/sem.h"], "layout", "One semaphore operation (shorts: one layout)",
+      struct="sembuf", names=["sem_num", "sem_op", "sem_flg"]),
     # ---- mm
     T("mm", "MPOL_MODES", ["linux/mempolicy.h"], "flags",
       "A memory policy mode and its mode flags (set_mempolicy, mbind, get_mempolicy's answer);\n"
@@ -326,6 +418,12 @@ TABLES = [
       "ARPHRD_IEEE80211_RADIOTAP",
       "ARPHRD_NONE",
       ]),
+    T("tty", "CC_INDEXES", ["asm/termbits.h"], "values",
+      "The control characters' indexes in a termios's `c_cc` (strace labels each: `[VINTR]=0x3`)",
+      names=["VINTR", "VQUIT", "VERASE", "VKILL", "VEOF", "VTIME", "VMIN", "VSWTC", "VSTART",
+             "VSTOP", "VSUSP", "VEOL", "VREPRINT", "VDISCARD", "VWERASE", "VLNEXT", "VEOL2"]),
+    T("tty", "LINE_DISCIPLINES", ["linux/tty.h"], "values",
+      "Line disciplines (a termios's `c_line`, TIOCSETD/TIOCGETD)", prefix="N_"),
     # was src/ioctl/tty.rs:TCXONC_ACTIONS
     T("tty", "TCXONC_ACTIONS", ["asm/termbits.h"], "values",
       "TCXONC's actions (tcflow(3)), from `<asm-generic/termbits-common.h>`.", ty="u64",
@@ -1828,6 +1926,11 @@ TABLES = [
       "SA_RESETHAND",
       ]),
     # was src/service/signal.rs:SIGPROCMASK_HOW
+    T("signal", "OLD_SIGACTION_I386", ["asm/signal.h"], "layout",
+      "i386's old sigaction call's struct (`struct old_sigaction` in the kernel; the uapi\n"
+      "/// header's `struct sigaction` under `__i386__`), in the order strace prints it",
+      struct="sigaction", m32=True,
+      names=["sa_handler{}", "sa_mask", "sa_flags", "sa_restorer{}"]),
     T("signal", "SIGPROCMASK_HOW", ["asm/signal.h"], "values",
       "`SIG_*` sigprocmask actions from `<asm-generic/signal-defs.h>`.",
       names=[

@@ -125,8 +125,17 @@ def program(tables):
                 # used only where the headers lack the name (strace's
                 # xlat fallbacks do the same).
                 lines += [f"#ifndef {name}", f"# define {name} ({fallback})", "#endif"]
-    lines += ["#include <stdio.h>", "int main(void) {"]
+    lines += ["#include <stdio.h>", "#include <stddef.h>", "int main(void) {"]
     for t in tables:
+        if t.kind == "layout":
+            # Offset, size and (for a scalar) signedness of each field.
+            for _, name, _, _ in rows_of(t):
+                member = name.removesuffix("{}")
+                signed = "0" if name.endswith("{}") else \
+                    f"(__typeof__(((struct {t.struct} *)0)->{member}))-1 < 0"
+                lines.append(f'    printf("%zu %zu %d\\n", offsetof(struct {t.struct}, {member}), '
+                             f'sizeof(((struct {t.struct} *)0)->{member}), {signed});')
+            continue
         cast = "(long long)" if t.kind in ("values", "consts") and t.ty == "i64" else "(unsigned long long)"
         for mask, name, _, _ in rows_of(t):
             for expr in ([mask] if mask else []) + [name]:
@@ -136,15 +145,18 @@ def program(tables):
     return "\n".join(lines) + "\n"
 
 
-def compile_and_run(src_text, tag):
-    """Run the C program; return its output lines and the headers it read."""
+def compile_and_run(src_text, tag, m32=False):
+    """Run the C program (an i386 one with `m32`); return its output lines
+    and the headers it read."""
+    flags = ["-m32"] if m32 else []
     with tempfile.TemporaryDirectory() as tmp:
         src, exe = os.path.join(tmp, "v.c"), os.path.join(tmp, "v")
         open(src, "w").write(src_text)
-        r = subprocess.run(["cc", "-w", "-o", exe, src], capture_output=True, text=True)
+        r = subprocess.run(["cc", "-w", *flags, "-o", exe, src], capture_output=True, text=True)
         if r.returncode != 0:
             fail(f"compiling {tag}'s values failed:\n{r.stderr}")
-        deps = subprocess.run(["cc", "-M", src], capture_output=True, text=True, check=True).stdout
+        deps = subprocess.run(["cc", *flags, "-M", src], capture_output=True, text=True,
+                              check=True).stdout
         out = subprocess.run([exe], capture_output=True, text=True, check=True).stdout
     read = sorted(d for d in deps.replace("\\\n", " ").split()[2:] if d.startswith("/usr/"))
     return out.split(), read
@@ -152,8 +164,11 @@ def compile_and_run(src_text, tag):
 
 def values(table):
     """(mask, value, printed name) of every row, as the compiler sees them."""
-    out, read = compile_and_run(program([table]), table.name)
+    out, read = compile_and_run(program([table]), table.name, table.m32)
     nums = iter(int(v) for v in out)
+    if table.kind == "layout":
+        return [(None, (next(nums), next(nums), next(nums)), printed.removesuffix("{}"))
+                for _, _, printed, _ in rows_of(table)], read
     bits = (1 << table.bits) - 1
     rows = []
     for mask, _, printed, _ in rows_of(table):
@@ -176,6 +191,10 @@ def values(table):
 
 
 def render_row(table, mask, value, name):
+    if table.kind == "layout":
+        off, size, signed = value
+        return (f'    Field {{ name: "{name}", off: {off}, size: {size}, '
+                f'signed: {"true" if signed else "false"} }},\n')
     if table.kind == "consts":
         return (f"/// `{name}` (`{'`, `'.join(f'<{h}>' for h in table.headers)}`).\n"
                 f"pub const {name}: {table.ty} = 0x{value:x};\n")
@@ -215,8 +234,18 @@ def render(area, results, digest):
         uses.append("FlagDef")
         out.append(f"use super::super::flags::{{{', '.join(sorted(uses))}}};\n" if len(uses) > 1
                    else f"use super::super::flags::{uses[0]};\n")
+    if any(t.kind == "layout" for t in tables):
+        out.append("use super::super::layout::Field;\n")
     for t in tables:
         rows = results[t.name][0]
+        if t.kind == "layout":
+            arch = "i386's (`-m32`)" if t.m32 else "x86_64's"
+            out.append(f"\n/// {t.doc}: `struct {t.struct}`, {arch} layout "
+                       f"(`{'`, `'.join(f'<{h}>' for h in t.headers)}`).\n")
+            out.append(f"pub const {t.name}: &[Field] = &[\n")
+            out += [render_row(t, m, v, n) for m, v, n in rows]
+            out.append("];\n")
+            continue
         if t.kind == "consts":
             out.append(f"\n// {t.doc}.\n")
             out += [render_row(t, m, v, n) for m, v, n in rows]

@@ -11,6 +11,7 @@
 
 pub mod flags;
 pub mod fs;
+pub mod layout;
 pub mod signals;
 pub mod user_events;
 pub mod xlat;

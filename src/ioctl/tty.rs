@@ -12,9 +12,30 @@ use crate::abi::xlat::ioctl::{
     TIOCNXCL, TIOCOUTQ, TIOCSCTTY, TIOCSETD, TIOCSPGRP, TIOCSPTLCK, TIOCSTI, TIOCSWINSZ,
 };
 use crate::abi::xlat::tty::{
-    CFLAGS, IFLAGS, LFLAGS, MODEM_BITS, OFLAGS, TCFLSH_QUEUES, TCXONC_ACTIONS,
+    CC_INDEXES, CFLAGS, IFLAGS, LFLAGS, LINE_DISCIPLINES, MODEM_BITS, OFLAGS, TCFLSH_QUEUES,
+    TCXONC_ACTIONS,
 };
+use crate::decode::lookup;
 use crate::format::{Naming, Printer};
+
+/// A termios's control characters, each labelled with its index's name as
+/// strace prints them: `[[VINTR]=0x3, ..., [VTIME]=0, [17]=0]` (in JSON
+/// the array of values, whose index is the label).
+fn put_cc(p: &mut Printer, cc: &[u8]) {
+    p.open("c_cc", "[", Naming::Fields);
+    for (i, &c) in cc.iter().enumerate() {
+        let label = match lookup(CC_INDEXES, i as i64) {
+            Some(name) => format!("[{name}]"),
+            None => format!("[{i}]"),
+        };
+        if c == 0 {
+            p.uint(&label, 0);
+        } else {
+            p.hex(&label, c as u64);
+        }
+    }
+    p.close("]");
+}
 
 /// `struct termios` as the kernel's TCGETS uses it (36 bytes).
 pub static TERMIOS: Layout = Layout {
@@ -102,12 +123,9 @@ impl IoctlGroup for Tty {
                 if p.config().verbose == 0 {
                     return false;
                 }
-                p.uint("c_line", u8_at(d, 16) as u64);
-                p.open("c_cc", "[", Naming::Elements);
-                for i in 0..19 {
-                    p.hex("", u8_at(d, 17 + i) as u64);
-                }
-                p.close("]");
+                let line = u8_at(d, 16) as i64;
+                p.symbol("c_line", line, lookup(LINE_DISCIPLINES, line));
+                put_cc(p, &d[17..36]);
                 true
             }
             TIOCGWINSZ | TIOCSWINSZ => {

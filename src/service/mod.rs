@@ -13,6 +13,7 @@ pub mod fs_path;
 pub mod fs_stat;
 pub mod fs_xfer;
 pub mod generic;
+pub mod ipc;
 pub mod mm;
 pub mod msg;
 pub mod net;
@@ -26,6 +27,7 @@ pub mod resource;
 pub mod sched;
 pub mod seccomp;
 pub mod signal;
+pub mod signal_old;
 pub mod sockopt;
 pub mod sockopt_packet;
 pub mod time;
@@ -66,6 +68,7 @@ static TABLES: &[&[Handler]] = &[
     sched::HANDLERS,
     ns::HANDLERS,
     signal::HANDLERS,
+    signal_old::HANDLERS,
     time::HANDLERS,
     poll::HANDLERS,
     net::HANDLERS,
@@ -74,6 +77,7 @@ static TABLES: &[&[Handler]] = &[
     seccomp::HANDLERS,
     numa::HANDLERS,
     xattr::HANDLERS,
+    ipc::HANDLERS,
     IOCTL,
 ];
 
@@ -182,12 +186,12 @@ pub fn lookup(arch: Arch, nr: u64) -> (Cow<'static, str>, Entry) {
     }
 }
 
-/// The entry for a call known by name only: a socketcall's subcall.
+/// The entry for a call known by name only: a socketcall's or ipc's subcall.
 pub fn lookup_name(name: &'static str) -> Entry {
     Entry {
         name,
         handler: handler(name),
-        // Only i386 makes calls through socketcall.
+        // Only i386 makes calls through socketcall and ipc.
         sig: sysent::signature(Arch::I386, name),
     }
 }

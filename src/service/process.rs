@@ -68,8 +68,13 @@ fn put_argv(p: &mut Printer, name: &str, addr: u64) {
     p.close("]");
 }
 
-/// Print an environment array as its count: `[/* 12 vars */]`.
+/// Print an environment array as its count: `[/* 12 vars */]`; with `-v`
+/// every variable, as strace prints it (`["HOME=/root", "TERM=xterm"]`).
 fn put_envp(p: &mut Printer, name: &str, addr: u64) {
+    if p.config().verbose > 0 {
+        put_argv(p, name, addr);
+        return;
+    }
     let arch = p.arch();
     let word = if arch == Arch::X86_64 { 8 } else { 4 };
     if addr == 0 {
@@ -339,6 +344,22 @@ pub fn wait4_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     }
     p.flags("options", c.args[2], WAIT_OPTIONS);
     put_wait_rusage(p, c.args[3], failed || c.result == 0);
+    p.equals();
+    p.result(c.result);
+}
+
+/// Leave half of i386's `waitpid(pid, stat_addr, options)` (its enter
+/// half is wait4's): wait4 without the rusage.
+pub fn waitpid_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    let addr = c.args[1];
+    let mut raw = [0u8; 4];
+    if failed || addr == 0 || c.result == 0 || !p.mem().read_exact(addr, &mut raw) {
+        p.ptr("stat_addr", addr);
+    } else {
+        let text = wait_status_text(i32::from_ne_bytes(raw), p.symbols());
+        p.field("stat_addr", &text);
+    }
+    p.flags("options", c.args[2] as u32 as u64, WAIT_OPTIONS);
     p.equals();
     p.result(c.result);
 }
@@ -759,5 +780,6 @@ pub static HANDLERS: &[Handler] = &[
     h("setuid32", id1_out, default_in, Normal),
     h("vfork", no_params_out, default_in, Fork),
     h("wait4", wait4_out, wait4_in, Normal),
+    h("waitpid", wait4_out, waitpid_in, Normal),
     h("waitid", waitid_out, waitid_in, Normal),
 ];

@@ -148,10 +148,11 @@ pub fn old_sigreturn_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::NoReturn
 }
 
-const SA_RESTORER: u64 = 0x04000000;
+/// `sa_flags`' bit saying `sa_restorer` is set (`<asm/signal.h>`).
+pub const SA_RESTORER: u64 = 0x04000000;
 
 /// A signal handler address: `SIG_DFL`, `SIG_IGN`, `SIG_ERR` or a pointer.
-fn put_handler(p: &mut Printer, name: &str, handler: u64, word: usize) {
+pub fn put_handler(p: &mut Printer, name: &str, handler: u64, word: usize) {
     let all_ones = if word == 8 { u64::MAX } else { u32::MAX as u64 };
     let sym = match handler {
         0 => Some("SIG_DFL"),

@@ -143,6 +143,14 @@ impl Engine {
             (name, entry, args) = (Cow::Borrowed(sub), service::lookup_name(sub), sub_args);
             demultiplexed = true;
         }
+        // So is an i386 ipc(2) (semop, shmat, ...).
+        if arch == Arch::I386
+            && name == "ipc"
+            && let Some((sub, sub_args)) = service::ipc::ipc_call(args, &mut proc.mem)
+        {
+            (name, entry, args) = (Cow::Borrowed(sub), service::lookup_name(sub), sub_args);
+            demultiplexed = true;
+        }
         args = as_the_kernel_reads(arch, &name, args);
         let selected = if demultiplexed {
             self.select.trace.is_all() || self.select.trace.contains(&name)

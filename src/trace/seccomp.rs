@@ -58,15 +58,21 @@ fn jump(code: u16, k: u32, jt: u8, jf: u8) -> libc::sock_filter {
 }
 
 /// The numbers of `arch`'s calls that must stop: the selected ones, i386's
-/// socketcall when a call it stands for is selected, and `extra` (calls
+/// socketcall or ipc when a call it stands for is selected, and `extra` (calls
 /// the engine needs to see, printed or not).
 pub fn traced_numbers(arch: Arch, set: &TraceSet, extra: &[&str]) -> Vec<u32> {
     let socket_calls = service::net::SOCKETCALLS
         .iter()
         .any(|&(name, _, _)| set.contains(name));
+    let ipc_calls = service::ipc::IPC_SUBCALLS
+        .iter()
+        .any(|name| set.contains(name));
     service::all_calls(arch)
         .filter(|(_, name)| {
-            set.contains(name) || extra.contains(name) || (socket_calls && *name == "socketcall")
+            set.contains(name)
+                || extra.contains(name)
+                || (socket_calls && *name == "socketcall")
+                || (ipc_calls && *name == "ipc")
         })
         .map(|(nr, _)| nr as u32)
         .collect()
@@ -176,6 +182,9 @@ mod tests {
         let prog = program(&TraceSet::parse("connect").unwrap(), &[]);
         assert_eq!(run(&prog, i, 102), RET_TRACE, "socketcall: connect");
         assert_eq!(run(&prog, x, 42), RET_TRACE, "x86_64 connect");
+        assert_eq!(run(&prog, i, 117), RET_ALLOW, "i386 ipc");
+        let prog = program(&TraceSet::parse("shmat").unwrap(), &[]);
+        assert_eq!(run(&prog, i, 117), RET_TRACE, "ipc: shmat");
         let prog = program(&TraceSet::parse("%desc").unwrap(), &[]);
         assert_eq!(
             run(&prog, i, 102),

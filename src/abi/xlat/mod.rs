@@ -10,6 +10,8 @@ pub mod fs;
 #[rustfmt::skip]
 pub mod ioctl;
 #[rustfmt::skip]
+pub mod ipc;
+#[rustfmt::skip]
 pub mod mm;
 #[rustfmt::skip]
 pub mod net;

@@ -5,9 +5,10 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 555d3d306b8bd4c0f0b7eb772f3ecb2f95af9490bad1c1027b2aa3ac409f1cd7
+//! headers-sha256: f93477923ebd984aeefbae05e12ff57ca237e278389f0bd34012e5dc3166a81a
 
 use super::super::flags::{FlagDef, flag};
+use super::super::layout::Field;
 
 /// `SA_*` from `<asm/signal.h>` (x86) and `<asm-generic/signal-defs.h>`. (`<asm/signal.h>`).
 pub const SA_FLAGS: &[FlagDef] = &[
@@ -21,6 +22,15 @@ pub const SA_FLAGS: &[FlagDef] = &[
     flag(0x10000000, "SA_RESTART"),
     flag(0x40000000, "SA_NODEFER"),
     flag(0x80000000, "SA_RESETHAND"),
+];
+
+/// i386's old sigaction call's struct (`struct old_sigaction` in the kernel; the uapi
+/// header's `struct sigaction` under `__i386__`), in the order strace prints it: `struct sigaction`, i386's (`-m32`) layout (`<asm/signal.h>`).
+pub const OLD_SIGACTION_I386: &[Field] = &[
+    Field { name: "sa_handler", off: 0, size: 4, signed: false },
+    Field { name: "sa_mask", off: 4, size: 4, signed: false },
+    Field { name: "sa_flags", off: 8, size: 4, signed: false },
+    Field { name: "sa_restorer", off: 12, size: 4, signed: false },
 ];
 
 /// `SIG_*` sigprocmask actions from `<asm-generic/signal-defs.h>`. (`<asm/signal.h>`).

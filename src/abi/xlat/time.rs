@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 555d3d306b8bd4c0f0b7eb772f3ecb2f95af9490bad1c1027b2aa3ac409f1cd7
+//! headers-sha256: f93477923ebd984aeefbae05e12ff57ca237e278389f0bd34012e5dc3166a81a
 
 use super::super::flags::{FlagDef, flag};
 

@@ -1,0 +1,57 @@
+//! The row type of every generated struct layout (`kind="layout"` in
+//! tools/abi_tables.py): a field's name, where it sits and how wide it is,
+//! as the C compiler placed it. A decoder walks a layout to print a
+//! struct, so the offsets are never typed by hand.
+
+/// One field of a generated layout.
+#[derive(Clone, Copy, Debug)]
+pub struct Field {
+    /// The member's name (what is printed).
+    pub name: &'static str,
+    /// Its offset in the struct, in bytes.
+    pub off: usize,
+    /// Its size in bytes (a member struct's or array's whole size).
+    pub size: usize,
+    /// Whether a scalar member's type is signed.
+    pub signed: bool,
+}
+
+impl Field {
+    /// The field's value in `bytes` (little-endian, sign-extended when its
+    /// type is signed), or None when `bytes` is too short to hold it.
+    pub fn read(&self, bytes: &[u8]) -> Option<u64> {
+        let raw = bytes.get(self.off..self.off + self.size)?;
+        if self.size > 8 {
+            return None;
+        }
+        let mut b = [0u8; 8];
+        b[..self.size].copy_from_slice(raw);
+        let v = u64::from_le_bytes(b);
+        let shift = 64 - 8 * self.size as u32;
+        Some(if self.signed && shift > 0 {
+            (((v << shift) as i64) >> shift) as u64
+        } else {
+            v
+        })
+    }
+
+    /// The end of the struct up to this field: how many bytes must be read
+    /// to print it.
+    pub const fn end(&self) -> usize {
+        self.off + self.size
+    }
+}
+
+/// The field `name` of `layout`. Panics on a name the layout lacks: the
+/// layouts are generated from a list the decoders are written against.
+pub fn field(layout: &[Field], name: &str) -> Field {
+    *layout
+        .iter()
+        .find(|f| f.name == name)
+        .unwrap_or_else(|| panic!("no field {name} in the layout"))
+}
+
+/// The bytes a decoder must read to print every field of `layout`.
+pub fn extent(layout: &[Field]) -> usize {
+    layout.iter().map(Field::end).max().unwrap_or(0)
+}
