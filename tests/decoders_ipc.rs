@@ -7,45 +7,8 @@
 
 mod common;
 
-use common::{fixture, name, trace};
+use common::{assert_lines, assert_lines_in, fixture, name, trace};
 use serde_json::Value;
-
-/// Whether `line` matches `pattern`, where `#` matches one or more digits.
-fn matches(pattern: &str, line: &str) -> bool {
-    let (p, l) = (pattern.as_bytes(), line.as_bytes());
-    match p.first() {
-        None => l.is_empty(),
-        Some(b'#') => {
-            let digits = l.iter().take_while(|c| c.is_ascii_digit()).count();
-            (1..=digits).any(|k| matches(&pattern[1..], &line[k..]))
-        }
-        Some(&c) => l.first() == Some(&c) && matches(&pattern[1..], &line[1..]),
-    }
-}
-
-/// Compare whole lines, patterns allowed; on a mismatch show both traces.
-fn assert_lines(actual: &[String], expected: &[&str]) {
-    assert_lines_in(actual, expected, "");
-}
-
-/// [`assert_lines`], saying which run (`what`) differed.
-fn assert_lines_in(actual: &[String], expected: &[&str], what: &str) {
-    let ok =
-        actual.len() == expected.len() && actual.iter().zip(expected).all(|(a, e)| matches(e, a));
-    if !ok {
-        let first = actual
-            .iter()
-            .zip(expected)
-            .position(|(a, e)| !matches(e, a))
-            .unwrap_or(actual.len().min(expected.len()));
-        panic!(
-            "{what} trace differs at line {first}:\n  actual:   {:?}\n  expected: {:?}\nwhole trace:\n{}",
-            actual.get(first),
-            expected.get(first),
-            actual.join("\n")
-        );
-    }
-}
 
 const PERM: &str = "uid=0, gid=0, mode=0600, key=0, cuid=0, cgid=0";
 

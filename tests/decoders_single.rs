@@ -7,39 +7,7 @@
 
 mod common;
 
-use common::{scratch_path, trace};
-
-/// Whether `line` matches `pattern`, where `#` stands for one or more
-/// digits.
-fn matches(pattern: &str, line: &str) -> bool {
-    let (p, l) = (pattern.as_bytes(), line.as_bytes());
-    match p.first() {
-        None => l.is_empty(),
-        Some(b'#') => {
-            let digits = l.iter().take_while(|c| c.is_ascii_digit()).count();
-            (1..=digits).any(|k| matches(&pattern[1..], &line[k..]))
-        }
-        Some(&c) => l.first() == Some(&c) && matches(&pattern[1..], &line[1..]),
-    }
-}
-
-/// Compare whole lines; on a mismatch show the first difference and the
-/// whole trace.
-fn assert_lines(actual: &[String], expected: &[&str]) {
-    let first = actual
-        .iter()
-        .zip(expected)
-        .position(|(a, e)| !matches(e, a))
-        .or((actual.len() != expected.len()).then(|| actual.len().min(expected.len())));
-    if let Some(at) = first {
-        panic!(
-            "trace differs at line {at}:\n  actual:   {:?}\n  expected: {:?}\nwhole trace:\n{}",
-            actual.get(at),
-            expected.get(at),
-            actual.join("\n")
-        );
-    }
-}
+use common::{assert_lines, scratch_path, trace};
 
 /// Run the fixture in a fresh directory under rtrace with `args`.
 fn run(tag: &str, args: &[&str]) -> common::Run {

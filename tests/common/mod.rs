@@ -606,3 +606,47 @@ pub fn assert_holds_the_recording(written: &[u8], file: &Path, events: usize) {
         );
     }
 }
+
+/// Whether `line` matches `pattern`, where `#` stands for one or more
+/// digits (a value that varies from run to run: a time left, an id) and
+/// `*` for any text.
+pub fn matches_digits(pattern: &str, line: &str) -> bool {
+    let (p, l) = (pattern.as_bytes(), line.as_bytes());
+    match p.first() {
+        None => l.is_empty(),
+        Some(b'*') => (0..=l.len()).any(|k| matches_digits(&pattern[1..], &line[k..])),
+        Some(b'#') => {
+            let digits = l.iter().take_while(|c| c.is_ascii_digit()).count();
+            (1..=digits).any(|k| matches_digits(&pattern[1..], &line[k..]))
+        }
+        Some(&c) => l.first() == Some(&c) && matches_digits(&pattern[1..], &line[1..]),
+    }
+}
+
+/// Compare whole lines against patterns of [`matches_digits`]; on a
+/// mismatch show the first difference and the whole trace, saying which
+/// run (`what`, may be empty) differed.
+pub fn assert_lines_in<E: AsRef<str> + std::fmt::Debug>(
+    actual: &[String],
+    expected: &[E],
+    what: &str,
+) {
+    let first = actual
+        .iter()
+        .zip(expected)
+        .position(|(a, e)| !matches_digits(e.as_ref(), a))
+        .or((actual.len() != expected.len()).then(|| actual.len().min(expected.len())));
+    if let Some(at) = first {
+        panic!(
+            "{what} trace differs at line {at}:\n  actual:   {:?}\n  expected: {:?}\nwhole trace:\n{}",
+            actual.get(at),
+            expected.get(at),
+            actual.join("\n")
+        );
+    }
+}
+
+/// [`assert_lines_in`] for the one run of a test.
+pub fn assert_lines<E: AsRef<str> + std::fmt::Debug>(actual: &[String], expected: &[E]) {
+    assert_lines_in(actual, expected, "");
+}
