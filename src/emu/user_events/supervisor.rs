@@ -120,6 +120,24 @@ fn copy_struct(pid: i32, addr: u64, ksize: usize, usize_: usize) -> Result<Vec<u
     Ok(dst)
 }
 
+/// A struct that starts with its own `u32 size` (user_reg, user_unreg):
+/// copied as the kernel's `user_reg_get`/`user_unreg_get` do, refusing a
+/// size above a page (E2BIG) or below the first layout's `min` (EINVAL).
+fn copy_sized(pid: i32, addr: u64, min: usize) -> Result<Vec<u8>, i32> {
+    let mut size = [0u8; 4];
+    if !vm_read(pid, addr, &mut size) {
+        return Err(libc::EFAULT);
+    }
+    let size = u32::from_ne_bytes(size);
+    if size > PAGE {
+        return Err(libc::E2BIG);
+    }
+    if (size as usize) < min {
+        return Err(libc::EINVAL);
+    }
+    copy_struct(pid, addr, min, size as usize)
+}
+
 /// Set or clear bit `bit` of the enable word at `addr` (the byte that
 /// holds it: x86_64 is little-endian).
 fn write_bit(pid: i32, addr: u64, bit: u8, set: bool) -> bool {
@@ -433,18 +451,7 @@ impl Supervisor {
 
     /// DIAG_IOCSREG (`user_events_ioctl_reg`).
     fn reg(&mut self, tid: i32, f: usize, arg: u64) -> Result<i64, i32> {
-        let mut size = [0u8; 4];
-        if !vm_read(tid, arg, &mut size) {
-            return Err(libc::EFAULT);
-        }
-        let size = u32::from_ne_bytes(size);
-        if size > PAGE {
-            return Err(libc::E2BIG);
-        }
-        if size < 28 {
-            return Err(libc::EINVAL);
-        }
-        let reg = copy_struct(tid, arg, 28, size as usize)?;
+        let reg = copy_sized(tid, arg, 28)?;
         let (bit, esize) = (reg[4], reg[5]);
         let flags = u16::from_ne_bytes([reg[6], reg[7]]);
         let (addr, name_args) = (u64_at(&reg, 8), u64_at(&reg, 16));
@@ -602,18 +609,7 @@ impl Supervisor {
 
     /// DIAG_IOCSUNREG (`user_events_ioctl_unreg`).
     fn unreg(&mut self, tid: i32, arg: u64) -> Result<i64, i32> {
-        let mut size = [0u8; 4];
-        if !vm_read(tid, arg, &mut size) {
-            return Err(libc::EFAULT);
-        }
-        let size = u32::from_ne_bytes(size);
-        if size > PAGE {
-            return Err(libc::E2BIG);
-        }
-        if size < 16 {
-            return Err(libc::EINVAL);
-        }
-        let u = copy_struct(tid, arg, 16, size as usize)?;
+        let u = copy_sized(tid, arg, 16)?;
         if u[5] != 0 || u[6] != 0 || u[7] != 0 {
             return Err(libc::EINVAL);
         }
