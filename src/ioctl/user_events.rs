@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 
 use super::raw::{i16_at, i32_at, i64_at, u8_at, u16_at, u32_at, u64_at};
 use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request, field};
-use crate::abi::user_events::{EventDef, EventField, FieldKind, TRACE_ENTRY_SIZE};
+use crate::abi::user_events::{self, EventDef, EventField, FieldKind, TRACE_ENTRY_SIZE, Why};
 use crate::fdtable::FdTable;
 use crate::format::{FlagDef, Naming, Printer, flag, quote};
 use crate::kernel::Memory;
@@ -294,72 +294,11 @@ fn put_unreg(p: &mut Printer, addr: u64) {
     p.close_struct(u32_at(&raw, 0) == 16);
 }
 
-fn scalar(ty: &str) -> Option<FieldKind> {
-    Some(match ty {
-        "s64" => FieldKind::Signed(8),
-        "u64" => FieldKind::Unsigned(8),
-        "s32" | "int" => FieldKind::Signed(4),
-        "u32" | "unsigned int" => FieldKind::Unsigned(4),
-        "s16" | "short" => FieldKind::Signed(2),
-        "u16" | "unsigned short" => FieldKind::Unsigned(2),
-        "s8" | "char" => FieldKind::Signed(1),
-        "u8" | "unsigned char" => FieldKind::Unsigned(1),
-        _ => return None,
-    })
-}
-
-fn kind_of(ty: &str, explicit: Option<usize>) -> Result<FieldKind, String> {
-    if let Some(rest) = ty
-        .strip_prefix("__data_loc ")
-        .or_else(|| ty.strip_prefix("__rel_loc "))
-    {
-        let chars = rest.starts_with("char") || rest.starts_with("unsigned char");
-        return Ok(if ty.starts_with("__data_loc") {
-            FieldKind::DataLoc { chars }
-        } else {
-            FieldKind::RelLoc { chars }
-        });
-    }
-    if ty.starts_with("struct ") {
-        return explicit
-            .map(FieldKind::Struct)
-            .ok_or_else(|| format!("'{}' needs a size", escape(ty)));
-    }
-    if let Some(open) = ty.find('[') {
-        let base = &ty[..open];
-        let count: usize = ty[open + 1..]
-            .strip_suffix(']')
-            .and_then(|n| n.parse().ok())
-            .ok_or_else(|| format!("bad array '{}'", escape(ty)))?;
-        return match scalar(base) {
-            Some(FieldKind::Signed(1)) if base == "char" => Ok(FieldKind::CharArray(count)),
-            Some(FieldKind::Signed(n)) => Ok(FieldKind::Array(n, true, count)),
-            Some(FieldKind::Unsigned(n)) => Ok(FieldKind::Array(n, false, count)),
-            _ => Err(format!("unknown type '{}'", escape(base))),
-        };
-    }
-    match scalar(ty) {
-        Some(kind) => Ok(kind),
-        None if ty == "long" || ty == "unsigned long" => Err(format!(
-            "'{ty}' is rejected by the kernel (its size depends on the ABI)"
-        )),
-        None => Err(format!("unknown type '{}'", escape(ty))),
-    }
-}
-
-fn kind_size(kind: &FieldKind) -> usize {
-    match *kind {
-        FieldKind::Signed(n) | FieldKind::Unsigned(n) => n,
-        FieldKind::CharArray(n) => n,
-        FieldKind::Array(size, _, count) => size * count,
-        FieldKind::DataLoc { .. } | FieldKind::RelLoc { .. } => 4,
-        FieldKind::Struct(n) => n,
-    }
-}
-
 /// Parse a registration command `name[:FLAG[,FLAG]] [field[;field...]]`
-/// with the kernel's rules: fields are `type name [size]`, laid out one
-/// after another without padding.
+/// (one char per byte: [`command_text`]) with the kernel's own grammar
+/// (`abi::user_events::parse_fields`): fields are `type name [size]`,
+/// laid out one after another without padding; the first field the
+/// kernel refuses leaves `error` saying why, in words.
 pub fn parse_command(command: &str) -> EventDef {
     let mut def = EventDef::default();
     let command = command.trim_start();
@@ -379,67 +318,47 @@ pub fn parse_command(command: &str) -> EventDef {
         def.error = Some("no event name".into());
         return def;
     }
-    let mut offset = 0;
-    for raw in args.unwrap_or("").split(';') {
-        let raw = raw.trim();
-        if raw.is_empty() {
-            continue;
+    let args = args.map(command_bytes);
+    match user_events::parse_fields(args.as_deref()) {
+        Ok(fields) => {
+            def.fields = fields
+                .iter()
+                .map(|f| EventField {
+                    ty: command_text(&f.ty),
+                    // Shown as the argument shows it: `no\377te`, never U+FFFD.
+                    name: escape(&command_text(&f.name)),
+                    kind: f.kind(),
+                    offset: f.offset - TRACE_ENTRY_SIZE,
+                    size: f.size,
+                })
+                .collect();
         }
-        let shown = escape(raw);
-        let words: Vec<&str> = raw.split(' ').filter(|w| !w.is_empty()).collect();
-        // Two-word types: "unsigned int", "struct foo", "__data_loc char[]".
-        let type_words = match words.first().copied() {
-            Some("unsigned" | "struct") => 2,
-            Some("__data_loc" | "__rel_loc") => {
-                if words.get(1) == Some(&"unsigned") {
-                    3
-                } else {
-                    2
-                }
-            }
-            _ => 1,
-        };
-        if words.len() < type_words + 1 {
-            def.error = Some(format!("field '{shown}' has no name"));
-            return def;
-        }
-        let ty = words[..type_words].join(" ");
-        // Shown as the argument shows it: `no\377te`, never U+FFFD.
-        let fname = escape(words[type_words]);
-        let explicit = match words.get(type_words + 1) {
-            Some(w) => match w.parse::<usize>() {
-                Ok(n) => Some(n),
-                Err(_) => {
-                    def.error = Some(format!("field '{shown}': bad size '{}'", escape(w)));
-                    return def;
-                }
-            },
-            None => None,
-        };
-        let kind = match kind_of(&ty, explicit) {
-            Ok(kind) => kind,
-            Err(e) => {
-                def.error = Some(format!("field '{shown}': {e}"));
-                return def;
-            }
-        };
-        let size = kind_size(&kind);
-        if let Some(n) = explicit
-            && n != size
-        {
-            def.error = Some(format!("field '{shown}': size {n} but the type has {size}"));
-            return def;
-        }
-        def.fields.push(EventField {
-            ty,
-            name: fname,
-            kind,
-            offset,
-            size,
-        });
-        offset += size;
+        Err(e) => def.error = Some(refusal(&e)),
     }
     def
+}
+
+/// Why the kernel refuses a field, in words: `field 'long x': 'long' is
+/// rejected by the kernel (its size depends on the ABI)`.
+fn refusal(e: &user_events::FieldError) -> String {
+    let text = |b: &[u8]| escape(&command_text(b));
+    let why = match &e.why {
+        Why::NoName => "it has no name".to_string(),
+        Why::SizeNotStruct => "only a struct field takes a size".to_string(),
+        Why::BadSize(w) => format!("bad size '{}'", text(w)),
+        Why::TooManyWords => "more than `type name [size]`".to_string(),
+        Why::AbiDependent(t) => format!(
+            "'{}' is rejected by the kernel (its size depends on the ABI)",
+            text(t)
+        ),
+        Why::BadArray(t) => format!(
+            "bad array '{}' (the kernel takes char[N] and unsigned char[N], N up to 1024)",
+            text(t)
+        ),
+        Why::UnknownType(t) => format!("unknown type '{}'", text(t)),
+        Why::ZeroSize => "a struct of size 0".to_string(),
+    };
+    format!("field '{}': {why}", text(&e.field))
 }
 
 // EventDef itself lives in `abi::user_events`, below the fd table that
@@ -585,28 +504,6 @@ fn put_field(p: &mut Printer, f: &EventField, b: &[u8], payload: &[u8]) {
             let end = memchr::memchr(0, b).unwrap_or(b.len());
             p.string(&f.name, &b[..end], false);
         }
-        FieldKind::Array(size, signed, count) => {
-            p.open(&f.name, "[", Naming::Elements);
-            for i in 0..count {
-                let e = &b[i * size..(i + 1) * size];
-                let v = match (size, signed) {
-                    (1, true) => e[0] as i8 as i64,
-                    (2, true) => i16_at(e, 0) as i64,
-                    (4, true) => i32_at(e, 0) as i64,
-                    (_, true) => i64_at(e, 0),
-                    (1, false) => e[0] as i64,
-                    (2, false) => u16_at(e, 0) as i64,
-                    (4, false) => u32_at(e, 0) as i64,
-                    (_, false) => u64_at(e, 0) as i64,
-                };
-                if signed {
-                    p.int("", v);
-                } else {
-                    p.uint("", v as u64);
-                }
-            }
-            p.close("]");
-        }
         FieldKind::DataLoc { chars } | FieldKind::RelLoc { chars } => {
             let loc = u32_at(b, 0);
             match located(f, loc, payload) {
@@ -677,6 +574,22 @@ mod tests {
         let bad = parse_command("bad long x");
         assert!(bad.error.unwrap().contains("rejected by the kernel"));
         assert!(parse_command("x u32").error.is_some());
+        // The kernel takes no arrays of numbers (user_field_size): refused,
+        // as the registration would be, not decoded.
+        assert_eq!(
+            parse_command("x u32[4] v").error.as_deref(),
+            Some("field 'u32[4] v': unknown type 'u32[4]'")
+        );
+        assert_eq!(
+            parse_command("x unsigned char[4] v").fields[0].kind,
+            FieldKind::CharArray(4)
+        );
+        assert!(
+            parse_command("x char[2000] v")
+                .error
+                .unwrap()
+                .contains("up to 1024")
+        );
         assert!(parse_command("x u32 a 8").error.is_some());
     }
 

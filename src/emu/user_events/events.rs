@@ -1,69 +1,16 @@
 //! The events of the emulated user_events, as kernel/trace/trace_events_user.c
-//! makes them: the registration command's grammar (`user_event_parse_cmd`,
-//! `user_event_parse_field`), the comparison of a redefinition
+//! makes them: fields parsed by the one grammar rtrace has
+//! (`abi::user_events::parse_fields`, which the decoder uses too), the
+//! comparison of a redefinition
 //! (`user_fields_match`), and what tracefs shows of an event (its `format`
 //! file, its line in `user_events_status`).
 
-/// `MAX_FIELD_ARRAY_SIZE`: the longest `char[N]`.
-const MAX_FIELD_ARRAY_SIZE: u64 = 1024;
-/// `sizeof(struct trace_entry)`: field offsets count from the record's start.
-pub const ENTRY: usize = 8;
+pub use crate::abi::user_events::{ENTRY, Field, Filter, Loc, argv_split, kstrtoull, parse_fields};
+
 /// `USER_EVENT_REG_PERSIST`.
 pub const REG_PERSIST: u16 = 1;
 /// `USER_EVENT_REG_MULTI_FORMAT`.
 pub const REG_MULTI_FORMAT: u16 = 2;
-
-/// Where a dynamic field's data is counted from.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Loc {
-    /// A fixed field.
-    None,
-    /// `__data_loc`: from the record's start.
-    Data,
-    /// `__rel_loc`: from the end of the field.
-    Rel,
-}
-
-/// `FILTER_*`: how ftrace prints a field ([`super::ftrace`]).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Filter {
-    /// `char[N]`.
-    StaticString,
-    /// `__data_loc ...char...`.
-    DynString,
-    /// `__rel_loc ...char...`.
-    RelDynString,
-    /// Anything else: printed by size.
-    Other,
-}
-
-/// One field of an event (`struct ftrace_event_field`).
-#[derive(Clone, Debug)]
-pub struct Field {
-    /// Its type as written (`unsigned int`, `char[8]`, `__data_loc char[]`).
-    pub ty: Vec<u8>,
-    /// Its name.
-    pub name: Vec<u8>,
-    /// Offset in the record (the 8-byte entry header included).
-    pub offset: usize,
-    /// Bytes.
-    pub size: usize,
-    /// `struct T name SIZE`.
-    pub is_struct: bool,
-    /// Dynamic data.
-    pub loc: Loc,
-    /// `type[0] != 'u'`, as the kernel decides it.
-    pub signed: bool,
-    /// How ftrace prints it.
-    pub filter: Filter,
-}
-
-impl Field {
-    /// A loc field whose type contains "char": its data must end in NUL.
-    pub fn ensure_null(&self) -> bool {
-        self.loc != Loc::None && contains(&self.ty, b"char")
-    }
-}
 
 /// One event.
 #[derive(Debug)]
@@ -86,215 +33,6 @@ pub struct Event {
     pub id: u32,
     /// Not deleted yet (a deleted event stays for its open enable files).
     pub alive: bool,
-}
-
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    hay.windows(needle.len()).any(|w| w == needle)
-}
-
-fn is_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
-}
-
-/// `kstrtoull(s, base)`: a whole number (one trailing newline allowed).
-pub fn kstrtoull(s: &[u8], base: u32) -> Option<u64> {
-    let mut s = s.strip_prefix(b"+").unwrap_or(s);
-    let mut base = base;
-    let lower = |i: usize, s: &[u8]| s.get(i).map(|b| b.to_ascii_lowercase());
-    if base == 0 {
-        if s.first() == Some(&b'0')
-            && lower(1, s) == Some(b'x')
-            && s.get(2).is_some_and(u8::is_ascii_hexdigit)
-        {
-            base = 16;
-            s = &s[2..];
-        } else if s.first() == Some(&b'0') {
-            base = 8;
-        } else {
-            base = 10;
-        }
-    } else if base == 16 && s.first() == Some(&b'0') && lower(1, s) == Some(b'x') {
-        s = &s[2..];
-    }
-    let mut v: u64 = 0;
-    let mut i = 0;
-    while let Some(d) = s.get(i).and_then(|c| (*c as char).to_digit(base)) {
-        v = v.checked_mul(u64::from(base))?.checked_add(u64::from(d))?;
-        i += 1;
-    }
-    if i == 0 {
-        return None;
-    }
-    let rest = &s[i..];
-    (rest.is_empty() || rest == b"\n").then_some(v)
-}
-
-/// `user_field_array_size`: N of `char[N]`.
-fn array_size(ty: &[u8]) -> Option<usize> {
-    let start = ty.iter().position(|&b| b == b'[')?;
-    let inner = &ty[start + 1..];
-    // strscpy into 8 bytes: empty or cut is EINVAL.
-    if inner.is_empty() || inner.len() >= 8 {
-        return None;
-    }
-    let end = inner.iter().position(|&b| b == b']')?;
-    let n = kstrtoull(&inner[..end], 0)?;
-    (n <= MAX_FIELD_ARRAY_SIZE).then_some(n as usize)
-}
-
-/// `user_field_size`.
-fn field_size(ty: &[u8]) -> Option<usize> {
-    Some(match ty {
-        b"s64" | b"u64" => 8,
-        b"s32" | b"u32" | b"int" | b"unsigned int" => 4,
-        b"s16" | b"u16" | b"short" | b"unsigned short" => 2,
-        b"s8" | b"u8" | b"char" | b"unsigned char" => 1,
-        _ if ty.starts_with(b"char[") || ty.starts_with(b"unsigned char[") => {
-            return array_size(ty);
-        }
-        _ if ty.starts_with(b"__data_loc ") || ty.starts_with(b"__rel_loc ") => 4,
-        _ => return None,
-    })
-}
-
-/// `filter_assign_type`.
-fn filter_of(ty: &[u8]) -> Filter {
-    let chars = contains(ty, b"char");
-    if contains(ty, b"__data_loc") {
-        return if chars {
-            Filter::DynString
-        } else {
-            Filter::Other
-        };
-    }
-    if contains(ty, b"__rel_loc") {
-        return if chars {
-            Filter::RelDynString
-        } else {
-            Filter::Other
-        };
-    }
-    if ty.contains(&b'[') && chars {
-        return Filter::StaticString;
-    }
-    Filter::Other
-}
-
-/// `user_event_parse_field`: `type name [size]` at `offset`; Ok(None) for
-/// an empty field.
-fn parse_field(field: &[u8], offset: usize) -> Result<Option<Field>, i32> {
-    const SPACED: [&[u8]; 6] = [
-        b"unsigned ",
-        b"struct ",
-        b"__data_loc unsigned ",
-        b"__data_loc ",
-        b"__rel_loc unsigned ",
-        b"__rel_loc ",
-    ];
-    let start = field
-        .iter()
-        .position(|&b| !is_space(b))
-        .unwrap_or(field.len());
-    let field = &field[start..];
-    if field.is_empty() {
-        return Ok(None);
-    }
-    let mut ty: Option<&[u8]> = None;
-    let mut rest = field;
-    let mut depth = 0;
-    let mut is_struct = false;
-    if let Some(i) = SPACED.iter().position(|p| field.starts_with(p)) {
-        is_struct = i == 1;
-        // The type runs to the next space after the prefix.
-        let len = SPACED[i].len();
-        let sp = field[len..]
-            .iter()
-            .position(|&b| b == b' ')
-            .ok_or(libc::EINVAL)?;
-        ty = Some(&field[..len + sp]);
-        rest = &field[len + sp + 1..];
-        depth = 1;
-    }
-    let mut name: Option<&[u8]> = None;
-    let mut size: Option<usize> = None;
-    for part in rest.split(|&b| b == b' ') {
-        match depth {
-            0 => ty = Some(part),
-            1 => name = Some(part),
-            2 => {
-                if !is_struct {
-                    return Err(libc::EINVAL);
-                }
-                let v = kstrtoull(part, 10).filter(|&v| v <= u64::from(u32::MAX));
-                size = Some(v.ok_or(libc::EINVAL)? as u32 as usize);
-            }
-            _ => return Err(libc::EINVAL),
-        }
-        depth += 1;
-    }
-    let (Some(ty), Some(name)) = (ty, name) else {
-        return Err(libc::EINVAL);
-    };
-    if depth < 2 {
-        return Err(libc::EINVAL);
-    }
-    let size = match size {
-        Some(s) => s,
-        None => field_size(ty).ok_or(libc::EINVAL)?,
-    };
-    if size == 0 {
-        return Err(libc::EINVAL);
-    }
-    let loc = if ty.starts_with(b"__data_loc ") {
-        Loc::Data
-    } else if ty.starts_with(b"__rel_loc ") {
-        Loc::Rel
-    } else {
-        Loc::None
-    };
-    Ok(Some(Field {
-        ty: ty.to_vec(),
-        name: name.to_vec(),
-        offset,
-        size,
-        is_struct,
-        loc,
-        signed: ty.first() != Some(&b'u'),
-        filter: filter_of(ty),
-    }))
-}
-
-/// `user_event_parse_fields`: the `;`-separated fields.
-pub fn parse_fields(args: Option<&[u8]>) -> Result<Vec<Field>, i32> {
-    let mut fields: Vec<Field> = Vec::new();
-    let Some(args) = args else {
-        return Ok(fields);
-    };
-    let mut offset = ENTRY;
-    for part in args.split(|&b| b == b';') {
-        if let Some(f) = parse_field(part, offset)? {
-            offset += f.size;
-            fields.push(f);
-        }
-    }
-    Ok(fields)
-}
-
-/// `user_event_argv_split`: a space after each `;`, then split on white
-/// space.
-pub fn argv_split(args: &[u8]) -> Vec<Vec<u8>> {
-    let mut fixed = Vec::with_capacity(args.len() * 2);
-    for (i, &b) in args.iter().enumerate() {
-        fixed.push(b);
-        if b == b';' && !args.get(i + 1).copied().is_some_and(is_space) {
-            fixed.push(b' ');
-        }
-    }
-    fixed
-        .split(|&b| is_space(b))
-        .filter(|w| !w.is_empty())
-        .map(<[u8]>::to_vec)
-        .collect()
 }
 
 /// `user_fields_match`: whether a redefinition's words are this event's
@@ -346,7 +84,7 @@ fn print_conv(ty: &[u8]) -> &'static str {
         b"u64" => "%llu",
         b"s32" | b"int" | b"s16" | b"short" | b"s8" | b"char" => "%d",
         b"u32" | b"unsigned int" | b"u16" | b"unsigned short" | b"u8" | b"unsigned char" => "%u",
-        _ if contains(ty, b"char[") => "%s",
+        _ if memchr::memmem::find(ty, b"char[").is_some() => "%s",
         _ => "%llu",
     }
 }
@@ -434,7 +172,8 @@ mod tests {
     use super::*;
 
     fn layout(args: &str) -> Result<Vec<(String, usize, usize)>, i32> {
-        parse_fields(Some(args.as_bytes())).map(|v| {
+        let fields = parse_fields(Some(args.as_bytes())).map_err(|_| libc::EINVAL);
+        fields.map(|v| {
             v.iter()
                 .map(|f| {
                     (

@@ -546,7 +546,7 @@ impl Supervisor {
                 return Err(libc::EADDRINUSE);
             }
         }
-        let fields = events::parse_fields(args)?;
+        let fields = events::parse_fields(args).map_err(|_| libc::EINVAL)?;
         if self.events.iter().filter(|e| e.alive).count() >= MAX_EVENTS {
             return Err(libc::EMFILE);
         }
