@@ -55,6 +55,23 @@ impl Recording {
         bus == 0 || self.buses.get(bus as usize).copied().unwrap_or(false)
     }
 
+    /// How far apart two passes of a looped replay are, in microseconds:
+    /// the time from the first event to the latest, rounded up to the next
+    /// whole second (so a pass starts after the one before has ended, and
+    /// an event's stamp in pass K is its first-pass stamp plus K whole
+    /// seconds times this).
+    pub fn period_us(&self) -> i64 {
+        let t0 = self.events.first().map_or(0, |e| e.ts_us);
+        let span = self
+            .events
+            .iter()
+            .map(|e| e.ts_us - t0)
+            .max()
+            .unwrap_or(0)
+            .max(0);
+        (span / 1_000_000 + 1) * 1_000_000
+    }
+
     /// The bus numbers that occur, in order.
     pub fn bus_list(&self) -> Vec<u16> {
         (1..MAX_MINOR).filter(|&b| self.buses[b as usize]).collect()
@@ -285,6 +302,8 @@ mod tests {
         assert_eq!(rec.events.len(), 34);
         assert_eq!(rec.bus_list(), vec![1, 2]);
         assert!(rec.has_bus(0) && rec.has_bus(2) && !rec.has_bus(3));
+        // Its events span 1.56 s: passes are 2 s apart.
+        assert_eq!(rec.period_us(), 2_000_000);
     }
 
     #[test]
