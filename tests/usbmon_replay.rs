@@ -492,6 +492,43 @@ fn a_looped_replay_plays_the_recording_again_a_period_later() {
     let stamps = assert_holds_restamped(&file, 2 * EVENTS, |pass, ts| ts + pass * 2_000_000);
     assert_eq!(printed_stamps(&run), stamps);
     assert!(stamps.windows(2).all(|w| w[0] <= w[1]), "{stamps:?}");
+    // The JSON form: the same events, each with its text line and its
+    // stamp as numbers.
+    let dir = scratch("loop2-json");
+    let json = replay(
+        &dir,
+        Path::new(USBMON_RECORDING),
+        &["--json", "--usbmon-replay-loop=2"],
+        &[
+            require("tcpdump", "tcpdump").to_str().unwrap(),
+            "-i",
+            "usbmon0",
+            "-c",
+            "68",
+            "-w",
+            "/dev/null",
+        ],
+    );
+    assert_eq!(json.code(), Some(0), "{}", json.stderr());
+    let events: Vec<serde_json::Value> = json
+        .trace
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .flat_map(|o| o["extended"].as_array().cloned().unwrap_or_default())
+        .filter(|e| e["usbmon"] == "event")
+        .collect();
+    let texts: Vec<&str> = events.iter().map(|e| e["text"].as_str().unwrap()).collect();
+    assert_eq!(texts, events_of(&run));
+    let json_stamps: Vec<i64> = events
+        .iter()
+        .map(|e| e["ts_sec"].as_i64().unwrap() * 1_000_000 + e["ts_usec"].as_i64().unwrap())
+        .collect();
+    assert_eq!(json_stamps, stamps);
+}
+
+/// The event lines rtrace printed.
+fn events_of(run: &Run) -> Vec<String> {
+    events(&run.lines())
 }
 
 /// `--usbmon-replay-loop` (for ever) goes on past any number of passes.
