@@ -4,7 +4,10 @@
 //! recording. Every event rtrace prints must be the kernel's own text line
 //! of that event (qemu-xhci-0u.txt), the file each program writes, read
 //! back with `tcpdump -r`, must hold the recording's records byte for byte,
-//! and the trace must start at the command's execve. Bad recordings and
+//! and the trace must start at the command's execve. Pacing stamps events
+//! with the real time they arrive at (the recording's spacing kept),
+//! looping replays the recording again a whole number of seconds later,
+//! two clients at once each get their bus's events. Bad recordings and
 //! misuse give one-line errors.
 //!
 //! The programs come from Debian (tcpdump, tshark; .ci/run installs them).
