@@ -235,3 +235,36 @@ fn a_32_bit_program_writes_and_cannot_register() {
         ]
     );
 }
+
+/// An exec drops the enablers its process registered, as the kernel's
+/// `user_events_execve`: after the exec, closing the registering file
+/// deletes the event (no tracer holds it), so its format file is gone.
+#[test]
+fn an_exec_drops_the_processs_enablers() {
+    fixture("uevents_exec");
+    let run = trace_env(
+        &[
+            "--user-events-emulate",
+            "--user-events-enable",
+            "rtrace_other",
+        ],
+        &["uevents_exec"],
+        &[("UEVENTS_EMU_ATTACHED", "1")],
+    );
+    assert_eq!(run.code(), Some(0), "{}\n{}", run.stderr(), run.trace);
+    let (trace, records) = split(&run.trace);
+    assert_eq!(
+        after_marker(&trace),
+        [
+            "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+            "openat(AT_FDCWD, \"/sys/kernel/tracing/events/user_events/rtrace_probe/format\", O_RDONLY) = 4",
+            "close(3) = 0",
+            "close(4) = 0",
+            "openat(AT_FDCWD, \"/sys/kernel/tracing/events/user_events/rtrace_probe/format\", O_RDONLY) = -1 [ENOENT]",
+            "exit_group(0)",
+            "Process exited normally with code 0",
+        ],
+        "{trace}"
+    );
+    assert_eq!(records, Vec::<String>::new());
+}

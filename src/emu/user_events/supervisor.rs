@@ -102,14 +102,39 @@ struct Enabler {
     ev: usize,
 }
 
+/// A process that registered (`user_event_mm`): its pidfd (POLLHUP at its
+/// exit) and its memory as it was then: an open `/proc/PID/mem` holds that
+/// mm, and a read from it finds nothing (0 bytes) once the mm has no user
+/// left, which an exec makes happen (the kernel's `user_events_execve`
+/// drops the process's enablers then, as at its exit).
+struct Proc {
+    tgid: i32,
+    pidfd: OwnedFd,
+    mem: Option<std::fs::File>,
+    /// An address that was mapped (the first enable word).
+    probe: u64,
+}
+
+impl Proc {
+    /// Whether the process exited or exec'd since it registered.
+    fn gone(&self) -> bool {
+        use std::os::unix::fs::FileExt;
+        Supervisor::hup(self.pidfd.as_raw_fd())
+            || self
+                .mem
+                .as_ref()
+                .is_some_and(|m| matches!(m.read_at(&mut [0u8], self.probe), Ok(0)))
+    }
+}
+
 /// The emulated kernel's state.
 pub struct Supervisor {
     listener: OwnedFd,
     events: Vec<Event>,
     files: Vec<File>,
     enablers: Vec<Enabler>,
-    /// Processes that registered (`user_event_mm`), with a pidfd.
-    procs: Vec<(i32, OwnedFd)>,
+    /// Processes that registered (`user_event_mm`).
+    procs: Vec<Proc>,
     multi_id: u64,
     records: Arc<Mutex<Vec<Record>>>,
     /// The events the tracer records from their creation; None: all.
@@ -243,12 +268,8 @@ impl Supervisor {
                 }
             }
         }
-        while let Some(i) = self
-            .procs
-            .iter()
-            .position(|(_, fd)| Self::hup(fd.as_raw_fd()))
-        {
-            let (tgid, _) = self.procs.remove(i);
+        while let Some(i) = self.procs.iter().position(Proc::gone) {
+            let tgid = self.procs.remove(i).tgid;
             let gone: Vec<usize> = self
                 .enablers
                 .iter()
@@ -473,12 +494,17 @@ impl Supervisor {
             return Err(libc::EFAULT);
         }
         let tgid = notify::tgid_of(tid);
-        if !self.procs.iter().any(|(p, _)| *p == tgid) {
+        if !self.procs.iter().any(|p| p.tgid == tgid) {
             // SAFETY: pidfd_open takes plain values; the fd is owned at once.
             let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, tgid, 0) } as i32;
             if fd >= 0 {
-                // SAFETY: a new fd of ours.
-                self.procs.push((tgid, unsafe { OwnedFd::from_raw_fd(fd) }));
+                self.procs.push(Proc {
+                    tgid,
+                    // SAFETY: a new fd of ours.
+                    pidfd: unsafe { OwnedFd::from_raw_fd(fd) },
+                    mem: std::fs::File::open(format!("/proc/{tgid}/mem")).ok(),
+                    probe: addr,
+                });
             }
         }
         if self
@@ -628,7 +654,7 @@ impl Supervisor {
         }
         let (bit, addr) = (u[4], u64_at(&u, 8));
         let tgid = notify::tgid_of(tid);
-        if !self.procs.iter().any(|(p, _)| *p == tgid) {
+        if !self.procs.iter().any(|p| p.tgid == tgid) {
             return Err(libc::ENOENT);
         }
         let gone: Vec<usize> = self
