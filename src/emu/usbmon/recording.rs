@@ -47,6 +47,8 @@ pub struct Recording {
     pub events: Vec<Event>,
     /// Which buses occur (index: bus number below [`MAX_MINOR`]).
     pub buses: Vec<bool>,
+    /// [`Recording::period_us`], worked out once at the load.
+    period: i64,
 }
 
 impl Recording {
@@ -61,15 +63,7 @@ impl Recording {
     /// an event's stamp in pass K is its first-pass stamp plus K whole
     /// seconds times this).
     pub fn period_us(&self) -> i64 {
-        let t0 = self.events.first().map_or(0, |e| e.ts_us);
-        let span = self
-            .events
-            .iter()
-            .map(|e| e.ts_us - t0)
-            .max()
-            .unwrap_or(0)
-            .max(0);
-        (span / 1_000_000 + 1) * 1_000_000
+        self.period
     }
 
     /// The bus numbers that occur, in order.
@@ -147,6 +141,7 @@ pub fn load(path: &std::path::Path) -> Result<Recording, String> {
     let mut rec = Recording {
         events: Vec::new(),
         buses: vec![false; MAX_MINOR as usize],
+        period: 0,
     };
     match magic {
         Some(0xa1b2_c3d4 | 0xd4c3_b2a1 | 0xa1b2_3c4d | 0x4d3c_b2a1) => pcap(&bytes, &mut rec)?,
@@ -154,6 +149,9 @@ pub fn load(path: &std::path::Path) -> Result<Recording, String> {
         _ if bytes.is_empty() => return Err("empty file: not a capture".into()),
         _ => return Err("not a capture (neither pcap nor pcapng)".into()),
     }
+    let t0 = rec.events.first().map_or(0, |e| e.ts_us);
+    let span = rec.events.iter().map(|e| e.ts_us - t0).max().unwrap_or(0);
+    rec.period = (span.max(0) / 1_000_000 + 1) * 1_000_000;
     Ok(rec)
 }
 
