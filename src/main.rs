@@ -530,9 +530,18 @@ struct Cli {
     usbmon_replay: Option<std::path::PathBuf>,
 
     /// With --usbmon-replay: events arrive at the recording's own pace
-    /// (by their time stamps) instead of as fast as the program fetches
+    /// (by their time stamps) instead of as fast as the program fetches,
+    /// each stamped with the real time it arrives at (the recording's
+    /// spacing kept), as a live kernel stamps it
     #[arg(long = "usbmon-replay-pace")]
     usbmon_replay_pace: bool,
+
+    /// With --usbmon-replay: play the recording N times in all (N >= 1),
+    /// or for ever without =N; each pass is stamped a whole number of
+    /// seconds after the one before (the recording's span rounded up)
+    #[arg(long = "usbmon-replay-loop", value_name = "N", num_args = 0..=1,
+          require_equals = true, default_missing_value = "forever")]
+    usbmon_replay_loop: Option<String>,
 
     /// Run the command on an emulated user_events (for kernels without
     /// CONFIG_USER_EVENTS): /sys/kernel/tracing/user_events_data,
@@ -721,6 +730,24 @@ fn main() -> ExitCode {
     if cli.usbmon_replay_pace && cli.usbmon_replay.is_none() {
         return fail("--usbmon-replay-pace needs --usbmon-replay FILE", 2);
     }
+    if cli.usbmon_replay_loop.is_some() && cli.usbmon_replay.is_none() {
+        return fail("--usbmon-replay-loop needs --usbmon-replay FILE", 2);
+    }
+    let usbmon_passes = match cli.usbmon_replay_loop.as_deref() {
+        None => Some(1),
+        Some("forever") => None,
+        Some(n) => match n.parse::<u32>() {
+            Ok(n) if n >= 1 => Some(n),
+            _ => {
+                return fail(
+                    &format!(
+                        "--usbmon-replay-loop={n}: N is how many times to play the recording, a number from 1 (leave =N out to loop for ever)"
+                    ),
+                    2,
+                );
+            }
+        },
+    };
     if cli.usbmon_replay.is_some() {
         // The emulation is set up by the child rtrace forks, before its
         // exec: neither a process already running nor the BPF engine
@@ -812,6 +839,7 @@ fn main() -> ExitCode {
         Some(path) => {
             let pace = rtrace_cli::emu::usbmon::Pace {
                 recorded: cli.usbmon_replay_pace,
+                passes: usbmon_passes,
             };
             match rtrace_cli::emu::usbmon::Replay::load(path, pace) {
                 Ok(r) => Some(r),

@@ -323,6 +323,92 @@ fn usbmon_events_are_instants_on_their_bus_at_kernel_time_with_arrows_from_the_f
     }
 }
 
+/// Under `--usbmon-replay-pace` an event happens during the replay and is
+/// stamped with the real time it arrived at (without pacing the
+/// recording's own stamps are kept, days before the trace): on the
+/// timeline each event sits inside the trace, after the command's first
+/// call began and before the MFETCH that returned it ended, and the
+/// events keep the recording's spacing (two passes, the second a period
+/// later). The wall clock and the monotonic one the slices are timed by
+/// may be slewed apart by NTP (at most 500 ppm, 2 ms over this run): the
+/// bounds allow 5 ms.
+#[test]
+fn paced_usbmon_events_sit_within_the_trace() {
+    let path = scratch_path("timeline", "tcpdump-paced");
+    let path_text = path.to_str().unwrap().to_string();
+    let run = trace(
+        &[
+            "-f",
+            "--usbmon-replay",
+            USBMON_RECORDING,
+            "--usbmon-replay-pace",
+            "--usbmon-replay-loop=2",
+            "--timeline",
+            &path_text,
+        ],
+        &["tcpdump", "-i", "usbmon0", "-c", "68", "-w", "/dev/null"],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let bytes = std::fs::read(&path).expect("timeline written");
+    let _ = std::fs::remove_file(&path);
+    let Value::Array(all) = serde_json::from_slice::<Value>(&bytes).expect("JSON") else {
+        panic!("not an array");
+    };
+    let printed = events(&run.lines());
+    assert_eq!(printed.len(), 68, "{}", run.trace);
+    let device: Vec<&Value> = all.iter().filter(|e| e["cat"] == "device").collect();
+    let texts: Vec<&str> = device
+        .iter()
+        .map(|e| e["args"]["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts, printed);
+    let by_tid = slices(&all);
+    let first_call = by_tid
+        .values()
+        .flatten()
+        .map(|e| ns(&e["ts"]))
+        .min()
+        .unwrap();
+    let slack = 5_000_000; // ns
+    for (instant, text) in device.iter().zip(&printed) {
+        let at = ns(&instant["ts"]);
+        assert!(
+            at >= first_call - slack,
+            "{text} at {at} before the trace began"
+        );
+        let end = all
+            .iter()
+            .find(|e| e["ph"] == "f" && e["pid"] == instant["pid"] && e["ts"] == instant["ts"])
+            .and_then(|f| all.iter().find(|e| e["ph"] == "s" && e["id"] == f["id"]))
+            .and_then(|s| {
+                by_tid[&s["tid"].as_i64().unwrap()]
+                    .iter()
+                    .find(|e| e["ts"] == s["ts"] && e["name"] == "ioctl")
+            })
+            .map(|fetch| ns(&fetch["ts"]) + ns(&fetch["dur"]))
+            .unwrap_or_else(|| panic!("no fetching MFETCH for {text}"));
+        assert!(
+            at <= end + slack,
+            "{text} at {at} ns, after the MFETCH that returned it ended ({end} ns)"
+        );
+    }
+    // The spacing is the printed stamps', which the replay tests check
+    // against the recording's: the same offset for every event.
+    let offset = kernel_micros(&printed[0]) - device[0]["ts"].as_f64().unwrap();
+    for (instant, text) in device.iter().zip(&printed) {
+        let here = kernel_micros(text) - instant["ts"].as_f64().unwrap();
+        assert!(
+            (here - offset).abs() < 0.01,
+            "{text}: {here} against {offset}"
+        );
+    }
+    let gap = kernel_micros(&printed[34]) - kernel_micros(&printed[0]);
+    assert!(
+        (gap - 2e6).abs() < 0.5,
+        "the second pass began {gap} µs after the first"
+    );
+}
+
 #[test]
 fn user_events_writes_are_instants_on_their_events_track_with_arrows_from_the_write() {
     fixture("uevents_producer");

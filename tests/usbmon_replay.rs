@@ -4,7 +4,10 @@
 //! recording. Every event rtrace prints must be the kernel's own text line
 //! of that event (qemu-xhci-0u.txt), the file each program writes, read
 //! back with `tcpdump -r`, must hold the recording's records byte for byte,
-//! and the trace must start at the command's execve. Bad recordings and
+//! and the trace must start at the command's execve. Pacing stamps events
+//! with the real time they arrive at (the recording's spacing kept),
+//! looping replays the recording again a whole number of seconds later,
+//! two clients at once each get their bus's events. Bad recordings and
 //! misuse give one-line errors.
 //!
 //! The programs come from Debian (tcpdump, tshark; .ci/run installs them).
@@ -379,9 +382,87 @@ fn a_48_byte_header_recording_replays() {
     }
 }
 
-/// At the recording's pace the program gets every event all the same.
+/// Microseconds since the epoch of a usbmon record's stamp: its header's
+/// `ts_sec` and `ts_usec`, which must be the pcap record's own.
+fn stamp(record: &(u32, u32, u32, Vec<u8>)) -> i64 {
+    let d = &record.3;
+    let sec = i64::from_le_bytes(d[16..24].try_into().unwrap());
+    let usec = i32::from_le_bytes(d[24..28].try_into().unwrap());
+    assert_eq!(
+        (i64::from(record.0), i64::from(record.1)),
+        (sec, i64::from(usec)),
+        "the pcap record's stamp is not its usbmon header's"
+    );
+    sec * 1_000_000 + i64::from(usec)
+}
+
+/// The capture `file` holds `count` events: the recording's records over
+/// and over, each the same as recorded but for its stamp, which is
+/// `restamp(pass, recorded stamp)` (in the pcap record and the usbmon
+/// header alike). The stamps, in microseconds.
+fn assert_holds_restamped(
+    file: &Path,
+    count: usize,
+    restamp: impl Fn(i64, i64) -> i64,
+) -> Vec<i64> {
+    let written = pcap_records(&as_pcap(file), 220);
+    let recorded = pcap_records(&std::fs::read(USBMON_RECORDING).unwrap(), 220);
+    assert_eq!(written.len(), count, "{}", file.display());
+    let mut stamps = Vec::new();
+    for (j, w) in written.iter().enumerate() {
+        let r = &recorded[j % EVENTS];
+        let ts = restamp((j / EVENTS) as i64, stamp(r));
+        let mut want = r.clone();
+        want.0 = (ts / 1_000_000) as u32;
+        want.1 = (ts % 1_000_000) as u32;
+        want.3[16..24].copy_from_slice(&(ts / 1_000_000).to_le_bytes());
+        want.3[24..28].copy_from_slice(&((ts % 1_000_000) as i32).to_le_bytes());
+        assert_eq!(w, &want, "event {} of {}", j + 1, file.display());
+        stamps.push(stamp(w));
+    }
+    stamps
+}
+
+/// The stamps of the events rtrace printed (`ID SECONDS.MICROSECONDS
+/// ...`), in microseconds.
+fn printed_stamps(run: &Run) -> Vec<i64> {
+    events(&run.lines())
+        .iter()
+        .map(|e| {
+            let (sec, usec) = e.split(' ').nth(1).unwrap().split_once('.').unwrap();
+            sec.parse::<i64>().unwrap() * 1_000_000 + usec.parse::<i64>().unwrap()
+        })
+        .collect()
+}
+
+/// The events rtrace printed are the kernel's lines of the recording,
+/// over and over, `count` in all, and no diagnostic.
+fn assert_events_are_the_kernels_looped(run: &Run, count: usize) {
+    let lines = run.lines();
+    assert_eq!(diagnostics(&lines), Vec::<String>::new());
+    let kernel = std::fs::read_to_string(KERNEL_TEXT).unwrap();
+    let ours = events(&lines);
+    assert_eq!(ours.len(), count, "{}", run.stderr());
+    for (ours, theirs) in ours.iter().zip(kernel.lines().cycle()) {
+        assert_eq!(untimed(ours), untimed(theirs));
+    }
+}
+
+/// The real time now, in microseconds since the epoch.
+fn now_us() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_micros() as i64
+}
+
+/// At the recording's pace the program gets every event all the same,
+/// each stamped with the real time it arrived at, as a live kernel stamps
+/// it: the first during the run, the others as far after it as in the
+/// recording (to the microsecond).
 #[test]
-fn paced_replay_captures_the_recording() {
+fn paced_replay_captures_the_recording_stamped_at_its_arrival() {
+    let before = now_us();
     let (run, file) = capture(
         "pace",
         Path::new(USBMON_RECORDING),
@@ -390,8 +471,147 @@ fn paced_replay_captures_the_recording() {
         "capture.pcap",
         &["--usbmon-replay-pace"],
     );
+    let after = now_us();
     assert_events_are_the_kernels(&run);
-    assert_file_holds_the_recording(&file);
+    let t0 = stamp(&pcap_records(&std::fs::read(USBMON_RECORDING).unwrap(), 220)[0]);
+    let first = stamp(&pcap_records(&as_pcap(&file), 220)[0]);
+    let stamps = assert_holds_restamped(&file, EVENTS, |_, ts| first + ts - t0);
+    assert!(
+        before <= first && *stamps.last().unwrap() <= after,
+        "stamps {first}..{} outside the run {before}..{after}",
+        stamps.last().unwrap()
+    );
+    assert_eq!(printed_stamps(&run), stamps);
+}
+
+/// `--usbmon-replay-loop=2`: the recording twice, the second pass stamped
+/// two seconds after the first (its events span 1.56 s, rounded up to
+/// whole seconds), URB ids as recorded (a kernel's recur); the printed
+/// events are the kernel's lines twice, with the file's stamps.
+#[test]
+fn a_looped_replay_plays_the_recording_again_a_period_later() {
+    let (run, file) = capture_n("loop2", &["--usbmon-replay-loop=2"], 2 * EVENTS);
+    assert_events_are_the_kernels_looped(&run, 2 * EVENTS);
+    let stamps = assert_holds_restamped(&file, 2 * EVENTS, |pass, ts| ts + pass * 2_000_000);
+    assert_eq!(printed_stamps(&run), stamps);
+    assert!(stamps.windows(2).all(|w| w[0] <= w[1]), "{stamps:?}");
+    // The JSON form: the same events, each with its text line and its
+    // stamp as numbers.
+    let dir = scratch("loop2-json");
+    let json = replay(
+        &dir,
+        Path::new(USBMON_RECORDING),
+        &["--json", "--usbmon-replay-loop=2"],
+        &[
+            require("tcpdump", "tcpdump").to_str().unwrap(),
+            "-i",
+            "usbmon0",
+            "-c",
+            "68",
+            "-w",
+            "/dev/null",
+        ],
+    );
+    assert_eq!(json.code(), Some(0), "{}", json.stderr());
+    let events: Vec<serde_json::Value> = json
+        .trace
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .flat_map(|o| o["extended"].as_array().cloned().unwrap_or_default())
+        .filter(|e| e["usbmon"] == "event")
+        .collect();
+    let texts: Vec<&str> = events.iter().map(|e| e["text"].as_str().unwrap()).collect();
+    assert_eq!(texts, events_of(&run));
+    let json_stamps: Vec<i64> = events
+        .iter()
+        .map(|e| e["ts_sec"].as_i64().unwrap() * 1_000_000 + e["ts_usec"].as_i64().unwrap())
+        .collect();
+    assert_eq!(json_stamps, stamps);
+}
+
+/// The event lines rtrace printed.
+fn events_of(run: &Run) -> Vec<String> {
+    events(&run.lines())
+}
+
+/// `--usbmon-replay-loop` (for ever) goes on past any number of passes.
+#[test]
+fn a_replay_looped_for_ever_goes_on() {
+    let (run, file) = capture_n("loop-ever", &["--usbmon-replay-loop"], 100);
+    assert_events_are_the_kernels_looped(&run, 100);
+    assert_holds_restamped(&file, 100, |pass, ts| ts + pass * 2_000_000);
+}
+
+/// With pacing and a loop, the second pass arrives a period after the
+/// first, each event stamped at its arrival.
+#[test]
+fn a_paced_loop_keeps_the_recordings_spacing_across_passes() {
+    let (run, file) = capture_n(
+        "loop-pace",
+        &["--usbmon-replay-loop=2", "--usbmon-replay-pace"],
+        2 * EVENTS,
+    );
+    assert_events_are_the_kernels_looped(&run, 2 * EVENTS);
+    let t0 = stamp(&pcap_records(&std::fs::read(USBMON_RECORDING).unwrap(), 220)[0]);
+    let first = stamp(&pcap_records(&as_pcap(&file), 220)[0]);
+    let stamps = assert_holds_restamped(&file, 2 * EVENTS, |pass, ts| {
+        first + ts - t0 + pass * 2_000_000
+    });
+    assert_eq!(printed_stamps(&run), stamps);
+}
+
+/// The passes are as many as asked, then the bus is quiet: a libpcap-like
+/// client on a big ring, non-blocking, fetches 64 events in two MFETCHes
+/// and finds the rest queued (STATS): 4 of two passes, 38 of three.
+#[test]
+fn a_replay_loops_as_many_times_as_asked() {
+    let client = common::fixture("usbmon_pcap");
+    let dir = scratch("loop-count");
+    for (passes, queued) in [("2", 4), ("3", 38)] {
+        let run = trace_env(
+            &[
+                "--usbmon-replay",
+                USBMON_RECORDING,
+                &format!("--usbmon-replay-loop={passes}"),
+            ],
+            &[client.to_str().unwrap(), "32", "1228800", "nonblock"],
+            &[
+                ("HOME", dir.join("home").to_str().unwrap()),
+                ("USBMON_EMU_ATTACHED", "1"),
+            ],
+        );
+        assert_eq!(run.code(), Some(0), "{}", run.stderr());
+        assert_eq!(
+            String::from_utf8_lossy(&run.output.stdout),
+            format!("events 64\nqueued {queued}\ndropped 0\n"),
+            "{passes} passes"
+        );
+    }
+}
+
+/// `tcpdump -i usbmon0 -c COUNT -w capture.pcap` under the replay with
+/// `args`.
+fn capture_n(tag: &str, args: &[&str], count: usize) -> (Run, PathBuf) {
+    let path = require("tcpdump", "tcpdump");
+    let dir = scratch(tag);
+    let file = dir.join("capture.pcap");
+    let count = count.to_string();
+    let run = replay(
+        &dir,
+        Path::new(USBMON_RECORDING),
+        args,
+        &[
+            path.to_str().unwrap(),
+            "-i",
+            "usbmon0",
+            "-c",
+            &count,
+            "-w",
+            file.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(run.code(), Some(0), "stderr:\n{}", run.stderr());
+    (run, file)
 }
 
 /// rtrace's whole stderr for `args`, and its exit code.
@@ -489,6 +709,28 @@ fn bad_recordings_and_misuse_are_one_line_errors() {
         (
             &["--usbmon-replay-pace", "true"],
             "--usbmon-replay-pace needs --usbmon-replay FILE",
+        ),
+        (
+            &["--usbmon-replay-loop=2", "true"],
+            "--usbmon-replay-loop needs --usbmon-replay FILE",
+        ),
+        (
+            &[
+                "--usbmon-replay",
+                USBMON_RECORDING,
+                "--usbmon-replay-loop=0",
+                "true",
+            ],
+            "--usbmon-replay-loop=0: N is how many times to play the recording, a number from 1 (leave =N out to loop for ever)",
+        ),
+        (
+            &[
+                "--usbmon-replay",
+                USBMON_RECORDING,
+                "--usbmon-replay-loop=twice",
+                "true",
+            ],
+            "--usbmon-replay-loop=twice: N is how many times to play the recording, a number from 1 (leave =N out to loop for ever)",
         ),
     ];
     for (args, want) in misuse {
@@ -752,4 +994,70 @@ fn wireshark_captures_the_recording() {
         "{last}"
     );
     assert_file_holds_the_recording(&file);
+}
+
+/// Two clients at once, each a reader of its own: a tcpdump on usbmon0
+/// takes the whole recording and then waits in its next fetch (it asks
+/// for one event more), held by the emulation as on a quiet bus; only
+/// then (the shell waits until its file holds the 34 records) a second
+/// tcpdump captures bus 1's 10 events from usbmon1 while the first one's
+/// call is held; then SIGINT ends the first, which writes its file. Each
+/// file holds its bus's records of the recording, and the events printed
+/// are, in order, the kernel's lines of all buses and then of bus 1.
+#[test]
+fn two_tcpdumps_on_two_buses_at_once() {
+    let tcpdump = require("tcpdump", "tcpdump");
+    let dir = scratch("two");
+    let (all, bus1) = (dir.join("all.pcap"), dir.join("bus1.pcap"));
+    let full = std::fs::metadata(USBMON_RECORDING).unwrap().len();
+    let script = format!(
+        "{t} -i usbmon0 -c 35 -U -w {all} & a=$!\n\
+         i=0\n\
+         until [ \"$(stat -c %s {all} 2>/dev/null)\" = {full} ]; do\n\
+         \x20 i=$((i+1)); [ $i -gt 3000 ] && exit 9; sleep 0.1\n\
+         done\n\
+         {t} -i usbmon1 -c 10 -w {bus1} || exit 8\n\
+         kill -INT $a\n\
+         wait $a\n",
+        t = tcpdump.display(),
+        all = all.display(),
+        bus1 = bus1.display(),
+    );
+    let run = replay(
+        &dir,
+        Path::new(USBMON_RECORDING),
+        &[],
+        &["/bin/sh", "-c", &script],
+    );
+    assert_eq!(run.code(), Some(0), "stderr:\n{}", run.stderr());
+    let lines = run.lines();
+    assert_eq!(diagnostics(&lines), Vec::<String>::new());
+    // The first one's held fetch was ended by the SIGINT.
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("ioctl(3, MON_IOCX_MFETCH, {offvec=")
+                && l.ends_with(") = -1 [EINTR]")),
+        "{}",
+        run.trace
+    );
+    let kernel = std::fs::read_to_string(KERNEL_TEXT).unwrap();
+    let on_bus1 = |l: &&str| l.split(' ').nth(3).unwrap().split(':').nth(1) == Some("1");
+    let want: Vec<&str> = kernel
+        .lines()
+        .chain(kernel.lines().filter(on_bus1))
+        .collect();
+    let ours = events(&lines);
+    assert_eq!(ours.len(), want.len(), "{}", run.trace);
+    for (ours, theirs) in ours.iter().zip(&want) {
+        assert_eq!(untimed(ours), untimed(theirs));
+    }
+    assert_file_holds_the_recording(&all);
+    let recorded = pcap_records(&std::fs::read(USBMON_RECORDING).unwrap(), 220);
+    let want: Vec<_> = recorded
+        .into_iter()
+        .filter(|r| u16::from_le_bytes([r.3[12], r.3[13]]) == 1)
+        .collect();
+    assert_eq!(want.len(), 10);
+    assert_eq!(pcap_records(&as_pcap(&bus1), 220), want);
 }

@@ -143,3 +143,128 @@ fn bad_uses_are_one_line_errors() {
         assert_eq!(String::from_utf8_lossy(&out.stderr), msg, "{args:?}");
     }
 }
+
+/// The program's own reads of tracefs's `trace` file see the buffer so far,
+/// the text rtrace prints after the trace: the producer's three records
+/// read back by `cat` while the command runs, line for line the ones
+/// printed at the end. `: > trace` (an open for writing with O_TRUNC)
+/// empties it, as the kernel's `tracing_open`: `cat` then finds no record,
+/// and neither does the text printed at the end.
+#[test]
+fn the_trace_file_is_readable_while_the_command_runs() {
+    let producer = fixture("uevents_producer");
+    let trace = "/sys/kernel/tracing/trace";
+    let env = [("UEVENTS_EMU_ATTACHED", "1")];
+    let args = [
+        "--user-events-emulate",
+        "--user-events-enable",
+        "rtrace_probe,rtrace_multi",
+    ];
+    let read = format!("{} >/dev/null && cat {trace}", producer.display());
+    let run = trace_env(&args, &["/bin/sh", "-c", &read], &env);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let printed = &run.trace[run.trace.find("# tracer: nop\n").expect("records")..];
+    let stdout = String::from_utf8_lossy(&run.output.stdout);
+    let (_, records) = split(&run.trace);
+    assert_eq!(records.len(), 3, "{printed}");
+    assert_eq!(
+        stdout.lines().collect::<Vec<_>>(),
+        printed.lines().collect::<Vec<_>>()
+    );
+    let cleared = format!(
+        "{} >/dev/null && : > {trace} && cat {trace}",
+        producer.display()
+    );
+    let run = trace_env(&args, &["/bin/sh", "-c", &cleared], &env);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let printed = &run.trace[run.trace.find("# tracer: nop\n").expect("records")..];
+    let stdout = String::from_utf8_lossy(&run.output.stdout);
+    assert_eq!(stdout, printed);
+    assert!(
+        printed.contains("# entries-in-buffer/entries-written: 0/0   #P:"),
+        "{printed}"
+    );
+    assert_eq!(split(&run.trace).1, Vec::<String>::new());
+}
+
+/// A 32-bit program on the emulation: a 64-bit one registers
+/// rtrace_probe and execs the 32-bit build, which keeps the file (fd 3).
+/// Its DIAG_IOCSREG is ENOTTY (the kernel has no compat ioctl for
+/// user_events), its write and compat writev of the registered event are
+/// recorded, an unknown index and a file without events are ENOENT; the
+/// program checks each result itself, the trace shows them, and the
+/// records are the two writes.
+#[test]
+fn a_32_bit_program_writes_and_cannot_register() {
+    fixture("uevents_compat");
+    let m32 = common::fixture_m32("uevents_compat");
+    let run = trace_env(
+        &[
+            "--user-events-emulate",
+            "--user-events-enable",
+            "rtrace_probe",
+        ],
+        &["uevents_compat", m32.to_str().unwrap()],
+        &[("UEVENTS_EMU_ATTACHED", "1")],
+    );
+    assert_eq!(run.code(), Some(0), "{}\n{}", run.stderr(), run.trace);
+    let (trace, records) = split(&run.trace);
+    let lines = after_marker(&trace);
+    assert_eq!(
+        lines,
+        [
+            "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+            "ioctl(3, DIAG_IOCSREG, {size=28, enable_bit=0, enable_size=4, flags=0, enable_addr=&ADDR, name_args=\"rtrace_probe u32 count;char[8] tag\"}) = -1 [ENOTTY]",
+            "write(3, {write_index=0 <rtrace_probe>, count=7, tag=\"xyz\"}, 16) = 16",
+            "writev(3, [{write_index=0 <rtrace_probe>}, {count=9, tag=\"vec\"}], 2) = 16",
+            "writev(3, [{write_index=1 <unknown>}, {raw=\"\\t\\0\\0\\0vec\\0\\0\\0\\0\\0\"}], 2) = -1 [ENOENT]",
+            "** user_events: fd 3: write_index 1 was never registered on this fd (registered: write_index 0 <rtrace_probe>): refused (ENOENT) **",
+            "openat(AT_FDCWD, \"/sys/kernel/tracing/user_events_data\", O_RDWR) = 4",
+            "write(4, {write_index=0 <unknown>, raw=\"\\7\\0\\0\\0xyz\\0\\0\\0\\0\\0\"}, 16) = -1 [ENOENT]",
+            "** user_events: fd 4: write_index 0 was never registered on this fd (nothing is registered on it): refused (ENOENT) **",
+            "exit_group(0)",
+            "Process exited normally with code 0",
+        ],
+        "{trace}"
+    );
+    assert_eq!(
+        records,
+        [
+            "uevents_compat_: rtrace_probe: count=0x7 (7) tag=xyz",
+            "uevents_compat_: rtrace_probe: count=0x9 (9) tag=vec",
+        ]
+    );
+}
+
+/// An exec drops the enablers its process registered, as the kernel's
+/// `user_events_execve`: after the exec, closing the registering file
+/// deletes the event (no tracer holds it), so its format file is gone.
+#[test]
+fn an_exec_drops_the_processs_enablers() {
+    fixture("uevents_exec");
+    let run = trace_env(
+        &[
+            "--user-events-emulate",
+            "--user-events-enable",
+            "rtrace_other",
+        ],
+        &["uevents_exec"],
+        &[("UEVENTS_EMU_ATTACHED", "1")],
+    );
+    assert_eq!(run.code(), Some(0), "{}\n{}", run.stderr(), run.trace);
+    let (trace, records) = split(&run.trace);
+    assert_eq!(
+        after_marker(&trace),
+        [
+            "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+            "openat(AT_FDCWD, \"/sys/kernel/tracing/events/user_events/rtrace_probe/format\", O_RDONLY) = 4",
+            "close(3) = 0",
+            "close(4) = 0",
+            "openat(AT_FDCWD, \"/sys/kernel/tracing/events/user_events/rtrace_probe/format\", O_RDONLY) = -1 [ENOENT]",
+            "exit_group(0)",
+            "Process exited normally with code 0",
+        ],
+        "{trace}"
+    );
+    assert_eq!(records, Vec::<String>::new());
+}

@@ -6,7 +6,9 @@
 //! fd is another open file description of the same memfd, so an mmap of it
 //! by the program (left to the kernel) shows what is placed here.
 
-use super::abi::{BUFF_DFL, H_LEN_CAP, H_TYPE, ISODESC_LEN, PKT_SIZE, align64};
+use super::abi::{
+    BUFF_DFL, H_LEN_CAP, H_TS_SEC, H_TS_USEC, H_TYPE, ISODESC_LEN, PKT_SIZE, align64,
+};
 use super::recording::Recording;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::time::{Duration, Instant};
@@ -16,8 +18,17 @@ use std::time::{Duration, Instant};
 pub struct Pace {
     /// At the recording's own pace (`--usbmon-replay-pace`): an event
     /// arrives once as much time has passed since the reader's first
-    /// request as passed in the recording since its first event.
+    /// request as passed in the recording since its first event, and is
+    /// stamped with the real time it arrives at (a live kernel stamps an
+    /// event when it happens). Without pacing the recording's own stamps
+    /// are kept, so a capture holds the recording byte for byte.
     pub recorded: bool,
+    /// How many times the recording is played (`--usbmon-replay-loop=N`);
+    /// None: for ever (`--usbmon-replay-loop`). Each pass is stamped
+    /// [`Recording::period_us`] after the one before, so stamps go on
+    /// increasing; URB ids recur, as a kernel's (they are the addresses of
+    /// `struct urb`s, which a driver resubmits and the slab reuses).
+    pub passes: Option<u32>,
 }
 
 /// A reader: one open of a usbmon node.
@@ -47,10 +58,14 @@ pub struct Reader {
     pub cnt_lost: u32,
     /// The next event of the recording.
     cursor: usize,
+    /// Which pass over the recording `cursor` is in (0: the first).
+    pass: u32,
     /// Room was made since the device last produced (or it never did).
     hungry: bool,
-    /// When the reader first asked for events (pacing starts there).
-    started: Option<Instant>,
+    /// When the reader first asked for events (pacing starts there), and
+    /// the real time then in microseconds since the epoch (paced events
+    /// are stamped from it).
+    started: Option<(Instant, i64)>,
 }
 
 // SAFETY: the ring pointer is a mapping owned by the reader, used only by
@@ -113,6 +128,7 @@ impl Reader {
             b_read: 0,
             cnt_lost: 0,
             cursor: 0,
+            pass: 0,
             hungry: true,
             started: None,
         };
@@ -297,15 +313,48 @@ impl Reader {
         out
     }
 
-    /// The next event of the recording for this reader, skipping others'.
-    fn next_event(&mut self, rec: &Recording) -> Option<usize> {
-        while let Some(e) = rec.events.get(self.cursor) {
-            if self.bus == 0 || e.bus == self.bus {
-                return Some(self.cursor);
+    /// The next event of the recording for this reader, skipping others',
+    /// and starting the next pass at the end of one while passes are left.
+    fn next_event(&mut self, world: &World) -> Option<usize> {
+        let rec = world.rec;
+        loop {
+            match rec.events.get(self.cursor) {
+                Some(e) if self.bus == 0 || e.bus == self.bus => return Some(self.cursor),
+                Some(_) => self.cursor += 1,
+                None => {
+                    let more = world.pace.passes.is_none_or(|n| self.pass + 1 < n);
+                    // A bus with no event is never a node; an empty
+                    // recording would loop for nothing.
+                    if !more
+                        || !rec
+                            .events
+                            .iter()
+                            .any(|e| self.bus == 0 || e.bus == self.bus)
+                    {
+                        return None;
+                    }
+                    self.pass += 1;
+                    self.cursor = 0;
+                }
             }
-            self.cursor += 1;
         }
-        None
+    }
+
+    /// When the reader started asking (the first call sets it now).
+    fn start(&mut self) -> (Instant, i64) {
+        *self.started.get_or_insert_with(|| {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_micros() as i64);
+            (Instant::now(), now)
+        })
+    }
+
+    /// How long after the reader's start (paced) or the recording's first
+    /// event (not) event `i` of the current pass happens, in microseconds.
+    fn offset_us(&self, world: &World, i: usize) -> i64 {
+        let t0 = world.rec.events.first().map_or(0, |e| e.ts_us);
+        (world.rec.events[i].ts_us - t0).max(0) + i64::from(self.pass) * world.rec.period_us()
     }
 
     /// When the next event arrives with pacing (None: no event is left,
@@ -314,15 +363,28 @@ impl Reader {
         if !world.pace.recorded {
             return None;
         }
-        let i = self.next_event(world.rec)?;
-        let t0 = world.rec.events.first()?.ts_us;
-        let after = u64::try_from(world.rec.events[i].ts_us - t0).unwrap_or(0);
-        Some(*self.started.get_or_insert_with(Instant::now) + Duration::from_micros(after))
+        let i = self.next_event(world)?;
+        let after = self.offset_us(world, i) as u64;
+        Some(self.start().0 + Duration::from_micros(after))
     }
 
     /// Whether every event of the recording was offered to this reader.
-    pub fn used_up(&mut self, rec: &Recording) -> bool {
-        self.next_event(rec).is_none()
+    pub fn used_up(&mut self, world: &World) -> bool {
+        self.next_event(world).is_none()
+    }
+
+    /// The time stamp event `i` of the current pass gets, in microseconds
+    /// since the epoch: the recording's own in its first pass without
+    /// pacing, moved on by a period per pass; with pacing, the real time
+    /// the reader started plus the event's offset (when it arrives).
+    fn stamp_us(&mut self, world: &World, i: usize) -> i64 {
+        let t0 = world.rec.events.first().map_or(0, |e| e.ts_us);
+        let base = if world.pace.recorded {
+            self.start().1
+        } else {
+            t0
+        };
+        base + self.offset_us(world, i)
     }
 
     /// The device: events arrive, as many of the pending (and, with
@@ -330,14 +392,14 @@ impl Reader {
     /// waits for room (nothing is lost). Does something only when room was
     /// made since the last time, or an event has come due.
     pub fn produce(&mut self, world: &mut World) {
-        self.started.get_or_insert_with(Instant::now);
+        self.start();
         let due = |r: &mut Reader, w: &World| r.next_due(w).is_none_or(|t| t <= Instant::now());
         if !(self.hungry || world.pace.recorded && due(self, world)) {
             return;
         }
         self.hungry = false;
         let mut contiguous = None;
-        while let Some(i) = self.next_event(world.rec) {
+        while let Some(i) = self.next_event(world) {
             if !due(self, world) {
                 break;
             }
@@ -360,6 +422,13 @@ impl Reader {
             };
             let mut hdr = e.hdr;
             hdr[H_LEN_CAP..H_LEN_CAP + 4].copy_from_slice(&len_cap.to_ne_bytes());
+            if world.pace.recorded || self.pass > 0 {
+                let ts = self.stamp_us(world, i);
+                hdr[H_TS_SEC..H_TS_SEC + 8]
+                    .copy_from_slice(&ts.div_euclid(1_000_000).to_ne_bytes());
+                hdr[H_TS_USEC..H_TS_USEC + 4]
+                    .copy_from_slice(&(ts.rem_euclid(1_000_000) as i32).to_ne_bytes());
+            }
             self.put(off, &hdr);
             let data = &world.rec.events[i].data[..len_cap as usize];
             self.put((off + PKT_SIZE) % self.b_size, data);

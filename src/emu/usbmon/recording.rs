@@ -47,12 +47,23 @@ pub struct Recording {
     pub events: Vec<Event>,
     /// Which buses occur (index: bus number below [`MAX_MINOR`]).
     pub buses: Vec<bool>,
+    /// [`Recording::period_us`], worked out once at the load.
+    period: i64,
 }
 
 impl Recording {
     /// Whether `/dev/usbmonN` exists: bus 0 (all buses) or a recorded one.
     pub fn has_bus(&self, bus: u32) -> bool {
         bus == 0 || self.buses.get(bus as usize).copied().unwrap_or(false)
+    }
+
+    /// How far apart two passes of a looped replay are, in microseconds:
+    /// the time from the first event to the latest, rounded up to the next
+    /// whole second (so a pass starts after the one before has ended, and
+    /// an event's stamp in pass K is its first-pass stamp plus K whole
+    /// seconds times this).
+    pub fn period_us(&self) -> i64 {
+        self.period
     }
 
     /// The bus numbers that occur, in order.
@@ -130,6 +141,7 @@ pub fn load(path: &std::path::Path) -> Result<Recording, String> {
     let mut rec = Recording {
         events: Vec::new(),
         buses: vec![false; MAX_MINOR as usize],
+        period: 0,
     };
     match magic {
         Some(0xa1b2_c3d4 | 0xd4c3_b2a1 | 0xa1b2_3c4d | 0x4d3c_b2a1) => pcap(&bytes, &mut rec)?,
@@ -137,6 +149,9 @@ pub fn load(path: &std::path::Path) -> Result<Recording, String> {
         _ if bytes.is_empty() => return Err("empty file: not a capture".into()),
         _ => return Err("not a capture (neither pcap nor pcapng)".into()),
     }
+    let t0 = rec.events.first().map_or(0, |e| e.ts_us);
+    let span = rec.events.iter().map(|e| e.ts_us - t0).max().unwrap_or(0);
+    rec.period = (span.max(0) / 1_000_000 + 1) * 1_000_000;
     Ok(rec)
 }
 
@@ -285,6 +300,8 @@ mod tests {
         assert_eq!(rec.events.len(), 34);
         assert_eq!(rec.bus_list(), vec![1, 2]);
         assert!(rec.has_bus(0) && rec.has_bus(2) && !rec.has_bus(3));
+        // Its events span 1.56 s: passes are 2 s apart.
+        assert_eq!(rec.period_us(), 2_000_000);
     }
 
     #[test]

@@ -134,9 +134,15 @@ impl Event {
         );
         for f in &self.fields {
             let ty = text(&f.ty);
+            // f_show (since 6.2) prints an array as `TYPE NAME[len]` with
+            // the field's `len`, or `TYPE NAME[]` when it is 0; but
+            // user_event_add_field kmallocs its fields and never sets
+            // `len`: on kernels that zero allocations (init_on_alloc,
+            // Debian's default) it is 0, so `char tag[]` (elsewhere,
+            // whatever the memory held). A __data_loc type is no array.
             let bracket = ty.find('[').filter(|_| !ty.starts_with("__data_loc"));
             let decl = match bracket {
-                Some(i) => format!("{} {}{}", &ty[..i], text(&f.name), &ty[i..]),
+                Some(i) => format!("{} {}[]", &ty[..i], text(&f.name)),
                 None => format!("{ty} {}", text(&f.name)),
             };
             s.push_str(&format!(
@@ -151,8 +157,76 @@ impl Event {
     }
 }
 
-/// `user_seq_show`: the `user_events_status` file.
+/// `jhash(key, length, initval)` of include/linux/jhash.h (Bob Jenkins'
+/// lookup3 `hashlittle`): the key of an event in the kernel's
+/// `register_table`.
+pub fn jhash(key: &[u8], initval: u32) -> u32 {
+    let mut a = 0xdead_beef_u32
+        .wrapping_add(key.len() as u32)
+        .wrapping_add(initval);
+    let (mut b, mut c) = (a, a);
+    let word = |k: &[u8]| {
+        k.iter()
+            .enumerate()
+            .fold(0u32, |v, (i, &x)| v.wrapping_add(u32::from(x) << (8 * i)))
+    };
+    let mut k = key;
+    while k.len() > 12 {
+        a = a.wrapping_add(word(&k[0..4]));
+        b = b.wrapping_add(word(&k[4..8]));
+        c = c.wrapping_add(word(&k[8..12]));
+        // __jhash_mix
+        a = a.wrapping_sub(c) ^ c.rotate_left(4);
+        c = c.wrapping_add(b);
+        b = b.wrapping_sub(a) ^ a.rotate_left(6);
+        a = a.wrapping_add(c);
+        c = c.wrapping_sub(b) ^ b.rotate_left(8);
+        b = b.wrapping_add(a);
+        a = a.wrapping_sub(c) ^ c.rotate_left(16);
+        c = c.wrapping_add(b);
+        b = b.wrapping_sub(a) ^ a.rotate_left(19);
+        a = a.wrapping_add(c);
+        c = c.wrapping_sub(b) ^ b.rotate_left(4);
+        b = b.wrapping_add(a);
+        k = &k[12..];
+    }
+    if k.is_empty() {
+        return c;
+    }
+    // The last 1 to 12 bytes, little-endian words zero-padded.
+    a = a.wrapping_add(word(&k[..k.len().min(4)]));
+    if k.len() > 4 {
+        b = b.wrapping_add(word(&k[4..k.len().min(8)]));
+    }
+    if k.len() > 8 {
+        c = c.wrapping_add(word(&k[8..]));
+    }
+    // __jhash_final
+    c = (c ^ b).wrapping_sub(b.rotate_left(14));
+    a = (a ^ c).wrapping_sub(c.rotate_left(11));
+    b = (b ^ a).wrapping_sub(a.rotate_left(25));
+    c = (c ^ b).wrapping_sub(b.rotate_left(16));
+    a = (a ^ c).wrapping_sub(c.rotate_left(4));
+    b = (b ^ a).wrapping_sub(a.rotate_left(14));
+    (c ^ b).wrapping_sub(b.rotate_left(24))
+}
+
+/// The bucket of `register_table` (`DECLARE_HASHTABLE(register_table, 8)`)
+/// an event registered as `name` is in: `hash_min(jhash(name), 8)`, for a
+/// 32-bit key `hash_32`: the golden-ratio product's top 8 bits.
+pub fn bucket(name: &[u8]) -> u32 {
+    jhash(name, 0).wrapping_mul(0x61c8_8647) >> 24
+}
+
+/// `user_seq_show`: the `user_events_status` file. The kernel walks
+/// `register_table` with `hash_for_each`: bucket by bucket, each bucket
+/// newest first (`hash_add` puts an event at its bucket's head); `events`
+/// come in creation order.
 pub fn status_file<'a>(events: impl Iterator<Item = &'a Event>) -> String {
+    let mut events: Vec<&Event> = events.collect();
+    events.reverse();
+    // Stable: within a bucket the newest stays first.
+    events.sort_by_key(|e| bucket(&e.name));
     let (mut s, mut active, mut busy) = (String::new(), 0, 0);
     for e in events {
         s.push_str(&text(&e.tp_name));
@@ -170,6 +244,76 @@ pub fn status_file<'a>(events: impl Iterator<Item = &'a Event>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The `format` file as f_show prints it: the common fields, a blank
+    /// line, the event's (arrays with `[]`, the kernel's unset `len`),
+    /// the print fmt.
+    #[test]
+    fn format_file_as_f_show() {
+        let mut e = event("rtrace_probe", 1000);
+        e.fields = parse_fields(Some(
+            b"u32 count;char[8] tag;__rel_loc char[] note;unsigned char[2] u",
+        ))
+        .unwrap();
+        let fmt = e.format_file();
+        let fields: Vec<&str> = fmt.lines().skip(8).take(4).collect();
+        assert_eq!(
+            fields,
+            [
+                "\tfield:u32 count;\toffset:8;\tsize:4;\tsigned:0;",
+                "\tfield:char tag[];\toffset:12;\tsize:8;\tsigned:1;",
+                "\tfield:__rel_loc char note[];\toffset:20;\tsize:4;\tsigned:1;",
+                "\tfield:unsigned char u[];\toffset:24;\tsize:2;\tsigned:0;",
+            ],
+            "{fmt}"
+        );
+        assert!(
+            fmt.starts_with("name: rtrace_probe\nID: 1000\nformat:\n"),
+            "{fmt}"
+        );
+    }
+
+    /// lookup3.c's own checks of `hashlittle` (its driver5), which the
+    /// kernel's jhash is.
+    #[test]
+    fn jhash_is_lookup3() {
+        assert_eq!(jhash(b"", 0), 0xdead_beef);
+        assert_eq!(jhash(b"", 0xdead_beef), 0xbd5b_7dde);
+        assert_eq!(jhash(b"Four score and seven years ago", 0), 0x1777_0551);
+        assert_eq!(jhash(b"Four score and seven years ago", 1), 0xcd62_8161);
+    }
+
+    fn event(name: &str, id: u32) -> Event {
+        Event {
+            name: name.as_bytes().to_vec(),
+            tp_name: name.as_bytes().to_vec(),
+            system: "user_events",
+            flags: 0,
+            fields: Vec::new(),
+            refs: 1,
+            enabled: id.is_multiple_of(2),
+            id,
+            alive: true,
+        }
+    }
+
+    /// The status file lists events by their bucket, newest first in one:
+    /// b (bucket 98), a (116), rtrace_probe (133), rtrace_rel and
+    /// rtrace_multi (both 167; rtrace_rel was made after), c (241).
+    #[test]
+    fn status_lists_in_hash_order() {
+        let names = ["rtrace_probe", "rtrace_multi", "rtrace_rel", "a", "b", "c"];
+        let events: Vec<Event> = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| event(n, i as u32))
+            .collect();
+        assert_eq!(
+            status_file(events.iter()),
+            "b # Used by ftrace\na\nrtrace_probe # Used by ftrace\n\
+             rtrace_rel # Used by ftrace\nrtrace_multi\nc\n\nActive: 6\nBusy: 3\n"
+        );
+    }
 
     fn layout(args: &str) -> Result<Vec<(String, usize, usize)>, i32> {
         let fields = parse_fields(Some(args.as_bytes())).map_err(|_| libc::EINVAL);

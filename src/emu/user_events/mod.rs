@@ -11,6 +11,7 @@
 
 pub mod events;
 pub mod ftrace;
+pub mod paths;
 pub mod supervisor;
 
 use crate::emu::notify::Attach;
@@ -23,10 +24,19 @@ pub struct Emulation {
     enable: Option<Arc<Vec<Vec<u8>>>>,
 }
 
-/// The x86_64 calls handed to the supervisor (32-bit callers get the
-/// host's kernel).
+/// The x86_64 calls handed to the supervisor.
 fn native_calls() -> Vec<u32> {
     use syscalls::x86_64::Sysno as S;
+    [S::openat, S::open, S::ioctl, S::write, S::writev]
+        .iter()
+        .map(|s| *s as u32)
+        .collect()
+}
+
+/// The same calls of 32-bit (i386) callers: user_events has no compat
+/// ioctl, but a 32-bit program opens, reads and writes the files.
+fn compat_calls() -> Vec<u32> {
+    use syscalls::x86::Sysno as S;
     [S::openat, S::open, S::ioctl, S::write, S::writev]
         .iter()
         .map(|s| *s as u32)
@@ -47,7 +57,7 @@ impl Emulation {
     /// Before the fork: the filter the child installs.
     pub fn prepare(&self) -> std::io::Result<Attach> {
         Attach::new(
-            crate::emu::notify::filter(&native_calls(), &[]),
+            crate::emu::notify::filter(&native_calls(), &compat_calls()),
             "rtrace: --user-events-emulate: cannot install the emulation's seccomp filter\n",
         )
     }

@@ -12,7 +12,8 @@
 
 use super::events::{self, ENTRY, Event, Loc, REG_MULTI_FORMAT, REG_PERSIST};
 use super::ftrace::{self, Record};
-use crate::emu::notify::{self, AUDIT_ARCH_X86_64, Answer};
+use super::paths::{Target, fifo_of, memfd_with, target};
+use crate::emu::notify::{self, AUDIT_ARCH_I386, AUDIT_ARCH_X86_64, Answer};
 use crate::kernel::{vm_read, vm_write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::{Arc, Mutex};
@@ -35,6 +36,46 @@ use crate::ioctl::user_events::{DIAG_IOCSDEL, DIAG_IOCSREG, DIAG_IOCSUNREG};
 /// The first id given to an event (dynamic trace event types start above
 /// the static ones).
 const FIRST_ID: u32 = 1000;
+
+/// A handed-over call, of either ABI.
+#[derive(Clone, Copy, PartialEq)]
+enum Call {
+    Openat,
+    Open,
+    Ioctl,
+    Write,
+    Writev,
+    Other,
+}
+
+impl Call {
+    /// The call numbered `nr` in the caller's ABI.
+    fn of(nr: i32, compat: bool) -> Call {
+        let nr = i64::from(nr);
+        let table: [(i64, Call); 5] = if compat {
+            use syscalls::x86::Sysno as S;
+            [
+                (S::openat as i64, Call::Openat),
+                (S::open as i64, Call::Open),
+                (S::ioctl as i64, Call::Ioctl),
+                (S::write as i64, Call::Write),
+                (S::writev as i64, Call::Writev),
+            ]
+        } else {
+            [
+                (libc::SYS_openat, Call::Openat),
+                (libc::SYS_open, Call::Open),
+                (libc::SYS_ioctl, Call::Ioctl),
+                (libc::SYS_write, Call::Write),
+                (libc::SYS_writev, Call::Writev),
+            ]
+        };
+        table
+            .iter()
+            .find(|(n, _)| *n == nr)
+            .map_or(Call::Other, |&(_, c)| c)
+    }
+}
 
 /// What an emulated file description is.
 enum Kind {
@@ -61,14 +102,39 @@ struct Enabler {
     ev: usize,
 }
 
+/// A process that registered (`user_event_mm`): its pidfd (POLLHUP at its
+/// exit) and its memory as it was then: an open `/proc/PID/mem` holds that
+/// mm, and a read from it finds nothing (0 bytes) once the mm has no user
+/// left, which an exec makes happen (the kernel's `user_events_execve`
+/// drops the process's enablers then, as at its exit).
+struct Proc {
+    tgid: i32,
+    pidfd: OwnedFd,
+    mem: Option<std::fs::File>,
+    /// An address that was mapped (the first enable word).
+    probe: u64,
+}
+
+impl Proc {
+    /// Whether the process exited or exec'd since it registered.
+    fn gone(&self) -> bool {
+        use std::os::unix::fs::FileExt;
+        Supervisor::hup(self.pidfd.as_raw_fd())
+            || self
+                .mem
+                .as_ref()
+                .is_some_and(|m| matches!(m.read_at(&mut [0u8], self.probe), Ok(0)))
+    }
+}
+
 /// The emulated kernel's state.
 pub struct Supervisor {
     listener: OwnedFd,
     events: Vec<Event>,
     files: Vec<File>,
     enablers: Vec<Enabler>,
-    /// Processes that registered (`user_event_mm`), with a pidfd.
-    procs: Vec<(i32, OwnedFd)>,
+    /// Processes that registered (`user_event_mm`).
+    procs: Vec<Proc>,
     multi_id: u64,
     records: Arc<Mutex<Vec<Record>>>,
     /// The events the tracer records from their creation; None: all.
@@ -168,61 +234,6 @@ fn perfmon_capable(tid: i32) -> bool {
     caps >> 38 & 1 == 1 || caps >> 21 & 1 == 1
 }
 
-/// The (dev, inode) of a FIFO at fd `fd` of `tid`.
-fn fifo_of(tid: i32, fd: u64) -> Option<(u64, u64)> {
-    let fd = i32::try_from(fd as u32).ok().filter(|&f| f >= 0)?;
-    let meta = std::fs::metadata(format!("/proc/{tid}/fd/{fd}")).ok()?;
-    use std::os::unix::fs::{FileTypeExt, MetadataExt};
-    meta.file_type().is_fifo().then(|| (meta.dev(), meta.ino()))
-}
-
-/// What an open names.
-enum Target {
-    Data,
-    Status,
-    /// `events/SYSTEM/NAME/enable` or `format`: system, name, which.
-    EventFile(Vec<u8>, Vec<u8>, bool),
-}
-
-fn target(path: &[u8]) -> Option<Target> {
-    let t = path.windows(9).rposition(|w| w == b"/tracing/")?;
-    let rest = &path[t + 9..];
-    match rest {
-        b"user_events_data" => return Some(Target::Data),
-        b"user_events_status" => return Some(Target::Status),
-        _ => {}
-    }
-    let parts: Vec<&[u8]> = rest.split(|&b| b == b'/').collect();
-    match parts.as_slice() {
-        [b"events", sys, name, file]
-            if (*sys == b"user_events" || *sys == b"user_events_multi")
-                && (*file == b"enable" || *file == b"format") =>
-        {
-            Some(Target::EventFile(
-                sys.to_vec(),
-                name.to_vec(),
-                *file == b"enable",
-            ))
-        }
-        _ => None,
-    }
-}
-
-fn memfd_with(text: &str) -> Option<OwnedFd> {
-    // SAFETY: memfd_create on a constant name.
-    let fd = unsafe { libc::memfd_create(c"user_events".as_ptr(), libc::MFD_CLOEXEC) };
-    if fd < 0 {
-        return None;
-    }
-    // SAFETY: a new fd of ours.
-    let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-    let mut f = std::fs::File::from(fd);
-    use std::io::{Seek, Write};
-    f.write_all(text.as_bytes()).ok()?;
-    f.rewind().ok()?;
-    Some(OwnedFd::from(f))
-}
-
 impl Supervisor {
     fn run(&mut self) {
         loop {
@@ -275,12 +286,8 @@ impl Supervisor {
                 }
             }
         }
-        while let Some(i) = self
-            .procs
-            .iter()
-            .position(|(_, fd)| Self::hup(fd.as_raw_fd()))
-        {
-            let (tgid, _) = self.procs.remove(i);
+        while let Some(i) = self.procs.iter().position(Proc::gone) {
+            let tgid = self.procs.remove(i).tgid;
             let gone: Vec<usize> = self
                 .enablers
                 .iter()
@@ -327,16 +334,22 @@ impl Supervisor {
     }
 
     fn handle(&mut self, n: &libc::seccomp_notif) -> Answer {
-        if n.data.arch != AUDIT_ARCH_X86_64 {
+        let compat = n.data.arch == AUDIT_ARCH_I386;
+        if !compat && n.data.arch != AUDIT_ARCH_X86_64 {
             return Answer::Continue;
         }
-        let a = n.data.args;
+        // A 32-bit caller's arguments are 32-bit words.
+        let a = if compat {
+            n.data.args.map(|x| x & 0xffff_ffff)
+        } else {
+            n.data.args
+        };
         let tid = n.pid as i32;
-        use libc as l;
-        let nr = n.data.nr as i64;
-        match nr {
-            l::SYS_openat => return self.open(tid, n.id, a[1], a[2] as i32),
-            l::SYS_open => return self.open(tid, n.id, a[0], a[1] as i32),
+        let call = Call::of(n.data.nr, compat);
+        match call {
+            Call::Openat => return self.open(tid, n.id, a[1], a[2] as i32),
+            Call::Open => return self.open(tid, n.id, a[0], a[1] as i32),
+            Call::Other => return Answer::Continue,
             _ => {}
         }
         let Some(f) = self.file_of(tid, a[0]) else {
@@ -345,22 +358,27 @@ impl Supervisor {
         if !notify::valid(self.listener.as_raw_fd(), n.id) {
             return Answer::Done;
         }
-        let r = match nr {
-            l::SYS_ioctl => {
+        let r = match call {
+            Call::Ioctl => {
                 let cmd = a[1] as u32;
                 // Generic ioctls act on the fd: the kernel's.
-                if [l::FIOCLEX, l::FIONCLEX, l::FIONBIO, l::FIOASYNC].contains(&u64::from(cmd)) {
+                if [libc::FIOCLEX, libc::FIONCLEX, libc::FIONBIO, libc::FIOASYNC]
+                    .contains(&u64::from(cmd))
+                {
                     return Answer::Continue;
                 }
                 match (&self.files[f].kind, cmd) {
+                    // user_data_fops has no compat_ioctl: compat_sys_ioctl
+                    // answers ENOTTY to every request of a 32-bit caller.
+                    _ if compat => Err(libc::ENOTTY),
                     (Kind::Data(_), DIAG_IOCSREG) => self.reg(tid, f, a[2]),
                     (Kind::Data(_), DIAG_IOCSDEL) => self.del(tid, a[2]),
                     (Kind::Data(_), DIAG_IOCSUNREG) => self.unreg(tid, a[2]),
                     _ => Err(libc::ENOTTY),
                 }
             }
-            l::SYS_write => self.write(tid, f, &[(a[1], a[2])], false),
-            l::SYS_writev => self.writev(tid, f, a[1], a[2]),
+            Call::Write => self.write(tid, f, &[(a[1], a[2])], false),
+            Call::Writev => self.writev(tid, f, a[1], a[2], compat),
             _ => return Answer::Continue,
         };
         match r {
@@ -400,6 +418,18 @@ impl Supervisor {
         let cloexec = flags & libc::O_CLOEXEC != 0;
         let lfd = self.listener.as_raw_fd();
         let text = match (&t, event) {
+            (Target::Trace, _) => {
+                let Ok(mut records) = self.records.lock() else {
+                    return Answer::Err(libc::ENOMEM);
+                };
+                // tracing_open: opened for writing with O_TRUNC (`echo >
+                // trace`) empties the buffer; writes are then accepted
+                // and ignored (the memfd takes them).
+                if writable && flags & libc::O_TRUNC != 0 {
+                    records.clear();
+                }
+                Some(ftrace::trace_file(&records))
+            }
             (Target::Status, _) => {
                 Some(events::status_file(self.events.iter().filter(|e| e.alive)))
             }
@@ -471,12 +501,17 @@ impl Supervisor {
             return Err(libc::EFAULT);
         }
         let tgid = notify::tgid_of(tid);
-        if !self.procs.iter().any(|(p, _)| *p == tgid) {
+        if !self.procs.iter().any(|p| p.tgid == tgid) {
             // SAFETY: pidfd_open takes plain values; the fd is owned at once.
             let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, tgid, 0) } as i32;
             if fd >= 0 {
-                // SAFETY: a new fd of ours.
-                self.procs.push((tgid, unsafe { OwnedFd::from_raw_fd(fd) }));
+                self.procs.push(Proc {
+                    tgid,
+                    // SAFETY: a new fd of ours.
+                    pidfd: unsafe { OwnedFd::from_raw_fd(fd) },
+                    mem: std::fs::File::open(format!("/proc/{tgid}/mem")).ok(),
+                    probe: addr,
+                });
             }
         }
         if self
@@ -615,7 +650,7 @@ impl Supervisor {
         }
         let (bit, addr) = (u[4], u64_at(&u, 8));
         let tgid = notify::tgid_of(tid);
-        if !self.procs.iter().any(|(p, _)| *p == tgid) {
+        if !self.procs.iter().any(|p| p.tgid == tgid) {
             return Err(libc::ENOENT);
         }
         let gone: Vec<usize> = self
@@ -639,8 +674,16 @@ impl Supervisor {
         }
     }
 
-    /// writev: the vfs's checks, then [`Supervisor::write`] on the segments.
-    fn writev(&mut self, tid: i32, f: usize, uiov: u64, vlen: u64) -> Result<i64, i32> {
+    /// writev: the vfs's checks, then [`Supervisor::write`] on the segments
+    /// (a 32-bit caller's iovecs are two 32-bit words).
+    fn writev(
+        &mut self,
+        tid: i32,
+        f: usize,
+        uiov: u64,
+        vlen: u64,
+        compat: bool,
+    ) -> Result<i64, i32> {
         if !self.files[f].writable {
             return Err(libc::EBADF);
         }
@@ -650,14 +693,22 @@ impl Supervisor {
         if vlen == 0 {
             return Ok(0);
         }
-        let mut raw = vec![0u8; vlen as usize * 16];
+        let width = if compat { 8 } else { 16 };
+        let mut raw = vec![0u8; vlen as usize * width];
         if !vm_read(tid, uiov, &mut raw) {
             return Err(libc::EFAULT);
         }
         let mut segs = Vec::new();
         let mut total = 0u64;
-        for c in raw.chunks(16) {
-            let (base, len) = (u64_at(c, 0), u64_at(c, 8));
+        for c in raw.chunks(width) {
+            let (base, len) = if compat {
+                // compat_iovec: a negative length is one with the top
+                // bit set once sign-extended (iov_iter's check).
+                let len = u32_at(c, 4) as i32;
+                (u64::from(u32_at(c, 0)), len as i64 as u64)
+            } else {
+                (u64_at(c, 0), u64_at(c, 8))
+            };
             if (len as i64) < 0 {
                 return Err(libc::EINVAL);
             }
