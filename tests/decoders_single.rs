@@ -60,6 +60,9 @@ const SINGLE: &[&str] = &[
      sched_nice=3, sched_priority=0, sched_runtime=#, sched_deadline=0, sched_period=0, \
      sched_util_min=0, sched_util_max=0}, 56, 0x0) = 0",
     "sched_setattr(0, &0x1, 0x0) = -1 [EFAULT]",
+    // The kernel's answer to a size below the first layout: its own size,
+    // written back.
+    "sched_setattr(0, {size=8}, 0x0) = -1 [E2BIG] {size=56}",
     "sched_getattr(0, &ADDR, 8, 0x0) = -1 [EINVAL]",
     // The indexes as the type reads them.
     "kcmp(PID1, PID1, KCMP_FILE, 3, 3) = 0",

@@ -8,7 +8,8 @@ use crate::abi::xlat::resource::{
 };
 use crate::call::{CallClass::Normal, CallCtx, CallType, Handler, default_in};
 use crate::decode::put_extended;
-use crate::format::Printer;
+use crate::format::{Naming, Printer};
+use crate::output::Style;
 use crate::service::fs::put_result;
 use crate::service::h;
 use crate::service::raw::{i32_at, lookup, open_struct_dyn, put_named, read_vec, u32_at, u64_at};
@@ -134,6 +135,32 @@ pub fn sched_setattr_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
+/// Leave half of sched_setattr: the result, and after an E2BIG the size
+/// the kernel wrote back into the struct (its own layout's), as strace
+/// -v's `=> {size=56}`: `= -1 [E2BIG] {size=56}` (JSON: `returned`).
+pub fn sched_setattr_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    default_in(p, c, failed);
+    if c.result != -i64::from(libc::E2BIG) || p.config().values_only >= 2 {
+        return;
+    }
+    let Some(b) = read_vec(p, c.args[1], 4) else {
+        return;
+    };
+    let size = u32_at(&b, 0) as u64;
+    if p.json() {
+        put_extended(p, "attr", |p, n| {
+            p.open(n, "{", Naming::Fields);
+            p.uint("size", size);
+            p.close("}");
+        });
+    } else {
+        p.text(" ", Style::Plain);
+        p.open("", "{", Naming::Fields);
+        p.uint("size", size);
+        p.close("}");
+    }
+}
+
 /// `sched_getattr(pid, attr, size, flags)`: the struct at leave.
 pub fn sched_getattr_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.int("pid", c.int(0));
@@ -159,5 +186,5 @@ pub static HANDLERS: &[Handler] = &[
     h("ioprio_get", ioprio_get_out, ioprio_get_in, Normal),
     h("ioprio_set", ioprio_set_out, default_in, Normal),
     h("sched_getattr", sched_getattr_out, sched_getattr_in, Normal),
-    h("sched_setattr", sched_setattr_out, default_in, Normal),
+    h("sched_setattr", sched_setattr_out, sched_setattr_in, Normal),
 ];
