@@ -613,3 +613,180 @@ fn bad_values_are_one_line_errors() {
         assert_eq!(String::from_utf8_lossy(&out.stderr), error, "{args:?}");
     }
 }
+
+/// The spelled fixture's lines with `opts`, from its marker on, its
+/// children's pids written CHILD1 and CHILD2 (from clone's results) and
+/// shmget's id ID.
+fn spelled(opts: &[&str]) -> Vec<String> {
+    let bin = fixture("spelled");
+    let mut all = vec![
+        "-e",
+        "trace=write,fchmod,fstat,rt_sigprocmask,clone,wait4,waitid,shmget",
+    ];
+    all.extend_from_slice(opts);
+    let run = trace(&all, &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let mut lines = run.after_marker();
+    let result = |l: &String| -> Option<String> {
+        let n: String = l[l.rfind(") = ")? + 4..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        (!n.is_empty()).then_some(n)
+    };
+    let children: Vec<String> = lines
+        .iter()
+        .filter(|l| l.starts_with("clone("))
+        .filter_map(result)
+        .collect();
+    let ids: Vec<String> = lines
+        .iter()
+        .filter(|l| l.starts_with("shmget("))
+        .filter_map(result)
+        .collect();
+    for line in &mut lines {
+        for (i, pid) in children.iter().enumerate() {
+            for before in ["(", "= ", ", ", "="] {
+                *line = line.replace(
+                    &format!("{before}{pid}"),
+                    &format!("{before}CHILD{}", i + 1),
+                );
+            }
+        }
+        for id in &ids {
+            *line = line.replace(&format!("= {id}"), "= ID");
+        }
+    }
+    lines
+}
+
+#[test]
+fn x_styles_spell_the_values_decoders_build_themselves() {
+    // strace 6.1 -X verbose: `st_mode=0100640 /* S_IFREG|0640 */`,
+    // `flags=0x200 /* CLONE_FS */|17 /* SIGCHLD */`, `[10 /* USR1 */ 17
+    // /* CHLD */]`, `0x200 /* IPC_CREAT */|0600`.
+    assert_eq!(
+        spelled(&["-X", "verbose"]),
+        s(&[
+            "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+            "fchmod(3, 0640) = 0",
+            "fstat(3, {st_mode=0100640 /* S_IFREG|0640 */, st_size=0, ..}) = 0",
+            "rt_sigprocmask(0 /* SIG_BLOCK */, [10 /* USR1 */ 17 /* CHLD */], NULL, 8) = 0",
+            "clone(0x200 /* CLONE_FS */|17 /* SIGCHLD */, NULL, NULL, NULL, NULL) = CHILD1",
+            "wait4(CHILD1, W_SIGNALED(9 /* SIGKILL */), 0, NULL) = CHILD1",
+            "clone(17 /* SIGCHLD */, NULL, NULL, NULL, NULL) = CHILD2",
+            "waitid(0x1 /* P_PID */, CHILD2, {si_signo=17 /* SIGCHLD */, si_code=0x1 /* CLD_EXITED */, \
+             si_pid=CHILD2, si_uid=0, si_status=0}, 0x1000004 /* WEXITED|WNOWAIT */, NULL) = 0",
+            "waitid(0x1 /* P_PID */, CHILD2, {si_signo=17 /* SIGCHLD */, si_code=0x1 /* CLD_EXITED */, \
+             si_pid=CHILD2, si_uid=0, si_status=0}, 0x4 /* WEXITED */, NULL) = 0",
+            "shmget(0 /* IPC_PRIVATE */, 4096, 0x200 /* IPC_CREAT */|0600) = ID",
+            "Process exited normally with code 0",
+        ])
+    );
+    // strace 6.1 -X raw: `st_mode=0100640`, `flags=0x200|17`, `[10 17]`,
+    // `shmget(0, 4096, 0x200|0600)`.
+    assert_eq!(
+        spelled(&["-X", "raw"]),
+        s(&[
+            "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+            "fchmod(3, 0640) = 0",
+            "fstat(3, {st_mode=0100640, st_size=0, ..}) = 0",
+            "rt_sigprocmask(0, [10 17], NULL, 8) = 0",
+            "clone(0x200|17, NULL, NULL, NULL, NULL) = CHILD1",
+            "wait4(CHILD1, W_SIGNALED(9), 0, NULL) = CHILD1",
+            "clone(17, NULL, NULL, NULL, NULL) = CHILD2",
+            "waitid(0x1, CHILD2, {si_signo=17, si_code=0x1, si_pid=CHILD2, si_uid=0, si_status=0}, \
+             0x1000004, NULL) = 0",
+            "waitid(0x1, CHILD2, {si_signo=17, si_code=0x1, si_pid=CHILD2, si_uid=0, si_status=0}, \
+             0x4, NULL) = 0",
+            "shmget(0, 4096, 0x200|0600) = ID",
+            "Process exited normally with code 0",
+        ])
+    );
+    // The default is unchanged.
+    assert_eq!(
+        spelled(&[]),
+        s(&[
+            "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+            "fchmod(3, 0640) = 0",
+            "fstat(3, {st_mode=S_IFREG|0640, st_size=0, ..}) = 0",
+            "rt_sigprocmask(SIG_BLOCK, [USR1 CHLD], NULL, 8) = 0",
+            "clone(CLONE_FS|SIGCHLD, NULL, NULL, NULL, NULL) = CHILD1",
+            "wait4(CHILD1, W_SIGNALED(SIGKILL), 0, NULL) = CHILD1",
+            "clone(SIGCHLD, NULL, NULL, NULL, NULL) = CHILD2",
+            "waitid(P_PID, CHILD2, {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=CHILD2, si_uid=0, \
+             si_status=0}, WEXITED|WNOWAIT, NULL) = 0",
+            "waitid(P_PID, CHILD2, {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=CHILD2, si_uid=0, \
+             si_status=0}, WEXITED, NULL) = 0",
+            "shmget(IPC_PRIVATE, 4096, IPC_CREAT|0600) = ID",
+            "Process exited normally with code 0",
+        ])
+    );
+}
+
+#[test]
+fn json_of_self_spelled_values_is_the_same_whatever_x_says() {
+    let bin = fixture("spelled");
+    let calls = |opts: &[&str]| -> Vec<serde_json::Value> {
+        let mut all = vec![
+            "--json",
+            "-e",
+            "trace=fstat,rt_sigprocmask,clone,wait4,shmget",
+        ];
+        all.extend_from_slice(opts);
+        let run = trace(&all, &[name(&bin)]);
+        assert_eq!(run.code(), Some(0), "{}", run.stderr());
+        run.trace
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter(|v| v["type"] == "call")
+            .map(|v| serde_json::json!([v["name"], v["args"]]))
+            .map(|v| {
+                // The children's pids differ from run to run.
+                let mut v = v;
+                if let Some(pid) = v[1].get_mut("pid") {
+                    *pid = serde_json::Value::Null;
+                }
+                v
+            })
+            .collect()
+    };
+    let abbrev = calls(&[]);
+    let fstat = abbrev.iter().find(|c| c[0] == "fstat").expect("fstat");
+    assert_eq!(fstat[1]["statbuf"]["st_mode"], "S_IFREG|0640", "{fstat}");
+    let clone = abbrev.iter().find(|c| c[0] == "clone").expect("clone");
+    assert_eq!(
+        clone[1]["flags"],
+        serde_json::json!({"value": 0x211, "flags": ["CLONE_FS", "SIGCHLD"]}),
+        "{clone}"
+    );
+    let mask = abbrev
+        .iter()
+        .find(|c| c[0] == "rt_sigprocmask")
+        .expect("mask");
+    assert_eq!(
+        mask[1]["set"],
+        serde_json::json!(["USR1", "CHLD"]),
+        "{mask}"
+    );
+    assert_eq!(calls(&["-X", "raw"]), abbrev);
+    assert_eq!(calls(&["-X", "verbose"]), abbrev);
+}
+
+/// strace -Y decorates the pids inside structs it knows (siginfo's
+/// si_pid): `si_pid=516<spelled>` while the child is there, a plain
+/// number once it is reaped.
+#[test]
+fn y_decorates_the_pids_inside_structs() {
+    let lines = spelled(&["-Y"]);
+    let waits: Vec<&String> = lines.iter().filter(|l| l.starts_with("waitid(")).collect();
+    assert_eq!(
+        waits,
+        [
+            "waitid(P_PID, CHILD2<spelled>, {si_signo=SIGCHLD, si_code=CLD_EXITED, \
+             si_pid=CHILD2<spelled>, si_uid=0, si_status=0}, WEXITED|WNOWAIT, NULL) = 0",
+            "waitid(P_PID, CHILD2<spelled>, {si_signo=SIGCHLD, si_code=CLD_EXITED, \
+             si_pid=CHILD2, si_uid=0, si_status=0}, WEXITED, NULL) = 0",
+        ]
+    );
+}
