@@ -293,3 +293,76 @@ fn an_unshown_open_still_tells_which_fd_is_the_device() {
         );
     }
 }
+
+#[test]
+fn trace_path_matches_the_fds_an_attached_process_opened_before() {
+    // strace resolves an attached process's fds through /proc/PID/fd, so
+    // -P names calls on fds rtrace never saw opened; so does rtrace (its
+    // fd table is empty for them).
+    use std::io::{BufRead, Write};
+    use std::os::unix::fs::PermissionsExt;
+    let f = files("attach");
+    std::fs::set_permissions(&f.traced, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let bin = fixture("attach_path");
+    let mut target = std::process::Command::new(&bin)
+        .args([&f.traced, &f.other])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = target.id().to_string();
+    let mut ready = String::new();
+    std::io::BufReader::new(target.stdout.take().unwrap())
+        .read_line(&mut ready)
+        .unwrap();
+    assert_eq!(ready, "ready\n");
+    let out = scratch_path("paths", "attach");
+    let tracer = rtrace_env()
+        .arg("-o")
+        .arg(&out)
+        .args(["-P", path(&f.traced), "-p", &pid])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Let the target go once it is traced (TracerPid in its status).
+    let traced = || {
+        std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .unwrap_or_default()
+            .lines()
+            .any(|l| l.starts_with("TracerPid:") && l.split_whitespace().nth(1) != Some("0"))
+    };
+    for _ in 0..3000 {
+        if traced() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(traced(), "rtrace did not attach");
+    target.stdin.take().unwrap().write_all(b"go\n").unwrap();
+    let result = tracer.wait_with_output().unwrap();
+    assert_eq!(
+        result.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    assert_eq!(target.wait().unwrap().code(), Some(0));
+    let trace = std::fs::read_to_string(&out).unwrap();
+    let mut lines = normalise(&trace);
+    // The banner's arguments are cut at -s, mid-directory.
+    if let Some((head, tail)) = lines[0].split_once("Tracing attach_path ") {
+        let pid = tail.rsplit_once(" (pid ").map_or("", |(_, p)| p);
+        lines[0] = format!("{head}Tracing attach_path ARGS (pid {pid}");
+    }
+    assert_eq!(
+        lines,
+        [
+            "Tracing attach_path ARGS (pid PID1)",
+            "pread64(3, \"abc\", 3, 0) = 3",
+            "fstat(3, {st_mode=S_IFREG|0644, st_size=9, ..}) = 0",
+            "close(3) = 0",
+            "Process exited normally with code 0",
+        ]
+    );
+}
