@@ -366,3 +366,52 @@ fn trace_path_matches_the_fds_an_attached_process_opened_before() {
         ]
     );
 }
+
+#[test]
+fn trace_path_reads_the_fds_calls_take_in_memory() {
+    // strace 6.1 -P shows the same calls: poll's and ppoll's arrays,
+    // select's and pselect6's sets, and i386's old select and old mmap,
+    // each when the traced file's fd is among theirs.
+    let f = files("memory");
+    for (bin, select) in [
+        (fixture("trace_path_mem"), "select"),
+        (common::fixture_m32("trace_path_mem"), "_newselect"),
+    ] {
+        for opts in [&["-P", path(&f.traced)][..], &["--trace-fds=3"]] {
+            let run = common::trace(opts, &[name(&bin), path(&f.traced), path(&f.other)]);
+            assert_eq!(run.code(), Some(0), "{}", run.stderr());
+            // From the first poll: before the marker are the loader's
+            // calls on fd 3 and the fixture's open of the traced file.
+            let all = run.lines();
+            let first = all.iter().position(|l| l.starts_with("poll(")).unwrap_or(0);
+            let lines = all[first..].to_vec();
+            let mut expected = vec![
+                "poll([{fd=4, events=POLLIN}, {fd=3, events=POLLIN}], 2, 0) = 2 \
+                 [{fd=4, revents=POLLIN}, {fd=3, revents=POLLIN}]"
+                    .to_string(),
+                "ppoll([{fd=4, events=POLLIN}, {fd=3, events=POLLIN}], 2, {tv_sec=0, tv_nsec=0}, \
+                 NULL, 8) = 2 [{fd=4, revents=POLLIN}, {fd=3, revents=POLLIN}]"
+                    .to_string(),
+                format!(
+                    "{select}(5, NULL, [3], NULL, {{tv_sec=0, tv_usec=0}}) = 1 \
+                     {{writefds=[3], left={{tv_sec=0, tv_usec=0}}}}"
+                ),
+            ];
+            if select == "_newselect" {
+                expected.extend([
+                    "select(&ADDR) = 2".to_string(),
+                    "mmap({addr=NULL, length=4096, prot=PROT_READ, flags=MAP_PRIVATE, fd=3, \
+                     offset=0x0}) = ADDR"
+                        .to_string(),
+                ]);
+            }
+            expected.extend([
+                "pselect6(4, NULL, [3], NULL, {tv_sec=0, tv_nsec=0}, NULL) = 1 \
+                 {writefds=[3], left={tv_sec=0, tv_nsec=0}}"
+                    .to_string(),
+                "Process exited normally with code 0".to_string(),
+            ]);
+            assert_eq!(lines, expected, "{} {opts:?}", name(&bin));
+        }
+    }
+}
