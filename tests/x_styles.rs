@@ -790,3 +790,85 @@ fn y_decorates_the_pids_inside_structs() {
         ]
     );
 }
+
+/// The lines of `bin` traced with `opts` that start with one of `calls`.
+fn lines_of(bin: &str, opts: &[&str], calls: &[&str]) -> Vec<String> {
+    let bin = fixture(bin);
+    let run = trace(opts, &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    run.trace
+        .lines()
+        .filter(|l| calls.iter().any(|c| l.starts_with(c)))
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn x_verbose_spells_filters_interfaces_and_capability_sets() {
+    // A capability set as rtrace writes it, after the mask: strace 6.1
+    // writes `0xfeffffff /* 1<<CAP_CHOWN|... */` there (-X raw: the mask,
+    // `inheritable=0`).
+    let caps = |style: &str| {
+        lines_of(
+            "calls_proc",
+            &["-X", style, "-e", "trace=capget"],
+            &["capget({version=0x2"],
+        )
+    };
+    assert_eq!(
+        caps("verbose")[0],
+        "capget({version=0x20080522 /* _LINUX_CAPABILITY_VERSION_3 */, pid=0}, \
+         {effective=0x1fffeffffff /* ~[SYS_RESOURCE] */, permitted=0x1fffeffffff /* ~[SYS_RESOURCE] */, \
+         inheritable=0 /* [] */}) = 0"
+    );
+    assert_eq!(
+        caps("raw")[0],
+        "capget({version=0x20080522, pid=0}, {effective=0x1fffeffffff, permitted=0x1fffeffffff, \
+         inheritable=0}) = 0"
+    );
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("not root: no packet or raw socket, the rest skipped");
+        return;
+    }
+    let calls = [
+        "socket(0x11",
+        "setsockopt(4, 0x1 /* SOL_SOCKET */, 0x33",
+        "setsockopt(3, 0x107 /* SOL_PACKET */, 0x1 ",
+        "setsockopt(-1, 0x107 /* SOL_PACKET */, 0x12",
+        "setsockopt(6, 0xff",
+    ];
+    assert_eq!(
+        lines_of("sock_filters", &["-X", "verbose"], &calls),
+        [
+            // strace 6.1: `htons(ETH_P_ALL)` is `"\x00\x03" /* htons(ETH_P_ALL) */`.
+            "socket(0x11 /* AF_PACKET */, 0x3 /* SOCK_RAW */, htons(0x3 /* ETH_P_ALL */)) = 3",
+            "setsockopt(4, 0x1 /* SOL_SOCKET */, 0x33 /* SO_ATTACH_REUSEPORT_CBPF */, \
+             {len=1, filter=[BPF_STMT(0x6 /* BPF_RET|BPF_K */, 0)]}, 16) = 0",
+            // strace 6.1: `sll_ifindex=1 /* if_nametoindex("lo") */`.
+            "setsockopt(3, 0x107 /* SOL_PACKET */, 0x1 /* PACKET_ADD_MEMBERSHIP */, \
+             {mr_ifindex=1 /* if_nametoindex(\"lo\") */, mr_type=0x1 /* PACKET_MR_PROMISC */, \
+             mr_alen=0, mr_address=}, 16) = 0",
+            "setsockopt(-1, 0x107 /* SOL_PACKET */, 0x12 /* PACKET_FANOUT */, \
+             [7|(0 /* PACKET_FANOUT_HASH */|0x8000 /* PACKET_FANOUT_FLAG_DEFRAG */)<<16], 4) \
+             = -1 [EBADF]",
+            // A protocol with no name: the number alone.
+            "socket(0x11 /* AF_PACKET */, 0x2 /* SOCK_DGRAM */, htons(0x0)) = 5",
+            "setsockopt(6, 0xff /* SOL_RAW */, 0x1 /* ICMP_FILTER */, \
+             ~[0 /* ICMP_ECHOREPLY */ 3 /* ICMP_DEST_UNREACH */], 4) = 0",
+        ]
+    );
+    // The default is unchanged.
+    let calls = [
+        "socket(AF_PACKET, SOCK_RAW",
+        "setsockopt(3, SOL_PACKET, PACKET_ADD_MEMBERSHIP",
+    ];
+    assert_eq!(
+        lines_of("sock_filters", &[], &calls),
+        [
+            "socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL)) = 3",
+            "setsockopt(3, SOL_PACKET, PACKET_ADD_MEMBERSHIP, {mr_ifindex=if_nametoindex(\"lo\"), \
+             mr_type=PACKET_MR_PROMISC, mr_alen=0, mr_address=}, 16) = 0",
+        ]
+    );
+}

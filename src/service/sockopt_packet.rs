@@ -21,13 +21,12 @@ const TPACKET_REQ3_SIZE: usize = 28;
 /// An interface index as strace names it: `if_nametoindex("lo")`, the
 /// number when no interface has it; in JSON the number.
 pub fn put_ifindex(p: &mut Printer, name: &str, index: i32) {
-    let known = u32::try_from(index)
-        .ok()
-        .and_then(interface_name)
-        .filter(|_| p.symbols());
+    let known = u32::try_from(index).ok().and_then(interface_name);
     match known {
         Some(ifname) => {
-            let text = format!("if_nametoindex({})", quote(ifname.as_bytes(), false));
+            // As -X spells it: `1 /* if_nametoindex("lo") */`.
+            let call = format!("if_nametoindex({})", quote(ifname.as_bytes(), false));
+            let text = p.spelling(&index.to_string(), Some(&call));
             put_composed(p, name, &text, |p| p.int(name, index as i64));
         }
         None => p.int(name, index as i64),
@@ -139,7 +138,8 @@ pub fn put_raw_optval(p: &mut Printer, name: &str, opt: i64, b: &[u8]) -> bool {
     let members: Vec<Member> = (0u64..32)
         .filter(|bit| shown & (1 << bit) != 0)
         .map(|bit| match lookup(ICMP_TYPES, bit as i64) {
-            Some(n) => Member::Name(n.to_string()),
+            // As -X verbose spells it: `0 /* ICMP_ECHOREPLY */`.
+            Some(n) => Member::Name(p.spelling(&bit.to_string(), Some(n))),
             None => Member::Num(bit),
         })
         .collect();
