@@ -415,7 +415,11 @@ fn put_statfs(p: &mut Printer, name: &str, addr: u64, l: &StatfsLayout) {
     p.open(name, "{", Naming::Fields);
     let f_type = get(&d, 0, l.word);
     match name_of(f_type, FS_MAGIC) {
-        Some(sym) if p.symbols() => p.field("f_type", sym),
+        Some(sym) if !p.values_style() => {
+            // `0xef53 /* EXT2_SUPER_MAGIC */` under -X verbose, as strace.
+            let json = serde_json::Value::String(sym.to_string());
+            p.spelled("f_type", &format!("{f_type:#x}"), sym, || json);
+        }
         _ => p.hex("f_type", f_type),
     }
     p.uint("f_bsize", get(&d, l.word, l.word));
