@@ -450,7 +450,9 @@ fn y_prints_the_command_of_each_pid() {
             // The child is there (a zombie) until the wait4 reaps it: then
             // its pid names no process and prints alone.
             "clone(SIGCHLD, NULL, NULL, NULL, NULL) = CHILD1<calls_proc>",
-            "clone(CLONE_PARENT_SETTID|SIGCHLD, NULL, [CHILD2], NULL, NULL) = CHILD2<calls_proc>",
+            // strace 6.1: `parent_tid=[23724<calls_proc>]`.
+            "clone(CLONE_PARENT_SETTID|SIGCHLD, NULL, [CHILD2<calls_proc>], NULL, NULL) \
+             = CHILD2<calls_proc>",
             "wait4(-1, W_EXITED(0), __WALL, NULL) = CHILD2",
             "wait4(-1, &ADDR, WNOHANG, NULL) = -1 [ECHILD]",
             "getpid() = PID1<calls_proc>",
@@ -468,6 +470,16 @@ fn y_prints_the_command_of_each_pid() {
         let run = trace(&all, &[name(&bin)]);
         assert_eq!(run.lines()[1], "getpid() = PID1<calls_proc>", "{opt:?}");
     }
+    // clone3's parent_tid too (strace 6.1: `parent_tid=[23725<calls_proc>]`).
+    let run = trace(&["-Y", "-e", "trace=clone3"], &[name(&bin)]);
+    let line = run.lines()[1].clone();
+    let child = &line[line.rfind(") = ").unwrap() + 4..line.find('<').unwrap()];
+    assert_eq!(
+        line.replace(child, "CHILD"),
+        "clone3({flags=CLONE_PIDFD|CLONE_PARENT_SETTID, pidfd=&ADDR, child_tid=NULL, \
+         parent_tid=&ADDR, exit_signal=SIGCHLD, stack=NULL, stack_size=0, tls=NULL}, 64) \
+         = CHILD<calls_proc> {pidfd=[3], parent_tid=[CHILD<calls_proc>]}"
+    );
     // JSON: the pid with its command.
     let run = trace(&["-Y", "--json", "-e", "trace=kill"], &[name(&bin)]);
     let call: serde_json::Value = run

@@ -185,7 +185,13 @@ pub fn clone_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 }
 
 fn clone_rest(p: &mut Printer, c: &mut CallCtx, written: bool) {
-    if written {
+    if written && c.args[0] & CLONE_PARENT_SETTID != 0 {
+        // The child's tid: `-Y` decorates it, as strace does.
+        put_ptr_with(p, "parent_tid", c.args[2], |p, tid| {
+            p.pid_field("", tid as i64)
+        });
+    } else if written {
+        // CLONE_PIDFD: the pidfd.
         put_int_ptr(p, "parent_tid", c.args[2]);
     } else {
         p.ptr("parent_tid", c.args[2]);
@@ -294,7 +300,8 @@ pub fn clone3_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
         put_int_ptr(p, "pidfd", u64_at(&raw, 8));
     }
     if flags & CLONE_PARENT_SETTID != 0 {
-        put_int_ptr(p, "parent_tid", u64_at(&raw, 24));
+        let at = u64_at(&raw, 24);
+        put_ptr_with(p, "parent_tid", at, |p, tid| p.pid_field("", tid as i64));
     }
     p.close("}");
 }
