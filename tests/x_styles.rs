@@ -630,13 +630,17 @@ fn bad_values_are_one_line_errors() {
 /// children's pids written CHILD1 and CHILD2 (from clone's results) and
 /// shmget's id ID.
 fn spelled(opts: &[&str]) -> Vec<String> {
-    let bin = fixture("spelled");
+    spelled_by(&fixture("spelled"), opts)
+}
+
+/// [`spelled`] for the program `bin` (the 64-bit or the i386 build).
+fn spelled_by(bin: &Path, opts: &[&str]) -> Vec<String> {
     let mut all = vec![
         "-e",
         "trace=write,fchmod,fstat,rt_sigprocmask,clone,wait4,waitid,statfs,shmget",
     ];
     all.extend_from_slice(opts);
-    let run = trace(&all, &[name(&bin)]);
+    let run = trace(&all, &[name(bin)]);
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
     let mut lines = run.after_marker();
     let result = |l: &String| -> Option<String> {
@@ -722,6 +726,15 @@ fn x_styles_spell_the_values_decoders_build_themselves() {
             "Process exited normally with code 0",
         ])
     );
+    // The i386 program's calls spell the same.
+    let m32 = common::fixture_m32("spelled");
+    for style in ["raw", "verbose"] {
+        assert_eq!(
+            spelled_by(&m32, &["-X", style]),
+            spelled(&["-X", style]),
+            "{style}"
+        );
+    }
     // The default is unchanged.
     assert_eq!(
         spelled(&[]),
