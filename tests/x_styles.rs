@@ -905,3 +905,45 @@ fn x_verbose_spells_filters_interfaces_and_capability_sets() {
         ]
     );
 }
+
+#[test]
+fn x_styles_spell_netlink_bit_sets() {
+    // inet_diag's request: its extension and state sets are masks, as
+    // strace prints flag sets: `0x400 /* 1<<TCP_LISTEN */`, raw `0x400`.
+    let request = |style: &str| -> String {
+        lines_of("netlink", &["-X", style], &["sendmsg(4, "])
+            .into_iter()
+            .find(|l| l.contains("idiag_states"))
+            .expect("the inet_diag request")
+    };
+    let line = |family: &str, proto: &str, ext: &str, states: &str| {
+        format!(
+            "sendmsg(4, {{msg_name={{sa_family={family}, nl_pid=0, nl_groups=0x0}}, msg_namelen=12, \
+             msg_iov=[{{iov_base=[{{nlmsg_len=72, nlmsg_type={proto}, {ext}, {states}, \
+             id={{idiag_sport=htons(0), idiag_dport=htons(0), idiag_src=inet_addr(\"0.0.0.0\"), \
+             idiag_dst=inet_addr(\"0.0.0.0\"), idiag_if=0, idiag_cookie=[0, 0]}}}}], iov_len=72}}], \
+             msg_iovlen=1, msg_control=NULL, msg_controllen=0, msg_flags=0}}, 0) = 72"
+        )
+    };
+    assert_eq!(
+        request("verbose"),
+        line(
+            "0x10 /* AF_NETLINK */",
+            "0x14 /* SOCK_DIAG_BY_FAMILY */, nlmsg_flags=0x301 /* NLM_F_REQUEST|NLM_F_DUMP */, \
+             nlmsg_seq=6, nlmsg_pid=0}, {sdiag_family=0x2 /* AF_INET */, \
+             sdiag_protocol=0x6 /* IPPROTO_TCP */",
+            "idiag_ext=0x1 /* 1<<(INET_DIAG_MEMINFO-1) */",
+            "idiag_states=0x400 /* 1<<TCP_LISTEN */",
+        )
+    );
+    assert_eq!(
+        request("raw"),
+        line(
+            "0x10",
+            "0x14, nlmsg_flags=0x301, nlmsg_seq=6, nlmsg_pid=0}, {sdiag_family=0x2, \
+             sdiag_protocol=0x6",
+            "idiag_ext=0x1",
+            "idiag_states=0x400",
+        )
+    );
+}
