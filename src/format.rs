@@ -539,10 +539,17 @@ impl<'a> Printer<'a> {
     /// [`FormatState::pid_params`]) with what `-Y` and
     /// `--pidns-translation` add ([`decorated_pid`]).
     pub fn int(&mut self, name: &str, value: i64) {
-        if self.state.levels.len() == 1
-            && self.state.pid_params.contains(&name)
-            && let Some((text, json)) = decorated_pid(self.cfg.decode_pids, self.pid, value)
-        {
+        if self.state.levels.len() == 1 && self.state.pid_params.contains(&name) {
+            return self.pid_field(name, value);
+        }
+        self.emit(name, &value.to_string(), || Value::from(value));
+    }
+
+    /// A pid, wherever it is (a struct's `si_pid`, `l_pid`): a signed
+    /// decimal with what `-Y` and `--pidns-translation` add
+    /// ([`decorated_pid`]), as strace decorates the pids it knows.
+    pub fn pid_field(&mut self, name: &str, value: i64) {
+        if let Some((text, json)) = decorated_pid(self.cfg.decode_pids, self.pid, value) {
             return self.emit(name, &text, || json);
         }
         self.emit(name, &value.to_string(), || Value::from(value));

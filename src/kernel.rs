@@ -27,7 +27,7 @@ const AUDIT_ARCH_X86_64: u32 = 0xC000_003E;
 /// `AUDIT_ARCH_I386` from `<linux/audit.h>`.
 const AUDIT_ARCH_I386: u32 = 0x4000_0003;
 /// `__X32_SYSCALL_BIT`: x32 calls use the x86_64 arch with this bit set.
-const X32_SYSCALL_BIT: u64 = 0x4000_0000;
+pub const X32_SYSCALL_BIT: u64 = 0x4000_0000;
 
 /// `PTRACE_GET_SYSCALL_INFO` (Linux 5.3).
 const PTRACE_GET_SYSCALL_INFO: libc::c_uint = 0x420e;

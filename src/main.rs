@@ -13,7 +13,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::OpenOptionsExt;
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser, ValueEnum};
+use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 
 use rtrace_cli::format::{FdSet, FormatConfig};
 use rtrace_cli::kernel::fds::FdDetails;
@@ -374,7 +374,8 @@ struct Cli {
     /// does not run: its line ends `(INJECTED)`), signal=SIG,
     /// delay_enter=T, delay_exit=T (T in us, or with s, ms, us, ns),
     /// poke_enter=@argN=HEX,... and poke_exit= (bytes written where
-    /// argument N points, before the call runs or after);
+    /// argument N points, before the call runs or after), syscall=NAME
+    /// (with error= or retval=: a harmless %pure call runs instead);
     /// SET may name ioctl requests, MON_IOCX_MFETCH: those ioctls, each
     /// request counted on its own), fault=SET[:error=ERRNO][:when=...]
     /// (inject with error=ENOSYS by default),
@@ -389,6 +390,20 @@ struct Cli {
     /// %pure; and %ioctl, every ioctl
     #[arg(short = 'e', value_name = "EXPR", value_parser = Offered(expr_words), hide_possible_values = true)]
     exprs: Vec<String>,
+
+    /// strace's long spelling of -e inject=SPEC (repeatable; with the
+    /// -e ones, of several rules naming a call the last given wins)
+    #[arg(long = "inject", value_name = "SPEC")]
+    inject: Vec<String>,
+
+    /// strace's long spelling of -e fault=SPEC (repeatable)
+    #[arg(long = "fault", value_name = "SPEC")]
+    fault: Vec<String>,
+
+    /// Every -e inject=/fault=, --inject and --fault in command-line
+    /// order (filled after parsing; the last rule naming a call wins)
+    #[arg(skip)]
+    injections: Vec<(String, bool)>,
 
     /// Print only calls matching EXPR, in the kernel's event-filter language:
     /// `fd == 3 && count > 100`, `request ~ "MON_*"`, `errno == ENOENT`.
@@ -639,8 +654,14 @@ fn fail(message: &str, code: u8) -> ExitCode {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
+    let parsed = Cli::command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
+    let cli = match parsed {
+        Ok((mut cli, matches)) => {
+            cli.injections = injections_in_order(&cli, &matches);
+            cli
+        }
         Err(e) => {
             use clap::error::ErrorKind;
             if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
@@ -1005,6 +1026,33 @@ fn main() -> ExitCode {
     }
 }
 
+/// `-e inject=`, `-e fault=`, `--inject` and `--fault` in the order the
+/// command line gives them (of several rules naming a call the last
+/// wins, as in strace): each spec, and whether it is a fault.
+fn injections_in_order(cli: &Cli, matches: &clap::ArgMatches) -> Vec<(String, bool)> {
+    let at = |id: &str| -> Vec<usize> {
+        matches
+            .indices_of(id)
+            .map(|i| i.collect())
+            .unwrap_or_default()
+    };
+    let mut all: Vec<(usize, String, bool)> = Vec::new();
+    for (i, expr) in at("exprs").into_iter().zip(&cli.exprs) {
+        if let Some((key @ ("inject" | "fault"), spec)) = expr.split_once('=') {
+            all.push((i, spec.to_string(), key == "fault"));
+        }
+    }
+    for (id, specs, fault) in [("inject", &cli.inject, false), ("fault", &cli.fault, true)] {
+        for (i, spec) in at(id).into_iter().zip(specs) {
+            all.push((i, spec.clone(), fault));
+        }
+    }
+    all.sort_by_key(|&(i, _, _)| i);
+    all.into_iter()
+        .map(|(_, spec, fault)| (spec, fault))
+        .collect()
+}
+
 /// The `-e`, `-z` and `-Z` options as a selection.
 fn selection(cli: &Cli) -> Result<trace::Selection, String> {
     use rtrace_cli::select::{SignalSet, StatusSet, TraceSet};
@@ -1017,7 +1065,8 @@ fn selection(cli: &Cli) -> Result<trace::Selection, String> {
             "signal" | "signals" | "s" => select.signals = SignalSet::parse(value)?,
             "diag" => select.diag = rtrace_cli::diag::DiagSet::parse(value)?,
             "trace-fds" | "trace-fd" => select.paths.add_fds(value)?,
-            "inject" | "fault" => select.inject.add(value, key == "fault")?,
+            // Taken in command-line order with --inject and --fault below.
+            "inject" | "fault" => {}
             // Formatting, not selection: taken by `dump_sets` and
             // `fd_details`.
             "read" | "write" | "decode-fds" => {}
@@ -1032,6 +1081,9 @@ fn selection(cli: &Cli) -> Result<trace::Selection, String> {
                 ));
             }
         }
+    }
+    for (spec, fault) in &cli.injections {
+        select.inject.add(spec, *fault)?;
     }
     for path in &cli.trace_paths {
         select.paths.add_path(path)?;

@@ -5,7 +5,7 @@ mod common;
 
 use common::{USBMON_RECORDING, fixture, name, rtrace_env, s, trace};
 
-const CALLS: &str = "trace=read,write,readv,writev,sendmsg,recvmsg,pread64";
+const CALLS: &str = "trace=read,write,readv,writev,sendmsg,recvmsg,pread64,preadv,pwritev";
 
 const HELLO: &[&str] = &[
     "  | 00000  68 65 6c 6c 6f 2c 20 77  6f 72 6c 64 21 0a 00 ff  hello, world!... |",
@@ -23,7 +23,7 @@ fn reads_and_writes_on_the_sets_fds_are_dumped_after_their_line() {
 
 fn dumps_of(bin: &std::path::Path) {
     let run = trace(
-        &["-e", CALLS, "-e", "read=3,6,8", "-e", "write=4,5"],
+        &["-e", CALLS, "-e", "read=3,6,8", "-e", "write=4,5,9"],
         &[name(bin)],
     );
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
@@ -38,19 +38,43 @@ fn dumps_of(bin: &std::path::Path) {
     expected.push("read(3, \"hello, world!\\n\\0\\377\\177X\", 64) = 18");
     expected.extend(HELLO);
     expected.extend([
-        "writev(4, [{iov_base=\"abc\", iov_len=3}, {iov_base=\"defgh\", iov_len=5}], 2) = 8",
-        "  | 00000  61 62 63 64 65 66 67 68                           abcdefgh         |",
+        // strace's ` * N bytes in buffer K` before each iovec's bytes; the
+        // empty one has none, and (unlike strace, which stops there) the
+        // one after it still has its dump.
+        "writev(4, [{iov_base=\"abc\", iov_len=3}, {iov_base=\"\", iov_len=0}, \
+         {iov_base=\"defgh\", iov_len=5}], 3) = 8",
+        "  * 3 bytes in buffer 0",
+        "  | 00000  61 62 63                                          abc              |",
+        "  * 5 bytes in buffer 2",
+        "  | 00000  64 65 66 67 68                                    defgh            |",
+        // As far as the result says: the second iovec got 4 of its 10.
         "readv(3, [{iov_base=\"abcd\", iov_len=4}, {iov_base=\"efgh\", iov_len=10}], 2) = 8",
-        "  | 00000  61 62 63 64 65 66 67 68                           abcdefgh         |",
+        "  * 4 bytes in buffer 0",
+        "  | 00000  61 62 63 64                                       abcd             |",
+        "  * 4 bytes in buffer 1",
+        "  | 00000  65 66 67 68                                       efgh             |",
         "sendmsg(5, {msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base=\"msg\", iov_len=3}], msg_iovlen=1, msg_control=NULL, msg_controllen=0, msg_flags=0}, 0) = 3",
+        "  * 3 bytes in buffer 0",
         "  | 00000  6d 73 67                                          msg              |",
         "recvmsg(6, {msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base=\"msg\", iov_len=64}], msg_iovlen=1, msg_control=NULL, msg_controllen=0, msg_flags=0}, 0) = 3",
+        "  * 3 bytes in buffer 0",
         "  | 00000  6d 73 67                                          msg              |",
         "write(7, \"zz\", 2) = 2",
         "write(4, \"\", 0) = 0",
         "write(-1, \"bad\", 3) = -1 [EBADF]",
         "pread64(8, \"\\177ELF\", 4, 0) = 4",
         "  | 00000  7f 45 4c 46                                       .ELF             |",
+        "preadv(8, [{iov_base=\"\\177E\", iov_len=2}, {iov_base=\"LF\", iov_len=2}], 2, 0) = 4",
+        "  * 2 bytes in buffer 0",
+        "  | 00000  7f 45                                             .E               |",
+        "  * 2 bytes in buffer 1",
+        "  | 00000  4c 46                                             LF               |",
+        "pwritev(9, [{iov_base=\"abc\", iov_len=3}, {iov_base=\"\", iov_len=0}, \
+         {iov_base=\"defgh\", iov_len=5}], 3, 0) = 8",
+        "  * 3 bytes in buffer 0",
+        "  | 00000  61 62 63                                          abc              |",
+        "  * 5 bytes in buffer 2",
+        "  | 00000  64 65 66 67 68                                    defgh            |",
         "Process exited normally with code 0",
     ]);
     assert_eq!(run.after_marker(), s(&expected), "{}", name(bin));
@@ -88,7 +112,10 @@ fn dumps_follow_deferred_lines_and_json() {
     let value: serde_json::Value = serde_json::from_str(call).unwrap();
     assert_eq!(
         value["extended"],
-        serde_json::json!([{"dump": {"fd": 4, "len": 8, "hex": "6162636465666768"}}])
+        serde_json::json!([
+            {"dump": {"fd": 4, "buffer": 0, "len": 3, "hex": "616263"}},
+            {"dump": {"fd": 4, "buffer": 2, "len": 5, "hex": "6465666768"}},
+        ])
     );
 }
 

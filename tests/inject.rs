@@ -161,6 +161,121 @@ fn fault_fails_with_enosys_by_default_and_error_takes_numbers() {
 }
 
 #[test]
+fn long_options_are_the_same_rules_in_command_line_order() {
+    // strace's --inject= and --fault=; of several rules naming a call the
+    // last given wins, -e or long alike.
+    let bin = fixture("inject");
+    let run = trace(
+        &[
+            "-e",
+            "trace=chdir,dup",
+            "--fault=chdir:when=6",
+            "-e",
+            "inject=dup:error=EACCES",
+            "--inject=dup:error=1:when=1..2",
+        ],
+        &[name(&bin)],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert_eq!(
+        after(&run, "chdir("),
+        s(&[
+            "chdir(\"/\") = 0",
+            "chdir(\"/\") = 0",
+            "chdir(\"/\") = 0",
+            "chdir(\"/\") = 0",
+            "chdir(\"/\") = 0",
+            "chdir(\"/\") = -1 [ENOSYS] (INJECTED)",
+            "dup(-1) = -1 [EPERM] (INJECTED)",
+            "dup(-1) = -1 [EPERM] (INJECTED)",
+            "dup(-1) = -1 [EBADF]",
+            "Process exited normally with code 0",
+        ])
+    );
+    // The -e rule given after the long one wins.
+    let run = trace(
+        &[
+            "-e",
+            "trace=dup",
+            "--inject=dup:error=1",
+            "-e",
+            "inject=dup:error=EACCES:when=3",
+        ],
+        &[name(&bin)],
+    );
+    assert_eq!(
+        after(&run, "dup("),
+        s(&[
+            "dup(-1) = -1 [EBADF]",
+            "dup(-1) = -1 [EBADF]",
+            "dup(-1) = -1 [EACCES] (INJECTED)",
+            "Process exited normally with code 0",
+        ])
+    );
+}
+
+#[test]
+fn syscall_runs_a_harmless_call_in_its_place() {
+    // strace's syscall=: the kernel runs getpid instead of the chdir, and
+    // the program gets the rule's result; the line is the chdir's.
+    for bin in [fixture("inject"), fixture_m32("inject")] {
+        for mode in ["--seccomp-bpf", "--no-seccomp-bpf"] {
+            let run = trace(
+                &[
+                    "-e",
+                    "trace=chdir",
+                    mode,
+                    "--inject=chdir:syscall=getpid:error=EPERM:when=2",
+                    "-e",
+                    "inject=chdir:syscall=gettid:retval=7:when=4",
+                ],
+                &[name(&bin)],
+            );
+            assert_eq!(run.code(), Some(0), "{}", run.stderr());
+            let what = format!("{} {mode}", name(&bin));
+            assert_eq!(
+                after(&run, "chdir("),
+                s(&[
+                    "chdir(\"/\") = 0",
+                    "chdir(\"/\") = 0",
+                    "chdir(\"/\") = 0",
+                    "chdir(\"/\") = 7 (INJECTED)",
+                    "chdir(\"/\") = 0",
+                    "chdir(\"/\") = 0",
+                    "Process exited normally with code 0",
+                ]),
+                "{what}"
+            );
+            // The later rule names chdir too, so it alone counts (when=2
+            // of the first never comes).
+            assert!(
+                stdout(&run)
+                    .starts_with("chdir 1: 0\nchdir 2: 0\nchdir 3: 0\nchdir 4: 7\nchdir 5: 0\n"),
+                "{what}: {}",
+                stdout(&run)
+            );
+        }
+    }
+    let run = trace(
+        &[
+            "-e",
+            "trace=dup",
+            "--inject=dup:syscall=getuid:error=EPERM:when=2",
+        ],
+        &[name(&fixture("inject"))],
+    );
+    assert_eq!(
+        after(&run, "dup("),
+        s(&[
+            "dup(-1) = -1 [EBADF]",
+            "dup(-1) = -1 [EPERM] (INJECTED)",
+            "dup(-1) = -1 [EBADF]",
+            "Process exited normally with code 0",
+        ])
+    );
+}
+
+#[test]
 fn several_actions_combine_and_delays_are_marked() {
     // An error, a realtime signal (libc's SIGRTMIN+2, not the kernel's
     // 34+2) and a delay at the exit on one call; a delay alone on another.
@@ -464,6 +579,18 @@ fn bad_specs_are_one_line_errors() {
             "rtrace: -e inject: 'poke_enter=@arg9=00': expected @argN=HEXBYTES,... (N 1 to 7)\n",
         ),
         (
+            "inject=chdir:syscall=getpid",
+            "rtrace: -e inject: 'chdir:syscall=getpid': syscall= needs error= or retval= (the result the program sees)\n",
+        ),
+        (
+            "inject=chdir:syscall=chdir:error=1",
+            "rtrace: -e inject: syscall=chdir: only a harmless call of %pure (getpid, gettid, getuid, ...) can run instead\n",
+        ),
+        (
+            "inject=chdir:syscall=nosuch:error=1",
+            "rtrace: -e inject: syscall=nosuch: not a system call of both x86_64 and i386\n",
+        ),
+        (
             "fault=chdir:retval=1",
             "rtrace: -e fault: 'retval=1': -e fault takes error= and when= only (-e inject takes the rest)\n",
         ),
@@ -492,6 +619,19 @@ fn help_man_page_and_completions_offer_it() {
     assert!(
         help.contains("fault=SET[:error=ERRNO][:when=...]"),
         "{help}"
+    );
+    assert!(
+        help.contains("--inject <SPEC>") && help.contains("--fault <SPEC>"),
+        "{help}"
+    );
+    let out = rtrace_env()
+        .args(["--inject=chdir:error=ENOENTT", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "rtrace: -e inject: unknown errno 'ENOENTT' (did you mean ENOENT?)\n"
     );
     let man = rtrace_env().arg("--man").output().unwrap();
     assert!(String::from_utf8_lossy(&man.stdout).contains("inject=SET:ACTION"));

@@ -293,3 +293,125 @@ fn an_unshown_open_still_tells_which_fd_is_the_device() {
         );
     }
 }
+
+#[test]
+fn trace_path_matches_the_fds_an_attached_process_opened_before() {
+    // strace resolves an attached process's fds through /proc/PID/fd, so
+    // -P names calls on fds rtrace never saw opened; so does rtrace (its
+    // fd table is empty for them).
+    use std::io::{BufRead, Write};
+    use std::os::unix::fs::PermissionsExt;
+    let f = files("attach");
+    std::fs::set_permissions(&f.traced, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let bin = fixture("attach_path");
+    let mut target = std::process::Command::new(&bin)
+        .args([&f.traced, &f.other])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = target.id().to_string();
+    let mut ready = String::new();
+    std::io::BufReader::new(target.stdout.take().unwrap())
+        .read_line(&mut ready)
+        .unwrap();
+    assert_eq!(ready, "ready\n");
+    let out = scratch_path("paths", "attach");
+    let tracer = rtrace_env()
+        .arg("-o")
+        .arg(&out)
+        .args(["-P", path(&f.traced), "-p", &pid])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Let the target go once it is traced (TracerPid in its status).
+    let traced = || {
+        std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .unwrap_or_default()
+            .lines()
+            .any(|l| l.starts_with("TracerPid:") && l.split_whitespace().nth(1) != Some("0"))
+    };
+    for _ in 0..3000 {
+        if traced() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(traced(), "rtrace did not attach");
+    target.stdin.take().unwrap().write_all(b"go\n").unwrap();
+    let result = tracer.wait_with_output().unwrap();
+    assert_eq!(
+        result.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    assert_eq!(target.wait().unwrap().code(), Some(0));
+    let trace = std::fs::read_to_string(&out).unwrap();
+    let mut lines = normalise(&trace);
+    // The banner's arguments are cut at -s, mid-directory.
+    if let Some((head, tail)) = lines[0].split_once("Tracing attach_path ") {
+        let pid = tail.rsplit_once(" (pid ").map_or("", |(_, p)| p);
+        lines[0] = format!("{head}Tracing attach_path ARGS (pid {pid}");
+    }
+    assert_eq!(
+        lines,
+        [
+            "Tracing attach_path ARGS (pid PID1)",
+            "pread64(3, \"abc\", 3, 0) = 3",
+            "fstat(3, {st_mode=S_IFREG|0644, st_size=9, ..}) = 0",
+            "close(3) = 0",
+            "Process exited normally with code 0",
+        ]
+    );
+}
+
+#[test]
+fn trace_path_reads_the_fds_calls_take_in_memory() {
+    // strace 6.1 -P shows the same calls: poll's and ppoll's arrays,
+    // select's and pselect6's sets, and i386's old select and old mmap,
+    // each when the traced file's fd is among theirs.
+    let f = files("memory");
+    for (bin, select) in [
+        (fixture("trace_path_mem"), "select"),
+        (common::fixture_m32("trace_path_mem"), "_newselect"),
+    ] {
+        for opts in [&["-P", path(&f.traced)][..], &["--trace-fds=3"]] {
+            let run = common::trace(opts, &[name(&bin), path(&f.traced), path(&f.other)]);
+            assert_eq!(run.code(), Some(0), "{}", run.stderr());
+            // From the first poll: before the marker are the loader's
+            // calls on fd 3 and the fixture's open of the traced file.
+            let all = run.lines();
+            let first = all.iter().position(|l| l.starts_with("poll(")).unwrap_or(0);
+            let lines = all[first..].to_vec();
+            let mut expected = vec![
+                "poll([{fd=4, events=POLLIN}, {fd=3, events=POLLIN}], 2, 0) = 2 \
+                 [{fd=4, revents=POLLIN}, {fd=3, revents=POLLIN}]"
+                    .to_string(),
+                "ppoll([{fd=4, events=POLLIN}, {fd=3, events=POLLIN}], 2, {tv_sec=0, tv_nsec=0}, \
+                 NULL, 8) = 2 [{fd=4, revents=POLLIN}, {fd=3, revents=POLLIN}]"
+                    .to_string(),
+                format!(
+                    "{select}(5, NULL, [3], NULL, {{tv_sec=0, tv_usec=0}}) = 1 \
+                     {{writefds=[3], left={{tv_sec=0, tv_usec=0}}}}"
+                ),
+            ];
+            if select == "_newselect" {
+                expected.extend([
+                    "select(&ADDR) = 2".to_string(),
+                    "mmap({addr=NULL, length=4096, prot=PROT_READ, flags=MAP_PRIVATE, fd=3, \
+                     offset=0x0}) = ADDR"
+                        .to_string(),
+                ]);
+            }
+            expected.extend([
+                "pselect6(4, NULL, [3], NULL, {tv_sec=0, tv_nsec=0}, NULL) = 1 \
+                 {writefds=[3], left={tv_sec=0, tv_nsec=0}}"
+                    .to_string(),
+                "Process exited normally with code 0".to_string(),
+            ]);
+            assert_eq!(lines, expected, "{} {opts:?}", name(&bin));
+        }
+    }
+}

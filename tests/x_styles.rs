@@ -450,7 +450,9 @@ fn y_prints_the_command_of_each_pid() {
             // The child is there (a zombie) until the wait4 reaps it: then
             // its pid names no process and prints alone.
             "clone(SIGCHLD, NULL, NULL, NULL, NULL) = CHILD1<calls_proc>",
-            "clone(CLONE_PARENT_SETTID|SIGCHLD, NULL, [CHILD2], NULL, NULL) = CHILD2<calls_proc>",
+            // strace 6.1: `parent_tid=[23724<calls_proc>]`.
+            "clone(CLONE_PARENT_SETTID|SIGCHLD, NULL, [CHILD2<calls_proc>], NULL, NULL) \
+             = CHILD2<calls_proc>",
             "wait4(-1, W_EXITED(0), __WALL, NULL) = CHILD2",
             "wait4(-1, &ADDR, WNOHANG, NULL) = -1 [ECHILD]",
             "getpid() = PID1<calls_proc>",
@@ -468,6 +470,16 @@ fn y_prints_the_command_of_each_pid() {
         let run = trace(&all, &[name(&bin)]);
         assert_eq!(run.lines()[1], "getpid() = PID1<calls_proc>", "{opt:?}");
     }
+    // clone3's parent_tid too (strace 6.1: `parent_tid=[23725<calls_proc>]`).
+    let run = trace(&["-Y", "-e", "trace=clone3"], &[name(&bin)]);
+    let line = run.lines()[1].clone();
+    let child = &line[line.rfind(") = ").unwrap() + 4..line.find('<').unwrap()];
+    assert_eq!(
+        line.replace(child, "CHILD"),
+        "clone3({flags=CLONE_PIDFD|CLONE_PARENT_SETTID, pidfd=&ADDR, child_tid=NULL, \
+         parent_tid=&ADDR, exit_signal=SIGCHLD, stack=NULL, stack_size=0, tls=NULL}, 64) \
+         = CHILD<calls_proc> {pidfd=[3], parent_tid=[CHILD<calls_proc>]}"
+    );
     // JSON: the pid with its command.
     let run = trace(&["-Y", "--json", "-e", "trace=kill"], &[name(&bin)]);
     let call: serde_json::Value = run
@@ -612,4 +624,326 @@ fn bad_values_are_one_line_errors() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert_eq!(String::from_utf8_lossy(&out.stderr), error, "{args:?}");
     }
+}
+
+/// The spelled fixture's lines with `opts`, from its marker on, its
+/// children's pids written CHILD1 and CHILD2 (from clone's results) and
+/// shmget's id ID.
+fn spelled(opts: &[&str]) -> Vec<String> {
+    spelled_by(&fixture("spelled"), opts)
+}
+
+/// [`spelled`] for the program `bin` (the 64-bit or the i386 build).
+fn spelled_by(bin: &Path, opts: &[&str]) -> Vec<String> {
+    let mut all = vec![
+        "-e",
+        "trace=write,fchmod,fstat,rt_sigprocmask,clone,wait4,waitid,statfs,shmget",
+    ];
+    all.extend_from_slice(opts);
+    let run = trace(&all, &[name(bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let mut lines = run.after_marker();
+    let result = |l: &String| -> Option<String> {
+        let n: String = l[l.rfind(") = ")? + 4..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        (!n.is_empty()).then_some(n)
+    };
+    let children: Vec<String> = lines
+        .iter()
+        .filter(|l| l.starts_with("clone("))
+        .filter_map(result)
+        .collect();
+    let ids: Vec<String> = lines
+        .iter()
+        .filter(|l| l.starts_with("shmget("))
+        .filter_map(result)
+        .collect();
+    for line in &mut lines {
+        for (i, pid) in children.iter().enumerate() {
+            for before in ["(", "= ", ", ", "="] {
+                *line = line.replace(
+                    &format!("{before}{pid}"),
+                    &format!("{before}CHILD{}", i + 1),
+                );
+            }
+        }
+        for id in &ids {
+            *line = line.replace(&format!("= {id}"), "= ID");
+        }
+        // /proc's counts and flags are the machine's: its magic is not.
+        if let Some(at) = line.find(", f_bsize=") {
+            let end = line.find("}) = ").unwrap_or(line.len());
+            line.replace_range(at..end, ", ..");
+        }
+    }
+    lines
+}
+
+#[test]
+fn x_styles_spell_the_values_decoders_build_themselves() {
+    // strace 6.1 -X verbose: `st_mode=0100640 /* S_IFREG|0640 */`,
+    // `flags=0x200 /* CLONE_FS */|17 /* SIGCHLD */`, `[10 /* USR1 */ 17
+    // /* CHLD */]`, `0x200 /* IPC_CREAT */|0600`.
+    assert_eq!(
+        spelled(&["-X", "verbose"]),
+        s(&[
+            "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+            "fchmod(3, 0640) = 0",
+            "fstat(3, {st_mode=0100640 /* S_IFREG|0640 */, st_size=0, ..}) = 0",
+            "rt_sigprocmask(0 /* SIG_BLOCK */, [10 /* USR1 */ 17 /* CHLD */], NULL, 8) = 0",
+            "clone(0x200 /* CLONE_FS */|17 /* SIGCHLD */, NULL, NULL, NULL, NULL) = CHILD1",
+            "wait4(CHILD1, W_SIGNALED(9 /* SIGKILL */), 0, NULL) = CHILD1",
+            "clone(17 /* SIGCHLD */, NULL, NULL, NULL, NULL) = CHILD2",
+            "waitid(0x1 /* P_PID */, CHILD2, {si_signo=17 /* SIGCHLD */, si_code=0x1 /* CLD_EXITED */, \
+             si_pid=CHILD2, si_uid=0, si_status=0}, 0x1000004 /* WEXITED|WNOWAIT */, NULL) = 0",
+            "waitid(0x1 /* P_PID */, CHILD2, {si_signo=17 /* SIGCHLD */, si_code=0x1 /* CLD_EXITED */, \
+             si_pid=CHILD2, si_uid=0, si_status=0}, 0x4 /* WEXITED */, NULL) = 0",
+            "statfs(\"/proc\", {f_type=0x9fa0 /* PROC_SUPER_MAGIC */, ..}) = 0",
+            "shmget(0 /* IPC_PRIVATE */, 4096, 0x200 /* IPC_CREAT */|0600) = ID",
+            "Process exited normally with code 0",
+        ])
+    );
+    // strace 6.1 -X raw: `st_mode=0100640`, `flags=0x200|17`, `[10 17]`,
+    // `shmget(0, 4096, 0x200|0600)`.
+    assert_eq!(
+        spelled(&["-X", "raw"]),
+        s(&[
+            "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+            "fchmod(3, 0640) = 0",
+            "fstat(3, {st_mode=0100640, st_size=0, ..}) = 0",
+            "rt_sigprocmask(0, [10 17], NULL, 8) = 0",
+            "clone(0x200|17, NULL, NULL, NULL, NULL) = CHILD1",
+            "wait4(CHILD1, W_SIGNALED(9), 0, NULL) = CHILD1",
+            "clone(17, NULL, NULL, NULL, NULL) = CHILD2",
+            "waitid(0x1, CHILD2, {si_signo=17, si_code=0x1, si_pid=CHILD2, si_uid=0, si_status=0}, \
+             0x1000004, NULL) = 0",
+            "waitid(0x1, CHILD2, {si_signo=17, si_code=0x1, si_pid=CHILD2, si_uid=0, si_status=0}, \
+             0x4, NULL) = 0",
+            "statfs(\"/proc\", {f_type=0x9fa0, ..}) = 0",
+            "shmget(0, 4096, 0x200|0600) = ID",
+            "Process exited normally with code 0",
+        ])
+    );
+    // The i386 program's calls spell the same.
+    let m32 = common::fixture_m32("spelled");
+    for style in ["raw", "verbose"] {
+        assert_eq!(
+            spelled_by(&m32, &["-X", style]),
+            spelled(&["-X", style]),
+            "{style}"
+        );
+    }
+    // The default is unchanged.
+    assert_eq!(
+        spelled(&[]),
+        s(&[
+            "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+            "fchmod(3, 0640) = 0",
+            "fstat(3, {st_mode=S_IFREG|0640, st_size=0, ..}) = 0",
+            "rt_sigprocmask(SIG_BLOCK, [USR1 CHLD], NULL, 8) = 0",
+            "clone(CLONE_FS|SIGCHLD, NULL, NULL, NULL, NULL) = CHILD1",
+            "wait4(CHILD1, W_SIGNALED(SIGKILL), 0, NULL) = CHILD1",
+            "clone(SIGCHLD, NULL, NULL, NULL, NULL) = CHILD2",
+            "waitid(P_PID, CHILD2, {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=CHILD2, si_uid=0, \
+             si_status=0}, WEXITED|WNOWAIT, NULL) = 0",
+            "waitid(P_PID, CHILD2, {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=CHILD2, si_uid=0, \
+             si_status=0}, WEXITED, NULL) = 0",
+            "statfs(\"/proc\", {f_type=PROC_SUPER_MAGIC, ..}) = 0",
+            "shmget(IPC_PRIVATE, 4096, IPC_CREAT|0600) = ID",
+            "Process exited normally with code 0",
+        ])
+    );
+}
+
+#[test]
+fn json_of_self_spelled_values_is_the_same_whatever_x_says() {
+    let bin = fixture("spelled");
+    let calls = |opts: &[&str]| -> Vec<serde_json::Value> {
+        let mut all = vec![
+            "--json",
+            "-e",
+            "trace=fstat,rt_sigprocmask,clone,wait4,shmget",
+        ];
+        all.extend_from_slice(opts);
+        let run = trace(&all, &[name(&bin)]);
+        assert_eq!(run.code(), Some(0), "{}", run.stderr());
+        run.trace
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter(|v| v["type"] == "call")
+            .map(|v| serde_json::json!([v["name"], v["args"]]))
+            .map(|v| {
+                // The children's pids differ from run to run.
+                let mut v = v;
+                if let Some(pid) = v[1].get_mut("pid") {
+                    *pid = serde_json::Value::Null;
+                }
+                v
+            })
+            .collect()
+    };
+    let abbrev = calls(&[]);
+    let fstat = abbrev.iter().find(|c| c[0] == "fstat").expect("fstat");
+    assert_eq!(fstat[1]["statbuf"]["st_mode"], "S_IFREG|0640", "{fstat}");
+    let clone = abbrev.iter().find(|c| c[0] == "clone").expect("clone");
+    assert_eq!(
+        clone[1]["flags"],
+        serde_json::json!({"value": 0x211, "flags": ["CLONE_FS", "SIGCHLD"]}),
+        "{clone}"
+    );
+    let mask = abbrev
+        .iter()
+        .find(|c| c[0] == "rt_sigprocmask")
+        .expect("mask");
+    assert_eq!(
+        mask[1]["set"],
+        serde_json::json!(["USR1", "CHLD"]),
+        "{mask}"
+    );
+    assert_eq!(calls(&["-X", "raw"]), abbrev);
+    assert_eq!(calls(&["-X", "verbose"]), abbrev);
+}
+
+/// strace -Y decorates the pids inside structs it knows (siginfo's
+/// si_pid): `si_pid=516<spelled>` while the child is there, a plain
+/// number once it is reaped.
+#[test]
+fn y_decorates_the_pids_inside_structs() {
+    let lines = spelled(&["-Y"]);
+    let waits: Vec<&String> = lines.iter().filter(|l| l.starts_with("waitid(")).collect();
+    assert_eq!(
+        waits,
+        [
+            "waitid(P_PID, CHILD2<spelled>, {si_signo=SIGCHLD, si_code=CLD_EXITED, \
+             si_pid=CHILD2<spelled>, si_uid=0, si_status=0}, WEXITED|WNOWAIT, NULL) = 0",
+            "waitid(P_PID, CHILD2<spelled>, {si_signo=SIGCHLD, si_code=CLD_EXITED, \
+             si_pid=CHILD2, si_uid=0, si_status=0}, WEXITED, NULL) = 0",
+        ]
+    );
+}
+
+/// The lines of `bin` traced with `opts` that start with one of `calls`.
+fn lines_of(bin: &str, opts: &[&str], calls: &[&str]) -> Vec<String> {
+    let bin = fixture(bin);
+    let run = trace(opts, &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    run.trace
+        .lines()
+        .filter(|l| calls.iter().any(|c| l.starts_with(c)))
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn x_verbose_spells_filters_interfaces_and_capability_sets() {
+    // A capability set as rtrace writes it, after the mask: strace 6.1
+    // writes `0xfeffffff /* 1<<CAP_CHOWN|... */` there (-X raw: the mask,
+    // `inheritable=0`).
+    let caps = |style: &str| {
+        lines_of(
+            "calls_proc",
+            &["-X", style, "-e", "trace=capget"],
+            &["capget({version=0x2"],
+        )
+    };
+    assert_eq!(
+        caps("verbose")[0],
+        "capget({version=0x20080522 /* _LINUX_CAPABILITY_VERSION_3 */, pid=0}, \
+         {effective=0x1fffeffffff /* ~[SYS_RESOURCE] */, permitted=0x1fffeffffff /* ~[SYS_RESOURCE] */, \
+         inheritable=0 /* [] */}) = 0"
+    );
+    assert_eq!(
+        caps("raw")[0],
+        "capget({version=0x20080522, pid=0}, {effective=0x1fffeffffff, permitted=0x1fffeffffff, \
+         inheritable=0}) = 0"
+    );
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("not root: no packet or raw socket, the rest skipped");
+        return;
+    }
+    let calls = [
+        "socket(0x11",
+        "setsockopt(4, 0x1 /* SOL_SOCKET */, 0x33",
+        "setsockopt(3, 0x107 /* SOL_PACKET */, 0x1 ",
+        "setsockopt(-1, 0x107 /* SOL_PACKET */, 0x12",
+        "setsockopt(6, 0xff",
+    ];
+    assert_eq!(
+        lines_of("sock_filters", &["-X", "verbose"], &calls),
+        [
+            // strace 6.1: `htons(ETH_P_ALL)` is `"\x00\x03" /* htons(ETH_P_ALL) */`.
+            "socket(0x11 /* AF_PACKET */, 0x3 /* SOCK_RAW */, htons(0x3 /* ETH_P_ALL */)) = 3",
+            "setsockopt(4, 0x1 /* SOL_SOCKET */, 0x33 /* SO_ATTACH_REUSEPORT_CBPF */, \
+             {len=1, filter=[BPF_STMT(0x6 /* BPF_RET|BPF_K */, 0)]}, 16) = 0",
+            // strace 6.1: `sll_ifindex=1 /* if_nametoindex("lo") */`.
+            "setsockopt(3, 0x107 /* SOL_PACKET */, 0x1 /* PACKET_ADD_MEMBERSHIP */, \
+             {mr_ifindex=1 /* if_nametoindex(\"lo\") */, mr_type=0x1 /* PACKET_MR_PROMISC */, \
+             mr_alen=0, mr_address=}, 16) = 0",
+            "setsockopt(-1, 0x107 /* SOL_PACKET */, 0x12 /* PACKET_FANOUT */, \
+             [7|(0 /* PACKET_FANOUT_HASH */|0x8000 /* PACKET_FANOUT_FLAG_DEFRAG */)<<16], 4) \
+             = -1 [EBADF]",
+            // A protocol with no name: the number alone.
+            "socket(0x11 /* AF_PACKET */, 0x2 /* SOCK_DGRAM */, htons(0x0)) = 5",
+            "setsockopt(6, 0xff /* SOL_RAW */, 0x1 /* ICMP_FILTER */, \
+             ~[0 /* ICMP_ECHOREPLY */ 3 /* ICMP_DEST_UNREACH */], 4) = 0",
+        ]
+    );
+    // The default is unchanged.
+    let calls = [
+        "socket(AF_PACKET, SOCK_RAW",
+        "setsockopt(3, SOL_PACKET, PACKET_ADD_MEMBERSHIP",
+    ];
+    assert_eq!(
+        lines_of("sock_filters", &[], &calls),
+        [
+            "socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL)) = 3",
+            "setsockopt(3, SOL_PACKET, PACKET_ADD_MEMBERSHIP, {mr_ifindex=if_nametoindex(\"lo\"), \
+             mr_type=PACKET_MR_PROMISC, mr_alen=0, mr_address=}, 16) = 0",
+        ]
+    );
+}
+
+#[test]
+fn x_styles_spell_netlink_bit_sets() {
+    // inet_diag's request: its extension and state sets are masks, as
+    // strace prints flag sets: `0x400 /* 1<<TCP_LISTEN */`, raw `0x400`.
+    let request = |style: &str| -> String {
+        lines_of("netlink", &["-X", style], &["sendmsg(4, "])
+            .into_iter()
+            .find(|l| l.contains("idiag_states"))
+            .expect("the inet_diag request")
+    };
+    let line = |family: &str, proto: &str, ext: &str, states: &str| {
+        format!(
+            "sendmsg(4, {{msg_name={{sa_family={family}, nl_pid=0, nl_groups=0x0}}, msg_namelen=12, \
+             msg_iov=[{{iov_base=[{{nlmsg_len=72, nlmsg_type={proto}, {ext}, {states}, \
+             id={{idiag_sport=htons(0), idiag_dport=htons(0), idiag_src=inet_addr(\"0.0.0.0\"), \
+             idiag_dst=inet_addr(\"0.0.0.0\"), idiag_if=0, idiag_cookie=[0, 0]}}}}], iov_len=72}}], \
+             msg_iovlen=1, msg_control=NULL, msg_controllen=0, msg_flags=0}}, 0) = 72"
+        )
+    };
+    assert_eq!(
+        request("verbose"),
+        line(
+            "0x10 /* AF_NETLINK */",
+            "0x14 /* SOCK_DIAG_BY_FAMILY */, nlmsg_flags=0x301 /* NLM_F_REQUEST|NLM_F_DUMP */, \
+             nlmsg_seq=6, nlmsg_pid=0}, {sdiag_family=0x2 /* AF_INET */, \
+             sdiag_protocol=0x6 /* IPPROTO_TCP */",
+            "idiag_ext=0x1 /* 1<<(INET_DIAG_MEMINFO-1) */",
+            "idiag_states=0x400 /* 1<<TCP_LISTEN */",
+        )
+    );
+    assert_eq!(
+        request("raw"),
+        line(
+            "0x10",
+            "0x14, nlmsg_flags=0x301, nlmsg_seq=6, nlmsg_pid=0}, {sdiag_family=0x2, \
+             sdiag_protocol=0x6",
+            "idiag_ext=0x1",
+            "idiag_states=0x400",
+        )
+    );
 }

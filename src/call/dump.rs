@@ -6,8 +6,9 @@
 //! argument, an iovec array with its count, or a msghdr's iovec array.
 //! The bytes are read at the call's leave (a read's buffer is filled
 //! then; a write's still holds what was written), as many as the result
-//! says moved, iovec by iovec. The dump is the whole transfer, not cut at
-//! `-s`: that is what it is asked for.
+//! says moved, iovec by iovec (each under strace's ` * N bytes in buffer
+//! K` header). The dump is the whole transfer, not cut at `-s`: that is
+//! what it is asked for.
 
 use crate::format::{FormatConfig, Printer};
 use crate::kernel::{Arch, Memory};
@@ -44,6 +45,11 @@ const CALLS: &[(&str, bool, Data)] = &[
     ("writev", true, Data::Iov(1)),
 ];
 
+/// What one call moved, piece by piece: one piece for a buffer (no
+/// number), one for each iovec that moved bytes (its number in the array,
+/// which strace's ` * N bytes in buffer K` header names).
+pub type Transfer = Vec<(Option<usize>, Vec<u8>)>;
+
 /// The bytes call `name` moved, when it returned `rval` (not an error)
 /// on an fd `cfg` dumps; `None` for any other call.
 pub fn transferred(
@@ -53,7 +59,7 @@ pub fn transferred(
     args: &[u64; 6],
     rval: i64,
     mem: &mut Memory,
-) -> Option<Vec<u8>> {
+) -> Option<Transfer> {
     if cfg.dump_reads.is_empty() && cfg.dump_writes.is_empty() {
         return None;
     }
@@ -72,27 +78,32 @@ pub fn transferred(
         Arch::I386 | Arch::X32 => 4,
     };
     let (iov, count) = match data {
-        Data::Buf(i) => return Some(read_n(mem, args[i], total)),
+        Data::Buf(i) => return Some(vec![(None, read_n(mem, args[i], total))]),
         Data::Iov(i) => (args[i], args[i + 1]),
         Data::Msg(i) => (
             mem.read_word(args[i] + 2 * word, arch)?,
             mem.read_word(args[i] + 3 * word, arch)?,
         ),
     };
-    let mut bytes = Vec::new();
+    let mut pieces = Vec::new();
+    let mut left = total;
     // The kernel fills (or takes from) the iovecs in order; UIO_MAXIOV
-    // bounds the count it accepts.
+    // bounds the count it accepts. An empty iovec moved nothing and has
+    // no piece, but the ones after it still do (strace stops at it).
     for k in 0..count.min(1024) {
-        if bytes.len() >= total {
+        if left == 0 {
             break;
         }
         let at = iov + k * 2 * word;
         let base = mem.read_word(at, arch)?;
         let len = mem.read_word(at + word, arch)? as usize;
-        let n = len.min(total - bytes.len());
-        bytes.extend(read_n(mem, base, n));
+        let n = len.min(left);
+        if n > 0 {
+            left -= n;
+            pieces.push((Some(k as usize), read_n(mem, base, n)));
+        }
     }
-    Some(bytes)
+    Some(pieces)
 }
 
 /// `n` bytes at `addr` (fewer if some are unreadable).
@@ -134,19 +145,29 @@ pub fn lines(bytes: &[u8]) -> Vec<String> {
         .collect()
 }
 
-/// Print the dump of `bytes` after the call's result: continuation lines,
-/// or in JSON one extended value with the bytes in hex.
-pub fn put(p: &mut Printer, json: bool, fd: i32, bytes: &[u8]) {
-    if json {
-        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-        p.continuation_with(
-            "",
-            || serde_json::json!({ "dump": { "fd": fd, "len": bytes.len(), "hex": hex } }),
-        );
-        return;
-    }
-    for line in lines(bytes) {
-        p.continuation(&line);
+/// Print the dump of `transfer` after the call's result: continuation
+/// lines, an iovec's under strace's header `* 6 bytes in buffer 0`; in
+/// JSON one extended value for each piece, with the bytes in hex (and
+/// an iovec's number, `"buffer"`).
+pub fn put(p: &mut Printer, json: bool, fd: i32, transfer: &Transfer) {
+    for (buffer, bytes) in transfer {
+        if json {
+            let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+            p.continuation_with("", || {
+                let mut dump = serde_json::json!({ "fd": fd, "len": bytes.len(), "hex": hex });
+                if let Some(k) = buffer {
+                    dump["buffer"] = serde_json::Value::from(*k);
+                }
+                serde_json::json!({ "dump": dump })
+            });
+            continue;
+        }
+        if let Some(k) = buffer {
+            p.continuation(&format!("* {} bytes in buffer {k}", bytes.len()));
+        }
+        for line in lines(bytes) {
+            p.continuation(&line);
+        }
     }
 }
 

@@ -94,6 +94,50 @@ impl Printer<'_> {
         }
     }
 
+    /// Whether constants are `-V`'s numbers (MINIX trace(1)'s, in text and
+    /// JSON): a decoder that spells a value itself keeps its own numeric
+    /// form for it then.
+    pub fn values_style(&self) -> bool {
+        self.cfg.consts == ConstStyle::Values
+    }
+
+    /// The text of one constant that a decoder builds into a larger
+    /// notation itself (a signal in a set, `W_SIGNALED(SIGKILL)`, one
+    /// part of clone's flags), given `number`, its `-X raw` spelling, and
+    /// `names`, its name or names if it has any: `names` by default (and
+    /// in JSON), `number` under `-X raw` and `-V`, `number /* names */`
+    /// under `-X verbose`. The one rule [`Printer::symbol`] follows too.
+    pub fn spelling(&self, number: &str, names: Option<&str>) -> String {
+        match names {
+            None => number.to_string(),
+            Some(names) if self.cfg.json => {
+                if self.symbols() {
+                    names.to_string()
+                } else {
+                    number.to_string()
+                }
+            }
+            Some(names) => match self.cfg.consts {
+                ConstStyle::Abbrev => names.to_string(),
+                ConstStyle::Verbose if names != number => format!("{number} /* {names} */"),
+                _ => number.to_string(),
+            },
+        }
+    }
+
+    /// A value its decoder spells itself from names and numbers
+    /// (`S_IFREG|0644`), with `number`, strace's `-X raw` spelling of the
+    /// whole value (`0100644`): as [`Printer::spelling`] says in text
+    /// (`0100644 /* S_IFREG|0644 */` under `-X verbose`); in JSON
+    /// `json`, whatever `-X` says.
+    pub fn spelled(&mut self, name: &str, number: &str, names: &str, json: impl FnOnce() -> Value) {
+        if self.cfg.json {
+            return self.emit(name, names, json);
+        }
+        let text = self.spelling(number, Some(names));
+        self.emit(name, &text, json);
+    }
+
     /// Whether `-X raw` or `-X verbose` spell this text's constants as
     /// strace's numbers (hex). Never in JSON.
     fn strace_numbers(&self) -> bool {

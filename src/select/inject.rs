@@ -42,6 +42,10 @@ pub struct Action {
     pub poke_enter: Vec<Poke>,
     /// `poke_exit=`: ... at its exit, before its results are read.
     pub poke_exit: Vec<Poke>,
+    /// `syscall=NAME`: with a result, the call's number becomes this
+    /// harmless call's (strace's `%pure` calls: no arguments, no effect)
+    /// instead of -1, so the kernel runs it in the call's place.
+    pub substitute: Option<&'static str>,
 }
 
 /// `when=FIRST[..LAST][+[STEP]]`, as strace keeps it: `last` counts down
@@ -219,15 +223,23 @@ fn parse(spec: &str, fault: bool) -> Result<Rule, String> {
                 }
                 *pokes = parse_pokes(key, value)?;
             }
-            "syscall" => {
-                return Err(format!("{key}= is not supported by rtrace"));
+            "syscall" if action.substitute.is_some() => {
+                return Err("syscall= comes once".into());
             }
+            "syscall" => action.substitute = Some(parse_substitute(value)?),
             _ => {
                 return Err(format!(
-                    "unknown token '{token}' (error=, retval=, signal=, delay_enter=, delay_exit=, poke_enter=, poke_exit=, when=)"
+                    "unknown token '{token}' (error=, retval=, signal=, delay_enter=, delay_exit=, poke_enter=, poke_exit=, syscall=, when=)"
                 ));
             }
         }
+    }
+    if action.substitute.is_some() && action.result.is_none() {
+        // strace's rule too: the substitute's own result would reach the
+        // program as the call's.
+        return Err(format!(
+            "'{spec}': syscall= needs error= or retval= (the result the program sees)"
+        ));
     }
     if action == Action::default() {
         if !fault {
@@ -243,6 +255,27 @@ fn parse(spec: &str, fault: bool) -> Result<Rule, String> {
         action,
         when,
     })
+}
+
+/// `syscall=NAME`: a call of both ABIs in strace's `%pure` class (no
+/// arguments, always succeeds, changes nothing), as strace allows.
+fn parse_substitute(name: &str) -> Result<&'static str, String> {
+    use crate::kernel::Arch;
+    let known = crate::service::all_calls(Arch::X86_64)
+        .map(|(_, n)| n)
+        .find(|&n| n == name)
+        .filter(|n| crate::service::number(Arch::I386, n).is_some());
+    let Some(name) = known else {
+        return Err(format!(
+            "syscall={name}: not a system call of both x86_64 and i386"
+        ));
+    };
+    if !crate::sysent::classes(name).intersects(crate::sysent::class::PURE) {
+        return Err(format!(
+            "syscall={name}: only a harmless call of %pure (getpid, gettid, getuid, ...) can run instead"
+        ));
+    }
+    Ok(name)
 }
 
 /// SET: its ioctl request names (words that start with a capital letter:
@@ -453,6 +486,9 @@ mod tests {
 
     #[test]
     fn tokens_and_defaults() {
+        let rule = parse("chdir:syscall=getpid:error=EPERM", false).unwrap();
+        assert_eq!(rule.action.substitute, Some("getpid"));
+        assert_eq!(rule.action.result, Some(-1));
         let rule = parse("chdir:error=ENOENT:when=2", false).unwrap();
         assert_eq!(rule.action.result, Some(-2));
         let rule = parse("chdir:error=4:signal=SIGUSR1:delay_exit=2ms", false).unwrap();
@@ -514,6 +550,9 @@ mod tests {
             "chdir:poke_exit=arg1=00",
             "chdir:poke_exit=@arg1=00:poke_exit=@arg2=00",
             "chdir:syscall=getpid",
+            "chdir:syscall=chdir:error=EPERM",
+            "chdir:syscall=nosuch:error=EPERM",
+            "chdir:syscall=getpid:syscall=getpid:error=EPERM",
             "nosuchcall:error=EPERM",
             ":error=EPERM",
             "chdir:bogus=1",

@@ -89,17 +89,15 @@ fn put_insn(p: &mut Printer, b: &[u8], flavor: Flavor) {
     let (jt, jf) = (b[2], b[3]);
     let k = u32_at(b, 4);
     let symbols = p.symbols();
-    let code_text = if symbols {
-        code_name(code)
-    } else {
-        hex(code as u64)
-    };
+    let code_name = symbols.then(|| code_name(code));
     let k_name = if symbols {
         k_name(code, k, flavor)
     } else {
         None
     };
-    let k_text = k_name.clone().unwrap_or_else(|| hex(k as u64));
+    // Each spelled as -X says: `0x28 /* BPF_LD|BPF_H|BPF_ABS */`.
+    let code_text = p.spelling(&hex(code as u64), code_name.as_deref());
+    let k_text = p.spelling(&hex(k as u64), k_name.as_deref());
     let text = if jt != 0 || jf != 0 {
         format!(
             "BPF_JUMP({code_text}, {k_text}, {}, {})",
@@ -111,7 +109,7 @@ fn put_insn(p: &mut Printer, b: &[u8], flavor: Flavor) {
     };
     put_composed(p, "", &text, |p| {
         p.open("", "{", Naming::Fields);
-        p.symbol("code", code as i64, Some(&code_text));
+        p.symbol("code", code as i64, code_name.as_deref());
         p.symbol("k", k as i64, k_name.as_deref());
         p.uint("jt", jt as u64);
         p.uint("jf", jf as u64);

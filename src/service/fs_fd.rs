@@ -157,7 +157,7 @@ fn put_flock(p: &mut Printer, addr: u64, l: &FlockLayout, with_pid: bool) {
     p.int("l_start", le(&d, l.start, l.word));
     p.int("l_len", le(&d, l.len, l.word));
     if with_pid {
-        p.int("l_pid", le(&d, l.pid, 4));
+        p.pid_field("l_pid", le(&d, l.pid, 4));
     }
     p.close("}");
 }
@@ -166,7 +166,7 @@ fn put_flock(p: &mut Printer, addr: u64, l: &FlockLayout, with_pid: bool) {
 fn put_owner_ex(p: &mut Printer, addr: u64) {
     if let Some(d) = p.open_struct::<8>("arg", addr) {
         put_enum(p, "type", le(&d, 0, 4), OWNER_TYPES);
-        p.int("pid", le(&d, 4, 4));
+        p.pid_field("pid", le(&d, 4, 4));
         p.close_struct(true);
     }
 }

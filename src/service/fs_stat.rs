@@ -25,10 +25,11 @@ pub const S_IFCHR: u64 = 0o020000;
 /// A block device's type.
 pub const S_IFBLK: u64 = 0o060000;
 
-/// `st_mode`: `S_IFREG|0644`, `S_IFDIR|S_ISVTX|0777`; `-V`: octal.
+/// `st_mode`: `S_IFREG|0644`, `S_IFDIR|S_ISVTX|0777`; `-V` and `-X raw`:
+/// octal (`0100644`); `-X verbose`: both, `0100644 /* S_IFREG|0644 */`.
 pub fn put_file_mode(p: &mut Printer, name: &str, mode: u64) {
     let kind = name_of(mode & S_IFMT, FILE_TYPES);
-    if !p.symbols() || (mode & S_IFMT != 0 && kind.is_none()) {
+    if p.values_style() || (mode & S_IFMT != 0 && kind.is_none()) {
         p.mode(name, mode);
         return;
     }
@@ -44,7 +45,9 @@ pub fn put_file_mode(p: &mut Printer, name: &str, mode: u64) {
         }
     }
     text.push_str(&format!("0{:03o}", mode & 0o777));
-    p.field(name, &text);
+    p.spelled(name, &format!("0{mode:o}"), &text, || {
+        serde_json::Value::String(text.clone())
+    });
 }
 
 /// A device number as `makedev(0x8, 0x1)` (glibc's major/minor split);
@@ -412,7 +415,11 @@ fn put_statfs(p: &mut Printer, name: &str, addr: u64, l: &StatfsLayout) {
     p.open(name, "{", Naming::Fields);
     let f_type = get(&d, 0, l.word);
     match name_of(f_type, FS_MAGIC) {
-        Some(sym) if p.symbols() => p.field("f_type", sym),
+        Some(sym) if !p.values_style() => {
+            // `0xef53 /* EXT2_SUPER_MAGIC */` under -X verbose, as strace.
+            let json = serde_json::Value::String(sym.to_string());
+            p.spelled("f_type", &format!("{f_type:#x}"), sym, || json);
+        }
         _ => p.hex("f_type", f_type),
     }
     p.uint("f_bsize", get(&d, l.word, l.word));

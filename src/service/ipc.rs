@@ -18,7 +18,7 @@ use crate::abi::xlat::ipc::{
 };
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
-use crate::format::{Naming, Printer, flags_text};
+use crate::format::{Naming, Printer, flags_hex, flags_text};
 use crate::kernel::{Arch, Memory};
 use crate::service::h;
 use crate::service::raw::{lookup, open_struct_dyn, put_composed, read_vec};
@@ -68,7 +68,7 @@ fn layouts(arch: Arch) -> Layouts {
 /// A key: `IPC_PRIVATE` (0), else in hex as strace prints it.
 fn put_key(p: &mut Printer, name: &str, key: u64) {
     let key = key as u32 as u64;
-    if key == 0 && p.symbols() {
+    if key == 0 && !p.values_style() {
         p.symbol(name, 0, Some("IPC_PRIVATE"));
     } else {
         p.hex(name, key);
@@ -79,7 +79,7 @@ fn put_key(p: &mut Printer, name: &str, key: u64) {
 /// `IPC_CREAT|IPC_EXCL|0600`, `000`; in JSON `{"flags": ..., "mode": ...}`.
 fn put_get_flags(p: &mut Printer, name: &str, value: u64, table: &[FlagDef]) {
     let value = value as u32 as u64;
-    if !p.symbols() {
+    if p.values_style() {
         p.hex(name, value);
         return;
     }
@@ -92,7 +92,12 @@ fn put_get_flags(p: &mut Printer, name: &str, value: u64, table: &[FlagDef]) {
     let text = if flags == 0 {
         mode_text
     } else {
-        format!("{}|{mode_text}", flags_text(flags, table, true))
+        // The flags as -X spells them: `0x200 /* IPC_CREAT */|0600`.
+        let names = flags_text(flags, table, true);
+        format!(
+            "{}|{mode_text}",
+            p.spelling(&flags_hex(flags), Some(&names))
+        )
     };
     put_composed(p, name, &text, |p| {
         p.open(name, "{", Naming::Fields);

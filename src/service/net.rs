@@ -30,11 +30,9 @@ const SOCK_FLAGS: &[FlagDef] = SOCK_TYPES.split_at(SOCK_TYPES.len() - 2).1;
 /// A link-layer protocol in network order: `htons(ETH_P_ALL)`.
 fn put_eth_proto(p: &mut Printer, name: &str, be: u16) {
     let host = u16::from_be(be);
-    let sym = lookup(ETH_PROTOS, host as i64).filter(|_| p.symbols());
-    let text = match sym {
-        Some(sym) => format!("htons({sym})"),
-        None => format!("htons({host:#x})"),
-    };
+    let sym = lookup(ETH_PROTOS, host as i64);
+    // The protocol as -X spells it: `htons(0x3 /* ETH_P_ALL */)`.
+    let text = format!("htons({})", p.spelling(&format!("{host:#x}"), sym));
     put_composed(p, name, &text, |p| p.symbol(name, host as i64, sym));
 }
 
@@ -436,7 +434,7 @@ pub fn shutdown_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 
 /// A `struct ucred` already copied: `{pid=42, uid=0, gid=0}`.
 pub fn ucred_fields(p: &mut Printer, b: &[u8]) {
-    p.int("pid", i32_at(b, 0) as i64);
+    p.pid_field("pid", i32_at(b, 0) as i64);
     p.uint("uid", u32_at(b, 4) as u64);
     p.uint("gid", u32_at(b, 8) as u64);
 }

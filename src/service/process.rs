@@ -15,7 +15,7 @@ use crate::call::{
 use crate::call::{CallCtx, CallType};
 use crate::decode::put_dirfd;
 use crate::decode::{put_signal, signal_name};
-use crate::format::{Naming, Printer};
+use crate::format::{Naming, Printer, flags_hex};
 use crate::kernel::Arch;
 use crate::service::bpf_filter::{Flavor, put_fprog};
 use crate::service::generic::no_params_out;
@@ -122,20 +122,32 @@ pub fn exit_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 const CLONE_PIDFD: u64 = 0x1000;
 const CLONE_PARENT_SETTID: u64 = 0x100000;
 
-/// Clone flags with the exit signal in the low byte: `CLONE_VM|SIGCHLD`.
+/// Clone flags with the exit signal in the low byte: `CLONE_VM|SIGCHLD`;
+/// each part spelled as `-X` says, as strace does: `0x100|17` under
+/// `-X raw`, `0x100 /* CLONE_VM */|17 /* SIGCHLD */` under `-X verbose`.
+/// `-V`: the whole in hex.
 fn put_clone_flags(p: &mut Printer, name: &str, flags: u64) {
-    if !p.symbols() {
+    if p.values_style() {
         p.hex(name, flags);
         return;
     }
     let sig = (flags & 0xff) as i32;
-    let mut text = crate::format::flags_text(flags & !0xff, CLONE_FLAGS, true);
+    let high = flags & !0xff;
+    let names = crate::format::flags_text(high, CLONE_FLAGS, true);
+    let mut text = p.spelling(&flags_hex(high), Some(&names));
+    // JSON lists the names, whatever -X says.
+    let mut json_names = names;
     if sig != 0 {
-        let signame = signal_name(sig).unwrap_or_else(|| sig.to_string());
-        text = if flags & !0xff == 0 {
-            signame
+        let signame = signal_name(sig);
+        let spelled = p.spelling(&sig.to_string(), signame.as_deref());
+        let signame = signame.unwrap_or_else(|| sig.to_string());
+        (text, json_names) = if high == 0 {
+            (spelled, signame)
         } else {
-            format!("{text}|{signame}")
+            (
+                format!("{text}|{spelled}"),
+                format!("{json_names}|{signame}"),
+            )
         };
     }
     // JSON: the shape p.flags gives, `{"value": .., "flags": [..]}`.
@@ -143,7 +155,7 @@ fn put_clone_flags(p: &mut Printer, name: &str, flags: u64) {
         p.open(name, "{", Naming::Fields);
         p.uint("value", flags);
         p.open("flags", "[", Naming::Elements);
-        for f in text.split('|').filter(|f| *f != "0") {
+        for f in json_names.split('|').filter(|f| *f != "0") {
             p.field("", f);
         }
         p.close("]");
@@ -173,7 +185,13 @@ pub fn clone_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 }
 
 fn clone_rest(p: &mut Printer, c: &mut CallCtx, written: bool) {
-    if written {
+    if written && c.args[0] & CLONE_PARENT_SETTID != 0 {
+        // The child's tid: `-Y` decorates it, as strace does.
+        put_ptr_with(p, "parent_tid", c.args[2], |p, tid| {
+            p.pid_field("", tid as i64)
+        });
+    } else if written {
+        // CLONE_PIDFD: the pidfd.
         put_int_ptr(p, "parent_tid", c.args[2]);
     } else {
         p.ptr("parent_tid", c.args[2]);
@@ -217,7 +235,7 @@ pub fn clone3_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     if let Some(raw) = crate::service::raw::open_struct_dyn(p, "cl_args", c.args[0], want) {
         let u = |i: usize| u64_at(&raw, i * 8);
         let flags = u(0);
-        if p.symbols() {
+        if !p.values_style() {
             let mut table = CLONE_FLAGS.to_vec();
             table.insert(0, CLONE3_FLAGS[0]);
             p.flags("flags", flags, &table);
@@ -282,7 +300,8 @@ pub fn clone3_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
         put_int_ptr(p, "pidfd", u64_at(&raw, 8));
     }
     if flags & CLONE_PARENT_SETTID != 0 {
-        put_int_ptr(p, "parent_tid", u64_at(&raw, 24));
+        let at = u64_at(&raw, 24);
+        put_ptr_with(p, "parent_tid", at, |p, tid| p.pid_field("", tid as i64));
     }
     p.close("}");
 }
@@ -293,13 +312,11 @@ pub fn wait4_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::NotDone
 }
 
-/// A wait status as trace(1) prints it: `W_EXITED(0)`, `W_SIGNALED(SIGKILL)`.
-pub fn wait_status_text(status: i32, symbols: bool) -> String {
-    let sig = |n: i32| {
-        signal_name(n)
-            .filter(|_| symbols)
-            .unwrap_or_else(|| n.to_string())
-    };
+/// A wait status as trace(1) prints it: `W_EXITED(0)`, `W_SIGNALED(SIGKILL)`,
+/// its signal spelled as `-X` says (`W_SIGNALED(9 /* SIGKILL */)` under
+/// `-X verbose`, `W_SIGNALED(9)` under `-X raw` and `-V`).
+pub fn wait_status_text(p: &Printer, status: i32) -> String {
+    let sig = |n: i32| p.spelling(&n.to_string(), signal_name(n).as_deref());
     if libc::WIFEXITED(status) {
         format!("W_EXITED({})", libc::WEXITSTATUS(status))
     } else if libc::WIFSIGNALED(status) {
@@ -336,7 +353,7 @@ pub fn wait4_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     } else {
         let mut raw = [0u8; 4];
         if p.mem().read_exact(addr, &mut raw) {
-            let text = wait_status_text(i32::from_ne_bytes(raw), p.symbols());
+            let text = wait_status_text(p, i32::from_ne_bytes(raw));
             p.field("wstatus", &text);
         } else {
             p.ptr("wstatus", addr);
@@ -356,7 +373,7 @@ pub fn waitpid_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     if failed || addr == 0 || c.result == 0 || !p.mem().read_exact(addr, &mut raw) {
         p.ptr("stat_addr", addr);
     } else {
-        let text = wait_status_text(i32::from_ne_bytes(raw), p.symbols());
+        let text = wait_status_text(p, i32::from_ne_bytes(raw));
         p.field("stat_addr", &text);
     }
     p.flags("options", c.args[2] as u32 as u64, WAIT_OPTIONS);

@@ -14,7 +14,7 @@ use crate::service::h;
 use crate::service::raw::out_param_in;
 use crate::service::raw::{
     Member, entered_done, i32_at, int_at, lookup, open_struct_dyn, put_named, put_set, read_vec,
-    u16_at, u32_at, uint_at, word_size,
+    set_text, u16_at, u32_at, uint_at, word_size,
 };
 use crate::service::time::{put_call_timespec, put_timeval_at};
 
@@ -447,12 +447,17 @@ fn cap_members(set: u64) -> (Vec<Member>, bool) {
 
 /// A capability set: a list with names, a hex mask with `-V`.
 fn put_cap_set(p: &mut Printer, name: &str, set: u64) {
-    if p.symbols() {
-        let (members, invert) = cap_members(set);
-        put_set(p, name, &members, invert);
-    } else {
-        p.hex(name, set);
+    if p.values_style() {
+        return p.hex(name, set);
     }
+    let (members, invert) = cap_members(set);
+    if p.json() {
+        return put_set(p, name, &members, invert);
+    }
+    // -X raw: the mask; -X verbose: `0x3 /* [CHOWN DAC_OVERRIDE] */`.
+    let text = set_text(&members, invert);
+    let number = crate::format::flags_hex(set);
+    p.spelled(name, &number, &text, || serde_json::Value::Null);
 }
 
 /// A `struct __user_cap_header_struct`: `{version=..., pid=0}`. Returns the

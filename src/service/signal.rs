@@ -27,24 +27,30 @@ use crate::service::time::put_call_timespec;
 /// strace lists them: names without `SIG` (numbers with `-V`); when more
 /// than half are in the set, the ones *not* in it and `true` (a
 /// complement, `~[...]`).
-fn sigset_members(bytes: &[u8], symbols: bool) -> (Vec<Member>, bool) {
+fn sigset_members(bytes: &[u8], spell: impl Fn(i32) -> Option<String>) -> (Vec<Member>, bool) {
     let nbits = (bytes.len() * 8).min(KERNEL_SIGRTMAX as usize);
     let has = |sig: usize| bytes[(sig - 1) / 8] & (1 << ((sig - 1) % 8)) != 0;
     let count = (1..=nbits).filter(|&s| has(s)).count();
     let invert = count * 2 > nbits;
     let members = (1..=nbits)
         .filter(|&s| has(s) != invert)
-        .map(|sig| match signal_name(sig as i32).filter(|_| symbols) {
-            Some(name) => Member::Name(name.strip_prefix("SIG").unwrap_or(&name).to_string()),
+        .map(|sig| match spell(sig as i32) {
+            Some(name) => Member::Name(name),
             None => Member::Num(sig as u64),
         })
         .collect();
     (members, invert)
 }
 
+/// A signal's name without its `SIG`, as sets print it: `USR1`.
+fn short_name(sig: i32) -> Option<String> {
+    let name = signal_name(sig)?;
+    Some(name.strip_prefix("SIG").unwrap_or(&name).to_string())
+}
+
 /// The text of a signal set: `[USR1 USR2]`, `~[KILL STOP]`, `[]`.
 pub fn sigset_text(bytes: &[u8], symbols: bool) -> String {
-    let (members, invert) = sigset_members(bytes, symbols);
+    let (members, invert) = sigset_members(bytes, |sig| short_name(sig).filter(|_| symbols));
     set_text(&members, invert)
 }
 
@@ -67,7 +73,11 @@ pub fn put_sigset(p: &mut Printer, name: &str, addr: u64, size: u64) {
 
 /// A signal set already copied (a field of a larger struct).
 pub fn put_sigset_bytes(p: &mut Printer, name: &str, bytes: &[u8]) {
-    let (members, invert) = sigset_members(bytes, p.symbols());
+    // strace's spelling of each member under -X: `10 /* USR1 */`.
+    let (members, invert) = sigset_members(bytes, |sig| {
+        let (number, name) = (sig.to_string(), short_name(sig)?);
+        Some(p.spelling(&number, Some(&name))).filter(|text| *text != number)
+    });
     put_set(p, name, &members, invert);
 }
 
@@ -441,11 +451,11 @@ pub fn put_siginfo_details(p: &mut Printer, b: &[u8], arch: Arch) {
     p.symbol("si_code", code as i64, lookup(table, code as i64));
     match siginfo_layout(signo, code) {
         Layout::Kill => {
-            p.int("si_pid", i32_at(b, u) as i64);
+            p.pid_field("si_pid", i32_at(b, u) as i64);
             p.uint("si_uid", u32_at(b, u + 4) as u64);
         }
         Layout::Rt => {
-            p.int("si_pid", i32_at(b, u) as i64);
+            p.pid_field("si_pid", i32_at(b, u) as i64);
             p.uint("si_uid", u32_at(b, u + 4) as u64);
             p.hex("si_value", uint_at(b, u + 8, word));
         }
@@ -455,7 +465,7 @@ pub fn put_siginfo_details(p: &mut Printer, b: &[u8], arch: Arch) {
             p.hex("si_value", uint_at(b, u + 8, word));
         }
         Layout::Chld => {
-            p.int("si_pid", i32_at(b, u) as i64);
+            p.pid_field("si_pid", i32_at(b, u) as i64);
             p.uint("si_uid", u32_at(b, u + 4) as u64);
             let status = i32_at(b, u + 8);
             if code == 1 {

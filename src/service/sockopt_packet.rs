@@ -7,7 +7,7 @@ use crate::abi::xlat::net::{
     ICMP_TYPES, PACKET_FANOUT_FLAGS, PACKET_FANOUT_TYPES, PACKET_MR_TYPES, SOF_TIMESTAMPING_FLAGS,
     TP_FT_REQ_FLAGS, TPACKET_VERSIONS,
 };
-use crate::format::{Naming, Printer, flags_text, quote};
+use crate::format::{Naming, Printer, flags_hex, flags_text, quote};
 use crate::kernel::interface_name;
 use crate::service::raw::{Member, i32_at, lookup, put_composed, put_set, u16_at, u32_at};
 
@@ -21,13 +21,12 @@ const TPACKET_REQ3_SIZE: usize = 28;
 /// An interface index as strace names it: `if_nametoindex("lo")`, the
 /// number when no interface has it; in JSON the number.
 pub fn put_ifindex(p: &mut Printer, name: &str, index: i32) {
-    let known = u32::try_from(index)
-        .ok()
-        .and_then(interface_name)
-        .filter(|_| p.symbols());
+    let known = u32::try_from(index).ok().and_then(interface_name);
     match known {
         Some(ifname) => {
-            let text = format!("if_nametoindex({})", quote(ifname.as_bytes(), false));
+            // As -X spells it: `1 /* if_nametoindex("lo") */`.
+            let call = format!("if_nametoindex({})", quote(ifname.as_bytes(), false));
+            let text = p.spelling(&index.to_string(), Some(&call));
             put_composed(p, name, &text, |p| p.int(name, index as i64));
         }
         None => p.int(name, index as i64),
@@ -102,17 +101,18 @@ pub fn put_packet_optval(p: &mut Printer, name: &str, opt: i64, b: &[u8]) -> boo
         }
         // PACKET_FANOUT: the group id in the low 16 bits, the mode and its
         // flags above: `[7|(PACKET_FANOUT_HASH|PACKET_FANOUT_FLAG_DEFRAG)<<16]`.
-        (18, 4) if p.symbols() => {
+        (18, 4) if !p.values_style() => {
             let v = u32_at(b, 0);
             let id = v & 0xffff;
             let mode = (v >> 16) & 0xff;
             let flags = (v >> 16) & 0xff00;
-            let mode_text = lookup(PACKET_FANOUT_TYPES, mode as i64)
-                .map_or_else(|| mode.to_string(), str::to_string);
+            // Each part as -X spells it: `0 /* PACKET_FANOUT_HASH */`.
+            let mode_text = p.spelling(&mode.to_string(), lookup(PACKET_FANOUT_TYPES, mode as i64));
             let text = if flags == 0 {
                 format!("{id}|{mode_text}<<16")
             } else {
-                let flags_text = flags_text(flags as u64, PACKET_FANOUT_FLAGS, true);
+                let names = flags_text(flags as u64, PACKET_FANOUT_FLAGS, true);
+                let flags_text = p.spelling(&flags_hex(flags as u64), Some(&names));
                 format!("{id}|({mode_text}|{flags_text})<<16")
             };
             p.open(name, "[", Naming::Elements);
@@ -138,7 +138,8 @@ pub fn put_raw_optval(p: &mut Printer, name: &str, opt: i64, b: &[u8]) -> bool {
     let members: Vec<Member> = (0u64..32)
         .filter(|bit| shown & (1 << bit) != 0)
         .map(|bit| match lookup(ICMP_TYPES, bit as i64) {
-            Some(n) => Member::Name(n.to_string()),
+            // As -X verbose spells it: `0 /* ICMP_ECHOREPLY */`.
+            Some(n) => Member::Name(p.spelling(&bit.to_string(), Some(n))),
             None => Member::Num(bit),
         })
         .collect();

@@ -286,7 +286,7 @@ fn put_sigevent(p: &mut Printer, name: &str, addr: u64) {
                 uint_at(&b, union_at + word, word),
             );
         }
-        4 => p.int("sigev_notify_thread_id", i32_at(&b, union_at) as i64),
+        4 => p.pid_field("sigev_notify_thread_id", i32_at(&b, union_at) as i64),
         _ => {}
     }
     p.close_struct(true);

@@ -5,7 +5,9 @@
 //! A call given a result does not run: at its entry its number becomes -1,
 //! which the kernel skips (with -ENOSYS), and at its exit the result
 //! register gets the rule's value and the argument registers their values
-//! from the entry (`kernel::rewrite_call`, `kernel::finish_rewritten`).
+//! from the entry (`kernel::rewrite_call`, `kernel::finish_rewritten`);
+//! with `syscall=NAME` the number becomes that harmless call's instead,
+//! which the kernel runs, and its result is replaced the same way.
 //! A signal is passed with the resume from the entry stop, so the kernel
 //! sends it to the task as strace's does (`si_code=SI_KERNEL`), except at
 //! the seccomp fast path's entry stop (a PTRACE_EVENT stop, whose resume
@@ -48,6 +50,19 @@ struct Pending {
     signal_at_exit: Option<i32>,
     /// A poke wrote into the task's memory.
     poked: bool,
+}
+
+/// The number a skipped call's becomes at its entry: -1 (no call, which
+/// the kernel skips), or that of `syscall=`'s harmless call in `arch`
+/// (x32's with its ABI bit), which the kernel runs in its place.
+fn substitute_number(arch: Arch, substitute: Option<&str>) -> i64 {
+    let Some(nr) = substitute.and_then(|name| crate::service::number(arch, name)) else {
+        return -1;
+    };
+    match arch {
+        Arch::X32 => (nr | kernel::X32_SYSCALL_BIT) as i64,
+        _ => nr as i64,
+    }
 }
 
 impl Engine {
@@ -116,7 +131,8 @@ impl Engine {
             // the ones the call entered with.
             let own = proc.own.take_rewrite();
             let tid = Pid::from_raw(pid);
-            if let Ok(saved) = kernel::rewrite_call(tid, pending.arch, -1, None) {
+            let nr = substitute_number(pending.arch, pending.action.substitute);
+            if let Ok(saved) = kernel::rewrite_call(tid, pending.arch, nr, None) {
                 pending.saved = Some(own.unwrap_or(saved));
             }
         }

@@ -10,7 +10,9 @@
 //! program opened it by: what an emulated device is to the program) is a
 //! traced path, or whose number is in the `--trace-fds` set. The link is
 //! what the kernel knows, so fds opened before tracing started match too,
-//! as they do in strace. The
+//! as they do in strace. The fds a call takes inside memory count too,
+//! as in strace: poll's array, select's sets, i386's old select and old
+//! mmap argument blocks. The
 //! decision is made at the call's entry, from the arguments as the call
 //! layer sees them (an i386 socketcall's as the call it stands for); the
 //! engine then treats a call that does not match as unselected: it is
@@ -128,7 +130,11 @@ impl PathTrace {
                 _ => {}
             }
         }
-        false
+        // The fds a call takes in memory, as strace's path tracing reads
+        // them too.
+        memory_fds(sig.name, call.arch, call.args, mem)
+            .into_iter()
+            .any(|fd| self.fds.contains(&fd) || (!self.given.is_empty() && fd_names(fd)))
     }
 
     /// Whether `path`, as task `tid` would resolve it from directory fd
@@ -157,6 +163,71 @@ impl PathTrace {
                 .any(|c| c == real.as_os_str().as_bytes())
         })
     }
+}
+
+/// Most fds read from a call's memory: poll's array and select's sets
+/// can be as long as the fd limit, which may be large; past this the rest
+/// is not looked at.
+const MEMORY_FDS_MAX: u64 = 65536;
+
+/// The fds call `name` takes inside memory rather than as parameters:
+/// poll's and ppoll's `struct pollfd` arrays, the fd sets of select,
+/// `_newselect`, pselect6 (and its time64 twin), and on i386 the old
+/// select's and old mmap's argument blocks (one pointer to five or six
+/// words). What cannot be read is no fd.
+fn memory_fds(name: &str, arch: Arch, args: &[u64; 6], mem: &mut Memory) -> Vec<i32> {
+    match (name, arch) {
+        ("poll" | "ppoll" | "ppoll_time64", _) => {
+            let count = args[1].min(MEMORY_FDS_MAX) as usize;
+            // struct pollfd: int fd; short events, revents.
+            let mut raw = vec![0u8; count * 8];
+            let got = mem.read(args[0], &mut raw) / 8;
+            raw.chunks_exact(8)
+                .take(got)
+                .map(|e| i32::from_ne_bytes([e[0], e[1], e[2], e[3]]))
+                .collect()
+        }
+        ("select", Arch::I386) => {
+            // The old select: {n, inp, outp, exp, tvp}, 32-bit words.
+            let mut block = [0u8; 16];
+            if !mem.read_exact(args[0], &mut block) {
+                return Vec::new();
+            }
+            let word = |i: usize| u32::from_ne_bytes(block[i * 4..i * 4 + 4].try_into().unwrap());
+            let sets = [word(1) as u64, word(2) as u64, word(3) as u64];
+            set_fds(word(0) as u64, &sets, mem)
+        }
+        ("mmap", Arch::I386) => {
+            // The old mmap: {addr, len, prot, flags, fd, offset}.
+            let mut fd = [0u8; 4];
+            if mem.read_exact(args[0] + 16, &mut fd) {
+                vec![i32::from_ne_bytes(fd)]
+            } else {
+                Vec::new()
+            }
+        }
+        ("select" | "_newselect" | "pselect6" | "pselect6_time64", _) => {
+            set_fds(args[0], &[args[1], args[2], args[3]], mem)
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The fds below `nfds` in the fd sets at `sets` (NULL: none): bitmaps,
+/// fd N at bit N % 8 of byte N / 8 on x86 whatever the word size.
+fn set_fds(nfds: u64, sets: &[u64], mem: &mut Memory) -> Vec<i32> {
+    let nfds = (nfds as i32).clamp(0, MEMORY_FDS_MAX as i32) as usize;
+    let mut fds = Vec::new();
+    for &addr in sets.iter().filter(|&&a| a != 0) {
+        let mut bits = vec![0u8; nfds.div_ceil(8)];
+        let got = mem.read(addr, &mut bits);
+        fds.extend(
+            (0..nfds.min(got * 8))
+                .filter(|fd| bits[fd / 8] & (1 << (fd % 8)) != 0)
+                .map(|fd| fd as i32),
+        );
+    }
+    fds
 }
 
 /// A call at its entry, as [`PathTrace::matches`] needs it.

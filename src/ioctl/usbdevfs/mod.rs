@@ -437,14 +437,15 @@ fn put_urb(p: &mut Printer, urb: &Urb) -> bool {
 fn put_ioctl(p: &mut Printer, d: &[u8], data: u64) -> bool {
     let code = u32_at(d, 4);
     p.int("ifno", i32_at(d, 0) as i64);
-    if p.symbols() {
+    if !p.values_style() {
         // Inner codes are the interface driver's; the ones usbdevfs
         // defines for this use (DISCONNECT, CONNECT, HUB_PORTINFO) by name.
         let text = match REQUESTS.iter().find(|r| r.code == code) {
             Some(req) => req.name.to_string(),
             None => super::request_text(code as u64),
         };
-        p.field("ioctl_code", &text);
+        let json = serde_json::Value::String(text.clone());
+        p.spelled("ioctl_code", &format!("0x{code:x}"), &text, || json);
     } else {
         p.hex("ioctl_code", code as u64);
     }
@@ -556,10 +557,14 @@ fn reaped(p: &mut Printer, compat: bool, call: &IoctlCall) {
         &buffer,
         descs.as_ref().map(|(raw, n)| (raw.as_slice(), *n)),
         shown,
-        p.symbols(),
+        &|number, names| p.spelling(number, names),
     );
     p.continuation(&format!("> urb={} {text}", ptr_text(addr)));
 }
+
+/// How a value built into a continuation line is spelled: given its
+/// `-X raw` number and its names, [`Printer::spelling`]'s text.
+type Spell<'s> = &'s dyn Fn(&str, Option<&str>) -> String;
 
 /// A reaped URB as text: `{type=..., ..., usercontext=...}`, with the
 /// buffer already rendered and the ISO descriptors read (`raw`, of `n`
@@ -569,18 +574,19 @@ fn render_urb(
     buffer: &str,
     descs: Option<(&[u8], usize)>,
     shown: usize,
-    symbols: bool,
+    spell: Spell,
 ) -> String {
     let mut l = Line::default();
     l.open("", "{");
-    let kind = match urb_type_name(urb.kind) {
-        Some(name) if symbols => name.to_string(),
-        _ => urb.kind.to_string(),
-    };
-    l.field("type", &kind);
+    l.field(
+        "type",
+        &spell(&urb.kind.to_string(), urb_type_name(urb.kind)),
+    );
     l.field("endpoint", &format!("0x{:x}", urb.endpoint));
     l.field("status", &urb.status.to_string());
-    l.field("flags", &flags_text(urb.flags as u64, URB_FLAGS, symbols));
+    let flags = urb.flags as u64;
+    let names = flags_text(flags, URB_FLAGS, true);
+    l.field("flags", &spell(&format!("0x{flags:x}"), Some(&names)));
     l.field("buffer", buffer);
     l.field("buffer_length", &urb.buffer_length.to_string());
     l.field("actual_length", &urb.actual_length.to_string());
@@ -592,11 +598,11 @@ fn render_urb(
     };
     l.field(urb.packets_name(), &packets);
     l.field("error_count", &urb.error_count.to_string());
-    let signr = match signal_name(urb.signr as i32) {
-        Some(name) if symbols => name,
-        _ => (urb.signr as i32).to_string(),
-    };
-    l.field("signr", &signr);
+    let signr = urb.signr as i32;
+    l.field(
+        "signr",
+        &spell(&signr.to_string(), signal_name(signr).as_deref()),
+    );
     l.field("usercontext", &ptr_text(urb.usercontext));
     if let Some((raw, n)) = descs {
         l.open("iso_frame_desc", "[");
@@ -803,19 +809,29 @@ mod tests {
         assert_eq!(iso.out_bytes(None), None);
     }
 
+    /// The default spelling: the names.
+    fn names(number: &str, names: Option<&str>) -> String {
+        names.unwrap_or(number).to_string()
+    }
+
+    /// `-X raw`'s spelling: the numbers.
+    fn numbers(number: &str, _: Option<&str>) -> String {
+        number.to_string()
+    }
+
     #[test]
     fn reaped_urbs_render_in_struct_order() {
         let mut d = urb_bytes(URB_TYPE_BULK, 0x81, 0x5000_0000, 64, 5);
         d[44..48].copy_from_slice(&10u32.to_le_bytes());
         let urb = Urb::parse(&d, false);
         assert_eq!(
-            render_urb(&urb, "\"hello\"", None, 8, true),
+            render_urb(&urb, "\"hello\"", None, 8, &names),
             "{type=USBDEVFS_URB_TYPE_BULK, endpoint=0x81, status=0, flags=0, \
              buffer=\"hello\", buffer_length=64, actual_length=5, start_frame=0, \
              stream_id=0, error_count=0, signr=SIGUSR1, usercontext=NULL}"
         );
         assert_eq!(
-            render_urb(&urb, "&0x50000000", None, 8, false),
+            render_urb(&urb, "&0x50000000", None, 8, &numbers),
             "{type=3, endpoint=0x81, status=0, flags=0x0, buffer=&0x50000000, \
              buffer_length=64, actual_length=5, start_frame=0, stream_id=0, \
              error_count=0, signr=10, usercontext=NULL}"
@@ -835,7 +851,7 @@ mod tests {
             descs.extend_from_slice(&actual.to_le_bytes());
             descs.extend_from_slice(&status.to_le_bytes());
         }
-        let text = render_urb(&urb, "&0x50000000", Some((&descs, 3)), 2, true);
+        let text = render_urb(&urb, "&0x50000000", Some((&descs, 3)), 2, &names);
         assert_eq!(
             text,
             "{type=USBDEVFS_URB_TYPE_ISO, endpoint=0x82, status=-18, \

@@ -415,7 +415,8 @@ fn put_ip(p: &mut Printer, name: &str, b: &[u8]) {
 
 /// A set of bits each naming a table entry by its bit number:
 /// `1<<TCP_CLOSE|1<<TCP_LISTEN`, or with `minus_one` (bit n is value
-/// n+1) `1<<(INET_DIAG_MEMINFO-1)`. In JSON the number.
+/// n+1) `1<<(INET_DIAG_MEMINFO-1)`; under `-X raw` the mask in hex, under
+/// `-X verbose` both. In JSON the number.
 fn put_bit_names(
     p: &mut Printer,
     name: &str,
@@ -423,7 +424,7 @@ fn put_bit_names(
     table: &[(i64, &'static str)],
     minus_one: bool,
 ) {
-    if value == 0 || !p.symbols() {
+    if value == 0 || p.values_style() {
         p.uint(name, value);
         return;
     }
@@ -439,7 +440,11 @@ fn put_bit_names(
             None => format!("1<<{bit}"),
         });
     }
-    put_composed(p, name, &parts.join("|"), |p| p.uint(name, value));
+    // As -X spells a flag set: `0x2 /* 1<<TCP_ESTABLISHED */`, `0x2`.
+    let text = parts.join("|");
+    p.spelled(name, &crate::format::flags_hex(value), &text, || {
+        serde_json::Value::from(value)
+    });
 }
 
 /// How an attribute's payload is shown.
