@@ -153,6 +153,9 @@ pub struct Call {
     pub attempt_name: Option<&'static str>,
     /// What `-e inject=` did to it, marked after its result.
     pub tamper: Tamper,
+    /// Its user stack (`-k`, the `stacktrace` trigger), taken by the
+    /// engine at the stop before the line is finished, printed after it.
+    pub stack: Option<crate::stack::Stack>,
 }
 
 /// What `-e inject=` / `-e fault=` did to a call: its line says so after
@@ -508,6 +511,19 @@ pub fn call_leave(
     timeline_slice(t.out, t.tgid, t.pid, call, returned.then_some(rval), None);
     t.out.record_clear(t.pid);
     t.out.newline();
+    // strace's ` > module(symbol+0xoff) [0xaddr]`, one frame a line, as
+    // continuation lines of the call (the `PID| ` prefix with several).
+    match call.stack.take() {
+        Some(crate::stack::Stack::Frames(frames)) => {
+            for f in frames {
+                t.out.continuation(t.pid, &format!("> {}", f.text()));
+            }
+        }
+        Some(crate::stack::Stack::Unsupported(why)) => {
+            t.out.continuation(t.pid, &format!("> ({why})"));
+        }
+        None => {}
+    }
 }
 
 /// Version of the JSON Lines schema (see JSON.md).
@@ -624,6 +640,16 @@ fn json_leave(
     }
     if let Some(d) = duration {
         map.insert("duration".into(), Value::from(json_seconds(d)));
+    }
+    match call.stack.take() {
+        Some(crate::stack::Stack::Frames(frames)) => {
+            let frames = frames.iter().map(|f| f.json()).collect();
+            map.insert("stack".into(), Value::Array(frames));
+        }
+        Some(crate::stack::Stack::Unsupported(why)) => {
+            map.insert("stack_error".into(), Value::from(why));
+        }
+        None => {}
     }
     if t.out.timeline().is_some() {
         let args = obj.get("args").cloned();

@@ -15,7 +15,7 @@ use crate::output::Style;
 use std::borrow::Cow;
 use std::cell::RefCell;
 
-use super::filtering::{Action, CallFields, stack_trace};
+use super::filtering::{Action, CallFields};
 use crate::decode::signal_name;
 use crate::diag::{self, CallInfo, Diag};
 use crate::fdtable::SharedFdTable;
@@ -293,7 +293,16 @@ impl Engine {
             attempt: now,
             attempt_name: None,
             tamper: Default::default(),
+            stack: None,
         };
+        // An exec's stack is the old image's: taken now, before it goes.
+        if self.stack_trace
+            && call.handler.class == CallClass::Exec
+            && show != Show::Hidden
+            && let Some(stacks) = &mut self.stacks
+        {
+            call.stack = Some(stacks.unwind(pid, proc.tgid, arch, &mut proc.mem));
+        }
         let fds = proc.fds.borrow();
         let mut entered = diag::Entered::default();
         if self.select.diag.any() && diag::looks_at(&call.name) {
@@ -470,11 +479,16 @@ impl Engine {
         let Some(proc) = self.procs.get_mut(&pid) else {
             return;
         };
-        let ips = if stack && print && call.show != Show::Hidden {
-            stack_trace(pid, &mut proc.mem)
-        } else {
-            Vec::new()
-        };
+        // The stack at the stop (an exec's was taken at its entry, before
+        // the old image went), for a line that is printed.
+        let live = matches!(end, End::Returned);
+        if (stack || self.stack_trace) && live && print && call.show != Show::Hidden {
+            if let Some(stacks) = &mut self.stacks {
+                call.stack = Some(stacks.unwind(pid, proc.tgid, call.arch, &mut proc.mem));
+            }
+        } else if !print {
+            call.stack = None;
+        }
         let fds = proc.fds.borrow();
         call_leave(
             Stopped {
@@ -492,9 +506,6 @@ impl Engine {
             duration,
         );
         drop(fds);
-        if !ips.is_empty() {
-            self.put_stack(pid, &ips);
-        }
         // Attempts are counted where the kernel leaves them (`leave`); a
         // successful exec has no leave stop to count it.
         if end == End::Exec {
@@ -573,27 +584,6 @@ impl Engine {
                 self.out.newline();
             }
         }
-    }
-
-    /// Print a stack trace after the call it belongs to.
-    fn put_stack(&mut self, pid: i32, ips: &[u64]) {
-        if self.fmt.json {
-            let tgid = self.procs.get(&pid).map_or(pid, |p| p.tgid);
-            let ips: Vec<String> = ips.iter().map(|ip| format!("0x{ip:x}")).collect();
-            let obj = serde_json::json!({
-                "schema": crate::call::JSON_SCHEMA,
-                "type": "stack",
-                "time": crate::call::json_time(&self.out),
-                "pid": tgid,
-                "tid": pid,
-                "ips": ips,
-            });
-            self.out.json_line(&obj);
-            return;
-        }
-        let list: Vec<String> = ips.iter().map(|ip| format!("0x{ip:x}")).collect();
-        self.out
-            .continuation(pid, &format!("> stack: {}", list.join(" ")));
     }
 
     pub(super) fn signal_stop(&mut self, stop: Stop) -> Handled {
