@@ -43,7 +43,9 @@ impl Frame {
     pub fn text(&self) -> String {
         match (&self.module, &self.symbol) {
             (Some(m), Some(s)) => format!("{m}({s}+0x{:x}) [0x{:x}]", self.offset, self.address),
-            (Some(m), None) => format!("{m}() [0x{:x}]", self.address),
+            // strace's own spelling for a frame its file has no symbol
+            // for (a stripped program).
+            (Some(m), None) => format!("{m}(+0x0) [0x{:x}]", self.address),
             (None, _) => format!("unexpected_backtracing_error [0x{:x}]", self.address),
         }
     }

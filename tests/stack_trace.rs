@@ -26,7 +26,9 @@ fn frame(line: &str, libc: &str) -> String {
     let dir = format!("{}/", fixture_dir().display());
     let mut out = line.replace(&dir, "").replace(libc, "LIBC");
     for (open, close, word) in [("+0x", ")", "+OFF)"), ("[0x", "]", "[ADDR]")] {
+        // (`FILE(+0x0)`, a frame without a symbol, stays as it is.)
         if let Some(i) = out.find(open)
+            && !out[..i].ends_with('(')
             && let Some(j) = out[i..].find(close)
             && out[i + open.len()..i + j]
                 .bytes()
@@ -131,6 +133,84 @@ fn libc_frames_then_start(below_main: &[String], trace: &str) {
             .all(|f| f.starts_with("  > LIBC(") && f.ends_with("+OFF) [ADDR]")),
         "{trace}"
     );
+}
+
+#[test]
+fn an_execs_stack_is_the_old_images() {
+    // Taken at the execve's entry, before the image goes: the program's
+    // run_again called it. The started command's own execve has none (its
+    // old image is rtrace's child).
+    let bin = fixture("stack_trace");
+    let run = trace(&["-k", "-e", "trace=execve"], &[name(&bin), "exec"]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let libc = libc_path();
+    let lines: Vec<String> = run.lines().iter().map(|l| frame(l, &libc)).collect();
+    assert_eq!(
+        lines[1..3],
+        [
+            "execve(\"stack_trace\", [\"stack_trace\", \"exec\"], [/* 2 vars */])",
+            "execve(\"/proc/self/exe\", [\"stack_trace\"], [/* 2 vars */])",
+        ],
+        "{}",
+        run.trace
+    );
+    assert_eq!(
+        lines[3..6],
+        [
+            "  > LIBC(execve+OFF) [ADDR]",
+            "  > stack_trace(run_again+OFF) [ADDR]",
+            "  > stack_trace(main+OFF) [ADDR]",
+        ],
+        "{}",
+        run.trace
+    );
+    let rest = &lines[6..];
+    let end = rest.iter().position(|l| !l.starts_with("  > ")).unwrap();
+    libc_frames_then_start(&rest[..end], &run.trace);
+    // The new image's banner (its name is /proc/self/exe's, `exe`).
+    assert_eq!(
+        rest[end..],
+        [
+            "---",
+            "Tracing exe (pid PID1)",
+            "Process exited normally with code 0"
+        ]
+    );
+}
+
+#[test]
+fn frames_of_a_stripped_program_are_its_file_and_address() {
+    // strace's spelling for a frame whose file has no symbol there:
+    // `FILE(+0x0) [0xADDR]`; libc's exported names still show.
+    let bin = fixture("stack_trace");
+    let stripped = common::scratch_path("stack_trace", "stripped");
+    std::fs::copy(&bin, &stripped).unwrap();
+    let status = std::process::Command::new("strip")
+        .arg(&stripped)
+        .status()
+        .expect("strip (binutils)");
+    assert!(status.success());
+    let path = stripped.display().to_string();
+    let run = trace(&["-k", "-e", "trace=getppid"], &[&path]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let libc = libc_path();
+    let lines: Vec<String> = run
+        .lines()
+        .iter()
+        .map(|l| frame(&l.replace(&path, "STRIPPED"), &libc))
+        .collect();
+    assert_eq!(
+        lines[2..6],
+        [
+            "  > LIBC(getppid+OFF) [ADDR]",
+            "  > STRIPPED(+0x0) [ADDR]",
+            "  > STRIPPED(+0x0) [ADDR]",
+            "  > STRIPPED(+0x0) [ADDR]",
+        ],
+        "{}",
+        run.trace
+    );
+    std::fs::remove_file(&stripped).unwrap();
 }
 
 #[test]

@@ -295,10 +295,13 @@ impl Engine {
             tamper: Default::default(),
             stack: None,
         };
-        // An exec's stack is the old image's: taken now, before it goes.
+        // An exec's stack is the old image's: taken now, before it goes
+        // (not for the started command's own, whose old image is rtrace's
+        // child before the exec: rtrace's frames, not the program's).
         if self.stack_trace
             && call.handler.class == CallClass::Exec
             && show != Show::Hidden
+            && !starting
             && let Some(stacks) = &mut self.stacks
         {
             call.stack = Some(stacks.unwind(pid, proc.tgid, arch, &mut proc.mem));
@@ -479,9 +482,10 @@ impl Engine {
         let Some(proc) = self.procs.get_mut(&pid) else {
             return;
         };
-        // The stack at the stop (an exec's was taken at its entry, before
-        // the old image went), for a line that is printed.
-        let live = matches!(end, End::Returned);
+        // The stack at the stop, for a line that is printed (an exec's,
+        // failed or not, was taken at its entry, before the old image
+        // went).
+        let live = matches!(end, End::Returned) && call.handler.class != CallClass::Exec;
         if (stack || self.stack_trace) && live && print && call.show != Show::Hidden {
             if let Some(stacks) = &mut self.stacks {
                 call.stack = Some(stacks.unwind(pid, proc.tgid, call.arch, &mut proc.mem));
