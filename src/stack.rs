@@ -198,3 +198,33 @@ fn name(modules: &[Mapped], frame: framehop::FrameAddress) -> Frame {
         address: file_addr,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_print_as_strace_prints_them() {
+        let mut f = Frame {
+            module: Some("/usr/lib/x86_64-linux-gnu/libc.so.6".into()),
+            symbol: Some("write".into()),
+            offset: 0x14,
+            address: 0x114a04,
+        };
+        assert_eq!(
+            f.text(),
+            "/usr/lib/x86_64-linux-gnu/libc.so.6(write+0x14) [0x114a04]"
+        );
+        assert_eq!(
+            f.json().to_string(),
+            r#"{"module":"/usr/lib/x86_64-linux-gnu/libc.so.6","symbol":"write","offset":20,"address":1133060}"#
+        );
+        f.symbol = None;
+        assert_eq!(
+            f.text(),
+            "/usr/lib/x86_64-linux-gnu/libc.so.6(+0x0) [0x114a04]"
+        );
+        f.module = None;
+        assert_eq!(f.text(), "unexpected_backtracing_error [0x114a04]");
+    }
+}

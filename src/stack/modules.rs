@@ -300,4 +300,33 @@ mod tests {
         assert_eq!(anon.path, b"");
         assert!(MapLine::parse(b"").is_none());
     }
+
+    #[inline(never)]
+    fn a_function_to_find() -> u64 {
+        a_function_to_find as *const () as u64
+    }
+
+    #[test]
+    fn own_functions_are_found_through_the_load_bias() {
+        // This test binary as a tracee would be: its address of a function
+        // of its own, through the bias from /proc/self/maps, names it.
+        let addr = a_function_to_find();
+        let maps = std::fs::read("/proc/self/maps").unwrap();
+        let mapped = Files::default().mapped(&maps);
+        let m = mapped
+            .iter()
+            .find(|m| m.range.contains(&addr))
+            .expect("the test binary is mapped");
+        let elf = m.elf.as_ref().expect("the test binary parses");
+        let (name, offset) = elf.symbol(addr - m.bias).expect("a symbol");
+        assert!(name.contains("a_function_to_find"), "{name}");
+        assert_eq!(offset, 0);
+        // A file's mappings are one module; libc is another.
+        assert_eq!(
+            mapped.iter().filter(|x| x.path == m.path).count(),
+            1,
+            "{}",
+            m.path
+        );
+    }
 }
