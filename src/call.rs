@@ -511,16 +511,48 @@ pub fn call_leave(
     timeline_slice(t.out, t.tgid, t.pid, call, returned.then_some(rval), None);
     t.out.record_clear(t.pid);
     t.out.newline();
-    // strace's ` > module(symbol+0xoff) [0xaddr]`, one frame a line, as
-    // continuation lines of the call (the `PID| ` prefix with several).
-    match call.stack.take() {
-        Some(crate::stack::Stack::Frames(frames)) => {
+    if let Some(stack) = call.stack.take() {
+        put_stack(t.out, t.pid, stack);
+    }
+}
+
+/// Print `stack` (`-k`) after the line it belongs to: strace's
+/// ` > module(symbol+0xoff) [0xaddr]`, one frame a line, as continuation
+/// lines of `pid` (the `PID| ` prefix with several processes).
+pub fn put_stack(out: &mut Output, pid: i32, stack: crate::stack::Stack) {
+    match stack {
+        crate::stack::Stack::Frames { frames, truncated } => {
             for f in frames {
-                t.out.continuation(t.pid, &format!("> {}", f.text()));
+                out.continuation(pid, &format!("> {}", f.text()));
+            }
+            if truncated {
+                // strace's line when --stack-trace-frame-limit cut it.
+                out.continuation(pid, "> too many stack frames");
+            }
+        }
+        crate::stack::Stack::Unsupported(why) => {
+            out.continuation(pid, &format!("> ({why})"));
+        }
+    }
+}
+
+/// Add `stack` (`-k`) to a call's or signal's JSON object: `stack`, an
+/// array of frames, and `stack_truncated` when the frame limit cut it;
+/// or `stack_error` where it could not be unwound.
+pub fn stack_json(obj: &mut serde_json::Value, stack: Option<crate::stack::Stack>) {
+    let Some(map) = obj.as_object_mut() else {
+        return;
+    };
+    match stack {
+        Some(crate::stack::Stack::Frames { frames, truncated }) => {
+            let frames = frames.iter().map(|f| f.json()).collect();
+            map.insert("stack".into(), serde_json::Value::Array(frames));
+            if truncated {
+                map.insert("stack_truncated".into(), serde_json::Value::Bool(true));
             }
         }
         Some(crate::stack::Stack::Unsupported(why)) => {
-            t.out.continuation(t.pid, &format!("> ({why})"));
+            map.insert("stack_error".into(), serde_json::Value::from(why));
         }
         None => {}
     }
@@ -641,16 +673,7 @@ fn json_leave(
     if let Some(d) = duration {
         map.insert("duration".into(), Value::from(json_seconds(d)));
     }
-    match call.stack.take() {
-        Some(crate::stack::Stack::Frames(frames)) => {
-            let frames = frames.iter().map(|f| f.json()).collect();
-            map.insert("stack".into(), Value::Array(frames));
-        }
-        Some(crate::stack::Stack::Unsupported(why)) => {
-            map.insert("stack_error".into(), Value::from(why));
-        }
-        None => {}
-    }
+    stack_json(&mut obj, call.stack.take());
     if t.out.timeline().is_some() {
         let args = obj.get("args").cloned();
         timeline_slice(t.out, t.tgid, t.pid, call, returned.then_some(rval), args);

@@ -6,7 +6,9 @@
 //! its module's symbol table (`stack/modules.rs`, the `object` crate).
 //!
 //! framehop unwinds x86_64 (and aarch64) only: an i386 tracee's stack is
-//! not unwound, and [`Stack::Unsupported`] says so on the call.
+//! not unwound, and [`Stack::Unsupported`] says so on the call. Which
+//! code runs is the thread's code segment's to say, not the call's ABI:
+//! 64-bit code making an `int 0x80` call has a 64-bit stack.
 
 mod modules;
 
@@ -66,8 +68,14 @@ impl Frame {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Stack {
     /// The frames, innermost first (at most the frame limit).
-    Frames(Vec<Frame>),
-    /// The tracee's arch has no unwinder (i386, x32): why, in one line.
+    Frames {
+        /// The frames.
+        frames: Vec<Frame>,
+        /// The frame limit cut the walk: more frames were there.
+        truncated: bool,
+    },
+    /// The thread runs code no unwinder here walks (i386): why, in one
+    /// line.
     Unsupported(&'static str),
 }
 
@@ -104,21 +112,27 @@ impl Stacks {
         self.spaces.remove(&tgid);
     }
 
-    /// The stack of thread `tid` (of process `tgid`), stopped in a call of
-    /// `arch`, whose memory `mem` reads.
-    pub fn unwind(&mut self, tid: i32, tgid: i32, arch: Arch, mem: &mut Memory) -> Stack {
-        if arch != Arch::X86_64 {
+    /// The stack of stopped thread `tid` (of process `tgid`), whose
+    /// memory `mem` reads.
+    pub fn unwind(&mut self, tid: i32, tgid: i32, mem: &mut Memory) -> Stack {
+        // Registers are read in kernel.rs, the one place that uses ptrace.
+        let Some(regs) = crate::kernel::stack_registers(nix::unistd::Pid::from_raw(tid)) else {
+            return Stack::Frames {
+                frames: Vec::new(),
+                truncated: false,
+            };
+        };
+        if regs.code32 {
             return Stack::Unsupported(
-                "stack not unwound: framehop unwinds x86_64 tracees only, not i386 or x32",
+                "stack not unwound: framehop unwinds x86_64 code only, not i386",
             );
         }
-        // Registers are read in kernel.rs, the one place that uses ptrace.
-        let Some((ip, sp, bp)) = crate::kernel::stack_registers(nix::unistd::Pid::from_raw(tid))
-        else {
-            return Stack::Frames(Vec::new());
-        };
+        let (ip, sp, bp) = (regs.ip, regs.sp, regs.bp);
         let Ok(maps) = std::fs::read(format!("/proc/{tid}/maps")) else {
-            return Stack::Frames(Vec::new());
+            return Stack::Frames {
+                frames: Vec::new(),
+                truncated: false,
+            };
         };
         let space = match self.spaces.remove(&tgid) {
             Some(s) if s.maps == maps => s,
@@ -133,13 +147,16 @@ impl Stacks {
             &mut read,
         );
         // An error ends the walk: what was found so far is the stack.
-        while frames.len() < self.limit
-            && let Ok(Some(frame)) = iter.next()
-        {
+        let mut truncated = false;
+        while let Ok(Some(frame)) = iter.next() {
+            if frames.len() == self.limit {
+                truncated = true;
+                break;
+            }
             frames.push(name(&space.modules, frame));
         }
         self.spaces.insert(tgid, space);
-        Stack::Frames(frames)
+        Stack::Frames { frames, truncated }
     }
 
     /// A process's modules from its maps, each given to framehop with the

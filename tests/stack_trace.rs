@@ -136,6 +136,51 @@ fn libc_frames_then_start(below_main: &[String], trace: &str) {
 }
 
 #[test]
+fn a_signal_is_followed_by_the_stack_it_stopped() {
+    // As strace shows after `--- SIGURG ... ---`: where the signal found
+    // the thread (here right after the kill that sent it).
+    let bin = fixture("stack_trace");
+    let run = trace(&["-k", "-e", "trace=kill"], &[name(&bin), "signal"]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let libc = libc_path();
+    let lines: Vec<String> = run.lines().iter().map(|l| frame(l, &libc)).collect();
+    let chain = [
+        "  > LIBC(kill+OFF) [ADDR]",
+        "  > stack_trace(signal_self+OFF) [ADDR]",
+        "  > stack_trace(main+OFF) [ADDR]",
+    ];
+    assert_eq!(lines[1], "kill(PID1, SIGURG) = 0", "{}", run.trace);
+    assert_eq!(lines[2..5], chain, "{}", run.trace);
+    let signal = lines
+        .iter()
+        .position(|l| l == "** SIGURG **")
+        .unwrap_or_else(|| panic!("{}", run.trace));
+    assert_eq!(lines[signal + 1..signal + 4], chain, "{}", run.trace);
+    let rest = &lines[signal + 4..];
+    let end = rest.iter().position(|l| !l.starts_with("  > ")).unwrap();
+    libc_frames_then_start(&rest[..end], &run.trace);
+    assert_eq!(rest[end..], ["Process exited normally with code 0"]);
+    // JSON: the signal object carries it too.
+    let run = trace(
+        &["--json", "-k", "-e", "trace=kill"],
+        &[name(&bin), "signal"],
+    );
+    let signal: serde_json::Value = run
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["type"] == "signal")
+        .unwrap_or_else(|| panic!("{}", run.trace));
+    let symbols: Vec<&str> = signal["stack"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{signal}"))
+        .iter()
+        .map(|f| f["symbol"].as_str().unwrap())
+        .collect();
+    assert_eq!(symbols[..3], ["kill", "signal_self", "main"], "{signal}");
+}
+
+#[test]
 fn an_execs_stack_is_the_old_images() {
     // Taken at the execve's entry, before the image goes: the program's
     // run_again called it. The started command's own execve has none (its
@@ -232,11 +277,41 @@ fn the_frame_limit_cuts_the_stack() {
             "getppid() = N",
             "  > LIBC(getppid+OFF) [ADDR]",
             "  > stack_trace(leaf+OFF) [ADDR]",
+            "  > too many stack frames",
             "Process exited normally with code 0",
         ],
         "{}",
         run.trace
     );
+}
+
+#[test]
+fn json_says_when_the_frame_limit_cut_the_stack() {
+    let bin = fixture("stack_trace");
+    let run = trace(
+        &[
+            "--json",
+            "-k",
+            "--stack-trace-frame-limit=3",
+            "-e",
+            "trace=getppid",
+        ],
+        &[name(&bin)],
+    );
+    let call: serde_json::Value = run
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["name"] == "getppid")
+        .unwrap_or_else(|| panic!("{}", run.trace));
+    let symbols: Vec<&str> = call["stack"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{call}"))
+        .iter()
+        .map(|f| f["symbol"].as_str().unwrap())
+        .collect();
+    assert_eq!(symbols, ["getppid", "leaf", "middle"], "{call}");
+    assert_eq!(call["stack_truncated"], true, "{call}");
 }
 
 #[test]
@@ -289,6 +364,7 @@ fn json_calls_carry_their_stack_as_frames() {
         "{call}"
     );
     assert_eq!(named.last(), Some(&(path.as_str(), "_start")), "{call}");
+    assert_eq!(call.get("stack_truncated"), None, "{call}");
     // Offsets and addresses are numbers, as the text's hex: the text of
     // the same run would show `leaf+0x{offset}` at `[0x{address}]`.
     for f in stack {
@@ -303,8 +379,7 @@ fn i386_calls_say_in_one_line_their_stack_is_not_unwound() {
     let bin = fixture_m32("stack_trace");
     let run = trace(&["-k", "-e", "trace=getppid,getpgrp"], &[name(&bin)]);
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
-    const NOTE: &str =
-        "  > (stack not unwound: framehop unwinds x86_64 tracees only, not i386 or x32)";
+    const NOTE: &str = "  > (stack not unwound: framehop unwinds x86_64 code only, not i386)";
     assert_eq!(
         results(&run.lines())[1..],
         [

@@ -304,7 +304,7 @@ impl Engine {
             && !starting
             && let Some(stacks) = &mut self.stacks
         {
-            call.stack = Some(stacks.unwind(pid, proc.tgid, arch, &mut proc.mem));
+            call.stack = Some(stacks.unwind(pid, proc.tgid, &mut proc.mem));
         }
         let fds = proc.fds.borrow();
         let mut entered = diag::Entered::default();
@@ -488,7 +488,7 @@ impl Engine {
         let live = matches!(end, End::Returned) && call.handler.class != CallClass::Exec;
         if (stack || self.stack_trace) && live && print && call.show != Show::Hidden {
             if let Some(stacks) = &mut self.stacks {
-                call.stack = Some(stacks.unwind(pid, proc.tgid, call.arch, &mut proc.mem));
+                call.stack = Some(stacks.unwind(pid, proc.tgid, &mut proc.mem));
             }
         } else if !print {
             call.stack = None;
@@ -629,6 +629,13 @@ impl Engine {
         let Some(proc) = self.procs.get_mut(&pid) else {
             return;
         };
+        // -k: the stack where the signal found the thread, as strace
+        // shows after its `--- SIG... ---` line (ptrace only: the BPF
+        // engine never gets here with -k).
+        let stack = match &mut self.stacks {
+            Some(stacks) if self.stack_trace => Some(stacks.unwind(pid, proc.tgid, &mut proc.mem)),
+            _ => None,
+        };
         if self.fmt.json {
             let tgid = proc.tgid;
             let mut obj = serde_json::json!({
@@ -642,6 +649,7 @@ impl Engine {
             if let Some(info) = info {
                 obj["siginfo"] = self.siginfo_json(pid, &info);
             }
+            crate::call::stack_json(&mut obj, stack);
             self.out.json_line(&obj);
             return;
         }
@@ -650,6 +658,7 @@ impl Engine {
             None => format!("** SIGNAL {sig}"),
         };
         let proc = self.procs.get_mut(&pid).expect("present");
+        let proc_line_free = proc.call.is_none();
         match proc.suspended.last().filter(|top| !top.handler_ran) {
             Some(top) if top.call.show == Show::Live => {
                 // At the split of the interrupted call.
@@ -672,6 +681,11 @@ impl Engine {
             _ => {
                 self.out.record_replay(pid, false);
                 self.put_signal_text(pid, &text, info.as_ref());
+                // On a line of its own: the stack follows it. (Inside a
+                // call's line it would cut the call in two: not shown.)
+                if proc_line_free && let Some(stack) = stack {
+                    crate::call::put_stack(&mut self.out, pid, stack);
+                }
             }
         }
     }
