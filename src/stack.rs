@@ -37,6 +37,8 @@ pub struct Frame {
     /// The address in the module's own addresses (what `nm` and
     /// `objdump` show), or the process's address outside any module.
     pub address: u64,
+    /// The source file and line (`-kk`), where the module's DWARF says.
+    pub source: Option<(String, u32)>,
 }
 
 impl Frame {
@@ -44,7 +46,13 @@ impl Frame {
     /// `/usr/lib/x86_64-linux-gnu/libc.so.6(write+0x14) [0x114a04]`.
     pub fn text(&self) -> String {
         match (&self.module, &self.symbol) {
-            (Some(m), Some(s)) => format!("{m}({s}+0x{:x}) [0x{:x}]", self.offset, self.address),
+            (Some(m), Some(s)) => {
+                let at = format!("{m}({s}+0x{:x}) [0x{:x}]", self.offset, self.address);
+                match &self.source {
+                    Some((file, line)) => format!("{at} {file}:{line}"),
+                    None => at,
+                }
+            }
             // strace's own spelling for a frame its file has no symbol
             // for (a stripped program).
             (Some(m), None) => format!("{m}(+0x0) [0x{:x}]", self.address),
@@ -55,12 +63,17 @@ impl Frame {
     /// The frame as a JSON object: `module`, `symbol` (null when
     /// unknown), `offset`, `address` (numbers).
     pub fn json(&self) -> serde_json::Value {
-        serde_json::json!({
+        let mut obj = serde_json::json!({
             "module": self.module,
             "symbol": self.symbol,
             "offset": self.offset,
             "address": self.address,
-        })
+        });
+        if let Some((file, line)) = &self.source {
+            obj["file"] = serde_json::Value::from(file.as_str());
+            obj["line"] = serde_json::Value::from(*line);
+        }
+        obj
     }
 }
 
@@ -91,16 +104,20 @@ struct Space {
 /// process's modules, framehop's rule cache.
 pub struct Stacks {
     limit: usize,
+    /// `-kk`: each frame's source file and line too.
+    source: bool,
     files: Files,
     spaces: HashMap<i32, Space>,
     cache: CacheX86_64,
 }
 
 impl Stacks {
-    /// Unwinding at most `limit` frames a stack.
-    pub fn new(limit: usize) -> Stacks {
+    /// Unwinding at most `limit` frames a stack, naming each frame's
+    /// source line too with `source`.
+    pub fn new(limit: usize, source: bool) -> Stacks {
         Stacks {
             limit,
+            source,
             files: Files::default(),
             spaces: HashMap::new(),
             cache: CacheX86_64::new(),
@@ -153,7 +170,7 @@ impl Stacks {
                 truncated = true;
                 break;
             }
-            frames.push(name(&space.modules, frame));
+            frames.push(name(&space.modules, frame, self.source));
         }
         self.spaces.insert(tgid, space);
         Stack::Frames { frames, truncated }
@@ -189,8 +206,9 @@ impl Stacks {
     }
 }
 
-/// Name `frame` from the module it is in.
-fn name(modules: &[Mapped], frame: framehop::FrameAddress) -> Frame {
+/// Name `frame` from the module it is in (and its source line, with
+/// `source`).
+fn name(modules: &[Mapped], frame: framehop::FrameAddress, source: bool) -> Frame {
     let address = frame.address();
     // A return address may be just past a call that ends its function:
     // the call itself (one byte back) says which function it is.
@@ -201,6 +219,7 @@ fn name(modules: &[Mapped], frame: framehop::FrameAddress) -> Frame {
             symbol: None,
             offset: 0,
             address,
+            source: None,
         };
     };
     let file_addr = address.wrapping_sub(m.bias);
@@ -208,11 +227,18 @@ fn name(modules: &[Mapped], frame: framehop::FrameAddress) -> Frame {
         .elf
         .as_ref()
         .and_then(|e| e.symbol(lookup.wrapping_sub(m.bias)));
+    // strace shows a source line with a symbol only.
+    let source = source && symbol.is_some();
     Frame {
         module: Some(m.path.clone()),
         symbol: symbol.map(|(s, _)| s.to_string()),
         offset: symbol.map_or(0, |(_, off)| off + (address - lookup)),
         address: file_addr,
+        source: m
+            .elf
+            .as_ref()
+            .filter(|_| source)
+            .and_then(|e| e.source(lookup.wrapping_sub(m.bias))),
     }
 }
 
@@ -227,6 +253,7 @@ mod tests {
             symbol: Some("write".into()),
             offset: 0x14,
             address: 0x114a04,
+            source: None,
         };
         assert_eq!(
             f.text(),

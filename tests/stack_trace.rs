@@ -258,6 +258,91 @@ fn frames_of_a_stripped_program_are_its_file_and_address() {
     std::fs::remove_file(&stripped).unwrap();
 }
 
+/// The 1-based number of the line of tests/fixtures/stack_trace.c that
+/// holds `text`.
+fn source_line(text: &str) -> usize {
+    let src = std::fs::read_to_string(source_path()).unwrap();
+    src.lines()
+        .position(|l| l.contains(text))
+        .unwrap_or_else(|| panic!("{text} not in the fixture"))
+        + 1
+}
+
+fn source_path() -> String {
+    format!(
+        "{}/tests/fixtures/stack_trace.c",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+#[test]
+fn kk_adds_each_frames_source_line_from_dwarf() {
+    // Built with -g into a scratch file: the calls' own lines (the return
+    // address's call, as strace's libdw finds them); libc, without DWARF
+    // here, has none. `--stack-trace=source` is -kk's long form.
+    let bin = common::scratch_path("stack_trace", "g");
+    let status = std::process::Command::new("cc")
+        .args(["-O1", "-g", "-o"])
+        .arg(&bin)
+        .arg(source_path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let path = bin.display().to_string();
+    let src = source_path();
+    let libc = libc_path();
+    for opt in [&["-kk"][..], &["--stack-trace=source"]] {
+        let mut args = opt.to_vec();
+        args.extend(["-e", "trace=getppid"]);
+        let run = trace(&args, &[&path]);
+        assert_eq!(run.code(), Some(0), "{}", run.stderr());
+        let lines: Vec<String> = run
+            .lines()
+            .iter()
+            .map(|l| frame(&l.replace(&path, "G").replace(&src, "SRC"), &libc))
+            .collect();
+        assert_eq!(
+            lines[2..6],
+            [
+                "  > LIBC(getppid+OFF) [ADDR]".to_string(),
+                format!(
+                    "  > G(leaf+OFF) [ADDR] SRC:{}",
+                    source_line("long r = getppid();")
+                ),
+                format!(
+                    "  > G(middle+OFF) [ADDR] SRC:{}",
+                    source_line("long r = leaf();")
+                ),
+                format!(
+                    "  > G(main+OFF) [ADDR] SRC:{}",
+                    source_line("main's call, for -kk")
+                ),
+            ],
+            "{opt:?}: {}",
+            run.trace
+        );
+    }
+    std::fs::remove_file(&bin).unwrap();
+}
+
+#[test]
+fn the_long_options_are_ks() {
+    // strace 6.1's --stack-traces too; -k's form, no source lines.
+    let bin = fixture("stack_trace");
+    let libc = libc_path();
+    let expect = trace(&["-k", "-e", "trace=getppid"], &[name(&bin)]).lines();
+    for opt in ["--stack-trace", "--stack-trace=symbol", "--stack-traces"] {
+        let run = trace(&[opt, "-e", "trace=getppid"], &[name(&bin)]);
+        assert_eq!(run.code(), Some(0), "{}", run.stderr());
+        let norm = |lines: &[String]| -> Vec<String> {
+            results(lines).iter().map(|l| frame(l, &libc)).collect()
+        };
+        let lines = run.lines();
+        assert_eq!(norm(&lines[1..]), norm(&expect[1..]), "{opt}");
+        assert!(lines.len() > 4, "{opt}: {}", run.trace);
+    }
+}
+
 #[test]
 fn the_frame_limit_cuts_the_stack() {
     let bin = fixture("stack_trace");

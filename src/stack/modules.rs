@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::ops::{Deref, Range};
 use std::os::unix::fs::MetadataExt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use object::{
     Object, ObjectSection, ObjectSegment, ObjectSymbol, ObjectSymbolTable, SectionKind, SymbolKind,
@@ -56,7 +56,15 @@ pub struct Elf {
     /// Function symbols (address, name), sorted by address: `.symtab`, or
     /// `.dynsym` when the file was stripped.
     symbols: Vec<(u64, String)>,
+    /// The whole file, for its DWARF line tables (read only with `-kk`).
+    data: Arc<Vec<u8>>,
+    /// The line tables (`addr2line`), read at the first source line
+    /// asked for; None in a file without (uncompressed) DWARF.
+    lines: OnceLock<Option<Lines>>,
 }
+
+/// A file's DWARF, as addr2line reads it.
+type Lines = addr2line::Context<gimli::EndianArcSlice<gimli::LittleEndian>>;
 
 /// The page size mappings are aligned to.
 const PAGE: u64 = 4096;
@@ -121,6 +129,8 @@ impl Elf {
             .map(|(addr, _, name)| (addr, name))
             .collect();
         Some(Elf {
+            data: data.clone(),
+            lines: OnceLock::new(),
             eh_frame: section(".eh_frame"),
             eh_frame_hdr: section(".eh_frame_hdr"),
             debug_frame: section(".debug_frame"),
@@ -131,6 +141,14 @@ impl Elf {
         })
     }
 
+    /// The source file and line of the code at file address `addr`, from
+    /// the file's DWARF line tables where it has them (`-kk`).
+    pub fn source(&self, addr: u64) -> Option<(String, u32)> {
+        let lines = self.lines.get_or_init(|| read_lines(&self.data)).as_ref()?;
+        let loc = lines.find_location(addr).ok()??;
+        Some((loc.file?.to_string(), loc.line?))
+    }
+
     /// The function symbol at or before file address `addr`, and how far
     /// past it `addr` is.
     pub fn symbol(&self, addr: u64) -> Option<(&str, u64)> {
@@ -138,6 +156,35 @@ impl Elf {
         let (start, name) = self.symbols.get(i.checked_sub(1)?)?;
         Some((name, addr - start))
     }
+}
+
+/// The DWARF sections of ELF file `data` for addr2line; None without
+/// `.debug_info` or with compressed sections (not decompressed here).
+fn read_lines(data: &[u8]) -> Option<Lines> {
+    let file = object::File::parse(data).ok()?;
+    file.section_by_name(".debug_info")?;
+    let mut compressed = false;
+    let dwarf = gimli::Dwarf::load(|id| -> Result<_, gimli::Error> {
+        let bytes: &[u8] = match file.section_by_name(id.name()) {
+            Some(s) => {
+                let plain = s
+                    .compressed_file_range()
+                    .is_ok_and(|r| r.format == object::CompressionFormat::None);
+                compressed |= !plain;
+                s.data().ok().filter(|_| plain).unwrap_or(&[])
+            }
+            None => &[],
+        };
+        Ok(gimli::EndianArcSlice::new(
+            Arc::from(bytes),
+            gimli::LittleEndian,
+        ))
+    })
+    .ok()?;
+    if compressed {
+        return None;
+    }
+    addr2line::Context::from_dwarf(dwarf).ok()
 }
 
 /// One file mapped into a tracee.

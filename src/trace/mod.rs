@@ -96,6 +96,8 @@ pub struct Config {
     /// `--stack-trace-frame-limit=N`: at most N frames a stack (-k and
     /// the `stacktrace` trigger).
     pub frame_limit: usize,
+    /// `-kk` / `--stack-trace=source`: each frame's source line too.
+    pub stack_source: bool,
 }
 
 /// What is printed: `-e trace=`, `-e status=`, `-e signal=`.
@@ -522,7 +524,7 @@ impl Engine {
                 .triggers
                 .iter()
                 .any(|t| t.action == filtering::Action::StackTrace))
-        .then(|| crate::stack::Stacks::new(cfg.frame_limit));
+        .then(|| crate::stack::Stacks::new(cfg.frame_limit, cfg.stack_source));
         let engine = Engine {
             out,
             fmt: cfg.format,
