@@ -355,6 +355,13 @@ impl Engine {
             // The line stays open for the signal and the restart; the call
             // keeps its own copy of the recording for handler calls to come.
             let proc = self.procs.get_mut(&pid).expect("present");
+            // Its stack now: it may be finished at another call's stop.
+            if self.stack_trace
+                && call.call.show != Show::Hidden
+                && let Some(stacks) = &mut self.stacks
+            {
+                call.call.stack = Some(stacks.unwind(pid, proc.tgid, &mut proc.mem));
+            }
             let record = self.out.take_record(pid);
             self.out.restore_record(pid, record.clone());
             proc.suspended.push(Suspended {
@@ -484,14 +491,16 @@ impl Engine {
         };
         // The stack at the stop, for a line that is printed (an exec's,
         // failed or not, was taken at its entry, before the old image
-        // went).
+        // went; a call finished after its suspension has the stack of
+        // then).
         let live = matches!(end, End::Returned) && call.handler.class != CallClass::Exec;
-        if (stack || self.stack_trace) && live && print && call.show != Show::Hidden {
-            if let Some(stacks) = &mut self.stacks {
-                call.stack = Some(stacks.unwind(pid, proc.tgid, &mut proc.mem));
-            }
-        } else if !print {
+        if !((stack || self.stack_trace) && print && call.show != Show::Hidden) {
             call.stack = None;
+        } else if live
+            && call.stack.is_none()
+            && let Some(stacks) = &mut self.stacks
+        {
+            call.stack = Some(stacks.unwind(pid, proc.tgid, &mut proc.mem));
         }
         let fds = proc.fds.borrow();
         call_leave(
