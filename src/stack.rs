@@ -3,7 +3,8 @@
 //! modules' `.eh_frame` / `.debug_frame` (frame pointers where a module
 //! has neither), with the registers of the ptrace stop and the tracee's
 //! memory read through [`crate::kernel::Memory`]; each frame named from
-//! its module's symbol table (`stack/modules.rs`, the `object` crate).
+//! its module's symbol table (`stack/modules.rs`, the `object` crate),
+//! and with `-kk` its source line from the module's DWARF (`addr2line`).
 //!
 //! framehop unwinds x86_64 (and aarch64) only: an i386 tracee's stack is
 //! not unwound, and [`Stack::Unsupported`] says so on the call. Which

@@ -76,6 +76,10 @@ impl Elf {
         let section = |name: &str| {
             let s = file.section_by_name(name)?;
             let (start, len) = s.file_range()?;
+            // A header may lie (the tracee chose the file): stay inside.
+            if start.checked_add(len)? > data.len() as u64 {
+                return None;
+            }
             Some(Section {
                 svma: s.address()..s.address() + s.size(),
                 bytes: Bytes {
