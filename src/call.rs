@@ -153,6 +153,9 @@ pub struct Call {
     pub attempt_name: Option<&'static str>,
     /// What `-e inject=` did to it, marked after its result.
     pub tamper: Tamper,
+    /// Its user stack (`-k`, the `stacktrace` trigger), taken by the
+    /// engine at the stop before the line is finished, printed after it.
+    pub stack: Option<crate::stack::Stack>,
 }
 
 /// What `-e inject=` / `-e fault=` did to a call: its line says so after
@@ -508,6 +511,51 @@ pub fn call_leave(
     timeline_slice(t.out, t.tgid, t.pid, call, returned.then_some(rval), None);
     t.out.record_clear(t.pid);
     t.out.newline();
+    if let Some(stack) = call.stack.take() {
+        put_stack(t.out, t.pid, stack);
+    }
+}
+
+/// Print `stack` (`-k`) after the line it belongs to: strace's
+/// ` > module(symbol+0xoff) [0xaddr]`, one frame a line, as continuation
+/// lines of `pid` (the `PID| ` prefix with several processes).
+pub fn put_stack(out: &mut Output, pid: i32, stack: crate::stack::Stack) {
+    match stack {
+        crate::stack::Stack::Frames { frames, truncated } => {
+            for f in frames {
+                out.continuation(pid, &format!("> {}", f.text()));
+            }
+            if truncated {
+                // strace's line when --stack-trace-frame-limit cut it.
+                out.continuation(pid, "> too many stack frames");
+            }
+        }
+        crate::stack::Stack::Unsupported(why) => {
+            out.continuation(pid, &format!("> ({why})"));
+        }
+    }
+}
+
+/// Add `stack` (`-k`) to a call's or signal's JSON object: `stack`, an
+/// array of frames, and `stack_truncated` when the frame limit cut it;
+/// or `stack_error` where it could not be unwound.
+pub fn stack_json(obj: &mut serde_json::Value, stack: Option<crate::stack::Stack>) {
+    let Some(map) = obj.as_object_mut() else {
+        return;
+    };
+    match stack {
+        Some(crate::stack::Stack::Frames { frames, truncated }) => {
+            let frames = frames.iter().map(|f| f.json()).collect();
+            map.insert("stack".into(), serde_json::Value::Array(frames));
+            if truncated {
+                map.insert("stack_truncated".into(), serde_json::Value::Bool(true));
+            }
+        }
+        Some(crate::stack::Stack::Unsupported(why)) => {
+            map.insert("stack_error".into(), serde_json::Value::from(why));
+        }
+        None => {}
+    }
 }
 
 /// Version of the JSON Lines schema (see JSON.md).
@@ -625,6 +673,7 @@ fn json_leave(
     if let Some(d) = duration {
         map.insert("duration".into(), Value::from(json_seconds(d)));
     }
+    stack_json(&mut obj, call.stack.take());
     if t.out.timeline().is_some() {
         let args = obj.get("args").cloned();
         timeline_slice(t.out, t.tgid, t.pid, call, returned.then_some(rval), args);

@@ -573,12 +573,41 @@ pub fn siginfo(pid: Pid) -> Option<[u8; SIGINFO_SIZE]> {
     (r == 0).then_some(buf)
 }
 
-/// The registers a stack walk starts from, for `-k`: the instruction,
-/// stack and frame pointers (rip, rsp, rbp) of a stopped tracee; `None`
-/// if they cannot be read (the process is gone).
-pub fn stack_registers(pid: Pid) -> Option<(u64, u64, u64)> {
+/// The registers a stack walk starts from, for `-k`, of a stopped tracee;
+/// `None` if they cannot be read (the process is gone).
+pub struct StackRegisters {
+    /// The instruction pointer (rip, or eip zero-extended).
+    pub ip: u64,
+    /// The stack pointer.
+    pub sp: u64,
+    /// The frame pointer.
+    pub bp: u64,
+    /// The thread runs 32-bit code (its code segment is not the one
+    /// 64-bit code, rtrace's own, runs with): its stack holds 4-byte words. Not the call's ABI:
+    /// 64-bit code making an `int 0x80` call has a 64-bit stack.
+    pub code32: bool,
+}
+
+/// The code segment 64-bit user code runs with: rtrace's own (the
+/// kernel's `__USER_CS`, read rather than typed: it is no UAPI number).
+fn own_code_segment() -> u64 {
+    let cs: u64;
+    // SAFETY: reading the CS selector touches no memory and no flags.
+    unsafe {
+        std::arch::asm!("mov {0:r}, cs", out(reg) cs, options(nomem, nostack, preserves_flags));
+    }
+    cs & 0xffff
+}
+
+/// The registers of stopped tracee `pid` a stack walk starts from.
+pub fn stack_registers(pid: Pid) -> Option<StackRegisters> {
     let regs = nix::sys::ptrace::getregs(pid).ok()?;
-    Some((regs.rip, regs.rsp, regs.rbp))
+    Some(StackRegisters {
+        ip: regs.rip,
+        sp: regs.rsp,
+        bp: regs.rbp,
+        code32: regs.cs != own_code_segment(),
+    })
 }
 
 /// PTRACE_GETEVENTMSG: the new child's pid, or the former thread id at exec.

@@ -6,8 +6,9 @@
 //! [`trace`] (the engine) > [`select`] > [`service`] (syscall handlers)
 //! and [`diag`] (ABI misuse diagnostics) > [`ioctl`] (ioctl handlers) >
 //! [`call`] (enter/leave, CT_* split) and [`decode`] (pieces both kinds of
-//! handler share) > [`format`] (put primitives) and [`sysent`] (the system
-//! call table, one row per call) > [`fdtable`] (per-process
+//! handler share) > [`format`] (put primitives), [`sysent`] (the system
+//! call table, one row per call) and [`stack`] (a stopped tracee's
+//! stack, unwound and named) > [`fdtable`] (per-process
 //! fd bookkeeping), [`kernel`] (the only module that talks ptrace and
 //! reads tracee memory), [`output`] (the one writer) and [`filter`] (the
 //! --filter language) > [`escape`] (tracee text made safe for a terminal),
@@ -36,5 +37,6 @@ pub mod output;
 pub mod select;
 pub mod service;
 pub mod spelling;
+pub mod stack;
 pub mod sysent;
 pub mod trace;

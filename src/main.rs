@@ -420,6 +420,31 @@ struct Cli {
     #[arg(long = "trigger", value_name = "TRIGGER")]
     triggers: Vec<String>,
 
+    /// Print the user stack at each printed call (and signal) after its
+    /// line, one frame a line as strace does (` > FILE(SYMBOL+0xOFF)
+    /// [0xADDR]`), unwound from the binaries' .eh_frame/.debug_frame and
+    /// named from their symbol tables; -kk adds each frame's source file
+    /// and line from the binaries' DWARF. x86_64 code only (an i386
+    /// program's calls say so); not with --bpf
+    #[arg(short = 'k', action = clap::ArgAction::Count)]
+    stack_k: u8,
+
+    /// -k (`symbol`, the default) or -kk (`source`)
+    #[arg(
+        long = "stack-trace",
+        visible_alias = "stack-traces",
+        value_name = "symbol|source",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "symbol",
+        value_parser = ["symbol", "source"]
+    )]
+    stack_trace: Option<String>,
+
+    /// At most N frames a stack (-k, the stacktrace trigger; default 256)
+    #[arg(long = "stack-trace-frame-limit", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    stack_trace_frame_limit: Option<u64>,
+
     /// Print only calls that touch PATH: a path argument naming it (as
     /// given, or resolving to the same file where it exists) or an fd
     /// argument referring to it, fds opened before tracing included
@@ -740,6 +765,13 @@ fn main() -> ExitCode {
             2,
         );
     }
+    let stack_trace = cli.stack_k > 0 || cli.stack_trace.is_some();
+    if cli.bpf && stack_trace {
+        return fail(
+            "-k (--stack-trace) is for the ptrace engine: --bpf never stops the tracee, so its stack is gone by the time rtrace reads it",
+            2,
+        );
+    }
     if cli.all && cli.bpf_lossless {
         // It would stop whatever carries rtrace's own output (a terminal,
         // sshd, the reader of a pipe) and then wait on it for ever.
@@ -1001,6 +1033,13 @@ fn main() -> ExitCode {
             .then(|| rtrace_cli::emu::user_events::Emulation::new(cli.user_events_enable.clone())),
         quiet: cli.quiet,
         syscall_limit: cli.syscall_limit,
+        stack_trace,
+        stack_source: cli.stack_k > 1 || cli.stack_trace.as_deref() == Some("source"),
+        frame_limit: cli
+            .stack_trace_frame_limit
+            .map_or(rtrace_cli::stack::DEFAULT_FRAME_LIMIT, |n| {
+                usize::try_from(n).unwrap_or(usize::MAX)
+            }),
     };
     if std::env::var_os("RTRACE_NO_SYSCALL_INFO").is_some_and(|v| v == "1") {
         rtrace_cli::kernel::decode_from_registers();

@@ -22,6 +22,8 @@ const OPTION_SETS: &[&[&str]] = &[
     &["-VV"],
     &["--json"],
     &["-y"],
+    // Stacks unwound through hostile processes' memory (-k).
+    &["-k"],
     &["-e", "trace=%file", "--filter", "fd > 2"],
     // The fast path (automatic with -f) with signals and i386 socketcalls.
     &["-e", "trace=%network,%ipc,%signal,ioctl", "-T"],

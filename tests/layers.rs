@@ -42,7 +42,7 @@ const FLOORS: &[&[&str]] = &[
     &["service", "diag"],
     &["ioctl"],
     &["call", "decode"],
-    &["format", "sysent"],
+    &["format", "sysent", "stack"],
     &["fdtable", "kernel", "output", "filter"],
     &["escape", "fasthash", "spelling"],
     &["abi"],

@@ -15,7 +15,7 @@ use crate::output::Style;
 use std::borrow::Cow;
 use std::cell::RefCell;
 
-use super::filtering::{Action, CallFields, stack_trace};
+use super::filtering::{Action, CallFields};
 use crate::decode::signal_name;
 use crate::diag::{self, CallInfo, Diag};
 use crate::fdtable::SharedFdTable;
@@ -293,7 +293,19 @@ impl Engine {
             attempt: now,
             attempt_name: None,
             tamper: Default::default(),
+            stack: None,
         };
+        // An exec's stack is the old image's: taken now, before it goes
+        // (not for the started command's own, whose old image is rtrace's
+        // child before the exec: rtrace's frames, not the program's).
+        if self.stack_trace
+            && call.handler.class == CallClass::Exec
+            && show != Show::Hidden
+            && !starting
+            && let Some(stacks) = &mut self.stacks
+        {
+            call.stack = Some(stacks.unwind(pid, proc.tgid, &mut proc.mem));
+        }
         let fds = proc.fds.borrow();
         let mut entered = diag::Entered::default();
         if self.select.diag.any() && diag::looks_at(&call.name) {
@@ -343,6 +355,13 @@ impl Engine {
             // The line stays open for the signal and the restart; the call
             // keeps its own copy of the recording for handler calls to come.
             let proc = self.procs.get_mut(&pid).expect("present");
+            // Its stack now: it may be finished at another call's stop.
+            if self.stack_trace
+                && call.call.show != Show::Hidden
+                && let Some(stacks) = &mut self.stacks
+            {
+                call.call.stack = Some(stacks.unwind(pid, proc.tgid, &mut proc.mem));
+            }
             let record = self.out.take_record(pid);
             self.out.restore_record(pid, record.clone());
             proc.suspended.push(Suspended {
@@ -470,11 +489,19 @@ impl Engine {
         let Some(proc) = self.procs.get_mut(&pid) else {
             return;
         };
-        let ips = if stack && print && call.show != Show::Hidden {
-            stack_trace(pid, &mut proc.mem)
-        } else {
-            Vec::new()
-        };
+        // The stack at the stop, for a line that is printed (an exec's,
+        // failed or not, was taken at its entry, before the old image
+        // went; a call finished after its suspension has the stack of
+        // then).
+        let live = matches!(end, End::Returned) && call.handler.class != CallClass::Exec;
+        if !((stack || self.stack_trace) && print && call.show != Show::Hidden) {
+            call.stack = None;
+        } else if live
+            && call.stack.is_none()
+            && let Some(stacks) = &mut self.stacks
+        {
+            call.stack = Some(stacks.unwind(pid, proc.tgid, &mut proc.mem));
+        }
         let fds = proc.fds.borrow();
         call_leave(
             Stopped {
@@ -492,9 +519,6 @@ impl Engine {
             duration,
         );
         drop(fds);
-        if !ips.is_empty() {
-            self.put_stack(pid, &ips);
-        }
         // Attempts are counted where the kernel leaves them (`leave`); a
         // successful exec has no leave stop to count it.
         if end == End::Exec {
@@ -575,27 +599,6 @@ impl Engine {
         }
     }
 
-    /// Print a stack trace after the call it belongs to.
-    fn put_stack(&mut self, pid: i32, ips: &[u64]) {
-        if self.fmt.json {
-            let tgid = self.procs.get(&pid).map_or(pid, |p| p.tgid);
-            let ips: Vec<String> = ips.iter().map(|ip| format!("0x{ip:x}")).collect();
-            let obj = serde_json::json!({
-                "schema": crate::call::JSON_SCHEMA,
-                "type": "stack",
-                "time": crate::call::json_time(&self.out),
-                "pid": tgid,
-                "tid": pid,
-                "ips": ips,
-            });
-            self.out.json_line(&obj);
-            return;
-        }
-        let list: Vec<String> = ips.iter().map(|ip| format!("0x{ip:x}")).collect();
-        self.out
-            .continuation(pid, &format!("> stack: {}", list.join(" ")));
-    }
-
     pub(super) fn signal_stop(&mut self, stop: Stop) -> Handled {
         // (calls that end without returning are finished by the engine's
         // exec and exit events through `finish`.)
@@ -635,6 +638,13 @@ impl Engine {
         let Some(proc) = self.procs.get_mut(&pid) else {
             return;
         };
+        // -k: the stack where the signal found the thread, as strace
+        // shows after its `--- SIG... ---` line (ptrace only: the BPF
+        // engine never gets here with -k).
+        let stack = match &mut self.stacks {
+            Some(stacks) if self.stack_trace => Some(stacks.unwind(pid, proc.tgid, &mut proc.mem)),
+            _ => None,
+        };
         if self.fmt.json {
             let tgid = proc.tgid;
             let mut obj = serde_json::json!({
@@ -648,6 +658,7 @@ impl Engine {
             if let Some(info) = info {
                 obj["siginfo"] = self.siginfo_json(pid, &info);
             }
+            crate::call::stack_json(&mut obj, stack);
             self.out.json_line(&obj);
             return;
         }
@@ -656,6 +667,7 @@ impl Engine {
             None => format!("** SIGNAL {sig}"),
         };
         let proc = self.procs.get_mut(&pid).expect("present");
+        let proc_line_free = proc.call.is_none();
         match proc.suspended.last().filter(|top| !top.handler_ran) {
             Some(top) if top.call.show == Show::Live => {
                 // At the split of the interrupted call.
@@ -678,6 +690,11 @@ impl Engine {
             _ => {
                 self.out.record_replay(pid, false);
                 self.put_signal_text(pid, &text, info.as_ref());
+                // On a line of its own: the stack follows it. (Inside a
+                // call's line it would cut the call in two: not shown.)
+                if proc_line_free && let Some(stack) = stack {
+                    crate::call::put_stack(&mut self.out, pid, stack);
+                }
             }
         }
     }

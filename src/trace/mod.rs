@@ -91,6 +91,13 @@ pub struct Config {
     pub quiet: u8,
     /// `--syscall-limit=N`: let every process go once N calls are shown.
     pub syscall_limit: Option<u64>,
+    /// `-k` / `--stack-trace`: every printed call's user stack after it.
+    pub stack_trace: bool,
+    /// `--stack-trace-frame-limit=N`: at most N frames a stack (-k and
+    /// the `stacktrace` trigger).
+    pub frame_limit: usize,
+    /// `-kk` / `--stack-trace=source`: each frame's source line too.
+    pub stack_source: bool,
 }
 
 /// What is printed: `-e trace=`, `-e status=`, `-e signal=`.
@@ -422,6 +429,10 @@ struct Engine {
     /// The limit was reached: the started command let go exits rtrace
     /// with 0, as strace does, not as one lost.
     limit_hit: bool,
+    /// `-k`: every printed call's stack.
+    stack_trace: bool,
+    /// The unwinder's state, with `-k` or a `stacktrace` trigger.
+    stacks: Option<crate::stack::Stacks>,
 }
 
 /// Trace according to `cfg`, printing to `out`; returns how rtrace should exit.
@@ -507,6 +518,13 @@ impl Engine {
         seccomp: bool,
         colo: affinity::CoLocation,
     ) -> (Engine, Vec<OsString>, Vec<i32>) {
+        let stacks = (cfg.stack_trace
+            || cfg
+                .select
+                .triggers
+                .iter()
+                .any(|t| t.action == filtering::Action::StackTrace))
+        .then(|| crate::stack::Stacks::new(cfg.frame_limit, cfg.stack_source));
         let engine = Engine {
             out,
             fmt: cfg.format,
@@ -546,6 +564,8 @@ impl Engine {
             quiet: cfg.quiet > 0,
             limit: cfg.syscall_limit,
             limit_hit: false,
+            stack_trace: cfg.stack_trace,
+            stacks,
         };
         (engine, cfg.command, cfg.attach)
     }

@@ -22,6 +22,11 @@ impl Engine {
     pub(super) fn remove(&mut self, pid: i32) {
         if let Some(p) = self.procs.remove(&pid) {
             self.out.forget(pid);
+            if p.tgid == pid
+                && let Some(stacks) = &mut self.stacks
+            {
+                stacks.forget(pid);
+            }
             // Gone in a call that held another task on its own mask.
             if let Some(target) = p.holding {
                 self.release(target);
@@ -281,6 +286,11 @@ impl Engine {
     /// A successful execve by task `former`, which is now `pid` (the
     /// leader's tid, where a thread exec'd).
     pub(super) fn exec_of(&mut self, pid: i32, former: i32) -> i32 {
+        // The old image's modules are gone (the new ones are read when a
+        // stack is next wanted).
+        if let Some(stacks) = &mut self.stacks {
+            stacks.forget(pid);
+        }
         if former != pid && self.procs.contains_key(&former) {
             // The old leader is gone without an exit report; the execing
             // thread carries on under the leader's pid, shown as the leader

@@ -1,0 +1,275 @@
+//! The user stack of a stopped tracee, for `-k` / `--stack-trace` and the
+//! `stacktrace` trigger: unwound by the `framehop` crate from the
+//! modules' `.eh_frame` / `.debug_frame` (frame pointers where a module
+//! has neither), with the registers of the ptrace stop and the tracee's
+//! memory read through [`crate::kernel::Memory`]; each frame named from
+//! its module's symbol table (`stack/modules.rs`, the `object` crate),
+//! and with `-kk` its source line from the module's DWARF (`addr2line`).
+//!
+//! framehop unwinds x86_64 (and aarch64) only: an i386 tracee's stack is
+//! not unwound, and [`Stack::Unsupported`] says so on the call. Which
+//! code runs is the thread's code segment's to say, not the call's ABI:
+//! 64-bit code making an `int 0x80` call has a 64-bit stack.
+
+mod modules;
+
+use std::collections::HashMap;
+
+use framehop::x86_64::{CacheX86_64, UnwindRegsX86_64, UnwinderX86_64};
+use framehop::{ExplicitModuleSectionInfo, Module, Unwinder};
+
+use crate::kernel::{Arch, Memory};
+use modules::{Bytes, Files, Mapped};
+
+/// strace's default for `--stack-trace-frame-limit`.
+pub const DEFAULT_FRAME_LIMIT: usize = 256;
+
+/// One frame of a stack, innermost first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Frame {
+    /// The file the address is in, as /proc/PID/maps names it; None
+    /// outside any mapped file.
+    pub module: Option<String>,
+    /// The function symbol at or before the address, when the module has
+    /// one.
+    pub symbol: Option<String>,
+    /// How far past the symbol's start the address is.
+    pub offset: u64,
+    /// The address in the module's own addresses (what `nm` and
+    /// `objdump` show), or the process's address outside any module.
+    pub address: u64,
+    /// The source file and line (`-kk`), where the module's DWARF says.
+    pub source: Option<(String, u32)>,
+}
+
+impl Frame {
+    /// The frame as strace prints it, after `> `:
+    /// `/usr/lib/x86_64-linux-gnu/libc.so.6(write+0x14) [0x114a04]`.
+    pub fn text(&self) -> String {
+        match (&self.module, &self.symbol) {
+            (Some(m), Some(s)) => {
+                let at = format!("{m}({s}+0x{:x}) [0x{:x}]", self.offset, self.address);
+                match &self.source {
+                    Some((file, line)) => format!("{at} {file}:{line}"),
+                    None => at,
+                }
+            }
+            // strace's own spelling for a frame its file has no symbol
+            // for (a stripped program).
+            (Some(m), None) => format!("{m}(+0x0) [0x{:x}]", self.address),
+            (None, _) => format!("unexpected_backtracing_error [0x{:x}]", self.address),
+        }
+    }
+
+    /// The frame as a JSON object: `module`, `symbol` (null when
+    /// unknown), `offset`, `address` (numbers).
+    pub fn json(&self) -> serde_json::Value {
+        let mut obj = serde_json::json!({
+            "module": self.module,
+            "symbol": self.symbol,
+            "offset": self.offset,
+            "address": self.address,
+        });
+        if let Some((file, line)) = &self.source {
+            obj["file"] = serde_json::Value::from(file.as_str());
+            obj["line"] = serde_json::Value::from(*line);
+        }
+        obj
+    }
+}
+
+/// What unwinding a stopped call's stack found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stack {
+    /// The frames, innermost first (at most the frame limit).
+    Frames {
+        /// The frames.
+        frames: Vec<Frame>,
+        /// The frame limit cut the walk: more frames were there.
+        truncated: bool,
+    },
+    /// The thread runs code no unwinder here walks (i386): why, in one
+    /// line.
+    Unsupported(&'static str),
+}
+
+/// One process's modules as framehop sees them, valid while its
+/// /proc/PID/maps reads the same.
+struct Space {
+    maps: Vec<u8>,
+    modules: Vec<Mapped>,
+    unwinder: UnwinderX86_64<Bytes>,
+}
+
+/// The unwinder's state for a whole run: parsed files, each traced
+/// process's modules, framehop's rule cache.
+pub struct Stacks {
+    limit: usize,
+    /// `-kk`: each frame's source file and line too.
+    source: bool,
+    files: Files,
+    spaces: HashMap<i32, Space>,
+    cache: CacheX86_64,
+}
+
+impl Stacks {
+    /// Unwinding at most `limit` frames a stack, naming each frame's
+    /// source line too with `source`.
+    pub fn new(limit: usize, source: bool) -> Stacks {
+        Stacks {
+            limit,
+            source,
+            files: Files::default(),
+            spaces: HashMap::new(),
+            cache: CacheX86_64::new(),
+        }
+    }
+
+    /// Forget process `tgid`'s modules: it exec'd or ended.
+    pub fn forget(&mut self, tgid: i32) {
+        self.spaces.remove(&tgid);
+    }
+
+    /// The stack of stopped thread `tid` (of process `tgid`), whose
+    /// memory `mem` reads.
+    pub fn unwind(&mut self, tid: i32, tgid: i32, mem: &mut Memory) -> Stack {
+        // Registers are read in kernel.rs, the one place that uses ptrace.
+        let Some(regs) = crate::kernel::stack_registers(nix::unistd::Pid::from_raw(tid)) else {
+            return Stack::Frames {
+                frames: Vec::new(),
+                truncated: false,
+            };
+        };
+        if regs.code32 {
+            return Stack::Unsupported(
+                "stack not unwound: framehop unwinds x86_64 code only, not i386",
+            );
+        }
+        let (ip, sp, bp) = (regs.ip, regs.sp, regs.bp);
+        let Ok(maps) = std::fs::read(format!("/proc/{tid}/maps")) else {
+            return Stack::Frames {
+                frames: Vec::new(),
+                truncated: false,
+            };
+        };
+        let space = match self.spaces.remove(&tgid) {
+            Some(s) if s.maps == maps => s,
+            _ => self.space(maps),
+        };
+        let mut read = |addr: u64| mem.read_word(addr, Arch::X86_64).ok_or(());
+        let mut frames = Vec::new();
+        let mut iter = space.unwinder.iter_frames(
+            ip,
+            UnwindRegsX86_64::new(ip, sp, bp),
+            &mut self.cache,
+            &mut read,
+        );
+        // An error ends the walk: what was found so far is the stack.
+        let mut truncated = false;
+        while let Ok(Some(frame)) = iter.next() {
+            if frames.len() == self.limit {
+                truncated = true;
+                break;
+            }
+            frames.push(name(&space.modules, frame, self.source));
+        }
+        self.spaces.insert(tgid, space);
+        Stack::Frames { frames, truncated }
+    }
+
+    /// A process's modules from its maps, each given to framehop with the
+    /// sections it unwinds from.
+    fn space(&mut self, maps: Vec<u8>) -> Space {
+        let modules = self.files.mapped(&maps);
+        let mut unwinder = UnwinderX86_64::new();
+        for m in &modules {
+            let Some(elf) = &m.elf else {
+                continue;
+            };
+            let info = ExplicitModuleSectionInfo {
+                base_svma: 0,
+                text_svma: elf.text.clone(),
+                got_svma: elf.got.clone(),
+                eh_frame_svma: elf.eh_frame.as_ref().map(|s| s.svma.clone()),
+                eh_frame: elf.eh_frame.as_ref().map(|s| s.bytes.clone()),
+                eh_frame_hdr_svma: elf.eh_frame_hdr.as_ref().map(|s| s.svma.clone()),
+                eh_frame_hdr: elf.eh_frame_hdr.as_ref().map(|s| s.bytes.clone()),
+                debug_frame: elf.debug_frame.as_ref().map(|s| s.bytes.clone()),
+                ..Default::default()
+            };
+            unwinder.add_module(Module::new(m.path.clone(), m.range.clone(), m.bias, info));
+        }
+        Space {
+            maps,
+            modules,
+            unwinder,
+        }
+    }
+}
+
+/// Name `frame` from the module it is in (and its source line, with
+/// `source`).
+fn name(modules: &[Mapped], frame: framehop::FrameAddress, source: bool) -> Frame {
+    let address = frame.address();
+    // A return address may be just past a call that ends its function:
+    // the call itself (one byte back) says which function it is.
+    let lookup = frame.address_for_lookup();
+    let Some(m) = modules.iter().find(|m| m.range.contains(&lookup)) else {
+        return Frame {
+            module: None,
+            symbol: None,
+            offset: 0,
+            address,
+            source: None,
+        };
+    };
+    let file_addr = address.wrapping_sub(m.bias);
+    let symbol = m
+        .elf
+        .as_ref()
+        .and_then(|e| e.symbol(lookup.wrapping_sub(m.bias)));
+    // strace shows a source line with a symbol only.
+    let source = source && symbol.is_some();
+    Frame {
+        module: Some(m.path.clone()),
+        symbol: symbol.map(|(s, _)| s.to_string()),
+        offset: symbol.map_or(0, |(_, off)| off + (address - lookup)),
+        address: file_addr,
+        source: m
+            .elf
+            .as_ref()
+            .filter(|_| source)
+            .and_then(|e| e.source(lookup.wrapping_sub(m.bias))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_print_as_strace_prints_them() {
+        let mut f = Frame {
+            module: Some("/usr/lib/x86_64-linux-gnu/libc.so.6".into()),
+            symbol: Some("write".into()),
+            offset: 0x14,
+            address: 0x114a04,
+            source: None,
+        };
+        assert_eq!(
+            f.text(),
+            "/usr/lib/x86_64-linux-gnu/libc.so.6(write+0x14) [0x114a04]"
+        );
+        assert_eq!(
+            f.json().to_string(),
+            r#"{"module":"/usr/lib/x86_64-linux-gnu/libc.so.6","symbol":"write","offset":20,"address":1133060}"#
+        );
+        f.symbol = None;
+        assert_eq!(
+            f.text(),
+            "/usr/lib/x86_64-linux-gnu/libc.so.6(+0x0) [0x114a04]"
+        );
+        f.module = None;
+        assert_eq!(f.text(), "unexpected_backtracing_error [0x114a04]");
+    }
+}
