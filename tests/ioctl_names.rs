@@ -192,7 +192,8 @@ fn list_ioctls_counts_every_request_and_each_header_group() {
 
 /// One code, several requests: the device an fd is open on picks the
 /// request, with parameters or plain (the fixture names plain files in a
-/// tmpfs /dev of its own mount namespace like the devices).
+/// tmpfs /dev of its own mount namespace like the devices); with no path
+/// (fd -1), a general subsystem's meaning over a vendor driver's.
 #[test]
 fn the_device_picks_between_a_family_and_a_plain_request() {
     let bin = fixture("ioctl_by_path");
@@ -212,7 +213,7 @@ fn the_device_picks_between_a_family_and_a_plain_request() {
                 bytes(32)
             ),
             &format!(
-                "ioctl(6, VBG_IOCTL_VMMDEV_REQUEST(64) or VIDIOC_ENUM_FMT, \"{}\"..) = -1 [ENOTTY]",
+                "ioctl(6, VIDIOC_ENUM_FMT, \"{}\"..) = -1 [ENOTTY]",
                 bytes(32)
             ),
             &format!(
@@ -220,6 +221,16 @@ fn the_device_picks_between_a_family_and_a_plain_request() {
                 bytes(24)
             ),
             &format!("ioctl(5, HIDIOCGUSAGE, \"{}\") = -1 [ENOTTY]", bytes(24)),
+            &"ioctl(7, VT_GETSTATE, ADDR) = -1 [ENOTTY]".to_string(),
+            &"ioctl(-1, VT_GETSTATE, ADDR) = -1 [EBADF]".to_string(),
+            &format!(
+                "ioctl(-1, VIDIOC_ENUM_FMT, \"{}\"..) = -1 [EBADF]",
+                bytes(32)
+            ),
+            &format!(
+                "ioctl(-1, _IOWR('V', 0x6, 32), \"{}\") = -1 [EBADF]",
+                bytes(32)
+            ),
         ]
     );
 }
