@@ -186,7 +186,8 @@ fn struct_arguments_are_decoded_from_the_kernels_btf() {
 }
 
 /// With no BTF (here: RTRACE_BTF_DIR names an empty directory) the same
-/// requests print the bytes their codes carry, quietly.
+/// requests print the bytes their codes carry, quietly; a plain integer
+/// type (RNDGETENTCNT's `int`) is still a number.
 #[test]
 fn without_btf_the_arguments_are_bytes() {
     let empty = Path::new(env!("CARGO_TARGET_TMPDIR")).join("no-btf");
@@ -197,10 +198,9 @@ fn without_btf_the_arguments_are_bytes() {
     ] {
         let (lines, a) = run_fixture(&bin, tag, &[("RTRACE_BTF_DIR", empty.to_str().unwrap())]);
         check_common(&lines, &a);
-        let entropy = (a["entropy"] as u32).to_le_bytes();
         let fsx = quoted(&[0; 28], false);
         let expected = [
-            format!("ioctl(4, RNDGETENTCNT, {}) = 0", quoted(&entropy, false)),
+            format!("ioctl(4, RNDGETENTCNT, [{}]) = 0", a["entropy"]),
             format!("ioctl(5, FS_IOC_FSGETXATTR, {fsx}) = 0"),
             format!("ioctl(5, FS_IOC_FSSETXATTR, {fsx}) = 0"),
         ];
@@ -463,4 +463,88 @@ fn json_renders_btf_structs_and_bytes() {
         by_request("RNDGETENTCNT")["args"]["arg"],
         serde_json::json!([a["entropy"]])
     );
+}
+
+/// The `ioctl_families` fixture's lines (on /dev/null, all ENOTTY): a
+/// request with parameters takes its family's type (`EVIOCSABS(ABS_X)`:
+/// `struct input_absinfo`), the loop device's plain-number status requests
+/// the struct the kernel copies, and plain integer types are numbers; the
+/// `_IOR` ones failed, so their pointers. `abs` and `loop` are the two
+/// structs as printed (from BTF, or as bytes without it).
+fn families_lines(abs: &str, loop_status: &str) -> Vec<String> {
+    vec![
+        "write(-1, \"BEGIN\", 5) = -1 [EBADF]".to_string(),
+        format!("ioctl(3, EVIOCSABS(ABS_X), {abs}) = -1 [ENOTTY]"),
+        "ioctl(3, EVIOCGABS(ABS_Y), &ADDR) = -1 [ENOTTY]".to_string(),
+        format!("ioctl(3, LOOP_SET_STATUS64, {loop_status}) = -1 [ENOTTY]"),
+        "ioctl(3, LOOP_GET_STATUS64, &ADDR) = -1 [ENOTTY]".to_string(),
+        "ioctl(3, PERF_EVENT_IOC_PERIOD, [42]) = -1 [ENOTTY]".to_string(),
+        "ioctl(3, RNDADDTOENTCNT, [-5]) = -1 [ENOTTY]".to_string(),
+        "exit_group(0)".to_string(),
+        "Process exited normally with code 0".to_string(),
+    ]
+}
+
+fn families_run(bin: &Path, env: &[(&str, &str)]) -> Vec<String> {
+    let run = trace_env(&[], &[name(bin)], env);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    run.after_marker()
+}
+
+/// With the kernel's BTF: `struct input_absinfo` and `struct loop_info64`
+/// field by field, for x86_64 and i386 programs (both structs are laid out
+/// alike on both).
+#[test]
+fn families_and_loop_status_are_decoded_from_btf() {
+    if !Path::new("/sys/kernel/btf/vmlinux").exists() {
+        eprintln!("skipped: this kernel has no /sys/kernel/btf/vmlinux");
+        return;
+    }
+    let abs = "{value=1, minimum=-2, maximum=3, fuzz=4, flat=5, resolution=6}";
+    let bytes = |text: &[u8], n: usize| {
+        let mut v: Vec<String> = text.iter().map(|b| b.to_string()).collect();
+        v.resize(n, "0".to_string());
+        v.join(", ")
+    };
+    let loop_status = format!(
+        "{{lo_device=0, lo_inode=0, lo_rdevice=0, lo_offset=4096, lo_sizelimit=0, \
+         lo_number=7, lo_encrypt_type=0, lo_encrypt_key_size=0, lo_flags=1, \
+         lo_file_name=[{}, ..], lo_crypt_name=[{}, ..], lo_encrypt_key=[{}], lo_init=[0, 0]}}",
+        bytes(b"disk.img", 32),
+        bytes(b"", 32),
+        bytes(b"", 32)
+    );
+    for bin in [fixture("ioctl_families"), fixture_m32("ioctl_families")] {
+        assert_eq!(families_run(&bin, &[]), families_lines(abs, &loop_status));
+    }
+}
+
+/// Without BTF the structs are the bytes the kernel copies (the loop
+/// status's too, though its code carries no size), and a `__u64` or `int`
+/// argument is still the number.
+#[test]
+fn without_btf_families_are_bytes_and_integers_numbers() {
+    let empty = Path::new(env!("CARGO_TARGET_TMPDIR")).join("no-btf");
+    std::fs::create_dir_all(&empty).unwrap();
+    let env = [("RTRACE_BTF_DIR", empty.to_str().unwrap())];
+    let abs: Vec<u8> = [1i32, -2, 3, 4, 5, 6]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let mut info = vec![0u8; 232];
+    info[24..32].copy_from_slice(&4096u64.to_le_bytes());
+    let loop_status = quoted(&info[..32], true);
+    for bin in [fixture("ioctl_families"), fixture_m32("ioctl_families")] {
+        let lines = families_run(&bin, &env);
+        assert_eq!(lines, families_lines(&quoted(&abs, false), &loop_status));
+    }
+    // --json: the number is an array of one number.
+    let run = trace_env(&["--json"], &[name(&fixture("ioctl_families"))], &env);
+    let period = run
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["args"]["request"] == "PERF_EVENT_IOC_PERIOD")
+        .expect("PERF_EVENT_IOC_PERIOD");
+    assert_eq!(period["args"]["arg"], serde_json::json!([42]));
 }

@@ -137,10 +137,10 @@ pub struct Argument {
 }
 
 /// How the argument of `code`, made through `arch` on an fd opened on
-/// `path`, travels: what the kernel copies (the header's type, or the
-/// exception the table records) and which way. `None` when no header
-/// names the code, it carries no typed argument, or the requests the fd
-/// leaves disagree.
+/// `path`, travels: what the kernel copies (the header's type, the type a
+/// request with parameters takes, or the exception the table records) and
+/// which way. `None` when no header names the code, it carries no typed
+/// argument, or the requests the fd leaves ([`requests`]) disagree.
 pub fn argument(arch: Arch, code: u32, path: Option<&str>) -> Option<Argument> {
     let t = table(arch);
     let one = |d: &Def| -> Option<Argument> {
@@ -155,9 +155,23 @@ pub fn argument(arch: Arch, code: u32, path: Option<&str>) -> Option<Argument> {
             dir: (code >> 30) as u64 & 3,
         })
     };
-    let defs = pick(arch, code, path);
-    let first = one(defs.first()?)?;
-    defs.iter().all(|d| one(d) == Some(first)).then_some(first)
+    let (family, defs) = requests(arch, code, path);
+    let Some(def) = defs.first() else {
+        // A request with parameters that leave the size alone has one
+        // type (`EVIOCGABS(ABS_X)`: `struct input_absinfo`).
+        let (f, _) = family?;
+        return (!f.arg.is_empty()).then_some(Argument {
+            copied: Copied::Pointee(f.arg, ((code >> 16) & 0x3fff) as u16),
+            dir: (code >> 30) as u64 & 3,
+        });
+    };
+    let first = one(def)?;
+    let same = defs.iter().all(|d| one(d) == Some(first));
+    // The request with parameters too, where it names the code beside
+    // plain ones: the type must be the same.
+    let family_same =
+        family.is_none_or(|(f, _)| matches!(first.copied, Copied::Pointee(ty, _) if ty == f.arg));
+    (same && family_same).then_some(first)
 }
 
 /// [`arg_type`] on an fd opened on `path`: where several requests share

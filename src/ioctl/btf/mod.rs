@@ -27,6 +27,10 @@ use btf_rs::{Backend, Btf, Type};
 
 pub use shape::{Kind, Member, Shape};
 
+/// The [`Found::source`] of a type known from its C spelling alone (a
+/// pointer, a plain integer type), without BTF.
+pub const C_TYPE: &str = "(C)";
+
 /// The BTF directory the kernel publishes.
 const SYS_BTF: &str = "/sys/kernel/btf";
 
@@ -188,7 +192,7 @@ pub fn lookup(ty: &str, size: usize, i386: bool) -> Option<Found> {
         let width = if i386 { 4 } else { 8 };
         return (size == width).then(|| Found {
             shape: Arc::new(Shape::pointer(ty, width)),
-            source: PathBuf::from("(C)"),
+            source: PathBuf::from(C_TYPE),
         });
     }
     let found = if let Some((elem, count)) = array_spelling(ty) {
@@ -196,8 +200,8 @@ pub fn lookup(ty: &str, size: usize, i386: bool) -> Option<Found> {
         // whatever the code's size makes it.
         let e = match count {
             Some(n) if n == 0 || !size.is_multiple_of(n) => return None,
-            Some(n) => kernel()?.find(elem, size / n)?,
-            None => kernel()?.find(elem, 0)?,
+            Some(n) => find_or_scalar(elem, size / n, i386)?,
+            None => find_or_scalar(elem, 0, i386)?,
         };
         let esize = e.shape.size;
         if esize == 0 || !size.is_multiple_of(esize) {
@@ -210,12 +214,33 @@ pub fn lookup(ty: &str, size: usize, i386: bool) -> Option<Found> {
             source: e.source,
         }
     } else {
-        kernel()?.find(ty, size)?
+        let found = find_or_scalar(ty, size, i386)?;
+        if found.source == Path::new(C_TYPE) {
+            // The program's own size: no layout to compare.
+            return Some(found);
+        }
+        found
     };
     if i386 && !found.shape.i386_layout_same() {
-        return None;
+        // A `long` is the program's own size at its code's size.
+        return Shape::scalar(ty, size, i386).map(|shape| Found {
+            shape: Arc::new(shape),
+            source: PathBuf::from(C_TYPE),
+        });
     }
     Some(found)
+}
+
+/// `ty` of `size` bytes (any if 0) from the kernel's BTF, or, where there
+/// is none or it lacks the name, a plain integer type known from its
+/// spelling (`__u64` prints `[42]`, not its bytes).
+fn find_or_scalar(ty: &str, size: usize, i386: bool) -> Option<Found> {
+    kernel().and_then(|k| k.find(ty, size)).or_else(|| {
+        Shape::scalar(ty, size, i386).map(|shape| Found {
+            shape: Arc::new(shape),
+            source: PathBuf::from(C_TYPE),
+        })
+    })
 }
 
 /// The layout of `ty` whatever its size, for `--explain-ioctl`.
