@@ -470,7 +470,8 @@ fn json_renders_btf_structs_and_bytes() {
 /// `struct input_absinfo`), LOOP_SET_STATUS64 its `struct loop_info64`
 /// (the loop group's, as strace shows it without -v), the old
 /// LOOP_SET_STATUS the `struct loop_info` the kernel copies, and plain
-/// integer types are numbers; the `_IOR` ones failed, so their pointers.
+/// integer types are numbers (MIXER_WRITE(40)'s `int` is its family's);
+/// the `_IOR` ones failed, so their pointers.
 /// `abs` and `old` are the two structs as printed (from BTF, or as bytes
 /// without it).
 fn families_lines(abs: &str, old: &str) -> Vec<String> {
@@ -485,6 +486,7 @@ fn families_lines(abs: &str, old: &str) -> Vec<String> {
         format!("ioctl(3, LOOP_SET_STATUS, {old}) = -1 [ENOTTY]"),
         "ioctl(3, PERF_EVENT_IOC_PERIOD, [42]) = -1 [ENOTTY]".to_string(),
         "ioctl(3, RNDADDTOENTCNT, [-5]) = -1 [ENOTTY]".to_string(),
+        "ioctl(3, MIXER_WRITE(40), [-5]) = -1 [ENOTTY]".to_string(),
         "exit_group(0)".to_string(),
         "Process exited normally with code 0".to_string(),
     ]
