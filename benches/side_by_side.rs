@@ -386,10 +386,11 @@ const TABLES: &[(&str, fn())] = &[
     ("filtered", filtered),
     ("unpinned", unpinned),
     ("bpf", bpf::table),
+    ("btf", btf::table),
 ];
 
 fn main() {
-    // BENCH_ONLY=filtered, =unpinned or =bpf runs one of the tables.
+    // BENCH_ONLY=filtered, =unpinned, =bpf or =btf runs one of the tables.
     let only = std::env::var("BENCH_ONLY").unwrap_or_default();
     if !only.is_empty() && !TABLES.iter().any(|(name, _)| *name == only) {
         let names: Vec<&str> = TABLES.iter().map(|(name, _)| *name).collect();
@@ -774,3 +775,5 @@ fn unpinned() {
 /// file and in HACKING.md ("The BPF engine", its Measurements).
 #[path = "side_by_side/bpf.rs"]
 mod bpf;
+#[path = "side_by_side/btf.rs"]
+mod btf;

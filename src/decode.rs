@@ -90,3 +90,19 @@ pub fn put_extended(p: &mut Printer, name: &str, body: impl FnOnce(&mut Printer,
     body(p, "");
     p.close(")");
 }
+
+/// A device number as `makedev(0x8, 0x1)` (glibc's major/minor split);
+/// `-V`: the raw number. (Moved from `service/fs_stat.rs` so the ioctl
+/// decoders can print one too.)
+pub fn put_dev(p: &mut Printer, name: &str, dev: u64) {
+    if !p.symbols() {
+        p.hex(name, dev);
+        return;
+    }
+    let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
+    let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
+    p.open(name, "makedev(", Naming::Elements);
+    p.hex("major", major);
+    p.hex("minor", minor);
+    p.close(")");
+}

@@ -186,7 +186,8 @@ fn struct_arguments_are_decoded_from_the_kernels_btf() {
 }
 
 /// With no BTF (here: RTRACE_BTF_DIR names an empty directory) the same
-/// requests print the bytes their codes carry, quietly.
+/// requests print the bytes their codes carry, quietly; a plain integer
+/// type (RNDGETENTCNT's `int`) is still a number.
 #[test]
 fn without_btf_the_arguments_are_bytes() {
     let empty = Path::new(env!("CARGO_TARGET_TMPDIR")).join("no-btf");
@@ -197,10 +198,9 @@ fn without_btf_the_arguments_are_bytes() {
     ] {
         let (lines, a) = run_fixture(&bin, tag, &[("RTRACE_BTF_DIR", empty.to_str().unwrap())]);
         check_common(&lines, &a);
-        let entropy = (a["entropy"] as u32).to_le_bytes();
         let fsx = quoted(&[0; 28], false);
         let expected = [
-            format!("ioctl(4, RNDGETENTCNT, {}) = 0", quoted(&entropy, false)),
+            format!("ioctl(4, RNDGETENTCNT, [{}]) = 0", a["entropy"]),
             format!("ioctl(5, FS_IOC_FSGETXATTR, {fsx}) = 0"),
             format!("ioctl(5, FS_IOC_FSSETXATTR, {fsx}) = 0"),
         ];
@@ -462,5 +462,122 @@ fn json_renders_btf_structs_and_bytes() {
     assert_eq!(
         by_request("RNDGETENTCNT")["args"]["arg"],
         serde_json::json!([a["entropy"]])
+    );
+}
+
+/// The `ioctl_families` fixture's lines (on /dev/null, all ENOTTY): a
+/// request with parameters takes its family's type (`EVIOCSABS(ABS_X)`:
+/// `struct input_absinfo`), LOOP_SET_STATUS64 its `struct loop_info64`
+/// (the loop group's, as strace shows it without -v), the old
+/// LOOP_SET_STATUS the `struct loop_info` the kernel copies, and plain
+/// integer types are numbers (MIXER_WRITE(40)'s `int` is its family's);
+/// the `_IOR` ones failed, so their pointers.
+/// `abs` and `old` are the two structs as printed (from BTF, or as bytes
+/// without it).
+fn families_lines(abs: &str, old: &str) -> Vec<String> {
+    vec![
+        "write(-1, \"BEGIN\", 5) = -1 [EBADF]".to_string(),
+        format!("ioctl(3, EVIOCSABS(ABS_X), {abs}) = -1 [ENOTTY]"),
+        "ioctl(3, EVIOCGABS(ABS_Y), &ADDR) = -1 [ENOTTY]".to_string(),
+        "ioctl(3, LOOP_SET_STATUS64, {lo_offset=0x1000, lo_number=7, \
+         lo_flags=LO_FLAGS_READ_ONLY, lo_file_name=\"disk.img\", ..}) = -1 [ENOTTY]"
+            .to_string(),
+        "ioctl(3, LOOP_GET_STATUS64, &ADDR) = -1 [ENOTTY]".to_string(),
+        format!("ioctl(3, LOOP_SET_STATUS, {old}) = -1 [ENOTTY]"),
+        "ioctl(3, PERF_EVENT_IOC_PERIOD, [42]) = -1 [ENOTTY]".to_string(),
+        "ioctl(3, RNDADDTOENTCNT, [-5]) = -1 [ENOTTY]".to_string(),
+        "ioctl(3, MIXER_WRITE(40), [-5]) = -1 [ENOTTY]".to_string(),
+        "exit_group(0)".to_string(),
+        "Process exited normally with code 0".to_string(),
+    ]
+}
+
+fn families_run(bin: &Path, args: &[&str], env: &[(&str, &str)]) -> Vec<String> {
+    let run = trace_env(args, &[name(bin)], env);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    run.after_marker()
+}
+
+/// The first 4 bytes `n`, then zeros: the old `struct loop_info` as the
+/// fixture fills it (lo_number first), cut at -s 32.
+fn old_status_bytes(n: u8) -> String {
+    let mut b = vec![0u8; 32];
+    b[0] = n;
+    quoted(&b, true)
+}
+
+/// With the kernel's BTF: `struct input_absinfo` field by field, for x86_64
+/// and i386 programs (its layout is the same on both); the old `struct
+/// loop_info` too where its layout is the program's (x86_64: i386's has
+/// 4-byte `long`s, so its bytes).
+#[test]
+fn families_and_loop_status_are_decoded_from_btf() {
+    if !Path::new("/sys/kernel/btf/vmlinux").exists() {
+        eprintln!("skipped: this kernel has no /sys/kernel/btf/vmlinux");
+        return;
+    }
+    let abs = "{value=1, minimum=-2, maximum=3, fuzz=4, flat=5, resolution=6}";
+    let zeros = vec!["0"; 32].join(", ");
+    let old = format!(
+        "{{lo_number=3, lo_device=0, lo_inode=0, lo_rdevice=0, lo_offset=0, \
+         lo_encrypt_type=0, lo_encrypt_key_size=0, lo_flags=0, lo_name=\"old.img\", \
+         lo_encrypt_key=[{zeros}], lo_init=[0, 0], reserved=\"\"}}"
+    );
+    let lines = families_run(&fixture("ioctl_families"), &[], &[]);
+    assert_eq!(lines, families_lines(abs, &old));
+    let lines = families_run(&fixture_m32("ioctl_families"), &[], &[]);
+    assert_eq!(lines, families_lines(abs, &old_status_bytes(3)));
+}
+
+/// Without BTF the structs are the bytes the kernel copies (the old loop
+/// status's too, though its code carries no size), the loop group's
+/// `struct loop_info64` is decoded all the same (every field with -v, as
+/// strace does), and a `__u64` or `int` argument is still the number.
+#[test]
+fn without_btf_families_are_bytes_and_integers_numbers() {
+    let empty = Path::new(env!("CARGO_TARGET_TMPDIR")).join("no-btf");
+    std::fs::create_dir_all(&empty).unwrap();
+    let env = [("RTRACE_BTF_DIR", empty.to_str().unwrap())];
+    let abs: Vec<u8> = [1i32, -2, 3, 4, 5, 6]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    for bin in [fixture("ioctl_families"), fixture_m32("ioctl_families")] {
+        let lines = families_run(&bin, &[], &env);
+        assert_eq!(
+            lines,
+            families_lines(&quoted(&abs, false), &old_status_bytes(3))
+        );
+    }
+    let lines = families_run(&fixture("ioctl_families"), &["-v"], &env);
+    assert_eq!(
+        lines[3],
+        "ioctl(3, LOOP_SET_STATUS64, {lo_device=makedev(0x0, 0x0), lo_inode=0, \
+         lo_rdevice=makedev(0x0, 0x0), lo_offset=0x1000, lo_sizelimit=0, lo_number=7, \
+         lo_encrypt_type=LO_CRYPT_NONE, lo_encrypt_key_size=0, lo_flags=LO_FLAGS_READ_ONLY, \
+         lo_file_name=\"disk.img\", lo_crypt_name=\"\", lo_encrypt_key=\"\", \
+         lo_init=[0, 0]}) = -1 [ENOTTY]"
+    );
+    // --json: the number is an array of one number; the loop status an
+    // object with its flags named.
+    let run = trace_env(&["--json"], &[name(&fixture("ioctl_families"))], &env);
+    let calls: Vec<serde_json::Value> = run
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .collect();
+    let arg = |request: &str| {
+        calls
+            .iter()
+            .find(|v| v["args"]["request"] == request)
+            .unwrap_or_else(|| panic!("no {request}"))["args"]["arg"]
+            .clone()
+    };
+    assert_eq!(arg("PERF_EVENT_IOC_PERIOD"), serde_json::json!([42]));
+    assert_eq!(
+        arg("LOOP_SET_STATUS64"),
+        serde_json::json!({"lo_offset": 4096, "lo_number": 7,
+            "lo_flags": {"value": 1, "flags": ["LO_FLAGS_READ_ONLY"]},
+            "lo_file_name": "disk.img", "..": true})
     );
 }

@@ -364,6 +364,21 @@ TABLES = [
       names=[
       "UFFDIO_API",
       ]),
+    T("ioctl", "LOOP_REQUESTS", ["linux/ioctl.h", "linux/loop.h"], "consts",
+      "The loop device requests the loop group decodes", ty="u32",
+      names=[
+      "LOOP_SET_STATUS64",
+      "LOOP_GET_STATUS64",
+      "LOOP_CONFIGURE",
+      ]),
+    T("ioctl", "LOOP_FLAGS", ["linux/loop.h"], "flags",
+      "`struct loop_info64.lo_flags` (an enum in the header)",
+      names=["LO_FLAGS_READ_ONLY", "LO_FLAGS_AUTOCLEAR", "LO_FLAGS_PARTSCAN", "LO_FLAGS_DIRECT_IO"]),
+    T("ioctl", "LOOP_CRYPT", ["linux/loop.h"], "values",
+      "`struct loop_info64.lo_encrypt_type`", ty="u64",
+      names=["LO_CRYPT_NONE", "LO_CRYPT_XOR", "LO_CRYPT_DES", "LO_CRYPT_FISH2", "LO_CRYPT_BLOW",
+             "LO_CRYPT_CAST128", "LO_CRYPT_IDEA", "LO_CRYPT_DUMMY", "LO_CRYPT_SKIPJACK",
+             "LO_CRYPT_CRYPTOAPI"]),
     # ---- the decoders' tables, moved from the hand-written files (each "was" says
     # where); their order is the lookup order the decoders had
     # was src/decode.rs:OPEN_FLAGS

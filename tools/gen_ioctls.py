@@ -61,6 +61,14 @@ PACKAGE = "linux-libc-dev"
 # linux-libc-dev; libdrm-dev ships copies of most under /usr/include/libdrm.
 DRM_PACKAGE = "libdrm-dev"
 LIBDRM = "/usr/include/libdrm"
+# The DRM drivers libdrm-dev has no copy of (etnaviv, lima, v3d, panfrost,
+# ...) come from the kernel's own include/uapi/drm, in Debian's
+# linux-source package (the tree of the same kernel as linux-libc-dev):
+# only those headers are read out of its tarball, and only where libdrm-dev
+# lacks the file.
+KERNEL_SOURCE_PACKAGE = "linux-source-6.1"
+KERNEL_SOURCE_TARBALL = "/usr/src/linux-source-6.1.tar.xz"
+KERNEL_DRM_MEMBER = "linux-source-6.1/include/uapi/drm"
 
 # Headers from libc6-dev that carry kernel ioctl numbers strace also names.
 EXTRA_HEADERS = ["scsi/sg.h", "scsi/scsi.h", "scsi/scsi_ioctl.h"]
@@ -170,19 +178,60 @@ def source_text():
     drm = package_version(DRM_PACKAGE)
     if drm and os.path.isdir(LIBDRM):
         parts.append(f"{DRM_PACKAGE} {drm}")
+        if kernel_drm_dir():
+            parts.append(f"{KERNEL_SOURCE_PACKAGE} {package_version(KERNEL_SOURCE_PACKAGE)}")
     return ", ".join(parts)
+
+
+def is_drm_uapi(f):
+    """drm.h, drm_mode.h and the drivers' *_drm.h: not libdrm's own API."""
+    return f in ("drm.h", "drm_mode.h") or f.endswith("_drm.h")
+
+
+_KERNEL_DRM = []
+
+
+def kernel_drm_dir():
+    """A directory holding the kernel's DRM driver headers that libdrm-dev
+    has no copy of, read from the linux-source package's tarball once;
+    None where either package is missing."""
+    if _KERNEL_DRM:
+        return _KERNEL_DRM[0]
+    _KERNEL_DRM.append(None)
+    if not (package_version(DRM_PACKAGE) and os.path.isdir(LIBDRM)):
+        return None
+    if not (package_version(KERNEL_SOURCE_PACKAGE) and os.path.isfile(KERNEL_SOURCE_TARBALL)):
+        return None
+    d = tempfile.mkdtemp(prefix="gen_ioctls.kdrm.")
+    r = run(["tar", "-xJf", KERNEL_SOURCE_TARBALL, "-C", d, "--wildcards", KERNEL_DRM_MEMBER + "/*_drm.h"])
+    src = os.path.join(d, KERNEL_DRM_MEMBER)
+    if r.returncode != 0 or not os.path.isdir(src):
+        shutil.rmtree(d)
+        sys.exit(f"gen_ioctls: cannot read {KERNEL_DRM_MEMBER} from {KERNEL_SOURCE_TARBALL}: {r.stderr.strip()}")
+    out = os.path.join(d, "drm")
+    os.makedirs(out)
+    for f in sorted(os.listdir(src)):
+        if is_drm_uapi(f) and not os.path.exists(os.path.join(LIBDRM, f)):
+            shutil.copy(os.path.join(src, f), os.path.join(out, f))
+    shutil.rmtree(os.path.join(d, "linux-source-6.1"))
+    _KERNEL_DRM[0] = out
+    return out
+
+
+def kernel_drm_headers():
+    """The DRM headers read from the kernel's source, as `drm/NAME.h`."""
+    d = kernel_drm_dir()
+    return sorted("drm/" + f for f in os.listdir(d)) if d else []
 
 
 def drm_headers():
     """The kernel's DRM uapi headers as libdrm-dev ships them (drm.h,
-    drm_mode.h, *_drm.h; not libdrm's own API), as `drm/NAME.h`."""
+    drm_mode.h, *_drm.h; not libdrm's own API), as `drm/NAME.h`, and the
+    drivers' libdrm-dev lacks, from the kernel's source."""
     if not package_version(DRM_PACKAGE) or not os.path.isdir(LIBDRM):
         return []
-    return sorted(
-        "drm/" + f
-        for f in os.listdir(LIBDRM)
-        if f in ("drm.h", "drm_mode.h") or f.endswith("_drm.h")
-    )
+    ours = ["drm/" + f for f in os.listdir(LIBDRM) if is_drm_uapi(f)]
+    return sorted(ours + kernel_drm_headers())
 
 
 def header_list():
@@ -208,6 +257,9 @@ def header_list():
 def header_path(h):
     if h.startswith("drm/") and os.path.isfile(os.path.join(LIBDRM, h[4:])):
         return os.path.join(LIBDRM, h[4:])
+    kdrm = kernel_drm_dir() if h.startswith("drm/") else None
+    if kdrm and os.path.isfile(os.path.join(kdrm, h[4:])):
+        return os.path.join(kdrm, h[4:])
     for base in (ARCH_INCLUDE, INCLUDE):
         p = os.path.join(base, h)
         if os.path.isfile(p):
@@ -420,12 +472,12 @@ def bound_families(fams):
     the next such family's base with the same direction and type (EVIOCGBIT
     ends where EVIOCGABS begins), else 256."""
     out = []
-    for key, name, h, nr, size, kinds, consts in fams:
+    for key, name, h, nr, size, kinds, consts, ty in fams:
         end = 0
         if "nr" in kinds:
             later = [f[3] for f in fams if f[0] == key and "nr" in f[5] and f[3] > nr]
             end = min(later, default=256)
-        out.append((key, nr, name, h, end, size, kinds, consts))
+        out.append((key, nr, name, h, end, size, kinds, consts, ty))
     return sorted(out)
 
 
@@ -458,7 +510,14 @@ def stub_dir():
     needs only the kernel types from it)."""
     d = tempfile.mkdtemp(prefix="gen_ioctls.")
     if drm_headers():
-        os.symlink(LIBDRM, os.path.join(d, "drm"))
+        # libdrm-dev's files and the kernel's others side by side, so the
+        # kernel's `#include "drm.h"` finds libdrm-dev's.
+        os.makedirs(os.path.join(d, "drm"))
+        for h in drm_headers():
+            os.symlink(header_path(h), os.path.join(d, h))
+        for f in os.listdir(LIBDRM):
+            if not os.path.exists(os.path.join(d, "drm", f)):
+                os.symlink(os.path.join(LIBDRM, f), os.path.join(d, "drm", f))
         # via_drm.h includes a kernel-internal header it needs nothing from.
         open(os.path.join(d, "via_drmclient.h"), "w").close()
         return d
@@ -586,10 +645,15 @@ def generate(arch_flag):
     workdir = stub_dir()
     fams = {}
     for h in header_list():
-        for name, (key, nr, size, kinds, consts) in compile_families(
-            h, families(h), arch_flag, workdir
-        ).items():
-            fams.setdefault(name, (key, name, h, nr, size, kinds, consts))
+        found_fams = compile_families(h, families(h), arch_flag, workdir)
+        # The argument type of a family whose parameter is only the number
+        # (`EVIOCGABS(abs)` takes a `struct input_absinfo` whatever abs is);
+        # one whose parameter is the size carries bytes of that size.
+        calls = {f"{n}(1)": n for n, f in found_fams.items() if f[3] == ("nr",)}
+        fam_types = {calls[c]: t for c, (_, t) in compile_types(h, list(calls), arch_flag, workdir).items()}
+        for name, (key, nr, size, kinds, consts) in found_fams.items():
+            ty = fam_types.get(name, "")
+            fams.setdefault(name, (key, name, h, nr, size, kinds, consts, ty))
         cands = candidates(h)
         if not cands:
             continue
@@ -619,8 +683,6 @@ def generate(arch_flag):
                     # Not a complete type here: what it points to is unknown.
                     real = ("ptr", "", real[2], real[3], real[4])
             entries.append((code, n, h_, mac, ty, real))
-    if os.path.islink(os.path.join(workdir, "drm")):
-        os.unlink(os.path.join(workdir, "drm"))
     shutil.rmtree(workdir)
     # A name defined in two headers (old copies) is one request.
     uniq = {}
@@ -641,6 +703,12 @@ def render(arch, flag, entries, fams, source):
     out.append(f"// @generated by tools/gen_ioctls.py: every ioctl request the Linux UAPI headers\n")
     out.append(f"// define, with the codes of {arch} (`cc {flag}`). Do not edit by hand:\n")
     out.append(f"// run `python3 tools/gen_ioctls.py` to regenerate (HACKING.md).\n")
+    kdrm = kernel_drm_headers()
+    if kdrm:
+        out.append(f"// The DRM drivers' headers libdrm-dev lacks are the kernel's own, read from\n")
+        out.append(f"// {KERNEL_SOURCE_PACKAGE}'s {KERNEL_SOURCE_TARBALL} ({KERNEL_DRM_MEMBER}):\n")
+        for i in range(0, len(kdrm), 4):
+            out.append(f"//   {', '.join(kdrm[i:i + 4])}\n")
     out.append(f"//! The {arch} ioctl request table (generated data; see `super::names`).\n\n")
     out.append("use super::defs::{Copied::*, Def, Family, Macro::*, Param::*, Real};\n\n")
     out.append("/// The headers the table was generated from.\n")
@@ -686,7 +754,7 @@ def render(arch, flag, entries, fams, source):
     out.append("/// `EVIOCGBIT(ev, len)`), sorted by direction and type bits, then number.\n")
     out.append("#[rustfmt::skip]\n")
     out.append("pub static FAMILIES: &[Family] = &[\n")
-    for key, nr, name, h, end, size, kinds, consts in fams:
+    for key, nr, name, h, end, size, kinds, consts, ty in fams:
         params = []
         for k, names in zip(kinds, consts):
             if k == "size":
@@ -696,10 +764,10 @@ def render(arch, flag, entries, fams, source):
             else:
                 params.append("Nr(&[])")
         out.append(
-            f"    Family::new(0x{key:08x}, {rust_str(name)}, {index[h]}, 0x{nr:02x}, {end}, {size}, &[{', '.join(params)}]),\n"
+            f"    Family::new(0x{key:08x}, {rust_str(name)}, {index[h]}, 0x{nr:02x}, {end}, {size}, &[{', '.join(params)}], {rust_str(ty)}),\n"
         )
     out.append("];\n")
-    for key, nr, name, h, end, size, kinds, consts in fams:
+    for key, nr, name, h, end, size, kinds, consts, ty in fams:
         for i, names in enumerate(consts):
             if names:
                 out.append(f"\n/// The names {name}'s parameter {i + 1} takes.\n")
@@ -724,6 +792,8 @@ def main():
         with open(os.path.join(out_dir, fname), "w") as f:
             f.write(render(arch, flag, entries, fams, source))
         print(f"gen_ioctls: {fname}: {len(entries)} requests", file=sys.stderr)
+    if _KERNEL_DRM and _KERNEL_DRM[0]:
+        shutil.rmtree(os.path.dirname(_KERNEL_DRM[0]))
 
 
 if __name__ == "__main__":

@@ -151,6 +151,57 @@ EXCEPTIONS = [
         "proof": "drivers/input/misc/uinput.c:959 uinput_ioctl_handler(): case "
         "UI_SET_PHYS: phys = strndup_user(p, 1024) (:965)",
     },
+    # The loop device's requests are plain numbers older than the macros:
+    # no type, no direction bits, but the status ones copy a struct.
+    {
+        "names": ["LOOP_SET_STATUS"],
+        "copies": "struct loop_info",
+        "dir": "write",
+        "reason": "a plain number (no type, no direction bits), but the kernel reads "
+        "a `struct loop_info` (a 32-bit program's is the compat layout, which the "
+        "i386 table's size is)",
+        "proof": "drivers/block/loop.c:1579 lo_ioctl(): case LOOP_SET_STATUS: "
+        "loop_set_status_old(lo, argp); :1401 copy_from_user(&info, arg, "
+        "sizeof (struct loop_info)); :1719 lo_compat_ioctl(): "
+        "loop_set_status_compat(lo, (const struct compat_loop_info __user *)arg)",
+    },
+    {
+        "names": ["LOOP_GET_STATUS"],
+        "copies": "struct loop_info",
+        "dir": "read",
+        "reason": "a plain number (no type, no direction bits), but the kernel writes "
+        "a `struct loop_info`",
+        "proof": "drivers/block/loop.c:1585 lo_ioctl(): case LOOP_GET_STATUS: "
+        "loop_get_status_old(lo, argp); :1428 copy_to_user(arg, &info, sizeof(info))",
+    },
+    {
+        "names": ["LOOP_SET_STATUS64"],
+        "copies": "struct loop_info64",
+        "dir": "write",
+        "reason": "a plain number (no type, no direction bits), but the kernel reads "
+        "a `struct loop_info64`",
+        "proof": "drivers/block/loop.c:1587 lo_ioctl(): case LOOP_SET_STATUS64: "
+        "loop_set_status64(lo, argp); :1412 copy_from_user(&info64, arg, "
+        "sizeof (struct loop_info64))",
+    },
+    {
+        "names": ["LOOP_GET_STATUS64"],
+        "copies": "struct loop_info64",
+        "dir": "read",
+        "reason": "a plain number (no type, no direction bits), but the kernel writes "
+        "a `struct loop_info64`",
+        "proof": "drivers/block/loop.c:1593 lo_ioctl(): case LOOP_GET_STATUS64: "
+        "loop_get_status64(lo, argp); :1442 copy_to_user(arg, &info64, sizeof(info64))",
+    },
+    {
+        "names": ["LOOP_CONFIGURE"],
+        "copies": "struct loop_config",
+        "dir": "write",
+        "reason": "a plain number (no type, no direction bits), but the kernel reads "
+        "a `struct loop_config`",
+        "proof": "drivers/block/loop.c:1567 lo_ioctl(): case LOOP_CONFIGURE: "
+        "copy_from_user(&config, argp, sizeof(config)) (:1570)",
+    },
 ]
 
 # Types a package's copy of a header declares otherwise than the kernel:

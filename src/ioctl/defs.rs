@@ -164,10 +164,16 @@ pub struct Family {
     pub size: u16,
     /// The parameters in the macro's order.
     pub params: &'static [Param],
+    /// The argument's C type where the parameters leave the size alone
+    /// (`EVIOCGABS(abs)`: `struct input_absinfo`); "" where a parameter
+    /// is the size (the argument is that many bytes).
+    pub arg: &'static str,
 }
 
 impl Family {
-    /// A table entry (used by the generated files).
+    /// A table entry (used by the generated files): one row of the
+    /// generated table, each column a field, so the arguments are many.
+    #[allow(clippy::too_many_arguments)]
     pub const fn new(
         key: u32,
         name: &'static str,
@@ -176,6 +182,7 @@ impl Family {
         nr_end: u16,
         size: u16,
         params: &'static [Param],
+        arg: &'static str,
     ) -> Family {
         Family {
             key,
@@ -185,6 +192,7 @@ impl Family {
             nr_end,
             size,
             params,
+            arg,
         }
     }
 

@@ -236,6 +236,13 @@ pub fn explain(code: u64, arch: Arch) -> String {
             }
             out.push('\n');
         }
+        How::Btf(found) if found.source == std::path::Path::new(btf::C_TYPE) => {
+            let _ = writeln!(
+                out,
+                "  printed as {} ({} bytes, known from its C spelling), decoded {when}",
+                found.shape.ty, found.shape.size
+            );
+        }
         How::Btf(found) => {
             let _ = writeln!(
                 out,

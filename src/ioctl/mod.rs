@@ -36,6 +36,7 @@ pub mod file;
 mod gen_i386;
 #[rustfmt::skip]
 mod gen_x86_64;
+pub mod loopdev;
 pub mod names;
 pub mod nsfs;
 pub mod sockios;
@@ -229,6 +230,7 @@ static GROUPS: &[&dyn IoctlGroup] = &[
     &sockios::SOCKIOS,
     &uffd::UFFD,
     &nsfs::NSFS,
+    &loopdev::LOOP,
 ];
 
 /// Every group, in lookup order.
@@ -703,6 +705,7 @@ mod tests {
             ("sockios", 50),
             ("file", 10),
             ("nsfs", 4),
+            ("loop", 3),
         ];
         for (group, least) in all {
             let n = checked.get(group).copied().unwrap_or(0);

@@ -137,10 +137,10 @@ pub struct Argument {
 }
 
 /// How the argument of `code`, made through `arch` on an fd opened on
-/// `path`, travels: what the kernel copies (the header's type, or the
-/// exception the table records) and which way. `None` when no header
-/// names the code, it carries no typed argument, or the requests the fd
-/// leaves disagree.
+/// `path`, travels: what the kernel copies (the header's type, the type a
+/// request with parameters takes, or the exception the table records) and
+/// which way. `None` when no header names the code, it carries no typed
+/// argument, or the requests the fd leaves ([`requests`]) disagree.
 pub fn argument(arch: Arch, code: u32, path: Option<&str>) -> Option<Argument> {
     let t = table(arch);
     let one = |d: &Def| -> Option<Argument> {
@@ -155,9 +155,23 @@ pub fn argument(arch: Arch, code: u32, path: Option<&str>) -> Option<Argument> {
             dir: (code >> 30) as u64 & 3,
         })
     };
-    let defs = pick(arch, code, path);
-    let first = one(defs.first()?)?;
-    defs.iter().all(|d| one(d) == Some(first)).then_some(first)
+    let (family, defs) = requests(arch, code, path);
+    let Some(def) = defs.first() else {
+        // A request with parameters that leave the size alone has one
+        // type (`EVIOCGABS(ABS_X)`: `struct input_absinfo`).
+        let (f, _) = family?;
+        return (!f.arg.is_empty()).then_some(Argument {
+            copied: Copied::Pointee(f.arg, ((code >> 16) & 0x3fff) as u16),
+            dir: (code >> 30) as u64 & 3,
+        });
+    };
+    let first = one(def)?;
+    let same = defs.iter().all(|d| one(d) == Some(first));
+    // The request with parameters too, where it names the code beside
+    // plain ones: the type must be the same.
+    let family_same =
+        family.is_none_or(|(f, _)| matches!(first.copied, Copied::Pointee(ty, _) if ty == f.arg));
+    (same && family_same).then_some(first)
 }
 
 /// [`arg_type`] on an fd opened on `path`: where several requests share
@@ -170,17 +184,20 @@ pub fn arg_type_on(arch: Arch, code: u32, path: Option<&str>) -> Option<&'static
 
 /// The requests `code` may be on an fd opened on `path`: when several
 /// requests share the code and the fd's path says which subsystem it
-/// belongs to, the ones from that subsystem's headers; otherwise all.
+/// belongs to, the ones from that subsystem's headers; when the path says
+/// nothing (fd -1, a regular file), the ones of general subsystems over
+/// those of a single vendor's driver ([`vendor`]); otherwise all.
 pub fn pick(arch: Arch, code: u32, path: Option<&str>) -> &'static [Def] {
     let t = table(arch);
     let defs = t.lookup(code);
     if defs.len() < 2 {
         return defs;
     }
-    let Some(hints) = path.and_then(headers_for_path) else {
-        return defs;
+    let hints = path.and_then(headers_for_path);
+    let fits = |d: &Def| match hints {
+        Some(hints) => hints.iter().any(|h| t.header(d).starts_with(h)),
+        None => !vendor(t.header(d)),
     };
-    let fits = |d: &Def| hints.iter().any(|h| t.header(d).starts_with(h));
     // The matches are contiguous only by luck; keep the slice form by
     // choosing the single match, else everything.
     let mut matching = defs.iter().filter(|d| fits(d));
@@ -190,9 +207,32 @@ pub fn pick(arch: Arch, code: u32, path: Option<&str>) -> &'static [Def] {
     }
 }
 
+/// Headers of drivers for one vendor's device (or one hypervisor's guest
+/// device) that reuse a general subsystem's type letter: VirtualBox's
+/// guest driver numbers its requests in V4L2's `'V'` (`VBG_IOCTL_
+/// VMMDEV_REQUEST(64)` is `VIDIOC_ENUM_FMT`'s code, `VBG_IOCTL_VMMDEV_
+/// REQUEST_BIG` is `VT_GETSTATE`'s), `misc/`'s accelerators (habanalabs,
+/// HiSilicon's uacce) in hidraw's `'H'`. Where no path decides, a program
+/// is far likelier to be talking to the general subsystem, so these yield
+/// to it (and are shown only when every meaning is a vendor's); an fd open
+/// on the driver's own device still names them.
+const VENDOR_HEADERS: &[&str] = &["linux/vboxguest.h", "misc/"];
+
+/// Whether `header` is a single vendor's driver ([`VENDOR_HEADERS`]).
+fn vendor(header: &str) -> bool {
+    VENDOR_HEADERS.iter().any(|v| header.starts_with(v))
+}
+
 /// The headers (prefixes) whose requests an fd on `path` takes.
 fn headers_for_path(path: &str) -> Option<&'static [&'static str]> {
-    const TTY: &[&str] = &["asm-generic/ioctls.h", "asm/ioctls.h"];
+    // A terminal takes the tty requests and, on a virtual console, the
+    // console's (`VT_GETSTATE`, `KDGKBMODE`).
+    const TTY: &[&str] = &[
+        "asm-generic/ioctls.h",
+        "asm/ioctls.h",
+        "linux/vt.h",
+        "linux/kd.h",
+    ];
     static BY_PREFIX: &[(&str, &[&str])] = &[
         (
             "socket:",
@@ -212,6 +252,8 @@ fn headers_for_path(path: &str) -> Option<&'static [&'static str]> {
         ),
         ("/dev/uinput", &["linux/uinput.h"]),
         ("/dev/hidraw", &["linux/hidraw.h"]),
+        ("/dev/vboxguest", &["linux/vboxguest.h"]),
+        ("/dev/vboxuser", &["linux/vboxguest.h"]),
         ("/dev/usb/hiddev", &["linux/hiddev.h"]),
         ("/dev/snd/", &["sound/", "linux/soundcard.h"]),
         ("/dev/dsp", &["linux/soundcard.h"]),
@@ -251,19 +293,34 @@ pub fn joined(defs: &[Def]) -> String {
     names.join(" or ")
 }
 
-/// Every name the headers give `code` on an fd opened on `path`, as
-/// strace prints them: a request with parameters first
-/// (`EVIOCGNAME(256)`), then the requests [`pick`] leaves, joined with
-/// ` or `; where the fd's path says which subsystem it belongs to and
-/// only the request with parameters or only the plain ones come from it,
-/// those alone (`/dev/video0`: `VIDIOC_ENUM_FMT`, not also
-/// `VBG_IOCTL_VMMDEV_REQUEST(64)`). `None` when no header names the code.
-pub fn name(arch: Arch, code: u32, path: Option<&str>) -> Option<String> {
+/// The requests `code` is on an fd opened on `path`: the request with
+/// parameters it is one of, if any, and the plain requests [`pick`]
+/// leaves. Where the fd's path says which subsystem it belongs to and only
+/// the request with parameters or only the plain ones come from it, those
+/// alone (`/dev/video0`: `VIDIOC_ENUM_FMT`, not also
+/// `VBG_IOCTL_VMMDEV_REQUEST(64)`); where no path decides, a general
+/// subsystem's over a vendor driver's ([`VENDOR_HEADERS`]), and a vendor
+/// driver's request with parameters not at all: it takes every size at
+/// its number, so it would name any code of the general subsystem's type
+/// letter (`_IOWR('V', 0x6, 32)`, V4L2's retired VIDIOC_G_MPEGCOMP, is
+/// also `VBG_IOCTL_HGCM_CALL_32(32)`), which only the driver's own device
+/// makes likely.
+pub fn requests(
+    arch: Arch,
+    code: u32,
+    path: Option<&str>,
+) -> (Option<(&'static Family, String)>, &'static [Def]) {
     let t = table(arch);
     let mut defs = pick(arch, code, path);
-    let mut family = t.family(code);
-    if let (Some((f, _)), [_, ..], Some(hints)) = (&family, defs, path.and_then(headers_for_path)) {
-        let fits = |header: &str| hints.iter().any(|h| header.starts_with(h));
+    let hints = path.and_then(headers_for_path);
+    let mut family = t
+        .family(code)
+        .filter(|(f, _)| hints.is_some() || !vendor(t.family_header(f)));
+    if let (Some((f, _)), [_, ..]) = (&family, defs) {
+        let fits = |header: &str| match hints {
+            Some(hints) => hints.iter().any(|h| header.starts_with(h)),
+            None => !vendor(header),
+        };
         let family_fits = fits(t.family_header(f));
         let defs_fit = defs.iter().any(|d| fits(t.header(d)));
         match (family_fits, defs_fit) {
@@ -279,7 +336,15 @@ pub fn name(arch: Arch, code: u32, path: Option<&str>) -> Option<String> {
     {
         family = None;
     }
-    match (family, defs) {
+    (family, defs)
+}
+
+/// Every name the headers give `code` on an fd opened on `path`, as
+/// strace prints them: the request with parameters first
+/// (`EVIOCGNAME(256)`), then the plain requests, joined with ` or `; the
+/// ones [`requests`] leaves. `None` when no header names the code.
+pub fn name(arch: Arch, code: u32, path: Option<&str>) -> Option<String> {
+    match requests(arch, code, path) {
         (None, []) => None,
         (None, defs) => Some(joined(defs)),
         (Some((_, text)), []) => Some(text),
@@ -367,7 +432,33 @@ mod tests {
         let enum_fmt = table(Arch::X86_64).by_name("VIDIOC_ENUM_FMT").unwrap().code;
         assert_eq!(
             name(Arch::X86_64, enum_fmt, None).as_deref(),
-            Some("VBG_IOCTL_VMMDEV_REQUEST(64) or VIDIOC_ENUM_FMT")
+            Some("VIDIOC_ENUM_FMT")
+        );
+        // VirtualBox's device names its own request.
+        assert_eq!(
+            name(Arch::X86_64, enum_fmt, Some("/dev/vboxguest")).as_deref(),
+            Some("VBG_IOCTL_VMMDEV_REQUEST(64)")
+        );
+        // A retired V4L2 number is no VirtualBox request on fd -1 (strace's
+        // ioctl_v4l2 makes them: `_IOC(_IOC_READ|_IOC_WRITE, 0x56, 0x6, 0x20)`).
+        assert_eq!(name(Arch::X86_64, 0xc020_5606, None), None);
+        assert_eq!(
+            name(Arch::X86_64, 0xc020_5606, Some("/dev/vboxuser")).as_deref(),
+            Some("VBG_IOCTL_HGCM_CALL_32(32)")
+        );
+        // VT_GETSTATE shares 0x5603 with VBG_IOCTL_VMMDEV_REQUEST_BIG.
+        let state = table(Arch::X86_64).by_name("VT_GETSTATE").unwrap().code;
+        for path in [None, Some("/dev/tty1")] {
+            assert_eq!(
+                name(Arch::X86_64, state, path).as_deref(),
+                Some("VT_GETSTATE")
+            );
+        }
+        // Two general subsystems stay ambiguous without a path.
+        let usage = table(Arch::X86_64).by_name("HIDIOCGUSAGE").unwrap().code;
+        assert_eq!(
+            name(Arch::X86_64, usage, None).as_deref(),
+            Some("HIDIOCSOUTPUT(24) or HIDIOCGUSAGE")
         );
         assert_eq!(
             name(Arch::X86_64, enum_fmt, Some("/dev/video0")).as_deref(),

@@ -50,24 +50,9 @@ pub fn put_file_mode(p: &mut Printer, name: &str, mode: u64) {
     });
 }
 
-/// A device number as `makedev(0x8, 0x1)` (glibc's major/minor split);
-/// `-V`: the raw number.
-pub fn put_dev(p: &mut Printer, name: &str, dev: u64) {
-    if !p.symbols() {
-        p.hex(name, dev);
-        return;
-    }
-    let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
-    let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
-    put_major_minor(p, name, major, minor);
-}
-
-fn put_major_minor(p: &mut Printer, name: &str, major: u64, minor: u64) {
-    p.open(name, "makedev(", Naming::Elements);
-    p.hex("major", major);
-    p.hex("minor", minor);
-    p.close(")");
-}
+/// A device number as `makedev(0x8, 0x1)`: in `decode`, which the ioctl
+/// decoders share (`struct loop_info64`'s devices).
+pub use crate::decode::put_dev;
 
 /// Little-endian unsigned field of `size` bytes at `off`.
 fn get(d: &[u8], off: usize, size: usize) -> u64 {

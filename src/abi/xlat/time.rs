@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: f93477923ebd984aeefbae05e12ff57ca237e278389f0bd34012e5dc3166a81a
+//! headers-sha256: dbd5633c83614de570bbd3d15dbded4bea85775771c54f159b1187bebf56bd08
 
 use super::super::flags::{FlagDef, flag};
 

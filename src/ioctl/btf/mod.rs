@@ -16,16 +16,21 @@
 //! `RTRACE_BTF_DIR` names another directory to read instead of
 //! /sys/kernel/btf (the tests point it at an empty one to see the fallback).
 
+pub mod index;
 pub mod print;
 pub mod shape;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use btf_rs::{Backend, Btf, Type};
 
 pub use shape::{Kind, Member, Shape};
+
+/// The [`Found::source`] of a type known from its C spelling alone (a
+/// pointer, a plain integer type), without BTF.
+pub const C_TYPE: &str = "(C)";
 
 /// The BTF directory the kernel publishes.
 const SYS_BTF: &str = "/sys/kernel/btf";
@@ -36,6 +41,9 @@ struct KernelBtf {
     dir: PathBuf,
     /// vmlinux's types.
     vmlinux: Btf,
+    /// vmlinux's type ids by the names the request tables use, built on
+    /// the first look-up (`None`: the file could not be indexed).
+    index: OnceLock<Option<index::NameIndex>>,
     /// Every module's types, read on the first name vmlinux lacks.
     modules: OnceLock<Vec<(String, Btf)>>,
     /// Compiled types by name and size, found or not.
@@ -73,6 +81,7 @@ fn load() -> Option<KernelBtf> {
     Some(KernelBtf {
         dir,
         vmlinux,
+        index: OnceLock::new(),
         modules: OnceLock::new(),
         shapes: Mutex::new(HashMap::new()),
     })
@@ -107,11 +116,16 @@ impl KernelBtf {
             return found.clone();
         }
         let (kind, bare) = split_kind(name);
-        let found = find_in(&self.vmlinux, kind, bare, size)
+        let index = self.index.get_or_init(|| {
+            let bytes = std::fs::read(self.dir.join("vmlinux")).ok()?;
+            index::build(&bytes, table_names())
+        });
+        let ids = index.as_ref().and_then(|i| i.get(bare));
+        let found = find_in(&self.vmlinux, ids, kind, bare, size)
             .map(|s| (s, self.dir.join("vmlinux")))
             .or_else(|| {
                 self.modules().iter().find_map(|(module, btf)| {
-                    find_in(btf, kind, bare, size).map(|s| (s, self.dir.join(module)))
+                    find_in(btf, None, kind, bare, size).map(|s| (s, self.dir.join(module)))
                 })
             })
             .map(|(shape, source)| Found {
@@ -159,8 +173,66 @@ fn split_kind(name: &str) -> (TypeKind, &str) {
     (TypeKind::Plain, base)
 }
 
-fn find_in(btf: &Btf, kind: TypeKind, name: &str, size: usize) -> Option<Shape> {
-    let types = btf.resolve_types_by_name(name).ok()?;
+/// The bare names (`fiemap`, `__u32`: see [`split_kind`]) of every type
+/// the request tables give an argument, for [`index::build`].
+fn table_names() -> HashSet<&'static str> {
+    table_types()
+        .into_iter()
+        .filter_map(|(ty, _)| {
+            let ty = ty.trim();
+            if ty.ends_with('*') {
+                return None;
+            }
+            let ty = array_spelling(ty).map_or(ty, |(elem, _)| elem);
+            Some(split_kind(ty).1)
+        })
+        .collect()
+}
+
+/// Every distinct `(type, size)` the request tables (both architectures)
+/// give an argument as the kernel copies it: the header's type at the
+/// code's size, an exception's type, a request with parameters' type.
+/// What `cargo bench`'s first-use measure looks up.
+pub fn table_types() -> Vec<(&'static str, usize)> {
+    let mut out = HashSet::new();
+    for t in super::names::tables() {
+        for d in t.defs {
+            match t.real(d).map(|r| r.copied) {
+                Some(super::defs::Copied::Pointee(ty, size)) => {
+                    out.insert((ty, size as usize));
+                }
+                Some(_) => {}
+                None if !d.arg.is_empty() => {
+                    out.insert((d.arg, ((d.code >> 16) & 0x3fff) as usize));
+                }
+                None => {}
+            }
+        }
+        for f in t.families.iter().filter(|f| !f.arg.is_empty()) {
+            out.insert((f.arg, f.size as usize));
+        }
+    }
+    let mut out: Vec<_> = out.into_iter().collect();
+    out.sort_unstable();
+    out
+}
+
+/// `name` of `kind` and `size` in `btf`, from `ids` where an index knows
+/// the name, else by the crate's scan of every type.
+fn find_in(
+    btf: &Btf,
+    ids: Option<&[u32]>,
+    kind: TypeKind,
+    name: &str,
+    size: usize,
+) -> Option<Shape> {
+    let types = match ids {
+        Some(ids) => ids
+            .iter()
+            .filter_map(|&id| btf.resolve_type_by_id(id).ok())
+            .collect(),
+        None => btf.resolve_types_by_name(name).ok()?,
+    };
     types.iter().find_map(|ty| {
         let wanted = matches!(
             (kind, ty),
@@ -188,7 +260,7 @@ pub fn lookup(ty: &str, size: usize, i386: bool) -> Option<Found> {
         let width = if i386 { 4 } else { 8 };
         return (size == width).then(|| Found {
             shape: Arc::new(Shape::pointer(ty, width)),
-            source: PathBuf::from("(C)"),
+            source: PathBuf::from(C_TYPE),
         });
     }
     let found = if let Some((elem, count)) = array_spelling(ty) {
@@ -196,8 +268,8 @@ pub fn lookup(ty: &str, size: usize, i386: bool) -> Option<Found> {
         // whatever the code's size makes it.
         let e = match count {
             Some(n) if n == 0 || !size.is_multiple_of(n) => return None,
-            Some(n) => kernel()?.find(elem, size / n)?,
-            None => kernel()?.find(elem, 0)?,
+            Some(n) => find_or_scalar(elem, size / n, i386)?,
+            None => find_or_scalar(elem, 0, i386)?,
         };
         let esize = e.shape.size;
         if esize == 0 || !size.is_multiple_of(esize) {
@@ -210,12 +282,33 @@ pub fn lookup(ty: &str, size: usize, i386: bool) -> Option<Found> {
             source: e.source,
         }
     } else {
-        kernel()?.find(ty, size)?
+        let found = find_or_scalar(ty, size, i386)?;
+        if found.source == Path::new(C_TYPE) {
+            // The program's own size: no layout to compare.
+            return Some(found);
+        }
+        found
     };
     if i386 && !found.shape.i386_layout_same() {
-        return None;
+        // A `long` is the program's own size at its code's size.
+        return Shape::scalar(ty, size, i386).map(|shape| Found {
+            shape: Arc::new(shape),
+            source: PathBuf::from(C_TYPE),
+        });
     }
     Some(found)
+}
+
+/// `ty` of `size` bytes (any if 0) from the kernel's BTF, or, where there
+/// is none or it lacks the name, a plain integer type known from its
+/// spelling (`__u64` prints `[42]`, not its bytes).
+fn find_or_scalar(ty: &str, size: usize, i386: bool) -> Option<Found> {
+    kernel().and_then(|k| k.find(ty, size)).or_else(|| {
+        Shape::scalar(ty, size, i386).map(|shape| Found {
+            shape: Arc::new(shape),
+            source: PathBuf::from(C_TYPE),
+        })
+    })
 }
 
 /// The layout of `ty` whatever its size, for `--explain-ioctl`.

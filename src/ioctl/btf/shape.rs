@@ -276,6 +276,71 @@ impl Shape {
         }
     }
 
+    /// A plain integer type by its C spelling (`int`, `__u64`, `size_t`),
+    /// `size` bytes as the program's code carries it (0: any), for an
+    /// `i386` (4-byte `long`) or x86_64 program: known without any
+    /// BTF, so a request whose argument is one prints the number (`[42]`)
+    /// where the kernel has no BTF. `None` for any other spelling, or a
+    /// size the spelling cannot have.
+    pub fn scalar(ty: &str, size: usize, i386: bool) -> Option<Shape> {
+        let ty = ty.trim();
+        let bare = ty.strip_prefix("const ").unwrap_or(ty);
+        // (spelling, signed, fixed size or 0 where the ABI decides)
+        static INTS: &[(&str, bool, usize)] = &[
+            ("int", true, 4),
+            ("signed int", true, 4),
+            ("unsigned", false, 4),
+            ("unsigned int", false, 4),
+            ("short", true, 2),
+            ("unsigned short", false, 2),
+            ("long", true, 0),
+            ("unsigned long", false, 0),
+            ("long long", true, 8),
+            ("unsigned long long", false, 8),
+            ("size_t", false, 0),
+            ("ssize_t", true, 0),
+            ("__kernel_size_t", false, 0),
+            ("__u8", false, 1),
+            ("__s8", true, 1),
+            ("__u16", false, 2),
+            ("__s16", true, 2),
+            ("__u32", false, 4),
+            ("__s32", true, 4),
+            ("__u64", false, 8),
+            ("__s64", true, 8),
+            ("__aligned_u64", false, 8),
+            ("uint8_t", false, 1),
+            ("int8_t", true, 1),
+            ("uint16_t", false, 2),
+            ("int16_t", true, 2),
+            ("uint32_t", false, 4),
+            ("int32_t", true, 4),
+            ("uint64_t", false, 8),
+            ("int64_t", true, 8),
+            ("loff_t", true, 8),
+        ];
+        let &(_, signed, fixed) = INTS.iter().find(|(name, ..)| *name == bare)?;
+        // A `long` or `size_t` is 4 bytes for i386 (and x32) programs.
+        let fixed = match fixed {
+            0 if i386 => 4,
+            0 => 8,
+            n => n,
+        };
+        // Size 0: any size, so the spelling's own.
+        let fits = size == 0 || size == fixed;
+        let size = fixed;
+        fits.then(|| Shape {
+            ty: bare.to_string(),
+            size,
+            // The size is already the program's (`long` is 4 bytes on i386).
+            kind: Kind::Int {
+                signed,
+                long: false,
+            },
+            aligned8: false,
+        })
+    }
+
     /// An array of `len` `elem`s (`char[16]` spelled in a request's type).
     pub fn array(elem: Shape, len: usize) -> Shape {
         Shape {

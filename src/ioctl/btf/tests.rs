@@ -99,7 +99,7 @@ fn hand_written_layouts_match_the_kernel() {
     let mut checked = 0;
     let mut seen = std::collections::HashSet::new();
     for &group in groups() {
-        if !["usbmon", "user_events", "file", "userfaultfd"].contains(&group.name()) {
+        if !["usbmon", "user_events", "file", "userfaultfd", "loop"].contains(&group.name()) {
             continue;
         }
         for req in group.requests() {
@@ -125,4 +125,37 @@ fn hand_written_layouts_match_the_kernel() {
     eprintln!("{checked} hand-written layouts match the kernel's BTF");
     // vmlinux always has struct file_clone_range and file_dedupe_range.
     assert!(checked >= 2, "no layout was compared");
+}
+
+/// The name index (`index.rs`, our walk of the record headers) finds the
+/// same ids as the crate's scan of every type, for names the tables use.
+#[test]
+fn the_index_agrees_with_the_crates_scan() {
+    if !have_btf() {
+        return;
+    }
+    let k = kernel().unwrap();
+    assert!(lookup("struct fiemap", 32, false).is_some());
+    let index = k.index.get().unwrap().as_ref().expect("vmlinux indexed");
+    for name in ["fiemap", "__u32", "uffdio_api"] {
+        let scanned: Vec<u32> = k
+            .vmlinux
+            .resolve_ids_by_name(name)
+            .unwrap()
+            .into_iter()
+            .filter(|&id| {
+                matches!(
+                    k.vmlinux.resolve_type_by_id(id),
+                    Ok(Type::Struct(_)
+                        | Type::Union(_)
+                        | Type::Enum(_)
+                        | Type::Enum64(_)
+                        | Type::Typedef(_)
+                        | Type::Int(_))
+                )
+            })
+            .collect();
+        assert_eq!(index.get(name), Some(&scanned[..]), "{name}");
+        assert!(!scanned.is_empty(), "{name}");
+    }
 }
