@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: f93477923ebd984aeefbae05e12ff57ca237e278389f0bd34012e5dc3166a81a
+//! headers-sha256: 51c6646bdd51e00c46a8942c145c860191f56453c687037f4b1bde971273b979
 
 use super::super::flags::{FlagDef, flag};
 

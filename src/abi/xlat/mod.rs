@@ -22,6 +22,8 @@ pub mod process;
 #[rustfmt::skip]
 pub mod resource;
 #[rustfmt::skip]
+pub mod sockdiag;
+#[rustfmt::skip]
 pub mod signal;
 #[rustfmt::skip]
 pub mod time;

@@ -60,6 +60,7 @@ fn put_sockid(p: &mut Printer, name: &str, v: &[u8], v6: bool) {
     put_struct(p, name, &INET_DIAG_SOCKID, v, &mut |p, f, v| {
         match f.name {
             "idiag_sport" | "idiag_dport" => put_port(p, f.name, u16_at(v, 0)),
+            "idiag_if" => p.ifindex(f.name, super::num(f, v) as u32),
             "idiag_src" | "idiag_dst" => put_ip(p, f.name, &v[..if v6 { 16 } else { 4 }]),
             _ => return false,
         }

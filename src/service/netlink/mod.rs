@@ -26,8 +26,6 @@ mod diag;
 mod genl;
 mod route;
 
-use std::net::{Ipv4Addr, Ipv6Addr};
-
 use crate::fdtable::FdTable;
 use crate::format::{FlagDef, Naming, Printer, flags_text};
 use crate::service::raw::{i32_at, int_at, lookup, put_composed, u16_at, u32_at, uint_at};
@@ -392,25 +390,12 @@ fn num(f: &Field, v: &[u8]) -> u64 {
     uint_at(v, 0, f.size.min(8))
 }
 
-/// An IP address of 4 or 16 bytes: `inet_addr("127.0.0.1")`,
-/// `inet_pton(AF_INET6, "::1")`; other lengths as bytes.
+/// An IP address of 4 or 16 bytes (`inet_addr("127.0.0.1")`); other
+/// lengths as bytes.
 fn put_ip(p: &mut Printer, name: &str, b: &[u8]) {
-    let (ip, text) = match b.len() {
-        4 => {
-            let ip = Ipv4Addr::from([b[0], b[1], b[2], b[3]]).to_string();
-            let text = format!("inet_addr(\"{ip}\")");
-            (ip, text)
-        }
-        16 => {
-            let mut raw = [0u8; 16];
-            raw.copy_from_slice(b);
-            let ip = Ipv6Addr::from(raw).to_string();
-            let text = format!("inet_pton(AF_INET6, \"{ip}\")");
-            (ip, text)
-        }
-        _ => return put_bytes(p, name, b),
-    };
-    put_composed(p, name, &text, |p| p.string(name, ip.as_bytes(), false));
+    if !crate::service::family::put_ip(p, name, b) {
+        put_bytes(p, name, b);
+    }
 }
 
 /// A set of bits each naming a table entry by its bit number:
@@ -450,6 +435,8 @@ enum Val {
     U32,
     U64,
     I32,
+    /// A network interface index: `if_nametoindex("lo")`.
+    Ifindex,
     /// A NUL-terminated string.
     Str,
     /// An IPv4 or IPv6 address, by length.
@@ -582,6 +569,7 @@ fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
         Val::U32 if sized(4) => p.uint("", u32_at(v, 0) as u64),
         Val::U64 if sized(8) => p.uint("", uint_at(v, 0, 8)),
         Val::I32 if sized(4) => p.int("", i32_at(v, 0) as i64),
+        Val::Ifindex if sized(4) => p.ifindex("", u32_at(v, 0)),
         Val::Str => {
             let end = v.iter().position(|&c| c == 0).unwrap_or(v.len());
             put_bytes(p, "", &v[..end]);

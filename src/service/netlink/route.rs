@@ -41,7 +41,7 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
                 put_family(p, f.name, n as i64)
             }
             "ifi_type" => p.symbol(f.name, n as i64, lookup(ARPHRD_TYPES, n as i64)),
-            "ifi_index" | "ndm_ifindex" => p.int(f.name, n as i32 as i64),
+            "ifi_index" | "ndm_ifindex" | "ifa_index" => p.ifindex(f.name, n as u32),
             "ndm_state" => p.flags(f.name, n, NUD_STATES),
             "ndm_flags" => p.flags(f.name, n, NTF_FLAGS),
             "ndm_type" => p.symbol(f.name, n as i64, lookup(RTN_TYPES, n as i64)),
@@ -79,9 +79,8 @@ static LINK_ATTRS: Attrs = Attrs {
         | "IFLA_PARENT_DEV_NAME"
         | "IFLA_PARENT_DEV_BUS_NAME" => Val::Str,
         "IFLA_ADDRESS" | "IFLA_BROADCAST" | "IFLA_PERM_ADDRESS" => Val::Mac,
+        "IFLA_LINK" | "IFLA_MASTER" | "IFLA_NEW_IFINDEX" => Val::Ifindex,
         "IFLA_MTU"
-        | "IFLA_LINK"
-        | "IFLA_MASTER"
         | "IFLA_TXQLEN"
         | "IFLA_WEIGHT"
         | "IFLA_NET_NS_PID"
@@ -102,7 +101,6 @@ static LINK_ATTRS: Attrs = Attrs {
         | "IFLA_CARRIER_CHANGES"
         | "IFLA_CARRIER_UP_COUNT"
         | "IFLA_CARRIER_DOWN_COUNT"
-        | "IFLA_NEW_IFINDEX"
         | "IFLA_EVENT"
         | "IFLA_COST"
         | "IFLA_PRIORITY" => Val::U32,
@@ -239,8 +237,8 @@ static ROUTE_ATTRS: Attrs = Attrs {
     names: RTA_TYPES,
     kind: |name| match name {
         "RTA_DST" | "RTA_SRC" | "RTA_GATEWAY" | "RTA_PREFSRC" | "RTA_NEWDST" => Val::Ip,
-        "RTA_IIF" | "RTA_OIF" | "RTA_PRIORITY" | "RTA_MARK" | "RTA_FLOW" | "RTA_UID"
-        | "RTA_NH_ID" => Val::U32,
+        "RTA_IIF" | "RTA_OIF" => Val::Ifindex,
+        "RTA_PRIORITY" | "RTA_MARK" | "RTA_FLOW" | "RTA_UID" | "RTA_NH_ID" => Val::U32,
         "RTA_TABLE" => Val::Enum(RT_TABLES),
         "RTA_CACHEINFO" => Val::Struct(&RTA_CACHEINFO),
         "RTA_METRICS" => Val::Nested(&METRICS_ATTRS),
@@ -267,9 +265,8 @@ static NEIGH_ATTRS: Attrs = Attrs {
         "NDA_DST" => Val::Ip,
         "NDA_LLADDR" => Val::Mac,
         "NDA_CACHEINFO" => Val::Struct(&NDA_CACHEINFO),
-        "NDA_PROBES" | "NDA_VNI" | "NDA_IFINDEX" | "NDA_MASTER" | "NDA_SRC_VNI" | "NDA_NH_ID" => {
-            Val::U32
-        }
+        "NDA_IFINDEX" | "NDA_MASTER" => Val::Ifindex,
+        "NDA_PROBES" | "NDA_VNI" | "NDA_SRC_VNI" | "NDA_NH_ID" => Val::U32,
         "NDA_VLAN" => Val::U16,
         "NDA_LINK_NETNSID" => Val::I32,
         "NDA_PROTOCOL" => Val::Enum(RTPROT),

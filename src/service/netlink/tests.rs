@@ -264,7 +264,7 @@ fn a_neighbour() {
     assert_eq!(
         render(&b, 0, 32, false),
         "([{nlmsg_len=48, nlmsg_type=RTM_NEWNEIGH, nlmsg_flags=NLM_F_MULTI, nlmsg_seq=7, nlmsg_pid=0}, \
-         {ndm_family=AF_INET, ndm_ifindex=1, ndm_state=NUD_PERMANENT, ndm_flags=0, ndm_type=RTN_UNICAST}, \
+         {ndm_family=AF_INET, ndm_ifindex=if_nametoindex(\"lo\"), ndm_state=NUD_PERMANENT, ndm_flags=0, ndm_type=RTN_UNICAST}, \
          [[{nla_len=8, nla_type=NDA_DST}, inet_addr(\"127.0.0.2\")], \
          [{nla_len=10, nla_type=NDA_LLADDR}, 02:00:00:00:00:01]]])"
     );
