@@ -23,6 +23,7 @@
 #[allow(dead_code)]
 mod consts;
 mod diag;
+mod diag_local;
 mod genl;
 mod route;
 
@@ -365,6 +366,7 @@ fn is_padding(name: &str) -> bool {
     name.starts_with("__")
         || name.contains("pad")
         || name == "reserved"
+        || name == "resvd"
         || name
             .strip_prefix("res")
             .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
@@ -413,16 +415,22 @@ fn put_bit_names(
         return;
     }
     let mut parts = Vec::new();
+    // Bits no name has, written together in hex at the end as strace
+    // writes them (`..|1<<TCP_CLOSING|0xffffe001`).
+    let mut rest = 0u64;
     for bit in 0..64 {
         if value & (1 << bit) == 0 {
             continue;
         }
         let key = bit as i64 + minus_one as i64;
-        parts.push(match lookup(table, key) {
-            Some(n) if minus_one => format!("1<<({n}-1)"),
-            Some(n) => format!("1<<{n}"),
-            None => format!("1<<{bit}"),
-        });
+        match lookup(table, key) {
+            Some(n) if minus_one => parts.push(format!("1<<({n}-1)")),
+            Some(n) => parts.push(format!("1<<{n}")),
+            None => rest |= 1 << bit,
+        }
+    }
+    if rest != 0 {
+        parts.push(format!("{rest:#x}"));
     }
     put_composed(p, name, &parts.join("|"), |p| p.uint(name, value));
 }
@@ -451,6 +459,11 @@ enum Val {
     Nested(&'static Attrs),
     /// A struct.
     Struct(&'static Layout),
+    /// A struct some of whose fields print otherwise than as numbers: the
+    /// function prints such a field and returns true.
+    StructWith(&'static Layout, FieldFn),
+    /// An array of such structs.
+    Structs(&'static Layout, FieldFn),
     /// An array of numbers indexed by a table's names: `[[NAME]=0, ...]`.
     Array(&'static Indexed),
     /// IFLA_AF_SPEC: attributes typed by address family.
@@ -461,6 +474,11 @@ enum Val {
     /// Anything else: a string of bytes.
     Bytes,
 }
+
+/// Prints one field of a struct itself (true) or leaves it to the
+/// default (false); see [`put_struct`]. It gets the field's bytes and the
+/// whole struct's (a length another field gives).
+type FieldFn = fn(&mut Printer, &Field, &[u8], &[u8]) -> bool;
 
 /// An array of numbers whose indexes have names.
 struct Indexed {
@@ -587,6 +605,17 @@ fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
         }
         Val::Nested(set) => put_attrs(p, v, set, depth + 1),
         Val::Struct(layout) => put_struct(p, "", layout, v, &mut |_, _, _| false),
+        Val::StructWith(layout, f) => put_struct(p, "", layout, v, &mut |p, fl, b| f(p, fl, b, v)),
+        Val::Structs(layout, f) if layout.size > 0 => {
+            p.open("", "[", Naming::Elements);
+            let limit = max_items(p);
+            p.bounded(0..v.len().div_ceil(layout.size), limit, |p, i| {
+                let at = i * layout.size;
+                let one = &v[at..(at + layout.size).min(v.len())];
+                put_struct(p, "", layout, one, &mut |p, fl, b| f(p, fl, b, one));
+            });
+            p.close("]");
+        }
         Val::Array(a) => {
             p.open("", "[", Naming::Fields);
             let limit = max_items(p);
