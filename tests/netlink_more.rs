@@ -2,8 +2,10 @@
 //! information: interface indexes named wherever the kernel reads one
 //! (`ifindex` fixture: sockaddr_ll, a link-local sockaddr_in6, the
 //! multicast requests), in text, `-X verbose` and JSON; unix, packet and
-//! netlink sock_diag requests and answers (`netlink_diag` fixture, in a
-//! new network namespace: needs root, else the test says so and passes).
+//! netlink sock_diag requests and answers (`netlink_diag` fixture); next
+//! hops, qdiscs and the message types of NETLINK_AUDIT, NETLINK_XFRM and
+//! NETLINK_NETFILTER (`netlink_rt` fixture). The netlink fixtures run in a
+//! new network namespace: they need root, else the test says so and passes.
 //!
 //! Index 1 is `lo` in every network namespace, rtrace's own included,
 //! where the name is looked up (as strace does).
@@ -13,7 +15,7 @@ mod common;
 use common::{fixture, name, trace};
 
 /// Values the kernel picks per run besides pids: socket inodes and
-/// cookies.
+/// cookies, qdisc handles.
 fn normalise_kernel(lines: &[String]) -> Vec<String> {
     let rules = [
         (r"(udiag|pdiag|ndiag)_ino=[1-9]\d*", "${1}_ino=INODE"),
@@ -21,6 +23,8 @@ fn normalise_kernel(lines: &[String]) -> Vec<String> {
             r"(udiag|pdiag|ndiag)_cookie=\[[1-9]\d*, \d+\]",
             "${1}_cookie=[COOKIE]",
         ),
+        // The kernel numbers new qdiscs from a counter of its own.
+        (r"tcm_handle=[1-9]\d*", "tcm_handle=HANDLE"),
     ];
     lines
         .iter()
@@ -169,4 +173,94 @@ fn unix_packet_and_netlink_diag() {
     let run = trace(&["-s", "64"], &[name(&bin)]);
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
     assert_lines(&normalise_kernel(&run.after_marker()), DIAG);
+}
+
+/// The `netlink_rt` fixture, `-s 64`. strace 6.1 shows the same
+/// information (it writes TCA_OPTIONS's bytes in hex, `"\x0a\x00\x00\x00"`,
+/// and leaves the audit request's type a number: its socket was never
+/// bound, so strace cannot find it in /proc).
+const RT: &[&str] = &[
+    "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+    "sendto(3, [{nlmsg_len=36, nlmsg_type=RTM_NEWNEXTHOP, nlmsg_flags=NLM_F_REQUEST|NLM_F_ACK|NLM_F_EXCL|NLM_F_CREATE, nlmsg_seq=1, nlmsg_pid=0}, {nh_family=AF_INET, nh_scope=RT_SCOPE_UNIVERSE, nh_protocol=RTPROT_UNSPEC, nh_flags=0}, [[{nla_len=8, nla_type=NHA_ID}, 1], {nla_len=4, nla_type=NHA_BLACKHOLE}]], 36, 0, NULL, 0) = 36",
+    "recvfrom(3, [{nlmsg_len=36, nlmsg_type=NLMSG_ERROR, nlmsg_flags=NLM_F_CAPPED, nlmsg_seq=1, nlmsg_pid=PID1}, {error=0, msg={nlmsg_len=36, nlmsg_type=RTM_NEWNEXTHOP, nlmsg_flags=NLM_F_REQUEST|NLM_F_ACK|NLM_F_EXCL|NLM_F_CREATE, nlmsg_seq=1, nlmsg_pid=0}}], 16384, 0, NULL, NULL) = 36",
+    "sendto(3, [{nlmsg_len=40, nlmsg_type=RTM_NEWNEXTHOP, nlmsg_flags=NLM_F_REQUEST|NLM_F_ACK|NLM_F_EXCL|NLM_F_CREATE, nlmsg_seq=3, nlmsg_pid=0}, {nh_family=AF_INET, nh_scope=RT_SCOPE_UNIVERSE, nh_protocol=RTPROT_UNSPEC, nh_flags=0}, [[{nla_len=8, nla_type=NHA_ID}, 2], [{nla_len=8, nla_type=NHA_OIF}, if_nametoindex(\"lo\")]]], 40, 0, NULL, 0) = 40",
+    "recvfrom(3, [{nlmsg_len=36, nlmsg_type=NLMSG_ERROR, nlmsg_flags=NLM_F_CAPPED, nlmsg_seq=3, nlmsg_pid=PID1}, {error=0, msg={nlmsg_len=40, nlmsg_type=RTM_NEWNEXTHOP, nlmsg_flags=NLM_F_REQUEST|NLM_F_ACK|NLM_F_EXCL|NLM_F_CREATE, nlmsg_seq=3, nlmsg_pid=0}}], 16384, 0, NULL, NULL) = 36",
+    "sendto(3, [{nlmsg_len=40, nlmsg_type=RTM_NEWNEXTHOP, nlmsg_flags=NLM_F_REQUEST|NLM_F_ACK|NLM_F_EXCL|NLM_F_CREATE, nlmsg_seq=9, nlmsg_pid=0}, {nh_family=AF_INET, nh_scope=RT_SCOPE_UNIVERSE, nh_protocol=RTPROT_UNSPEC, nh_flags=0}, [[{nla_len=8, nla_type=NHA_ID}, 3], [{nla_len=8, nla_type=NHA_OIF}, 999]]], 40, 0, NULL, 0) = 40",
+    "recvfrom(3, [{nlmsg_len=60, nlmsg_type=NLMSG_ERROR, nlmsg_flags=0, nlmsg_seq=9, nlmsg_pid=PID1}, {error=-EINVAL, msg=[{nlmsg_len=40, nlmsg_type=RTM_NEWNEXTHOP, nlmsg_flags=NLM_F_REQUEST|NLM_F_ACK|NLM_F_EXCL|NLM_F_CREATE, nlmsg_seq=9, nlmsg_pid=0}, {nh_family=AF_INET, nh_scope=RT_SCOPE_UNIVERSE, nh_protocol=RTPROT_UNSPEC, nh_flags=0}, [[{nla_len=8, nla_type=NHA_ID}, 3], [{nla_len=8, nla_type=NHA_OIF}, 999]]]}], 16384, 0, NULL, NULL) = 60",
+    "sendto(3, [{nlmsg_len=24, nlmsg_type=RTM_GETNEXTHOP, nlmsg_flags=NLM_F_REQUEST|NLM_F_DUMP, nlmsg_seq=2, nlmsg_pid=0}, {nh_family=AF_UNSPEC, nh_scope=RT_SCOPE_UNIVERSE, nh_protocol=RTPROT_UNSPEC, nh_flags=0}], 24, 0, NULL, 0) = 24",
+    "recvfrom(3, [[{nlmsg_len=36, nlmsg_type=RTM_NEWNEXTHOP, nlmsg_flags=NLM_F_MULTI, nlmsg_seq=2, nlmsg_pid=PID1}, {nh_family=AF_INET, nh_scope=RT_SCOPE_UNIVERSE, nh_protocol=RTPROT_UNSPEC, nh_flags=0}, [[{nla_len=8, nla_type=NHA_ID}, 1], {nla_len=4, nla_type=NHA_BLACKHOLE}]], [{nlmsg_len=40, nlmsg_type=RTM_NEWNEXTHOP, nlmsg_flags=NLM_F_MULTI, nlmsg_seq=2, nlmsg_pid=PID1}, {nh_family=AF_INET, nh_scope=RT_SCOPE_HOST, nh_protocol=RTPROT_UNSPEC, nh_flags=0}, [[{nla_len=8, nla_type=NHA_ID}, 2], [{nla_len=8, nla_type=NHA_OIF}, if_nametoindex(\"lo\")]]], [{nlmsg_len=20, nlmsg_type=NLMSG_DONE, nlmsg_flags=NLM_F_MULTI, nlmsg_seq=2, nlmsg_pid=PID1}, 0]], 16384, 0, NULL, NULL) = 96",
+    "sendto(3, [{nlmsg_len=56, nlmsg_type=RTM_NEWQDISC, nlmsg_flags=NLM_F_REQUEST|NLM_F_ACK|NLM_F_EXCL|NLM_F_CREATE, nlmsg_seq=10, nlmsg_pid=0}, {tcm_family=AF_UNSPEC, tcm_ifindex=if_nametoindex(\"lo\"), tcm_handle=0, tcm_parent=4294967295, tcm_info=0}, [[{nla_len=10, nla_type=TCA_KIND}, \"pfifo\"], [{nla_len=8, nla_type=TCA_OPTIONS}, \"\\n\\0\\0\\0\"]]], 56, 0, NULL, 0) = 56",
+    "recvfrom(3, [{nlmsg_len=36, nlmsg_type=NLMSG_ERROR, nlmsg_flags=NLM_F_CAPPED, nlmsg_seq=10, nlmsg_pid=PID1}, {error=0, msg={nlmsg_len=56, nlmsg_type=RTM_NEWQDISC, nlmsg_flags=NLM_F_REQUEST|NLM_F_ACK|NLM_F_EXCL|NLM_F_CREATE, nlmsg_seq=10, nlmsg_pid=0}}], 16384, 0, NULL, NULL) = 36",
+    "sendto(3, [{nlmsg_len=36, nlmsg_type=RTM_GETQDISC, nlmsg_flags=NLM_F_REQUEST|NLM_F_DUMP, nlmsg_seq=4, nlmsg_pid=0}, {tcm_family=AF_UNSPEC, tcm_ifindex=0, tcm_handle=0, tcm_parent=0, tcm_info=0}], 36, 0, NULL, 0) = 36",
+    "recvfrom(3, [{nlmsg_len=156, nlmsg_type=RTM_NEWQDISC, nlmsg_flags=NLM_F_MULTI, nlmsg_seq=4, nlmsg_pid=PID1}, {tcm_family=AF_UNSPEC, tcm_ifindex=if_nametoindex(\"lo\"), tcm_handle=HANDLE, tcm_parent=4294967295, tcm_info=2}, [[{nla_len=10, nla_type=TCA_KIND}, \"pfifo\"], [{nla_len=8, nla_type=TCA_OPTIONS}, \"\\n\\0\\0\\0\"], [{nla_len=5, nla_type=TCA_HW_OFFLOAD}, 0], [{nla_len=48, nla_type=TCA_STATS2}, [[{nla_len=20, nla_type=TCA_STATS_BASIC}, {bytes=0, packets=0}], [{nla_len=24, nla_type=TCA_STATS_QUEUE}, {qlen=0, backlog=0, drops=0, requeues=0, overlimits=0}]]], [{nla_len=44, nla_type=TCA_STATS}, {bytes=0, packets=0, drops=0, overlimits=0, bps=0, pps=0, qlen=0, backlog=0}]]], 16384, 0, NULL, NULL) = 156",
+    "recvfrom(3, [{nlmsg_len=20, nlmsg_type=NLMSG_DONE, nlmsg_flags=NLM_F_MULTI, nlmsg_seq=4, nlmsg_pid=PID1}, 0], 16384, 0, NULL, NULL) = 20",
+    "close(3) = 0",
+    "socket(AF_NETLINK, SOCK_RAW, NETLINK_AUDIT) = 3",
+    "sendto(3, {nlmsg_len=16, nlmsg_type=AUDIT_GET, nlmsg_flags=NLM_F_REQUEST|NLM_F_ACK, nlmsg_seq=5, nlmsg_pid=0}, 16, 0, NULL, 0) = 16",
+    "close(3) = 0",
+    "socket(AF_NETLINK, SOCK_RAW, NETLINK_XFRM) = 3",
+    "bind(3, {sa_family=AF_NETLINK, nl_pid=0, nl_groups=0x0}, 12) = 0",
+    "sendto(3, [{nlmsg_len=80, nlmsg_type=XFRM_MSG_GETPOLICY, nlmsg_flags=NLM_F_REQUEST|NLM_F_DUMP, nlmsg_seq=6, nlmsg_pid=0}, \"\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\"], 80, 0, NULL, 0) = 80",
+    "recvfrom(3, [{nlmsg_len=20, nlmsg_type=NLMSG_DONE, nlmsg_flags=NLM_F_MULTI, nlmsg_seq=6, nlmsg_pid=PID1}, 0], 16384, 0, NULL, NULL) = 20",
+    "close(3) = 0",
+    "socket(AF_NETLINK, SOCK_RAW, NETLINK_NETFILTER) = 3",
+    "bind(3, {sa_family=AF_NETLINK, nl_pid=0, nl_groups=0x0}, 12) = 0",
+    "sendto(3, [{nlmsg_len=20, nlmsg_type=NFNL_SUBSYS_NFTABLES<<8|NFT_MSG_GETTABLE, nlmsg_flags=NLM_F_REQUEST|NLM_F_DUMP, nlmsg_seq=7, nlmsg_pid=0}, {nfgen_family=AF_UNSPEC, version=NFNETLINK_V0, res_id=htons(0)}], 20, 0, NULL, 0) = 20",
+    "recvfrom(3, [{nlmsg_len=20, nlmsg_type=NLMSG_DONE, nlmsg_flags=NLM_F_MULTI, nlmsg_seq=7, nlmsg_pid=PID1}, 0], 16384, 0, NULL, NULL) = 20",
+    "sendto(3, [{nlmsg_len=20, nlmsg_type=NFNL_MSG_BATCH_BEGIN, nlmsg_flags=NLM_F_REQUEST, nlmsg_seq=8, nlmsg_pid=0}, {nfgen_family=AF_UNSPEC, version=NFNETLINK_V0, res_id=htons(10)}], 20, 0, NULL, 0) = 20",
+    "close(3) = 0",
+    "exit_group(0)",
+    "Process exited normally with code 0",
+];
+
+#[test]
+fn next_hops_qdiscs_and_other_protocols() {
+    if !can_unshare() {
+        return;
+    }
+    let bin = fixture("netlink_rt");
+    let run = trace(&["-s", "64"], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert_lines(&normalise_kernel(&run.after_marker()), RT);
+}
+
+/// `--json`: a next hop's NHA_OIF is a named constant, a netfilter type
+/// its composed name with the number, nfgenmsg's res_id the number.
+#[test]
+fn json_next_hops_and_netfilter() {
+    if !can_unshare() {
+        return;
+    }
+    let bin = fixture("netlink_rt");
+    let run = trace(&["--json"], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let bufs: Vec<serde_json::Value> = run
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("a JSON line"))
+        .filter(|v| v["type"] == "call" && v["args"]["buf"].is_array())
+        .map(|v| v["args"]["buf"].clone())
+        .collect();
+    let dump = bufs
+        .iter()
+        .find(|b| b[1][0]["nlmsg_type"]["name"] == "RTM_NEWNEXTHOP")
+        .expect("the next-hop dump");
+    assert_eq!(
+        dump[1][2][1],
+        serde_json::json!([{"nla_len": 8, "nla_type": {"value": 5, "name": "NHA_OIF"}},
+                           {"value": 1, "name": "if_nametoindex(\"lo\")"}])
+    );
+    let nft = bufs
+        .iter()
+        .find(|b| b[0]["nlmsg_type"]["value"] == 0x0a01)
+        .expect("the nf_tables request");
+    assert_eq!(
+        nft[0]["nlmsg_type"]["name"],
+        "NFNL_SUBSYS_NFTABLES<<8|NFT_MSG_GETTABLE"
+    );
+    assert_eq!(
+        nft[1],
+        serde_json::json!({"nfgen_family": {"value": 0, "name": "AF_UNSPEC"},
+                           "version": {"value": 0, "name": "NFNETLINK_V0"}, "res_id": 0})
+    );
 }

@@ -17,8 +17,11 @@
 //! The fd table says which sockets are netlink sockets and their protocol;
 //! the message types, flags, attribute names and struct layouts come from
 //! `consts.rs`, generated from the kernel's headers. This module owns the
-//! message and attribute framing; `route.rs` (rtnetlink), `diag.rs`
-//! (sock_diag) and `genl.rs` (generic netlink) the payloads.
+//! message and attribute framing, the message types of NETLINK_AUDIT,
+//! NETLINK_XFRM and NETLINK_NETFILTER (whose payloads, but netfilter's
+//! `struct nfgenmsg`, show as bytes); `route.rs` (rtnetlink), `diag.rs`
+//! and `diag_local.rs` (sock_diag) and `genl.rs` (generic netlink) the
+//! payloads.
 
 #[allow(dead_code)]
 mod consts;
@@ -175,15 +178,57 @@ impl Msg {
             "NETLINK_ROUTE" => lookup(RTM_TYPES, kind),
             "NETLINK_SOCK_DIAG" => lookup(SOCK_DIAG_TYPES, kind),
             "NETLINK_GENERIC" => lookup(GENL_IDS, kind),
+            "NETLINK_AUDIT" => lookup(AUDIT_TYPES, kind),
+            "NETLINK_XFRM" => lookup(XFRM_TYPES, kind),
+            // A batch delimiter, or the subsystem's message.
+            "NETLINK_NETFILTER" => lookup(NFNL_BATCH, kind).or_else(|| self.netfilter().1),
             _ => None,
         }
+    }
+
+    /// A NETLINK_NETFILTER message type's two halves, named: the
+    /// subsystem (high byte) and its message (low byte).
+    fn netfilter(self) -> (Option<&'static str>, Option<&'static str>) {
+        let (subsys, msg) = ((self.kind >> 8) as i64, (self.kind & 0xff) as i64);
+        let name = lookup(NFNL_SUBSYS, subsys);
+        let msgs: &[(i64, &str)] = match name.unwrap_or("") {
+            "NFNL_SUBSYS_CTNETLINK" => CTNL_MSGS,
+            "NFNL_SUBSYS_CTNETLINK_EXP" => CTNL_EXP_MSGS,
+            "NFNL_SUBSYS_QUEUE" => NFQNL_MSGS,
+            "NFNL_SUBSYS_ULOG" => NFULNL_MSGS,
+            "NFNL_SUBSYS_NFTABLES" => NFT_MSGS,
+            _ => &[],
+        };
+        (name, lookup(msgs, msg))
+    }
+
+    /// The header's spelling of the type: its name, or for a netfilter
+    /// message `NFNL_SUBSYS_NFTABLES<<8|NFT_MSG_GETTABLE` as strace
+    /// writes it.
+    fn type_text(self) -> Option<String> {
+        let netfilter = lookup(NETLINK_PROTOCOLS, self.proto as i64) == Some("NETLINK_NETFILTER");
+        let control = (self.kind as i64) < lookup_value(NLMSG_LIMITS, "NLMSG_MIN_TYPE");
+        if !netfilter || control || lookup(NFNL_BATCH, self.kind as i64).is_some() {
+            return self.type_name().map(str::to_string);
+        }
+        let (subsys, msg) = self.netfilter();
+        let msg = msg.map_or_else(|| format!("{:#x}", self.kind & 0xff), str::to_string);
+        Some(format!("{}<<8|{msg}", subsys?))
     }
 
     /// The flags this type can carry: the common ones, and the bits a
     /// GET, NEW or DELETE request (or an acknowledgement) gives a meaning.
     fn flag_table(self) -> Vec<FlagDef> {
         let name = self.type_name().unwrap_or("");
-        let verb = name.strip_prefix("RTM_").unwrap_or("");
+        // RTM_GETLINK, XFRM_MSG_NEWSA, NFT_MSG_DELTABLE,
+        // IPCTNL_MSG_CT_GET: the verb follows the family's prefix.
+        let verb = match name.rsplit_once("MSG_") {
+            Some((_, rest)) => rest
+                .strip_prefix("CT_")
+                .or_else(|| rest.strip_prefix("EXP_"))
+                .unwrap_or(rest),
+            None => name.strip_prefix("RTM_").unwrap_or(""),
+        };
         let extra: &[FlagDef] = if name == "NLMSG_ERROR" {
             NLM_F_ACK_FLAGS
         } else if verb.starts_with("GET")
@@ -246,7 +291,7 @@ fn put_message(p: &mut Printer, name: &str, proto: u16, m: &[u8]) {
 fn put_header(p: &mut Printer, name: &str, msg: Msg, m: &[u8]) {
     put_struct(p, name, &NLMSGHDR, m, &mut |p, f, _| match f.name {
         "nlmsg_type" => {
-            p.symbol(f.name, msg.kind as i64, msg.type_name());
+            p.symbol(f.name, msg.kind as i64, msg.type_text().as_deref());
             true
         }
         "nlmsg_flags" => {
@@ -269,6 +314,7 @@ fn put_payload(p: &mut Printer, msg: Msg, b: &[u8]) {
             Some("NETLINK_ROUTE") => route::payload(p, msg, b),
             Some("NETLINK_SOCK_DIAG") => diag::payload(p, msg, b),
             Some("NETLINK_GENERIC") => genl::payload(p, msg, b),
+            Some("NETLINK_NETFILTER") => put_nfgenmsg(p, b),
             _ => put_bytes(p, "", b),
         },
     }
@@ -306,6 +352,40 @@ fn put_error(p: &mut Printer, msg: Msg, b: &[u8]) {
         put_attrs(p, tlvs, &ERR_ATTRS, 0);
     }
 }
+
+/// A NETLINK_NETFILTER payload: `struct nfgenmsg` (`res_id` in network
+/// order, as strace shows it), then its attributes, by number (each
+/// subsystem has its own sets).
+fn put_nfgenmsg(p: &mut Printer, b: &[u8]) {
+    if b.len() < NFGENMSG.size {
+        return put_bytes(p, "", b);
+    }
+    put_struct(p, "", &NFGENMSG, b, &mut |p, f, v| {
+        let n = num(f, v);
+        match f.name {
+            "nfgen_family" => crate::service::family::put_family(p, f.name, n as i64),
+            "version" => p.symbol(f.name, n as i64, lookup(NFNETLINK_VERSIONS, n as i64)),
+            "res_id" => {
+                let id = u16::from_be(n as u16);
+                put_composed(p, f.name, &format!("htons({id})"), |p| {
+                    p.uint(f.name, id as u64)
+                });
+            }
+            _ => return false,
+        }
+        true
+    });
+    let rest = b.get(align(NFGENMSG.size)..).unwrap_or(&[]);
+    if !rest.is_empty() {
+        put_attrs(p, rest, &NUMBERED, 0);
+    }
+}
+
+/// Attributes known only by number.
+static NUMBERED: Attrs = Attrs {
+    names: &[],
+    kind: |_| Val::Bytes,
+};
 
 /// A negated errno as the kernel returns it: `-ENODEV`; `0` for success.
 pub fn put_errno(p: &mut Printer, name: &str, err: i32) {

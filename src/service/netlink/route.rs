@@ -1,8 +1,10 @@
 //! rtnetlink payloads (NETLINK_ROUTE): links (`struct ifinfomsg` and
 //! IFLA_* attributes), addresses (`struct ifaddrmsg`, IFA_*), routes
-//! (`struct rtmsg`, RTA_*), neighbours (`struct ndmsg`, NDA_*) and
-//! routing rules (`struct fib_rule_hdr`, FRA_*). Other RTM_* types show
-//! their payload as bytes.
+//! (`struct rtmsg`, RTA_*), neighbours (`struct ndmsg`, NDA_*), routing
+//! rules (`struct fib_rule_hdr`, FRA_*), next hops (`struct nhmsg`,
+//! NHA_*) and traffic control's qdiscs, classes, filters and chains
+//! (`struct tcmsg`, TCA_*; a qdisc's own TCA_OPTIONS as bytes). Other
+//! RTM_* types show their payload as bytes.
 
 use super::consts::*;
 use super::{Attrs, Indexed, Msg, Val, num, put_attrs, put_bytes, put_struct};
@@ -28,6 +30,8 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
         "ROUTE" => (&RTMSG, &ROUTE_ATTRS),
         "NEIGH" => (&NDMSG, &NEIGH_ATTRS),
         "RULE" => (&FIB_RULE_HDR, &RULE_ATTRS),
+        "NEXTHOP" => (&NHMSG, &NEXTHOP_ATTRS),
+        "QDISC" | "TCLASS" | "TFILTER" | "CHAIN" => (&TCMSG, &TC_ATTRS),
         _ => return put_bytes(p, "", b),
     };
     if b.len() < layout.size {
@@ -37,11 +41,15 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
     put_struct(p, "", layout, b, &mut |p, f, v| {
         let n = num(f, v);
         match f.name {
-            "ifi_family" | "ifa_family" | "rtm_family" | "ndm_family" | "family" => {
-                put_family(p, f.name, n as i64)
-            }
+            "ifi_family" | "ifa_family" | "rtm_family" | "ndm_family" | "family" | "nh_family"
+            | "tcm_family" => put_family(p, f.name, n as i64),
             "ifi_type" => p.symbol(f.name, n as i64, lookup(ARPHRD_TYPES, n as i64)),
-            "ifi_index" | "ndm_ifindex" | "ifa_index" => p.ifindex(f.name, n as u32),
+            "ifi_index" | "ndm_ifindex" | "ifa_index" | "tcm_ifindex" => {
+                p.ifindex(f.name, n as u32)
+            }
+            "nh_scope" => p.symbol(f.name, n as i64, lookup(RT_SCOPES, n as i64)),
+            "nh_protocol" => p.symbol(f.name, n as i64, lookup(RTPROT, n as i64)),
+            "nh_flags" => p.flags(f.name, n, RTM_F_FLAGS),
             "ndm_state" => p.flags(f.name, n, NUD_STATES),
             "ndm_flags" => p.flags(f.name, n, NTF_FLAGS),
             "ndm_type" => p.symbol(f.name, n as i64, lookup(RTN_TYPES, n as i64)),
@@ -295,6 +303,48 @@ static RULE_ATTRS: Attrs = Attrs {
         "FRA_PROTOCOL" => Val::Enum(RTPROT),
         "FRA_UID_RANGE" => Val::Struct(&FIB_RULE_UID_RANGE),
         "FRA_SPORT_RANGE" | "FRA_DPORT_RANGE" => Val::Struct(&FIB_RULE_PORT_RANGE),
+        _ => Val::Bytes,
+    },
+};
+
+/// NHA_* attributes of a next-hop message.
+static NEXTHOP_ATTRS: Attrs = Attrs {
+    names: NHA_TYPES,
+    kind: |name| match name {
+        "NHA_ID" => Val::U32,
+        "NHA_OIF" | "NHA_MASTER" => Val::Ifindex,
+        "NHA_GATEWAY" => Val::Ip,
+        "NHA_GROUP" => Val::Structs(&NEXTHOP_GRP, |_, _, _, _| false),
+        "NHA_GROUP_TYPE" => Val::Enum(NEXTHOP_GRP_TYPES),
+        "NHA_ENCAP_TYPE" => Val::U16,
+        _ => Val::Bytes,
+    },
+};
+
+/// TCA_* attributes of a qdisc, class, filter or chain message.
+static TC_ATTRS: Attrs = Attrs {
+    names: TCA_TYPES,
+    kind: |name| match name {
+        "TCA_KIND" | "TCA_EXT_WARN_MSG" => Val::Str,
+        "TCA_STATS" => Val::Struct(&TC_STATS),
+        "TCA_RATE" => Val::Struct(&TC_ESTIMATOR),
+        "TCA_STATS2" => Val::Nested(&TC_STATS_ATTRS),
+        "TCA_FCNT" | "TCA_CHAIN" | "TCA_INGRESS_BLOCK" | "TCA_EGRESS_BLOCK" => Val::U32,
+        "TCA_HW_OFFLOAD" => Val::U8,
+        "TCA_DUMP_FLAGS" => Val::Flags(TCA_DUMP_FLAGS),
+        _ => Val::Bytes,
+    },
+};
+
+/// TCA_STATS_* inside TCA_STATS2.
+static TC_STATS_ATTRS: Attrs = Attrs {
+    names: TCA_STATS_TYPES,
+    kind: |name| match name {
+        "TCA_STATS_BASIC" | "TCA_STATS_BASIC_HW" => Val::Struct(&GNET_STATS_BASIC),
+        "TCA_STATS_RATE_EST" => Val::Struct(&GNET_STATS_RATE_EST),
+        "TCA_STATS_RATE_EST64" => Val::Struct(&GNET_STATS_RATE_EST64),
+        "TCA_STATS_QUEUE" => Val::Struct(&GNET_STATS_QUEUE),
+        "TCA_STATS_PKT64" => Val::U64,
         _ => Val::Bytes,
     },
 };
