@@ -525,6 +525,11 @@ enum Val {
     I32,
     /// A network interface index: `if_nametoindex("lo")`.
     Ifindex,
+    /// An interface index, or one of the table's special values
+    /// (NETCONFA_IFINDEX_ALL).
+    IfindexOr(&'static [(i64, &'static str)]),
+    /// RTA_MULTIPATH: `struct rtnexthop`s, each with its attributes.
+    Multipath,
     /// A NUL-terminated string.
     Str,
     /// An IPv4 or IPv6 address, by length.
@@ -668,6 +673,11 @@ fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
         Val::U64 if sized(8) => p.uint("", uint_at(v, 0, 8)),
         Val::I32 if sized(4) => p.int("", i32_at(v, 0) as i64),
         Val::Ifindex if sized(4) => p.ifindex("", u32_at(v, 0)),
+        Val::IfindexOr(special) if sized(4) => match lookup(special, i32_at(v, 0) as i64) {
+            Some(name) => p.symbol("", i32_at(v, 0) as i64, Some(name)),
+            None => p.ifindex("", u32_at(v, 0)),
+        },
+        Val::Multipath => route::put_multipath(p, v, depth),
         Val::Str => {
             let end = v.iter().position(|&c| c == 0).unwrap_or(v.len());
             put_bytes(p, "", &v[..end]);

@@ -1,14 +1,17 @@
 //! rtnetlink payloads (NETLINK_ROUTE): links (`struct ifinfomsg` and
 //! IFLA_* attributes), addresses (`struct ifaddrmsg`, IFA_*), routes
 //! (`struct rtmsg`, RTA_*), neighbours (`struct ndmsg`, NDA_*), routing
-//! rules (`struct fib_rule_hdr`, FRA_*), next hops (`struct nhmsg`,
-//! NHA_*) and traffic control's qdiscs, classes, filters and chains
+//! rules (`struct fib_rule_hdr`, FRA_*; a route's RTA_MULTIPATH as its
+//! `struct rtnexthop`s), next hops (`struct nhmsg`, NHA_*), the devices'
+//! IP configuration (`struct netconfmsg`, NETCONFA_*), their counters
+//! (`struct if_stats_msg`, IFLA_STATS_*) and traffic control's qdiscs, classes, filters and chains
 //! (`struct tcmsg`, TCA_*; a qdisc's own TCA_OPTIONS as bytes). Other
 //! RTM_* types show their payload as bytes.
 
 use super::consts::*;
-use super::{Attrs, Indexed, Msg, Val, num, put_attrs, put_bytes, put_struct};
+use super::{Attrs, Indexed, Msg, Val, num, put_attrs, put_bit_names, put_bytes, put_struct};
 use crate::abi::xlat::net::{FAMILIES, IFF_FLAGS};
+use crate::format::Naming;
 use crate::format::Printer;
 use crate::service::family::put_family;
 use crate::service::raw::lookup;
@@ -31,6 +34,8 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
         "NEIGH" => (&NDMSG, &NEIGH_ATTRS),
         "RULE" => (&FIB_RULE_HDR, &RULE_ATTRS),
         "NEXTHOP" => (&NHMSG, &NEXTHOP_ATTRS),
+        "NETCONF" => (&NETCONFMSG, &NETCONF_ATTRS),
+        "STATS" => (&IF_STATS_MSG, &STATS_ATTRS),
         "QDISC" | "TCLASS" | "TFILTER" | "CHAIN" => (&TCMSG, &TC_ATTRS),
         _ => return put_bytes(p, "", b),
     };
@@ -42,7 +47,9 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
         let n = num(f, v);
         match f.name {
             "ifi_family" | "ifa_family" | "rtm_family" | "ndm_family" | "family" | "nh_family"
-            | "tcm_family" => put_family(p, f.name, n as i64),
+            | "tcm_family" | "ncm_family" => put_family(p, f.name, n as i64),
+            "ifindex" => p.ifindex(f.name, n as u32),
+            "filter_mask" => put_bit_names(p, f.name, n, IFLA_STATS_TYPES, true),
             "ifi_type" => p.symbol(f.name, n as i64, lookup(ARPHRD_TYPES, n as i64)),
             "ifi_index" | "ndm_ifindex" | "ifa_index" | "tcm_ifindex" => {
                 p.ifindex(f.name, n as u32)
@@ -246,6 +253,7 @@ static ROUTE_ATTRS: Attrs = Attrs {
     kind: |name| match name {
         "RTA_DST" | "RTA_SRC" | "RTA_GATEWAY" | "RTA_PREFSRC" | "RTA_NEWDST" => Val::Ip,
         "RTA_IIF" | "RTA_OIF" => Val::Ifindex,
+        "RTA_MULTIPATH" => Val::Multipath,
         "RTA_PRIORITY" | "RTA_MARK" | "RTA_FLOW" | "RTA_UID" | "RTA_NH_ID" => Val::U32,
         "RTA_TABLE" => Val::Enum(RT_TABLES),
         "RTA_CACHEINFO" => Val::Struct(&RTA_CACHEINFO),
@@ -345,6 +353,68 @@ static TC_STATS_ATTRS: Attrs = Attrs {
         "TCA_STATS_RATE_EST64" => Val::Struct(&GNET_STATS_RATE_EST64),
         "TCA_STATS_QUEUE" => Val::Struct(&GNET_STATS_QUEUE),
         "TCA_STATS_PKT64" => Val::U64,
+        _ => Val::Bytes,
+    },
+};
+
+/// RTA_MULTIPATH's `struct rtnexthop`s, each `rtnh_len` bytes long with
+/// its own RTA_* attributes after the struct: `[{rtnh_len=8, ...,
+/// rtnh_ifindex=if_nametoindex("lo")}, ...]`, an entry with attributes
+/// `[{...}, [attributes]]`.
+pub(super) fn put_multipath(p: &mut Printer, v: &[u8], depth: usize) {
+    let size = RTNEXTHOP.size;
+    p.open("", "[", Naming::Elements);
+    let limit = super::max_items(p);
+    let mut off = 0;
+    let mut shown = 0;
+    while off + size <= v.len() {
+        if shown == limit {
+            p.more();
+            break;
+        }
+        let len = (super::u16_at(v, off) as usize).max(size);
+        let one = &v[off..(off + len).min(v.len())];
+        let attrs = &one[super::align(size).min(one.len())..];
+        if !attrs.is_empty() {
+            p.open("", "[", Naming::Elements);
+        }
+        put_struct(p, "", &RTNEXTHOP, one, &mut |p, f, b| {
+            let n = num(f, b);
+            match f.name {
+                "rtnh_flags" => p.flags(f.name, n, RTM_F_FLAGS),
+                "rtnh_ifindex" => p.ifindex(f.name, n as u32),
+                _ => return false,
+            }
+            true
+        });
+        if !attrs.is_empty() {
+            put_attrs(p, attrs, &ROUTE_ATTRS, depth + 1);
+            p.close("]");
+        }
+        off += super::align(len);
+        shown += 1;
+    }
+    if off < v.len() && shown < limit {
+        p.more();
+    }
+    p.close("]");
+}
+
+/// NETCONFA_* attributes of a netconf message: the device (or all, or
+/// the default) and its settings, ints.
+static NETCONF_ATTRS: Attrs = Attrs {
+    names: NETCONFA_TYPES,
+    kind: |name| match name {
+        "NETCONFA_IFINDEX" => Val::IfindexOr(NETCONFA_IFINDEXES),
+        _ => Val::I32,
+    },
+};
+
+/// IFLA_STATS_* attributes of a stats message.
+static STATS_ATTRS: Attrs = Attrs {
+    names: IFLA_STATS_TYPES,
+    kind: |name| match name {
+        "IFLA_STATS_LINK_64" => Val::Struct(&RTNL_LINK_STATS64),
         _ => Val::Bytes,
     },
 };
