@@ -273,3 +273,40 @@ fn json_next_hops_and_netfilter() {
                            "version": {"value": 0, "name": "NFNETLINK_V0"}, "res_id": 0})
     );
 }
+
+/// A generic netlink family's id is named as the controller names it
+/// (`ethtool`), in the request and in the error's echo; strace 6.1 shows
+/// the same, with genlmsghdr as bytes. In JSON `{"value": ID, "name":
+/// "ethtool"}`.
+#[test]
+fn generic_netlink_family_named() {
+    let bin = fixture("netlink_genl");
+    let run = trace(&[], &[name(&bin)]);
+    if run.code() == Some(77) {
+        eprintln!("netlink_more: no ethtool generic netlink family: test skipped");
+        return;
+    }
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert_lines(
+        &run.after_marker(),
+        &[
+            "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+            "sendto(3, [{nlmsg_len=20, nlmsg_type=ethtool, nlmsg_flags=NLM_F_REQUEST|NLM_F_ACK, nlmsg_seq=2, nlmsg_pid=0}, {cmd=0, version=1}], 20, 0, NULL, 0) = 20",
+            "recvfrom(3, [{nlmsg_len=40, nlmsg_type=NLMSG_ERROR, nlmsg_flags=0, nlmsg_seq=2, nlmsg_pid=PID1}, {error=-EOPNOTSUPP, msg=[{nlmsg_len=20, nlmsg_type=ethtool, nlmsg_flags=NLM_F_REQUEST|NLM_F_ACK, nlmsg_seq=2, nlmsg_pid=0}, {cmd=0, version=1}]}], 16384, 0, NULL, NULL) = 40",
+            "close(3) = 0",
+            "exit_group(0)",
+            "Process exited normally with code 0",
+        ],
+    );
+    let run = trace(&["--json", "-e", "trace=sendto"], &[name(&bin)]);
+    let sent: Vec<serde_json::Value> = run
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("a JSON line"))
+        .filter(|v| v["type"] == "call" && v["name"] == "sendto")
+        .collect();
+    // (The first is the controller's request: send(2) is sendto.)
+    let last = sent.last().expect("sendto");
+    assert_eq!(last["args"]["buf"][0]["nlmsg_type"]["name"], "ethtool");
+    assert!(last["args"]["buf"][0]["nlmsg_type"]["value"].is_u64());
+}

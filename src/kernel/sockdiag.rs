@@ -20,7 +20,7 @@
 //! The request and answer layouts are those of `<linux/sock_diag.h>`,
 //! `<linux/inet_diag.h>`, `<linux/unix_diag.h>` and
 //! `<linux/netlink_diag.h>`: the constants, offsets and sizes come from
-//! `abi::xlat::sockdiag` (generated, tools/abi_tables.py), never typed.
+//! `abi::xlat::netlink` (generated, tools/abi_tables.py), never typed.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -29,7 +29,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
 use crate::abi::layout::{Field, extent, field};
 use crate::abi::xlat::net::NETLINK_PROTOS;
-use crate::abi::xlat::sockdiag::{
+use crate::abi::xlat::netlink::{
     self as sd, INET_DIAG_MSG_LAYOUT as INET_MSG, INET_DIAG_REQ_V2_LAYOUT as INET_REQ,
     INET_DIAG_SOCKID_LAYOUT as SOCKID, NETLINK_DIAG_MSG_LAYOUT as NL_MSG,
     NETLINK_DIAG_REQ_LAYOUT as NL_REQ, UNIX_DIAG_MSG_LAYOUT as UNIX_MSG,

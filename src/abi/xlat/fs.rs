@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 51c6646bdd51e00c46a8942c145c860191f56453c687037f4b1bde971273b979
+//! headers-sha256: 88525f4f32ad81d430c2dca8a369beb69633610f7a2bd1353b72b43109c8b9f7
 
 use super::super::flags::{FlagDef, flag};
 

@@ -16,13 +16,13 @@ pub mod mm;
 #[rustfmt::skip]
 pub mod net;
 #[rustfmt::skip]
+pub mod netlink;
+#[rustfmt::skip]
 pub mod poll;
 #[rustfmt::skip]
 pub mod process;
 #[rustfmt::skip]
 pub mod resource;
-#[rustfmt::skip]
-pub mod sockdiag;
 #[rustfmt::skip]
 pub mod signal;
 #[rustfmt::skip]

@@ -202,14 +202,25 @@ impl Msg {
         (name, lookup(msgs, msg))
     }
 
-    /// The header's spelling of the type: its name, or for a netfilter
-    /// message `NFNL_SUBSYS_NFTABLES<<8|NFT_MSG_GETTABLE` as strace
-    /// writes it.
+    /// The header's spelling of the type: its name, for a netfilter
+    /// message `NFNL_SUBSYS_NFTABLES<<8|NFT_MSG_GETTABLE`, for a generic
+    /// netlink family its name (`ethtool`), as strace writes them.
     fn type_text(self) -> Option<String> {
-        let netfilter = lookup(NETLINK_PROTOCOLS, self.proto as i64) == Some("NETLINK_NETFILTER");
+        let proto = lookup(NETLINK_PROTOCOLS, self.proto as i64);
         let control = (self.kind as i64) < lookup_value(NLMSG_LIMITS, "NLMSG_MIN_TYPE");
-        if !netfilter || control || lookup(NFNL_BATCH, self.kind as i64).is_some() {
-            return self.type_name().map(str::to_string);
+        if let Some(name) = self.type_name() {
+            if control
+                || proto != Some("NETLINK_NETFILTER")
+                || lookup(NFNL_BATCH, self.kind as i64).is_some()
+            {
+                return Some(name.to_string());
+            }
+        } else if control || proto != Some("NETLINK_NETFILTER") {
+            // A generic netlink family other than the controller: its
+            // id is given out at run time; the controller names it.
+            return (!control && proto == Some("NETLINK_GENERIC"))
+                .then(|| crate::kernel::genl::family_name(self.kind))
+                .flatten();
         }
         let (subsys, msg) = self.netfilter();
         let msg = msg.map_or_else(|| format!("{:#x}", self.kind & 0xff), str::to_string);
