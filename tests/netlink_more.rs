@@ -310,3 +310,62 @@ fn generic_netlink_family_named() {
     assert_eq!(last["args"]["buf"][0]["nlmsg_type"]["name"], "ethtool");
     assert!(last["args"]["buf"][0]["nlmsg_type"]["value"].is_u64());
 }
+
+/// `ip ntable` and `ip addrlabel` in a new network namespace: the
+/// requests are whole lines (the sequence number is the time), the
+/// answers carry no raw netlink bytes, and the neighbour tables' per-device
+/// parameters name lo (NDTPA_IFINDEX), as strace shows them.
+#[test]
+fn ip_ntable_and_addrlabel() {
+    if !can_unshare() || !have("ip") {
+        return;
+    }
+    let seq = regex::Regex::new(r"nlmsg_seq=\d{9,}").unwrap();
+    let run = trace(
+        &["-f", "-s", "64", "-e", "trace=sendto,recvmsg"],
+        &["unshare", "-n", "sh", "-c", "ip ntable; ip addrlabel"],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let lines: Vec<String> = run
+        .lines()
+        .iter()
+        .map(|l| seq.replace_all(l, "nlmsg_seq=SEQ").into_owned())
+        .collect();
+    let text = lines.join("\n");
+    for want in [
+        "sendto(3, [{nlmsg_len=20, nlmsg_type=RTM_GETNEIGHTBL, nlmsg_flags=NLM_F_REQUEST|NLM_F_DUMP, nlmsg_seq=SEQ, nlmsg_pid=0}, {ndtm_family=AF_UNSPEC}], 20, 0, NULL, 0) = 20",
+        "sendto(3, [{nlmsg_len=28, nlmsg_type=RTM_GETADDRLABEL, nlmsg_flags=NLM_F_REQUEST|NLM_F_DUMP, nlmsg_seq=SEQ, nlmsg_pid=0}, {ifal_family=AF_INET6, ifal_prefixlen=0, ifal_flags=0, ifal_index=0, ifal_seq=0}], 28, 0, NULL, 0) = 28",
+    ] {
+        assert!(
+            lines.iter().any(|l| l.ends_with(want)),
+            "no {want} in\n{text}"
+        );
+    }
+    let raw = regex::Regex::new(r#"nlmsg_pid=\w+\}, ""#).unwrap();
+    for l in lines
+        .iter()
+        .filter(|l| l.contains("NEIGHTBL") || l.contains("ADDRLABEL"))
+    {
+        assert!(!raw.is_match(l), "raw payload: {l}");
+    }
+    assert!(
+        text.contains("[{nla_len=8, nla_type=NDTPA_IFINDEX}, if_nametoindex(\"lo\")]"),
+        "{text}"
+    );
+    assert!(
+        text.contains("nla_type=IFAL_ADDRESS}, inet_pton(AF_INET6, \"::1\")]"),
+        "{text}"
+    );
+}
+
+/// Whether `program` is installed; says so on stderr when not.
+fn have(program: &str) -> bool {
+    let ok = std::process::Command::new("sh")
+        .args(["-c", &format!("command -v {program}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("netlink_more: {program} not installed: test skipped");
+    }
+    ok
+}

@@ -4,7 +4,9 @@
 //! rules (`struct fib_rule_hdr`, FRA_*; a route's RTA_MULTIPATH as its
 //! `struct rtnexthop`s), next hops (`struct nhmsg`, NHA_*), the devices'
 //! IP configuration (`struct netconfmsg`, NETCONFA_*), their counters
-//! (`struct if_stats_msg`, IFLA_STATS_*) and traffic control's qdiscs, classes, filters and chains
+//! (`struct if_stats_msg`, IFLA_STATS_*), neighbour tables (`struct
+//! ndtmsg`, NDTA_*, NDTPA_*), address labels (`struct ifaddrlblmsg`,
+//! IFAL_*), namespace ids (`struct rtgenmsg`, NETNSA_*) and traffic control's qdiscs, classes, filters and chains
 //! (`struct tcmsg`, TCA_*; a qdisc's own TCA_OPTIONS as bytes). Other
 //! RTM_* types show their payload as bytes.
 
@@ -35,6 +37,9 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
         "RULE" => (&FIB_RULE_HDR, &RULE_ATTRS),
         "NEXTHOP" => (&NHMSG, &NEXTHOP_ATTRS),
         "NETCONF" => (&NETCONFMSG, &NETCONF_ATTRS),
+        "NEIGHTBL" => (&NDTMSG, &NEIGHTBL_ATTRS),
+        "ADDRLABEL" => (&IFADDRLBLMSG, &ADDRLABEL_ATTRS),
+        "NSID" => (&RTGENMSG, &NSID_ATTRS),
         "STATS" => (&IF_STATS_MSG, &STATS_ATTRS),
         "QDISC" | "TCLASS" | "TFILTER" | "CHAIN" => (&TCMSG, &TC_ATTRS),
         _ => return put_bytes(p, "", b),
@@ -47,7 +52,10 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
         let n = num(f, v);
         match f.name {
             "ifi_family" | "ifa_family" | "rtm_family" | "ndm_family" | "family" | "nh_family"
-            | "tcm_family" | "ncm_family" => put_family(p, f.name, n as i64),
+            | "tcm_family" | "ncm_family" | "ndtm_family" | "ifal_family" | "rtgen_family" => {
+                put_family(p, f.name, n as i64)
+            }
+            "ifal_index" => p.ifindex(f.name, n as u32),
             "ifindex" => p.ifindex(f.name, n as u32),
             "filter_mask" => put_bit_names(p, f.name, n, IFLA_STATS_TYPES, true),
             "ifi_type" => p.symbol(f.name, n as i64, lookup(ARPHRD_TYPES, n as i64)),
@@ -415,6 +423,66 @@ static STATS_ATTRS: Attrs = Attrs {
     names: IFLA_STATS_TYPES,
     kind: |name| match name {
         "IFLA_STATS_LINK_64" => Val::Struct(&RTNL_LINK_STATS64),
+        _ => Val::Bytes,
+    },
+};
+
+/// NDTA_* attributes of a neighbour table message.
+static NEIGHTBL_ATTRS: Attrs = Attrs {
+    names: NDTA_TYPES,
+    kind: |name| match name {
+        "NDTA_NAME" => Val::Str,
+        "NDTA_THRESH1" | "NDTA_THRESH2" | "NDTA_THRESH3" => Val::U32,
+        "NDTA_CONFIG" => Val::Struct(&NDT_CONFIG),
+        "NDTA_PARMS" => Val::Nested(&NEIGHTBL_PARMS),
+        "NDTA_STATS" => Val::Struct(&NDT_STATS),
+        "NDTA_GC_INTERVAL" => Val::U64,
+        _ => Val::Bytes,
+    },
+};
+
+/// NDTPA_* inside NDTA_PARMS: a device's (or the table's) parameters.
+static NEIGHTBL_PARMS: Attrs = Attrs {
+    names: NDTPA_TYPES,
+    kind: |name| match name {
+        "NDTPA_IFINDEX" => Val::Ifindex,
+        "NDTPA_REFCNT"
+        | "NDTPA_QUEUE_LEN"
+        | "NDTPA_APP_PROBES"
+        | "NDTPA_UCAST_PROBES"
+        | "NDTPA_MCAST_PROBES"
+        | "NDTPA_PROXY_QLEN"
+        | "NDTPA_QUEUE_LENBYTES"
+        | "NDTPA_MCAST_REPROBES" => Val::U32,
+        "NDTPA_REACHABLE_TIME"
+        | "NDTPA_BASE_REACHABLE_TIME"
+        | "NDTPA_RETRANS_TIME"
+        | "NDTPA_GC_STALETIME"
+        | "NDTPA_DELAY_PROBE_TIME"
+        | "NDTPA_ANYCAST_DELAY"
+        | "NDTPA_PROXY_DELAY"
+        | "NDTPA_LOCKTIME"
+        | "NDTPA_INTERVAL_PROBE_TIME_MS" => Val::U64,
+        _ => Val::Bytes,
+    },
+};
+
+/// IFAL_* attributes of an address label message.
+static ADDRLABEL_ATTRS: Attrs = Attrs {
+    names: IFAL_TYPES,
+    kind: |name| match name {
+        "IFAL_ADDRESS" => Val::Ip,
+        "IFAL_LABEL" => Val::U32,
+        _ => Val::Bytes,
+    },
+};
+
+/// NETNSA_* attributes of a namespace id message.
+static NSID_ATTRS: Attrs = Attrs {
+    names: NETNSA_TYPES,
+    kind: |name| match name {
+        "NETNSA_NSID" | "NETNSA_TARGET_NSID" | "NETNSA_CURRENT_NSID" => Val::I32,
+        "NETNSA_PID" | "NETNSA_FD" => Val::U32,
         _ => Val::Bytes,
     },
 };
