@@ -1,9 +1,9 @@
 //! sock_diag payloads of the families that are not IP (NETLINK_SOCK_DIAG
-//! asked about AF_UNIX, AF_PACKET or AF_NETLINK sockets, as `ss -x`, `ss
-//! -0` and `ss -A netlink` ask): the request (`struct unix_diag_req`,
-//! `packet_diag_req`, `netlink_diag_req`), the answer (`unix_diag_msg`,
-//! `packet_diag_msg`, `netlink_diag_msg`) and the answer's UNIX_DIAG_*,
-//! PACKET_DIAG_* or NETLINK_DIAG_* attributes, spelled as strace does.
+//! asked about AF_UNIX, AF_PACKET, AF_NETLINK, AF_VSOCK or AF_XDP
+//! sockets, as `ss -x`, `ss -0`, `ss -A netlink`, `ss -a` ask): the
+//! request (`struct unix_diag_req`, `packet_diag_req`, ...), the answer
+//! (`unix_diag_msg`, ...) and the answer's UNIX_DIAG_*, PACKET_DIAG_*,
+//! NETLINK_DIAG_* or XDP_DIAG_* attributes, spelled as strace does.
 
 use super::consts::*;
 use super::put_struct;
@@ -24,6 +24,10 @@ pub(super) enum Family {
     Packet,
     /// AF_NETLINK: netlink_diag.
     Netlink,
+    /// AF_VSOCK: vsock_diag (no attributes).
+    Vsock,
+    /// AF_XDP: xdp_diag.
+    Xdp,
 }
 
 /// The payload of a SOCK_DIAG_BY_FAMILY message about `family`: a
@@ -38,6 +42,10 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8], family: Family) {
         (Family::Packet, false) => (&PACKET_DIAG_MSG, Some(&PACKET_ATTRS)),
         (Family::Netlink, true) => (&NETLINK_DIAG_REQ, None),
         (Family::Netlink, false) => (&NETLINK_DIAG_MSG, Some(&NETLINK_ATTRS)),
+        (Family::Vsock, true) => (&VSOCK_DIAG_REQ, None),
+        (Family::Vsock, false) => (&VSOCK_DIAG_MSG, None),
+        (Family::Xdp, true) => (&XDP_DIAG_REQ, None),
+        (Family::Xdp, false) => (&XDP_DIAG_MSG, Some(&XDP_ATTRS)),
     };
     if b.len() < layout.size {
         return put_bytes(p, "", b);
@@ -46,9 +54,8 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8], family: Family) {
         let n = num(f, v);
         let i = n as i64;
         match f.name {
-            "sdiag_family" | "udiag_family" | "pdiag_family" | "ndiag_family" => {
-                put_family(p, f.name, i)
-            }
+            "sdiag_family" | "udiag_family" | "pdiag_family" | "ndiag_family" | "vdiag_family"
+            | "xdiag_family" => put_family(p, f.name, i),
             // A netlink_diag request names the protocol (or every one); the
             // other families' requests carry 0.
             "sdiag_protocol" if family == Family::Netlink => {
@@ -56,9 +63,14 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8], family: Family) {
                 p.symbol(f.name, i, name);
             }
             "ndiag_protocol" => p.symbol(f.name, i, lookup(NETLINK_PROTOS, i)),
-            "udiag_states" => put_bit_names(p, f.name, n, TCP_STATES, false),
-            "udiag_state" | "ndiag_state" => p.symbol(f.name, i, lookup(TCP_STATES, i)),
-            "udiag_type" | "pdiag_type" | "ndiag_type" => p.flags(f.name, n, SOCK_TYPES),
+            "udiag_states" | "vdiag_states" => put_bit_names(p, f.name, n, TCP_STATES, false),
+            "udiag_state" | "ndiag_state" | "vdiag_state" => {
+                p.symbol(f.name, i, lookup(TCP_STATES, i))
+            }
+            "udiag_type" | "pdiag_type" | "ndiag_type" | "vdiag_type" | "xdiag_type" => {
+                p.flags(f.name, n, SOCK_TYPES)
+            }
+            "xdiag_show" => p.flags(f.name, n, XDP_SHOW_FLAGS),
             "udiag_show" => p.flags(f.name, n, UDIAG_SHOW_FLAGS),
             "pdiag_show" => p.flags(f.name, n, PACKET_SHOW_FLAGS),
             "ndiag_show" => p.flags(f.name, n, NDIAG_SHOW_FLAGS),
@@ -148,12 +160,42 @@ static NETLINK_ATTRS: Attrs = Attrs {
     },
 };
 
-/// Which of the three families the payload's first byte names, if any.
+/// XDP_DIAG_* attributes of an answer.
+static XDP_ATTRS: Attrs = Attrs {
+    names: XDP_DIAG_ATTRS,
+    kind: |name| match name {
+        "XDP_DIAG_INFO" => Val::StructWith(&XDP_DIAG_INFO, xdp_field),
+        "XDP_DIAG_UID" => Val::U32,
+        "XDP_DIAG_RX_RING"
+        | "XDP_DIAG_TX_RING"
+        | "XDP_DIAG_UMEM_FILL_RING"
+        | "XDP_DIAG_UMEM_COMPLETION_RING" => Val::Struct(&XDP_DIAG_RING),
+        "XDP_DIAG_UMEM" => Val::StructWith(&XDP_DIAG_UMEM, xdp_field),
+        "XDP_DIAG_MEMINFO" => MEMINFO,
+        "XDP_DIAG_STATS" => Val::Struct(&XDP_DIAG_STATS),
+        _ => Val::Bytes,
+    },
+};
+
+/// The fields of xdp_diag's structs that are not plain numbers.
+fn xdp_field(p: &mut Printer, f: &Field, v: &[u8], _: &[u8]) -> bool {
+    let n = num(f, v);
+    match f.name {
+        "ifindex" => p.ifindex(f.name, n as u32),
+        "flags" => p.flags(f.name, n, XDP_DU_FLAGS),
+        _ => return false,
+    }
+    true
+}
+
+/// Which of these families the payload's first byte names, if any.
 pub(super) fn family_of(name: &str) -> Option<Family> {
     match name {
         "AF_UNIX" => Some(Family::Unix),
         "AF_PACKET" => Some(Family::Packet),
         "AF_NETLINK" => Some(Family::Netlink),
+        "AF_VSOCK" => Some(Family::Vsock),
+        "AF_XDP" => Some(Family::Xdp),
         _ => None,
     }
 }
