@@ -138,7 +138,9 @@ fn packet_field(p: &mut Printer, f: &Field, v: &[u8], whole: &[u8]) -> bool {
                 .fields
                 .iter()
                 .find(|a| a.name == "pdmc_alen");
-            let len = alen.map_or(0, |a| num(a, &whole[a.off..a.off + a.size]) as usize);
+            let len = alen
+                .and_then(|a| Some(num(a, whole.get(a.off..a.off + a.size)?) as usize))
+                .unwrap_or(0);
             let addr = &v[..len.min(v.len())];
             let text: String = addr.iter().map(|b| format!("\\x{b:02x}")).collect();
             let text = format!("\"{text}\"");
