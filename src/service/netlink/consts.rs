@@ -404,6 +404,70 @@ pub const XDP_ATTACHED: &[(i64, &str)] = &[
     (4, "XDP_ATTACHED_MULTI"),
 ];
 
+/// A bridge port's attributes, IFLA_PROTINFO of an AF_BRIDGE link message.
+pub const IFLA_BRPORT_TYPES: &[(i64, &str)] = &[
+    (0, "IFLA_BRPORT_UNSPEC"),
+    (1, "IFLA_BRPORT_STATE"),
+    (2, "IFLA_BRPORT_PRIORITY"),
+    (3, "IFLA_BRPORT_COST"),
+    (4, "IFLA_BRPORT_MODE"),
+    (5, "IFLA_BRPORT_GUARD"),
+    (6, "IFLA_BRPORT_PROTECT"),
+    (7, "IFLA_BRPORT_FAST_LEAVE"),
+    (8, "IFLA_BRPORT_LEARNING"),
+    (9, "IFLA_BRPORT_UNICAST_FLOOD"),
+    (10, "IFLA_BRPORT_PROXYARP"),
+    (11, "IFLA_BRPORT_LEARNING_SYNC"),
+    (12, "IFLA_BRPORT_PROXYARP_WIFI"),
+    (13, "IFLA_BRPORT_ROOT_ID"),
+    (14, "IFLA_BRPORT_BRIDGE_ID"),
+    (15, "IFLA_BRPORT_DESIGNATED_PORT"),
+    (16, "IFLA_BRPORT_DESIGNATED_COST"),
+    (17, "IFLA_BRPORT_ID"),
+    (18, "IFLA_BRPORT_NO"),
+    (19, "IFLA_BRPORT_TOPOLOGY_CHANGE_ACK"),
+    (20, "IFLA_BRPORT_CONFIG_PENDING"),
+    (21, "IFLA_BRPORT_MESSAGE_AGE_TIMER"),
+    (22, "IFLA_BRPORT_FORWARD_DELAY_TIMER"),
+    (23, "IFLA_BRPORT_HOLD_TIMER"),
+    (24, "IFLA_BRPORT_FLUSH"),
+    (25, "IFLA_BRPORT_MULTICAST_ROUTER"),
+    (26, "IFLA_BRPORT_PAD"),
+    (27, "IFLA_BRPORT_MCAST_FLOOD"),
+    (28, "IFLA_BRPORT_MCAST_TO_UCAST"),
+    (29, "IFLA_BRPORT_VLAN_TUNNEL"),
+    (30, "IFLA_BRPORT_BCAST_FLOOD"),
+    (31, "IFLA_BRPORT_GROUP_FWD_MASK"),
+    (32, "IFLA_BRPORT_NEIGH_SUPPRESS"),
+    (33, "IFLA_BRPORT_ISOLATED"),
+    (34, "IFLA_BRPORT_BACKUP_PORT"),
+    (35, "IFLA_BRPORT_MRP_RING_OPEN"),
+    (36, "IFLA_BRPORT_MRP_IN_OPEN"),
+    (37, "IFLA_BRPORT_MCAST_EHT_HOSTS_LIMIT"),
+    (38, "IFLA_BRPORT_MCAST_EHT_HOSTS_CNT"),
+    (39, "IFLA_BRPORT_LOCKED"),
+];
+
+/// IFLA_EVENT values.
+pub const IFLA_EVENTS: &[(i64, &str)] = &[
+    (0, "IFLA_EVENT_NONE"),
+    (1, "IFLA_EVENT_REBOOT"),
+    (2, "IFLA_EVENT_FEATURES"),
+    (3, "IFLA_EVENT_BONDING_FAILOVER"),
+    (4, "IFLA_EVENT_NOTIFY_PEERS"),
+    (5, "IFLA_EVENT_IGMP_RESEND"),
+    (6, "IFLA_EVENT_BONDING_OPTIONS"),
+];
+
+/// IFLA_XDP_FLAGS values.
+pub const XDP_FLAGS: &[FlagDef] = &[
+    flag(0x1, "XDP_FLAGS_UPDATE_IF_NOEXIST"),
+    flag(0x2, "XDP_FLAGS_SKB_MODE"),
+    flag(0x4, "XDP_FLAGS_DRV_MODE"),
+    flag(0x8, "XDP_FLAGS_HW_MODE"),
+    flag(0x10, "XDP_FLAGS_REPLACE"),
+];
+
 /// AF_INET6 attributes inside IFLA_AF_SPEC.
 pub const IFLA_INET6_TYPES: &[(i64, &str)] = &[
     (0, "IFLA_INET6_UNSPEC"),
@@ -1557,6 +1621,12 @@ pub const RTNL_LINK_IFMAP: Layout = Layout {
         Field::new("dma", 26, 1, 1),
         Field::new("port", 27, 1, 1),
     ],
+};
+
+/// `struct ifla_bridge_id`.
+pub const IFLA_BRIDGE_ID: Layout = Layout {
+    size: 8,
+    fields: &[Field::new("prio", 0, 1, 2), Field::new("addr", 2, 1, 6)],
 };
 
 /// `struct ndmsg`.

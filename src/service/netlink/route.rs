@@ -124,12 +124,12 @@ static LINK_ATTRS: Attrs = Attrs {
         | "IFLA_CARRIER_CHANGES"
         | "IFLA_CARRIER_UP_COUNT"
         | "IFLA_CARRIER_DOWN_COUNT"
-        | "IFLA_EVENT"
         | "IFLA_COST"
         | "IFLA_PRIORITY" => Val::U32,
         "IFLA_LINK_NETNSID" | "IFLA_IF_NETNSID" | "IFLA_NEW_NETNSID" => Val::I32,
         "IFLA_CARRIER" | "IFLA_PROTO_DOWN" => Val::U8,
         "IFLA_OPERSTATE" => Val::Enum(IF_OPER),
+        "IFLA_EVENT" => Val::Enum(IFLA_EVENTS),
         "IFLA_LINKMODE" => Val::Enum(IF_LINK_MODE),
         "IFLA_EXT_MASK" => Val::Flags(RTEXT_FILTERS),
         "IFLA_STATS" => Val::Struct(&RTNL_LINK_STATS),
@@ -150,9 +150,49 @@ static BRIDGE_LINK_ATTRS: Attrs = Attrs {
     names: IFLA_TYPES,
     kind: |name| match name {
         "IFLA_AF_SPEC" => Val::Nested(&BRIDGE_AF_SPEC),
+        "IFLA_PROTINFO" => Val::Nested(&BRPORT_ATTRS),
         other => (LINK_ATTRS.kind)(other),
     },
 };
+
+/// IFLA_BRPORT_* inside an AF_BRIDGE link message's IFLA_PROTINFO: a
+/// bridge port's settings and state.
+static BRPORT_ATTRS: Attrs = Attrs {
+    names: IFLA_BRPORT_TYPES,
+    kind: |name| match name {
+        "IFLA_BRPORT_PRIORITY"
+        | "IFLA_BRPORT_DESIGNATED_PORT"
+        | "IFLA_BRPORT_DESIGNATED_COST"
+        | "IFLA_BRPORT_ID"
+        | "IFLA_BRPORT_NO"
+        | "IFLA_BRPORT_GROUP_FWD_MASK" => Val::U16,
+        "IFLA_BRPORT_COST"
+        | "IFLA_BRPORT_MCAST_EHT_HOSTS_LIMIT"
+        | "IFLA_BRPORT_MCAST_EHT_HOSTS_CNT" => Val::U32,
+        "IFLA_BRPORT_MESSAGE_AGE_TIMER"
+        | "IFLA_BRPORT_FORWARD_DELAY_TIMER"
+        | "IFLA_BRPORT_HOLD_TIMER" => Val::U64,
+        "IFLA_BRPORT_ROOT_ID" | "IFLA_BRPORT_BRIDGE_ID" => {
+            Val::StructWith(&IFLA_BRIDGE_ID, bridge_id_field)
+        }
+        "IFLA_BRPORT_BACKUP_PORT" => Val::Ifindex,
+        // The rest are one-byte switches and states.
+        _ => Val::U8,
+    },
+};
+
+/// `struct ifla_bridge_id`'s address, as a MAC address.
+fn bridge_id_field(p: &mut Printer, f: &super::Field, v: &[u8], _: &[u8]) -> bool {
+    if f.name != "addr" {
+        return false;
+    }
+    let text: Vec<String> = v.iter().map(|b| format!("{b:02x}")).collect();
+    let text = text.join(":");
+    crate::service::raw::put_composed(p, f.name, &text, |p| {
+        p.string(f.name, text.as_bytes(), false)
+    });
+    true
+}
 
 /// IFLA_BRIDGE_* inside an AF_BRIDGE link message's IFLA_AF_SPEC; their
 /// payloads (flags, mode, VLAN ranges, MRP and CFM sets) print as bytes.
@@ -176,8 +216,8 @@ static XDP_ATTRS: Attrs = Attrs {
     kind: |name| match name {
         "IFLA_XDP_ATTACHED" => Val::Enum(XDP_ATTACHED),
         "IFLA_XDP_FD" | "IFLA_XDP_EXPECTED_FD" => Val::I32,
-        "IFLA_XDP_FLAGS"
-        | "IFLA_XDP_PROG_ID"
+        "IFLA_XDP_FLAGS" => Val::Flags(XDP_FLAGS),
+        "IFLA_XDP_PROG_ID"
         | "IFLA_XDP_DRV_PROG_ID"
         | "IFLA_XDP_SKB_PROG_ID"
         | "IFLA_XDP_HW_PROG_ID" => Val::U32,
