@@ -485,7 +485,7 @@ fn num(f: &Field, v: &[u8]) -> u64 {
 
 /// An IP address of 4 or 16 bytes (`inet_addr("127.0.0.1")`); other
 /// lengths as bytes.
-fn put_ip(p: &mut Printer, name: &str, b: &[u8]) {
+pub(super) fn put_ip(p: &mut Printer, name: &str, b: &[u8]) {
     if !crate::service::family::put_ip(p, name, b) {
         put_bytes(p, name, b);
     }
@@ -541,6 +541,9 @@ enum Val {
     IfindexOr(&'static [(i64, &'static str)]),
     /// RTA_MULTIPATH: `struct rtnexthop`s, each with its attributes.
     Multipath,
+    /// A payload its own function prints (the attribute set's module
+    /// knows its shape: RTA_VIA's family and address).
+    Custom(fn(&mut Printer, &[u8])),
     /// A NUL-terminated string.
     Str,
     /// An IPv4 or IPv6 address, by length.
@@ -689,6 +692,7 @@ fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
             None => p.ifindex("", u32_at(v, 0)),
         },
         Val::Multipath => route::put_multipath(p, v, depth),
+        Val::Custom(f) => f(p, v),
         Val::Str => {
             let end = v.iter().position(|&c| c == 0).unwrap_or(v.len());
             put_bytes(p, "", &v[..end]);

@@ -302,12 +302,21 @@ static ROUTE_ATTRS: Attrs = Attrs {
         "RTA_DST" | "RTA_SRC" | "RTA_GATEWAY" | "RTA_PREFSRC" | "RTA_NEWDST" => Val::Ip,
         "RTA_IIF" | "RTA_OIF" => Val::Ifindex,
         "RTA_MULTIPATH" => Val::Multipath,
+        "RTA_VIA" => Val::Custom(put_via),
+        "RTA_MFC_STATS" => Val::Struct(&RTA_MFC_STATS),
+        "RTA_SPORT" | "RTA_DPORT" => Val::Custom(|p, v| {
+            if v.len() == 2 {
+                crate::service::family::put_port(p, "", super::u16_at(v, 0));
+            } else {
+                put_bytes(p, "", v);
+            }
+        }),
         "RTA_PRIORITY" | "RTA_MARK" | "RTA_FLOW" | "RTA_UID" | "RTA_NH_ID" => Val::U32,
         "RTA_TABLE" => Val::Enum(RT_TABLES),
         "RTA_CACHEINFO" => Val::Struct(&RTA_CACHEINFO),
         "RTA_METRICS" => Val::Nested(&METRICS_ATTRS),
         "RTA_PREF" | "RTA_TTL_PROPAGATE" | "RTA_IP_PROTO" => Val::U8,
-        "RTA_ENCAP_TYPE" => Val::U16,
+        "RTA_ENCAP_TYPE" => Val::Enum(LWTUNNEL_ENCAP_TYPES),
         "RTA_EXPIRES" => Val::U64,
         _ => Val::Bytes,
     },
@@ -372,7 +381,7 @@ static NEXTHOP_ATTRS: Attrs = Attrs {
         "NHA_GATEWAY" => Val::Ip,
         "NHA_GROUP" => Val::Structs(&NEXTHOP_GRP, |_, _, _, _| false),
         "NHA_GROUP_TYPE" => Val::Enum(NEXTHOP_GRP_TYPES),
-        "NHA_ENCAP_TYPE" => Val::U16,
+        "NHA_ENCAP_TYPE" => Val::Enum(LWTUNNEL_ENCAP_TYPES),
         _ => Val::Bytes,
     },
 };
@@ -385,6 +394,7 @@ static TC_ATTRS: Attrs = Attrs {
         "TCA_STATS" => Val::Struct(&TC_STATS),
         "TCA_RATE" => Val::Struct(&TC_ESTIMATOR),
         "TCA_STATS2" => Val::Nested(&TC_STATS_ATTRS),
+        "TCA_STAB" => Val::Nested(&TC_STAB_ATTRS),
         "TCA_FCNT" | "TCA_CHAIN" | "TCA_INGRESS_BLOCK" | "TCA_EGRESS_BLOCK" => Val::U32,
         "TCA_HW_OFFLOAD" => Val::U8,
         "TCA_DUMP_FLAGS" => Val::Flags(TCA_DUMP_FLAGS),
@@ -526,3 +536,26 @@ static NSID_ATTRS: Attrs = Attrs {
         _ => Val::Bytes,
     },
 };
+
+/// TCA_STAB_* inside TCA_STAB: a size table's parameters and data.
+static TC_STAB_ATTRS: Attrs = Attrs {
+    names: TCA_STAB_TYPES,
+    kind: |name| match name {
+        "TCA_STAB_BASE" => Val::Struct(&TC_SIZESPEC),
+        _ => Val::Bytes,
+    },
+};
+
+/// RTA_VIA's `struct rtvia`: an address family (a `sa_family_t`), then an
+/// address of that family: `{rtvia_family=AF_INET6,
+/// rtvia_addr=inet_pton(AF_INET6, "::1")}`.
+fn put_via(p: &mut Printer, v: &[u8]) {
+    let at = std::mem::size_of::<libc::sa_family_t>();
+    if v.len() < at {
+        return put_bytes(p, "", v);
+    }
+    p.open("", "{", Naming::Fields);
+    put_family(p, "rtvia_family", super::u16_at(v, 0) as i64);
+    super::put_ip(p, "rtvia_addr", &v[at..]);
+    p.close("}");
+}
