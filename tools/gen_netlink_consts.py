@@ -411,7 +411,8 @@ def bitfield_names(tag):
 
 
 def struct_fields(tag):
-    """Field names of `struct tag`, from whichever header defines it."""
+    """(name, is an array, is a struct or union) of each field of `struct
+    tag`, from whichever header defines it."""
     for header in HEADERS:
         src = text_of(header)
         m = re.search(r"\bstruct\s+" + tag + r"\s*\{(.*?)\};", src, flags=re.S)
@@ -421,7 +422,8 @@ def struct_fields(tag):
             for decl in body.split(";"):
                 f = re.search(r"([A-Za-z_][A-Za-z0-9_]*)\s*(\[[^]]*\])?\s*$", decl)
                 if f:
-                    names.append((f.group(1), f.group(2) is not None))
+                    record = re.match(r"\s*(struct|union)\b", decl) is not None
+                    names.append((f.group(1), f.group(2) is not None, record))
             return names
     sys.exit(f"gen_netlink_consts: no struct {tag}")
 
@@ -437,11 +439,14 @@ def values():
     for rust, tag in STRUCTS:
         t = f"struct {tag}"
         prog += f'    printf("struct.{rust} %zu\\n", sizeof({t}));\n'
-        for f, array in struct_fields(tag):
+        for f, array, record in struct_fields(tag):
             elem = f"((({t} *)0)->{f}" + ("[0])" if array else ")")
             whole = f"((({t} *)0)->{f})"
-            prog += (f'    printf("struct.{rust}.{f} %zu %zu %zu\\n", offsetof({t}, {f}), '
-                     f"sizeof{elem}, sizeof{whole} / sizeof{elem});\n")
+            # A scalar's (or an array element's) signedness; a struct is
+            # not signed.
+            signed = "0" if record else f"(__typeof__{elem})-1 < 0"
+            prog += (f'    printf("struct.{rust}.{f} %zu %zu %zu %d\\n", offsetof({t}, {f}), '
+                     f"sizeof{elem}, sizeof{whole} / sizeof{elem}, {signed});\n")
     for rust, tag in BITFIELDS:
         for f in bitfield_names(tag):
             prog += (f"    {{ struct {tag} s; memset(&s, 0, sizeof(s)); s.{f} = ~s.{f};\n"
@@ -506,9 +511,10 @@ def main():
         w(f"pub const {rust}: Layout = Layout {{\n")
         w(f"    size: {v['struct.' + rust][0]},\n")
         w("    fields: &[\n")
-        for f, _ in struct_fields(tag):
-            off, size, count = v[f"struct.{rust}.{f}"]
-            w(f'        Field::new("{f}", {off}, {size}, {count}),\n')
+        for f, _, _ in struct_fields(tag):
+            off, size, count, signed = v[f"struct.{rust}.{f}"]
+            kind = "Field::signed" if signed else "Field::new"
+            w(f'        {kind}("{f}", {off}, {size}, {count}),\n')
         w("    ],\n")
         w("};\n")
     for rust, tag in BITFIELDS:

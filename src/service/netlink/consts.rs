@@ -1488,7 +1488,7 @@ pub const NLATTR: Layout = Layout {
 /// `struct nlmsgerr`.
 pub const NLMSGERR: Layout = Layout {
     size: 20,
-    fields: &[Field::new("error", 0, 4, 1), Field::new("msg", 4, 16, 1)],
+    fields: &[Field::signed("error", 0, 4, 1), Field::new("msg", 4, 16, 1)],
 };
 
 /// `struct ifinfomsg`.
@@ -1498,7 +1498,7 @@ pub const IFINFOMSG: Layout = Layout {
         Field::new("ifi_family", 0, 1, 1),
         Field::new("__ifi_pad", 1, 1, 1),
         Field::new("ifi_type", 2, 2, 1),
-        Field::new("ifi_index", 4, 4, 1),
+        Field::signed("ifi_index", 4, 4, 1),
         Field::new("ifi_flags", 8, 4, 1),
         Field::new("ifi_change", 12, 4, 1),
     ],
@@ -1549,7 +1549,7 @@ pub const RTA_CACHEINFO: Layout = Layout {
     fields: &[
         Field::new("rta_clntref", 0, 4, 1),
         Field::new("rta_lastuse", 4, 4, 1),
-        Field::new("rta_expires", 8, 4, 1),
+        Field::signed("rta_expires", 8, 4, 1),
         Field::new("rta_error", 12, 4, 1),
         Field::new("rta_used", 16, 4, 1),
         Field::new("rta_id", 20, 4, 1),
@@ -1658,7 +1658,7 @@ pub const NDMSG: Layout = Layout {
         Field::new("ndm_family", 0, 1, 1),
         Field::new("ndm_pad1", 1, 1, 1),
         Field::new("ndm_pad2", 2, 2, 1),
-        Field::new("ndm_ifindex", 4, 4, 1),
+        Field::signed("ndm_ifindex", 4, 4, 1),
         Field::new("ndm_state", 8, 2, 1),
         Field::new("ndm_flags", 10, 1, 1),
         Field::new("ndm_type", 11, 1, 1),
@@ -2038,7 +2038,7 @@ pub const RTNEXTHOP: Layout = Layout {
         Field::new("rtnh_len", 0, 2, 1),
         Field::new("rtnh_flags", 2, 1, 1),
         Field::new("rtnh_hops", 3, 1, 1),
-        Field::new("rtnh_ifindex", 4, 4, 1),
+        Field::signed("rtnh_ifindex", 4, 4, 1),
     ],
 };
 
@@ -2058,8 +2058,8 @@ pub const TC_SIZESPEC: Layout = Layout {
     fields: &[
         Field::new("cell_log", 0, 1, 1),
         Field::new("size_log", 1, 1, 1),
-        Field::new("cell_align", 2, 2, 1),
-        Field::new("overhead", 4, 4, 1),
+        Field::signed("cell_align", 2, 2, 1),
+        Field::signed("overhead", 4, 4, 1),
         Field::new("linklayer", 8, 4, 1),
         Field::new("mpu", 12, 4, 1),
         Field::new("mtu", 16, 4, 1),
@@ -2178,7 +2178,7 @@ pub const TCMSG: Layout = Layout {
         Field::new("tcm_family", 0, 1, 1),
         Field::new("tcm__pad1", 1, 1, 1),
         Field::new("tcm__pad2", 2, 2, 1),
-        Field::new("tcm_ifindex", 4, 4, 1),
+        Field::signed("tcm_ifindex", 4, 4, 1),
         Field::new("tcm_handle", 8, 4, 1),
         Field::new("tcm_parent", 12, 4, 1),
         Field::new("tcm_info", 16, 4, 1),
@@ -2204,7 +2204,7 @@ pub const TC_STATS: Layout = Layout {
 pub const TC_ESTIMATOR: Layout = Layout {
     size: 2,
     fields: &[
-        Field::new("interval", 0, 1, 1),
+        Field::signed("interval", 0, 1, 1),
         Field::new("ewma_log", 1, 1, 1),
     ],
 };

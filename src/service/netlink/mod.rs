@@ -45,16 +45,28 @@ pub struct Field {
     pub size: usize,
     /// Elements (1 unless the field is an array).
     pub count: usize,
+    /// Whether the field's (or its elements') type is signed.
+    pub signed: bool,
 }
 
 impl Field {
-    /// A field at `off` of `count` elements of `size` bytes.
+    /// An unsigned field (or a struct) at `off` of `count` elements of
+    /// `size` bytes.
     pub const fn new(name: &'static str, off: usize, size: usize, count: usize) -> Field {
         Field {
             name,
             off,
             size,
             count,
+            signed: false,
+        }
+    }
+
+    /// A signed field at `off` of `count` elements of `size` bytes.
+    pub const fn signed(name: &'static str, off: usize, size: usize, count: usize) -> Field {
+        Field {
+            signed: true,
+            ..Field::new(name, off, size, count)
         }
     }
 }
@@ -463,16 +475,23 @@ fn is_padding(name: &str) -> bool {
             .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
-/// A field by its size: a number, an array of numbers, or bytes.
+/// A field by its size and signedness: a number, an array of numbers, or
+/// bytes.
 fn put_plain(p: &mut Printer, f: &Field, v: &[u8]) {
     if f.size > 8 {
         put_bytes(p, f.name, v);
+    } else if f.count == 1 && f.signed {
+        p.int(f.name, int_at(v, 0, f.size));
     } else if f.count == 1 {
         p.uint(f.name, uint_at(v, 0, f.size));
     } else {
         p.open(f.name, "[", Naming::Elements);
         for i in 0..f.count {
-            p.uint("", uint_at(v, i * f.size, f.size));
+            if f.signed {
+                p.int("", int_at(v, i * f.size, f.size));
+            } else {
+                p.uint("", uint_at(v, i * f.size, f.size));
+            }
         }
         p.close("]");
     }
