@@ -1,7 +1,7 @@
 //! Socket options: level and option names, setsockopt and getsockopt with
 //! their values decoded (ints, `struct linger`, timeouts, credentials,
-//! names, socket filter programs, multicast requests; the packet and raw sockets' options in
-//! `sockopt_packet.rs`).
+//! names, socket filter programs, multicast requests; the packet and raw
+//! sockets' options in `sockopt_packet.rs`).
 
 use crate::abi::layout::{Field, extent};
 use crate::abi::xlat::net::{

@@ -15,7 +15,7 @@ use crate::format::Printer;
 use crate::service::family::put_family;
 use crate::service::raw::lookup;
 
-/// Which of the three families a message is about.
+/// Which of these families a message is about.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Family {
     /// AF_UNIX: unix_diag.
