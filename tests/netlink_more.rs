@@ -410,3 +410,31 @@ fn ss_a_requests() {
     let raw = regex::Regex::new(r#"nlmsg_type=SOCK_DIAG_BY_FAMILY, [^}]*\}, ""#).unwrap();
     assert!(!raw.is_match(&text), "{text}");
 }
+
+/// `--json`: a packet_diag answer's PACKET_DIAG_INFO and membership, with
+/// their interface indexes as named constants.
+#[test]
+fn json_packet_diag() {
+    if !can_unshare() {
+        return;
+    }
+    let bin = fixture("netlink_diag");
+    let run = trace(&["--json"], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let answer = run
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("a JSON line"))
+        .find(|v| v["args"]["buf"][1]["pdiag_family"]["name"] == "AF_PACKET")
+        .expect("the packet_diag answer");
+    let attrs = &answer["args"]["buf"][2];
+    let lo = serde_json::json!({"value": 1, "name": "if_nametoindex(\"lo\")"});
+    assert_eq!(attrs[0][0]["nla_type"]["name"], "PACKET_DIAG_INFO");
+    assert_eq!(attrs[0][1]["pdi_index"], lo);
+    assert_eq!(
+        attrs[0][1]["pdi_version"],
+        serde_json::json!({"value": 0, "name": "TPACKET_V1"})
+    );
+    assert_eq!(attrs[2][1][0]["pdmc_index"], lo);
+    assert_eq!(attrs[2][1][0]["pdmc_alen"], 6);
+}
