@@ -94,6 +94,16 @@ fn interface_indexes_are_named() {
     assert_lines(&run.after_marker(), IFINDEX);
 }
 
+/// The same calls from a 32-bit program (the socket calls read in the
+/// i386 layout): the same lines.
+#[test]
+fn i386_interface_indexes() {
+    let bin = common::fixture_m32("ifindex");
+    let run = trace(&[], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert_lines(&run.after_marker(), IFINDEX);
+}
+
 /// `-X verbose` writes the number and the name in a comment, `-X raw` and
 /// `-V` the number alone, as strace does.
 #[test]
