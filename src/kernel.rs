@@ -18,6 +18,7 @@ use nix::sys::uio::{RemoteIoVec, process_vm_readv};
 use nix::unistd::Pid;
 
 pub mod fds;
+pub mod genl;
 mod sockdiag;
 mod stop;
 pub use stop::{Handled, Held, Resume, Stop, Waited, ready, wait};

@@ -165,7 +165,7 @@ fn network_calls() {
         "connect(13, {sa_family=AF_INET6, sin6_port=htons(443), sin6_flowinfo=htonl(0), \
          sin6_addr=inet_pton(AF_INET6, \"::1\"), sin6_scope_id=0}, 28) = -1 [EAFNOSUPPORT]"
             .into(),
-        "connect(13, {sa_family=AF_PACKET, sll_protocol=htons(ETH_P_IP), sll_ifindex=1, \
+        "connect(13, {sa_family=AF_PACKET, sll_protocol=htons(ETH_P_IP), sll_ifindex=if_nametoindex(\"lo\"), \
          sll_hatype=0, sll_pkttype=PACKET_HOST, sll_halen=6, sll_addr=[0x0, 0x11, 0x22, 0x33, \
          0x44, 0x55]}, 20) = -1 [EAFNOSUPPORT]"
             .into(),

@@ -253,7 +253,7 @@ fn programs_in_json() {
     let lo = unsafe { libc::if_nametoindex(c"lo".as_ptr()) };
     assert_eq!(
         mreq["args"]["optval"],
-        serde_json::json!({"mr_ifindex": lo, "mr_type": {"value": 1, "name": "PACKET_MR_PROMISC"},
+        serde_json::json!({"mr_ifindex": {"value": lo, "name": "if_nametoindex(\"lo\")"}, "mr_type": {"value": 1, "name": "PACKET_MR_PROMISC"},
                            "mr_alen": 0, "mr_address": ""})
     );
 }

@@ -628,7 +628,6 @@ fn netlink_lines(text: &str, strace: bool) -> Vec<String> {
     // strace's spellings, as rtrace writes them.
     let strace_only: &[(&str, &str)] = &[
         (r"\s+= ", " = "),
-        (r#"if_nametoindex\("lo"\)"#, "1"),
         (r"nl_groups=0+\b", "nl_groups=0x0"),
         (r"nlmsg_type=nlctrl", "nlmsg_type=GENL_ID_CTRL"),
         // A cut string or array.

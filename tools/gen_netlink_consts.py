@@ -38,6 +38,25 @@ HEADERS = [
     "linux/sock_diag.h",
     "linux/inet_diag.h",
     "linux/genetlink.h",
+    "linux/unix_diag.h",
+    "linux/packet_diag.h",
+    "linux/netlink_diag.h",
+    "linux/vm_sockets_diag.h",
+    "linux/xdp_diag.h",
+    "linux/nexthop.h",
+    "linux/netconf.h",
+    "linux/lwtunnel.h",
+    "linux/if_addrlabel.h",
+    "linux/net_namespace.h",
+    "linux/pkt_sched.h",
+    "linux/gen_stats.h",
+    "linux/audit.h",
+    "linux/xfrm.h",
+    "linux/netfilter/nfnetlink.h",
+    "linux/netfilter/nfnetlink_conntrack.h",
+    "linux/netfilter/nf_tables.h",
+    "linux/netfilter/nfnetlink_queue.h",
+    "linux/netfilter/nfnetlink_log.h",
     "linux/ip.h",
     "linux/ipv6.h",
     "linux/snmp.h",
@@ -88,11 +107,25 @@ def defines(header, prefix, exclude=()):
     return names
 
 
+def defines_between(header, first, last, exclude_re=None):
+    """The #define names of `header` from `first` to `last` (inclusive),
+    in the header's order, less those matching `exclude_re`: a run of
+    numbers the header groups only by position (the audit message types)."""
+    src = text_of(header)
+    names = re.findall(r"^\s*#\s*define\s+([A-Za-z_][A-Za-z0-9_]*)\s+\S", src, flags=re.M)
+    try:
+        run = names[names.index(first):names.index(last) + 1]
+    except ValueError:
+        sys.exit(f"gen_netlink_consts: no {first}..{last} in {header}")
+    return [n for n in run if not (exclude_re and re.search(exclude_re, n))]
+
+
 # (Rust name, kind, names, doc). kind "values" is a (value, name) table,
 # "flags" a FlagDef table (single bits, or masks named by their value).
 TABLES = [
     ("NETLINK_PROTOCOLS", "values",
-     ["NETLINK_ROUTE", "NETLINK_SOCK_DIAG", "NETLINK_KOBJECT_UEVENT", "NETLINK_GENERIC"],
+     ["NETLINK_ROUTE", "NETLINK_SOCK_DIAG", "NETLINK_KOBJECT_UEVENT", "NETLINK_GENERIC",
+      "NETLINK_AUDIT", "NETLINK_XFRM", "NETLINK_NETFILTER"],
      "The netlink protocols the decoder tells apart (`<linux/netlink.h>`)."),
     ("NLMSG_LIMITS", "values", ["NLMSG_MIN_TYPE"],
      "The first type that is not a control message."),
@@ -143,6 +176,13 @@ TABLES = [
      "Attributes inside IFLA_XDP."),
     ("XDP_ATTACHED", "values", enum_of("linux/if_link.h", "XDP_ATTACHED_NONE"),
      "IFLA_XDP_ATTACHED values."),
+    ("IFLA_BRPORT_TYPES", "values", enum_of("linux/if_link.h", "IFLA_BRPORT_STATE"),
+     "A bridge port's attributes, IFLA_PROTINFO of an AF_BRIDGE link message."),
+    ("IFLA_EVENTS", "values", enum_of("linux/if_link.h", "IFLA_EVENT_NONE"),
+     "IFLA_EVENT values."),
+    ("XDP_FLAGS", "flags",
+     defines("linux/if_link.h", "XDP_FLAGS_", exclude=("XDP_FLAGS_MODES", "XDP_FLAGS_MASK")),
+     "IFLA_XDP_FLAGS values."),
     ("IFLA_INET6_TYPES", "values", enum_of("linux/if_link.h", "IFLA_INET6_FLAGS"),
      "AF_INET6 attributes inside IFLA_AF_SPEC."),
     ("IFLA_INET_TYPES", "values", enum_of("linux/if_link.h", "IFLA_INET_CONF"),
@@ -197,6 +237,83 @@ TABLES = [
      "inet_diag request attributes."),
     ("TCP_STATES", "values", enum_of("netinet/tcp.h", "TCP_ESTABLISHED"),
      "TCP states, idiag_state (`<netinet/tcp.h>`, the kernel's numbering)."),
+    ("UNIX_DIAG_ATTRS", "values", enum_of("linux/unix_diag.h", "UNIX_DIAG_NAME"),
+     "unix_diag answer attributes (`<linux/unix_diag.h>`)."),
+    ("UDIAG_SHOW_FLAGS", "flags", defines("linux/unix_diag.h", "UDIAG_SHOW_"),
+     "What a unix_diag request asks for, udiag_show."),
+    ("PACKET_DIAG_ATTRS", "values", enum_of("linux/packet_diag.h", "PACKET_DIAG_INFO"),
+     "packet_diag answer attributes (`<linux/packet_diag.h>`)."),
+    ("PACKET_SHOW_FLAGS", "flags", defines("linux/packet_diag.h", "PACKET_SHOW_"),
+     "What a packet_diag request asks for, pdiag_show."),
+    ("PDI_FLAGS", "flags", defines("linux/packet_diag.h", "PDI_"),
+     "A packet socket's options, pdi_flags."),
+    ("NETLINK_DIAG_ATTRS", "values", enum_of("linux/netlink_diag.h", "NETLINK_DIAG_MEMINFO"),
+     "netlink_diag answer attributes (`<linux/netlink_diag.h>`)."),
+    ("NDIAG_SHOW_FLAGS", "flags", defines("linux/netlink_diag.h", "NDIAG_SHOW_"),
+     "What a netlink_diag request asks for, ndiag_show."),
+    ("NDIAG_FLAGS", "flags", defines("linux/netlink_diag.h", "NDIAG_FLAG_"),
+     "A netlink socket's options, NETLINK_DIAG_FLAGS."),
+    ("NDIAG_PROTOS", "values", ["NDIAG_PROTO_ALL"],
+     "A netlink_diag request's protocol for every protocol."),
+    ("NETCONFA_TYPES", "values", enum_of("linux/netconf.h", "NETCONFA_IFINDEX"),
+     "Attributes of a netconf message (`<linux/netconf.h>`)."),
+    ("NETCONFA_IFINDEXES", "values", ["NETCONFA_IFINDEX_ALL", "NETCONFA_IFINDEX_DEFAULT"],
+     "NETCONFA_IFINDEX's values that are not interfaces."),
+    ("IFLA_STATS_TYPES", "values", enum_of("linux/if_link.h", "IFLA_STATS_LINK_64"),
+     "Attributes of an RTM_NEWSTATS message; filter_mask bit n-1 asks for n."),
+    ("NDTA_TYPES", "values", enum_of("linux/neighbour.h", "NDTA_NAME"),
+     "Attributes of a neighbour table message (`<linux/neighbour.h>`)."),
+    ("NDTPA_TYPES", "values", enum_of("linux/neighbour.h", "NDTPA_IFINDEX"),
+     "A neighbour table's parameters, inside NDTA_PARMS."),
+    ("IFAL_TYPES", "values", enum_of("linux/if_addrlabel.h", "IFAL_ADDRESS"),
+     "Attributes of an address label message (`<linux/if_addrlabel.h>`)."),
+    ("NETNSA_TYPES", "values", enum_of("linux/net_namespace.h", "NETNSA_NSID"),
+     "Attributes of a namespace id message (`<linux/net_namespace.h>`)."),
+    ("XDP_DIAG_ATTRS", "values", enum_of("linux/xdp_diag.h", "XDP_DIAG_INFO"),
+     "xdp_diag answer attributes (`<linux/xdp_diag.h>`)."),
+    ("XDP_SHOW_FLAGS", "flags", defines("linux/xdp_diag.h", "XDP_SHOW_"),
+     "What an xdp_diag request asks for, xdiag_show."),
+    ("XDP_DU_FLAGS", "flags", defines("linux/xdp_diag.h", "XDP_DU_F_"),
+     "An XDP socket's umem flags."),
+    ("LWTUNNEL_ENCAP_TYPES", "values", enum_of("linux/lwtunnel.h", "LWTUNNEL_ENCAP_MPLS"),
+     "RTA_ENCAP_TYPE and NHA_ENCAP_TYPE values (`<linux/lwtunnel.h>`)."),
+    ("TCA_STAB_TYPES", "values", enum_of("linux/pkt_sched.h", "TCA_STAB_BASE"),
+     "Attributes inside TCA_STAB (`<linux/pkt_sched.h>`)."),
+    ("NHA_TYPES", "values", enum_of("linux/nexthop.h", "NHA_ID"),
+     "Next-hop attributes (`<linux/nexthop.h>`)."),
+    ("NEXTHOP_GRP_TYPES", "values", enum_of("linux/nexthop.h", "NEXTHOP_GRP_TYPE_MPATH"),
+     "NHA_GROUP_TYPE values."),
+    ("TCA_TYPES", "values", enum_of("linux/rtnetlink.h", "TCA_KIND"),
+     "Traffic control attributes of qdiscs, classes and filters (`<linux/rtnetlink.h>`)."),
+    ("TCA_DUMP_FLAGS", "flags", defines("linux/rtnetlink.h", "TCA_DUMP_FLAGS_"),
+     "TCA_DUMP_FLAGS values."),
+    ("TCA_STATS_TYPES", "values", enum_of("linux/gen_stats.h", "TCA_STATS_BASIC"),
+     "Attributes inside TCA_STATS2 (`<linux/gen_stats.h>`)."),
+    ("AUDIT_TYPES", "values",
+     defines_between("linux/audit.h", "AUDIT_GET", "AUDIT_KERNEL", r"_(FIRST|LAST)_"),
+     "NETLINK_AUDIT message types (`<linux/audit.h>`)."),
+    ("XFRM_TYPES", "values",
+     [n for n in enum_of("linux/xfrm.h", "XFRM_MSG_NEWSA") if n != "XFRM_MSG_BASE"],
+     "NETLINK_XFRM message types (`<linux/xfrm.h>`)."),
+    ("NFNL_SUBSYS", "values", defines("linux/netfilter/nfnetlink.h", "NFNL_SUBSYS_",
+                                      exclude=("NFNL_SUBSYS_COUNT",)),
+     "NETLINK_NETFILTER subsystems, a message type's high byte"
+     " (`<linux/netfilter/nfnetlink.h>`)."),
+    ("NFNL_BATCH", "values", ["NFNL_MSG_BATCH_BEGIN", "NFNL_MSG_BATCH_END"],
+     "NETLINK_NETFILTER's batch delimiters, whole message types."),
+    ("NFNETLINK_VERSIONS", "values", ["NFNETLINK_V0"], "nfgenmsg's version."),
+    ("NFT_MSGS", "values", enum_of("linux/netfilter/nf_tables.h", "NFT_MSG_NEWTABLE"),
+     "NFNL_SUBSYS_NFTABLES's messages (`<linux/netfilter/nf_tables.h>`)."),
+    ("CTNL_MSGS", "values",
+     enum_of("linux/netfilter/nfnetlink_conntrack.h", "IPCTNL_MSG_CT_NEW"),
+     "NFNL_SUBSYS_CTNETLINK's messages (`<linux/netfilter/nfnetlink_conntrack.h>`)."),
+    ("CTNL_EXP_MSGS", "values",
+     enum_of("linux/netfilter/nfnetlink_conntrack.h", "IPCTNL_MSG_EXP_NEW"),
+     "NFNL_SUBSYS_CTNETLINK_EXP's messages."),
+    ("NFQNL_MSGS", "values", enum_of("linux/netfilter/nfnetlink_queue.h", "NFQNL_MSG_PACKET"),
+     "NFNL_SUBSYS_QUEUE's messages (`<linux/netfilter/nfnetlink_queue.h>`)."),
+    ("NFULNL_MSGS", "values", enum_of("linux/netfilter/nfnetlink_log.h", "NFULNL_MSG_PACKET"),
+     "NFNL_SUBSYS_ULOG's messages (`<linux/netfilter/nfnetlink_log.h>`)."),
     ("GENL_IDS", "values", ["GENL_ID_CTRL"],
      "Generic netlink's fixed family id (`<linux/genetlink.h>`)."),
     ("CTRL_CMDS", "values", enum_of("linux/genetlink.h", "CTRL_CMD_GETFAMILY"),
@@ -221,6 +338,7 @@ STRUCTS = [
     ("RTNL_LINK_STATS64", "rtnl_link_stats64"),
     ("IFLA_CACHEINFO", "ifla_cacheinfo"),
     ("RTNL_LINK_IFMAP", "rtnl_link_ifmap"),
+    ("IFLA_BRIDGE_ID", "ifla_bridge_id"),
     ("NDMSG", "ndmsg"),
     ("NDA_CACHEINFO", "nda_cacheinfo"),
     ("FIB_RULE_HDR", "fib_rule_hdr"),
@@ -232,6 +350,46 @@ STRUCTS = [
     ("INET_DIAG_MSG", "inet_diag_msg"),
     ("INET_DIAG_MEMINFO", "inet_diag_meminfo"),
     ("GENLMSGHDR", "genlmsghdr"),
+    ("UNIX_DIAG_REQ", "unix_diag_req"),
+    ("UNIX_DIAG_MSG", "unix_diag_msg"),
+    ("UNIX_DIAG_VFS", "unix_diag_vfs"),
+    ("UNIX_DIAG_RQLEN", "unix_diag_rqlen"),
+    ("PACKET_DIAG_REQ", "packet_diag_req"),
+    ("PACKET_DIAG_MSG", "packet_diag_msg"),
+    ("PACKET_DIAG_INFO", "packet_diag_info"),
+    ("PACKET_DIAG_MCLIST", "packet_diag_mclist"),
+    ("PACKET_DIAG_RING", "packet_diag_ring"),
+    ("NETLINK_DIAG_REQ", "netlink_diag_req"),
+    ("NETLINK_DIAG_MSG", "netlink_diag_msg"),
+    ("NETLINK_DIAG_RING", "netlink_diag_ring"),
+    ("VSOCK_DIAG_REQ", "vsock_diag_req"),
+    ("VSOCK_DIAG_MSG", "vsock_diag_msg"),
+    ("XDP_DIAG_REQ", "xdp_diag_req"),
+    ("XDP_DIAG_MSG", "xdp_diag_msg"),
+    ("XDP_DIAG_INFO", "xdp_diag_info"),
+    ("XDP_DIAG_RING", "xdp_diag_ring"),
+    ("XDP_DIAG_UMEM", "xdp_diag_umem"),
+    ("XDP_DIAG_STATS", "xdp_diag_stats"),
+    ("RTNEXTHOP", "rtnexthop"),
+    ("RTA_MFC_STATS", "rta_mfc_stats"),
+    ("TC_SIZESPEC", "tc_sizespec"),
+    ("NETCONFMSG", "netconfmsg"),
+    ("IF_STATS_MSG", "if_stats_msg"),
+    ("NDTMSG", "ndtmsg"),
+    ("NDT_CONFIG", "ndt_config"),
+    ("NDT_STATS", "ndt_stats"),
+    ("IFADDRLBLMSG", "ifaddrlblmsg"),
+    ("RTGENMSG", "rtgenmsg"),
+    ("NHMSG", "nhmsg"),
+    ("NEXTHOP_GRP", "nexthop_grp"),
+    ("TCMSG", "tcmsg"),
+    ("TC_STATS", "tc_stats"),
+    ("TC_ESTIMATOR", "tc_estimator"),
+    ("GNET_STATS_BASIC", "gnet_stats_basic"),
+    ("GNET_STATS_RATE_EST", "gnet_stats_rate_est"),
+    ("GNET_STATS_RATE_EST64", "gnet_stats_rate_est64"),
+    ("GNET_STATS_QUEUE", "gnet_stats_queue"),
+    ("NFGENMSG", "nfgenmsg"),
 ]
 
 
@@ -253,7 +411,8 @@ def bitfield_names(tag):
 
 
 def struct_fields(tag):
-    """Field names of `struct tag`, from whichever header defines it."""
+    """(name, is an array, is a struct or union) of each field of `struct
+    tag`, from whichever header defines it."""
     for header in HEADERS:
         src = text_of(header)
         m = re.search(r"\bstruct\s+" + tag + r"\s*\{(.*?)\};", src, flags=re.S)
@@ -263,7 +422,8 @@ def struct_fields(tag):
             for decl in body.split(";"):
                 f = re.search(r"([A-Za-z_][A-Za-z0-9_]*)\s*(\[[^]]*\])?\s*$", decl)
                 if f:
-                    names.append((f.group(1), f.group(2) is not None))
+                    record = re.match(r"\s*(struct|union)\b", decl) is not None
+                    names.append((f.group(1), f.group(2) is not None, record))
             return names
     sys.exit(f"gen_netlink_consts: no struct {tag}")
 
@@ -279,11 +439,14 @@ def values():
     for rust, tag in STRUCTS:
         t = f"struct {tag}"
         prog += f'    printf("struct.{rust} %zu\\n", sizeof({t}));\n'
-        for f, array in struct_fields(tag):
+        for f, array, record in struct_fields(tag):
             elem = f"((({t} *)0)->{f}" + ("[0])" if array else ")")
             whole = f"((({t} *)0)->{f})"
-            prog += (f'    printf("struct.{rust}.{f} %zu %zu %zu\\n", offsetof({t}, {f}), '
-                     f"sizeof{elem}, sizeof{whole} / sizeof{elem});\n")
+            # A scalar's (or an array element's) signedness; a struct is
+            # not signed.
+            signed = "0" if record else f"(__typeof__{elem})-1 < 0"
+            prog += (f'    printf("struct.{rust}.{f} %zu %zu %zu %d\\n", offsetof({t}, {f}), '
+                     f"sizeof{elem}, sizeof{whole} / sizeof{elem}, {signed});\n")
     for rust, tag in BITFIELDS:
         for f in bitfield_names(tag):
             prog += (f"    {{ struct {tag} s; memset(&s, 0, sizeof(s)); s.{f} = ~s.{f};\n"
@@ -348,9 +511,10 @@ def main():
         w(f"pub const {rust}: Layout = Layout {{\n")
         w(f"    size: {v['struct.' + rust][0]},\n")
         w("    fields: &[\n")
-        for f, _ in struct_fields(tag):
-            off, size, count = v[f"struct.{rust}.{f}"]
-            w(f'        Field::new("{f}", {off}, {size}, {count}),\n')
+        for f, _, _ in struct_fields(tag):
+            off, size, count, signed = v[f"struct.{rust}.{f}"]
+            kind = "Field::signed" if signed else "Field::new"
+            w(f'        {kind}("{f}", {off}, {size}, {count}),\n')
         w("    ],\n")
         w("};\n")
     for rust, tag in BITFIELDS:

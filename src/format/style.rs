@@ -166,6 +166,24 @@ impl Printer<'_> {
         self.constant(name, value, symbol, value.to_string());
     }
 
+    /// A network interface index, the one printer of every ifindex
+    /// (netlink's ifi_index and RTA_OIF, sockaddr_ll's sll_ifindex,
+    /// packet_mreq's mr_ifindex, ...): `if_nametoindex("lo")` as strace
+    /// spells it, the index when no interface of rtrace's own network
+    /// namespace has it (as strace, which looks it up in its own). Under
+    /// `-X raw` the number, under `-X verbose` `1 /* if_nametoindex("lo")
+    /// */`, under `-V` the number; in JSON `{"value": 1, "name":
+    /// "if_nametoindex(\"lo\")"}` as any named constant, or the number.
+    pub fn ifindex(&mut self, name: &str, index: u32) {
+        let known = if self.symbols() {
+            crate::kernel::interface_name(index)
+        } else {
+            None
+        };
+        let text = known.map(|n| format!("if_nametoindex({})", super::quote(n.as_bytes(), false)));
+        self.constant(name, index as i64, text.as_deref(), index.to_string());
+    }
+
     /// A named constant with `number`, the spelling of its value under
     /// `-X raw` and `-X verbose`.
     fn constant(&mut self, name: &str, value: i64, symbol: Option<&str>, number: String) {

@@ -19,44 +19,30 @@
 //!
 //! The request and answer layouts are those of `<linux/sock_diag.h>`,
 //! `<linux/inet_diag.h>`, `<linux/unix_diag.h>` and
-//! `<linux/netlink_diag.h>` (uapi, stable); offsets are named below.
+//! `<linux/netlink_diag.h>`: the constants, offsets and sizes come from
+//! `abi::xlat::netlink` (generated, tools/abi_tables.py), never typed.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, Ipv6Addr};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
+use crate::abi::layout::{Field, extent, field};
 use crate::abi::xlat::net::NETLINK_PROTOS;
+use crate::abi::xlat::netlink::{
+    self as sd, INET_DIAG_MSG_LAYOUT as INET_MSG, INET_DIAG_REQ_V2_LAYOUT as INET_REQ,
+    INET_DIAG_SOCKID_LAYOUT as SOCKID, NETLINK_DIAG_MSG_LAYOUT as NL_MSG,
+    NETLINK_DIAG_REQ_LAYOUT as NL_REQ, UNIX_DIAG_MSG_LAYOUT as UNIX_MSG,
+    UNIX_DIAG_REQ_LAYOUT as UNIX_REQ,
+};
 
-/// `NETLINK_SOCK_DIAG` (`<linux/netlink.h>`).
-const NETLINK_SOCK_DIAG: i32 = 4;
-/// `SOCK_DIAG_BY_FAMILY` (`<linux/sock_diag.h>`).
-const SOCK_DIAG_BY_FAMILY: u16 = 20;
-/// `NLM_F_REQUEST`, `NLM_F_DUMP` (`<linux/netlink.h>`).
-const NLM_F_REQUEST: u16 = 1;
-/// See [`NLM_F_REQUEST`].
-const NLM_F_DUMP: u16 = 0x300;
-/// `NLMSG_DONE`, `NLMSG_ERROR`.
-const NLMSG_DONE: u16 = 3;
-/// See [`NLMSG_DONE`].
-const NLMSG_ERROR: u16 = 2;
-/// `sizeof(struct nlmsghdr)`.
-const NLMSG_HDRLEN: usize = 16;
-/// `UDIAG_SHOW_NAME | UDIAG_SHOW_PEER` (`<linux/unix_diag.h>`).
-const UDIAG_SHOW_NAME_PEER: u32 = 0x1 | 0x4;
-/// `UNIX_DIAG_NAME`, `UNIX_DIAG_PEER`: attributes of a unix answer.
-const UNIX_DIAG_NAME: u16 = 0;
-/// See [`UNIX_DIAG_NAME`].
-const UNIX_DIAG_PEER: u16 = 2;
-/// `NDIAG_PROTO_ALL` (`<linux/netlink_diag.h>`).
-const NDIAG_PROTO_ALL: u8 = 255;
-/// `sizeof(struct inet_diag_msg)`; `id` at 4 (sport 4, dport 6, src 8,
-/// dst 24), `idiag_inode` at 68.
-const INET_DIAG_MSG_SIZE: usize = 72;
-/// `sizeof(struct unix_diag_msg)`; `udiag_ino` at 4.
-const UNIX_DIAG_MSG_SIZE: usize = 16;
-/// `sizeof(struct netlink_diag_msg)`; `ndiag_portid` at 4, `ndiag_ino` at 16.
-const NETLINK_DIAG_MSG_SIZE: usize = 28;
+/// `sizeof(struct nlmsghdr)`, where a message's payload starts.
+const NLMSG_HDRLEN: usize = sd::NLMSG_HDRLEN as usize;
+
+/// The offset of field `name` of a generated layout.
+fn off(layout: &[Field], name: &str) -> usize {
+    field(layout, name).off
+}
 
 /// Which diag family answers for a protocol name, and how to ask it.
 #[derive(Clone, Copy)]
@@ -204,7 +190,7 @@ fn lookup(cache: &mut Cache, ask: Ask, proto: &str, inode: u64) -> Option<(Optio
             libc::socket(
                 libc::AF_NETLINK,
                 libc::SOCK_RAW | libc::SOCK_CLOEXEC,
-                NETLINK_SOCK_DIAG,
+                sd::NETLINK_SOCK_DIAG as i32,
             )
         };
         if fd < 0 {
@@ -216,35 +202,49 @@ fn lookup(cache: &mut Cache, ask: Ask, proto: &str, inode: u64) -> Option<(Optio
     let sock = cache.socket.as_ref()?.as_raw_fd();
     let ino32 = u32::try_from(inode).ok()?;
     let mut req = Vec::with_capacity(64);
+    let put = |b: &mut [u8], layout: &[Field], name: &str, v: &[u8]| {
+        let f = field(layout, name);
+        b[f.off..f.off + v.len().min(f.size)].copy_from_slice(&v[..v.len().min(f.size)]);
+    };
+    let request = sd::NLM_F_REQUEST as u16;
     let (flags, body): (u16, Vec<u8>) = match ask {
-        // struct inet_diag_req_v2: family, protocol, ext, pad, states, id.
+        // Every socket of the family and protocol in any state; the
+        // answer is picked by inode.
         Ask::Inet(family, protocol) => {
-            let mut b = vec![family, protocol, 0, 0];
-            b.extend_from_slice(&u32::MAX.to_ne_bytes());
-            b.extend_from_slice(&[0; 48]);
-            (NLM_F_REQUEST | NLM_F_DUMP, b)
+            let mut b = vec![0u8; extent(INET_REQ)];
+            put(&mut b, INET_REQ, "sdiag_family", &[family]);
+            put(&mut b, INET_REQ, "sdiag_protocol", &[protocol]);
+            put(&mut b, INET_REQ, "idiag_states", &u32::MAX.to_ne_bytes());
+            (request | sd::NLM_F_DUMP as u16, b)
         }
-        // struct unix_diag_req: family, protocol, pad, states, ino, show,
-        // cookie (all ones: any).
+        // One socket by inode, with its name and peer; any cookie (all ones).
         Ask::Unix => {
-            let mut b = vec![libc::AF_UNIX as u8, 0, 0, 0];
-            b.extend_from_slice(&u32::MAX.to_ne_bytes());
-            b.extend_from_slice(&ino32.to_ne_bytes());
-            b.extend_from_slice(&UDIAG_SHOW_NAME_PEER.to_ne_bytes());
-            b.extend_from_slice(&[0xff; 8]);
-            (NLM_F_REQUEST, b)
+            let mut b = vec![0u8; extent(UNIX_REQ)];
+            put(&mut b, UNIX_REQ, "sdiag_family", &[libc::AF_UNIX as u8]);
+            put(&mut b, UNIX_REQ, "udiag_states", &u32::MAX.to_ne_bytes());
+            put(&mut b, UNIX_REQ, "udiag_ino", &ino32.to_ne_bytes());
+            let show = sd::UDIAG_SHOW_NAME | sd::UDIAG_SHOW_PEER;
+            put(&mut b, UNIX_REQ, "udiag_show", &show.to_ne_bytes());
+            put(&mut b, UNIX_REQ, "udiag_cookie", &[0xff; 8]);
+            (request, b)
         }
-        // struct netlink_diag_req: family, protocol, pad, ino, show, cookie.
+        // Every netlink socket of every protocol.
         Ask::Netlink => {
-            let mut b = vec![libc::AF_NETLINK as u8, NDIAG_PROTO_ALL, 0, 0];
-            b.extend_from_slice(&[0; 16]);
-            (NLM_F_REQUEST | NLM_F_DUMP, b)
+            let mut b = vec![0u8; extent(NL_REQ)];
+            put(&mut b, NL_REQ, "sdiag_family", &[libc::AF_NETLINK as u8]);
+            put(
+                &mut b,
+                NL_REQ,
+                "sdiag_protocol",
+                &[sd::NDIAG_PROTO_ALL as u8],
+            );
+            (request | sd::NLM_F_DUMP as u16, b)
         }
     };
     req.extend_from_slice(&((NLMSG_HDRLEN + body.len()) as u32).to_ne_bytes());
-    req.extend_from_slice(&SOCK_DIAG_BY_FAMILY.to_ne_bytes());
+    req.extend_from_slice(&(sd::SOCK_DIAG_BY_FAMILY as u16).to_ne_bytes());
     req.extend_from_slice(&flags.to_ne_bytes());
-    req.extend_from_slice(&[0; 8]);
+    req.resize(NLMSG_HDRLEN, 0);
     req.extend_from_slice(&body);
     // SAFETY: the buffer is valid for its length; the kernel is the
     // destination (a netlink socket's default).
@@ -267,10 +267,9 @@ fn lookup(cache: &mut Cache, ask: Ask, proto: &str, inode: u64) -> Option<(Optio
             if len < NLMSG_HDRLEN || len > msgs.len() {
                 return None;
             }
-            match kind {
-                NLMSG_DONE => break 'recv,
-                NLMSG_ERROR => break 'recv,
-                SOCK_DIAG_BY_FAMILY if found.is_none() => {
+            match kind as u32 {
+                sd::NLMSG_DONE | sd::NLMSG_ERROR => break 'recv,
+                sd::SOCK_DIAG_BY_FAMILY if found.is_none() => {
                     found = answer(ask, proto, inode, &msgs[NLMSG_HDRLEN..len]);
                 }
                 _ => {}
@@ -296,10 +295,18 @@ fn u32_at(b: &[u8], at: usize) -> u32 {
 fn answer(ask: Ask, proto: &str, inode: u64, m: &[u8]) -> Option<(String, bool)> {
     match ask {
         Ask::Inet(..) => {
-            if m.len() < INET_DIAG_MSG_SIZE || u32_at(m, 68) as u64 != inode {
+            if m.len() < extent(INET_MSG) || u32_at(m, off(INET_MSG, "idiag_inode")) as u64 != inode
+            {
                 return None;
             }
-            let v6 = m[0] == libc::AF_INET6 as u8;
+            let v6 = m[off(INET_MSG, "idiag_family")] == libc::AF_INET6 as u8;
+            // The socket's addresses, inside the answer's `id`.
+            let id = off(INET_MSG, "id");
+            let (sport, dport) = (
+                id + off(SOCKID, "idiag_sport"),
+                id + off(SOCKID, "idiag_dport"),
+            );
+            let (src, dst) = (id + off(SOCKID, "idiag_src"), id + off(SOCKID, "idiag_dst"));
             let port = |at: usize| u16::from_be_bytes([m[at], m[at + 1]]);
             let addr = |at: usize| -> String {
                 if v6 {
@@ -311,10 +318,10 @@ fn answer(ask: Ask, proto: &str, inode: u64, m: &[u8]) -> Option<(String, bool)>
                 }
             };
             let dst_len = if v6 { 16 } else { 4 };
-            let connected = port(6) != 0 || m[24..24 + dst_len].iter().any(|&b| b != 0);
-            let src = format!("{}:{}", addr(8), port(4));
+            let connected = port(dport) != 0 || m[dst..dst + dst_len].iter().any(|&b| b != 0);
+            let src = format!("{}:{}", addr(src), port(sport));
             Some(if connected {
-                let dst = format!("{}:{}", addr(24), port(6));
+                let dst = format!("{}:{}", addr(dst), port(dport));
                 // A stream's four addresses are fixed once connected; a
                 // datagram socket may connect elsewhere.
                 (format!("{proto}:[{src}->{dst}]"), proto.starts_with("TCP"))
@@ -323,11 +330,11 @@ fn answer(ask: Ask, proto: &str, inode: u64, m: &[u8]) -> Option<(String, bool)>
             })
         }
         Ask::Unix => {
-            if m.len() < UNIX_DIAG_MSG_SIZE || u32_at(m, 4) as u64 != inode {
+            if m.len() < extent(UNIX_MSG) || u32_at(m, off(UNIX_MSG, "udiag_ino")) as u64 != inode {
                 return None;
             }
             let (mut name, mut peer) = (None, 0u32);
-            let mut attrs = &m[UNIX_DIAG_MSG_SIZE..];
+            let mut attrs = &m[extent(UNIX_MSG)..];
             while attrs.len() >= 4 {
                 let len = u16::from_ne_bytes([attrs[0], attrs[1]]) as usize;
                 let kind = u16::from_ne_bytes([attrs[2], attrs[3]]);
@@ -335,9 +342,9 @@ fn answer(ask: Ask, proto: &str, inode: u64, m: &[u8]) -> Option<(String, bool)>
                     break;
                 }
                 let data = &attrs[4..len];
-                match kind {
-                    UNIX_DIAG_NAME if name.is_none() => name = Some(data.to_vec()),
-                    UNIX_DIAG_PEER if data.len() >= 4 => peer = u32_at(data, 0),
+                match kind as u32 {
+                    sd::UNIX_DIAG_NAME if name.is_none() => name = Some(data.to_vec()),
+                    sd::UNIX_DIAG_PEER if data.len() >= 4 => peer = u32_at(data, 0),
                     _ => {}
                 }
                 attrs = &attrs[len.next_multiple_of(4).min(attrs.len())..];
@@ -370,18 +377,19 @@ fn answer(ask: Ask, proto: &str, inode: u64, m: &[u8]) -> Option<(String, bool)>
             Some((text, proto == "UNIX-STREAM" && peer != 0))
         }
         Ask::Netlink => {
-            if m.len() < NETLINK_DIAG_MSG_SIZE || u32_at(m, 16) as u64 != inode {
+            if m.len() < extent(NL_MSG) || u32_at(m, off(NL_MSG, "ndiag_ino")) as u64 != inode {
                 return None;
             }
-            let portid = u32_at(m, 4);
-            let text = match NETLINK_PROTOS.iter().find(|(v, _)| *v == m[2] as i64) {
+            let portid = u32_at(m, off(NL_MSG, "ndiag_portid"));
+            let protocol = m[off(NL_MSG, "ndiag_protocol")];
+            let text = match NETLINK_PROTOS.iter().find(|(v, _)| *v == protocol as i64) {
                 Some((_, n)) => {
                     format!(
                         "{proto}:[{}:{portid}]",
                         n.strip_prefix("NETLINK_").unwrap_or(n)
                     )
                 }
-                None => format!("{proto}:[{}]", m[2]),
+                None => format!("{proto}:[{protocol}]"),
             };
             // Only a bound socket is in the table, and its port id stays.
             Some((text, true))

@@ -1,7 +1,9 @@
-//! Address families, IP protocols and ports: the pieces of a socket
+//! Address families, IP protocols, ports and IP addresses: the pieces of a socket
 //! address that the socket calls (`net.rs`, `sockopt.rs`) and the netlink
 //! decoders (`netlink/route.rs`, `netlink/diag.rs`) share. They live here,
 //! below all of them, so no decoder imports another's module for them.
+
+use std::net::{Ipv4Addr, Ipv6Addr};
 
 use crate::abi::xlat::net::FAMILIES;
 use crate::format::Printer;
@@ -18,4 +20,27 @@ pub fn put_port(p: &mut Printer, name: &str, be: u16) {
     put_composed(p, name, &format!("htons({port})"), |p| {
         p.uint(name, port as u64)
     });
+}
+
+/// An IP address of 4 or 16 bytes: `inet_addr("127.0.0.1")`,
+/// `inet_pton(AF_INET6, "::1")` (in JSON the address as a string); false
+/// for any other length, which the caller shows otherwise.
+pub fn put_ip(p: &mut Printer, name: &str, b: &[u8]) -> bool {
+    let (ip, text) = match b.len() {
+        4 => {
+            let ip = Ipv4Addr::from([b[0], b[1], b[2], b[3]]).to_string();
+            let text = format!("inet_addr(\"{ip}\")");
+            (ip, text)
+        }
+        16 => {
+            let mut raw = [0u8; 16];
+            raw.copy_from_slice(b);
+            let ip = Ipv6Addr::from(raw).to_string();
+            let text = format!("inet_pton(AF_INET6, \"{ip}\")");
+            (ip, text)
+        }
+        _ => return false,
+    };
+    put_composed(p, name, &text, |p| p.string(name, ip.as_bytes(), false));
+    true
 }

@@ -130,7 +130,16 @@ pub fn put_sockaddr(p: &mut Printer, name: &str, addr: u64, len: u64) {
                 p.string("sin6_addr", ip.as_bytes(), false)
             });
             if b.len() >= 28 {
-                p.uint("sin6_scope_id", u32_at(&b, 24) as u64);
+                // A link-local address's scope is an interface, as strace
+                // shows it; any other's a number.
+                let scope = u32_at(&b, 24);
+                let link_local = raw[0] == 0xfe && raw[1] & 0xc0 == 0x80
+                    || raw[0] == 0xff && raw[1] & 0x0f == 0x02;
+                if link_local {
+                    p.ifindex("sin6_scope_id", scope);
+                } else {
+                    p.uint("sin6_scope_id", scope as u64);
+                }
                 true
             } else {
                 false
@@ -147,7 +156,7 @@ pub fn put_sockaddr(p: &mut Printer, name: &str, addr: u64, len: u64) {
         }
         AF_PACKET if b.len() >= 12 => {
             put_eth_proto(p, "sll_protocol", u16_at(&b, 2));
-            p.int("sll_ifindex", i32_at(&b, 4) as i64);
+            p.ifindex("sll_ifindex", u32_at(&b, 4));
             put_named(p, "sll_hatype", u16_at(&b, 8) as i64, ARPHRD);
             put_named(p, "sll_pkttype", b[10] as i64, PACKET_TYPES);
             let halen = b[11] as usize;

@@ -1,17 +1,20 @@
 //! Socket options: level and option names, setsockopt and getsockopt with
 //! their values decoded (ints, `struct linger`, timeouts, credentials,
-//! names, socket filter programs; the packet and raw sockets' options in
-//! `sockopt_packet.rs`).
+//! names, socket filter programs, multicast requests; the packet and raw
+//! sockets' options in `sockopt_packet.rs`).
 
+use crate::abi::layout::{Field, extent};
 use crate::abi::xlat::net::{
-    FAMILIES, IPPROTOS, LEVELS, SOCK_TYPES, SOL_IP_OPTS, SOL_IPV6_OPTS, SOL_NETLINK_OPTS,
-    SOL_PACKET_OPTS, SOL_RAW_OPTS, SOL_SOCKET_OPTS, SOL_TCP_OPTS, SOL_UDP_OPTS,
+    FAMILIES, IP_MREQ, IP_MREQN, IPPROTOS, IPV6_MREQ, LEVELS, SOCK_TYPES, SOL_IP_OPTS,
+    SOL_IPV6_OPTS, SOL_NETLINK_OPTS, SOL_PACKET_OPTS, SOL_RAW_OPTS, SOL_SOCKET_OPTS, SOL_TCP_OPTS,
+    SOL_UDP_OPTS,
 };
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType, errno_name};
 use crate::decode::put_fd;
 use crate::format::{Naming, Printer};
 use crate::service::bpf_filter::{Flavor, fprog_size, put_fprog, put_program};
+use crate::service::family::put_ip;
 use crate::service::h;
 use crate::service::net::{put_len_result, save_len, saved_len, ucred_fields};
 use crate::service::raw::{i32_at, int_at, lookup, read_vec, time_size, u32_at};
@@ -68,7 +71,7 @@ fn put_optval(p: &mut Printer, name: &str, level: i64, opt: i64, addr: u64, len:
     let done = match level {
         SOL_PACKET => put_packet_optval(p, name, opt, &b),
         SOL_RAW => put_raw_optval(p, name, opt, &b),
-        _ => false,
+        _ => put_mreq(p, name, options(level).and_then(|t| lookup(t, opt)), &b),
     };
     if done {
         return;
@@ -131,6 +134,38 @@ fn put_optval(p: &mut Printer, name: &str, level: i64, opt: i64, addr: u64, len:
         }
         _ => p.buf(name, addr, len),
     }
+}
+
+/// The multicast options' requests, by option name and by the size the
+/// kernel tells them apart by: `struct ip_mreqn` (with an interface
+/// index) or `struct ip_mreq` for IP_ADD_MEMBERSHIP, IP_DROP_MEMBERSHIP
+/// and IP_MULTICAST_IF, `struct ipv6_mreq` for IPV6_ADD_MEMBERSHIP and
+/// IPV6_DROP_MEMBERSHIP (whose index strace calls `ipv6mr_interface`, as
+/// the C library does). False for anything else.
+fn put_mreq(p: &mut Printer, name: &str, opt: Option<&str>, b: &[u8]) -> bool {
+    let (v4, v6) = match opt {
+        Some("IP_ADD_MEMBERSHIP" | "IP_DROP_MEMBERSHIP" | "IP_MULTICAST_IF") => (true, false),
+        Some("IPV6_ADD_MEMBERSHIP" | "IPV6_DROP_MEMBERSHIP") => (false, true),
+        _ => return false,
+    };
+    let (layout, shown): (&[Field], &[&str]) = match b.len() {
+        n if v4 && n == extent(IP_MREQN) => (IP_MREQN, &[]),
+        n if v4 && n == extent(IP_MREQ) => (IP_MREQ, &[]),
+        n if v6 && n == extent(IPV6_MREQ) => (IPV6_MREQ, &["ipv6mr_multiaddr", "ipv6mr_interface"]),
+        _ => return false,
+    };
+    p.open(name, "{", Naming::Fields);
+    for (i, f) in layout.iter().enumerate() {
+        let field = shown.get(i).copied().unwrap_or(f.name);
+        let v = &b[f.off..f.end()];
+        if f.size == 4 && f.name.ends_with("ifindex") {
+            p.ifindex(field, u32_at(v, 0));
+        } else if !put_ip(p, field, v) {
+            p.uint(field, f.read(b).unwrap_or(0));
+        }
+    }
+    p.close("}");
+    true
 }
 
 /// `setsockopt(sockfd, level, optname, optval, optlen)`

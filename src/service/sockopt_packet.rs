@@ -7,8 +7,7 @@ use crate::abi::xlat::net::{
     ICMP_TYPES, PACKET_FANOUT_FLAGS, PACKET_FANOUT_TYPES, PACKET_MR_TYPES, SOF_TIMESTAMPING_FLAGS,
     TP_FT_REQ_FLAGS, TPACKET_VERSIONS,
 };
-use crate::format::{Naming, Printer, flags_hex, flags_text, quote};
-use crate::kernel::interface_name;
+use crate::format::{Naming, Printer, flags_hex, flags_text};
 use crate::service::raw::{Member, i32_at, lookup, put_composed, put_set, u16_at, u32_at};
 
 /// `struct packet_mreq`: int, two unsigned shorts, 8 address bytes.
@@ -17,21 +16,6 @@ const PACKET_MREQ_SIZE: usize = 16;
 const TPACKET_REQ_SIZE: usize = 16;
 /// `struct tpacket_req3`: seven unsigned ints.
 const TPACKET_REQ3_SIZE: usize = 28;
-
-/// An interface index as strace names it: `if_nametoindex("lo")`, the
-/// number when no interface has it; in JSON the number.
-pub fn put_ifindex(p: &mut Printer, name: &str, index: i32) {
-    let known = u32::try_from(index).ok().and_then(interface_name);
-    match known {
-        Some(ifname) => {
-            // As -X spells it: `1 /* if_nametoindex("lo") */`.
-            let call = format!("if_nametoindex({})", quote(ifname.as_bytes(), false));
-            let text = p.spelling(&index.to_string(), Some(&call));
-            put_composed(p, name, &text, |p| p.int(name, index as i64));
-        }
-        None => p.int(name, index as i64),
-    }
-}
 
 /// A SOL_PACKET option's value `b` (the `optlen` bytes read), if `opt` is
 /// one whose type is known and `b` has its size; false leaves it to the
@@ -46,7 +30,7 @@ pub fn put_packet_optval(p: &mut Printer, name: &str, opt: i64, b: &[u8]) -> boo
                 .map(|x| format!("{x:02x}"))
                 .collect();
             p.open(name, "{", Naming::Fields);
-            put_ifindex(p, "mr_ifindex", i32_at(b, 0));
+            p.ifindex("mr_ifindex", u32_at(b, 0));
             let kind = u16_at(b, 4) as i64;
             p.symbol("mr_type", kind, lookup(PACKET_MR_TYPES, kind));
             p.uint("mr_alen", alen as u64);

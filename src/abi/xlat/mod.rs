@@ -16,6 +16,8 @@ pub mod mm;
 #[rustfmt::skip]
 pub mod net;
 #[rustfmt::skip]
+pub mod netlink;
+#[rustfmt::skip]
 pub mod poll;
 #[rustfmt::skip]
 pub mod process;

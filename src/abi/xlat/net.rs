@@ -5,9 +5,10 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: dbd5633c83614de570bbd3d15dbded4bea85775771c54f159b1187bebf56bd08
+//! headers-sha256: e9303b2c5cda8c2e9b8ad0bec5ef6db4128b9645ea3cf5ac8bc93b6317dd1d45
 
 use super::super::flags::{FlagDef, flag};
+use super::super::layout::Field;
 
 /// A device's flags: `ifr_flags` (SIOCGIFFLAGS; a short, so the low 16) and netlink's
 /// `ifi_flags`/`ifi_change` (`<linux/if.h>`).
@@ -589,4 +590,23 @@ pub const SOL_NETLINK_OPTS: &[(i64, &str)] = &[
     (10, "NETLINK_CAP_ACK"),
     (11, "NETLINK_EXT_ACK"),
     (12, "NETLINK_GET_STRICT_CHK"),
+];
+
+/// IP_ADD_MEMBERSHIP's and IP_MULTICAST_IF's request with an interface index: `struct ip_mreqn`, x86_64's layout (`<linux/in.h>`).
+pub const IP_MREQN: &[Field] = &[
+    Field { name: "imr_multiaddr", off: 0, size: 4, signed: false },
+    Field { name: "imr_address", off: 4, size: 4, signed: false },
+    Field { name: "imr_ifindex", off: 8, size: 4, signed: true },
+];
+
+/// IP_ADD_MEMBERSHIP's and IP_MULTICAST_IF's request with an interface address: `struct ip_mreq`, x86_64's layout (`<linux/in.h>`).
+pub const IP_MREQ: &[Field] = &[
+    Field { name: "imr_multiaddr", off: 0, size: 4, signed: false },
+    Field { name: "imr_interface", off: 4, size: 4, signed: false },
+];
+
+/// IPV6_ADD_MEMBERSHIP's request: `struct ipv6_mreq`, x86_64's layout (`<linux/in6.h>`).
+pub const IPV6_MREQ: &[Field] = &[
+    Field { name: "ipv6mr_multiaddr", off: 0, size: 16, signed: false },
+    Field { name: "ipv6mr_ifindex", off: 16, size: 4, signed: true },
 ];

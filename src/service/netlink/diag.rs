@@ -1,7 +1,8 @@
 //! sock_diag payloads (NETLINK_SOCK_DIAG): an inet_diag request (`struct
 //! inet_diag_req_v2` and INET_DIAG_REQ_* attributes), what the kernel
-//! answers (`struct inet_diag_msg` and INET_DIAG_* attributes). Other
-//! families (unix, netlink, packet diag) show their payload as bytes.
+//! answers (`struct inet_diag_msg` and INET_DIAG_* attributes); unix,
+//! packet and netlink diag in `diag_local.rs`. Other families show their
+//! payload as bytes.
 
 use super::consts::*;
 use super::{Attrs, Msg, Val, num, put_attrs, put_bit_names, put_bytes, put_ip};
@@ -16,6 +17,9 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
     let family = b
         .first()
         .map_or("", |&f| lookup(FAMILIES, f as i64).unwrap_or(""));
+    if let Some(other) = super::diag_local::family_of(family) {
+        return super::diag_local::payload(p, msg, b, other);
+    }
     if !matches!(family, "AF_INET" | "AF_INET6") {
         return put_bytes(p, "", b);
     }
@@ -60,6 +64,7 @@ fn put_sockid(p: &mut Printer, name: &str, v: &[u8], v6: bool) {
     put_struct(p, name, &INET_DIAG_SOCKID, v, &mut |p, f, v| {
         match f.name {
             "idiag_sport" | "idiag_dport" => put_port(p, f.name, u16_at(v, 0)),
+            "idiag_if" => p.ifindex(f.name, super::num(f, v) as u32),
             "idiag_src" | "idiag_dst" => put_ip(p, f.name, &v[..if v6 { 16 } else { 4 }]),
             _ => return false,
         }

@@ -17,16 +17,18 @@
 //! The fd table says which sockets are netlink sockets and their protocol;
 //! the message types, flags, attribute names and struct layouts come from
 //! `consts.rs`, generated from the kernel's headers. This module owns the
-//! message and attribute framing; `route.rs` (rtnetlink), `diag.rs`
-//! (sock_diag) and `genl.rs` (generic netlink) the payloads.
+//! message and attribute framing, the message types of NETLINK_AUDIT,
+//! NETLINK_XFRM and NETLINK_NETFILTER (whose payloads, but netfilter's
+//! `struct nfgenmsg`, show as bytes); `route.rs` (rtnetlink), `diag.rs`
+//! and `diag_local.rs` (sock_diag) and `genl.rs` (generic netlink) the
+//! payloads.
 
 #[allow(dead_code)]
 mod consts;
 mod diag;
+mod diag_local;
 mod genl;
 mod route;
-
-use std::net::{Ipv4Addr, Ipv6Addr};
 
 use crate::fdtable::FdTable;
 use crate::format::{FlagDef, Naming, Printer, flags_text};
@@ -43,16 +45,28 @@ pub struct Field {
     pub size: usize,
     /// Elements (1 unless the field is an array).
     pub count: usize,
+    /// Whether the field's (or its elements') type is signed.
+    pub signed: bool,
 }
 
 impl Field {
-    /// A field at `off` of `count` elements of `size` bytes.
+    /// An unsigned field (or a struct) at `off` of `count` elements of
+    /// `size` bytes.
     pub const fn new(name: &'static str, off: usize, size: usize, count: usize) -> Field {
         Field {
             name,
             off,
             size,
             count,
+            signed: false,
+        }
+    }
+
+    /// A signed field at `off` of `count` elements of `size` bytes.
+    pub const fn signed(name: &'static str, off: usize, size: usize, count: usize) -> Field {
+        Field {
+            signed: true,
+            ..Field::new(name, off, size, count)
         }
     }
 }
@@ -176,15 +190,68 @@ impl Msg {
             "NETLINK_ROUTE" => lookup(RTM_TYPES, kind),
             "NETLINK_SOCK_DIAG" => lookup(SOCK_DIAG_TYPES, kind),
             "NETLINK_GENERIC" => lookup(GENL_IDS, kind),
+            "NETLINK_AUDIT" => lookup(AUDIT_TYPES, kind),
+            "NETLINK_XFRM" => lookup(XFRM_TYPES, kind),
+            // A batch delimiter, or the subsystem's message.
+            "NETLINK_NETFILTER" => lookup(NFNL_BATCH, kind).or_else(|| self.netfilter().1),
             _ => None,
         }
+    }
+
+    /// A NETLINK_NETFILTER message type's two halves, named: the
+    /// subsystem (high byte) and its message (low byte).
+    fn netfilter(self) -> (Option<&'static str>, Option<&'static str>) {
+        let (subsys, msg) = ((self.kind >> 8) as i64, (self.kind & 0xff) as i64);
+        let name = lookup(NFNL_SUBSYS, subsys);
+        let msgs: &[(i64, &str)] = match name.unwrap_or("") {
+            "NFNL_SUBSYS_CTNETLINK" => CTNL_MSGS,
+            "NFNL_SUBSYS_CTNETLINK_EXP" => CTNL_EXP_MSGS,
+            "NFNL_SUBSYS_QUEUE" => NFQNL_MSGS,
+            "NFNL_SUBSYS_ULOG" => NFULNL_MSGS,
+            "NFNL_SUBSYS_NFTABLES" => NFT_MSGS,
+            _ => &[],
+        };
+        (name, lookup(msgs, msg))
+    }
+
+    /// The header's spelling of the type: its name, for a netfilter
+    /// message `NFNL_SUBSYS_NFTABLES<<8|NFT_MSG_GETTABLE`, for a generic
+    /// netlink family its name (`ethtool`), as strace writes them.
+    fn type_text(self) -> Option<String> {
+        let proto = lookup(NETLINK_PROTOCOLS, self.proto as i64);
+        let control = (self.kind as i64) < lookup_value(NLMSG_LIMITS, "NLMSG_MIN_TYPE");
+        if let Some(name) = self.type_name() {
+            if control
+                || proto != Some("NETLINK_NETFILTER")
+                || lookup(NFNL_BATCH, self.kind as i64).is_some()
+            {
+                return Some(name.to_string());
+            }
+        } else if control || proto != Some("NETLINK_NETFILTER") {
+            // A generic netlink family other than the controller: its
+            // id is given out at run time; the controller names it.
+            return (!control && proto == Some("NETLINK_GENERIC"))
+                .then(|| crate::kernel::genl::family_name(self.kind))
+                .flatten();
+        }
+        let (subsys, msg) = self.netfilter();
+        let msg = msg.map_or_else(|| format!("{:#x}", self.kind & 0xff), str::to_string);
+        Some(format!("{}<<8|{msg}", subsys?))
     }
 
     /// The flags this type can carry: the common ones, and the bits a
     /// GET, NEW or DELETE request (or an acknowledgement) gives a meaning.
     fn flag_table(self) -> Vec<FlagDef> {
         let name = self.type_name().unwrap_or("");
-        let verb = name.strip_prefix("RTM_").unwrap_or("");
+        // RTM_GETLINK, XFRM_MSG_NEWSA, NFT_MSG_DELTABLE,
+        // IPCTNL_MSG_CT_GET: the verb follows the family's prefix.
+        let verb = match name.rsplit_once("MSG_") {
+            Some((_, rest)) => rest
+                .strip_prefix("CT_")
+                .or_else(|| rest.strip_prefix("EXP_"))
+                .unwrap_or(rest),
+            None => name.strip_prefix("RTM_").unwrap_or(""),
+        };
         let extra: &[FlagDef] = if name == "NLMSG_ERROR" {
             NLM_F_ACK_FLAGS
         } else if verb.starts_with("GET")
@@ -247,7 +314,7 @@ fn put_message(p: &mut Printer, name: &str, proto: u16, m: &[u8]) {
 fn put_header(p: &mut Printer, name: &str, msg: Msg, m: &[u8]) {
     put_struct(p, name, &NLMSGHDR, m, &mut |p, f, _| match f.name {
         "nlmsg_type" => {
-            p.symbol(f.name, msg.kind as i64, msg.type_name());
+            p.symbol(f.name, msg.kind as i64, msg.type_text().as_deref());
             true
         }
         "nlmsg_flags" => {
@@ -270,6 +337,7 @@ fn put_payload(p: &mut Printer, msg: Msg, b: &[u8]) {
             Some("NETLINK_ROUTE") => route::payload(p, msg, b),
             Some("NETLINK_SOCK_DIAG") => diag::payload(p, msg, b),
             Some("NETLINK_GENERIC") => genl::payload(p, msg, b),
+            Some("NETLINK_NETFILTER") => put_nfgenmsg(p, b),
             _ => put_bytes(p, "", b),
         },
     }
@@ -307,6 +375,40 @@ fn put_error(p: &mut Printer, msg: Msg, b: &[u8]) {
         put_attrs(p, tlvs, &ERR_ATTRS, 0);
     }
 }
+
+/// A NETLINK_NETFILTER payload: `struct nfgenmsg` (`res_id` in network
+/// order, as strace shows it), then its attributes, by number (each
+/// subsystem has its own sets).
+fn put_nfgenmsg(p: &mut Printer, b: &[u8]) {
+    if b.len() < NFGENMSG.size {
+        return put_bytes(p, "", b);
+    }
+    put_struct(p, "", &NFGENMSG, b, &mut |p, f, v| {
+        let n = num(f, v);
+        match f.name {
+            "nfgen_family" => crate::service::family::put_family(p, f.name, n as i64),
+            "version" => p.symbol(f.name, n as i64, lookup(NFNETLINK_VERSIONS, n as i64)),
+            "res_id" => {
+                let id = u16::from_be(n as u16);
+                put_composed(p, f.name, &format!("htons({id})"), |p| {
+                    p.uint(f.name, id as u64)
+                });
+            }
+            _ => return false,
+        }
+        true
+    });
+    let rest = b.get(align(NFGENMSG.size)..).unwrap_or(&[]);
+    if !rest.is_empty() {
+        put_attrs(p, rest, &NUMBERED, 0);
+    }
+}
+
+/// Attributes known only by number.
+static NUMBERED: Attrs = Attrs {
+    names: &[],
+    kind: |_| Val::Bytes,
+};
 
 /// A negated errno as the kernel returns it: `-ENODEV`; `0` for success.
 pub fn put_errno(p: &mut Printer, name: &str, err: i32) {
@@ -367,21 +469,29 @@ fn is_padding(name: &str) -> bool {
     name.starts_with("__")
         || name.contains("pad")
         || name == "reserved"
+        || name == "resvd"
         || name
             .strip_prefix("res")
             .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
-/// A field by its size: a number, an array of numbers, or bytes.
+/// A field by its size and signedness: a number, an array of numbers, or
+/// bytes.
 fn put_plain(p: &mut Printer, f: &Field, v: &[u8]) {
     if f.size > 8 {
         put_bytes(p, f.name, v);
+    } else if f.count == 1 && f.signed {
+        p.int(f.name, int_at(v, 0, f.size));
     } else if f.count == 1 {
         p.uint(f.name, uint_at(v, 0, f.size));
     } else {
         p.open(f.name, "[", Naming::Elements);
         for i in 0..f.count {
-            p.uint("", uint_at(v, i * f.size, f.size));
+            if f.signed {
+                p.int("", int_at(v, i * f.size, f.size));
+            } else {
+                p.uint("", uint_at(v, i * f.size, f.size));
+            }
         }
         p.close("]");
     }
@@ -392,25 +502,12 @@ fn num(f: &Field, v: &[u8]) -> u64 {
     uint_at(v, 0, f.size.min(8))
 }
 
-/// An IP address of 4 or 16 bytes: `inet_addr("127.0.0.1")`,
-/// `inet_pton(AF_INET6, "::1")`; other lengths as bytes.
-fn put_ip(p: &mut Printer, name: &str, b: &[u8]) {
-    let (ip, text) = match b.len() {
-        4 => {
-            let ip = Ipv4Addr::from([b[0], b[1], b[2], b[3]]).to_string();
-            let text = format!("inet_addr(\"{ip}\")");
-            (ip, text)
-        }
-        16 => {
-            let mut raw = [0u8; 16];
-            raw.copy_from_slice(b);
-            let ip = Ipv6Addr::from(raw).to_string();
-            let text = format!("inet_pton(AF_INET6, \"{ip}\")");
-            (ip, text)
-        }
-        _ => return put_bytes(p, name, b),
-    };
-    put_composed(p, name, &text, |p| p.string(name, ip.as_bytes(), false));
+/// An IP address of 4 or 16 bytes (`inet_addr("127.0.0.1")`); other
+/// lengths as bytes.
+pub(super) fn put_ip(p: &mut Printer, name: &str, b: &[u8]) {
+    if !crate::service::family::put_ip(p, name, b) {
+        put_bytes(p, name, b);
+    }
 }
 
 /// A set of bits each naming a table entry by its bit number:
@@ -429,16 +526,22 @@ fn put_bit_names(
         return;
     }
     let mut parts = Vec::new();
+    // Bits no name has, written together in hex at the end as strace
+    // writes them (`..|1<<TCP_CLOSING|0xffffe001`).
+    let mut rest = 0u64;
     for bit in 0..64 {
         if value & (1 << bit) == 0 {
             continue;
         }
         let key = bit as i64 + minus_one as i64;
-        parts.push(match lookup(table, key) {
-            Some(n) if minus_one => format!("1<<({n}-1)"),
-            Some(n) => format!("1<<{n}"),
-            None => format!("1<<{bit}"),
-        });
+        match lookup(table, key) {
+            Some(n) if minus_one => parts.push(format!("1<<({n}-1)")),
+            Some(n) => parts.push(format!("1<<{n}")),
+            None => rest |= 1 << bit,
+        }
+    }
+    if rest != 0 {
+        parts.push(format!("{rest:#x}"));
     }
     // As -X spells a flag set: `0x2 /* 1<<TCP_ESTABLISHED */`, `0x2`.
     let text = parts.join("|");
@@ -455,6 +558,16 @@ enum Val {
     U32,
     U64,
     I32,
+    /// A network interface index: `if_nametoindex("lo")`.
+    Ifindex,
+    /// An interface index, or one of the table's special values
+    /// (NETCONFA_IFINDEX_ALL).
+    IfindexOr(&'static [(i64, &'static str)]),
+    /// RTA_MULTIPATH: `struct rtnexthop`s, each with its attributes.
+    Multipath,
+    /// A payload its own function prints (the attribute set's module
+    /// knows its shape: RTA_VIA's family and address).
+    Custom(fn(&mut Printer, &[u8])),
     /// A NUL-terminated string.
     Str,
     /// An IPv4 or IPv6 address, by length.
@@ -469,6 +582,11 @@ enum Val {
     Nested(&'static Attrs),
     /// A struct.
     Struct(&'static Layout),
+    /// A struct some of whose fields print otherwise than as numbers: the
+    /// function prints such a field and returns true.
+    StructWith(&'static Layout, FieldFn),
+    /// An array of such structs.
+    Structs(&'static Layout, FieldFn),
     /// An array of numbers indexed by a table's names: `[[NAME]=0, ...]`.
     Array(&'static Indexed),
     /// IFLA_AF_SPEC: attributes typed by address family.
@@ -479,6 +597,11 @@ enum Val {
     /// Anything else: a string of bytes.
     Bytes,
 }
+
+/// Prints one field of a struct itself (true) or leaves it to the
+/// default (false); see [`put_struct`]. It gets the field's bytes and the
+/// whole struct's (a length another field gives).
+type FieldFn = fn(&mut Printer, &Field, &[u8], &[u8]) -> bool;
 
 /// An array of numbers whose indexes have names.
 struct Indexed {
@@ -587,6 +710,13 @@ fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
         Val::U32 if sized(4) => p.uint("", u32_at(v, 0) as u64),
         Val::U64 if sized(8) => p.uint("", uint_at(v, 0, 8)),
         Val::I32 if sized(4) => p.int("", i32_at(v, 0) as i64),
+        Val::Ifindex if sized(4) => p.ifindex("", u32_at(v, 0)),
+        Val::IfindexOr(special) if sized(4) => match lookup(special, i32_at(v, 0) as i64) {
+            Some(name) => p.symbol("", i32_at(v, 0) as i64, Some(name)),
+            None => p.ifindex("", u32_at(v, 0)),
+        },
+        Val::Multipath => route::put_multipath(p, v, depth),
+        Val::Custom(f) => f(p, v),
         Val::Str => {
             let end = v.iter().position(|&c| c == 0).unwrap_or(v.len());
             put_bytes(p, "", &v[..end]);
@@ -604,6 +734,17 @@ fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
         }
         Val::Nested(set) => put_attrs(p, v, set, depth + 1),
         Val::Struct(layout) => put_struct(p, "", layout, v, &mut |_, _, _| false),
+        Val::StructWith(layout, f) => put_struct(p, "", layout, v, &mut |p, fl, b| f(p, fl, b, v)),
+        Val::Structs(layout, f) if layout.size > 0 => {
+            p.open("", "[", Naming::Elements);
+            let limit = max_items(p);
+            p.bounded(0..v.len().div_ceil(layout.size), limit, |p, i| {
+                let at = i * layout.size;
+                let one = &v[at..(at + layout.size).min(v.len())];
+                put_struct(p, "", layout, one, &mut |p, fl, b| f(p, fl, b, one));
+            });
+            p.close("]");
+        }
         Val::Array(a) => {
             p.open("", "[", Naming::Fields);
             let limit = max_items(p);

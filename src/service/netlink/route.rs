@@ -1,12 +1,19 @@
 //! rtnetlink payloads (NETLINK_ROUTE): links (`struct ifinfomsg` and
 //! IFLA_* attributes), addresses (`struct ifaddrmsg`, IFA_*), routes
-//! (`struct rtmsg`, RTA_*), neighbours (`struct ndmsg`, NDA_*) and
-//! routing rules (`struct fib_rule_hdr`, FRA_*). Other RTM_* types show
-//! their payload as bytes.
+//! (`struct rtmsg`, RTA_*), neighbours (`struct ndmsg`, NDA_*), routing
+//! rules (`struct fib_rule_hdr`, FRA_*; a route's RTA_MULTIPATH as its
+//! `struct rtnexthop`s), next hops (`struct nhmsg`, NHA_*), the devices'
+//! IP configuration (`struct netconfmsg`, NETCONFA_*), their counters
+//! (`struct if_stats_msg`, IFLA_STATS_*), neighbour tables (`struct
+//! ndtmsg`, NDTA_*, NDTPA_*), address labels (`struct ifaddrlblmsg`,
+//! IFAL_*), namespace ids (`struct rtgenmsg`, NETNSA_*) and traffic control's qdiscs, classes, filters and chains
+//! (`struct tcmsg`, TCA_*; a qdisc's own TCA_OPTIONS as bytes). Other
+//! RTM_* types show their payload as bytes.
 
 use super::consts::*;
-use super::{Attrs, Indexed, Msg, Val, num, put_attrs, put_bytes, put_struct};
+use super::{Attrs, Indexed, Msg, Val, num, put_attrs, put_bit_names, put_bytes, put_struct};
 use crate::abi::xlat::net::{FAMILIES, IFF_FLAGS};
+use crate::format::Naming;
 use crate::format::Printer;
 use crate::service::family::put_family;
 use crate::service::raw::lookup;
@@ -28,6 +35,13 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
         "ROUTE" => (&RTMSG, &ROUTE_ATTRS),
         "NEIGH" => (&NDMSG, &NEIGH_ATTRS),
         "RULE" => (&FIB_RULE_HDR, &RULE_ATTRS),
+        "NEXTHOP" => (&NHMSG, &NEXTHOP_ATTRS),
+        "NETCONF" => (&NETCONFMSG, &NETCONF_ATTRS),
+        "NEIGHTBL" => (&NDTMSG, &NEIGHTBL_ATTRS),
+        "ADDRLABEL" => (&IFADDRLBLMSG, &ADDRLABEL_ATTRS),
+        "NSID" => (&RTGENMSG, &NSID_ATTRS),
+        "STATS" => (&IF_STATS_MSG, &STATS_ATTRS),
+        "QDISC" | "TCLASS" | "TFILTER" | "CHAIN" => (&TCMSG, &TC_ATTRS),
         _ => return put_bytes(p, "", b),
     };
     if b.len() < layout.size {
@@ -37,11 +51,20 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
     put_struct(p, "", layout, b, &mut |p, f, v| {
         let n = num(f, v);
         match f.name {
-            "ifi_family" | "ifa_family" | "rtm_family" | "ndm_family" | "family" => {
+            "ifi_family" | "ifa_family" | "rtm_family" | "ndm_family" | "family" | "nh_family"
+            | "tcm_family" | "ncm_family" | "ndtm_family" | "ifal_family" | "rtgen_family" => {
                 put_family(p, f.name, n as i64)
             }
+            "ifal_index" => p.ifindex(f.name, n as u32),
+            "ifindex" => p.ifindex(f.name, n as u32),
+            "filter_mask" => put_bit_names(p, f.name, n, IFLA_STATS_TYPES, true),
             "ifi_type" => p.symbol(f.name, n as i64, lookup(ARPHRD_TYPES, n as i64)),
-            "ifi_index" | "ndm_ifindex" => p.int(f.name, n as i32 as i64),
+            "ifi_index" | "ndm_ifindex" | "ifa_index" | "tcm_ifindex" => {
+                p.ifindex(f.name, n as u32)
+            }
+            "nh_scope" => p.symbol(f.name, n as i64, lookup(RT_SCOPES, n as i64)),
+            "nh_protocol" => p.symbol(f.name, n as i64, lookup(RTPROT, n as i64)),
+            "nh_flags" => p.flags(f.name, n, RTM_F_FLAGS),
             "ndm_state" => p.flags(f.name, n, NUD_STATES),
             "ndm_flags" => p.flags(f.name, n, NTF_FLAGS),
             "ndm_type" => p.symbol(f.name, n as i64, lookup(RTN_TYPES, n as i64)),
@@ -79,9 +102,8 @@ static LINK_ATTRS: Attrs = Attrs {
         | "IFLA_PARENT_DEV_NAME"
         | "IFLA_PARENT_DEV_BUS_NAME" => Val::Str,
         "IFLA_ADDRESS" | "IFLA_BROADCAST" | "IFLA_PERM_ADDRESS" => Val::Mac,
+        "IFLA_LINK" | "IFLA_MASTER" | "IFLA_NEW_IFINDEX" => Val::Ifindex,
         "IFLA_MTU"
-        | "IFLA_LINK"
-        | "IFLA_MASTER"
         | "IFLA_TXQLEN"
         | "IFLA_WEIGHT"
         | "IFLA_NET_NS_PID"
@@ -102,13 +124,12 @@ static LINK_ATTRS: Attrs = Attrs {
         | "IFLA_CARRIER_CHANGES"
         | "IFLA_CARRIER_UP_COUNT"
         | "IFLA_CARRIER_DOWN_COUNT"
-        | "IFLA_NEW_IFINDEX"
-        | "IFLA_EVENT"
         | "IFLA_COST"
         | "IFLA_PRIORITY" => Val::U32,
         "IFLA_LINK_NETNSID" | "IFLA_IF_NETNSID" | "IFLA_NEW_NETNSID" => Val::I32,
         "IFLA_CARRIER" | "IFLA_PROTO_DOWN" => Val::U8,
         "IFLA_OPERSTATE" => Val::Enum(IF_OPER),
+        "IFLA_EVENT" => Val::Enum(IFLA_EVENTS),
         "IFLA_LINKMODE" => Val::Enum(IF_LINK_MODE),
         "IFLA_EXT_MASK" => Val::Flags(RTEXT_FILTERS),
         "IFLA_STATS" => Val::Struct(&RTNL_LINK_STATS),
@@ -129,9 +150,49 @@ static BRIDGE_LINK_ATTRS: Attrs = Attrs {
     names: IFLA_TYPES,
     kind: |name| match name {
         "IFLA_AF_SPEC" => Val::Nested(&BRIDGE_AF_SPEC),
+        "IFLA_PROTINFO" => Val::Nested(&BRPORT_ATTRS),
         other => (LINK_ATTRS.kind)(other),
     },
 };
+
+/// IFLA_BRPORT_* inside an AF_BRIDGE link message's IFLA_PROTINFO: a
+/// bridge port's settings and state.
+static BRPORT_ATTRS: Attrs = Attrs {
+    names: IFLA_BRPORT_TYPES,
+    kind: |name| match name {
+        "IFLA_BRPORT_PRIORITY"
+        | "IFLA_BRPORT_DESIGNATED_PORT"
+        | "IFLA_BRPORT_DESIGNATED_COST"
+        | "IFLA_BRPORT_ID"
+        | "IFLA_BRPORT_NO"
+        | "IFLA_BRPORT_GROUP_FWD_MASK" => Val::U16,
+        "IFLA_BRPORT_COST"
+        | "IFLA_BRPORT_MCAST_EHT_HOSTS_LIMIT"
+        | "IFLA_BRPORT_MCAST_EHT_HOSTS_CNT" => Val::U32,
+        "IFLA_BRPORT_MESSAGE_AGE_TIMER"
+        | "IFLA_BRPORT_FORWARD_DELAY_TIMER"
+        | "IFLA_BRPORT_HOLD_TIMER" => Val::U64,
+        "IFLA_BRPORT_ROOT_ID" | "IFLA_BRPORT_BRIDGE_ID" => {
+            Val::StructWith(&IFLA_BRIDGE_ID, bridge_id_field)
+        }
+        "IFLA_BRPORT_BACKUP_PORT" => Val::Ifindex,
+        // The rest are one-byte switches and states.
+        _ => Val::U8,
+    },
+};
+
+/// `struct ifla_bridge_id`'s address, as a MAC address.
+fn bridge_id_field(p: &mut Printer, f: &super::Field, v: &[u8], _: &[u8]) -> bool {
+    if f.name != "addr" {
+        return false;
+    }
+    let text: Vec<String> = v.iter().map(|b| format!("{b:02x}")).collect();
+    let text = text.join(":");
+    crate::service::raw::put_composed(p, f.name, &text, |p| {
+        p.string(f.name, text.as_bytes(), false)
+    });
+    true
+}
 
 /// IFLA_BRIDGE_* inside an AF_BRIDGE link message's IFLA_AF_SPEC; their
 /// payloads (flags, mode, VLAN ranges, MRP and CFM sets) print as bytes.
@@ -155,8 +216,8 @@ static XDP_ATTRS: Attrs = Attrs {
     kind: |name| match name {
         "IFLA_XDP_ATTACHED" => Val::Enum(XDP_ATTACHED),
         "IFLA_XDP_FD" | "IFLA_XDP_EXPECTED_FD" => Val::I32,
-        "IFLA_XDP_FLAGS"
-        | "IFLA_XDP_PROG_ID"
+        "IFLA_XDP_FLAGS" => Val::Flags(XDP_FLAGS),
+        "IFLA_XDP_PROG_ID"
         | "IFLA_XDP_DRV_PROG_ID"
         | "IFLA_XDP_SKB_PROG_ID"
         | "IFLA_XDP_HW_PROG_ID" => Val::U32,
@@ -239,13 +300,23 @@ static ROUTE_ATTRS: Attrs = Attrs {
     names: RTA_TYPES,
     kind: |name| match name {
         "RTA_DST" | "RTA_SRC" | "RTA_GATEWAY" | "RTA_PREFSRC" | "RTA_NEWDST" => Val::Ip,
-        "RTA_IIF" | "RTA_OIF" | "RTA_PRIORITY" | "RTA_MARK" | "RTA_FLOW" | "RTA_UID"
-        | "RTA_NH_ID" => Val::U32,
+        "RTA_IIF" | "RTA_OIF" => Val::Ifindex,
+        "RTA_MULTIPATH" => Val::Multipath,
+        "RTA_VIA" => Val::Custom(put_via),
+        "RTA_MFC_STATS" => Val::Struct(&RTA_MFC_STATS),
+        "RTA_SPORT" | "RTA_DPORT" => Val::Custom(|p, v| {
+            if v.len() == 2 {
+                crate::service::family::put_port(p, "", super::u16_at(v, 0));
+            } else {
+                put_bytes(p, "", v);
+            }
+        }),
+        "RTA_PRIORITY" | "RTA_MARK" | "RTA_FLOW" | "RTA_UID" | "RTA_NH_ID" => Val::U32,
         "RTA_TABLE" => Val::Enum(RT_TABLES),
         "RTA_CACHEINFO" => Val::Struct(&RTA_CACHEINFO),
         "RTA_METRICS" => Val::Nested(&METRICS_ATTRS),
         "RTA_PREF" | "RTA_TTL_PROPAGATE" | "RTA_IP_PROTO" => Val::U8,
-        "RTA_ENCAP_TYPE" => Val::U16,
+        "RTA_ENCAP_TYPE" => Val::Enum(LWTUNNEL_ENCAP_TYPES),
         "RTA_EXPIRES" => Val::U64,
         _ => Val::Bytes,
     },
@@ -267,9 +338,8 @@ static NEIGH_ATTRS: Attrs = Attrs {
         "NDA_DST" => Val::Ip,
         "NDA_LLADDR" => Val::Mac,
         "NDA_CACHEINFO" => Val::Struct(&NDA_CACHEINFO),
-        "NDA_PROBES" | "NDA_VNI" | "NDA_IFINDEX" | "NDA_MASTER" | "NDA_SRC_VNI" | "NDA_NH_ID" => {
-            Val::U32
-        }
+        "NDA_IFINDEX" | "NDA_MASTER" => Val::Ifindex,
+        "NDA_PROBES" | "NDA_VNI" | "NDA_SRC_VNI" | "NDA_NH_ID" => Val::U32,
         "NDA_VLAN" => Val::U16,
         "NDA_LINK_NETNSID" => Val::I32,
         "NDA_PROTOCOL" => Val::Enum(RTPROT),
@@ -301,3 +371,191 @@ static RULE_ATTRS: Attrs = Attrs {
         _ => Val::Bytes,
     },
 };
+
+/// NHA_* attributes of a next-hop message.
+static NEXTHOP_ATTRS: Attrs = Attrs {
+    names: NHA_TYPES,
+    kind: |name| match name {
+        "NHA_ID" => Val::U32,
+        "NHA_OIF" | "NHA_MASTER" => Val::Ifindex,
+        "NHA_GATEWAY" => Val::Ip,
+        "NHA_GROUP" => Val::Structs(&NEXTHOP_GRP, |_, _, _, _| false),
+        "NHA_GROUP_TYPE" => Val::Enum(NEXTHOP_GRP_TYPES),
+        "NHA_ENCAP_TYPE" => Val::Enum(LWTUNNEL_ENCAP_TYPES),
+        _ => Val::Bytes,
+    },
+};
+
+/// TCA_* attributes of a qdisc, class, filter or chain message.
+static TC_ATTRS: Attrs = Attrs {
+    names: TCA_TYPES,
+    kind: |name| match name {
+        "TCA_KIND" | "TCA_EXT_WARN_MSG" => Val::Str,
+        "TCA_STATS" => Val::Struct(&TC_STATS),
+        "TCA_RATE" => Val::Struct(&TC_ESTIMATOR),
+        "TCA_STATS2" => Val::Nested(&TC_STATS_ATTRS),
+        "TCA_STAB" => Val::Nested(&TC_STAB_ATTRS),
+        "TCA_FCNT" | "TCA_CHAIN" | "TCA_INGRESS_BLOCK" | "TCA_EGRESS_BLOCK" => Val::U32,
+        "TCA_HW_OFFLOAD" => Val::U8,
+        "TCA_DUMP_FLAGS" => Val::Flags(TCA_DUMP_FLAGS),
+        _ => Val::Bytes,
+    },
+};
+
+/// TCA_STATS_* inside TCA_STATS2.
+static TC_STATS_ATTRS: Attrs = Attrs {
+    names: TCA_STATS_TYPES,
+    kind: |name| match name {
+        "TCA_STATS_BASIC" | "TCA_STATS_BASIC_HW" => Val::Struct(&GNET_STATS_BASIC),
+        "TCA_STATS_RATE_EST" => Val::Struct(&GNET_STATS_RATE_EST),
+        "TCA_STATS_RATE_EST64" => Val::Struct(&GNET_STATS_RATE_EST64),
+        "TCA_STATS_QUEUE" => Val::Struct(&GNET_STATS_QUEUE),
+        "TCA_STATS_PKT64" => Val::U64,
+        _ => Val::Bytes,
+    },
+};
+
+/// RTA_MULTIPATH's `struct rtnexthop`s, each `rtnh_len` bytes long with
+/// its own RTA_* attributes after the struct: `[{rtnh_len=8, ...,
+/// rtnh_ifindex=if_nametoindex("lo")}, ...]`, an entry with attributes
+/// `[{...}, [attributes]]`.
+pub(super) fn put_multipath(p: &mut Printer, v: &[u8], depth: usize) {
+    let size = RTNEXTHOP.size;
+    p.open("", "[", Naming::Elements);
+    let limit = super::max_items(p);
+    let mut off = 0;
+    let mut shown = 0;
+    while off + size <= v.len() {
+        if shown == limit {
+            p.more();
+            break;
+        }
+        let len = (super::u16_at(v, off) as usize).max(size);
+        let one = &v[off..(off + len).min(v.len())];
+        let attrs = &one[super::align(size).min(one.len())..];
+        if !attrs.is_empty() {
+            p.open("", "[", Naming::Elements);
+        }
+        put_struct(p, "", &RTNEXTHOP, one, &mut |p, f, b| {
+            let n = num(f, b);
+            match f.name {
+                "rtnh_flags" => p.flags(f.name, n, RTM_F_FLAGS),
+                "rtnh_ifindex" => p.ifindex(f.name, n as u32),
+                _ => return false,
+            }
+            true
+        });
+        if !attrs.is_empty() {
+            put_attrs(p, attrs, &ROUTE_ATTRS, depth + 1);
+            p.close("]");
+        }
+        off += super::align(len);
+        shown += 1;
+    }
+    if off < v.len() && shown < limit {
+        p.more();
+    }
+    p.close("]");
+}
+
+/// NETCONFA_* attributes of a netconf message: the device (or all, or
+/// the default) and its settings, ints.
+static NETCONF_ATTRS: Attrs = Attrs {
+    names: NETCONFA_TYPES,
+    kind: |name| match name {
+        "NETCONFA_IFINDEX" => Val::IfindexOr(NETCONFA_IFINDEXES),
+        _ => Val::I32,
+    },
+};
+
+/// IFLA_STATS_* attributes of a stats message.
+static STATS_ATTRS: Attrs = Attrs {
+    names: IFLA_STATS_TYPES,
+    kind: |name| match name {
+        "IFLA_STATS_LINK_64" => Val::Struct(&RTNL_LINK_STATS64),
+        _ => Val::Bytes,
+    },
+};
+
+/// NDTA_* attributes of a neighbour table message.
+static NEIGHTBL_ATTRS: Attrs = Attrs {
+    names: NDTA_TYPES,
+    kind: |name| match name {
+        "NDTA_NAME" => Val::Str,
+        "NDTA_THRESH1" | "NDTA_THRESH2" | "NDTA_THRESH3" => Val::U32,
+        "NDTA_CONFIG" => Val::Struct(&NDT_CONFIG),
+        "NDTA_PARMS" => Val::Nested(&NEIGHTBL_PARMS),
+        "NDTA_STATS" => Val::Struct(&NDT_STATS),
+        "NDTA_GC_INTERVAL" => Val::U64,
+        _ => Val::Bytes,
+    },
+};
+
+/// NDTPA_* inside NDTA_PARMS: a device's (or the table's) parameters.
+static NEIGHTBL_PARMS: Attrs = Attrs {
+    names: NDTPA_TYPES,
+    kind: |name| match name {
+        "NDTPA_IFINDEX" => Val::Ifindex,
+        "NDTPA_REFCNT"
+        | "NDTPA_QUEUE_LEN"
+        | "NDTPA_APP_PROBES"
+        | "NDTPA_UCAST_PROBES"
+        | "NDTPA_MCAST_PROBES"
+        | "NDTPA_PROXY_QLEN"
+        | "NDTPA_QUEUE_LENBYTES"
+        | "NDTPA_MCAST_REPROBES" => Val::U32,
+        "NDTPA_REACHABLE_TIME"
+        | "NDTPA_BASE_REACHABLE_TIME"
+        | "NDTPA_RETRANS_TIME"
+        | "NDTPA_GC_STALETIME"
+        | "NDTPA_DELAY_PROBE_TIME"
+        | "NDTPA_ANYCAST_DELAY"
+        | "NDTPA_PROXY_DELAY"
+        | "NDTPA_LOCKTIME"
+        | "NDTPA_INTERVAL_PROBE_TIME_MS" => Val::U64,
+        _ => Val::Bytes,
+    },
+};
+
+/// IFAL_* attributes of an address label message.
+static ADDRLABEL_ATTRS: Attrs = Attrs {
+    names: IFAL_TYPES,
+    kind: |name| match name {
+        "IFAL_ADDRESS" => Val::Ip,
+        "IFAL_LABEL" => Val::U32,
+        _ => Val::Bytes,
+    },
+};
+
+/// NETNSA_* attributes of a namespace id message.
+static NSID_ATTRS: Attrs = Attrs {
+    names: NETNSA_TYPES,
+    kind: |name| match name {
+        "NETNSA_NSID" | "NETNSA_TARGET_NSID" | "NETNSA_CURRENT_NSID" => Val::I32,
+        "NETNSA_PID" | "NETNSA_FD" => Val::U32,
+        _ => Val::Bytes,
+    },
+};
+
+/// TCA_STAB_* inside TCA_STAB: a size table's parameters and data.
+static TC_STAB_ATTRS: Attrs = Attrs {
+    names: TCA_STAB_TYPES,
+    kind: |name| match name {
+        "TCA_STAB_BASE" => Val::Struct(&TC_SIZESPEC),
+        _ => Val::Bytes,
+    },
+};
+
+/// RTA_VIA's `struct rtvia`: an address family (a `sa_family_t`), then an
+/// address of that family: `{rtvia_family=AF_INET6,
+/// rtvia_addr=inet_pton(AF_INET6, "::1")}`.
+fn put_via(p: &mut Printer, v: &[u8]) {
+    let at = std::mem::size_of::<libc::sa_family_t>();
+    if v.len() < at {
+        return put_bytes(p, "", v);
+    }
+    p.open("", "{", Naming::Fields);
+    put_family(p, "rtvia_family", super::u16_at(v, 0) as i64);
+    super::put_ip(p, "rtvia_addr", &v[at..]);
+    p.close("}");
+}

@@ -193,10 +193,30 @@ fn random_buffers_never_panic() {
         // Mostly plausible lengths and types, so the decoders are reached.
         if round % 2 == 0 {
             b[0..4].copy_from_slice(&(next() % (len as u32 + 8)).to_le_bytes());
-            let kinds = [2u16, 3, 16, 18, 20, 22, 24, 26, 20, 21];
+            let mut kinds = vec![2u16, 3, 16, 18, 20, 22, 24, 26, 20, 21];
+            // The newer payloads: next hops, tc, netconf, stats,
+            // neighbour tables, address labels, namespace ids.
+            for name in [
+                "RTM_NEWNEXTHOP",
+                "RTM_NEWQDISC",
+                "RTM_NEWTFILTER",
+                "RTM_NEWNETCONF",
+                "RTM_NEWSTATS",
+                "RTM_NEWNEIGHTBL",
+                "RTM_NEWADDRLABEL",
+                "RTM_NEWNSID",
+            ] {
+                kinds.push(value(RTM_TYPES, name));
+            }
             b[4..6].copy_from_slice(&kinds[next() as usize % kinds.len()].to_le_bytes());
+            // A sock_diag payload's family: the ones with decoders.
+            let families = [1u8, 2, 10, 16, 17, 40, 44];
+            if let Some(family) = b.get_mut(16) {
+                *family = families[next() as usize % families.len()];
+            }
         }
-        let proto = [0u16, 4, 16, 9][next() as usize % 4];
+        // ROUTE, SOCK_DIAG, GENERIC, AUDIT, XFRM, NETFILTER.
+        let proto = [0u16, 4, 16, 9, 6, 12][next() as usize % 6];
         render(&b, proto, 32, round % 3 == 0);
     }
 }
@@ -264,7 +284,7 @@ fn a_neighbour() {
     assert_eq!(
         render(&b, 0, 32, false),
         "([{nlmsg_len=48, nlmsg_type=RTM_NEWNEIGH, nlmsg_flags=NLM_F_MULTI, nlmsg_seq=7, nlmsg_pid=0}, \
-         {ndm_family=AF_INET, ndm_ifindex=1, ndm_state=NUD_PERMANENT, ndm_flags=0, ndm_type=RTN_UNICAST}, \
+         {ndm_family=AF_INET, ndm_ifindex=if_nametoindex(\"lo\"), ndm_state=NUD_PERMANENT, ndm_flags=0, ndm_type=RTN_UNICAST}, \
          [[{nla_len=8, nla_type=NDA_DST}, inet_addr(\"127.0.0.2\")], \
          [{nla_len=10, nla_type=NDA_LLADDR}, 02:00:00:00:00:01]]])"
     );
