@@ -262,11 +262,13 @@ impl Engine {
         };
         let proc = self.procs.get_mut(&pid).expect("present");
         if proc.call.is_some() {
-            // An enter without a leave cannot happen; if the kernel ever
-            // shows one, end the old line rather than mix the calls.
+            // An enter without a leave: under ptrace it cannot happen; under
+            // --bpf it is a call whose exit record the full ring lost. Its
+            // line ends unfinished (` <..>`, while it is still the current
+            // line) and is never replayed: no result was seen.
             proc.call = None;
-            self.out.record_clear(pid);
             self.out.newline();
+            self.out.record_clear(pid);
         }
         let style = if demultiplexed {
             // A socketcall's subcalls share its number: not cached.
