@@ -61,6 +61,7 @@ import argparse
 import collections
 import concurrent.futures
 import difflib
+import gzip
 import json
 import os
 import re
@@ -500,6 +501,34 @@ def unescape(s):
     return bytes(out)
 
 
+IOC_DIRS = {"_IOC_NONE": 0, "_IOC_WRITE": 1, "_IOC_READ": 2}
+STRACE_IOC = re.compile(r"_IOC\(((?:_IOC_\w+\|?)+), (0x[0-9a-f]+|\d+), "
+                        r"(0x[0-9a-f]+|\d+), (0x[0-9a-f]+|\d+)\)")
+RTRACE_IOC = re.compile(r"_IO(R|W|WR|)\(('(?:\\.|[^'])'|0x[0-9a-f]+|\d+), "
+                        r"(0x[0-9a-f]+|\d+)(?:, (0x[0-9a-f]+|\d+))?\)")
+
+
+def ioc_number(text):
+    """An unnamed ioctl request as its number: strace spells it
+    `_IOC(_IOC_READ, 0x56, 0x1, 0)`, rtrace `_IOR('V', 0x1, 0)`."""
+    def num(x):
+        if x.startswith("'"):
+            return ord(unescape(x[1:-1])[:1] or b"\0")
+        return int(x, 0)
+
+    def strace(m):
+        d = sum(IOC_DIRS.get(x, 0) for x in m.group(1).split("|") if x)
+        return hex(d << 30 | num(m.group(4)) << 16 | num(m.group(2)) << 8
+                   | num(m.group(3)))
+
+    def rtrace(m):
+        d = {"": 0, "W": 1, "R": 2, "WR": 3}[m.group(1)]
+        size = num(m.group(4)) if m.group(4) else 0
+        return hex(d << 30 | size << 16 | num(m.group(2)) << 8
+                   | num(m.group(3)))
+    return RTRACE_IOC.sub(rtrace, STRACE_IOC.sub(strace, text))
+
+
 # Two names of one value: strace names an rlimit's all-ones value by the
 # 64-bit call's macro whichever call it is.
 ALIASES = {"RLIM64_INFINITY": "RLIM_INFINITY"}
@@ -513,6 +542,7 @@ def atoms(text, is_rtrace):
         text = re.sub(r"&(0x[0-9a-fA-F]+)", r"\1", text)
         text = re.sub(r"~0ULL|~0UL", "0xffffffffffffffff", text)
         text = text.replace("~0U", "0xffffffff")
+    text = ioc_number(text)
     # strace's comments that only say "unknown" (`0x8 /* ?_OK */`,
     # `0 /* ARCH_??? */`) carry no information.
     text = re.sub(r"/\* [A-Z0-9_]*\?[A-Z0-9_?]* \*/", "", text)
@@ -619,6 +649,13 @@ def compare_call(c1, c2, cr):
     if v != "same":
         verdicts.append((v, "result"))
     if any(v == "less" for v, _ in verdicts):
+        # The same information in another place is grammar: rtrace shows
+        # what an ioctl or call wrote after `=` (`= 0 {...}`), strace
+        # inside the argument (`{...} => {...}`).
+        whole = compare_unit(sum(a1, r1.copy()), sum(a2, r2.copy()),
+                             sum(ar, rr.copy()))
+        if whole != "less":
+            return whole, []
         return "less", [w for v, w in verdicts if v == "less"]
     if verdicts:
         return "more", []
@@ -703,6 +740,14 @@ def compare_program(name, rest, args):
         [args.rtrace, "-o", logs[1], "-e", "diag=none"] + ropts + target,
         [args.strace, "-o", logs[2]] + p["opts"] + target,
     ]
+    saved = os.path.join(args.logs, name + ".json.gz") if args.logs else None
+    if args.recompare:
+        if not saved or not os.path.exists(saved):
+            res.update(verdict="n/c", reason="no saved logs")
+            return res
+        with gzip.open(saved, "rt", errors="surrogateescape") as f:
+            outs = [tuple(o) for o in json.load(f)]
+        return compare_outputs(res, p, outs)
     outs = []
     for cmd, log in zip(cmds, logs):
         if os.path.exists(log):
@@ -715,6 +760,14 @@ def compare_program(name, rest, args):
             return res
         outs.append(r)
     shutil.rmtree(scratch, ignore_errors=True)
+    if saved and all(o[0] is not None for o in outs):
+        with gzip.open(saved, "wt", errors="surrogateescape") as f:
+            json.dump(outs, f)
+    return compare_outputs(res, p, outs)
+
+
+def compare_outputs(res, p, outs):
+    """The verdict from the three runs' (exit code, log, stderr)."""
     if any(o[0] is None for o in outs):
         res.update(verdict="n/c" if outs[0][0] is None else "less",
                    reason="timeout")
@@ -812,8 +865,25 @@ FAMILY_PREFIX = [
     (r"^(keyctl|add_key|request_key)", "keys"),
     (r"^(ipc|msg|sem|shm|mq_)", "ipc"),
     (r"^(sched|ioprio)", "sched"),
-    (r"^(perf_event|fanotify|inotify|landlock|seccomp|ptrace|kexec|"
-     r"init_module|finit_module|delete_module|quotactl)", "other"),
+    (r"^(print|strace-|status-|qual_|inject|filter|trace_|count|delay|"
+     r"attach|threads|umove|erestartsys|maybe_switch|redirect|pc$|"
+     r"tampering|scno|ksysent|nsyscalls|syscall|personality-|kill_child|"
+     r"signal_receive|orphaned|setpgrp|vfork-f|fork-f|zeroargc)",
+     "strace itself"),
+    (r"^(net-|inet|ip_mreq|group_req|mmsg|so_|sock|msg_|recv|send|scm_|"
+     r"unix-|accept|getpeer|getsock|icmp)", "net"),
+    (r"^(fsconfig|fsmount|fsopen|fspick|move_mount|open_tree|mount|umount|"
+     r"quotactl|inotify|fanotify|at_fdcwd|dev-|lookup_dcookie|statx|"
+     r"file_handle)", "file/fs"),
+    (r"^(pidfd|ptrace|process_|prlimit|kcmp|kernel_version|landlock|"
+     r"seccomp|clone|membarrier|modify_ldt|iopl|ioperm|init_module|"
+     r"finit_module|delete_module|kexec|prctl)", "process/creds"),
+    (r"^(pkey|memfd|poke|mmap|munmap|mprotect|madvise|mbind|move_pages|"
+     r"migrate_pages|set_mempolicy|get_mempolicy|remap|mlock|munlock)",
+     "memory"),
+    (r"^mq", "ipc"),
+    (r"^(alarm|clock|timer|time|nanosleep|adjtimex|utime|futimesat|"
+     r"xettimeofday|xetitimer)", "time"),
 ]
 CLASS_FAMILY = [("TN", "net"), ("TS", "signal"), ("TM", "memory"),
                 ("TI", "ipc"), ("TCL", "time"), ("TC", "process/creds"),
@@ -871,14 +941,26 @@ def main():
     ap.add_argument("--only", default=None)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--scratch", default=None)
+    ap.add_argument("--logs", metavar="DIR",
+                    help="keep each program's three logs in DIR")
+    ap.add_argument("--recompare", action="store_true",
+                    help="compare the logs kept in --logs DIR again "
+                    "instead of running anything")
     args = ap.parse_args()
     if args.summarise:
         with open(args.summarise) as f:
-            summarise([json.loads(line) for line in f])
+            results = [json.loads(line) for line in f]
+        if args.strace_src:
+            table = load_families(args.strace_src)
+            for r in results:
+                r["family"] = family(r["name"], table)
+        summarise(results)
         return
     if not (args.strace_src and args.rtrace and args.out):
         ap.error("--strace-src, --rtrace and --out are needed")
     args.families = load_families(args.strace_src)
+    if args.logs:
+        os.makedirs(args.logs, exist_ok=True)
     own_scratch = args.scratch is None
     if own_scratch:
         args.scratch = tempfile.mkdtemp(prefix="rtrace-strace-tests-")
