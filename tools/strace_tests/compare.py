@@ -543,6 +543,9 @@ def atoms(text, is_rtrace):
         text = re.sub(r"~0ULL|~0UL", "0xffffffffffffffff", text)
         text = text.replace("~0U", "0xffffffff")
     text = ioc_number(text)
+    # strace writes a size that is a multiple of 1024 so (`8192*1024`).
+    text = re.sub(r"\b(\d+)\*1024\b", lambda m: str(int(m.group(1)) * 1024),
+                  text)
     # strace's comments that only say "unknown" (`0x8 /* ?_OK */`,
     # `0 /* ARCH_??? */`) carry no information.
     text = re.sub(r"/\* [A-Z0-9_]*\?[A-Z0-9_?]* \*/", "", text)
