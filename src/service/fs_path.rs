@@ -12,7 +12,7 @@ use crate::service::fs::{off64_arg, put_at_dirfd, put_result};
 use crate::service::fs_stat::{S_IFBLK, S_IFCHR, S_IFMT, put_dev, put_file_mode};
 use crate::service::h;
 use crate::service::raw::put_call_id;
-use crate::service::time::put_utime_pair;
+use crate::service::time::{put_timeval_pair, put_utime_pair};
 
 /// `mkdir(pathname, mode)`, `chmod(pathname, mode)`
 pub fn path_mode_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
@@ -83,6 +83,21 @@ pub fn utimensat_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.path("filename", c.args[1]);
     put_utime_pair(p, c, "utimes", c.args[2]);
     p.flags("flags", c.args[3] & 0xffff_ffff, UTIMENSAT_FLAGS);
+    CallType::Done
+}
+
+/// `utimes(filename, utimes)`: the two timevals with their dates.
+pub fn utimes_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.path("filename", c.args[0]);
+    put_timeval_pair(p, "utimes", c.args[1]);
+    CallType::Done
+}
+
+/// `futimesat(dfd, filename, utimes)`: as utimes, from a directory fd.
+pub fn futimesat_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_at_dirfd(p, c.fds, "dfd", c.int(0));
+    p.path("filename", c.args[1]);
+    put_timeval_pair(p, "utimes", c.args[2]);
     CallType::Done
 }
 
@@ -304,6 +319,8 @@ pub static HANDLERS: &[Handler] = &[
     h("umask", umask_out, umask_in, Normal),
     h("utimensat", utimensat_out, default_in, Normal),
     h("utimensat_time64", utimensat_out, default_in, Normal),
+    h("utimes", utimes_out, default_in, Normal),
+    h("futimesat", futimesat_out, default_in, Normal),
     h("mount", mount_out, default_in, Normal),
     h("umount", path_out, default_in, Normal),
     h("umount2", umount2_out, default_in, Normal),

@@ -181,8 +181,32 @@ pub fn sched_getattr_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     p.result(c.result);
 }
 
+/// `getcpu(cpu, node, tcache)`: the two numbers at leave.
+pub fn getcpu_out(_p: &mut Printer, _c: &mut CallCtx) -> CallType {
+    CallType::NotDone
+}
+
+/// Leave half of getcpu: `getcpu([1], [0], NULL) = 0` (each `unsigned`
+/// the kernel wrote, or the pointer when it failed or was NULL; the
+/// unused `tcache` as its address).
+pub fn getcpu_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    for (name, addr) in [("cpu", c.args[0]), ("node", c.args[1])] {
+        match read_vec(p, addr, 4).filter(|_| !failed && p.config().values_only < 2) {
+            Some(b) => {
+                p.open(name, "[", Naming::Elements);
+                p.uint("", u32_at(&b, 0) as u64);
+                p.close("]");
+            }
+            None => p.ptr(name, addr),
+        }
+    }
+    p.ptr("tcache", c.args[2]);
+    put_result(p, c);
+}
+
 /// This area's handlers (see `service::h`).
 pub static HANDLERS: &[Handler] = &[
+    h("getcpu", getcpu_out, getcpu_in, Normal),
     h("ioprio_get", ioprio_get_out, ioprio_get_in, Normal),
     h("ioprio_set", ioprio_set_out, default_in, Normal),
     h("sched_getattr", sched_getattr_out, sched_getattr_in, Normal),

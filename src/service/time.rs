@@ -114,6 +114,44 @@ pub fn put_utime_pair(p: &mut Printer, c: &CallCtx, name: &str, addr: u64) {
     p.close("]");
 }
 
+/// utimes' and futimesat's `struct timeval times[2]` (access, then
+/// modification time), each with its date as a comment, as strace shows
+/// them: `[{tv_sec=1, tv_usec=2} /* 1970-01-01T00:00:01.000002+0000 */,
+/// ...]`; a `tv_usec` the kernel refuses (outside 0..1000000) gets none.
+pub fn put_timeval_pair(p: &mut Printer, name: &str, addr: u64) {
+    let size = time_size(p.arch());
+    if addr == 0 || p.config().values_only >= 2 {
+        p.ptr(name, addr);
+        return;
+    }
+    let Some(b) = read_vec(p, addr, 4 * size) else {
+        p.ptr(name, addr);
+        return;
+    };
+    p.open(name, "[", Naming::Elements);
+    for off in [0, 2 * size] {
+        timeval_fields(p, "", &b, off, size);
+        let (sec, usec) = (int_at(&b, off, size), int_at(&b, off + size, size));
+        if (0..1_000_000).contains(&usec)
+            && let Some(date) = timeval_date(sec, usec)
+        {
+            p.note(&date);
+        }
+    }
+    p.close("]");
+}
+
+/// A timeval's date as strace writes it: microseconds, six digits (none
+/// when 0).
+fn timeval_date(sec: i64, usec: i64) -> Option<String> {
+    let date = date_text(sec, 0)?;
+    if usec == 0 {
+        return Some(date);
+    }
+    let zone = date.len() - "+0000".len();
+    Some(format!("{}.{usec:06}{}", &date[..zone], &date[zone..]))
+}
+
 /// A `struct timeval` of the call's ABI: `{tv_sec=1, tv_usec=500000}`.
 pub fn put_timeval(p: &mut Printer, name: &str, addr: u64) {
     let size = time_size(p.arch());

@@ -158,7 +158,7 @@ pub static ROWS: &[Signature] = &[
     row!(get_mempolicy, [policy: Ptr, nmask: Ptr, maxnode: Uint, addr: Ptr, flags: Hex], MEMORY),
     row!(get_robust_list, [pid: Pid, head_ptr: Ptr, len_ptr: Ptr]),
     row!(get_thread_area, [u_info: Ptr]),
-    row!(getcpu, [cpup: Ptr, nodep: Ptr, unused: Ptr]),
+    row!(getcpu, [cpu: Ptr, node: Ptr, tcache: Ptr]),
     row!(getcwd, [buf: Ptr, size: Uint], FILE),
     row!(getdents, [fd: Fd, dirp: Ptr, count: Uint], DESC),
     row!(getdents64, [fd: Fd, dirp: Ptr, count: Uint], DESC),
