@@ -260,8 +260,8 @@ fn signal_calls() {
         "rt_sigaction(SIGUSR1, NULL, {sa_handler=&ADDR, sa_mask=[USR2], \
          sa_flags=SA_RESTORER|SA_RESTART, sa_restorer=&ADDR}, 8) = 0"
             .into(),
-        "rt_sigaction(SIGKILL, {sa_handler=SIG_IGN, sa_mask=~[], sa_flags=SA_SIGINFO|SA_NODEFER}, \
-         NULL, 8) = -1 [EINVAL]"
+        "rt_sigaction(SIGKILL, {sa_handler=SIG_IGN, sa_mask=~[], \
+         sa_flags=SA_SIGINFO|SA_INTERRUPT|SA_NODEFER}, NULL, 8) = -1 [EINVAL]"
             .into(),
         "rt_sigaction(SIGUSR1, &0x1, NULL, 8) = -1 [EFAULT]".into(),
         "rt_sigaction(SIGUSR1, NULL, NULL, 4) = -1 [EINVAL]".into(),

@@ -1938,6 +1938,10 @@ TABLES = [
       "SA_RESTORER",
       "SA_ONSTACK",
       "SA_RESTART",
+      # glibc's <bits/sigaction.h> name for a bit the kernel ignores (its
+      # uapi headers dropped it in Linux 2.6.x); programs still set it
+      # (xz, zstd) and strace names it.
+      "SA_INTERRUPT=0x20000000",
       "SA_NODEFER",
       "SA_RESETHAND",
       ]),

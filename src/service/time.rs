@@ -90,7 +90,8 @@ const UTIME_SPECIAL: &[(i64, &str)] =
     &[((1 << 30) - 1, "UTIME_NOW"), ((1 << 30) - 2, "UTIME_OMIT")];
 
 /// utimensat's `struct timespec times[2]` (access, then modification
-/// time): `[{tv_sec=1, tv_nsec=2}, UTIME_NOW]`. A special `tv_nsec` makes
+/// time): `[{tv_sec=1, tv_nsec=2} /* 1970-01-01T00:00:01.000000002+0000 */,
+/// UTIME_NOW]`. A special `tv_nsec` makes
 /// the kernel ignore `tv_sec`, so the element prints as the name alone
 /// (with `-V`, as the struct).
 pub fn put_utime_pair(p: &mut Printer, c: &CallCtx, name: &str, addr: u64) {
@@ -108,7 +109,16 @@ pub fn put_utime_pair(p: &mut Printer, c: &CallCtx, name: &str, addr: u64) {
         let nsec = int_at(&b, off + size, size);
         match UTIME_SPECIAL.iter().find(|&&(v, _)| v == nsec) {
             Some(&(_, special)) if p.symbols() => p.symbol("", nsec, Some(special)),
-            _ => timespec_fields(p, "", &b, off, size),
+            _ => {
+                timespec_fields(p, "", &b, off, size);
+                // The date each time sets, as strace comments it with or
+                // without -v (a tv_nsec the kernel refuses has no date).
+                if (0..1_000_000_000).contains(&nsec)
+                    && let Some(date) = date_text(int_at(&b, off, size), nsec as u64)
+                {
+                    p.note(&date);
+                }
+            }
         }
     }
     p.close("]");

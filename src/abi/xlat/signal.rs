@@ -20,6 +20,7 @@ pub const SA_FLAGS: &[FlagDef] = &[
     flag(0x4000000, "SA_RESTORER"),
     flag(0x8000000, "SA_ONSTACK"),
     flag(0x10000000, "SA_RESTART"),
+    flag(0x20000000, "SA_INTERRUPT"),
     flag(0x40000000, "SA_NODEFER"),
     flag(0x80000000, "SA_RESETHAND"),
 ];
