@@ -110,10 +110,14 @@ def judge(checks, hostdir):
             p.append(f"only {len(gl)} lines from the marker on")
     checks.check("U2 user_events: the producer's trace on the real kernel equals its trace on the emulation", p)
 
-    # U3: the tracefs files, byte for byte.
+    # U3: the tracefs files, byte for byte but the event's ID (a number
+    # the kernel hands out among all its events; the emulation's start at
+    # 1000).
     p = []
     for name in SAME_FILES:
         g, h = guest(name), host(name)
+        if name.endswith(".format") and g is not None and h is not None:
+            g, h = (re.sub(r"(?m)^ID: \d+$", "ID: N", x) for x in (g, h))
         if g is None or h is None:
             p.append(f"{name} missing: real kernel {g is not None}, emulation {h is not None}")
         elif g != h:
@@ -121,9 +125,18 @@ def judge(checks, hostdir):
             p.extend(diff(g.split("\n"), h.split("\n"), "real kernel", "emulation"))
     checks.check("U3 user_events: format, enable and user_events_status read the same on both", p)
 
-    # U4: ftrace's records: the real kernel's trace file against the
-    # emulated trace file and what --user-events-emulate printed at the end.
+    # U4: ftrace's records. The producer deletes its events before the
+    # trace file is read, so the kernel prints each record as `Unknown
+    # type ID` (print_trace_fmt finds no event): the emulated trace file
+    # must say the same (IDs aside); rtrace's print at the end decodes
+    # them, so there the event is named from the ID the `format` files
+    # gave, and the context must be the kernel's.
     p = []
+    ids = {}
+    for name in ("probe", "multi"):
+        m = re.search(r"(?m)^ID: (\d+)$", guest(f"{name}.format") or "")
+        if m:
+            ids[m.group(1)] = f"rtrace_{name}"
     g = guest("ftrace")
     gl = normalise_ftrace(g or "")
     if gl is None:
@@ -132,14 +145,24 @@ def judge(checks, hostdir):
         records = [l for l in gl if not l.startswith("#")]
         if len(records) != 3:
             p.append(f"the real kernel recorded {len(records)} events, the producer writes 3")
-        for what, text in (
-            ("the emulated trace file", host("ftrace")),
-            ("what --user-events-emulate printed at the end", host("emulate.trace")),
-        ):
-            hl = normalise_ftrace(text or "")
-            if hl is None:
-                p.append(f"{what}: no `# tracer:` header")
-            elif hl != gl:
-                p.append(f"{what} differs from the real kernel's trace file:")
-                p.extend(diff(gl, hl, "real kernel", "emulation"))
+        unknown = lambda lines: [re.sub(r"Unknown type \d+$", "Unknown type ID", l) for l in lines]
+        hl = normalise_ftrace(host("ftrace") or "")
+        if hl is None:
+            p.append("the emulated trace file: no `# tracer:` header")
+        elif unknown(hl) != unknown(gl):
+            p.append("the emulated trace file differs from the real kernel's:")
+            p.extend(diff(unknown(gl), unknown(hl), "real kernel", "emulation"))
+        named = []
+        for l in gl:
+            m = re.match(r"^(.* TIME: )Unknown type (\d+)$", l)
+            named.append(f"{m.group(1)}{ids.get(m.group(2), '?')}:" if m else l)
+        el = normalise_ftrace(host("emulate.trace") or "")
+        if el is None:
+            p.append("what --user-events-emulate printed at the end: no `# tracer:` header")
+        else:
+            cut = [re.sub(r"^(.* TIME: [\w]+:).*$", r"\1", l) if not l.startswith("#") else l for l in el]
+            if cut != named:
+                p.append("what --user-events-emulate printed at the end (the events' names, "
+                         "the kernel's from the IDs in `format`) differs from the real kernel's trace file:")
+                p.extend(diff(named, cut, "real kernel", "emulation"))
     checks.check("U4 user_events: the kernel's ftrace records equal the emulation's", p)

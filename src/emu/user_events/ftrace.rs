@@ -44,17 +44,28 @@ impl Record {
         self.data.len().div_ceil(4) * 4
     }
 
-    /// The record's line, without its newline.
-    pub fn line(&self) -> String {
+    /// The event's ID, the entry's `common_type`.
+    pub fn type_id(&self) -> u16 {
+        le(&self.data[..2]) as u16
+    }
+
+    /// The record's line, without its newline. `known`: whether the event
+    /// still exists; a deleted event's records print as `print_trace_fmt`
+    /// shows them when `ftrace_find_event` finds no event for the type.
+    pub fn line(&self, known: bool) -> String {
         let mut s = format!(
-            "{:>16}-{:<7} [{:03}] ..... {:5}.{:06}: {}:",
+            "{:>16}-{:<7} [{:03}] ..... {:5}.{:06}: ",
             self.comm,
             self.tid,
             self.cpu,
             self.ns / 1_000_000_000,
             self.ns % 1_000_000_000 / 1000,
-            self.event
         );
+        if !known {
+            let _ = write!(s, "Unknown type {}", self.type_id());
+            return s;
+        }
+        let _ = write!(s, "{}:", self.event);
         let ent = self.ent_size();
         let at = |o: usize, n: usize| -> Vec<u8> {
             (o..o + n)
@@ -129,8 +140,9 @@ impl Record {
     }
 }
 
-/// The `trace` file: its header, then one line per record.
-pub fn trace_file(records: &[Record]) -> String {
+/// The `trace` file: its header, then one line per record; `known` says
+/// whether a record's event still exists (see [`Record::line`]).
+pub fn trace_file(records: &[Record], known: impl Fn(&Record) -> bool) -> String {
     // SAFETY: sysconf takes a plain value.
     let cpus = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) }.max(1);
     let n = records.len();
@@ -146,7 +158,7 @@ pub fn trace_file(records: &[Record]) -> String {
          #              | |         |   |||||     |         |\n"
     );
     for r in records {
-        s.push_str(&r.line());
+        s.push_str(&r.line(known(r)));
         s.push('\n');
     }
     s
