@@ -10,9 +10,9 @@
 # passed (or when qemu cannot run at all: then a SKIP line says why),
 # 1 otherwise. E2E_RTRACE=PATH uses a prebuilt rtrace instead of building
 # this tree; E2E_TIMEOUT (seconds, default 900) bounds the boot.
-# E2E_USER_EVENTS=1 adds the user_events check (its own kernel, built once
-# from linux-source-6.12 and cached, and its own boot: uevents.sh);
-# E2E_ONLY=user_events runs that check alone.
+# The user_events check follows (its own kernel, built once from
+# linux-source-6.12 and cached, and its own boot: uevents.sh);
+# E2E_USER_EVENTS=0 leaves it out, E2E_ONLY=user_events runs it alone.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -47,7 +47,7 @@ command -v gcc >/dev/null 2>&1 || need+=(gcc)
 [ -e /usr/lib32/libc.a ] || need+=(gcc-multilib)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 ONLY=${E2E_ONLY:-}
-USER_EVENTS=${E2E_USER_EVENTS:-0}
+USER_EVENTS=${E2E_USER_EVENTS:-1}
 [ "$ONLY" = user_events ] && USER_EVENTS=1
 if [ "$USER_EVENTS" = 1 ]; then
     # What the kernel's build needs (uekernel.sh).
