@@ -58,14 +58,14 @@ tar -xJf "$OUT"/uekernel/pkg/usr/src/$PKG.tar.xz -C "$SRC" --strip-components=1 
 rm -rf "$OUT/uekernel/pkg"
 log "building the kernel $ver (config $hash, $(nproc) jobs; log in $OUT/uekernel/build.log)"
 (
-    cd "$SRC"
-    make ARCH=x86_64 allnoconfig KCONFIG_ALLCONFIG="$CONFIG"
-    # Every option asked for must be in the result (a dependency missing
-    # from uekernel.config would drop it silently).
-    grep '^CONFIG_' "$CONFIG" | while read -r line; do
-        grep -qx "$line" .config || { echo "uekernel.config: $line is not in the result" >&2; exit 1; }
-    done
-    make ARCH=x86_64 -j"$(nproc)" bzImage
+    # (set -e does not act inside a `||` list: each step is chained.)
+    cd "$SRC" &&
+        make ARCH=x86_64 allnoconfig KCONFIG_ALLCONFIG="$CONFIG" &&
+        # Every option asked for must be in the result (a dependency
+        # missing from uekernel.config would drop it silently).
+        missing=$(grep '^CONFIG_' "$CONFIG" | grep -vxF -f .config || true) &&
+        { [ -z "$missing" ] || { echo "uekernel.config: not in the result: $missing" >&2; exit 1; }; } &&
+        make ARCH=x86_64 -j"$(nproc)" bzImage
 ) > "$OUT/uekernel/build.log" 2>&1 || die "the kernel build failed: see the end of $OUT/uekernel/build.log"
 mkdir -p "$KEY"
 cp "$SRC/.config" "$KEY/config"
