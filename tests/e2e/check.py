@@ -999,7 +999,11 @@ def cmd_judge(console, outdir, uevents=None):
         results, files, devices, done = read_report(console, outdir)
     if uevents:
         # The user_events boot's report: its names all begin with `u.`.
-        ue_results, ue_files, _, ue_done = read_report(uevents[0], outdir)
+        # (No console: uevents.sh could not prepare the check.)
+        if os.path.exists(uevents[0]):
+            ue_results, ue_files, _, ue_done = read_report(uevents[0], outdir)
+        else:
+            ue_results, ue_files, ue_done = {}, {}, False
         results.update(ue_results)
         files.update(ue_files)
     if "kernel" in results:

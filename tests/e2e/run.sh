@@ -47,6 +47,10 @@ command -v gcc >/dev/null 2>&1 || need+=(gcc)
 [ -e /usr/lib32/libc.a ] || need+=(gcc-multilib)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 ONLY=${E2E_ONLY:-}
+case "$ONLY" in
+"" | user_events) ;;
+*) die "E2E_ONLY=$ONLY: the only check that runs alone is user_events" ;;
+esac
 USER_EVENTS=${E2E_USER_EVENTS:-1}
 [ "$ONLY" = user_events ] && USER_EVENTS=1
 if [ "$USER_EVENTS" = 1 ]; then

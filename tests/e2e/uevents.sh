@@ -18,9 +18,10 @@ BOOT_TIMEOUT=${E2E_TIMEOUT:-900}
 log() { echo "e2e: $*" >&2; }
 START=$(date +%s)
 
-BZIMAGE=$(bash "$HERE/uekernel.sh" "$OUT")
+# (a failed preparation must leave no report of an earlier run behind)
 rm -rf "$UE"
 mkdir -p "$UE/bin" "$UE/host"
+BZIMAGE=$(bash "$HERE/uekernel.sh" "$OUT")
 # The fixture as the integration tests build it, but static (the guest
 # has no C library).
 gcc -static -O1 -pthread -Wall -I "$ROOT/tests/fixtures" -o "$UE/bin/uevents_producer" \
