@@ -57,6 +57,15 @@ def normalise_ftrace(text):
     return out
 
 
+def unescape(text):
+    """rtrace's output escapes bytes outside printable ASCII as octal
+    (`\\357`): the text with those bytes back, read as UTF-8."""
+    if text is None:
+        return None
+    raw = re.sub(rb"\\([0-7]{3})", lambda m: bytes([int(m.group(1), 8)]), text.encode("utf-8", "surrogateescape"))
+    return raw.decode("utf-8", "replace")
+
+
 def diff(a, b, what_a, what_b):
     return [
         "    " + l.rstrip("\n")
@@ -85,7 +94,7 @@ def judge(checks, hostdir):
     if kernel is None:
         p.append("no report from the user_events kernel: see target/e2e/uevents/console.log")
     for side, get in (("real kernel", guest), ("emulation", host)):
-        for step, errf in (("enable", "enable.err"), ("producer", "producer.err")):
+        for step, errf in (("enable", "enable.err"), ("producer", "producer.err"), ("enable2", "enable2.err")):
             rc = (get(f"{step}.rc") or "missing").strip()
             if rc != "0":
                 err = (get(errf) or "").strip().replace("\n", " | ")
@@ -152,6 +161,21 @@ def judge(checks, hostdir):
         elif unknown(hl) != unknown(gl):
             p.append("the emulated trace file differs from the real kernel's:")
             p.extend(diff(unknown(gl), unknown(hl), "real kernel", "emulation"))
+        # The same records once the IDs are handed out again: decoded,
+        # on both sides, with the kernel's rendering of every field.
+        rl = normalise_ftrace(guest("ftrace.reused") or "")
+        if rl is None:
+            p.append("the real kernel's trace file after the re-registration: no `# tracer:` header")
+        elif [l for l in rl if not l.startswith("#")] == [l for l in gl if not l.startswith("#")]:
+            p.append("the re-registered events did not get their IDs back on the real kernel")
+        for what, text in (
+            ("the emulated trace file after the re-registration", host("ftrace.reused")),
+            ("what --user-events-emulate printed at the end", unescape(host("emulate.trace"))),
+        ):
+            hl = normalise_ftrace(text or "")
+            if rl is not None and hl != rl:
+                p.append(f"{what} differs from the real kernel's trace file after the re-registration:")
+                p.extend(diff(rl or [], hl or [], "real kernel", "emulation"))
         named = []
         for l in gl:
             m = re.match(r"^(.* TIME: )Unknown type (\d+)$", l)

@@ -28,3 +28,10 @@ UEVENTS_EMU_ATTACHED=1 "$RTRACE" -o "$OUT/producer.trace" uevents_producer 2> "$
 echo $? > "$OUT/producer.rc"
 cat $T/user_events_status > "$OUT/status.after" 2>&1
 cat $T/trace > "$OUT/ftrace" 2>&1
+# The producer deleted its events, so the trace file says `Unknown type
+# ID` for their records. The same commands registered again get the
+# freed IDs back (the lowest free), and the records read as ftrace
+# renders their fields.
+uevents_enable "$PROBE" "$MULTI" 2> "$OUT/enable2.err"
+echo $? > "$OUT/enable2.rc"
+cat $T/trace > "$OUT/ftrace.reused" 2>&1

@@ -49,10 +49,11 @@ impl Record {
         le(&self.data[..2]) as u16
     }
 
-    /// The record's line, without its newline. `known`: whether the event
-    /// still exists; a deleted event's records print as `print_trace_fmt`
-    /// shows them when `ftrace_find_event` finds no event for the type.
-    pub fn line(&self, known: bool) -> String {
+    /// The record's line, without its newline, rendered with `event` (its
+    /// name and fields): the event that has the record's type now, as
+    /// `ftrace_find_event` finds it. With none (the event was deleted),
+    /// the line is `print_trace_fmt`'s `Unknown type ID`.
+    pub fn line(&self, event: Option<(&str, &[Field])>) -> String {
         let mut s = format!(
             "{:>16}-{:<7} [{:03}] ..... {:5}.{:06}: ",
             self.comm,
@@ -61,21 +62,21 @@ impl Record {
             self.ns / 1_000_000_000,
             self.ns % 1_000_000_000 / 1000,
         );
-        if !known {
+        let Some((name, fields)) = event else {
             let _ = write!(s, "Unknown type {}", self.type_id());
             return s;
-        }
-        let _ = write!(s, "{}:", self.event);
+        };
+        let _ = write!(s, "{name}:");
         let ent = self.ent_size();
         let at = |o: usize, n: usize| -> Vec<u8> {
             (o..o + n)
                 .map(|i| self.data.get(i).copied().unwrap_or(0))
                 .collect()
         };
-        if self.fields.is_empty() {
+        if fields.is_empty() {
             s.push_str("No fields found");
         }
-        for f in &self.fields {
+        for f in fields {
             let _ = write!(s, " {}=", String::from_utf8_lossy(&f.name));
             if f.offset + f.size > ent {
                 s.push_str("<OVERFLOW>");
@@ -99,9 +100,16 @@ impl Record {
                 }
                 Filter::Other => match f.size {
                     1 => {
+                        // The kernel's isprint (lib/ctype.c, Latin-1):
+                        // 32 to 126 and 160 to 255. It writes the byte
+                        // itself; this text is UTF-8, so a byte above 127
+                        // is U+FFFD, as a UTF-8 reader shows the kernel's
+                        // (the e2e suite's real kernel prints `c='\xc8'(200)`).
                         let c = raw[0];
                         if (0x20..0x7f).contains(&c) {
                             let _ = write!(s, "'{}'", c as char);
+                        } else if c >= 0xa0 {
+                            s.push_str("'\u{fffd}'");
                         }
                         let _ = write!(s, "({c})");
                     }
@@ -140,9 +148,12 @@ impl Record {
     }
 }
 
-/// The `trace` file: its header, then one line per record; `known` says
-/// whether a record's event still exists (see [`Record::line`]).
-pub fn trace_file(records: &[Record], known: impl Fn(&Record) -> bool) -> String {
+/// The `trace` file: its header, then one line per record, rendered with
+/// the event `event_of` gives for it (see [`Record::line`]).
+pub fn trace_file(
+    records: &[Record],
+    event_of: impl Fn(&Record) -> Option<(String, Vec<Field>)>,
+) -> String {
     // SAFETY: sysconf takes a plain value.
     let cpus = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) }.max(1);
     let n = records.len();
@@ -158,7 +169,8 @@ pub fn trace_file(records: &[Record], known: impl Fn(&Record) -> bool) -> String
          #              | |         |   |||||     |         |\n"
     );
     for r in records {
-        s.push_str(&r.line(known(r)));
+        let event = event_of(r);
+        s.push_str(&r.line(event.as_ref().map(|(n, f)| (n.as_str(), f.as_slice()))));
         s.push('\n');
     }
     s

@@ -78,8 +78,8 @@ impl Emulation {
     /// says `Unknown type ID`, which would tell the user nothing).
     pub fn trace_text(&self) -> String {
         match self.records.lock() {
-            Ok(r) => ftrace::trace_file(&r, |_| true),
-            Err(_) => ftrace::trace_file(&[], |_| true),
+            Ok(r) => ftrace::trace_file(&r, |r| Some((r.event.clone(), r.fields.clone()))),
+            Err(_) => ftrace::trace_file(&[], |_| None),
         }
     }
 }
