@@ -4,9 +4,13 @@
     check.py modules MODDIR NAME...   print the module files to insmod, in order
                                       (dependencies first; `?NAME`: if present)
     check.py disk FILE MIB            write the usb-storage stick's image
-    check.py judge CONSOLE OUTDIR     unpack the guest's report, run the checks,
+    check.py judge CONSOLE OUTDIR [--uevents UECONSOLE HOSTDIR]
+                                      unpack the guest's report, run the checks,
                                       print `N passed, M failed`; exit 1 on failure
-                                      (E2E_XFAIL="7a 8": checks expected to fail)
+                                      (E2E_XFAIL="7a 8": checks expected to fail);
+                                      CONSOLE `none`: no usbmon boot (E2E_ONLY);
+                                      --uevents: also the user_events check's boot
+                                      and the host's files (uevents_judge.py)
 
 The guest (init.sh) only runs things and reports; every judgement is here.
 """
@@ -988,8 +992,20 @@ class Checks:
         self.check(title, p)
 
 
-def cmd_judge(console, outdir):
-    results, files, devices, done = read_report(console, outdir)
+def cmd_judge(console, outdir, uevents=None):
+    if console == "none":
+        results, files, devices, done = {}, {}, [], True
+    else:
+        results, files, devices, done = read_report(console, outdir)
+    if uevents:
+        # The user_events boot's report: its names all begin with `u.`.
+        # (No console: uevents.sh could not prepare the check.)
+        if os.path.exists(uevents[0]):
+            ue_results, ue_files, _, ue_done = read_report(uevents[0], outdir)
+        else:
+            ue_results, ue_files, ue_done = {}, {}, False
+        results.update(ue_results)
+        files.update(ue_files)
     if "kernel" in results:
         print(f"e2e: guest kernel {results['kernel']}; {results.get('rtrace_version', '')}")
     for d in devices:
@@ -997,9 +1013,16 @@ def cmd_judge(console, outdir):
     c = Checks(results, files)
     if not done:
         c.check("the guest ran to the end", [f"no `@@E2E done` in {console}: see its tail"])
-    for t in (c.t1, c.t2, c.t3, c.t3b, c.t3c, c.t4a, c.t4b, c.t4c, c.t5, c.t6,
-              c.b0, c.b1, c.b3, c.b3b, c.b3c, c.b5, c.b2, c.b8, c.b8f):
-        t()
+    if console != "none":
+        for t in (c.t1, c.t2, c.t3, c.t3b, c.t3c, c.t4a, c.t4b, c.t4c, c.t5, c.t6,
+                  c.b0, c.b1, c.b3, c.b3b, c.b3c, c.b5, c.b2, c.b8, c.b8f):
+            t()
+    if uevents:
+        import uevents_judge
+
+        if not ue_done:
+            c.check("U0 user_events: the guest ran to the end", [f"no `@@E2E done` in {uevents[0]}: see its tail"])
+        uevents_judge.judge(c, uevents[1])
     print(f"e2e: the guest's files are in {outdir}")
     xfailed = f", {c.xfailed} expected to fail (E2E_XFAIL)" if c.xfailed else ""
     print(f"{c.passed} passed, {c.failed} failed{xfailed}")
@@ -1013,6 +1036,8 @@ def main(argv):
         cmd_disk(argv[2], argv[3])
     elif len(argv) == 4 and argv[1] == "judge":
         return cmd_judge(argv[2], argv[3])
+    elif len(argv) == 7 and argv[1] == "judge" and argv[4] == "--uevents":
+        return cmd_judge(argv[2], argv[3], (argv[5], argv[6]))
     else:
         sys.exit(__doc__)
     return 0

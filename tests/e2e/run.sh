@@ -10,6 +10,9 @@
 # passed (or when qemu cannot run at all: then a SKIP line says why),
 # 1 otherwise. E2E_RTRACE=PATH uses a prebuilt rtrace instead of building
 # this tree; E2E_TIMEOUT (seconds, default 900) bounds the boot.
+# The user_events check follows (its own kernel, built once from
+# linux-source-6.12 and cached, and its own boot: uevents.sh);
+# E2E_USER_EVENTS=0 leaves it out, E2E_ONLY=user_events runs it alone.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -43,6 +46,20 @@ command -v gcc >/dev/null 2>&1 || need+=(gcc)
 [ -e /usr/lib/x86_64-linux-gnu/libc.a ] || need+=(libc6-dev)
 [ -e /usr/lib32/libc.a ] || need+=(gcc-multilib)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
+ONLY=${E2E_ONLY:-}
+case "$ONLY" in
+"" | user_events) ;;
+*) die "E2E_ONLY=$ONLY: the only check that runs alone is user_events" ;;
+esac
+USER_EVENTS=${E2E_USER_EVENTS:-1}
+[ "$ONLY" = user_events ] && USER_EVENTS=1
+if [ "$USER_EVENTS" = 1 ]; then
+    # What the kernel's build needs (uekernel.sh).
+    for tool in flex bison bc make; do
+        command -v $tool >/dev/null 2>&1 || need+=($tool)
+    done
+    [ -e /usr/include/gelf.h ] || need+=(libelf-dev)
+fi
 if [ ${#need[@]} -gt 0 ]; then
     log "installing ${need[*]}"
     export DEBIAN_FRONTEND=noninteractive
@@ -74,6 +91,23 @@ else
     (cd "$ROOT" && cargo build --release --quiet)
     RTRACE=$ROOT/target/release/rtrace
 fi
+
+# The user_events check (its own kernel and boot, after the usbmon one):
+# sets UEARGS, the judge's arguments for it.
+UEARGS=()
+user_events_check() {
+    if bash "$HERE/uevents.sh" "$RTRACE"; then
+        :
+    else
+        log "user_events: the check could not be prepared"
+    fi
+    UEARGS=(--uevents "$OUT/uevents/console.log" "$OUT/uevents/host")
+}
+if [ "$ONLY" = user_events ]; then
+    user_events_check
+    exec python3 "$HERE/check.py" judge none "$OUT/results" "${UEARGS[@]}"
+fi
+
 gcc -static -O2 -Wall -Werror -o "$OUT/usbmon_client" "$HERE/usbmon_client.c"
 gcc -m32 -static -O2 -Wall -Werror -o "$OUT/usbmon_client32" "$HERE/usbmon_client.c"
 
@@ -230,5 +264,7 @@ trap - INT TERM EXIT
 [ $qrc -eq 124 ] && log "qemu did not finish within ${BOOT_TIMEOUT}s"
 log "qemu exited ($qrc); $(($(date +%s) - START))s since the start"
 
+[ "$USER_EVENTS" = 1 ] && user_events_check
+
 # --- judge (its last line, `N passed, M failed`, is the suite's last) --------
-exec python3 "$HERE/check.py" judge "$CONSOLE" "$OUT/results"
+exec python3 "$HERE/check.py" judge "$CONSOLE" "$OUT/results" "${UEARGS[@]}"

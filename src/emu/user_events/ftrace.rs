@@ -44,27 +44,39 @@ impl Record {
         self.data.len().div_ceil(4) * 4
     }
 
-    /// The record's line, without its newline.
-    pub fn line(&self) -> String {
+    /// The event's ID, the entry's `common_type`.
+    pub fn type_id(&self) -> u16 {
+        le(&self.data[..2]) as u16
+    }
+
+    /// The record's line, without its newline, rendered with `event` (its
+    /// name and fields): the event that has the record's type now, as
+    /// `ftrace_find_event` finds it. With none (the event was deleted),
+    /// the line is `print_trace_fmt`'s `Unknown type ID`.
+    pub fn line(&self, event: Option<(&str, &[Field])>) -> String {
         let mut s = format!(
-            "{:>16}-{:<7} [{:03}] ..... {:5}.{:06}: {}:",
+            "{:>16}-{:<7} [{:03}] ..... {:5}.{:06}: ",
             self.comm,
             self.tid,
             self.cpu,
             self.ns / 1_000_000_000,
             self.ns % 1_000_000_000 / 1000,
-            self.event
         );
+        let Some((name, fields)) = event else {
+            let _ = write!(s, "Unknown type {}", self.type_id());
+            return s;
+        };
+        let _ = write!(s, "{name}:");
         let ent = self.ent_size();
         let at = |o: usize, n: usize| -> Vec<u8> {
             (o..o + n)
                 .map(|i| self.data.get(i).copied().unwrap_or(0))
                 .collect()
         };
-        if self.fields.is_empty() {
+        if fields.is_empty() {
             s.push_str("No fields found");
         }
-        for f in &self.fields {
+        for f in fields {
             let _ = write!(s, " {}=", String::from_utf8_lossy(&f.name));
             if f.offset + f.size > ent {
                 s.push_str("<OVERFLOW>");
@@ -88,9 +100,16 @@ impl Record {
                 }
                 Filter::Other => match f.size {
                     1 => {
+                        // The kernel's isprint (lib/ctype.c, Latin-1):
+                        // 32 to 126 and 160 to 255. It writes the byte
+                        // itself; this text is UTF-8, so a byte above 127
+                        // is U+FFFD, as a UTF-8 reader shows the kernel's
+                        // (the e2e suite's real kernel prints `c='\xc8'(200)`).
                         let c = raw[0];
                         if (0x20..0x7f).contains(&c) {
                             let _ = write!(s, "'{}'", c as char);
+                        } else if c >= 0xa0 {
+                            s.push_str("'\u{fffd}'");
                         }
                         let _ = write!(s, "({c})");
                     }
@@ -129,8 +148,12 @@ impl Record {
     }
 }
 
-/// The `trace` file: its header, then one line per record.
-pub fn trace_file(records: &[Record]) -> String {
+/// The `trace` file: its header, then one line per record, rendered with
+/// the event `event_of` gives for it (see [`Record::line`]).
+pub fn trace_file(
+    records: &[Record],
+    event_of: impl Fn(&Record) -> Option<(String, Vec<Field>)>,
+) -> String {
     // SAFETY: sysconf takes a plain value.
     let cpus = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) }.max(1);
     let n = records.len();
@@ -146,7 +169,8 @@ pub fn trace_file(records: &[Record]) -> String {
          #              | |         |   |||||     |         |\n"
     );
     for r in records {
-        s.push_str(&r.line());
+        let event = event_of(r);
+        s.push_str(&r.line(event.as_ref().map(|(n, f)| (n.as_str(), f.as_slice()))));
         s.push('\n');
     }
     s

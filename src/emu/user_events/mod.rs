@@ -73,11 +73,13 @@ impl Emulation {
     }
 
     /// The trace buffer so far as ftrace's `trace` file shows it: its
-    /// header, then one line per record.
+    /// header, then one line per record, each decoded with its event's
+    /// fields even when the event is gone by now (the kernel's file then
+    /// says `Unknown type ID`, which would tell the user nothing).
     pub fn trace_text(&self) -> String {
         match self.records.lock() {
-            Ok(r) => ftrace::trace_file(&r),
-            Err(_) => ftrace::trace_file(&[]),
+            Ok(r) => ftrace::trace_file(&r, |r| Some((r.event.clone(), r.fields.clone()))),
+            Err(_) => ftrace::trace_file(&[], |_| None),
         }
     }
 }

@@ -428,7 +428,21 @@ impl Supervisor {
                 if writable && flags & libc::O_TRUNC != 0 {
                     records.clear();
                 }
-                Some(ftrace::trace_file(&records))
+                // Each record is rendered with the event that has its type
+                // now: a deleted event's records are `Unknown type ID`, or
+                // another event's once the ID is handed out again (the
+                // e2e suite's real kernel shows both).
+                let live = &self.events;
+                Some(ftrace::trace_file(&records, |r| {
+                    live.iter()
+                        .find(|e| e.alive && e.id as u16 == r.type_id())
+                        .map(|e| {
+                            (
+                                String::from_utf8_lossy(&e.tp_name).into_owned(),
+                                e.fields.clone(),
+                            )
+                        })
+                }))
             }
             (Target::Status, _) => {
                 Some(events::status_file(self.events.iter().filter(|e| e.alive)))
@@ -600,7 +614,11 @@ impl Supervisor {
             fields,
             refs: if flags & REG_PERSIST != 0 { 2 } else { 1 },
             enabled: false,
-            id: FIRST_ID + self.events.len() as u32,
+            // The lowest ID no live event has, as the kernel's IDA
+            // (alloc_trace_event_type) hands a deleted event's ID out again.
+            id: (FIRST_ID..)
+                .find(|i| !self.events.iter().any(|e| e.alive && e.id == *i))
+                .unwrap_or(FIRST_ID),
             alive: true,
         });
         let e = self.events.len() - 1;
