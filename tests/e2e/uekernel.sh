@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # uekernel.sh OUT: build (once) the user_events check's kernel and print
+# (OUT is a cache outside the clone: uevents.sh passes $RTRACE_E2E_CACHE
+# or ~/.cache/rtrace-e2e, so every clone on the machine reuses the kernel)
 # the path of its bzImage. The source is Debian's linux-source-6.12
 # package (the newest version apt offers, fetched with apt-get download
 # into OUT/cache and unpacked with dpkg-deb -x); the config is `make

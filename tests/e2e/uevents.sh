@@ -21,7 +21,10 @@ START=$(date +%s)
 # (a failed preparation must leave no report of an earlier run behind)
 rm -rf "$UE"
 mkdir -p "$UE/bin" "$UE/host"
-BZIMAGE=$(bash "$HERE/uekernel.sh" "$OUT")
+# The kernel is cached outside the clone (a fresh clone reuses it):
+# $RTRACE_E2E_CACHE, else the user's cache directory.
+CACHE=${RTRACE_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rtrace-e2e}
+BZIMAGE=$(bash "$HERE/uekernel.sh" "$CACHE")
 # The fixture as the integration tests build it, but static (the guest
 # has no C library).
 gcc -static -O1 -pthread -Wall -I "$ROOT/tests/fixtures" -o "$UE/bin/uevents_producer" \
