@@ -27,27 +27,12 @@ fn normalise_kernel(lines: &[String]) -> Vec<String> {
         ),
         (r"nlmsg_seq=\d{9,}", "nlmsg_seq=SEQ"),
     ];
-    lines
-        .iter()
-        .map(|l| {
-            rules.iter().fold(l.clone(), |l, (re, to)| {
-                regex::Regex::new(re)
-                    .unwrap()
-                    .replace_all(&l, *to)
-                    .into_owned()
-            })
-        })
-        .collect()
+    common::rewrite(lines, &rules)
 }
 
 /// Whether this test can make network namespaces (root).
 fn can_unshare() -> bool {
-    // SAFETY: geteuid cannot fail.
-    let root = unsafe { libc::geteuid() } == 0;
-    if !root {
-        eprintln!("netlink: not root, no network namespace: test skipped");
-    }
-    root
+    common::root_or_skip("netlink", "network namespace")
 }
 
 /// Compare whole lines; on a mismatch show where and the whole trace.

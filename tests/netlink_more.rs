@@ -26,27 +26,12 @@ fn normalise_kernel(lines: &[String]) -> Vec<String> {
         // The kernel numbers new qdiscs from a counter of its own.
         (r"tcm_handle=[1-9]\d*", "tcm_handle=HANDLE"),
     ];
-    lines
-        .iter()
-        .map(|l| {
-            rules.iter().fold(l.clone(), |l, (re, to)| {
-                regex::Regex::new(re)
-                    .unwrap()
-                    .replace_all(&l, *to)
-                    .into_owned()
-            })
-        })
-        .collect()
+    common::rewrite(lines, &rules)
 }
 
 /// Whether this test can make network namespaces (root).
 fn can_unshare() -> bool {
-    // SAFETY: geteuid cannot fail.
-    let root = unsafe { libc::geteuid() } == 0;
-    if !root {
-        eprintln!("netlink_more: not root, no network namespace: test skipped");
-    }
-    root
+    common::root_or_skip("netlink_more", "network namespace")
 }
 
 /// The `ifindex` fixture's calls, all on fd -1.

@@ -12,12 +12,7 @@ use serde_json::Value;
 
 /// Whether the fixture can make its packet and raw sockets (root).
 fn root() -> bool {
-    // SAFETY: geteuid cannot fail.
-    let root = unsafe { libc::geteuid() } == 0;
-    if !root {
-        eprintln!("sock_filters: not root, no packet or raw socket: test skipped");
-    }
-    root
+    common::root_or_skip("sock_filters", "packet or raw socket")
 }
 
 /// The trace from the marker on with pointers (`&0x7ffc...`) as `&ADDR`:

@@ -650,3 +650,32 @@ pub fn assert_lines_in<E: AsRef<str> + std::fmt::Debug>(
 pub fn assert_lines<E: AsRef<str> + std::fmt::Debug>(actual: &[String], expected: &[E]) {
     assert_lines_in(actual, expected, "");
 }
+
+/// Whether the tests run as root; if not, say on stderr that `test` is
+/// skipped because it needs `what` (network namespaces, packet sockets),
+/// and the caller passes without asserting.
+pub fn root_or_skip(test: &str, what: &str) -> bool {
+    // SAFETY: geteuid cannot fail.
+    let root = unsafe { libc::geteuid() } == 0;
+    if !root {
+        eprintln!("{test}: not root, no {what}: test skipped");
+    }
+    root
+}
+
+/// Each line with every `(regex, replacement)` rule applied in order: the
+/// values the kernel picks per run (inodes, cookies, handles) made fixed.
+pub fn rewrite(lines: &[String], rules: &[(&str, &str)]) -> Vec<String> {
+    let rules: Vec<(regex::Regex, &str)> = rules
+        .iter()
+        .map(|(re, to)| (regex::Regex::new(re).expect("a valid rule"), *to))
+        .collect();
+    lines
+        .iter()
+        .map(|l| {
+            rules.iter().fold(l.clone(), |l, (re, to)| {
+                re.replace_all(&l, *to).into_owned()
+            })
+        })
+        .collect()
+}
