@@ -66,6 +66,11 @@ pub struct FileState {
     pub from_open: bool,
     /// usbmon: the ring size in bytes, when known.
     pub ring_size: Option<u64>,
+    /// usbmon: the address MON_IOCQ_RING_SIZE was last given (it takes
+    /// none) and the 8 bytes there, which the kernel leaves as they were:
+    /// a later mmap whose length is that value shows the program expected
+    /// the size to be written there.
+    pub size_query_arg: Option<(u64, u64)>,
     /// usbmon: events MFETCH handed out and no flush has removed yet,
     /// when known (from the open, or since the queue was last emptied).
     pub fetched: Option<u64>,

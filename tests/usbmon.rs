@@ -366,8 +366,9 @@ fn reads_consume_one_of_the_fetched_events() {
 
 /// The ring size passed as a pointer: said at its call, the address
 /// recognised. A pointer given to the request that returns the size is
-/// not said (its register is whatever the caller left there when it
-/// passes nothing, as correct clients do).
+/// not said at that call (its register is whatever the caller left there
+/// when it passes nothing, as correct clients do), but at the mmap that
+/// then takes the value the kernel never wrote.
 #[test]
 fn ring_size_requests_given_pointers() {
     let lines = misuse("ringptr", &[], &[]);
@@ -383,9 +384,12 @@ fn ring_size_requests_given_pointers() {
     let diags = diagnostics(&lines);
     assert_eq!(
         diags,
-        [format!(
-            "** usbmon: fd 3: ring size {set} is above the kernel's maximum of 1228800: refused (EINVAL); it is an address in the program: MON_IOCT_RING_SIZE takes the size itself, not a pointer to it **"
-        ),],
+        [
+            format!(
+                "** usbmon: fd 3: ring size {set} is above the kernel's maximum of 1228800: refused (EINVAL); it is an address in the program: MON_IOCT_RING_SIZE takes the size itself, not a pointer to it **"
+            ),
+            "** usbmon: fd 3: mmap length 65536 is what ADDR held when MON_IOCQ_RING_SIZE was given it: the request writes nothing there; the ring's size (307200) is its return value **".to_string(),
+        ],
         "{lines:#?}"
     );
 }

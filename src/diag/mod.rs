@@ -114,6 +114,11 @@ pub const KINDS: &[(Area, &str, &str)] = &[
     ),
     (
         Area::Usbmon,
+        "ring_size_query",
+        "an mmap of the ring whose length is what the program's variable held when it gave its address to MON_IOCQ_RING_SIZE, which writes nothing there (the size is the call's return value)",
+    ),
+    (
+        Area::Usbmon,
         "dropped",
         "MON_IOCG_STATS says events were lost because the ring was full",
     ),

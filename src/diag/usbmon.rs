@@ -132,6 +132,17 @@ fn mapped(c: &Ctx, st: &FileState, out: &mut Vec<Diag>) {
     } else {
         c.call.args[5]
     };
+    if let (Some(size), Some((addr, there))) = (st.ring_size, st.size_query_arg)
+        && len != size
+        && (len == there || len == there & 0xffff_ffff)
+    {
+        out.push(c.diag(
+            "ring_size_query",
+            format!(
+                "mmap length {len} is what {addr:#x} held when MON_IOCQ_RING_SIZE was given it: the request writes nothing there; the ring's size ({size}) is its return value"
+            ),
+        ));
+    }
     if let Some(size) = st.ring_size
         && offset.saturating_add(len) > size
     {
@@ -158,11 +169,17 @@ fn ioctl(c: &Ctx, st: &mut FileState, mem: &mut Memory, out: &mut Vec<Diag>) {
     let arg = c.call.args[2];
     match req {
         MON_IOCT_RING_SIZE => ring_size(c, st, mem, arg, out),
-        // An argument to MON_IOCQ_RING_SIZE is not said: `ioctl(fd,
-        // MON_IOCQ_RING_SIZE)` passes none, so the register holds whatever
-        // the caller left there, a stale pointer as often as not; no
-        // value tells a mistaken `&size` from that.
-        MON_IOCQ_RING_SIZE if !c.failed() => st.ring_size = Some(c.rval as u64),
+        // An argument to MON_IOCQ_RING_SIZE is not said at the call:
+        // `ioctl(fd, MON_IOCQ_RING_SIZE)` passes none, so the register
+        // holds whatever the caller left there, a stale pointer as often
+        // as not, and no value tells a mistaken `&size` from that. What
+        // is there is kept; the mmap that uses it tells (`mapped`).
+        MON_IOCQ_RING_SIZE if !c.failed() => {
+            st.ring_size = Some(c.rval as u64);
+            let mut there = [0u8; 8];
+            st.size_query_arg = (arg != 0 && mem.read_exact(arg, &mut there))
+                .then(|| (arg, u64::from_le_bytes(there)));
+        }
         MON_IOCH_MFLUSH if !c.failed() => {
             flushed(
                 c,
