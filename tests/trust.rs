@@ -537,3 +537,38 @@ fn a_user_events_name_that_is_not_utf8_is_quoted_as_in_the_argument() {
         ]
     );
 }
+
+/// rtrace takes no pid between a program's own: in a fresh pid namespace,
+/// where the kernel hands pids out in order, a traced program's children
+/// get the pids right after its own, whether or not tracees are pinned
+/// (the pin guard's two forks come before the program starts), as under
+/// strace.
+#[test]
+fn no_pids_taken_between_the_programs_own() {
+    if !common::root_or_skip("no_pids_taken_between_the_programs_own", "unshare -p") {
+        return;
+    }
+    let bin = fixture("fork_pids");
+    for same_cpu in ["--same-cpu=always", "--same-cpu=auto", "--same-cpu=never"] {
+        let out = Command::new("unshare")
+            .args(["-pf", "--mount-proc"])
+            .arg(env!("CARGO_BIN_EXE_rtrace"))
+            .args([same_cpu, "-f", "-o", "/dev/null"])
+            .arg(&bin)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{same_cpu}: {out:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        let nums: Vec<i32> = text
+            .trim()
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|s| !s.is_empty())
+            .map(|s| s.parse().unwrap())
+            .collect();
+        assert_eq!(
+            nums,
+            [nums[0], nums[0] + 1, nums[0] + 2],
+            "{same_cpu}: {text}"
+        );
+    }
+}

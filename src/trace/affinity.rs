@@ -84,8 +84,8 @@ pub(super) struct CoLocation {
     /// A tick has come since ticks began.
     ticked: bool,
     /// The process that gives masks back if rtrace dies without doing it,
-    /// started with the first pin; `Some(None)` when it could not be, and
-    /// then nothing is pinned.
+    /// started before the first tracee whenever pinning may happen;
+    /// `Some(None)` when it could not be, and then nothing is pinned.
     guard: Option<Option<PinGuard>>,
 }
 
@@ -158,6 +158,11 @@ impl CoLocation {
                 ));
             }
         }
+        // The guard is started now, before any tracee exists, though it
+        // may never be needed: its two forks then take pids before the
+        // traced program's, as strace's start-up probes do, never between
+        // the program's own forks, whose pids it can see.
+        let guard = (mode != SameCpu::Never).then(PinGuard::start);
         Ok(CoLocation {
             mode,
             cpu: None,
@@ -166,7 +171,7 @@ impl CoLocation {
             tick_start: None,
             timer: false,
             ticked: false,
-            guard: None,
+            guard,
         })
     }
 

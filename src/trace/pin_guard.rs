@@ -5,7 +5,9 @@
 //! the tracer is gone: without this, `kill -9` of an `rtrace -p` would
 //! leave a daemon on one CPU for good. The guard is a small process forked
 //! from rtrace (twice, so that it is nobody's traced child and rtrace's
-//! waits never see it) the first time something is pinned. rtrace keeps it
+//! waits never see it) before the first tracee starts (so its pids
+//! are taken before the program's, never between its forks), unless
+//! `--same-cpu=never`. rtrace keeps it
 //! told which tasks are pinned and what their own masks are; the guard
 //! only reads. When its pipe ends (rtrace has exited, however), it gives
 //! every task still on the list its own mask back, if the task is still
