@@ -347,13 +347,67 @@ __noinline __u32 msghdr(struct scratch *s, __u32 off, __u64 addr, __u64 budget, 
 	return off;
 }
 
+/* Offsets from the kernel's BTF for the file behind an fd and its kind:
+ * task_struct.files, files_struct.fdt, fdtable.fd and .max_fds,
+ * file.f_inode, inode.i_mode and .i_sb, super_block.s_magic. */
+const volatile __u32 off_task_files = 0, off_files_fdt = 0, off_fdt_fd = 0, off_fdt_max = 0;
+const volatile __u32 off_file_inode = 0, off_inode_mode = 0, off_inode_sb = 0, off_sb_magic = 0;
+/* The bytes of a plain file's or a pipe's data that a record carries (as
+ * many as are printed); 0: as much as any other buffer (the offsets are
+ * missing, or -e read=/write= dumps data whole). */
+const volatile __u32 short_data = 0;
+
+/* The struct file behind the current task's `fd`, or 0. */
+static __always_inline __u64 file_of(__u64 fd)
+{
+	if (!off_task_files)
+		return 0;
+	void *task = (void *)bpf_get_current_task();
+	__u64 files = 0, fdt = 0, fds = 0, file = 0;
+	__u32 max = 0;
+	if (bpf_probe_read_kernel(&files, 8, task + off_task_files) || !files ||
+	    bpf_probe_read_kernel(&fdt, 8, (void *)files + off_files_fdt) || !fdt ||
+	    bpf_probe_read_kernel(&max, 4, (void *)fdt + off_fdt_max) || fd >= max ||
+	    bpf_probe_read_kernel(&fds, 8, (void *)fdt + off_fdt_fd) || !fds ||
+	    bpf_probe_read_kernel(&file, 8, (void *)fds + fd * 8))
+		return 0;
+	return file;
+}
+
+#define S_IFMT 0170000
+#define S_IFREG 0100000
+#define S_IFIFO 0010000
+/* tracefs and debugfs files are regular files whose writes rtrace
+ * decodes (user_events_data). */
+#define TRACEFS_MAGIC 0x74726163
+#define DEBUGFS_MAGIC 0x64626720
+
+/* Whether `fd` is a plain file's or a pipe's, whose data nothing decodes
+ * beyond the bytes printed. */
+static __always_inline int plain_data(__u64 fd)
+{
+	__u64 file = file_of(fd), inode = 0, sb = 0;
+	__u16 mode = 0;
+	__u64 magic = 0;
+	if (!file || bpf_probe_read_kernel(&inode, 8, (void *)file + off_file_inode) || !inode ||
+	    bpf_probe_read_kernel(&mode, 2, (void *)inode + off_inode_mode))
+		return 0;
+	if ((mode & S_IFMT) == S_IFIFO)
+		return 1;
+	if ((mode & S_IFMT) != S_IFREG ||
+	    bpf_probe_read_kernel(&sb, 8, (void *)inode + off_inode_sb) || !sb ||
+	    bpf_probe_read_kernel(&magic, 8, (void *)sb + off_sb_magic))
+		return 0;
+	return magic != TRACEFS_MAGIC && magic != DEBUGFS_MAGIC;
+}
+
 #include "usbmon.bpf.h"
 
 /* One capture of a call's spec, `packed` (a struct rt_capture_spec),
  * into the record at `off`. A function of its own, verified once rather
  * than in every iteration and both programs. info: the capture's index,
  * bit 8 that the entry's copy failed and is taken now, bit 16 an entry,
- * bit 24 an i386 call. The registers are in s->ev (args; ret at an exit). */
+ * bit 24 an i386 call, bit 25 a plain file's data (short_data bytes). The registers are in s->ev (args; ret at an exit). */
 __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 info)
 {
 	if (!s)
@@ -369,6 +423,9 @@ __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 i
 	__u32 want = c.max;
 	if (!addr)
 		return off;
+	if ((info >> 25) & 1 && (c.kind == RT_CAP_ARGLEN || c.kind == RT_CAP_RETLEN) &&
+	    want > short_data)
+		want = short_data;
 	/* What the piece is filed under: the entry's copy taken
 	 * late is still the entry's. */
 	__u8 phase = when;
@@ -537,6 +594,8 @@ static __always_inline void send_call(struct pt_regs *regs_ptr, __u16 kind, long
 				bpf_map_delete_elem(&refetch, &tid);
 			}
 		}
+		__u32 shorten = short_data && (spec->flags & RT_SPEC_FD_DATA) &&
+				plain_data(args[0]);
 		for (int i = 0; i < RT_MAX_CAPS; i++) {
 			if (i >= spec->ncaps)
 				break;
@@ -545,7 +604,7 @@ static __always_inline void send_call(struct pt_regs *regs_ptr, __u16 kind, long
 			s->cap_faulted = 0;
 			off = capture_one(s, off, packed,
 					  i | ((again >> i) & 1) << 8 | (kind == RT_ENTER) << 16 |
-						  compat << 24);
+						  compat << 24 | shorten << 25);
 			if (s->cap_faulted)
 				faulted |= 1 << i;
 		}

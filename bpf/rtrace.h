@@ -69,12 +69,17 @@ struct rt_capture_spec {
 	__u16 max;
 };
 
+/* rt_spec.flags: args[0] is an fd, and where it is a plain file's or a
+ * pipe's, the call's data buffers are copied only as far as printed
+ * (short_data bytes): nothing decodes their content. */
+#define RT_SPEC_FD_DATA 1
+
 /* What to do with one call number. */
 struct rt_spec {
 	__u8 wanted; /* send its events (selected, or bookkeeping) */
 	__u8 ncaps;
 	__u8 counted; /* -c counted in the kernel: selected */
-	__u8 pad;
+	__u8 flags; /* RT_SPEC_* */
 	struct rt_capture_spec caps[RT_MAX_CAPS];
 };
 

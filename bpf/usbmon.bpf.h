@@ -9,11 +9,10 @@
 
 /* Offsets from the kernel's BTF for reading a usbmon ring from the
  * kernel's side (its pages are mapped into the client only when it first
- * touches them, which a tracepoint's program cannot make happen):
- * task_struct.files, files_struct.fdt, fdtable.fd, file.private_data,
- * mon_reader_bin.b_vec, mon_pgmap.ptr and sizeof(struct mon_pgmap);
- * mon_pgmap_size 0 when usbmon's BTF was not there. */
-const volatile __u32 off_task_files = 0, off_files_fdt = 0, off_fdt_fd = 0;
+ * touches them, which a tracepoint's program cannot make happen), after
+ * file_of(): file.private_data, mon_reader_bin.b_vec, mon_pgmap.ptr and
+ * sizeof(struct mon_pgmap); mon_pgmap_size 0 when usbmon's BTF was not
+ * there. */
 const volatile __u32 off_file_private = 0, off_mon_bvec = 0, off_pgmap_ptr = 0;
 const volatile __u32 mon_pgmap_size = 0;
 
@@ -69,12 +68,8 @@ static __always_inline __u64 mon_ring_pages(__u32 fd)
 {
 	if (!mon_pgmap_size)
 		return 0;
-	void *task = (void *)bpf_get_current_task();
-	__u64 files = 0, fdt = 0, fds = 0, file = 0, reader = 0, bvec = 0;
-	if (bpf_probe_read_kernel(&files, 8, task + off_task_files) || !files ||
-	    bpf_probe_read_kernel(&fdt, 8, (void *)files + off_files_fdt) || !fdt ||
-	    bpf_probe_read_kernel(&fds, 8, (void *)fdt + off_fdt_fd) || !fds ||
-	    bpf_probe_read_kernel(&file, 8, (void *)fds + (__u64)fd * 8) || !file ||
+	__u64 file = file_of(fd), reader = 0, bvec = 0;
+	if (!file ||
 	    bpf_probe_read_kernel(&reader, 8, (void *)file + off_file_private) || !reader ||
 	    bpf_probe_read_kernel(&bvec, 8, (void *)reader + off_mon_bvec))
 		return 0;

@@ -209,6 +209,21 @@ fn file_calls_print_the_same() {
     compare("shapes", &[]);
 }
 
+/// A plain file's and a pipe's data are copied only as far as printed:
+/// the lines are the same for any -s, and dumps (which need every byte)
+/// are whole.
+#[test]
+fn plain_data_prints_the_same_and_dumps_whole() {
+    compare("plain_data", &[]);
+    compare("plain_data", &["-s", "120"]);
+    compare("plain_data", &["-e", "read=3,4", "-e", "write=3,5"]);
+    let bin = fixture("plain_data");
+    let (_, bpf) = both(&bin, &["-e", "read=4"]);
+    let dump: Vec<&String> = bpf.iter().filter(|l| l.contains("  | 00")).collect();
+    // 300 bytes: 19 lines of 16.
+    assert_eq!(dump.len(), 19, "{bpf:#?}");
+}
+
 #[test]
 fn memory_and_poll_calls_print_the_same() {
     compare("calls_mem", &[]);

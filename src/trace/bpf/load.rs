@@ -92,24 +92,42 @@ fn member_offset(ty: &str, field: &str) -> Option<u32> {
         .map(|(_, off, _)| off as u32)
 }
 
-/// What the program needs to read a usbmon ring from the kernel's side:
-/// `[task_struct.files, files_struct.fdt, fdtable.fd, file.private_data,
-/// mon_reader_bin.b_vec, mon_pgmap.ptr, sizeof(struct mon_pgmap)]`, all
-/// zero where a type is missing (usbmon's BTF comes with its module).
-fn usbmon_offsets() -> [u32; 7] {
+/// What the program needs to find the file behind an fd and its kind:
+/// `[task_struct.files, files_struct.fdt, fdtable.fd, fdtable.max_fds,
+/// file.f_inode, inode.i_mode, inode.i_sb, super_block.s_magic]`, all zero
+/// where one is missing (then no data is shortened and no usbmon ring is
+/// read from the kernel's side).
+fn file_offsets() -> [u32; 8] {
     let found = (|| {
-        let size = crate::ioctl::btf::describe("struct mon_pgmap")?.shape.size as u32;
         Some([
             member_offset("struct task_struct", "files")?,
             member_offset("struct files_struct", "fdt")?,
             member_offset("struct fdtable", "fd")?,
+            member_offset("struct fdtable", "max_fds")?,
+            member_offset("struct file", "f_inode")?,
+            member_offset("struct inode", "i_mode")?,
+            member_offset("struct inode", "i_sb")?,
+            member_offset("struct super_block", "s_magic")?,
+        ])
+    })();
+    found.unwrap_or([0; 8])
+}
+
+/// What the program needs to read a usbmon ring from the kernel's side,
+/// after the file: `[file.private_data, mon_reader_bin.b_vec,
+/// mon_pgmap.ptr, sizeof(struct mon_pgmap)]`, all zero where a type is
+/// missing (usbmon's BTF comes with its module).
+fn usbmon_offsets() -> [u32; 4] {
+    let found = (|| {
+        let size = crate::ioctl::btf::describe("struct mon_pgmap")?.shape.size as u32;
+        Some([
             member_offset("struct file", "private_data")?,
             member_offset("struct mon_reader_bin", "b_vec")?,
             member_offset("struct mon_pgmap", "ptr")?,
             size,
         ])
     })();
-    found.unwrap_or([0; 7])
+    found.unwrap_or([0; 4])
 }
 
 pub(super) fn load_error(what: &str, e: impl std::error::Error) -> Error {
@@ -173,13 +191,29 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         || engine.fmt.json) as u32;
     let count_only = counts_in_kernel(engine) as u32;
     use crate::ioctl::usbmon as mon;
-    let [files, fdt, fd, private, bvec, ptr, pgmap] = usbmon_offsets();
+    let [files, fdt, fd, max_fds, f_inode, i_mode, i_sb, s_magic] = file_offsets();
+    let [private, bvec, ptr, pgmap] = if files == 0 { [0; 4] } else { usbmon_offsets() };
+    // A plain file's or a pipe's data: as many bytes as are printed
+    // (the printers read at most -s, and one more to know it goes on),
+    // unless -e read=/write= dumps it whole.
+    let short_data =
+        if files == 0 || !engine.fmt.dump_reads.is_empty() || !engine.fmt.dump_writes.is_empty() {
+            0u32
+        } else {
+            plan::short_data(engine.fmt.string_limit)
+        };
     let mut ebpf = EbpfLoader::new()
         // The task-local start times of -c in the kernel (no Rust side).
         .allow_unsupported_maps()
         .override_global("off_task_files", &files, true)
         .override_global("off_files_fdt", &fdt, true)
         .override_global("off_fdt_fd", &fd, true)
+        .override_global("off_fdt_max", &max_fds, true)
+        .override_global("off_file_inode", &f_inode, true)
+        .override_global("off_inode_mode", &i_mode, true)
+        .override_global("off_inode_sb", &i_sb, true)
+        .override_global("off_sb_magic", &s_magic, true)
+        .override_global("short_data", &short_data, true)
         .override_global("off_file_private", &private, true)
         .override_global("off_mon_bvec", &bvec, true)
         .override_global("off_pgmap_ptr", &ptr, true)

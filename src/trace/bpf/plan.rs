@@ -149,6 +149,31 @@ pub struct Count {
 // SAFETY: plain integers.
 unsafe impl aya::Pod for Count {}
 
+/// `RT_SPEC_FD_DATA`: the call's first argument is an fd, and its data
+/// buffers, where that is a plain file's or a pipe's, are copied only as
+/// far as they are printed.
+const SPEC_FD_DATA: u8 = 1;
+
+/// The calls that move data to or from the fd in their first argument and
+/// whose buffers are decoded by content only on sockets, devices and
+/// tracefs files (netlink messages, usbmon events, user_events writes):
+/// on a plain file or a pipe their bytes are printed, never more than
+/// `-s` of them, so the program copies no more (`short_data`).
+/// (The vectored calls are not among them: their budget is shared by
+/// every iovec, each of which is printed up to `-s`.)
+const FD_DATA_CALLS: &[&str] = &["read", "write", "pread64", "pwrite64"];
+
+/// The bytes of a plain file's data a record carries for string limit
+/// `limit` (`short_data`): what `Printer::buf` reads, and one more; 0 (no
+/// shortening) where that is no less than any buffer's copy.
+pub fn short_data(limit: usize) -> u32 {
+    if limit + 1 >= BUF_CAP {
+        0
+    } else {
+        (limit + 1) as u32
+    }
+}
+
 /// `struct rt_spec`: what to do with one call number.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -158,7 +183,8 @@ pub struct Spec {
     ncaps: u8,
     /// Selected: counted by the kernel when `-c` is counted there.
     pub counted: u8,
-    pad: u8,
+    /// `RT_SPEC_*`.
+    flags: u8,
     caps: [CaptureSpec; MAX_CAPS],
 }
 
@@ -562,6 +588,9 @@ pub fn table(
         };
         spec.wanted = wanted(name) as u8;
         spec.counted = counted(name) as u8;
+        if FD_DATA_CALLS.contains(&name) {
+            spec.flags |= SPEC_FD_DATA;
+        }
         out.push((nr as u32, spec));
     }
     for (nr, name) in service::all_calls(Arch::I386) {
@@ -609,6 +638,9 @@ pub fn table(
         }
         spec.wanted = wanted(name) as u8;
         spec.counted = counted(name) as u8;
+        if FD_DATA_CALLS.contains(&name) {
+            spec.flags |= SPEC_FD_DATA;
+        }
         out.push((I386_BASE + nr as u32, spec));
     }
     out
