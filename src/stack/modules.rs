@@ -246,8 +246,14 @@ impl Files {
             .clone()
     }
 
-    /// The files mapped by a process, from its /proc/PID/maps text.
-    pub fn mapped(&mut self, maps: &[u8]) -> Vec<Mapped> {
+    /// The files mapped by a process, from its /proc/PID/maps text; its
+    /// vDSO (no file: the kernel's image in its memory) is read with
+    /// `read`, the process's memory.
+    pub fn mapped(
+        &mut self,
+        maps: &[u8],
+        read: &mut dyn FnMut(u64, &mut [u8]) -> bool,
+    ) -> Vec<Mapped> {
         let mut out: Vec<Mapped> = Vec::new();
         // Bytes: a mapped file's name need not be UTF-8.
         for line in maps.split(|&b| b == b'\n') {
@@ -267,6 +273,12 @@ impl Files {
             }
             let elf = if m.inode != 0 {
                 self.get(m.path, m.inode)
+            } else if m.path == b"[vdso]" && m.end - m.start <= VDSO_MAX {
+                // A whole ELF image: named from its own symbols.
+                let mut image = vec![0; (m.end - m.start) as usize];
+                read(m.start, &mut image)
+                    .then(|| Elf::parse(Arc::new(image)).map(Arc::new))
+                    .flatten()
             } else {
                 None
             };
@@ -288,6 +300,9 @@ impl Files {
         out
     }
 }
+
+/// The largest vDSO read (a few pages; a bigger mapping is not one).
+const VDSO_MAX: u64 = 1 << 20;
 
 /// One line of /proc/PID/maps.
 struct MapLine<'a> {
@@ -363,7 +378,7 @@ mod tests {
         // of its own, through the bias from /proc/self/maps, names it.
         let addr = a_function_to_find();
         let maps = std::fs::read("/proc/self/maps").unwrap();
-        let mapped = Files::default().mapped(&maps);
+        let mapped = Files::default().mapped(&maps, &mut |_, _| false);
         let m = mapped
             .iter()
             .find(|m| m.range.contains(&addr))
