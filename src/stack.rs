@@ -346,4 +346,24 @@ mod tests {
         f.module = None;
         assert_eq!(f.text(), "unexpected_backtracing_error [0x114a04]");
     }
+
+    #[test]
+    fn names_are_demangled_as_strace_demangles_them() {
+        for (mangled, shown) in [
+            // C++, with its parameters.
+            ("_ZN3foo4leafEi", "foo::leaf(int)"),
+            (
+                "_ZNSt6vectorIiSaIiEE9push_backERKi",
+                "std::vector<int, std::allocator<int> >::push_back(int const&)",
+            ),
+            // Rust's legacy mangling without its hash, and v0.
+            ("_ZN4core3fmt5write17h0123456789abcdefE", "core::fmt::write"),
+            ("_RNvCs1234_7mycrate3foo", "mycrate::foo"),
+            // C names, and what only looks mangled, stay as they are.
+            ("write", "write"),
+            ("_Zq", "_Zq"),
+        ] {
+            assert_eq!(demangle(mangled), shown, "{mangled}");
+        }
+    }
 }

@@ -503,6 +503,41 @@ fn json_calls_carry_their_stack_as_frames() {
 }
 
 #[test]
+fn cxx_and_rust_names_are_demangled_as_strace_shows_them() {
+    // C functions given mangled symbol names (asm labels): Debian's strace,
+    // built with its demangler, shows these very lines. JSON's symbol is
+    // the demangled name too.
+    let bin = fixture("stack_trace");
+    let libc = libc_path();
+    let run = trace(&["-k", "-e", "trace=getppid"], &[name(&bin), "mangled"]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let stack = stack_after(&run.lines(), "getppid() = ", &libc);
+    assert_eq!(
+        stack[..4],
+        [
+            "  > LIBC(getppid+OFF) [ADDR]",
+            "  > stack_trace(foo::leaf(int)+OFF) [ADDR]",
+            "  > stack_trace(rtest::middle+OFF) [ADDR]",
+            "  > stack_trace(main+OFF) [ADDR]",
+        ],
+        "{}",
+        run.trace
+    );
+    let run = trace(
+        &["--json", "-k", "-e", "trace=getppid"],
+        &[name(&bin), "mangled"],
+    );
+    let call: serde_json::Value = run
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["name"] == "getppid")
+        .unwrap_or_else(|| panic!("{}", run.trace));
+    assert_eq!(call["stack"][1]["symbol"], "foo::leaf(int)", "{call}");
+    assert_eq!(call["stack"][2]["symbol"], "rtest::middle", "{call}");
+}
+
+#[test]
 fn i386_stacks_are_unwound_by_libdw_and_named_alike() {
     // A 32-bit program's calls go through the vDSO's __kernel_vsyscall,
     // named from the vDSO's own symbols; then libc's wrapper and the
