@@ -317,6 +317,63 @@ fn kk_adds_each_frames_source_line_from_dwarf() {
     }
 }
 
+#[test]
+fn kk_reads_lines_from_a_separate_debug_file() {
+    // The -g build's DWARF split out with objcopy (--only-keep-debug, then
+    // --strip-debug and --add-gnu-debuglink), as distributions ship it:
+    // the debug file is found by its link name beside the program, then
+    // in its .debug directory, as gdb and strace's libdw look. A debug
+    // file whose CRC is not the link's (another build's) is not used.
+    let objcopy = |args: &[&std::ffi::OsStr]| {
+        let status = std::process::Command::new("objcopy")
+            .args(args)
+            .status()
+            .expect("objcopy (binutils)");
+        assert!(status.success(), "objcopy {args:?}");
+    };
+    for (cflags, first) in [
+        (&[][..], &[][..]),
+        (&["-m32"], &["  > [vdso](__kernel_vsyscall+OFF) [ADDR]"]),
+    ] {
+        let dir = common::scratch_path("stack_trace", "split");
+        std::fs::create_dir_all(dir.join(".debug")).unwrap();
+        let bin = dir.join("prog");
+        std::fs::rename(built_with(&[cflags, &["-g"]].concat(), "split"), &bin).unwrap();
+        let debug = dir.join("prog.debug");
+        objcopy(&[
+            "--only-keep-debug".as_ref(),
+            bin.as_os_str(),
+            debug.as_os_str(),
+        ]);
+        objcopy(&["--strip-debug".as_ref(), bin.as_os_str()]);
+        let link = format!("--add-gnu-debuglink={}", debug.display());
+        objcopy(&[link.as_ref(), bin.as_os_str()]);
+        let mut expect: Vec<String> = first.iter().map(|s| s.to_string()).collect();
+        expect.extend(fixture_source_frames());
+        let lines = source_lines_of(&bin, &["-kk"]);
+        assert_eq!(lines[2..2 + expect.len()], expect, "{cflags:?}: {lines:#?}");
+        let moved = dir.join(".debug/prog.debug");
+        std::fs::rename(&debug, &moved).unwrap();
+        let lines = source_lines_of(&bin, &["-kk"]);
+        assert_eq!(lines[2..2 + expect.len()], expect, "{cflags:?}: {lines:#?}");
+        // Another build's debug file: its bytes differ, so its CRC does.
+        let mut stale = std::fs::read(&moved).unwrap();
+        stale.push(0);
+        std::fs::write(&moved, stale).unwrap();
+        let lines = source_lines_of(&bin, &["-kk"]);
+        let unlined: Vec<String> = expect
+            .iter()
+            .map(|l| l.split(" SRC:").next().unwrap().to_string())
+            .collect();
+        assert_eq!(
+            lines[2..2 + expect.len()],
+            unlined,
+            "{cflags:?}: {lines:#?}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
 /// The fixture compiled (-O1) with `cflags` into a fresh scratch file.
 fn built_with(cflags: &[&str], tag: &str) -> std::path::PathBuf {
     let bin = common::scratch_path("stack_trace", tag);
