@@ -11,7 +11,10 @@
 //! stack through `kernel::Memory` (the thread callbacks below, instead of
 //! libdw's own ptrace attach); libdw reads /proc/PID/maps and the mapped
 //! files itself, and the vDSO's image from /proc/PID/mem, which rtrace's
-//! ptrace stop lets it read.
+//! ptrace stop lets it read. It is given no debug-file finder: it unwinds
+//! from the files' own `.eh_frame` / `.debug_frame`, and never asks a
+//! debuginfod server (`DEBUGINFOD_URLS`) over the network while the
+//! tracee waits in its stop.
 //!
 //! The declarations follow elfutils' `libdwfl.h` (`Dwfl_Callbacks`,
 //! `Dwfl_Thread_Callbacks` and the functions' signatures).
@@ -39,8 +42,7 @@ const CB_ABORT: c_int = 1;
 type Handle = *mut c_void;
 
 /// libdwfl.h's `Dwfl_Callbacks`: how a session finds its modules' files
-/// (the standard callbacks for a live process, as strace's libdw
-/// backend sets them).
+/// (libdw's standard finder for a live process's files; no debug files).
 #[repr(C)]
 struct Callbacks {
     find_elf: *const c_void,
@@ -128,7 +130,7 @@ impl Libdw {
             Some(Libdw {
                 callbacks: Box::new(Callbacks {
                     find_elf: get(&lib, b"dwfl_linux_proc_find_elf\0")?,
-                    find_debuginfo: get(&lib, b"dwfl_standard_find_debuginfo\0")?,
+                    find_debuginfo: no_debuginfo as *const c_void,
                     section_address: ptr::null(),
                     debuginfo_path: ptr::null_mut(),
                 }),
@@ -281,6 +283,21 @@ unsafe extern "C" fn on_frame(state: Handle, arg: *mut c_void) -> c_int {
     } else {
         CB_OK
     }
+}
+
+/// libdwfl.h's `find_debuginfo` callback that finds none: libdw's
+/// standard one would also ask debuginfod servers.
+unsafe extern "C" fn no_debuginfo(
+    _: *mut c_void,
+    _: *mut *mut c_void,
+    _: *const c_char,
+    _: u64,
+    _: *const c_char,
+    _: *const c_char,
+    _: u32,
+    _: *mut *mut c_char,
+) -> c_int {
+    -1
 }
 
 /// libdw lists threads only through `get_thread` here: no others.
