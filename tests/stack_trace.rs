@@ -595,6 +595,41 @@ fn cxx_and_rust_names_are_demangled_as_strace_shows_them() {
 }
 
 #[test]
+fn a_call_the_vdso_makes_is_named_from_its_image_and_unwound_through_it() {
+    // The vDSO has no file: its image in the process's memory names its
+    // frame, and its CFI leads on to libc's clock_gettime and the
+    // fixture's frames (Debian's strace shows `[vdso]()` and loses the
+    // stack after libc's frame).
+    let bin = fixture("stack_trace");
+    let libc = libc_path();
+    let run = trace(&["-k", "-e", "trace=clock_gettime"], &[name(&bin), "clock"]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let stack = stack_after(
+        &run.lines(),
+        "clock_gettime(CLOCK_PROCESS_CPUTIME_ID, ",
+        &libc,
+    );
+    // The vDSO's own name for its function differs between kernels
+    // (`clock_gettime`, `__vdso_clock_gettime`).
+    assert!(
+        stack[0].starts_with("  > [vdso](") && stack[0].contains("clock_gettime+OFF) [ADDR]"),
+        "{}",
+        run.trace
+    );
+    assert_eq!(
+        stack[1..4],
+        [
+            "  > LIBC(clock_gettime+OFF) [ADDR]",
+            "  > stack_trace(read_clock+OFF) [ADDR]",
+            "  > stack_trace(main+OFF) [ADDR]",
+        ],
+        "{}",
+        run.trace
+    );
+    libc_frames_then_start(&stack[4..], &run.trace);
+}
+
+#[test]
 fn i386_stacks_are_unwound_by_libdw_and_named_alike() {
     // A 32-bit program's calls go through the vDSO's __kernel_vsyscall,
     // named from the vDSO's own symbols; then libc's wrapper and the
