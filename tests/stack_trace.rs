@@ -729,6 +729,35 @@ fn after_call_in(objdump: &str, function: &str, callee: &str) -> Option<u64> {
 }
 
 #[test]
+fn a_garbage_stack_pointer_ends_the_stack_at_its_frame() {
+    // The fixture's `smashed` makes getppid itself with its stack and
+    // frame pointers pointing nowhere: both unwinders name the frame the
+    // call is in and stop there, for either arch.
+    for (bin, program) in [
+        (fixture("stack_trace"), "stack_trace"),
+        (fixture_m32("stack_trace"), "stack_trace_m32"),
+    ] {
+        let run = trace(&["-k", "-e", "trace=getppid"], &[name(&bin), "smashed"]);
+        assert_eq!(run.code(), Some(0), "{}", run.stderr());
+        let libc = libc_path();
+        let lines: Vec<String> = results(&run.lines())
+            .iter()
+            .map(|l| frame(l, &libc))
+            .collect();
+        assert_eq!(
+            lines[1..],
+            [
+                "getppid() = N".to_string(),
+                format!("  > {program}(smashed+OFF) [ADDR]"),
+                "Process exited normally with code 0".to_string(),
+            ],
+            "{}",
+            run.trace
+        );
+    }
+}
+
+#[test]
 fn without_libdw_i386_calls_say_so_in_one_line() {
     // RTRACE_LIBDW names the library to load in its place: one that is
     // not there stands for a machine without elfutils.
