@@ -374,6 +374,76 @@ fn kk_reads_lines_from_a_separate_debug_file() {
     }
 }
 
+#[test]
+fn kk_finds_a_debug_file_by_build_id() {
+    // The layout Debian's -dbgsym packages install:
+    // /usr/lib/debug/.build-id/xx/rest.debug named by the program's build
+    // ID note, here an ID no real file has (linked in with --build-id),
+    // removed afterwards. A file there with another ID is not used.
+    if !common::root_or_skip(
+        "kk_finds_a_debug_file_by_build_id",
+        "write access to /usr/lib/debug",
+    ) {
+        return;
+    }
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let id = |tag: u32| {
+        format!(
+            "72747261{tag:08x}{:08x}{:016x}",
+            std::process::id(),
+            nanos as u64
+        )
+    };
+    let bin = built_with(&["-g", &format!("-Wl,--build-id=0x{}", id(1))], "buildid");
+    let other = built_with(&["-g", &format!("-Wl,--build-id=0x{}", id(2))], "buildid");
+    let hex = id(1);
+    let dir = std::path::PathBuf::from(format!("/usr/lib/debug/.build-id/{}", &hex[..2]));
+    std::fs::create_dir_all(&dir).unwrap();
+    /// Removes the debug file (and its directory, when it made it empty).
+    struct Remove(std::path::PathBuf);
+    impl Drop for Remove {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+            let _ = std::fs::remove_dir(self.0.parent().unwrap());
+        }
+    }
+    let debug = Remove(dir.join(format!("{}.debug", &hex[2..])));
+    let objcopy = |args: &[&std::ffi::OsStr]| {
+        let status = std::process::Command::new("objcopy")
+            .args(args)
+            .status()
+            .expect("objcopy (binutils)");
+        assert!(status.success(), "objcopy {args:?}");
+    };
+    objcopy(&[
+        "--only-keep-debug".as_ref(),
+        bin.as_os_str(),
+        debug.0.as_os_str(),
+    ]);
+    objcopy(&["--strip-debug".as_ref(), bin.as_os_str()]);
+    let expect = fixture_source_frames();
+    let lines = source_lines_of(&bin, &["-kk"]);
+    assert_eq!(lines[2..6], expect, "{lines:#?}");
+    // Another build's debug file under this ID's name.
+    objcopy(&[
+        "--only-keep-debug".as_ref(),
+        other.as_os_str(),
+        debug.0.as_os_str(),
+    ]);
+    let lines = source_lines_of(&bin, &["-kk"]);
+    let unlined: Vec<String> = expect
+        .iter()
+        .map(|l| l.split(" SRC:").next().unwrap().to_string())
+        .collect();
+    assert_eq!(lines[2..6], unlined, "{lines:#?}");
+    drop(debug);
+    std::fs::remove_file(&bin).unwrap();
+    std::fs::remove_file(&other).unwrap();
+}
+
 /// The fixture compiled (-O1) with `cflags` into a fresh scratch file.
 fn built_with(cflags: &[&str], tag: &str) -> std::path::PathBuf {
     let bin = common::scratch_path("stack_trace", tag);
