@@ -124,8 +124,8 @@ impl Libdw {
         // set up their own state only.
         let lib = unsafe { libloading::Library::new(name.as_str()) }.ok()?;
         // SAFETY: each type below is the function's declaration in
-        // elfutils' libdwfl.h (the two find callbacks are taken as
-        // addresses, which libdw calls itself).
+        // elfutils' libdwfl.h (libdw's file finder is taken as an
+        // address, which libdw calls itself).
         unsafe {
             Some(Libdw {
                 callbacks: Box::new(Callbacks {
