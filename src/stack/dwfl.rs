@@ -177,14 +177,20 @@ struct Walk {
 pub struct Process {
     lib: Rc<Libdw>,
     dwfl: Handle,
-    /// The callbacks' argument; boxed, so its address stays put.
-    walk: Box<Walk>,
+    /// The callbacks' argument, owned by the session (from
+    /// `Box::into_raw`, freed after it ends): reached only through this
+    /// pointer, by rtrace and libdw alike.
+    walk: *mut Walk,
 }
 
 impl Drop for Process {
     fn drop(&mut self) {
-        // SAFETY: `dwfl` came from dwfl_begin and is ended once.
-        unsafe { (self.lib.end)(self.dwfl) };
+        // SAFETY: `dwfl` came from dwfl_begin and is ended once; then no
+        // callback can run, and `walk` is freed once.
+        unsafe {
+            (self.lib.end)(self.dwfl);
+            drop(Box::from_raw(self.walk));
+        }
     }
 }
 
@@ -199,16 +205,15 @@ impl Process {
             return Err(lib.error());
         }
         let state_registers = lib.state_registers;
-        let mut p = Process {
+        let p = Process {
             lib,
             dwfl,
-            walk: Box::new(Walk {
+            walk: Box::into_raw(Box::new(Walk {
                 regs: [0; 9],
                 mem: ptr::null_mut(),
                 state_registers,
-            }),
+            })),
         };
-        let arg: *mut Walk = &mut *p.walk;
         // SAFETY: a live session; the thread callbacks are static and
         // their argument lives as long as the session (`p` owns both).
         unsafe {
@@ -219,7 +224,13 @@ impl Process {
             }
             // No ELF: libdw takes the architecture (i386) from the
             // modules just reported.
-            if !(p.lib.attach_state)(dwfl, ptr::null_mut(), tgid, &THREAD_CALLBACKS, arg.cast()) {
+            if !(p.lib.attach_state)(
+                dwfl,
+                ptr::null_mut(),
+                tgid,
+                &THREAD_CALLBACKS,
+                p.walk.cast(),
+            ) {
                 return Err(p.lib.error());
             }
         }
@@ -239,8 +250,11 @@ impl Process {
         mem: &mut Memory,
         max: usize,
     ) -> Vec<(u64, bool)> {
-        self.walk.regs = regs;
-        self.walk.mem = mem;
+        // SAFETY: the session's own walk; no callback runs now.
+        unsafe {
+            (*self.walk).regs = regs;
+            (*self.walk).mem = mem;
+        }
         let mut found = Found {
             frames: Vec::new(),
             max,
@@ -256,7 +270,8 @@ impl Process {
                 (&mut found as *mut Found).cast(),
             );
         }
-        self.walk.mem = ptr::null_mut();
+        // SAFETY: as above.
+        unsafe { (*self.walk).mem = ptr::null_mut() };
         found.frames
     }
 }
