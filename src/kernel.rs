@@ -587,6 +587,10 @@ pub struct StackRegisters {
     /// 64-bit code, rtrace's own, runs with): its stack holds 4-byte words. Not the call's ABI:
     /// 64-bit code making an `int 0x80` call has a 64-bit stack.
     pub code32: bool,
+    /// The general registers in DWARF's i386 numbering (eax, ecx, edx,
+    /// ebx, esp, ebp, esi, edi, eip), each its low 32 bits: what libdw
+    /// starts a 32-bit thread's walk from.
+    pub i386: [u64; 9],
 }
 
 /// The code segment 64-bit user code runs with: rtrace's own (the
@@ -608,6 +612,11 @@ pub fn stack_registers(pid: Pid) -> Option<StackRegisters> {
         sp: regs.rsp,
         bp: regs.rbp,
         code32: regs.cs != own_code_segment(),
+        i386: [
+            regs.rax, regs.rcx, regs.rdx, regs.rbx, regs.rsp, regs.rbp, regs.rsi, regs.rdi,
+            regs.rip,
+        ]
+        .map(|r| r & 0xffff_ffff),
     })
 }
 

@@ -88,7 +88,8 @@ and written in whole lines.
 Environment: RTRACE_NO_SYSCALL_INFO=1 reads system call stops from the
 registers, as on kernels before 5.3 (to test that path on a newer kernel).
 RTRACE_BTF_DIR=DIR reads the kernel's BTF from DIR instead of /sys/kernel/btf
-(a directory without a vmlinux file turns BTF decoding off).";
+(a directory without a vmlinux file turns BTF decoding off).
+RTRACE_LIBDW=PATH loads PATH instead of libdw.so.1 to unwind i386 stacks (-k).";
 
 /// The help's closing text: the examples and notes, then the list of ABI
 /// diagnostics, made from the table that names them.
@@ -423,9 +424,10 @@ struct Cli {
     /// Print the user stack at each printed call (and signal) after its
     /// line, one frame a line as strace does (` > FILE(SYMBOL+0xOFF)
     /// [0xADDR]`), unwound from the binaries' .eh_frame/.debug_frame and
-    /// named from their symbol tables; -kk adds each frame's source file
-    /// and line from the binaries' DWARF. x86_64 code only (an i386
-    /// program's calls say so); not with --bpf
+    /// named from their symbol tables (C++ and Rust names demangled); -kk
+    /// adds each frame's source file and line from the binaries' DWARF or
+    /// their separate debug files. i386 programs' stacks are unwound by
+    /// elfutils' libdw.so.1 where it is installed; not with --bpf
     #[arg(short = 'k', action = clap::ArgAction::Count)]
     stack_k: u8,
 

@@ -1,13 +1,14 @@
 //! `-k` / `--stack-trace` and `--stack-trace-frame-limit`: the user stack
 //! after each printed call, traced against tests/fixtures/stack_trace.c,
 //! whose stacks are known (main -> middle -> leaf -> getppid; main ->
-//! qsort -> by_value -> getpgrp). Frame lines are compared whole, with
-//! only the offsets and addresses (`+0xOFF`, `[0xADDR]`), the fixture's
-//! directory and libc's path normalised.
+//! qsort -> by_value -> getpgrp), built for x86_64 and for i386 (unwound
+//! by libdw). Frame lines are compared whole, with only the offsets and
+//! addresses (`+0xOFF`, `[0xADDR]`), the fixture's directory and libc's
+//! path normalised.
 
 mod common;
 
-use common::{fixture, fixture_dir, fixture_m32, name, rtrace_env, trace};
+use common::{fixture, fixture_dir, fixture_m32, name, rtrace_env, trace, trace_env};
 
 /// libc's path as /proc/PID/maps names it: the test binary maps the same
 /// libc as the fixtures.
@@ -21,10 +22,17 @@ fn libc_path() -> String {
 }
 
 /// A frame line with its offset and address normalised, the fixture's
-/// directory dropped and libc's path spelled `LIBC`.
+/// directory dropped and libc's path spelled `LIBC` (the i386 libc's,
+/// /usr/lib32/libc.so.6 on Debian, too).
 fn frame(line: &str, libc: &str) -> String {
     let dir = format!("{}/", fixture_dir().display());
     let mut out = line.replace(&dir, "").replace(libc, "LIBC");
+    if let Some(i) = out.find("  > /")
+        && let Some(j) = out.find("/libc.so.6(")
+        && i < j
+    {
+        out.replace_range(i + 4..j + "/libc.so.6".len(), "LIBC");
+    }
     for (open, close, word) in [("+0x", ")", "+OFF)"), ("[0x", "]", "[ADDR]")] {
         // (`FILE(+0x0)`, a frame without a symbol, stays as it is.)
         if let Some(i) = out.find(open)
@@ -125,8 +133,17 @@ fn each_call_is_followed_by_its_stack_named_from_the_symbols() {
 /// What sits below main: libc's start-up frames, each named, then the
 /// fixture's `_start`, the last frame.
 fn libc_frames_then_start(below_main: &[String], trace: &str) {
+    libc_frames_then_start_of("stack_trace", below_main, trace);
+}
+
+/// [`libc_frames_then_start`] for the fixture built as `program`.
+fn libc_frames_then_start_of(program: &str, below_main: &[String], trace: &str) {
     let (start, libc) = below_main.split_last().unwrap_or_else(|| panic!("{trace}"));
-    assert_eq!(start, "  > stack_trace(_start+OFF) [ADDR]", "{trace}");
+    assert_eq!(
+        start,
+        &format!("  > {program}(_start+OFF) [ADDR]"),
+        "{trace}"
+    );
     assert!(!libc.is_empty(), "{trace}");
     assert!(
         libc.iter()
@@ -279,50 +296,203 @@ fn source_path() -> String {
 fn kk_adds_each_frames_source_line_from_dwarf() {
     // Built with -g into a scratch file: the calls' own lines (the return
     // address's call, as strace's libdw finds them); libc, without DWARF
-    // here, has none. `--stack-trace=source` is -kk's long form.
-    let bin = common::scratch_path("stack_trace", "g");
+    // here, has none. `--stack-trace=source` is -kk's long form. The same
+    // for an i386 build, whose first frame is the vDSO's.
+    for (cflags, first) in [
+        (&[][..], &[][..]),
+        (&["-m32"], &["  > [vdso](__kernel_vsyscall+OFF) [ADDR]"]),
+    ] {
+        let bin = built_with(&[cflags, &["-g"]].concat(), "g");
+        for opt in [&["-kk"][..], &["--stack-trace=source"]] {
+            let lines = source_lines_of(&bin, opt);
+            let mut expect: Vec<String> = first.iter().map(|s| s.to_string()).collect();
+            expect.extend(fixture_source_frames());
+            assert_eq!(
+                lines[2..2 + expect.len()],
+                expect,
+                "{cflags:?} {opt:?}: {lines:#?}"
+            );
+        }
+        std::fs::remove_file(&bin).unwrap();
+    }
+}
+
+#[test]
+fn kk_reads_lines_from_a_separate_debug_file() {
+    // The -g build's DWARF split out with objcopy (--only-keep-debug, then
+    // --strip-debug and --add-gnu-debuglink), as distributions ship it:
+    // the debug file is found by its link name beside the program, then
+    // in its .debug directory, as gdb and strace's libdw look. A debug
+    // file whose CRC is not the link's (another build's) is not used.
+    let objcopy = |args: &[&std::ffi::OsStr]| {
+        let status = std::process::Command::new("objcopy")
+            .args(args)
+            .status()
+            .expect("objcopy (binutils)");
+        assert!(status.success(), "objcopy {args:?}");
+    };
+    for (cflags, first) in [
+        (&[][..], &[][..]),
+        (&["-m32"], &["  > [vdso](__kernel_vsyscall+OFF) [ADDR]"]),
+    ] {
+        let dir = common::scratch_path("stack_trace", "split");
+        std::fs::create_dir_all(dir.join(".debug")).unwrap();
+        let bin = dir.join("prog");
+        std::fs::rename(built_with(&[cflags, &["-g"]].concat(), "split"), &bin).unwrap();
+        let debug = dir.join("prog.debug");
+        objcopy(&[
+            "--only-keep-debug".as_ref(),
+            bin.as_os_str(),
+            debug.as_os_str(),
+        ]);
+        objcopy(&["--strip-debug".as_ref(), bin.as_os_str()]);
+        let link = format!("--add-gnu-debuglink={}", debug.display());
+        objcopy(&[link.as_ref(), bin.as_os_str()]);
+        let mut expect: Vec<String> = first.iter().map(|s| s.to_string()).collect();
+        expect.extend(fixture_source_frames());
+        let lines = source_lines_of(&bin, &["-kk"]);
+        assert_eq!(lines[2..2 + expect.len()], expect, "{cflags:?}: {lines:#?}");
+        let moved = dir.join(".debug/prog.debug");
+        std::fs::rename(&debug, &moved).unwrap();
+        let lines = source_lines_of(&bin, &["-kk"]);
+        assert_eq!(lines[2..2 + expect.len()], expect, "{cflags:?}: {lines:#?}");
+        // Another build's debug file: its bytes differ, so its CRC does.
+        let mut stale = std::fs::read(&moved).unwrap();
+        stale.push(0);
+        std::fs::write(&moved, stale).unwrap();
+        let lines = source_lines_of(&bin, &["-kk"]);
+        let unlined: Vec<String> = expect
+            .iter()
+            .map(|l| l.split(" SRC:").next().unwrap().to_string())
+            .collect();
+        assert_eq!(
+            lines[2..2 + expect.len()],
+            unlined,
+            "{cflags:?}: {lines:#?}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn kk_finds_a_debug_file_by_build_id() {
+    // The layout Debian's -dbgsym packages install:
+    // /usr/lib/debug/.build-id/xx/rest.debug named by the program's build
+    // ID note, here an ID no real file has (linked in with --build-id),
+    // removed afterwards. A file there with another ID is not used.
+    if !common::root_or_skip(
+        "kk_finds_a_debug_file_by_build_id",
+        "write access to /usr/lib/debug",
+    ) {
+        return;
+    }
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let id = |tag: u32| {
+        format!(
+            "72747261{tag:08x}{:08x}{:016x}",
+            std::process::id(),
+            nanos as u64
+        )
+    };
+    let bin = built_with(&["-g", &format!("-Wl,--build-id=0x{}", id(1))], "buildid");
+    let other = built_with(&["-g", &format!("-Wl,--build-id=0x{}", id(2))], "buildid");
+    let hex = id(1);
+    let dir = std::path::PathBuf::from(format!("/usr/lib/debug/.build-id/{}", &hex[..2]));
+    std::fs::create_dir_all(&dir).unwrap();
+    /// Removes the debug file (and its directory, when it made it empty).
+    struct Remove(std::path::PathBuf);
+    impl Drop for Remove {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+            let _ = std::fs::remove_dir(self.0.parent().unwrap());
+        }
+    }
+    let debug = Remove(dir.join(format!("{}.debug", &hex[2..])));
+    let objcopy = |args: &[&std::ffi::OsStr]| {
+        let status = std::process::Command::new("objcopy")
+            .args(args)
+            .status()
+            .expect("objcopy (binutils)");
+        assert!(status.success(), "objcopy {args:?}");
+    };
+    objcopy(&[
+        "--only-keep-debug".as_ref(),
+        bin.as_os_str(),
+        debug.0.as_os_str(),
+    ]);
+    objcopy(&["--strip-debug".as_ref(), bin.as_os_str()]);
+    let expect = fixture_source_frames();
+    let lines = source_lines_of(&bin, &["-kk"]);
+    assert_eq!(lines[2..6], expect, "{lines:#?}");
+    // Another build's debug file under this ID's name.
+    objcopy(&[
+        "--only-keep-debug".as_ref(),
+        other.as_os_str(),
+        debug.0.as_os_str(),
+    ]);
+    let lines = source_lines_of(&bin, &["-kk"]);
+    let unlined: Vec<String> = expect
+        .iter()
+        .map(|l| l.split(" SRC:").next().unwrap().to_string())
+        .collect();
+    assert_eq!(lines[2..6], unlined, "{lines:#?}");
+    drop(debug);
+    std::fs::remove_file(&bin).unwrap();
+    std::fs::remove_file(&other).unwrap();
+}
+
+/// The fixture compiled (-O1) with `cflags` into a fresh scratch file.
+fn built_with(cflags: &[&str], tag: &str) -> std::path::PathBuf {
+    let bin = common::scratch_path("stack_trace", tag);
     let status = std::process::Command::new("cc")
-        .args(["-O1", "-g", "-o"])
+        .arg("-O1")
+        .args(cflags)
+        .arg("-o")
         .arg(&bin)
         .arg(source_path())
         .status()
         .unwrap();
-    assert!(status.success());
+    assert!(status.success(), "cc {cflags:?}");
+    bin
+}
+
+/// The trace lines of `bin` run under `opt` (a -kk form) tracing getppid,
+/// normalised: the program spelled `G`, the fixture's source `SRC`.
+fn source_lines_of(bin: &std::path::Path, opt: &[&str]) -> Vec<String> {
     let path = bin.display().to_string();
     let src = source_path();
     let libc = libc_path();
-    for opt in [&["-kk"][..], &["--stack-trace=source"]] {
-        let mut args = opt.to_vec();
-        args.extend(["-e", "trace=getppid"]);
-        let run = trace(&args, &[&path]);
-        assert_eq!(run.code(), Some(0), "{}", run.stderr());
-        let lines: Vec<String> = run
-            .lines()
-            .iter()
-            .map(|l| frame(&l.replace(&path, "G").replace(&src, "SRC"), &libc))
-            .collect();
-        assert_eq!(
-            lines[2..6],
-            [
-                "  > LIBC(getppid+OFF) [ADDR]".to_string(),
-                format!(
-                    "  > G(leaf+OFF) [ADDR] SRC:{}",
-                    source_line("long r = getppid();")
-                ),
-                format!(
-                    "  > G(middle+OFF) [ADDR] SRC:{}",
-                    source_line("long r = leaf();")
-                ),
-                format!(
-                    "  > G(main+OFF) [ADDR] SRC:{}",
-                    source_line("main's call, for -kk")
-                ),
-            ],
-            "{opt:?}: {}",
-            run.trace
-        );
-    }
-    std::fs::remove_file(&bin).unwrap();
+    let mut args = opt.to_vec();
+    args.extend(["-e", "trace=getppid"]);
+    let run = trace(&args, &[&path]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    run.lines()
+        .iter()
+        .map(|l| frame(&l.replace(&path, "G").replace(&src, "SRC"), &libc))
+        .collect()
+}
+
+/// libc's getppid and the fixture's three frames under it with their
+/// source lines, as -kk prints them.
+fn fixture_source_frames() -> [String; 4] {
+    [
+        "  > LIBC(getppid+OFF) [ADDR]".to_string(),
+        format!(
+            "  > G(leaf+OFF) [ADDR] SRC:{}",
+            source_line("long r = getppid();")
+        ),
+        format!(
+            "  > G(middle+OFF) [ADDR] SRC:{}",
+            source_line("long r = leaf();")
+        ),
+        format!(
+            "  > G(main+OFF) [ADDR] SRC:{}",
+            source_line("main's call, for -kk")
+        ),
+    ]
 }
 
 #[test]
@@ -460,11 +630,212 @@ fn json_calls_carry_their_stack_as_frames() {
 }
 
 #[test]
-fn i386_calls_say_in_one_line_their_stack_is_not_unwound() {
+fn cxx_and_rust_names_are_demangled_as_strace_shows_them() {
+    // C functions given mangled symbol names (asm labels): Debian's strace,
+    // built with its demangler, shows these very lines. JSON's symbol is
+    // the demangled name too.
+    let bin = fixture("stack_trace");
+    let libc = libc_path();
+    let run = trace(&["-k", "-e", "trace=getppid"], &[name(&bin), "mangled"]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let stack = stack_after(&run.lines(), "getppid() = ", &libc);
+    assert_eq!(
+        stack[..4],
+        [
+            "  > LIBC(getppid+OFF) [ADDR]",
+            "  > stack_trace(foo::leaf(int)+OFF) [ADDR]",
+            "  > stack_trace(rtest::middle+OFF) [ADDR]",
+            "  > stack_trace(main+OFF) [ADDR]",
+        ],
+        "{}",
+        run.trace
+    );
+    let run = trace(
+        &["--json", "-k", "-e", "trace=getppid"],
+        &[name(&bin), "mangled"],
+    );
+    let call: serde_json::Value = run
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["name"] == "getppid")
+        .unwrap_or_else(|| panic!("{}", run.trace));
+    assert_eq!(call["stack"][1]["symbol"], "foo::leaf(int)", "{call}");
+    assert_eq!(call["stack"][2]["symbol"], "rtest::middle", "{call}");
+}
+
+#[test]
+fn a_call_the_vdso_makes_is_named_from_its_image_and_unwound_through_it() {
+    // The vDSO has no file: its image in the process's memory names its
+    // frame, and its CFI leads on to libc's clock_gettime and the
+    // fixture's frames (Debian's strace shows `[vdso]()` and loses the
+    // stack after libc's frame).
+    let bin = fixture("stack_trace");
+    let libc = libc_path();
+    let run = trace(&["-k", "-e", "trace=clock_gettime"], &[name(&bin), "clock"]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let stack = stack_after(
+        &run.lines(),
+        "clock_gettime(CLOCK_PROCESS_CPUTIME_ID, ",
+        &libc,
+    );
+    // The vDSO's own name for its function differs between kernels
+    // (`clock_gettime`, `__vdso_clock_gettime`).
+    assert!(
+        stack[0].starts_with("  > [vdso](") && stack[0].contains("clock_gettime+OFF) [ADDR]"),
+        "{}",
+        run.trace
+    );
+    assert_eq!(
+        stack[1..4],
+        [
+            "  > LIBC(clock_gettime+OFF) [ADDR]",
+            "  > stack_trace(read_clock+OFF) [ADDR]",
+            "  > stack_trace(main+OFF) [ADDR]",
+        ],
+        "{}",
+        run.trace
+    );
+    libc_frames_then_start(&stack[4..], &run.trace);
+}
+
+#[test]
+fn i386_stacks_are_unwound_by_libdw_and_named_alike() {
+    // A 32-bit program's calls go through the vDSO's __kernel_vsyscall,
+    // named from the vDSO's own symbols; then libc's wrapper and the
+    // fixture's frames, as x86_64's.
     let bin = fixture_m32("stack_trace");
     let run = trace(&["-k", "-e", "trace=getppid,getpgrp"], &[name(&bin)]);
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
-    const NOTE: &str = "  > (stack not unwound: framehop unwinds x86_64 code only, not i386)";
+    let lines = run.lines();
+    let libc = libc_path();
+    let stack = stack_after(&lines, "getppid() = ", &libc);
+    assert_eq!(
+        stack[..5],
+        [
+            "  > [vdso](__kernel_vsyscall+OFF) [ADDR]",
+            "  > LIBC(getppid+OFF) [ADDR]",
+            "  > stack_trace_m32(leaf+OFF) [ADDR]",
+            "  > stack_trace_m32(middle+OFF) [ADDR]",
+            "  > stack_trace_m32(main+OFF) [ADDR]",
+        ],
+        "{}",
+        run.trace
+    );
+    libc_frames_then_start_of("stack_trace_m32", &stack[5..], &run.trace);
+    let stack = stack_after(&lines, "getpgrp() = ", &libc);
+    assert_eq!(
+        stack[..3],
+        [
+            "  > [vdso](__kernel_vsyscall+OFF) [ADDR]",
+            "  > LIBC(getpgrp+OFF) [ADDR]",
+            "  > stack_trace_m32(by_value+OFF) [ADDR]",
+        ],
+        "{}",
+        run.trace
+    );
+    let main = stack
+        .iter()
+        .position(|f| f == "  > stack_trace_m32(main+OFF) [ADDR]")
+        .unwrap_or_else(|| panic!("no main in {stack:#?}"));
+    assert!(main > 3, "qsort's frames: {stack:#?}");
+    assert!(
+        stack[3..main]
+            .iter()
+            .all(|f| f.starts_with("  > LIBC(") && f.ends_with("+OFF) [ADDR]")),
+        "{stack:#?}"
+    );
+    libc_frames_then_start_of("stack_trace_m32", &stack[main + 1..], &run.trace);
+    assert_eq!(lines.last().unwrap(), "Process exited normally with code 0");
+}
+
+#[test]
+fn i386_frames_show_the_return_address_and_the_calls_function() {
+    // As for x86_64: a caller's frame shows the return address itself
+    // (the instruction after the call, in the file's own addresses) and
+    // is named by the call's function. The JSON's numbers say it exactly:
+    // leaf's frame sits right after its call to getppid.
+    let bin = fixture_m32("stack_trace");
+    let run = trace(&["--json", "-k", "-e", "trace=getppid"], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let call: serde_json::Value = run
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["name"] == "getppid")
+        .unwrap_or_else(|| panic!("{}", run.trace));
+    let stack = call["stack"].as_array().unwrap_or_else(|| panic!("{call}"));
+    let symbols: Vec<&str> = stack
+        .iter()
+        .map(|f| f["symbol"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        symbols[..5],
+        ["__kernel_vsyscall", "getppid", "leaf", "middle", "main"],
+        "{call}"
+    );
+    assert_eq!(symbols.last(), Some(&"_start"), "{call}");
+    assert_eq!(call.get("stack_error"), None, "{call}");
+    // objdump names the instruction after leaf's call.
+    let out = std::process::Command::new("objdump")
+        .args(["-d", "--no-show-raw-insn"])
+        .arg(&bin)
+        .output()
+        .expect("objdump (binutils)");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let after_call = after_call_in(&text, "leaf", "getppid")
+        .unwrap_or_else(|| panic!("no call to getppid in leaf:\n{text}"));
+    assert_eq!(stack[2]["address"].as_u64(), Some(after_call), "{call}");
+}
+
+/// The address of the instruction after `function`'s call to `callee`
+/// in `objdump -d` text.
+fn after_call_in(objdump: &str, function: &str, callee: &str) -> Option<u64> {
+    let body = objdump.split(&format!("<{function}>:\n")).nth(1)?;
+    let mut lines = body.lines().take_while(|l| !l.is_empty());
+    lines.find(|l| l.contains("call") && l.contains(&format!("<{callee}")))?;
+    let next = lines.next()?;
+    u64::from_str_radix(next.trim().split(':').next()?, 16).ok()
+}
+
+#[test]
+fn a_garbage_stack_pointer_ends_the_stack_at_its_frame() {
+    // The fixture's `smashed` makes getppid itself with its stack and
+    // frame pointers pointing nowhere: both unwinders name the frame the
+    // call is in and stop there, for either arch.
+    for (bin, program) in [
+        (fixture("stack_trace"), "stack_trace"),
+        (fixture_m32("stack_trace"), "stack_trace_m32"),
+    ] {
+        let run = trace(&["-k", "-e", "trace=getppid"], &[name(&bin), "smashed"]);
+        assert_eq!(run.code(), Some(0), "{}", run.stderr());
+        let libc = libc_path();
+        let lines: Vec<String> = results(&run.lines())
+            .iter()
+            .map(|l| frame(l, &libc))
+            .collect();
+        assert_eq!(
+            lines[1..],
+            [
+                "getppid() = N".to_string(),
+                format!("  > {program}(smashed+OFF) [ADDR]"),
+                "Process exited normally with code 0".to_string(),
+            ],
+            "{}",
+            run.trace
+        );
+    }
+}
+
+#[test]
+fn without_libdw_i386_calls_say_so_in_one_line() {
+    // RTRACE_LIBDW names the library to load in its place: one that is
+    // not there stands for a machine without elfutils.
+    let bin = fixture_m32("stack_trace");
+    let env = [("RTRACE_LIBDW", "/nonexistent/libdw.so.1")];
+    let run = trace_env(&["-k", "-e", "trace=getppid,getpgrp"], &[name(&bin)], &env);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    const NOTE: &str = "  > (stack not unwound: i386 stacks need elfutils' libdw.so.1, not found)";
     assert_eq!(
         results(&run.lines())[1..],
         [
@@ -474,6 +845,32 @@ fn i386_calls_say_in_one_line_their_stack_is_not_unwound() {
             NOTE,
             "Process exited normally with code 0",
         ],
+        "{}",
+        run.trace
+    );
+    let run = trace_env(
+        &["--json", "-k", "-e", "trace=getppid"],
+        &[name(&bin)],
+        &env,
+    );
+    let call: serde_json::Value = run
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["name"] == "getppid")
+        .unwrap_or_else(|| panic!("{}", run.trace));
+    assert_eq!(
+        call["stack_error"], "stack not unwound: i386 stacks need elfutils' libdw.so.1, not found",
+        "{call}"
+    );
+    assert_eq!(call.get("stack"), None, "{call}");
+    // A 64-bit program does not need it.
+    let bin = fixture("stack_trace");
+    let run = trace_env(&["-k", "-e", "trace=getppid"], &[name(&bin)], &env);
+    let lines = run.lines();
+    assert_eq!(
+        stack_after(&lines, "getppid() = ", &libc_path())[1],
+        "  > stack_trace(leaf+OFF) [ADDR]",
         "{}",
         run.trace
     );

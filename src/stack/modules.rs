@@ -2,11 +2,15 @@
 //! symbols: its /proc/PID/maps read into module ranges and load biases,
 //! each file parsed once (by the `object` crate) and kept per (path,
 //! device, inode, mtime), so a rebuilt binary is parsed afresh while a
-//! library every process maps is parsed once per run.
+//! library every process maps is parsed once per run. A file without
+//! DWARF of its own gives `-kk` its lines from its separate debug file
+//! (found by build ID or `.gnu_debuglink`, as gdb and libdw find it).
 
 use std::collections::HashMap;
 use std::ops::{Deref, Range};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use object::{
@@ -58,6 +62,9 @@ pub struct Elf {
     symbols: Vec<(u64, String)>,
     /// The whole file, for its DWARF line tables (read only with `-kk`).
     data: Arc<Vec<u8>>,
+    /// Where the file is (None for the vDSO's image): its separate debug
+    /// file is looked for from there.
+    path: Option<PathBuf>,
     /// The line tables (`addr2line`), read at the first source line
     /// asked for; None in a file without (uncompressed) DWARF.
     lines: OnceLock<Option<Lines>>,
@@ -70,8 +77,9 @@ type Lines = addr2line::Context<gimli::EndianArcSlice<gimli::LittleEndian>>;
 const PAGE: u64 = 4096;
 
 impl Elf {
-    /// Parse `data`; None when it is not an ELF file `object` can read.
-    fn parse(data: Arc<Vec<u8>>) -> Option<Elf> {
+    /// Parse `data`, the file at `path`; None when it is not an ELF file
+    /// `object` can read.
+    fn parse(data: Arc<Vec<u8>>, path: Option<PathBuf>) -> Option<Elf> {
         let file = object::File::parse(&data[..]).ok()?;
         let section = |name: &str| {
             let s = file.section_by_name(name)?;
@@ -134,6 +142,7 @@ impl Elf {
             .collect();
         Some(Elf {
             data: data.clone(),
+            path,
             lines: OnceLock::new(),
             eh_frame: section(".eh_frame"),
             eh_frame_hdr: section(".eh_frame_hdr"),
@@ -146,9 +155,18 @@ impl Elf {
     }
 
     /// The source file and line of the code at file address `addr`, from
-    /// the file's DWARF line tables where it has them (`-kk`).
+    /// the file's DWARF line tables where it has them, else its separate
+    /// debug file's (`-kk`).
     pub fn source(&self, addr: u64) -> Option<(String, u32)> {
-        let lines = self.lines.get_or_init(|| read_lines(&self.data)).as_ref()?;
+        let lines = self
+            .lines
+            .get_or_init(|| {
+                read_lines(&self.data).or_else(|| {
+                    let path = self.path.as_deref()?;
+                    read_lines(&separate_debug_file(&self.data, path)?)
+                })
+            })
+            .as_ref()?;
         let loc = lines.find_location(addr).ok()??;
         Some((loc.file?.to_string(), loc.line?))
     }
@@ -191,6 +209,49 @@ fn read_lines(data: &[u8]) -> Option<Lines> {
     addr2line::Context::from_dwarf(dwarf).ok()
 }
 
+/// Where separate debug files are installed (Debian's `-dbg` and
+/// `-dbgsym` packages; gdb's `debug-file-directory`, libdw's default).
+const DEBUG_ROOT: &str = "/usr/lib/debug";
+
+/// The separate debug file of ELF file `data` (at `path`), as gdb and
+/// libdw look for it: by the file's build ID,
+/// `/usr/lib/debug/.build-id/xx/rest.debug` (used when it has the same
+/// ID), then by its `.gnu_debuglink` name in the file's directory, that
+/// directory's `.debug`, and `/usr/lib/debug/DIR` (used when its CRC is
+/// the link's). None when there is none.
+fn separate_debug_file(data: &[u8], path: &Path) -> Option<Vec<u8>> {
+    let file = object::File::parse(data).ok()?;
+    if let Some(id) = file.build_id().ok().flatten().filter(|id| id.len() > 1) {
+        let hex: String = id.iter().map(|b| format!("{b:02x}")).collect();
+        let by_id = format!("{DEBUG_ROOT}/.build-id/{}/{}.debug", &hex[..2], &hex[2..]);
+        if let Ok(debug) = std::fs::read(by_id)
+            && object::File::parse(&debug[..])
+                .ok()
+                .and_then(|d| d.build_id().ok().flatten())
+                == Some(id)
+        {
+            return Some(debug);
+        }
+    }
+    let (name, crc) = file.gnu_debuglink().ok().flatten()?;
+    // A link names a file, never a path elsewhere.
+    if name.is_empty() || name.contains(&b'/') {
+        return None;
+    }
+    let name = std::ffi::OsStr::from_bytes(name);
+    let dir = path.parent()?;
+    let mut places = vec![dir.join(name), dir.join(".debug").join(name)];
+    if let Ok(rel) = dir.strip_prefix("/") {
+        places.push(Path::new(DEBUG_ROOT).join(rel).join(name));
+    }
+    places.into_iter().find_map(|place| {
+        let debug = std::fs::read(place).ok()?;
+        let mut sum = crc32fast::Hasher::new();
+        sum.update(&debug);
+        (sum.finalize() == crc).then_some(debug)
+    })
+}
+
 /// One file mapped into a tracee.
 pub struct Mapped {
     /// Its path as /proc/PID/maps shows it (lossy UTF-8).
@@ -224,7 +285,6 @@ impl Files {
     /// The file at `path`, when it is still the one mapped (inode
     /// `inode`), parsed once.
     fn get(&mut self, path: &[u8], inode: u64) -> Option<Arc<Elf>> {
-        use std::os::unix::ffi::OsStrExt;
         let os = std::ffi::OsStr::from_bytes(path);
         let meta = std::fs::metadata(os).ok()?;
         if meta.ino() != inode {
@@ -241,13 +301,19 @@ impl Files {
             .entry(key)
             .or_insert_with(|| {
                 let data = std::fs::read(os).ok()?;
-                Elf::parse(Arc::new(data)).map(Arc::new)
+                Elf::parse(Arc::new(data), Some(PathBuf::from(os))).map(Arc::new)
             })
             .clone()
     }
 
-    /// The files mapped by a process, from its /proc/PID/maps text.
-    pub fn mapped(&mut self, maps: &[u8]) -> Vec<Mapped> {
+    /// The files mapped by a process, from its /proc/PID/maps text; its
+    /// vDSO (no file: the kernel's image in its memory) is read with
+    /// `read`, the process's memory.
+    pub fn mapped(
+        &mut self,
+        maps: &[u8],
+        read: &mut dyn FnMut(u64, &mut [u8]) -> bool,
+    ) -> Vec<Mapped> {
         let mut out: Vec<Mapped> = Vec::new();
         // Bytes: a mapped file's name need not be UTF-8.
         for line in maps.split(|&b| b == b'\n') {
@@ -267,6 +333,12 @@ impl Files {
             }
             let elf = if m.inode != 0 {
                 self.get(m.path, m.inode)
+            } else if m.path == b"[vdso]" && m.end - m.start <= VDSO_MAX {
+                // A whole ELF image: named from its own symbols.
+                let mut image = vec![0; (m.end - m.start) as usize];
+                read(m.start, &mut image)
+                    .then(|| Elf::parse(Arc::new(image), None).map(Arc::new))
+                    .flatten()
             } else {
                 None
             };
@@ -288,6 +360,9 @@ impl Files {
         out
     }
 }
+
+/// The largest vDSO read (a few pages; a bigger mapping is not one).
+const VDSO_MAX: u64 = 1 << 20;
 
 /// One line of /proc/PID/maps.
 struct MapLine<'a> {
@@ -363,7 +438,7 @@ mod tests {
         // of its own, through the bias from /proc/self/maps, names it.
         let addr = a_function_to_find();
         let maps = std::fs::read("/proc/self/maps").unwrap();
-        let mapped = Files::default().mapped(&maps);
+        let mapped = Files::default().mapped(&maps, &mut |_, _| false);
         let m = mapped
             .iter()
             .find(|m| m.range.contains(&addr))
