@@ -111,7 +111,7 @@ pub struct Filter {
 impl Filter {
     /// Whether the call whose fields are `fields` passes the filter.
     ///
-    /// This runs for every traced call: it walks the tree built by [`parse`]
+    /// This runs for every traced call: it walks the tree built by [`parse()`]
     /// and allocates nothing of its own (what `fields` allocates is its
     /// business), stopping at the first operand of `&&`/`||` that decides.
     pub fn matches(&self, fields: &dyn Fields) -> bool {

@@ -6,14 +6,14 @@ use super::error::FilterError;
 use super::glob::Glob;
 use super::tree::{Node, NumOp, Pred, Test};
 
-/// The longest expression [`parse`](super::parse) accepts, in bytes.
+/// The longest expression [`parse`](fn@super::parse) accepts, in bytes.
 pub const MAX_LEN: usize = 4096;
 
-/// How deep [`parse`](super::parse) lets parentheses nest. Evaluation
+/// How deep [`parse`](fn@super::parse) lets parentheses nest. Evaluation
 /// recurses once per level, so this bounds the stack both use.
 pub const MAX_DEPTH: usize = 32;
 
-/// Reads `text` into the tree [`parse`](super::parse) makes a
+/// Reads `text` into the tree [`parse`](fn@super::parse) makes a
 /// [`Filter`](super::Filter) of.
 pub(super) fn tree(text: &str) -> Result<Node, FilterError> {
     if text.len() > MAX_LEN {
