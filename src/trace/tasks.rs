@@ -2,8 +2,9 @@
 //! stop, the parent's event, whichever comes first), exec, exit and
 //! death, and the orphans a detached parent leaves.
 //!
-//! The engine's other half (src/trace/mod.rs) turns wait statuses into
-//! these events; here the process table changes.
+//! The wait loop (src/trace/main_loop.rs) and the stop dispatch
+//! (src/trace/stops.rs) turn wait statuses into these events; here the
+//! process table changes.
 
 use std::cell::RefCell;
 use std::rc::Rc;
