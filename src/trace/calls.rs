@@ -1,27 +1,25 @@
 //! The engine's side of system calls: syscall stops become call-enter and
 //! call-leave for the call layer, with selection (which calls print),
 //! statistics, and calls interrupted by signals and restarted by the kernel.
+//!
+//! A call's diagnostics (`-e diag=`) are run and printed by `diags.rs`;
+//! the signals that interrupt calls are shown by `signal_stops.rs`.
 
 use nix::unistd::Pid;
 
 use super::{Engine, Life, Ongoing, Summary, Suspended};
 use crate::call::{
-    Call, CallClass, CallData, CallType, Show, Stopped, call_enter, call_leave, call_replay,
-    is_error, is_restart,
+    Call, CallClass, CallData, CallType, Show, Stopped, call_enter, call_leave, is_error,
+    is_restart,
 };
-use crate::format::{CallStyle, FormatState, Naming, Printer};
-use crate::kernel::{self, Arch, Handled, Stop, SyscallOp};
-use crate::output::Style;
+use crate::format::{CallStyle, FormatState};
+use crate::kernel::{self, Arch, SyscallOp};
 use std::borrow::Cow;
 use std::cell::RefCell;
 
 use super::filtering::{Action, CallFields};
-use crate::decode::signal_name;
-use crate::diag::{self, CallInfo, Diag};
-use crate::fdtable::SharedFdTable;
+use crate::diag::{self, CallInfo};
 use crate::service;
-use crate::service::signal::put_siginfo_details;
-use std::rc::Rc;
 
 /// How a call ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -527,223 +525,6 @@ impl Engine {
             self.count(call, rval);
         }
     }
-
-    /// The ABI misuse diagnostics of a call that returned: bookkeeping of
-    /// the open file's state, done whether or not the call is printed.
-    fn diagnose(&mut self, pid: i32, call: &mut Ongoing, rval: i64) -> Vec<Diag> {
-        let entered = std::mem::take(&mut call.diag);
-        // A call the diagnostics never look at had nothing at its entry
-        // either (`diag::enter` skips it too): nothing to build.
-        if !self.select.diag.any() || !diag::looks_at(&call.name) {
-            return Vec::new();
-        }
-        let Some(proc) = self.procs.get(&pid) else {
-            return Vec::new();
-        };
-        // DIAG_IOCSDEL's EBUSY names the fds holding the event, in any
-        // traced process: their tables, one per process.
-        let mut others: Vec<(i32, SharedFdTable)> = Vec::new();
-        if call.name == "ioctl" && rval == -(libc::EBUSY as i64) {
-            for other in self.procs.values() {
-                if !Rc::ptr_eq(&other.fds, &proc.fds)
-                    && !others.iter().any(|(_, t)| Rc::ptr_eq(t, &other.fds))
-                {
-                    others.push((other.tgid, other.fds.clone()));
-                }
-            }
-        }
-        let proc = self.procs.get_mut(&pid).expect("present");
-        let info = CallInfo {
-            name: &call.name,
-            arch: call.arch,
-            args: call.args,
-            tgid: proc.tgid,
-        };
-        let mut fds = proc.fds.borrow_mut();
-        diag::leave(
-            self.select.diag,
-            &info,
-            rval,
-            entered,
-            &mut fds,
-            &mut proc.mem,
-            &|| others.clone(),
-        )
-    }
-
-    /// Print a call's diagnostics after it, each a line of its own (an
-    /// object with --json); they follow `-e diag=`, not the call's
-    /// selection, and are not printed with -c or after a traceoff.
-    fn put_diags(&mut self, pid: i32, diags: &[Diag]) {
-        if self.summary == Summary::Only || !self.printing {
-            return;
-        }
-        let tgid = self.procs.get(&pid).map_or(pid, |p| p.tgid);
-        for d in diags.iter().filter(|d| self.select.diag.has(d.area)) {
-            if self.fmt.json {
-                let obj = serde_json::json!({
-                    "schema": crate::call::JSON_SCHEMA,
-                    "type": "diag",
-                    "time": crate::call::json_time(&self.out),
-                    "pid": tgid,
-                    "tid": pid,
-                    "area": d.area.name(),
-                    "kind": d.kind,
-                    "fd": d.fd,
-                    "text": d.text,
-                });
-                self.out.json_line(&obj);
-            } else {
-                self.out.newline();
-                self.out.text(Some(pid), &d.line(), Style::Signal);
-                self.out.newline();
-            }
-        }
-    }
-
-    pub(super) fn signal_stop(&mut self, stop: Stop) -> Handled {
-        // (calls that end without returning are finished by the engine's
-        // exec and exit events through `finish`.)
-        let (pid, sig) = (stop.pid(), stop.sig());
-        let Some(proc) = self.procs.get_mut(&pid) else {
-            return self.resume_tracee(stop, sig);
-        };
-        if let Some(top) = proc.suspended.last_mut() {
-            // Printed or not, the signal decides the suspended call's fate.
-            top.signalled = true;
-        }
-        if proc.life == Life::Starting
-            || !self.select.signals.contains(sig)
-            || self.summary == Summary::Only
-        {
-            return self.resume_tracee(stop, sig);
-        }
-        // What the kernel delivers: with -v on the signal's line, always
-        // in JSON.
-        let info = (self.fmt.json || self.fmt.verbose > 0)
-            .then(|| kernel::siginfo(Pid::from_raw(pid)))
-            .flatten();
-        self.put_signal(pid, sig, info);
-        self.resume_tracee(stop, sig)
-    }
-
-    /// Show signal `sig` arriving at `pid`, with its siginfo if given.
-    pub(super) fn put_signal(
-        &mut self,
-        pid: i32,
-        sig: i32,
-        info: Option<[u8; kernel::SIGINFO_SIZE]>,
-    ) {
-        if self.out.timeline().is_some() {
-            self.timeline_signal(pid, sig);
-        }
-        let Some(proc) = self.procs.get_mut(&pid) else {
-            return;
-        };
-        // -k: the stack where the signal found the thread, as strace
-        // shows after its `--- SIG... ---` line (ptrace only: the BPF
-        // engine never gets here with -k).
-        let stack = match &mut self.stacks {
-            Some(stacks) if self.stack_trace => Some(stacks.unwind(pid, proc.tgid, &mut proc.mem)),
-            _ => None,
-        };
-        if self.fmt.json {
-            let tgid = proc.tgid;
-            let mut obj = serde_json::json!({
-                "schema": crate::call::JSON_SCHEMA,
-                "type": "signal",
-                "time": crate::call::json_time(&self.out),
-                "pid": tgid,
-                "tid": pid,
-                "signal": super::signal_json(sig),
-            });
-            if let Some(info) = info {
-                obj["siginfo"] = self.siginfo_json(pid, &info);
-            }
-            crate::call::stack_json(&mut obj, stack);
-            self.out.json_line(&obj);
-            return;
-        }
-        let text = match signal_name(sig).filter(|_| self.fmt.values_only == 0) {
-            Some(name) => format!("** {name}"),
-            None => format!("** SIGNAL {sig}"),
-        };
-        let proc = self.procs.get_mut(&pid).expect("present");
-        let proc_line_free = proc.call.is_none();
-        match proc.suspended.last().filter(|top| !top.handler_ran) {
-            Some(top) if top.call.show == Show::Live => {
-                // At the split of the interrupted call.
-                self.out.restore_record(pid, top.record.clone());
-                call_replay(&mut self.out, pid, &top.call, true);
-                self.put_signal_text(pid, &text, info.as_ref());
-            }
-            Some(top) if top.call.show == Show::Deferred => {
-                // Into the held-back call's text, shown if the call is.
-                let record = top.record.clone();
-                self.out.restore_record(pid, record);
-                self.put_signal_text(pid, &text, info.as_ref());
-                let updated = self.out.take_record(pid);
-                let proc = self.procs.get_mut(&pid).expect("present");
-                if let Some(top) = proc.suspended.last_mut() {
-                    top.record = updated.clone();
-                }
-                self.out.restore_record(pid, updated);
-            }
-            _ => {
-                self.out.record_replay(pid, false);
-                self.put_signal_text(pid, &text, info.as_ref());
-                // On a line of its own: the stack follows it. (Inside a
-                // call's line it would cut the call in two: not shown.)
-                if proc_line_free && let Some(stack) = stack {
-                    crate::call::put_stack(&mut self.out, pid, stack);
-                }
-            }
-        }
-    }
-
-    /// A signal's text where it belongs: `** SIGCHLD ** `, or with its
-    /// siginfo `** SIGCHLD {si_code=CLD_EXITED, si_pid=42, ..} ** `.
-    fn put_signal_text(&mut self, pid: i32, name: &str, info: Option<&[u8; kernel::SIGINFO_SIZE]>) {
-        let (Some(info), Some(proc)) = (info, self.procs.get_mut(&pid)) else {
-            self.out
-                .text(Some(pid), &format!("{name} ** "), Style::Signal);
-            return;
-        };
-        self.out.text(Some(pid), &format!("{name} "), Style::Signal);
-        let mut state = FormatState::default();
-        put_siginfo(
-            &mut self.out,
-            &self.fmt,
-            &mut state,
-            pid,
-            &mut proc.mem,
-            "",
-            info,
-        );
-        self.out.text(Some(pid), " ** ", Style::Signal);
-    }
-
-    /// A delivered siginfo as JSON, printed by the same primitives.
-    fn siginfo_json(&mut self, pid: i32, info: &[u8; kernel::SIGINFO_SIZE]) -> serde_json::Value {
-        let Some(proc) = self.procs.get_mut(&pid) else {
-            return serde_json::Value::Null;
-        };
-        let mut state = FormatState::default();
-        put_siginfo(
-            &mut self.out,
-            &self.fmt,
-            &mut state,
-            pid,
-            &mut proc.mem,
-            "siginfo",
-            info,
-        );
-        state
-            .json_mut()
-            .returned
-            .remove("siginfo")
-            .unwrap_or_default()
-    }
 }
 
 /// How `-e abbrev=`, `-e verbose=` and `-e raw=` in `select` print call
@@ -757,25 +538,6 @@ fn style_of(select: &super::Selection, name: &str) -> CallStyle {
             .is_some_and(|set| !set.contains(name)),
         raw: select.raw.as_ref().is_some_and(|set| set.contains(name)),
     }
-}
-
-/// A delivered signal's siginfo, `{si_code=..., ..}`, printed through the
-/// primitives under `name` into `state` (text, or JSON when `cfg` says).
-/// PTRACE_GETSIGINFO answers in rtrace's own layout, whatever the tracee's
-/// ABI: x86_64's.
-fn put_siginfo(
-    out: &mut crate::output::Output,
-    cfg: &crate::format::FormatConfig,
-    state: &mut FormatState,
-    pid: i32,
-    mem: &mut kernel::Memory,
-    name: &str,
-    info: &[u8; kernel::SIGINFO_SIZE],
-) {
-    let mut p = Printer::new(out, pid, cfg, state, mem, Arch::X86_64);
-    p.open(name, "{", Naming::Fields);
-    put_siginfo_details(&mut p, info, Arch::X86_64);
-    p.close("}");
 }
 
 /// A call's arguments as its kernel function receives them: each register

@@ -17,12 +17,15 @@
 //! limit, detaching) are in `main_loop.rs`; where each stop goes in
 //! `stops.rs`; the process events' banners and JSON in `report.rs`. The
 //! events that add and remove tasks (children, exec, exit) are in
-//! `tasks.rs`; rtrace's own signal handlers in `signals.rs`.
+//! `tasks.rs`. A call's enter and leave are `calls.rs`, its diagnostics
+//! `diags.rs`; a tracee's signals are `signal_stops.rs`, rtrace's own
+//! signal handlers `signals.rs`.
 
 mod affinity;
 pub mod bpf;
 mod calls;
 mod config;
+mod diags;
 pub mod filtering;
 mod inject;
 mod main_loop;
@@ -31,6 +34,7 @@ pub mod paths;
 mod pin_guard;
 mod report;
 mod seccomp;
+mod signal_stops;
 mod signals;
 mod spawn;
 pub mod stats;

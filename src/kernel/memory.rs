@@ -1,0 +1,333 @@
+//! A tracee's memory: [`Memory`] reads a stopped tracee's address space
+//! (process_vm_readv, /proc/PID/mem when that is refused) or answers from
+//! the BPF engine's copies ([`Snapshot`]); [`vm_read`] and [`vm_write`]
+//! reach a process that runs on, for the emulations' supervisors and for
+//! injected results.
+
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::FileExt;
+
+use nix::sys::uio::{RemoteIoVec, process_vm_readv};
+use nix::unistd::Pid;
+
+use super::syscall::Arch;
+
+/// Reads of one tracee's memory. Cheap to create; holds the /proc fallback
+/// file open only once it was needed.
+///
+/// Under the BPF engine the tracee runs on while rtrace prints, so its
+/// memory is not read at all: the kernel copied what the call's decoders
+/// read when the call entered or left, and the reader answers from that
+/// [`Snapshot`] alone (a read of anything not in it fails, and the
+/// decoder falls back to the pointer, as for an unreadable address).
+pub struct Memory {
+    pid: Pid,
+    proc_mem: Option<File>,
+    vm_readv_works: bool,
+    /// A page [`Memory::read_cstr`] reads into, kept between strings.
+    scratch: Vec<u8>,
+    /// Set: answer from these bytes instead of the live process.
+    snapshot: Option<Snapshot>,
+    /// The process's private read-only mappings (start, end), read from
+    /// /proc when a snapshot misses: what they hold cannot have changed
+    /// since the call, so a miss there is read from the live process.
+    read_only: Vec<(u64, u64)>,
+}
+
+/// Pieces of a tracee's memory copied by the kernel (the BPF engine's
+/// captures): each the bytes found at an address.
+#[derive(Clone, Debug, Default)]
+pub struct Snapshot {
+    pieces: Vec<(u64, Vec<u8>)>,
+}
+
+impl Snapshot {
+    /// Add the bytes found at `addr`. A later piece at an address an
+    /// earlier one covers is the fresher copy and is consulted first.
+    pub fn add(&mut self, addr: u64, bytes: Vec<u8>) {
+        self.pieces.push((addr, bytes));
+    }
+
+    /// Add every piece of `more`.
+    pub fn add_all(&mut self, more: Snapshot) {
+        self.pieces.extend(more.pieces);
+    }
+
+    /// Whether nothing was captured.
+    pub fn is_empty(&self) -> bool {
+        self.pieces.is_empty()
+    }
+
+    /// The captured bytes from `addr` to the end of the piece holding it.
+    fn at(&self, addr: u64) -> &[u8] {
+        self.pieces
+            .iter()
+            .rev()
+            .find_map(|(start, bytes)| {
+                let off = addr.checked_sub(*start)?;
+                (off < bytes.len() as u64).then(|| &bytes[off as usize..])
+            })
+            .unwrap_or(&[])
+    }
+}
+
+/// The private mappings of `pid` that are not writable, from its maps.
+fn read_only_mappings(pid: Pid) -> Vec<(u64, u64)> {
+    let Ok(maps) = std::fs::read(format!("/proc/{pid}/maps")) else {
+        return Vec::new();
+    };
+    maps.split(|&b| b == b'\n')
+        .filter_map(|line| {
+            // Only the address range and permissions are read; a mapped
+            // file's name need not be UTF-8.
+            let line = String::from_utf8_lossy(line);
+            let mut words = line.split_ascii_whitespace();
+            let (start, end) = words.next()?.split_once('-')?;
+            let perms = words.next()?.as_bytes();
+            (perms.get(1) == Some(&b'-') && perms.get(3) == Some(&b'p')).then_some(())?;
+            Some((
+                u64::from_str_radix(start, 16).ok()?,
+                u64::from_str_radix(end, 16).ok()?,
+            ))
+        })
+        .collect()
+}
+
+/// The page size on x86 (both ABIs): what the kernel rounds mappings and
+/// usbmon rings to.
+pub const PAGE: u64 = 4096;
+
+impl Memory {
+    /// A reader for `pid`'s address space. Only valid while it is stopped.
+    pub fn new(pid: Pid) -> Memory {
+        Memory {
+            pid,
+            proc_mem: None,
+            vm_readv_works: true,
+            scratch: Vec::new(),
+            snapshot: None,
+            read_only: Vec::new(),
+        }
+    }
+
+    /// A reader that answers from `snapshot` only (the BPF engine).
+    pub fn captured(pid: Pid, snapshot: Snapshot) -> Memory {
+        Memory {
+            snapshot: Some(snapshot),
+            ..Memory::new(pid)
+        }
+    }
+
+    /// Answer from `snapshot` from now on (`None`: the live process).
+    pub fn set_snapshot(&mut self, snapshot: Option<Snapshot>) {
+        self.snapshot = snapshot;
+    }
+
+    /// Add pieces to the snapshot (a call's exit copies after its entry's:
+    /// a decoder may print an input at the leave); the added ones win
+    /// where both hold an address.
+    pub fn add_snapshot(&mut self, more: Snapshot) {
+        match &mut self.snapshot {
+            Some(have) => have.pieces.extend(more.pieces),
+            None => self.snapshot = Some(more),
+        }
+    }
+
+    /// Whether reads are answered from a snapshot.
+    pub fn is_captured(&self) -> bool {
+        self.snapshot.is_some()
+    }
+
+    /// Read up to `buf.len()` bytes at `addr`; returns how many bytes were
+    /// read before the first unreadable byte (0 when `addr` is unmapped).
+    pub fn read(&mut self, addr: u64, buf: &mut [u8]) -> usize {
+        if buf.is_empty() || addr == 0 {
+            return 0;
+        }
+        if let Some(snapshot) = &self.snapshot {
+            // Contiguous pieces (a string after the array holding its
+            // pointer) are read across, as from the process.
+            let mut done = 0;
+            while done < buf.len() {
+                let have = snapshot.at(addr + done as u64);
+                if have.is_empty() {
+                    break;
+                }
+                let n = have.len().min(buf.len() - done);
+                buf[done..done + n].copy_from_slice(&have[..n]);
+                done += n;
+            }
+            if done == 0 && self.is_read_only(addr, buf.len()) {
+                // The kernel could not copy it (a page of a program's
+                // constants nothing had touched yet); it cannot differ
+                // from what the call saw.
+                return self.read_live(addr, buf);
+            }
+            return done;
+        }
+        self.read_live(addr, buf)
+    }
+
+    /// Whether `len` bytes at `addr` lie in one private mapping that
+    /// cannot be written (a program's read-only data or code).
+    fn is_read_only(&mut self, addr: u64, len: usize) -> bool {
+        let end = addr.saturating_add(len as u64);
+        let inside = |maps: &[(u64, u64)]| maps.iter().any(|&(s, e)| s <= addr && end <= e);
+        if inside(&self.read_only) {
+            return true;
+        }
+        self.read_only = read_only_mappings(self.pid);
+        inside(&self.read_only)
+    }
+
+    /// Read from the live process.
+    fn read_live(&mut self, addr: u64, buf: &mut [u8]) -> usize {
+        if self.vm_readv_works {
+            let mut done = 0usize;
+            // process_vm_readv stops at the first bad page of a remote iovec,
+            // so one call reads as much as is readable.
+            while done < buf.len() {
+                let remote = [RemoteIoVec {
+                    base: (addr + done as u64) as usize,
+                    len: buf.len() - done,
+                }];
+                let mut local = [io::IoSliceMut::new(&mut buf[done..])];
+                match process_vm_readv(self.pid, &mut local, &remote) {
+                    Ok(0) => return done,
+                    Ok(n) => done += n,
+                    Err(nix::errno::Errno::ENOSYS) | Err(nix::errno::Errno::EPERM) => {
+                        self.vm_readv_works = false;
+                        break;
+                    }
+                    Err(_) => return done,
+                }
+            }
+            if self.vm_readv_works {
+                return done;
+            }
+        }
+        self.read_proc_mem(addr, buf)
+    }
+
+    fn read_proc_mem(&mut self, addr: u64, buf: &mut [u8]) -> usize {
+        if self.proc_mem.is_none() {
+            self.proc_mem = File::open(format!("/proc/{}/mem", self.pid)).ok();
+        }
+        let Some(file) = &self.proc_mem else {
+            return 0;
+        };
+        let mut done = 0;
+        while done < buf.len() {
+            match file.read_at(&mut buf[done..], addr + done as u64) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => done += n,
+            }
+        }
+        done
+    }
+
+    /// Read exactly `buf.len()` bytes, or report failure.
+    pub fn read_exact(&mut self, addr: u64, buf: &mut [u8]) -> bool {
+        self.read(addr, buf) == buf.len()
+    }
+
+    /// Read a NUL-terminated string of at most `max` bytes (not counting the
+    /// NUL). Returns the bytes and whether the NUL was seen; `None` when not
+    /// even the first byte could be read.
+    pub fn read_cstr(&mut self, addr: u64, max: usize) -> Option<(Vec<u8>, bool)> {
+        if addr == 0 {
+            return None;
+        }
+        // Read page-sized chunks that never cross a page boundary, so a
+        // string ending just before an unmapped page is still read whole.
+        // They land in a page kept for the purpose (zeroing a fresh one for
+        // every string cost more than the read); only the string is kept.
+        let mut chunk = std::mem::take(&mut self.scratch);
+        chunk.resize(PAGE as usize, 0);
+        let mut out = Vec::new();
+        let mut at = addr;
+        let found = loop {
+            let want = ((PAGE - at % PAGE) as usize).min(max.saturating_add(1) - out.len());
+            let got = self.read(at, &mut chunk[..want]);
+            let part = &chunk[..got];
+            if let Some(nul) = memchr::memchr(0, part) {
+                out.extend_from_slice(&part[..nul]);
+                break Some((out, true));
+            }
+            if got == 0 && out.is_empty() {
+                break None;
+            }
+            out.extend_from_slice(part);
+            if got < want || out.len() > max {
+                out.truncate(max.min(out.len()));
+                break Some((out, false));
+            }
+            at += got as u64;
+        };
+        self.scratch = chunk;
+        found
+    }
+
+    /// Read one pointer-sized word of the given arch (8 bytes, or 4 for i386/x32).
+    pub fn read_word(&mut self, addr: u64, arch: Arch) -> Option<u64> {
+        match arch {
+            Arch::X86_64 => {
+                let mut b = [0u8; 8];
+                self.read_exact(addr, &mut b).then(|| u64::from_ne_bytes(b))
+            }
+            Arch::I386 | Arch::X32 => {
+                let mut b = [0u8; 4];
+                self.read_exact(addr, &mut b)
+                    .then(|| u32::from_ne_bytes(b) as u64)
+            }
+        }
+    }
+}
+
+/// Read all of `buf` from process `pid` at `addr`, running or not
+/// (process_vm_readv): for the usbmon emulation's supervisor
+/// (`emu::usbmon`), which answers a call while its caller waits in it.
+pub fn vm_read(pid: i32, addr: u64, buf: &mut [u8]) -> bool {
+    if buf.is_empty() {
+        return true;
+    }
+    let local = libc::iovec {
+        iov_base: buf.as_mut_ptr().cast(),
+        iov_len: buf.len(),
+    };
+    let remote = libc::iovec {
+        iov_base: addr as *mut libc::c_void,
+        iov_len: buf.len(),
+    };
+    // SAFETY: the local iovec covers `buf`; the remote one is only an
+    // address for the kernel to check.
+    let n = unsafe { libc::process_vm_readv(pid, &local, 1, &remote, 1, 0) };
+    n == buf.len() as isize
+}
+
+/// Write `buf` into process `pid` at `addr` page by page, as the kernel's
+/// copy_to_user does: up to the first page that cannot be written.
+/// Whether all was written.
+pub fn vm_write(pid: i32, addr: u64, buf: &[u8]) -> bool {
+    let mut done = 0;
+    while done < buf.len() {
+        let at = addr.wrapping_add(done as u64);
+        let step = ((PAGE - (at & (PAGE - 1))) as usize).min(buf.len() - done);
+        let local = libc::iovec {
+            iov_base: buf[done..].as_ptr() as *mut libc::c_void,
+            iov_len: step,
+        };
+        let remote = libc::iovec {
+            iov_base: at as *mut libc::c_void,
+            iov_len: step,
+        };
+        // SAFETY: the local iovec covers part of `buf`, which the kernel
+        // only reads; the remote one is an address for it to check.
+        if unsafe { libc::process_vm_writev(pid, &local, 1, &remote, 1, 0) } != step as isize {
+            return false;
+        }
+        done += step;
+    }
+    true
+}
