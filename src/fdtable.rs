@@ -118,7 +118,7 @@ pub struct Mapping {
 const MREMAP_DONTUNMAP: u64 = 4;
 
 /// `BUFF_DFL` of mon_bin.c: a new usbmon reader's ring size.
-pub const USBMON_RING_DEFAULT: u64 = 307_200;
+pub const USBMON_RING_DEFAULT: u64 = crate::abi::gen_usbmon::BUFF_DFL as u64;
 
 impl FdInfo {
     /// The ring of a usbmon fd, as its latest mapping: (the address of

@@ -85,6 +85,13 @@ pub const fn field(name: &'static str, ty: &'static str, offset: usize, size: us
     }
 }
 
+/// A field of a generated layout (`crate::abi::gen_*`, `abi::xlat`): its
+/// name, offset and size as the C compiler placed them, with the C type
+/// the decoder shows.
+pub const fn typed(f: crate::abi::layout::Field, ty: &'static str) -> Field {
+    field(f.name, ty, f.off, f.size)
+}
+
 /// The layout of an argument struct.
 #[derive(Debug)]
 pub struct Layout {

@@ -9,6 +9,7 @@
 //! (64-bit offsets, `AT_*` flags, results) are here.
 
 use crate::abi::fs::UMODE_MASK;
+use crate::abi::gen_user_events::{DIAG_IOCSREG, DIAG_IOCSREG32};
 use crate::abi::xlat::fs::{CLOSE_RANGE_FLAGS, OPEN_FLAGS, RESOLVE_FLAGS, RWF_FLAGS, SEEK_NAMES};
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallData, CallType};
@@ -577,7 +578,7 @@ pub fn needs_return(
         "ioctl" => {
             matches!(
                 args[1] as u32,
-                user_events::DIAG_IOCSREG | 0xC004_2A00 | crate::abi::xlat::ioctl::TIOCGPTPEER
+                DIAG_IOCSREG | DIAG_IOCSREG32 | crate::abi::xlat::ioctl::TIOCGPTPEER
             ) || special(fds, args[0] as i32)
         }
         "munmap" | "mremap" => fds.has_maps(),
@@ -699,7 +700,7 @@ pub fn track(
             };
             fds.remapped(args[0], args[1], args[2], args[3], new);
         }
-        "ioctl" if matches!(args[1] as u32, user_events::DIAG_IOCSREG | 0xC004_2A00) => {
+        "ioctl" if matches!(args[1] as u32, DIAG_IOCSREG | DIAG_IOCSREG32) => {
             user_events::track_register(fds, mem, args[0] as i32, args[2]);
         }
         // Opens the pty's peer with the open flags in the argument.

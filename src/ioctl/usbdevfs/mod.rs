@@ -24,6 +24,7 @@
 //!   `> urb=&0x... {...}`, with the bytes an IN transfer read.
 //! - USBDEVFS_IOCTL with the inner code USBDEVFS_HUB_PORTINFO: the port table.
 
+use crate::abi::gen_usbdevfs as k;
 use crate::abi::xlat::ioctl::{CAP_FLAGS, DISCONNECT_CLAIM_FLAGS, URB_FLAGS};
 mod abi;
 
@@ -99,34 +100,36 @@ impl Urb {
     /// Decode the native (56-byte) or compat (44-byte) layout.
     fn parse(d: &[u8], compat: bool) -> Urb {
         if compat {
+            use k::usbdevfs_urb32 as u;
             Urb {
-                kind: u8_at(d, 0),
-                endpoint: u8_at(d, 1),
-                status: i32_at(d, 4),
-                flags: u32_at(d, 8),
-                buffer: u32_at(d, 12) as u64,
-                buffer_length: i32_at(d, 16),
-                actual_length: i32_at(d, 20),
-                start_frame: i32_at(d, 24),
-                packets: i32_at(d, 28),
-                error_count: i32_at(d, 32),
-                signr: u32_at(d, 36),
-                usercontext: u32_at(d, 40) as u64,
+                kind: u8_at(d, u::TYPE.off),
+                endpoint: u8_at(d, u::ENDPOINT.off),
+                status: i32_at(d, u::STATUS.off),
+                flags: u32_at(d, u::FLAGS.off),
+                buffer: u32_at(d, u::BUFFER.off) as u64,
+                buffer_length: i32_at(d, u::BUFFER_LENGTH.off),
+                actual_length: i32_at(d, u::ACTUAL_LENGTH.off),
+                start_frame: i32_at(d, u::START_FRAME.off),
+                packets: i32_at(d, u::NUMBER_OF_PACKETS.off),
+                error_count: i32_at(d, u::ERROR_COUNT.off),
+                signr: u32_at(d, u::SIGNR.off),
+                usercontext: u32_at(d, u::USERCONTEXT.off) as u64,
             }
         } else {
+            use k::usbdevfs_urb as u;
             Urb {
-                kind: u8_at(d, 0),
-                endpoint: u8_at(d, 1),
-                status: i32_at(d, 4),
-                flags: u32_at(d, 8),
-                buffer: u64_at(d, 16),
-                buffer_length: i32_at(d, 24),
-                actual_length: i32_at(d, 28),
-                start_frame: i32_at(d, 32),
-                packets: i32_at(d, 36),
-                error_count: i32_at(d, 40),
-                signr: u32_at(d, 44),
-                usercontext: u64_at(d, 48),
+                kind: u8_at(d, u::TYPE.off),
+                endpoint: u8_at(d, u::ENDPOINT.off),
+                status: i32_at(d, u::STATUS.off),
+                flags: u32_at(d, u::FLAGS.off),
+                buffer: u64_at(d, u::BUFFER.off),
+                buffer_length: i32_at(d, u::BUFFER_LENGTH.off),
+                actual_length: i32_at(d, u::ACTUAL_LENGTH.off),
+                start_frame: i32_at(d, u::START_FRAME.off),
+                packets: i32_at(d, u::NUMBER_OF_PACKETS.off),
+                error_count: i32_at(d, u::ERROR_COUNT.off),
+                signr: u32_at(d, u::SIGNR.off),
+                usercontext: u64_at(d, u::USERCONTEXT.off),
             }
         }
     }
@@ -280,10 +283,16 @@ impl IoctlGroup for Usbdevfs {
 
     fn fields(&self, p: &mut Printer, req: &Request, d: &[u8], phase: u8) -> bool {
         match req.code {
-            USBDEVFS_CONTROL => put_ctrltransfer(p, d, u64_at(d, 16)),
-            USBDEVFS_CONTROL32 => put_ctrltransfer(p, d, u32_at(d, 12) as u64),
-            USBDEVFS_BULK => put_bulktransfer(p, d, u64_at(d, 16)),
-            USBDEVFS_BULK32 => put_bulktransfer(p, d, u32_at(d, 12) as u64),
+            USBDEVFS_CONTROL => {
+                put_ctrltransfer(p, d, u64_at(d, k::usbdevfs_ctrltransfer::DATA.off))
+            }
+            USBDEVFS_CONTROL32 => {
+                put_ctrltransfer(p, d, u32_at(d, k::usbdevfs_ctrltransfer32::DATA.off) as u64)
+            }
+            USBDEVFS_BULK => put_bulktransfer(p, d, u64_at(d, k::usbdevfs_bulktransfer::DATA.off)),
+            USBDEVFS_BULK32 => {
+                put_bulktransfer(p, d, u32_at(d, k::usbdevfs_bulktransfer32::DATA.off) as u64)
+            }
             USBDEVFS_SETINTERFACE => {
                 p.uint("interface", u32_at(d, 0) as u64);
                 p.uint("altsetting", u32_at(d, 4) as u64);
@@ -302,13 +311,21 @@ impl IoctlGroup for Usbdevfs {
             USBDEVFS_SUBMITURB => put_urb(p, &Urb::parse(d, false)),
             USBDEVFS_SUBMITURB32 => put_urb(p, &Urb::parse(d, true)),
             USBDEVFS_DISCSIGNAL => {
-                put_signal(p, "signr", u32_at(d, 0) as i64);
-                p.ptr("context", u64_at(d, 8));
+                put_signal(
+                    p,
+                    "signr",
+                    u32_at(d, k::usbdevfs_disconnectsignal::SIGNR.off) as i64,
+                );
+                p.ptr(
+                    "context",
+                    u64_at(d, k::usbdevfs_disconnectsignal::CONTEXT.off),
+                );
                 true
             }
             USBDEVFS_DISCSIGNAL32 => {
-                put_signal(p, "signr", i32_at(d, 0) as i64);
-                p.ptr("context", u32_at(d, 4) as u64);
+                use k::usbdevfs_disconnectsignal32 as ds;
+                put_signal(p, "signr", i32_at(d, ds::SIGNR.off) as i64);
+                p.ptr("context", u32_at(d, ds::CONTEXT.off) as u64);
                 true
             }
             USBDEVFS_CONNECTINFO => {
@@ -316,8 +333,8 @@ impl IoctlGroup for Usbdevfs {
                 p.uint("slow", u8_at(d, 4) as u64);
                 true
             }
-            USBDEVFS_IOCTL => put_ioctl(p, d, u64_at(d, 8)),
-            USBDEVFS_IOCTL32 => put_ioctl(p, d, u32_at(d, 8) as u64),
+            USBDEVFS_IOCTL => put_ioctl(p, d, u64_at(d, k::usbdevfs_ioctl::DATA.off)),
+            USBDEVFS_IOCTL32 => put_ioctl(p, d, u32_at(d, k::usbdevfs_ioctl32::DATA.off) as u64),
             USBDEVFS_HUB_PORTINFO => {
                 put_portinfo(p, d);
                 true
@@ -340,7 +357,7 @@ impl IoctlGroup for Usbdevfs {
                 // The endpoint addresses follow the struct, out of reach here.
                 num_eps == 0
             }
-            USBDEVFS_CONNINFO_EX_24 => {
+            USBDEVFS_CONNINFO_EX_CURRENT => {
                 p.uint("size", u32_at(d, 0) as u64);
                 p.uint("busnum", u32_at(d, 4) as u64);
                 p.uint("devnum", u32_at(d, 8) as u64);
@@ -484,9 +501,9 @@ fn control_read(p: &mut Printer, code: u32, call: &IoctlCall) {
         return;
     }
     let data = if compat {
-        u32_at(&d, 12) as u64
+        u32_at(&d, k::usbdevfs_ctrltransfer32::DATA.off) as u64
     } else {
-        u64_at(&d, 16)
+        u64_at(&d, k::usbdevfs_ctrltransfer::DATA.off)
     };
     let text = buf_text(p, data, call.result as u64);
     p.continuation(&format!("> data={text}"));
@@ -505,9 +522,9 @@ fn bulk_read(p: &mut Printer, code: u32, call: &IoctlCall) {
         return;
     }
     let data = if compat {
-        u32_at(&d, 12) as u64
+        u32_at(&d, k::usbdevfs_bulktransfer32::DATA.off) as u64
     } else {
-        u64_at(&d, 16)
+        u64_at(&d, k::usbdevfs_bulktransfer::DATA.off)
     };
     let text = buf_text(p, data, call.result as u64);
     p.continuation(&format!("> data={text}"));
@@ -628,13 +645,15 @@ fn render_urb(
 fn inner_ioctl_result(p: &mut Printer, code: u32, call: &IoctlCall) {
     let compat = code == USBDEVFS_IOCTL32;
     let mut raw = vec![0u8; if compat { IOCTL32.size } else { IOCTL.size }];
-    if !p.mem().read_exact(call.arg, &mut raw) || u32_at(&raw, 4) != USBDEVFS_HUB_PORTINFO {
+    // ifno and ioctl_code sit alike in both layouts.
+    let code_at = k::usbdevfs_ioctl::IOCTL_CODE.off;
+    if !p.mem().read_exact(call.arg, &mut raw) || u32_at(&raw, code_at) != USBDEVFS_HUB_PORTINFO {
         return;
     }
     let data = if compat {
-        u32_at(&raw, 8) as u64
+        u32_at(&raw, k::usbdevfs_ioctl32::DATA.off) as u64
     } else {
-        u64_at(&raw, 8)
+        u64_at(&raw, k::usbdevfs_ioctl::DATA.off)
     };
     let mut info = [0u8; 128];
     if p.config().values_only >= 2 || !p.mem().read_exact(data, &mut info) {
