@@ -262,21 +262,13 @@ pub fn statx_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     put_result(p, c);
 }
 
-/// `STATX_ATIME`, `STATX_MTIME`, `STATX_CTIME`, `STATX_BTIME` from
-/// `<linux/stat.h>`: which times a statx answer holds.
-const STATX_ATIME: u64 = 0x20;
-/// The other `STATX_*` field bits, `<linux/stat.h>`.
-const STATX_TYPE: u64 = 0x1;
-const STATX_MODE: u64 = 0x2;
-const STATX_NLINK: u64 = 0x4;
-const STATX_UID: u64 = 0x8;
-const STATX_GID: u64 = 0x10;
-const STATX_INO: u64 = 0x100;
-const STATX_SIZE: u64 = 0x200;
-const STATX_BLOCKS: u64 = 0x400;
-const STATX_MTIME: u64 = 0x40;
-const STATX_CTIME: u64 = 0x80;
-const STATX_BTIME: u64 = 0x800;
+// The `STATX_*` field bits (`<linux/stat.h>`): which fields a statx
+// answer holds.
+use crate::abi::xlat::fs::{
+    STATX_ATIME, STATX_BLOCKS, STATX_BTIME, STATX_CTIME, STATX_DIOALIGN, STATX_GID, STATX_INO,
+    STATX_MNT_ID, STATX_MNT_ID_UNIQUE, STATX_MODE, STATX_MTIME, STATX_NLINK, STATX_SIZE,
+    STATX_TYPE, STATX_UID,
+};
 
 /// A time's date as a comment after it (`-v`), as strace writes it.
 fn put_date_note(p: &mut Printer, sec: i64, nsec: u64) {
@@ -346,10 +338,10 @@ fn put_statx(p: &mut Printer, d: &[u8]) {
     p.uint("stx_rdev_minor", get(d, 132, 4));
     p.uint("stx_dev_major", get(d, 136, 4));
     p.uint("stx_dev_minor", get(d, 140, 4));
-    if mask & 0x5000 != 0 {
+    if mask & (STATX_MNT_ID | STATX_MNT_ID_UNIQUE) != 0 {
         p.uint("stx_mnt_id", get(d, 144, 8));
     }
-    if mask & 0x2000 != 0 {
+    if mask & STATX_DIOALIGN != 0 {
         p.uint("stx_dio_mem_align", get(d, 152, 4));
         p.uint("stx_dio_offset_align", get(d, 156, 4));
     }

@@ -8,6 +8,7 @@ use crate::abi::xlat::process::{
     PR_SET_VMA_OPS, PTRACE_OPTIONS, PTRACE_REQUESTS, RSEQ_FLAGS, SECCOMP_MODES, WAIT_OPTIONS,
     WAITID_OPTIONS,
 };
+use crate::abi::xlat::process::{CLONE_PARENT_SETTID, CLONE_PIDFD, PR_SET_PTRACER, PR_SET_VMA};
 use crate::call::{
     CallClass::{Exec, Fork, Normal},
     Handler, default_in,
@@ -118,9 +119,6 @@ pub fn exit_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.int("status", c.int(0));
     CallType::NoReturn
 }
-
-const CLONE_PIDFD: u64 = 0x1000;
-const CLONE_PARENT_SETTID: u64 = 0x100000;
 
 /// Clone flags with the exit signal in the low byte: `CLONE_VM|SIGCHLD`;
 /// each part spelled as `-X` says, as strace does: `0x100|17` under
@@ -560,7 +558,7 @@ pub fn prctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
             }
         }
         // PR_SET_VMA
-        0x53564d41 => {
+        PR_SET_VMA => {
             put_named(p, "arg2", a[1] as i64, PR_SET_VMA_OPS);
             p.ptr("arg3", a[2]);
             p.uint("arg4", a[3]);
@@ -571,7 +569,7 @@ pub fn prctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
             }
         }
         // PR_SET_PTRACER: a pid, or PR_SET_PTRACER_ANY.
-        0x59616d61 => {
+        PR_SET_PTRACER => {
             let any = if c.arch == Arch::X86_64 {
                 u64::MAX
             } else {

@@ -66,9 +66,9 @@ fn speed_name(speed: u32) -> Option<&'static str> {
     })
 }
 
-/// `USB_DIR_IN`: the direction bit of an endpoint address and of
-/// `bRequestType`.
-const USB_DIR_IN: u8 = 0x80;
+// `USB_DIR_IN`: the direction bit of an endpoint address and of
+// `bRequestType`.
+use crate::abi::xlat::ioctl::USB_DIR_IN;
 /// Bytes of a control transfer's setup packet (`struct usb_ctrlrequest`).
 const SETUP_LEN: usize = 8;
 /// devio.c's limit on an ISO URB's packets.
