@@ -887,8 +887,7 @@ pub fn no_new_privs() -> bool {
     unsafe { libc::prctl(libc::PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1 }
 }
 
-/// `CAP_SYS_ADMIN` from `<linux/capability.h>`.
-const CAP_SYS_ADMIN: u32 = 21;
+use crate::abi::xlat::resource::CAP_SYS_ADMIN;
 
 /// Whether task `tid` (0: rtrace) has CAP_SYS_ADMIN in its own user
 /// namespace: its effective set (CapEff in /proc/TID/status), which is

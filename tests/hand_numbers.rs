@@ -8,7 +8,10 @@
 //!    `const MON_IOCX_GET: u32 = 0x4018_9206;`;
 //! 2. a literal that reads as an ioctl request code (a direction, a size
 //!    and a type, `0xC010_9207`, or an `_IO` code written as eight
-//!    digits, `0x0000_9204`), wherever it stands.
+//!    digits, `0x0000_9204`), wherever it stands;
+//! 3. a constant named after a kernel name the generated tables know
+//!    (`src/abi/xlat/`, `src/abi/gen_*.rs`), given a number of its own:
+//!    `const AF_INET: u16 = 2;`.
 //!
 //! Numbers rtrace itself invents, or that no header or kernel source gives
 //! a program, are listed in [`ALLOWED`] with their reason; an entry that no
@@ -139,10 +142,45 @@ fn looks_like_a_request(digits: &str) -> bool {
     digits.len() == 8 && v != u32::MAX && ty != 0 && (dir != 0 && size != 0 || v >> 16 == 0)
 }
 
+/// The kernel names the generated files define: their top-level numbers
+/// and the names in their tables.
+fn kernel_names(files: &[(String, String)]) -> std::collections::BTreeSet<String> {
+    let kernel_name = |w: &str| {
+        w.len() > 1
+            && w.starts_with(|c: char| c.is_ascii_uppercase() || c == '_')
+            && w.chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+    };
+    let mut names = std::collections::BTreeSet::new();
+    for (path, text) in files {
+        if !(path.starts_with("abi/xlat/") || path.starts_with("abi/gen_")) {
+            continue;
+        }
+        for line in text.lines() {
+            // A number (`pub const AF_INET: u16`), not a table's name.
+            if let Some(rest) = line.strip_prefix("pub const ")
+                && let Some((name, ty)) = rest.split_once(": ")
+                && ty.starts_with(['u', 'i'])
+            {
+                if kernel_name(name) {
+                    names.insert(name.to_string());
+                }
+            }
+            for quoted in line.split('"').skip(1).step_by(2) {
+                if kernel_name(quoted) {
+                    names.insert(quoted.to_string());
+                }
+            }
+        }
+    }
+    names
+}
+
 /// Every typed kernel number in `files` (path under `src/`, text) that
 /// [`ALLOWED`] does not list, and every entry of `allowed` that matched
 /// nothing.
 fn hand_numbers(files: &[(String, String)], allowed: &[(&str, &str, &str)]) -> Vec<String> {
+    let known = kernel_names(files);
     let mut found = Vec::new();
     let mut used = vec![false; allowed.len()];
     // Files a `#[cfg(test)] mod x;` declares: `dir/x.rs`.
@@ -177,15 +215,24 @@ fn hand_numbers(files: &[(String, String)], allowed: &[(&str, &str, &str)]) -> V
                 .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
                 .filter(|w| !w.is_empty())
                 .collect();
-            // 1. `const NAME: TYPE = 0x...;`
+            // 1. `const NAME: TYPE = 0x...;`, 3. `const AF_INET: u16 = 2;`
             if let Some(i) = words.iter().position(|&w| w == "const")
                 && let Some(&name) = words.get(i + 1)
                 && let Some(eq) = line.find('=')
-                && line[eq + 1..].trim_start().starts_with("0x")
             {
-                if !allow(name) {
+                let value = line[eq + 1..].trim_start();
+                let why = if value.starts_with("0x") {
+                    Some("is a hex number typed by hand")
+                } else if value.starts_with(|c: char| c.is_ascii_digit()) && known.contains(name) {
+                    Some("is a kernel name the generated tables know, typed by hand")
+                } else {
+                    None
+                };
+                if let Some(why) = why
+                    && !allow(name)
+                {
                     found.push(format!(
-                        "src/{path}:{}: {name} is a hex number typed by hand: {}",
+                        "src/{path}:{}: {name} {why}: {}",
                         no + 1,
                         line.trim()
                     ));
@@ -256,6 +303,24 @@ fn a_typed_request_code_or_hex_constant_is_seen() {
     assert!(found[1].starts_with("src/diag/usbmon.rs:2: 0x0000_9204 reads as an ioctl"));
     let code = "const X32_BIT: u64 = 0x4000_0000;\n";
     assert_eq!(hand_numbers(&file("kernel.rs", code), &[]).len(), 1);
+    // A decimal number under a name the generated tables have.
+    let files = vec![
+        (
+            "abi/xlat/net.rs".to_string(),
+            "pub const FAMILIES: &[(i64, &str)] = &[\n    (2, \"AF_INET\"),\n];\n".to_string(),
+        ),
+        (
+            "service/net.rs".to_string(),
+            "const AF_INET: u16 = 2;\nconst SHOWN: u64 = 32;\n".to_string(),
+        ),
+    ];
+    assert_eq!(
+        hand_numbers(&files, &[]),
+        [
+            "src/service/net.rs:1: AF_INET is a kernel name the generated tables know, typed by \
+          hand: const AF_INET: u16 = 2;"
+        ]
+    );
 }
 
 #[test]

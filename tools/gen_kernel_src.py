@@ -166,6 +166,7 @@ PARTS = {
             Struct("usbdevfs_hub_portinfo", ["nports", "port{}"]),
             Struct("usbdevfs_disconnect_claim", ["interface", "flags", "driver{}"]),
             Struct("usbdevfs_streams", ["num_streams", "num_eps", "eps[]"]),
+            Struct("usbdevfs_iso_packet_desc", ["length", "actual_length", "status"]),
             Struct("usbdevfs_ctrltransfer32", ["bRequestType", "bRequest", "wValue", "wIndex",
                                                "wLength", "timeout", "data"], m32=True),
             Struct("usbdevfs_bulktransfer32", ["ep", "len", "timeout", "data"], m32=True),

@@ -222,6 +222,20 @@ pub mod usbdevfs_streams {
     pub const EPS: Field = Field { name: "eps", off: 8, size: 0, signed: false };
 }
 
+/// `struct usbdevfs_iso_packet_desc` (usbdevice_fs.h), x86_64's layout.
+pub mod usbdevfs_iso_packet_desc {
+    use super::Field;
+
+    /// `sizeof(struct usbdevfs_iso_packet_desc)`.
+    pub const SIZEOF: usize = 12;
+    /// `length`: its offset and size.
+    pub const LENGTH: Field = Field { name: "length", off: 0, size: 4, signed: false };
+    /// `actual_length`: its offset and size.
+    pub const ACTUAL_LENGTH: Field = Field { name: "actual_length", off: 4, size: 4, signed: false };
+    /// `status`: its offset and size.
+    pub const STATUS: Field = Field { name: "status", off: 8, size: 4, signed: false };
+}
+
 /// `struct usbdevfs_ctrltransfer32` (usbdevice_fs.h), i386's (`-m32`, the compat layout) layout.
 pub mod usbdevfs_ctrltransfer32 {
     use super::Field;

@@ -59,8 +59,8 @@ pub const IF_OUT: u8 = 1;
 pub const IF_IN: u8 = 2;
 
 /// `_IOC_WRITE` and `_IOC_READ` direction bits (x86).
-const IOC_WRITE: u64 = 1;
-const IOC_READ: u64 = 2;
+const IOC_WRITE: u64 = crate::abi::xlat::ioctl::_IOC_WRITE as u64;
+const IOC_READ: u64 = crate::abi::xlat::ioctl::_IOC_READ as u64;
 
 /// One field of an argument struct, for `--explain-ioctl`.
 #[derive(Debug)]

@@ -20,13 +20,10 @@ use crate::ioctl::user_events;
 use crate::kernel::{Arch, Memory};
 use crate::service::h;
 
-const O_CREAT: u64 = 0o100;
-const O_TMPFILE: u64 = 0o20200000;
 /// `O_CLOEXEC`; also the value of every `*_CLOEXEC` creation flag
 /// (`SOCK_`, `EFD_`, `EPOLL_`, `IN_`, `TFD_`, `SFD_`) on x86.
-pub const O_CLOEXEC: u64 = 0o2000000;
-
-const CLOSE_RANGE_CLOEXEC: u64 = 4;
+pub use crate::abi::xlat::fs::O_CLOEXEC;
+use crate::abi::xlat::fs::{CLOSE_RANGE_CLOEXEC, O_CREAT, O_TMPFILE};
 
 /// A directory fd: `AT_FDCWD`, or the fd (with `-y`, the working
 /// directory or the fd's path).

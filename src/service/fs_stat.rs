@@ -18,12 +18,9 @@ use crate::service::fs::{name_of, put_at_dirfd, put_result};
 use crate::service::h;
 use crate::service::time::date_text;
 
-/// The file type bits of a mode.
-pub const S_IFMT: u64 = 0o170000;
-/// A character device's type.
-pub const S_IFCHR: u64 = 0o020000;
-/// A block device's type.
-pub const S_IFBLK: u64 = 0o060000;
+/// The file type bits of a mode; a character device's and a block
+/// device's type.
+pub use crate::abi::xlat::fs::{S_IFBLK, S_IFCHR, S_IFMT};
 
 /// `st_mode`: `S_IFREG|0644`, `S_IFDIR|S_ISVTX|0777`; `-V` and `-X raw`:
 /// octal (`0100644`); `-X verbose`: both, `0100644 /* S_IFREG|0644 */`.

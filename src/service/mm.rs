@@ -176,8 +176,8 @@ pub fn membarrier_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     }
 }
 
-/// Most iovecs process_madvise takes (`UIO_MAXIOV`, `<linux/uio.h>`).
-const UIO_MAXIOV: u64 = 1024;
+// Most iovecs the kernel takes.
+use crate::abi::xlat::fs::UIO_MAXIOV;
 /// iovecs shown before `..` without `-v`.
 const IOVECS_SHOWN: usize = 8;
 

@@ -364,7 +364,7 @@ impl Proc {
     }
 }
 
-const PTRACE_EVENT_STOP: i32 = 128;
+const PTRACE_EVENT_STOP: i32 = crate::abi::xlat::process::PTRACE_EVENT_STOP as i32;
 
 struct Engine {
     out: Output,

@@ -6,7 +6,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 382ba09c2287e3438a28e081bb03cdb0d17154ad584dc2837484246aa55bc374
+//! headers-sha256: c530b16d06c8870b05faf3263418a7aea6f97dc6b1ce82f0621bec6000c920c9
 
 use super::super::layout::Field;
 

@@ -5,13 +5,19 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 382ba09c2287e3438a28e081bb03cdb0d17154ad584dc2837484246aa55bc374
+//! headers-sha256: c530b16d06c8870b05faf3263418a7aea6f97dc6b1ce82f0621bec6000c920c9
 
 use super::super::flags::{FlagDef, flag};
 
 // The mmap flag that makes the fd argument unused.
 /// `MAP_ANONYMOUS` (`<linux/mman.h>`).
 pub const MAP_ANONYMOUS: u64 = 0x20;
+
+// mremap's flag that keeps the old range, get_mempolicy's that asks for a node.
+/// `MREMAP_DONTUNMAP` (`<linux/mman.h>`, `<linux/mempolicy.h>`).
+pub const MREMAP_DONTUNMAP: u64 = 0x4;
+/// `MPOL_F_NODE` (`<linux/mman.h>`, `<linux/mempolicy.h>`).
+pub const MPOL_F_NODE: u64 = 0x1;
 
 /// A memory policy mode and its mode flags (set_mempolicy, mbind, get_mempolicy's answer);
 /// the mode is the bits below the lowest mode flag (`<linux/mempolicy.h>`).

@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 382ba09c2287e3438a28e081bb03cdb0d17154ad584dc2837484246aa55bc374
+//! headers-sha256: c530b16d06c8870b05faf3263418a7aea6f97dc6b1ce82f0621bec6000c920c9
 
 use super::super::flags::{FlagDef, flag};
 
@@ -19,7 +19,7 @@ pub const AUDIT_ARCH_I386: u32 = 0x40000003;
 /// `__X32_SYSCALL_BIT` (`<asm/unistd.h>`).
 pub const __X32_SYSCALL_BIT: u32 = 0x40000000;
 
-// PTRACE_GET_SYSCALL_INFO (Linux 5.3) and the stop kinds it reports.
+// PTRACE_GET_SYSCALL_INFO (Linux 5.3) and the stop kinds it reports; the event of a group-stop.
 /// `PTRACE_GET_SYSCALL_INFO` (`<linux/ptrace.h>`).
 pub const PTRACE_GET_SYSCALL_INFO: u32 = 0x420e;
 /// `PTRACE_SYSCALL_INFO_ENTRY` (`<linux/ptrace.h>`).
@@ -28,6 +28,8 @@ pub const PTRACE_SYSCALL_INFO_ENTRY: u32 = 0x1;
 pub const PTRACE_SYSCALL_INFO_EXIT: u32 = 0x2;
 /// `PTRACE_SYSCALL_INFO_SECCOMP` (`<linux/ptrace.h>`).
 pub const PTRACE_SYSCALL_INFO_SECCOMP: u32 = 0x3;
+/// `PTRACE_EVENT_STOP` (`<linux/ptrace.h>`).
+pub const PTRACE_EVENT_STOP: u32 = 0x80;
 
 // The prctl options the decoder prints arguments of by their own rules.
 /// `PR_SET_VMA` (`<linux/prctl.h>`).

@@ -5,13 +5,15 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 382ba09c2287e3438a28e081bb03cdb0d17154ad584dc2837484246aa55bc374
+//! headers-sha256: c530b16d06c8870b05faf3263418a7aea6f97dc6b1ce82f0621bec6000c920c9
 
 use super::super::flags::{FlagDef, flag};
 
-// capget's/capset's header version with one data struct (the others take two).
+// capget's/capset's header version with one data struct (the others take two), and the capability rtrace checks it has.
 /// `_LINUX_CAPABILITY_VERSION_1` (`<linux/capability.h>`).
 pub const _LINUX_CAPABILITY_VERSION_1: u32 = 0x19980330;
+/// `CAP_SYS_ADMIN` (`<linux/capability.h>`).
+pub const CAP_SYS_ADMIN: u32 = 0x15;
 
 /// `RLIMIT_*` from `<asm-generic/resource.h>`. (`<asm/resource.h>`).
 pub const RLIMITS: &[(i64, &str)] = &[

@@ -28,8 +28,7 @@ const RB_MAX_DATA: usize = 4072;
 const USER_TOP: u64 = 0x7fff_ffff_f000;
 /// `MAX_RW_COUNT`.
 const MAX_RW_COUNT: u64 = 0x7fff_f000;
-/// `UIO_MAXIOV`.
-const UIO_MAXIOV: u64 = 1024;
+use crate::abi::xlat::fs::UIO_MAXIOV;
 const PAGE: u32 = 4096;
 /// `DIAG_IOCSREG`, `DIAG_IOCSDEL`, `DIAG_IOCSUNREG`: the decoder's codes.
 use crate::abi::gen_user_events::{

@@ -35,11 +35,10 @@ use super::{IF_OUT, IoctlCall, IoctlGroup, Request};
 use crate::decode::{put_signal, signal_name};
 use crate::format::{Naming, Printer, flags_text, quote};
 
-/// `USBDEVFS_URB_TYPE_*`
-const URB_TYPE_ISO: u8 = 0;
-const URB_TYPE_INTERRUPT: u8 = 1;
-const URB_TYPE_CONTROL: u8 = 2;
-const URB_TYPE_BULK: u8 = 3;
+use crate::abi::xlat::ioctl::{
+    USBDEVFS_URB_TYPE_BULK as URB_TYPE_BULK, USBDEVFS_URB_TYPE_CONTROL as URB_TYPE_CONTROL,
+    USBDEVFS_URB_TYPE_INTERRUPT as URB_TYPE_INTERRUPT, USBDEVFS_URB_TYPE_ISO as URB_TYPE_ISO,
+};
 
 /// The name of a `USBDEVFS_URB_TYPE_*` value.
 fn urb_type_name(t: u8) -> Option<&'static str> {
@@ -69,12 +68,13 @@ fn speed_name(speed: u32) -> Option<&'static str> {
 // `USB_DIR_IN`: the direction bit of an endpoint address and of
 // `bRequestType`.
 use crate::abi::xlat::ioctl::USB_DIR_IN;
-/// Bytes of a control transfer's setup packet (`struct usb_ctrlrequest`).
-const SETUP_LEN: usize = 8;
+/// Bytes of a control transfer's setup packet (`SETUP_LEN` of mon_bin.c,
+/// `struct usb_ctrlrequest`).
+const SETUP_LEN: usize = crate::abi::gen_usbmon::SETUP_LEN as usize;
 /// devio.c's limit on an ISO URB's packets.
 const ISO_PACKETS_MAX: usize = 128;
 /// Bytes of one `struct usbdevfs_iso_packet_desc`.
-const ISO_DESC_LEN: usize = 12;
+const ISO_DESC_LEN: usize = k::usbdevfs_iso_packet_desc::SIZEOF;
 /// ISO descriptors a reaped URB shows before `..` (without -v).
 const ISO_DESCS_SHOWN: usize = 8;
 
@@ -627,9 +627,13 @@ fn render_urb(
         for i in 0..read.min(shown) {
             let at = i * ISO_DESC_LEN;
             l.open("", "{");
-            l.field("length", &u32_at(raw, at).to_string());
-            l.field("actual_length", &u32_at(raw, at + 4).to_string());
-            l.field("status", &i32_at(raw, at + 8).to_string());
+            use k::usbdevfs_iso_packet_desc as desc;
+            l.field("length", &u32_at(raw, at + desc::LENGTH.off).to_string());
+            l.field(
+                "actual_length",
+                &u32_at(raw, at + desc::ACTUAL_LENGTH.off).to_string(),
+            );
+            l.field("status", &i32_at(raw, at + desc::STATUS.off).to_string());
             l.close("}");
         }
         if read.min(shown) < n {
