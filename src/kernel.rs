@@ -23,15 +23,16 @@ mod sockdiag;
 mod stop;
 pub use stop::{Handled, Held, Resume, Stop, Waited, ready, wait};
 
-use crate::abi::xlat::process::{AUDIT_ARCH_I386, AUDIT_ARCH_X86_64, PTRACE_GET_SYSCALL_INFO};
+use crate::abi::xlat::process::{
+    self, AUDIT_ARCH_I386, AUDIT_ARCH_X86_64, PTRACE_GET_SYSCALL_INFO,
+};
 /// `__X32_SYSCALL_BIT`: x32 calls use the x86_64 arch with this bit set.
-pub const X32_SYSCALL_BIT: u64 = crate::abi::xlat::process::__X32_SYSCALL_BIT as u64;
+pub const X32_SYSCALL_BIT: u64 = process::__X32_SYSCALL_BIT as u64;
 
 /// The stop kinds PTRACE_GET_SYSCALL_INFO reports (`op`, a `__u8`).
 const PTRACE_SYSCALL_INFO_ENTRY: u8 = process::PTRACE_SYSCALL_INFO_ENTRY as u8;
 const PTRACE_SYSCALL_INFO_EXIT: u8 = process::PTRACE_SYSCALL_INFO_EXIT as u8;
 const PTRACE_SYSCALL_INFO_SECCOMP: u8 = process::PTRACE_SYSCALL_INFO_SECCOMP as u8;
-use crate::abi::xlat::process;
 
 /// The system call ABI a stop belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -161,10 +161,9 @@ fn kernel_names(files: &[(String, String)]) -> std::collections::BTreeSet<String
             if let Some(rest) = line.strip_prefix("pub const ")
                 && let Some((name, ty)) = rest.split_once(": ")
                 && ty.starts_with(['u', 'i'])
+                && kernel_name(name)
             {
-                if kernel_name(name) {
-                    names.insert(name.to_string());
-                }
+                names.insert(name.to_string());
             }
             for quoted in line.split('"').skip(1).step_by(2) {
                 if kernel_name(quoted) {

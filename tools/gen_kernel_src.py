@@ -75,9 +75,8 @@ class Struct:
     aggregate (no signedness), one ending `[]` a flexible array (size 0);
     `a.b` is member b of the member a (`S_ISO_NUMDESC`)."""
 
-    def __init__(self, tag, fields, module=None, m32=False, doc=None):
+    def __init__(self, tag, fields, module=None, m32=False):
         self.tag, self.fields, self.module, self.m32 = tag, fields, module or tag, m32
-        self.doc = doc
 
 
 class Consts:
@@ -250,7 +249,8 @@ def copied_definitions(part, text):
         m = re.search(rf"^struct {s.tag} \{{.*?^\}};", flat, flags=re.S | re.M)
         if m:
             pieces.append((m.start(), m.group(0)))
-        elif not any(h for h in part.headers):
+        elif not part.headers:
+            # (With headers, the struct may be theirs: the compiler says.)
             fail(f"no struct {s.tag} in {part.member}")
     pieces += [(m.start(), m.group(0)) for m in DEFINE.finditer(flat)
                if not re.match(r"^\s*#\s*define\s+_\w*_H\b", m.group(0))]
