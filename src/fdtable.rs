@@ -119,11 +119,11 @@ pub struct Mapping {
     pub end: u64,
 }
 
-/// `MREMAP_DONTUNMAP` from `<linux/mman.h>`: the old range stays mapped.
-const MREMAP_DONTUNMAP: u64 = 4;
+// `MREMAP_DONTUNMAP`: the old range stays mapped.
+use crate::abi::xlat::mm::MREMAP_DONTUNMAP;
 
 /// `BUFF_DFL` of mon_bin.c: a new usbmon reader's ring size.
-pub const USBMON_RING_DEFAULT: u64 = 307_200;
+pub const USBMON_RING_DEFAULT: u64 = crate::abi::gen_usbmon::BUFF_DFL as u64;
 
 impl FdInfo {
     /// The ring of a usbmon fd, as its latest mapping: (the address of

@@ -174,8 +174,8 @@ def values(table):
     for mask, _, printed, _ in rows_of(table):
         m = next(nums) & bits if mask else None
         v = next(nums)
-        if table.kind == "consts":
-            v &= (1 << {"u32": 32, "u64": 64}[table.ty]) - 1
+        if table.kind == "consts" and table.ty.startswith("u"):
+            v &= (1 << int(table.ty[1:])) - 1
         elif table.kind != "values":
             # A field's value is its bits of the name (PER_SVR4 carries
             # personality flags above PER_MASK).

@@ -51,6 +51,26 @@ pub fn field(layout: &[Field], name: &str) -> Field {
         .unwrap_or_else(|| panic!("no field {name} in the layout"))
 }
 
+/// The offset of the field `name` of `layout`, usable in a `const`: a
+/// name the layout lacks fails the build.
+pub const fn offset(layout: &[Field], name: &str) -> usize {
+    let mut i = 0;
+    while i < layout.len() {
+        let (a, b) = (layout[i].name.as_bytes(), name.as_bytes());
+        let mut same = a.len() == b.len();
+        let mut j = 0;
+        while same && j < a.len() {
+            same = a[j] == b[j];
+            j += 1;
+        }
+        if same {
+            return layout[i].off;
+        }
+        i += 1;
+    }
+    panic!("no such field in the layout")
+}
+
 /// The bytes a decoder must read to print every field of `layout`.
 pub fn extent(layout: &[Field]) -> usize {
     layout.iter().map(Field::end).max().unwrap_or(0)

@@ -4,15 +4,25 @@
 //! Everything here is data a program in `tools/` generated from the
 //! kernel's headers, BTF or trace-event formats (each generated file says
 //! so at its top and names the command that remakes it: `tools/regen`;
-//! the name tables of [`xlat`] are declared in tools/abi_tables.py), plus the few
+//! the name tables of [`xlat`] are declared in tools/abi_tables.py; the
+//! `gen_usbmon`, `gen_usbdevfs` and `gen_user_events` numbers, which no
+//! installed uapi header gives, come from the kernel's source tarball
+//! through tools/gen_kernel_src.py), plus the few
 //! plain definitions every decoder shares (the user_events event a
 //! registration defines, which the fd table keeps). It imports nothing
 //! from the rest of the crate, so any layer above may use any of it.
 
 pub mod flags;
 pub mod fs;
+#[rustfmt::skip]
+pub mod gen_usbdevfs;
+#[rustfmt::skip]
+pub mod gen_usbmon;
+#[rustfmt::skip]
+pub mod gen_user_events;
 pub mod layout;
 pub mod signals;
+pub mod usbmon;
 pub mod user_events;
 pub mod xlat;
 

@@ -8,6 +8,8 @@
 //! a flush of more than that discards events the program never saw.
 
 use super::{Area, CallInfo, Diag, errno_text, is_error};
+use crate::abi::gen_usbmon::{self, mon_bin_hdr as HDR};
+use crate::abi::layout::Field;
 use crate::fdtable::{FdInfo, FileState};
 use crate::ioctl::usbmon::{
     HDR_LEN, HDR_LEN_API0, MON_IOCG_STATS, MON_IOCH_MFLUSH, MON_IOCQ_RING_SIZE, MON_IOCT_RING_SIZE,
@@ -16,11 +18,12 @@ use crate::ioctl::usbmon::{
 };
 use crate::kernel::{Memory, PAGE};
 
-/// `BUFF_MIN` and `BUFF_MAX` of mon_bin.c: the ring sizes it accepts.
-const RING_MIN: u64 = 8192;
-const RING_MAX: u64 = 1_228_800;
-/// Ring events start at multiples of this.
-const EVENT_ALIGN: u64 = 64;
+/// `BUFF_MIN` and `BUFF_MAX` of mon_bin.c: the ring sizes it accepts (the
+/// largest the one before 2025, `abi::usbmon` says why).
+const RING_MIN: u64 = gen_usbmon::BUFF_MIN as u64;
+const RING_MAX: u64 = crate::abi::usbmon::BUFF_MAX_BEFORE_2025 as u64;
+/// Ring events start at multiples of this (`PKT_ALIGN`).
+const EVENT_ALIGN: u64 = gen_usbmon::PKT_ALIGN as u64;
 /// Offsets read from one MFETCH at most (the count is the tracee's word).
 const MAX_OFFSETS: u64 = 1 << 16;
 
@@ -68,9 +71,19 @@ pub fn mfetch_nflush(call: &CallInfo, mem: &mut Memory) -> Option<u64> {
 /// Where MFETCH's `nfetch` is and how wide the offvec pointer is, by
 /// request (the 64-bit struct, or mon_bin_mfetch32).
 fn mfetch_layout(req: u32) -> Option<(u64, u64)> {
+    let (native, compat) = (
+        gen_usbmon::mon_bin_mfetch::NFETCH,
+        gen_usbmon::mon_bin_mfetch32::NFETCH32,
+    );
     match req {
-        MON_IOCX_MFETCH => Some((8, 8)),
-        MON_IOCX_MFETCH32 => Some((4, 4)),
+        MON_IOCX_MFETCH => Some((
+            native.off as u64,
+            gen_usbmon::mon_bin_mfetch::OFFVEC.size as u64,
+        )),
+        MON_IOCX_MFETCH32 => Some((
+            compat.off as u64,
+            gen_usbmon::mon_bin_mfetch32::OFFVEC32.size as u64,
+        )),
         _ => None,
     }
 }
@@ -105,7 +118,7 @@ fn read(c: &Ctx, st: &mut FileState, mem: &mut Memory, out: &mut Vec<Diag>) {
             ),
         ));
     }
-    const LEN_CAP_AT: u64 = 36;
+    const LEN_CAP_AT: u64 = gen_usbmon::mon_bin_hdr::LEN_CAP.off as u64;
     if st.read_len_cap.is_none() && pos <= LEN_CAP_AT && pos + done >= LEN_CAP_AT + 4 {
         let mut raw = [0u8; 4];
         if mem.read_exact(buf + (LEN_CAP_AT - pos), &mut raw) {
@@ -369,7 +382,11 @@ fn offsets(
     if !mem.read_exact(offvec, &mut raw) {
         return;
     }
-    let struct_len = if name == "MON_IOCX_MFETCH" { 16 } else { 12 };
+    let struct_len = if name == "MON_IOCX_MFETCH" {
+        gen_usbmon::mon_bin_mfetch::SIZEOF
+    } else {
+        gen_usbmon::mon_bin_mfetch32::SIZEOF
+    } as u64;
     let overlaps = offvec < arg.saturating_add(struct_len) && arg < offvec.saturating_add(n * 4);
     let mapping = c.mapping();
     // (count, first offset, first event's length) per fault.
@@ -398,11 +415,16 @@ fn offsets(
             HDR_LEN as u64
         } else if !mem.read_exact(base.wrapping_add(off), &mut hdr) {
             continue;
-        } else if hdr[8] == b'@' {
+        } else if hdr[HDR::TYPE.off] == b'@' {
             // A filler: its data area is not meant to be read.
             HDR_LEN as u64
         } else {
-            HDR_LEN as u64 + u32::from_le_bytes(hdr[36..40].try_into().unwrap()) as u64
+            HDR_LEN as u64
+                + u32::from_le_bytes(
+                    hdr[HDR::LEN_CAP.off..HDR::LEN_CAP.end()]
+                        .try_into()
+                        .unwrap(),
+                ) as u64
         };
         if off + len > map_len {
             let e = past.get_or_insert((0, off, len));
@@ -451,19 +473,21 @@ fn get(c: &Ctx, mem: &mut Memory, out: &mut Vec<Diag>) {
     let req = c.call.args[1] as u32;
     let arg = c.call.args[2];
     let (hdr, data, alloc) = if matches!(req, MON_IOCX_GET | MON_IOCX_GETX) {
-        let mut raw = [0u8; 24];
+        use gen_usbmon::mon_bin_get as get;
+        let mut raw = [0u8; get::SIZEOF];
         if !mem.read_exact(arg, &mut raw) {
             return;
         }
-        let q = |i: usize| u64::from_le_bytes(raw[i * 8..i * 8 + 8].try_into().unwrap());
-        (q(0), q(1), q(2))
+        let q = |f: Field| f.read(&raw).unwrap_or(0);
+        (q(get::HDR), q(get::DATA), q(get::ALLOC))
     } else {
-        let mut raw = [0u8; 12];
+        use gen_usbmon::mon_bin_get32 as get;
+        let mut raw = [0u8; get::SIZEOF];
         if !mem.read_exact(arg, &mut raw) {
             return;
         }
-        let d = |i: usize| u32::from_le_bytes(raw[i * 4..i * 4 + 4].try_into().unwrap()) as u64;
-        (d(0), d(1), d(2))
+        let d = |f: Field| f.read(&raw).unwrap_or(0);
+        (d(get::HDR32), d(get::DATA32), d(get::ALLOC32))
     };
     let (name, hdr_len) = match req {
         MON_IOCX_GET => ("MON_IOCX_GET", HDR_LEN_API0),
@@ -496,7 +520,7 @@ fn get(c: &Ctx, mem: &mut Memory, out: &mut Vec<Diag>) {
         ));
     }
     let mut raw = [0u8; 4];
-    if !mem.read_exact(hdr.wrapping_add(36), &mut raw) {
+    if !mem.read_exact(hdr.wrapping_add(HDR::LEN_CAP.off as u64), &mut raw) {
         return;
     }
     let len_cap = u32::from_le_bytes(raw) as u64;

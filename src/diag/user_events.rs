@@ -9,6 +9,11 @@
 //! refused DIAG_IOCSREG, DIAG_IOCSUNREG or DIAG_IOCSDEL gets its reason.
 
 use super::{Area, CallInfo, Diag, errno_text, is_error};
+use crate::abi::gen_user_events::{
+    DIAG_IOCSDEL32, DIAG_IOCSREG32, DIAG_IOCSUNREG32, USER_EVENT_REG_MULTI_FORMAT,
+    USER_EVENT_REG_PERSIST, user_reg as REG, user_unreg as UNREG,
+};
+use crate::abi::layout::Field;
 use crate::abi::user_events::{EventDef, FieldKind, TRACE_ENTRY_SIZE};
 use crate::fdtable::{FdTable, Registration, SharedFdTable, SharedFileState};
 use crate::ioctl::user_events::{
@@ -19,14 +24,14 @@ use crate::kernel::{Arch, Memory};
 /// Bytes of a write looked at (the kernel's records are smaller).
 const MAX_RECORD: u64 = 64 * 1024;
 /// `sizeof(struct user_reg)` since Linux 6.4.
-const USER_REG_SIZE: u32 = 28;
+const USER_REG_SIZE: u32 = REG::SIZEOF as u32;
 /// `sizeof(struct user_unreg)`.
-const USER_UNREG_SIZE: u32 = 16;
+const USER_UNREG_SIZE: u32 = UNREG::SIZEOF as u32;
 /// The kernel reads at most a page of either struct.
 const PAGE: u32 = 4096;
 /// `USER_EVENT_REG_PERSIST | USER_EVENT_REG_MULTI_FORMAT`.
-const KNOWN_FLAGS: u16 = 3;
-const REG_PERSIST: u16 = 1;
+const KNOWN_FLAGS: u16 = USER_EVENT_REG_PERSIST | USER_EVENT_REG_MULTI_FORMAT;
+const REG_PERSIST: u16 = USER_EVENT_REG_PERSIST;
 /// The top of user space the kernel's access_ok accepts (x86_64).
 const USER_TOP: u64 = 0x7fff_ffff_f000;
 /// Longest command the kernel takes (`MAX_EVENT_DESC`, with its NUL).
@@ -272,12 +277,13 @@ pub fn ioctl(
     others: &dyn Fn() -> Vec<(i32, SharedFdTable)>,
 ) -> Vec<Diag> {
     // 32-bit callers' codes differ in the size field (a pointer's).
-    let code = call.args[1] as u32;
     let mut out = Vec::new();
-    if !matches!((code >> 16) & 0x3fff, 4 | 8) {
-        return out;
-    }
-    let req = code & !(0x3fff << 16) | 8 << 16;
+    let req = match call.args[1] as u32 {
+        DIAG_IOCSREG | DIAG_IOCSREG32 => DIAG_IOCSREG,
+        DIAG_IOCSDEL | DIAG_IOCSDEL32 => DIAG_IOCSDEL,
+        DIAG_IOCSUNREG | DIAG_IOCSUNREG32 => DIAG_IOCSUNREG,
+        _ => return out,
+    };
     let arg = call.args[2];
     let failed = is_error(rval);
     match req {
@@ -296,14 +302,15 @@ pub fn ioctl(
             }
         }
         DIAG_IOCSUNREG => {
-            let mut raw = [0u8; 16];
+            let mut raw = [0u8; UNREG::SIZEOF];
             if !mem.read_exact(arg, &mut raw) {
                 return out;
             }
-            let size = u32::from_le_bytes(raw[..4].try_into().unwrap());
-            let bit = raw[4];
-            let reserved = raw[5] != 0 || raw[6] != 0 || raw[7] != 0;
-            let addr = u64::from_le_bytes(raw[8..].try_into().unwrap());
+            let field = |f: Field| f.read(&raw).unwrap_or(0);
+            let size = field(UNREG::SIZE) as u32;
+            let bit = field(UNREG::DISABLE_BIT) as u8;
+            let reserved = field(UNREG::__RESERVED) != 0 || field(UNREG::__RESERVED2) != 0;
+            let addr = field(UNREG::DISABLE_ADDR);
             let matching = |r: &Registration| {
                 r.tgid == call.tgid && r.enabler.is_some_and(|(a, b, _)| a == addr && b == bit)
             };
@@ -394,13 +401,13 @@ fn holders_in(table: &FdTable, name: &str, tgid: Option<i32>, out: &mut Vec<Stri
 
 /// A successful registration, in whichever struct layout it came.
 fn read_registration(tgid: i32, arg: u64, mem: &mut Memory) -> Option<Registration> {
-    let mut raw = [0u8; 28];
+    let mut raw = [0u8; REG::SIZEOF];
     if !mem.read_exact(arg, &mut raw[..4]) {
         return None;
     }
     let size = u32::from_le_bytes(raw[..4].try_into().unwrap());
     let len = match size {
-        28.. => 28,
+        USER_REG_SIZE.. => REG::SIZEOF,
         24 => 24,
         20 => 20,
         _ => return None,
@@ -413,11 +420,17 @@ fn read_registration(tgid: i32, arg: u64, mem: &mut Memory) -> Option<Registrati
     // The kernel took an enable_size of 4 or 8 and a bit inside it, but
     // the program may have changed the struct since (another thread):
     // what is read now is used only if the kernel could have taken it.
-    let (bit, esize) = (raw[4], raw[5]);
+    let (bit, esize) = (raw[REG::ENABLE_BIT.off], raw[REG::ENABLE_SIZE.off]);
     let enabler = (matches!(esize, 4 | 8) && u32::from(bit) < u32::from(esize) * 8)
-        .then(|| (u64_at(8), bit, esize));
+        .then(|| (u64_at(REG::ENABLE_ADDR.off), bit, esize));
+    // The older layouts (24: 5.18 to 6.0, 20: 6.1 to 6.3) are no longer in
+    // any header: their offsets are typed, as in ioctl::user_events.
     let (name_args, index, enabler) = match len {
-        28 => (u64_at(16), u32_at(24), enabler),
+        REG::SIZEOF => (
+            u64_at(REG::NAME_ARGS.off),
+            u32_at(REG::WRITE_INDEX.off),
+            enabler,
+        ),
         24 => (u64_at(8), u32_at(20), None),
         _ => (u64_at(4), u32_at(16), None),
     };
@@ -438,7 +451,7 @@ fn read_registration(tgid: i32, arg: u64, mem: &mut Memory) -> Option<Registrati
 fn register_refused(call: &CallInfo, rval: i64, fds: &FdTable, mem: &mut Memory) -> Option<String> {
     let arg = call.args[2];
     let errno = -rval as i32;
-    let mut raw = [0u8; 28];
+    let mut raw = [0u8; REG::SIZEOF];
     if !mem.read_exact(arg, &mut raw[..4]) {
         return None;
     }
@@ -448,9 +461,13 @@ fn register_refused(call: &CallInfo, rval: i64, fds: &FdTable, mem: &mut Memory)
     }
     // A kernel before 6.4 took an older layout: one that succeeded says
     // which kernel this is.
-    let old = fds
-        .files()
-        .find_map(|(_, f)| f.borrow().regs.iter().find(|r| r.size < 28).map(|r| r.size));
+    let old = fds.files().find_map(|(_, f)| {
+        f.borrow()
+            .regs
+            .iter()
+            .find(|r| r.size < USER_REG_SIZE)
+            .map(|r| r.size)
+    });
     match old {
         // 5.18 to 6.0 had no lower bound (a short struct reads zeros).
         Some(24) => return None,
@@ -473,11 +490,12 @@ fn register_refused(call: &CallInfo, rval: i64, fds: &FdTable, mem: &mut Memory)
     if !mem.read_exact(arg, &mut raw) {
         return None;
     }
-    let bit = raw[4];
-    let esize = raw[5];
-    let flags = u16::from_le_bytes([raw[6], raw[7]]);
-    let addr = u64::from_le_bytes(raw[8..16].try_into().unwrap());
-    let name_args = u64::from_le_bytes(raw[16..24].try_into().unwrap());
+    let field = |f: Field| f.read(&raw).unwrap_or(0);
+    let bit = field(REG::ENABLE_BIT) as u8;
+    let esize = field(REG::ENABLE_SIZE) as u8;
+    let flags = field(REG::FLAGS) as u16;
+    let addr = field(REG::ENABLE_ADDR);
+    let name_args = field(REG::NAME_ARGS);
     let einval = |why: String| (errno == libc::EINVAL).then_some(why);
     if flags & !KNOWN_FLAGS != 0 {
         return einval(format!(

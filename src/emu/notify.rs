@@ -9,17 +9,18 @@
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
-/// `AUDIT_ARCH_X86_64`: a notification of a 64-bit call.
-pub const AUDIT_ARCH_X86_64: u32 = 0xC000_003E;
-/// `AUDIT_ARCH_I386`: a notification of a 32-bit call.
-pub const AUDIT_ARCH_I386: u32 = 0x4000_0003;
-const X32_SYSCALL_BIT: u32 = 0x4000_0000;
-const RET_ALLOW: u32 = 0x7fff_0000;
-const RET_USER_NOTIF: u32 = 0x7fc0_0000;
-const LD_W_ABS: u16 = 0x20;
-const JMP_JEQ_K: u16 = 0x15;
-const JMP_JGE_K: u16 = 0x35;
-const RET_K: u16 = 0x06;
+use crate::abi::xlat::bpf::{
+    BPF_ABS, BPF_JEQ, BPF_JGE, BPF_JMP, BPF_K, BPF_LD, BPF_RET, BPF_W,
+    SECCOMP_RET_ALLOW as RET_ALLOW, SECCOMP_RET_USER_NOTIF as RET_USER_NOTIF,
+};
+use crate::abi::xlat::process::__X32_SYSCALL_BIT as X32_SYSCALL_BIT;
+/// `AUDIT_ARCH_X86_64` (a notification of a 64-bit call) and
+/// `AUDIT_ARCH_I386` (of a 32-bit call).
+pub use crate::abi::xlat::process::{AUDIT_ARCH_I386, AUDIT_ARCH_X86_64};
+const LD_W_ABS: u16 = BPF_LD | BPF_W | BPF_ABS;
+const JMP_JEQ_K: u16 = BPF_JMP | BPF_JEQ | BPF_K;
+const JMP_JGE_K: u16 = BPF_JMP | BPF_JGE | BPF_K;
+const RET_K: u16 = BPF_RET | BPF_K;
 
 fn op(code: u16, k: u32, jt: u8, jf: u8) -> libc::sock_filter {
     libc::sock_filter { code, jt, jf, k }

@@ -251,4 +251,5 @@ impl Family {
 }
 
 /// `_IOC_SIZE`'s bits in a code.
-const SIZE_BITS: u32 = 0x3fff << 16;
+const SIZE_BITS: u32 =
+    crate::abi::xlat::ioctl::_IOC_SIZEMASK << crate::abi::xlat::ioctl::_IOC_SIZESHIFT;

@@ -59,8 +59,8 @@ pub const IF_OUT: u8 = 1;
 pub const IF_IN: u8 = 2;
 
 /// `_IOC_WRITE` and `_IOC_READ` direction bits (x86).
-const IOC_WRITE: u64 = 1;
-const IOC_READ: u64 = 2;
+const IOC_WRITE: u64 = crate::abi::xlat::ioctl::_IOC_WRITE as u64;
+const IOC_READ: u64 = crate::abi::xlat::ioctl::_IOC_READ as u64;
 
 /// One field of an argument struct, for `--explain-ioctl`.
 #[derive(Debug)]
@@ -83,6 +83,13 @@ pub const fn field(name: &'static str, ty: &'static str, offset: usize, size: us
         offset,
         size,
     }
+}
+
+/// A field of a generated layout (`crate::abi::gen_*`, `abi::xlat`): its
+/// name, offset and size as the C compiler placed them, with the C type
+/// the decoder shows.
+pub const fn typed(f: crate::abi::layout::Field, ty: &'static str) -> Field {
+    field(f.name, ty, f.off, f.size)
 }
 
 /// The layout of an argument struct.

@@ -12,20 +12,29 @@
 use std::fmt::Write as _;
 
 use super::raw::{i32_at, i64_at, u8_at, u16_at, u32_at, u64_at};
-use super::{Arg, IF_IN, IF_OUT, IoctlCall, IoctlGroup, Layout, Request, field};
+use super::{Arg, IF_IN, IF_OUT, IoctlCall, IoctlGroup, Layout, Request, typed};
+use crate::abi::gen_usbmon::{
+    self as k, mon_bin_get as GET_F, mon_bin_get32 as GET32_F, mon_bin_hdr as H,
+    mon_bin_isodesc as ISO, mon_bin_mfetch as MFETCH_F, mon_bin_mfetch32 as MFETCH32_F,
+};
+pub use crate::abi::gen_usbmon::{
+    MON_IOCG_STATS, MON_IOCH_MFLUSH, MON_IOCQ_RING_SIZE, MON_IOCQ_URB_LEN, MON_IOCT_RING_SIZE,
+    MON_IOCX_GET, MON_IOCX_GET32, MON_IOCX_GETX, MON_IOCX_GETX32, MON_IOCX_MFETCH,
+    MON_IOCX_MFETCH32,
+};
 use crate::decode::put_extended;
 use crate::format::{Naming, Printer};
 
-/// Bytes of the header MON_IOCX_GET and read(2) deliver.
-pub const HDR_LEN_API0: usize = 48;
-/// Bytes of the full header (MON_IOCX_GETX, the mmapped ring).
-pub const HDR_LEN: usize = 64;
+/// Bytes of the header MON_IOCX_GET and read(2) deliver (`PKT_SZ_API0`).
+pub const HDR_LEN_API0: usize = k::PKT_SZ_API0 as usize;
+/// Bytes of the full header (MON_IOCX_GETX, the mmapped ring): `PKT_SZ_API1`.
+pub const HDR_LEN: usize = k::PKT_SZ_API1 as usize;
 /// Data bytes the text API shows at most (`DATA_MAX` in mon_text.c).
 const TEXT_DATA_MAX: usize = 32;
 /// ISO descriptors the text API shows at most (`ISODESC_MAX`).
 const TEXT_ISODESC_MAX: usize = 5;
 /// Bytes of one ISO descriptor in the data area (`struct mon_bin_isodesc`).
-const ISODESC_LEN: usize = 16;
+const ISODESC_LEN: usize = ISO::SIZEOF;
 /// Offsets printed in an MFETCH `offvec` before `..` (without -v).
 const OFFVEC_SHOWN: usize = 32;
 /// Events decoded from one MFETCH at most (a count is the tracee's word).
@@ -34,76 +43,56 @@ const MAX_FETCHED: u32 = 1 << 16;
 /// `struct mon_bin_stats`
 pub static STATS: Layout = Layout {
     name: "mon_bin_stats",
-    size: 8,
-    fields: &[field("queued", "u32", 0, 4), field("dropped", "u32", 4, 4)],
+    size: k::mon_bin_stats::SIZEOF,
+    fields: &[
+        typed(k::mon_bin_stats::QUEUED, "u32"),
+        typed(k::mon_bin_stats::DROPPED, "u32"),
+    ],
 };
 
 /// `struct mon_bin_get`
 pub static GET: Layout = Layout {
     name: "mon_bin_get",
-    size: 24,
+    size: GET_F::SIZEOF,
     fields: &[
-        field("hdr", "struct mon_bin_hdr *", 0, 8),
-        field("data", "void *", 8, 8),
-        field("alloc", "size_t", 16, 8),
+        typed(GET_F::HDR, "struct mon_bin_hdr *"),
+        typed(GET_F::DATA, "void *"),
+        typed(GET_F::ALLOC, "size_t"),
     ],
 };
 
 /// `struct mon_bin_mfetch`
 pub static MFETCH: Layout = Layout {
     name: "mon_bin_mfetch",
-    size: 16,
+    size: MFETCH_F::SIZEOF,
     fields: &[
-        field("offvec", "u32 *", 0, 8),
-        field("nfetch", "u32", 8, 4),
-        field("nflush", "u32", 12, 4),
+        typed(MFETCH_F::OFFVEC, "u32 *"),
+        typed(MFETCH_F::NFETCH, "u32"),
+        typed(MFETCH_F::NFLUSH, "u32"),
     ],
 };
 
 /// `struct mon_bin_get32` (32-bit callers)
 pub static GET32: Layout = Layout {
     name: "mon_bin_get32",
-    size: 12,
+    size: GET32_F::SIZEOF,
     fields: &[
-        field("hdr32", "u32", 0, 4),
-        field("data32", "u32", 4, 4),
-        field("alloc32", "u32", 8, 4),
+        typed(GET32_F::HDR32, "u32"),
+        typed(GET32_F::DATA32, "u32"),
+        typed(GET32_F::ALLOC32, "u32"),
     ],
 };
 
 /// `struct mon_bin_mfetch32` (32-bit callers)
 pub static MFETCH32: Layout = Layout {
     name: "mon_bin_mfetch32",
-    size: 12,
+    size: MFETCH32_F::SIZEOF,
     fields: &[
-        field("offvec32", "u32", 0, 4),
-        field("nfetch32", "u32", 4, 4),
-        field("nflush32", "u32", 8, 4),
+        typed(MFETCH32_F::OFFVEC32, "u32"),
+        typed(MFETCH32_F::NFETCH32, "u32"),
+        typed(MFETCH32_F::NFLUSH32, "u32"),
     ],
 };
-
-/// `MON_IOCQ_URB_LEN`
-pub const MON_IOCQ_URB_LEN: u32 = 0x0000_9201;
-/// `MON_IOCG_STATS`
-pub const MON_IOCG_STATS: u32 = 0x8008_9203;
-/// `MON_IOCT_RING_SIZE`
-pub const MON_IOCT_RING_SIZE: u32 = 0x0000_9204;
-/// `MON_IOCQ_RING_SIZE`
-pub const MON_IOCQ_RING_SIZE: u32 = 0x0000_9205;
-/// `MON_IOCX_GET`
-pub const MON_IOCX_GET: u32 = 0x4018_9206;
-/// `MON_IOCX_MFETCH`
-pub const MON_IOCX_MFETCH: u32 = 0xC010_9207;
-/// `MON_IOCH_MFLUSH`
-pub const MON_IOCH_MFLUSH: u32 = 0x0000_9208;
-/// `MON_IOCX_GETX`
-pub const MON_IOCX_GETX: u32 = 0x4018_920A;
-/// `MON_IOCX_GET32`
-pub const MON_IOCX_GET32: u32 = 0x400C_9206;
-/// `MON_IOCX_MFETCH32`
-pub const MON_IOCX_MFETCH32: u32 = 0xC00C_9207;
-/// `MON_IOCX_GETX32`
-pub const MON_IOCX_GETX32: u32 = 0x400C_920A;
 
 static REQUESTS: &[Request] = &[
     Request::new(MON_IOCQ_URB_LEN, "MON_IOCQ_URB_LEN", 0, Arg::None),
@@ -157,40 +146,45 @@ impl IoctlGroup for Usbmon {
     fn fields(&self, p: &mut Printer, req: &Request, d: &[u8], phase: u8) -> bool {
         match (req.code, phase) {
             (MON_IOCG_STATS, _) => {
-                p.uint("queued", u32_at(d, 0) as u64);
-                p.uint("dropped", u32_at(d, 4) as u64);
+                p.uint("queued", u32_at(d, k::mon_bin_stats::QUEUED.off) as u64);
+                p.uint("dropped", u32_at(d, k::mon_bin_stats::DROPPED.off) as u64);
             }
             (MON_IOCX_GET | MON_IOCX_GETX, _) => {
-                p.ptr("hdr", u64_at(d, 0));
-                p.ptr("data", u64_at(d, 8));
-                p.uint("alloc", u64_at(d, 16));
+                p.ptr("hdr", u64_at(d, GET_F::HDR.off));
+                p.ptr("data", u64_at(d, GET_F::DATA.off));
+                p.uint("alloc", u64_at(d, GET_F::ALLOC.off));
             }
             (MON_IOCX_GET32 | MON_IOCX_GETX32, _) => {
-                p.ptr("hdr32", u32_at(d, 0) as u64);
-                p.ptr("data32", u32_at(d, 4) as u64);
-                p.uint("alloc32", u32_at(d, 8) as u64);
+                p.ptr("hdr32", u32_at(d, GET32_F::HDR32.off) as u64);
+                p.ptr("data32", u32_at(d, GET32_F::DATA32.off) as u64);
+                p.uint("alloc32", u32_at(d, GET32_F::ALLOC32.off) as u64);
             }
             (MON_IOCX_MFETCH, IF_OUT) => {
-                p.ptr("offvec", u64_at(d, 0));
-                p.uint("nfetch", u32_at(d, 8) as u64);
-                p.uint("nflush", u32_at(d, 12) as u64);
+                p.ptr("offvec", u64_at(d, MFETCH_F::OFFVEC.off));
+                p.uint("nfetch", u32_at(d, MFETCH_F::NFETCH.off) as u64);
+                p.uint("nflush", u32_at(d, MFETCH_F::NFLUSH.off) as u64);
             }
             (MON_IOCX_MFETCH, _) => {
-                let count = u32_at(d, 8);
+                let count = u32_at(d, MFETCH_F::NFETCH.off);
                 p.uint("nfetch", count as u64);
-                p.uint("nflush", u32_at(d, 12) as u64);
-                put_offvec(p, "offvec", u64_at(d, 0), count);
+                p.uint("nflush", u32_at(d, MFETCH_F::NFLUSH.off) as u64);
+                put_offvec(p, "offvec", u64_at(d, MFETCH_F::OFFVEC.off), count);
             }
             (MON_IOCX_MFETCH32, IF_OUT) => {
-                p.ptr("offvec32", u32_at(d, 0) as u64);
-                p.uint("nfetch32", u32_at(d, 4) as u64);
-                p.uint("nflush32", u32_at(d, 8) as u64);
+                p.ptr("offvec32", u32_at(d, MFETCH32_F::OFFVEC32.off) as u64);
+                p.uint("nfetch32", u32_at(d, MFETCH32_F::NFETCH32.off) as u64);
+                p.uint("nflush32", u32_at(d, MFETCH32_F::NFLUSH32.off) as u64);
             }
             (MON_IOCX_MFETCH32, _) => {
-                let count = u32_at(d, 4);
+                let count = u32_at(d, MFETCH32_F::NFETCH32.off);
                 p.uint("nfetch32", count as u64);
-                p.uint("nflush32", u32_at(d, 8) as u64);
-                put_offvec(p, "offvec32", u32_at(d, 0) as u64, count);
+                p.uint("nflush32", u32_at(d, MFETCH32_F::NFLUSH32.off) as u64);
+                put_offvec(
+                    p,
+                    "offvec32",
+                    u32_at(d, MFETCH32_F::OFFVEC32.off) as u64,
+                    count,
+                );
             }
             _ => return false,
         }
@@ -249,19 +243,27 @@ fn put_offvec(p: &mut Printer, name: &str, addr: u64, count: u32) {
 /// The event GET/GETX copied to the caller's `hdr` and `data` buffers.
 fn fetched_by_get(p: &mut Printer, code: u32, arg: u64) {
     let compat = matches!(code, MON_IOCX_GET32 | MON_IOCX_GETX32);
-    let mut raw = [0u8; 24];
-    let size = if compat { 12 } else { 24 };
+    let mut raw = [0u8; GET_F::SIZEOF];
+    let size = if compat {
+        GET32_F::SIZEOF
+    } else {
+        GET_F::SIZEOF
+    };
     if !p.mem().read_exact(arg, &mut raw[..size]) {
         return;
     }
     let (hdr_addr, data_addr, alloc) = if compat {
         (
-            u32_at(&raw, 0) as u64,
-            u32_at(&raw, 4) as u64,
-            u32_at(&raw, 8) as u64,
+            u32_at(&raw, GET32_F::HDR32.off) as u64,
+            u32_at(&raw, GET32_F::DATA32.off) as u64,
+            u32_at(&raw, GET32_F::ALLOC32.off) as u64,
         )
     } else {
-        (u64_at(&raw, 0), u64_at(&raw, 8), u64_at(&raw, 16))
+        (
+            u64_at(&raw, GET_F::HDR.off),
+            u64_at(&raw, GET_F::DATA.off),
+            u64_at(&raw, GET_F::ALLOC.off),
+        )
     };
     let hdr_len = if matches!(code, MON_IOCX_GETX | MON_IOCX_GETX32) {
         HDR_LEN
@@ -273,7 +275,7 @@ fn fetched_by_get(p: &mut Printer, code: u32, arg: u64) {
         p.continuation(&format!("> &0x{hdr_addr:x} (header not readable)"));
         return;
     }
-    let len_cap = u32_at(&hdr, 36) as u64;
+    let len_cap = u32_at(&hdr, H::LEN_CAP.off) as u64;
     let want = data_wanted(&hdr).min(len_cap.min(alloc) as usize);
     let mut data = vec![0u8; want];
     let got = p.mem().read(data_addr, &mut data);
@@ -284,15 +286,25 @@ fn fetched_by_get(p: &mut Printer, code: u32, arg: u64) {
 /// The events MFETCH fetched, read from the mmapped ring.
 fn fetched_by_mfetch(p: &mut Printer, code: u32, call: &IoctlCall) {
     let compat = code == MON_IOCX_MFETCH32;
-    let mut raw = [0u8; 16];
-    let size = if compat { 12 } else { 16 };
+    let mut raw = [0u8; MFETCH_F::SIZEOF];
+    let size = if compat {
+        MFETCH32_F::SIZEOF
+    } else {
+        MFETCH_F::SIZEOF
+    };
     if !p.mem().read_exact(call.arg, &mut raw[..size]) {
         return;
     }
     let (offvec, count) = if compat {
-        (u32_at(&raw, 0) as u64, u32_at(&raw, 4))
+        (
+            u32_at(&raw, MFETCH32_F::OFFVEC32.off) as u64,
+            u32_at(&raw, MFETCH32_F::NFETCH32.off),
+        )
     } else {
-        (u64_at(&raw, 0), u32_at(&raw, 8))
+        (
+            u64_at(&raw, MFETCH_F::OFFVEC.off),
+            u32_at(&raw, MFETCH_F::NFETCH.off),
+        )
     };
     if count == 0 {
         return;
@@ -321,7 +333,7 @@ fn fetched_by_mfetch(p: &mut Printer, code: u32, call: &IoctlCall) {
             p.continuation(&format!("> &0x{:x} (event not readable)", base + off));
             continue;
         }
-        let len_cap = u32_at(&hdr, 36) as usize;
+        let len_cap = u32_at(&hdr, H::LEN_CAP.off) as usize;
         let want = data_wanted(&hdr).min(len_cap);
         let mut data = vec![0u8; want];
         let got = p.mem().read(base + off + HDR_LEN as u64, &mut data);
@@ -367,7 +379,7 @@ pub fn fetched_by_read(p: &mut Printer, buf: u64, len: u64) {
     if !p.mem().read_exact(buf, &mut hdr) {
         return;
     }
-    let len_cap = u32_at(&hdr, 36) as u64;
+    let len_cap = u32_at(&hdr, H::LEN_CAP.off) as u64;
     let avail = (len - HDR_LEN_API0 as u64).min(len_cap);
     let want = data_wanted(&hdr).min(avail as usize);
     let mut data = vec![0u8; want];
@@ -383,10 +395,11 @@ pub fn fetched_by_read(p: &mut Printer, buf: u64, len: u64) {
 /// fields to show and no place on a bus.
 fn put_event(p: &mut Printer, hdr: &[u8], data: &[u8]) {
     let text = render(hdr, data);
-    let filler = u8_at(hdr, 8) == b'@';
+    let filler = u8_at(hdr, H::TYPE.off) == b'@';
     if !filler {
-        let bus = u16_at(hdr, 12);
-        let realtime_ns = i64_at(hdr, 16) as i128 * 1_000_000_000 + i32_at(hdr, 24) as i128 * 1000;
+        let bus = u16_at(hdr, H::BUSNUM.off);
+        let realtime_ns = i64_at(hdr, H::TS_SEC.off) as i128 * 1_000_000_000
+            + i32_at(hdr, H::TS_USEC.off) as i128 * 1000;
         // Named as the kernel's text names it: kind and address
         // (`S Ci:1:002:0`), the words after the id and the time.
         let name = text
@@ -411,9 +424,9 @@ fn put_event(p: &mut Printer, hdr: &[u8], data: &[u8]) {
 /// One event as a JSON object: the header's fields, the captured data
 /// shown (hex) and the kernel-text rendering.
 pub fn event_json(hdr: &[u8], data: &[u8], text: &str) -> serde_json::Value {
-    let kind = u8_at(hdr, 8);
+    let kind = u8_at(hdr, H::TYPE.off);
     if kind == b'@' {
-        return serde_json::json!({ "usbmon": "filler", "len_cap": u32_at(hdr, 36), "text": text });
+        return serde_json::json!({ "usbmon": "filler", "len_cap": u32_at(hdr, H::LEN_CAP.off), "text": text });
     }
     let char_or_num = |b: u8| {
         if b.is_ascii_graphic() {
@@ -431,30 +444,30 @@ pub fn event_json(hdr: &[u8], data: &[u8], text: &str) -> serde_json::Value {
     }
     let mut obj = serde_json::json!({
         "usbmon": "event",
-        "id": format!("{:x}", u64_at(hdr, 0)),
+        "id": format!("{:x}", u64_at(hdr, H::ID.off)),
         "type": char_or_num(kind),
-        "xfer_type": u8_at(hdr, 9),
-        "epnum": u8_at(hdr, 10),
-        "devnum": u8_at(hdr, 11),
-        "busnum": u16_at(hdr, 12),
-        "flag_setup": char_or_num(u8_at(hdr, 14)),
-        "flag_data": char_or_num(u8_at(hdr, 15)),
-        "ts_sec": i64_at(hdr, 16),
-        "ts_usec": i32_at(hdr, 24),
-        "status": i32_at(hdr, 28),
-        "len_urb": u32_at(hdr, 32),
-        "len_cap": u32_at(hdr, 36),
-        "setup": format!("{:016x}", u64::from_be_bytes(hdr[40..48].try_into().expect("8 bytes"))),
+        "xfer_type": u8_at(hdr, H::XFER_TYPE.off),
+        "epnum": u8_at(hdr, H::EPNUM.off),
+        "devnum": u8_at(hdr, H::DEVNUM.off),
+        "busnum": u16_at(hdr, H::BUSNUM.off),
+        "flag_setup": char_or_num(u8_at(hdr, H::FLAG_SETUP.off)),
+        "flag_data": char_or_num(u8_at(hdr, H::FLAG_DATA.off)),
+        "ts_sec": i64_at(hdr, H::TS_SEC.off),
+        "ts_usec": i32_at(hdr, H::TS_USEC.off),
+        "status": i32_at(hdr, H::STATUS.off),
+        "len_urb": u32_at(hdr, H::LEN_URB.off),
+        "len_cap": u32_at(hdr, H::LEN_CAP.off),
+        "setup": format!("{:016x}", u64::from_be_bytes(hdr[H::S_SETUP.off..H::S_SETUP.end()].try_into().expect("8 bytes"))),
         "data": hex,
         "text": text,
     });
     if hdr.len() >= HDR_LEN
         && let Some(map) = obj.as_object_mut()
     {
-        map.insert("interval".into(), i32_at(hdr, 48).into());
-        map.insert("start_frame".into(), i32_at(hdr, 52).into());
-        map.insert("xfer_flags".into(), u32_at(hdr, 56).into());
-        map.insert("ndesc".into(), u32_at(hdr, 60).into());
+        map.insert("interval".into(), i32_at(hdr, H::INTERVAL.off).into());
+        map.insert("start_frame".into(), i32_at(hdr, H::START_FRAME.off).into());
+        map.insert("xfer_flags".into(), u32_at(hdr, H::XFER_FLAGS.off).into());
+        map.insert("ndesc".into(), u32_at(hdr, H::NDESC.off).into());
     }
     obj
 }
@@ -467,14 +480,14 @@ fn data_wanted(hdr: &[u8]) -> usize {
 
 /// ISO descriptors at the start of the data area.
 fn iso_descs_present(hdr: &[u8]) -> usize {
-    if u8_at(hdr, 9) != 0 {
+    if u8_at(hdr, H::XFER_TYPE.off) != 0 {
         return 0;
     }
     if hdr.len() >= HDR_LEN {
-        u32_at(hdr, 60) as usize
+        u32_at(hdr, H::NDESC.off) as usize
     } else {
         // The short header has no ndesc: the kernel places up to numdesc.
-        i32_at(hdr, 44).max(0) as usize
+        i32_at(hdr, H::S_ISO_NUMDESC.off).max(0) as usize
     }
 }
 
@@ -484,19 +497,19 @@ fn iso_descs_present(hdr: &[u8]) -> usize {
 /// it (as many as were read; 32 plus ISO descriptors suffice).
 pub fn render(hdr: &[u8], data: &[u8]) -> String {
     debug_assert!(hdr.len() >= HDR_LEN_API0);
-    let id = u64_at(hdr, 0);
-    let kind = u8_at(hdr, 8);
-    let xfer_type = u8_at(hdr, 9);
-    let epnum = u8_at(hdr, 10);
-    let devnum = u8_at(hdr, 11);
-    let busnum = u16_at(hdr, 12);
-    let flag_setup = u8_at(hdr, 14);
-    let flag_data = u8_at(hdr, 15);
-    let ts_sec = i64_at(hdr, 16);
-    let ts_usec = i32_at(hdr, 24);
-    let status = i32_at(hdr, 28);
-    let len_urb = u32_at(hdr, 32) as i32;
-    let len_cap = u32_at(hdr, 36) as usize;
+    let id = u64_at(hdr, H::ID.off);
+    let kind = u8_at(hdr, H::TYPE.off);
+    let xfer_type = u8_at(hdr, H::XFER_TYPE.off);
+    let epnum = u8_at(hdr, H::EPNUM.off);
+    let devnum = u8_at(hdr, H::DEVNUM.off);
+    let busnum = u16_at(hdr, H::BUSNUM.off);
+    let flag_setup = u8_at(hdr, H::FLAG_SETUP.off);
+    let flag_data = u8_at(hdr, H::FLAG_DATA.off);
+    let ts_sec = i64_at(hdr, H::TS_SEC.off);
+    let ts_usec = i32_at(hdr, H::TS_USEC.off);
+    let status = i32_at(hdr, H::STATUS.off);
+    let len_urb = u32_at(hdr, H::LEN_URB.off) as i32;
+    let len_cap = u32_at(hdr, H::LEN_CAP.off) as usize;
     let full = hdr.len() >= HDR_LEN;
 
     if kind == b'@' {
@@ -519,12 +532,12 @@ pub fn render(hdr: &[u8], data: &[u8]) -> String {
         epnum & 0x7f
     );
     let interval = if full {
-        i32_at(hdr, 48).to_string()
+        i32_at(hdr, H::INTERVAL.off).to_string()
     } else {
         "?".to_string()
     };
     let start_frame = if full {
-        i32_at(hdr, 52).to_string()
+        i32_at(hdr, H::START_FRAME.off).to_string()
     } else {
         "?".to_string()
     };
@@ -532,8 +545,8 @@ pub fn render(hdr: &[u8], data: &[u8]) -> String {
     if kind == b'E' {
         put_statset(&mut s, hdr, flag_setup, status);
     } else if xfer_type == 0 {
-        let error_count = i32_at(hdr, 40);
-        let numdesc = i32_at(hdr, 44);
+        let error_count = i32_at(hdr, H::S_ISO_ERROR_COUNT.off);
+        let numdesc = i32_at(hdr, H::S_ISO_NUMDESC.off);
         if kind == b'S' {
             let _ = write!(s, " {status}:{interval}:{start_frame}");
         } else {
@@ -544,15 +557,15 @@ pub fn render(hdr: &[u8], data: &[u8]) -> String {
         let shown = (numdesc.max(0) as usize).min(TEXT_ISODESC_MAX).min(present);
         for i in 0..shown {
             let at = i * ISODESC_LEN;
-            if data.len() < at + 12 {
+            if data.len() < at + ISO::ISO_LEN.end() {
                 break;
             }
             let _ = write!(
                 s,
                 " {}:{}:{}",
-                i32_at(data, at),
-                u32_at(data, at + 4),
-                u32_at(data, at + 8)
+                i32_at(data, at + ISO::ISO_STATUS.off),
+                u32_at(data, at + ISO::ISO_OFF.off),
+                u32_at(data, at + ISO::ISO_LEN.off)
             );
         }
         payload = data.get(present * ISODESC_LEN..).unwrap_or(&[]);
@@ -627,26 +640,26 @@ pub fn header_fields(hdr: &[u8]) -> String {
     let mut s = format!(
         "{{id=0x{:x}, type={}, xfer_type={}, epnum=0x{:02x}, devnum={}, busnum={}, \
          flag_setup={}, flag_data={}, ts_sec={}, ts_usec={}, status={}, len_urb={}, len_cap={}",
-        u64_at(hdr, 0),
-        ch(u8_at(hdr, 8)),
-        u8_at(hdr, 9),
-        u8_at(hdr, 10),
-        u8_at(hdr, 11),
-        u16_at(hdr, 12),
-        ch(u8_at(hdr, 14)),
-        ch(u8_at(hdr, 15)),
-        i64_at(hdr, 16),
-        i32_at(hdr, 24),
-        i32_at(hdr, 28),
-        u32_at(hdr, 32),
-        u32_at(hdr, 36),
+        u64_at(hdr, H::ID.off),
+        ch(u8_at(hdr, H::TYPE.off)),
+        u8_at(hdr, H::XFER_TYPE.off),
+        u8_at(hdr, H::EPNUM.off),
+        u8_at(hdr, H::DEVNUM.off),
+        u16_at(hdr, H::BUSNUM.off),
+        ch(u8_at(hdr, H::FLAG_SETUP.off)),
+        ch(u8_at(hdr, H::FLAG_DATA.off)),
+        i64_at(hdr, H::TS_SEC.off),
+        i32_at(hdr, H::TS_USEC.off),
+        i32_at(hdr, H::STATUS.off),
+        u32_at(hdr, H::LEN_URB.off),
+        u32_at(hdr, H::LEN_CAP.off),
     );
-    if u8_at(hdr, 9) == 0 {
+    if u8_at(hdr, H::XFER_TYPE.off) == 0 {
         let _ = write!(
             s,
             ", error_count={}, numdesc={}",
-            i32_at(hdr, 40),
-            i32_at(hdr, 44)
+            i32_at(hdr, H::S_ISO_ERROR_COUNT.off),
+            i32_at(hdr, H::S_ISO_NUMDESC.off)
         );
     } else {
         let setup: Vec<String> = hdr[40..48].iter().map(|b| format!("{b:02x}")).collect();
@@ -656,10 +669,10 @@ pub fn header_fields(hdr: &[u8]) -> String {
         let _ = write!(
             s,
             ", interval={}, start_frame={}, xfer_flags=0x{:x}, ndesc={}",
-            i32_at(hdr, 48),
-            i32_at(hdr, 52),
-            u32_at(hdr, 56),
-            u32_at(hdr, 60)
+            i32_at(hdr, H::INTERVAL.off),
+            i32_at(hdr, H::START_FRAME.off),
+            u32_at(hdr, H::XFER_FLAGS.off),
+            u32_at(hdr, H::NDESC.off)
         );
     }
     s.push('}');
@@ -717,7 +730,11 @@ mod tests {
                 "record {}:\n ours:   {ours}\n kernel: {kernel}",
                 i + 1
             );
-            let ts = format!("{}.{:06}", i64_at(hdr, 16), i32_at(hdr, 24));
+            let ts = format!(
+                "{}.{:06}",
+                i64_at(hdr, H::TS_SEC.off),
+                i32_at(hdr, H::TS_USEC.off)
+            );
             assert_eq!(ours.split(' ').nth(1), Some(ts.as_str()));
         }
     }

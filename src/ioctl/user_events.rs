@@ -12,7 +12,12 @@
 use std::fmt::Write as _;
 
 use super::raw::{i16_at, i32_at, i64_at, u8_at, u16_at, u32_at, u64_at};
-use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request, field};
+use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request, typed};
+pub use crate::abi::gen_user_events::{DIAG_IOCSDEL, DIAG_IOCSREG, DIAG_IOCSUNREG};
+use crate::abi::gen_user_events::{
+    DIAG_IOCSDEL32, DIAG_IOCSREG32, DIAG_IOCSUNREG32, USER_EVENT_REG_MULTI_FORMAT,
+    USER_EVENT_REG_PERSIST, user_reg as REG, user_unreg as UNREG,
+};
 use crate::abi::user_events::{self, EventDef, EventField, FieldKind, TRACE_ENTRY_SIZE, Why};
 use crate::fdtable::FdTable;
 use crate::format::{FlagDef, Naming, Printer, flag, quote};
@@ -21,41 +26,30 @@ use crate::kernel::Memory;
 /// `struct user_reg`, current layout (packed).
 pub static USER_REG: Layout = Layout {
     name: "user_reg",
-    size: 28,
+    size: REG::SIZEOF,
     fields: &[
-        field("size", "u32", 0, 4),
-        field("enable_bit", "u8", 4, 1),
-        field("enable_size", "u8", 5, 1),
-        field("flags", "u16", 6, 2),
-        field("enable_addr", "u64", 8, 8),
-        field("name_args", "u64 (char *)", 16, 8),
-        field("write_index", "u32 (out)", 24, 4),
+        typed(REG::SIZE, "u32"),
+        typed(REG::ENABLE_BIT, "u8"),
+        typed(REG::ENABLE_SIZE, "u8"),
+        typed(REG::FLAGS, "u16"),
+        typed(REG::ENABLE_ADDR, "u64"),
+        typed(REG::NAME_ARGS, "u64 (char *)"),
+        typed(REG::WRITE_INDEX, "u32 (out)"),
     ],
 };
 
 /// `struct user_unreg` (packed).
 pub static USER_UNREG: Layout = Layout {
     name: "user_unreg",
-    size: 16,
+    size: UNREG::SIZEOF,
     fields: &[
-        field("size", "u32", 0, 4),
-        field("disable_bit", "u8", 4, 1),
-        field("__reserved", "u8", 5, 1),
-        field("__reserved2", "u16", 6, 2),
-        field("disable_addr", "u64", 8, 8),
+        typed(UNREG::SIZE, "u32"),
+        typed(UNREG::DISABLE_BIT, "u8"),
+        typed(UNREG::__RESERVED, "u8"),
+        typed(UNREG::__RESERVED2, "u16"),
+        typed(UNREG::DISABLE_ADDR, "u64"),
     ],
 };
-
-/// `DIAG_IOCSREG`
-pub const DIAG_IOCSREG: u32 = 0xC008_2A00;
-/// `DIAG_IOCSDEL`
-pub const DIAG_IOCSDEL: u32 = 0x4008_2A01;
-/// `DIAG_IOCSUNREG`
-pub const DIAG_IOCSUNREG: u32 = 0x4008_2A02;
-/// The same requests from 32-bit callers (the size field is a pointer's).
-const DIAG_IOCSREG32: u32 = 0xC004_2A00;
-const DIAG_IOCSDEL32: u32 = 0x4004_2A01;
-const DIAG_IOCSUNREG32: u32 = 0x4004_2A02;
 
 static REQUESTS: &[Request] = &[
     Request::new(
@@ -86,14 +80,19 @@ static REQUESTS: &[Request] = &[
     ),
 ];
 
-/// `USER_EVENT_REG_*` flags. By hand: `<linux/user_events.h>` is not in
-/// the headers the generator reads (linux-libc-dev 6.1 has no copy).
+/// `USER_EVENT_REG_*` flags (`abi::gen_user_events`, from the kernel's
+/// source: linux-libc-dev 6.1 has no `<linux/user_events.h>`).
 const REG_FLAGS: &[FlagDef] = &[
-    flag(1, "USER_EVENT_REG_PERSIST"),
-    flag(2, "USER_EVENT_REG_MULTI_FORMAT"),
+    flag(USER_EVENT_REG_PERSIST as u64, "USER_EVENT_REG_PERSIST"),
+    flag(
+        USER_EVENT_REG_MULTI_FORMAT as u64,
+        "USER_EVENT_REG_MULTI_FORMAT",
+    ),
 ];
 
-/// The struct layouts one DIAG_IOCSREG code has had.
+/// The struct layouts one DIAG_IOCSREG code has had. Only the current one
+/// is in today's header (`abi::gen_user_events`); the sizes and offsets of
+/// the two older ones are typed here, from the 5.18 and 6.1 headers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum RegLayout {
     /// Linux 6.4 and later.
@@ -104,9 +103,12 @@ enum RegLayout {
     V5_18,
 }
 
+/// `sizeof(struct user_reg)` as the `size` field says it.
+const REG_SIZE: u32 = REG::SIZEOF as u32;
+
 fn reg_layout(size: u32) -> Option<RegLayout> {
     match size {
-        28.. => Some(RegLayout::Current),
+        REG_SIZE.. => Some(RegLayout::Current),
         24 => Some(RegLayout::V5_18),
         20 => Some(RegLayout::V6_1),
         _ => None,
@@ -186,13 +188,13 @@ pub fn command_bytes(s: &str) -> Vec<u8> {
 /// Read a registration's command string (one char per byte:
 /// [`command_text`]) and write_index (after the call).
 fn read_reg(mem: &mut Memory, addr: u64) -> Option<(String, Option<u32>)> {
-    let mut head = [0u8; 28];
+    let mut head = [0u8; REG::SIZEOF];
     if !mem.read_exact(addr, &mut head[..4]) {
         return None;
     }
-    let layout = reg_layout(u32_at(&head, 0))?;
+    let layout = reg_layout(u32_at(&head, REG::SIZE.off))?;
     let len = match layout {
-        RegLayout::Current => 28,
+        RegLayout::Current => REG::SIZEOF,
         RegLayout::V5_18 => 24,
         RegLayout::V6_1 => 20,
     };
@@ -200,7 +202,10 @@ fn read_reg(mem: &mut Memory, addr: u64) -> Option<(String, Option<u32>)> {
         return None;
     }
     let (name_args, index) = match layout {
-        RegLayout::Current => (u64_at(&head, 16), u32_at(&head, 24)),
+        RegLayout::Current => (
+            u64_at(&head, REG::NAME_ARGS.off),
+            u32_at(&head, REG::WRITE_INDEX.off),
+        ),
         RegLayout::V5_18 => (u64_at(&head, 8), u32_at(&head, 20)),
         RegLayout::V6_1 => (u64_at(&head, 4), u32_at(&head, 16)),
     };
@@ -212,18 +217,18 @@ fn read_reg(mem: &mut Memory, addr: u64) -> Option<(String, Option<u32>)> {
 const MAX_COMMAND: usize = 4096;
 
 fn put_reg(p: &mut Printer, addr: u64, phase: u8) {
-    let mut raw = [0u8; 28];
+    let mut raw = [0u8; REG::SIZEOF];
     if addr == 0 || p.config().values_only >= 2 || !p.mem().read_exact(addr, &mut raw[..4]) {
         p.ptr("arg", addr);
         return;
     }
-    let size = u32_at(&raw, 0);
+    let size = u32_at(&raw, REG::SIZE.off);
     let layout = reg_layout(size);
     let len = match layout {
-        Some(RegLayout::Current) => 28,
+        Some(RegLayout::Current) => REG::SIZEOF,
         Some(RegLayout::V5_18) => 24,
         Some(RegLayout::V6_1) => 20,
-        None => (size as usize).clamp(4, 28),
+        None => (size as usize).clamp(4, REG::SIZEOF),
     };
     if !p.mem().read_exact(addr, &mut raw[..len]) {
         // A short struct at the end of a mapping: show what could be read.
@@ -237,7 +242,9 @@ fn put_reg(p: &mut Printer, addr: u64, phase: u8) {
     p.open("arg", "{", Naming::Fields);
     if phase == IF_IN {
         match layout {
-            Some(RegLayout::Current) => p.uint("write_index", u32_at(d, 24) as u64),
+            Some(RegLayout::Current) => {
+                p.uint("write_index", u32_at(d, REG::WRITE_INDEX.off) as u64)
+            }
             Some(RegLayout::V6_1) => {
                 p.uint("status_bit", u32_at(d, 12) as u64);
                 p.uint("write_index", u32_at(d, 16) as u64);
@@ -254,12 +261,12 @@ fn put_reg(p: &mut Printer, addr: u64, phase: u8) {
     p.uint("size", size as u64);
     let complete = match layout {
         Some(RegLayout::Current) => {
-            p.uint("enable_bit", u8_at(d, 4) as u64);
-            p.uint("enable_size", u8_at(d, 5) as u64);
-            p.flags("flags", u16_at(d, 6) as u64, REG_FLAGS);
-            p.ptr("enable_addr", u64_at(d, 8));
-            p.path("name_args", u64_at(d, 16));
-            size == 28
+            p.uint("enable_bit", u8_at(d, REG::ENABLE_BIT.off) as u64);
+            p.uint("enable_size", u8_at(d, REG::ENABLE_SIZE.off) as u64);
+            p.flags("flags", u16_at(d, REG::FLAGS.off) as u64, REG_FLAGS);
+            p.ptr("enable_addr", u64_at(d, REG::ENABLE_ADDR.off));
+            p.path("name_args", u64_at(d, REG::NAME_ARGS.off));
+            size == REG_SIZE
         }
         Some(RegLayout::V5_18) => {
             p.path("name_args", u64_at(d, 8));
@@ -275,23 +282,23 @@ fn put_reg(p: &mut Printer, addr: u64, phase: u8) {
 }
 
 fn put_unreg(p: &mut Printer, addr: u64) {
-    let mut raw = [0u8; 16];
+    let mut raw = [0u8; UNREG::SIZEOF];
     if addr == 0 || p.config().values_only >= 2 || !p.mem().read_exact(addr, &mut raw) {
         p.ptr("arg", addr);
         return;
     }
     p.open("arg", "{", Naming::Fields);
-    p.uint("size", u32_at(&raw, 0) as u64);
-    p.uint("disable_bit", u8_at(&raw, 4) as u64);
+    p.uint("size", u32_at(&raw, UNREG::SIZE.off) as u64);
+    p.uint("disable_bit", u8_at(&raw, UNREG::DISABLE_BIT.off) as u64);
     // The reserved fields must be zero (EINVAL otherwise): show them then.
-    if u8_at(&raw, 5) != 0 {
-        p.uint("__reserved", u8_at(&raw, 5) as u64);
+    if u8_at(&raw, UNREG::__RESERVED.off) != 0 {
+        p.uint("__reserved", u8_at(&raw, UNREG::__RESERVED.off) as u64);
     }
-    if u16_at(&raw, 6) != 0 {
-        p.uint("__reserved2", u16_at(&raw, 6) as u64);
+    if u16_at(&raw, UNREG::__RESERVED2.off) != 0 {
+        p.uint("__reserved2", u16_at(&raw, UNREG::__RESERVED2.off) as u64);
     }
-    p.ptr("disable_addr", u64_at(&raw, 8));
-    p.close_struct(u32_at(&raw, 0) == 16);
+    p.ptr("disable_addr", u64_at(&raw, UNREG::DISABLE_ADDR.off));
+    p.close_struct(u32_at(&raw, UNREG::SIZE.off) as usize == UNREG::SIZEOF);
 }
 
 /// Parse a registration command `name[:FLAG[,FLAG]] [field[;field...]]`

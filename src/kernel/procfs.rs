@@ -162,8 +162,7 @@ impl PidNamespace {
     }
 }
 
-/// `CAP_SYS_ADMIN` from `<linux/capability.h>`.
-const CAP_SYS_ADMIN: u32 = 21;
+use crate::abi::xlat::resource::CAP_SYS_ADMIN;
 
 /// Whether task `tid` (0: rtrace) has CAP_SYS_ADMIN in its own user
 /// namespace: its effective set (CapEff in /proc/TID/status), which is

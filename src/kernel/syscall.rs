@@ -7,18 +7,16 @@ use std::io;
 
 use nix::unistd::Pid;
 
-/// `AUDIT_ARCH_X86_64` from `<linux/audit.h>`.
-const AUDIT_ARCH_X86_64: u32 = 0xC000_003E;
-/// `AUDIT_ARCH_I386` from `<linux/audit.h>`.
-const AUDIT_ARCH_I386: u32 = 0x4000_0003;
+use crate::abi::xlat::process::{
+    self, AUDIT_ARCH_I386, AUDIT_ARCH_X86_64, PTRACE_GET_SYSCALL_INFO,
+};
 /// `__X32_SYSCALL_BIT`: x32 calls use the x86_64 arch with this bit set.
-pub const X32_SYSCALL_BIT: u64 = 0x4000_0000;
+pub const X32_SYSCALL_BIT: u64 = process::__X32_SYSCALL_BIT as u64;
 
-/// `PTRACE_GET_SYSCALL_INFO` (Linux 5.3).
-const PTRACE_GET_SYSCALL_INFO: libc::c_uint = 0x420e;
-const PTRACE_SYSCALL_INFO_ENTRY: u8 = 1;
-const PTRACE_SYSCALL_INFO_EXIT: u8 = 2;
-const PTRACE_SYSCALL_INFO_SECCOMP: u8 = 3;
+/// The stop kinds PTRACE_GET_SYSCALL_INFO reports (`op`, a `__u8`).
+const PTRACE_SYSCALL_INFO_ENTRY: u8 = process::PTRACE_SYSCALL_INFO_ENTRY as u8;
+const PTRACE_SYSCALL_INFO_EXIT: u8 = process::PTRACE_SYSCALL_INFO_EXIT as u8;
+const PTRACE_SYSCALL_INFO_SECCOMP: u8 = process::PTRACE_SYSCALL_INFO_SECCOMP as u8;
 
 /// The system call ABI a stop belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -9,6 +9,7 @@
 //! (64-bit offsets, `AT_*` flags, results) are here.
 
 use crate::abi::fs::UMODE_MASK;
+use crate::abi::gen_user_events::{DIAG_IOCSREG, DIAG_IOCSREG32};
 use crate::abi::xlat::fs::{CLOSE_RANGE_FLAGS, OPEN_FLAGS, RESOLVE_FLAGS, RWF_FLAGS, SEEK_NAMES};
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallData, CallType};
@@ -19,13 +20,10 @@ use crate::ioctl::user_events;
 use crate::kernel::{Arch, Memory};
 use crate::service::h;
 
-const O_CREAT: u64 = 0o100;
-const O_TMPFILE: u64 = 0o20200000;
 /// `O_CLOEXEC`; also the value of every `*_CLOEXEC` creation flag
 /// (`SOCK_`, `EFD_`, `EPOLL_`, `IN_`, `TFD_`, `SFD_`) on x86.
-pub const O_CLOEXEC: u64 = 0o2000000;
-
-const CLOSE_RANGE_CLOEXEC: u64 = 4;
+pub use crate::abi::xlat::fs::O_CLOEXEC;
+use crate::abi::xlat::fs::{CLOSE_RANGE_CLOEXEC, O_CREAT, O_TMPFILE};
 
 /// A directory fd: `AT_FDCWD`, or the fd (with `-y`, the working
 /// directory or the fd's path).
@@ -577,7 +575,7 @@ pub fn needs_return(
         "ioctl" => {
             matches!(
                 args[1] as u32,
-                user_events::DIAG_IOCSREG | 0xC004_2A00 | crate::abi::xlat::ioctl::TIOCGPTPEER
+                DIAG_IOCSREG | DIAG_IOCSREG32 | crate::abi::xlat::ioctl::TIOCGPTPEER
             ) || special(fds, args[0] as i32)
         }
         "munmap" | "mremap" => fds.has_maps(),
@@ -699,7 +697,7 @@ pub fn track(
             };
             fds.remapped(args[0], args[1], args[2], args[3], new);
         }
-        "ioctl" if matches!(args[1] as u32, user_events::DIAG_IOCSREG | 0xC004_2A00) => {
+        "ioctl" if matches!(args[1] as u32, DIAG_IOCSREG | DIAG_IOCSREG32) => {
             user_events::track_register(fds, mem, args[0] as i32, args[2]);
         }
         // Opens the pty's peer with the open flags in the argument.

@@ -18,12 +18,9 @@ use crate::service::fs::{name_of, put_at_dirfd, put_result};
 use crate::service::h;
 use crate::service::time::date_text;
 
-/// The file type bits of a mode.
-pub const S_IFMT: u64 = 0o170000;
-/// A character device's type.
-pub const S_IFCHR: u64 = 0o020000;
-/// A block device's type.
-pub const S_IFBLK: u64 = 0o060000;
+/// The file type bits of a mode; a character device's and a block
+/// device's type.
+pub use crate::abi::xlat::fs::{S_IFBLK, S_IFCHR, S_IFMT};
 
 /// `st_mode`: `S_IFREG|0644`, `S_IFDIR|S_ISVTX|0777`; `-V` and `-X raw`:
 /// octal (`0100644`); `-X verbose`: both, `0100644 /* S_IFREG|0644 */`.
@@ -262,21 +259,13 @@ pub fn statx_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     put_result(p, c);
 }
 
-/// `STATX_ATIME`, `STATX_MTIME`, `STATX_CTIME`, `STATX_BTIME` from
-/// `<linux/stat.h>`: which times a statx answer holds.
-const STATX_ATIME: u64 = 0x20;
-/// The other `STATX_*` field bits, `<linux/stat.h>`.
-const STATX_TYPE: u64 = 0x1;
-const STATX_MODE: u64 = 0x2;
-const STATX_NLINK: u64 = 0x4;
-const STATX_UID: u64 = 0x8;
-const STATX_GID: u64 = 0x10;
-const STATX_INO: u64 = 0x100;
-const STATX_SIZE: u64 = 0x200;
-const STATX_BLOCKS: u64 = 0x400;
-const STATX_MTIME: u64 = 0x40;
-const STATX_CTIME: u64 = 0x80;
-const STATX_BTIME: u64 = 0x800;
+// The `STATX_*` field bits (`<linux/stat.h>`): which fields a statx
+// answer holds.
+use crate::abi::xlat::fs::{
+    STATX_ATIME, STATX_BLOCKS, STATX_BTIME, STATX_CTIME, STATX_DIOALIGN, STATX_GID, STATX_INO,
+    STATX_MNT_ID, STATX_MNT_ID_UNIQUE, STATX_MODE, STATX_MTIME, STATX_NLINK, STATX_SIZE,
+    STATX_TYPE, STATX_UID,
+};
 
 /// A time's date as a comment after it (`-v`), as strace writes it.
 fn put_date_note(p: &mut Printer, sec: i64, nsec: u64) {
@@ -346,10 +335,10 @@ fn put_statx(p: &mut Printer, d: &[u8]) {
     p.uint("stx_rdev_minor", get(d, 132, 4));
     p.uint("stx_dev_major", get(d, 136, 4));
     p.uint("stx_dev_minor", get(d, 140, 4));
-    if mask & 0x5000 != 0 {
+    if mask & (STATX_MNT_ID | STATX_MNT_ID_UNIQUE) != 0 {
         p.uint("stx_mnt_id", get(d, 144, 8));
     }
-    if mask & 0x2000 != 0 {
+    if mask & STATX_DIOALIGN != 0 {
         p.uint("stx_dio_mem_align", get(d, 152, 4));
         p.uint("stx_dio_offset_align", get(d, 156, 4));
     }

@@ -22,8 +22,8 @@ use crate::service::raw::uint_at;
 /// The page size of x86.
 const PAGE: u64 = 4096;
 
-/// `MAP_ANONYMOUS`: no fd behind the mapping.
-const MAP_ANONYMOUS: u64 = 0x20;
+// `MAP_ANONYMOUS`: no fd behind the mapping.
+use crate::abi::xlat::mm::MAP_ANONYMOUS;
 
 /// The six mmap arguments, however they were passed.
 fn put_mmap(p: &mut Printer, c: &CallCtx, a: [u64; 6]) {
@@ -176,8 +176,8 @@ pub fn membarrier_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     }
 }
 
-/// Most iovecs process_madvise takes (`UIO_MAXIOV`, `<linux/uio.h>`).
-const UIO_MAXIOV: u64 = 1024;
+// Most iovecs the kernel takes.
+use crate::abi::xlat::fs::UIO_MAXIOV;
 /// iovecs shown before `..` without `-v`.
 const IOVECS_SHOWN: usize = 8;
 

@@ -18,8 +18,8 @@ use crate::service::time::{call_timespec_size, put_call_timespec, put_timespec_c
 
 /// iovecs shown before `..` without `-v`.
 const IOVECS_SHOWN: u64 = 8;
-/// Most iovecs the kernel takes (`UIO_MAXIOV`).
-const UIO_MAXIOV: u64 = 1024;
+// Most iovecs the kernel takes.
+use crate::abi::xlat::fs::UIO_MAXIOV;
 
 /// An iovec array: `[{iov_base="hello", iov_len=5}]`; `limit` caps the
 /// bytes shown across the buffers (what a receive returned).

@@ -17,11 +17,7 @@ use crate::service::h;
 use crate::service::netlink;
 use crate::service::raw::{i32_at, lookup, put_composed, put_named, read_vec, u16_at, u32_at};
 
-const AF_UNIX: u16 = 1;
-const AF_INET: u16 = 2;
-const AF_INET6: u16 = 10;
-const AF_NETLINK: u16 = 16;
-const AF_PACKET: u16 = 17;
+use crate::abi::xlat::net::{AF_INET, AF_INET6, AF_NETLINK, AF_PACKET, AF_UNIX};
 
 /// The flags accept4 takes: SOCK_TYPES's last two entries, without the
 /// types (whose values would name stray low bits).

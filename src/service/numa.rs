@@ -62,8 +62,8 @@ pub fn get_mempolicy_out(_p: &mut Printer, _c: &mut CallCtx) -> CallType {
     CallType::NotDone
 }
 
-/// `MPOL_F_NODE` from `<linux/mempolicy.h>`: the policy word is a node.
-const MPOL_F_NODE: u64 = 1;
+// `MPOL_F_NODE`: the policy word is a node.
+use crate::abi::xlat::mm::MPOL_F_NODE;
 
 /// Leave half of get_mempolicy: `[MPOL_BIND|MPOL_F_STATIC_NODES]`, or with
 /// MPOL_F_NODE the node number `[0]`.

@@ -173,8 +173,8 @@ fn sweeps() -> Vec<[u64; 6]> {
         -100i64 as u64,
         0x100,
         0x4000,
-        0x53564d41,
-        0x59616d61,
+        crate::abi::xlat::process::PR_SET_VMA as u64,
+        crate::abi::xlat::process::PR_SET_PTRACER as u64,
     ];
     let mut sets = Vec::new();
     for k in 0..4 {

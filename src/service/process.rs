@@ -8,6 +8,15 @@ use crate::abi::xlat::process::{
     PR_SET_VMA_OPS, PTRACE_OPTIONS, PTRACE_REQUESTS, RSEQ_FLAGS, SECCOMP_MODES, WAIT_OPTIONS,
     WAITID_OPTIONS,
 };
+use crate::abi::xlat::process::{
+    ARCH_GET_CPUID, ARCH_GET_FS, ARCH_GET_GS, ARCH_GET_XCOMP_GUEST_PERM, ARCH_GET_XCOMP_PERM,
+    ARCH_GET_XCOMP_SUPP, ARCH_MAP_VDSO_32, ARCH_MAP_VDSO_64, ARCH_MAP_VDSO_X32, ARCH_SET_FS,
+    ARCH_SET_GS, CLONE_PARENT_SETTID, CLONE_PIDFD, PR_SET_PTRACER, PR_SET_VMA, PTRACE_ATTACH,
+    PTRACE_CONT, PTRACE_DETACH, PTRACE_GETEVENTMSG, PTRACE_INTERRUPT, PTRACE_KILL, PTRACE_LISTEN,
+    PTRACE_OLDSETOPTIONS, PTRACE_PEEKDATA, PTRACE_PEEKTEXT, PTRACE_PEEKUSR, PTRACE_SEIZE,
+    PTRACE_SETOPTIONS, PTRACE_SINGLEBLOCK, PTRACE_SINGLESTEP, PTRACE_SYSCALL, PTRACE_SYSEMU,
+    PTRACE_SYSEMU_SINGLESTEP,
+};
 use crate::call::{
     CallClass::{Exec, Fork, Normal},
     Handler, default_in,
@@ -118,9 +127,6 @@ pub fn exit_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.int("status", c.int(0));
     CallType::NoReturn
 }
-
-const CLONE_PIDFD: u64 = 0x1000;
-const CLONE_PARENT_SETTID: u64 = 0x100000;
 
 /// Clone flags with the exit signal in the low byte: `CLONE_VM|SIGCHLD`;
 /// each part spelled as `-X` says, as strace does: `0x100|17` under
@@ -560,7 +566,7 @@ pub fn prctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
             }
         }
         // PR_SET_VMA
-        0x53564d41 => {
+        PR_SET_VMA => {
             put_named(p, "arg2", a[1] as i64, PR_SET_VMA_OPS);
             p.ptr("arg3", a[2]);
             p.uint("arg4", a[3]);
@@ -571,7 +577,7 @@ pub fn prctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
             }
         }
         // PR_SET_PTRACER: a pid, or PR_SET_PTRACER_ANY.
-        0x59616d61 => {
+        PR_SET_PTRACER => {
             let any = if c.arch == Arch::X86_64 {
                 u64::MAX
             } else {
@@ -615,12 +621,15 @@ pub fn arch_prctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     let code = c.int(0);
     put_named(p, "code", code, ARCH_CODES);
     match code {
-        // ARCH_GET_FS, ARCH_GET_GS, ARCH_GET_XCOMP_*
-        0x1003 | 0x1004 | 0x1021 | 0x1022 | 0x1024 => return CallType::NotDone,
-        // ARCH_SET_GS, ARCH_SET_FS, ARCH_MAP_VDSO_*
-        0x1001 | 0x1002 | 0x2001..=0x2003 => p.ptr("addr", c.args[1]),
-        // ARCH_GET_CPUID
-        0x1011 => {}
+        ARCH_GET_FS
+        | ARCH_GET_GS
+        | ARCH_GET_XCOMP_SUPP
+        | ARCH_GET_XCOMP_PERM
+        | ARCH_GET_XCOMP_GUEST_PERM => return CallType::NotDone,
+        ARCH_SET_GS | ARCH_SET_FS | ARCH_MAP_VDSO_X32 | ARCH_MAP_VDSO_32 | ARCH_MAP_VDSO_64 => {
+            p.ptr("addr", c.args[1])
+        }
+        ARCH_GET_CPUID => {}
         // ARCH_SET_CPUID, ARCH_REQ_XCOMP_*: a number.
         _ => p.uint("arg", c.args[1]),
     }
@@ -635,7 +644,7 @@ pub fn arch_prctl_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     let addr = c.args[1];
     if failed {
         p.ptr("addr", addr);
-    } else if matches!(c.int(0), 0x1003 | 0x1004) {
+    } else if matches!(c.int(0), ARCH_GET_FS | ARCH_GET_GS) {
         put_word_ptr(p, "addr", addr);
     } else {
         // The XCOMP getters write a 64-bit feature mask.
@@ -717,16 +726,26 @@ pub fn ptrace_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
         return CallType::Done;
     }
     p.int("pid", c.int(1));
-    if matches!(request, 16 | 0x4207 | 0x4208) {
+    if matches!(request, PTRACE_ATTACH | PTRACE_INTERRUPT | PTRACE_LISTEN) {
         return CallType::Done;
     }
     p.hex("addr", c.args[2]);
     match request {
-        // PEEKTEXT, PEEKDATA, PEEKUSER, GETEVENTMSG: the answer at `data`.
-        1..=3 | 0x4201 => return CallType::NotDone,
-        // CONT, KILL, SINGLESTEP, DETACH, SYSCALL, SYSEMU*, SINGLEBLOCK
-        7..=9 | 17 | 24 | 31..=33 => put_signal(p, "data", c.args[3] as i64),
-        0x4200 | 0x4206 | 21 => p.flags("data", c.args[3], PTRACE_OPTIONS),
+        // The answer at `data`.
+        PTRACE_PEEKTEXT | PTRACE_PEEKDATA | PTRACE_PEEKUSR | PTRACE_GETEVENTMSG => {
+            return CallType::NotDone;
+        }
+        PTRACE_CONT
+        | PTRACE_KILL
+        | PTRACE_SINGLESTEP
+        | PTRACE_DETACH
+        | PTRACE_SYSCALL
+        | PTRACE_SYSEMU
+        | PTRACE_SYSEMU_SINGLESTEP
+        | PTRACE_SINGLEBLOCK => put_signal(p, "data", c.args[3] as i64),
+        PTRACE_SETOPTIONS | PTRACE_SEIZE | PTRACE_OLDSETOPTIONS => {
+            p.flags("data", c.args[3], PTRACE_OPTIONS)
+        }
         _ => p.hex("data", c.args[3]),
     }
     CallType::Done

@@ -2,6 +2,7 @@
 //! scheduling policy and CPU affinity, priorities, uname, sysinfo,
 //! getrandom, personality and capabilities.
 
+use crate::abi::xlat::resource::_LINUX_CAPABILITY_VERSION_1;
 use crate::abi::xlat::resource::{
     CAP_VERSIONS, GRND_FLAGS, PERSONALITY, PRIO_WHICH, RLIMITS, RUSAGE_WHO, SCHED_POLICIES,
 };
@@ -478,7 +479,11 @@ fn put_cap_header(p: &mut Printer, name: &str, addr: u64) -> Option<u32> {
 /// The capability data of a header's version: one `struct
 /// __user_cap_data_struct` for version 1, two (the high words) after.
 fn put_cap_data(p: &mut Printer, name: &str, addr: u64, version: Option<u32>) {
-    let count = if version == Some(0x19980330) { 1 } else { 2 };
+    let count = if version == Some(_LINUX_CAPABILITY_VERSION_1) {
+        1
+    } else {
+        2
+    };
     if let Some(b) = open_struct_dyn(p, name, addr, 12 * count) {
         let word = |field: usize| {
             let low = u32_at(&b, field * 4) as u64;

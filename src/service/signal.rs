@@ -159,7 +159,7 @@ pub fn old_sigreturn_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 }
 
 /// `sa_flags`' bit saying `sa_restorer` is set (`<asm/signal.h>`).
-pub const SA_RESTORER: u64 = 0x04000000;
+pub use crate::abi::xlat::signal::SA_RESTORER;
 
 /// A signal handler address: `SIG_DFL`, `SIG_IGN`, `SIG_ERR` or a pointer.
 pub fn put_handler(p: &mut Printer, name: &str, handler: u64, word: usize) {

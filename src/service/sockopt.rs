@@ -20,14 +20,10 @@ use crate::service::net::{put_len_result, save_len, saved_len, ucred_fields};
 use crate::service::raw::{i32_at, int_at, lookup, read_vec, time_size, u32_at};
 use crate::service::sockopt_packet::{put_packet_optval, put_raw_optval};
 
-const SOL_SOCKET: i64 = 1;
-const SOL_TCP: i64 = 6;
-const SOL_RAW: i64 = 255;
-const SOL_PACKET: i64 = 263;
-/// SO_ATTACH_FILTER, which getsockopt calls SO_GET_FILTER.
-const SO_ATTACH_FILTER: i64 = 26;
-/// SO_ATTACH_REUSEPORT_CBPF
-const SO_ATTACH_REUSEPORT_CBPF: i64 = 51;
+// SO_ATTACH_FILTER is what getsockopt calls SO_GET_FILTER.
+use crate::abi::xlat::net::{
+    SO_ATTACH_FILTER, SO_ATTACH_REUSEPORT_CBPF, SOL_PACKET, SOL_RAW, SOL_SOCKET, SOL_TCP,
+};
 
 /// The option names of `level`, if known.
 fn options(level: i64) -> Option<&'static [(i64, &'static str)]> {

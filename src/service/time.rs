@@ -206,8 +206,7 @@ pub fn put_clockid(p: &mut Printer, name: &str, id: i64) {
     put_named(p, name, id, CLOCKS);
 }
 
-/// `TIMER_ABSTIME` from `<linux/time.h>`.
-const TIMER_ABSTIME: u64 = 1;
+use crate::abi::xlat::time::TIMER_ABSTIME;
 
 /// `nanosleep(req, rem)`: the kernel writes `rem` (the time left) only
 /// when a signal cuts the sleep short, so it is shown at leave, and only

@@ -12,23 +12,22 @@ use crate::kernel::Arch;
 use crate::select::TraceSet;
 use crate::service;
 
-/// `AUDIT_ARCH_X86_64`, `AUDIT_ARCH_I386` from `<linux/audit.h>`.
-const AUDIT_ARCH_X86_64: u32 = 0xC000_003E;
-const AUDIT_ARCH_I386: u32 = 0x4000_0003;
-/// x32 calls carry this bit in their number.
-const X32_SYSCALL_BIT: u32 = 0x4000_0000;
-/// `SECCOMP_RET_*` from `<linux/seccomp.h>`.
-const RET_ALLOW: u32 = 0x7fff_0000;
-const RET_TRACE: u32 = 0x7ff0_0000;
+use crate::abi::layout::offset;
+use crate::abi::xlat::bpf::{
+    BPF_ABS, BPF_JA, BPF_JEQ, BPF_JGE, BPF_JMP, BPF_K, BPF_LD, BPF_RET, BPF_W, SECCOMP_DATA,
+    SECCOMP_RET_ALLOW as RET_ALLOW, SECCOMP_RET_TRACE as RET_TRACE,
+};
+use crate::abi::xlat::process::{
+    __X32_SYSCALL_BIT as X32_SYSCALL_BIT, AUDIT_ARCH_I386, AUDIT_ARCH_X86_64,
+};
 /// Offsets in `struct seccomp_data`.
-const DATA_NR: u32 = 0;
-const DATA_ARCH: u32 = 4;
-/// BPF opcodes (`<linux/bpf_common.h>`): BPF_LD|BPF_W|BPF_ABS,
-/// BPF_JMP|BPF_JEQ|BPF_K, BPF_JMP|BPF_JGE|BPF_K, BPF_RET|BPF_K.
-const LD_W_ABS: u16 = 0x20;
-const JMP_JEQ_K: u16 = 0x15;
-const JMP_JGE_K: u16 = 0x35;
-const RET_K: u16 = 0x06;
+const DATA_NR: u32 = offset(SECCOMP_DATA, "nr") as u32;
+const DATA_ARCH: u32 = offset(SECCOMP_DATA, "arch") as u32;
+/// The instructions the filter is made of.
+const LD_W_ABS: u16 = BPF_LD | BPF_W | BPF_ABS;
+const JMP_JEQ_K: u16 = BPF_JMP | BPF_JEQ | BPF_K;
+const JMP_JGE_K: u16 = BPF_JMP | BPF_JGE | BPF_K;
+const RET_K: u16 = BPF_RET | BPF_K;
 
 // The bookkeeping calls (`service::fs::BOOKKEEPING`: opens, closes, dups,
 // mmap/mremap/munmap, ioctl, ...) come in `extra`: they stop whether or not
@@ -89,7 +88,7 @@ fn checks(prog: &mut Vec<libc::sock_filter>, numbers: &[u32]) {
 }
 
 /// `BPF_JMP|BPF_JA`: jump forward by `k` instructions.
-const JMP_JA: u16 = 0x05;
+const JMP_JA: u16 = BPF_JMP | BPF_JA;
 
 /// The filter program for a trace set, for x86_64 and i386 callers.
 ///

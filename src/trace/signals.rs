@@ -159,7 +159,7 @@ pub(super) static INTERRUPTS: AtomicU32 = AtomicU32::new(0);
 pub(super) static TO_FORWARD: AtomicI32 = AtomicI32::new(0);
 
 /// `si_code` of a signal the kernel sent (a terminal's ^C, ^\\, hangup).
-const SI_KERNEL: i32 = 0x80;
+const SI_KERNEL: i32 = crate::abi::xlat::signal::SI_KERNEL as i32;
 
 /// Who sent the first interrupt sent by a process (its pid), and when
 /// (CLOCK_MONOTONIC milliseconds).

@@ -8,7 +8,7 @@ use super::{Engine, Exit, Life, Report, calls};
 use crate::call::Show;
 use crate::kernel::{self, Handled, Resume, Stop, Waited};
 
-const PTRACE_EVENT_STOP: i32 = 128;
+const PTRACE_EVENT_STOP: i32 = crate::abi::xlat::process::PTRACE_EVENT_STOP as i32;
 
 impl Engine {
     pub(super) fn dispatch(&mut self, waited: Waited) {

@@ -7,10 +7,9 @@
 
 pub use crate::abi::user_events::{ENTRY, Field, Filter, Loc, argv_split, kstrtoull, parse_fields};
 
-/// `USER_EVENT_REG_PERSIST`.
-pub const REG_PERSIST: u16 = 1;
-/// `USER_EVENT_REG_MULTI_FORMAT`.
-pub const REG_MULTI_FORMAT: u16 = 2;
+pub use crate::abi::gen_user_events::{
+    USER_EVENT_REG_MULTI_FORMAT as REG_MULTI_FORMAT, USER_EVENT_REG_PERSIST as REG_PERSIST,
+};
 
 /// One event.
 #[derive(Debug)]

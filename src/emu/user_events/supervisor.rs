@@ -28,11 +28,12 @@ const RB_MAX_DATA: usize = 4072;
 const USER_TOP: u64 = 0x7fff_ffff_f000;
 /// `MAX_RW_COUNT`.
 const MAX_RW_COUNT: u64 = 0x7fff_f000;
-/// `UIO_MAXIOV`.
-const UIO_MAXIOV: u64 = 1024;
+use crate::abi::xlat::fs::UIO_MAXIOV;
 const PAGE: u32 = 4096;
 /// `DIAG_IOCSREG`, `DIAG_IOCSDEL`, `DIAG_IOCSUNREG`: the decoder's codes.
-use crate::ioctl::user_events::{DIAG_IOCSDEL, DIAG_IOCSREG, DIAG_IOCSUNREG};
+use crate::abi::gen_user_events::{
+    DIAG_IOCSDEL, DIAG_IOCSREG, DIAG_IOCSUNREG, user_reg as REG, user_unreg as UNREG,
+};
 /// The first id given to an event (dynamic trace event types start above
 /// the static ones).
 const FIRST_ID: u32 = 1000;
@@ -495,10 +496,13 @@ impl Supervisor {
 
     /// DIAG_IOCSREG (`user_events_ioctl_reg`).
     fn reg(&mut self, tid: i32, f: usize, arg: u64) -> Result<i64, i32> {
-        let reg = copy_sized(tid, arg, 28)?;
-        let (bit, esize) = (reg[4], reg[5]);
-        let flags = u16::from_ne_bytes([reg[6], reg[7]]);
-        let (addr, name_args) = (u64_at(&reg, 8), u64_at(&reg, 16));
+        let reg = copy_sized(tid, arg, REG::SIZEOF)?;
+        let (bit, esize) = (reg[REG::ENABLE_BIT.off], reg[REG::ENABLE_SIZE.off]);
+        let flags = u16::from_ne_bytes([reg[REG::FLAGS.off], reg[REG::FLAGS.off + 1]]);
+        let (addr, name_args) = (
+            u64_at(&reg, REG::ENABLE_ADDR.off),
+            u64_at(&reg, REG::NAME_ARGS.off),
+        );
         if flags & !(REG_PERSIST | REG_MULTI_FORMAT) != 0 {
             return Err(libc::EINVAL);
         }
@@ -563,7 +567,11 @@ impl Supervisor {
             ev: e,
         });
         self.events[e].refs += 1;
-        vm_write(tid, arg + 24, &(index as u32).to_ne_bytes());
+        vm_write(
+            tid,
+            arg + REG::WRITE_INDEX.off as u64,
+            &(index as u32).to_ne_bytes(),
+        );
         Ok(0)
     }
 
@@ -662,11 +670,14 @@ impl Supervisor {
 
     /// DIAG_IOCSUNREG (`user_events_ioctl_unreg`).
     fn unreg(&mut self, tid: i32, arg: u64) -> Result<i64, i32> {
-        let u = copy_sized(tid, arg, 16)?;
-        if u[5] != 0 || u[6] != 0 || u[7] != 0 {
+        let u = copy_sized(tid, arg, UNREG::SIZEOF)?;
+        if UNREG::__RESERVED.read(&u) != Some(0) || UNREG::__RESERVED2.read(&u) != Some(0) {
             return Err(libc::EINVAL);
         }
-        let (bit, addr) = (u[4], u64_at(&u, 8));
+        let (bit, addr) = (
+            u[UNREG::DISABLE_BIT.off],
+            u64_at(&u, UNREG::DISABLE_ADDR.off),
+        );
         let tgid = notify::tgid_of(tid);
         if !self.procs.iter().any(|p| p.tgid == tgid) {
             return Err(libc::ENOENT);

@@ -18,7 +18,7 @@
 use std::collections::{HashMap, HashSet};
 
 /// `BTF_MAGIC` as a little-endian file starts.
-const MAGIC: u16 = 0xeb9f;
+const MAGIC: u16 = crate::abi::xlat::ioctl::BTF_MAGIC;
 
 /// The BTF kinds (`BTF_KIND_*`) whose names a request's type can be.
 const INT: u32 = 1;

@@ -1,9 +1,17 @@
 //! usbdevfs's codes, struct layouts and request table: the ABI facts the
 //! decoder in `mod.rs` works from (x86_64 layouts and the `*32` codes of
-//! 32-bit programs). The codes are checked against the generated tables of
-//! the kernel's headers by `ioctl::tests::group_codes_match_the_headers`.
+//! 32-bit programs), every number generated: the native codes from
+//! <linux/usbdevice_fs.h> (`abi::xlat::ioctl`), the structs and the 32-bit
+//! codes from it and the kernel's include/linux/usbdevice_fs.h
+//! (`abi::gen_usbdevfs`). The codes are checked against the ioctl tables
+//! by `ioctl::tests::group_codes_match_the_headers`.
 
-use super::super::{Arg, IF_IN, IF_OUT, Layout, Request, field};
+use super::super::{Arg, IF_IN, IF_OUT, Layout, Request, field, typed};
+use crate::abi::gen_usbdevfs as k;
+pub use crate::abi::gen_usbdevfs::{
+    USBDEVFS_BULK32, USBDEVFS_CONNINFO_EX_CURRENT, USBDEVFS_CONTROL32, USBDEVFS_DISCSIGNAL32,
+    USBDEVFS_IOCTL32, USBDEVFS_SUBMITURB32,
+};
 pub(super) use crate::abi::xlat::ioctl::{
     USBDEVFS_ALLOC_STREAMS, USBDEVFS_ALLOW_SUSPEND, USBDEVFS_BULK, USBDEVFS_CLAIM_PORT,
     USBDEVFS_CLAIMINTERFACE, USBDEVFS_CLEAR_HALT, USBDEVFS_CONNECT, USBDEVFS_CONNECTINFO,
@@ -19,118 +27,118 @@ pub(super) use crate::abi::xlat::ioctl::{
 /// `struct usbdevfs_ctrltransfer`
 pub static CTRLTRANSFER: Layout = Layout {
     name: "usbdevfs_ctrltransfer",
-    size: 24,
+    size: k::usbdevfs_ctrltransfer::SIZEOF,
     fields: &[
-        field("bRequestType", "__u8", 0, 1),
-        field("bRequest", "__u8", 1, 1),
-        field("wValue", "__u16", 2, 2),
-        field("wIndex", "__u16", 4, 2),
-        field("wLength", "__u16", 6, 2),
-        field("timeout", "__u32", 8, 4),
-        field("data", "void *", 16, 8),
+        typed(k::usbdevfs_ctrltransfer::BREQUESTTYPE, "__u8"),
+        typed(k::usbdevfs_ctrltransfer::BREQUEST, "__u8"),
+        typed(k::usbdevfs_ctrltransfer::WVALUE, "__u16"),
+        typed(k::usbdevfs_ctrltransfer::WINDEX, "__u16"),
+        typed(k::usbdevfs_ctrltransfer::WLENGTH, "__u16"),
+        typed(k::usbdevfs_ctrltransfer::TIMEOUT, "__u32"),
+        typed(k::usbdevfs_ctrltransfer::DATA, "void *"),
     ],
 };
 
 /// `struct usbdevfs_ctrltransfer32` (32-bit programs)
 pub static CTRLTRANSFER32: Layout = Layout {
     name: "usbdevfs_ctrltransfer32",
-    size: 16,
+    size: k::usbdevfs_ctrltransfer32::SIZEOF,
     fields: &[
-        field("bRequestType", "u8", 0, 1),
-        field("bRequest", "u8", 1, 1),
-        field("wValue", "u16", 2, 2),
-        field("wIndex", "u16", 4, 2),
-        field("wLength", "u16", 6, 2),
-        field("timeout", "u32", 8, 4),
-        field("data", "compat_caddr_t", 12, 4),
+        typed(k::usbdevfs_ctrltransfer32::BREQUESTTYPE, "u8"),
+        typed(k::usbdevfs_ctrltransfer32::BREQUEST, "u8"),
+        typed(k::usbdevfs_ctrltransfer32::WVALUE, "u16"),
+        typed(k::usbdevfs_ctrltransfer32::WINDEX, "u16"),
+        typed(k::usbdevfs_ctrltransfer32::WLENGTH, "u16"),
+        typed(k::usbdevfs_ctrltransfer32::TIMEOUT, "u32"),
+        typed(k::usbdevfs_ctrltransfer32::DATA, "compat_caddr_t"),
     ],
 };
 
 /// `struct usbdevfs_bulktransfer`
 pub static BULKTRANSFER: Layout = Layout {
     name: "usbdevfs_bulktransfer",
-    size: 24,
+    size: k::usbdevfs_bulktransfer::SIZEOF,
     fields: &[
-        field("ep", "unsigned int", 0, 4),
-        field("len", "unsigned int", 4, 4),
-        field("timeout", "unsigned int", 8, 4),
-        field("data", "void *", 16, 8),
+        typed(k::usbdevfs_bulktransfer::EP, "unsigned int"),
+        typed(k::usbdevfs_bulktransfer::LEN, "unsigned int"),
+        typed(k::usbdevfs_bulktransfer::TIMEOUT, "unsigned int"),
+        typed(k::usbdevfs_bulktransfer::DATA, "void *"),
     ],
 };
 
 /// `struct usbdevfs_bulktransfer32` (32-bit programs)
 pub static BULKTRANSFER32: Layout = Layout {
     name: "usbdevfs_bulktransfer32",
-    size: 16,
+    size: k::usbdevfs_bulktransfer32::SIZEOF,
     fields: &[
-        field("ep", "compat_uint_t", 0, 4),
-        field("len", "compat_uint_t", 4, 4),
-        field("timeout", "compat_uint_t", 8, 4),
-        field("data", "compat_caddr_t", 12, 4),
+        typed(k::usbdevfs_bulktransfer32::EP, "compat_uint_t"),
+        typed(k::usbdevfs_bulktransfer32::LEN, "compat_uint_t"),
+        typed(k::usbdevfs_bulktransfer32::TIMEOUT, "compat_uint_t"),
+        typed(k::usbdevfs_bulktransfer32::DATA, "compat_caddr_t"),
     ],
 };
 
 /// `struct usbdevfs_setinterface`
 pub static SETINTERFACE: Layout = Layout {
     name: "usbdevfs_setinterface",
-    size: 8,
+    size: k::usbdevfs_setinterface::SIZEOF,
     fields: &[
-        field("interface", "unsigned int", 0, 4),
-        field("altsetting", "unsigned int", 4, 4),
+        typed(k::usbdevfs_setinterface::INTERFACE, "unsigned int"),
+        typed(k::usbdevfs_setinterface::ALTSETTING, "unsigned int"),
     ],
 };
 
 /// `struct usbdevfs_disconnectsignal`
 pub static DISCONNECTSIGNAL: Layout = Layout {
     name: "usbdevfs_disconnectsignal",
-    size: 16,
+    size: k::usbdevfs_disconnectsignal::SIZEOF,
     fields: &[
-        field("signr", "unsigned int", 0, 4),
-        field("context", "void *", 8, 8),
+        typed(k::usbdevfs_disconnectsignal::SIGNR, "unsigned int"),
+        typed(k::usbdevfs_disconnectsignal::CONTEXT, "void *"),
     ],
 };
 
 /// `struct usbdevfs_disconnectsignal32` (32-bit programs)
 pub static DISCONNECTSIGNAL32: Layout = Layout {
     name: "usbdevfs_disconnectsignal32",
-    size: 8,
+    size: k::usbdevfs_disconnectsignal32::SIZEOF,
     fields: &[
-        field("signr", "compat_int_t", 0, 4),
-        field("context", "compat_caddr_t", 4, 4),
+        typed(k::usbdevfs_disconnectsignal32::SIGNR, "compat_int_t"),
+        typed(k::usbdevfs_disconnectsignal32::CONTEXT, "compat_caddr_t"),
     ],
 };
 
 /// `struct usbdevfs_getdriver`
 pub static GETDRIVER: Layout = Layout {
     name: "usbdevfs_getdriver",
-    size: 260,
+    size: k::usbdevfs_getdriver::SIZEOF,
     fields: &[
-        field("interface", "unsigned int", 0, 4),
-        field("driver", "char[256]", 4, 256),
+        typed(k::usbdevfs_getdriver::INTERFACE, "unsigned int"),
+        typed(k::usbdevfs_getdriver::DRIVER, "char[256]"),
     ],
 };
 
 /// `struct usbdevfs_connectinfo`
 pub static CONNECTINFO: Layout = Layout {
     name: "usbdevfs_connectinfo",
-    size: 8,
+    size: k::usbdevfs_connectinfo::SIZEOF,
     fields: &[
-        field("devnum", "unsigned int", 0, 4),
-        field("slow", "unsigned char", 4, 1),
+        typed(k::usbdevfs_connectinfo::DEVNUM, "unsigned int"),
+        typed(k::usbdevfs_connectinfo::SLOW, "unsigned char"),
     ],
 };
 
 /// `struct usbdevfs_conninfo_ex`
 pub static CONNINFO_EX: Layout = Layout {
     name: "usbdevfs_conninfo_ex",
-    size: 24,
+    size: k::usbdevfs_conninfo_ex::SIZEOF,
     fields: &[
-        field("size", "__u32", 0, 4),
-        field("busnum", "__u32", 4, 4),
-        field("devnum", "__u32", 8, 4),
-        field("speed", "__u32", 12, 4),
-        field("num_ports", "__u8", 16, 1),
-        field("ports", "__u8[7]", 17, 7),
+        typed(k::usbdevfs_conninfo_ex::SIZE, "__u32"),
+        typed(k::usbdevfs_conninfo_ex::BUSNUM, "__u32"),
+        typed(k::usbdevfs_conninfo_ex::DEVNUM, "__u32"),
+        typed(k::usbdevfs_conninfo_ex::SPEED, "__u32"),
+        typed(k::usbdevfs_conninfo_ex::NUM_PORTS, "__u8"),
+        typed(k::usbdevfs_conninfo_ex::PORTS, "__u8[7]"),
     ],
 };
 
@@ -138,97 +146,103 @@ pub static CONNINFO_EX: Layout = Layout {
 /// for an isochronous URB).
 pub static URB: Layout = Layout {
     name: "usbdevfs_urb",
-    size: 56,
+    size: k::usbdevfs_urb::SIZEOF,
     fields: &[
-        field("type", "unsigned char", 0, 1),
-        field("endpoint", "unsigned char", 1, 1),
-        field("status", "int", 4, 4),
-        field("flags", "unsigned int", 8, 4),
-        field("buffer", "void *", 16, 8),
-        field("buffer_length", "int", 24, 4),
-        field("actual_length", "int", 28, 4),
-        field("start_frame", "int", 32, 4),
-        field("number_of_packets", "int", 36, 4),
-        field("stream_id", "unsigned int", 36, 4),
-        field("error_count", "int", 40, 4),
-        field("signr", "unsigned int", 44, 4),
-        field("usercontext", "void *", 48, 8),
-        field("iso_frame_desc", "struct usbdevfs_iso_packet_desc[]", 56, 0),
+        typed(k::usbdevfs_urb::TYPE, "unsigned char"),
+        typed(k::usbdevfs_urb::ENDPOINT, "unsigned char"),
+        typed(k::usbdevfs_urb::STATUS, "int"),
+        typed(k::usbdevfs_urb::FLAGS, "unsigned int"),
+        typed(k::usbdevfs_urb::BUFFER, "void *"),
+        typed(k::usbdevfs_urb::BUFFER_LENGTH, "int"),
+        typed(k::usbdevfs_urb::ACTUAL_LENGTH, "int"),
+        typed(k::usbdevfs_urb::START_FRAME, "int"),
+        typed(k::usbdevfs_urb::NUMBER_OF_PACKETS, "int"),
+        typed(k::usbdevfs_urb::STREAM_ID, "unsigned int"),
+        typed(k::usbdevfs_urb::ERROR_COUNT, "int"),
+        typed(k::usbdevfs_urb::SIGNR, "unsigned int"),
+        typed(k::usbdevfs_urb::USERCONTEXT, "void *"),
+        typed(
+            k::usbdevfs_urb::ISO_FRAME_DESC,
+            "struct usbdevfs_iso_packet_desc[]",
+        ),
     ],
 };
 
 /// `struct usbdevfs_urb32` (32-bit programs)
 pub static URB32: Layout = Layout {
     name: "usbdevfs_urb32",
-    size: 44,
+    size: k::usbdevfs_urb32::SIZEOF,
     fields: &[
-        field("type", "unsigned char", 0, 1),
-        field("endpoint", "unsigned char", 1, 1),
-        field("status", "compat_int_t", 4, 4),
-        field("flags", "compat_uint_t", 8, 4),
-        field("buffer", "compat_caddr_t", 12, 4),
-        field("buffer_length", "compat_int_t", 16, 4),
-        field("actual_length", "compat_int_t", 20, 4),
-        field("start_frame", "compat_int_t", 24, 4),
-        field("number_of_packets", "compat_int_t", 28, 4),
-        field("error_count", "compat_int_t", 32, 4),
-        field("signr", "compat_uint_t", 36, 4),
-        field("usercontext", "compat_caddr_t", 40, 4),
-        field("iso_frame_desc", "struct usbdevfs_iso_packet_desc[]", 44, 0),
+        typed(k::usbdevfs_urb32::TYPE, "unsigned char"),
+        typed(k::usbdevfs_urb32::ENDPOINT, "unsigned char"),
+        typed(k::usbdevfs_urb32::STATUS, "compat_int_t"),
+        typed(k::usbdevfs_urb32::FLAGS, "compat_uint_t"),
+        typed(k::usbdevfs_urb32::BUFFER, "compat_caddr_t"),
+        typed(k::usbdevfs_urb32::BUFFER_LENGTH, "compat_int_t"),
+        typed(k::usbdevfs_urb32::ACTUAL_LENGTH, "compat_int_t"),
+        typed(k::usbdevfs_urb32::START_FRAME, "compat_int_t"),
+        typed(k::usbdevfs_urb32::NUMBER_OF_PACKETS, "compat_int_t"),
+        typed(k::usbdevfs_urb32::ERROR_COUNT, "compat_int_t"),
+        typed(k::usbdevfs_urb32::SIGNR, "compat_uint_t"),
+        typed(k::usbdevfs_urb32::USERCONTEXT, "compat_caddr_t"),
+        typed(
+            k::usbdevfs_urb32::ISO_FRAME_DESC,
+            "struct usbdevfs_iso_packet_desc[]",
+        ),
     ],
 };
 
 /// `struct usbdevfs_ioctl`
 pub static IOCTL: Layout = Layout {
     name: "usbdevfs_ioctl",
-    size: 16,
+    size: k::usbdevfs_ioctl::SIZEOF,
     fields: &[
-        field("ifno", "int", 0, 4),
-        field("ioctl_code", "int", 4, 4),
-        field("data", "void *", 8, 8),
+        typed(k::usbdevfs_ioctl::IFNO, "int"),
+        typed(k::usbdevfs_ioctl::IOCTL_CODE, "int"),
+        typed(k::usbdevfs_ioctl::DATA, "void *"),
     ],
 };
 
 /// `struct usbdevfs_ioctl32` (32-bit programs)
 pub static IOCTL32: Layout = Layout {
     name: "usbdevfs_ioctl32",
-    size: 12,
+    size: k::usbdevfs_ioctl32::SIZEOF,
     fields: &[
-        field("ifno", "s32", 0, 4),
-        field("ioctl_code", "s32", 4, 4),
-        field("data", "compat_caddr_t", 8, 4),
+        typed(k::usbdevfs_ioctl32::IFNO, "s32"),
+        typed(k::usbdevfs_ioctl32::IOCTL_CODE, "s32"),
+        typed(k::usbdevfs_ioctl32::DATA, "compat_caddr_t"),
     ],
 };
 
 /// `struct usbdevfs_hub_portinfo`
 pub static HUB_PORTINFO: Layout = Layout {
     name: "usbdevfs_hub_portinfo",
-    size: 128,
+    size: k::usbdevfs_hub_portinfo::SIZEOF,
     fields: &[
-        field("nports", "char", 0, 1),
-        field("port", "char[127]", 1, 127),
+        typed(k::usbdevfs_hub_portinfo::NPORTS, "char"),
+        typed(k::usbdevfs_hub_portinfo::PORT, "char[127]"),
     ],
 };
 
 /// `struct usbdevfs_disconnect_claim`
 pub static DISCONNECT_CLAIM: Layout = Layout {
     name: "usbdevfs_disconnect_claim",
-    size: 264,
+    size: k::usbdevfs_disconnect_claim::SIZEOF,
     fields: &[
-        field("interface", "unsigned int", 0, 4),
-        field("flags", "unsigned int", 4, 4),
-        field("driver", "char[256]", 8, 256),
+        typed(k::usbdevfs_disconnect_claim::INTERFACE, "unsigned int"),
+        typed(k::usbdevfs_disconnect_claim::FLAGS, "unsigned int"),
+        typed(k::usbdevfs_disconnect_claim::DRIVER, "char[256]"),
     ],
 };
 
 /// `struct usbdevfs_streams` (followed by `num_eps` endpoint addresses).
 pub static STREAMS: Layout = Layout {
     name: "usbdevfs_streams",
-    size: 8,
+    size: k::usbdevfs_streams::SIZEOF,
     fields: &[
-        field("num_streams", "unsigned int", 0, 4),
-        field("num_eps", "unsigned int", 4, 4),
-        field("eps", "unsigned char[]", 8, 0),
+        typed(k::usbdevfs_streams::NUM_STREAMS, "unsigned int"),
+        typed(k::usbdevfs_streams::NUM_EPS, "unsigned int"),
+        typed(k::usbdevfs_streams::EPS, "unsigned char[]"),
     ],
 };
 
@@ -239,20 +253,6 @@ pub static CAPABILITIES: Layout = Layout {
     size: 4,
     fields: &[field("caps", "__u32", 0, 4)],
 };
-
-/// `USBDEVFS_CONTROL32`
-pub const USBDEVFS_CONTROL32: u32 = 0xC010_5500;
-/// `USBDEVFS_BULK32`
-pub const USBDEVFS_BULK32: u32 = 0xC010_5502;
-/// `USBDEVFS_SUBMITURB32`
-pub const USBDEVFS_SUBMITURB32: u32 = 0x802C_550A;
-/// `USBDEVFS_DISCSIGNAL32`
-pub const USBDEVFS_DISCSIGNAL32: u32 = 0x8008_550E;
-/// `USBDEVFS_IOCTL32`
-pub const USBDEVFS_IOCTL32: u32 = 0xC00C_5512;
-/// `USBDEVFS_CONNINFO_EX(sizeof(struct usbdevfs_conninfo_ex))`: the code is
-/// `_IOC(_IOC_READ, 'U', 32, len)`; this is the one for today's 24 bytes.
-pub const USBDEVFS_CONNINFO_EX_24: u32 = 0x8018_5520;
 
 pub(super) static REQUESTS: &[Request] = &[
     // devio.c copies the struct in and writes only through `data` (the IN
@@ -428,7 +428,7 @@ pub(super) static REQUESTS: &[Request] = &[
     // The speed is the call's result.
     Request::new(USBDEVFS_GET_SPEED, "USBDEVFS_GET_SPEED", 0, Arg::None),
     Request::new(
-        USBDEVFS_CONNINFO_EX_24,
+        USBDEVFS_CONNINFO_EX_CURRENT,
         "USBDEVFS_CONNINFO_EX(24)",
         IF_IN,
         Arg::Struct(&CONNINFO_EX),

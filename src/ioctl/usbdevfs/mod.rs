@@ -28,6 +28,7 @@
 //! submitted and reaped, are `urb.rs`; the text of a continuation line is
 //! built by `line.rs`; the codes and layouts are `abi.rs`.
 
+use crate::abi::gen_usbdevfs as k;
 use crate::abi::xlat::ioctl::{CAP_FLAGS, DISCONNECT_CLAIM_FLAGS};
 mod abi;
 mod line;
@@ -56,9 +57,9 @@ fn speed_name(speed: u32) -> Option<&'static str> {
     })
 }
 
-/// `USB_DIR_IN`: the direction bit of an endpoint address and of
-/// `bRequestType`.
-const USB_DIR_IN: u8 = 0x80;
+// `USB_DIR_IN`: the direction bit of an endpoint address and of
+// `bRequestType`.
+use crate::abi::xlat::ioctl::USB_DIR_IN;
 
 /// A NUL-terminated name in a fixed `char[]` field, cut at the string limit.
 fn c_string(bytes: &[u8], limit: usize) -> String {
@@ -88,10 +89,16 @@ impl IoctlGroup for Usbdevfs {
 
     fn fields(&self, p: &mut Printer, req: &Request, d: &[u8], phase: u8) -> bool {
         match req.code {
-            USBDEVFS_CONTROL => put_ctrltransfer(p, d, u64_at(d, 16)),
-            USBDEVFS_CONTROL32 => put_ctrltransfer(p, d, u32_at(d, 12) as u64),
-            USBDEVFS_BULK => put_bulktransfer(p, d, u64_at(d, 16)),
-            USBDEVFS_BULK32 => put_bulktransfer(p, d, u32_at(d, 12) as u64),
+            USBDEVFS_CONTROL => {
+                put_ctrltransfer(p, d, u64_at(d, k::usbdevfs_ctrltransfer::DATA.off))
+            }
+            USBDEVFS_CONTROL32 => {
+                put_ctrltransfer(p, d, u32_at(d, k::usbdevfs_ctrltransfer32::DATA.off) as u64)
+            }
+            USBDEVFS_BULK => put_bulktransfer(p, d, u64_at(d, k::usbdevfs_bulktransfer::DATA.off)),
+            USBDEVFS_BULK32 => {
+                put_bulktransfer(p, d, u32_at(d, k::usbdevfs_bulktransfer32::DATA.off) as u64)
+            }
             USBDEVFS_SETINTERFACE => {
                 p.uint("interface", u32_at(d, 0) as u64);
                 p.uint("altsetting", u32_at(d, 4) as u64);
@@ -110,13 +117,21 @@ impl IoctlGroup for Usbdevfs {
             USBDEVFS_SUBMITURB => put_urb(p, &Urb::parse(d, false)),
             USBDEVFS_SUBMITURB32 => put_urb(p, &Urb::parse(d, true)),
             USBDEVFS_DISCSIGNAL => {
-                put_signal(p, "signr", u32_at(d, 0) as i64);
-                p.ptr("context", u64_at(d, 8));
+                put_signal(
+                    p,
+                    "signr",
+                    u32_at(d, k::usbdevfs_disconnectsignal::SIGNR.off) as i64,
+                );
+                p.ptr(
+                    "context",
+                    u64_at(d, k::usbdevfs_disconnectsignal::CONTEXT.off),
+                );
                 true
             }
             USBDEVFS_DISCSIGNAL32 => {
-                put_signal(p, "signr", i32_at(d, 0) as i64);
-                p.ptr("context", u32_at(d, 4) as u64);
+                use k::usbdevfs_disconnectsignal32 as ds;
+                put_signal(p, "signr", i32_at(d, ds::SIGNR.off) as i64);
+                p.ptr("context", u32_at(d, ds::CONTEXT.off) as u64);
                 true
             }
             USBDEVFS_CONNECTINFO => {
@@ -124,8 +139,8 @@ impl IoctlGroup for Usbdevfs {
                 p.uint("slow", u8_at(d, 4) as u64);
                 true
             }
-            USBDEVFS_IOCTL => put_ioctl(p, d, u64_at(d, 8)),
-            USBDEVFS_IOCTL32 => put_ioctl(p, d, u32_at(d, 8) as u64),
+            USBDEVFS_IOCTL => put_ioctl(p, d, u64_at(d, k::usbdevfs_ioctl::DATA.off)),
+            USBDEVFS_IOCTL32 => put_ioctl(p, d, u32_at(d, k::usbdevfs_ioctl32::DATA.off) as u64),
             USBDEVFS_HUB_PORTINFO => {
                 put_portinfo(p, d);
                 true
@@ -148,7 +163,7 @@ impl IoctlGroup for Usbdevfs {
                 // The endpoint addresses follow the struct, out of reach here.
                 num_eps == 0
             }
-            USBDEVFS_CONNINFO_EX_24 => {
+            USBDEVFS_CONNINFO_EX_CURRENT => {
                 p.uint("size", u32_at(d, 0) as u64);
                 p.uint("busnum", u32_at(d, 4) as u64);
                 p.uint("devnum", u32_at(d, 8) as u64);
@@ -265,9 +280,9 @@ fn control_read(p: &mut Printer, code: u32, call: &IoctlCall) {
         return;
     }
     let data = if compat {
-        u32_at(&d, 12) as u64
+        u32_at(&d, k::usbdevfs_bulktransfer32::DATA.off) as u64
     } else {
-        u64_at(&d, 16)
+        u64_at(&d, k::usbdevfs_bulktransfer::DATA.off)
     };
     let text = buf_text(p, data, call.result as u64);
     p.continuation(&format!("> data={text}"));
@@ -286,9 +301,9 @@ fn bulk_read(p: &mut Printer, code: u32, call: &IoctlCall) {
         return;
     }
     let data = if compat {
-        u32_at(&d, 12) as u64
+        u32_at(&d, k::usbdevfs_ctrltransfer32::DATA.off) as u64
     } else {
-        u64_at(&d, 16)
+        u64_at(&d, k::usbdevfs_ctrltransfer::DATA.off)
     };
     let text = buf_text(p, data, call.result as u64);
     p.continuation(&format!("> data={text}"));
@@ -298,13 +313,15 @@ fn bulk_read(p: &mut Printer, code: u32, call: &IoctlCall) {
 fn inner_ioctl_result(p: &mut Printer, code: u32, call: &IoctlCall) {
     let compat = code == USBDEVFS_IOCTL32;
     let mut raw = vec![0u8; if compat { IOCTL32.size } else { IOCTL.size }];
-    if !p.mem().read_exact(call.arg, &mut raw) || u32_at(&raw, 4) != USBDEVFS_HUB_PORTINFO {
+    // ifno and ioctl_code sit alike in both layouts.
+    let code_at = k::usbdevfs_ioctl::IOCTL_CODE.off;
+    if !p.mem().read_exact(call.arg, &mut raw) || u32_at(&raw, code_at) != USBDEVFS_HUB_PORTINFO {
         return;
     }
     let data = if compat {
-        u32_at(&raw, 8) as u64
+        u32_at(&raw, k::usbdevfs_ioctl32::DATA.off) as u64
     } else {
-        u64_at(&raw, 8)
+        u64_at(&raw, k::usbdevfs_ioctl::DATA.off)
     };
     let mut info = [0u8; 128];
     if p.config().values_only >= 2 || !p.mem().read_exact(data, &mut info) {

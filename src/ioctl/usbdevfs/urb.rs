@@ -6,17 +6,17 @@
 use super::USB_DIR_IN;
 use super::abi::{URB, URB32};
 use super::line::{Line, buf_text, ptr_text};
+use crate::abi::gen_usbdevfs as k;
 use crate::abi::xlat::ioctl::URB_FLAGS;
 use crate::decode::{put_signal, signal_name};
 use crate::format::{Printer, flags_text};
 use crate::ioctl::IoctlCall;
 use crate::ioctl::raw::{i32_at, u8_at, u32_at, u64_at};
 
-/// `USBDEVFS_URB_TYPE_*`
-const URB_TYPE_ISO: u8 = 0;
-const URB_TYPE_INTERRUPT: u8 = 1;
-const URB_TYPE_CONTROL: u8 = 2;
-const URB_TYPE_BULK: u8 = 3;
+use crate::abi::xlat::ioctl::{
+    USBDEVFS_URB_TYPE_BULK as URB_TYPE_BULK, USBDEVFS_URB_TYPE_CONTROL as URB_TYPE_CONTROL,
+    USBDEVFS_URB_TYPE_INTERRUPT as URB_TYPE_INTERRUPT, USBDEVFS_URB_TYPE_ISO as URB_TYPE_ISO,
+};
 
 /// The name of a `USBDEVFS_URB_TYPE_*` value.
 fn urb_type_name(t: u8) -> Option<&'static str> {
@@ -29,12 +29,13 @@ fn urb_type_name(t: u8) -> Option<&'static str> {
     }
 }
 
-/// Bytes of a control transfer's setup packet (`struct usb_ctrlrequest`).
-const SETUP_LEN: usize = 8;
+/// Bytes of a control transfer's setup packet (`SETUP_LEN` of mon_bin.c,
+/// `struct usb_ctrlrequest`).
+const SETUP_LEN: usize = crate::abi::gen_usbmon::SETUP_LEN as usize;
 /// devio.c's limit on an ISO URB's packets.
 const ISO_PACKETS_MAX: usize = 128;
 /// Bytes of one `struct usbdevfs_iso_packet_desc`.
-const ISO_DESC_LEN: usize = 12;
+const ISO_DESC_LEN: usize = k::usbdevfs_iso_packet_desc::SIZEOF;
 /// ISO descriptors a reaped URB shows before `..` (without -v).
 const ISO_DESCS_SHOWN: usize = 8;
 /// A `struct usbdevfs_urb` or `usbdevfs_urb32`, widened.
@@ -59,34 +60,36 @@ impl Urb {
     /// Decode the native (56-byte) or compat (44-byte) layout.
     pub(super) fn parse(d: &[u8], compat: bool) -> Urb {
         if compat {
+            use k::usbdevfs_urb32 as u;
             Urb {
-                kind: u8_at(d, 0),
-                endpoint: u8_at(d, 1),
-                status: i32_at(d, 4),
-                flags: u32_at(d, 8),
-                buffer: u32_at(d, 12) as u64,
-                buffer_length: i32_at(d, 16),
-                actual_length: i32_at(d, 20),
-                start_frame: i32_at(d, 24),
-                packets: i32_at(d, 28),
-                error_count: i32_at(d, 32),
-                signr: u32_at(d, 36),
-                usercontext: u32_at(d, 40) as u64,
+                kind: u8_at(d, u::TYPE.off),
+                endpoint: u8_at(d, u::ENDPOINT.off),
+                status: i32_at(d, u::STATUS.off),
+                flags: u32_at(d, u::FLAGS.off),
+                buffer: u32_at(d, u::BUFFER.off) as u64,
+                buffer_length: i32_at(d, u::BUFFER_LENGTH.off),
+                actual_length: i32_at(d, u::ACTUAL_LENGTH.off),
+                start_frame: i32_at(d, u::START_FRAME.off),
+                packets: i32_at(d, u::NUMBER_OF_PACKETS.off),
+                error_count: i32_at(d, u::ERROR_COUNT.off),
+                signr: u32_at(d, u::SIGNR.off),
+                usercontext: u32_at(d, u::USERCONTEXT.off) as u64,
             }
         } else {
+            use k::usbdevfs_urb as u;
             Urb {
-                kind: u8_at(d, 0),
-                endpoint: u8_at(d, 1),
-                status: i32_at(d, 4),
-                flags: u32_at(d, 8),
-                buffer: u64_at(d, 16),
-                buffer_length: i32_at(d, 24),
-                actual_length: i32_at(d, 28),
-                start_frame: i32_at(d, 32),
-                packets: i32_at(d, 36),
-                error_count: i32_at(d, 40),
-                signr: u32_at(d, 44),
-                usercontext: u64_at(d, 48),
+                kind: u8_at(d, u::TYPE.off),
+                endpoint: u8_at(d, u::ENDPOINT.off),
+                status: i32_at(d, u::STATUS.off),
+                flags: u32_at(d, u::FLAGS.off),
+                buffer: u64_at(d, u::BUFFER.off),
+                buffer_length: i32_at(d, u::BUFFER_LENGTH.off),
+                actual_length: i32_at(d, u::ACTUAL_LENGTH.off),
+                start_frame: i32_at(d, u::START_FRAME.off),
+                packets: i32_at(d, u::NUMBER_OF_PACKETS.off),
+                error_count: i32_at(d, u::ERROR_COUNT.off),
+                signr: u32_at(d, u::SIGNR.off),
+                usercontext: u64_at(d, u::USERCONTEXT.off),
             }
         }
     }
@@ -271,9 +274,13 @@ fn render_urb(
         for i in 0..read.min(shown) {
             let at = i * ISO_DESC_LEN;
             l.open("", "{");
-            l.field("length", &u32_at(raw, at).to_string());
-            l.field("actual_length", &u32_at(raw, at + 4).to_string());
-            l.field("status", &i32_at(raw, at + 8).to_string());
+            use k::usbdevfs_iso_packet_desc as desc;
+            l.field("length", &u32_at(raw, at + desc::LENGTH.off).to_string());
+            l.field(
+                "actual_length",
+                &u32_at(raw, at + desc::ACTUAL_LENGTH.off).to_string(),
+            );
+            l.field("status", &i32_at(raw, at + desc::STATUS.off).to_string());
             l.close("}");
         }
         if read.min(shown) < n {

@@ -1,0 +1,397 @@
+#!/usr/bin/env python3
+"""Generate the kernel numbers no installed uapi header gives (src/abi/gen_*.rs).
+
+    python3 tools/gen_kernel_src.py PART...             # rewrite src/abi/gen_PART.rs
+    python3 tools/gen_kernel_src.py --out DIR PART...   # write them into DIR instead
+    python3 tools/gen_kernel_src.py --digest PART       # print the inputs' digest only
+
+Some of the kernel's ABI lives outside the uapi headers linux-libc-dev
+installs: usbmon's binary API is defined in drivers/usb/mon/mon_bin.c
+itself, the usbdevfs structs of 32-bit programs in include/linux/
+usbdevice_fs.h (a kernel-only header), and <linux/user_events.h> is newer
+than Debian 12's headers. Their text is read from the kernel source
+tarballs Debian's linux-source-X.Y packages install (as tools/gen_ioctls.py
+reads include/uapi/drm from linux-source-6.1), and this program turns it
+into Rust the way tools/gen_abi.py does:
+
+- The definitions are copied out of the source verbatim (a .c file's
+  `#define`s and the listed `struct`s; a uapi header whole), behind a small
+  prelude giving the kernel's own type names (u32, s64, compat_uptr_t, ...)
+  their x86 meaning and `PAGE_SIZE` x86's page.
+- Values are never parsed from text: a C program prints each macro's
+  value and each struct's `sizeof` and fields' `offsetof`/`sizeof`; a
+  `m32` list or struct is compiled `-m32`, the layout (and the request
+  codes) of an i386 program, which is what the x86_64 kernel's compat
+  paths read.
+- A const is `NAME` (the C macro) or `RUST_NAME=C expression` (an i386
+  code named after its kernel macro plus `32`, a size).
+
+Each output records a digest of the source text it read and of every
+header the compiler read (`source-sha256`), so tests/regenerate.rs can
+tell "made from other sources" (skipped, with a message) from "stale" (a
+failure). A part whose tarball is missing fails here with a message naming
+the package; tests/regenerate.rs skips it with the same message. Never
+edit the output by hand.
+"""
+
+import argparse
+import hashlib
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# The kernel's own type names, as x86 defines them (include/linux/types.h,
+# arch/x86/include/asm/compat.h), and x86's page: what the copied kernel
+# definitions are written in.
+PRELUDE = """\
+#include <linux/types.h>
+#include <linux/ioctl.h>
+#include <stddef.h>
+#include <stdio.h>
+typedef __u8 u8;
+typedef __u16 u16;
+typedef __u32 u32;
+typedef __u64 u64;
+typedef __s8 s8;
+typedef __s16 s16;
+typedef __s32 s32;
+typedef __s64 s64;
+typedef u32 compat_uptr_t;
+typedef u32 compat_caddr_t;
+typedef u32 compat_uint_t;
+typedef s32 compat_int_t;
+#define __user
+#define PAGE_SIZE 4096UL
+"""
+
+
+class Struct:
+    """A struct's size and the listed fields' offsets and sizes, as module
+    `module` (the struct's tag by default). A field ending `{}` is an
+    aggregate (no signedness), one ending `[]` a flexible array (size 0);
+    `a.b` is member b of the member a (`S_ISO_NUMDESC`)."""
+
+    def __init__(self, tag, fields, module=None, m32=False):
+        self.tag, self.fields, self.module, self.m32 = tag, fields, module or tag, m32
+
+
+class Consts:
+    """Named numbers of one Rust type; `m32` compiles them for i386, `hex`
+    writes them in hex (request codes)."""
+
+    def __init__(self, doc, ty, names, m32=False, hex=False):
+        self.doc, self.ty, self.names, self.m32, self.hex = doc, ty, names, m32, hex
+
+
+class Part:
+    """One output file: the source it reads and what it takes from it.
+
+    `member` is a path in the tarball (without its top directory); `how` is
+    "source" (a .c file or kernel-only header: its object-like and
+    function-like `#define`s and the `structs`' definitions are copied) or
+    "uapi" (a uapi header, included whole as `include` names it)."""
+
+    def __init__(self, doc, package, member, how, consts, structs, headers=(), include=None):
+        self.doc, self.package, self.member, self.how = doc, package, member, how
+        self.consts, self.structs, self.headers, self.include = consts, structs, headers, include
+
+    @property
+    def tarball(self):
+        return f"/usr/src/{self.package}.tar.xz"
+
+
+PARTS = {
+    "usbmon": Part(
+        "usbmon's binary API (`/dev/usbmonN`): request codes, ring limits and the\n"
+        "//! structs of drivers/usb/mon/mon_bin.c, which has no uapi header.",
+        "linux-source-6.1", "drivers/usb/mon/mon_bin.c", "source",
+        consts=[
+            Consts("The requests (x86_64 codes; the `*32` ones are what 32-bit programs pass)",
+                   "u32", ["MON_IOCQ_URB_LEN", "MON_IOCG_STATS", "MON_IOCT_RING_SIZE",
+                           "MON_IOCQ_RING_SIZE", "MON_IOCX_GET", "MON_IOCX_MFETCH",
+                           "MON_IOCH_MFLUSH", "MON_IOCX_GETX", "MON_IOCX_GET32",
+                           "MON_IOCX_MFETCH32", "MON_IOCX_GETX32"], hex=True),
+            Consts("The ring: event alignment, header sizes, ring sizes, bus numbers", "u32",
+                   ["PKT_ALIGN", "PKT_SIZE", "PKT_SZ_API0", "PKT_SZ_API1", "BUFF_MAX",
+                    "BUFF_DFL", "BUFF_MIN", "ISODESC_MAX", "MON_BIN_MAX_MINOR", "SETUP_LEN"]),
+        ],
+        structs=[
+            Struct("mon_bin_hdr", ["id", "type", "xfer_type", "epnum", "devnum", "busnum",
+                                   "flag_setup", "flag_data", "ts_sec", "ts_usec", "status",
+                                   "len_urb", "len_cap", "s.setup{}", "s.iso.error_count",
+                                   "s.iso.numdesc", "interval", "start_frame", "xfer_flags",
+                                   "ndesc"]),
+            Struct("mon_bin_isodesc", ["iso_status", "iso_off", "iso_len", "_pad"]),
+            Struct("mon_bin_stats", ["queued", "dropped"]),
+            Struct("mon_bin_get", ["hdr", "data", "alloc"]),
+            Struct("mon_bin_mfetch", ["offvec", "nfetch", "nflush"]),
+            Struct("mon_bin_get32", ["hdr32", "data32", "alloc32"], m32=True),
+            Struct("mon_bin_mfetch32", ["offvec32", "nfetch32", "nflush32"], m32=True),
+        ]),
+    "usbdevfs": Part(
+        "usbdevfs (`/dev/bus/usb/BBB/DDD`): the structs of <linux/usbdevice_fs.h>, and\n"
+        "//! the requests and structs of 32-bit programs, which the kernel defines in\n"
+        "//! include/linux/usbdevice_fs.h (not a uapi header).",
+        "linux-source-6.1", "include/linux/usbdevice_fs.h", "source",
+        headers=["linux/usbdevice_fs.h"],
+        consts=[
+            Consts("The requests of 32-bit programs (their structs' i386 sizes)", "u32",
+                   ["USBDEVFS_CONTROL32", "USBDEVFS_BULK32", "USBDEVFS_SUBMITURB32",
+                    "USBDEVFS_DISCSIGNAL32", "USBDEVFS_IOCTL32"], hex=True),
+            Consts("USBDEVFS_CONNINFO_EX for today's `struct usbdevfs_conninfo_ex` (the code "
+                   "carries the size the caller passes)", "u32",
+                   ["USBDEVFS_CONNINFO_EX_CURRENT="
+                    "USBDEVFS_CONNINFO_EX(sizeof(struct usbdevfs_conninfo_ex))"], hex=True),
+        ],
+        structs=[
+            Struct("usbdevfs_ctrltransfer", ["bRequestType", "bRequest", "wValue", "wIndex",
+                                             "wLength", "timeout", "data"]),
+            Struct("usbdevfs_bulktransfer", ["ep", "len", "timeout", "data"]),
+            Struct("usbdevfs_setinterface", ["interface", "altsetting"]),
+            Struct("usbdevfs_disconnectsignal", ["signr", "context"]),
+            Struct("usbdevfs_getdriver", ["interface", "driver{}"]),
+            Struct("usbdevfs_connectinfo", ["devnum", "slow"]),
+            Struct("usbdevfs_conninfo_ex", ["size", "busnum", "devnum", "speed", "num_ports",
+                                            "ports{}"]),
+            Struct("usbdevfs_urb", ["type", "endpoint", "status", "flags", "buffer",
+                                    "buffer_length", "actual_length", "start_frame",
+                                    "number_of_packets", "stream_id", "error_count", "signr",
+                                    "usercontext", "iso_frame_desc[]"]),
+            Struct("usbdevfs_ioctl", ["ifno", "ioctl_code", "data"]),
+            Struct("usbdevfs_hub_portinfo", ["nports", "port{}"]),
+            Struct("usbdevfs_disconnect_claim", ["interface", "flags", "driver{}"]),
+            Struct("usbdevfs_streams", ["num_streams", "num_eps", "eps[]"]),
+            Struct("usbdevfs_iso_packet_desc", ["length", "actual_length", "status"]),
+            Struct("usbdevfs_ctrltransfer32", ["bRequestType", "bRequest", "wValue", "wIndex",
+                                               "wLength", "timeout", "data"], m32=True),
+            Struct("usbdevfs_bulktransfer32", ["ep", "len", "timeout", "data"], m32=True),
+            Struct("usbdevfs_disconnectsignal32", ["signr", "context"], m32=True),
+            Struct("usbdevfs_urb32", ["type", "endpoint", "status", "flags", "buffer",
+                                      "buffer_length", "actual_length", "start_frame",
+                                      "number_of_packets", "error_count", "signr",
+                                      "usercontext", "iso_frame_desc[]"], m32=True),
+            Struct("usbdevfs_ioctl32", ["ifno", "ioctl_code", "data"], m32=True),
+        ]),
+    "user_events": Part(
+        "user_events (`/sys/kernel/tracing/user_events_data`): the requests, the\n"
+        "//! registration flags and structs of <linux/user_events.h> (Linux 6.4's ABI),\n"
+        "//! which Debian 12's linux-libc-dev predates.",
+        "linux-source-6.12", "include/uapi/linux/user_events.h", "uapi",
+        include="linux/user_events.h",
+        consts=[
+            Consts("The requests (x86_64 codes)", "u32",
+                   ["DIAG_IOCSREG", "DIAG_IOCSDEL", "DIAG_IOCSUNREG"], hex=True),
+            Consts("The same requests from 32-bit programs (the size field is a pointer's)",
+                   "u32", ["DIAG_IOCSREG32=DIAG_IOCSREG", "DIAG_IOCSDEL32=DIAG_IOCSDEL",
+                           "DIAG_IOCSUNREG32=DIAG_IOCSUNREG"], m32=True, hex=True),
+            Consts("`struct user_reg.flags` (`enum user_reg_flag`; `USER_EVENT_REG_MAX` and "
+                   "above are not ABI)", "u16",
+                   ["USER_EVENT_REG_PERSIST", "USER_EVENT_REG_MULTI_FORMAT",
+                    "USER_EVENT_REG_MAX"]),
+        ],
+        structs=[
+            Struct("user_reg", ["size", "enable_bit", "enable_size", "flags", "enable_addr",
+                                "name_args", "write_index"]),
+            Struct("user_unreg", ["size", "disable_bit", "__reserved", "__reserved2",
+                                  "disable_addr"]),
+        ]),
+}
+
+DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+[A-Za-z_]\w*.*$", re.M)
+
+
+def fail(msg, code=1):
+    print(f"gen_kernel_src: {msg}", file=sys.stderr)
+    sys.exit(code)
+
+
+_TEXTS = {}
+
+
+def read_members(parts):
+    """Read every part's member out of its tarball, one `tar` run per
+    tarball (each run decompresses the whole tarball)."""
+    by_tarball = {}
+    for p in parts:
+        if not os.path.isfile(p.tarball):
+            fail(f"{p.tarball} is missing: install the package {p.package}", 3)
+        by_tarball.setdefault(p.tarball, []).append(p.member)
+    for tarball, members in by_tarball.items():
+        top = os.path.basename(tarball).removesuffix(".tar.xz")
+        with tempfile.TemporaryDirectory() as tmp:
+            r = subprocess.run(["tar", "-xJf", tarball, "-C", tmp,
+                                *[f"{top}/{m}" for m in members]], capture_output=True, text=True)
+            for m in members:
+                path = os.path.join(tmp, top, m)
+                if r.returncode != 0 or not os.path.isfile(path):
+                    fail(f"cannot read {top}/{m} from {tarball}: {r.stderr.strip()}")
+                _TEXTS[(tarball, m)] = open(path, errors="replace").read()
+
+
+def read_member(part):
+    """The text of `part.member` in its tarball."""
+    if (part.tarball, part.member) not in _TEXTS:
+        read_members([part])
+    return _TEXTS[(part.tarball, part.member)]
+
+
+def copied_definitions(part, text):
+    """The kernel's definitions a "source" part compiles: every `#define`
+    of the file (continuation lines joined; unused ones cost nothing) and
+    the listed structs, in the file's order."""
+    flat = re.sub(r"/\*.*?\*/", " ", text, flags=re.S).replace("\\\n", " ")
+    pieces = []
+    for s in part.structs:
+        m = re.search(rf"^struct {s.tag} \{{.*?^\}};", flat, flags=re.S | re.M)
+        if m:
+            pieces.append((m.start(), m.group(0)))
+        elif not part.headers:
+            # (With headers, the struct may be theirs: the compiler says.)
+            fail(f"no struct {s.tag} in {part.member}")
+    pieces += [(m.start(), m.group(0)) for m in DEFINE.finditer(flat)
+               if not re.match(r"^\s*#\s*define\s+_\w*_H\b", m.group(0))]
+    return "\n".join(p for _, p in sorted(pieces)) + "\n"
+
+
+def c_program(part, defs_file, m32):
+    """A program printing the values (one per line) compiled for i386 or not."""
+    lines = [PRELUDE]
+    lines += [f"#include <{h}>" for h in part.headers]
+    lines.append(f'#include "{defs_file}"')
+    lines.append("int main(void) {")
+    for g in part.consts:
+        if g.m32 != m32:
+            continue
+        for n in g.names:
+            expr = n.partition("=")[2] or n
+            lines.append(f'    printf("%llu\\n", (unsigned long long)({expr}));')
+    for s in part.structs:
+        if s.m32 != m32:
+            continue
+        lines.append(f'    printf("%zu\\n", sizeof(struct {s.tag}));')
+        for f in s.fields:
+            member = f.removesuffix("{}").removesuffix("[]")
+            # A flexible array member has no size; an aggregate no sign.
+            size = "(size_t)0" if f.endswith("[]") else f"sizeof(((struct {s.tag} *)0)->{member})"
+            signed = "0" if f.endswith(("{}", "[]")) else \
+                f"(__typeof__(((struct {s.tag} *)0)->{member}))-1 < 0"
+            lines.append(f'    printf("%zu %zu %d\\n", offsetof(struct {s.tag}, {member}), '
+                         f'{size}, {signed});')
+    lines += ["    return 0;", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def compile_and_run(tmp, src_text, m32):
+    """The program's output and the system headers it read."""
+    flags = ["-m32"] if m32 else []
+    src, exe = os.path.join(tmp, "v.c"), os.path.join(tmp, "v")
+    open(src, "w").write(src_text)
+    r = subprocess.run(["cc", "-w", *flags, "-I", tmp, "-o", exe, src],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(f"compiling the values failed{' (-m32: is gcc-multilib installed?)' if m32 else ''}:"
+             f"\n{r.stderr}")
+    deps = subprocess.run(["cc", *flags, "-I", tmp, "-M", src], capture_output=True, text=True,
+                          check=True).stdout
+    out = subprocess.run([exe], capture_output=True, text=True, check=True).stdout
+    read = [d for d in deps.replace("\\\n", " ").split()[2:] if d.startswith("/usr/")]
+    return out.split(), read
+
+
+def evaluate(part):
+    """(values by const name, layouts by struct module, digest)."""
+    text = read_member(part)
+    with tempfile.TemporaryDirectory() as tmp:
+        if part.how == "uapi":
+            dest = os.path.join(tmp, part.include)
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            open(dest, "w").write(text)
+            defs_file = part.include
+            compiled = text
+        else:
+            compiled = copied_definitions(part, text)
+            defs_file = "kernel_defs.h"
+            open(os.path.join(tmp, defs_file), "w").write(compiled)
+        consts, layouts, read = {}, {}, set()
+        for m32 in (False, True):
+            out, headers = compile_and_run(tmp, c_program(part, defs_file, m32), m32)
+            read.update(headers)
+            nums = iter(int(v) for v in out)
+            for g in part.consts:
+                if g.m32 == m32:
+                    for n in g.names:
+                        consts[n.partition("=")[0]] = next(nums)
+            for s in part.structs:
+                if s.m32 == m32:
+                    size = next(nums)
+                    layouts[s.module] = (size, [(f.removesuffix("{}").removesuffix("[]"), next(nums), next(nums),
+                                                 next(nums)) for f in s.fields])
+    h = hashlib.sha256()
+    h.update(part.member.encode() + b"\0" + compiled.encode())
+    for path in sorted(read):
+        h.update(path.encode() + b"\0" + open(path, "rb").read())
+    return consts, layouts, h.hexdigest()
+
+
+def render(name, part, consts, layouts, digest):
+    where = f"{part.member} of {part.tarball} (package {part.package})"
+    out = [
+        f"// @generated by tools/gen_kernel_src.py (part {name}) from {where}.\n",
+        "// Do not edit: regenerate with `tools/regen` (HACKING.md, \"Generated tables\").\n",
+        f"//! {part.doc}\n",
+        "//!\n",
+        "//! Generated data: the names are listed in tools/gen_kernel_src.py, each value is\n",
+        "//! the C compiler's on the kernel's own definitions (`sizeof`, `offsetof`).\n",
+        f"//! source-sha256: {digest}\n",
+    ]
+    if part.structs:
+        out.append("\nuse super::layout::Field;\n")
+    source = os.path.basename(part.member)
+    for g in part.consts:
+        out.append(f"\n// {g.doc}.\n")
+        for n in g.names:
+            rust, _, expr = n.partition("=")
+            what = f"`{expr or rust}`" + (", i386's value (`-m32`)" if g.m32 else "")
+            v = consts[rust] & ((1 << {"u16": 16, "u32": 32, "u64": 64}[g.ty]) - 1)
+            text = f"0x{v:x}" if g.hex else str(v)
+            out.append(f"/// {what} ({source}).\npub const {rust}: {g.ty} = {text};\n")
+    for s in part.structs:
+        size, fields = layouts[s.module]
+        arch = "i386's (`-m32`, the compat layout)" if s.m32 else "x86_64's"
+        out.append(f"\n/// `struct {s.tag}` ({source}), {arch} layout.\n")
+        out.append(f"pub mod {s.module} {{\n    use super::Field;\n\n")
+        out.append(f"    /// `sizeof(struct {s.tag})`.\n    pub const SIZEOF: usize = {size};\n")
+        for fname, off, fsize, signed in fields:
+            short = fname.rpartition(".")[2]
+            out.append(f"    /// `{fname}`: its offset and size.\n"
+                       f"    pub const {fname.upper().replace('.', '_')}: Field = Field {{ name: \"{short}\", "
+                       f"off: {off}, size: {fsize}, signed: {'true' if signed else 'false'} }};\n")
+        out.append("}\n")
+    return "".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default=None, help="directory to write the files into")
+    ap.add_argument("--digest", action="store_true", help="print the inputs' digest only")
+    ap.add_argument("parts", nargs="+", choices=sorted(PARTS))
+    args = ap.parse_args()
+    out_dir = args.out or os.path.join(ROOT, "src", "abi")
+    read_members([PARTS[name] for name in args.parts])
+    for name in args.parts:
+        part = PARTS[name]
+        consts, layouts, digest = evaluate(part)
+        if args.digest:
+            print(digest)
+            continue
+        os.makedirs(out_dir, exist_ok=True)
+        with open(os.path.join(out_dir, f"gen_{name}.rs"), "w") as f:
+            f.write(render(name, part, consts, layouts, digest))
+
+
+if __name__ == "__main__":
+    main()
