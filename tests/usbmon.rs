@@ -235,7 +235,7 @@ fn error_paths() {
         (
             "ioctl(3, MON_IOCT_RING_SIZE, 1228801) = -1 [EINVAL]",
             vec![
-                "** usbmon: fd 3: ring size 1228801 is above the kernel's maximum of 1228800: refused (EINVAL) **",
+                "** usbmon: fd 3: ring size 1228801 is above this kernel's maximum of 1228800 (kernels since 2025 take up to 67108864): refused (EINVAL) **",
             ],
         ),
         (
@@ -386,7 +386,7 @@ fn ring_size_requests_given_pointers() {
         diags,
         [
             format!(
-                "** usbmon: fd 3: ring size {set} is above the kernel's maximum of 1228800: refused (EINVAL); it is an address in the program: MON_IOCT_RING_SIZE takes the size itself, not a pointer to it **"
+                "** usbmon: fd 3: ring size {set} is above the kernel's maximum of 67108864 (1228800 before 2025): refused (EINVAL); it is an address in the program: MON_IOCT_RING_SIZE takes the size itself, not a pointer to it **"
             ),
             "** usbmon: fd 3: mmap length 65536 is what ADDR held when MON_IOCQ_RING_SIZE was given it: the request writes nothing there; the ring's size (307200) is its return value **".to_string(),
         ],

@@ -110,7 +110,7 @@ pub const KINDS: &[(Area, &str, &str)] = &[
     (
         Area::Usbmon,
         "ring_size",
-        "MON_IOCT_RING_SIZE outside 8192..1228800 (or a pointer where the size belongs), or while mapped: refused (a size between is rounded up to the page, harmlessly: the call's line says so, `= 0 (rounded up to 12288)`)",
+        "MON_IOCT_RING_SIZE outside 8192..67108864 (1228800 before 2025; or a pointer where the size belongs), or while mapped: refused (a size between is rounded up to the page, harmlessly: the call's line says so, `= 0 (rounded up to 12288)`)",
     ),
     (
         Area::Usbmon,

@@ -18,10 +18,13 @@ use crate::ioctl::usbmon::{
 };
 use crate::kernel::{Memory, PAGE};
 
-/// `BUFF_MIN` and `BUFF_MAX` of mon_bin.c: the ring sizes it accepts (the
-/// largest the one before 2025, `abi::usbmon` says why).
+/// `BUFF_MIN` and `BUFF_MAX` of mon_bin.c: the ring sizes it accepts. The
+/// largest was 1228800 until 2025 and is 64 MiB since (`abi::usbmon`); a
+/// size between is said only when the kernel refused it, which tells the
+/// kernel's limit.
 const RING_MIN: u64 = gen_usbmon::BUFF_MIN as u64;
-const RING_MAX: u64 = crate::abi::usbmon::BUFF_MAX_BEFORE_2025 as u64;
+const RING_MAX_OLD: u64 = crate::abi::usbmon::BUFF_MAX_BEFORE_2025 as u64;
+const RING_MAX: u64 = gen_usbmon::BUFF_MAX as u64;
 /// Ring events start at multiples of this (`PKT_ALIGN`).
 const EVENT_ALIGN: u64 = gen_usbmon::PKT_ALIGN as u64;
 /// Offsets read from one MFETCH at most (the count is the tracee's word).
@@ -259,7 +262,17 @@ fn ring_size(c: &Ctx, st: &mut FileState, mem: &mut Memory, size: u64, out: &mut
     } else if size > RING_MAX {
         out.push(c.diag(
             "ring_size",
-            format!("ring size {size} is above the kernel's maximum of {RING_MAX}: {outcome}"),
+            format!(
+                "ring size {size} is above the kernel's maximum of {RING_MAX} ({RING_MAX_OLD} before 2025): {outcome}"
+            ),
+        ));
+    } else if size > RING_MAX_OLD && c.rval == -libc::EINVAL as i64 {
+        // Accepted since 2025: only a refusal says this kernel is older.
+        out.push(c.diag(
+            "ring_size",
+            format!(
+                "ring size {size} is above this kernel's maximum of {RING_MAX_OLD} (kernels since 2025 take up to {RING_MAX}): {outcome}"
+            ),
         ));
     } else if c.rval == -libc::EBUSY as i64 {
         out.push(c.diag(
