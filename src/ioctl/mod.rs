@@ -37,6 +37,7 @@ mod gen_i386;
 #[rustfmt::skip]
 mod gen_x86_64;
 pub mod loopdev;
+pub mod named;
 pub mod names;
 pub mod nsfs;
 pub mod sockios;
@@ -484,6 +485,14 @@ pub fn ioctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     let Some((group, req)) = resolved.decoder else {
         p.named_hex("request", code, &resolved.name);
         let plan = fallback::plan(code, c.arch, info.as_ref());
+        if let (fallback::How::Value, Some(naming)) = (&plan.how, plan.naming) {
+            // A number with names, at the width the kernel reads it.
+            match naming {
+                named::Naming::Fd => put_fd(p, c.fds, "arg", c.args[2] as i32 as i64),
+                _ => named::put_value(p, naming, c.args[2]),
+            }
+            return CallType::Done;
+        }
         return fallback::out(p, c.args[2], &plan);
     };
     check_request(req);
