@@ -269,10 +269,14 @@ fn put_info64(p: &mut Printer, d: &[u8]) -> bool {
     true
 }
 
-/// A name array: up to its NUL (the whole array, cut, if it has none).
+/// A name array: up to its NUL, at most all but its last byte, which the
+/// kernel makes the NUL of the file name it keeps (drivers/block/loop.c:984
+/// `lo->lo_file_name[LO_NAME_SIZE-1] = 0`); cut and marked when the
+/// program's has no NUL before it.
 fn put_name(p: &mut Printer, name: &str, bytes: &[u8]) {
-    match bytes.iter().position(|&b| b == 0) {
-        Some(end) => p.string(name, &bytes[..end], false),
-        None => p.string(name, bytes, true),
+    let room = &bytes[..bytes.len() - 1];
+    match room.iter().position(|&b| b == 0) {
+        Some(end) => p.string(name, &room[..end], false),
+        None => p.string(name, room, true),
     }
 }
