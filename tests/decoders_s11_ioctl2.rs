@@ -59,6 +59,11 @@ fn expected(fd3: &str) -> Vec<String> {
         "ioctl(-1, BLKROSET, [-5]) = -1 [EBADF]",
         "ioctl(-1, BLKBSZSET, [4096]) = -1 [EBADF]",
         "ioctl(-1, BLKDISCARD, [4096, 8192]) = -1 [EBADF]",
+        // The partition the argument points to; its address if unreadable.
+        "ioctl(-1, BLKPG, {op=BLKPG_ADD_PARTITION, flags=0, datalen=PGLEN, data={start=1048576, \
+         length=4194304, pno=1, devname=\"sdz1\", volname=\"\"}}) = -1 [EBADF]",
+        "ioctl(-1, BLKPG, {op=BLKPG_RESIZE_PARTITION, flags=0, datalen=PGLEN, data=&0x1}) \
+         = -1 [EBADF]",
         "ioctl(-1, UFFDIO_REGISTER, {range={start=65536, len=4096}, \
          mode=UFFDIO_REGISTER_MODE_MISSING|UFFDIO_REGISTER_MODE_WP, \
          ioctls=1<<_UFFDIO_WAKE}) = -1 [EBADF]",
@@ -80,19 +85,20 @@ fn expected(fd3: &str) -> Vec<String> {
 }
 
 /// The lines of one ABI: FS_IOC_SETFLAGS's name (i386's code is
-/// FS_IOC32_SETFLAGS's too), and the next watch descriptor, whose upper
-/// half is garbage on x86_64.
+/// FS_IOC32_SETFLAGS's too), the next watch descriptor, whose upper half
+/// is garbage on x86_64, and `struct blkpg_partition`'s size.
 fn with_setflags(lines: Vec<String>, wide: bool) -> Vec<String> {
-    let (name, next) = if wide {
-        ("FS_IOC_SETFLAGS", "16045690981097406469")
+    let (name, next, pglen) = if wide {
+        ("FS_IOC_SETFLAGS", "16045690981097406469", "152")
     } else {
-        ("FS_IOC32_SETFLAGS or FS_IOC_SETFLAGS", "5")
+        ("FS_IOC32_SETFLAGS or FS_IOC_SETFLAGS", "5", "148")
     };
     lines
         .into_iter()
         .map(|l| {
             l.replace("(-1, SETFLAGS,", &format!("(-1, {name},"))
                 .replace("WDNUM", next)
+                .replace("PGLEN", pglen)
         })
         .collect()
 }

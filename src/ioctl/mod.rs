@@ -27,6 +27,7 @@
 //! from the kernel's BTF ([`btf`]) when the request table names its type,
 //! else as the bytes its code carries, else as a number.
 
+pub mod blkpg;
 pub mod btf;
 pub mod defs;
 pub mod explain;
@@ -232,6 +233,7 @@ static GROUPS: &[&dyn IoctlGroup] = &[
     &uffd::UFFD,
     &nsfs::NSFS,
     &loopdev::LOOP,
+    &blkpg::BLKPG_GROUP,
 ];
 
 /// Every group, in lookup order.
@@ -714,7 +716,8 @@ mod tests {
             ("sockios", 50),
             ("file", 10),
             ("nsfs", 4),
-            ("loop", 3),
+            ("loop", 5),
+            ("blkpg", 1),
         ];
         for (group, least) in all {
             let n = checked.get(group).copied().unwrap_or(0);

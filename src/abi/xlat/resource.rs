@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 54546659a28176252cfe6cf8fa846f8f98c879b43af1f83b964b55e08d7bc171
+//! headers-sha256: 1a522475fde90a9afc2dec2543d3ef89d5cf24f20fb11f273d20ab0f908d5992
 
 use super::super::flags::{FlagDef, flag};
 
