@@ -78,6 +78,13 @@ fn expected(fd3: &str) -> Vec<String> {
         "ioctl(-1, SECCOMP_IOCTL_NOTIF_RECV, {id=1, pid=2, flags=0, data={nr=__NR_getpid, \
          arch=AUDIT_ARCH_X86_64, instruction_pointer=0, args=[0, 0, 0, 0, 0, 0]}}) \
          = -1 [EBADF]",
+        // V4L2: what the program asks (no VirtualBox name on fd -1).
+        "ioctl(-1, VIDIOC_ENUM_FMT, {index=2, type=V4L2_BUF_TYPE_VIDEO_CAPTURE}) = -1 [EBADF]",
+        "ioctl(-1, VIDIOC_ENUM_FMT, {index=2, type=V4L2_BUF_TYPE_VIDEO_CAPTURE}) = -1 [EBADF]",
+        "ioctl(-1, VIDIOC_REQBUFS, {type=V4L2_BUF_TYPE_VIDEO_OUTPUT, memory=V4L2_MEMORY_DMABUF, \
+         count=4}) = -1 [EBADF]",
+        "ioctl(-1, VIDIOC_S_INPUT, [1]) = -1 [EBADF]",
+        "ioctl(-1, VIDIOC_QUERYCAP, &ADDR) = -1 [EBADF]",
     ]
     .iter()
     .map(|l| l.to_string())
@@ -136,6 +143,35 @@ fn the_old_loop_status_struct_is_read_at_each_abis_offsets() {
              lo_encrypt_key_size=3, lo_flags=0, lo_name=\"disk.img\", lo_encrypt_key=\"abc\", \
              lo_init=[0x0, 0x0], reserved=[0x0, 0x0, 0x0, 0x0]}) = -1 [EBADF]",
         ];
+        assert_lines_in(&lines, &expected, &bin.display().to_string());
+    }
+}
+
+/// V4L2's answers, shown when the calls succeed (injected: the structs
+/// hold what the fixture put there, as a driver would answer), 64- and
+/// 32-bit; a pixel format no header names is its four characters.
+#[test]
+fn v4l2_answers_are_decoded() {
+    let expected = [
+        "ioctl(-1, VIDIOC_ENUM_FMT, {index=2, type=V4L2_BUF_TYPE_VIDEO_CAPTURE}) = 0 \
+         {flags=V4L2_FMT_FLAG_COMPRESSED, description=\"Motion-JPEG\", \
+         pixelformat=V4L2_PIX_FMT_MJPEG} (INJECTED)",
+        "ioctl(-1, VIDIOC_ENUM_FMT, {index=2, type=V4L2_BUF_TYPE_VIDEO_CAPTURE}) = 0 \
+         {flags=V4L2_FMT_FLAG_COMPRESSED, description=\"Motion-JPEG\", \
+         pixelformat=v4l2_fourcc('Q', 'z', '\\x00', '\\x07')} (INJECTED)",
+        "ioctl(-1, VIDIOC_REQBUFS, {type=V4L2_BUF_TYPE_VIDEO_OUTPUT, memory=V4L2_MEMORY_DMABUF, \
+         count=4}) = 0 {count=4} (INJECTED)",
+        "ioctl(-1, VIDIOC_S_INPUT, [1]) = 0 (INJECTED)",
+        "ioctl(-1, VIDIOC_QUERYCAP, {driver=\"vivid\", card=\"Virtual\", \
+         bus_info=\"platform:vivid-000\", version=KERNEL_VERSION(6, 1, 0), \
+         capabilities=V4L2_CAP_VIDEO_CAPTURE|V4L2_CAP_STREAMING|V4L2_CAP_DEVICE_CAPS, \
+         device_caps=V4L2_CAP_VIDEO_CAPTURE|V4L2_CAP_STREAMING}) = 0 (INJECTED)",
+    ];
+    for bin in [fixture("ioctl_named"), fixture_m32("ioctl_named")] {
+        let lines: Vec<String> = ioctls(&bin, &["-e", "inject=ioctl:retval=0"])
+            .into_iter()
+            .filter(|l| l.contains("VIDIOC"))
+            .collect();
         assert_lines_in(&lines, &expected, &bin.display().to_string());
     }
 }

@@ -47,6 +47,7 @@ pub mod uffd;
 pub mod usbdevfs;
 pub mod usbmon;
 pub mod user_events;
+pub mod v4l2;
 
 use crate::call::{CallCtx, CallType};
 use crate::decode::put_fd;
@@ -234,6 +235,7 @@ static GROUPS: &[&dyn IoctlGroup] = &[
     &nsfs::NSFS,
     &loopdev::LOOP,
     &blkpg::BLKPG_GROUP,
+    &v4l2::V4L2,
 ];
 
 /// Every group, in lookup order.
@@ -305,6 +307,9 @@ pub fn resolve(arch: Arch, code: u64, fd: Option<&FdInfo>) -> Resolved {
             name,
         };
     };
+    // The names the fd leaves: a vendor's request with parameters only on
+    // its own device (fd -1's `VIDIOC_ENUM_FMT` is that alone).
+    let (family, defs) = names::requests(arch, code32, path);
     let covered = |d: &defs::Def| group.headers().contains(&table.header(d));
     // A group names compat codes as the kernel's internal headers do
     // (`USBDEVFS_SUBMITURB32`); a program of that ABI (i386) calls them by
@@ -718,6 +723,7 @@ mod tests {
             ("nsfs", 4),
             ("loop", 5),
             ("blkpg", 1),
+            ("v4l2", 5),
         ];
         for (group, least) in all {
             let n = checked.get(group).copied().unwrap_or(0);

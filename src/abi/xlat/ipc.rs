@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 1a522475fde90a9afc2dec2543d3ef89d5cf24f20fb11f273d20ab0f908d5992
+//! headers-sha256: b568c455d8b2c6f970dd8adc92f942a86ac4e91da84629d6060228fc121e055c
 
 use super::super::flags::{FlagDef, flag};
 use super::super::layout::Field;
