@@ -85,6 +85,7 @@ fn expected(fd3: &str) -> Vec<String> {
          count=4}) = -1 [EBADF]",
         "ioctl(-1, VIDIOC_S_INPUT, [1]) = -1 [EBADF]",
         "ioctl(-1, VIDIOC_QUERYCAP, &ADDR) = -1 [EBADF]",
+        "ioctl(-1, VIDIOC_QUERYCAP, &ADDR) = -1 [EBADF]",
     ]
     .iter()
     .map(|l| l.to_string())
@@ -166,6 +167,11 @@ fn v4l2_answers_are_decoded() {
          bus_info=\"platform:vivid-000\", version=KERNEL_VERSION(6, 1, 0), \
          capabilities=V4L2_CAP_VIDEO_CAPTURE|V4L2_CAP_STREAMING|V4L2_CAP_DEVICE_CAPS, \
          device_caps=V4L2_CAP_VIDEO_CAPTURE|V4L2_CAP_STREAMING}) = 0 (INJECTED)",
+        // No NUL: the 15 bytes a driver's name can be; no device_caps
+        // without V4L2_CAP_DEVICE_CAPS.
+        "ioctl(-1, VIDIOC_QUERYCAP, {driver=\"xxxxxxxxxxxxxxx\".., card=\"Virtual\", \
+         bus_info=\"platform:vivid-000\", version=KERNEL_VERSION(6, 1, 0), \
+         capabilities=V4L2_CAP_VIDEO_CAPTURE}) = 0 (INJECTED)",
     ];
     for bin in [fixture("ioctl_named"), fixture_m32("ioctl_named")] {
         let lines: Vec<String> = ioctls(&bin, &["-e", "inject=ioctl:retval=0"])

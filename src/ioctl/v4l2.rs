@@ -107,13 +107,15 @@ fn val(fields: &[Field], name: &str, d: &[u8]) -> u64 {
     layout::field(fields, name).read(d).unwrap_or(0)
 }
 
-/// A name array of `fields` in `d`: up to its NUL (all of it, cut, if none).
+/// A name array of `fields` in `d`: a C string the driver fills with
+/// `strscpy()`, so at most all but the last byte; up to its NUL, or cut
+/// there and marked when the bytes have none.
 fn put_name(p: &mut Printer, fields: &[Field], name: &str, d: &[u8]) {
     let f = layout::field(fields, name);
-    let bytes = &d[f.off..f.end()];
-    match bytes.iter().position(|&b| b == 0) {
-        Some(end) => p.string(name, &bytes[..end], false),
-        None => p.string(name, bytes, true),
+    let room = &d[f.off..f.end() - 1];
+    match room.iter().position(|&b| b == 0) {
+        Some(end) => p.string(name, &room[..end], false),
+        None => p.string(name, room, true),
     }
 }
 
