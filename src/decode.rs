@@ -99,8 +99,10 @@ pub fn put_dev(p: &mut Printer, name: &str, dev: u64) {
         p.hex(name, dev);
         return;
     }
-    let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
-    let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
+    // glibc's gnu_dev_major/gnu_dev_minor: the minor's high bits are
+    // 20..43 of the number, not everything above bit 20.
+    let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & 0xffff_f000);
+    let minor = (dev & 0xff) | ((dev >> 12) & 0xffff_ff00);
     p.open(name, "makedev(", Naming::Elements);
     p.hex("major", major);
     p.hex("minor", minor);

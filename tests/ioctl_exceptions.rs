@@ -48,6 +48,61 @@ fn ifreq(name: &str, flags: u16, len: usize) -> Vec<u8> {
 /// The program's request names: an i386 program's `long` is an `int`, so
 /// its FS_IOC_GETFLAGS is FS_IOC32_GETFLAGS's code; DMA_BUF_SET_NAME is
 /// _A's or _B's (the pointer's size), both printed as the fd picks none.
+/// The inode flags (`FS_*_FL`, `<linux/fs.h>`) by bit, as rtrace names
+/// FS_IOC_GETFLAGS/SETFLAGS's `int` (FS_BTREE_FL is FS_INDEX_FL's bit).
+const FS_FLAGS: &[(u32, &str)] = &[
+    (0x1, "FS_SECRM_FL"),
+    (0x2, "FS_UNRM_FL"),
+    (0x4, "FS_COMPR_FL"),
+    (0x8, "FS_SYNC_FL"),
+    (0x10, "FS_IMMUTABLE_FL"),
+    (0x20, "FS_APPEND_FL"),
+    (0x40, "FS_NODUMP_FL"),
+    (0x80, "FS_NOATIME_FL"),
+    (0x100, "FS_DIRTY_FL"),
+    (0x200, "FS_COMPRBLK_FL"),
+    (0x400, "FS_NOCOMP_FL"),
+    (0x800, "FS_ENCRYPT_FL"),
+    (0x1000, "FS_INDEX_FL"),
+    (0x2000, "FS_IMAGIC_FL"),
+    (0x4000, "FS_JOURNAL_DATA_FL"),
+    (0x8000, "FS_NOTAIL_FL"),
+    (0x10000, "FS_DIRSYNC_FL"),
+    (0x20000, "FS_TOPDIR_FL"),
+    (0x40000, "FS_HUGE_FILE_FL"),
+    (0x80000, "FS_EXTENT_FL"),
+    (0x100000, "FS_VERITY_FL"),
+    (0x200000, "FS_EA_INODE_FL"),
+    (0x400000, "FS_EOFBLOCKS_FL"),
+    (0x800000, "FS_NOCOW_FL"),
+    (0x2000000, "FS_DAX_FL"),
+    (0x10000000, "FS_INLINE_DATA_FL"),
+    (0x20000000, "FS_PROJINHERIT_FL"),
+    (0x40000000, "FS_CASEFOLD_FL"),
+    (0x80000000, "FS_RESERVED_FL"),
+];
+
+/// The flags a file system answered, named: `FS_EXTENT_FL`, `0` for none.
+fn fs_flags(value: &str) -> String {
+    let value: u32 = value.parse().unwrap();
+    let mut rest = value;
+    let mut names: Vec<String> = Vec::new();
+    for &(bit, name) in FS_FLAGS {
+        if value & bit != 0 {
+            names.push(name.into());
+            rest &= !bit;
+        }
+    }
+    if rest != 0 {
+        names.push(format!("0x{rest:x}"));
+    }
+    if names.is_empty() {
+        "0".into()
+    } else {
+        names.join("|")
+    }
+}
+
 fn names(wide: bool) -> [&'static str; 4] {
     if wide {
         [
@@ -92,8 +147,8 @@ fn arguments_are_what_the_kernel_copies() {
         let (lines, a) = run_fixture(&bin, tag, &[]);
         let [get, set, version, dma] = names(wide);
         let mut expected = vec![
-            format!("ioctl(3, {get}, [{}]) = 0", a["flags"]),
-            format!("ioctl(3, {set}, [{}]) = 0", a["flags"]),
+            format!("ioctl(3, {get}, [{}]) = 0", fs_flags(&a["flags"])),
+            format!("ioctl(3, {set}, [{}]) = 0", fs_flags(&a["flags"])),
             format!("ioctl(3, {version}, [{}]) = 0", a["version"]),
             format!("ioctl(4, PERF_EVENT_IOC_ID, [{}]) = 0", a["id"]),
         ];
@@ -167,10 +222,11 @@ fn without_btf_the_bytes_the_kernel_copies() {
     ] {
         let (lines, a) = run_fixture(&bin, tag, &[("RTRACE_BTF_DIR", dir)]);
         let [get, set, version, dma] = names(wide);
-        let flags: u32 = a["flags"].parse().unwrap();
+        let flags = fs_flags(&a["flags"]);
         let ver: i32 = a["version"].parse().unwrap();
         let id: u64 = a["id"].parse().unwrap();
-        // The integer types print as numbers without BTF too.
+        // The integer types print as numbers without BTF too (the inode
+        // flags named).
         let mut expected = vec![
             format!("ioctl(3, {get}, [{flags}]) = 0"),
             format!("ioctl(3, {set}, [{flags}]) = 0"),

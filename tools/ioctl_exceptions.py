@@ -202,6 +202,62 @@ EXCEPTIONS = [
         "proof": "drivers/block/loop.c:1567 lo_ioctl(): case LOOP_CONFIGURE: "
         "copy_from_user(&config, argp, sizeof(config)) (:1570)",
     },
+    # The block layer's plain-number requests that read memory (ioctl2,
+    # session 11).
+    {
+        "names": ["BLKROSET"],
+        "copies": "int",
+        "dir": "write",
+        "reason": "a plain number (no type, no direction bits), but the kernel reads an int",
+        "proof": "block/ioctl.c:490 blkdev_common_ioctl(): case BLKROSET: "
+        "blkdev_roset(); :376 get_user(n, (int __user *)arg)",
+    },
+    {
+        "names": ["BLKBSZSET"],
+        "copies": "int",
+        "reason": "declared `size_t`, but the kernel reads an int",
+        "proof": "block/ioctl.c:608 blkdev_ioctl(): case BLKBSZSET: "
+        "blkdev_bszset(bdev, mode, argp); :453 `int __user *argp`, :462 get_user(n, argp)",
+    },
+    {
+        "names": ["BLKDISCARD", "BLKSECDISCARD", "BLKZEROOUT"],
+        "copies": "__u64[2]",
+        "dir": "write",
+        "reason": "plain numbers (no type, no direction bits), but the kernel reads "
+        "a range, `uint64_t range[2]` (start and length)",
+        "proof": "block/ioctl.c:492-497 blkdev_common_ioctl(): blk_ioctl_discard(), "
+        "blk_ioctl_secure_erase(), blk_ioctl_zeroout(); :102, :140, :174 "
+        "copy_from_user(range, ..., sizeof(range)) with `uint64_t range[2]`",
+    },
+    {
+        "names": ["UFFDIO_WAKE", "UFFDIO_UNREGISTER"],
+        "copies": "struct uffdio_range",
+        "dir": "write",
+        "reason": "declared `_IOR` (the header says so: they should have been _IOW), "
+        "but the kernel reads the range",
+        "proof": "fs/userfaultfd.c:2055-2059 userfaultfd_ioctl(): userfaultfd_unregister(), "
+        "userfaultfd_wake(); :1561 copy_from_user(&uffdio_unregister, buf, "
+        "sizeof(uffdio_unregister)); :1723 copy_from_user(&uffdio_wake, buf, sizeof(uffdio_wake))",
+    },
+    {
+        "names": ["INOTIFY_IOC_SETNEXTWD"],
+        "copies": "value",
+        "reason": "declared `_IOW(__u32)`, but the kernel takes the argument itself, "
+        "all of the `unsigned long` (the next watch descriptor, 1 to INT_MAX)",
+        "proof": "fs/notify/inotify/inotify_user.c:340 inotify_ioctl(): case "
+        "INOTIFY_IOC_SETNEXTWD: `if (arg >= 1 && arg <= INT_MAX)` (:342), "
+        "idr_set_cursor(&data->idr, (unsigned int)arg) (:347)",
+    },
+    # perf's requests that take their argument by value (ioctl2, session 11).
+    {
+        "names": ["PERF_EVENT_IOC_SET_BPF", "PERF_EVENT_IOC_PAUSE_OUTPUT"],
+        "copies": "value",
+        "reason": "declared `_IOW(__u32)`, but the kernel takes the argument itself "
+        "(a BPF program's fd; pause or resume)",
+        "proof": "kernel/events/core.c:5789 _perf_ioctl(): case PERF_EVENT_IOC_SET_BPF: "
+        "bpf_prog_get(arg) (:5794); :5807 case PERF_EVENT_IOC_PAUSE_OUTPUT: "
+        "rb_toggle_paused(rb, !!arg) (:5816)",
+    },
 ]
 
 # Types a package's copy of a header declares otherwise than the kernel:

@@ -15,11 +15,12 @@
 
 use super::btf::{self, Found, Kind};
 use super::defs::Copied;
+use super::named::{self, Naming};
 use super::names;
 use super::{IOC_READ, IOC_WRITE, ioc_fields};
 use crate::call::CallType;
 use crate::fdtable::FdInfo;
-use crate::format::{Naming, Printer};
+use crate::format::{self, Printer};
 use crate::kernel::Arch;
 use crate::output::Style;
 
@@ -31,6 +32,9 @@ pub struct Plan {
     /// Which way the kernel moves it, as `_IOC_DIR` bits: the code's, or
     /// the kernel's where the request table records that they lie.
     pub dir: u64,
+    /// The names its number takes, by value or as the one integer it
+    /// points to ([`named::ARGS`]).
+    pub naming: Option<&'static Naming>,
 }
 
 /// What a [`Plan`] prints.
@@ -53,14 +57,20 @@ pub enum How {
 /// through `arch`.
 pub fn plan(code: u64, arch: Arch, fd: Option<&FdInfo>) -> Plan {
     let f = ioc_fields(code);
+    if code > u32::MAX as u64 {
+        return Plan {
+            how: How::Value,
+            dir: 0,
+            naming: None,
+        };
+    }
+    let path = fd.and_then(|f| std::str::from_utf8(&f.path).ok());
+    let naming = named::argument(names::pick(arch, code as u32, path).iter().map(|d| d.name));
     let value = Plan {
         how: How::Value,
         dir: 0,
+        naming,
     };
-    if code > u32::MAX as u64 {
-        return value;
-    }
-    let path = fd.and_then(|f| std::str::from_utf8(&f.path).ok());
     let arg = names::argument(arch, code as u32, path);
     let dir = arg.map_or(f.dir, |a| a.dir);
     let how = match arg.map(|a| a.copied) {
@@ -87,7 +97,7 @@ pub fn plan(code: u64, arch: Arch, fd: Option<&FdInfo>) -> Plan {
     if matches!(how, How::Value) {
         return value;
     }
-    Plan { how, dir }
+    Plan { how, dir, naming }
 }
 
 /// The enter half: print the argument if the kernel reads it, or leave it
@@ -129,7 +139,7 @@ pub fn leave(p: &mut Printer, arg: u64, plan: &Plan, result: i64, failed: bool) 
 fn put(p: &mut Printer, addr: u64, plan: &Plan) {
     match &plan.how {
         How::Bytes(n) => p.buf("arg", addr, *n as u64),
-        How::Btf(found) => put_btf(p, addr, found),
+        How::Btf(found) => put_btf(p, addr, found, plan.naming),
         How::Str(max) => put_str(p, addr, *max),
         How::Value => p.hex("arg", addr),
         How::Ptr => p.ptr("arg", addr),
@@ -152,7 +162,7 @@ fn put_str(p: &mut Printer, addr: u64, max: usize) {
 /// A BTF-described argument: a struct in braces, an array in brackets or
 /// as a string, a scalar as `[5]` (like an `int *`); the pointer when it
 /// cannot be read.
-fn put_btf(p: &mut Printer, addr: u64, found: &Found) {
+fn put_btf(p: &mut Printer, addr: u64, found: &Found, naming: Option<&Naming>) {
     let shape = &found.shape;
     let is_struct = matches!(shape.kind, Kind::Struct { .. });
     if addr == 0 || (is_struct && p.config().values_only >= 2) {
@@ -178,8 +188,18 @@ fn put_btf(p: &mut Printer, addr: u64, found: &Found) {
             btf::print::value(p, "arg", shape, &data);
         }
         _ => {
-            p.open("arg", "[", Naming::Elements);
-            btf::print::value(p, "", shape, &data);
+            p.open("arg", "[", format::Naming::Elements);
+            match (naming, &shape.kind) {
+                (Some(naming), Kind::Int { signed, .. }) if shape.size <= 8 => {
+                    let mut raw = [0u8; 8];
+                    raw[..shape.size].copy_from_slice(&data[..shape.size]);
+                    let raw = u64::from_le_bytes(raw);
+                    named::put(p, "", naming, raw, shape.size, *signed);
+                }
+                _ => {
+                    btf::print::value(p, "", shape, &data);
+                }
+            }
             p.close("]");
         }
     }

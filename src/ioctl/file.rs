@@ -157,7 +157,12 @@ fn put_fiemap(p: &mut Printer, addr: u64, phase: u8) {
     p.uint("fm_mapped_extents", mapped as u64);
     // With no room the kernel only counts the extents.
     let mut all = true;
-    if room > 0 {
+    let first = addr + 32;
+    let mut probe = [0u8; EXTENT_SIZE];
+    if room > 0 && mapped > 0 && !p.mem().read_exact(first, &mut probe) {
+        // Not one extent can be read: where they would be, as strace shows it.
+        p.ptr("fm_extents", first);
+    } else if room > 0 {
         let count = mapped.min(room) as usize;
         let shown = count.min(p.config().string_limit);
         p.open("fm_extents", "[", Naming::Elements);

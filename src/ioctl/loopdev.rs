@@ -7,19 +7,25 @@
 //!
 //! As strace does, without `-v` the fields a person sets
 //! (`{lo_offset=0x1000, lo_number=7, lo_flags=LO_FLAGS_READ_ONLY,
-//! lo_file_name="disk.img", ..}`), with `-v` every field. The flag and
-//! cipher names are generated (src/abi/xlat/ioctl.rs). The old 32-bit
-//! `struct loop_info` requests (LOOP_SET_STATUS, LOOP_GET_STATUS) differ
-//! between i386 and x86_64 and are left to the tables' layouts
-//! (`fallback`).
+//! lo_file_name="disk.img", ..}`), the cipher's fields too when one is
+//! set (`lo_encrypt_type`, the key as its `lo_encrypt_key_size` bytes),
+//! with `-v` every field; LOOP_CONFIGURE's `__reserved` words when any is
+//! set. The flag and cipher names are generated (src/abi/xlat/ioctl.rs).
+//! The old LOOP_SET_STATUS and LOOP_GET_STATUS's `struct loop_info` has
+//! `long`s and `dev_t`s whose sizes differ between i386 and x86_64: its
+//! layout per ABI is generated from the header too (`LOOP_INFO`,
+//! `LOOP_INFO_I386`), and the group reads it itself ([`Arg::Custom`]).
 
 use super::raw::{u32_at, u64_at};
 use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request, field};
+use crate::abi::layout::{self, Field};
 use crate::abi::xlat::ioctl::{
-    LOOP_CONFIGURE, LOOP_CRYPT, LOOP_FLAGS, LOOP_GET_STATUS64, LOOP_SET_STATUS64,
+    LOOP_CONFIGURE, LOOP_CRYPT, LOOP_FLAGS, LOOP_GET_STATUS, LOOP_GET_STATUS64, LOOP_INFO,
+    LOOP_INFO_I386, LOOP_SET_STATUS, LOOP_SET_STATUS64,
 };
 use crate::decode::put_dev;
 use crate::format::{Naming, Printer};
+use crate::kernel::Arch;
 
 /// `LO_NAME_SIZE`: the file and cipher names' arrays.
 const NAME_SIZE: usize = 64;
@@ -61,7 +67,28 @@ pub static LOOP_CONFIG: Layout = Layout {
     ],
 };
 
+/// `struct loop_info` as `--explain-ioctl` names it: its fields' offsets
+/// and sizes depend on the ABI (`LOOP_INFO`, `LOOP_INFO_I386`, generated);
+/// x86_64's size.
+pub static LOOP_INFO_OLD: Layout = Layout {
+    name: "loop_info",
+    size: 168,
+    fields: &[],
+};
+
 static REQUESTS: &[Request] = &[
+    Request::legacy(
+        LOOP_SET_STATUS,
+        "LOOP_SET_STATUS",
+        IF_OUT,
+        Arg::Custom(&LOOP_INFO_OLD),
+    ),
+    Request::legacy(
+        LOOP_GET_STATUS,
+        "LOOP_GET_STATUS",
+        IF_IN,
+        Arg::Custom(&LOOP_INFO_OLD),
+    ),
     Request::legacy(
         LOOP_SET_STATUS64,
         "LOOP_SET_STATUS64",
@@ -110,11 +137,102 @@ impl IoctlGroup for LoopDev {
                 p.open("info", "{", Naming::Fields);
                 let all = put_info64(p, &d[8..240]);
                 p.close_struct(all);
-                p.config().verbose > 0
+                // The reserved words, when the program set any.
+                if d[240..304].iter().any(|&b| b != 0) {
+                    p.open("__reserved", "[", Naming::Elements);
+                    for i in 0..8 {
+                        p.hex("", u64_at(d, 240 + 8 * i));
+                    }
+                    p.close("]");
+                }
+                true
             }
             _ => false,
         }
     }
+
+    fn custom(&self, p: &mut Printer, _req: &Request, addr: u64, _phase: u8) {
+        let fields = match p.arch() {
+            Arch::I386 => LOOP_INFO_I386,
+            _ => LOOP_INFO,
+        };
+        let mut d = vec![0u8; layout::extent(fields)];
+        if addr == 0 || p.config().values_only >= 2 || !p.mem().read_exact(addr, &mut d) {
+            p.ptr("arg", addr);
+            return;
+        }
+        p.open("arg", "{", Naming::Fields);
+        let all = put_info(p, fields, &d);
+        p.close_struct(all);
+    }
+}
+
+/// The old `struct loop_info`'s fields (`fields`: the ABI's layout) in
+/// `d`; whether all were printed.
+fn put_info(p: &mut Printer, fields: &[Field], d: &[u8]) -> bool {
+    let verbose = p.config().verbose > 0;
+    let f = |name| layout::field(fields, name);
+    let val = |name| f(name).read(d).unwrap_or(0);
+    let bytes = |name| {
+        let at = f(name);
+        &d[at.off..at.end()]
+    };
+    p.int("lo_number", val("lo_number") as i64);
+    if verbose {
+        put_dev(p, "lo_device", val("lo_device"));
+        p.uint("lo_inode", val("lo_inode"));
+        put_dev(p, "lo_rdevice", val("lo_rdevice"));
+    }
+    p.hex("lo_offset", val("lo_offset") as u32 as u64);
+    let cipher = val("lo_encrypt_type") as u32;
+    let key_size = val("lo_encrypt_key_size") as u32;
+    if verbose || cipher != 0 {
+        put_cipher(p, cipher, key_size);
+    }
+    p.flags("lo_flags", val("lo_flags") as u32 as u64, LOOP_FLAGS);
+    put_name(p, "lo_name", bytes("lo_name"));
+    if verbose || cipher != 0 {
+        put_key(p, bytes("lo_encrypt_key"), key_size);
+    }
+    if !verbose {
+        return false;
+    }
+    let init = f("lo_init");
+    let word = init.size / 2;
+    p.open("lo_init", "[", Naming::Elements);
+    for i in 0..2 {
+        let w = Field {
+            name: "",
+            off: init.off + i * word,
+            size: word,
+            signed: false,
+        };
+        p.hex("", w.read(d).unwrap_or(0));
+    }
+    p.close("]");
+    p.open("reserved", "[", Naming::Elements);
+    for &b in bytes("reserved") {
+        p.hex("", b as u64);
+    }
+    p.close("]");
+    true
+}
+
+/// `lo_encrypt_type` by name and `lo_encrypt_key_size`.
+fn put_cipher(p: &mut Printer, cipher: u32, key_size: u32) {
+    let name = LOOP_CRYPT
+        .iter()
+        .find(|(v, _)| *v == cipher as u64)
+        .map(|(_, n)| *n);
+    p.symbol("lo_encrypt_type", cipher as i64, name);
+    p.uint("lo_encrypt_key_size", key_size as u64);
+}
+
+/// The key: its first `lo_encrypt_key_size` bytes (at most the array),
+/// which is how long the program says it is.
+fn put_key(p: &mut Printer, key: &[u8], size: u32) {
+    let n = (size as usize).min(key.len());
+    p.string("lo_encrypt_key", &key[..n], false);
 }
 
 /// A `struct loop_info64`'s fields; whether all were printed.
@@ -130,22 +248,20 @@ fn put_info64(p: &mut Printer, d: &[u8]) -> bool {
         p.uint("lo_sizelimit", u64_at(d, 32));
     }
     p.uint("lo_number", u32_at(d, 40) as u64);
-    if verbose {
-        let cipher = u32_at(d, 44) as u64;
-        let name = LOOP_CRYPT
-            .iter()
-            .find(|(v, _)| *v == cipher)
-            .map(|(_, n)| *n);
-        p.symbol("lo_encrypt_type", cipher as i64, name);
-        p.uint("lo_encrypt_key_size", u32_at(d, 48) as u64);
+    let cipher = u32_at(d, 44);
+    let key_size = u32_at(d, 48);
+    if verbose || cipher != 0 {
+        put_cipher(p, cipher, key_size);
     }
     p.flags("lo_flags", u32_at(d, 52) as u64, LOOP_FLAGS);
     put_name(p, "lo_file_name", &d[56..56 + NAME_SIZE]);
+    if verbose || cipher != 0 {
+        put_name(p, "lo_crypt_name", &d[120..120 + NAME_SIZE]);
+        put_key(p, &d[184..184 + KEY_SIZE], key_size);
+    }
     if !verbose {
         return false;
     }
-    put_name(p, "lo_crypt_name", &d[120..120 + NAME_SIZE]);
-    put_name(p, "lo_encrypt_key", &d[184..184 + KEY_SIZE]);
     p.open("lo_init", "[", Naming::Elements);
     p.uint("", u64_at(d, 216));
     p.uint("", u64_at(d, 224));
@@ -153,10 +269,14 @@ fn put_info64(p: &mut Printer, d: &[u8]) -> bool {
     true
 }
 
-/// A name array: up to its NUL (the whole array, cut, if it has none).
+/// A name array: up to its NUL, at most all but its last byte, which the
+/// kernel makes the NUL of the file name it keeps (drivers/block/loop.c:984
+/// `lo->lo_file_name[LO_NAME_SIZE-1] = 0`); cut and marked when the
+/// program's has no NUL before it.
 fn put_name(p: &mut Printer, name: &str, bytes: &[u8]) {
-    match bytes.iter().position(|&b| b == 0) {
-        Some(end) => p.string(name, &bytes[..end], false),
-        None => p.string(name, bytes, true),
+    let room = &bytes[..bytes.len() - 1];
+    match room.iter().position(|&b| b == 0) {
+        Some(end) => p.string(name, &room[..end], false),
+        None => p.string(name, room, true),
     }
 }

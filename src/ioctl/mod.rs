@@ -27,6 +27,7 @@
 //! from the kernel's BTF ([`btf`]) when the request table names its type,
 //! else as the bytes its code carries, else as a number.
 
+pub mod blkpg;
 pub mod btf;
 pub mod defs;
 pub mod explain;
@@ -37,6 +38,7 @@ mod gen_i386;
 #[rustfmt::skip]
 mod gen_x86_64;
 pub mod loopdev;
+pub mod named;
 pub mod names;
 pub mod nsfs;
 pub mod sockios;
@@ -45,6 +47,7 @@ pub mod uffd;
 pub mod usbdevfs;
 pub mod usbmon;
 pub mod user_events;
+pub mod v4l2;
 
 use crate::call::{CallCtx, CallType};
 use crate::decode::put_fd;
@@ -238,6 +241,8 @@ static GROUPS: &[&dyn IoctlGroup] = &[
     &uffd::UFFD,
     &nsfs::NSFS,
     &loopdev::LOOP,
+    &blkpg::BLKPG_GROUP,
+    &v4l2::V4L2,
 ];
 
 /// Every group, in lookup order.
@@ -309,6 +314,9 @@ pub fn resolve(arch: Arch, code: u64, fd: Option<&FdInfo>) -> Resolved {
             name,
         };
     };
+    // The names the fd leaves: a vendor's request with parameters only on
+    // its own device (fd -1's `VIDIOC_ENUM_FMT` is that alone).
+    let (family, defs) = names::requests(arch, code32, path);
     let covered = |d: &defs::Def| group.headers().contains(&table.header(d));
     // A group names compat codes as the kernel's internal headers do
     // (`USBDEVFS_SUBMITURB32`); a program of that ABI (i386) calls them by
@@ -491,6 +499,14 @@ pub fn ioctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     let Some((group, req)) = resolved.decoder else {
         p.named_hex("request", code, &resolved.name);
         let plan = fallback::plan(code, c.arch, info.as_ref());
+        if let (fallback::How::Value, Some(naming)) = (&plan.how, plan.naming) {
+            // A number with names, at the width the kernel reads it.
+            match naming {
+                named::Naming::Fd => put_fd(p, c.fds, "arg", c.args[2] as i32 as i64),
+                _ => named::put_value(p, naming, c.args[2]),
+            }
+            return CallType::Done;
+        }
         return fallback::out(p, c.args[2], &plan);
     };
     check_request(req);
@@ -712,7 +728,9 @@ mod tests {
             ("sockios", 50),
             ("file", 10),
             ("nsfs", 4),
-            ("loop", 3),
+            ("loop", 5),
+            ("blkpg", 1),
+            ("v4l2", 5),
         ];
         for (group, least) in all {
             let n = checked.get(group).copied().unwrap_or(0);

@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: c530b16d06c8870b05faf3263418a7aea6f97dc6b1ce82f0621bec6000c920c9
+//! headers-sha256: b568c455d8b2c6f970dd8adc92f942a86ac4e91da84629d6060228fc121e055c
 
 use super::super::flags::{FlagDef, flag};
 

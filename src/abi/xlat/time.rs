@@ -5,13 +5,9 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: c530b16d06c8870b05faf3263418a7aea6f97dc6b1ce82f0621bec6000c920c9
+//! headers-sha256: b568c455d8b2c6f970dd8adc92f942a86ac4e91da84629d6060228fc121e055c
 
 use super::super::flags::{FlagDef, flag};
-
-// The flag that makes a timer's time absolute.
-/// `TIMER_ABSTIME` (`<linux/time.h>`).
-pub const TIMER_ABSTIME: u64 = 0x1;
 
 /// `CLOCK_*` from `<linux/time.h>`. (`<linux/time.h>`).
 pub const CLOCKS: &[(i64, &str)] = &[

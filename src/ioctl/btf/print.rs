@@ -13,6 +13,7 @@ use std::fmt::Write as _;
 
 use super::shape::{Kind, Member, Shape};
 use crate::format::{Naming, Printer};
+use crate::ioctl::named;
 
 /// The names a struct's element count goes by, when a flexible array
 /// member follows it: the kernel's uapi spells them so (`struct kvm_msrs`'
@@ -99,7 +100,7 @@ pub fn value(p: &mut Printer, name: &str, shape: &Shape, data: &[u8]) -> bool {
         }
         Kind::Struct { members, .. } => {
             p.open(name, "{", Naming::Fields);
-            let all = members_of(p, members, data, 0);
+            let all = members_of(p, &shape.ty, members, data, 0);
             p.close_struct(all);
             true
         }
@@ -111,16 +112,18 @@ pub fn value(p: &mut Printer, name: &str, shape: &Shape, data: &[u8]) -> bool {
     }
 }
 
-/// Print `members` of a struct whose bytes start `base` bits into `data`;
-/// false if some were left out.
-fn members_of(p: &mut Printer, members: &[Member], data: &[u8], base: u32) -> bool {
-    members_counted(p, members, data, base, None)
+/// Print `members` of struct `owner` (`struct fsxattr`: what names its
+/// members' numbers, [`named::field`]) whose bytes start `base` bits into
+/// `data`; false if some were left out.
+fn members_of(p: &mut Printer, owner: &str, members: &[Member], data: &[u8], base: u32) -> bool {
+    members_counted(p, owner, members, data, base, None)
 }
 
 /// [`members_of`], knowing the count a member of an enclosing struct gave
 /// (`count`) for a flexible array in an anonymous member.
 fn members_counted(
     p: &mut Printer,
+    owner: &str,
     members: &[Member],
     data: &[u8],
     base: u32,
@@ -180,13 +183,35 @@ fn members_counted(
         if m.name.is_empty()
             && let Kind::Struct { members: inner, .. } = &m.shape.kind
         {
-            all &= members_counted(p, inner, data, bit, count);
+            all &= members_counted(p, owner, inner, data, bit, count);
             continue;
         }
         if let Kind::Int { .. } = m.shape.kind
             && COUNT_NAMES.contains(&&*m.name)
         {
             count = Some(uint_at(&data[at..], m.shape.size));
+        }
+        if let Kind::Int { signed, .. } = m.shape.kind
+            && m.shape.size <= 8
+            && let Some(naming) = named::field(owner, &m.name)
+        {
+            let raw = uint_at(&data[at..], m.shape.size);
+            match naming {
+                named::Naming::SyscallNr(abi) => {
+                    // The ABI is a sibling member's value.
+                    let arch = members.iter().find(|s| s.name == *abi).and_then(|s| {
+                        let at = ((base + s.bit_offset) / 8) as usize;
+                        data.get(at..at + s.shape.size)
+                            .map(|b| uint_at(b, s.shape.size))
+                    });
+                    match arch {
+                        Some(arch) => named::put_syscall(p, &m.name, raw as i32, arch),
+                        None => named::put(p, &m.name, naming, raw, m.shape.size, signed),
+                    }
+                }
+                _ => named::put(p, &m.name, naming, raw, m.shape.size, signed),
+            }
+            continue;
         }
         all &= value(p, &m.name, &m.shape, &data[at..]);
     }
