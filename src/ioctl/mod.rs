@@ -32,6 +32,7 @@ pub mod defs;
 pub mod explain;
 pub mod fallback;
 pub mod file;
+pub mod gpio;
 #[rustfmt::skip]
 mod gen_i386;
 #[rustfmt::skip]
@@ -231,6 +232,7 @@ static GROUPS: &[&dyn IoctlGroup] = &[
     &uffd::UFFD,
     &nsfs::NSFS,
     &loopdev::LOOP,
+    &gpio::GPIO,
 ];
 
 /// Every group, in lookup order.
@@ -706,6 +708,7 @@ mod tests {
             ("file", 10),
             ("nsfs", 4),
             ("loop", 3),
+            ("gpio", 15),
         ];
         for (group, least) in all {
             let n = checked.get(group).copied().unwrap_or(0);

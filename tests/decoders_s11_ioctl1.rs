@@ -1,0 +1,230 @@
+//! Driver ioctl families the kernel's BTF often lacks, decoded by
+//! hand-written groups from generated layouts and names (issue 25, session
+//! 11): the `ioctl_drivers` fixture makes each request on fd -1 with exact
+//! arguments. Plain, the calls fail and what the program asks shows;
+//! under `-e inject=ioctl:retval=42` they succeed without reaching a
+//! driver, and what the fixture left in the answer fields shows as the
+//! kernel's answer. The lines are strace 6's information in rtrace's
+//! grammar; addresses are normalised.
+
+mod common;
+
+use common::{assert_lines, trace};
+
+/// Run the fixture (`m32`: its i386 build) under rtrace with `args`.
+fn run(args: &[&str], m32: bool) -> common::Run {
+    let bin = if m32 {
+        common::fixture_m32("ioctl_drivers")
+    } else {
+        common::fixture("ioctl_drivers")
+    };
+    let run = trace(args, &[bin.file_name().unwrap().to_str().unwrap()]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    run
+}
+
+const INJECT: &str = "inject=ioctl:retval=42";
+
+/// `n` comma-separated values: `first` then zeros.
+fn values(first: &[u32], n: usize) -> String {
+    (0..n)
+        .map(|i| first.get(i).copied().unwrap_or(0).to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The GPIO lines: failed (`None`) or answered (`Some(text)` after the
+/// result), with arrays of 64 cut at `shown` elements.
+fn gpio(ok: bool, shown: usize) -> Vec<String> {
+    let cut = if shown < 64 { ", .." } else { "" };
+    let res = |answer: &str| {
+        if ok {
+            if answer.is_empty() {
+                "= 42 (INJECTED)".to_string()
+            } else {
+                format!("= 42 {answer} (INJECTED)")
+            }
+        } else {
+            "= -1 [EBADF]".to_string()
+        }
+    };
+    let data = format!("{{values=[{}{cut}]}}", values(&[1, 0, 1], shown.min(64)));
+    vec![
+        if ok {
+            format!(
+                "ioctl(-1, GPIO_GET_CHIPINFO_IOCTL, {{name=\"gpiochip0\", label=\"pinctrl\", \
+                 lines=54}}) {}",
+                res("")
+            )
+        } else {
+            "ioctl(-1, GPIO_GET_CHIPINFO_IOCTL, &ADDR) = -1 [EBADF]".to_string()
+        },
+        format!(
+            "ioctl(-1, GPIO_GET_LINEINFO_IOCTL, {{line_offset=3}}) {}",
+            res(
+                "{flags=GPIOLINE_FLAG_IS_OUT|GPIOLINE_FLAG_ACTIVE_LOW, name=\"led0\", \
+                 consumer=\"sysfs\"}"
+            )
+        ),
+        format!(
+            "ioctl(-1, GPIO_GET_LINEINFO_WATCH_IOCTL, {{line_offset=3}}) {}",
+            res(
+                "{flags=GPIOLINE_FLAG_IS_OUT|GPIOLINE_FLAG_ACTIVE_LOW, name=\"led0\", \
+                 consumer=\"sysfs\"}"
+            )
+        ),
+        format!(
+            "ioctl(-1, GPIO_GET_LINEINFO_UNWATCH_IOCTL, {{offset=3}}) {}",
+            res("")
+        ),
+        // Arrays up to `lines`.
+        format!(
+            "ioctl(-1, GPIO_GET_LINEHANDLE_IOCTL, {{lines=2, lineoffsets=[17, 18], \
+             flags=GPIOHANDLE_REQUEST_OUTPUT|GPIOHANDLE_REQUEST_ACTIVE_LOW, \
+             default_values=[1, 0], consumer_label=\"blinker\"}}) {}",
+            res("{fd=7}")
+        ),
+        format!(
+            "ioctl(-1, GPIO_GET_LINEEVENT_IOCTL, {{lineoffset=4, \
+             handleflags=GPIOHANDLE_REQUEST_INPUT, eventflags=GPIOEVENT_REQUEST_BOTH_EDGES, \
+             consumer_label=\"button\"}}) {}",
+            res("{fd=8}")
+        ),
+        if ok {
+            format!("ioctl(-1, GPIOHANDLE_GET_LINE_VALUES_IOCTL, {data}) = 42 (INJECTED)")
+        } else {
+            "ioctl(-1, GPIOHANDLE_GET_LINE_VALUES_IOCTL, &ADDR) = -1 [EBADF]".to_string()
+        },
+        format!(
+            "ioctl(-1, GPIOHANDLE_SET_LINE_VALUES_IOCTL, {data}) {}",
+            res("")
+        ),
+        format!(
+            "ioctl(-1, GPIOHANDLE_SET_CONFIG_IOCTL, {{flags=GPIOHANDLE_REQUEST_INPUT|0x8000, \
+             default_values=[{}{cut}]}}) {}",
+            values(&[0, 1], shown.min(64)),
+            res("")
+        ),
+        // The attributes by their ids.
+        format!(
+            "ioctl(-1, GPIO_V2_GET_LINEINFO_IOCTL, {{offset=5}}) {}",
+            res("{name=\"sda\", consumer=\"i2c\", \
+                 flags=GPIO_V2_LINE_FLAG_USED|GPIO_V2_LINE_FLAG_OUTPUT, num_attrs=2, \
+                 attrs=[{flags=GPIO_V2_LINE_FLAG_ACTIVE_LOW}, {debounce_period_us=10}]}")
+        ),
+        // An unknown id raw; a non-zero event_buffer_size shown.
+        format!(
+            "ioctl(-1, GPIO_V2_GET_LINE_IOCTL, {{num_lines=1, offsets=[6], consumer=\"relay\", \
+             config={{flags=GPIO_V2_LINE_FLAG_OUTPUT, num_attrs=2, attrs=[{{values=0x1, \
+             mask=0x1}}, {{attr={{id=9, data=0x5}}, mask=0x1}}]}}, event_buffer_size=16}}) {}",
+            res("{fd=9}")
+        ),
+        // Reserved words only when set.
+        format!(
+            "ioctl(-1, GPIO_V2_LINE_SET_CONFIG_IOCTL, \
+             {{flags=GPIO_V2_LINE_FLAG_INPUT|GPIO_V2_LINE_FLAG_EDGE_RISING, num_attrs=0, \
+             padding=[0, 0x5, 0, 0, 0]}}) {}",
+            res("")
+        ),
+        format!(
+            "ioctl(-1, GPIO_V2_LINE_GET_VALUES_IOCTL, {{mask=0x3}}) {}",
+            res("{bits=0x1}")
+        ),
+        format!(
+            "ioctl(-1, GPIO_V2_LINE_SET_VALUES_IOCTL, {{bits=0x1, mask=0x3}}) {}",
+            res("")
+        ),
+    ]
+}
+
+/// The lines after the marker up to the next section's first call.
+fn section(lines: &[String], first: &str, count: usize) -> Vec<String> {
+    let at = lines
+        .iter()
+        .position(|l| l.contains(first))
+        .unwrap_or_else(|| panic!("no {first} in {lines:#?}"));
+    lines[at..(at + count).min(lines.len())].to_vec()
+}
+
+#[test]
+fn gpio_requests_failed_show_what_the_program_asks() {
+    let lines = run(&[], false).after_marker();
+    let want = gpio(false, 32);
+    assert_lines(&section(&lines, "GPIO_GET_CHIPINFO", want.len()), &want);
+}
+
+#[test]
+fn gpio_requests_answered_show_what_the_kernel_wrote() {
+    let lines = run(&["-e", INJECT], false).after_marker();
+    let want = gpio(true, 32);
+    assert_lines(&section(&lines, "GPIO_GET_CHIPINFO", want.len()), &want);
+}
+
+/// `-v` prints whole arrays, as strace does.
+#[test]
+fn gpio_verbose_prints_whole_arrays() {
+    let lines = run(&["-v", "-e", INJECT], false).after_marker();
+    let want = gpio(true, 64);
+    assert_lines(&section(&lines, "GPIO_GET_CHIPINFO", want.len()), &want);
+}
+
+/// An i386 program's structs are the same (the header builds them so).
+#[test]
+fn gpio_from_an_i386_program() {
+    let lines = run(&["-e", INJECT], true).after_marker();
+    let want = gpio(true, 32);
+    assert_lines(&section(&lines, "GPIO_GET_CHIPINFO", want.len()), &want);
+}
+
+/// `-X raw` spells the flags as numbers, `-X verbose` both (the request's
+/// number is normalised as an address).
+#[test]
+fn gpio_flags_follow_x() {
+    let raw = run(&["-X", "raw"], false).after_marker();
+    assert_lines(
+        &section(&raw, "lineoffset=4", 1),
+        &[
+            "ioctl(-1, ADDR, {lineoffset=4, handleflags=0x1, eventflags=0x3, \
+           consumer_label=\"button\"}) = -1 [EBADF]",
+        ],
+    );
+    let verbose = run(&["-X", "verbose"], false).after_marker();
+    assert_lines(
+        &section(&verbose, "lineoffset=4", 1),
+        &[
+            "ioctl(-1, ADDR /* GPIO_GET_LINEEVENT_IOCTL */, {lineoffset=4, \
+           handleflags=0x1 /* GPIOHANDLE_REQUEST_INPUT */, \
+           eventflags=0x3 /* GPIOEVENT_REQUEST_BOTH_EDGES */, \
+           consumer_label=\"button\"}) = -1 [EBADF]",
+        ],
+    );
+}
+
+#[test]
+fn gpio_json() {
+    use serde_json::{Value, json};
+    let run = run(&["--json", "-e", INJECT], false);
+    let objs: Vec<Value> = run
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let find = |request: &str| {
+        objs.iter()
+            .find(|o| o["name"] == "ioctl" && o["args"]["request"] == request)
+            .unwrap_or_else(|| panic!("no {request} in {}", run.trace))
+    };
+    let info = find("GPIO_GET_LINEINFO_IOCTL");
+    assert_eq!(info["args"]["arg"], json!({"line_offset": 3}));
+    assert_eq!(
+        info["returned"]["arg"],
+        json!({"flags": {"value": 6, "flags": ["GPIOLINE_FLAG_IS_OUT", "GPIOLINE_FLAG_ACTIVE_LOW"]},
+               "name": "led0", "consumer": "sysfs"})
+    );
+    let line = find("GPIO_V2_GET_LINE_IOCTL");
+    assert_eq!(
+        line["args"]["arg"]["config"]["attrs"],
+        json!([{"values": 1, "mask": 1}, {"attr": {"id": 9, "data": 5}, "mask": 1}])
+    );
+    assert_eq!(line["returned"]["arg"], json!({"fd": 9}));
+}
