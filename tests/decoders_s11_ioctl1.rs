@@ -228,3 +228,131 @@ fn gpio_json() {
     );
     assert_eq!(line["returned"]["arg"], json!({"fd": 9}));
 }
+
+/// The LIRC, counter and PTP lines, failed or answered.
+fn lirc_counter_ptp(ok: bool) -> Vec<String> {
+    let res = if ok {
+        "= 42 (INJECTED)"
+    } else {
+        "= -1 [EBADF]"
+    };
+    let answered = |arg: &str| {
+        if ok {
+            arg.to_string()
+        } else {
+            "&ADDR".to_string()
+        }
+    };
+    vec![
+        format!("ioctl(-1, LIRC_SET_SEND_MODE, [LIRC_MODE_PULSE]) {res}"),
+        format!("ioctl(-1, LIRC_SET_SEND_CARRIER, [38000]) {res}"),
+        format!("ioctl(-1, LIRC_SET_TRANSMITTER_MASK, [0x5]) {res}"),
+        format!(
+            "ioctl(-1, LIRC_GET_FEATURES, {}) {res}",
+            answered("[LIRC_CAN_SEND_PULSE|LIRC_CAN_REC_MODE2|0x8000000]")
+        ),
+        format!(
+            "ioctl(-1, LIRC_GET_REC_MODE, {}) {res}",
+            answered("[LIRC_MODE_MODE2]")
+        ),
+        // A mode no name has: the number.
+        format!("ioctl(-1, LIRC_GET_SEND_MODE, {}) {res}", answered("[3]")),
+        format!(
+            "ioctl(-1, COUNTER_ADD_WATCH_IOCTL, {{component={{type=COUNTER_COMPONENT_SIGNAL, \
+             scope=COUNTER_SCOPE_COUNT, parent=1, id=2}}, event=COUNTER_EVENT_INDEX, \
+             channel=3}}) {res}"
+        ),
+        format!(
+            "ioctl(-1, COUNTER_ADD_WATCH_IOCTL, {{component={{type=9, \
+             scope=COUNTER_SCOPE_COUNT, parent=1, id=2}}, event=COUNTER_EVENT_INDEX, \
+             channel=3}}) {res}"
+        ),
+        format!("ioctl(-1, COUNTER_ENABLE_EVENTS_IOCTL) {res}"),
+        format!(
+            "ioctl(-1, PTP_EXTTS_REQUEST, {{index=1, flags=PTP_ENABLE_FEATURE|PTP_RISING_EDGE}}) \
+             {res}"
+        ),
+        // The second version's reserved words when set.
+        format!(
+            "ioctl(-1, PTP_EXTTS_REQUEST2, {{index=1, flags=PTP_ENABLE_FEATURE|PTP_RISING_EDGE, \
+             rsv=[0, 0x7]}}) {res}"
+        ),
+        // A start time with its date; the union's phase with PTP_PEROUT_PHASE,
+        // `on` with PTP_PEROUT_DUTY_CYCLE.
+        format!(
+            "ioctl(-1, PTP_PEROUT_REQUEST, {{start={{sec=1700000000, nsec=5}} \
+             /* 2023-11-14T22:13:20.000000005+0000 */, period={{sec=1, nsec=0, reserved=0x9}}, \
+             index=2, flags=0}}) {res}"
+        ),
+        format!(
+            "ioctl(-1, PTP_PEROUT_REQUEST2, {{phase={{sec=1700000000, nsec=5}}, period={{sec=1, \
+             nsec=0, reserved=0x9}}, index=2, flags=PTP_PEROUT_DUTY_CYCLE|PTP_PEROUT_PHASE, \
+             on={{sec=0, nsec=500}}}}) {res}"
+        ),
+    ]
+}
+
+#[test]
+fn lirc_counter_ptp_failed() {
+    let lines = run(&[], false).after_marker();
+    let want = lirc_counter_ptp(false);
+    assert_lines(&section(&lines, "LIRC_SET_SEND_MODE", want.len()), &want);
+}
+
+#[test]
+fn lirc_counter_ptp_answered() {
+    let lines = run(&["-e", INJECT], false).after_marker();
+    let want = lirc_counter_ptp(true);
+    assert_lines(&section(&lines, "LIRC_SET_SEND_MODE", want.len()), &want);
+}
+
+#[test]
+fn lirc_counter_ptp_from_an_i386_program() {
+    let lines = run(&["-e", INJECT], true).after_marker();
+    let want = lirc_counter_ptp(true);
+    assert_lines(&section(&lines, "LIRC_SET_SEND_MODE", want.len()), &want);
+}
+
+/// `-X raw`: numbers, and no date comment (as strace).
+#[test]
+fn ptp_raw() {
+    let lines = run(&["-X", "raw"], false).after_marker();
+    assert_lines(
+        &section(&lines, "index=2, flags=0}", 2),
+        &[
+            "ioctl(-1, ADDR, {start={sec=1700000000, nsec=5}, period={sec=1, nsec=0, \
+             reserved=0x9}, index=2, flags=0}) = -1 [EBADF]",
+            "ioctl(-1, ADDR, {phase={sec=1700000000, nsec=5}, period={sec=1, nsec=0, \
+             reserved=0x9}, index=2, flags=0x6, on={sec=0, nsec=500}}) = -1 [EBADF]",
+        ],
+    );
+}
+
+#[test]
+fn lirc_counter_ptp_json() {
+    use serde_json::{Value, json};
+    let run = run(&["--json", "-e", INJECT], false);
+    let objs: Vec<Value> = run
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let find = |request: &str| {
+        objs.iter()
+            .find(|o| o["name"] == "ioctl" && o["args"]["request"] == request)
+            .unwrap_or_else(|| panic!("no {request} in {}", run.trace))
+    };
+    assert_eq!(
+        find("LIRC_GET_REC_MODE")["args"]["arg"],
+        json!([{"value": 4, "name": "LIRC_MODE_MODE2"}])
+    );
+    assert_eq!(
+        find("COUNTER_ADD_WATCH_IOCTL")["args"]["arg"]["event"],
+        json!({"value": 4, "name": "COUNTER_EVENT_INDEX"})
+    );
+    assert_eq!(
+        find("PTP_EXTTS_REQUEST2")["args"]["arg"],
+        json!({"index": 1, "flags": {"value": 3, "flags": ["PTP_ENABLE_FEATURE", "PTP_RISING_EDGE"]},
+               "rsv": [0, 7]})
+    );
+}

@@ -28,11 +28,14 @@
 //! else as the bytes its code carries, else as a number.
 
 pub mod btf;
+pub mod counter;
 pub mod defs;
 pub mod explain;
 pub mod fallback;
 pub mod file;
 pub mod gpio;
+pub mod lirc;
+pub mod ptp;
 #[rustfmt::skip]
 mod gen_i386;
 #[rustfmt::skip]
@@ -233,6 +236,9 @@ static GROUPS: &[&dyn IoctlGroup] = &[
     &nsfs::NSFS,
     &loopdev::LOOP,
     &gpio::GPIO,
+    &lirc::LIRC,
+    &counter::COUNTER,
+    &ptp::PTP,
 ];
 
 /// Every group, in lookup order.
@@ -709,6 +715,9 @@ mod tests {
             ("nsfs", 4),
             ("loop", 3),
             ("gpio", 15),
+            ("lirc", 19),
+            ("counter", 3),
+            ("ptp", 4),
         ];
         for (group, least) in all {
             let n = checked.get(group).copied().unwrap_or(0);

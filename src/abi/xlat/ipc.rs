@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 3ef64986b5b1498c6d6f27ff60a87abd99c5e9cfde7992f2a85e58948db9588f
+//! headers-sha256: 978b860652747f47dd41e2c0d84361f5831d812a1721553e359717391d4edde4
 
 use super::super::flags::{FlagDef, flag};
 use super::super::layout::Field;
