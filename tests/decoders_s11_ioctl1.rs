@@ -356,3 +356,88 @@ fn lirc_counter_ptp_json() {
                "rsv": [0, 7]})
     );
 }
+
+/// The evdev lines: failed, or answered with `-v`.
+fn evdev(verbose_ok: bool) -> Vec<String> {
+    if !verbose_ok {
+        return [
+            "ioctl(-1, EVIOCSKEYCODE, [30, KEY_ESC]) = -1 [EBADF]",
+            "ioctl(-1, EVIOCGKEYCODE, &ADDR) = -1 [EBADF]",
+            "ioctl(-1, EVIOCSKEYCODE_V2, {flags=0, len=2, ..}) = -1 [EBADF]",
+            "ioctl(-1, EVIOCSFF, {type=FF_RUMBLE, id=-1, direction=16384, ..}) = -1 [EBADF]",
+            "ioctl(-1, EVIOCSFF, {type=FF_CONSTANT, id=3, direction=0, ..}) = -1 [EBADF]",
+            // The id as the int the kernel takes from the register.
+            "ioctl(-1, EVIOCRMFF, 3) = -1 [EBADF]",
+            // Type 0 is the event types' bitmap, not EV_SYN's.
+            "ioctl(-1, EVIOCGBIT(0, 8), &ADDR) = -1 [EBADF]",
+        ]
+        .map(String::from)
+        .to_vec();
+    }
+    [
+        "ioctl(-1, EVIOCSKEYCODE, [30, KEY_ESC]) = 42 (INJECTED)",
+        "ioctl(-1, EVIOCGKEYCODE, [30, BTN_LEFT]) = 42 (INJECTED)",
+        "ioctl(-1, EVIOCSKEYCODE_V2, {flags=0, len=2, index=7, keycode=KEY_A, scancode=[0x1e, \
+         0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
+         0, 0, 0]}) = 42 (INJECTED)",
+        "ioctl(-1, EVIOCSFF, {type=FF_RUMBLE, id=-1, direction=16384, trigger={button=0, \
+         interval=0}, replay={length=500, delay=0}, rumble={strong_magnitude=32768, \
+         weak_magnitude=256}}) = 42 (INJECTED)",
+        "ioctl(-1, EVIOCSFF, {type=FF_CONSTANT, id=3, direction=0, trigger={button=0, \
+         interval=0}, replay={length=0, delay=0}, constant={level=-100, \
+         envelope={attack_length=10, attack_level=0, fade_length=0, fade_level=0x20}}}) \
+         = 42 (INJECTED)",
+        "ioctl(-1, EVIOCRMFF, 3) = 42 (INJECTED)",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+#[test]
+fn evdev_failed() {
+    let lines = run(&[], false).after_marker();
+    let want = evdev(false);
+    assert_lines(&section(&lines, "EVIOCSKEYCODE,", want.len()), &want);
+}
+
+#[test]
+fn evdev_verbose_answered() {
+    let lines = run(&["-v", "-e", INJECT], false).after_marker();
+    let want = evdev(true);
+    assert_lines(&section(&lines, "EVIOCSKEYCODE,", want.len()), &want);
+}
+
+/// `struct ff_effect` holds a pointer: i386's is smaller, with its own code.
+#[test]
+fn evdev_from_an_i386_program() {
+    let lines = run(&["-v", "-e", INJECT], true).after_marker();
+    let want = evdev(true);
+    assert_lines(&section(&lines, "EVIOCSKEYCODE,", want.len()), &want);
+}
+
+#[test]
+fn evdev_json() {
+    use serde_json::{Value, json};
+    let run = run(&["--json", "-v", "-e", INJECT], false);
+    let objs: Vec<Value> = run
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let find = |request: &str| {
+        objs.iter()
+            .find(|o| o["name"] == "ioctl" && o["args"]["request"] == request)
+            .unwrap_or_else(|| panic!("no {request} in {}", run.trace))
+    };
+    assert_eq!(
+        find("EVIOCSKEYCODE")["args"]["arg"],
+        json!([30, {"value": 1, "name": "KEY_ESC"}])
+    );
+    let ff = &find("EVIOCSFF")["args"]["arg"];
+    assert_eq!(ff["type"], json!({"value": 0x50, "name": "FF_RUMBLE"}));
+    assert_eq!(
+        ff["rumble"],
+        json!({"strong_magnitude": 32768, "weak_magnitude": 256})
+    );
+    assert_eq!(find("EVIOCRMFF")["args"]["arg"], json!(3));
+}

@@ -30,6 +30,7 @@
 pub mod btf;
 pub mod counter;
 pub mod defs;
+pub mod evdev;
 pub mod explain;
 pub mod fallback;
 pub mod file;
@@ -239,6 +240,7 @@ static GROUPS: &[&dyn IoctlGroup] = &[
     &lirc::LIRC,
     &counter::COUNTER,
     &ptp::PTP,
+    &evdev::EVDEV,
 ];
 
 /// Every group, in lookup order.
@@ -718,6 +720,7 @@ mod tests {
             ("lirc", 19),
             ("counter", 3),
             ("ptp", 4),
+            ("evdev", 7),
         ];
         for (group, least) in all {
             let n = checked.get(group).copied().unwrap_or(0);

@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 978b860652747f47dd41e2c0d84361f5831d812a1721553e359717391d4edde4
+//! headers-sha256: 9100f7eb6af1c93467e0adea7b2ef04b3df791c3220d8a2c17ef8c6de1928cc9
 
 use super::super::flags::{FlagDef, flag};
 
