@@ -289,6 +289,48 @@ fn lirc_counter_ptp(ok: bool) -> Vec<String> {
              nsec=0, reserved=0x9}}, index=2, flags=PTP_PEROUT_DUTY_CYCLE|PTP_PEROUT_PHASE, \
              on={{sec=0, nsec=500}}}}) {res}"
         ),
+        // A getter's answer after the result; a setter's reserved words.
+        format!(
+            "ioctl(-1, PTP_PIN_GETFUNC, {{index=1}}) {}",
+            if ok {
+                "= 42 {name=\"SDP0\", func=PTP_PF_PEROUT, chan=2} (INJECTED)"
+            } else {
+                res
+            }
+        ),
+        format!(
+            "ioctl(-1, PTP_PIN_SETFUNC2, {{index=1, func=PTP_PF_PEROUT, chan=2, \
+             rsv=[0x5, 0, 0, 0, 0]}}) {res}"
+        ),
+        // The samples the kernel writes back (the code says `_IOW`), with
+        // their dates (any year, none for the zero time).
+        format!(
+            "ioctl(-1, PTP_SYS_OFFSET, {{n_samples=1}}) {}",
+            if ok {
+                "= 42 {ts=[{sec=1700000000, nsec=0} /* 2023-11-14T22:13:20+0000 */, {sec=42, \
+                 nsec=7} /* 1970-01-01T00:00:42.000000007+0000 */, {sec=-86400, nsec=0} \
+                 /* 1969-12-31T00:00:00+0000 */]} (INJECTED)"
+            } else {
+                res
+            }
+        ),
+        format!(
+            "ioctl(-1, PTP_SYS_OFFSET_PRECISE, {}) {res}",
+            answered(
+                "{device={sec=1700000000, nsec=0} /* 2023-11-14T22:13:20+0000 */, \
+                 sys_realtime={sec=400000000000, nsec=0} /* 14645-06-30T15:06:40+0000 */, \
+                 sys_monoraw={sec=5, nsec=0}}"
+            )
+        ),
+        format!(
+            "ioctl(-1, PTP_SYS_OFFSET_EXTENDED, {{n_samples=1}}) {}",
+            if ok {
+                "= 42 {ts=[[{sec=1700000000, nsec=0} /* 2023-11-14T22:13:20+0000 */, {sec=3, \
+                 nsec=0} /* 1970-01-01T00:00:03+0000 */, {sec=0, nsec=0}]]} (INJECTED)"
+            } else {
+                res
+            }
+        ),
     ]
 }
 

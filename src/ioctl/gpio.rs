@@ -260,13 +260,14 @@ fn put_fd(p: &mut Printer, d: &[u8], layout: &[Field]) {
     p.int("fd", get(d, layout, "fd") as u32 as i32 as i64);
 }
 
-/// A `char[N]` name: up to its NUL (the whole array, marked cut, if none).
+/// A `char[N]` name: up to its NUL; with none, its first N-1 bytes, cut
+/// (strace keeps the last byte for the NUL it would need).
 fn put_name(p: &mut Printer, d: &[u8], layout: &[Field], name: &str) {
     let f = field(layout, name);
     let bytes = &d[f.off..f.end()];
     match bytes.iter().position(|&b| b == 0) {
         Some(end) => p.string(name, &bytes[..end], false),
-        None => p.string(name, bytes, true),
+        None => p.string(name, &bytes[..bytes.len().saturating_sub(1)], true),
     }
 }
 

@@ -719,7 +719,7 @@ mod tests {
             ("gpio", 15),
             ("lirc", 19),
             ("counter", 3),
-            ("ptp", 4),
+            ("ptp", 14),
             ("evdev", 7),
         ];
         for (group, least) in all {

@@ -543,6 +543,15 @@ mod tests {
             "9999-12-31T23:59:59+0000"
         );
         assert_eq!(date_text(253402300800, 0), None);
+        // PTP's comments take any year gmtime can.
+        assert_eq!(
+            crate::decode::date_text_any_year(400000000000, 0).unwrap(),
+            "14645-06-30T15:06:40+0000"
+        );
+        assert_eq!(
+            crate::decode::date_text_any_year(-123456780123, 0).unwrap(),
+            "-1943-10-23T01:57:57+0000"
+        );
         assert_eq!(date_text(i64::MIN, 0), None);
         assert_eq!(date_text(i64::MAX, 0), None);
     }

@@ -769,6 +769,65 @@ pub const PTP_EXTTS_REQUEST2: u32 = 0x40103d0b;
 pub const PTP_PEROUT_REQUEST: u32 = 0x40383d03;
 /// `PTP_PEROUT_REQUEST2` (`<linux/ioctl.h>`, `<linux/ptp_clock.h>`).
 pub const PTP_PEROUT_REQUEST2: u32 = 0x40383d0c;
+/// `PTP_PIN_GETFUNC` (`<linux/ioctl.h>`, `<linux/ptp_clock.h>`).
+pub const PTP_PIN_GETFUNC: u32 = 0xc0603d06;
+/// `PTP_PIN_GETFUNC2` (`<linux/ioctl.h>`, `<linux/ptp_clock.h>`).
+pub const PTP_PIN_GETFUNC2: u32 = 0xc0603d0f;
+/// `PTP_PIN_SETFUNC` (`<linux/ioctl.h>`, `<linux/ptp_clock.h>`).
+pub const PTP_PIN_SETFUNC: u32 = 0x40603d07;
+/// `PTP_PIN_SETFUNC2` (`<linux/ioctl.h>`, `<linux/ptp_clock.h>`).
+pub const PTP_PIN_SETFUNC2: u32 = 0x40603d10;
+/// `PTP_SYS_OFFSET` (`<linux/ioctl.h>`, `<linux/ptp_clock.h>`).
+pub const PTP_SYS_OFFSET: u32 = 0x43403d05;
+/// `PTP_SYS_OFFSET2` (`<linux/ioctl.h>`, `<linux/ptp_clock.h>`).
+pub const PTP_SYS_OFFSET2: u32 = 0x43403d0e;
+/// `PTP_SYS_OFFSET_PRECISE` (`<linux/ioctl.h>`, `<linux/ptp_clock.h>`).
+pub const PTP_SYS_OFFSET_PRECISE: u32 = 0xc0403d08;
+/// `PTP_SYS_OFFSET_PRECISE2` (`<linux/ioctl.h>`, `<linux/ptp_clock.h>`).
+pub const PTP_SYS_OFFSET_PRECISE2: u32 = 0xc0403d11;
+/// `PTP_SYS_OFFSET_EXTENDED` (`<linux/ioctl.h>`, `<linux/ptp_clock.h>`).
+pub const PTP_SYS_OFFSET_EXTENDED: u32 = 0xc4c03d09;
+/// `PTP_SYS_OFFSET_EXTENDED2` (`<linux/ioctl.h>`, `<linux/ptp_clock.h>`).
+pub const PTP_SYS_OFFSET_EXTENDED2: u32 = 0xc4c03d12;
+
+/// `enum ptp_pin_function` (`<linux/ptp_clock.h>`).
+pub const PTP_PIN_FUNCS: &[(u32, &str)] = &[
+    (0, "PTP_PF_NONE"),
+    (1, "PTP_PF_EXTTS"),
+    (2, "PTP_PF_PEROUT"),
+    (3, "PTP_PF_PHYSYNC"),
+];
+
+/// PTP_PIN_GET/SETFUNC(2)'s struct: `struct ptp_pin_desc`, x86_64's layout (`<linux/ptp_clock.h>`).
+pub const PTP_PIN_DESC: &[Field] = &[
+    Field { name: "name", off: 0, size: 64, signed: false },
+    Field { name: "index", off: 64, size: 4, signed: false },
+    Field { name: "func", off: 68, size: 4, signed: false },
+    Field { name: "chan", off: 72, size: 4, signed: false },
+    Field { name: "rsv", off: 76, size: 20, signed: false },
+];
+
+/// PTP_SYS_OFFSET(2)'s struct: `struct ptp_sys_offset`, x86_64's layout (`<linux/ptp_clock.h>`).
+pub const PTP_SYS_OFFSET_FIELDS: &[Field] = &[
+    Field { name: "n_samples", off: 0, size: 4, signed: false },
+    Field { name: "rsv", off: 4, size: 12, signed: false },
+    Field { name: "ts", off: 16, size: 816, signed: false },
+];
+
+/// PTP_SYS_OFFSET_PRECISE(2)'s struct: `struct ptp_sys_offset_precise`, x86_64's layout (`<linux/ptp_clock.h>`).
+pub const PTP_SYS_OFFSET_PRECISE_FIELDS: &[Field] = &[
+    Field { name: "device", off: 0, size: 16, signed: false },
+    Field { name: "sys_realtime", off: 16, size: 16, signed: false },
+    Field { name: "sys_monoraw", off: 32, size: 16, signed: false },
+    Field { name: "rsv", off: 48, size: 16, signed: false },
+];
+
+/// PTP_SYS_OFFSET_EXTENDED(2)'s struct: `struct ptp_sys_offset_extended`, x86_64's layout (`<linux/ptp_clock.h>`).
+pub const PTP_SYS_OFFSET_EXTENDED_FIELDS: &[Field] = &[
+    Field { name: "n_samples", off: 0, size: 4, signed: false },
+    Field { name: "rsv", off: 4, size: 12, signed: false },
+    Field { name: "ts", off: 16, size: 1200, signed: false },
+];
 
 /// `struct ptp_extts_request.flags` (`<linux/ptp_clock.h>`).
 pub const PTP_EXTTS_FLAGS: &[FlagDef] = &[
