@@ -483,3 +483,106 @@ fn evdev_json() {
     );
     assert_eq!(find("EVIOCRMFF")["args"]["arg"], json!(3));
 }
+
+/// The old IDE lines, failed or answered. HDIO_DRIVE_CMD's command prints
+/// as a number: its ATA names are in no installed header.
+fn hdio(ok: bool) -> Vec<String> {
+    let res = if ok {
+        "= 42 (INJECTED)"
+    } else {
+        "= -1 [EBADF]"
+    };
+    let answered = |arg: &str| {
+        if ok {
+            arg.to_string()
+        } else {
+            "&ADDR".to_string()
+        }
+    };
+    let sector = format!("buf=\"disk{}\"..", "\\0".repeat(28));
+    let cmd = |entry: &str, answer: &str| {
+        if ok {
+            format!("ioctl(-1, HDIO_DRIVE_CMD, {entry}) = 42 {answer} (INJECTED)")
+        } else {
+            format!("ioctl(-1, HDIO_DRIVE_CMD, {entry}) = -1 [EBADF]")
+        }
+    };
+    vec![
+        format!(
+            "ioctl(-1, HDIO_GETGEO, {}) {res}",
+            answered("{heads=16, sectors=63, cylinders=1024, start=2048}")
+        ),
+        // The answer over the header, and the sector read after it.
+        cmd(
+            "{command=236, sector_number=0, feature=0, sector_count=1}",
+            &format!("{{status=0xec, error=0, nsector=0, {sector}}}"),
+        ),
+        cmd(
+            "{command=80, sector_number=0, feature=1, sector_count=1}",
+            &format!("{{status=0x50, error=0, nsector=1, {sector}}}"),
+        ),
+        format!("ioctl(-1, HDIO_DRIVE_RESET, [0x1, 0x2, 0x30]) {res}"),
+        format!("ioctl(-1, HDIO_GET_DMA, {}) {res}", answered("[1]")),
+        format!(
+            "ioctl(-1, HDIO_GET_NICE, {}) {res}",
+            answered("[1<<IDE_NICE_DSC_OVERLAP|1<<IDE_NICE_1|0x100]")
+        ),
+        format!("ioctl(-1, HDIO_SET_NICE, 1<<IDE_NICE_ATAPI_OVERLAP) {res}"),
+        format!(
+            "ioctl(-1, HDIO_GET_BUSSTATE, {}) {res}",
+            answered("[BUSSTATE_ON]")
+        ),
+        format!(
+            "ioctl(-1, HDIO_GET_IDENTITY, {}) {res}",
+            answered(&format!("\"ATA DISK{}\"..", "\\0".repeat(24)))
+        ),
+    ]
+}
+
+#[test]
+fn hdio_failed() {
+    let lines = run(&[], false).after_marker();
+    let want = hdio(false);
+    assert_lines(&section(&lines, "HDIO_GETGEO", want.len()), &want);
+}
+
+#[test]
+fn hdio_answered() {
+    let lines = run(&["-e", INJECT], false).after_marker();
+    let want = hdio(true);
+    assert_lines(&section(&lines, "HDIO_GETGEO", want.len()), &want);
+}
+
+/// `struct hd_geometry`'s `start` and the `unsigned long`s are i386's.
+#[test]
+fn hdio_from_an_i386_program() {
+    let lines = run(&["-e", INJECT], true).after_marker();
+    let want = hdio(true);
+    assert_lines(&section(&lines, "HDIO_GETGEO", want.len()), &want);
+}
+
+#[test]
+fn hdio_json() {
+    use serde_json::{Value, json};
+    let run = run(&["--json", "-e", INJECT], false);
+    let objs: Vec<Value> = run
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let find = |request: &str| {
+        objs.iter()
+            .find(|o| o["name"] == "ioctl" && o["args"]["request"] == request)
+            .unwrap_or_else(|| panic!("no {request} in {}", run.trace))
+    };
+    assert_eq!(
+        find("HDIO_GETGEO")["args"]["arg"],
+        json!({"heads": 16, "sectors": 63, "cylinders": 1024, "start": 2048})
+    );
+    assert_eq!(
+        find("HDIO_GET_BUSSTATE")["args"]["arg"],
+        json!([{"value": 1, "name": "BUSSTATE_ON"}])
+    );
+    let cmd = &find("HDIO_DRIVE_CMD")["returned"]["arg"];
+    assert_eq!(cmd["status"], json!(0xec));
+}

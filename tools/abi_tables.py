@@ -2497,7 +2497,8 @@ TABLES = [
       "ITIMER_PROF",
       ]),
     # ---- ioctl1 (session 11): driver groups whose structs the BTF lacks: GPIO
-    # (src/ioctl/gpio.rs), LIRC (lirc.rs), counter (counter.rs), PTP (ptp.rs), evdev (evdev.rs)
+    # (src/ioctl/gpio.rs), LIRC (lirc.rs), counter (counter.rs), PTP (ptp.rs), evdev (evdev.rs),
+    # the old IDE requests (hdio.rs)
     T("ioctl", "GPIO_REQUESTS", ["linux/ioctl.h", "linux/gpio.h"], "consts",
       "The GPIO requests the gpio group decodes", ty="u32",
       names=["GPIO_GET_CHIPINFO_IOCTL", "GPIO_GET_LINEINFO_IOCTL", "GPIO_GET_LINEINFO_WATCH_IOCTL",
@@ -2672,4 +2673,23 @@ TABLES = [
              "custom_data"]),
     T("ioctl", "FF_RUMBLE_EFFECT", ["linux/input.h"], "layout", "FF_RUMBLE's parameters",
       struct="ff_rumble_effect", names=["strong_magnitude", "weak_magnitude"]),
+    T("ioctl", "HDIO_REQUESTS", ["linux/hdreg.h"], "consts",
+      "The old IDE requests the hdio group decodes (plain numbers)", ty="u32",
+      names=["HDIO_GETGEO", "HDIO_DRIVE_CMD", "HDIO_DRIVE_RESET", "HDIO_SCAN_HWIF",
+             "HDIO_GET_32BIT", "HDIO_GET_ACOUSTIC", "HDIO_GET_ADDRESS", "HDIO_GET_DMA",
+             "HDIO_GET_KEEPSETTINGS", "HDIO_GET_MULTCOUNT", "HDIO_GET_NOWERR",
+             "HDIO_GET_UNMASKINTR", "HDIO_GET_WCACHE", "HDIO_GET_IDENTITY", "HDIO_GET_NICE",
+             "HDIO_SET_NICE", "HDIO_GET_BUSSTATE"]),
+    T("ioctl", "IDE_NICE", ["linux/hdreg.h"], "shift", "HDIO_GET/SET_NICE's bits",
+      names=["IDE_NICE_DSC_OVERLAP", "IDE_NICE_ATAPI_OVERLAP", "IDE_NICE_1", "IDE_NICE_0",
+             "IDE_NICE_2"]),
+    T("ioctl", "HDIO_BUSSTATES", ["linux/hdreg.h"], "values", "An IDE bus's state",
+      ty="u64", enum="BUSSTATE_OFF"),
+    T("ioctl", "HD_GEOMETRY", ["linux/hdreg.h"], "layout", "HDIO_GETGEO's answer",
+      struct="hd_geometry", names=["heads", "sectors", "cylinders", "start"]),
+    T("ioctl", "HD_GEOMETRY_I386", ["linux/hdreg.h"], "layout", "HDIO_GETGEO's answer",
+      struct="hd_geometry", m32=True, names=["heads", "sectors", "cylinders", "start"]),
+    T("ioctl", "HD_DRIVE_CMD_HDR", ["linux/hdreg.h"], "layout",
+      "HDIO_DRIVE_CMD's command (the kernel writes status, error and count over it)",
+      struct="hd_drive_cmd_hdr", names=["command", "sector_number", "feature", "sector_count"]),
 ]

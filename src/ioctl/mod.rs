@@ -35,6 +35,7 @@ pub mod explain;
 pub mod fallback;
 pub mod file;
 pub mod gpio;
+pub mod hdio;
 pub mod lirc;
 pub mod ptp;
 #[rustfmt::skip]
@@ -241,6 +242,7 @@ static GROUPS: &[&dyn IoctlGroup] = &[
     &counter::COUNTER,
     &ptp::PTP,
     &evdev::EVDEV,
+    &hdio::HDIO,
 ];
 
 /// Every group, in lookup order.
@@ -721,6 +723,7 @@ mod tests {
             ("counter", 3),
             ("ptp", 14),
             ("evdev", 7),
+            ("hdio", 17),
         ];
         for (group, least) in all {
             let n = checked.get(group).copied().unwrap_or(0);

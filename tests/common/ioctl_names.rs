@@ -67,7 +67,8 @@ pub const IOCTL_NAMES: &[&str] = &[
     "ioctl(3, SPI_IOC_MESSAGE(1), \"\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\") = -1 [ENOTTY]",
     "ioctl(3, FBIOGET_VSCREENINFO, ADDR) = -1 [ENOTTY]",
     "ioctl(3, CDROMEJECT, 0x0) = -1 [ENOTTY]",
-    "ioctl(3, HDIO_GETGEO, ADDR) = -1 [ENOTTY]",
+    // Decoded by the hdio group (src/ioctl/hdio.rs): a failed getter's pointer.
+    "ioctl(3, HDIO_GETGEO, &ADDR) = -1 [ENOTTY]",
     "ioctl(3, VT_OPENQRY, ADDR) = -1 [ENOTTY]",
     "ioctl(3, KDGETLED, ADDR) = -1 [ENOTTY]",
     "ioctl(3, DRM_IOCTL_VERSION, \"\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\"..) = -1 [ENOTTY]",

@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 9100f7eb6af1c93467e0adea7b2ef04b3df791c3220d8a2c17ef8c6de1928cc9
+//! headers-sha256: fba069040cb2eac8b3bfd700df55f2f26fd58a208dae3433de8fb9ceb7bee232
 
 use super::super::flags::{FlagDef, flag};
 
