@@ -586,3 +586,34 @@ fn hdio_json() {
     let cmd = &find("HDIO_DRIVE_CMD")["returned"]["arg"];
     assert_eq!(cmd["status"], json!(0xec));
 }
+
+/// `--explain-ioctl` on a request a generated-layout group decodes: its
+/// type as C spells it (a plain `__u32` is no struct), and where its fields
+/// come from.
+#[test]
+fn explain_names_the_generated_layouts() {
+    let explain = |name: &str| {
+        let out = common::rtrace()
+            .args(["--explain-ioctl", name])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let unwatch = explain("GPIO_GET_LINEINFO_UNWATCH_IOCTL");
+    assert!(
+        unwatch
+            .lines()
+            .any(|l| l == "  argument: pointer to __u32, decoded before the call"),
+        "{unwatch}"
+    );
+    let info = explain("GPIO_GET_LINEINFO_IOCTL");
+    let want = [
+        "  argument: pointer to struct gpioline_info, decoded before and after the call",
+        "  layout from rtrace's gpio decoder: struct gpioline_info (72 bytes)",
+        "  its fields: the layout generated from the header (src/abi/xlat/ioctl.rs)",
+    ];
+    for line in want {
+        assert!(info.lines().any(|l| l == line), "{line} not in {info}");
+    }
+}
