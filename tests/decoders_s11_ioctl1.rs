@@ -617,3 +617,72 @@ fn explain_names_the_generated_layouts() {
         assert!(info.lines().any(|l| l == line), "{line} not in {info}");
     }
 }
+
+/// The RTC lines, failed or answered.
+fn rtc(ok: bool) -> Vec<String> {
+    let res = if ok {
+        "= 42 (INJECTED)"
+    } else {
+        "= -1 [EBADF]"
+    };
+    let answered = |arg: &str| {
+        if ok {
+            arg.to_string()
+        } else {
+            "&ADDR".to_string()
+        }
+    };
+    let pll = "{pll_ctrl=1, pll_value=-2, pll_max=3, pll_min=-3, pll_posmult=4, \
+               pll_negmult=5, pll_clock=-6}";
+    vec![
+        format!(
+            "ioctl(-1, RTC_PARAM_SET, {{param=RTC_PARAM_FEATURES, \
+             uvalue=1<<RTC_FEATURE_ALARM|1<<RTC_FEATURE_CORRECTION, index=0}}) {res}"
+        ),
+        // The value the kernel writes back (the code says `_IOW`).
+        format!(
+            "ioctl(-1, RTC_PARAM_GET, {{param=RTC_PARAM_FEATURES, index=0}}) {}",
+            if ok {
+                "= 42 {uvalue=1<<RTC_FEATURE_ALARM|1<<RTC_FEATURE_CORRECTION} (INJECTED)"
+            } else {
+                res
+            }
+        ),
+        format!(
+            "ioctl(-1, RTC_PARAM_SET, {{param=RTC_PARAM_CORRECTION, svalue=-5, index=1, \
+             __pad=0x2}}) {res}"
+        ),
+        format!(
+            "ioctl(-1, RTC_PARAM_SET, {{param=RTC_PARAM_BACKUP_SWITCH_MODE, \
+             uvalue=RTC_BSM_LEVEL, index=1}}) {res}"
+        ),
+        format!(
+            "ioctl(-1, RTC_VL_READ, {}) {res}",
+            answered("[RTC_VL_BACKUP_LOW|RTC_VL_BACKUP_SWITCH]")
+        ),
+        format!("ioctl(-1, RTC_PLL_SET, {pll}) {res}"),
+        format!("ioctl(-1, RTC_PLL_GET, {}) {res}", answered(pll)),
+    ]
+}
+
+#[test]
+fn rtc_failed() {
+    let lines = run(&[], false).after_marker();
+    let want = rtc(false);
+    assert_lines(&section(&lines, "RTC_PARAM_SET", want.len()), &want);
+}
+
+#[test]
+fn rtc_answered() {
+    let lines = run(&["-e", INJECT], false).after_marker();
+    let want = rtc(true);
+    assert_lines(&section(&lines, "RTC_PARAM_SET", want.len()), &want);
+}
+
+/// `struct rtc_pll_info`'s `long`: i386's own codes and layout.
+#[test]
+fn rtc_from_an_i386_program() {
+    let lines = run(&["-e", INJECT], true).after_marker();
+    let want = rtc(true);
+    assert_lines(&section(&lines, "RTC_PARAM_SET", want.len()), &want);
+}

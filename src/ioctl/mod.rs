@@ -38,6 +38,7 @@ pub mod gpio;
 pub mod hdio;
 pub mod lirc;
 pub mod ptp;
+pub mod rtc;
 #[rustfmt::skip]
 mod gen_i386;
 #[rustfmt::skip]
@@ -243,6 +244,7 @@ static GROUPS: &[&dyn IoctlGroup] = &[
     &ptp::PTP,
     &evdev::EVDEV,
     &hdio::HDIO,
+    &rtc::RTC,
 ];
 
 /// Every group, in lookup order.
@@ -724,6 +726,7 @@ mod tests {
             ("ptp", 14),
             ("evdev", 7),
             ("hdio", 17),
+            ("rtc", 7),
         ];
         for (group, least) in all {
             let n = checked.get(group).copied().unwrap_or(0);

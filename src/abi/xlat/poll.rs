@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: fba069040cb2eac8b3bfd700df55f2f26fd58a208dae3433de8fb9ceb7bee232
+//! headers-sha256: 454c85f6d2c308c6ec68eadd9aa9a32b60ff5b50560ebc5817754591eef08324
 
 use super::super::flags::{FlagDef, flag};
 
