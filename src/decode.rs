@@ -108,3 +108,45 @@ pub fn put_dev(p: &mut Printer, name: &str, dev: u64) {
     p.hex("minor", minor);
     p.close(")");
 }
+
+/// A time in seconds and nanoseconds since the epoch as a UTC date, as
+/// strace's -v comments show stat times: `2026-11-22T19:44:07.112524250+0000`
+/// (no fraction when `nsec` is 0). `None` for a year beyond four digits.
+pub fn date_text(sec: i64, nsec: u64) -> Option<String> {
+    date_in(sec, nsec, 0..=9999)
+}
+
+/// [`date_text`] for any year C's `gmtime` can hold (an `int` past 1900),
+/// as strace's comments on PTP clock times show them:
+/// `-1943-10-23T01:57:57+0000`, `10150477-10-18T23:25:01+0000`.
+pub fn date_text_any_year(sec: i64, nsec: u64) -> Option<String> {
+    date_in(sec, nsec, i32::MIN as i64 + 1900..=i32::MAX as i64 + 1900)
+}
+
+/// The date of `sec`/`nsec` if its year is in `years`.
+fn date_in(sec: i64, nsec: u64, years: std::ops::RangeInclusive<i64>) -> Option<String> {
+    let days = sec.div_euclid(86400);
+    let secs = sec.rem_euclid(86400);
+    // Civil date from a day count (days since 1970-01-01), in 400-year eras.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    if !years.contains(&year) {
+        return None;
+    }
+    let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
+    let frac = if nsec == 0 || nsec >= 1_000_000_000 {
+        String::new()
+    } else {
+        format!(".{nsec:09}")
+    };
+    Some(format!(
+        "{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}{frac}+0000"
+    ))
+}

@@ -239,6 +239,7 @@ impl Family {
             .iter()
             .zip(args)
             .map(|(p, a)| match p {
+                Param::Nr(_) if a == 0 && ZERO_IS_NO_NAME.contains(&self.name) => a.to_string(),
                 Param::Nr(names) => match names.binary_search_by_key(&a, |&(v, _)| v) {
                     Ok(i) => names[i].1.to_string(),
                     Err(_) => a.to_string(),
@@ -249,6 +250,13 @@ impl Family {
         format!("{}({})", self.name, args.join(", "))
     }
 }
+
+/// Families whose number parameter 0 is not the header's name for 0:
+/// `EVIOCGBIT(0, len)` asks for the bitmap of event types the device
+/// has, not for EV_SYN's codes (the kernel's `evdev_do_ioctl` hands type 0
+/// to `handle_eventbits` with `dev->evbit`), so it prints as `0`, as
+/// strace does.
+const ZERO_IS_NO_NAME: &[&str] = &["EVIOCGBIT"];
 
 /// `_IOC_SIZE`'s bits in a code.
 const SIZE_BITS: u32 =

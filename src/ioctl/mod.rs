@@ -29,10 +29,17 @@
 
 pub mod blkpg;
 pub mod btf;
+pub mod counter;
 pub mod defs;
+pub mod evdev;
 pub mod explain;
 pub mod fallback;
 pub mod file;
+pub mod gpio;
+pub mod hdio;
+pub mod lirc;
+pub mod ptp;
+pub mod rtc;
 #[rustfmt::skip]
 mod gen_i386;
 #[rustfmt::skip]
@@ -243,6 +250,13 @@ static GROUPS: &[&dyn IoctlGroup] = &[
     &loopdev::LOOP,
     &blkpg::BLKPG_GROUP,
     &v4l2::V4L2,
+    &gpio::GPIO,
+    &lirc::LIRC,
+    &counter::COUNTER,
+    &ptp::PTP,
+    &evdev::EVDEV,
+    &hdio::HDIO,
+    &rtc::RTC,
 ];
 
 /// Every group, in lookup order.
@@ -731,6 +745,13 @@ mod tests {
             ("loop", 5),
             ("blkpg", 1),
             ("v4l2", 5),
+            ("gpio", 15),
+            ("lirc", 19),
+            ("counter", 3),
+            ("ptp", 14),
+            ("evdev", 7),
+            ("hdio", 17),
+            ("rtc", 7),
         ];
         for (group, least) in all {
             let n = checked.get(group).copied().unwrap_or(0);

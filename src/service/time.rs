@@ -455,35 +455,8 @@ pub fn setitimer_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     out_param_in(p, c, failed, "old_value", c.args[2], put_itimerval);
 }
 
-/// A time in seconds and nanoseconds since the epoch as a UTC date, as
-/// strace's -v comments show stat times: `2026-11-22T19:44:07.112524250+0000`
-/// (no fraction when `nsec` is 0). `None` for a year beyond four digits.
-pub fn date_text(sec: i64, nsec: u64) -> Option<String> {
-    let days = sec.div_euclid(86400);
-    let secs = sec.rem_euclid(86400);
-    // Civil date from a day count (days since 1970-01-01), in 400-year eras.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    if !(0..=9999).contains(&year) {
-        return None;
-    }
-    let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
-    let frac = if nsec == 0 || nsec >= 1_000_000_000 {
-        String::new()
-    } else {
-        format!(".{nsec:09}")
-    };
-    Some(format!(
-        "{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}{frac}+0000"
-    ))
-}
+/// Moved down to `decode` so the ioctl layer can use it too (PTP's times).
+pub use crate::decode::date_text;
 
 /// `times(buf)`: the process times at leave.
 pub fn times_out(_p: &mut Printer, _c: &mut CallCtx) -> CallType {
@@ -569,6 +542,15 @@ mod tests {
             "9999-12-31T23:59:59+0000"
         );
         assert_eq!(date_text(253402300800, 0), None);
+        // PTP's comments take any year gmtime can.
+        assert_eq!(
+            crate::decode::date_text_any_year(400000000000, 0).unwrap(),
+            "14645-06-30T15:06:40+0000"
+        );
+        assert_eq!(
+            crate::decode::date_text_any_year(-123456780123, 0).unwrap(),
+            "-1943-10-23T01:57:57+0000"
+        );
         assert_eq!(date_text(i64::MIN, 0), None);
         assert_eq!(date_text(i64::MAX, 0), None);
     }

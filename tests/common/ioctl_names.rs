@@ -60,13 +60,15 @@ pub const IOCTL_NAMES: &[&str] = &[
     "ioctl(3, WDIOC_GETSUPPORT, &ADDR) = -1 [ENOTTY]",
     "ioctl(3, WDIOC_KEEPALIVE, NULL) = -1 [ENOTTY]",
     "ioctl(3, GPIO_GET_CHIPINFO_IOCTL, &ADDR) = -1 [ENOTTY]",
-    "ioctl(3, GPIO_V2_GET_LINE_IOCTL, \"\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\"..) = -1 [ENOTTY]",
+    // Decoded by the gpio group (src/ioctl/gpio.rs).
+    "ioctl(3, GPIO_V2_GET_LINE_IOCTL, {num_lines=0, offsets=[], consumer=\"\", config={flags=0, num_attrs=0}}) = -1 [ENOTTY]",
     "ioctl(3, SPI_IOC_RD_MODE, &ADDR) = -1 [ENOTTY]",
     "ioctl(3, SPI_IOC_WR_MAX_SPEED_HZ, [0]) = -1 [ENOTTY]",
     "ioctl(3, SPI_IOC_MESSAGE(1), \"\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\") = -1 [ENOTTY]",
     "ioctl(3, FBIOGET_VSCREENINFO, ADDR) = -1 [ENOTTY]",
     "ioctl(3, CDROMEJECT, 0x0) = -1 [ENOTTY]",
-    "ioctl(3, HDIO_GETGEO, ADDR) = -1 [ENOTTY]",
+    // Decoded by the hdio group (src/ioctl/hdio.rs): a failed getter's pointer.
+    "ioctl(3, HDIO_GETGEO, &ADDR) = -1 [ENOTTY]",
     "ioctl(3, VT_OPENQRY, ADDR) = -1 [ENOTTY]",
     "ioctl(3, KDGETLED, ADDR) = -1 [ENOTTY]",
     "ioctl(3, DRM_IOCTL_VERSION, \"\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\"..) = -1 [ENOTTY]",

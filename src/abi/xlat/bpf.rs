@@ -6,8 +6,9 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: b568c455d8b2c6f970dd8adc92f942a86ac4e91da84629d6060228fc121e055c
+//! headers-sha256: 3794b96cbe90636f3c97a297e0ea92282766ea57d78941db5724eac92a39c214
 
+use super::super::layout::Field;
 
 /// The instruction class, `BPF_CLASS(code)` (`<linux/filter.h>`).
 pub const BPF_CLASSES: &[(i64, &str)] = &[
@@ -126,3 +127,39 @@ pub const SECCOMP_RET_ACTIONS: &[(i64, &str)] = &[
 // The action part of a seccomp return value.
 /// `SECCOMP_RET_ACTION_FULL` (`<linux/seccomp.h>`).
 pub const SECCOMP_RET_ACTION_FULL: u32 = 0xffff0000;
+
+// The seccomp actions rtrace's own filters return.
+/// `SECCOMP_RET_ALLOW` (`<linux/seccomp.h>`).
+pub const SECCOMP_RET_ALLOW: u32 = 0x7fff0000;
+/// `SECCOMP_RET_TRACE` (`<linux/seccomp.h>`).
+pub const SECCOMP_RET_TRACE: u32 = 0x7ff00000;
+/// `SECCOMP_RET_USER_NOTIF` (`<linux/seccomp.h>`).
+pub const SECCOMP_RET_USER_NOTIF: u32 = 0x7fc00000;
+
+// The instruction parts rtrace's own filters are made of (`BPF_LD | BPF_W | BPF_ABS`).
+/// `BPF_LD` (`<linux/filter.h>`).
+pub const BPF_LD: u16 = 0x0;
+/// `BPF_W` (`<linux/filter.h>`).
+pub const BPF_W: u16 = 0x0;
+/// `BPF_ABS` (`<linux/filter.h>`).
+pub const BPF_ABS: u16 = 0x20;
+/// `BPF_JMP` (`<linux/filter.h>`).
+pub const BPF_JMP: u16 = 0x5;
+/// `BPF_JEQ` (`<linux/filter.h>`).
+pub const BPF_JEQ: u16 = 0x10;
+/// `BPF_JGE` (`<linux/filter.h>`).
+pub const BPF_JGE: u16 = 0x30;
+/// `BPF_JA` (`<linux/filter.h>`).
+pub const BPF_JA: u16 = 0x0;
+/// `BPF_K` (`<linux/filter.h>`).
+pub const BPF_K: u16 = 0x0;
+/// `BPF_RET` (`<linux/filter.h>`).
+pub const BPF_RET: u16 = 0x6;
+
+/// What a seccomp filter reads: the call's number and arch: `struct seccomp_data`, x86_64's layout (`<linux/seccomp.h>`).
+pub const SECCOMP_DATA: &[Field] = &[
+    Field { name: "nr", off: 0, size: 4, signed: true },
+    Field { name: "arch", off: 4, size: 4, signed: false },
+    Field { name: "instruction_pointer", off: 8, size: 8, signed: false },
+    Field { name: "args", off: 16, size: 48, signed: false },
+];

@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: b568c455d8b2c6f970dd8adc92f942a86ac4e91da84629d6060228fc121e055c
+//! headers-sha256: 3794b96cbe90636f3c97a297e0ea92282766ea57d78941db5724eac92a39c214
 
 use super::super::flags::{FlagDef, flag};
 use super::super::layout::Field;
