@@ -133,7 +133,7 @@ fn process_calls() {
         "prctl(PR_GET_PDEATHSIG, [SIGUSR1]) = 0".into(),
         "prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) = 0".into(),
         "prctl(PR_GET_NO_NEW_PRIVS) = 1".into(),
-        "prctl(PR_SET_SECCOMP, 3) = -1 [EINVAL]".into(),
+        "prctl(PR_SET_SECCOMP, 0x3, 0, 0, 0) = -1 [EINVAL]".into(),
         "prctl(PR_CAPBSET_READ, 99) = -1 [EINVAL]".into(),
         "prctl(2130706432, 0x1, 0x2, 0x3, 0x4) = -1 [EINVAL]".into(),
         "arch_prctl(ARCH_GET_FS, [&ADDR]) = 0".into(),

@@ -21,6 +21,7 @@ pub mod netlink;
 pub mod ns;
 pub mod numa;
 pub mod poll;
+pub mod prctl;
 pub mod process;
 pub mod raw;
 pub mod resource;
@@ -64,6 +65,7 @@ static TABLES: &[&[Handler]] = &[
     fs_xfer::HANDLERS,
     mm::HANDLERS,
     process::HANDLERS,
+    prctl::HANDLERS,
     resource::HANDLERS,
     sched::HANDLERS,
     ns::HANDLERS,

@@ -1,12 +1,11 @@
 //! Process handlers: the fork and clone family, execve, exit, wait4 and
-//! waitid, user and group ids, prctl and arch_prctl, and the thread setup
+//! waitid, user and group ids, arch_prctl (prctl is `prctl.rs`), and the thread setup
 //! calls (set_tid_address, set_robust_list, rseq). Resource limits, usage,
 //! scheduling and system information are in `resource.rs`.
 
 use crate::abi::xlat::process::{
-    ARCH_CODES, AT_FLAGS, CAP_AMBIENT_OPS, CLONE_FLAGS, CLONE3_FLAGS, IDTYPES, PR_OPTIONS,
-    PR_SET_VMA_OPS, PTRACE_OPTIONS, PTRACE_REQUESTS, RSEQ_FLAGS, SECCOMP_MODES, WAIT_OPTIONS,
-    WAITID_OPTIONS,
+    ARCH_CODES, AT_FLAGS, CLONE_FLAGS, CLONE3_FLAGS, IDTYPES, PTRACE_OPTIONS, PTRACE_REQUESTS,
+    RSEQ_FLAGS, WAIT_OPTIONS, WAITID_OPTIONS,
 };
 use crate::call::{
     CallClass::{Exec, Fork, Normal},
@@ -17,14 +16,13 @@ use crate::decode::put_dirfd;
 use crate::decode::{put_signal, signal_name};
 use crate::format::{Naming, Printer, flags_hex};
 use crate::kernel::Arch;
-use crate::service::bpf_filter::{Flavor, put_fprog};
 use crate::service::generic::no_params_out;
 use crate::service::h;
 use crate::service::raw::{
     entered_done, open_returned, out_param_in, put_call_id, put_composed, put_id, put_int_ptr,
     put_named, put_ptr_with, put_word_ptr, read_vec, u32_at, u64_at, wide_ids, word_size,
 };
-use crate::service::resource::{put_cap, put_rusage};
+use crate::service::resource::put_rusage;
 use crate::service::signal::put_siginfo;
 
 /// How many argv strings print before `..` without `-v`.
@@ -506,110 +504,6 @@ pub fn getgroups_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     p.result(c.result);
 }
 
-/// `prctl(option, arg2, arg3, arg4, arg5)`: the option by name and the
-/// arguments it uses, decoded for the common options; an unknown option
-/// prints all four arguments in hex. Options that return data through
-/// arg2 (PR_GET_NAME, PR_GET_PDEATHSIG...) print it at leave.
-/// Whatever the option makes of them, the arguments keep prctl(2)'s names
-/// `arg2`..`arg5` (with `-N`, in JSON): a filter knows a parameter by one
-/// name per call, not per option.
-pub fn prctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    let option = c.int(0);
-    put_named(p, "option", option, PR_OPTIONS);
-    let a = c.args;
-    match option {
-        // PR_SET_PDEATHSIG
-        // `unsigned long arg2`, whole: a bit above 32 is no signal.
-        1 => put_signal(p, "arg2", a[1] as i64),
-        // PR_GET_PDEATHSIG, PR_GET_NAME, PR_GET_CHILD_SUBREAPER,
-        // PR_GET_TID_ADDRESS: written through arg2.
-        2 | 16 | 37 | 40 => return CallType::NotDone,
-        // The plain getters and the calls without arguments.
-        3 | 7 | 13 | 19 | 21 | 27 | 30 | 31 | 32 | 34 | 39 | 42 | 46 | 58 => {}
-        // PR_SET_DUMPABLE, PR_SET_KEEPCAPS, PR_SET_TIMING,
-        // PR_SET_SECUREBITS, PR_SET_CHILD_SUBREAPER, PR_SET_FP_MODE,
-        // PR_SET_IO_FLUSHER: one number.
-        4 | 8 | 14 | 28 | 36 | 45 | 57 => p.uint("arg2", a[1]),
-        // PR_SET_TIMERSLACK
-        29 => p.uint("arg2", a[1]),
-        // PR_SET_NAME
-        15 => p.cstr("arg2", a[1]),
-        // PR_SET_SECCOMP
-        22 => {
-            put_named(p, "arg2", a[1] as i64, SECCOMP_MODES);
-            // SECCOMP_MODE_FILTER: the program, as seccomp(2) prints it.
-            if a[1] == 2 {
-                put_fprog(p, "arg3", a[2], Flavor::Seccomp);
-            }
-        }
-        // PR_CAPBSET_READ, PR_CAPBSET_DROP
-        23 | 24 => put_cap(p, "arg2", a[1]),
-        // PR_SET_NO_NEW_PRIVS, PR_SET_THP_DISABLE: the kernel wants the
-        // unused arguments zero, so they are shown.
-        38 | 41 => {
-            p.uint("arg2", a[1]);
-            p.uint("arg3", a[2]);
-            p.uint("arg4", a[3]);
-            p.uint("arg5", a[4]);
-        }
-        // PR_CAP_AMBIENT
-        47 => {
-            put_named(p, "arg2", a[1] as i64, CAP_AMBIENT_OPS);
-            if matches!(a[1], 1..=3) {
-                put_cap(p, "arg3", a[2]);
-            }
-        }
-        // PR_SET_VMA
-        0x53564d41 => {
-            put_named(p, "arg2", a[1] as i64, PR_SET_VMA_OPS);
-            p.ptr("arg3", a[2]);
-            p.uint("arg4", a[3]);
-            if a[1] == 0 {
-                p.cstr("arg5", a[4]);
-            } else {
-                p.hex("arg5", a[4]);
-            }
-        }
-        // PR_SET_PTRACER: a pid, or PR_SET_PTRACER_ANY.
-        0x59616d61 => {
-            let any = if c.arch == Arch::X86_64 {
-                u64::MAX
-            } else {
-                u32::MAX as u64
-            };
-            let sym = (a[1] == any).then_some("PR_SET_PTRACER_ANY");
-            p.symbol("arg2", a[1] as i64, sym);
-        }
-        _ => {
-            p.hex("arg2", a[1]);
-            p.hex("arg3", a[2]);
-            p.hex("arg4", a[3]);
-            p.hex("arg5", a[4]);
-        }
-    }
-    CallType::Done
-}
-
-/// Leave half of the prctl getters that write through arg2.
-pub fn prctl_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
-    if entered_done(p, c) {
-        return;
-    }
-    let addr = c.args[1];
-    if failed {
-        p.ptr("arg2", addr);
-    } else {
-        match c.int(0) {
-            2 => put_ptr_with(p, "arg2", addr, |p, v| put_signal(p, "", v as i64)),
-            16 => p.cstr("arg2", addr),
-            37 => put_int_ptr(p, "arg2", addr),
-            _ => put_word_ptr(p, "arg2", addr),
-        }
-    }
-    p.equals();
-    p.result(c.result);
-}
-
 /// `arch_prctl(code, addr)`: the getters print what they wrote at leave.
 pub fn arch_prctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     let code = c.int(0);
@@ -773,7 +667,6 @@ pub static HANDLERS: &[Handler] = &[
     h("getresgid32", getres_out, getres_in, Normal),
     h("getresuid", getres_out, getres_in, Normal),
     h("getresuid32", getres_out, getres_in, Normal),
-    h("prctl", prctl_out, prctl_in, Normal),
     h("rseq", rseq_out, default_in, Normal),
     h("set_robust_list", set_robust_list_out, default_in, Normal),
     h("set_tid_address", set_tid_address_out, default_in, Normal),

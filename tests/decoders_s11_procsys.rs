@@ -1,0 +1,114 @@
+//! Process and system calls decoded as strace 6 shows them (issue 25,
+//! session 11, helper procsys): the `procsys` fixture makes each call with
+//! exact arguments (garbage in the upper halves of those the kernel reads
+//! as an int) and the whole lines are compared, addresses normalised.
+
+mod common;
+
+use common::{assert_lines, trace};
+
+/// Run the fixture under rtrace with `args`.
+fn run(args: &[&str]) -> common::Run {
+    let bin = common::fixture("procsys");
+    let run = trace(args, &[bin.file_name().unwrap().to_str().unwrap()]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    run
+}
+
+/// The lines from the marker on, with no option.
+const PLAIN: &[&str] = &[
+    "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+    // prctl: each option with the arguments it reads, named.
+    "prctl(PR_SET_DUMPABLE, 0x3) = -1 [EINVAL]",
+    "prctl(PR_SET_DUMPABLE, SUID_DUMP_USER) = 0",
+    "prctl(PR_GET_DUMPABLE) = 1 (SUID_DUMP_USER)",
+    "prctl(PR_SET_TSC, PR_TSC_ENABLE) = 0",
+    "prctl(PR_GET_TSC, [PR_TSC_ENABLE]) = 0",
+    // The kernel takes 15 bytes of the name.
+    "prctl(PR_SET_NAME, \"0123456789abcde\"..) = 0",
+    "prctl(PR_SET_SECUREBITS, SECBIT_KEEP_CAPS|0x100000000) = -1 [EPERM]",
+    "prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, CAP_NET_RAW, 0, 0) = 0",
+    "prctl(PR_MCE_KILL, PR_MCE_KILL_SET, PR_MCE_KILL_EARLY, 0, 0) = 0",
+    "prctl(PR_MCE_KILL_GET, 0, 0, 0, 0) = 1 (PR_MCE_KILL_EARLY)",
+    "prctl(PR_SET_TAGGED_ADDR_CTRL, PR_TAGGED_ADDR_ENABLE|PR_MTE_TCF_SYNC|0x3<<PR_MTE_TAG_SHIFT, \
+     0, 0, 0) = -1 [EINVAL]",
+    "prctl(PR_SVE_SET_VL, PR_SVE_SET_VL_ONEXEC|0x10) = -1 [EINVAL]",
+    "prctl(PR_PAC_RESET_KEYS, PR_PAC_APIAKEY|PR_PAC_APGAKEY, 0, 0, 0) = -1 [EINVAL]",
+    // The generic key is not one PR_PAC_SET_ENABLED_KEYS takes.
+    "prctl(PR_PAC_SET_ENABLED_KEYS, PR_PAC_APIBKEY, 0x10, 0, 0) = -1 [EINVAL]",
+    "prctl(PR_GET_CHILD_SUBREAPER, [0]) = 0",
+    "prctl(PR_SET_UNALIGN, 0xff00) = -1 [EINVAL]",
+    "prctl(PR_SCHED_CORE, PR_SCHED_CORE_GET, 0, 0x1 /* PIDTYPE_TGID */, &ADDR) = -1 [EINVAL]",
+    "prctl(PR_SCHED_CORE, PR_SCHED_CORE_CREATE, 0, 0x7, NULL) = -1 [EINVAL]",
+    "exit_group(0)",
+    "Process exited normally with code 0",
+];
+
+#[test]
+fn procsys_calls() {
+    assert_lines(&run(&[]).after_marker(), PLAIN);
+}
+
+/// `-X raw` numbers what the default names, `-X verbose` shows both.
+#[test]
+fn procsys_calls_raw_and_verbose() {
+    let find = |lines: &[String], start: &str| {
+        lines
+            .iter()
+            .find(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("no {start} in:\n{}", lines.join("\n")))
+            .clone()
+    };
+    let raw = run(&["-X", "raw"]).after_marker();
+    assert_eq!(
+        find(&raw, "prctl(0x37"),
+        "prctl(0x37, 0x1b, 0, 0, 0) = -1 [EINVAL]"
+    );
+    assert_eq!(
+        find(&raw, "prctl(0x3e, 0,"),
+        "prctl(0x3e, 0, 0, 0x1, &ADDR) = -1 [EINVAL]"
+    );
+    let verbose = run(&["-X", "verbose"]).after_marker();
+    assert_eq!(
+        find(&verbose, "prctl(0x37"),
+        "prctl(0x37 /* PR_SET_TAGGED_ADDR_CTRL */, 0x1b /* PR_TAGGED_ADDR_ENABLE|PR_MTE_TCF_SYNC|\
+         0x3<<PR_MTE_TAG_SHIFT */, 0, 0, 0) = -1 [EINVAL]"
+    );
+    assert_eq!(
+        find(&verbose, "prctl(0x3 "),
+        "prctl(0x3 /* PR_GET_DUMPABLE */) = 1 (SUID_DUMP_USER)"
+    );
+}
+
+/// `--json`: the same handlers give names and values.
+#[test]
+fn procsys_calls_json() {
+    use serde_json::{Value, json};
+    let run = run(&["--json"]);
+    let objs: Vec<Value> = run
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let find = |name: &str, option: &str| {
+        objs.iter()
+            .find(|o| o["name"] == name && o["args"]["option"]["name"] == option)
+            .unwrap_or_else(|| panic!("no {name} {option} in {}", run.trace))
+    };
+    assert_eq!(
+        find("prctl", "PR_GET_TSC")["args"]["arg2"],
+        json!([{"value": 1, "name": "PR_TSC_ENABLE"}])
+    );
+    assert_eq!(
+        find("prctl", "PR_GET_DUMPABLE")["returned"]["meaning"],
+        json!("SUID_DUMP_USER")
+    );
+    assert_eq!(
+        find("prctl", "PR_SCHED_CORE")["args"]["arg4"],
+        json!({"value": 1, "name": "PIDTYPE_TGID"})
+    );
+    assert_eq!(
+        find("prctl", "PR_PAC_RESET_KEYS")["args"]["arg2"],
+        json!({"value": 17, "flags": ["PR_PAC_APIAKEY", "PR_PAC_APGAKEY"]})
+    );
+}
