@@ -40,6 +40,30 @@ const PLAIN: &[&str] = &[
     "prctl(PR_SET_UNALIGN, 0xff00) = -1 [EINVAL]",
     "prctl(PR_SCHED_CORE, PR_SCHED_CORE_GET, 0, 0x1 /* PIDTYPE_TGID */, &ADDR) = -1 [EINVAL]",
     "prctl(PR_SCHED_CORE, PR_SCHED_CORE_CREATE, 0, 0x7, NULL) = -1 [EINVAL]",
+    // System administration: each fails, with an error that depends on
+    // the privileges and the kernel's configuration.
+    "reboot(LINUX_REBOOT_MAGIC1, 0x12, LINUX_REBOOT_CMD_RESTART2, \"now\") = -1 [E*]",
+    "syslog(8 /* SYSLOG_ACTION_CONSOLE_LEVEL */, NULL, 99) = -1 [E*]",
+    "swapon(\"/nonexistent\", SWAP_FLAG_PREFER|10) = -1 [E*]",
+    "kexec_load(NULL, 0, NULL, KEXEC_ARCH_SH|KEXEC_ON_CRASH) = -1 [E*]",
+    "kexec_file_load(-1, -1, 3, \"ab\\0\", 0x100) = -1 [E*]",
+    // The flags the kernel reads as an int, without the garbage above.
+    "delete_module(\"nonexistent_module\", O_NONBLOCK) = -1 [E*]",
+    "finit_module(-1, \"\", MODULE_INIT_IGNORE_VERMAGIC) = -1 [E*]",
+    // Keys: the special keyrings by name, the payload as plen bytes.
+    "add_key(\"user\", \"rtrace\", \"payload\", 7, KEY_SPEC_PROCESS_KEYRING) = #",
+    "keyctl(KEYCTL_READ, #, \"payload\", 16) = 7",
+    // As much of the description as the buffer holds; the result is its
+    // whole length.
+    "keyctl(KEYCTL_DESCRIBE, #, \"payl\", 4) = #",
+    "keyctl(KEYCTL_SETPERM, #, KEY_POS_VIEW|KEY_POS_READ|KEY_POS_WRITE|KEY_POS_SEARCH|KEY_POS_LINK|\
+     KEY_POS_SETATTR|KEY_USR_VIEW) = 0",
+    "keyctl(KEYCTL_REVOKE, #) = 0",
+    "request_key(\"user\", \"rtrace-none\", NULL, KEY_SPEC_PROCESS_KEYRING) = -1 [ENOKEY]",
+    "keyctl(0xfacefeed, 0x1, 0x2, 0x3, 0x4) = -1 [EOPNOTSUPP]",
+    // The bytes past the struct the kernel knows, one not zero.
+    "openat2(-1, \"x\", {flags=O_RDONLY, resolve=0, /* bytes 24..31 */ \"\\0\\0\\0\\0\\0\\0\\200\\0\"}, \
+     32) = -1 [E2BIG]",
     "exit_group(0)",
     "Process exited normally with code 0",
 ];
@@ -106,6 +130,13 @@ fn procsys_calls_json() {
     assert_eq!(
         find("prctl", "PR_SCHED_CORE")["args"]["arg4"],
         json!({"value": 1, "name": "PIDTYPE_TGID"})
+    );
+    let how = &objs.iter().find(|o| o["name"] == "openat2").unwrap()["args"]["how"];
+    assert_eq!(how["tail"], json!({"hex": "0000000000008000"}));
+    let add = objs.iter().find(|o| o["name"] == "add_key").unwrap();
+    assert_eq!(
+        add["args"]["ringid"],
+        json!({"value": -2, "name": "KEY_SPEC_PROCESS_KEYRING"})
     );
     assert_eq!(
         find("prctl", "PR_PAC_RESET_KEYS")["args"]["arg2"],

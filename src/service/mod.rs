@@ -14,6 +14,7 @@ pub mod fs_stat;
 pub mod fs_xfer;
 pub mod generic;
 pub mod ipc;
+pub mod keys;
 pub mod mm;
 pub mod msg;
 pub mod net;
@@ -31,6 +32,7 @@ pub mod signal;
 pub mod signal_old;
 pub mod sockopt;
 pub mod sockopt_packet;
+pub mod sysadm;
 pub mod time;
 pub mod xattr;
 
@@ -66,6 +68,8 @@ static TABLES: &[&[Handler]] = &[
     mm::HANDLERS,
     process::HANDLERS,
     prctl::HANDLERS,
+    keys::HANDLERS,
+    sysadm::HANDLERS,
     resource::HANDLERS,
     sched::HANDLERS,
     ns::HANDLERS,

@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 2ceb5c29fb23b699f1ea6691be5463031dbbf94f451554ffafe0770cc064a472
+//! headers-sha256: 8ab8df0afc063fd4627290a2a3af0964c7ea791cfcf96ab54110085ed06ba293
 
 use super::super::flags::{FlagDef, flag};
 
