@@ -64,6 +64,13 @@ const PLAIN: &[&str] = &[
     // The bytes past the struct the kernel knows, one not zero.
     "openat2(-1, \"x\", {flags=O_RDONLY, resolve=0, /* bytes 24..31 */ \"\\0\\0\\0\\0\\0\\0\\200\\0\"}, \
      32) = -1 [E2BIG]",
+    // clone3 rejects CLONE_DETACHED: it is no flag of its.
+    "clone3({flags=0x400000, pidfd=NULL, child_tid=NULL, parent_tid=NULL, exit_signal=0, \
+     stack=NULL, stack_size=0, tls=NULL}, 64) = -1 [EINVAL]",
+    // Every field the size holds, and the bytes past them that are not zero.
+    "clone3({flags=0, pidfd=NULL, child_tid=NULL, parent_tid=NULL, exit_signal=0, stack=NULL, \
+     stack_size=0, tls=NULL, set_tid=NULL, set_tid_size=0, cgroup=0, \
+     /* bytes 88..95 */ \"\\1\\0\\0\\0\\0\\0\\0\\0\"}, 96) = -1 [E2BIG]",
     "exit_group(0)",
     "Process exited normally with code 0",
 ];

@@ -166,45 +166,12 @@ pub fn openat2_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
             p.mode("mode", mode);
         }
         p.flags("resolve", resolve, RESOLVE_FLAGS);
-        let all = put_how_tail(p, c.args[2], c.args[3]);
+        let all = crate::service::raw::put_struct_tail(p, c.args[2], OPEN_HOW_SIZE, c.args[3]);
         p.close_struct(all);
     }
     p.uint("size", c.args[3]);
     save_path(p, c, c.args[1]);
     CallType::Done
-}
-
-/// The bytes of a larger `struct open_how` past the fields rtrace knows,
-/// which the kernel requires to be zero (E2BIG otherwise): shown when one
-/// is not, all of them as strace shows them, `/* bytes 24..31 */
-/// "\0\200..."` (in JSON `tail`, a string). False when they cannot be
-/// read.
-fn put_how_tail(p: &mut Printer, addr: u64, size: u64) -> bool {
-    // The kernel takes at most a page (larger is E2BIG before any read).
-    let size = size.min(4096);
-    if size <= OPEN_HOW_SIZE {
-        return true;
-    }
-    let mut tail = vec![0u8; (size - OPEN_HOW_SIZE) as usize];
-    if !p.mem().read_exact(addr + OPEN_HOW_SIZE, &mut tail) {
-        return false;
-    }
-    if tail.iter().all(|&b| b == 0) {
-        return true;
-    }
-    let limit = p.config().string_limit;
-    let (bytes, cut) = (&tail[..tail.len().min(limit)], tail.len() > limit);
-    let text = format!(
-        "/* bytes {OPEN_HOW_SIZE}..{} */ {}",
-        size - 1,
-        crate::format::quote(bytes, cut)
-    );
-    if p.json() {
-        p.string("tail", bytes, cut);
-    } else {
-        p.field("", &text);
-    }
-    true
 }
 
 /// `creat(pathname, mode)`

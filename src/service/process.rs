@@ -223,18 +223,25 @@ const CLONE_ARGS_VER2: u64 = 88;
 /// Largest `set_tid` array the kernel takes (`MAX_PID_NS_LEVEL`).
 const MAX_SET_TID: u64 = 32;
 
-/// `clone3(cl_args, size)` with `struct clone_args` from `<linux/sched.h>`.
-/// `set_tid` and `cgroup` print with `-v`. What the kernel wrote through
-/// `pidfd` and `parent_tid` follows the result: `= 1235 {parent_tid=[1235]}`.
+/// `clone3(cl_args, size)` with `struct clone_args` from `<linux/sched.h>`,
+/// every field the caller's size holds; bytes past the last layout known
+/// are shown when one is not zero, as strace does. What the kernel wrote
+/// through `pidfd` and `parent_tid` follows the result: `= 1235
+/// {parent_tid=[1235]}`.
 pub fn clone3_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     let size = c.args[1];
     let want = size.clamp(CLONE_ARGS_VER0, CLONE_ARGS_VER2) as usize;
-    let verbose = p.config().verbose > 0;
     if let Some(raw) = crate::service::raw::open_struct_dyn(p, "cl_args", c.args[0], want) {
         let u = |i: usize| u64_at(&raw, i * 8);
         let flags = u(0);
         if !p.values_style() {
-            let mut table = CLONE_FLAGS.to_vec();
+            // clone3 has CLONE_NEWTIME where clone has its exit signal,
+            // and rejects CLONE_DETACHED: it is no clone3 flag.
+            let mut table: Vec<_> = CLONE_FLAGS
+                .iter()
+                .filter(|f| f.name != "CLONE_DETACHED")
+                .copied()
+                .collect();
             table.insert(0, CLONE3_FLAGS[0]);
             p.flags("flags", flags, &table);
         } else {
@@ -247,15 +254,14 @@ pub fn clone3_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
         p.ptr("stack", u(5));
         p.uint("stack_size", u(6));
         p.ptr("tls", u(7));
-        let mut all = size <= CLONE_ARGS_VER0;
-        if verbose && size >= CLONE_ARGS_VER1 {
+        if size >= CLONE_ARGS_VER1 {
             put_pid_array(p, "set_tid", u(8), u(9));
             p.uint("set_tid_size", u(9));
-            if size >= CLONE_ARGS_VER2 {
-                p.int("cgroup", u(10) as i64);
-            }
-            all = size <= CLONE_ARGS_VER2;
         }
+        if size >= CLONE_ARGS_VER2 {
+            p.uint("cgroup", u(10));
+        }
+        let all = crate::service::raw::put_struct_tail(p, c.args[0], CLONE_ARGS_VER2, size);
         p.close_struct(all);
     }
     p.uint("size", size);
