@@ -71,6 +71,16 @@ const PLAIN: &[&str] = &[
     "clone3({flags=0, pidfd=NULL, child_tid=NULL, parent_tid=NULL, exit_signal=0, stack=NULL, \
      stack_size=0, tls=NULL, set_tid=NULL, set_tid_size=0, cgroup=0, \
      /* bytes 88..95 */ \"\\1\\0\\0\\0\\0\\0\\0\\0\"}, 96) = -1 [E2BIG]",
+    // quotactl: the command as the kernel's macro makes it, then what it
+    // reads.
+    "quotactl(QCMD(Q_SETINFO, GRPQUOTA), \"/nonexistent\", {dqi_bgrace=1, dqi_igrace=2, \
+     dqi_flags=DQF_ROOT_SQUASH, dqi_valid=IIF_FLAGS}) = -1 [E*]",
+    "quotactl(QCMD(Q_QUOTAON, PRJQUOTA), \"/nonexistent\", QFMT_VFS_V1, \"/q\") = -1 [E*]",
+    "quotactl(QCMD(Q_XQUOTAON, USRQUOTA), \"/nonexistent\", \
+     [FS_QUOTA_UDQ_ACCT|FS_QUOTA_UDQ_ENFD]) = -1 [E*]",
+    "quotactl(QCMD(Q_SYNC, 0xed), NULL) = -1 [EINVAL]",
+    // Q_GETFMT's format is written: nothing when the call fails.
+    "quotactl_fd(-1, QCMD(Q_GETFMT, USRQUOTA), &ADDR) = -1 [EBADF]",
     "exit_group(0)",
     "Process exited normally with code 0",
 ];
@@ -104,6 +114,14 @@ fn procsys_calls_raw_and_verbose() {
         find(&verbose, "prctl(0x37"),
         "prctl(0x37 /* PR_SET_TAGGED_ADDR_CTRL */, 0x1b /* PR_TAGGED_ADDR_ENABLE|PR_MTE_TCF_SYNC|\
          0x3<<PR_MTE_TAG_SHIFT */, 0, 0, 0) = -1 [EINVAL]"
+    );
+    let quotaon = find(&raw, "quotactl(2147484162,");
+    assert!(
+        common::matches_digits(
+            "quotactl(2147484162, \"/nonexistent\", 0x4, \"/q\") = -1 [E*]",
+            &quotaon
+        ),
+        "{quotaon}"
     );
     assert_eq!(
         find(&verbose, "prctl(0x3 "),

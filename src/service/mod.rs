@@ -24,6 +24,7 @@ pub mod numa;
 pub mod poll;
 pub mod prctl;
 pub mod process;
+pub mod quota;
 pub mod raw;
 pub mod resource;
 pub mod sched;
@@ -68,6 +69,7 @@ static TABLES: &[&[Handler]] = &[
     mm::HANDLERS,
     process::HANDLERS,
     prctl::HANDLERS,
+    quota::HANDLERS,
     keys::HANDLERS,
     sysadm::HANDLERS,
     resource::HANDLERS,

@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 8ab8df0afc063fd4627290a2a3af0964c7ea791cfcf96ab54110085ed06ba293
+//! headers-sha256: 10d6576a241a8aa65e26366625c6a9a368dbba2a13fc23a6200f09c8a56eeb34
 
 use super::super::flags::{FlagDef, flag};
 
