@@ -81,6 +81,18 @@ const PLAIN: &[&str] = &[
     "quotactl(QCMD(Q_SYNC, 0xed), NULL) = -1 [EINVAL]",
     // Q_GETFMT's format is written: nothing when the call fails.
     "quotactl_fd(-1, QCMD(Q_GETFMT, USRQUOTA), &ADDR) = -1 [EBADF]",
+    // The XSAVE features with their names beside the number, as strace
+    // shows the names the kernel does not export; x87 and SSE at least.
+    "arch_prctl(ARCH_GET_XCOMP_SUPP, [0x* /* XFEATURE_MASK_FPSSE|*]) = 0",
+    "arch_prctl(ARCH_REQ_XCOMP_PERM, 0xf /* XFEATURE_LBR */) = -1 [E*]",
+    // BPF_PROG_LOAD's attr, as far as the size holds it.
+    "bpf(BPF_PROG_LOAD, {prog_type=BPF_PROG_TYPE_SOCKET_FILTER, insn_cnt=0, insns=NULL, \
+     license=\"GPL\", log_level=0, log_size=0, log_buf=NULL, kern_version=KERNEL_VERSION(6, 1, 0), \
+     prog_flags=0, prog_name=\"rtrace\", prog_ifindex=0, \
+     expected_attach_type=BPF_CGROUP_INET_INGRESS, prog_btf_fd=0, func_info_rec_size=0, \
+     func_info=NULL, func_info_cnt=0, line_info_rec_size=0, line_info=NULL, line_info_cnt=0, \
+     attach_btf_id=0, attach_prog_fd=0, fd_array=NULL}, 128) = -1 [E*]",
+    "bpf(BPF_MAP_CREATE, NULL, 0) = -1 [EINVAL]",
     "exit_group(0)",
     "Process exited normally with code 0",
 ];

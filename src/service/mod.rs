@@ -6,6 +6,7 @@
 //! in `TABLES`) when a specific one exists, else the generic printer.
 
 pub mod bpf_filter;
+pub mod ebpf;
 pub mod family;
 pub mod fs;
 pub mod fs_fd;
@@ -69,6 +70,7 @@ static TABLES: &[&[Handler]] = &[
     mm::HANDLERS,
     process::HANDLERS,
     prctl::HANDLERS,
+    ebpf::HANDLERS,
     quota::HANDLERS,
     keys::HANDLERS,
     sysadm::HANDLERS,

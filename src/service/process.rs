@@ -5,7 +5,7 @@
 
 use crate::abi::xlat::process::{
     ARCH_CODES, AT_FLAGS, CLONE_FLAGS, CLONE3_FLAGS, IDTYPES, PTRACE_OPTIONS, PTRACE_REQUESTS,
-    RSEQ_FLAGS, WAIT_OPTIONS, WAITID_OPTIONS,
+    RSEQ_FLAGS, WAIT_OPTIONS, WAITID_OPTIONS, XFEATURE_BITS, XFEATURE_MASKS,
 };
 use crate::call::{
     CallClass::{Exec, Fork, Normal},
@@ -18,6 +18,8 @@ use crate::format::{Naming, Printer, flags_hex};
 use crate::kernel::Arch;
 use crate::service::generic::no_params_out;
 use crate::service::h;
+use crate::service::prctl::number_and_name;
+use crate::service::raw::lookup;
 use crate::service::raw::{
     entered_done, open_returned, out_param_in, put_call_id, put_composed, put_id, put_int_ptr,
     put_named, put_ptr_with, put_word_ptr, read_vec, u32_at, u64_at, wide_ids, word_size,
@@ -521,7 +523,14 @@ pub fn arch_prctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
         0x1001 | 0x1002 | 0x2001..=0x2003 => p.ptr("addr", c.args[1]),
         // ARCH_GET_CPUID
         0x1011 => {}
-        // ARCH_SET_CPUID, ARCH_REQ_XCOMP_*: a number.
+        // ARCH_REQ_XCOMP_PERM, ARCH_REQ_XCOMP_GUEST_PERM: an XSAVE feature
+        // number, shown with its name as strace does (the kernel does not
+        // export the names).
+        0x1023 | 0x1025 => {
+            let bit = c.args[1] as i64;
+            number_and_name(p, "arg", bit, lookup(XFEATURE_BITS, bit), true);
+        }
+        // ARCH_SET_CPUID: a number.
         _ => p.uint("arg", c.args[1]),
     }
     CallType::Done
@@ -538,11 +547,18 @@ pub fn arch_prctl_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     } else if matches!(c.int(0), 0x1003 | 0x1004) {
         put_word_ptr(p, "addr", addr);
     } else {
-        // The XCOMP getters write a 64-bit feature mask.
+        // The XCOMP getters write a 64-bit feature mask, shown with its
+        // names as strace shows it: `[0x7 /* XFEATURE_MASK_FPSSE|..._YMM */]`.
         match read_vec(p, addr, 8) {
             Some(b) if p.config().values_only < 2 => {
+                let mask = u64_at(&b, 0);
+                let names = crate::format::flags_text(mask, XFEATURE_MASKS, true);
                 p.open("addr", "[", Naming::Elements);
-                p.hex("", u64_at(&b, 0));
+                if mask == 0 {
+                    p.hex("", mask);
+                } else {
+                    number_and_name(p, "", mask as i64, Some(&names), true);
+                }
                 p.close("]");
             }
             _ => p.ptr("addr", addr),

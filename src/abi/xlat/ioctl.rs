@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 10d6576a241a8aa65e26366625c6a9a368dbba2a13fc23a6200f09c8a56eeb34
+//! headers-sha256: b29c85314b70cc04c6c4a302db05e95b33857d9a1e4ef669adead320f9692f9d
 
 use super::super::flags::{FlagDef, flag};
 

@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 10d6576a241a8aa65e26366625c6a9a368dbba2a13fc23a6200f09c8a56eeb34
+//! headers-sha256: b29c85314b70cc04c6c4a302db05e95b33857d9a1e4ef669adead320f9692f9d
 
 use super::super::flags::{FlagDef, flag};
 use super::super::layout::Field;
@@ -961,4 +961,43 @@ pub const KEY_PERMS: &[FlagDef] = &[
     flag(0x8, "KEY_OTH_SEARCH"),
     flag(0x10, "KEY_OTH_LINK"),
     flag(0x20, "KEY_OTH_SETATTR"),
+];
+
+/// x86 XSAVE feature masks, ARCH_GET_XCOMP_*'s answer (the kernel's <asm/fpu/types.h>, which no UAPI header exports: fallbacks; the XSAVE bit numbers are the CPU's) (`<asm/prctl.h>`).
+pub const XFEATURE_MASKS: &[FlagDef] = &[
+    flag(0x3, "XFEATURE_MASK_FPSSE"),
+    flag(0x1, "XFEATURE_MASK_FP"),
+    flag(0x2, "XFEATURE_MASK_SSE"),
+    flag(0x4, "XFEATURE_MASK_YMM"),
+    flag(0x8, "XFEATURE_MASK_BNDREGS"),
+    flag(0x10, "XFEATURE_MASK_BNDCSR"),
+    flag(0xe0, "XFEATURE_MASK_AVX512"),
+    flag(0x20, "XFEATURE_MASK_OPMASK"),
+    flag(0x40, "XFEATURE_MASK_ZMM_Hi256"),
+    flag(0x80, "XFEATURE_MASK_Hi16_ZMM"),
+    flag(0x100, "XFEATURE_MASK_PT"),
+    flag(0x200, "XFEATURE_MASK_PKRU"),
+    flag(0x400, "XFEATURE_MASK_PASID"),
+    flag(0x8000, "XFEATURE_MASK_LBR"),
+    flag(0x60000, "XFEATURE_MASK_XTILE"),
+    flag(0x20000, "XFEATURE_MASK_XTILE_CFG"),
+    flag(0x40000, "XFEATURE_MASK_XTILE_DATA"),
+];
+
+/// x86 XSAVE feature numbers, ARCH_REQ_XCOMP_*'s argument (fallbacks, as XFEATURE_MASKS) (`<asm/prctl.h>`).
+pub const XFEATURE_BITS: &[(i64, &str)] = &[
+    (0, "XFEATURE_FP"),
+    (1, "XFEATURE_SSE"),
+    (2, "XFEATURE_YMM"),
+    (3, "XFEATURE_BNDREGS"),
+    (4, "XFEATURE_BNDCSR"),
+    (5, "XFEATURE_OPMASK"),
+    (6, "XFEATURE_ZMM_Hi256"),
+    (7, "XFEATURE_Hi16_ZMM"),
+    (8, "XFEATURE_PT_UNIMPLEMENTED_SO_FAR"),
+    (9, "XFEATURE_PKRU"),
+    (10, "XFEATURE_PASID"),
+    (15, "XFEATURE_LBR"),
+    (17, "XFEATURE_XTILE_CFG"),
+    (18, "XFEATURE_XTILE_DATA"),
 ];
