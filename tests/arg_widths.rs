@@ -30,7 +30,7 @@ const CALLS: &[&str] = &[
     "io_setup(0, NULL)",
     "fanotify_init(0x80000000, 0x0)",
     "fanotify_mark(-1, 0x0, 0x0, AT_FDCWD, NULL)",
-    "landlock_add_rule(-1, 1, NULL, 0x0)",
+    "landlock_add_rule(-1, LANDLOCK_RULE_PATH_BENEATH, NULL, 0x0)",
     "landlock_restrict_self(-1, 0x0)",
     "seccomp(SECCOMP_GET_ACTION_AVAIL, 0, NULL)",
     "process_madvise(-1, NULL, 0, MADV_FREE, 0x0)",

@@ -93,6 +93,12 @@ const PLAIN: &[&str] = &[
      func_info=NULL, func_info_cnt=0, line_info_rec_size=0, line_info=NULL, line_info_cnt=0, \
      attach_btf_id=0, attach_prog_fd=0, fd_array=NULL}, 128) = -1 [E*]",
     "bpf(BPF_MAP_CREATE, NULL, 0) = -1 [EINVAL]",
+    // Landlock (its results depend on the kernel's configuration).
+    "landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) = *",
+    "landlock_create_ruleset({handled_access_fs=LANDLOCK_ACCESS_FS_EXECUTE}, 8, 0) = *",
+    "close(*) = *",
+    "landlock_add_rule(-1, LANDLOCK_RULE_PATH_BENEATH, {allowed_access=LANDLOCK_ACCESS_FS_EXECUTE|\
+     LANDLOCK_ACCESS_FS_READ_FILE, parent_fd=-1}, 0x0) = -1 [E*]",
     "exit_group(0)",
     "Process exited normally with code 0",
 ];

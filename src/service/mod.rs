@@ -16,6 +16,7 @@ pub mod fs_xfer;
 pub mod generic;
 pub mod ipc;
 pub mod keys;
+pub mod landlock;
 pub mod mm;
 pub mod msg;
 pub mod net;
@@ -70,6 +71,7 @@ static TABLES: &[&[Handler]] = &[
     mm::HANDLERS,
     process::HANDLERS,
     prctl::HANDLERS,
+    landlock::HANDLERS,
     ebpf::HANDLERS,
     quota::HANDLERS,
     keys::HANDLERS,
