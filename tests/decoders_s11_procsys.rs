@@ -61,6 +61,13 @@ const PLAIN: &[&str] = &[
     "keyctl(KEYCTL_REVOKE, #) = 0",
     "request_key(\"user\", \"rtrace-none\", NULL, KEY_SPEC_PROCESS_KEYRING) = -1 [ENOKEY]",
     "keyctl(0xfacefeed, 0x1, 0x2, 0x3, 0x4) = -1 [EOPNOTSUPP]",
+    // The DH and public key operations' structs (which keys, how long).
+    "keyctl(KEYCTL_DH_COMPUTE, {private=KEY_SPEC_PROCESS_KEYRING, prime=1, base=2}, &ADDR, 16, \
+     NULL) = -1 [E*]",
+    "keyctl(KEYCTL_PKEY_ENCRYPT, {key_id=KEY_SPEC_PROCESS_KEYRING, in_len=3, out_len=4}, \
+     \"enc=pkcs1\", \"abc\", &ADDR) = -1 [E*]",
+    // What the kernel supports, byte by byte (the kernel's configuration).
+    "keyctl(KEYCTL_CAPABILITIES, [KEYCTL_CAPS0_CAPABILITIES|*], 2) = 2",
     // The bytes past the struct the kernel knows, one not zero.
     "openat2(-1, \"x\", {flags=O_RDONLY, resolve=0, /* bytes 24..31 */ \"\\0\\0\\0\\0\\0\\0\\200\\0\"}, \
      32) = -1 [E2BIG]",

@@ -287,7 +287,7 @@ fn put_write(p: &mut Printer, c: &CallCtx) {
 
 /// Print an iovec array; `limit` caps the bytes shown across all buffers
 /// (what a read returned), `None` shows each buffer's full length.
-fn put_iovecs(p: &mut Printer, name: &str, addr: u64, count: u64, limit: Option<u64>) {
+pub fn put_iovecs(p: &mut Printer, name: &str, addr: u64, count: u64, limit: Option<u64>) {
     let word = if p.arch() == Arch::X86_64 { 8 } else { 4 };
     let arch = p.arch();
     if addr == 0 || count > 1024 || p.config().values_only >= 2 {

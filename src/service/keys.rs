@@ -1,14 +1,17 @@
 //! The key management calls, as strace 6 shows them: add_key, request_key
 //! and keyctl, whose operation says what each of its arguments is (a key
 //! serial number, `KEY_SPEC_THREAD_KEYRING` for the special ones; a
-//! string; a buffer; a uid). The DH and public key operations' structs
-//! print as their addresses. Names from `abi::xlat::process`.
+//! string; a buffer; a uid; the DH and public key operations' structs,
+//! x86_64's layouts: an i386 caller's print as their addresses). Names
+//! and layouts from `abi::xlat::process`.
 
+use crate::abi::layout::{Field, extent, field};
 use crate::abi::xlat::process::*;
 use crate::call::{CallClass::Normal, CallCtx, CallType, Handler, errno_name};
-use crate::format::Printer;
+use crate::format::{Naming, Printer};
+use crate::kernel::Arch;
 use crate::service::h;
-use crate::service::raw::{lookup, put_id};
+use crate::service::raw::{lookup, open_struct_dyn, put_id, read_vec, u32_at};
 
 /// A key serial number (`key_serial_t`, an int): a `KEY_SPEC_*` name or
 /// the number.
@@ -97,12 +100,6 @@ pub fn keyctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
             p.uint("arg4", a[3]);
             put_key(p, "arg5", a[4]);
         }
-        KEYCTL_INSTANTIATE_IOV => {
-            put_key(p, "arg2", a[1]);
-            p.ptr("arg3", a[2]);
-            p.uint("arg4", a[3]);
-            put_key(p, "arg5", a[4]);
-        }
         KEYCTL_NEGATE => {
             put_key(p, "arg2", a[1]);
             p.uint("arg3", a[2] as u32 as u64);
@@ -139,8 +136,47 @@ pub fn keyctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
             put_key(p, "arg4", a[3]);
             p.flags("arg5", a[4] as u32 as u64, KEYCTL_MOVE_FLAGS);
         }
-        // DH_COMPUTE, the PKEY operations, CAPABILITIES, WATCH_KEY and
-        // unknown operations: the four words.
+        KEYCTL_INSTANTIATE_IOV => {
+            put_key(p, "arg2", a[1]);
+            crate::service::fs::put_iovecs(p, "arg3", a[2], a[3], None);
+            p.uint("arg4", a[3]);
+            put_key(p, "arg5", a[4]);
+        }
+        KEYCTL_DH_COMPUTE => {
+            if let Some(b) = open_layout(p, c, "arg2", a[1], KEYCTL_DH_PARAMS) {
+                for f in KEYCTL_DH_PARAMS {
+                    put_key(p, f.name, f.read(&b).unwrap_or(0));
+                }
+                p.close("}");
+            }
+            return CallType::NotDone;
+        }
+        KEYCTL_PKEY_QUERY => {
+            put_key(p, "arg2", a[1]);
+            p.hex("arg3", a[2]);
+            put_str(p, c, 3);
+            return CallType::NotDone;
+        }
+        KEYCTL_PKEY_ENCRYPT | KEYCTL_PKEY_DECRYPT | KEYCTL_PKEY_SIGN | KEYCTL_PKEY_VERIFY => {
+            let verify = op == KEYCTL_PKEY_VERIFY;
+            let lens = put_pkey_params(p, c, verify);
+            put_str(p, c, 2);
+            match lens {
+                Some((in_len, second)) => {
+                    p.buf("arg4", a[3], in_len);
+                    if !verify {
+                        return CallType::NotDone;
+                    }
+                    p.buf("arg5", a[4], second);
+                }
+                None => {
+                    p.ptr("arg4", a[3]);
+                    p.ptr("arg5", a[4]);
+                }
+            }
+        }
+        KEYCTL_CAPABILITIES => return CallType::NotDone,
+        // WATCH_KEY and unknown operations: the four words.
         _ => {
             for i in 1..5 {
                 p.hex(ARG[i], a[i]);
@@ -150,14 +186,149 @@ pub fn keyctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
-/// Leave half of keyctl's DESCRIBE, READ and GET_SECURITY: the text the
-/// kernel wrote (at most the buffer's length; the result is the whole
-/// text's), then the length.
+/// A struct of `layout` at `addr` opened as `{`, or its address (an
+/// i386 caller's too: the layouts are x86_64's).
+fn open_layout(
+    p: &mut Printer,
+    c: &CallCtx,
+    name: &str,
+    addr: u64,
+    layout: &[Field],
+) -> Option<Vec<u8>> {
+    if c.arch != Arch::X86_64 {
+        p.ptr(name, addr);
+        return None;
+    }
+    open_struct_dyn(p, name, addr, extent(layout))
+}
+
+/// A `__spare` array of u32s, shown only when one is not zero.
+fn put_spare(p: &mut Printer, b: &[u8], f: Field) {
+    let words: Vec<u32> = (f.off..f.end()).step_by(4).map(|o| u32_at(b, o)).collect();
+    if words.iter().any(|&w| w != 0) {
+        p.open(f.name, "[", Naming::Elements);
+        for w in words {
+            p.hex("", w as u64);
+        }
+        p.close("]");
+    }
+}
+
+/// The public key operations' `struct keyctl_pkey_params` (arg2):
+/// `out_len` for the operations that write, `in2_len` for VERIFY. The
+/// lengths (input, output or second input), None when unreadable.
+fn put_pkey_params(p: &mut Printer, c: &CallCtx, verify: bool) -> Option<(u64, u64)> {
+    let b = open_layout(p, c, "arg2", c.args[1], KEYCTL_PKEY_PARAMS)?;
+    let get = |n: &str| field(KEYCTL_PKEY_PARAMS, n).read(&b).unwrap_or(0);
+    put_key(p, "key_id", get("key_id"));
+    let (in_len, second) = (
+        get("in_len"),
+        get(if verify { "in2_len" } else { "out_len" }),
+    );
+    p.uint("in_len", in_len);
+    p.uint(if verify { "in2_len" } else { "out_len" }, second);
+    put_spare(p, &b, field(KEYCTL_PKEY_PARAMS, "__spare"));
+    p.close("}");
+    Some((in_len, second))
+}
+
+/// KEYCTL_DH_COMPUTE's `struct keyctl_kdf_params` (arg5).
+fn put_kdf(p: &mut Printer, c: &CallCtx, addr: u64) {
+    if addr == 0 {
+        p.ptr("arg5", addr);
+        return;
+    }
+    let Some(b) = open_layout(p, c, "arg5", addr, KEYCTL_KDF_PARAMS) else {
+        return;
+    };
+    let get = |n: &str| field(KEYCTL_KDF_PARAMS, n).read(&b).unwrap_or(0);
+    p.cstr("hashname", get("hashname"));
+    let len = get("otherinfolen");
+    // The kernel does not read otherinfo when its length is 0.
+    if len != 0 {
+        p.buf("otherinfo", get("otherinfo"), len);
+    } else {
+        p.ptr("otherinfo", get("otherinfo"));
+    }
+    p.uint("otherinfolen", len);
+    put_spare(p, &b, field(KEYCTL_KDF_PARAMS, "__spare"));
+    p.close("}");
+}
+
+/// Leave half of the operations that write: DESCRIBE, READ and
+/// GET_SECURITY's text (at most the buffer's length; the result is the
+/// whole text's), DH_COMPUTE's result, PKEY_QUERY's answer, the public
+/// key operations' output, CAPABILITIES' bytes.
 pub fn keyctl_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     if p.equals_printed() {
         p.result(c.result);
         return;
     }
+    let op = c.args[0] as u32;
+    match op {
+        KEYCTL_DH_COMPUTE => {
+            let (addr, len) = (c.args[2], c.args[3]);
+            if failed {
+                p.ptr("arg3", addr);
+            } else {
+                p.buf("arg3", addr, (c.result as u64).min(len));
+            }
+            p.uint("arg4", len);
+            put_kdf(p, c, c.args[4]);
+        }
+        KEYCTL_PKEY_QUERY => {
+            if failed {
+                p.ptr("arg5", c.args[4]);
+            } else if let Some(b) = open_layout(p, c, "arg5", c.args[4], KEYCTL_PKEY_QUERY_LAYOUT) {
+                for f in KEYCTL_PKEY_QUERY_LAYOUT {
+                    match f.name {
+                        "supported_ops" => {
+                            p.flags(f.name, f.read(&b).unwrap_or(0), KEYCTL_SUPPORTS)
+                        }
+                        "__spare" => put_spare(p, &b, *f),
+                        _ => p.uint(f.name, f.read(&b).unwrap_or(0)),
+                    }
+                }
+                p.close("}");
+            }
+        }
+        KEYCTL_PKEY_ENCRYPT | KEYCTL_PKEY_DECRYPT | KEYCTL_PKEY_SIGN => {
+            let out_len = read_vec(p, c.args[1], extent(KEYCTL_PKEY_PARAMS))
+                .and_then(|b| field(KEYCTL_PKEY_PARAMS, "out_len").read(&b))
+                .unwrap_or(0);
+            if failed {
+                p.ptr("arg5", c.args[4]);
+            } else {
+                p.buf("arg5", c.args[4], out_len);
+            }
+        }
+        KEYCTL_CAPABILITIES => {
+            let (addr, len) = (c.args[1], c.args[2]);
+            let shown = (c.result as u64).min(len) as usize;
+            match read_vec(p, addr, shown) {
+                Some(b) if !failed && addr != 0 => {
+                    p.open("arg2", "[", Naming::Elements);
+                    for (i, &byte) in b.iter().enumerate() {
+                        match i {
+                            0 => p.flags("", byte as u64, KEYCTL_CAPS0),
+                            1 => p.flags("", byte as u64, KEYCTL_CAPS1),
+                            _ => p.hex("", byte as u64),
+                        }
+                    }
+                    p.close("]");
+                }
+                _ => p.ptr("arg2", addr),
+            }
+            p.uint("arg3", len);
+        }
+        _ => put_text(p, c, failed),
+    }
+    p.equals();
+    p.result(c.result);
+}
+
+/// DESCRIBE, READ and GET_SECURITY: the text and the buffer's length.
+fn put_text(p: &mut Printer, c: &CallCtx, failed: bool) {
     let (addr, len) = (c.args[2], c.args[3]);
     if failed || addr == 0 {
         p.ptr("arg3", addr);
@@ -178,8 +349,6 @@ pub fn keyctl_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
         }
     }
     p.uint("arg4", len);
-    p.equals();
-    p.result(c.result);
 }
 
 /// This area's handlers (see `service::h`).

@@ -1001,3 +1001,65 @@ pub const XFEATURE_BITS: &[(i64, &str)] = &[
     (17, "XFEATURE_XTILE_CFG"),
     (18, "XFEATURE_XTILE_DATA"),
 ];
+
+/// KEYCTL_DH_COMPUTE's keys: `struct keyctl_dh_params`, x86_64's layout (`<linux/keyctl.h>`).
+pub const KEYCTL_DH_PARAMS: &[Field] = &[
+    Field { name: "private", off: 0, size: 4, signed: true },
+    Field { name: "prime", off: 4, size: 4, signed: true },
+    Field { name: "base", off: 8, size: 4, signed: true },
+];
+
+/// KEYCTL_DH_COMPUTE's key derivation: `struct keyctl_kdf_params`, x86_64's layout (`<linux/keyctl.h>`).
+pub const KEYCTL_KDF_PARAMS: &[Field] = &[
+    Field { name: "hashname", off: 0, size: 8, signed: false },
+    Field { name: "otherinfo", off: 8, size: 8, signed: false },
+    Field { name: "otherinfolen", off: 16, size: 4, signed: false },
+    Field { name: "__spare", off: 20, size: 32, signed: false },
+];
+
+/// KEYCTL_PKEY_QUERY's answer: `struct keyctl_pkey_query`, x86_64's layout (`<linux/keyctl.h>`).
+pub const KEYCTL_PKEY_QUERY_LAYOUT: &[Field] = &[
+    Field { name: "supported_ops", off: 0, size: 4, signed: false },
+    Field { name: "key_size", off: 4, size: 4, signed: false },
+    Field { name: "max_data_size", off: 8, size: 2, signed: false },
+    Field { name: "max_sig_size", off: 10, size: 2, signed: false },
+    Field { name: "max_enc_size", off: 12, size: 2, signed: false },
+    Field { name: "max_dec_size", off: 14, size: 2, signed: false },
+    Field { name: "__spare", off: 16, size: 40, signed: false },
+];
+
+/// The public key operations' parameters: `struct keyctl_pkey_params`, x86_64's layout (`<linux/keyctl.h>`).
+pub const KEYCTL_PKEY_PARAMS: &[Field] = &[
+    Field { name: "key_id", off: 0, size: 4, signed: true },
+    Field { name: "in_len", off: 4, size: 4, signed: false },
+    Field { name: "out_len", off: 8, size: 4, signed: false },
+    Field { name: "in2_len", off: 8, size: 4, signed: false },
+    Field { name: "__spare", off: 12, size: 28, signed: false },
+];
+
+/// KEYCTL_PKEY_QUERY's supported_ops (`<linux/keyctl.h>`).
+pub const KEYCTL_SUPPORTS: &[FlagDef] = &[
+    flag(0x1, "KEYCTL_SUPPORTS_ENCRYPT"),
+    flag(0x2, "KEYCTL_SUPPORTS_DECRYPT"),
+    flag(0x4, "KEYCTL_SUPPORTS_SIGN"),
+    flag(0x8, "KEYCTL_SUPPORTS_VERIFY"),
+];
+
+/// KEYCTL_CAPABILITIES' first byte (`<linux/keyctl.h>`).
+pub const KEYCTL_CAPS0: &[FlagDef] = &[
+    flag(0x1, "KEYCTL_CAPS0_CAPABILITIES"),
+    flag(0x2, "KEYCTL_CAPS0_PERSISTENT_KEYRINGS"),
+    flag(0x4, "KEYCTL_CAPS0_DIFFIE_HELLMAN"),
+    flag(0x8, "KEYCTL_CAPS0_PUBLIC_KEY"),
+    flag(0x10, "KEYCTL_CAPS0_BIG_KEY"),
+    flag(0x20, "KEYCTL_CAPS0_INVALIDATE"),
+    flag(0x40, "KEYCTL_CAPS0_RESTRICT_KEYRING"),
+    flag(0x80, "KEYCTL_CAPS0_MOVE"),
+];
+
+/// KEYCTL_CAPABILITIES' second byte (`<linux/keyctl.h>`).
+pub const KEYCTL_CAPS1: &[FlagDef] = &[
+    flag(0x1, "KEYCTL_CAPS1_NS_KEYRING_NAME"),
+    flag(0x2, "KEYCTL_CAPS1_NS_KEY_TAG"),
+    flag(0x4, "KEYCTL_CAPS1_NOTIFICATIONS"),
+];
