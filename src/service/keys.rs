@@ -333,16 +333,19 @@ fn put_text(p: &mut Printer, c: &CallCtx, failed: bool) {
     if failed || addr == 0 {
         p.ptr("arg3", addr);
     } else {
-        let shown = (c.result as u64).min(len);
-        // DESCRIBE and GET_SECURITY write a C string: its NUL is not text.
-        let mut bytes = vec![0u8; shown as usize];
+        let shown = (c.result as u64).min(len) as usize;
+        // Read no more than is shown: the string limit, and one byte more
+        // to tell whether the text goes on.
+        let limit = p.config().string_limit;
+        let mut bytes = vec![0u8; shown.min(limit + 1)];
         if shown > 0 && !p.mem().read_exact(addr, &mut bytes) {
             p.ptr("arg3", addr);
         } else {
-            if c.args[0] as u32 != KEYCTL_READ && bytes.last() == Some(&0) {
+            // DESCRIBE and GET_SECURITY write a C string: its NUL is not
+            // text.
+            if c.args[0] as u32 != KEYCTL_READ && bytes.len() == shown && bytes.last() == Some(&0) {
                 bytes.pop();
             }
-            let limit = p.config().string_limit;
             let cut = bytes.len() > limit;
             bytes.truncate(limit);
             p.string("arg3", &bytes, cut);
