@@ -193,3 +193,31 @@ fn procsys_calls_json() {
         json!({"value": 17, "flags": ["PR_PAC_APIAKEY", "PR_PAC_APGAKEY"]})
     );
 }
+
+/// PTRACE_GET_SYSCALL_INFO: as many fields as the kernel wrote, the call by
+/// its `__NR_` name (the child's addresses and pid vary: `*`).
+#[test]
+fn ptrace_syscall_info() {
+    let bin = common::fixture("procsys_ptrace");
+    let run = trace(&[], &[bin.file_name().unwrap().to_str().unwrap()]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let lines: Vec<String> = run
+        .after_marker()
+        .into_iter()
+        .filter(|l| l.starts_with("ptrace("))
+        .collect();
+    assert_lines(
+        &lines,
+        &[
+            "ptrace(PTRACE_SETOPTIONS, *, 0x0, PTRACE_O_TRACESYSGOOD) = 0",
+            "ptrace(PTRACE_SYSCALL, *, 0x0, 0) = 0",
+            "ptrace(PTRACE_GET_SYSCALL_INFO, *, 0x28, {op=PTRACE_SYSCALL_INFO_ENTRY, \
+             arch=AUDIT_ARCH_X86_64, instruction_pointer=*, stack_pointer=*, \
+             entry={nr=__NR_chdir, args=[*]}}) = 80",
+            "ptrace(PTRACE_GET_SYSCALL_INFO, *, 0x58, {op=PTRACE_SYSCALL_INFO_ENTRY, \
+             arch=AUDIT_ARCH_X86_64, instruction_pointer=*, stack_pointer=*, \
+             entry={nr=__NR_chdir, args=[*, *, *, *, *, *]}}) = 80",
+            "ptrace(PTRACE_KILL, *, 0x0, 0) = 0",
+        ],
+    );
+}

@@ -2787,4 +2787,13 @@ TABLES = [
       prefix="KEYCTL_CAPS0_", bits=32),
     T("process", "KEYCTL_CAPS1", ["linux/keyctl.h"], "flags", "KEYCTL_CAPABILITIES' second byte",
       prefix="KEYCTL_CAPS1_", bits=32),
+    T("process", "AUDIT_ARCHES", ["linux/audit.h"], "values", "The audit architectures",
+      names=["AUDIT_ARCH_X86_64", "AUDIT_ARCH_I386"], ty="u64"),
+    T("process", "PTRACE_SYSCALL_INFO_OPS", ["linux/ptrace.h"], "values",
+      "PTRACE_GET_SYSCALL_INFO's op", prefix="PTRACE_SYSCALL_INFO_"),
+    T("process", "PTRACE_SYSCALL_INFO", ["linux/ptrace.h"], "layout",
+      "`struct ptrace_syscall_info`'s common fields",
+      names=["op", "arch", "instruction_pointer", "stack_pointer", "entry.nr", "entry.args{}",
+             "exit.rval", "exit.is_error", "seccomp.nr", "seccomp.args{}", "seccomp.ret_data"],
+      struct="ptrace_syscall_info"),
 ]

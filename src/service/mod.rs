@@ -26,6 +26,7 @@ pub mod numa;
 pub mod poll;
 pub mod prctl;
 pub mod process;
+pub mod ptrace_info;
 pub mod quota;
 pub mod raw;
 pub mod resource;

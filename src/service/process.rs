@@ -638,8 +638,9 @@ pub fn ptrace_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     }
     p.hex("addr", c.args[2]);
     match request {
-        // PEEKTEXT, PEEKDATA, PEEKUSER, GETEVENTMSG: the answer at `data`.
-        1..=3 | 0x4201 => return CallType::NotDone,
+        // PEEKTEXT, PEEKDATA, PEEKUSER, GETEVENTMSG, GET_SYSCALL_INFO: the
+        // answer at `data`.
+        1..=3 | 0x4201 | 0x420e => return CallType::NotDone,
         // CONT, KILL, SINGLESTEP, DETACH, SYSCALL, SYSEMU*, SINGLEBLOCK
         7..=9 | 17 | 24 | 31..=33 => put_signal(p, "data", c.args[3] as i64),
         0x4200 | 0x4206 | 21 => p.flags("data", c.args[3], PTRACE_OPTIONS),
@@ -654,6 +655,14 @@ pub fn ptrace_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
         return default_in(p, c, failed);
     }
     let arch = c.arch;
+    // PTRACE_GET_SYSCALL_INFO: as much of the struct as the kernel wrote.
+    if c.args[0] as u32 == 0x420e && !failed {
+        let avail = (c.result as u64).min(c.args[2]) as usize;
+        crate::service::ptrace_info::put_syscall_info(p, "data", c.args[3], avail);
+        p.equals();
+        p.result(c.result);
+        return;
+    }
     out_param_in(p, c, failed, "data", c.args[3], |p, name, addr| {
         match p.mem().read_word(addr, arch) {
             Some(word) if p.config().values_only < 2 => {

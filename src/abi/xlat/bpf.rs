@@ -6,7 +6,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: b29c85314b70cc04c6c4a302db05e95b33857d9a1e4ef669adead320f9692f9d
+//! headers-sha256: f09ac4b41650bd831775fb2339d110b49cd48a4df4ea94cc338464e9f8714fdc
 
 use super::super::flags::{FlagDef, flag};
 use super::super::layout::Field;
