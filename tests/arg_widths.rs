@@ -30,16 +30,16 @@ const CALLS: &[&str] = &[
     "io_setup(0, NULL)",
     "fanotify_init(0x80000000, 0x0)",
     "fanotify_mark(-1, 0x0, 0x0, AT_FDCWD, NULL)",
-    "landlock_add_rule(-1, 1, NULL, 0x0)",
+    "landlock_add_rule(-1, LANDLOCK_RULE_PATH_BENEATH, NULL, 0x0)",
     "landlock_restrict_self(-1, 0x0)",
     "seccomp(SECCOMP_GET_ACTION_AVAIL, 0, NULL)",
     "process_madvise(-1, NULL, 0, MADV_FREE, 0x0)",
     "futex_waitv(NULL, 0, 0x0, NULL, 1)",
-    "keyctl(32767, 0x0, 0x0, 0x0, 0x0)",
+    "keyctl(0x7fff, 0x0, 0x0, 0x0, 0x0)",
     "semop(-1, NULL, 0)",
     "mq_timedsend(-1, NULL, 0, 0, NULL)",
     "alarm(0)",
-    "reboot(0x0, 0x0, 0x0, NULL)",
+    "reboot(0x0, 0x0, LINUX_REBOOT_CMD_CAD_OFF)",
     "kcmp(-1, -1, KCMP_FILE, 0, 0)",
     "setns(-1, 0)",
     r#"open_tree(-1, "", 0x0)"#,
@@ -117,7 +117,7 @@ fn errno_text_describes_each_error_as_perror_would() {
     for expected in [
         "pidfd_open(0, 0x800) = -1 [EINVAL] (Invalid argument)",
         "kill(999999, 0) = -1 [ESRCH] (No such process)",
-        "keyctl(32767, 0x0, 0x0, 0x0, 0x0) = -1 [EOPNOTSUPP] (Operation not supported)",
+        "keyctl(0x7fff, 0x0, 0x0, 0x0, 0x0) = -1 [EOPNOTSUPP] (Operation not supported)",
         // A success has nothing to describe.
         "alarm(0) = 0",
     ] {

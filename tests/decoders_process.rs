@@ -111,7 +111,8 @@ fn process_calls() {
         "close(3) = 0".into(),
         "clone3(&0x1, 64) = -1 [EFAULT]".into(),
         "clone3({flags=CLONE_THREAD, pidfd=NULL, child_tid=NULL, parent_tid=NULL, exit_signal=0, \
-         stack=NULL, stack_size=0, tls=NULL, ..}, 88) = -1 [EINVAL]"
+         stack=NULL, stack_size=0, tls=NULL, set_tid=NULL, set_tid_size=0, cgroup=0}, 88) \
+         = -1 [EINVAL]"
             .into(),
         "wait4(-1, &ADDR, WNOHANG, NULL) = -1 [ECHILD]".into(),
         "waitid(7, 0, &ADDR, WEXITED, NULL) = -1 [EINVAL]".into(),
@@ -133,7 +134,7 @@ fn process_calls() {
         "prctl(PR_GET_PDEATHSIG, [SIGUSR1]) = 0".into(),
         "prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) = 0".into(),
         "prctl(PR_GET_NO_NEW_PRIVS) = 1".into(),
-        "prctl(PR_SET_SECCOMP, 3) = -1 [EINVAL]".into(),
+        "prctl(PR_SET_SECCOMP, 0x3, 0, 0, 0) = -1 [EINVAL]".into(),
         "prctl(PR_CAPBSET_READ, 99) = -1 [EINVAL]".into(),
         "prctl(2130706432, 0x1, 0x2, 0x3, 0x4) = -1 [EINVAL]".into(),
         "arch_prctl(ARCH_GET_FS, [&ADDR]) = 0".into(),

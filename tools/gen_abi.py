@@ -129,12 +129,15 @@ def program(tables):
     for t in tables:
         if t.kind == "layout":
             # Offset, size and (for a scalar) signedness of each field.
+            # `struct=TAG`, or `struct="union TAG"` for a union's members
+            # (bpf_attr's anonymous structs).
+            ctype = t.struct if t.struct.startswith("union ") else f"struct {t.struct}"
             for _, name, _, _ in rows_of(t):
                 member = name.removesuffix("{}")
                 signed = "0" if name.endswith("{}") else \
-                    f"(__typeof__(((struct {t.struct} *)0)->{member}))-1 < 0"
-                lines.append(f'    printf("%zu %zu %d\\n", offsetof(struct {t.struct}, {member}), '
-                             f'sizeof(((struct {t.struct} *)0)->{member}), {signed});')
+                    f"(__typeof__((({ctype} *)0)->{member}))-1 < 0"
+                lines.append(f'    printf("%zu %zu %d\\n", offsetof({ctype}, {member}), '
+                             f'sizeof((({ctype} *)0)->{member}), {signed});')
             continue
         cast = "(long long)" if t.kind in ("values", "consts") and t.ty == "i64" else "(unsigned long long)"
         for mask, name, _, _ in rows_of(t):
@@ -240,7 +243,8 @@ def render(area, results, digest):
         rows = results[t.name][0]
         if t.kind == "layout":
             arch = "i386's (`-m32`)" if t.m32 else "x86_64's"
-            out.append(f"\n/// {t.doc}: `struct {t.struct}`, {arch} layout "
+            ctype = t.struct if t.struct.startswith("union ") else f"struct {t.struct}"
+            out.append(f"\n/// {t.doc}: `{ctype}`, {arch} layout "
                        f"(`{'`, `'.join(f'<{h}>' for h in t.headers)}`).\n")
             out.append(f"pub const {t.name}: &[Field] = &[\n")
             out += [render_row(t, m, v, n) for m, v, n in rows]

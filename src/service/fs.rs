@@ -164,7 +164,8 @@ pub fn openat2_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
             p.mode("mode", mode);
         }
         p.flags("resolve", resolve, RESOLVE_FLAGS);
-        p.close_struct(true);
+        let all = crate::service::raw::put_struct_tail(p, c.args[2], OPEN_HOW_SIZE, c.args[3]);
+        p.close_struct(all);
     }
     p.uint("size", c.args[3]);
     save_path(p, c, c.args[1]);
@@ -284,7 +285,7 @@ fn put_write(p: &mut Printer, c: &CallCtx) {
 
 /// Print an iovec array; `limit` caps the bytes shown across all buffers
 /// (what a read returned), `None` shows each buffer's full length.
-fn put_iovecs(p: &mut Printer, name: &str, addr: u64, count: u64, limit: Option<u64>) {
+pub fn put_iovecs(p: &mut Printer, name: &str, addr: u64, count: u64, limit: Option<u64>) {
     let word = if p.arch() == Arch::X86_64 { 8 } else { 4 };
     let arch = p.arch();
     if addr == 0 || count > 1024 || p.config().values_only >= 2 {

@@ -6,6 +6,7 @@
 //! in `TABLES`) when a specific one exists, else the generic printer.
 
 pub mod bpf_filter;
+pub mod ebpf;
 pub mod family;
 pub mod fs;
 pub mod fs_fd;
@@ -14,6 +15,8 @@ pub mod fs_stat;
 pub mod fs_xfer;
 pub mod generic;
 pub mod ipc;
+pub mod keys;
+pub mod landlock;
 pub mod mm;
 pub mod msg;
 pub mod net;
@@ -21,7 +24,10 @@ pub mod netlink;
 pub mod ns;
 pub mod numa;
 pub mod poll;
+pub mod prctl;
 pub mod process;
+pub mod ptrace_info;
+pub mod quota;
 pub mod raw;
 pub mod resource;
 pub mod sched;
@@ -30,6 +36,7 @@ pub mod signal;
 pub mod signal_old;
 pub mod sockopt;
 pub mod sockopt_packet;
+pub mod sysadm;
 pub mod time;
 pub mod xattr;
 
@@ -64,6 +71,12 @@ static TABLES: &[&[Handler]] = &[
     fs_xfer::HANDLERS,
     mm::HANDLERS,
     process::HANDLERS,
+    prctl::HANDLERS,
+    landlock::HANDLERS,
+    ebpf::HANDLERS,
+    quota::HANDLERS,
+    keys::HANDLERS,
+    sysadm::HANDLERS,
     resource::HANDLERS,
     sched::HANDLERS,
     ns::HANDLERS,

@@ -1,21 +1,20 @@
 //! Process handlers: the fork and clone family, execve, exit, wait4 and
-//! waitid, user and group ids, prctl and arch_prctl, and the thread setup
+//! waitid, user and group ids, arch_prctl (prctl is `prctl.rs`), and the thread setup
 //! calls (set_tid_address, set_robust_list, rseq). Resource limits, usage,
 //! scheduling and system information are in `resource.rs`.
 
 use crate::abi::xlat::process::{
-    ARCH_CODES, AT_FLAGS, CAP_AMBIENT_OPS, CLONE_FLAGS, CLONE3_FLAGS, IDTYPES, PR_OPTIONS,
-    PR_SET_VMA_OPS, PTRACE_OPTIONS, PTRACE_REQUESTS, RSEQ_FLAGS, SECCOMP_MODES, WAIT_OPTIONS,
-    WAITID_OPTIONS,
+    ARCH_CODES, AT_FLAGS, CLONE_FLAGS, CLONE3_FLAGS, IDTYPES, PTRACE_OPTIONS, PTRACE_REQUESTS,
+    RSEQ_FLAGS, WAIT_OPTIONS, WAITID_OPTIONS, XFEATURE_BITS, XFEATURE_MASKS,
 };
 use crate::abi::xlat::process::{
     ARCH_GET_CPUID, ARCH_GET_FS, ARCH_GET_GS, ARCH_GET_XCOMP_GUEST_PERM, ARCH_GET_XCOMP_PERM,
-    ARCH_GET_XCOMP_SUPP, ARCH_MAP_VDSO_32, ARCH_MAP_VDSO_64, ARCH_MAP_VDSO_X32, ARCH_SET_FS,
-    ARCH_SET_GS, CLONE_PARENT_SETTID, CLONE_PIDFD, PR_SET_PTRACER, PR_SET_VMA, PTRACE_ATTACH,
-    PTRACE_CONT, PTRACE_DETACH, PTRACE_GETEVENTMSG, PTRACE_INTERRUPT, PTRACE_KILL, PTRACE_LISTEN,
-    PTRACE_OLDSETOPTIONS, PTRACE_PEEKDATA, PTRACE_PEEKTEXT, PTRACE_PEEKUSR, PTRACE_SEIZE,
-    PTRACE_SETOPTIONS, PTRACE_SINGLEBLOCK, PTRACE_SINGLESTEP, PTRACE_SYSCALL, PTRACE_SYSEMU,
-    PTRACE_SYSEMU_SINGLESTEP,
+    ARCH_GET_XCOMP_SUPP, ARCH_MAP_VDSO_32, ARCH_MAP_VDSO_64, ARCH_MAP_VDSO_X32,
+    ARCH_REQ_XCOMP_GUEST_PERM, ARCH_REQ_XCOMP_PERM, ARCH_SET_FS, ARCH_SET_GS, CLONE_PARENT_SETTID,
+    CLONE_PIDFD, PTRACE_ATTACH, PTRACE_CONT, PTRACE_DETACH, PTRACE_GET_SYSCALL_INFO,
+    PTRACE_GETEVENTMSG, PTRACE_INTERRUPT, PTRACE_KILL, PTRACE_LISTEN, PTRACE_OLDSETOPTIONS,
+    PTRACE_PEEKDATA, PTRACE_PEEKTEXT, PTRACE_PEEKUSR, PTRACE_SEIZE, PTRACE_SETOPTIONS,
+    PTRACE_SINGLEBLOCK, PTRACE_SINGLESTEP, PTRACE_SYSCALL, PTRACE_SYSEMU, PTRACE_SYSEMU_SINGLESTEP,
 };
 use crate::call::{
     CallClass::{Exec, Fork, Normal},
@@ -26,14 +25,15 @@ use crate::decode::put_dirfd;
 use crate::decode::{put_signal, signal_name};
 use crate::format::{Naming, Printer, flags_hex};
 use crate::kernel::Arch;
-use crate::service::bpf_filter::{Flavor, put_fprog};
 use crate::service::generic::no_params_out;
 use crate::service::h;
+use crate::service::prctl::number_and_name;
+use crate::service::raw::lookup;
 use crate::service::raw::{
     entered_done, open_returned, out_param_in, put_call_id, put_composed, put_id, put_int_ptr,
     put_named, put_ptr_with, put_word_ptr, read_vec, u32_at, u64_at, wide_ids, word_size,
 };
-use crate::service::resource::{put_cap, put_rusage};
+use crate::service::resource::put_rusage;
 use crate::service::signal::put_siginfo;
 
 /// How many argv strings print before `..` without `-v`.
@@ -231,18 +231,25 @@ const CLONE_ARGS_VER2: u64 = 88;
 /// Largest `set_tid` array the kernel takes (`MAX_PID_NS_LEVEL`).
 const MAX_SET_TID: u64 = 32;
 
-/// `clone3(cl_args, size)` with `struct clone_args` from `<linux/sched.h>`.
-/// `set_tid` and `cgroup` print with `-v`. What the kernel wrote through
-/// `pidfd` and `parent_tid` follows the result: `= 1235 {parent_tid=[1235]}`.
+/// `clone3(cl_args, size)` with `struct clone_args` from `<linux/sched.h>`,
+/// every field the caller's size holds; bytes past the last layout known
+/// are shown when one is not zero, as strace does. What the kernel wrote
+/// through `pidfd` and `parent_tid` follows the result: `= 1235
+/// {parent_tid=[1235]}`.
 pub fn clone3_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     let size = c.args[1];
     let want = size.clamp(CLONE_ARGS_VER0, CLONE_ARGS_VER2) as usize;
-    let verbose = p.config().verbose > 0;
     if let Some(raw) = crate::service::raw::open_struct_dyn(p, "cl_args", c.args[0], want) {
         let u = |i: usize| u64_at(&raw, i * 8);
         let flags = u(0);
         if !p.values_style() {
-            let mut table = CLONE_FLAGS.to_vec();
+            // clone3 has CLONE_NEWTIME where clone has its exit signal,
+            // and rejects CLONE_DETACHED: it is no clone3 flag.
+            let mut table: Vec<_> = CLONE_FLAGS
+                .iter()
+                .filter(|f| f.name != "CLONE_DETACHED")
+                .copied()
+                .collect();
             table.insert(0, CLONE3_FLAGS[0]);
             p.flags("flags", flags, &table);
         } else {
@@ -255,15 +262,14 @@ pub fn clone3_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
         p.ptr("stack", u(5));
         p.uint("stack_size", u(6));
         p.ptr("tls", u(7));
-        let mut all = size <= CLONE_ARGS_VER0;
-        if verbose && size >= CLONE_ARGS_VER1 {
+        if size >= CLONE_ARGS_VER1 {
             put_pid_array(p, "set_tid", u(8), u(9));
             p.uint("set_tid_size", u(9));
-            if size >= CLONE_ARGS_VER2 {
-                p.int("cgroup", u(10) as i64);
-            }
-            all = size <= CLONE_ARGS_VER2;
         }
+        if size >= CLONE_ARGS_VER2 {
+            p.uint("cgroup", u(10));
+        }
+        let all = crate::service::raw::put_struct_tail(p, c.args[0], CLONE_ARGS_VER2, size);
         p.close_struct(all);
     }
     p.uint("size", size);
@@ -512,110 +518,6 @@ pub fn getgroups_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     p.result(c.result);
 }
 
-/// `prctl(option, arg2, arg3, arg4, arg5)`: the option by name and the
-/// arguments it uses, decoded for the common options; an unknown option
-/// prints all four arguments in hex. Options that return data through
-/// arg2 (PR_GET_NAME, PR_GET_PDEATHSIG...) print it at leave.
-/// Whatever the option makes of them, the arguments keep prctl(2)'s names
-/// `arg2`..`arg5` (with `-N`, in JSON): a filter knows a parameter by one
-/// name per call, not per option.
-pub fn prctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    let option = c.int(0);
-    put_named(p, "option", option, PR_OPTIONS);
-    let a = c.args;
-    match option {
-        // PR_SET_PDEATHSIG
-        // `unsigned long arg2`, whole: a bit above 32 is no signal.
-        1 => put_signal(p, "arg2", a[1] as i64),
-        // PR_GET_PDEATHSIG, PR_GET_NAME, PR_GET_CHILD_SUBREAPER,
-        // PR_GET_TID_ADDRESS: written through arg2.
-        2 | 16 | 37 | 40 => return CallType::NotDone,
-        // The plain getters and the calls without arguments.
-        3 | 7 | 13 | 19 | 21 | 27 | 30 | 31 | 32 | 34 | 39 | 42 | 46 | 58 => {}
-        // PR_SET_DUMPABLE, PR_SET_KEEPCAPS, PR_SET_TIMING,
-        // PR_SET_SECUREBITS, PR_SET_CHILD_SUBREAPER, PR_SET_FP_MODE,
-        // PR_SET_IO_FLUSHER: one number.
-        4 | 8 | 14 | 28 | 36 | 45 | 57 => p.uint("arg2", a[1]),
-        // PR_SET_TIMERSLACK
-        29 => p.uint("arg2", a[1]),
-        // PR_SET_NAME
-        15 => p.cstr("arg2", a[1]),
-        // PR_SET_SECCOMP
-        22 => {
-            put_named(p, "arg2", a[1] as i64, SECCOMP_MODES);
-            // SECCOMP_MODE_FILTER: the program, as seccomp(2) prints it.
-            if a[1] == 2 {
-                put_fprog(p, "arg3", a[2], Flavor::Seccomp);
-            }
-        }
-        // PR_CAPBSET_READ, PR_CAPBSET_DROP
-        23 | 24 => put_cap(p, "arg2", a[1]),
-        // PR_SET_NO_NEW_PRIVS, PR_SET_THP_DISABLE: the kernel wants the
-        // unused arguments zero, so they are shown.
-        38 | 41 => {
-            p.uint("arg2", a[1]);
-            p.uint("arg3", a[2]);
-            p.uint("arg4", a[3]);
-            p.uint("arg5", a[4]);
-        }
-        // PR_CAP_AMBIENT
-        47 => {
-            put_named(p, "arg2", a[1] as i64, CAP_AMBIENT_OPS);
-            if matches!(a[1], 1..=3) {
-                put_cap(p, "arg3", a[2]);
-            }
-        }
-        // PR_SET_VMA
-        PR_SET_VMA => {
-            put_named(p, "arg2", a[1] as i64, PR_SET_VMA_OPS);
-            p.ptr("arg3", a[2]);
-            p.uint("arg4", a[3]);
-            if a[1] == 0 {
-                p.cstr("arg5", a[4]);
-            } else {
-                p.hex("arg5", a[4]);
-            }
-        }
-        // PR_SET_PTRACER: a pid, or PR_SET_PTRACER_ANY.
-        PR_SET_PTRACER => {
-            let any = if c.arch == Arch::X86_64 {
-                u64::MAX
-            } else {
-                u32::MAX as u64
-            };
-            let sym = (a[1] == any).then_some("PR_SET_PTRACER_ANY");
-            p.symbol("arg2", a[1] as i64, sym);
-        }
-        _ => {
-            p.hex("arg2", a[1]);
-            p.hex("arg3", a[2]);
-            p.hex("arg4", a[3]);
-            p.hex("arg5", a[4]);
-        }
-    }
-    CallType::Done
-}
-
-/// Leave half of the prctl getters that write through arg2.
-pub fn prctl_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
-    if entered_done(p, c) {
-        return;
-    }
-    let addr = c.args[1];
-    if failed {
-        p.ptr("arg2", addr);
-    } else {
-        match c.int(0) {
-            2 => put_ptr_with(p, "arg2", addr, |p, v| put_signal(p, "", v as i64)),
-            16 => p.cstr("arg2", addr),
-            37 => put_int_ptr(p, "arg2", addr),
-            _ => put_word_ptr(p, "arg2", addr),
-        }
-    }
-    p.equals();
-    p.result(c.result);
-}
-
 /// `arch_prctl(code, addr)`: the getters print what they wrote at leave.
 pub fn arch_prctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     let code = c.int(0);
@@ -630,7 +532,13 @@ pub fn arch_prctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
             p.ptr("addr", c.args[1])
         }
         ARCH_GET_CPUID => {}
-        // ARCH_SET_CPUID, ARCH_REQ_XCOMP_*: a number.
+        // An XSAVE feature number, shown with its name as strace does
+        // (the kernel does not export the names).
+        ARCH_REQ_XCOMP_PERM | ARCH_REQ_XCOMP_GUEST_PERM => {
+            let bit = c.args[1] as i64;
+            number_and_name(p, "arg", bit, lookup(XFEATURE_BITS, bit), true);
+        }
+        // ARCH_SET_CPUID: a number.
         _ => p.uint("arg", c.args[1]),
     }
     CallType::Done
@@ -647,11 +555,18 @@ pub fn arch_prctl_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     } else if matches!(c.int(0), ARCH_GET_FS | ARCH_GET_GS) {
         put_word_ptr(p, "addr", addr);
     } else {
-        // The XCOMP getters write a 64-bit feature mask.
+        // The XCOMP getters write a 64-bit feature mask, shown with its
+        // names as strace shows it: `[0x7 /* XFEATURE_MASK_FPSSE|..._YMM */]`.
         match read_vec(p, addr, 8) {
             Some(b) if p.config().values_only < 2 => {
+                let mask = u64_at(&b, 0);
+                let names = crate::format::flags_text(mask, XFEATURE_MASKS, true);
                 p.open("addr", "[", Naming::Elements);
-                p.hex("", u64_at(&b, 0));
+                if mask == 0 {
+                    p.hex("", mask);
+                } else {
+                    number_and_name(p, "", mask as i64, Some(&names), true);
+                }
                 p.close("]");
             }
             _ => p.ptr("addr", addr),
@@ -735,6 +650,8 @@ pub fn ptrace_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
         PTRACE_PEEKTEXT | PTRACE_PEEKDATA | PTRACE_PEEKUSR | PTRACE_GETEVENTMSG => {
             return CallType::NotDone;
         }
+        // u32 in its table (its users are the tracer's own calls).
+        r if r == PTRACE_GET_SYSCALL_INFO as i64 => return CallType::NotDone,
         PTRACE_CONT
         | PTRACE_KILL
         | PTRACE_SINGLESTEP
@@ -757,6 +674,14 @@ pub fn ptrace_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
         return default_in(p, c, failed);
     }
     let arch = c.arch;
+    // PTRACE_GET_SYSCALL_INFO: as much of the struct as the kernel wrote.
+    if c.args[0] as u32 == 0x420e && !failed {
+        let avail = (c.result as u64).min(c.args[2]) as usize;
+        crate::service::ptrace_info::put_syscall_info(p, "data", c.args[3], avail);
+        p.equals();
+        p.result(c.result);
+        return;
+    }
     out_param_in(p, c, failed, "data", c.args[3], |p, name, addr| {
         match p.mem().read_word(addr, arch) {
             Some(word) if p.config().values_only < 2 => {
@@ -792,7 +717,6 @@ pub static HANDLERS: &[Handler] = &[
     h("getresgid32", getres_out, getres_in, Normal),
     h("getresuid", getres_out, getres_in, Normal),
     h("getresuid32", getres_out, getres_in, Normal),
-    h("prctl", prctl_out, prctl_in, Normal),
     h("rseq", rseq_out, default_in, Normal),
     h("set_robust_list", set_robust_list_out, default_in, Normal),
     h("set_tid_address", set_tid_address_out, default_in, Normal),

@@ -266,6 +266,40 @@ pub fn put_id(p: &mut Printer, name: &str, raw: u64) {
     }
 }
 
+/// The bytes of an extensible struct (open_how, clone_args) from `known`,
+/// the end of the fields rtrace decodes, to `size`, the caller's size:
+/// the kernel requires them to be zero (E2BIG otherwise), so they are
+/// shown when one is not, all of them as strace shows them,
+/// `/* bytes 24..31 */ "\0\0\0\0\0\0\200\0"` (in JSON `tail`, a
+/// string). At most a page is read (the kernel refuses larger). Returns
+/// false when they cannot be read (the struct then ends with `..`).
+pub fn put_struct_tail(p: &mut Printer, addr: u64, known: u64, size: u64) -> bool {
+    let size = size.min(4096);
+    if size <= known {
+        return true;
+    }
+    let mut tail = vec![0u8; (size - known) as usize];
+    if !p.mem().read_exact(addr + known, &mut tail) {
+        return false;
+    }
+    if tail.iter().all(|&b| b == 0) {
+        return true;
+    }
+    let limit = p.config().string_limit;
+    let (bytes, cut) = (&tail[..tail.len().min(limit)], tail.len() > limit);
+    if p.json() {
+        p.string("tail", bytes, cut);
+    } else {
+        let text = format!(
+            "/* bytes {known}..{} */ {}",
+            size - 1,
+            crate::format::quote(bytes, cut)
+        );
+        p.field("", &text);
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

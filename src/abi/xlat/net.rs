@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 3794b96cbe90636f3c97a297e0ea92282766ea57d78941db5724eac92a39c214
+//! headers-sha256: d67a7799cf60b13f9345ca5da045b88f5e7b5a0fccbb01aeddfefdaddd51c916
 
 use super::super::flags::{FlagDef, flag};
 use super::super::layout::Field;
