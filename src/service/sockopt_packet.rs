@@ -1,5 +1,5 @@
 //! The values of the packet socket options (SOL_PACKET: membership, rings,
-//! version, statistics, fanout, timestamps) and of the raw ICMP socket's
+//! version, fanout, timestamps) and of the raw ICMP socket's
 //! ICMP_FILTER (SOL_RAW), which capture tools set; `sockopt.rs` hands them
 //! here by level.
 
@@ -57,16 +57,6 @@ pub fn put_packet_optval(p: &mut Printer, name: &str, opt: i64, b: &[u8]) -> boo
                 p.uint("tp_retire_blk_tov", u32_at(b, 16) as u64);
                 p.uint("tp_sizeof_priv", u32_at(b, 20) as u64);
                 p.flags("tp_feature_req_word", u32_at(b, 24) as u64, TP_FT_REQ_FLAGS);
-            }
-            p.close("}");
-        }
-        // PACKET_STATISTICS: tpacket_stats, or tpacket_stats_v3 (one more
-        // counter) on a TPACKET_V3 socket; the fields the length holds.
-        (6, 8..) => {
-            p.open(name, "{", Naming::Fields);
-            let fields = ["tp_packets", "tp_drops", "tp_freeze_q_cnt"];
-            for (i, field) in fields.iter().enumerate().take(b.len() / 4) {
-                p.uint(field, u32_at(b, i * 4) as u64);
             }
             p.close("}");
         }

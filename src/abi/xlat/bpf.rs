@@ -6,7 +6,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: e9303b2c5cda8c2e9b8ad0bec5ef6db4128b9645ea3cf5ac8bc93b6317dd1d45
+//! headers-sha256: 14bac5759110cd00b561f7a1cbd1b21ae5039dc83999da0b2ef44e0bb5d0647a
 
 
 /// The instruction class, `BPF_CLASS(code)` (`<linux/filter.h>`).
