@@ -85,3 +85,140 @@ fn socket_option_values_json() {
     assert_eq!(group["gr_group"]["sin_addr"], json!("224.0.0.3"), "{group}");
     assert_eq!(group["gr_interface"]["value"], json!(1), "{group}");
 }
+
+/// The header of a request of `kind` with NLM_F_REQUEST and `flags`.
+fn nlh(len: u32, kind: &str, flags: &str) -> String {
+    format!("{{nlmsg_len={len}, nlmsg_type={kind}, nlmsg_flags={flags}, nlmsg_seq=0, nlmsg_pid=0}}")
+}
+
+/// `sendto(3, [header, struct, attribute], len, ...) = result`.
+fn sent(len: u32, kind: &str, flags: &str, head: &str, attr: &str, result: &str) -> String {
+    format!(
+        "sendto(3, [{}, {head}, {attr}], {len}, MSG_DONTWAIT, NULL, 0) = {result}",
+        nlh(len, kind, flags)
+    )
+}
+
+/// Netlink attributes as strace 6 shows them: a clock-tick timer, a
+/// switch read from a longer payload, IFLA_PROTINFO by the link's family,
+/// addresses only under AF_INET/AF_INET6, a struct too short for its
+/// layout as bytes, a cache report's family then bytes, and a payload
+/// past the readable memory as its address.
+#[test]
+fn netlink_attributes() {
+    let bin = fixture("s11_netlink");
+    let run = trace(&[], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let lines: Vec<String> = run
+        .after_marker()
+        .into_iter()
+        .filter(|l| !l.starts_with("Process exited"))
+        .collect();
+    let dump = "NLM_F_REQUEST|NLM_F_DUMP";
+    let link = |family: &str| {
+        format!(
+            "{{ifi_family={family}, ifi_type=ARPHRD_NETROM, ifi_index=if_nametoindex(\"lo\"), \
+             ifi_flags=0, ifi_change=0}}"
+        )
+    };
+    let addr = |family: &str| {
+        format!(
+            "{{ifa_family={family}, ifa_prefixlen=0, ifa_flags=0, ifa_scope=RT_SCOPE_UNIVERSE, \
+             ifa_index=if_nametoindex(\"lo\")}}"
+        )
+    };
+    let expected = vec![
+        "write(-1, \"BEGIN\", 5) = -1 [EBADF]".to_string(),
+        sent(
+            48,
+            "RTM_GETLINK",
+            dump,
+            &link("AF_BRIDGE"),
+            "[{nla_len=16, nla_type=IFLA_PROTINFO}, [{nla_len=12, \
+             nla_type=IFLA_BRPORT_FORWARD_DELAY_TIMER}, 250 /* 2.50 s */]]",
+            "48",
+        ),
+        sent(
+            44,
+            "RTM_GETLINK",
+            dump,
+            &link("AF_BRIDGE"),
+            "[{nla_len=12, nla_type=IFLA_PROTINFO}, [{nla_len=8, nla_type=IFLA_BRPORT_STATE}, 3]]",
+            "44",
+        ),
+        sent(
+            44,
+            "RTM_GETLINK",
+            dump,
+            &link("AF_INET6"),
+            "[{nla_len=12, nla_type=IFLA_PROTINFO}, [{nla_len=8, nla_type=IFLA_INET6_FLAGS}, 16]]",
+            "44",
+        ),
+        sent(
+            32,
+            "RTM_GETADDR",
+            dump,
+            &addr("AF_UNIX"),
+            "[{nla_len=8, nla_type=IFA_ADDRESS}, \"abcd\"]",
+            "32",
+        ),
+        sent(
+            32,
+            "RTM_GETADDR",
+            dump,
+            &addr("AF_INET"),
+            "[{nla_len=8, nla_type=IFA_ADDRESS}, inet_addr(\"127.0.0.1\")]",
+            "32",
+        ),
+        sent(
+            47,
+            "RTM_GETNEIGH",
+            dump,
+            "{ndm_family=AF_INET, ndm_ifindex=if_nametoindex(\"lo\"), ndm_state=NUD_NONE, \
+             ndm_flags=0, ndm_type=RTN_UNSPEC}",
+            "[{nla_len=19, nla_type=NDA_CACHEINFO}, \"abcdefghijklmno\"]",
+            "47",
+        ),
+        sent(
+            28,
+            "RTM_NEWCACHEREPORT",
+            "NLM_F_REQUEST",
+            "{rtgen_family=AF_INET}",
+            "\"\\10\\0\\1\\0wxyz\"",
+            "28",
+        ),
+        sent(
+            32,
+            "RTM_GETADDR",
+            dump,
+            &addr("AF_INET"),
+            "[{nla_len=8, nla_type=IFA_ADDRESS}, &ADDR]",
+            "-1 [EFAULT]",
+        ),
+        "exit_group(0)".into(),
+    ];
+    assert_lines(&lines, &expected);
+}
+
+/// `--json`: a clock-tick timer is its number, a cut payload its address.
+#[test]
+fn netlink_attributes_json() {
+    use serde_json::{Value, json};
+    let bin = fixture("s11_netlink");
+    let run = trace(&["--json"], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let sends: Vec<Value> = run
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .filter(|o| o["name"] == "sendto")
+        .collect();
+    let timer = &sends[0]["args"]["buf"][2][1][1];
+    assert_eq!(timer, &json!(250), "{}", sends[0]);
+    let cut = &sends[7]["args"]["buf"][2][1];
+    assert!(
+        cut.as_str().is_some_and(|s| s.starts_with("0x")),
+        "{}",
+        sends[7]
+    );
+}

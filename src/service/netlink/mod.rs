@@ -30,6 +30,7 @@ mod diag_local;
 mod genl;
 mod route;
 
+use crate::abi::xlat::net::FAMILIES;
 use crate::fdtable::FdTable;
 use crate::format::{FlagDef, Naming, Printer, flags_text};
 use crate::service::raw::{i32_at, int_at, lookup, put_composed, u16_at, u32_at, uint_at};
@@ -92,6 +93,64 @@ pub fn protocol(fds: &FdTable, fd: i64) -> Option<u16> {
     fds.netlink_protocol(fd as i32)
 }
 
+/// The buffer being decoded, while it is: where its bytes are in rtrace
+/// (the host address of the first) and in the tracee, and how many could
+/// be read when the tracee's memory ended before the buffer did. A payload
+/// the unreadable memory cuts is shown as its tracee address, as strace
+/// shows a payload it cannot read; the decoders get slices of the copy,
+/// so the address is found from where the slice sits in it.
+#[derive(Clone, Copy)]
+struct Origin {
+    host: usize,
+    tracee: u64,
+    readable: usize,
+}
+
+thread_local! {
+    static ORIGIN: std::cell::Cell<Option<Origin>> = const { std::cell::Cell::new(None) };
+    /// The address family of the rtnetlink message whose attributes are
+    /// being decoded: an address attribute (`Val::Ip`) is an address of
+    /// that family, bytes under any family but AF_INET and AF_INET6, as
+    /// strace shows it.
+    static FAMILY: std::cell::Cell<Option<u8>> = const { std::cell::Cell::new(None) };
+}
+
+/// `put` with the attributes' address family set to `family`.
+fn with_family(family: u8, put: impl FnOnce()) {
+    let before = FAMILY.with(|c| c.replace(Some(family)));
+    put();
+    FAMILY.with(|c| c.set(before));
+}
+
+/// Whether the rtnetlink message being decoded is of address family
+/// `name`.
+fn family_is(name: &str) -> bool {
+    FAMILY
+        .with(|c| c.get())
+        .is_some_and(|f| f as i64 == lookup_value(FAMILIES, name))
+}
+
+/// Whether the message's family (if any) has the addresses `put_ip`
+/// prints.
+fn ip_family() -> bool {
+    FAMILY.with(|c| c.get()).is_none_or(|f| {
+        [
+            lookup_value(FAMILIES, "AF_INET"),
+            lookup_value(FAMILIES, "AF_INET6"),
+        ]
+        .contains(&(f as i64))
+    })
+}
+
+/// The tracee address of `v`'s first byte, if `v` is a part of the buffer
+/// being decoded whose readable bytes end where `v` ends (so the tracee
+/// memory after it could not be read).
+fn cut_at(v: &[u8]) -> Option<u64> {
+    let o = ORIGIN.with(|c| c.get())?;
+    let start = (v.as_ptr() as usize).checked_sub(o.host)?;
+    (start + v.len() == o.readable).then_some(o.tracee + start as u64)
+}
+
 /// `len` bytes at `addr` sent to or received from socket `fd`: netlink
 /// messages if it is a netlink socket, else (and if nothing could be
 /// read) the buffer as a string, as `p.buf` prints it.
@@ -114,7 +173,17 @@ pub fn put_buf_as(p: &mut Printer, proto: Option<u16>, name: &str, addr: u64, le
         let got = p.mem().read(addr, &mut b);
         if got >= NLMSGHDR.size {
             b.truncate(got);
-            put_messages(p, name, proto, &b, got < len as usize);
+            let cut = got < len as usize;
+            if cut {
+                let origin = Origin {
+                    host: b.as_ptr() as usize,
+                    tracee: addr,
+                    readable: got,
+                };
+                ORIGIN.with(|c| c.set(Some(origin)));
+            }
+            put_messages(p, name, proto, &b, cut.then_some(len as usize));
+            ORIGIN.with(|c| c.set(None));
             return;
         }
     }
@@ -131,8 +200,9 @@ fn align(len: usize) -> usize {
     len.saturating_add(3) & !3
 }
 
-/// The messages in `b`; `cut` when the buffer went on beyond `b`.
-fn put_messages(p: &mut Printer, name: &str, proto: u16, b: &[u8], cut: bool) {
+/// The messages in `b`; `whole` the buffer's length when it went on
+/// beyond `b` (its memory could not all be read).
+fn put_messages(p: &mut Printer, name: &str, proto: u16, b: &[u8], whole: Option<usize>) {
     let hdr = NLMSGHDR.size;
     // Where each message starts, and whether bytes follow the last one.
     let mut starts = Vec::new();
@@ -148,7 +218,9 @@ fn put_messages(p: &mut Printer, name: &str, proto: u16, b: &[u8], cut: bool) {
         }
         off = off.saturating_add(align(len));
     }
-    let rest = off < b.len() || cut;
+    // Unread bytes past the last message's end are more messages; those
+    // inside it are its own (shown where its payload is cut).
+    let rest = off < b.len() || whole.is_some_and(|w| off < w);
     let many = starts.len() > 1 || rest;
     if many {
         p.open(name, "[", Naming::Elements);
@@ -301,7 +373,9 @@ fn put_message(p: &mut Printer, name: &str, proto: u16, m: &[u8]) {
         p.open(name, "[", Naming::Elements);
         put_header(p, "", msg, m);
         put_payload(p, msg, payload);
-        if m.len() < len {
+        // A message the unreadable memory cuts ends where its last
+        // attribute shows that.
+        if m.len() < len && cut_at(m).is_none() {
             p.more();
         }
         p.close("]");
@@ -497,6 +571,28 @@ fn put_plain(p: &mut Printer, f: &Field, v: &[u8]) {
     }
 }
 
+/// A hardware address: `00:11:22:33:44:55`; under `-X raw` the bytes
+/// as strace shows them (`"\x00\x11..."`), under `-X verbose` both.
+pub(super) fn put_mac(p: &mut Printer, name: &str, v: &[u8]) {
+    let text: Vec<String> = v.iter().map(|b| format!("{b:02x}")).collect();
+    let text = text.join(":");
+    let json = serde_json::Value::String(text.clone());
+    p.spelled(name, &crate::format::quote(v, false), &text, || json);
+}
+
+/// Whether `v` holds `layout` or an older, shorter version of it: cut
+/// after a field, with at least three quarters of the struct (the
+/// versions before the kernel added its last few fields; strace keeps a
+/// list of such sizes, rtrace this rule).
+fn fits(layout: &Layout, v: &[u8]) -> bool {
+    v.len() >= layout.size
+        || (4 * v.len() >= 3 * layout.size
+            && layout
+                .fields
+                .iter()
+                .any(|f| f.off + f.size * f.count == v.len()))
+}
+
 /// A field's value as a number.
 fn num(f: &Field, v: &[u8]) -> u64 {
     uint_at(v, 0, f.size.min(8))
@@ -558,6 +654,9 @@ enum Val {
     U32,
     U64,
     I32,
+    /// A time in clock ticks (USER_HZ, 100 a second) of up to 8 bytes:
+    /// `250 /* 2.50 s */`, as strace shows it.
+    ClockT,
     /// A network interface index: `if_nametoindex("lo")`.
     Ifindex,
     /// An interface index, or one of the table's special values
@@ -682,19 +781,30 @@ fn put_attr(p: &mut Printer, a: &[u8], len: usize, set: &Attrs, depth: usize) {
         }
         p.close("}");
     };
-    if len <= hdr || a.len() <= hdr {
+    // The tracee's address of an attribute the unreadable memory cuts.
+    let unread = if a.len() < len { cut_at(a) } else { None };
+    if len <= hdr || (a.len() <= hdr && unread.is_none()) {
         header(p);
         return;
     }
     p.open("", "[", Naming::Elements);
     header(p);
-    let v = &a[hdr..];
+    let v = &a[hdr.min(a.len())..];
     let how = match name {
         Some(n) if depth < MAX_DEPTH => (set.kind)(n),
         _ => Val::Bytes,
     };
-    put_value(p, v, how, depth);
-    if a.len() < len {
+    match unread {
+        // Nested attributes show as far as they can be read, each cut one
+        // as its address; any other payload cut short is its address, as
+        // strace shows a payload it cannot read.
+        Some(_) if matches!(how, Val::Nested(_) | Val::AfSpec) && v.len() >= hdr => {
+            put_value(p, v, how, depth)
+        }
+        Some(at) => p.ptr("", at + hdr as u64),
+        None => put_value(p, v, how, depth),
+    }
+    if a.len() < len && unread.is_none() {
         p.more();
     }
     p.close("]");
@@ -703,7 +813,9 @@ fn put_attr(p: &mut Printer, a: &[u8], len: usize, set: &Attrs, depth: usize) {
 /// An attribute's payload `v` shown as `how` says, or as bytes when its
 /// size does not fit.
 fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
-    let sized = |n: usize| v.len() == n;
+    // A number is read from the payload's first bytes, as the kernel
+    // reads it (strace too); a shorter payload is bytes.
+    let sized = |n: usize| v.len() >= n;
     match how {
         Val::U8 if sized(1) => p.uint("", v[0] as u64),
         Val::U16 if sized(2) => p.uint("", u16_at(v, 0) as u64),
@@ -711,6 +823,15 @@ fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
         Val::U64 if sized(8) => p.uint("", uint_at(v, 0, 8)),
         Val::I32 if sized(4) => p.int("", i32_at(v, 0) as i64),
         Val::Ifindex if sized(4) => p.ifindex("", u32_at(v, 0)),
+        Val::ClockT if (1..=8).contains(&v.len()) => {
+            let t = uint_at(v, 0, v.len());
+            if t == 0 || !p.symbols() {
+                p.uint("", t);
+            } else {
+                let text = format!("{t} /* {}.{:02} s */", t / 100, t % 100);
+                put_composed(p, "", &text, |p| p.uint("", t));
+            }
+        }
         Val::IfindexOr(special) if sized(4) => match lookup(special, i32_at(v, 0) as i64) {
             Some(name) => p.symbol("", i32_at(v, 0) as i64, Some(name)),
             None => p.ifindex("", u32_at(v, 0)),
@@ -721,20 +842,23 @@ fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
             let end = v.iter().position(|&c| c == 0).unwrap_or(v.len());
             put_bytes(p, "", &v[..end]);
         }
-        Val::Ip => put_ip(p, "", v),
-        Val::Mac => {
-            let text: Vec<String> = v.iter().map(|b| format!("{b:02x}")).collect();
-            let text = text.join(":");
-            put_composed(p, "", &text, |p| p.string("", text.as_bytes(), false));
-        }
+        Val::Ip if ip_family() => put_ip(p, "", v),
+        Val::Mac => put_mac(p, "", v),
         Val::Flags(t) if matches!(v.len(), 1 | 2 | 4) => p.flags("", uint_at(v, 0, v.len()), t),
         Val::Enum(t) if matches!(v.len(), 1 | 2 | 4) => {
             let n = uint_at(v, 0, v.len()) as i64;
             p.symbol("", n, lookup(t, n));
         }
         Val::Nested(set) => put_attrs(p, v, set, depth + 1),
-        Val::Struct(layout) => put_struct(p, "", layout, v, &mut |_, _, _| false),
-        Val::StructWith(layout, f) => put_struct(p, "", layout, v, &mut |p, fl, b| f(p, fl, b, v)),
+        // A struct the payload cannot hold is bytes, as strace shows it,
+        // unless it ends where a field does: an older, shorter version of
+        // the struct (rtnl_link_stats before rx_nohandler).
+        Val::Struct(layout) if fits(layout, v) => {
+            put_struct(p, "", layout, v, &mut |_, _, _| false)
+        }
+        Val::StructWith(layout, f) if fits(layout, v) => {
+            put_struct(p, "", layout, v, &mut |p, fl, b| f(p, fl, b, v))
+        }
         Val::Structs(layout, f) if layout.size > 0 => {
             p.open("", "[", Naming::Elements);
             let limit = max_items(p);
@@ -745,7 +869,8 @@ fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
             });
             p.close("]");
         }
-        Val::Array(a) => {
+        // Not even one element: bytes, as strace shows them.
+        Val::Array(a) if v.len() >= a.size => {
             p.open("", "[", Naming::Fields);
             let limit = max_items(p);
             p.bounded(0..v.len() / a.size, limit, |p, i| {

@@ -41,6 +41,7 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
         "ADDRLABEL" => (&IFADDRLBLMSG, &ADDRLABEL_ATTRS),
         "NSID" => (&RTGENMSG, &NSID_ATTRS),
         "STATS" => (&IF_STATS_MSG, &STATS_ATTRS),
+        "CACHEREPORT" => (&RTGENMSG, &NSID_ATTRS),
         "QDISC" | "TCLASS" | "TFILTER" | "CHAIN" => (&TCMSG, &TC_ATTRS),
         _ => return put_bytes(p, "", b),
     };
@@ -48,6 +49,9 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
         // An old-style request with only `struct rtgenmsg` (the family).
         return put_bytes(p, "", b);
     }
+    // A multicast routing cache report (ipmr's RTM_NEWCACHEREPORT): the
+    // family, then what the report carries, as bytes (strace too).
+    let only_family = object == "CACHEREPORT";
     put_struct(p, "", layout, b, &mut |p, f, v| {
         let n = num(f, v);
         match f.name {
@@ -85,8 +89,10 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
         true
     });
     let rest = b.get(super::align(layout.size)..).unwrap_or(&[]);
-    if !rest.is_empty() {
-        put_attrs(p, rest, attrs, 0);
+    if only_family && !rest.is_empty() {
+        put_bytes(p, "", rest);
+    } else if !rest.is_empty() {
+        super::with_family(b[0], || put_attrs(p, rest, attrs, 0));
     }
 }
 
@@ -138,6 +144,9 @@ static LINK_ATTRS: Attrs = Attrs {
         "IFLA_LINKINFO" => Val::Nested(&LINKINFO_ATTRS),
         "IFLA_XDP" => Val::Nested(&XDP_ATTRS),
         "IFLA_PROP_LIST" => Val::Nested(&LINK_ATTRS),
+        // The protocol's own attributes: an AF_INET6 link message's are
+        // IFLA_INET6_* (an AF_BRIDGE one's: BRIDGE_LINK_ATTRS).
+        "IFLA_PROTINFO" if super::family_is("AF_INET6") => Val::Nested(&INET6_ATTRS),
         "IFLA_AF_SPEC" => Val::AfSpec,
         _ => Val::Bytes,
     },
@@ -171,11 +180,13 @@ static BRPORT_ATTRS: Attrs = Attrs {
         | "IFLA_BRPORT_MCAST_EHT_HOSTS_CNT" => Val::U32,
         "IFLA_BRPORT_MESSAGE_AGE_TIMER"
         | "IFLA_BRPORT_FORWARD_DELAY_TIMER"
-        | "IFLA_BRPORT_HOLD_TIMER" => Val::U64,
+        | "IFLA_BRPORT_HOLD_TIMER" => Val::ClockT,
         "IFLA_BRPORT_ROOT_ID" | "IFLA_BRPORT_BRIDGE_ID" => {
             Val::StructWith(&IFLA_BRIDGE_ID, bridge_id_field)
         }
         "IFLA_BRPORT_BACKUP_PORT" => Val::Ifindex,
+        // No value: a request to flush, padding.
+        "IFLA_BRPORT_UNSPEC" | "IFLA_BRPORT_FLUSH" | "IFLA_BRPORT_PAD" => Val::Bytes,
         // The rest are one-byte switches and states.
         _ => Val::U8,
     },
@@ -186,11 +197,7 @@ fn bridge_id_field(p: &mut Printer, f: &super::Field, v: &[u8], _: &[u8]) -> boo
     if f.name != "addr" {
         return false;
     }
-    let text: Vec<String> = v.iter().map(|b| format!("{b:02x}")).collect();
-    let text = text.join(":");
-    crate::service::raw::put_composed(p, f.name, &text, |p| {
-        p.string(f.name, text.as_bytes(), false)
-    });
+    super::put_mac(p, f.name, v);
     true
 }
 
@@ -255,7 +262,8 @@ static INET6_ATTRS: Attrs = Attrs {
     names: IFLA_INET6_TYPES,
     kind: |name| match name {
         "IFLA_INET6_FLAGS" | "IFLA_INET6_RA_MTU" => Val::U32,
-        "IFLA_INET6_TOKEN" => Val::Ip,
+        // An IPv6 address whatever the link message's family.
+        "IFLA_INET6_TOKEN" => Val::Custom(|p, v| super::put_ip(p, "", v)),
         "IFLA_INET6_CACHEINFO" => Val::Struct(&IFLA_CACHEINFO),
         "IFLA_INET6_CONF" => Val::Array(&Indexed {
             names: DEVCONF,
