@@ -102,8 +102,9 @@ fn sent(len: u32, kind: &str, flags: &str, head: &str, attr: &str, result: &str)
 /// Netlink attributes as strace 6 shows them: a clock-tick timer, a
 /// switch read from a longer payload, IFLA_PROTINFO by the link's family,
 /// addresses only under AF_INET/AF_INET6, a struct too short for its
-/// layout as bytes, a cache report's family then bytes, and a payload
-/// past the readable memory as its address.
+/// layout as bytes, a cache report's family then bytes, a payload past
+/// the readable memory as its address, bytes too few for an attribute,
+/// and a netfilter subsystem's message name and its verb's flags.
 #[test]
 fn netlink_attributes() {
     let bin = fixture("s11_netlink");
@@ -194,6 +195,23 @@ fn netlink_attributes() {
             &addr("AF_INET"),
             "[{nla_len=8, nla_type=IFA_ADDRESS}, &ADDR]",
             "-1 [EFAULT]",
+        ),
+        sent(
+            30,
+            "RTM_GETADDR",
+            dump,
+            &addr("AF_INET"),
+            "[{nla_len=4, nla_type=IFA_LABEL}, \"12\"]",
+            "30",
+        ),
+        "socket(AF_NETLINK, SOCK_RAW, NETLINK_NETFILTER) = 4".into(),
+        format!(
+            "sendto(4, {}, 16, MSG_DONTWAIT, NULL, 0) = 16",
+            nlh(
+                16,
+                "NFNL_SUBSYS_ACCT<<8|NFNL_MSG_ACCT_NEW",
+                "NLM_F_REQUEST|NLM_F_CREATE"
+            )
         ),
         "exit_group(0)".into(),
     ];

@@ -281,6 +281,11 @@ impl Msg {
             "NFNL_SUBSYS_QUEUE" => NFQNL_MSGS,
             "NFNL_SUBSYS_ULOG" => NFULNL_MSGS,
             "NFNL_SUBSYS_NFTABLES" => NFT_MSGS,
+            "NFNL_SUBSYS_ACCT" => NFNL_ACCT_MSGS,
+            "NFNL_SUBSYS_CTHELPER" => NFNL_CTHELPER_MSGS,
+            "NFNL_SUBSYS_CTNETLINK_TIMEOUT" => CTNL_TIMEOUT_MSGS,
+            "NFNL_SUBSYS_IPSET" => IPSET_CMDS,
+            "NFNL_SUBSYS_NFT_COMPAT" => NFT_COMPAT_MSGS,
             _ => &[],
         };
         (name, lookup(msgs, msg))
@@ -316,12 +321,14 @@ impl Msg {
     fn flag_table(self) -> Vec<FlagDef> {
         let name = self.type_name().unwrap_or("");
         // RTM_GETLINK, XFRM_MSG_NEWSA, NFT_MSG_DELTABLE,
-        // IPCTNL_MSG_CT_GET: the verb follows the family's prefix.
+        // IPCTNL_MSG_CT_GET, NFNL_MSG_ACCT_GET_CTRZERO,
+        // IPCTNL_MSG_TIMEOUT_DELETE: the verb is the first word after the
+        // family's prefix that is one.
         let verb = match name.rsplit_once("MSG_") {
             Some((_, rest)) => rest
-                .strip_prefix("CT_")
-                .or_else(|| rest.strip_prefix("EXP_"))
-                .unwrap_or(rest),
+                .split('_')
+                .find(|w| ["GET", "NEW", "DEL"].iter().any(|v| w.starts_with(v)))
+                .unwrap_or(""),
             None => name.strip_prefix("RTM_").unwrap_or(""),
         };
         let extra: &[FlagDef] = if name == "NLMSG_ERROR" {
@@ -580,17 +587,19 @@ pub(super) fn put_mac(p: &mut Printer, name: &str, v: &[u8]) {
     p.spelled(name, &crate::format::quote(v, false), &text, || json);
 }
 
-/// Whether `v` holds `layout` or an older, shorter version of it: cut
-/// after a field, with at least three quarters of the struct (the
-/// versions before the kernel added its last few fields; strace keeps a
-/// list of such sizes, rtrace this rule).
-fn fits(layout: &Layout, v: &[u8]) -> bool {
-    v.len() >= layout.size
-        || (4 * v.len() >= 3 * layout.size
-            && layout
-                .fields
-                .iter()
-                .any(|f| f.off + f.size * f.count == v.len()))
+/// Whether `v` holds `layout`: all its fields (the tail padding may be
+/// missing), or, with `since`, at least the fields up to that one and
+/// then whole fields (an older version of the struct).
+fn fits(layout: &Layout, v: &[u8], since: Option<&str>) -> bool {
+    let end = |f: &Field| f.off + f.size * f.count;
+    let all = layout.fields.iter().map(end).max().unwrap_or(0);
+    if v.len() >= all {
+        return true;
+    }
+    let Some(first) = since.and_then(|n| layout.fields.iter().find(|f| f.name == n)) else {
+        return false;
+    };
+    v.len() >= end(first) && layout.fields.iter().any(|f| end(f) == v.len())
 }
 
 /// A field's value as a number.
@@ -681,6 +690,9 @@ enum Val {
     Nested(&'static Attrs),
     /// A struct.
     Struct(&'static Layout),
+    /// A struct that the kernel's older versions ended after the named
+    /// field (a payload that long shows the fields it has).
+    StructSince(&'static Layout, &'static str),
     /// A struct some of whose fields print otherwise than as numbers: the
     /// function prints such a field and returns true.
     StructWith(&'static Layout, FieldFn),
@@ -725,6 +737,15 @@ struct Attrs {
 /// as a list of those; `depth` counts the nesting.
 fn put_attrs(p: &mut Printer, b: &[u8], set: &Attrs, depth: usize) {
     let hdr = NLATTR.size;
+    // Too short for an attribute: the bytes, or their address when the
+    // unreadable memory cut them, as strace shows them.
+    if b.len() < hdr {
+        match cut_at(b) {
+            Some(at) => p.ptr("", at),
+            None => put_bytes(p, "", b),
+        }
+        return;
+    }
     let mut starts = Vec::new();
     let mut off = 0;
     while off + hdr <= b.len() {
@@ -752,7 +773,16 @@ fn put_attrs(p: &mut Printer, b: &[u8], set: &Attrs, depth: usize) {
         put_attr(p, &b[start..end], len, set, depth);
     }
     if many {
-        if rest && starts.len() <= limit {
+        if rest && starts.len() < limit {
+            // Bytes too few for another attribute: as bytes, or their
+            // address when the unreadable memory cut them (strace too).
+            let tail = &b[off.min(b.len())..];
+            match cut_at(tail) {
+                Some(at) => p.ptr("", at),
+                None if tail.len() < hdr => put_bytes(p, "", tail),
+                None => p.more(),
+            }
+        } else if rest && starts.len() == limit {
             p.more();
         }
         p.close("]");
@@ -851,12 +881,14 @@ fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
         }
         Val::Nested(set) => put_attrs(p, v, set, depth + 1),
         // A struct the payload cannot hold is bytes, as strace shows it,
-        // unless it ends where a field does: an older, shorter version of
-        // the struct (rtnl_link_stats before rx_nohandler).
-        Val::Struct(layout) if fits(layout, v) => {
+        // unless it is an older, shorter version of the struct.
+        Val::Struct(layout) if fits(layout, v, None) => {
             put_struct(p, "", layout, v, &mut |_, _, _| false)
         }
-        Val::StructWith(layout, f) if fits(layout, v) => {
+        Val::StructSince(layout, last) if fits(layout, v, Some(last)) => {
+            put_struct(p, "", layout, v, &mut |_, _, _| false)
+        }
+        Val::StructWith(layout, f) if fits(layout, v, None) => {
             put_struct(p, "", layout, v, &mut |p, fl, b| f(p, fl, b, v))
         }
         Val::Structs(layout, f) if layout.size > 0 => {

@@ -138,8 +138,9 @@ static LINK_ATTRS: Attrs = Attrs {
         "IFLA_EVENT" => Val::Enum(IFLA_EVENTS),
         "IFLA_LINKMODE" => Val::Enum(IF_LINK_MODE),
         "IFLA_EXT_MASK" => Val::Flags(RTEXT_FILTERS),
-        "IFLA_STATS" => Val::Struct(&RTNL_LINK_STATS),
-        "IFLA_STATS64" => Val::Struct(&RTNL_LINK_STATS64),
+        // Both as long as before rx_nohandler (Linux 4.6) at least.
+        "IFLA_STATS" => Val::StructSince(&RTNL_LINK_STATS, "tx_compressed"),
+        "IFLA_STATS64" => Val::StructSince(&RTNL_LINK_STATS64, "tx_compressed"),
         "IFLA_MAP" => Val::Struct(&RTNL_LINK_IFMAP),
         "IFLA_LINKINFO" => Val::Nested(&LINKINFO_ATTRS),
         "IFLA_XDP" => Val::Nested(&XDP_ATTRS),
@@ -480,7 +481,7 @@ static NETCONF_ATTRS: Attrs = Attrs {
 static STATS_ATTRS: Attrs = Attrs {
     names: IFLA_STATS_TYPES,
     kind: |name| match name {
-        "IFLA_STATS_LINK_64" => Val::Struct(&RTNL_LINK_STATS64),
+        "IFLA_STATS_LINK_64" => Val::StructSince(&RTNL_LINK_STATS64, "tx_compressed"),
         _ => Val::Bytes,
     },
 };
