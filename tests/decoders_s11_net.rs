@@ -240,3 +240,55 @@ fn netlink_attributes_json() {
         sends[7]
     );
 }
+
+/// POSIX message queues: mq_open's mode and attributes only with
+/// O_CREAT, the message and its priority, the attributes mq_getsetattr
+/// reads back; whole lines and JSON.
+#[test]
+fn message_queues() {
+    let bin = fixture("s11_mq");
+    let queue = format!("/rtrace-s11-mq-{}", std::process::id());
+    let q = &queue[1..];
+    let run = trace(&[], &[name(&bin), &queue]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let lines: Vec<String> = run
+        .after_marker()
+        .into_iter()
+        .filter(|l| !l.starts_with("Process exited"))
+        .collect();
+    let expected = vec![
+        "write(-1, \"BEGIN\", 5) = -1 [EBADF]".to_string(),
+        format!(
+            "mq_open(\"{q}\", O_RDWR|O_CREAT|O_EXCL, 0600, {{mq_flags=0, mq_maxmsg=2, \
+             mq_msgsize=8, mq_curmsgs=0}}) = 3"
+        ),
+        "mq_timedsend(3, \"hello\", 5, 7, {tv_sec=0, tv_nsec=0}) = 0".into(),
+        "mq_timedreceive(3, \"hello\", 8, [7], {tv_sec=0, tv_nsec=0}) = 5".into(),
+        "mq_getsetattr(3, NULL, {mq_flags=0, mq_maxmsg=2, mq_msgsize=8, mq_curmsgs=0}) = 0".into(),
+        format!("mq_open(\"{q}\", O_RDONLY) = 4"),
+        "mq_timedsend(-1, \"x\", 1, 0, NULL) = -1 [EBADF]".into(),
+        format!("mq_unlink(\"{q}\") = 0"),
+        "exit_group(0)".into(),
+    ];
+    assert_lines(&lines, &expected);
+
+    use serde_json::{Value, json};
+    let queue = format!("/rtrace-s11-mqj-{}", std::process::id());
+    let run = trace(&["--json"], &[name(&bin), &queue]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let objs: Vec<Value> = run
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let open = objs
+        .iter()
+        .find(|o| o["name"] == "mq_open")
+        .expect("mq_open");
+    assert_eq!(open["args"]["attr"]["mq_maxmsg"], json!(2), "{open}");
+    let recv = objs
+        .iter()
+        .find(|o| o["name"] == "mq_timedreceive")
+        .expect("receive");
+    assert_eq!(recv["args"]["msg_ptr"], json!("hello"), "{recv}");
+}

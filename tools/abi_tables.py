@@ -389,6 +389,7 @@ TABLES = [
       "O_ACCMODE:O_RDONLY",
       "O_ACCMODE:O_WRONLY",
       "O_ACCMODE:O_RDWR",
+      "O_ACCMODE:O_ACCMODE",
       "O_CREAT",
       "O_EXCL",
       "O_NOCTTY",
@@ -2536,4 +2537,14 @@ TABLES = [
     T("net", "GROUP_REQ_I386", ["linux/in.h"], "layout",
       "MCAST_JOIN_GROUP's request as an i386 caller lays it out",
       struct="group_req", m32=True, names=["gr_interface", "gr_group{}"]),
+    # ---- helper net (session 11): POSIX message queues (service/mq.rs)
+    T("ipc", "MQ_ATTR", ["linux/mqueue.h"], "layout",
+      "mq_open's and mq_getsetattr's attributes",
+      struct="mq_attr", names=["mq_flags", "mq_maxmsg", "mq_msgsize", "mq_curmsgs"]),
+    T("ipc", "MQ_ATTR_I386", ["linux/mqueue.h"], "layout",
+      "mq_attr as an i386 caller lays it out",
+      struct="mq_attr", m32=True, names=["mq_flags", "mq_maxmsg", "mq_msgsize", "mq_curmsgs"]),
+    T("ipc", "MQ_FLAGS", ["asm/fcntl.h"], "flags",
+      "mq_attr's mq_flags: the one flag a queue keeps",
+      names=["O_NONBLOCK"]),
 ]

@@ -15,6 +15,7 @@ pub mod fs_xfer;
 pub mod generic;
 pub mod ipc;
 pub mod mm;
+pub mod mq;
 pub mod msg;
 pub mod net;
 pub mod netlink;
@@ -78,6 +79,7 @@ static TABLES: &[&[Handler]] = &[
     numa::HANDLERS,
     xattr::HANDLERS,
     ipc::HANDLERS,
+    mq::HANDLERS,
     IOCTL,
 ];
 

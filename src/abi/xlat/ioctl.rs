@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 14bac5759110cd00b561f7a1cbd1b21ae5039dc83999da0b2ef44e0bb5d0647a
+//! headers-sha256: 722eb5ab8c399c6e854413d4e009dd82a31a05493a0ffe4bf21ab3ca1ff67dfa
 
 use super::super::flags::{FlagDef, flag};
 
