@@ -292,3 +292,41 @@ fn message_queues() {
         .expect("receive");
     assert_eq!(recv["args"]["msg_ptr"], json!("hello"), "{recv}");
 }
+
+/// SOL_IP's control messages: IP_PKTINFO's `struct in_pktinfo`, IP_TTL,
+/// IP_TOS's one byte, IP_ORIGDSTADDR's socket address (its port, the
+/// kernel's choice, is PORT).
+#[test]
+fn ip_control_messages() {
+    let bin = fixture("s11_cmsg");
+    let run = trace(&[], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let lines: Vec<String> = run
+        .after_marker()
+        .into_iter()
+        .filter(|l| !l.starts_with("Process exited"))
+        .map(|l| match l.find("htons(") {
+            Some(at) => {
+                let end = at + l[at..].find(')').expect("htons(N)");
+                format!("{}htons(PORT{}", &l[..at], &l[end..])
+            }
+            None => l,
+        })
+        .collect();
+    let lo = "inet_addr(\"127.0.0.1\")";
+    let expected = vec![
+        "write(-1, \"BEGIN\", 5) = -1 [EBADF]".to_string(),
+        format!(
+            "recvmsg(3, {{msg_name=NULL, msg_namelen=0, msg_iov=[{{iov_base=\"data\", iov_len=8}}], \
+             msg_iovlen=1, msg_control=[{{cmsg_len=28, cmsg_level=SOL_IP, cmsg_type=IP_PKTINFO, \
+             cmsg_data={{ipi_ifindex=if_nametoindex(\"lo\"), ipi_spec_dst={lo}, ipi_addr={lo}}}}}, \
+             {{cmsg_len=20, cmsg_level=SOL_IP, cmsg_type=IP_TTL, cmsg_data=[64]}}, \
+             {{cmsg_len=17, cmsg_level=SOL_IP, cmsg_type=IP_TOS, cmsg_data=[0]}}, \
+             {{cmsg_len=32, cmsg_level=SOL_IP, cmsg_type=IP_ORIGDSTADDR, \
+             cmsg_data={{sa_family=AF_INET, sin_port=htons(PORT), sin_addr={lo}}}}}], \
+             msg_controllen=112, msg_flags=0}}, 0) = 4"
+        ),
+        "exit_group(0)".into(),
+    ];
+    assert_lines(&lines, &expected);
+}

@@ -2547,4 +2547,8 @@ TABLES = [
     T("ipc", "MQ_FLAGS", ["asm/fcntl.h"], "flags",
       "mq_attr's mq_flags: the one flag a queue keeps",
       names=["O_NONBLOCK"]),
+    # ---- helper net (session 11): control messages (service/msg.rs)
+    T("net", "IN_PKTINFO", ["linux/in.h"], "layout",
+      "IP_PKTINFO's control message",
+      struct="in_pktinfo", names=["ipi_ifindex", "ipi_spec_dst{}", "ipi_addr{}"]),
 ]

@@ -693,3 +693,10 @@ pub const GROUP_REQ_I386: &[Field] = &[
     Field { name: "gr_interface", off: 0, size: 4, signed: false },
     Field { name: "gr_group", off: 4, size: 128, signed: false },
 ];
+
+/// IP_PKTINFO's control message: `struct in_pktinfo`, x86_64's layout (`<linux/in.h>`).
+pub const IN_PKTINFO: &[Field] = &[
+    Field { name: "ipi_ifindex", off: 0, size: 4, signed: true },
+    Field { name: "ipi_spec_dst", off: 4, size: 4, signed: false },
+    Field { name: "ipi_addr", off: 8, size: 4, signed: false },
+];

@@ -33,6 +33,7 @@ mod route;
 use crate::abi::xlat::net::FAMILIES;
 use crate::fdtable::FdTable;
 use crate::format::{FlagDef, Naming, Printer, flags_text};
+use crate::service::family::put_mac;
 use crate::service::raw::{i32_at, int_at, lookup, put_composed, u16_at, u32_at, uint_at};
 use consts::*;
 
@@ -576,15 +577,6 @@ fn put_plain(p: &mut Printer, f: &Field, v: &[u8]) {
         }
         p.close("]");
     }
-}
-
-/// A hardware address: `00:11:22:33:44:55`; under `-X raw` the bytes
-/// as strace shows them (`"\x00\x11..."`), under `-X verbose` both.
-pub(super) fn put_mac(p: &mut Printer, name: &str, v: &[u8]) {
-    let text: Vec<String> = v.iter().map(|b| format!("{b:02x}")).collect();
-    let text = text.join(":");
-    let json = serde_json::Value::String(text.clone());
-    p.spelled(name, &crate::format::quote(v, false), &text, || json);
 }
 
 /// Whether `v` holds `layout`: all its fields (the tail padding may be

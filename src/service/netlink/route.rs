@@ -198,7 +198,7 @@ fn bridge_id_field(p: &mut Printer, f: &super::Field, v: &[u8], _: &[u8]) -> boo
     if f.name != "addr" {
         return false;
     }
-    super::put_mac(p, f.name, v);
+    crate::service::family::put_mac(p, f.name, v);
     true
 }
 
