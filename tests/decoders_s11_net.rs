@@ -189,6 +189,15 @@ fn netlink_attributes() {
             "28",
         ),
         sent(
+            36,
+            "RTM_GETMDB",
+            dump,
+            "{family=AF_BRIDGE, ifindex=if_nametoindex(\"lo\")}",
+            "[{nla_len=12, nla_type=MDBA_ROUTER}, [{nla_len=8, nla_type=MDBA_ROUTER_PORT}, \
+             if_nametoindex(\"lo\")]]",
+            "36",
+        ),
+        sent(
             32,
             "RTM_GETADDR",
             dump,
@@ -233,11 +242,11 @@ fn netlink_attributes_json() {
         .collect();
     let timer = &sends[0]["args"]["buf"][2][1][1];
     assert_eq!(timer, &json!(250), "{}", sends[0]);
-    let cut = &sends[7]["args"]["buf"][2][1];
+    let cut = &sends[8]["args"]["buf"][2][1];
     assert!(
         cut.as_str().is_some_and(|s| s.starts_with("0x")),
         "{}",
-        sends[7]
+        sends[8]
     );
 }
 

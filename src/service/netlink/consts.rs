@@ -404,6 +404,37 @@ pub const XDP_ATTACHED: &[(i64, &str)] = &[
     (4, "XDP_ATTACHED_MULTI"),
 ];
 
+/// Attributes of a multicast database message (RTM_*MDB).
+pub const MDBA_TYPES: &[(i64, &str)] = &[(0, "MDBA_UNSPEC"), (1, "MDBA_MDB"), (2, "MDBA_ROUTER")];
+
+/// Attributes inside MDBA_MDB.
+pub const MDBA_MDB_TYPES: &[(i64, &str)] = &[(0, "MDBA_MDB_UNSPEC"), (1, "MDBA_MDB_ENTRY")];
+
+/// Attributes inside MDBA_MDB_ENTRY.
+pub const MDBA_MDB_ENTRY_TYPES: &[(i64, &str)] =
+    &[(0, "MDBA_MDB_ENTRY_UNSPEC"), (1, "MDBA_MDB_ENTRY_INFO")];
+
+/// Attributes inside MDBA_ROUTER.
+pub const MDBA_ROUTER_TYPES: &[(i64, &str)] = &[(0, "MDBA_ROUTER_UNSPEC"), (1, "MDBA_ROUTER_PORT")];
+
+/// A router port's attributes, after its interface index in MDBA_ROUTER_PORT.
+pub const MDBA_ROUTER_PATTR_TYPES: &[(i64, &str)] = &[
+    (0, "MDBA_ROUTER_PATTR_UNSPEC"),
+    (1, "MDBA_ROUTER_PATTR_TIMER"),
+    (2, "MDBA_ROUTER_PATTR_TYPE"),
+    (3, "MDBA_ROUTER_PATTR_INET_TIMER"),
+    (4, "MDBA_ROUTER_PATTR_INET6_TIMER"),
+    (5, "MDBA_ROUTER_PATTR_VID"),
+];
+
+/// MDBA_ROUTER_PATTR_TYPE's values.
+pub const MDB_RTR_TYPES: &[(i64, &str)] = &[
+    (0, "MDB_RTR_TYPE_DISABLED"),
+    (1, "MDB_RTR_TYPE_TEMP_QUERY"),
+    (2, "MDB_RTR_TYPE_PERM"),
+    (3, "MDB_RTR_TYPE_TEMP"),
+];
+
 /// A bridge port's attributes, IFLA_PROTINFO of an AF_BRIDGE link message.
 pub const IFLA_BRPORT_TYPES: &[(i64, &str)] = &[
     (0, "IFLA_BRPORT_UNSPEC"),
@@ -1521,6 +1552,15 @@ pub const NLMSGHDR: Layout = Layout {
         Field::new("nlmsg_flags", 6, 2, 1),
         Field::new("nlmsg_seq", 8, 4, 1),
         Field::new("nlmsg_pid", 12, 4, 1),
+    ],
+};
+
+/// `struct br_port_msg`.
+pub const BR_PORT_MSG: Layout = Layout {
+    size: 8,
+    fields: &[
+        Field::new("family", 0, 1, 1),
+        Field::new("ifindex", 4, 4, 1),
     ],
 };
 

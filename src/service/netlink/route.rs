@@ -42,6 +42,7 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
         "NSID" => (&RTGENMSG, &NSID_ATTRS),
         "STATS" => (&IF_STATS_MSG, &STATS_ATTRS),
         "CACHEREPORT" => (&RTGENMSG, &NSID_ATTRS),
+        "MDB" => (&BR_PORT_MSG, &MDB_ATTRS),
         "QDISC" | "TCLASS" | "TFILTER" | "CHAIN" => (&TCMSG, &TC_ATTRS),
         _ => return put_bytes(p, "", b),
     };
@@ -95,6 +96,70 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
         super::with_family(b[0], || put_attrs(p, rest, attrs, 0));
     }
 }
+
+/// MDBA_* attributes of a bridge's multicast database message.
+static MDB_ATTRS: Attrs = Attrs {
+    names: MDBA_TYPES,
+    kind: |name| match name {
+        "MDBA_MDB" => Val::Nested(&MDB_MDB_ATTRS),
+        "MDBA_ROUTER" => Val::Nested(&MDB_ROUTER_ATTRS),
+        _ => Val::Bytes,
+    },
+};
+
+/// MDBA_MDB_* inside MDBA_MDB: the entries, their payloads as bytes.
+static MDB_MDB_ATTRS: Attrs = Attrs {
+    names: MDBA_MDB_TYPES,
+    kind: |name| match name {
+        "MDBA_MDB_ENTRY" => Val::Nested(&MDB_ENTRY_ATTRS),
+        _ => Val::Bytes,
+    },
+};
+
+/// MDBA_MDB_ENTRY_* inside MDBA_MDB_ENTRY (`struct br_mdb_entry` and its
+/// attributes stay bytes).
+static MDB_ENTRY_ATTRS: Attrs = Attrs {
+    names: MDBA_MDB_ENTRY_TYPES,
+    kind: |_| Val::Bytes,
+};
+
+/// MDBA_ROUTER_* inside MDBA_ROUTER.
+static MDB_ROUTER_ATTRS: Attrs = Attrs {
+    names: MDBA_ROUTER_TYPES,
+    kind: |name| match name {
+        "MDBA_ROUTER_PORT" => Val::Custom(put_router_port),
+        _ => Val::Bytes,
+    },
+};
+
+/// MDBA_ROUTER_PORT: the port's interface index, then (newer kernels) its
+/// MDBA_ROUTER_PATTR_* attributes, as strace shows them.
+fn put_router_port(p: &mut Printer, v: &[u8]) {
+    if v.len() < 4 {
+        return put_bytes(p, "", v);
+    }
+    let index = u32::from_le_bytes([v[0], v[1], v[2], v[3]]);
+    if v.len() == 4 {
+        return p.ifindex("", index);
+    }
+    p.open("", "[", Naming::Elements);
+    p.ifindex("", index);
+    put_attrs(p, &v[4..], &MDB_ROUTER_PATTRS, 1);
+    p.close("]");
+}
+
+/// MDBA_ROUTER_PATTR_* after a router port's index.
+static MDB_ROUTER_PATTRS: Attrs = Attrs {
+    names: MDBA_ROUTER_PATTR_TYPES,
+    kind: |name| match name {
+        "MDBA_ROUTER_PATTR_TIMER"
+        | "MDBA_ROUTER_PATTR_INET_TIMER"
+        | "MDBA_ROUTER_PATTR_INET6_TIMER" => Val::ClockT,
+        "MDBA_ROUTER_PATTR_TYPE" => Val::Enum(MDB_RTR_TYPES),
+        "MDBA_ROUTER_PATTR_VID" => Val::U16,
+        _ => Val::Bytes,
+    },
+};
 
 /// IFLA_* attributes of a link message.
 static LINK_ATTRS: Attrs = Attrs {
