@@ -189,6 +189,14 @@ fn netlink_attributes() {
             "28",
         ),
         sent(
+            25,
+            "RTM_NEWCACHEREPORT",
+            "NLM_F_REQUEST",
+            "{rtgen_family=RTNL_FAMILY_IPMR}",
+            "[{nla_len=5, nla_type=IPMRA_CREPORT_MSGTYPE}, IGMPMSG_NOCACHE]",
+            "25",
+        ),
+        sent(
             36,
             "RTM_GETMDB",
             dump,
@@ -242,11 +250,11 @@ fn netlink_attributes_json() {
         .collect();
     let timer = &sends[0]["args"]["buf"][2][1][1];
     assert_eq!(timer, &json!(250), "{}", sends[0]);
-    let cut = &sends[8]["args"]["buf"][2][1];
+    let cut = &sends[9]["args"]["buf"][2][1];
     assert!(
         cut.as_str().is_some_and(|s| s.starts_with("0x")),
         "{}",
-        sends[8]
+        sends[9]
     );
 }
 

@@ -52,10 +52,24 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
     }
     // A multicast routing cache report (ipmr's RTM_NEWCACHEREPORT): the
     // family, then what the report carries, as bytes (strace too).
-    let only_family = object == "CACHEREPORT";
+    let report = match lookup(RTNL_FAMILIES, b[0] as i64) {
+        Some("RTNL_FAMILY_IPMR") => Some(&CREPORT_ATTRS),
+        Some("RTNL_FAMILY_IP6MR") => Some(&CREPORT6_ATTRS),
+        _ => None,
+    };
+    let only_family = object == "CACHEREPORT" && report.is_none();
+    let attrs = match report {
+        Some(set) if object == "CACHEREPORT" => set,
+        _ => attrs,
+    };
     put_struct(p, "", layout, b, &mut |p, f, v| {
         let n = num(f, v);
         match f.name {
+            // rtnetlink's own families (RTNL_FAMILY_IPMR) where a cache
+            // report carries them.
+            "rtgen_family" if lookup(RTNL_FAMILIES, n as i64).is_some() => {
+                p.symbol(f.name, n as i64, lookup(RTNL_FAMILIES, n as i64))
+            }
             "ifi_family" | "ifa_family" | "rtm_family" | "ndm_family" | "family" | "nh_family"
             | "tcm_family" | "ncm_family" | "ndtm_family" | "ifal_family" | "rtgen_family" => {
                 put_family(p, f.name, n as i64)
@@ -96,6 +110,34 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
         super::with_family(b[0], || put_attrs(p, rest, attrs, 0));
     }
 }
+
+/// IPMRA_CREPORT_* of an IPv4 multicast routing cache report
+/// (RTNL_FAMILY_IPMR).
+static CREPORT_ATTRS: Attrs = Attrs {
+    names: IPMRA_CREPORT_TYPES,
+    kind: |name| match name {
+        "IPMRA_CREPORT_MSGTYPE" => Val::Enum(IGMPMSG_TYPES),
+        "IPMRA_CREPORT_VIF_ID" | "IPMRA_CREPORT_TABLE" => Val::U32,
+        "IPMRA_CREPORT_SRC_ADDR" | "IPMRA_CREPORT_DST_ADDR" => {
+            Val::Custom(|p, v| super::put_ip(p, "", v))
+        }
+        _ => Val::Bytes,
+    },
+};
+
+/// IP6MRA_CREPORT_* of an IPv6 multicast routing cache report
+/// (RTNL_FAMILY_IP6MR).
+static CREPORT6_ATTRS: Attrs = Attrs {
+    names: IP6MRA_CREPORT_TYPES,
+    kind: |name| match name {
+        "IP6MRA_CREPORT_MSGTYPE" => Val::Enum(MRT6MSG_TYPES),
+        "IP6MRA_CREPORT_MIF_ID" => Val::U32,
+        "IP6MRA_CREPORT_SRC_ADDR" | "IP6MRA_CREPORT_DST_ADDR" => {
+            Val::Custom(|p, v| super::put_ip(p, "", v))
+        }
+        _ => Val::Bytes,
+    },
+};
 
 /// MDBA_* attributes of a bridge's multicast database message.
 static MDB_ATTRS: Attrs = Attrs {
