@@ -156,6 +156,15 @@ fn netlink_attributes() {
             "44",
         ),
         sent(
+            44,
+            "RTM_GETLINK",
+            dump,
+            &link("AF_INET6"),
+            "[{nla_len=12, nla_type=IFLA_PROTO_DOWN_REASON}, [{nla_len=8, \
+             nla_type=IFLA_PROTO_DOWN_REASON_MASK}, 0xff]]",
+            "44",
+        ),
+        sent(
             32,
             "RTM_GETADDR",
             dump,
@@ -250,11 +259,11 @@ fn netlink_attributes_json() {
         .collect();
     let timer = &sends[0]["args"]["buf"][2][1][1];
     assert_eq!(timer, &json!(250), "{}", sends[0]);
-    let cut = &sends[9]["args"]["buf"][2][1];
+    let cut = &sends[10]["args"]["buf"][2][1];
     assert!(
         cut.as_str().is_some_and(|s| s.starts_with("0x")),
         "{}",
-        sends[9]
+        sends[10]
     );
 }
 

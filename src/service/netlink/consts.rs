@@ -444,6 +444,13 @@ pub const MRT6MSG_TYPES: &[(i64, &str)] = &[
     (4, "MRT6MSG_WRMIFWHOLE"),
 ];
 
+/// Attributes inside IFLA_PROTO_DOWN_REASON.
+pub const IFLA_PROTO_DOWN_REASON_TYPES: &[(i64, &str)] = &[
+    (0, "IFLA_PROTO_DOWN_REASON_UNSPEC"),
+    (1, "IFLA_PROTO_DOWN_REASON_MASK"),
+    (2, "IFLA_PROTO_DOWN_REASON_VALUE"),
+];
+
 /// Attributes of a multicast database message (RTM_*MDB).
 pub const MDBA_TYPES: &[(i64, &str)] = &[(0, "MDBA_UNSPEC"), (1, "MDBA_MDB"), (2, "MDBA_ROUTER")];
 

@@ -655,6 +655,8 @@ enum Val {
     U32,
     U64,
     I32,
+    /// A 32-bit mask, in hex.
+    X32,
     /// A time in clock ticks (USER_HZ, 100 a second) of up to 8 bytes:
     /// `250 /* 2.50 s */`, as strace shows it.
     ClockT,
@@ -844,6 +846,7 @@ fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
         Val::U32 if sized(4) => p.uint("", u32_at(v, 0) as u64),
         Val::U64 if sized(8) => p.uint("", uint_at(v, 0, 8)),
         Val::I32 if sized(4) => p.int("", i32_at(v, 0) as i64),
+        Val::X32 if sized(4) => p.hex("", u32_at(v, 0) as u64),
         Val::Ifindex if sized(4) => p.ifindex("", u32_at(v, 0)),
         Val::ClockT if (1..=8).contains(&v.len()) => {
             let t = uint_at(v, 0, v.len());

@@ -252,6 +252,7 @@ static LINK_ATTRS: Attrs = Attrs {
         "IFLA_LINKINFO" => Val::Nested(&LINKINFO_ATTRS),
         "IFLA_XDP" => Val::Nested(&XDP_ATTRS),
         "IFLA_PROP_LIST" => Val::Nested(&LINK_ATTRS),
+        "IFLA_PROTO_DOWN_REASON" => Val::Nested(&PROTO_DOWN_REASON_ATTRS),
         // The protocol's own attributes: an AF_INET6 link message's are
         // IFLA_INET6_* (an AF_BRIDGE one's: BRIDGE_LINK_ATTRS).
         "IFLA_PROTINFO" if super::family_is("AF_INET6") => Val::Nested(&INET6_ATTRS),
@@ -269,6 +270,15 @@ static BRIDGE_LINK_ATTRS: Attrs = Attrs {
         "IFLA_AF_SPEC" => Val::Nested(&BRIDGE_AF_SPEC),
         "IFLA_PROTINFO" => Val::Nested(&BRPORT_ATTRS),
         other => (LINK_ATTRS.kind)(other),
+    },
+};
+
+/// IFLA_PROTO_DOWN_REASON_*: the reason bits a link is down for.
+static PROTO_DOWN_REASON_ATTRS: Attrs = Attrs {
+    names: IFLA_PROTO_DOWN_REASON_TYPES,
+    kind: |name| match name {
+        "IFLA_PROTO_DOWN_REASON_MASK" | "IFLA_PROTO_DOWN_REASON_VALUE" => Val::X32,
+        _ => Val::Bytes,
     },
 };
 
