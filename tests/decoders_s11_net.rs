@@ -41,8 +41,42 @@ fn expected(uid: &[u8; 4]) -> Vec<String> {
             .into(),
         "setsockopt(-1, SOL_IP, MCAST_LEAVE_GROUP, &ADDR, 135) = -1 [EBADF]".into(),
         "setsockopt(-1, SOL_RAW, ICMP_FILTER, ~[ICMP_ECHOREPLY ICMP_ECHO], 8) = -1 [EBADF]".into(),
+        format!("setsockopt(3, SOL_SOCKET, SO_ATTACH_FILTER, {FILTER}, 16) = 0"),
         "exit_group(0)".into(),
     ]
+}
+
+/// The fixture's socket filter, as rtrace spells it by default.
+const FILTER: &str = "{len=2, filter=[BPF_STMT(BPF_LD|BPF_B|BPF_ABS, SKF_NET_OFF+9), \
+                      BPF_STMT(BPF_RET|BPF_K, 0xffff)]}";
+
+/// `-X raw` and `-X verbose` spell each part of an instruction's code and
+/// operand, as strace does: `0|0x10|0x20`, `0xfff00000+9`.
+#[test]
+fn socket_filter_parts() {
+    let bin = fixture("s11_net");
+    let last = |args: &[&str]| {
+        let run = trace(args, &[name(&bin)]);
+        assert_eq!(run.code(), Some(0), "{}", run.stderr());
+        // The raw trace: its numbers are no addresses to normalise.
+        run.trace
+            .lines()
+            .find(|l| l.contains("0x1a"))
+            .unwrap_or_else(|| panic!("no SO_ATTACH_FILTER in {}", run.trace))
+            .to_string()
+    };
+    assert_eq!(
+        last(&["-X", "raw"]),
+        "setsockopt(3, 0x1, 0x1a, {len=2, filter=[BPF_STMT(0|0x10|0x20, 0xfff00000+9), \
+         BPF_STMT(0x6|0, 0xffff)]}, 16) = 0"
+    );
+    assert_eq!(
+        last(&["-X", "verbose"]),
+        "setsockopt(3, 0x1 /* SOL_SOCKET */, 0x1a /* SO_ATTACH_FILTER */, {len=2, \
+         filter=[BPF_STMT(0 /* BPF_LD */|0x10 /* BPF_B */|0x20 /* BPF_ABS */, \
+         0xfff00000 /* SKF_NET_OFF */+9), BPF_STMT(0x6 /* BPF_RET */|0 /* BPF_K */, 0xffff)]}, \
+         16) = 0"
+    );
 }
 
 /// The caller's uid as the bytes SO_PEERCRED writes.

@@ -49,6 +49,11 @@ pub fn put_ip(p: &mut Printer, name: &str, b: &[u8]) -> bool {
 /// strace shows them (`"\x00\x11..."`), under `-X verbose` both; in JSON
 /// the colon form.
 pub fn put_mac(p: &mut Printer, name: &str, v: &[u8]) {
+    // No address (a zero length): nothing after the `=`, as strace shows
+    // it, in every style.
+    if v.is_empty() {
+        return put_composed(p, name, "", |p| p.string(name, v, false));
+    }
     let text: Vec<String> = v.iter().map(|b| format!("{b:02x}")).collect();
     let text = text.join(":");
     let json = serde_json::Value::String(text.clone());
