@@ -345,12 +345,12 @@ fn message_queues() {
         .iter()
         .find(|o| o["name"] == "mq_open")
         .expect("mq_open");
-    assert_eq!(open["args"]["attr"]["mq_maxmsg"], json!(2), "{open}");
+    assert_eq!(open["args"]["u_attr"]["mq_maxmsg"], json!(2), "{open}");
     let recv = objs
         .iter()
         .find(|o| o["name"] == "mq_timedreceive")
         .expect("receive");
-    assert_eq!(recv["args"]["msg_ptr"], json!("hello"), "{recv}");
+    assert_eq!(recv["args"]["u_msg_ptr"], json!("hello"), "{recv}");
 }
 
 /// SOL_IP's control messages: IP_PKTINFO's `struct in_pktinfo`, IP_TTL,

@@ -57,13 +57,13 @@ fn put_mq_attr(p: &mut Printer, name: &str, addr: u64, flags: bool) {
 /// which is when they mean something (the kernel copies a non-NULL attr
 /// always, but uses it only to create the queue), as strace shows them.
 pub fn mq_open_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    p.path("name", c.args[0]);
+    p.path("u_name", c.args[0]);
     let flags = c.args[1] & 0xffff_ffff;
     p.flags("oflag", flags, OPEN_FLAGS);
     if flags & o_creat() != 0 {
         // umode_t: the kernel reads 16 bits.
         p.mode("mode", c.args[2] & 0xffff);
-        put_mq_attr(p, "attr", c.args[3], false);
+        put_mq_attr(p, "u_attr", c.args[3], false);
     }
     CallType::Done
 }
@@ -71,10 +71,10 @@ pub fn mq_open_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 /// `mq_timedsend(mqdes, msg_ptr, msg_len, msg_prio, abs_timeout)`
 pub fn mq_timedsend_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_fd(p, c.fds, "mqdes", c.int(0));
-    p.buf("msg_ptr", c.args[1], c.args[2]);
+    p.buf("u_msg_ptr", c.args[1], c.args[2]);
     p.uint("msg_len", c.args[2]);
     p.uint("msg_prio", c.args[3] & 0xffff_ffff);
-    put_call_timespec(p, c, "abs_timeout", c.args[4]);
+    put_call_timespec(p, c, "u_abs_timeout", c.args[4]);
     CallType::Done
 }
 
@@ -88,18 +88,20 @@ pub fn mq_timedreceive_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 /// Leave half of mq_timedreceive: the message as long as the result.
 pub fn mq_timedreceive_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     if failed {
-        p.ptr("msg_ptr", c.args[1]);
+        p.ptr("u_msg_ptr", c.args[1]);
     } else {
-        p.buf("msg_ptr", c.args[1], c.result as u64);
+        p.buf("u_msg_ptr", c.args[1], c.result as u64);
     }
     p.uint("msg_len", c.args[2]);
     if failed {
-        p.ptr("msg_prio", c.args[3]);
+        p.ptr("u_msg_prio", c.args[3]);
     } else {
-        put_ptr_with(p, "msg_prio", c.args[3], |p, v| p.uint("", v as u32 as u64));
+        put_ptr_with(p, "u_msg_prio", c.args[3], |p, v| {
+            p.uint("", v as u32 as u64)
+        });
     }
     // Read at entry by the kernel, so shown whether the call failed.
-    put_call_timespec(p, c, "abs_timeout", c.args[4]);
+    put_call_timespec(p, c, "u_abs_timeout", c.args[4]);
     p.equals();
     p.result(c.result);
 }
@@ -107,23 +109,23 @@ pub fn mq_timedreceive_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
 /// `mq_notify(mqdes, sevp)`
 pub fn mq_notify_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_fd(p, c.fds, "mqdes", c.int(0));
-    put_sigevent(p, "sevp", c.args[1]);
+    put_sigevent(p, "u_notification", c.args[1]);
     CallType::Done
 }
 
 /// `mq_getsetattr(mqdes, newattr, oldattr)`: the old attributes at leave.
 pub fn mq_getsetattr_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_fd(p, c.fds, "mqdes", c.int(0));
-    put_mq_attr(p, "newattr", c.args[1], true);
+    put_mq_attr(p, "u_mqstat", c.args[1], true);
     CallType::NotDone
 }
 
 /// Leave half of mq_getsetattr.
 pub fn mq_getsetattr_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     if failed {
-        p.ptr("oldattr", c.args[2]);
+        p.ptr("u_omqstat", c.args[2]);
     } else {
-        put_mq_attr(p, "oldattr", c.args[2], true);
+        put_mq_attr(p, "u_omqstat", c.args[2], true);
     }
     p.equals();
     p.result(c.result);
