@@ -264,6 +264,12 @@ fn netlink_attributes() {
             "[{nla_len=4, nla_type=IFA_LABEL}, \"12\"]",
             "30",
         ),
+        format!(
+            "sendto(3, [{}, {{error=-EACCES, msg={}}}, [{{nla_len=6, \
+             nla_type=NLMSGERR_ATTR_COOKIE}}, [171, 254]]], 42, MSG_DONTWAIT, NULL, 0) = 42",
+            nlh(42, "NLMSG_ERROR", "NLM_F_REQUEST|NLM_F_CAPPED"),
+            nlh(20, "NLMSG_NOOP", "NLM_F_REQUEST")
+        ),
         "socket(AF_NETLINK, SOCK_RAW, NETLINK_NETFILTER) = 4".into(),
         format!(
             "sendto(4, {}, 16, MSG_DONTWAIT, NULL, 0) = 16",

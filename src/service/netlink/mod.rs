@@ -427,7 +427,8 @@ fn put_payload(p: &mut Printer, msg: Msg, b: &[u8]) {
 
 /// An NLMSG_ERROR (or acknowledgement): `{error=-ENODEV, msg=[..]}`, the
 /// request it answers echoed whole or (NLM_F_CAPPED) its header only,
-/// then the extended-ack attributes (NLM_F_ACK_TLVS).
+/// then the extended-ack attributes (NLM_F_ACK_TLVS; shown whenever bytes
+/// follow the echo).
 fn put_error(p: &mut Printer, msg: Msg, b: &[u8]) {
     let err_off = NLMSGERR.fields.first().map_or(0, |f| f.off);
     let echo_at = NLMSGERR.fields.get(1).map_or(4, |f| f.off);
@@ -453,7 +454,9 @@ fn put_error(p: &mut Printer, msg: Msg, b: &[u8]) {
         true
     });
     let tlvs = b.get(echo_at + echo_len..).unwrap_or(&[]);
-    if msg.has_flag("NLM_F_ACK_TLVS") && !tlvs.is_empty() {
+    // Extended-ack attributes (NLM_F_ACK_TLVS): whatever follows the echo,
+    // as strace shows it whether or not the flag says so.
+    if !tlvs.is_empty() {
         put_attrs(p, tlvs, &ERR_ATTRS, 0);
     }
 }
@@ -507,9 +510,19 @@ static ERR_ATTRS: Attrs = Attrs {
     kind: |name| match name {
         "NLMSGERR_ATTR_MSG" => Val::Str,
         "NLMSGERR_ATTR_OFFS" | "NLMSGERR_ATTR_MISS_TYPE" | "NLMSGERR_ATTR_MISS_NEST" => Val::U32,
+        // An opaque cookie: its bytes as numbers, as strace shows them.
+        "NLMSGERR_ATTR_COOKIE" => Val::Custom(put_byte_array),
         _ => Val::Bytes,
     },
 };
+
+/// Bytes as an array of numbers, `-s` of them: `[171, 254]`.
+fn put_byte_array(p: &mut Printer, v: &[u8]) {
+    p.open("", "[", Naming::Elements);
+    let limit = max_items(p);
+    p.bounded(0..v.len(), limit, |p, i| p.uint("", v[i] as u64));
+    p.close("]");
+}
 
 /// Bytes shown as a string, cut at the string limit.
 fn put_bytes(p: &mut Printer, name: &str, b: &[u8]) {
