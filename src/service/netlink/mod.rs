@@ -265,6 +265,7 @@ impl Msg {
             "NETLINK_GENERIC" => lookup(GENL_IDS, kind),
             "NETLINK_AUDIT" => lookup(AUDIT_TYPES, kind),
             "NETLINK_XFRM" => lookup(XFRM_TYPES, kind),
+            "NETLINK_SELINUX" => lookup(SELNL_MSGS, kind),
             // A batch delimiter, or the subsystem's message.
             "NETLINK_NETFILTER" => lookup(NFNL_BATCH, kind).or_else(|| self.netfilter().1),
             _ => None,
@@ -420,8 +421,24 @@ fn put_payload(p: &mut Printer, msg: Msg, b: &[u8]) {
             Some("NETLINK_SOCK_DIAG") => diag::payload(p, msg, b),
             Some("NETLINK_GENERIC") => genl::payload(p, msg, b),
             Some("NETLINK_NETFILTER") => put_nfgenmsg(p, b),
+            Some("NETLINK_SELINUX") => put_selinux(p, msg, b),
             _ => put_bytes(p, "", b),
         },
+    }
+}
+
+/// A NETLINK_SELINUX notification's struct (`{val=1}`, `{seqno=2}`);
+/// too short, its bytes, or its address when the unreadable memory cut it.
+fn put_selinux(p: &mut Printer, msg: Msg, b: &[u8]) {
+    let layout = match msg.type_name() {
+        Some("SELNL_MSG_SETENFORCE") => &SELNL_MSG_SETENFORCE,
+        Some("SELNL_MSG_POLICYLOAD") => &SELNL_MSG_POLICYLOAD,
+        _ => return put_bytes(p, "", b),
+    };
+    match cut_at(b) {
+        Some(at) if b.len() < layout.size => p.ptr("", at),
+        _ if b.len() < layout.size => put_bytes(p, "", b),
+        _ => put_struct(p, "", layout, b, &mut |_, _, _| false),
     }
 }
 
