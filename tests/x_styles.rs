@@ -877,7 +877,7 @@ fn x_verbose_spells_filters_interfaces_and_capability_sets() {
             // strace 6.1: `htons(ETH_P_ALL)` is `"\x00\x03" /* htons(ETH_P_ALL) */`.
             "socket(0x11 /* AF_PACKET */, 0x3 /* SOCK_RAW */, htons(0x3 /* ETH_P_ALL */)) = 3",
             "setsockopt(4, 0x1 /* SOL_SOCKET */, 0x33 /* SO_ATTACH_REUSEPORT_CBPF */, \
-             {len=1, filter=[BPF_STMT(0x6 /* BPF_RET|BPF_K */, 0)]}, 16) = 0",
+             {len=1, filter=[BPF_STMT(0x6 /* BPF_RET */|0 /* BPF_K */, 0)]}, 16) = 0",
             // strace 6.1: `sll_ifindex=1 /* if_nametoindex("lo") */`.
             "setsockopt(3, 0x107 /* SOL_PACKET */, 0x1 /* PACKET_ADD_MEMBERSHIP */, \
              {mr_ifindex=1 /* if_nametoindex(\"lo\") */, mr_type=0x1 /* PACKET_MR_PROMISC */, \

@@ -95,9 +95,26 @@ fn put_insn(p: &mut Printer, b: &[u8], flavor: Flavor) {
     } else {
         None
     };
-    // Each spelled as -X says: `0x28 /* BPF_LD|BPF_H|BPF_ABS */`.
-    let code_text = p.spelling(&hex(code as u64), code_name.as_deref());
-    let k_text = p.spelling(&hex(k as u64), k_name.as_deref());
+    // Each part spelled as -X says, as strace spells them: `BPF_LD|BPF_H|
+    // BPF_ABS`, `0|0x8|0x20` under -X raw, `0 /* BPF_LD */|0x8 /* BPF_H
+    // */|...` under -X verbose; -V's whole numbers.
+    let (code_text, k_text) = if p.values_style() {
+        (hex(code as u64), hex(k as u64))
+    } else {
+        let spell = |p: &Printer, parts: Vec<Part>, sep: &str| -> String {
+            let texts: Vec<String> = parts
+                .into_iter()
+                .map(|(num, name)| p.spelling(&num, name.as_deref()))
+                .collect();
+            texts.join(sep)
+        };
+        let code_text = spell(p, code_parts(code), "|");
+        let k_text = match k_parts(code, k, flavor) {
+            Some((parts, sep)) => spell(p, parts, sep),
+            None => hex(k as u64),
+        };
+        (code_text, k_text)
+    };
     let text = if jt != 0 || jf != 0 {
         format!(
             "BPF_JUMP({code_text}, {k_text}, {}, {})",
@@ -123,6 +140,83 @@ fn hex(v: u64) -> String {
         "0".into()
     } else {
         format!("{v:#x}")
+    }
+}
+
+/// One part of a composed value: its number as strace's `-X raw` writes
+/// it, and its name if it has one.
+type Part = (String, Option<String>);
+
+/// The code's parts: the class, then each field of it (see [`code_name`]).
+fn code_parts(code: u16) -> Vec<Part> {
+    let class = (code & 0x07) as i64;
+    let mut parts = vec![(
+        hex(class as u64),
+        lookup(BPF_CLASSES, class).map(str::to_string),
+    )];
+    let mut rest = code & !0x07;
+    for &(mask, table) in class_fields(class) {
+        let v = (code & mask) as i64;
+        parts.push((hex(v as u64), lookup(table, v).map(str::to_string)));
+        rest &= !mask;
+    }
+    if rest != 0 {
+        parts.push((hex(rest as u64), None));
+    }
+    parts
+}
+
+/// `k`'s parts and their separator where the flavour names it (see
+/// [`k_name`]): `SKF_AD_OFF` `+` `SKF_AD_PROTOCOL`, `SKF_NET_OFF` `+`
+/// `14`, `SECCOMP_RET_ERRNO` `|` `0x26`.
+fn k_parts(code: u16, k: u32, flavor: Flavor) -> Option<(Vec<Part>, &'static str)> {
+    let class = code & 0x07;
+    let named = |v: u32, name: &str| (hex(v as u64), Some(name.to_string()));
+    match flavor {
+        Flavor::Socket if class == 0 && code & 0xe0 == 0x20 => {
+            if k >= SKF_AD_OFF {
+                let ad = (k - SKF_AD_OFF) as i64;
+                let what = (hex(ad as u64), lookup(SKF_AD, ad).map(str::to_string));
+                Some((vec![named(SKF_AD_OFF, "SKF_AD_OFF"), what], "+"))
+            } else if k >= SKF_NET_OFF {
+                let off = ((k - SKF_NET_OFF).to_string(), None);
+                Some((vec![named(SKF_NET_OFF, "SKF_NET_OFF"), off], "+"))
+            } else if k >= SKF_LL_OFF {
+                let off = ((k - SKF_LL_OFF).to_string(), None);
+                Some((vec![named(SKF_LL_OFF, "SKF_LL_OFF"), off], "+"))
+            } else {
+                None
+            }
+        }
+        Flavor::Seccomp if class == 6 => {
+            let action = k & SECCOMP_RET_ACTION_FULL;
+            let data = k & !action;
+            let name = lookup(SECCOMP_RET_ACTIONS, action as i64).map(str::to_string);
+            let mut parts = vec![(hex(action as u64), name)];
+            if data != 0 {
+                parts.push((hex(data as u64), None));
+            }
+            Some((parts, "|"))
+        }
+        _ => None,
+    }
+}
+
+/// The fields of a class's code: (mask, its names).
+fn class_fields(class: i64) -> &'static [(u16, &'static [(i64, &'static str)])] {
+    match class {
+        // BPF_LD, BPF_LDX: BPF_SIZE, BPF_MODE
+        0 | 1 => &[(0x18, BPF_SIZES), (0xe0, BPF_MODES)],
+        // BPF_ALU: BPF_SRC, BPF_OP
+        4 => &[(0x08, BPF_SRCS), (0xf0, BPF_ALU_OPS)],
+        // BPF_JMP: BPF_SRC, BPF_OP
+        5 => &[(0x08, BPF_SRCS), (0xf0, BPF_JMP_OPS)],
+        // BPF_RET: BPF_RVAL
+        6 => &[(0x18, BPF_RVALS)],
+        // BPF_MISC: BPF_MISCOP
+        7 => &[(0xf8, BPF_MISCOPS)],
+        // BPF_ST, BPF_STX: the class alone
+        _ => &[],
     }
 }
 

@@ -44,3 +44,18 @@ pub fn put_ip(p: &mut Printer, name: &str, b: &[u8]) -> bool {
     put_composed(p, name, &text, |p| p.string(name, ip.as_bytes(), false));
     true
 }
+
+/// A hardware address: `00:11:22:33:44:55`; under `-X raw` the bytes as
+/// strace shows them (`"\x00\x11..."`), under `-X verbose` both; in JSON
+/// the colon form.
+pub fn put_mac(p: &mut Printer, name: &str, v: &[u8]) {
+    // No address (a zero length): nothing after the `=`, as strace shows
+    // it, in every style.
+    if v.is_empty() {
+        return put_composed(p, name, "", |p| p.string(name, v, false));
+    }
+    let text: Vec<String> = v.iter().map(|b| format!("{b:02x}")).collect();
+    let text = text.join(":");
+    let json = serde_json::Value::String(text.clone());
+    p.spelled(name, &crate::format::quote(v, false), &text, || json);
+}

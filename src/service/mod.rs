@@ -18,6 +18,7 @@ pub mod ipc;
 pub mod keys;
 pub mod landlock;
 pub mod mm;
+pub mod mq;
 pub mod msg;
 pub mod net;
 pub mod netlink;
@@ -91,6 +92,7 @@ static TABLES: &[&[Handler]] = &[
     numa::HANDLERS,
     xattr::HANDLERS,
     ipc::HANDLERS,
+    mq::HANDLERS,
     IOCTL,
 ];
 

@@ -2,15 +2,18 @@
 //! (SCM_RIGHTS fds, SCM_CREDENTIALS), and sendmsg, recvmsg, sendmmsg,
 //! recvmmsg.
 
-use crate::abi::xlat::net::{MSG_FLAGS, SCM_TYPES};
+use crate::abi::layout::extent;
+use crate::abi::xlat::net::{IN_PKTINFO, MSG_FLAGS, SCM_TYPES, SOL_IP_OPTS};
 use crate::call::CallData;
 use crate::call::{CallClass::Normal, Handler};
 use crate::call::{CallCtx, CallType};
 use crate::decode::put_fd;
 use crate::format::{Naming, Printer};
+use crate::service::family::put_ip;
 use crate::service::h;
 use crate::service::net::{put_sockaddr, save_len, saved_len, ucred_fields, written_len};
 use crate::service::netlink;
+use crate::service::raw::lookup;
 use crate::service::raw::open_returned;
 use crate::service::raw::{i32_at, int_at, open_struct_dyn, read_vec, u32_at, uint_at, word_size};
 use crate::service::sockopt::{put_level, put_optname};
@@ -134,6 +137,13 @@ fn put_cmsgs(p: &mut Printer, c: &CallCtx, name: &str, addr: u64, len: u64) {
 /// One control message's data, by level and type.
 fn put_cmsg_data(p: &mut Printer, c: &CallCtx, level: i64, kind: i64, data: &[u8], at: u64) {
     let tsize = crate::service::raw::time_size(p.arch());
+    // No data, no field (as strace shows a bare IP_RETOPTS).
+    if data.is_empty() {
+        return;
+    }
+    if put_named_cmsg(p, level, kind, data, at) {
+        return;
+    }
     match (level, kind) {
         // SCM_RIGHTS
         (1, 1) => {
@@ -163,6 +173,73 @@ fn put_cmsg_data(p: &mut Printer, c: &CallCtx, level: i64, kind: i64, data: &[u8
             p.close("]");
         }
         _ => p.buf("cmsg_data", at, data.len() as u64),
+    }
+}
+
+/// The control messages decoded by name: SOL_SOCKET's 64-bit timestamps
+/// (SO_TIMESTAMP_NEW's `{tv_sec, tv_usec}`, SO_TIMESTAMPNS_NEW's
+/// `{tv_sec, tv_nsec}`), SOL_IP's IP_PKTINFO (`struct in_pktinfo`),
+/// IP_TOS (one byte), IP_RECVOPTS/IP_RETOPTS (the option bytes) and
+/// IP_ORIGDSTADDR (a socket address), as strace shows them. False for the
+/// rest.
+fn put_named_cmsg(p: &mut Printer, level: i64, kind: i64, data: &[u8], at: u64) -> bool {
+    let name = match level {
+        1 => lookup(SCM_TYPES, kind),
+        0 => lookup(SOL_IP_OPTS, kind),
+        _ => None,
+    };
+    match name {
+        Some(n @ ("SO_TIMESTAMP_NEW" | "SO_TIMESTAMPNS_NEW")) if data.len() >= 16 => {
+            p.open("cmsg_data", "{", Naming::Fields);
+            p.int("tv_sec", int_at(data, 0, 8));
+            let sub = if n == "SO_TIMESTAMP_NEW" {
+                "tv_usec"
+            } else {
+                "tv_nsec"
+            };
+            p.int(sub, int_at(data, 8, 8));
+            p.close("}");
+        }
+        Some("IP_PKTINFO") if data.len() >= extent(IN_PKTINFO) => {
+            p.open("cmsg_data", "{", Naming::Fields);
+            for f in IN_PKTINFO {
+                let v = &data[f.off..f.end()];
+                if f.name == "ipi_ifindex" {
+                    p.ifindex(f.name, u32_at(v, 0));
+                } else if !put_ip(p, f.name, v) {
+                    p.uint(f.name, f.read(data).unwrap_or(0));
+                }
+            }
+            p.close("}");
+        }
+        Some("IP_TOS") => {
+            p.open("cmsg_data", "[", Naming::Elements);
+            put_byte(p, data[0]);
+            p.close("]");
+        }
+        Some("IP_RECVOPTS" | "IP_RETOPTS") => {
+            p.open("cmsg_data", "[", Naming::Elements);
+            let limit = p.config().string_limit;
+            for &byte in data.iter().take(limit) {
+                put_byte(p, byte);
+            }
+            if data.len() > limit {
+                p.more();
+            }
+            p.close("]");
+        }
+        Some("IP_ORIGDSTADDR") => put_sockaddr(p, "cmsg_data", at, data.len() as u64),
+        _ => return false,
+    }
+    true
+}
+
+/// A byte in hex as `%#x` writes it: `0x1`, but `0`.
+fn put_byte(p: &mut Printer, v: u8) {
+    if v == 0 {
+        p.uint("", 0);
+    } else {
+        p.hex("", v as u64);
     }
 }
 

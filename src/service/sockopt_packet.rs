@@ -1,5 +1,5 @@
 //! The values of the packet socket options (SOL_PACKET: membership, rings,
-//! version, statistics, fanout, timestamps) and of the raw ICMP socket's
+//! version, fanout, timestamps) and of the raw ICMP socket's
 //! ICMP_FILTER (SOL_RAW), which capture tools set; `sockopt.rs` hands them
 //! here by level.
 
@@ -8,6 +8,7 @@ use crate::abi::xlat::net::{
     TP_FT_REQ_FLAGS, TPACKET_VERSIONS,
 };
 use crate::format::{Naming, Printer, flags_hex, flags_text};
+use crate::service::family::put_mac;
 use crate::service::raw::{Member, i32_at, lookup, put_composed, put_set, u16_at, u32_at};
 
 /// `struct packet_mreq`: int, two unsigned shorts, 8 address bytes.
@@ -25,16 +26,12 @@ pub fn put_packet_optval(p: &mut Printer, name: &str, opt: i64, b: &[u8]) -> boo
         // PACKET_ADD_MEMBERSHIP, PACKET_DROP_MEMBERSHIP
         (1 | 2, PACKET_MREQ_SIZE) => {
             let alen = u16_at(b, 6);
-            let mac: Vec<String> = b[8..8 + (alen as usize).min(8)]
-                .iter()
-                .map(|x| format!("{x:02x}"))
-                .collect();
             p.open(name, "{", Naming::Fields);
             p.ifindex("mr_ifindex", u32_at(b, 0));
             let kind = u16_at(b, 4) as i64;
             p.symbol("mr_type", kind, lookup(PACKET_MR_TYPES, kind));
             p.uint("mr_alen", alen as u64);
-            p.field("mr_address", &mac.join(":"));
+            put_mac(p, "mr_address", &b[8..8 + (alen as usize).min(8)]);
             p.close("}");
         }
         // PACKET_RX_RING, PACKET_TX_RING: which struct the kernel reads
@@ -57,16 +54,6 @@ pub fn put_packet_optval(p: &mut Printer, name: &str, opt: i64, b: &[u8]) -> boo
                 p.uint("tp_retire_blk_tov", u32_at(b, 16) as u64);
                 p.uint("tp_sizeof_priv", u32_at(b, 20) as u64);
                 p.flags("tp_feature_req_word", u32_at(b, 24) as u64, TP_FT_REQ_FLAGS);
-            }
-            p.close("}");
-        }
-        // PACKET_STATISTICS: tpacket_stats, or tpacket_stats_v3 (one more
-        // counter) on a TPACKET_V3 socket; the fields the length holds.
-        (6, 8..) => {
-            p.open(name, "{", Naming::Fields);
-            let fields = ["tp_packets", "tp_drops", "tp_freeze_q_cnt"];
-            for (i, field) in fields.iter().enumerate().take(b.len() / 4) {
-                p.uint(field, u32_at(b, i * 4) as u64);
             }
             p.close("}");
         }

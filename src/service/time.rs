@@ -314,7 +314,7 @@ pub fn settimeofday_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 }
 
 /// A `struct sigevent`.
-fn put_sigevent(p: &mut Printer, name: &str, addr: u64) {
+pub fn put_sigevent(p: &mut Printer, name: &str, addr: u64) {
     let word = word_size(p.arch());
     // sigev_value, sigev_signo, sigev_notify, then the union.
     let union_at = word + 8;

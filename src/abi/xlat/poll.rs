@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: d67a7799cf60b13f9345ca5da045b88f5e7b5a0fccbb01aeddfefdaddd51c916
+//! headers-sha256: 24e77adcbf5e762a57c32eb3e7e666cbc92afc6deb2280c5cc24d6b6c06bace3
 
 use super::super::flags::{FlagDef, flag};
 

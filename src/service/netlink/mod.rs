@@ -30,8 +30,10 @@ mod diag_local;
 mod genl;
 mod route;
 
+use crate::abi::xlat::net::FAMILIES;
 use crate::fdtable::FdTable;
 use crate::format::{FlagDef, Naming, Printer, flags_text};
+use crate::service::family::put_mac;
 use crate::service::raw::{i32_at, int_at, lookup, put_composed, u16_at, u32_at, uint_at};
 use consts::*;
 
@@ -92,6 +94,64 @@ pub fn protocol(fds: &FdTable, fd: i64) -> Option<u16> {
     fds.netlink_protocol(fd as i32)
 }
 
+/// The buffer being decoded, while it is: where its bytes are in rtrace
+/// (the host address of the first) and in the tracee, and how many could
+/// be read when the tracee's memory ended before the buffer did. A payload
+/// the unreadable memory cuts is shown as its tracee address, as strace
+/// shows a payload it cannot read; the decoders get slices of the copy,
+/// so the address is found from where the slice sits in it.
+#[derive(Clone, Copy)]
+struct Origin {
+    host: usize,
+    tracee: u64,
+    readable: usize,
+}
+
+thread_local! {
+    static ORIGIN: std::cell::Cell<Option<Origin>> = const { std::cell::Cell::new(None) };
+    /// The address family of the rtnetlink message whose attributes are
+    /// being decoded: an address attribute (`Val::Ip`) is an address of
+    /// that family, bytes under any family but AF_INET and AF_INET6, as
+    /// strace shows it.
+    static FAMILY: std::cell::Cell<Option<u8>> = const { std::cell::Cell::new(None) };
+}
+
+/// `put` with the attributes' address family set to `family`.
+fn with_family(family: u8, put: impl FnOnce()) {
+    let before = FAMILY.with(|c| c.replace(Some(family)));
+    put();
+    FAMILY.with(|c| c.set(before));
+}
+
+/// Whether the rtnetlink message being decoded is of address family
+/// `name`.
+fn family_is(name: &str) -> bool {
+    FAMILY
+        .with(|c| c.get())
+        .is_some_and(|f| f as i64 == lookup_value(FAMILIES, name))
+}
+
+/// Whether the message's family (if any) has the addresses `put_ip`
+/// prints.
+fn ip_family() -> bool {
+    FAMILY.with(|c| c.get()).is_none_or(|f| {
+        [
+            lookup_value(FAMILIES, "AF_INET"),
+            lookup_value(FAMILIES, "AF_INET6"),
+        ]
+        .contains(&(f as i64))
+    })
+}
+
+/// The tracee address of `v`'s first byte, if `v` is a part of the buffer
+/// being decoded whose readable bytes end where `v` ends (so the tracee
+/// memory after it could not be read).
+fn cut_at(v: &[u8]) -> Option<u64> {
+    let o = ORIGIN.with(|c| c.get())?;
+    let start = (v.as_ptr() as usize).checked_sub(o.host)?;
+    (start + v.len() == o.readable).then_some(o.tracee + start as u64)
+}
+
 /// `len` bytes at `addr` sent to or received from socket `fd`: netlink
 /// messages if it is a netlink socket, else (and if nothing could be
 /// read) the buffer as a string, as `p.buf` prints it.
@@ -114,7 +174,17 @@ pub fn put_buf_as(p: &mut Printer, proto: Option<u16>, name: &str, addr: u64, le
         let got = p.mem().read(addr, &mut b);
         if got >= NLMSGHDR.size {
             b.truncate(got);
-            put_messages(p, name, proto, &b, got < len as usize);
+            let cut = got < len as usize;
+            if cut {
+                let origin = Origin {
+                    host: b.as_ptr() as usize,
+                    tracee: addr,
+                    readable: got,
+                };
+                ORIGIN.with(|c| c.set(Some(origin)));
+            }
+            put_messages(p, name, proto, &b, cut.then_some(len as usize));
+            ORIGIN.with(|c| c.set(None));
             return;
         }
     }
@@ -131,8 +201,9 @@ fn align(len: usize) -> usize {
     len.saturating_add(3) & !3
 }
 
-/// The messages in `b`; `cut` when the buffer went on beyond `b`.
-fn put_messages(p: &mut Printer, name: &str, proto: u16, b: &[u8], cut: bool) {
+/// The messages in `b`; `whole` the buffer's length when it went on
+/// beyond `b` (its memory could not all be read).
+fn put_messages(p: &mut Printer, name: &str, proto: u16, b: &[u8], whole: Option<usize>) {
     let hdr = NLMSGHDR.size;
     // Where each message starts, and whether bytes follow the last one.
     let mut starts = Vec::new();
@@ -148,7 +219,9 @@ fn put_messages(p: &mut Printer, name: &str, proto: u16, b: &[u8], cut: bool) {
         }
         off = off.saturating_add(align(len));
     }
-    let rest = off < b.len() || cut;
+    // Unread bytes past the last message's end are more messages; those
+    // inside it are its own (shown where its payload is cut).
+    let rest = off < b.len() || whole.is_some_and(|w| off < w);
     let many = starts.len() > 1 || rest;
     if many {
         p.open(name, "[", Naming::Elements);
@@ -192,6 +265,7 @@ impl Msg {
             "NETLINK_GENERIC" => lookup(GENL_IDS, kind),
             "NETLINK_AUDIT" => lookup(AUDIT_TYPES, kind),
             "NETLINK_XFRM" => lookup(XFRM_TYPES, kind),
+            "NETLINK_SELINUX" => lookup(SELNL_MSGS, kind),
             // A batch delimiter, or the subsystem's message.
             "NETLINK_NETFILTER" => lookup(NFNL_BATCH, kind).or_else(|| self.netfilter().1),
             _ => None,
@@ -209,6 +283,11 @@ impl Msg {
             "NFNL_SUBSYS_QUEUE" => NFQNL_MSGS,
             "NFNL_SUBSYS_ULOG" => NFULNL_MSGS,
             "NFNL_SUBSYS_NFTABLES" => NFT_MSGS,
+            "NFNL_SUBSYS_ACCT" => NFNL_ACCT_MSGS,
+            "NFNL_SUBSYS_CTHELPER" => NFNL_CTHELPER_MSGS,
+            "NFNL_SUBSYS_CTNETLINK_TIMEOUT" => CTNL_TIMEOUT_MSGS,
+            "NFNL_SUBSYS_IPSET" => IPSET_CMDS,
+            "NFNL_SUBSYS_NFT_COMPAT" => NFT_COMPAT_MSGS,
             _ => &[],
         };
         (name, lookup(msgs, msg))
@@ -244,12 +323,14 @@ impl Msg {
     fn flag_table(self) -> Vec<FlagDef> {
         let name = self.type_name().unwrap_or("");
         // RTM_GETLINK, XFRM_MSG_NEWSA, NFT_MSG_DELTABLE,
-        // IPCTNL_MSG_CT_GET: the verb follows the family's prefix.
+        // IPCTNL_MSG_CT_GET, NFNL_MSG_ACCT_GET_CTRZERO,
+        // IPCTNL_MSG_TIMEOUT_DELETE: the verb is the first word after the
+        // family's prefix that is one.
         let verb = match name.rsplit_once("MSG_") {
             Some((_, rest)) => rest
-                .strip_prefix("CT_")
-                .or_else(|| rest.strip_prefix("EXP_"))
-                .unwrap_or(rest),
+                .split('_')
+                .find(|w| ["GET", "NEW", "DEL"].iter().any(|v| w.starts_with(v)))
+                .unwrap_or(""),
             None => name.strip_prefix("RTM_").unwrap_or(""),
         };
         let extra: &[FlagDef] = if name == "NLMSG_ERROR" {
@@ -301,7 +382,9 @@ fn put_message(p: &mut Printer, name: &str, proto: u16, m: &[u8]) {
         p.open(name, "[", Naming::Elements);
         put_header(p, "", msg, m);
         put_payload(p, msg, payload);
-        if m.len() < len {
+        // A message the unreadable memory cuts ends where its last
+        // attribute shows that.
+        if m.len() < len && cut_at(m).is_none() {
             p.more();
         }
         p.close("]");
@@ -338,14 +421,31 @@ fn put_payload(p: &mut Printer, msg: Msg, b: &[u8]) {
             Some("NETLINK_SOCK_DIAG") => diag::payload(p, msg, b),
             Some("NETLINK_GENERIC") => genl::payload(p, msg, b),
             Some("NETLINK_NETFILTER") => put_nfgenmsg(p, b),
+            Some("NETLINK_SELINUX") => put_selinux(p, msg, b),
             _ => put_bytes(p, "", b),
         },
     }
 }
 
+/// A NETLINK_SELINUX notification's struct (`{val=1}`, `{seqno=2}`);
+/// too short, its bytes, or its address when the unreadable memory cut it.
+fn put_selinux(p: &mut Printer, msg: Msg, b: &[u8]) {
+    let layout = match msg.type_name() {
+        Some("SELNL_MSG_SETENFORCE") => &SELNL_MSG_SETENFORCE,
+        Some("SELNL_MSG_POLICYLOAD") => &SELNL_MSG_POLICYLOAD,
+        _ => return put_bytes(p, "", b),
+    };
+    match cut_at(b) {
+        Some(at) if b.len() < layout.size => p.ptr("", at),
+        _ if b.len() < layout.size => put_bytes(p, "", b),
+        _ => put_struct(p, "", layout, b, &mut |_, _, _| false),
+    }
+}
+
 /// An NLMSG_ERROR (or acknowledgement): `{error=-ENODEV, msg=[..]}`, the
 /// request it answers echoed whole or (NLM_F_CAPPED) its header only,
-/// then the extended-ack attributes (NLM_F_ACK_TLVS).
+/// then the extended-ack attributes (NLM_F_ACK_TLVS; shown whenever bytes
+/// follow the echo).
 fn put_error(p: &mut Printer, msg: Msg, b: &[u8]) {
     let err_off = NLMSGERR.fields.first().map_or(0, |f| f.off);
     let echo_at = NLMSGERR.fields.get(1).map_or(4, |f| f.off);
@@ -371,7 +471,9 @@ fn put_error(p: &mut Printer, msg: Msg, b: &[u8]) {
         true
     });
     let tlvs = b.get(echo_at + echo_len..).unwrap_or(&[]);
-    if msg.has_flag("NLM_F_ACK_TLVS") && !tlvs.is_empty() {
+    // Extended-ack attributes (NLM_F_ACK_TLVS): whatever follows the echo,
+    // as strace shows it whether or not the flag says so.
+    if !tlvs.is_empty() {
         put_attrs(p, tlvs, &ERR_ATTRS, 0);
     }
 }
@@ -425,9 +527,19 @@ static ERR_ATTRS: Attrs = Attrs {
     kind: |name| match name {
         "NLMSGERR_ATTR_MSG" => Val::Str,
         "NLMSGERR_ATTR_OFFS" | "NLMSGERR_ATTR_MISS_TYPE" | "NLMSGERR_ATTR_MISS_NEST" => Val::U32,
+        // An opaque cookie: its bytes as numbers, as strace shows them.
+        "NLMSGERR_ATTR_COOKIE" => Val::Custom(put_byte_array),
         _ => Val::Bytes,
     },
 };
+
+/// Bytes as an array of numbers, `-s` of them: `[171, 254]`.
+fn put_byte_array(p: &mut Printer, v: &[u8]) {
+    p.open("", "[", Naming::Elements);
+    let limit = max_items(p);
+    p.bounded(0..v.len(), limit, |p, i| p.uint("", v[i] as u64));
+    p.close("]");
+}
 
 /// Bytes shown as a string, cut at the string limit.
 fn put_bytes(p: &mut Printer, name: &str, b: &[u8]) {
@@ -497,6 +609,21 @@ fn put_plain(p: &mut Printer, f: &Field, v: &[u8]) {
     }
 }
 
+/// Whether `v` holds `layout`: all its fields (the tail padding may be
+/// missing), or, with `since`, at least the fields up to that one and
+/// then whole fields (an older version of the struct).
+fn fits(layout: &Layout, v: &[u8], since: Option<&str>) -> bool {
+    let end = |f: &Field| f.off + f.size * f.count;
+    let all = layout.fields.iter().map(end).max().unwrap_or(0);
+    if v.len() >= all {
+        return true;
+    }
+    let Some(first) = since.and_then(|n| layout.fields.iter().find(|f| f.name == n)) else {
+        return false;
+    };
+    v.len() >= end(first) && layout.fields.iter().any(|f| end(f) == v.len())
+}
+
 /// A field's value as a number.
 fn num(f: &Field, v: &[u8]) -> u64 {
     uint_at(v, 0, f.size.min(8))
@@ -558,6 +685,11 @@ enum Val {
     U32,
     U64,
     I32,
+    /// A 32-bit mask, in hex.
+    X32,
+    /// A time in clock ticks (USER_HZ, 100 a second) of up to 8 bytes:
+    /// `250 /* 2.50 s */`, as strace shows it.
+    ClockT,
     /// A network interface index: `if_nametoindex("lo")`.
     Ifindex,
     /// An interface index, or one of the table's special values
@@ -582,6 +714,9 @@ enum Val {
     Nested(&'static Attrs),
     /// A struct.
     Struct(&'static Layout),
+    /// A struct that the kernel's older versions ended after the named
+    /// field (a payload that long shows the fields it has).
+    StructSince(&'static Layout, &'static str),
     /// A struct some of whose fields print otherwise than as numbers: the
     /// function prints such a field and returns true.
     StructWith(&'static Layout, FieldFn),
@@ -626,6 +761,15 @@ struct Attrs {
 /// as a list of those; `depth` counts the nesting.
 fn put_attrs(p: &mut Printer, b: &[u8], set: &Attrs, depth: usize) {
     let hdr = NLATTR.size;
+    // Too short for an attribute: the bytes, or their address when the
+    // unreadable memory cut them, as strace shows them.
+    if b.len() < hdr {
+        match cut_at(b) {
+            Some(at) => p.ptr("", at),
+            None => put_bytes(p, "", b),
+        }
+        return;
+    }
     let mut starts = Vec::new();
     let mut off = 0;
     while off + hdr <= b.len() {
@@ -653,7 +797,16 @@ fn put_attrs(p: &mut Printer, b: &[u8], set: &Attrs, depth: usize) {
         put_attr(p, &b[start..end], len, set, depth);
     }
     if many {
-        if rest && starts.len() <= limit {
+        if rest && starts.len() < limit {
+            // Bytes too few for another attribute: as bytes, or their
+            // address when the unreadable memory cut them (strace too).
+            let tail = &b[off.min(b.len())..];
+            match cut_at(tail) {
+                Some(at) => p.ptr("", at),
+                None if tail.len() < hdr => put_bytes(p, "", tail),
+                None => p.more(),
+            }
+        } else if rest && starts.len() == limit {
             p.more();
         }
         p.close("]");
@@ -682,19 +835,30 @@ fn put_attr(p: &mut Printer, a: &[u8], len: usize, set: &Attrs, depth: usize) {
         }
         p.close("}");
     };
-    if len <= hdr || a.len() <= hdr {
+    // The tracee's address of an attribute the unreadable memory cuts.
+    let unread = if a.len() < len { cut_at(a) } else { None };
+    if len <= hdr || (a.len() <= hdr && unread.is_none()) {
         header(p);
         return;
     }
     p.open("", "[", Naming::Elements);
     header(p);
-    let v = &a[hdr..];
+    let v = &a[hdr.min(a.len())..];
     let how = match name {
         Some(n) if depth < MAX_DEPTH => (set.kind)(n),
         _ => Val::Bytes,
     };
-    put_value(p, v, how, depth);
-    if a.len() < len {
+    match unread {
+        // Nested attributes show as far as they can be read, each cut one
+        // as its address; any other payload cut short is its address, as
+        // strace shows a payload it cannot read.
+        Some(_) if matches!(how, Val::Nested(_) | Val::AfSpec) && v.len() >= hdr => {
+            put_value(p, v, how, depth)
+        }
+        Some(at) => p.ptr("", at + hdr as u64),
+        None => put_value(p, v, how, depth),
+    }
+    if a.len() < len && unread.is_none() {
         p.more();
     }
     p.close("]");
@@ -703,14 +867,26 @@ fn put_attr(p: &mut Printer, a: &[u8], len: usize, set: &Attrs, depth: usize) {
 /// An attribute's payload `v` shown as `how` says, or as bytes when its
 /// size does not fit.
 fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
-    let sized = |n: usize| v.len() == n;
+    // A number is read from the payload's first bytes, as the kernel
+    // reads it (strace too); a shorter payload is bytes.
+    let sized = |n: usize| v.len() >= n;
     match how {
         Val::U8 if sized(1) => p.uint("", v[0] as u64),
         Val::U16 if sized(2) => p.uint("", u16_at(v, 0) as u64),
         Val::U32 if sized(4) => p.uint("", u32_at(v, 0) as u64),
         Val::U64 if sized(8) => p.uint("", uint_at(v, 0, 8)),
         Val::I32 if sized(4) => p.int("", i32_at(v, 0) as i64),
+        Val::X32 if sized(4) => p.hex("", u32_at(v, 0) as u64),
         Val::Ifindex if sized(4) => p.ifindex("", u32_at(v, 0)),
+        Val::ClockT if (1..=8).contains(&v.len()) => {
+            let t = uint_at(v, 0, v.len());
+            if t == 0 || !p.symbols() {
+                p.uint("", t);
+            } else {
+                let text = format!("{t} /* {}.{:02} s */", t / 100, t % 100);
+                put_composed(p, "", &text, |p| p.uint("", t));
+            }
+        }
         Val::IfindexOr(special) if sized(4) => match lookup(special, i32_at(v, 0) as i64) {
             Some(name) => p.symbol("", i32_at(v, 0) as i64, Some(name)),
             None => p.ifindex("", u32_at(v, 0)),
@@ -721,20 +897,25 @@ fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
             let end = v.iter().position(|&c| c == 0).unwrap_or(v.len());
             put_bytes(p, "", &v[..end]);
         }
-        Val::Ip => put_ip(p, "", v),
-        Val::Mac => {
-            let text: Vec<String> = v.iter().map(|b| format!("{b:02x}")).collect();
-            let text = text.join(":");
-            put_composed(p, "", &text, |p| p.string("", text.as_bytes(), false));
-        }
+        Val::Ip if ip_family() => put_ip(p, "", v),
+        Val::Mac => put_mac(p, "", v),
         Val::Flags(t) if matches!(v.len(), 1 | 2 | 4) => p.flags("", uint_at(v, 0, v.len()), t),
         Val::Enum(t) if matches!(v.len(), 1 | 2 | 4) => {
             let n = uint_at(v, 0, v.len()) as i64;
             p.symbol("", n, lookup(t, n));
         }
         Val::Nested(set) => put_attrs(p, v, set, depth + 1),
-        Val::Struct(layout) => put_struct(p, "", layout, v, &mut |_, _, _| false),
-        Val::StructWith(layout, f) => put_struct(p, "", layout, v, &mut |p, fl, b| f(p, fl, b, v)),
+        // A struct the payload cannot hold is bytes, as strace shows it,
+        // unless it is an older, shorter version of the struct.
+        Val::Struct(layout) if fits(layout, v, None) => {
+            put_struct(p, "", layout, v, &mut |_, _, _| false)
+        }
+        Val::StructSince(layout, last) if fits(layout, v, Some(last)) => {
+            put_struct(p, "", layout, v, &mut |_, _, _| false)
+        }
+        Val::StructWith(layout, f) if fits(layout, v, None) => {
+            put_struct(p, "", layout, v, &mut |p, fl, b| f(p, fl, b, v))
+        }
         Val::Structs(layout, f) if layout.size > 0 => {
             p.open("", "[", Naming::Elements);
             let limit = max_items(p);
@@ -745,7 +926,8 @@ fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
             });
             p.close("]");
         }
-        Val::Array(a) => {
+        // Not even one element: bytes, as strace shows them.
+        Val::Array(a) if v.len() >= a.size => {
             p.open("", "[", Naming::Fields);
             let limit = max_items(p);
             p.bounded(0..v.len() / a.size, limit, |p, i| {

@@ -41,6 +41,8 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
         "ADDRLABEL" => (&IFADDRLBLMSG, &ADDRLABEL_ATTRS),
         "NSID" => (&RTGENMSG, &NSID_ATTRS),
         "STATS" => (&IF_STATS_MSG, &STATS_ATTRS),
+        "CACHEREPORT" => (&RTGENMSG, &NSID_ATTRS),
+        "MDB" => (&BR_PORT_MSG, &MDB_ATTRS),
         "QDISC" | "TCLASS" | "TFILTER" | "CHAIN" => (&TCMSG, &TC_ATTRS),
         _ => return put_bytes(p, "", b),
     };
@@ -48,9 +50,26 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
         // An old-style request with only `struct rtgenmsg` (the family).
         return put_bytes(p, "", b);
     }
+    // A multicast routing cache report (ipmr's RTM_NEWCACHEREPORT): the
+    // family, then what the report carries, as bytes (strace too).
+    let report = match lookup(RTNL_FAMILIES, b[0] as i64) {
+        Some("RTNL_FAMILY_IPMR") => Some(&CREPORT_ATTRS),
+        Some("RTNL_FAMILY_IP6MR") => Some(&CREPORT6_ATTRS),
+        _ => None,
+    };
+    let only_family = object == "CACHEREPORT" && report.is_none();
+    let attrs = match report {
+        Some(set) if object == "CACHEREPORT" => set,
+        _ => attrs,
+    };
     put_struct(p, "", layout, b, &mut |p, f, v| {
         let n = num(f, v);
         match f.name {
+            // rtnetlink's own families (RTNL_FAMILY_IPMR) where a cache
+            // report carries them.
+            "rtgen_family" if lookup(RTNL_FAMILIES, n as i64).is_some() => {
+                p.symbol(f.name, n as i64, lookup(RTNL_FAMILIES, n as i64))
+            }
             "ifi_family" | "ifa_family" | "rtm_family" | "ndm_family" | "family" | "nh_family"
             | "tcm_family" | "ncm_family" | "ndtm_family" | "ifal_family" | "rtgen_family" => {
                 put_family(p, f.name, n as i64)
@@ -85,10 +104,104 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
         true
     });
     let rest = b.get(super::align(layout.size)..).unwrap_or(&[]);
-    if !rest.is_empty() {
-        put_attrs(p, rest, attrs, 0);
+    if only_family && !rest.is_empty() {
+        put_bytes(p, "", rest);
+    } else if !rest.is_empty() {
+        super::with_family(b[0], || put_attrs(p, rest, attrs, 0));
     }
 }
+
+/// IPMRA_CREPORT_* of an IPv4 multicast routing cache report
+/// (RTNL_FAMILY_IPMR).
+static CREPORT_ATTRS: Attrs = Attrs {
+    names: IPMRA_CREPORT_TYPES,
+    kind: |name| match name {
+        "IPMRA_CREPORT_MSGTYPE" => Val::Enum(IGMPMSG_TYPES),
+        "IPMRA_CREPORT_VIF_ID" | "IPMRA_CREPORT_TABLE" => Val::U32,
+        "IPMRA_CREPORT_SRC_ADDR" | "IPMRA_CREPORT_DST_ADDR" => {
+            Val::Custom(|p, v| super::put_ip(p, "", v))
+        }
+        _ => Val::Bytes,
+    },
+};
+
+/// IP6MRA_CREPORT_* of an IPv6 multicast routing cache report
+/// (RTNL_FAMILY_IP6MR).
+static CREPORT6_ATTRS: Attrs = Attrs {
+    names: IP6MRA_CREPORT_TYPES,
+    kind: |name| match name {
+        "IP6MRA_CREPORT_MSGTYPE" => Val::Enum(MRT6MSG_TYPES),
+        "IP6MRA_CREPORT_MIF_ID" => Val::U32,
+        "IP6MRA_CREPORT_SRC_ADDR" | "IP6MRA_CREPORT_DST_ADDR" => {
+            Val::Custom(|p, v| super::put_ip(p, "", v))
+        }
+        _ => Val::Bytes,
+    },
+};
+
+/// MDBA_* attributes of a bridge's multicast database message.
+static MDB_ATTRS: Attrs = Attrs {
+    names: MDBA_TYPES,
+    kind: |name| match name {
+        "MDBA_MDB" => Val::Nested(&MDB_MDB_ATTRS),
+        "MDBA_ROUTER" => Val::Nested(&MDB_ROUTER_ATTRS),
+        _ => Val::Bytes,
+    },
+};
+
+/// MDBA_MDB_* inside MDBA_MDB: the entries, their payloads as bytes.
+static MDB_MDB_ATTRS: Attrs = Attrs {
+    names: MDBA_MDB_TYPES,
+    kind: |name| match name {
+        "MDBA_MDB_ENTRY" => Val::Nested(&MDB_ENTRY_ATTRS),
+        _ => Val::Bytes,
+    },
+};
+
+/// MDBA_MDB_ENTRY_* inside MDBA_MDB_ENTRY (`struct br_mdb_entry` and its
+/// attributes stay bytes).
+static MDB_ENTRY_ATTRS: Attrs = Attrs {
+    names: MDBA_MDB_ENTRY_TYPES,
+    kind: |_| Val::Bytes,
+};
+
+/// MDBA_ROUTER_* inside MDBA_ROUTER.
+static MDB_ROUTER_ATTRS: Attrs = Attrs {
+    names: MDBA_ROUTER_TYPES,
+    kind: |name| match name {
+        "MDBA_ROUTER_PORT" => Val::Custom(put_router_port),
+        _ => Val::Bytes,
+    },
+};
+
+/// MDBA_ROUTER_PORT: the port's interface index, then (newer kernels) its
+/// MDBA_ROUTER_PATTR_* attributes, as strace shows them.
+fn put_router_port(p: &mut Printer, v: &[u8]) {
+    if v.len() < 4 {
+        return put_bytes(p, "", v);
+    }
+    let index = u32::from_le_bytes([v[0], v[1], v[2], v[3]]);
+    if v.len() == 4 {
+        return p.ifindex("", index);
+    }
+    p.open("", "[", Naming::Elements);
+    p.ifindex("", index);
+    put_attrs(p, &v[4..], &MDB_ROUTER_PATTRS, 1);
+    p.close("]");
+}
+
+/// MDBA_ROUTER_PATTR_* after a router port's index.
+static MDB_ROUTER_PATTRS: Attrs = Attrs {
+    names: MDBA_ROUTER_PATTR_TYPES,
+    kind: |name| match name {
+        "MDBA_ROUTER_PATTR_TIMER"
+        | "MDBA_ROUTER_PATTR_INET_TIMER"
+        | "MDBA_ROUTER_PATTR_INET6_TIMER" => Val::ClockT,
+        "MDBA_ROUTER_PATTR_TYPE" => Val::Enum(MDB_RTR_TYPES),
+        "MDBA_ROUTER_PATTR_VID" => Val::U16,
+        _ => Val::Bytes,
+    },
+};
 
 /// IFLA_* attributes of a link message.
 static LINK_ATTRS: Attrs = Attrs {
@@ -132,12 +245,17 @@ static LINK_ATTRS: Attrs = Attrs {
         "IFLA_EVENT" => Val::Enum(IFLA_EVENTS),
         "IFLA_LINKMODE" => Val::Enum(IF_LINK_MODE),
         "IFLA_EXT_MASK" => Val::Flags(RTEXT_FILTERS),
-        "IFLA_STATS" => Val::Struct(&RTNL_LINK_STATS),
-        "IFLA_STATS64" => Val::Struct(&RTNL_LINK_STATS64),
+        // Both as long as before rx_nohandler (Linux 4.6) at least.
+        "IFLA_STATS" => Val::StructSince(&RTNL_LINK_STATS, "tx_compressed"),
+        "IFLA_STATS64" => Val::StructSince(&RTNL_LINK_STATS64, "tx_compressed"),
         "IFLA_MAP" => Val::Struct(&RTNL_LINK_IFMAP),
         "IFLA_LINKINFO" => Val::Nested(&LINKINFO_ATTRS),
         "IFLA_XDP" => Val::Nested(&XDP_ATTRS),
         "IFLA_PROP_LIST" => Val::Nested(&LINK_ATTRS),
+        "IFLA_PROTO_DOWN_REASON" => Val::Nested(&PROTO_DOWN_REASON_ATTRS),
+        // The protocol's own attributes: an AF_INET6 link message's are
+        // IFLA_INET6_* (an AF_BRIDGE one's: BRIDGE_LINK_ATTRS).
+        "IFLA_PROTINFO" if super::family_is("AF_INET6") => Val::Nested(&INET6_ATTRS),
         "IFLA_AF_SPEC" => Val::AfSpec,
         _ => Val::Bytes,
     },
@@ -152,6 +270,15 @@ static BRIDGE_LINK_ATTRS: Attrs = Attrs {
         "IFLA_AF_SPEC" => Val::Nested(&BRIDGE_AF_SPEC),
         "IFLA_PROTINFO" => Val::Nested(&BRPORT_ATTRS),
         other => (LINK_ATTRS.kind)(other),
+    },
+};
+
+/// IFLA_PROTO_DOWN_REASON_*: the reason bits a link is down for.
+static PROTO_DOWN_REASON_ATTRS: Attrs = Attrs {
+    names: IFLA_PROTO_DOWN_REASON_TYPES,
+    kind: |name| match name {
+        "IFLA_PROTO_DOWN_REASON_MASK" | "IFLA_PROTO_DOWN_REASON_VALUE" => Val::X32,
+        _ => Val::Bytes,
     },
 };
 
@@ -171,11 +298,13 @@ static BRPORT_ATTRS: Attrs = Attrs {
         | "IFLA_BRPORT_MCAST_EHT_HOSTS_CNT" => Val::U32,
         "IFLA_BRPORT_MESSAGE_AGE_TIMER"
         | "IFLA_BRPORT_FORWARD_DELAY_TIMER"
-        | "IFLA_BRPORT_HOLD_TIMER" => Val::U64,
+        | "IFLA_BRPORT_HOLD_TIMER" => Val::ClockT,
         "IFLA_BRPORT_ROOT_ID" | "IFLA_BRPORT_BRIDGE_ID" => {
             Val::StructWith(&IFLA_BRIDGE_ID, bridge_id_field)
         }
         "IFLA_BRPORT_BACKUP_PORT" => Val::Ifindex,
+        // No value: a request to flush, padding.
+        "IFLA_BRPORT_UNSPEC" | "IFLA_BRPORT_FLUSH" | "IFLA_BRPORT_PAD" => Val::Bytes,
         // The rest are one-byte switches and states.
         _ => Val::U8,
     },
@@ -186,11 +315,7 @@ fn bridge_id_field(p: &mut Printer, f: &super::Field, v: &[u8], _: &[u8]) -> boo
     if f.name != "addr" {
         return false;
     }
-    let text: Vec<String> = v.iter().map(|b| format!("{b:02x}")).collect();
-    let text = text.join(":");
-    crate::service::raw::put_composed(p, f.name, &text, |p| {
-        p.string(f.name, text.as_bytes(), false)
-    });
+    crate::service::family::put_mac(p, f.name, v);
     true
 }
 
@@ -255,7 +380,8 @@ static INET6_ATTRS: Attrs = Attrs {
     names: IFLA_INET6_TYPES,
     kind: |name| match name {
         "IFLA_INET6_FLAGS" | "IFLA_INET6_RA_MTU" => Val::U32,
-        "IFLA_INET6_TOKEN" => Val::Ip,
+        // An IPv6 address whatever the link message's family.
+        "IFLA_INET6_TOKEN" => Val::Custom(|p, v| super::put_ip(p, "", v)),
         "IFLA_INET6_CACHEINFO" => Val::Struct(&IFLA_CACHEINFO),
         "IFLA_INET6_CONF" => Val::Array(&Indexed {
             names: DEVCONF,
@@ -472,7 +598,7 @@ static NETCONF_ATTRS: Attrs = Attrs {
 static STATS_ATTRS: Attrs = Attrs {
     names: IFLA_STATS_TYPES,
     kind: |name| match name {
-        "IFLA_STATS_LINK_64" => Val::Struct(&RTNL_LINK_STATS64),
+        "IFLA_STATS_LINK_64" => Val::StructSince(&RTNL_LINK_STATS64, "tx_compressed"),
         _ => Val::Bytes,
     },
 };

@@ -39,7 +39,7 @@ fn render(b: &[u8], proto: u16, string_limit: usize, json: bool) -> String {
     {
         let mut p = Printer::new(&mut out, 1, &cfg, &mut state, &mut mem, Arch::X86_64);
         p.open("", "(", Naming::Params);
-        put_messages(&mut p, "buf", proto, b, false);
+        put_messages(&mut p, "buf", proto, b, None);
         p.close(")");
     }
     out.flush();
