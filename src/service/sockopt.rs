@@ -53,20 +53,14 @@ pub fn put_optname(p: &mut Printer, name: &str, level: i64, opt: i64) {
 
 /// Longest option value decoded as bytes.
 const MAX_OPTVAL: u64 = 4096;
-/// SO_LINGER, SO_PEERCRED, SO_ERROR, SO_TYPE, SO_DOMAIN, SO_PROTOCOL,
-/// SO_TXREHASH: the SOL_SOCKET options decoded by name beyond the ints.
-const SO_LINGER: i64 = 13;
-const SO_PEERCRED: i64 = 17;
-const SO_ERROR: i64 = 4;
-const SO_TYPE: i64 = 3;
-const SO_DOMAIN: i64 = 39;
-const SO_PROTOCOL: i64 = 38;
-const SO_TXREHASH: i64 = 74;
-/// NETLINK_LIST_MEMBERSHIPS: an array of group bits.
-const NETLINK_LIST_MEMBERSHIPS: i64 = 9;
-const SOL_NETLINK: i64 = 270;
-/// PACKET_STATISTICS: counters getsockopt reads (and resets).
-const PACKET_STATISTICS: i64 = 6;
+// The SOL_SOCKET options decoded by name beyond the ints (SO_LINGER,
+// SO_PEERCRED, SO_ERROR, SO_TYPE, SO_DOMAIN, SO_PROTOCOL, SO_TXREHASH),
+// NETLINK_LIST_MEMBERSHIPS (an array of group bits) and PACKET_STATISTICS
+// (counters getsockopt reads and resets).
+use crate::abi::xlat::net::{
+    NETLINK_LIST_MEMBERSHIPS, PACKET_STATISTICS, SO_DOMAIN, SO_ERROR, SO_LINGER, SO_PEERCRED,
+    SO_PROTOCOL, SO_TXREHASH, SO_TYPE, SOL_NETLINK,
+};
 
 /// Which call an option value belongs to: setsockopt's value goes in
 /// (`len` is what the caller gave); getsockopt's comes out (`len` is what
