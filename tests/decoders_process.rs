@@ -674,7 +674,8 @@ fn times_numa_xattr_groups_and_named_results() {
     name_children(&mut lines);
     let expected = owned(&[
         "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
-        "times({tms_utime=#, tms_stime=#, tms_cutime=0, tms_cstime=0}) = #",
+        "times({tms_utime=# /* #.# s */, tms_stime=# /* #.# s */, tms_cutime=0 /* 0.00 s */, \
+         tms_cstime=0 /* 0.00 s */}) = #",
         "times(NULL) = #",
         "set_mempolicy(MPOL_BIND|MPOL_F_STATIC_NODES, [0x1], 64) = 0",
         "get_mempolicy([MPOL_BIND|MPOL_F_STATIC_NODES], [0x1, 0x0], 128, NULL, 0) = 0",

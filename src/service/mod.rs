@@ -7,6 +7,7 @@
 
 pub mod bpf_filter;
 pub mod family;
+pub mod fanotify;
 pub mod fs;
 pub mod fs_fd;
 pub mod fs_path;
@@ -15,6 +16,7 @@ pub mod fs_xfer;
 pub mod generic;
 pub mod ipc;
 pub mod mm;
+pub mod mount_api;
 pub mod msg;
 pub mod net;
 pub mod netlink;
@@ -63,6 +65,8 @@ static TABLES: &[&[Handler]] = &[
     fs_stat::HANDLERS,
     fs_xfer::HANDLERS,
     mm::HANDLERS,
+    fanotify::HANDLERS,
+    mount_api::HANDLERS,
     process::HANDLERS,
     resource::HANDLERS,
     sched::HANDLERS,

@@ -89,6 +89,63 @@ pub fn read_vec(p: &mut Printer, addr: u64, len: usize) -> Option<Vec<u8>> {
     p.mem().read_exact(addr, &mut v).then_some(v)
 }
 
+/// The most elements an array shows under `-v`: more than any the kernel
+/// takes (`UIO_MAXIOV` is 1024), few enough that a huge count the program
+/// passed cannot keep the tracer reading.
+pub const VERBOSE_ELEMENTS: usize = 4096;
+
+/// An array of `count` elements of `size` bytes at `addr`, read one
+/// element at a time as strace reads it: the first `limit` by `each`,
+/// then `..` if more are left. An element that cannot be read ends the
+/// array with its address as an unread pointer (`[{iov_base=0x1000,
+/// iov_len=8}, &0x7ffd1000]`; strace writes `... /* 0x7ffd1000 */`), so a
+/// bad tail does not hide the good head; one just past the limit too. NULL, or an array whose first
+/// element is unreadable, is the pointer; an empty one is `[]`.
+pub fn put_array(
+    p: &mut Printer,
+    name: &str,
+    addr: u64,
+    (count, size, limit): (u64, usize, usize),
+    mut each: impl FnMut(&mut Printer, &[u8]),
+) {
+    let mut first = vec![0u8; size];
+    if addr == 0 || p.config().values_only >= 2 {
+        p.ptr(name, addr);
+        return;
+    }
+    if count > 0 && !p.mem().read_exact(addr, &mut first) {
+        p.ptr(name, addr);
+        return;
+    }
+    p.open(name, "[", Naming::Elements);
+    let mut elem = first;
+    for i in 0..count {
+        // The element is read before the limit is looked at, as strace
+        // does: an unreadable one just past the limit is still said.
+        let at = addr.wrapping_add(i * size as u64);
+        if i > 0 && !p.mem().read_exact(at, &mut elem) {
+            p.ptr("", at);
+            break;
+        }
+        if i as usize >= limit {
+            p.more();
+            break;
+        }
+        each(p, &elem);
+    }
+    p.close("]");
+}
+
+/// The most elements an array shows: the string limit (`-s`), as strace
+/// counts them, or under `-v` [`VERBOSE_ELEMENTS`].
+pub fn array_limit(p: &Printer) -> usize {
+    if p.config().verbose > 0 {
+        VERBOSE_ELEMENTS
+    } else {
+        p.config().string_limit.max(1)
+    }
+}
+
 /// `open_struct` for a struct whose size depends on the ABI: copy `len`
 /// bytes and open `{`, or print the pointer (also with `-VV`).
 pub fn open_struct_dyn(p: &mut Printer, name: &str, addr: u64, len: usize) -> Option<Vec<u8>> {

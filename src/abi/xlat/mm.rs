@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: e9303b2c5cda8c2e9b8ad0bec5ef6db4128b9645ea3cf5ac8bc93b6317dd1d45
+//! headers-sha256: 6685ac6c6ac6d7a67bbd6fc330bd737854fb3530b4508c6ea83e4c30ce64a810
 
 use super::super::flags::{FlagDef, flag};
 
@@ -30,12 +30,11 @@ pub const MPOL_GET_FLAGS: &[FlagDef] = &[
     flag(0x4, "MPOL_F_MEMS_ALLOWED"),
 ];
 
-/// mbind's flags (`<linux/mempolicy.h>`).
+/// mbind's and move_pages' flags: the ones the kernel accepts (`MPOL_MF_VALID`; the header's MPOL_MF_LAZY is marked unsupported and refused) (`<linux/mempolicy.h>`).
 pub const MPOL_MF_FLAGS: &[FlagDef] = &[
     flag(0x1, "MPOL_MF_STRICT"),
     flag(0x2, "MPOL_MF_MOVE"),
     flag(0x4, "MPOL_MF_MOVE_ALL"),
-    flag(0x8, "MPOL_MF_LAZY"),
 ];
 
 /// `PROT_*` from `<asm-generic/mman-common.h>`. (`<asm/mman.h>`).
@@ -132,3 +131,17 @@ pub const MCL_FLAGS: &[FlagDef] = &[
     flag(0x2, "MCL_FUTURE"),
     flag(0x4, "MCL_ONFAULT"),
 ];
+
+/// pkey_alloc's access rights (`<asm/mman.h>`).
+pub const PKEY_FLAGS: &[FlagDef] = &[
+    flag(0x1, "PKEY_DISABLE_ACCESS"),
+    flag(0x2, "PKEY_DISABLE_WRITE"),
+];
+
+// mmap's flags fields: the mapping type, and the hugetlb page size in bits `MAP_HUGE_MASK << MAP_HUGE_SHIFT`.
+/// `MAP_TYPE` (`<linux/mman.h>`).
+pub const MAP_TYPE: u32 = 0xf;
+/// `MAP_HUGE_SHIFT` (`<linux/mman.h>`).
+pub const MAP_HUGE_SHIFT: u32 = 0x1a;
+/// `MAP_HUGE_MASK` (`<linux/mman.h>`).
+pub const MAP_HUGE_MASK: u32 = 0x3f;

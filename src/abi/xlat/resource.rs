@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: e9303b2c5cda8c2e9b8ad0bec5ef6db4128b9645ea3cf5ac8bc93b6317dd1d45
+//! headers-sha256: 6685ac6c6ac6d7a67bbd6fc330bd737854fb3530b4508c6ea83e4c30ce64a810
 
 use super::super::flags::{FlagDef, flag};
 
