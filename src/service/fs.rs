@@ -425,7 +425,7 @@ pub fn preadv2_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
 /// addresses and lengths, as strace shows them: nothing was read).
 fn put_readv_iov(p: &mut Printer, c: &CallCtx, failed: bool) {
     if failed {
-        crate::service::mm::put_remote_iovecs(p, "iov", c.args[1], c.args[2]);
+        crate::service::raw::put_remote_iovecs(p, "iov", c.args[1], c.args[2]);
     } else {
         put_iovecs(p, "iov", c.args[1], c.args[2], Some(c.result as u64));
     }

@@ -18,7 +18,7 @@ use crate::kernel::Arch;
 use crate::service::fs::{name_of, put_result};
 use crate::service::generic::no_params_out;
 use crate::service::h;
-use crate::service::raw::{array_limit, put_array, uint_at};
+use crate::service::raw::put_remote_iovecs;
 
 /// The page size of x86.
 const PAGE: u64 = 4096;
@@ -263,20 +263,6 @@ pub fn membarrier_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
         let set = c.result as u64;
         put_extended(p, "cmds", |p, n| p.flags(n, set, MEMBARRIER_CMDS));
     }
-}
-
-/// An iovec array whose ranges are another process's memory: each range
-/// as its address and length (`[{iov_base=&0x7f.., iov_len=4096}]`),
-/// never as bytes read here; read element by element (`raw::put_array`).
-pub fn put_remote_iovecs(p: &mut Printer, name: &str, addr: u64, count: u64) {
-    let word = if p.arch() == Arch::X86_64 { 8 } else { 4 };
-    let shown = array_limit(p);
-    put_array(p, name, addr, (count, 2 * word, shown), |p, iov| {
-        p.open("", "{", Naming::Fields);
-        p.ptr("iov_base", uint_at(iov, 0, word));
-        p.uint("iov_len", uint_at(iov, word, word));
-        p.close("}");
-    });
 }
 
 /// `process_madvise(pidfd, iovec, vlen, advice, flags)`: the ranges are

@@ -146,6 +146,20 @@ pub fn array_limit(p: &Printer) -> usize {
     }
 }
 
+/// An iovec array whose ranges are another process's memory: each range
+/// as its address and length (`[{iov_base=&0x7f.., iov_len=4096}]`),
+/// never as bytes read here; read element by element (`raw::put_array`).
+pub fn put_remote_iovecs(p: &mut Printer, name: &str, addr: u64, count: u64) {
+    let word = if p.arch() == Arch::X86_64 { 8 } else { 4 };
+    let shown = array_limit(p);
+    put_array(p, name, addr, (count, 2 * word, shown), |p, iov| {
+        p.open("", "{", Naming::Fields);
+        p.ptr("iov_base", uint_at(iov, 0, word));
+        p.uint("iov_len", uint_at(iov, word, word));
+        p.close("}");
+    });
+}
+
 /// `open_struct` for a struct whose size depends on the ABI: copy `len`
 /// bytes and open `{`, or print the pointer (also with `-VV`).
 pub fn open_struct_dyn(p: &mut Printer, name: &str, addr: u64, len: usize) -> Option<Vec<u8>> {
