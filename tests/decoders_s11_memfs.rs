@@ -104,7 +104,7 @@ fn raw_and_verbose_spell_the_parts() {
                 "mount(\"none\", \"/nonexistent/rtrace\", \"tmpfs\", 0xc0ed0000 /* MS_MGC_VAL */|0x1 \
                  /* MS_RDONLY */, NULL) = -1 [ENOENT]",
                 "memfd_create(\"m\", 0xfc000001 /* MFD_CLOEXEC|63<<MFD_HUGE_SHIFT */) = -1 [EINVAL]",
-                "remap_file_pages(NULL, 0, 0, 0, 0x5404001f /* 0xf|MAP_FIXED|MAP_HUGETLB|\
+                "remap_file_pages(NULL, 0, 0 /* PROT_NONE */, 0, 0x5404001f /* 0xf|MAP_FIXED|MAP_HUGETLB|\
                  21<<MAP_HUGE_SHIFT */) = -1 [EINVAL]",
             ],
         ),
