@@ -74,6 +74,15 @@ const LINES: &[&str] = &[
     "utime(\"/nonexistent/rtrace\", {actime=1492350678 /* 2017-04-16T13:51:18+0000 */, \
      modtime=1492350679 /* 2017-04-16T13:51:19+0000 */}) = -1 [ENOENT]",
     "clock_adjtime(CLOCK_MONOTONIC, NULL) = -1 [EFAULT]",
+    // A class no name has, in hex: it has bits above the class field.
+    "ioprio_set(IOPRIO_WHO_PROCESS, 0, IOPRIO_PRIO_VALUE(0x7d677, 7917)) = -1 [EINVAL]",
+    "ustat(makedev(0xfff, 0xfffff), NULL) = -1 [EINVAL]",
+    "time([# /* #-#-#T#:#:#+# */]) = # (#-#-#T#:#:#+#)",
+    "semop(-1, [{sem_num=1, sem_op=-2, sem_flg=SEM_UNDO|IPC_NOWAIT}, &ADDR], 2) = -1 [EFAULT]",
+    "setgroups(2, [100, &ADDR]) = -1 [EFAULT]",
+    // The value's two members, as strace shows them.
+    "pidfd_send_signal(-1, SIGUSR1, {si_signo=SIGUSR1, si_code=SI_QUEUE, si_pid=4, si_uid=0, \
+     si_int=42, si_ptr=0x2a}, 0x0) = -1 [EBADF]",
     "exit_group(0)",
     "Process exited normally with code 0",
 ];

@@ -962,6 +962,7 @@ TABLES = [
       names=[
       "AT_STATX_SYNC_TYPE:AT_STATX_SYNC_AS_STAT",
       "AT_SYMLINK_NOFOLLOW",
+      "AT_SYMLINK_FOLLOW",
       "AT_NO_AUTOMOUNT",
       "AT_EMPTY_PATH",
       "AT_STATX_FORCE_SYNC",
@@ -969,8 +970,9 @@ TABLES = [
       ]),
     # was src/service/fs_stat.rs:STATX_MASK
     T("fs", "STATX_MASK", ["linux/stat.h"], "flags",
-      "`STATX_*` mask bits from `<linux/stat.h>` (MNT_ID_UNIQUE, SUBVOL 6.8; WRITE_ATOMIC 6.11; DIO_READ_ALIGN 6.14).",
+      "`STATX_*` mask bits from `<linux/stat.h>` (MNT_ID_UNIQUE, SUBVOL 6.8; WRITE_ATOMIC 6.11; DIO_READ_ALIGN 6.14); the deprecated STATX_ALL first, as strace names it.",
       names=[
+      "STATX_ALL",
       "STATX_BASIC_STATS",
       "STATX_TYPE",
       "STATX_MODE",

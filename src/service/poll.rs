@@ -98,6 +98,25 @@ pub fn poll_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     put_pollfds(p, c, "fds", c.args[0], c.args[1] as u32 as u64, true);
 }
 
+/// Leave half of ppoll: with a timeout, the ready fds and what is left of
+/// the timeout, which the kernel wrote back, as select's (`= 1 {fds=[{fd=3,
+/// revents=POLLIN}], left={tv_sec=0, tv_nsec=999}}`; strace writes `= 1
+/// ([{fd=3, revents=POLLIN}], left {...})`); without one, poll's.
+pub fn ppoll_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    if c.args[2] == 0 {
+        return poll_in(p, c, failed);
+    }
+    p.result(c.result);
+    put_timeout(p, c, failed);
+    if failed || c.result <= 0 || p.config().values_only >= 2 {
+        return;
+    }
+    open_returned(p);
+    put_pollfds(p, c, "fds", c.args[0], c.args[1] as u32 as u64, true);
+    put_call_timespec(p, c, "left", c.args[2]);
+    p.close("}");
+}
+
 /// A wait that returned 0 ended by its timeout, as strace says it: `= 0
 /// (Timeout)` (in JSON the result says it alone).
 fn put_timeout(p: &mut Printer, c: &CallCtx, failed: bool) {
@@ -445,8 +464,8 @@ pub static HANDLERS: &[Handler] = &[
     h("futex", futex_out, default_in, Normal),
     h("futex_time64", futex_out, default_in, Normal),
     h("poll", poll_out, poll_in, Normal),
-    h("ppoll", ppoll_out, poll_in, Normal),
-    h("ppoll_time64", ppoll_out, poll_in, Normal),
+    h("ppoll", ppoll_out, ppoll_in, Normal),
+    h("ppoll_time64", ppoll_out, ppoll_in, Normal),
     h("pselect6", pselect6_out, pselect6_in, Normal),
     h("pselect6_time64", pselect6_out, pselect6_in, Normal),
     h("select", select_out, select_in, Normal),

@@ -461,25 +461,19 @@ fn put_groups(p: &mut Printer, c: &CallCtx, name: &str, addr: u64, count: u64) {
     }
     let wide = wide_ids(c);
     let size = if wide { 4 } else { 2 };
-    let Some(b) = read_vec(p, addr, count as usize * size).filter(|_| addr != 0 || count == 0)
-    else {
-        p.ptr(name, addr);
-        return;
-    };
     let shown = if p.config().verbose > 0 {
         usize::MAX
     } else {
         GROUPS_SHOWN
     };
-    p.open(name, "[", Naming::Elements);
-    p.bounded(0..count as usize, shown, |p, i| {
+    // Element by element: an unreadable tail shows where it is.
+    crate::service::raw::put_array(p, name, addr, (count, size, shown), |p, b| {
         if wide {
-            put_id(p, "", u32_at(&b, i * 4) as u64);
+            put_id(p, "", u32_at(b, 0) as u64);
         } else {
-            p.uint("", u16::from_le_bytes([b[i * 2], b[i * 2 + 1]]) as u64);
+            p.uint("", u16::from_le_bytes([b[0], b[1]]) as u64);
         }
     });
-    p.close("]");
 }
 
 /// `setgroups(size, list)`

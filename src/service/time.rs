@@ -323,7 +323,12 @@ fn put_sigevent(p: &mut Printer, name: &str, addr: u64) {
         return;
     };
     let notify = i32_at(&b, word + 4);
-    p.hex("sigev_value", uint_at(&b, 0, word));
+    // The program's `union sigval`, both members as strace shows them.
+    let value = uint_at(&b, 0, word);
+    p.open("sigev_value", "{", Naming::Fields);
+    p.int("sival_int", value as u32 as i32 as i64);
+    p.hex("sival_ptr", value);
+    p.close("}");
     put_signal(p, "sigev_signo", i32_at(&b, word) as i64);
     put_named(p, "sigev_notify", notify as i64, SIGEV_NOTIFY);
     match notify {
@@ -517,6 +522,38 @@ fn ticks_text(ticks: u64) -> String {
     format!("{}.{:0width$} s", ticks / hz, ticks % hz)
 }
 
+/// `time(tloc)`: the seconds at leave, in `tloc` too (`[1795735294]`),
+/// and the result's date after it, as strace shows it: `= 1795735294
+/// (2026-11-26T23:21:34+0000)`.
+pub fn time_out(_p: &mut Printer, _c: &mut CallCtx) -> CallType {
+    CallType::NotDone
+}
+
+/// Leave half of time.
+pub fn time_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    let word = word_size(p.arch());
+    match read_vec(p, c.args[0], word).filter(|_| !failed && p.config().values_only < 2) {
+        Some(b) => {
+            let sec = int_at(&b, 0, word);
+            p.open("tloc", "[", Naming::Elements);
+            p.int("", sec);
+            if let Some(date) = date_text(sec, 0) {
+                p.note(&date);
+            }
+            p.close("]");
+        }
+        None => p.ptr("tloc", c.args[0]),
+    }
+    p.equals();
+    p.result(c.result);
+    if !failed
+        && p.symbols()
+        && let Some(date) = date_text(c.result, 0)
+    {
+        crate::decode::put_extended(p, "date", |p, n| p.field(n, &date));
+    }
+}
+
 /// `clock_adjtime(which_clock, utx)`: the clock by name (the `struct
 /// timex` is not decoded yet: its pointer).
 pub fn clock_adjtime_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
@@ -573,6 +610,7 @@ pub static HANDLERS: &[Handler] = &[
     h("getitimer", getitimer_out, getitimer_in, Normal),
     h("gettimeofday", gettimeofday_out, gettimeofday_in, Normal),
     h("nanosleep", nanosleep_out, nanosleep_in, Normal),
+    h("time", time_out, time_in, Normal),
     h("times", times_out, times_in, Normal),
     h("utime", utime_out, default_in, Normal),
     h("setitimer", setitimer_out, setitimer_in, Normal),

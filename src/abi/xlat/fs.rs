@@ -289,14 +289,16 @@ pub const MODE_BITS: &[(u64, &str)] = &[
 pub const STATX_AT_FLAGS: &[FlagDef] = &[
     FlagDef { mask: 0x6000, value: 0x0, name: "AT_STATX_SYNC_AS_STAT" },
     flag(0x100, "AT_SYMLINK_NOFOLLOW"),
+    flag(0x400, "AT_SYMLINK_FOLLOW"),
     flag(0x800, "AT_NO_AUTOMOUNT"),
     flag(0x1000, "AT_EMPTY_PATH"),
     flag(0x2000, "AT_STATX_FORCE_SYNC"),
     flag(0x4000, "AT_STATX_DONT_SYNC"),
 ];
 
-/// `STATX_*` mask bits from `<linux/stat.h>` (MNT_ID_UNIQUE, SUBVOL 6.8; WRITE_ATOMIC 6.11; DIO_READ_ALIGN 6.14). (`<linux/stat.h>`).
+/// `STATX_*` mask bits from `<linux/stat.h>` (MNT_ID_UNIQUE, SUBVOL 6.8; WRITE_ATOMIC 6.11; DIO_READ_ALIGN 6.14); the deprecated STATX_ALL first, as strace names it. (`<linux/stat.h>`).
 pub const STATX_MASK: &[FlagDef] = &[
+    flag(0xfff, "STATX_ALL"),
     flag(0x7ff, "STATX_BASIC_STATS"),
     flag(0x1, "STATX_TYPE"),
     flag(0x2, "STATX_MODE"),
