@@ -83,6 +83,8 @@ const LINES: &[&str] = &[
     // The value's two members, as strace shows them.
     "pidfd_send_signal(-1, SIGUSR1, {si_signo=SIGUSR1, si_code=SI_QUEUE, si_pid=4, si_uid=0, \
      si_int=42, si_ptr=0x2a}, 0x0) = -1 [EBADF]",
+    "futex_waitv([{val=0x1, uaddr=&ADDR, flags=FUTEX_32|FUTEX_PRIVATE_FLAG}], 1, 0x0, NULL, \
+     CLOCK_MONOTONIC) = -1 [EAGAIN]",
     "exit_group(0)",
     "Process exited normally with code 0",
 ];

@@ -1,9 +1,9 @@
 //! Polling and event handlers: poll, ppoll, select, pselect6, the epoll
-//! family, eventfd and futex.
+//! family, eventfd, futex and futex_waitv.
 
 use crate::abi::xlat::poll::{
-    EFD_FLAGS, EPOLL_CREATE_FLAGS, EPOLL_CTL_OPS, EPOLL_EVENTS, FUTEX_OPS, FUTEX_WAKE_CMPS,
-    FUTEX_WAKE_OPS, POLL_EVENTS,
+    EFD_FLAGS, EPOLL_CREATE_FLAGS, EPOLL_CTL_OPS, EPOLL_EVENTS, FUTEX_OPS, FUTEX_WAITV_FLAGS,
+    FUTEX_WAITV_LAYOUT, FUTEX_WAKE_CMPS, FUTEX_WAKE_OPS, POLL_EVENTS,
 };
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
@@ -452,8 +452,42 @@ fn put_bitset(p: &mut Printer, v: u32) {
     }
 }
 
+/// `futex_waitv(waiters, nr_futexes, flags, timeout, clockid)`: each
+/// waiter's value, address and flags (`__reserved` only when it is not
+/// zero, as strace shows it), read element by element; the absolute
+/// timeout and the clock it is on.
+pub fn futex_waitv_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    let count = c.args[1] & 0xffff_ffff;
+    let size = FUTEX_WAITV_LAYOUT
+        .iter()
+        .map(|f| f.off + f.size)
+        .max()
+        .unwrap_or(0);
+    let limit = crate::service::raw::array_limit(p);
+    crate::service::raw::put_array(p, "waiters", c.args[0], (count, size, limit), |p, b| {
+        p.open("", "{", Naming::Fields);
+        for f in FUTEX_WAITV_LAYOUT {
+            let v = uint_at(b, f.off, f.size);
+            match f.name {
+                "val" => p.hex(f.name, v),
+                "uaddr" => p.ptr(f.name, v),
+                "flags" => p.flags(f.name, v, FUTEX_WAITV_FLAGS),
+                _ if v != 0 => p.hex(f.name, v),
+                _ => {}
+            }
+        }
+        p.close("}");
+    });
+    p.uint("nr_futexes", count);
+    p.hex("flags", c.args[2] & 0xffff_ffff);
+    crate::service::time::put_timespec64(p, "timeout", c.args[3]);
+    crate::service::time::put_clockid(p, "clockid", c.int(4));
+    CallType::Done
+}
+
 /// This area's handlers (see `service::h`).
 pub static HANDLERS: &[Handler] = &[
+    h("futex_waitv", futex_waitv_out, default_in, Normal),
     h("_newselect", select_out, select_in, Normal),
     h("epoll_create1", epoll_create1_out, default_in, Normal),
     h("epoll_ctl", epoll_ctl_out, default_in, Normal),

@@ -289,9 +289,11 @@ pub const MODE_BITS: &[(u64, &str)] = &[
 pub const STATX_AT_FLAGS: &[FlagDef] = &[
     FlagDef { mask: 0x6000, value: 0x0, name: "AT_STATX_SYNC_AS_STAT" },
     flag(0x100, "AT_SYMLINK_NOFOLLOW"),
+    flag(0x200, "AT_REMOVEDIR"),
     flag(0x400, "AT_SYMLINK_FOLLOW"),
     flag(0x800, "AT_NO_AUTOMOUNT"),
     flag(0x1000, "AT_EMPTY_PATH"),
+    flag(0x8000, "AT_RECURSIVE"),
     flag(0x2000, "AT_STATX_FORCE_SYNC"),
     flag(0x4000, "AT_STATX_DONT_SYNC"),
 ];
