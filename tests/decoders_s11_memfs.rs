@@ -85,6 +85,10 @@ const LINES: &[&str] = &[
      si_int=42, si_ptr=0x2a}, 0x0) = -1 [EBADF]",
     "futex_waitv([{val=0x1, uaddr=&ADDR, flags=FUTEX_32|FUTEX_PRIVATE_FLAG}], 1, 0x0, NULL, \
      CLOCK_MONOTONIC) = -1 [EAGAIN]",
+    // An unreadable slot is where the array stops; the environment's count
+    // is what could be read.
+    "execve(\"/nonexistent/rtrace\", [\"abcdefgh\", &ADDR], &ADDR /* 1 vars, unterminated */) \
+     = -1 [ENOENT]",
     "exit_group(0)",
     "Process exited normally with code 0",
 ];

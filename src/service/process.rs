@@ -30,7 +30,9 @@ use crate::service::signal::put_siginfo;
 /// How many argv strings print before `..` without `-v`.
 const ARGV_SHOWN: usize = 32;
 
-/// Print a NULL-terminated array of string pointers (argv).
+/// Print a NULL-terminated array of string pointers (argv). A slot that
+/// cannot be read ends the array with its address (`["a", &0x7ffd1000]`;
+/// strace writes `... /* 0x7ffd1000 */`).
 fn put_argv(p: &mut Printer, name: &str, addr: u64) {
     let arch = p.arch();
     let word = if arch == Arch::X86_64 { 8 } else { 4 };
@@ -60,9 +62,10 @@ fn put_argv(p: &mut Printer, name: &str, addr: u64) {
         }
         p.cstr("", s);
         i += 1;
-        ptr = p.mem().read_word(addr + i as u64 * word, arch);
+        let at = addr + i as u64 * word;
+        ptr = p.mem().read_word(at, arch);
         if ptr.is_none() {
-            p.more();
+            p.ptr("", at);
         }
     }
     p.close("]");
@@ -70,6 +73,8 @@ fn put_argv(p: &mut Printer, name: &str, addr: u64) {
 
 /// Print an environment array as its count: `[/* 12 vars */]`; with `-v`
 /// every variable, as strace prints it (`["HOME=/root", "TERM=xterm"]`).
+/// One whose end cannot be read is its address and the count read
+/// (`&0x7ffd0fd8 /* 5 vars, unterminated */`, as strace counts it).
 fn put_envp(p: &mut Printer, name: &str, addr: u64) {
     if p.config().verbose > 0 {
         put_argv(p, name, addr);
@@ -86,6 +91,11 @@ fn put_envp(p: &mut Printer, name: &str, addr: u64) {
         match p.mem().read_word(addr + count * word, arch) {
             Some(0) => break,
             Some(_) if count < 1 << 20 => count += 1,
+            None if count > 0 => {
+                p.ptr(name, addr);
+                p.note(&format!("{count} vars, unterminated"));
+                return;
+            }
             _ => {
                 p.ptr(name, addr);
                 return;
