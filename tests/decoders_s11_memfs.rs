@@ -89,6 +89,9 @@ const LINES: &[&str] = &[
     // is what could be read.
     "execve(\"/nonexistent/rtrace\", [\"abcdefgh\", &ADDR], &ADDR /* 1 vars, unterminated */) \
      = -1 [ENOENT]",
+    // Each time with its seconds (clock ticks of the uapi HZ).
+    "times({tms_utime=# /* #.# s */, tms_stime=# /* #.# s */, tms_cutime=0 /* 0.00 s */, \
+     tms_cstime=0 /* 0.00 s */}) = #",
     "exit_group(0)",
     "Process exited normally with code 0",
 ];
@@ -128,6 +131,10 @@ fn raw_and_verbose_spell_the_parts() {
             assert!(lines.iter().any(|l| l == line), "no {line:?} in {lines:#?}");
         }
     }
+    // -X raw has no comments: times' seconds are left out, as strace does.
+    let times = raw.iter().find(|l| l.starts_with("times(")).unwrap();
+    assert!(!times.contains("/*"), "{times}");
+    assert!(times.contains("tms_cutime=0, tms_cstime=0}"), "{times}");
 }
 
 /// `--json`: the same handlers give structured values.

@@ -294,6 +294,10 @@ fn put_write(p: &mut Printer, c: &CallCtx) {
 pub fn put_iovecs(p: &mut Printer, name: &str, addr: u64, count: u64, limit: Option<u64>) {
     let word = if p.arch() == Arch::X86_64 { 8 } else { 4 };
     let mut left = limit;
+    // What all the buffers may show together when no result bounds them:
+    // with `-vv`'s unlimited strings, up to a thousand buffers each copied
+    // to its length would keep the tracer busy for nothing.
+    let mut budget = crate::service::raw::MAX_READ as u64;
     let shown = array_limit(p);
     put_array(p, name, addr, (count, 2 * word, shown), |p, iov| {
         let base = uint_at(iov, 0, word);
@@ -304,7 +308,10 @@ pub fn put_iovecs(p: &mut Printer, name: &str, addr: u64, count: u64, limit: Opt
                 p.buf("iov_base", base, len.min(l));
                 left = Some(l - len.min(l));
             }
-            None => p.buf("iov_base", base, len),
+            None => {
+                p.buf("iov_base", base, len.min(budget));
+                budget -= len.min(budget);
+            }
         }
         p.uint("iov_len", len);
         p.close("}");

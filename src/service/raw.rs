@@ -89,10 +89,10 @@ pub fn read_vec(p: &mut Printer, addr: u64, len: usize) -> Option<Vec<u8>> {
     p.mem().read_exact(addr, &mut v).then_some(v)
 }
 
-/// The most elements an array shows under `-v`: more than any the kernel
-/// takes (`UIO_MAXIOV` is 1024), few enough that a huge count the program
-/// passed cannot keep the tracer reading.
-pub const VERBOSE_ELEMENTS: usize = 4096;
+/// The most elements an array shows under `-v`: as many as the kernel
+/// takes of an iovec array (`UIO_MAXIOV`), few enough that a huge count
+/// the program passed cannot keep the tracer reading and printing.
+pub const VERBOSE_ELEMENTS: usize = 1024;
 
 /// An array of `count` elements of `size` bytes at `addr`, read one
 /// element at a time as strace reads it: the first `limit` by `each`,
@@ -108,30 +108,34 @@ pub fn put_array(
     (count, size, limit): (u64, usize, usize),
     mut each: impl FnMut(&mut Printer, &[u8]),
 ) {
-    let mut first = vec![0u8; size];
-    if addr == 0 || p.config().values_only >= 2 {
+    if addr == 0 || p.config().values_only >= 2 || size == 0 {
         p.ptr(name, addr);
         return;
     }
-    if count > 0 && !p.mem().read_exact(addr, &mut first) {
+    // One copy of the elements that can show, and of the one after the
+    // limit: strace reads an element before it looks at the limit, so an
+    // unreadable one just past it is still said. The copy stops at the
+    // first unreadable byte.
+    // At most MAX_READ bytes, whatever count and limit the caller has.
+    let limit = limit.min((MAX_READ / size).saturating_sub(1));
+    let wanted = count.min(limit as u64 + 1) as usize;
+    let mut b = vec![0u8; wanted * size];
+    let got = p.mem().read(addr, &mut b) / size;
+    if wanted > 0 && got == 0 {
         p.ptr(name, addr);
         return;
     }
     p.open(name, "[", Naming::Elements);
-    let mut elem = first;
-    for i in 0..count {
-        // The element is read before the limit is looked at, as strace
-        // does: an unreadable one just past the limit is still said.
-        let at = addr.wrapping_add(i * size as u64);
-        if i > 0 && !p.mem().read_exact(at, &mut elem) {
-            p.ptr("", at);
+    for (i, elem) in b.chunks_exact(size).enumerate().take(wanted) {
+        if i >= got {
+            p.ptr("", addr.wrapping_add((i * size) as u64));
             break;
         }
-        if i as usize >= limit {
+        if i >= limit {
             p.more();
             break;
         }
-        each(p, &elem);
+        each(p, elem);
     }
     p.close("]");
 }

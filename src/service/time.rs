@@ -509,7 +509,9 @@ fn put_tms(p: &mut Printer, name: &str, addr: u64) {
     {
         let ticks = int_at(&b, i * word, word);
         p.int(field, ticks);
-        p.note(&ticks_text(ticks as u64));
+        if p.symbols() {
+            p.note(&ticks_text(ticks as u64));
+        }
     }
     p.close_struct(true);
 }
