@@ -454,7 +454,7 @@ fn put_bitset(p: &mut Printer, v: u32) {
 
 /// `futex_waitv(waiters, nr_futexes, flags, timeout, clockid)`: each
 /// waiter's value, address and flags (`__reserved` only when it is not
-/// zero, as strace shows it), read element by element; the absolute
+/// zero, as strace shows it), an unreadable tail ending it; the absolute
 /// timeout and the clock it is on.
 pub fn futex_waitv_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     let count = c.args[1] & 0xffff_ffff;

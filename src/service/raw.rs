@@ -94,8 +94,9 @@ pub fn read_vec(p: &mut Printer, addr: u64, len: usize) -> Option<Vec<u8>> {
 /// the program passed cannot keep the tracer reading and printing.
 pub const VERBOSE_ELEMENTS: usize = 1024;
 
-/// An array of `count` elements of `size` bytes at `addr`, read one
-/// element at a time as strace reads it: the first `limit` by `each`,
+/// An array of `count` elements of `size` bytes at `addr`, read up to the
+/// first unreadable byte (strace reads it element by element, with the
+/// same outcome): the first `limit` by `each`,
 /// then `..` if more are left. An element that cannot be read ends the
 /// array with its address as an unread pointer (`[{iov_base=0x1000,
 /// iov_len=8}, &0x7ffd1000]`; strace writes `... /* 0x7ffd1000 */`), so a
@@ -152,7 +153,7 @@ pub fn array_limit(p: &Printer) -> usize {
 
 /// An iovec array whose ranges are another process's memory: each range
 /// as its address and length (`[{iov_base=&0x7f.., iov_len=4096}]`),
-/// never as bytes read here; read element by element (`raw::put_array`).
+/// never as bytes read here; an unreadable tail ends it (`raw::put_array`).
 pub fn put_remote_iovecs(p: &mut Printer, name: &str, addr: u64, count: u64) {
     let word = if p.arch() == Arch::X86_64 { 8 } else { 4 };
     let shown = array_limit(p);
