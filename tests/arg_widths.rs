@@ -34,7 +34,7 @@ const CALLS: &[&str] = &[
     "landlock_restrict_self(-1, 0x0)",
     "seccomp(SECCOMP_GET_ACTION_AVAIL, 0, NULL)",
     "process_madvise(-1, NULL, 0, MADV_FREE, 0x0)",
-    "futex_waitv(NULL, 0, 0x0, NULL, 1)",
+    "futex_waitv(NULL, 0, 0x0, NULL, CLOCK_MONOTONIC)",
     "keyctl(32767, 0x0, 0x0, 0x0, 0x0)",
     "semop(-1, NULL, 0)",
     "mq_timedsend(-1, NULL, 0, 0, NULL)",
