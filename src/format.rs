@@ -629,10 +629,12 @@ impl<'a> Printer<'a> {
         }
     }
 
-    /// A path name at `addr`: printed whole (up to PATH_MAX) whatever the
-    /// string limit, since a cut path is rarely useful.
+    /// A path name at `addr`: printed whole whatever the string limit,
+    /// since a cut path is rarely useful, up to the `PATH_MAX - 1` bytes
+    /// the kernel takes (a name that fills PATH_MAX has no room for its
+    /// NUL: ENAMETOOLONG), as strace cuts it.
     pub fn path(&mut self, name: &str, addr: u64) {
-        match self.mem.read_cstr(addr, PATH_MAX) {
+        match self.mem.read_cstr(addr, PATH_MAX - 1) {
             Some((bytes, terminated)) => self.string(name, &bytes, !terminated),
             None => self.ptr(name, addr),
         }

@@ -204,7 +204,7 @@ fn expected_yy() -> Vec<String> {
         ),
         format!("write({}</dev/null<char 1:3>>, \"n\", 1) = 1", fd(0)),
         "getpid() = PID".into(),
-        format!("pidfd_open(PID, 0x0) = {}<pid:PID>", fd(1)),
+        format!("pidfd_open(PID, 0) = {}<pid:PID>", fd(1)),
         format!("pidfd_send_signal({}<pid:PID>, 0, NULL, 0x0) = 0", fd(1)),
         format!(
             "eventfd2(0, 0) = {}<{{eventfd-count=0, eventfd-id=ID, eventfd-semaphore=0}}>",
@@ -282,7 +282,7 @@ fn a_set_shows_only_its_parts() {
             "write(11<UNIX-STREAM:[N16->N17]>, \"z\", 1) = 1".into(),
             format!("write({fd}, \"n\", 1) = 1"),
             format!("write({}, \"\\1\\0\\0\\0\\0\\0\\0\\0\", 8) = 8", fd + 2),
-            format!("pidfd_open(PID, 0x0) = {}<pid:PID>", fd + 1),
+            format!("pidfd_open(PID, 0) = {}<pid:PID>", fd + 1),
             format!("pidfd_send_signal({}<pid:PID>, 0, NULL, 0x0) = 0", fd + 1),
             format!("timerfd_create(CLOCK_MONOTONIC, 0) = {}", fd + 4),
         ]

@@ -133,8 +133,8 @@ fn verbose_structs() {
                  st_nlink=1, st_uid=0, st_gid=0, st_blksize=$$, st_blocks=0, \
                  st_rdev=makedev(0x1, 0x3), {time}}}) = 0"
             ),
-            "statx(5, \"\", AT_EMPTY_PATH|AT_STATX_DONT_SYNC, STATX_BASIC_STATS|STATX_BTIME, \
-             {stx_mask=STATX_BASIC_STATS|$$, stx_blksize=$$, stx_attributes=$$, stx_nlink=1, \
+            "statx(5, \"\", AT_EMPTY_PATH|AT_STATX_DONT_SYNC, STATX_ALL, \
+             {stx_mask=STATX_$$, stx_blksize=$$, stx_attributes=$$, stx_nlink=1, \
              stx_uid=$$, stx_gid=$$, stx_mode=S_IFREG|0644, stx_ino=$$, stx_size=16, \
              stx_blocks=$$, stx_attributes_mask=$$, stx_atime={tv_sec=$$, tv_nsec=$$} /* $$ */, \
              $$stx_ctime={tv_sec=$$, tv_nsec=$$} /* $$ */, \
@@ -337,8 +337,8 @@ const FILES: &[&str] = &[
     "stat(\"/dev/null\", {st_mode=S_IFCHR|0666, st_rdev=makedev(0x1, 0x3), ..}) = 0",
     "stat(\".\", &0x1) = -1 [EFAULT]",
     "statx(AT_FDCWD, \"f1\", AT_STATX_SYNC_AS_STAT, STATX_TYPE|STATX_SIZE, {stx_mask=STATX_TYPE|$$, stx_attributes=0, stx_mode=S_IFREG|0644, stx_size=16, ..}) = 0",
-    "statx(5, \"\", AT_EMPTY_PATH|AT_STATX_DONT_SYNC, STATX_BASIC_STATS|STATX_BTIME, {stx_mask=STATX_BASIC_STATS|$$, stx_attributes=0, stx_mode=S_IFREG|0644, stx_size=16, ..}) = 0",
-    "statx(AT_FDCWD, \"missing\", AT_STATX_SYNC_AS_STAT|AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS|STATX_BTIME, &ADDR) = -1 [ENOENT]",
+    "statx(5, \"\", AT_EMPTY_PATH|AT_STATX_DONT_SYNC, STATX_ALL, {stx_mask=STATX_$$, stx_attributes=0, stx_mode=S_IFREG|0644, stx_size=16, ..}) = 0",
+    "statx(AT_FDCWD, \"missing\", AT_STATX_SYNC_AS_STAT|AT_SYMLINK_NOFOLLOW, STATX_ALL, &ADDR) = -1 [ENOENT]",
     "statfs(\".\", {f_type=$$, f_bsize=$$, f_blocks=$$, f_bfree=$$, f_bavail=$$, f_files=$$, f_ffree=$$, f_fsid={val=[$$, $$]}, f_namelen=$$, f_frsize=$$, f_flags=$$}) = 0",
     "fstatfs(-1, &ADDR) = -1 [EBADF]",
     "access(\"f1\", R_OK|W_OK) = 0",

@@ -282,15 +282,15 @@ fn signal_calls() {
         format!("getuid() = {u}"),
         format!(
             "rt_sigqueueinfo(PID1, SIGUSR2, {{si_signo=SIGUSR2, si_code=SI_QUEUE, si_pid=PID1, \
-             si_uid={u}, si_value=0x2a}}) = 0"
+             si_uid={u}, si_int=42, si_ptr=0x2a}}) = 0"
         ),
         format!(
             "rt_tgsigqueueinfo(PID1, PID1, SIGUSR1, {{si_signo=SIGUSR2, si_code=SI_QUEUE, \
-             si_pid=PID1, si_uid={u}, si_value=0x2a}}) = 0"
+             si_pid=PID1, si_uid={u}, si_int=42, si_ptr=0x2a}}) = 0"
         ),
         format!(
             "rt_sigtimedwait([USR1 USR2], {{si_signo=SIGUSR1, si_code=SI_QUEUE, si_pid=PID1, \
-             si_uid={u}, si_value=0x2a}}, NULL, 8) = 10 (SIGUSR1)"
+             si_uid={u}, si_int=42, si_ptr=0x2a}}, NULL, 8) = 10 (SIGUSR1)"
         ),
         "rt_sigtimedwait([USR1 USR2], NULL, NULL, 8) = 12 (SIGUSR2)".into(),
         "rt_sigqueueinfo(PID1, SIGUSR2, &0x1) = -1 [EFAULT]".into(),
@@ -374,7 +374,7 @@ fn time_calls() {
         "clock_settime(CLOCK_MONOTONIC, {tv_sec=0, tv_nsec=0}) = -1 [EINVAL]",
         "gettimeofday({tv_sec=#, tv_usec=#}, NULL) = 0",
         "settimeofday({tv_sec=0, tv_usec=2000000}, NULL) = -1 [EINVAL]",
-        "timer_create(CLOCK_MONOTONIC, {sigev_value=0x2a, sigev_signo=SIGUSR1, \
+        "timer_create(CLOCK_MONOTONIC, {sigev_value={sival_int=42, sival_ptr=0x2a}, sigev_signo=SIGUSR1, \
          sigev_notify=SIGEV_SIGNAL}, [0]) = 0",
         "timer_settime(0, 0, {it_interval={tv_sec=0, tv_nsec=0}, it_value={tv_sec=100, \
          tv_nsec=0}}, {it_interval={tv_sec=0, tv_nsec=0}, it_value={tv_sec=0, tv_nsec=0}}) = 0",
@@ -386,7 +386,7 @@ fn time_calls() {
         "timer_delete(0) = 0",
         "timer_delete(0) = -1 [EINVAL]",
         "gettid() = PID1",
-        "timer_create(CLOCK_REALTIME, {sigev_value=0x2a, sigev_signo=SIGUSR1, \
+        "timer_create(CLOCK_REALTIME, {sigev_value={sival_int=42, sival_ptr=0x2a}, sigev_signo=SIGUSR1, \
          sigev_notify=SIGEV_THREAD_ID, sigev_notify_thread_id=PID1}, [1]) = 0",
         "timer_create(CLOCK_MONOTONIC, NULL, &0x1) = -1 [EFAULT]",
         "timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK|TFD_CLOEXEC) = 3",
@@ -480,7 +480,7 @@ fn poll_calls() {
         "poll(NULL, 0, 1) = 0 (Timeout)",
         "poll(&0x1, 1, 0) = -1 [EFAULT]",
         "ppoll([{fd=3, events=POLLIN|POLLPRI}], 1, {tv_sec=0, tv_nsec=0}, [USR1], 8) \
-         = 1 [{fd=3, revents=POLLIN}]",
+         = 1 {fds=[{fd=3, revents=POLLIN}], left={tv_sec=0, tv_nsec=0}}",
         "ppoll([{fd=4, events=POLLOUT}], 1, NULL, NULL, 8) = 1 [{fd=4, revents=POLLOUT}]",
         "select(5, [3 4], [4], NULL, {tv_sec=0, tv_usec=0}) \
          = 2 {readfds=[3], writefds=[4], left={tv_sec=0, tv_usec=0}}",
@@ -677,7 +677,8 @@ fn times_numa_xattr_groups_and_named_results() {
     name_children(&mut lines);
     let expected = owned(&[
         "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
-        "times({tms_utime=#, tms_stime=#, tms_cutime=0, tms_cstime=0}) = #",
+        "times({tms_utime=# /* #.# s */, tms_stime=# /* #.# s */, tms_cutime=0 /* 0.00 s */, \
+         tms_cstime=0 /* 0.00 s */}) = #",
         "times(NULL) = #",
         "set_mempolicy(MPOL_BIND|MPOL_F_STATIC_NODES, [0x1], 64) = 0",
         "get_mempolicy([MPOL_BIND|MPOL_F_STATIC_NODES], [0x1, 0x0], 128, NULL, 0) = 0",

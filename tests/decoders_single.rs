@@ -78,7 +78,7 @@ const SINGLE: &[&str] = &[
     "membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0) = 0",
     // cpu_id only with the flag that makes the kernel read it.
     "membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ, MEMBARRIER_CMD_FLAG_CPU, 0) = -1 [EPERM]",
-    "pidfd_open(PID1, 0x0) = 7",
+    "pidfd_open(PID1, 0) = 7",
     "process_madvise(7, [{iov_base=&ADDR, iov_len=4096}], 1, MADV_COLD, 0x0) = 4096",
     "process_madvise(7, [{iov_base=&ADDR, iov_len=4096}], 1, MADV_DONTNEED, 0x0) = 4096",
     "openat(AT_FDCWD, \"f\", O_WRONLY|O_CREAT, 0644) = 8",

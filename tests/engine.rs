@@ -564,7 +564,7 @@ fn verbose_signals_carry_their_siginfo() {
             line.replace_range(at..end, "si_utime=T, si_stime=T");
         }
     }
-    let q = "si_code=SI_QUEUE, si_pid=PID1, si_uid=0, si_value=0x2a";
+    let q = "si_code=SI_QUEUE, si_pid=PID1, si_uid=0, si_int=42, si_ptr=0x2a";
     assert_eq!(
         lines,
         [

@@ -186,7 +186,8 @@ fn signals_carry_their_siginfo() {
             "si_code": {"value": -1, "name": "SI_QUEUE"},
             "si_pid": pid,
             "si_uid": 0,
-            "si_value": 42
+            "si_int": 42,
+            "si_ptr": 42
         })
     );
     let chld = &signals[2]["siginfo"];

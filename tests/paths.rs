@@ -390,7 +390,8 @@ fn trace_path_reads_the_fds_calls_take_in_memory() {
                  [{fd=4, revents=POLLIN}, {fd=3, revents=POLLIN}]"
                     .to_string(),
                 "ppoll([{fd=4, events=POLLIN}, {fd=3, events=POLLIN}], 2, {tv_sec=0, tv_nsec=0}, \
-                 NULL, 8) = 2 [{fd=4, revents=POLLIN}, {fd=3, revents=POLLIN}]"
+                 NULL, 8) = 2 {fds=[{fd=4, revents=POLLIN}, {fd=3, revents=POLLIN}], \
+                 left={tv_sec=0, tv_nsec=0}}"
                     .to_string(),
                 format!(
                     "{select}(5, NULL, [3], NULL, {{tv_sec=0, tv_usec=0}}) = 1 \

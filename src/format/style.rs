@@ -249,6 +249,85 @@ impl Printer<'_> {
     }
 }
 
+impl Printer<'_> {
+    /// A flag set with one multi-bit field the decoder spells itself: the
+    /// bits outside `mask` by `table`, and `field`, first and always when
+    /// `first` (fanotify_init's class: `FAN_CLASS_NOTIF|FAN_CLOEXEC`), else
+    /// last and only when the field is not zero (memfd_create's
+    /// `MFD_CLOEXEC|30<<MFD_HUGE_SHIFT`). The styles are [`Printer::flags`]'s.
+    pub fn flags_with_field(
+        &mut self,
+        name: &str,
+        (value, mask): (u64, u64),
+        table: &[FlagDef],
+        field: &str,
+        first: bool,
+    ) {
+        let rest = flags_text(value & !mask, table, true);
+        let names = match (first, value & mask != 0, rest.as_str()) {
+            (true, _, "0") => field.to_string(),
+            (true, _, _) => format!("{field}|{rest}"),
+            (false, false, _) => rest.clone(),
+            (false, true, "0") => field.to_string(),
+            (false, true, _) => format!("{rest}|{field}"),
+        };
+        self.flags_spelled(name, value, names);
+    }
+
+    /// A flag set printed as separate parts, each its bits and names
+    /// (mount's `MS_MGC_VAL|MS_RDONLY`): as one set of names, except that
+    /// under `-X raw` each part is its own number (`0xc0ed0000|0x1`) and
+    /// under `-X verbose` its number and names, as strace writes them.
+    pub fn flags_parts(&mut self, name: &str, value: u64, parts: &[(u64, String)]) {
+        if self.strace_numbers() {
+            let verbose = self.cfg.consts == ConstStyle::Verbose;
+            let text: Vec<String> = parts
+                .iter()
+                .map(|(bits, names)| {
+                    let number = flags_hex(*bits);
+                    if verbose && *names != number {
+                        format!("{number} /* {names} */")
+                    } else {
+                        number
+                    }
+                })
+                .collect();
+            return self.emit_text(name, &text.join("|"));
+        }
+        let names: Vec<&str> = parts.iter().map(|(_, n)| n.as_str()).collect();
+        self.flags_spelled(name, value, names.join("|"));
+    }
+
+    /// A flag set `value` whose names the decoder composed (`names`, in
+    /// [`Printer::flags`]'s grammar), printed in [`Printer::flags`]'s
+    /// styles: the names, the number under `-X raw` and `-V`, both under
+    /// `-X verbose`; in JSON the value and the names.
+    pub fn flags_spelled(&mut self, name: &str, value: u64, names: String) {
+        if self.strace_numbers() {
+            let number = flags_hex(value);
+            let text = if self.cfg.consts == ConstStyle::Verbose && names != number {
+                format!("{number} /* {names} */")
+            } else {
+                number
+            };
+            return self.emit_text(name, &text);
+        }
+        let text = if self.symbols() {
+            names
+        } else {
+            flags_text(value, &[], false)
+        };
+        self.emit(name, &text, || {
+            let names: Vec<&str> = if text == "0" {
+                Vec::new()
+            } else {
+                text.split('|').collect()
+            };
+            serde_json::json!({ "value": value, "flags": names })
+        });
+    }
+}
+
 /// A flag set or an ioctl request as strace's `-X raw` writes it: `0`,
 /// else `0x241`.
 pub fn flags_hex(value: u64) -> String {

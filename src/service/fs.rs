@@ -10,7 +10,9 @@
 
 use crate::abi::fs::UMODE_MASK;
 use crate::abi::gen_user_events::{DIAG_IOCSREG, DIAG_IOCSREG32};
-use crate::abi::xlat::fs::{CLOSE_RANGE_FLAGS, OPEN_FLAGS, RESOLVE_FLAGS, RWF_FLAGS, SEEK_NAMES};
+use crate::abi::xlat::fs::{
+    CLOSE_RANGE_FLAGS, OPEN_FLAGS, RESOLVE_FLAGS, RWF_FLAGS, SEEK_NAMES, SPLICE_FLAGS,
+};
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallData, CallType};
 use crate::decode::{put_dirfd, put_fd};
@@ -19,6 +21,7 @@ use crate::format::{Naming, PATH_MAX, Printer};
 use crate::ioctl::user_events;
 use crate::kernel::{Arch, Memory};
 use crate::service::h;
+use crate::service::raw::{array_limit, put_array, uint_at};
 
 /// `O_CLOEXEC`; also the value of every `*_CLOEXEC` creation flag
 /// (`SOCK_`, `EFD_`, `EPOLL_`, `IN_`, `TFD_`, `SFD_`) on x86.
@@ -285,41 +288,33 @@ fn put_write(p: &mut Printer, c: &CallCtx) {
 
 /// Print an iovec array; `limit` caps the bytes shown across all buffers
 /// (what a read returned), `None` shows each buffer's full length.
+/// The elements are read one at a time (`raw::put_array`): an array whose
+/// tail is unreadable shows its head and where the tail is.
 pub fn put_iovecs(p: &mut Printer, name: &str, addr: u64, count: u64, limit: Option<u64>) {
     let word = if p.arch() == Arch::X86_64 { 8 } else { 4 };
-    let arch = p.arch();
-    if addr == 0 || count > 1024 || p.config().values_only >= 2 {
-        p.ptr(name, addr);
-        return;
-    }
-    // Check the array is readable before opening it, so a fault prints a pointer.
-    let mut probe = vec![0u8; (count * 2 * word) as usize];
-    if !p.mem().read_exact(addr, &mut probe) {
-        p.ptr(name, addr);
-        return;
-    }
-    p.open(name, "[", Naming::Elements);
     let mut left = limit;
-    let shown = count.min(if p.config().verbose > 0 { 1024 } else { 8 });
-    for i in 0..shown {
-        let at = addr + i * 2 * word;
-        let base = p.mem().read_word(at, arch).unwrap_or(0);
-        let len = p.mem().read_word(at + word, arch).unwrap_or(0);
+    // What all the buffers may show together when no result bounds them:
+    // with `-vv`'s unlimited strings, up to a thousand buffers each copied
+    // to its length would keep the tracer busy for nothing.
+    let mut budget = crate::service::raw::MAX_READ as u64;
+    let shown = array_limit(p);
+    put_array(p, name, addr, (count, 2 * word, shown), |p, iov| {
+        let base = uint_at(iov, 0, word);
+        let len = uint_at(iov, word, word);
         p.open("", "{", Naming::Fields);
         match left {
             Some(l) => {
                 p.buf("iov_base", base, len.min(l));
                 left = Some(l - len.min(l));
             }
-            None => p.buf("iov_base", base, len),
+            None => {
+                p.buf("iov_base", base, len.min(budget));
+                budget -= len.min(budget);
+            }
         }
         p.uint("iov_len", len);
         p.close("}");
-    }
-    if shown < count {
-        p.more();
-    }
-    p.close("]");
+    });
 }
 
 /// The bytes of an iovec array, concatenated; `None` if any is unreadable.
@@ -380,6 +375,16 @@ pub fn pwritev2_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
+/// `vmsplice(fd, iov, nr_segs, flags)`: the buffers as strace shows them,
+/// at enter, and the `SPLICE_F_*` flags.
+pub fn vmsplice_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_fd(p, c.fds, "fd", c.int(0));
+    put_iovecs(p, "uiov", c.args[1], c.args[2], None);
+    p.uint("nr_segs", c.args[2]);
+    p.flags("flags", c.args[3] & 0xffff_ffff, SPLICE_FLAGS);
+    CallType::Done
+}
+
 /// The offset of preadv/pwritev (low and high words, the high one unused
 /// on x86_64) and, for the `2` forms, the `RWF_*` flags.
 fn put_vec_offset_flags(p: &mut Printer, c: &CallCtx, with_flags: bool) {
@@ -422,9 +427,11 @@ pub fn preadv2_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     p.result(c.result);
 }
 
+/// The buffers a readv filled; after a failure, where they are (the
+/// addresses and lengths, as strace shows them: nothing was read).
 fn put_readv_iov(p: &mut Printer, c: &CallCtx, failed: bool) {
     if failed {
-        p.ptr("iov", c.args[1]);
+        crate::service::raw::put_remote_iovecs(p, "iov", c.args[1], c.args[2]);
     } else {
         put_iovecs(p, "iov", c.args[1], c.args[2], Some(c.result as u64));
     }
@@ -783,6 +790,7 @@ pub static HANDLERS: &[Handler] = &[
     h("writev", writev_out, default_in, Normal),
     h("pwritev", pwritev_out, default_in, Normal),
     h("pwritev2", pwritev2_out, default_in, Normal),
+    h("vmsplice", vmsplice_out, default_in, Normal),
     h("lseek", lseek_out, default_in, Normal),
     h("_llseek", llseek_out, llseek_in, Normal),
 ];

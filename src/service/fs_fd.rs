@@ -4,7 +4,7 @@
 //! Their effects on the fd table are applied in `fs::track`.
 
 use crate::abi::xlat::fs::{
-    DN_FLAGS, DUP3_FLAGS, FCNTL_CMDS, FD_FLAGS, LOCK_OPS, LOCK_TYPES, OPEN_FLAGS, OWNER_TYPES,
+    DN_FLAGS, FCNTL_CMDS, FD_FLAGS, LOCK_OPS, LOCK_TYPES, OPEN_FLAGS, OPEN_MODE_FLAGS, OWNER_TYPES,
     PIPE_FLAGS, RW_HINTS, SEAL_FLAGS, SEEK_NAMES,
 };
 use crate::call::{CallClass::Normal, Handler, default_in};
@@ -287,10 +287,12 @@ pub fn dup2_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
-/// `dup3(oldfd, newfd, flags)`
+/// `dup3(oldfd, newfd, flags)`: the flags by the `O_*` names (less the
+/// access mode), as strace shows them, so a wrong flag the kernel refuses
+/// is named too (`O_TRUNC|O_CLOEXEC`).
 pub fn dup3_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     dup2_out(p, c);
-    p.flags("flags", c.args[2] & 0xffff_ffff, DUP3_FLAGS);
+    p.flags("flags", c.args[2] & 0xffff_ffff, OPEN_MODE_FLAGS);
     CallType::Done
 }
 

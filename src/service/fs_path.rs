@@ -2,12 +2,14 @@
 //! chown, truncate, fsync, chdir/fchdir/getcwd, umask, mount/umount2.
 
 use crate::abi::fs::UMODE_MASK;
-use crate::abi::xlat::fs::{AT_FLAGS, MS_FLAGS, RENAME_FLAGS, UMOUNT_FLAGS, UTIMENSAT_FLAGS};
+use crate::abi::xlat::fs::{
+    AT_FLAGS, MS_FLAGS, MS_MGC_MSK, MS_MGC_VAL, RENAME_FLAGS, UMOUNT_FLAGS,
+};
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
 use crate::decode::put_extended;
 use crate::decode::put_fd;
-use crate::format::Printer;
+use crate::format::{Printer, flags_text};
 use crate::service::fs::{off64_arg, put_at_dirfd, put_result};
 use crate::service::fs_stat::{S_IFBLK, S_IFCHR, S_IFMT, put_dev, put_file_mode};
 use crate::service::h;
@@ -77,12 +79,14 @@ pub fn mknodat_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 
 /// `utimensat(dfd, filename, utimes, flags)`, `utimensat_time64`:
 /// `utimensat(AT_FDCWD, "f1", [{tv_sec=1, tv_nsec=2}, UTIME_NOW], 0)`.
-/// A NULL filename is futimens(3) on `dfd`; NULL times mean "now".
+/// A NULL filename is futimens(3) on `dfd`; NULL times mean "now". The
+/// flags by every `AT_*` name, as strace shows them, not only the two the
+/// call accepts: `AT_REMOVEDIR` is named where the kernel refuses it.
 pub fn utimensat_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_at_dirfd(p, c.fds, "dfd", c.int(0));
     p.path("filename", c.args[1]);
     put_utime_pair(p, c, "utimes", c.args[2]);
-    p.flags("flags", c.args[3] & 0xffff_ffff, UTIMENSAT_FLAGS);
+    p.flags("flags", c.args[3] & 0xffff_ffff, AT_FLAGS);
     CallType::Done
 }
 
@@ -262,7 +266,18 @@ pub fn mount_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     } else {
         p.cstr("filesystemtype", c.args[2]);
     }
-    p.flags("mountflags", flags, MS_FLAGS);
+    // The old magic number is its own part, as strace writes it
+    // (`0xc0ed0000|0x1` under -X raw).
+    let rest = flags & !MS_MGC_MSK;
+    if flags & MS_MGC_MSK == MS_MGC_VAL {
+        let mut parts = vec![(MS_MGC_VAL, flags_text(MS_MGC_VAL, MS_FLAGS, true))];
+        if rest != 0 {
+            parts.push((rest, flags_text(rest, MS_FLAGS, true)));
+        }
+        p.flags_parts("mountflags", flags, &parts);
+    } else {
+        p.flags("mountflags", flags, MS_FLAGS);
+    }
     if c.args[4] == 0 {
         p.ptr("data", 0);
     } else {

@@ -9,7 +9,7 @@ use crate::abi::xlat::fs::{
     ACCESS_MODES, AT_FLAGS, DIRENT_TYPES, FACCESSAT_FLAGS, FILE_TYPES, FS_MAGIC, MODE_BITS,
     ST_FLAGS, STATX_AT_FLAGS, STATX_ATTRS, STATX_MASK,
 };
-use crate::call::{CallClass::Normal, Handler};
+use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
 use crate::decode::put_fd;
 use crate::format::{Naming, Printer};
@@ -598,6 +598,15 @@ fn put_link(p: &mut Printer, c: &CallCtx, i: usize, failed: bool) {
     put_result(p, c);
 }
 
+/// `ustat(dev, ubuf)`: the device as `makedev(0x8, 0x1)` (the kernel
+/// reads an `unsigned`, `new_decode_dev`'s split, which is glibc's for 32
+/// bits).
+pub fn ustat_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_dev(p, "dev", c.args[0] & 0xffff_ffff);
+    p.ptr("ubuf", c.args[1]);
+    CallType::Done
+}
+
 /// This area's handlers (see `service::h`).
 pub static HANDLERS: &[Handler] = &[
     h("stat", stat_out, stat_in, Normal),
@@ -609,6 +618,7 @@ pub static HANDLERS: &[Handler] = &[
     h("newfstatat", fstatat_out, fstatat_in, Normal),
     h("fstatat64", fstatat_out, fstatat_in, Normal),
     h("statx", statx_out, statx_in, Normal),
+    h("ustat", ustat_out, default_in, Normal),
     h("statfs", statfs_out, statfs_in, Normal),
     h("fstatfs", fstatfs_out, statfs_in, Normal),
     h("statfs64", statfs_out, statfs64_in, Normal),

@@ -1,10 +1,10 @@
 //! Data moved between fds inside the kernel (sendfile, copy_file_range,
 //! splice, tee), space management (fallocate) and special files (inotify,
-//! memfd_create).
+//! memfd_create, memfd_secret, userfaultfd, pidfd_open).
 
 use crate::abi::xlat::fs::{
-    FADVICE, FALLOC_FLAGS, INOTIFY_INIT_FLAGS, INOTIFY_MASK, MFD_FLAGS, SPLICE_FLAGS,
-    SYNC_FILE_RANGE_FLAGS,
+    FADVICE, FALLOC_FLAGS, INOTIFY_INIT_FLAGS, INOTIFY_MASK, MFD_BASE_FLAGS, MFD_HUGE_MASK,
+    MFD_HUGE_SHIFT, PIDFD_FLAGS, SECRET_FLAGS, SPLICE_FLAGS, SYNC_FILE_RANGE_FLAGS, UFFD_FLAGS,
 };
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
@@ -171,10 +171,34 @@ pub fn inotify_rm_watch_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
-/// `memfd_create(name, flags)`: `memfd_create("buf", MFD_CLOEXEC)`.
+/// `memfd_create(name, flags)`: `memfd_create("buf", MFD_CLOEXEC)`. The
+/// hugetlb page size is its field's value, as strace writes it
+/// (`MFD_HUGETLB|30<<MFD_HUGE_SHIFT` for 1 GiB pages), whatever the size.
 pub fn memfd_create_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.cstr("name", c.args[0]);
-    p.flags("flags", c.args[1] & 0xffff_ffff, MFD_FLAGS);
+    let flags = c.args[1] & 0xffff_ffff;
+    let mask = (MFD_HUGE_MASK as u64) << MFD_HUGE_SHIFT;
+    let field = format!("{}<<MFD_HUGE_SHIFT", (flags & mask) >> MFD_HUGE_SHIFT);
+    p.flags_with_field("flags", (flags, mask), MFD_BASE_FLAGS, &field, false);
+    CallType::Done
+}
+
+/// `memfd_secret(flags)`: `memfd_secret(O_CLOEXEC)`.
+pub fn memfd_secret_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.flags("flags", c.args[0] & 0xffff_ffff, SECRET_FLAGS);
+    CallType::Done
+}
+
+/// `userfaultfd(flags)`: `userfaultfd(UFFD_USER_MODE_ONLY|O_CLOEXEC)`.
+pub fn userfaultfd_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.flags("flags", c.args[0] & 0xffff_ffff, UFFD_FLAGS);
+    CallType::Done
+}
+
+/// `pidfd_open(pid, flags)`: `pidfd_open(42, PIDFD_NONBLOCK)`.
+pub fn pidfd_open_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.int("pid", c.int(0));
+    p.flags("flags", c.args[1] & 0xffff_ffff, PIDFD_FLAGS);
     CallType::Done
 }
 
@@ -204,4 +228,7 @@ pub static HANDLERS: &[Handler] = &[
     ),
     h("inotify_rm_watch", inotify_rm_watch_out, default_in, Normal),
     h("memfd_create", memfd_create_out, default_in, Normal),
+    h("memfd_secret", memfd_secret_out, default_in, Normal),
+    h("userfaultfd", userfaultfd_out, default_in, Normal),
+    h("pidfd_open", pidfd_open_out, default_in, Normal),
 ];

@@ -228,15 +228,12 @@ pub fn shmget_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 fn put_sembufs(p: &mut Printer, name: &str, addr: u64, n: u64) {
     let size = extent(SEMBUF);
     let limit = p.config().string_limit;
-    let shown = (n as usize).min(limit);
-    let structs = p.config().values_only < 2;
-    let Some(b) = read_vec(p, addr, shown * size).filter(|_| n > 0 && structs) else {
+    if n == 0 {
         p.ptr(name, addr);
         return;
-    };
-    p.open(name, "[", Naming::Elements);
-    p.bounded(0..n as usize, shown, |p, i| {
-        let one = &b[i * size..(i + 1) * size];
+    }
+    // An unreadable tail shows where it is (`raw::put_array`).
+    crate::service::raw::put_array(p, name, addr, (n, size, limit), |p, one| {
         p.open("", "{", Naming::Fields);
         for f in SEMBUF {
             let v = f.read(one).unwrap_or(0);
@@ -248,7 +245,6 @@ fn put_sembufs(p: &mut Printer, name: &str, addr: u64, n: u64) {
         }
         p.close("}");
     });
-    p.close("]");
 }
 
 /// `semop(semid, sops, nsops)`

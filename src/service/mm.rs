@@ -1,9 +1,10 @@
 //! Memory handlers: mmap (x86_64's, i386's old struct form and mmap2),
 //! munmap, mprotect, mremap, madvise, brk, msync, the mlock family,
-//! mincore, membarrier and process_madvise.
+//! mincore, membarrier, process_madvise, remap_file_pages and pkey_alloc.
 
 use crate::abi::xlat::mm::{
-    MADV_NAMES, MAP_FLAGS, MCL_FLAGS, MLOCK_FLAGS, MREMAP_FLAGS, MSYNC_FLAGS, PROT_FLAGS,
+    MADV_NAMES, MAP_FLAGS, MAP_HUGE_MASK, MAP_HUGE_SHIFT, MAP_TYPE, MCL_FLAGS, MLOCK_FLAGS,
+    MREMAP_FLAGS, MSYNC_FLAGS, PKEY_FLAGS, PROT_FLAGS,
 };
 use crate::abi::xlat::process::{
     MEMBARRIER_CMD_FLAG_CPU, MEMBARRIER_CMD_GET_REGISTRATIONS, MEMBARRIER_CMD_QUERY,
@@ -12,12 +13,12 @@ use crate::abi::xlat::process::{
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
 use crate::decode::{put_extended, put_fd};
-use crate::format::{Naming, Printer};
+use crate::format::{Naming, Printer, flags_text};
 use crate::kernel::Arch;
 use crate::service::fs::{name_of, put_result};
 use crate::service::generic::no_params_out;
 use crate::service::h;
-use crate::service::raw::uint_at;
+use crate::service::raw::put_remote_iovecs;
 
 /// The page size of x86.
 const PAGE: u64 = 4096;
@@ -119,6 +120,94 @@ pub fn pkey_mprotect_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
+/// The arguments of process_vm_readv and process_vm_writev after the
+/// local buffers: the other process's ranges, their count, the flags.
+fn put_process_vm_rest(p: &mut Printer, c: &CallCtx) {
+    p.uint("liovcnt", c.args[2]);
+    put_remote_iovecs(p, "rvec", c.args[3], c.args[4]);
+    p.uint("riovcnt", c.args[4]);
+    p.hex("flags", c.args[5]);
+}
+
+/// `process_vm_writev(pid, local_iov, liovcnt, remote_iov, riovcnt,
+/// flags)`: the local buffers' bytes (what is written), the remote ranges
+/// by address.
+pub fn process_vm_writev_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.int("pid", c.int(0));
+    crate::service::fs::put_iovecs(p, "lvec", c.args[1], c.args[2], None);
+    put_process_vm_rest(p, c);
+    CallType::Done
+}
+
+/// `process_vm_readv(...)`: the local buffers at leave, with the bytes
+/// read (as many as the result says).
+pub fn process_vm_readv_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.int("pid", c.int(0));
+    CallType::NotDone
+}
+
+/// Leave half of process_vm_readv; after a failure the local buffers'
+/// addresses.
+pub fn process_vm_readv_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    if failed {
+        put_remote_iovecs(p, "lvec", c.args[1], c.args[2]);
+    } else {
+        crate::service::fs::put_iovecs(p, "lvec", c.args[1], c.args[2], Some(c.result as u64));
+    }
+    put_process_vm_rest(p, c);
+    p.equals();
+    p.result(c.result);
+}
+
+/// mmap's flags as strace spells them: the mapping type first (its
+/// number when no type has it: `0xf|MAP_FIXED`), the flags, and the
+/// hugetlb page size as its field's value (`MAP_HUGETLB|21<<MAP_HUGE_SHIFT`).
+fn map_flags_text(flags: u64) -> String {
+    let type_mask = MAP_TYPE as u64;
+    let huge_mask = (MAP_HUGE_MASK as u64) << MAP_HUGE_SHIFT;
+    let kind = flags & type_mask;
+    let named = MAP_FLAGS
+        .iter()
+        .any(|d| d.mask == type_mask && d.value == kind);
+    let rest = flags & !huge_mask & if named { !0 } else { !type_mask };
+    let mut parts = Vec::new();
+    if !named {
+        parts.push(if kind == 0 {
+            "0".to_string()
+        } else {
+            format!("{kind:#x}")
+        });
+    }
+    if rest != 0 || parts.is_empty() {
+        parts.push(flags_text(rest, MAP_FLAGS, true));
+    }
+    if flags & huge_mask != 0 {
+        parts.push(format!(
+            "{}<<MAP_HUGE_SHIFT",
+            (flags & huge_mask) >> MAP_HUGE_SHIFT
+        ));
+    }
+    parts.join("|")
+}
+
+/// `remap_file_pages(addr, size, prot, pgoff, flags)`: prot and flags by
+/// mmap's names (the kernel reads all 64 bits of each).
+pub fn remap_file_pages_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.ptr("start", c.args[0]);
+    p.uint("size", c.args[1]);
+    p.flags("prot", c.args[2], PROT_FLAGS);
+    p.uint("pgoff", c.args[3]);
+    p.flags_spelled("flags", c.args[4], map_flags_text(c.args[4]));
+    CallType::Done
+}
+
+/// `pkey_alloc(flags, access_rights)`: `pkey_alloc(0, PKEY_DISABLE_WRITE)`.
+pub fn pkey_alloc_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.hex("flags", c.args[0]);
+    p.flags("init_val", c.args[1], PKEY_FLAGS);
+    CallType::Done
+}
+
 /// `mremap(old_address, old_size, new_size, flags[, new_address])`: the
 /// new address only when MREMAP_FIXED says it is used.
 pub fn mremap_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
@@ -176,41 +265,12 @@ pub fn membarrier_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     }
 }
 
-// Most iovecs the kernel takes.
-use crate::abi::xlat::fs::UIO_MAXIOV;
-/// iovecs shown before `..` without `-v`.
-const IOVECS_SHOWN: usize = 8;
-
 /// `process_madvise(pidfd, iovec, vlen, advice, flags)`: the ranges are
-/// the other process's, so each prints as its address and length
-/// (`[{iov_base=&0x7f.., iov_len=4096}]`), never as bytes read here.
+/// the other process's (`put_remote_iovecs`).
 pub fn process_madvise_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_fd(p, c.fds, "pidfd", c.int(0));
     let (addr, count) = (c.args[1], c.args[2]);
-    let word = if p.arch() == Arch::X86_64 { 8 } else { 4 };
-    let bytes = if count <= UIO_MAXIOV && p.config().values_only < 2 {
-        crate::service::raw::read_vec(p, addr, count as usize * 2 * word)
-    } else {
-        None
-    };
-    match bytes {
-        Some(b) => {
-            let shown = if p.config().verbose > 0 {
-                usize::MAX
-            } else {
-                IOVECS_SHOWN
-            };
-            p.open("iovec", "[", Naming::Elements);
-            p.bounded(b.chunks_exact(2 * word), shown, |p, iov| {
-                p.open("", "{", Naming::Fields);
-                p.ptr("iov_base", uint_at(iov, 0, word));
-                p.uint("iov_len", uint_at(iov, word, word));
-                p.close("}");
-            });
-            p.close("]");
-        }
-        None => p.ptr("iovec", addr),
-    }
+    put_remote_iovecs(p, "iovec", addr, count);
     p.uint("vlen", count);
     let advice = c.int(3);
     p.symbol("advice", advice, name_of(advice as u64, MADV_NAMES));
@@ -298,4 +358,18 @@ pub static HANDLERS: &[Handler] = &[
     h("mincore", mincore_out, mincore_in, Normal),
     h("membarrier", membarrier_out, membarrier_in, Normal),
     h("process_madvise", process_madvise_out, default_in, Normal),
+    h("remap_file_pages", remap_file_pages_out, default_in, Normal),
+    h("pkey_alloc", pkey_alloc_out, default_in, Normal),
+    h(
+        "process_vm_readv",
+        process_vm_readv_out,
+        process_vm_readv_in,
+        Normal,
+    ),
+    h(
+        "process_vm_writev",
+        process_vm_writev_out,
+        default_in,
+        Normal,
+    ),
 ];

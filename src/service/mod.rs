@@ -8,6 +8,7 @@
 pub mod bpf_filter;
 pub mod ebpf;
 pub mod family;
+pub mod fanotify;
 pub mod fs;
 pub mod fs_fd;
 pub mod fs_path;
@@ -19,6 +20,7 @@ pub mod keys;
 pub mod landlock;
 pub mod mm;
 pub mod mq;
+pub mod mount_api;
 pub mod msg;
 pub mod net;
 pub mod netlink;
@@ -71,6 +73,8 @@ static TABLES: &[&[Handler]] = &[
     fs_stat::HANDLERS,
     fs_xfer::HANDLERS,
     mm::HANDLERS,
+    fanotify::HANDLERS,
+    mount_api::HANDLERS,
     process::HANDLERS,
     prctl::HANDLERS,
     landlock::HANDLERS,

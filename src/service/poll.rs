@@ -1,9 +1,9 @@
 //! Polling and event handlers: poll, ppoll, select, pselect6, the epoll
-//! family, eventfd and futex.
+//! family, eventfd, futex and futex_waitv.
 
 use crate::abi::xlat::poll::{
-    EFD_FLAGS, EPOLL_CREATE_FLAGS, EPOLL_CTL_OPS, EPOLL_EVENTS, FUTEX_OPS, FUTEX_WAKE_CMPS,
-    FUTEX_WAKE_OPS, POLL_EVENTS,
+    EFD_FLAGS, EPOLL_CREATE_FLAGS, EPOLL_CTL_OPS, EPOLL_EVENTS, FUTEX_OPS, FUTEX_WAITV_FLAGS,
+    FUTEX_WAITV_LAYOUT, FUTEX_WAKE_CMPS, FUTEX_WAKE_OPS, POLL_EVENTS,
 };
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
@@ -96,6 +96,25 @@ pub fn poll_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     }
     returned_sep(p);
     put_pollfds(p, c, "fds", c.args[0], c.args[1] as u32 as u64, true);
+}
+
+/// Leave half of ppoll: with a timeout, the ready fds and what is left of
+/// the timeout, which the kernel wrote back, as select's (`= 1 {fds=[{fd=3,
+/// revents=POLLIN}], left={tv_sec=0, tv_nsec=999}}`; strace writes `= 1
+/// ([{fd=3, revents=POLLIN}], left {...})`); without one, poll's.
+pub fn ppoll_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    if c.args[2] == 0 {
+        return poll_in(p, c, failed);
+    }
+    p.result(c.result);
+    put_timeout(p, c, failed);
+    if failed || c.result <= 0 || p.config().values_only >= 2 {
+        return;
+    }
+    open_returned(p);
+    put_pollfds(p, c, "fds", c.args[0], c.args[1] as u32 as u64, true);
+    put_call_timespec(p, c, "left", c.args[2]);
+    p.close("}");
 }
 
 /// A wait that returned 0 ended by its timeout, as strace says it: `= 0
@@ -433,8 +452,42 @@ fn put_bitset(p: &mut Printer, v: u32) {
     }
 }
 
+/// `futex_waitv(waiters, nr_futexes, flags, timeout, clockid)`: each
+/// waiter's value, address and flags (`__reserved` only when it is not
+/// zero, as strace shows it), an unreadable tail ending it; the absolute
+/// timeout and the clock it is on.
+pub fn futex_waitv_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    let count = c.args[1] & 0xffff_ffff;
+    let size = FUTEX_WAITV_LAYOUT
+        .iter()
+        .map(|f| f.off + f.size)
+        .max()
+        .unwrap_or(0);
+    let limit = crate::service::raw::array_limit(p);
+    crate::service::raw::put_array(p, "waiters", c.args[0], (count, size, limit), |p, b| {
+        p.open("", "{", Naming::Fields);
+        for f in FUTEX_WAITV_LAYOUT {
+            let v = uint_at(b, f.off, f.size);
+            match f.name {
+                "val" => p.hex(f.name, v),
+                "uaddr" => p.ptr(f.name, v),
+                "flags" => p.flags(f.name, v, FUTEX_WAITV_FLAGS),
+                _ if v != 0 => p.hex(f.name, v),
+                _ => {}
+            }
+        }
+        p.close("}");
+    });
+    p.uint("nr_futexes", count);
+    p.hex("flags", c.args[2] & 0xffff_ffff);
+    crate::service::time::put_timespec64(p, "timeout", c.args[3]);
+    crate::service::time::put_clockid(p, "clockid", c.int(4));
+    CallType::Done
+}
+
 /// This area's handlers (see `service::h`).
 pub static HANDLERS: &[Handler] = &[
+    h("futex_waitv", futex_waitv_out, default_in, Normal),
     h("_newselect", select_out, select_in, Normal),
     h("epoll_create1", epoll_create1_out, default_in, Normal),
     h("epoll_ctl", epoll_ctl_out, default_in, Normal),
@@ -445,8 +498,8 @@ pub static HANDLERS: &[Handler] = &[
     h("futex", futex_out, default_in, Normal),
     h("futex_time64", futex_out, default_in, Normal),
     h("poll", poll_out, poll_in, Normal),
-    h("ppoll", ppoll_out, poll_in, Normal),
-    h("ppoll_time64", ppoll_out, poll_in, Normal),
+    h("ppoll", ppoll_out, ppoll_in, Normal),
+    h("ppoll_time64", ppoll_out, ppoll_in, Normal),
     h("pselect6", pselect6_out, pselect6_in, Normal),
     h("pselect6_time64", pselect6_out, pselect6_in, Normal),
     h("select", select_out, select_in, Normal),

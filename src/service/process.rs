@@ -39,7 +39,9 @@ use crate::service::signal::put_siginfo;
 /// How many argv strings print before `..` without `-v`.
 const ARGV_SHOWN: usize = 32;
 
-/// Print a NULL-terminated array of string pointers (argv).
+/// Print a NULL-terminated array of string pointers (argv). A slot that
+/// cannot be read ends the array with its address (`["a", &0x7ffd1000]`;
+/// strace writes `... /* 0x7ffd1000 */`).
 fn put_argv(p: &mut Printer, name: &str, addr: u64) {
     let arch = p.arch();
     let word = if arch == Arch::X86_64 { 8 } else { 4 };
@@ -69,9 +71,10 @@ fn put_argv(p: &mut Printer, name: &str, addr: u64) {
         }
         p.cstr("", s);
         i += 1;
-        ptr = p.mem().read_word(addr + i as u64 * word, arch);
+        let at = addr + i as u64 * word;
+        ptr = p.mem().read_word(at, arch);
         if ptr.is_none() {
-            p.more();
+            p.ptr("", at);
         }
     }
     p.close("]");
@@ -79,6 +82,8 @@ fn put_argv(p: &mut Printer, name: &str, addr: u64) {
 
 /// Print an environment array as its count: `[/* 12 vars */]`; with `-v`
 /// every variable, as strace prints it (`["HOME=/root", "TERM=xterm"]`).
+/// One whose end cannot be read is its address and the count read
+/// (`&0x7ffd0fd8 /* 5 vars, unterminated */`, as strace counts it).
 fn put_envp(p: &mut Printer, name: &str, addr: u64) {
     if p.config().verbose > 0 {
         put_argv(p, name, addr);
@@ -95,6 +100,11 @@ fn put_envp(p: &mut Printer, name: &str, addr: u64) {
         match p.mem().read_word(addr + count * word, arch) {
             Some(0) => break,
             Some(_) if count < 1 << 20 => count += 1,
+            None if count > 0 => {
+                p.ptr(name, addr);
+                p.note(&format!("{count} vars, unterminated"));
+                return;
+            }
             _ => {
                 p.ptr(name, addr);
                 return;
@@ -473,25 +483,19 @@ fn put_groups(p: &mut Printer, c: &CallCtx, name: &str, addr: u64, count: u64) {
     }
     let wide = wide_ids(c);
     let size = if wide { 4 } else { 2 };
-    let Some(b) = read_vec(p, addr, count as usize * size).filter(|_| addr != 0 || count == 0)
-    else {
-        p.ptr(name, addr);
-        return;
-    };
     let shown = if p.config().verbose > 0 {
         usize::MAX
     } else {
         GROUPS_SHOWN
     };
-    p.open(name, "[", Naming::Elements);
-    p.bounded(0..count as usize, shown, |p, i| {
+    // An unreadable tail shows where it is (`raw::put_array`).
+    crate::service::raw::put_array(p, name, addr, (count, size, shown), |p, b| {
         if wide {
-            put_id(p, "", u32_at(&b, i * 4) as u64);
+            put_id(p, "", u32_at(b, 0) as u64);
         } else {
-            p.uint("", u16::from_le_bytes([b[i * 2], b[i * 2 + 1]]) as u64);
+            p.uint("", u16::from_le_bytes([b[0], b[1]]) as u64);
         }
     });
-    p.close("]");
 }
 
 /// `setgroups(size, list)`

@@ -16,17 +16,18 @@ use crate::service::raw::{i32_at, lookup, open_struct_dyn, put_named, read_vec, 
 
 /// An I/O priority as the kernel's `IOPRIO_PRIO_VALUE(class, data)`
 /// macro makes it, which is how strace shows it:
-/// `IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 7)`; `None` for a value the macro
-/// cannot make (bits above the class), which prints as a number.
+/// `IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 7)`. A class no name has is its
+/// number, in hex when it has bits above the class field, as strace
+/// writes it (`IOPRIO_PRIO_VALUE(0x7d677, 7917)` for 0xfacefeed).
 fn ioprio_text(value: u64) -> Option<String> {
     let shift = IOPRIO_CLASS_SHIFT as u64;
-    if value >> shift > IOPRIO_CLASS_MASK as u64 {
-        return None;
-    }
     let class = (value >> shift) as i64;
     let data = value & IOPRIO_PRIO_MASK as u64;
     Some(match lookup(IOPRIO_CLASSES, class) {
         Some(name) => format!("IOPRIO_PRIO_VALUE({name}, {data})"),
+        None if value >> shift > IOPRIO_CLASS_MASK as u64 => {
+            format!("IOPRIO_PRIO_VALUE({class:#x}, {data})")
+        }
         None => format!("IOPRIO_PRIO_VALUE({class}, {data})"),
     })
 }

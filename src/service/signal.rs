@@ -316,6 +316,16 @@ pub fn rt_sigqueueinfo_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
+/// `pidfd_send_signal(pidfd, sig, info, flags)`: the siginfo as
+/// rt_sigqueueinfo's.
+pub fn pidfd_send_signal_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    crate::decode::put_fd(p, c.fds, "pidfd", c.int(0));
+    put_signal(p, "sig", c.int(1));
+    put_siginfo(p, "info", c.args[2]);
+    p.hex("flags", c.args[3] & 0xffff_ffff);
+    CallType::Done
+}
+
 /// `rt_tgsigqueueinfo(tgid, tid, sig, info)`
 pub fn rt_tgsigqueueinfo_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.int("tgid", c.int(0));
@@ -414,6 +424,13 @@ fn siginfo_layout(sig: i32, code: i32) -> Layout {
 }
 
 /// Print a `siginfo_t` already copied: `{si_signo=SIGUSR1, si_code=SI_USER,
+/// A `union sigval` as strace shows it: both members, `si_int=42,
+/// si_ptr=0x2a` (the int is the low 32 bits on x86).
+fn put_sigval(p: &mut Printer, value: u64) {
+    p.int("si_int", value as u32 as i32 as i64);
+    p.hex("si_ptr", value);
+}
+
 /// si_pid=42, si_uid=0}`; `{}` when no signal is in it (waitid WNOHANG).
 pub fn put_siginfo_fields(p: &mut Printer, b: &[u8], arch: Arch) {
     let signo = i32_at(b, 0);
@@ -457,12 +474,12 @@ pub fn put_siginfo_details(p: &mut Printer, b: &[u8], arch: Arch) {
         Layout::Rt => {
             p.pid_field("si_pid", i32_at(b, u) as i64);
             p.uint("si_uid", u32_at(b, u + 4) as u64);
-            p.hex("si_value", uint_at(b, u + 8, word));
+            put_sigval(p, uint_at(b, u + 8, word));
         }
         Layout::Timer => {
             p.int("si_timerid", i32_at(b, u) as i64);
             p.int("si_overrun", i32_at(b, u + 4) as i64);
-            p.hex("si_value", uint_at(b, u + 8, word));
+            put_sigval(p, uint_at(b, u + 8, word));
         }
         Layout::Chld => {
             p.pid_field("si_pid", i32_at(b, u) as i64);
@@ -515,6 +532,12 @@ pub static HANDLERS: &[Handler] = &[
         Normal,
     ),
     h("rt_sigqueueinfo", rt_sigqueueinfo_out, default_in, Normal),
+    h(
+        "pidfd_send_signal",
+        pidfd_send_signal_out,
+        default_in,
+        Normal,
+    ),
     h("rt_sigreturn", rt_sigreturn_out, default_in, Sigreturn),
     h("rt_sigsuspend", rt_sigsuspend_out, default_in, Normal),
     h(

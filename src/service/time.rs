@@ -2,7 +2,7 @@
 //! fds; and the `struct timespec`/`timeval` printers other areas use.
 
 use crate::abi::xlat::time::{
-    CLOCKS, ITIMERS, SIGEV_NOTIFY, TFD_FLAGS, TFD_TIMER_FLAGS, TIMER_FLAGS,
+    CLOCKS, HZ, ITIMERS, SIGEV_NOTIFY, TFD_FLAGS, TFD_TIMER_FLAGS, TIMER_FLAGS,
 };
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
@@ -322,7 +322,12 @@ pub fn put_sigevent(p: &mut Printer, name: &str, addr: u64) {
         return;
     };
     let notify = i32_at(&b, word + 4);
-    p.hex("sigev_value", uint_at(&b, 0, word));
+    // The program's `union sigval`, both members as strace shows them.
+    let value = uint_at(&b, 0, word);
+    p.open("sigev_value", "{", Naming::Fields);
+    p.int("sival_int", value as u32 as i32 as i64);
+    p.hex("sival_ptr", value);
+    p.close("}");
     put_signal(p, "sigev_signo", i32_at(&b, word) as i64);
     put_named(p, "sigev_notify", notify as i64, SIGEV_NOTIFY);
     match notify {
@@ -463,8 +468,8 @@ pub fn times_out(_p: &mut Printer, _c: &mut CallCtx) -> CallType {
     CallType::NotDone
 }
 
-/// A `struct tms` (four `clock_t`s, longs of the ABI):
-/// `{tms_utime=1, tms_stime=0, tms_cutime=0, tms_cstime=0}`.
+/// A `struct tms` (four `clock_t`s, longs of the ABI), each with its
+/// seconds as strace shows them: `{tms_utime=27 /* 0.27 s */, ...}`.
 fn put_tms(p: &mut Printer, name: &str, addr: u64) {
     let word = word_size(p.arch());
     let Some(b) = open_struct_dyn(p, name, addr, 4 * word) else {
@@ -474,9 +479,79 @@ fn put_tms(p: &mut Printer, name: &str, addr: u64) {
         .iter()
         .enumerate()
     {
-        p.int(field, int_at(&b, i * word, word));
+        let ticks = int_at(&b, i * word, word);
+        p.int(field, ticks);
+        if p.symbols() {
+            p.note(&ticks_text(ticks as u64));
+        }
     }
     p.close_struct(true);
+}
+
+/// `clock_t` ticks as seconds with as many decimals as a tick needs
+/// (`0.27 s` at 100 a second).
+fn ticks_text(ticks: u64) -> String {
+    let hz = HZ as u64;
+    let width = (hz - 1).to_string().len();
+    format!("{}.{:0width$} s", ticks / hz, ticks % hz)
+}
+
+/// `time(tloc)`: the seconds at leave, in `tloc` too (`[1795735294]`),
+/// and the result's date after it, as strace shows it: `= 1795735294
+/// (2026-11-26T23:21:34+0000)`.
+pub fn time_out(_p: &mut Printer, _c: &mut CallCtx) -> CallType {
+    CallType::NotDone
+}
+
+/// Leave half of time.
+pub fn time_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    let word = word_size(p.arch());
+    match read_vec(p, c.args[0], word).filter(|_| !failed && p.config().values_only < 2) {
+        Some(b) => {
+            let sec = int_at(&b, 0, word);
+            p.open("tloc", "[", Naming::Elements);
+            p.int("", sec);
+            if let Some(date) = date_text(sec, 0) {
+                p.note(&date);
+            }
+            p.close("]");
+        }
+        None => p.ptr("tloc", c.args[0]),
+    }
+    p.equals();
+    p.result(c.result);
+    if !failed
+        && p.symbols()
+        && let Some(date) = date_text(c.result, 0)
+    {
+        crate::decode::put_extended(p, "date", |p, n| p.field(n, &date));
+    }
+}
+
+/// `clock_adjtime(which_clock, utx)`: the clock by name (the `struct
+/// timex` is not decoded yet: its pointer).
+pub fn clock_adjtime_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_clockid(p, "which_clock", c.int(0));
+    p.ptr("utx", c.args[1]);
+    CallType::Done
+}
+
+/// `utime(filename, times)`: the `struct utimbuf`'s two times, each with
+/// its date: `{actime=1492350678 /* 2017-04-16T13:51:18+0000 */, ...}`.
+pub fn utime_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    p.path("filename", c.args[0]);
+    let size = time_size(p.arch());
+    if let Some(b) = open_struct_dyn(p, "times", c.args[1], 2 * size) {
+        for (i, field) in ["actime", "modtime"].iter().enumerate() {
+            let sec = int_at(&b, i * size, size);
+            p.int(field, sec);
+            if let Some(date) = date_text(sec, 0) {
+                p.note(&date);
+            }
+        }
+        p.close_struct(true);
+    }
+    CallType::Done
 }
 
 /// Leave half of times.
@@ -502,12 +577,16 @@ pub static HANDLERS: &[Handler] = &[
         clock_nanosleep_in,
         Normal,
     ),
+    h("clock_adjtime", clock_adjtime_out, default_in, Normal),
+    h("clock_adjtime64", clock_adjtime_out, default_in, Normal),
     h("clock_settime", clock_settime_out, default_in, Normal),
     h("clock_settime64", clock_settime_out, default_in, Normal),
     h("getitimer", getitimer_out, getitimer_in, Normal),
     h("gettimeofday", gettimeofday_out, gettimeofday_in, Normal),
     h("nanosleep", nanosleep_out, nanosleep_in, Normal),
+    h("time", time_out, time_in, Normal),
     h("times", times_out, times_in, Normal),
+    h("utime", utime_out, default_in, Normal),
     h("setitimer", setitimer_out, setitimer_in, Normal),
     h("settimeofday", settimeofday_out, default_in, Normal),
     h("timer_create", timer_create_out, timer_create_in, Normal),

@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 24e77adcbf5e762a57c32eb3e7e666cbc92afc6deb2280c5cc24d6b6c06bace3
+//! headers-sha256: cf3b4df49a364ef469dc41c76391d727cb02799edddb11be65c4c5fc287353c4
 
 use super::super::flags::{FlagDef, flag};
 
@@ -40,12 +40,11 @@ pub const MPOL_GET_FLAGS: &[FlagDef] = &[
     flag(0x4, "MPOL_F_MEMS_ALLOWED"),
 ];
 
-/// mbind's flags (`<linux/mempolicy.h>`).
+/// mbind's and move_pages' flags: the ones the kernel accepts (`MPOL_MF_VALID`; the header's MPOL_MF_LAZY is marked unsupported and refused) (`<linux/mempolicy.h>`).
 pub const MPOL_MF_FLAGS: &[FlagDef] = &[
     flag(0x1, "MPOL_MF_STRICT"),
     flag(0x2, "MPOL_MF_MOVE"),
     flag(0x4, "MPOL_MF_MOVE_ALL"),
-    flag(0x8, "MPOL_MF_LAZY"),
 ];
 
 /// `PROT_*` from `<asm-generic/mman-common.h>`. (`<asm/mman.h>`).
@@ -142,3 +141,17 @@ pub const MCL_FLAGS: &[FlagDef] = &[
     flag(0x2, "MCL_FUTURE"),
     flag(0x4, "MCL_ONFAULT"),
 ];
+
+/// pkey_alloc's access rights (`<asm/mman.h>`).
+pub const PKEY_FLAGS: &[FlagDef] = &[
+    flag(0x1, "PKEY_DISABLE_ACCESS"),
+    flag(0x2, "PKEY_DISABLE_WRITE"),
+];
+
+// mmap's flags fields: the mapping type, and the hugetlb page size in bits `MAP_HUGE_MASK << MAP_HUGE_SHIFT`.
+/// `MAP_TYPE` (`<linux/mman.h>`).
+pub const MAP_TYPE: u32 = 0xf;
+/// `MAP_HUGE_SHIFT` (`<linux/mman.h>`).
+pub const MAP_HUGE_SHIFT: u32 = 0x1a;
+/// `MAP_HUGE_MASK` (`<linux/mman.h>`).
+pub const MAP_HUGE_MASK: u32 = 0x3f;

@@ -5,9 +5,10 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 24e77adcbf5e762a57c32eb3e7e666cbc92afc6deb2280c5cc24d6b6c06bace3
+//! headers-sha256: cf3b4df49a364ef469dc41c76391d727cb02799edddb11be65c4c5fc287353c4
 
 use super::super::flags::{FlagDef, flag};
+use super::super::layout::Field;
 
 /// `POLL*` events from `<asm-generic/poll.h>`. (`<asm/poll.h>`).
 pub const POLL_EVENTS: &[FlagDef] = &[
@@ -103,4 +104,18 @@ pub const FUTEX_WAKE_CMPS: &[(i64, &str)] = &[
     (3, "FUTEX_OP_CMP_LE"),
     (4, "FUTEX_OP_CMP_GT"),
     (5, "FUTEX_OP_CMP_GE"),
+];
+
+/// `struct futex_waitv.flags`: the size and private bits, as strace names them (`<linux/futex.h>`).
+pub const FUTEX_WAITV_FLAGS: &[FlagDef] = &[
+    flag(0x2, "FUTEX_32"),
+    flag(0x80, "FUTEX_PRIVATE_FLAG"),
+];
+
+/// futex_waitv's waiters: `struct futex_waitv`, x86_64's layout (`<linux/futex.h>`).
+pub const FUTEX_WAITV_LAYOUT: &[Field] = &[
+    Field { name: "val", off: 0, size: 8, signed: false },
+    Field { name: "uaddr", off: 8, size: 8, signed: false },
+    Field { name: "flags", off: 16, size: 4, signed: false },
+    Field { name: "__reserved", off: 20, size: 4, signed: false },
 ];

@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 24e77adcbf5e762a57c32eb3e7e666cbc92afc6deb2280c5cc24d6b6c06bace3
+//! headers-sha256: cf3b4df49a364ef469dc41c76391d727cb02799edddb11be65c4c5fc287353c4
 
 use super::super::flags::{FlagDef, flag};
 
