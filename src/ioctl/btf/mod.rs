@@ -117,8 +117,16 @@ impl KernelBtf {
         }
         let (kind, bare) = split_kind(name);
         let index = self.index.get_or_init(|| {
-            let bytes = std::fs::read(self.dir.join("vmlinux")).ok()?;
-            index::build(&bytes)
+            let path = self.dir.join("vmlinux");
+            let file = std::fs::File::open(&path).ok()?;
+            // Mapped where sysfs allows it, as the crate maps it: sysfs
+            // reads the 5 MB file out 4 KiB a call, a thousand calls.
+            // SAFETY: the kernel's BTF is read-only and lasts as long as
+            // the kernel (a file under RTRACE_BTF_DIR is a test's copy).
+            match unsafe { memmap2::Mmap::map(&file) } {
+                Ok(map) => index::build(&map),
+                Err(_) => index::build(&std::fs::read(&path).ok()?),
+            }
         });
         let ids = index.as_ref().map(|i| i.get(bare));
         let found = find_in(&self.vmlinux, ids, kind, bare, size)
