@@ -119,11 +119,12 @@ impl KernelBtf {
         let index = self.index.get_or_init(|| {
             let path = self.dir.join("vmlinux");
             let file = std::fs::File::open(&path).ok()?;
-            // Mapped where sysfs allows it, as the crate maps it: sysfs
-            // reads the 5 MB file out 4 KiB a call, a thousand calls.
+            // Mapped where sysfs allows it (privately: it refuses a shared
+            // map), as the crate maps it: sysfs reads the 5 MB file out
+            // 4 KiB a call, a thousand calls.
             // SAFETY: the kernel's BTF is read-only and lasts as long as
             // the kernel (a file under RTRACE_BTF_DIR is a test's copy).
-            match unsafe { memmap2::Mmap::map(&file) } {
+            match unsafe { memmap2::MmapOptions::new().map_copy_read_only(&file) } {
                 Ok(map) => index::build(&map),
                 Err(_) => index::build(&std::fs::read(&path).ok()?),
             }
