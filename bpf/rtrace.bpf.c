@@ -71,13 +71,20 @@ struct {
 	__type(value, struct rt_ioctl);
 } ioctls SEC(".maps");
 
-/* -c in the kernel: when each task's current call entered, and the
- * counts by call number (the spec table's index). */
+/* -c in the kernel: when each task's current call entered and its index
+ * in the spec table (kept so that the exit need not read the registers
+ * again), and the counts by that index. */
+struct call_start {
+	__u64 ns;
+	__u32 index;
+	__u32 pad;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
-	__type(value, __u64);
+	__type(value, struct call_start);
 } starts SEC(".maps");
 
 struct {
@@ -131,34 +138,38 @@ static __always_inline __u32 call_index(struct pt_regs *regs, long nr)
 }
 
 /* -c in the kernel, at a call's entry: its start, if it is counted. */
-static __always_inline void count_enter(__u32 tid, struct pt_regs *regs, long nr)
+static __always_inline void count_enter(struct pt_regs *regs, long nr)
 {
 	__u32 index = call_index(regs, nr);
 	struct rt_spec *spec = bpf_map_lookup_elem(&specs, &index);
 	if (!spec || !spec->counted)
 		return;
-	__u64 *start = bpf_task_storage_get(&starts, bpf_get_current_task_btf(), 0,
-					    BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (start)
-		*start = bpf_ktime_get_ns();
+	struct call_start *start = bpf_task_storage_get(&starts, bpf_get_current_task_btf(), 0,
+							BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (start) {
+		start->ns = bpf_ktime_get_ns();
+		start->index = index;
+	}
 }
 
-/* ... and at its exit: one more call (an attempt the kernel left). */
-static __always_inline void count_exit(__u32 tid, struct pt_regs *regs, long ret)
+/* ... and at its exit: one more call (an attempt the kernel left). Only a
+ * task whose entry was counted has a start, so the task-local look-up
+ * comes first: an untraced task's exit costs that alone. */
+static __always_inline void count_exit(__u32 tid, long ret)
 {
-	__u64 *start = bpf_task_storage_get(&starts, bpf_get_current_task_btf(), 0, 0);
-	if (!start || !*start)
+	struct call_start *start = bpf_task_storage_get(&starts, bpf_get_current_task_btf(), 0, 0);
+	if (!start || !start->ns)
 		return;
-	__u64 began = *start;
-	*start = 0;
+	__u64 began = start->ns;
+	__u32 index = start->index;
+	start->ns = 0;
+	/* Still traced (not gone meanwhile), and past a started command's
+	 * exec: its exec's own exit is the command's. */
 	if (!trace_all) {
 		__u8 *state = bpf_map_lookup_elem(&traced, &tid);
 		if (!state || *state == TASK_STARTING)
 			return;
 	}
-	long nr = 0;
-	bpf_probe_read_kernel(&nr, sizeof(nr), &regs->orig_rax);
-	__u32 index = call_index(regs, nr);
 	struct rt_count *c = bpf_map_lookup_elem(&counts, &index);
 	if (!c)
 		return;
@@ -659,7 +670,7 @@ int rtrace_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 	if (!is_traced((__u32)id, id >> 32))
 		return 0;
 	if (count_only) {
-		count_enter((__u32)id, (struct pt_regs *)ctx->args[0], ctx->args[1]);
+		count_enter((struct pt_regs *)ctx->args[0], ctx->args[1]);
 		return 0;
 	}
 	hold_if_behind((__u32)id, id >> 32);
@@ -671,12 +682,12 @@ SEC("raw_tracepoint/sys_exit")
 int rtrace_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	if (!is_traced((__u32)id, id >> 32))
-		return 0;
 	if (count_only) {
-		count_exit((__u32)id, (struct pt_regs *)ctx->args[0], ctx->args[1]);
+		count_exit((__u32)id, ctx->args[1]);
 		return 0;
 	}
+	if (!is_traced((__u32)id, id >> 32))
+		return 0;
 	send_call((struct pt_regs *)ctx->args[0], RT_LEAVE, ctx->args[1], (__u32)id, id >> 32);
 	return 0;
 }

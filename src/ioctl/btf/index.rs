@@ -1,5 +1,6 @@
-//! Type ids by name for the names the ioctl request tables use, built in
-//! one pass over vmlinux's BTF the first time a type is wanted.
+//! Type ids by name for every named struct, union, enum, typedef and
+//! integer of vmlinux's BTF, built in one pass the first time a type is
+//! wanted.
 //!
 //! Why a walk of our own: `btf-rs`'s mapped backend finds a name by
 //! scanning every type of vmlinux (about 126,000: ~0.45 ms a name), and
@@ -9,13 +10,15 @@
 //! name lookup is ours. The walk reads the record headers the BTF format
 //! documents (Documentation/bpf/btf.rst: a 24-byte file header, then
 //! 12-byte `struct btf_type` records, each followed by a tail whose size
-//! its kind and `vlen` give), and keeps the ids of the named structs,
-//! unions, enums, typedefs and integers whose names the tables want: a few
-//! milliseconds once, then each first use of a type is a hash lookup and
-//! the compilation of that type alone. A name the tables do not use
-//! (`--explain-ioctl`'s hand-written layouts) goes to the crate's scan.
+//! its kind and `vlen` give), and keeps the ids of every named struct,
+//! union, enum, typedef and integer (about 14,000 of vmlinux's 126,000
+//! types): a few milliseconds once, then each first use of a type is a
+//! hash lookup and the compilation of that type alone. Every name, not
+//! only those of the ioctl tables: the BPF engine's plan asks for a
+//! hundred others (`struct stat`, `struct task_struct`, ...), each of
+//! which cost a scan of every type, a third of its start-up.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// `BTF_MAGIC` as a little-endian file starts.
 const MAGIC: u16 = crate::abi::xlat::ioctl::BTF_MAGIC;
@@ -28,21 +31,16 @@ const ENUM: u32 = 6;
 const TYPEDEF: u32 = 8;
 const ENUM64: u32 = 19;
 
-/// The ids of the wanted names, each name's in id order.
+/// The ids of each name, in id order.
 #[derive(Debug, Default)]
 pub struct NameIndex {
-    ids: HashMap<&'static str, Vec<u32>>,
-    wanted: HashSet<&'static str>,
+    ids: HashMap<Box<str>, Vec<u32>>,
 }
 
 impl NameIndex {
-    /// The ids named `name`: `Some` (maybe empty) when the index was asked
-    /// for it, `None` when it was not (ask the crate).
-    pub fn get(&self, name: &str) -> Option<&[u32]> {
-        if !self.wanted.contains(name) {
-            return None;
-        }
-        Some(self.ids.get(name).map_or(&[], |v| v.as_slice()))
+    /// The ids named `name` (none: vmlinux has no such type).
+    pub fn get(&self, name: &str) -> &[u32] {
+        self.ids.get(name).map_or(&[], |v| v.as_slice())
     }
 }
 
@@ -73,10 +71,9 @@ fn u32_at(b: &[u8], at: usize) -> Option<u32> {
     Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
 }
 
-/// Index the `wanted` names of the base (not split) BTF file `bytes`;
-/// `None` when it is not little-endian BTF whose every record this walk
-/// understands.
-pub fn build(bytes: &[u8], wanted: HashSet<&'static str>) -> Option<NameIndex> {
+/// Index the names of the base (not split) BTF file `bytes`; `None` when
+/// it is not little-endian BTF whose every record this walk understands.
+pub fn build(bytes: &[u8]) -> Option<NameIndex> {
     if bytes.get(0..2)? != MAGIC.to_le_bytes() {
         return None;
     }
@@ -85,7 +82,7 @@ pub fn build(bytes: &[u8], wanted: HashSet<&'static str>) -> Option<NameIndex> {
     let (str_off, str_len) = (u32_at(bytes, 16)? as usize, u32_at(bytes, 20)? as usize);
     let types = bytes.get(hdr_len + type_off..hdr_len + type_off + type_len)?;
     let strings = bytes.get(hdr_len + str_off..hdr_len + str_off + str_len)?;
-    let mut ids: HashMap<&'static str, Vec<u32>> = HashMap::new();
+    let mut ids: HashMap<Box<str>, Vec<u32>> = HashMap::new();
     let (mut at, mut id) = (0, 1u32);
     while at < types.len() {
         let name_off = u32_at(types, at)? as usize;
@@ -94,16 +91,19 @@ pub fn build(bytes: &[u8], wanted: HashSet<&'static str>) -> Option<NameIndex> {
         if name_off != 0 && matches!(kind, INT | STRUCT | UNION | ENUM | TYPEDEF | ENUM64) {
             let name = strings.get(name_off..)?;
             let end = name.iter().position(|&c| c == 0)?;
-            if let Ok(name) = std::str::from_utf8(&name[..end])
-                && let Some(&key) = wanted.get(name)
-            {
-                ids.entry(key).or_default().push(id);
+            if let Ok(name) = std::str::from_utf8(&name[..end]) {
+                match ids.get_mut(name) {
+                    Some(list) => list.push(id),
+                    None => {
+                        ids.insert(name.into(), vec![id]);
+                    }
+                }
             }
         }
         at += 12 + tail(kind, vlen)?;
         id += 1;
     }
-    (at == types.len()).then_some(NameIndex { ids, wanted })
+    (at == types.len()).then_some(NameIndex { ids })
 }
 
 #[cfg(test)]
@@ -136,19 +136,19 @@ mod tests {
     }
 
     #[test]
-    fn finds_the_wanted_names_by_id() {
-        let index = build(&tiny(), HashSet::from(["int", "s", "absent"])).unwrap();
-        assert_eq!(index.get("int"), Some(&[1][..]));
-        assert_eq!(index.get("s"), Some(&[2][..]));
-        assert_eq!(index.get("absent"), Some(&[][..]));
-        // Not asked for: the caller asks the crate.
-        assert_eq!(index.get("m"), None);
+    fn finds_the_names_by_id() {
+        let index = build(&tiny()).unwrap();
+        assert_eq!(index.get("int"), [1]);
+        assert_eq!(index.get("s"), [2]);
+        assert_eq!(index.get("absent"), [0u32; 0]);
+        // A member's name is not a type's.
+        assert_eq!(index.get("m"), [0u32; 0]);
     }
 
     #[test]
     fn a_truncated_or_foreign_file_is_no_index() {
         let bytes = tiny();
-        assert!(build(&bytes[..bytes.len() - 20], HashSet::new()).is_none());
-        assert!(build(b"\x7fELF", HashSet::new()).is_none());
+        assert!(build(&bytes[..bytes.len() - 20]).is_none());
+        assert!(build(b"\x7fELF").is_none());
     }
 }

@@ -41,8 +41,8 @@ struct KernelBtf {
     dir: PathBuf,
     /// vmlinux's types.
     vmlinux: Btf,
-    /// vmlinux's type ids by the names the request tables use, built on
-    /// the first look-up (`None`: the file could not be indexed).
+    /// vmlinux's type ids by name, built on the first look-up (`None`:
+    /// the file could not be indexed).
     index: OnceLock<Option<index::NameIndex>>,
     /// Every module's types, read on the first name vmlinux lacks.
     modules: OnceLock<Vec<(String, Btf)>>,
@@ -117,10 +117,19 @@ impl KernelBtf {
         }
         let (kind, bare) = split_kind(name);
         let index = self.index.get_or_init(|| {
-            let bytes = std::fs::read(self.dir.join("vmlinux")).ok()?;
-            index::build(&bytes, table_names())
+            let path = self.dir.join("vmlinux");
+            let file = std::fs::File::open(&path).ok()?;
+            // Mapped where sysfs allows it (privately: it refuses a shared
+            // map), as the crate maps it: sysfs reads the 5 MB file out
+            // 4 KiB a call, a thousand calls.
+            // SAFETY: the kernel's BTF is read-only and lasts as long as
+            // the kernel (a file under RTRACE_BTF_DIR is a test's copy).
+            match unsafe { memmap2::MmapOptions::new().map_copy_read_only(&file) } {
+                Ok(map) => index::build(&map),
+                Err(_) => index::build(&std::fs::read(&path).ok()?),
+            }
         });
-        let ids = index.as_ref().and_then(|i| i.get(bare));
+        let ids = index.as_ref().map(|i| i.get(bare));
         let found = find_in(&self.vmlinux, ids, kind, bare, size)
             .map(|s| (s, self.dir.join("vmlinux")))
             .or_else(|| {
@@ -173,22 +182,6 @@ fn split_kind(name: &str) -> (TypeKind, &str) {
     (TypeKind::Plain, base)
 }
 
-/// The bare names (`fiemap`, `__u32`: see [`split_kind`]) of every type
-/// the request tables give an argument, for [`index::build`].
-fn table_names() -> HashSet<&'static str> {
-    table_types()
-        .into_iter()
-        .filter_map(|(ty, _)| {
-            let ty = ty.trim();
-            if ty.ends_with('*') {
-                return None;
-            }
-            let ty = array_spelling(ty).map_or(ty, |(elem, _)| elem);
-            Some(split_kind(ty).1)
-        })
-        .collect()
-}
-
 /// Every distinct `(type, size)` the request tables (both architectures)
 /// give an argument as the kernel copies it: the header's type at the
 /// code's size, an exception's type, a request with parameters' type.
@@ -217,8 +210,8 @@ pub fn table_types() -> Vec<(&'static str, usize)> {
     out
 }
 
-/// `name` of `kind` and `size` in `btf`, from `ids` where an index knows
-/// the name, else by the crate's scan of every type.
+/// `name` of `kind` and `size` in `btf`, from `ids` where the file is
+/// indexed, else by the crate's scan of every type.
 fn find_in(
     btf: &Btf,
     ids: Option<&[u32]>,

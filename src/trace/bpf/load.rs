@@ -256,11 +256,14 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
             || ALWAYS.contains(&name)
     };
     let selected = |name: &str| select.is_all() || select.contains(name);
+    // Counted in the kernel, no call is sent: none needs its memory.
+    let captured = |name: &str| count_only == 0 && wanted(name);
     let table = plan::table(
         events.as_ref().map(|(d, _)| d.as_path()),
         limits,
         &wanted,
         &selected,
+        &captured,
     );
     if let Some((dir, true)) = &events {
         plan::release_events_dir(dir);
@@ -271,13 +274,16 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
                 .ok_or_else(|| missing("the spec table"))?,
         )
         .map_err(|e| load_error("open the spec table", e))?;
-        for (index, spec) in table {
+        // The table starts zeroed: a call that sends nothing, counts
+        // nothing and copies nothing needs no update (a system call each).
+        for (index, spec) in table.into_iter().filter(|(_, s)| s.wanted | s.counted != 0) {
             specs
                 .set(index, spec, 0)
                 .map_err(|e| load_error("fill the spec table", e))?;
         }
     }
-    {
+    // Only an ioctl's capture looks requests up.
+    if captured("ioctl") {
         let mut ioctls: HashMap<_, u32, plan::IoctlSpec> = HashMap::try_from(
             ebpf.map_mut("ioctls")
                 .ok_or_else(|| missing("the ioctl table"))?,

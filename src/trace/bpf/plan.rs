@@ -32,6 +32,7 @@ use crate::format::PATH_MAX;
 use crate::kernel::Arch;
 use crate::service;
 use crate::sysent::{self, Kind};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// `RT_CAP_*` kinds (bpf/rtrace.h).
@@ -559,33 +560,85 @@ fn strings_only(arch: Arch, name: &str, limits: Limits) -> Spec {
     spec
 }
 
+/// The syscall trace events' formats, each read once (an i386 call reads
+/// the x86_64 call's of the same name).
+struct Formats<'a> {
+    dir: Option<&'a Path>,
+    /// The parameters by event name (`read`, `newuname`); `None` where
+    /// the kernel has no such event.
+    seen: HashMap<String, Option<Vec<Field>>>,
+    /// One buffer for every file: tracefs reports a format's size as 0,
+    /// so reading to a string would grow one in small reads.
+    buf: Vec<u8>,
+}
+
+impl Formats<'_> {
+    /// The parameters of event `sys_enter_EVENT`.
+    fn get(&mut self, event: &str) -> Option<&[Field]> {
+        if !self.seen.contains_key(event) {
+            let fields = self.read(event).map(|text| parse_format(&text));
+            self.seen.insert(event.to_string(), fields);
+        }
+        self.seen.get(event)?.as_deref()
+    }
+
+    /// The text of `sys_enter_EVENT/format`, in as few reads as it takes
+    /// (one, and the one that finds its end).
+    fn read(&mut self, event: &str) -> Option<String> {
+        use std::io::Read;
+        let path = self.dir?.join(format!("sys_enter_{event}/format"));
+        let mut file = std::fs::File::open(path).ok()?;
+        let mut len = 0;
+        loop {
+            if self.buf.len() - len < 4096 {
+                self.buf.resize(len + 16384, 0);
+            }
+            match file.read(&mut self.buf[len..]) {
+                Ok(0) => break,
+                Ok(n) => len += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return None,
+            }
+        }
+        String::from_utf8(self.buf[..len].to_vec()).ok()
+    }
+}
+
 /// The whole table: index `nr` for x86_64, `I386_BASE + nr` for i386.
-/// `wanted` says which call names send events at all.
+/// `wanted` says which call names send events at all, `counted` which
+/// `-c` counts in the kernel, `captured` which carry their memory (the
+/// calls whose records are sent: no other needs its format read or its
+/// types looked up, which is most of the start-up's work).
 pub fn table(
     events: Option<&Path>,
     limits: Limits,
     wanted: &dyn Fn(&str) -> bool,
     counted: &dyn Fn(&str) -> bool,
+    captured: &dyn Fn(&str) -> bool,
 ) -> Vec<(u32, Spec)> {
+    let mut formats = Formats {
+        dir: events,
+        seen: HashMap::new(),
+        buf: Vec::new(),
+    };
     let mut out = Vec::new();
     for (nr, name) in service::all_calls(Arch::X86_64) {
         if nr >= I386_BASE as u64 {
             continue;
         }
-        // The kernel names some events by their entry points (`newuname`,
-        // `newfstatat` for the table's `uname`, ...).
-        let fields = events
-            .and_then(|dir| {
-                let read = |event: String| {
-                    std::fs::read_to_string(dir.join(format!("sys_enter_{event}/format"))).ok()
-                };
-                read(name.to_string()).or_else(|| read(format!("new{name}")))
-            })
-            .map(|t| parse_format(&t));
-        let mut spec = match fields {
-            Some(f) => captures(name, &f, limits),
-            None => strings_only(Arch::X86_64, name, limits),
-        };
+        let mut spec = Spec::default();
+        if captured(name) {
+            // The kernel names some events by their entry points
+            // (`newuname`, `newfstatat` for the table's `uname`, ...).
+            let fields = match formats.get(name) {
+                Some(f) => Some(f),
+                None => formats.get(&format!("new{name}")),
+            };
+            spec = match fields {
+                Some(f) => captures(name, f, limits),
+                None => strings_only(Arch::X86_64, name, limits),
+            };
+        }
         spec.wanted = wanted(name) as u8;
         spec.counted = counted(name) as u8;
         if FD_DATA_CALLS.contains(&name) {
@@ -597,44 +650,9 @@ pub fn table(
         if nr >= I386_BASE as u64 {
             continue;
         }
-        let mut spec = strings_only(Arch::I386, name, limits);
-        // Byte buffers are the same on both ABIs: those of the x86_64
-        // call of the same name, where its parameters sit in the same
-        // registers.
-        let x86_64 = events.and_then(|dir| {
-            std::fs::read_to_string(dir.join(format!("sys_enter_{name}/format"))).ok()
-        });
-        if let (Some(text), Some(sig)) = (x86_64, sysent::signature(Arch::I386, name)) {
-            let fields = parse_format(&text);
-            // No 64-bit value split over two registers, as many
-            // parameters: each sits where the x86_64 one does.
-            let aligned =
-                sig.params.len() == fields.len() && sig.params.iter().all(|p| p.kind != Kind::High);
-            let same = |i: u8| aligned && (i as usize) < fields.len();
-            // And structs an i386 program lays out as the kernel does
-            // (no pointers or longs: struct statx, an int).
-            let same_layout = |i: u8| {
-                let base = fields.get(i as usize).map(|f| pointee(&f.ty));
-                base.as_deref().is_some_and(is_bytes)
-                    || base
-                        .and_then(|b| crate::ioctl::btf::describe(&b))
-                        .is_some_and(|t| t.shape.i386_layout_same())
-            };
-            for cap in captures(name, &fields, limits).captures() {
-                let nested = matches!(
-                    cap.kind,
-                    CAP_IOVEC | CAP_MSGHDR | CAP_MMSGHDR | CAP_STRVEC | CAP_PTRVEC | CAP_STR
-                );
-                let uses_len =
-                    matches!(cap.kind, CAP_ARGLEN | CAP_RETLEN | CAP_ARGMIN | CAP_LENPTR);
-                if !nested
-                    && same(cap.arg)
-                    && (!uses_len || same(cap.len_arg))
-                    && same_layout(cap.arg)
-                {
-                    spec.push(*cap);
-                }
-            }
+        let mut spec = Spec::default();
+        if captured(name) {
+            spec = i386_captures(name, formats.get(name), limits);
         }
         spec.wanted = wanted(name) as u8;
         spec.counted = counted(name) as u8;
@@ -644,6 +662,42 @@ pub fn table(
         out.push((I386_BASE + nr as u32, spec));
     }
     out
+}
+
+/// The captures of i386 call `name`: its strings, and where `x86_64` (the
+/// x86_64 call of the same name's parameters) has them in the same
+/// registers, that call's byte buffers and the structs an i386 program
+/// lays out as the kernel does.
+fn i386_captures(name: &str, x86_64: Option<&[Field]>, limits: Limits) -> Spec {
+    let mut spec = strings_only(Arch::I386, name, limits);
+    let (Some(fields), Some(sig)) = (x86_64, sysent::signature(Arch::I386, name)) else {
+        return spec;
+    };
+    // No 64-bit value split over two registers, as many parameters: each
+    // sits where the x86_64 one does.
+    let aligned =
+        sig.params.len() == fields.len() && sig.params.iter().all(|p| p.kind != Kind::High);
+    let same = |i: u8| aligned && (i as usize) < fields.len();
+    // And structs an i386 program lays out as the kernel does (no
+    // pointers or longs: struct statx, an int).
+    let same_layout = |i: u8| {
+        let base = fields.get(i as usize).map(|f| pointee(&f.ty));
+        base.as_deref().is_some_and(is_bytes)
+            || base
+                .and_then(|b| crate::ioctl::btf::describe(&b))
+                .is_some_and(|t| t.shape.i386_layout_same())
+    };
+    for cap in captures(name, fields, limits).captures() {
+        let nested = matches!(
+            cap.kind,
+            CAP_IOVEC | CAP_MSGHDR | CAP_MMSGHDR | CAP_STRVEC | CAP_PTRVEC | CAP_STR
+        );
+        let uses_len = matches!(cap.kind, CAP_ARGLEN | CAP_RETLEN | CAP_ARGMIN | CAP_LENPTR);
+        if !nested && same(cap.arg) && (!uses_len || same(cap.len_arg)) && same_layout(cap.arg) {
+            spec.push(*cap);
+        }
+    }
+    spec
 }
 
 #[cfg(test)]
@@ -664,6 +718,45 @@ format:
             string_limit: 32,
             verbose: false,
         }
+    }
+
+    /// The kernel's trace events, where this machine has them mounted.
+    fn kernel_events() -> Option<PathBuf> {
+        let (dir, mounted) = events_dir()?;
+        if mounted {
+            release_events_dir(&dir);
+            return None;
+        }
+        Some(dir)
+    }
+
+    #[test]
+    fn a_call_not_sent_reads_nothing_and_the_others_copy_the_same() {
+        let Some(dir) = kernel_events() else {
+            eprintln!("no tracefs mounted here: nothing to compare");
+            return;
+        };
+        let all = table(Some(&dir), limits(), &|_| true, &|_| true, &|_| true);
+        let few = ["ioctl", "openat", "read", "execve"];
+        let wanted = |n: &str| few.contains(&n);
+        let some = table(Some(&dir), limits(), &wanted, &|_| false, &wanted);
+        assert_eq!(all.len(), some.len());
+        let mut compared = 0;
+        for ((index, a), (same, b)) in all.iter().zip(&some) {
+            assert_eq!(index, same);
+            if b.wanted == 1 {
+                // Only what is sent differs: wanted and counted.
+                assert_eq!(a.captures(), b.captures(), "call {index}");
+                assert_eq!(b.counted, 0);
+                compared += 1;
+            } else {
+                assert!(b.captures().is_empty(), "call {index}");
+            }
+        }
+        // The four on x86_64, and those of them i386 has.
+        assert!(compared >= 7, "{compared} calls compared");
+        let read = all.iter().find(|(i, _)| *i == 0).map(|(_, s)| s);
+        assert_eq!(read.map(|s| s.captures().len()), Some(2), "read's buffer");
     }
 
     #[test]
