@@ -276,8 +276,7 @@ def plan(name, rest):
 
 # ---------------------------------------------------------------- running
 
-def run_one(tracer_cmd, workdir, log, target, redirs, timeout=30,
-            spare_pids=0):
+def run_one(tracer_cmd, workdir, log, target, redirs, timeout=30):
     """One traced run in a fresh pid namespace without ASLR.
 
     As strace's run_strace_match_diff does, the program first runs once
@@ -298,11 +297,9 @@ def run_one(tracer_cmd, workdir, log, target, redirs, timeout=30,
         return None, "timeout", ""
     if pre.returncode == 77:
         return 77, "", "skipped"
-    # strace forks two checks of its own before the tracee (pid 4 in the
-    # new namespace); spare_pids short processes first give rtrace's
-    # tracee the same pid.
-    wrap = ["sh", "-c", "/bin/true; " * spare_pids + 'exec "$@" ' +
-            " ".join(redirs), "sh"]
+    # strace forks two checks of its own before the tracee, rtrace its pin
+    # guard (twice): the tracee is pid 4 in the new namespace under both.
+    wrap = ["sh", "-c", 'exec "$@" ' + " ".join(redirs), "sh"]
     cmd = ["unshare", "-pf", "--mount-proc", "setarch", "x86_64", "-R"] + \
         wrap + tracer_cmd
     try:
@@ -755,8 +752,7 @@ def compare_program(name, rest, args):
     for cmd, log in zip(cmds, logs):
         if os.path.exists(log):
             os.unlink(log)
-        r = run_one(cmd, work, log, target, p["redirs"],
-                    spare_pids=2 if log == logs[1] else 0)
+        r = run_one(cmd, work, log, target, p["redirs"])
         if r[0] == 77:
             res.update(verdict="n/c", reason="program skipped (77)")
             shutil.rmtree(scratch, ignore_errors=True)
