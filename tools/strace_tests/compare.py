@@ -499,7 +499,7 @@ def unescape(s):
 
 
 IOC_DIRS = {"_IOC_NONE": 0, "_IOC_WRITE": 1, "_IOC_READ": 2}
-STRACE_IOC = re.compile(r"_IOC\(((?:_IOC_\w+\|?)+), (0x[0-9a-f]+|\d+), "
+STRACE_IOC = re.compile(r"_IOC\(((?:_IOC_\w+\|?)+), ('(?:\\.|[^'])'|0x[0-9a-f]+|\d+), "
                         r"(0x[0-9a-f]+|\d+), (0x[0-9a-f]+|\d+)\)")
 RTRACE_IOC = re.compile(r"_IO(R|W|WR|)\(('(?:\\.|[^'])'|0x[0-9a-f]+|\d+), "
                         r"(0x[0-9a-f]+|\d+)(?:, (0x[0-9a-f]+|\d+))?\)")
@@ -507,7 +507,8 @@ RTRACE_IOC = re.compile(r"_IO(R|W|WR|)\(('(?:\\.|[^'])'|0x[0-9a-f]+|\d+), "
 
 def ioc_number(text):
     """An unnamed ioctl request as its number: strace spells it
-    `_IOC(_IOC_READ, 0x56, 0x1, 0)`, rtrace `_IOR('V', 0x1, 0)`."""
+    `_IOC(_IOC_READ, 0x56, 0x1, 0)`, rtrace `_IOR('V', 0x1, 0)` (and a
+    code with no direction but a size `_IOC(_IOC_NONE, '=', 0x0, 8)`)."""
     def num(x):
         if x.startswith("'"):
             return ord(unescape(x[1:-1])[:1] or b"\0")
