@@ -366,6 +366,13 @@ impl Engine {
             && let Ok(own) = kernel::get_affinity(0)
             && kernel::set_affinity(0, &single(cpu, own.len())).is_ok()
         {
+            // The guard, forked before any tracee, goes to the pin CPU
+            // too, before any task is pinned there: woken by rtrace's end
+            // it must run before the pinned tasks, which it does as a
+            // real-time task on their CPU (pin_guard.rs).
+            if let Some(Some(guard)) = &self.colo.guard {
+                guard.move_to(&single(cpu, own.len()));
+            }
             self.colo.tracer_own = Some(own);
         }
         if self.colo.tracer_own.is_none() {

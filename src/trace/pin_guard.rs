@@ -287,8 +287,9 @@ fn guard_main(pipe: OwnedFd, ready: OwnedFd) -> ! {
         }
         libc::syscall(libc::SYS_close_range, high + 1, u32::MAX, 0u32);
     }
-    // The guard runs on the pin CPU (it is forked from a pinned rtrace,
-    // and moved with it) as a real-time task (where it may): woken by
+    // The guard runs on the pin CPU (rtrace moves it there when it pins
+    // itself, and with every move of the pin) as a real-time task (where
+    // it may): woken by
     // rtrace's end, it runs before any pinned task, which may run on that
     // CPU alone, so none can make a task or set a mask of its own before
     // the guard has given it its own mask back.
