@@ -62,6 +62,7 @@ import collections
 import concurrent.futures
 import difflib
 import gzip
+import glob
 import json
 import os
 import re
@@ -531,6 +532,34 @@ def ioc_number(text):
 # 64-bit call's macro whichever call it is.
 ALIASES = {"RLIM64_INFINITY": "RLIM_INFINITY"}
 
+# The names strace 6.1 knows, from its xlat/*.in files, with the values
+# those files give (a name under several #ifdefs has several): rtrace
+# naming what strace printed as a number is more only where the name's
+# value is that number, or strace could not have named it (see
+# `named_by_rtrace`).
+STRACE_NAMES = {}
+
+
+def load_strace_names(src):
+    """Fill STRACE_NAMES from strace's xlat/*.in files."""
+    for path in glob.glob(os.path.join(src, "src", "xlat", "*.in")):
+        with open(path, errors="replace") as f:
+            for line in f:
+                m = re.match(r"([A-Za-z_][A-Za-z0-9_]*)(?:\s+(\S+))?", line)
+                if not m:
+                    continue
+                vals = STRACE_NAMES.setdefault(m.group(1), set())
+                try:
+                    vals.add(int(m.group(2), 0) % (1 << 64))
+                except (TypeError, ValueError):
+                    pass
+
+# A number strace marks as unknown (`0x4 /* MRT6MSG_??? */`), and a flag
+# set's unnamed rest (`MFD_HUGETLB|0x3fffff8`): kept beside the atoms as
+# markers, so that a name rtrace gives them can be judged.
+UNKNOWN_NUM = re.compile(r"(-?0x[0-9a-fA-F]+|-?\d+) /\* [A-Z0-9_]*\?")
+FLAG_REST = re.compile(r"(?<=[A-Za-z0-9_)])\|(0x[0-9a-fA-F]+)\b")
+
 
 def atoms(text, is_rtrace):
     """A unit's text -> Counter of atoms."""
@@ -546,8 +575,13 @@ def atoms(text, is_rtrace):
                   text)
     # strace's comments that only say "unknown" (`0x8 /* ?_OK */`,
     # `0 /* ARCH_??? */`) carry no information.
-    text = re.sub(r"/\* [A-Z0-9_]*\?[A-Z0-9_?]* \*/", "", text)
     c = collections.Counter()
+    if not is_rtrace:
+        for m in UNKNOWN_NUM.finditer(text):
+            c[("U", int(m.group(1), 0) % (1 << 64))] += 1
+        for m in FLAG_REST.finditer(text):
+            c[("R", int(m.group(1), 16))] += 1
+    text = re.sub(r"/\* [A-Z0-9_]*\?[A-Z0-9_?]* \*/", "", text)
     for m in ATOM.finditer(text):
         s, com, ell, num, ident = m.groups()
         if s is not None:
@@ -622,10 +656,45 @@ def compare_unit(s1, s2, r):
         return "more"
     required = s1 & s2
     volatile = sum((s1 - required).values())
-    if (required - r):
-        return "less"
+    missing = collections.Counter(
+        {a: k for a, k in (required - r).items() if a[0] not in "UR"})
+    if missing:
+        return "more" if named_by_rtrace(missing, s1, r) else "less"
     extra = sum((r - s1).values())
     return "more" if extra > volatile else "same"
+
+
+def named_by_rtrace(missing, s1, r):
+    """Whether every number strace showed and rtrace did not is one rtrace
+    names instead.
+
+    A number is named when an identifier rtrace adds has that value in
+    strace's own tables (`[2]` and `[SOCK_DGRAM]`); when strace marked it
+    unknown and rtrace gives a name strace 6.1 does not have (`0x4 /*
+    MRT6MSG_??? */` and `MRT6MSG_WRMIFWHOLE`, newer than strace); or when it
+    is a flag set's unnamed rest and rtrace names more of its bits (with
+    names strace does not have, or whose values are those bits) and leaves
+    unnamed only bits strace left unnamed too."""
+    if any(a[0] != "n" for a in missing):
+        return False
+    added = r - s1
+    names = [a[1] for a in added if a[0] == "i"]
+    rest = [a[1] for a in added if a[0] == "n"]
+    if not names:
+        return False
+    for (_, v), _k in missing.items():
+        values = [STRACE_NAMES.get(n) for n in names]
+        if any(vals and v in vals for vals in values):
+            continue
+        newer = [n for n in names if n not in STRACE_NAMES]
+        if s1[("U", v)] and newer:
+            continue
+        if s1[("R", v)] and all(x & ~v == 0 for x in rest) and all(
+                not vals or any(x & ~v == 0 and x for x in vals)
+                for vals in values):
+            continue
+        return False
+    return True
 
 
 def compare_call(c1, c2, cr):
@@ -959,6 +1028,7 @@ def main():
     if not (args.strace_src and args.rtrace and args.out):
         ap.error("--strace-src, --rtrace and --out are needed")
     args.families = load_families(args.strace_src)
+    load_strace_names(args.strace_src)
     if args.logs:
         os.makedirs(args.logs, exist_ok=True)
     own_scratch = args.scratch is None
