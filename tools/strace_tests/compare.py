@@ -47,7 +47,13 @@ difference of information):
     `si_signo=SIGX` is dropped (rtrace's signal name says it).
   - An argument of rtrace is "same" when its atoms contain the required
     atoms and add none beyond those that varied between strace runs,
-    "more" when they contain them and add more, "less" otherwise. Where
+    "more" when they contain them and add more, "less" otherwise. A
+    required number rtrace replaces by a name still counts as carried
+    when strace's own xlat/*.in tables check the name: its value there is
+    the number; strace marked the number unknown (`/* X_??? */`) and does
+    not have the name (a newer kernel's); or the number is a flag set's
+    unnamed rest (`A|0x30`) and rtrace names some of those bits, leaving
+    unnamed only bits strace left unnamed too. Where
     the two argument counts differ, the whole call's atoms are compared.
   - Calls are aligned by name (difflib); a strace call rtrace lacks is
     "less", an rtrace call strace lacks is "more".
