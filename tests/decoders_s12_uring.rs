@@ -218,3 +218,29 @@ fn uring_and_aio_json() {
         "{submit}"
     );
 }
+
+/// An i386 caller: the same lines from the aio context on (its handle a
+/// 32-bit word, iocb pointers 4 bytes, `long` counts 32 bits, the
+/// timeouts' and `__aio_sigset`'s compat layouts), and io_uring's structs,
+/// which have one layout on both ABIs.
+#[test]
+fn uring_and_aio_calls_i386() {
+    let bin = common::fixture_m32("s12_uring");
+    let run = trace(&[], &[bin.file_name().unwrap().to_str().unwrap()]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let lines = rewrite(
+        &fixed(&run.after_marker()),
+        &[(r"\b0x(f7|ff)[0-9a-f]{6}\b", "ADDR")],
+    );
+    let from = |lines: &[String], start: &str| -> Vec<String> {
+        let at = lines
+            .iter()
+            .position(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("no {start} in:\n{}", lines.join("\n")));
+        lines[at..].to_vec()
+    };
+    let expected: Vec<String> = PLAIN.iter().map(|l| l.to_string()).collect();
+    assert_lines(&from(&lines, "io_setup("), &from(&expected, "io_setup("));
+    // The marker and io_uring_setup's two calls.
+    assert_lines(&lines[..3], &expected[..3]);
+}
