@@ -216,7 +216,8 @@ fn put_probe(p: &mut Printer, name: &str, b: &[u8], count: u64, more: bool) {
     p.close("}");
 }
 
-/// The most probe ops the kernel fills in (it refuses more).
+/// The most probe ops read (strace's bound too): an op is a byte, so no
+/// kernel fills in more; a larger nr_args prints as the pointer.
 const PROBE_MAX_OPS: u64 = 256;
 
 /// The bytes of a probe of `count` ops at `addr`.
