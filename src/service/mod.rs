@@ -5,6 +5,7 @@
 //! ([`crate::sysent`]), and its handler from an area's `HANDLERS` (gathered
 //! in `TABLES`) when a specific one exists, else the generic printer.
 
+pub mod aio;
 pub mod bpf_filter;
 pub mod ebpf;
 pub mod family;
@@ -41,6 +42,8 @@ pub mod sockopt;
 pub mod sockopt_packet;
 pub mod sysadm;
 pub mod time;
+pub mod uring;
+pub mod uring_register;
 pub mod xattr;
 
 #[cfg(test)]
@@ -97,6 +100,9 @@ static TABLES: &[&[Handler]] = &[
     xattr::HANDLERS,
     ipc::HANDLERS,
     mq::HANDLERS,
+    aio::HANDLERS,
+    uring::HANDLERS,
+    uring_register::HANDLERS,
     IOCTL,
 ];
 

@@ -226,7 +226,7 @@ pub fn bit_members(bytes: &[u8]) -> Vec<Member> {
 }
 
 /// A CPU mask of `len` bytes as the list of its CPUs: `[0 1 2 3]`.
-fn put_cpu_mask(p: &mut Printer, name: &str, addr: u64, len: u64) {
+pub fn put_cpu_mask(p: &mut Printer, name: &str, addr: u64, len: u64) {
     if len > MAX_CPU_MASK || p.config().values_only >= 2 {
         p.ptr(name, addr);
         return;

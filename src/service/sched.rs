@@ -19,7 +19,7 @@ use crate::service::raw::{i32_at, lookup, open_struct_dyn, put_named, read_vec, 
 /// `IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 7)`. A class no name has is its
 /// number, in hex when it has bits above the class field, as strace
 /// writes it (`IOPRIO_PRIO_VALUE(0x7d677, 7917)` for 0xfacefeed).
-fn ioprio_text(value: u64) -> Option<String> {
+pub fn ioprio_text(value: u64) -> Option<String> {
     let shift = IOPRIO_CLASS_SHIFT as u64;
     let class = (value >> shift) as i64;
     let data = value & IOPRIO_PRIO_MASK as u64;

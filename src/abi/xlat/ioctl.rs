@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: cf3b4df49a364ef469dc41c76391d727cb02799edddb11be65c4c5fc287353c4
+//! headers-sha256: 54fe6b8dd7513e0259c56ce82409cdda1e0da303501f0c86f902d9fc916e1c01
 
 use super::super::flags::{FlagDef, flag};
 use super::super::layout::Field;
