@@ -174,6 +174,51 @@ fn x_raw_and_x_verbose_spell_the_numbers_as_strace() {
     );
 }
 
+/// A 32-bit program's requests whose structs are the same on both ABIs
+/// (no pointer, no timeval: their codes are the same) decode alike; the
+/// others have other codes there, which the group does not claim.
+#[test]
+fn an_i386_program_s_same_layout_requests_decode_alike() {
+    let bin = common::fixture_m32("ioctl_v4l2");
+    let run = trace(
+        &["-e", "trace=ioctl", "-e", INJECT],
+        &[bin.file_name().unwrap().to_str().unwrap()],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let i386 = run.lines();
+    let native = run_lines_injected();
+    for request in [
+        "VIDIOC_QUERYCAP",
+        "VIDIOC_ENUM_FMT",
+        "VIDIOC_ENUM_FRAMESIZES",
+        "VIDIOC_ENUM_FRAMEINTERVALS",
+        "VIDIOC_REQBUFS",
+        "VIDIOC_STREAMON",
+        "VIDIOC_G_PARM",
+        "VIDIOC_S_PARM",
+        "VIDIOC_S_STD",
+        "VIDIOC_S_TUNER",
+        "VIDIOC_CROPCAP",
+        "VIDIOC_G_CROP",
+        "VIDIOC_S_CROP",
+        "VIDIOC_G_CTRL",
+        "VIDIOC_S_CTRL",
+        "VIDIOC_QUERYCTRL",
+        "VIDIOC_QUERY_EXT_CTRL",
+    ] {
+        assert_eq!(line_of(&i386, request), line_of(&native, request));
+    }
+    assert!(
+        line_of(&i386, "VIDIOC_G_FMT").starts_with("ioctl(-1, VIDIOC_G_FMT, \"\\1\\0\\0\\0"),
+        "{i386:#?}"
+    );
+}
+
+/// The x86_64 fixture's lines under injection.
+fn run_lines_injected() -> Vec<String> {
+    run(&["-e", INJECT])
+}
+
 #[test]
 fn json_carries_names_and_values() {
     use serde_json::{Value, json};
@@ -209,6 +254,19 @@ fn json_carries_names_and_values() {
                "V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC", "V4L2_BUF_FLAG_TSTAMP_SRC_SOE"]})
     );
     let ext = find("VIDIOC_S_EXT_CTRLS");
+    // A failed call's error_idx is the kernel's answer too.
+    let failed = common::trace(
+        &["--json", "-e", "trace=ioctl"],
+        &[bin.file_name().unwrap().to_str().unwrap()],
+    );
+    let failed: Value = failed
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|o| o["args"]["request"] == "VIDIOC_G_EXT_CTRLS")
+        .expect("VIDIOC_G_EXT_CTRLS");
+    assert_eq!(failed["errno"], "EBADF");
+    assert_eq!(failed["returned"]["arg"]["error_idx"], 2);
     assert_eq!(
         ext["args"]["arg"]["controls"][1],
         json!({"id": {"value": 0x9b_0905, "name": "V4L2_CID_RDS_TX_PS_NAME"}, "size": 3,
