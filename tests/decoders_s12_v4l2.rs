@@ -158,7 +158,21 @@ fn x_raw_and_x_verbose_spell_the_numbers_as_strace() {
         "ioctl(-1, ADDR, {type=0xd, fmt.meta={dataformat=0x48435655, buffersize=4096}}) \
          = 42 {fmt.meta={dataformat=0x48435655, buffersize=4096}} (INJECTED)"
     );
+    assert_eq!(
+        line_with(&raw, "{driver="),
+        "ioctl(-1, ADDR, {driver=\"vivid\", card=\"Test Camera\", \
+         bus_info=\"platform:vivid-000\", version=0x60100, capabilities=0x84000001, \
+         device_caps=0x4000001}) = 42 (INJECTED)"
+    );
     let verbose = run(&["-X", "verbose", "-e", INJECT]);
+    assert_eq!(
+        line_with(&verbose, "/* VIDIOC_QUERYCAP */"),
+        "ioctl(-1, ADDR /* VIDIOC_QUERYCAP */, {driver=\"vivid\", card=\"Test Camera\", \
+         bus_info=\"platform:vivid-000\", version=0x60100 /* KERNEL_VERSION(6, 1, 0) */, \
+         capabilities=0x84000001 /* V4L2_CAP_VIDEO_CAPTURE|V4L2_CAP_STREAMING|\
+         V4L2_CAP_DEVICE_CAPS */, device_caps=0x4000001 /* V4L2_CAP_VIDEO_CAPTURE|\
+         V4L2_CAP_STREAMING */}) = 42 (INJECTED)"
+    );
     assert_eq!(
         line_with(&verbose, "/* VIDIOC_DQBUF */"),
         "ioctl(-1, ADDR /* VIDIOC_DQBUF */, {type=0x1 /* V4L2_BUF_TYPE_VIDEO_CAPTURE */}) \

@@ -430,7 +430,18 @@ fn put_capability(p: &mut Printer, d: &[u8]) -> bool {
         put_name(p, f, name, d);
     }
     let version = val(f, "version", d);
-    if p.symbols() {
+    if !p.json() && p.symbols() {
+        // `KERNEL_VERSION(6, 1, 0)`; `0x60100 /* ... */` under -X verbose.
+        let text = format!(
+            "KERNEL_VERSION({}, {}, {})",
+            version >> 16,
+            (version >> 8) & 0xff,
+            version & 0xff
+        );
+        p.spelled("version", &format!("{version:#x}"), &text, || {
+            version.into()
+        });
+    } else if p.symbols() {
         p.open("version", "KERNEL_VERSION(", Naming::Elements);
         p.uint("", version >> 16);
         p.uint("", (version >> 8) & 0xff);
