@@ -156,7 +156,7 @@ fn v4l2_answers_are_decoded() {
     let expected = [
         "ioctl(-1, VIDIOC_ENUM_FMT, {index=2, type=V4L2_BUF_TYPE_VIDEO_CAPTURE}) = 0 \
          {flags=V4L2_FMT_FLAG_COMPRESSED, description=\"Motion-JPEG\", \
-         pixelformat=V4L2_PIX_FMT_MJPEG} (INJECTED)",
+         pixelformat=v4l2_fourcc('M', 'J', 'P', 'G') /* V4L2_PIX_FMT_MJPEG */} (INJECTED)",
         "ioctl(-1, VIDIOC_ENUM_FMT, {index=2, type=V4L2_BUF_TYPE_VIDEO_CAPTURE}) = 0 \
          {flags=V4L2_FMT_FLAG_COMPRESSED, description=\"Motion-JPEG\", \
          pixelformat=v4l2_fourcc('Q', 'z', '\\x00', '\\x07')} (INJECTED)",
@@ -167,11 +167,12 @@ fn v4l2_answers_are_decoded() {
          bus_info=\"platform:vivid-000\", version=KERNEL_VERSION(6, 1, 0), \
          capabilities=V4L2_CAP_VIDEO_CAPTURE|V4L2_CAP_STREAMING|V4L2_CAP_DEVICE_CAPS, \
          device_caps=V4L2_CAP_VIDEO_CAPTURE|V4L2_CAP_STREAMING}) = 0 (INJECTED)",
-        // No NUL: the 15 bytes a driver's name can be; no device_caps
-        // without V4L2_CAP_DEVICE_CAPS.
+        // No NUL: the 15 bytes a driver's name can be; device_caps
+        // whenever it is set, as strace shows it.
         "ioctl(-1, VIDIOC_QUERYCAP, {driver=\"xxxxxxxxxxxxxxx\".., card=\"Virtual\", \
          bus_info=\"platform:vivid-000\", version=KERNEL_VERSION(6, 1, 0), \
-         capabilities=V4L2_CAP_VIDEO_CAPTURE}) = 0 (INJECTED)",
+         capabilities=V4L2_CAP_VIDEO_CAPTURE, \
+         device_caps=V4L2_CAP_VIDEO_CAPTURE|V4L2_CAP_STREAMING}) = 0 (INJECTED)",
     ];
     for bin in [fixture("ioctl_named"), fixture_m32("ioctl_named")] {
         let lines: Vec<String> = ioctls(&bin, &["-e", "inject=ioctl:retval=0"])

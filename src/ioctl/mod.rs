@@ -18,6 +18,7 @@
 //! by value:      ioctl(3, MON_IOCT_RING_SIZE, 1228800) = |0
 //! IF_OUT:        ioctl(3, FOO, {out}) = |0
 //! IF_OUT|IF_IN:  ioctl(3, FOO, {out}) = |0 {in}
+//! ... |IF_ERR:   ioctl(3, FOO, {out}) = |-1 [EINVAL] {in}
 //! IF_IN:         ioctl(3, FOO, |{in}) = 0
 //! ```
 //!
@@ -67,6 +68,9 @@ use std::borrow::Cow;
 pub const IF_OUT: u8 = 1;
 /// Decode the argument after a successful call.
 pub const IF_IN: u8 = 2;
+/// Decode the argument after a failed call too (with this phase): the
+/// kernel says in it what failed (V4L2's extended controls' `error_idx`).
+pub const IF_ERR: u8 = 4;
 
 /// `_IOC_WRITE` and `_IOC_READ` direction bits (x86).
 const IOC_WRITE: u64 = crate::abi::xlat::ioctl::_IOC_WRITE as u64;
@@ -615,6 +619,9 @@ pub fn ioctl_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
         if !failed && req.dirs & IF_IN != 0 && decoded {
             p.text(" ", crate::output::Style::Plain);
             put_decoded(p, group, req, arg, IF_IN);
+        } else if failed && req.dirs & IF_ERR != 0 && decoded {
+            p.text(" ", crate::output::Style::Plain);
+            put_decoded(p, group, req, arg, IF_ERR);
         }
     }
     if !failed {
@@ -744,7 +751,7 @@ mod tests {
             ("nsfs", 4),
             ("loop", 5),
             ("blkpg", 1),
-            ("v4l2", 5),
+            ("v4l2", 36),
             ("gpio", 15),
             ("lirc", 19),
             ("counter", 3),

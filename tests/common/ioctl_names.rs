@@ -50,7 +50,7 @@ pub const IOCTL_NAMES: &[&str] = &[
     "ioctl(3, SNDRV_CTL_IOCTL_CARD_INFO, &ADDR) = -1 [ENOTTY]",
     "ioctl(3, SOUND_MIXER_READ_VOLUME, &ADDR) = -1 [ENOTTY]",
     "ioctl(3, VIDIOC_QUERYCAP, &ADDR) = -1 [ENOTTY]",
-    "ioctl(3, VIDIOC_G_FMT, \"\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\"..) = -1 [ENOTTY]",
+    "ioctl(3, VIDIOC_G_FMT, {type=0}) = -1 [ENOTTY]",
     "ioctl(3, MEDIA_IOC_DEVICE_INFO, \"\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\"..) = -1 [ENOTTY]",
     "ioctl(3, CEC_ADAP_G_CAPS, \"\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\"..) = -1 [ENOTTY]",
     "ioctl(3, KVM_GET_API_VERSION, 0x0) = -1 [ENOTTY]",
