@@ -3343,4 +3343,12 @@ TABLES = [
       "mmap's flags fields: the mapping type, and the hugetlb page size in bits "
       "`MAP_HUGE_MASK << MAP_HUGE_SHIFT`", names=["MAP_TYPE", "MAP_HUGE_SHIFT", "MAP_HUGE_MASK"],
       ty="u32"),
+    # ---- helper ioctls (session 12): ioctl decoders of issue 25's ioctl bases
+    T("ioctl", "IOCTL_FD_RESULTS", ["linux/ioctl.h", "linux/kvm.h", "linux/nsfs.h",
+                                    "linux/sockios.h", "linux/if_tun.h"], "values",
+      "The ioctl requests whose successful result is a new file descriptor (`-y` shows its "
+      "path): KVM's new VM, vCPU and statistics fds, nsfs's related namespaces, a socket's "
+      "and a tun device's network namespace", ty="u64",
+      names=["KVM_CREATE_VM", "KVM_CREATE_VCPU", "KVM_GET_STATS_FD", "NS_GET_USERNS",
+             "NS_GET_PARENT", "SIOCGSKNS", "TUNGETDEVNETNS"]),
 ]

@@ -18,6 +18,7 @@
 //! by value:      ioctl(3, MON_IOCT_RING_SIZE, 1228800) = |0
 //! IF_OUT:        ioctl(3, FOO, {out}) = |0
 //! IF_OUT|IF_IN:  ioctl(3, FOO, {out}) = |0 {in}
+//!   failed, with IF_FAILED_PTR:  ioctl(3, FOO, {out}) = |-1 [EBADF] &0x7ff..
 //! IF_IN:         ioctl(3, FOO, |{in}) = 0
 //! ```
 //!
@@ -67,6 +68,10 @@ use std::borrow::Cow;
 pub const IF_OUT: u8 = 1;
 /// Decode the argument after a successful call.
 pub const IF_IN: u8 = 2;
+/// With `IF_OUT | IF_IN`: a failed call shows the pointer after its result
+/// where the answer would be (`= -1 [EBADF] &0x7ff..`), for the requests
+/// whose answer strace marks unread so (`=> 0x7ff..`: RTC_PARAM_GET).
+pub const IF_FAILED_PTR: u8 = 4;
 
 /// `_IOC_WRITE` and `_IOC_READ` direction bits (x86).
 const IOC_WRITE: u64 = crate::abi::xlat::ioctl::_IOC_WRITE as u64;
@@ -615,6 +620,9 @@ pub fn ioctl_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
         if !failed && req.dirs & IF_IN != 0 && decoded {
             p.text(" ", crate::output::Style::Plain);
             put_decoded(p, group, req, arg, IF_IN);
+        } else if failed && req.dirs & IF_FAILED_PTR != 0 {
+            p.text(" ", crate::output::Style::Plain);
+            p.ptr("arg", arg);
         }
     }
     if !failed {

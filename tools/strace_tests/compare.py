@@ -545,8 +545,9 @@ def atoms(text, is_rtrace):
     text = re.sub(r"\b(\d+)\*1024\b", lambda m: str(int(m.group(1)) * 1024),
                   text)
     # strace's comments that only say "unknown" (`0x8 /* ?_OK */`,
-    # `0 /* ARCH_??? */`) carry no information.
-    text = re.sub(r"/\* [A-Z0-9_]*\?[A-Z0-9_?]* \*/", "", text)
+    # `0 /* ARCH_??? */`, a bit of no known name `0x100 /* 1<<X_??? */`)
+    # carry no information.
+    text = re.sub(r"/\* (1<<)?[A-Z0-9_]*\?[A-Z0-9_?]* \*/", "", text)
     c = collections.Counter()
     for m in ATOM.finditer(text):
         s, com, ell, num, ident = m.groups()

@@ -6,7 +6,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: cf3b4df49a364ef469dc41c76391d727cb02799edddb11be65c4c5fc287353c4
+//! headers-sha256: cf223c93d291d3da2a192d7a972d262468d5222813cc8d20edd9f5550d6d6a37
 
 use super::super::flags::{FlagDef, flag};
 use super::super::layout::Field;

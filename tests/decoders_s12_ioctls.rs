@@ -1,0 +1,108 @@
+//! ioctl decoders of session 12 (issue 25's ioctl bases), on the
+//! `s12_ioctls` fixture, whole lines in rtrace's grammar with strace 6's
+//! information:
+//!
+//! - requests whose result is a new fd show its path under `-y`, as the
+//!   calls that open files do (`KVM_CREATE_VM, 0) = 4<anon_inode:kvm-vm>`);
+//! - RTC_PARAM_GET's answer after the call, or its pointer when the call
+//!   failed (strace's `=> 0x...`);
+//! - SIOCGIFCONF's `struct ifconf` and the interfaces it lists.
+
+mod common;
+
+use common::{assert_lines_in, fixture, fixture_m32, name, trace};
+
+/// The fixture's ioctl lines, as rtrace prints them with `args`.
+fn ioctls(bin: &std::path::Path, args: &[&str]) -> Vec<String> {
+    let mut all = vec!["-e", "trace=ioctl,write"];
+    all.extend_from_slice(args);
+    let run = trace(&all, &[name(bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let lines = run.after_marker();
+    let end = lines
+        .iter()
+        .position(|l| l.contains("\"END\""))
+        .expect("the fixture's END marker");
+    lines[1..end].to_vec()
+}
+
+/// The lines of one section of the fixture (those holding `what`).
+fn section(lines: &[String], what: &str) -> Vec<String> {
+    lines.iter().filter(|l| l.contains(what)).cloned().collect()
+}
+
+#[test]
+fn new_fds_from_ioctls_show_their_paths() {
+    for bin in [fixture("s12_ioctls"), fixture_m32("s12_ioctls")] {
+        let what = bin.display().to_string();
+        let lines = ioctls(&bin, &["-y"]);
+        let ns = section(&lines, "NS_GET_USERNS");
+        assert_lines_in(
+            &ns,
+            &["ioctl(3<uts:[#]>, NS_GET_USERNS) = 4<user:[#]>"],
+            &what,
+        );
+        if !std::path::Path::new("/dev/kvm").exists() {
+            eprintln!("no /dev/kvm: the KVM part of {what} is skipped");
+            continue;
+        }
+        let kvm = section(&lines, "KVM_");
+        assert_lines_in(
+            &kvm,
+            &[
+                "ioctl(3</dev/kvm>, KVM_CREATE_VM, 0) = 4<anon_inode:kvm-vm>",
+                "ioctl(4<anon_inode:kvm-vm>, KVM_CREATE_VCPU, 0) = 5<anon_inode:kvm-vcpu:0>",
+            ],
+            &what,
+        );
+        // Without -y the results are numbers.
+        let plain = section(&ioctls(&bin, &[]), "KVM_CREATE_VM");
+        assert_lines_in(&plain, &["ioctl(3, KVM_CREATE_VM, 0) = 4"], &what);
+    }
+}
+
+#[test]
+fn rtc_parameters() {
+    for bin in [fixture("s12_ioctls"), fixture_m32("s12_ioctls")] {
+        let what = bin.display().to_string();
+        assert_lines_in(
+            &section(&ioctls(&bin, &[]), "RTC_PARAM"),
+            &[
+                // Failed: where the kernel would have written the value.
+                "ioctl(-1, RTC_PARAM_GET, {param=RTC_PARAM_FEATURES, index=0}) = -1 [EBADF] &ADDR",
+                "ioctl(-1, RTC_PARAM_SET, {param=RTC_PARAM_FEATURES, uvalue=0xbeef00, index=0}) \
+                 = -1 [EBADF]",
+                "ioctl(-1, RTC_PARAM_SET, {param=RTC_PARAM_FEATURES, \
+                 uvalue=1<<RTC_FEATURE_ALARM, index=0}) = -1 [EBADF]",
+            ],
+            &what,
+        );
+        let injected = ioctls(&bin, &["-e", "inject=ioctl:retval=0:when=4+"]);
+        assert_lines_in(
+            &section(&injected, "RTC_PARAM_GET"),
+            &[
+                "ioctl(-1, RTC_PARAM_GET, {param=RTC_PARAM_FEATURES, index=0}) = 0 {uvalue=0} \
+               (INJECTED)",
+            ],
+            &what,
+        );
+    }
+}
+
+/// JSON: the failed RTC_PARAM_GET's pointer is what the call returned.
+#[test]
+fn json_shows_the_unread_answer() {
+    let bin = fixture("s12_ioctls");
+    let run = trace(&["--json", "-e", "trace=ioctl"], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let call: serde_json::Value = run
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["args"]["request"] == "RTC_PARAM_GET")
+        .expect("RTC_PARAM_GET");
+    assert_eq!(call["errno"], "EBADF");
+    assert_eq!(call["args"]["arg"]["param"]["name"], "RTC_PARAM_FEATURES");
+    let ptr = call["returned"]["arg"].as_str().expect("a pointer");
+    assert!(ptr.starts_with("0x"), "{call}");
+}
