@@ -106,3 +106,64 @@ fn json_shows_the_unread_answer() {
     let ptr = call["returned"]["arg"].as_str().expect("a pointer");
     assert!(ptr.starts_with("0x"), "{call}");
 }
+
+/// The socket requests: SIOCGIFCONF's length (alone with no buffer, as
+/// the kernel then answers the length it needs) and the interfaces it
+/// lists, a getter's answer, a setter's union member, a name of 16 bytes
+/// and no NUL as the 15 the kernel keeps, the bridge requests; 64- and
+/// 32-bit (each ABI's `struct ifreq` size).
+#[test]
+fn socket_interface_requests() {
+    for (bin, size) in [(fixture("s12_ioctls"), 40), (fixture_m32("s12_ioctls"), 32)] {
+        let what = bin.display().to_string();
+        let lo = "{sa_family=AF_INET, sin_port=htons(0), sin_addr=inet_addr(\"127.0.0.1\")}";
+        let expected = [
+            "ioctl(3, SIOCGIFCONF, {ifc_buf=NULL}) = 0 {ifc_len=# /* # * sizeof(struct ifreq) */, \
+             ifc_buf=NULL}"
+                .to_string(),
+            format!(
+                "ioctl(3, SIOCGIFCONF, {{ifc_len={size} /* 1 * sizeof(struct ifreq) */, \
+                 ifc_buf=&ADDR}}) = 0 {{ifc_len={size} /* 1 * sizeof(struct ifreq) */, \
+                 ifc_buf=[{{ifr_name=\"lo\", ifr_addr={lo}}}]}}"
+            ),
+            format!("ioctl(3, SIOCGIFADDR, {{ifr_name=\"lo\"}}) = 0 {{ifr_addr={lo}}}"),
+            "ioctl(3, SIOCSIFENCAP, [-1]) = -1 [ENOTTY]".to_string(),
+            "ioctl(-1, SIOCSIFADDR, {ifr_name=\"0123456789abcde\".., ifr_addr={sa_family=AF_INET, \
+             sin_port=htons(80), sin_addr=inet_addr(\"127.0.0.1\")}}) = -1 [EBADF]"
+                .to_string(),
+            "ioctl(-1, SIOCSIFHWADDR, {ifr_name=\"eth0\", ifr_hwaddr={sa_family=ARPHRD_ETHER, \
+             sa_data=02:00:5e:10:20:30}}) = -1 [EBADF]"
+                .to_string(),
+            "ioctl(-1, SIOCSIFMTU, {ifr_name=\"eth0\", ifr_mtu=1500}) = -1 [EBADF]".to_string(),
+            "ioctl(-1, SIOCSIFNAME, {ifr_name=\"eth0\", ifr_newname=\"wan0\"}) = -1 [EBADF]"
+                .to_string(),
+            "ioctl(-1, SIOCSIFMAP, {ifr_name=\"eth0\", ifr_map={mem_start=0x1000, mem_end=0x0, \
+             base_addr=0x0, irq=0x5, dma=0x0, port=0x0}}) = -1 [EBADF]"
+                .to_string(),
+            "ioctl(-1, SIOCBRADDBR, \"br0\") = -1 [EBADF]".to_string(),
+            "ioctl(-1, SIOCBRADDIF, {ifr_ifindex=if_nametoindex(\"lo\")}) = -1 [EBADF]".to_string(),
+        ];
+        assert_lines_in(&section(&ioctls(&bin, &[]), "SIOC"), &expected, &what);
+    }
+}
+
+/// JSON: the listed interfaces' addresses are the socket calls' objects;
+/// the length is a number.
+#[test]
+fn json_lists_the_interfaces() {
+    let bin = fixture("s12_ioctls");
+    let run = trace(&["--json", "-e", "trace=ioctl"], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let calls: Vec<serde_json::Value> = run
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|v| v["args"]["request"] == "SIOCGIFCONF")
+        .collect();
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    let listed = &calls[1]["returned"]["arg"];
+    assert_eq!(listed["ifc_len"], 40, "{listed}");
+    let lo = &listed["ifc_buf"][0];
+    assert_eq!(lo["ifr_name"], "lo", "{lo}");
+    assert_eq!(lo["ifr_addr"]["sa_family"]["name"], "AF_INET", "{lo}");
+}

@@ -190,7 +190,7 @@ fn interface_ioctls_on_the_loopback_interface() {
                 "ioctl(3, SIOCGIFNAME, {ifr_ifindex=1}) = 0 {ifr_name=\"lo\"}",
                 "ioctl(3, SIOCGIFMTU, {ifr_name=\"lo\"}) = 0 {ifr_mtu=65536}",
                 "ioctl(3, SIOCGIFHWADDR, {ifr_name=\"lo\"}) = 0 {ifr_hwaddr={sa_family=ARPHRD_LOOPBACK, \
-                 sa_data=\"00:00:00:00:00:00\"}}",
+                 sa_data=00:00:00:00:00:00}}",
                 "ioctl(3, SIOCGIFFLAGS, {ifr_name=\"lo\"}) = 0 \
                  {ifr_flags=IFF_UP|IFF_LOOPBACK|IFF_RUNNING}",
                 "ioctl(3, SIOCGIFINDEX, {ifr_name=\"nosuchif0\"}) = -1 [ENODEV]",

@@ -73,6 +73,37 @@ pub const IF_IN: u8 = 2;
 /// whose answer strace marks unread so (`=> 0x7ff..`: RTC_PARAM_GET).
 pub const IF_FAILED_PTR: u8 = 4;
 
+/// Printers the syscall handlers above this layer lend it, for values the
+/// ioctl requests share with the socket calls: a socket address at an
+/// address in the tracee (`{sa_family=AF_INET, sin_port=htons(0),
+/// sin_addr=inet_addr("127.0.0.1")}`) and a hardware address's bytes
+/// (`00:11:22:33:44:55`). One printer each stays in `service/`, and the
+/// ioctl layer imports nothing from there: `service` lends them with
+/// [`lend`] before the first call is printed.
+#[derive(Clone, Copy)]
+pub struct Lent {
+    /// `service::net::put_sockaddr`: (printer, field, address, length).
+    pub sockaddr: fn(&mut Printer, &str, u64, u64),
+    /// `service::family::put_mac`: (printer, field, bytes).
+    pub mac: fn(&mut Printer, &str, &[u8]),
+}
+
+static LENT: std::sync::OnceLock<Lent> = std::sync::OnceLock::new();
+
+/// Lend the ioctl layer the handlers' printers (the first lender wins).
+pub fn lend(printers: Lent) {
+    let _ = LENT.set(printers);
+}
+
+/// The lent printers; before any were lent (a unit test of this layer
+/// alone), stand-ins that print the address and the bytes.
+fn lent() -> Lent {
+    LENT.get().copied().unwrap_or(Lent {
+        sockaddr: |p, name, addr, _| p.ptr(name, addr),
+        mac: |p, name, bytes| p.string(name, bytes, false),
+    })
+}
+
 /// `_IOC_WRITE` and `_IOC_READ` direction bits (x86).
 const IOC_WRITE: u64 = crate::abi::xlat::ioctl::_IOC_WRITE as u64;
 const IOC_READ: u64 = crate::abi::xlat::ioctl::_IOC_READ as u64;

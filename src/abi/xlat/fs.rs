@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: cf223c93d291d3da2a192d7a972d262468d5222813cc8d20edd9f5550d6d6a37
+//! headers-sha256: 5adf37c3db58af949fc33e1d73ca539be24a583be9045fd04578ef4ee566053d
 
 use super::super::flags::{FlagDef, flag};
 use super::super::layout::Field;
