@@ -6,7 +6,10 @@
 //!   calls that open files do (`KVM_CREATE_VM, 0) = 4<anon_inode:kvm-vm>`);
 //! - RTC_PARAM_GET's answer after the call, or its pointer when the call
 //!   failed (strace's `=> 0x...`);
-//! - SIOCGIFCONF's `struct ifconf` and the interfaces it lists.
+//! - the socket requests' `struct ifreq` members and SIOCGIFCONF's `struct
+//!   ifconf`;
+//! - terminal settings: `struct termios2`, `struct termio`, the CIBAUD field;
+//! - KVM CPUID entry flags by name.
 
 mod common;
 
@@ -46,7 +49,7 @@ fn new_fds_from_ioctls_show_their_paths() {
             eprintln!("no /dev/kvm: the KVM part of {what} is skipped");
             continue;
         }
-        let kvm = section(&lines, "KVM_");
+        let kvm = section(&lines, "KVM_CREATE");
         assert_lines_in(
             &kvm,
             &[
@@ -166,4 +169,79 @@ fn json_lists_the_interfaces() {
     let lo = &listed["ifc_buf"][0];
     assert_eq!(lo["ifr_name"], "lo", "{lo}");
     assert_eq!(lo["ifr_addr"]["sa_family"]["name"], "AF_INET", "{lo}");
+}
+
+/// Terminal settings on a pseudo-terminal master: `struct termios2` with
+/// an input speed of its own (`B1800<<IBSHIFT`, as strace spells the
+/// CIBAUD field) and its speeds with `-v`, the old `struct termio` (8
+/// control characters), the locked termios; 64- and 32-bit.
+#[test]
+fn terminal_settings() {
+    // Setting the locked termios needs CAP_SYS_ADMIN.
+    // SAFETY: geteuid cannot fail.
+    let locked = if unsafe { libc::geteuid() } == 0 {
+        "= 0"
+    } else {
+        "= -1 [EPERM]"
+    };
+    let cc19 = |first: &str| {
+        format!(
+            "c_cc=[[VINTR]={first}, [VQUIT]=0, [VERASE]=0, [VKILL]=0, [VEOF]=0, [VTIME]=0, \
+             [VMIN]=0, [VSWTC]=0, [VSTART]=0, [VSTOP]=0, [VSUSP]=0, [VEOL]=0, [VREPRINT]=0, \
+             [VDISCARD]=0, [VWERASE]=0, [VLNEXT]=0, [VEOL2]=0, [17]=0, [18]=0]"
+        )
+    };
+    let flags2 = "c_iflag=ICRNL, c_oflag=NL0|CR0|TAB0|BS0|VT0|FF0|OPOST|ONLCR, \
+                  c_cflag=B9600|B1800<<IBSHIFT|CS8|CREAD, c_lflag=ICANON|ECHO";
+    let flags1 = "c_iflag=0, c_oflag=NL0|CR0|TAB0|BS0|VT0|FF0, c_cflag=B38400|CS7, c_lflag=0";
+    let flags0 = "c_iflag=0, c_oflag=NL0|CR0|TAB0|BS0|VT0|FF0, c_cflag=B0|CS8, c_lflag=0";
+    let plain = [
+        format!("ioctl(3, TCSETS2, {{{flags2}, ..}}) = 0"),
+        format!("ioctl(3, TCSETA, {{{flags1}, ..}}) = 0"),
+        format!("ioctl(3, TIOCSLCKTRMIOS, {{{flags0}, ..}}) {locked}"),
+    ];
+    let verbose = [
+        format!(
+            "ioctl(3, TCSETS2, {{{flags2}, c_line=N_TTY, {}, c_ispeed=1800, c_ospeed=9600}}) = 0",
+            cc19("0x3")
+        ),
+        format!(
+            "ioctl(3, TCSETA, {{{flags1}, c_line=N_TTY, c_cc=[[VINTR]=0, [VQUIT]=0, \
+             [VERASE]=0, [VKILL]=0, [VEOF]=0, [VTIME]=0, [VMIN]=0x1, [VSWTC]=0]}}) = 0"
+        ),
+        format!(
+            "ioctl(3, TIOCSLCKTRMIOS, {{{flags0}, c_line=N_TTY, {}}}) {locked}",
+            cc19("0")
+        ),
+    ];
+    for bin in [fixture("s12_ioctls"), fixture_m32("s12_ioctls")] {
+        let what = bin.display().to_string();
+        let pick = |lines: Vec<String>| -> Vec<String> {
+            lines
+                .into_iter()
+                .filter(|l| l.contains("(3, TC") || l.contains("TIOCSLCKTRMIOS"))
+                .collect()
+        };
+        assert_lines_in(&pick(ioctls(&bin, &[])), &plain, &what);
+        assert_lines_in(&pick(ioctls(&bin, &["-v"])), &verbose, &what);
+    }
+}
+
+/// A KVM CPUID entry's flags by name (`struct kvm_cpuid_entry2`, printed
+/// from the kernel's BTF).
+#[test]
+fn kvm_cpuid_flags_are_named() {
+    if !std::path::Path::new("/sys/kernel/btf/vmlinux").exists() {
+        eprintln!("no kernel BTF: kvm_cpuid_flags_are_named skipped");
+        return;
+    }
+    assert_lines_in(
+        &section(&ioctls(&fixture("s12_ioctls"), &[]), "KVM_SET_CPUID2"),
+        &[
+            "ioctl(-1, KVM_SET_CPUID2, {nent=1, padding=0, entries=[{function=4, index=0, \
+           flags=KVM_CPUID_FLAG_SIGNIFCANT_INDEX, eax=31, ebx=0, ecx=0, edx=0, \
+           padding=[0, 0, 0]}]}) = -1 [EBADF]",
+        ],
+        "x86_64",
+    );
 }

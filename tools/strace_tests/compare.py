@@ -528,8 +528,9 @@ def ioc_number(text):
 
 
 # Two names of one value: strace names an rlimit's all-ones value by the
-# 64-bit call's macro whichever call it is.
-ALIASES = {"RLIM64_INFINITY": "RLIM_INFINITY"}
+# 64-bit call's macro whichever call it is; `<asm/termbits.h>`'s XTABS is
+# TAB3.
+ALIASES = {"RLIM64_INFINITY": "RLIM_INFINITY", "XTABS": "TAB3"}
 
 
 def atoms(text, is_rtrace):

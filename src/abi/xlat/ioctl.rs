@@ -2721,3 +2721,32 @@ pub const IFCONF_LAYOUT_I386: &[Field] = &[
     Field { name: "ifc_len", off: 0, size: 4, signed: true },
     Field { name: "ifc_ifcu", off: 4, size: 4, signed: false },
 ];
+
+/// `struct kvm_cpuid_entry2.flags` (`<linux/kvm.h>`).
+pub const KVM_CPUID_FLAGS: &[FlagDef] = &[
+    flag(0x1, "KVM_CPUID_FLAG_SIGNIFCANT_INDEX"),
+    flag(0x2, "KVM_CPUID_FLAG_STATEFUL_FUNC"),
+    flag(0x4, "KVM_CPUID_FLAG_STATE_READ_NEXT"),
+];
+
+// Terminal requests the tty group decodes besides TCGETS's: `struct termios2`'s, the old `struct termio`'s, the locked termios'.
+/// `TCGETS2` (`<asm/termbits.h>`, `<asm/ioctls.h>`).
+pub const TCGETS2: u32 = 0x802c542a;
+/// `TCSETS2` (`<asm/termbits.h>`, `<asm/ioctls.h>`).
+pub const TCSETS2: u32 = 0x402c542b;
+/// `TCSETSW2` (`<asm/termbits.h>`, `<asm/ioctls.h>`).
+pub const TCSETSW2: u32 = 0x402c542c;
+/// `TCSETSF2` (`<asm/termbits.h>`, `<asm/ioctls.h>`).
+pub const TCSETSF2: u32 = 0x402c542d;
+/// `TCGETA` (`<asm/termbits.h>`, `<asm/ioctls.h>`).
+pub const TCGETA: u32 = 0x5405;
+/// `TCSETA` (`<asm/termbits.h>`, `<asm/ioctls.h>`).
+pub const TCSETA: u32 = 0x5406;
+/// `TCSETAW` (`<asm/termbits.h>`, `<asm/ioctls.h>`).
+pub const TCSETAW: u32 = 0x5407;
+/// `TCSETAF` (`<asm/termbits.h>`, `<asm/ioctls.h>`).
+pub const TCSETAF: u32 = 0x5408;
+/// `TIOCGLCKTRMIOS` (`<asm/termbits.h>`, `<asm/ioctls.h>`).
+pub const TIOCGLCKTRMIOS: u32 = 0x5456;
+/// `TIOCSLCKTRMIOS` (`<asm/termbits.h>`, `<asm/ioctls.h>`).
+pub const TIOCSLCKTRMIOS: u32 = 0x5457;
