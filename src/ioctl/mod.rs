@@ -32,6 +32,7 @@ pub mod blkpg;
 pub mod btf;
 pub mod counter;
 pub mod defs;
+pub mod dm;
 pub mod evdev;
 pub mod explain;
 pub mod fallback;
@@ -293,6 +294,7 @@ static GROUPS: &[&dyn IoctlGroup] = &[
     &evdev::EVDEV,
     &hdio::HDIO,
     &rtc::RTC,
+    &dm::DM,
 ];
 
 /// Every group, in lookup order.
@@ -777,8 +779,8 @@ mod tests {
         // macro with a size parameter.
         let all = [
             ("usbdevfs", 38),
-            ("tty", 27),
-            ("sockios", 50),
+            ("tty", 37),
+            ("sockios", 58),
             ("file", 10),
             ("nsfs", 4),
             ("loop", 5),
@@ -791,6 +793,7 @@ mod tests {
             ("evdev", 7),
             ("hdio", 17),
             ("rtc", 7),
+            ("dm", 18),
         ];
         for (group, least) in all {
             let n = checked.get(group).copied().unwrap_or(0);

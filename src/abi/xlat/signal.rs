@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 5adf37c3db58af949fc33e1d73ca539be24a583be9045fd04578ef4ee566053d
+//! headers-sha256: 174af4b6762f4532b05541af9fb9bdeac15301b4ba33285dd0d779dbb710baca
 
 use super::super::flags::{FlagDef, flag};
 use super::super::layout::Field;

@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 5adf37c3db58af949fc33e1d73ca539be24a583be9045fd04578ef4ee566053d
+//! headers-sha256: 174af4b6762f4532b05541af9fb9bdeac15301b4ba33285dd0d779dbb710baca
 
 use super::super::flags::{FlagDef, flag};
 use super::super::layout::Field;
@@ -144,7 +144,7 @@ pub const OFLAGS: &[FlagDef] = &[
     flag(0x80, "OFDEL"),
 ];
 
-/// `c_cflag`: the output speed (CBAUD), the character size (CSIZE), then the bits; from `termbits.h`. The input speed (CIBAUD, the same codes shifted by IBSHIFT) is 0 unless set apart from the output speed; it prints as the leftover number then. (`<asm/termbits.h>`).
+/// `c_cflag`: the output speed (CBAUD), the character size (CSIZE), then the bits; from `termbits.h`. The input speed (CIBAUD, the same codes shifted by IBSHIFT) is 0 unless set apart from the output speed; the tty group spells it then (`B1800<<IBSHIFT`, `BAUD_RATES`). (`<asm/termbits.h>`).
 pub const CFLAGS: &[FlagDef] = &[
     FlagDef { mask: 0x100f, value: 0x0, name: "B0" },
     FlagDef { mask: 0x100f, value: 0x1, name: "B50" },
