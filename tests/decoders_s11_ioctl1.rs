@@ -639,13 +639,15 @@ fn rtc(ok: bool) -> Vec<String> {
             "ioctl(-1, RTC_PARAM_SET, {{param=RTC_PARAM_FEATURES, \
              uvalue=1<<RTC_FEATURE_ALARM|1<<RTC_FEATURE_CORRECTION, index=0}}) {res}"
         ),
-        // The value the kernel writes back (the code says `_IOW`).
+        // The value the kernel writes back (the code says `_IOW`), or
+        // where it would be when the call failed.
         format!(
             "ioctl(-1, RTC_PARAM_GET, {{param=RTC_PARAM_FEATURES, index=0}}) {}",
             if ok {
                 "= 42 {uvalue=1<<RTC_FEATURE_ALARM|1<<RTC_FEATURE_CORRECTION} (INJECTED)"
+                    .to_string()
             } else {
-                res
+                format!("{res} &ADDR")
             }
         ),
         format!(

@@ -57,9 +57,10 @@ fn terminal_and_file_ioctls_on_a_pty() {
         "ioctl(4, BTRFS_IOC_CLONE or FICLONE, -1) = -1 [EBADF]",
         "ioctl(4, BTRFS_IOC_CLONE_RANGE or FICLONERANGE, {src_fd=-1, src_offset=4096, src_length=8192, dest_offset=0}) = -1 [EBADF]",
         "ioctl(4, BTRFS_IOC_FILE_EXTENT_SAME or FIDEDUPERANGE, {src_offset=0, src_length=4096, dest_count=0, ..}) = -1 [EINVAL]",
-        // The input speed (CIBAUD) is left as a number.
+        // The input speed (CIBAUD) apart from the output speed, as strace
+        // spells it.
         "ioctl(4, TCSETS, {c_iflag=0, c_oflag=NL1|CR2|TAB3|BS0|VT0|FF0|OPOST, \
-         c_cflag=B115200|CS7|PARENB|CRTSCTS|0x20000, c_lflag=0, ..}) = 0",
+         c_cflag=B115200|B75<<IBSHIFT|CS7|PARENB|CRTSCTS, c_lflag=0, ..}) = 0",
         "exit_group(0)",
         "Process exited normally with code 0",
     ];
@@ -190,7 +191,7 @@ fn interface_ioctls_on_the_loopback_interface() {
                 "ioctl(3, SIOCGIFNAME, {ifr_ifindex=1}) = 0 {ifr_name=\"lo\"}",
                 "ioctl(3, SIOCGIFMTU, {ifr_name=\"lo\"}) = 0 {ifr_mtu=65536}",
                 "ioctl(3, SIOCGIFHWADDR, {ifr_name=\"lo\"}) = 0 {ifr_hwaddr={sa_family=ARPHRD_LOOPBACK, \
-                 sa_data=\"00:00:00:00:00:00\"}}",
+                 sa_data=00:00:00:00:00:00}}",
                 "ioctl(3, SIOCGIFFLAGS, {ifr_name=\"lo\"}) = 0 \
                  {ifr_flags=IFF_UP|IFF_LOOPBACK|IFF_RUNNING}",
                 "ioctl(3, SIOCGIFINDEX, {ifr_name=\"nosuchif0\"}) = -1 [ENODEV]",

@@ -19,6 +19,7 @@
 //! IF_OUT:        ioctl(3, FOO, {out}) = |0
 //! IF_OUT|IF_IN:  ioctl(3, FOO, {out}) = |0 {in}
 //! ... |IF_ERR:   ioctl(3, FOO, {out}) = |-1 [EINVAL] {in}
+//!   failed, with IF_FAILED_PTR:  ioctl(3, FOO, {out}) = |-1 [EBADF] &0x7ff..
 //! IF_IN:         ioctl(3, FOO, |{in}) = 0
 //! ```
 //!
@@ -32,6 +33,7 @@ pub mod blkpg;
 pub mod btf;
 pub mod counter;
 pub mod defs;
+pub mod dm;
 pub mod evdev;
 pub mod explain;
 pub mod fallback;
@@ -71,6 +73,41 @@ pub const IF_IN: u8 = 2;
 /// Decode the argument after a failed call too (with this phase): the
 /// kernel says in it what failed (V4L2's extended controls' `error_idx`).
 pub const IF_ERR: u8 = 4;
+/// With `IF_OUT | IF_IN`: a failed call shows the pointer after its result
+/// where the answer would be (`= -1 [EBADF] &0x7ff..`), for the requests
+/// whose answer strace marks unread so (`=> 0x7ff..`: RTC_PARAM_GET).
+pub const IF_FAILED_PTR: u8 = 8;
+
+/// Printers the syscall handlers above this layer lend it, for values the
+/// ioctl requests share with the socket calls: a socket address at an
+/// address in the tracee (`{sa_family=AF_INET, sin_port=htons(0),
+/// sin_addr=inet_addr("127.0.0.1")}`) and a hardware address's bytes
+/// (`00:11:22:33:44:55`). One printer each stays in `service/`, and the
+/// ioctl layer imports nothing from there: `service` lends them with
+/// [`lend`] before the first call is printed.
+#[derive(Clone, Copy)]
+pub struct Lent {
+    /// `service::net::put_sockaddr`: (printer, field, address, length).
+    pub sockaddr: fn(&mut Printer, &str, u64, u64),
+    /// `service::family::put_mac`: (printer, field, bytes).
+    pub mac: fn(&mut Printer, &str, &[u8]),
+}
+
+static LENT: std::sync::OnceLock<Lent> = std::sync::OnceLock::new();
+
+/// Lend the ioctl layer the handlers' printers (the first lender wins).
+pub fn lend(printers: Lent) {
+    let _ = LENT.set(printers);
+}
+
+/// The lent printers; before any were lent (a unit test of this layer
+/// alone), stand-ins that print the address and the bytes.
+fn lent() -> Lent {
+    LENT.get().copied().unwrap_or(Lent {
+        sockaddr: |p, name, addr, _| p.ptr(name, addr),
+        mac: |p, name, bytes| p.string(name, bytes, false),
+    })
+}
 
 /// `_IOC_WRITE` and `_IOC_READ` direction bits (x86).
 const IOC_WRITE: u64 = crate::abi::xlat::ioctl::_IOC_WRITE as u64;
@@ -261,6 +298,7 @@ static GROUPS: &[&dyn IoctlGroup] = &[
     &evdev::EVDEV,
     &hdio::HDIO,
     &rtc::RTC,
+    &dm::DM,
 ];
 
 /// Every group, in lookup order.
@@ -622,6 +660,9 @@ pub fn ioctl_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
         } else if failed && req.dirs & IF_ERR != 0 && decoded {
             p.text(" ", crate::output::Style::Plain);
             put_decoded(p, group, req, arg, IF_ERR);
+        } else if failed && req.dirs & IF_FAILED_PTR != 0 {
+            p.text(" ", crate::output::Style::Plain);
+            p.ptr("arg", arg);
         }
     }
     if !failed {
@@ -745,8 +786,8 @@ mod tests {
         // macro with a size parameter.
         let all = [
             ("usbdevfs", 38),
-            ("tty", 27),
-            ("sockios", 50),
+            ("tty", 37),
+            ("sockios", 58),
             ("file", 10),
             ("nsfs", 4),
             ("loop", 5),
@@ -759,6 +800,7 @@ mod tests {
             ("evdev", 7),
             ("hdio", 17),
             ("rtc", 7),
+            ("dm", 18),
         ];
         for (group, least) in all {
             let n = checked.get(group).copied().unwrap_or(0);

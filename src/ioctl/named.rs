@@ -19,9 +19,10 @@
 //! `-X verbose`, `-V`, JSON).
 
 use crate::abi::xlat::ioctl::{
-    AUDIT_ARCHES, FS_FLAGS, FS_XFLAGS, KVM_CAPS, NBD_FLAGS, OPEN_MODE_FLAGS, PERF_IOC_FLAGS,
-    SECCOMP_ADDFD_FLAGS, SECCOMP_USER_NOTIF_FLAGS, UFFD_IOCTLS, UFFDIO_CONTINUE_MODES,
-    UFFDIO_COPY_MODES, UFFDIO_REGISTER_MODES, UFFDIO_WRITEPROTECT_MODES, UFFDIO_ZEROPAGE_MODES,
+    AUDIT_ARCHES, FS_FLAGS, FS_XFLAGS, KVM_CAPS, KVM_CPUID_FLAGS, NBD_FLAGS, OPEN_MODE_FLAGS,
+    PERF_IOC_FLAGS, SECCOMP_ADDFD_FLAGS, SECCOMP_USER_NOTIF_FLAGS, UFFD_IOCTLS,
+    UFFDIO_CONTINUE_MODES, UFFDIO_COPY_MODES, UFFDIO_REGISTER_MODES, UFFDIO_WRITEPROTECT_MODES,
+    UFFDIO_ZEROPAGE_MODES,
 };
 use crate::format::{FlagDef, Printer};
 
@@ -52,6 +53,13 @@ pub enum Naming {
 /// `tools/abi_tables.py`.
 pub static FIELDS: &[(&str, &str, Naming)] = &[
     ("struct fsxattr", "fsx_xflags", Naming::Flags(FS_XFLAGS)),
+    // KVM's CPUID entries (`<asm/kvm.h>`): KVM_GET_SUPPORTED_CPUID's answer,
+    // KVM_SET_CPUID2's table.
+    (
+        "struct kvm_cpuid_entry2",
+        "flags",
+        Naming::Flags(KVM_CPUID_FLAGS),
+    ),
     // userfaultfd (`<linux/userfaultfd.h>`): the modes, and the requests a
     // registered range takes, bit n for request number n.
     (

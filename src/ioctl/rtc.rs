@@ -7,7 +7,7 @@
 //!   by name, anything else in hex), the index, `__pad` only when set.
 //!   RTC_PARAM_GET's code says `_IOW`, but the kernel writes the value back
 //!   (`rtc_dev_ioctl` ends the case in `copy_to_user`), which prints after
-//!   the call;
+//!   the call, or, when it fails, its pointer (strace: `=> 0x7ff..`);
 //! - RTC_VL_READ: its `RTC_VL_*` bits;
 //! - RTC_PLL_GET / RTC_PLL_SET: `struct rtc_pll_info`, whose `long`
 //!   makes i386's smaller, with its own codes (`*32` here) from the
@@ -15,7 +15,7 @@
 //!
 //! The other RTC requests print from the tables and BTF.
 
-use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request};
+use super::{Arg, IF_FAILED_PTR, IF_IN, IF_OUT, IoctlGroup, Layout, Request};
 use crate::abi::layout::{Field, field};
 use crate::abi::xlat::ioctl::{
     RTC_BSMS, RTC_FEATURES, RTC_PARAM, RTC_PARAM_GET, RTC_PARAM_SET, RTC_PARAMS, RTC_PLL_GET,
@@ -65,7 +65,7 @@ static REQUESTS: &[Request] = &[
     Request::legacy(
         RTC_PARAM_GET,
         "RTC_PARAM_GET",
-        IF_OUT | IF_IN,
+        IF_OUT | IF_IN | IF_FAILED_PTR,
         Arg::Struct(&PARAM),
     ),
     Request::new(RTC_PARAM_SET, "RTC_PARAM_SET", IF_OUT, Arg::Struct(&PARAM)),

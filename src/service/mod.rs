@@ -134,6 +134,12 @@ pub struct Entry {
 fn handlers() -> &'static HashMap<&'static str, &'static Handler> {
     static BY_NAME: OnceLock<HashMap<&'static str, &'static Handler>> = OnceLock::new();
     BY_NAME.get_or_init(|| {
+        // The ioctl layer prints socket and hardware addresses with the
+        // socket calls' printers (`ioctl::Lent`).
+        crate::ioctl::lend(crate::ioctl::Lent {
+            sockaddr: net::put_sockaddr,
+            mac: family::put_mac,
+        });
         let mut map = HashMap::new();
         for h in TABLES.iter().flat_map(|t| t.iter()) {
             map.entry(h.name).or_insert(h);

@@ -247,13 +247,21 @@ const RETURN_FDS: &[&str] = &[
 ];
 
 /// Whether a successful `name` called with `args` returns a new file
-/// descriptor: the calls of [`RETURN_FDS`], and fcntl's F_DUPFD and
-/// F_DUPFD_CLOEXEC.
+/// descriptor: the calls of [`RETURN_FDS`], fcntl's F_DUPFD and
+/// F_DUPFD_CLOEXEC, and the ioctl requests of `IOCTL_FD_RESULTS`
+/// (`KVM_CREATE_VM`: `_IO` codes, the same on every ABI).
 pub fn returns_fd(name: &str, args: &[u64; 6]) -> bool {
     match name {
         "fcntl" | "fcntl64" => {
             let cmd = args[1] as i32;
             cmd == libc::F_DUPFD || cmd == libc::F_DUPFD_CLOEXEC
+        }
+        "ioctl" => {
+            // The request is an `unsigned int`.
+            let code = args[1] & 0xffff_ffff;
+            crate::abi::xlat::ioctl::IOCTL_FD_RESULTS
+                .iter()
+                .any(|&(c, _)| c == code)
         }
         _ => RETURN_FDS.binary_search(&name).is_ok(),
     }
@@ -308,6 +316,9 @@ mod tests {
             &[3, libc::F_DUPFD_CLOEXEC as u64, 0, 0, 0, 0]
         ));
         assert!(!returns_fd("fcntl", &[3, libc::F_GETFD as u64, 0, 0, 0, 0]));
+        let vm = crate::abi::xlat::ioctl::IOCTL_FD_RESULTS[0].0;
+        assert!(returns_fd("ioctl", &[3, vm | 1 << 32, 0, 0, 0, 0]));
+        assert!(!returns_fd("ioctl", &[3, 0x5401, 0, 0, 0, 0]));
     }
 
     #[test]

@@ -535,8 +535,9 @@ def ioc_number(text):
 
 
 # Two names of one value: strace names an rlimit's all-ones value by the
-# 64-bit call's macro whichever call it is.
-ALIASES = {"RLIM64_INFINITY": "RLIM_INFINITY"}
+# 64-bit call's macro whichever call it is; `<asm/termbits.h>`'s XTABS is
+# TAB3.
+ALIASES = {"RLIM64_INFINITY": "RLIM_INFINITY", "XTABS": "TAB3"}
 
 # The names strace 6.1 knows, from its xlat/*.in files, with the values
 # those files give (a name under several #ifdefs has several): rtrace
@@ -580,14 +581,15 @@ def atoms(text, is_rtrace):
     text = re.sub(r"\b(\d+)\*1024\b", lambda m: str(int(m.group(1)) * 1024),
                   text)
     # strace's comments that only say "unknown" (`0x8 /* ?_OK */`,
-    # `0 /* ARCH_??? */`) carry no information.
+    # `0 /* ARCH_??? */`, a bit of no known name `0x100 /* 1<<X_??? */`)
+    # carry no information.
     c = collections.Counter()
     if not is_rtrace:
         for m in UNKNOWN_NUM.finditer(text):
             c[("U", int(m.group(1), 0) % (1 << 64))] += 1
         for m in FLAG_REST.finditer(text):
             c[("R", int(m.group(1), 16))] += 1
-    text = re.sub(r"/\* [A-Z0-9_]*\?[A-Z0-9_?]* \*/", "", text)
+    text = re.sub(r"/\* (1<<)?[A-Z0-9_]*\?[A-Z0-9_?]* \*/", "", text)
     for m in ATOM.finditer(text):
         s, com, ell, num, ident = m.groups()
         if s is not None:

@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 54fe6b8dd7513e0259c56ce82409cdda1e0da303501f0c86f902d9fc916e1c01
+//! headers-sha256: 174af4b6762f4532b05541af9fb9bdeac15301b4ba33285dd0d779dbb710baca
 
 use super::super::flags::{FlagDef, flag};
 use super::super::layout::Field;
