@@ -1,0 +1,129 @@
+//! The console requests of `<linux/kd.h>` and the old IDE requests of
+//! `<linux/hdreg.h>` (issue 25, session 12): the `ioctl_kdhdio` fixture
+//! makes each request on fd -1 with exact arguments. Plain, the calls fail
+//! and what the program asks shows; under `-e inject=ioctl:retval=42` they
+//! succeed without reaching a driver, and what the fixture left in the
+//! answer fields shows as the kernel's answer. The lines are strace 6's
+//! information in rtrace's grammar; addresses are normalised.
+
+mod common;
+
+use common::{assert_lines, trace};
+
+/// Run the fixture under rtrace with `args`; its ioctl lines from the
+/// marker on (the mappings it makes between them are not the point).
+fn run(args: &[&str]) -> Vec<String> {
+    let bin = common::fixture("ioctl_kdhdio");
+    let run = trace(args, &[bin.file_name().unwrap().to_str().unwrap()]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let lines = run.after_marker();
+    lines
+        .into_iter()
+        .filter(|l| l.starts_with("ioctl("))
+        .collect()
+}
+
+const INJECT: &str = "inject=ioctl:retval=42";
+
+/// The `n` lines from the first one naming `first`.
+fn section(lines: &[String], first: &str, n: usize) -> Vec<String> {
+    let at = lines
+        .iter()
+        .position(|l| l.contains(first))
+        .unwrap_or_else(|| panic!("no {first} in:\n{}", lines.join("\n")));
+    lines[at..(at + n).min(lines.len())].to_vec()
+}
+
+/// The bytes 0x84.. the fixture put after the second header, `n` of them,
+/// as rtrace quotes them.
+fn sector_bytes(n: u8) -> String {
+    (0..n).map(|i| format!("\\{:o}", 0x84 + i)).collect()
+}
+
+/// HDIO_DRIVE_CMD's lines: the command named from the kernel's ATA
+/// commands (0x80 is none), and after a success the status, error and
+/// count the kernel wrote over the header, with the sectors read as far as
+/// they can be read (33 bytes are mapped; `-s` cuts at 32, `-v`'s limit
+/// does not).
+fn hdio(ok: bool, verbose: bool, xverbose: bool) -> Vec<String> {
+    let (request, write, unknown) = if xverbose {
+        (
+            "0x31f /* HDIO_DRIVE_CMD */",
+            "0xca /* ATA_CMD_WRITE */",
+            "0x80",
+        )
+    } else {
+        ("HDIO_DRIVE_CMD", "ATA_CMD_WRITE", "128")
+    };
+    let shown = if verbose { 33 } else { 32 };
+    let line = |entry: String, answer: String| {
+        if ok {
+            format!("ioctl(-1, {request}, {entry}) = 42 {answer} (INJECTED)")
+        } else {
+            format!("ioctl(-1, {request}, {entry}) = -1 [EBADF]")
+        }
+    };
+    vec![
+        line(
+            format!("{{command={write}, sector_number=255, feature=238, sector_count=0}}"),
+            "{status=0xca, error=255, nsector=238}".into(),
+        ),
+        line(
+            format!("{{command={unknown}, sector_number=129, feature=130, sector_count=131}}"),
+            format!(
+                "{{status=0x80, error=129, nsector=130, buf=\"{}\"..}}",
+                sector_bytes(shown)
+            ),
+        ),
+    ]
+}
+
+#[test]
+fn hdio_drive_cmd_failed() {
+    let want = hdio(false, false, false);
+    assert_lines(&section(&run(&[]), "HDIO_DRIVE_CMD", 2), &want);
+}
+
+#[test]
+fn hdio_drive_cmd_answered() {
+    let want = hdio(true, false, false);
+    let lines = run(&["-e", INJECT]);
+    assert_lines(&section(&lines, "HDIO_DRIVE_CMD", 2), &want);
+}
+
+#[test]
+fn hdio_drive_cmd_answered_verbose() {
+    let want = hdio(true, true, false);
+    let lines = run(&["-v", "-e", INJECT]);
+    assert_lines(&section(&lines, "HDIO_DRIVE_CMD", 2), &want);
+}
+
+#[test]
+fn hdio_drive_cmd_xverbose() {
+    let want = hdio(true, false, true);
+    let lines = run(&["-X", "verbose", "-e", INJECT]);
+    assert_lines(&section(&lines, "HDIO_DRIVE_CMD", 2), &want);
+}
+
+#[test]
+fn hdio_drive_cmd_json() {
+    use serde_json::{Value, json};
+    let bin = common::fixture("ioctl_kdhdio");
+    let run = trace(
+        &["--json", "-e", INJECT],
+        &[bin.file_name().unwrap().to_str().unwrap()],
+    );
+    let cmds: Vec<Value> = run
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .filter(|o: &Value| o["name"] == "ioctl" && o["args"]["request"] == "HDIO_DRIVE_CMD")
+        .collect();
+    assert_eq!(cmds.len(), 2, "{}", run.trace);
+    assert_eq!(
+        cmds[0]["args"]["arg"]["command"],
+        json!({"value": 0xca, "name": "ATA_CMD_WRITE"})
+    );
+    assert_eq!(cmds[1]["args"]["arg"]["command"], json!(0x80));
+    assert_eq!(cmds[1]["returned"]["arg"]["nsector"], json!(130));
+}
