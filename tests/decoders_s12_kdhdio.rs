@@ -127,3 +127,115 @@ fn hdio_drive_cmd_json() {
     assert_eq!(cmds[1]["args"]["arg"]["command"], json!(0x80));
     assert_eq!(cmds[1]["returned"]["arg"]["nsector"], json!(130));
 }
+
+/// The console requests: values with their notes (`/* 2711 Hz */`, `/*
+/// GPFIRST + 12 */`), garbage upper halves dropped where the kernel reads
+/// an `unsigned int`, and the byte or int the kernel writes through a
+/// pointer after a success (the pointer after a failure).
+fn kd(ok: bool) -> Vec<String> {
+    let res = if ok {
+        "= 42 (INJECTED)"
+    } else {
+        "= -1 [EBADF]"
+    };
+    let answered = |arg: &str| {
+        if ok {
+            arg.to_string()
+        } else {
+            "&ADDR".to_string()
+        }
+    };
+    [
+        "KIOCSOUND, 0 /* off */".to_string(),
+        "KIOCSOUND, 440 /* 2711 Hz */".into(),
+        "KIOCSOUND, 13464652297489353366 /* off */".into(),
+        "KDMKTONE, 440 /* off */".into(),
+        "KDMKTONE, 1<<16|1 /* 1193182 Hz, 1 ms */".into(),
+        "KDGETLED, NULL".into(),
+        format!("KDGETLED, {}", answered("[LED_SCR|LED_NUM|LED_CAP]")),
+        "KDSETLED, LED_NUM|LED_CAP|0xf8".into(),
+        format!(
+            "KDGKBLED, {}",
+            answered("[LED_SCR|LED_SCR<<4|LED_NUM<<4|LED_CAP<<4]")
+        ),
+        "KDSKBLED, LED_SCR<<4".into(),
+        format!("KDGKBTYPE, {}", answered("[KB_101]")),
+        "KDSETMODE, KD_GRAPHICS".into(),
+        format!("KDGETMODE, {}", answered("[KD_TEXT]")),
+        "KDSKBMODE, K_UNICODE".into(),
+        "KDSKBMODE, -1".into(),
+        format!("KDGKBMODE, {}", answered("[K_OFF]")),
+        "KDSKBMETA, K_METABIT".into(),
+        format!("KDGKBMETA, {}", answered("[K_ESCPREFIX]")),
+        "KDSIGACCEPT, SIGUSR1".into(),
+        "KDSIGACCEPT, 128".into(),
+        "KDADDIO, 0x3c0 /* GPFIRST + 12 */".into(),
+        "KDENABIO".into(),
+    ]
+    .into_iter()
+    .map(|call| format!("ioctl(-1, {call}) {res}"))
+    .collect()
+}
+
+#[test]
+fn kd_failed() {
+    let want = kd(false);
+    assert_lines(&section(&run(&[]), "KIOCSOUND", want.len()), &want);
+}
+
+#[test]
+fn kd_answered() {
+    let want = kd(true);
+    let lines = run(&["-e", INJECT]);
+    assert_lines(&section(&lines, "KIOCSOUND", want.len()), &want);
+}
+
+/// Under `-X raw` the numbers alone, without the notes (as strace).
+#[test]
+fn kd_raw_numbers() {
+    let lines = run(&["-X", "raw", "-e", INJECT]);
+    let lines = section(&lines, "0x4b2f", 5);
+    assert_lines(
+        &lines,
+        &[
+            "ioctl(-1, 0x4b2f, 0) = 42 (INJECTED)",
+            "ioctl(-1, 0x4b2f, 440) = 42 (INJECTED)",
+            "ioctl(-1, 0x4b2f, 13464652297489353366) = 42 (INJECTED)",
+            "ioctl(-1, 0x4b30, 440) = 42 (INJECTED)",
+            "ioctl(-1, 0x4b30, 1<<16|1) = 42 (INJECTED)",
+        ],
+    );
+}
+
+#[test]
+fn kd_json() {
+    use serde_json::{Value, json};
+    let bin = common::fixture("ioctl_kdhdio");
+    let run = trace(
+        &["--json", "-e", INJECT],
+        &[bin.file_name().unwrap().to_str().unwrap()],
+    );
+    let objs: Vec<Value> = run
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let find = |request: &str| {
+        objs.iter()
+            .find(|o| o["name"] == "ioctl" && o["args"]["request"] == request)
+            .unwrap_or_else(|| panic!("no {request} in {}", run.trace))
+    };
+    assert_eq!(find("KIOCSOUND")["args"]["arg"], json!(0));
+    assert_eq!(
+        find("KDSETMODE")["args"]["arg"],
+        json!({"value": 1, "name": "KD_GRAPHICS"})
+    );
+    assert_eq!(
+        find("KDGKBTYPE")["args"]["arg"],
+        json!([{"value": 2, "name": "KB_101"}])
+    );
+    assert_eq!(
+        find("KDSETLED")["args"]["arg"],
+        json!({"value": 0xfe, "flags": ["LED_NUM", "LED_CAP", "0xf8"]})
+    );
+}

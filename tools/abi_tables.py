@@ -3343,4 +3343,21 @@ TABLES = [
       "mmap's flags fields: the mapping type, and the hugetlb page size in bits "
       "`MAP_HUGE_MASK << MAP_HUGE_SHIFT`", names=["MAP_TYPE", "MAP_HUGE_SHIFT", "MAP_HUGE_MASK"],
       ty="u32"),
+    # ---- kdhdio (session 12): the console requests of <linux/kd.h> (ioctl/kd.rs)
+    T("ioctl", "KD_REQUESTS", ["linux/kd.h"], "consts",
+      "The console requests the kd group decodes (plain numbers)", ty="u32",
+      names=["KIOCSOUND", "KDMKTONE", "KDGETLED", "KDSETLED", "KDGKBTYPE", "KDADDIO", "KDDELIO",
+             "KDENABIO", "KDDISABIO", "KDSETMODE", "KDGETMODE", "KDMAPDISP", "KDUNMAPDISP",
+             "KDGKBMODE", "KDSKBMODE", "KDGKBMETA", "KDSKBMETA", "KDGKBLED", "KDSKBLED",
+             "KDSIGACCEPT", "PIO_FONTRESET"]),
+    T("ioctl", "KD_LEDS", ["linux/kd.h"], "flags", "KDGETLED/KDSETLED's lights",
+      names=["LED_SCR", "LED_NUM", "LED_CAP"]),
+    T("ioctl", "KD_KB_TYPES", ["linux/kd.h"], "values", "KDGKBTYPE's keyboard types",
+      ty="u64", names=["KB_84", "KB_101", "KB_OTHER"]),
+    T("ioctl", "KD_MODES", ["linux/kd.h"], "values", "KDGETMODE/KDSETMODE's display modes",
+      ty="u64", names=["KD_TEXT", "KD_GRAPHICS", "KD_TEXT0", "KD_TEXT1"]),
+    T("ioctl", "KD_KB_MODES", ["linux/kd.h"], "values", "KDGKBMODE/KDSKBMODE's keyboard modes",
+      ty="u64", names=["K_RAW", "K_XLATE", "K_MEDIUMRAW", "K_UNICODE", "K_OFF"]),
+    T("ioctl", "KD_META_MODES", ["linux/kd.h"], "values",
+      "KDGKBMETA/KDSKBMETA's meta key handling", ty="u64", names=["K_METABIT", "K_ESCPREFIX"]),
 ]

@@ -220,6 +220,13 @@ PARTS = {
         "linux-source-6.1", "include/linux/ata.h", "source",
         consts=[], structs=[],
         names=[Names("HDIO_DRIVE_CMD's `command`: the ATA commands", "ATA_CMDS", "ATA_CMD_")]),
+    "vt": Part(
+        "The console's I/O ports KDADDIO and KDDELIO accept, which\n"
+        "//! drivers/tty/vt/vt_ioctl.c defines for itself (no header has them).",
+        "linux-source-6.1", "drivers/tty/vt/vt_ioctl.c", "source",
+        consts=[Consts("The first and last port KDADDIO/KDDELIO accept", "u32",
+                       ["GPFIRST", "GPLAST"], hex=True)],
+        structs=[]),
 }
 
 DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+[A-Za-z_]\w*.*$", re.M)

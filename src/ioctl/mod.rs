@@ -37,6 +37,7 @@ pub mod fallback;
 pub mod file;
 pub mod gpio;
 pub mod hdio;
+pub mod kd;
 pub mod lirc;
 pub mod ptp;
 pub mod rtc;
@@ -256,6 +257,7 @@ static GROUPS: &[&dyn IoctlGroup] = &[
     &ptp::PTP,
     &evdev::EVDEV,
     &hdio::HDIO,
+    &kd::KD,
     &rtc::RTC,
 ];
 
@@ -751,6 +753,7 @@ mod tests {
             ("ptp", 14),
             ("evdev", 7),
             ("hdio", 17),
+            ("kd", 21),
             ("rtc", 7),
         ];
         for (group, least) in all {

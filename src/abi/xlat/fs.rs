@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: cf3b4df49a364ef469dc41c76391d727cb02799edddb11be65c4c5fc287353c4
+//! headers-sha256: 7b564908564f4b30bfa5eab9e48c8186935c0a74f7056d3106c88020532b9342
 
 use super::super::flags::{FlagDef, flag};
 use super::super::layout::Field;
