@@ -42,9 +42,10 @@ fn sector_bytes(n: u8) -> String {
 
 /// HDIO_DRIVE_CMD's lines: the command named from the kernel's ATA
 /// commands (0x80 is none), and after a success the status, error and
-/// count the kernel wrote over the header, with the sectors read as far as
-/// they can be read (33 bytes are mapped; `-s` cuts at 32, `-v`'s limit
-/// does not).
+/// count the kernel wrote over the header, with the sectors read: 33 bytes
+/// mapped show the 32 of `-s` (and under `-v`, whose longer limit reads on
+/// as far as memory goes, all 33); 16 mapped are fewer than shown, so the
+/// pointer.
 fn hdio(ok: bool, verbose: bool, xverbose: bool) -> Vec<String> {
     let (request, write, unknown) = if xverbose {
         (
@@ -75,34 +76,38 @@ fn hdio(ok: bool, verbose: bool, xverbose: bool) -> Vec<String> {
                 sector_bytes(shown)
             ),
         ),
+        line(
+            format!("{{command={unknown}, sector_number=129, feature=130, sector_count=1}}"),
+            "{status=0x80, error=129, nsector=130, buf=&ADDR}".into(),
+        ),
     ]
 }
 
 #[test]
 fn hdio_drive_cmd_failed() {
     let want = hdio(false, false, false);
-    assert_lines(&section(&run(&[]), "HDIO_DRIVE_CMD", 2), &want);
+    assert_lines(&section(&run(&[]), "HDIO_DRIVE_CMD", 3), &want);
 }
 
 #[test]
 fn hdio_drive_cmd_answered() {
     let want = hdio(true, false, false);
     let lines = run(&["-e", INJECT]);
-    assert_lines(&section(&lines, "HDIO_DRIVE_CMD", 2), &want);
+    assert_lines(&section(&lines, "HDIO_DRIVE_CMD", 3), &want);
 }
 
 #[test]
 fn hdio_drive_cmd_answered_verbose() {
     let want = hdio(true, true, false);
     let lines = run(&["-v", "-e", INJECT]);
-    assert_lines(&section(&lines, "HDIO_DRIVE_CMD", 2), &want);
+    assert_lines(&section(&lines, "HDIO_DRIVE_CMD", 3), &want);
 }
 
 #[test]
 fn hdio_drive_cmd_xverbose() {
     let want = hdio(true, false, true);
     let lines = run(&["-X", "verbose", "-e", INJECT]);
-    assert_lines(&section(&lines, "HDIO_DRIVE_CMD", 2), &want);
+    assert_lines(&section(&lines, "HDIO_DRIVE_CMD", 3), &want);
 }
 
 #[test]
@@ -119,7 +124,7 @@ fn hdio_drive_cmd_json() {
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .filter(|o: &Value| o["name"] == "ioctl" && o["args"]["request"] == "HDIO_DRIVE_CMD")
         .collect();
-    assert_eq!(cmds.len(), 2, "{}", run.trace);
+    assert_eq!(cmds.len(), 3, "{}", run.trace);
     assert_eq!(
         cmds[0]["args"]["arg"]["command"],
         json!({"value": 0xca, "name": "ATA_CMD_WRITE"})
@@ -130,8 +135,11 @@ fn hdio_drive_cmd_json() {
 
 /// The console requests: values with their notes (`/* 2711 Hz */`, `/*
 /// GPFIRST + 12 */`), garbage upper halves dropped where the kernel reads
-/// an `unsigned int`, and the byte or int the kernel writes through a
-/// pointer after a success (the pointer after a failure).
+/// an `unsigned int`, the byte or int the kernel writes through a pointer
+/// after a success (the pointer after a failure), and the screen map as a
+/// string: the one the kernel answers after a success, the one the program
+/// gives whether or not the call fails, the pointer when fewer than the
+/// 32 bytes shown and one more can be read.
 fn kd(ok: bool) -> Vec<String> {
     let res = if ok {
         "= 42 (INJECTED)"
@@ -171,10 +179,22 @@ fn kd(ok: bool) -> Vec<String> {
         "KDSIGACCEPT, 128".into(),
         "KDADDIO, 0x3c0 /* GPFIRST + 12 */".into(),
         "KDENABIO".into(),
+        format!("GIO_SCRNMAP, {}", answered(&map(0))),
+        format!("PIO_SCRNMAP, {}", map(0)),
+        "PIO_SCRNMAP, &ADDR".into(),
+        format!("PIO_SCRNMAP, {}", map(223)),
     ]
     .into_iter()
     .map(|call| format!("ioctl(-1, {call}) {res}"))
     .collect()
+}
+
+/// The fixture's screen map (byte i is i, 256 of them) from byte `from`
+/// (223: the last 33): the 32 bytes
+/// `-s` shows, cut.
+fn map(from: u8) -> String {
+    let bytes: Vec<u8> = (from..).take(32).collect();
+    common::quoted(&bytes, true)
 }
 
 #[test]

@@ -3360,4 +3360,7 @@ TABLES = [
       ty="u64", names=["K_RAW", "K_XLATE", "K_MEDIUMRAW", "K_UNICODE", "K_OFF"]),
     T("ioctl", "KD_META_MODES", ["linux/kd.h"], "values",
       "KDGKBMETA/KDSKBMETA's meta key handling", ty="u64", names=["K_METABIT", "K_ESCPREFIX"]),
+    T("ioctl", "KD_SCRNMAP", ["linux/kd.h"], "consts",
+      "GIO_SCRNMAP/PIO_SCRNMAP: the requests and their table's size", ty="u32",
+      names=["GIO_SCRNMAP", "PIO_SCRNMAP", "E_TABSZ"]),
 ]

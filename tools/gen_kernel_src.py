@@ -227,6 +227,12 @@ PARTS = {
         consts=[Consts("The first and last port KDADDIO/KDDELIO accept", "u32",
                        ["GPFIRST", "GPLAST"], hex=True)],
         structs=[]),
+    "timex": Part(
+        "The PC speaker's timer rate, which KIOCSOUND and KDMKTONE divide: the\n"
+        "//! kernel-only include/linux/timex.h defines it.",
+        "linux-source-6.1", "include/linux/timex.h", "source",
+        consts=[Consts("The PIT's input clock, in Hz", "u32", ["PIT_TICK_RATE"])],
+        structs=[]),
 }
 
 DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+[A-Za-z_]\w*.*$", re.M)

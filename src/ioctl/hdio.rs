@@ -178,7 +178,7 @@ impl IoctlGroup for Hdio {
                 p.uint("error", d[1] as u64);
                 p.uint("nsector", d[2] as u64);
                 if d[3] != 0 {
-                    put_sectors(p, arg + 4, d[3] as u64 * SECTOR_SIZE);
+                    super::bytes::put_table(p, "buf", arg + 4, d[3] as u64 * SECTOR_SIZE);
                 }
                 p.close("}");
             }
@@ -216,19 +216,4 @@ impl IoctlGroup for Hdio {
 /// A field's value.
 fn get(d: &[u8], layout: &[Field], name: &str) -> u64 {
     field(layout, name).read(d).unwrap_or(0)
-}
-
-/// The sectors HDIO_DRIVE_CMD read, `len` bytes at `addr`, as a string
-/// cut at `-s`, or where the readable bytes end (`..`: a call that
-/// succeeded wrote them all, so an unreadable tail is one no kernel
-/// wrote, as under `-e inject=`); the pointer when none can be read.
-fn put_sectors(p: &mut Printer, addr: u64, len: u64) {
-    let want = len.min(p.config().string_limit as u64) as usize;
-    let mut bytes = vec![0u8; want];
-    let got = p.mem().read(addr, &mut bytes);
-    if got == 0 {
-        return p.ptr("buf", addr);
-    }
-    bytes.truncate(got);
-    p.string("buf", &bytes, len > got as u64);
 }

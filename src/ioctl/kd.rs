@@ -14,15 +14,23 @@
 //!   none;
 //! - through a pointer, after the call: the lights and flags the kernel
 //!   wrote (one byte: `[LED_SCR]`), the keyboard type (one byte:
-//!   `[KB_101]`), the display, keyboard and meta modes (an `int`).
+//!   `[KB_101]`), the display, keyboard and meta modes (an `int`);
+//! - the screen map (`E_TABSZ` bytes) as a string, GIO_SCRNMAP's after the
+//!   call, PIO_SCRNMAP's before it (`bytes::put_table`).
+//!
+//! KIOCSOUND and KDMKTONE divide the PC speaker's timer rate
+//! (`PIT_TICK_RATE`, from the kernel-only include/linux/timex.h:
+//! `abi::gen_timex`).
 //!
 //! The names and codes are generated from the header (`KD_*` tables of
 //! tools/abi_tables.py).
 
 use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request};
 use crate::abi::flags::FlagDef;
+use crate::abi::gen_timex::PIT_TICK_RATE;
 use crate::abi::gen_vt::{GPFIRST, GPLAST};
 use crate::abi::signals::signal_name;
+use crate::abi::xlat::ioctl::{E_TABSZ, GIO_SCRNMAP, PIO_SCRNMAP};
 use crate::abi::xlat::ioctl::{
     KD_KB_MODES, KD_KB_TYPES, KD_LEDS, KD_META_MODES, KD_MODES, KDADDIO, KDDELIO, KDDISABIO,
     KDENABIO, KDGETLED, KDGETMODE, KDGKBLED, KDGKBMETA, KDGKBMODE, KDGKBTYPE, KDMAPDISP, KDMKTONE,
@@ -31,11 +39,6 @@ use crate::abi::xlat::ioctl::{
 };
 use crate::format::{Naming, Printer, flags_hex, flags_text};
 use crate::kernel::Arch;
-
-/// The PC speaker's timer input, in Hz (the kernel's PIT_TICK_RATE, an
-/// x86 constant no uapi header exports): KIOCSOUND and KDMKTONE take a
-/// divisor of it.
-const PIT_TICK_RATE: u64 = 1_193_182;
 
 /// The argument types, for `--explain-ioctl` (the group reads them itself).
 static ULONG: Layout = Layout {
@@ -51,6 +54,11 @@ static UCHAR: Layout = Layout {
 static INT: Layout = Layout {
     name: "int",
     size: 4,
+    fields: &[],
+};
+static SCRNMAP: Layout = Layout {
+    name: "unsigned char[E_TABSZ]",
+    size: E_TABSZ as usize,
     fields: &[],
 };
 
@@ -82,6 +90,9 @@ static REQUESTS: &[Request] = &[
     req(KDSKBLED, "KDSKBLED", IF_OUT, &ULONG),
     req(KDSIGACCEPT, "KDSIGACCEPT", IF_OUT, &ULONG),
     Request::legacy(PIO_FONTRESET, "PIO_FONTRESET", 0, Arg::None),
+    // The map the kernel answers, the map the program gives.
+    req(GIO_SCRNMAP, "GIO_SCRNMAP", IF_IN, &SCRNMAP),
+    req(PIO_SCRNMAP, "PIO_SCRNMAP", IF_OUT, &SCRNMAP),
 ];
 
 /// The kd group.
@@ -114,6 +125,9 @@ impl IoctlGroup for Kd {
         } else {
             arg
         };
+        if matches!(req.code, GIO_SCRNMAP | PIO_SCRNMAP) {
+            return super::bytes::put_table(p, "arg", arg, E_TABSZ as u64);
+        }
         if phase == IF_OUT {
             return by_value(p, req.code, arg);
         }
@@ -190,7 +204,7 @@ fn tone_note(p: &mut Printer, divisor: u64, ms: Option<u64>) {
     if !p.symbols() {
         return;
     }
-    let hz = PIT_TICK_RATE.checked_div(divisor).unwrap_or(0);
+    let hz = (PIT_TICK_RATE as u64).checked_div(divisor).unwrap_or(0);
     match ms {
         _ if hz == 0 => p.note("off"),
         Some(0) => p.note("off"),

@@ -29,6 +29,7 @@
 
 pub mod blkpg;
 pub mod btf;
+pub mod bytes;
 pub mod counter;
 pub mod defs;
 pub mod evdev;

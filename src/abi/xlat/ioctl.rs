@@ -2729,3 +2729,11 @@ pub const KD_META_MODES: &[(u64, &str)] = &[
     (3, "K_METABIT"),
     (4, "K_ESCPREFIX"),
 ];
+
+// GIO_SCRNMAP/PIO_SCRNMAP: the requests and their table's size.
+/// `GIO_SCRNMAP` (`<linux/kd.h>`).
+pub const GIO_SCRNMAP: u32 = 0x4b40;
+/// `PIO_SCRNMAP` (`<linux/kd.h>`).
+pub const PIO_SCRNMAP: u32 = 0x4b41;
+/// `E_TABSZ` (`<linux/kd.h>`).
+pub const E_TABSZ: u32 = 0x100;
