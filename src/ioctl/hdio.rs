@@ -12,7 +12,8 @@
 //! - HDIO_DRIVE_RESET, HDIO_SCAN_HWIF: their three ints, in hex;
 //! - the HDIO_GET_* requests: the `unsigned long` they write, HDIO_GET_NICE's
 //!   as `1<<IDE_NICE_*` bits, HDIO_GET_BUSSTATE's as a `BUSSTATE_*` name,
-//!   HDIO_GET_IDENTITY's 512 bytes as a string; HDIO_SET_NICE's bits by value.
+//!   HDIO_GET_IDENTITY's 512 bytes as a table (`bytes::put_table`);
+//!   HDIO_SET_NICE's bits by value.
 //!
 //! HDIO_DRIVE_CMD's `command` is named from the ATA commands
 //! (`ATA_CMD_WRITE`), which only the kernel's internal `<linux/ata.h>`
@@ -123,7 +124,7 @@ impl IoctlGroup for Hdio {
         let mask = if word == 4 { 0xffff_ffff } else { u64::MAX };
         match req.code {
             HDIO_SET_NICE => return p.flags("arg", arg & mask, IDE_NICE),
-            HDIO_GET_IDENTITY => return p.buf("arg", arg, IDENTITY_SIZE),
+            HDIO_GET_IDENTITY => return super::bytes::put_table(p, "arg", arg, IDENTITY_SIZE),
             _ => {}
         }
         let geometry = if word == 4 {
