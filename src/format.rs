@@ -35,6 +35,10 @@ pub struct FormatConfig {
     pub verbose: u8,
     /// Maximum string bytes printed (`-s`, or from the verbosity).
     pub string_limit: usize,
+    /// Maximum bytes printed of a table whose length the call fixes (a
+    /// console's screen map, an IDE drive's sectors): `-s`, which `-v`
+    /// does not raise (strace's rule for such tables).
+    pub table_limit: usize,
     /// `-y`, `-yy`, `--decode-fds=SET`: what is shown of each fd:
     /// `3</dev/usbmon1>`, `3<TCP:[127.0.0.1:8080->127.0.0.1:40000]>`.
     pub decode_fds: FdDetails,
@@ -115,6 +119,7 @@ impl Default for FormatConfig {
             values_only: 0,
             verbose: 0,
             string_limit: 32,
+            table_limit: 32,
             decode_fds: FdDetails::NONE,
             json: false,
             errno_text: false,

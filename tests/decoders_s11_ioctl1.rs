@@ -484,8 +484,8 @@ fn evdev_json() {
     assert_eq!(find("EVIOCRMFF")["args"]["arg"], json!(3));
 }
 
-/// The old IDE lines, failed or answered. HDIO_DRIVE_CMD's command prints
-/// as a number: its ATA names are in no installed header.
+/// The old IDE lines, failed or answered. HDIO_DRIVE_CMD's command is
+/// named (`ATA_CMD_*`, from the kernel's source), or a number (0x50).
 fn hdio(ok: bool) -> Vec<String> {
     let res = if ok {
         "= 42 (INJECTED)"
@@ -514,7 +514,7 @@ fn hdio(ok: bool) -> Vec<String> {
         ),
         // The answer over the header, and the sector read after it.
         cmd(
-            "{command=236, sector_number=0, feature=0, sector_count=1}",
+            "{command=ATA_CMD_ID_ATA, sector_number=0, feature=0, sector_count=1}",
             &format!("{{status=0xec, error=0, nsector=0, {sector}}}"),
         ),
         cmd(

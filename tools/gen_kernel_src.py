@@ -87,17 +87,32 @@ class Consts:
         self.doc, self.ty, self.names, self.m32, self.hex = doc, ty, names, m32, hex
 
 
+class Names:
+    """A name table (`&[(u64, &str)]`, Rust name `rust`): every constant of
+    the source's `enum`s whose name starts with `prefix`, in the source's
+    order (include/linux/ata.h's ATA_CMD_*: an anonymous enum mixing many
+    families, which only a prefix tells apart). The names are found in the
+    source; each member's initializer is copied verbatim into an enum of
+    its own and its value is the compiler's."""
+
+    def __init__(self, doc, rust, prefix):
+        self.doc, self.rust, self.prefix = doc, rust, prefix
+
+
 class Part:
     """One output file: the source it reads and what it takes from it.
 
     `member` is a path in the tarball (without its top directory); `how` is
     "source" (a .c file or kernel-only header: its object-like and
-    function-like `#define`s and the `structs`' definitions are copied) or
-    "uapi" (a uapi header, included whole as `include` names it)."""
+    function-like `#define`s, the `structs`' definitions and the `names`'
+    enum members are copied) or "uapi" (a uapi header, included whole as
+    `include` names it)."""
 
-    def __init__(self, doc, package, member, how, consts, structs, headers=(), include=None):
+    def __init__(self, doc, package, member, how, consts, structs, headers=(), include=None,
+                 names=()):
         self.doc, self.package, self.member, self.how = doc, package, member, how
         self.consts, self.structs, self.headers, self.include = consts, structs, headers, include
+        self.names = names
 
     @property
     def tarball(self):
@@ -199,6 +214,25 @@ PARTS = {
             Struct("user_unreg", ["size", "disable_bit", "__reserved", "__reserved2",
                                   "disable_addr"]),
         ]),
+    "ata": Part(
+        "The ATA command codes (`ATA_CMD_*`), which HDIO_DRIVE_CMD's `command` carries:\n"
+        "//! they are defined in the kernel-only include/linux/ata.h, no uapi header.",
+        "linux-source-6.1", "include/linux/ata.h", "source",
+        consts=[], structs=[],
+        names=[Names("HDIO_DRIVE_CMD's `command`: the ATA commands", "ATA_CMDS", "ATA_CMD_")]),
+    "vt": Part(
+        "The console's I/O ports KDADDIO and KDDELIO accept, which\n"
+        "//! drivers/tty/vt/vt_ioctl.c defines for itself (no header has them).",
+        "linux-source-6.1", "drivers/tty/vt/vt_ioctl.c", "source",
+        consts=[Consts("The first and last port KDADDIO/KDDELIO accept", "u32",
+                       ["GPFIRST", "GPLAST"], hex=True)],
+        structs=[]),
+    "timex": Part(
+        "The PC speaker's timer rate, which KIOCSOUND and KDMKTONE divide: the\n"
+        "//! kernel-only include/linux/timex.h defines it.",
+        "linux-source-6.1", "include/linux/timex.h", "source",
+        consts=[Consts("The PIT's input clock, in Hz", "u32", ["PIT_TICK_RATE"])],
+        structs=[]),
 }
 
 DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+[A-Za-z_]\w*.*$", re.M)
@@ -239,11 +273,33 @@ def read_member(part):
     return _TEXTS[(part.tarball, part.member)]
 
 
+def _flat(text):
+    """The text without comments, continuation lines joined."""
+    return re.sub(r"/\*.*?\*/", " ", text, flags=re.S).replace("\\\n", " ")
+
+
+def enum_members(text, prefix):
+    """(name, initializer) of every enum constant whose name starts with
+    `prefix`, in the text's order; a member without an initializer fails
+    (its value would depend on the members before it, not copied)."""
+    found = []
+    for body in re.finditer(r"\benum\b[^{;]*\{(.*?)\}", _flat(text), flags=re.S):
+        for item in body.group(1).split(","):
+            m = re.fullmatch(r"\s*(\w+)\s*(?:=\s*(.*?))?\s*", item, flags=re.S)
+            if m and m.group(1).startswith(prefix):
+                if m.group(2) is None:
+                    fail(f"enum constant {m.group(1)} has no initializer")
+                found.append((m.group(1), m.group(2)))
+    if not found:
+        fail(f"no enum constant named {prefix}*")
+    return found
+
+
 def copied_definitions(part, text):
     """The kernel's definitions a "source" part compiles: every `#define`
     of the file (continuation lines joined; unused ones cost nothing) and
     the listed structs, in the file's order."""
-    flat = re.sub(r"/\*.*?\*/", " ", text, flags=re.S).replace("\\\n", " ")
+    flat = _flat(text)
     pieces = []
     for s in part.structs:
         m = re.search(rf"^struct {s.tag} \{{.*?^\}};", flat, flags=re.S | re.M)
@@ -254,11 +310,14 @@ def copied_definitions(part, text):
             fail(f"no struct {s.tag} in {part.member}")
     pieces += [(m.start(), m.group(0)) for m in DEFINE.finditer(flat)
                if not re.match(r"^\s*#\s*define\s+_\w*_H\b", m.group(0))]
-    return "\n".join(p for _, p in sorted(pieces)) + "\n"
+    enums = [f"enum {{ {', '.join(f'{n} = {e}' for n, e in enum_members(text, g.prefix))} }};"
+             for g in part.names]
+    return "\n".join([p for _, p in sorted(pieces)] + enums) + "\n"
 
 
-def c_program(part, defs_file, m32):
-    """A program printing the values (one per line) compiled for i386 or not."""
+def c_program(part, defs_file, m32, names=()):
+    """A program printing the values (one per line) compiled for i386 or not;
+    `names` are the name tables' constants, printed natively."""
     lines = [PRELUDE]
     lines += [f"#include <{h}>" for h in part.headers]
     lines.append(f'#include "{defs_file}"')
@@ -269,6 +328,8 @@ def c_program(part, defs_file, m32):
         for n in g.names:
             expr = n.partition("=")[2] or n
             lines.append(f'    printf("%llu\\n", (unsigned long long)({expr}));')
+    for n in names if not m32 else ():
+        lines.append(f'    printf("%llu\\n", (unsigned long long)({n}));')
     for s in part.structs:
         if s.m32 != m32:
             continue
@@ -317,14 +378,18 @@ def evaluate(part):
             defs_file = "kernel_defs.h"
             open(os.path.join(tmp, defs_file), "w").write(compiled)
         consts, layouts, read = {}, {}, set()
+        members = {g.rust: [n for n, _ in enum_members(text, g.prefix)] for g in part.names}
+        listed = [n for g in part.names for n in members[g.rust]]
         for m32 in (False, True):
-            out, headers = compile_and_run(tmp, c_program(part, defs_file, m32), m32)
+            out, headers = compile_and_run(tmp, c_program(part, defs_file, m32, listed), m32)
             read.update(headers)
             nums = iter(int(v) for v in out)
             for g in part.consts:
                 if g.m32 == m32:
                     for n in g.names:
                         consts[n.partition("=")[0]] = next(nums)
+            if not m32:
+                tables = {rust: [(next(nums), n) for n in names] for rust, names in members.items()}
             for s in part.structs:
                 if s.m32 == m32:
                     size = next(nums)
@@ -334,17 +399,18 @@ def evaluate(part):
     h.update(part.member.encode() + b"\0" + compiled.encode())
     for path in sorted(read):
         h.update(path.encode() + b"\0" + open(path, "rb").read())
-    return consts, layouts, h.hexdigest()
+    return consts, layouts, tables, h.hexdigest()
 
 
-def render(name, part, consts, layouts, digest):
+def render(name, part, consts, layouts, tables, digest):
     where = f"{part.member} of {part.tarball} (package {part.package})"
     out = [
         f"// @generated by tools/gen_kernel_src.py (part {name}) from {where}.\n",
         "// Do not edit: regenerate with `tools/regen` (HACKING.md, \"Generated tables\").\n",
         f"//! {part.doc}\n",
         "//!\n",
-        "//! Generated data: the names are listed in tools/gen_kernel_src.py, each value is\n",
+        "//! Generated data: the names are listed in tools/gen_kernel_src.py (a name table's\n",
+        "//! found in the source by their prefix), each value is\n",
         "//! the C compiler's on the kernel's own definitions (`sizeof`, `offsetof`).\n",
         f"//! source-sha256: {digest}\n",
     ]
@@ -359,6 +425,11 @@ def render(name, part, consts, layouts, digest):
             v = consts[rust] & ((1 << {"u16": 16, "u32": 32, "u64": 64}[g.ty]) - 1)
             text = f"0x{v:x}" if g.hex else str(v)
             out.append(f"/// {what} ({source}).\npub const {rust}: {g.ty} = {text};\n")
+    for g in part.names:
+        out.append(f"\n/// {g.doc} (`{g.prefix}*` in {source}, in its order).\n")
+        out.append(f"pub const {g.rust}: &[(u64, &str)] = &[\n")
+        out += [f"    (0x{v:x}, \"{n}\"),\n" for v, n in tables[g.rust]]
+        out.append("];\n")
     for s in part.structs:
         size, fields = layouts[s.module]
         arch = "i386's (`-m32`, the compat layout)" if s.m32 else "x86_64's"
@@ -384,13 +455,13 @@ def main():
     read_members([PARTS[name] for name in args.parts])
     for name in args.parts:
         part = PARTS[name]
-        consts, layouts, digest = evaluate(part)
+        consts, layouts, tables, digest = evaluate(part)
         if args.digest:
             print(digest)
             continue
         os.makedirs(out_dir, exist_ok=True)
         with open(os.path.join(out_dir, f"gen_{name}.rs"), "w") as f:
-            f.write(render(name, part, consts, layouts, digest))
+            f.write(render(name, part, consts, layouts, tables, digest))
 
 
 if __name__ == "__main__":

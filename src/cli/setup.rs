@@ -294,6 +294,7 @@ pub(crate) fn setup(cli: Cli) -> Result<Setup, ExitCode> {
             decode_pids,
             verbose: cli.verbose,
             string_limit,
+            table_limit: cli.string_limit.unwrap_or(32).min(max),
             decode_fds,
             json: cli.json,
             errno_text: cli.errno_text,

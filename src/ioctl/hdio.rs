@@ -12,13 +12,15 @@
 //! - HDIO_DRIVE_RESET, HDIO_SCAN_HWIF: their three ints, in hex;
 //! - the HDIO_GET_* requests: the `unsigned long` they write, HDIO_GET_NICE's
 //!   as `1<<IDE_NICE_*` bits, HDIO_GET_BUSSTATE's as a `BUSSTATE_*` name,
-//!   HDIO_GET_IDENTITY's 512 bytes as a string; HDIO_SET_NICE's bits by value.
+//!   HDIO_GET_IDENTITY's 512 bytes as a table (`bytes::put_table`);
+//!   HDIO_SET_NICE's bits by value.
 //!
-//! The ATA command names strace gives HDIO_DRIVE_CMD's `command`
-//! (`ATA_CMD_WRITE`) are in the kernel's internal `<linux/ata.h>`, which
-//! no installed header has, so the command prints as a number.
+//! HDIO_DRIVE_CMD's `command` is named from the ATA commands
+//! (`ATA_CMD_WRITE`), which only the kernel's internal `<linux/ata.h>`
+//! defines: `abi::gen_ata`, generated from the kernel's source.
 
 use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request};
+use crate::abi::gen_ata::ATA_CMDS;
 use crate::abi::layout::{Field, field};
 use crate::abi::xlat::ioctl::{
     HD_DRIVE_CMD_HDR, HD_GEOMETRY, HD_GEOMETRY_I386, HDIO_BUSSTATES, HDIO_DRIVE_CMD,
@@ -122,7 +124,7 @@ impl IoctlGroup for Hdio {
         let mask = if word == 4 { 0xffff_ffff } else { u64::MAX };
         match req.code {
             HDIO_SET_NICE => return p.flags("arg", arg & mask, IDE_NICE),
-            HDIO_GET_IDENTITY => return p.buf("arg", arg, IDENTITY_SIZE),
+            HDIO_GET_IDENTITY => return super::bytes::put_table(p, "arg", arg, IDENTITY_SIZE),
             _ => {}
         }
         let geometry = if word == 4 {
@@ -161,7 +163,10 @@ impl IoctlGroup for Hdio {
             }
             HDIO_DRIVE_CMD if phase == IF_OUT => {
                 p.open("arg", "{", Naming::Fields);
-                for name in ["command", "sector_number", "feature", "sector_count"] {
+                let command = get(&d, HD_DRIVE_CMD_HDR, "command");
+                let name = ATA_CMDS.iter().find(|&&(v, _)| v == command);
+                p.symbol("command", command as i64, name.map(|&(_, n)| n));
+                for name in ["sector_number", "feature", "sector_count"] {
                     p.uint(name, get(&d, HD_DRIVE_CMD_HDR, name));
                 }
                 p.close("}");
@@ -174,7 +179,7 @@ impl IoctlGroup for Hdio {
                 p.uint("error", d[1] as u64);
                 p.uint("nsector", d[2] as u64);
                 if d[3] != 0 {
-                    put_sectors(p, arg + 4, d[3] as u64 * SECTOR_SIZE);
+                    super::bytes::put_table(p, "buf", arg + 4, d[3] as u64 * SECTOR_SIZE);
                 }
                 p.close("}");
             }
@@ -212,17 +217,4 @@ impl IoctlGroup for Hdio {
 /// A field's value.
 fn get(d: &[u8], layout: &[Field], name: &str) -> u64 {
     field(layout, name).read(d).unwrap_or(0)
-}
-
-/// The sectors HDIO_DRIVE_CMD read, `len` bytes at `addr`, as a string
-/// cut at `-s`; the pointer unless all the bytes shown can be read (part
-/// of them is not what the kernel wrote).
-fn put_sectors(p: &mut Printer, addr: u64, len: u64) {
-    let want = len.min(p.config().string_limit as u64) as usize;
-    let mut bytes = vec![0u8; want];
-    if p.mem().read_exact(addr, &mut bytes) {
-        p.string("buf", &bytes, len > want as u64);
-    } else {
-        p.ptr("buf", addr);
-    }
 }

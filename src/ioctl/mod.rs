@@ -31,6 +31,7 @@
 
 pub mod blkpg;
 pub mod btf;
+pub mod bytes;
 pub mod counter;
 pub mod defs;
 pub mod dm;
@@ -40,6 +41,7 @@ pub mod fallback;
 pub mod file;
 pub mod gpio;
 pub mod hdio;
+pub mod kd;
 pub mod lirc;
 pub mod ptp;
 pub mod rtc;
@@ -297,6 +299,7 @@ static GROUPS: &[&dyn IoctlGroup] = &[
     &ptp::PTP,
     &evdev::EVDEV,
     &hdio::HDIO,
+    &kd::KD,
     &rtc::RTC,
     &dm::DM,
 ];
@@ -799,6 +802,7 @@ mod tests {
             ("ptp", 14),
             ("evdev", 7),
             ("hdio", 17),
+            ("kd", 21),
             ("rtc", 7),
             ("dm", 18),
         ];

@@ -6,7 +6,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 174af4b6762f4532b05541af9fb9bdeac15301b4ba33285dd0d779dbb710baca
+//! headers-sha256: 7b564908564f4b30bfa5eab9e48c8186935c0a74f7056d3106c88020532b9342
 
 use super::super::flags::{FlagDef, flag};
 use super::super::layout::Field;
