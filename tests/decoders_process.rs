@@ -106,7 +106,7 @@ fn process_calls() {
             .into(),
         format!(
             "waitid(P_PIDFD, 3, {{si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=CHILD3, \
-             si_uid={u}, si_status=4}}, WEXITED, NULL) = 0"
+             si_uid={u}, si_status=4, si_utime=#, si_stime=#}}, WEXITED, NULL) = 0"
         ),
         "close(3) = 0".into(),
         "clone3(&0x1, 64) = -1 [EFAULT]".into(),

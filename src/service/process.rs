@@ -5,7 +5,7 @@
 
 use crate::abi::xlat::process::{
     ARCH_CODES, AT_FLAGS, CLONE_FLAGS, CLONE3_FLAGS, IDTYPES, PTRACE_OPTIONS, PTRACE_REQUESTS,
-    RSEQ_FLAGS, WAIT_OPTIONS, WAITID_OPTIONS, XFEATURE_BITS, XFEATURE_MASKS,
+    RSEQ_FLAGS, WAITID_OPTIONS, XFEATURE_BITS, XFEATURE_MASKS,
 };
 use crate::abi::xlat::process::{
     ARCH_GET_CPUID, ARCH_GET_FS, ARCH_GET_GS, ARCH_GET_XCOMP_GUEST_PERM, ARCH_GET_XCOMP_PERM,
@@ -381,7 +381,9 @@ pub fn wait4_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
             p.ptr("wstatus", addr);
         }
     }
-    p.flags("options", c.args[2], WAIT_OPTIONS);
+    // strace names bit 2 WSTOPPED for every wait call (WUNTRACED is the
+    // same bit): one table, waitid's.
+    p.flags("options", c.args[2], WAITID_OPTIONS);
     put_wait_rusage(p, c.args[3], failed || c.result == 0);
     p.equals();
     p.result(c.result);
@@ -398,7 +400,7 @@ pub fn waitpid_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
         let text = wait_status_text(p, i32::from_ne_bytes(raw));
         p.field("stat_addr", &text);
     }
-    p.flags("options", c.args[2] as u32 as u64, WAIT_OPTIONS);
+    p.flags("options", c.args[2] as u32 as u64, WAITID_OPTIONS);
     p.equals();
     p.result(c.result);
 }

@@ -490,13 +490,12 @@ pub fn put_siginfo_details(p: &mut Printer, b: &[u8], arch: Arch) {
             } else {
                 put_signal(p, "si_status", status as i64);
             }
-            // si_utime and si_stime are clock_t (long), after the padding;
-            // waitid leaves them unset, so they print only with -v.
-            if p.config().verbose > 0 {
-                let t = if word == 8 { u + 16 } else { u + 12 };
-                p.int("si_utime", int_at(b, t, word));
-                p.int("si_stime", int_at(b, t + word, word));
-            }
+            // si_utime and si_stime are clock_t (long), after the padding.
+            // waitid does not write them (the caller's memory shows), but
+            // strace prints them always, here and on a SIGCHLD.
+            let t = if word == 8 { u + 16 } else { u + 12 };
+            p.int("si_utime", int_at(b, t, word));
+            p.int("si_stime", int_at(b, t + word, word));
         }
         Layout::Fault => p.ptr("si_addr", uint_at(b, u, word)),
         Layout::Poll => {

@@ -532,6 +532,23 @@ def ioc_number(text):
 ALIASES = {"RLIM64_INFINITY": "RLIM_INFINITY"}
 
 
+def wait_status(text):
+    """rtrace's wait status words (trace(1)'s `W_EXITED(42)`,
+    `W_SIGNALED(SIGUSR1)|W_COREDUMP`) in strace's spelling
+    (`[{WIFEXITED(s) && WEXITSTATUS(s) == 42}]`): the same information."""
+    forms = {"EXITED": ("WIFEXITED", "WEXITSTATUS"),
+             "SIGNALED": ("WIFSIGNALED", "WTERMSIG"),
+             "STOPPED": ("WIFSTOPPED", "WSTOPSIG")}
+
+    def one(m):
+        test, value = forms[m.group(1)]
+        core = " && WCOREDUMP(s)" if m.group(3) else ""
+        return "[{%s(s) && %s(s) == %s%s}]" % (test, value, m.group(2), core)
+    text = re.sub(r"\bW_(EXITED|SIGNALED|STOPPED)\(([^()]*)\)(\|W_COREDUMP)?",
+                  one, text)
+    return re.sub(r"\bW_CONTINUED\b", "[{WIFCONTINUED(s)}]", text)
+
+
 def atoms(text, is_rtrace):
     """A unit's text -> Counter of atoms."""
     if text is None:
@@ -540,6 +557,7 @@ def atoms(text, is_rtrace):
         text = re.sub(r"&(0x[0-9a-fA-F]+)", r"\1", text)
         text = re.sub(r"~0ULL|~0UL", "0xffffffffffffffff", text)
         text = text.replace("~0U", "0xffffffff")
+        text = wait_status(text)
     text = ioc_number(text)
     # strace writes a size that is a multiple of 1024 so (`8192*1024`).
     text = re.sub(r"\b(\d+)\*1024\b", lambda m: str(int(m.group(1)) * 1024),

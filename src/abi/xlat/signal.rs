@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: cf3b4df49a364ef469dc41c76391d727cb02799edddb11be65c4c5fc287353c4
+//! headers-sha256: 289e8e11879fc7e25f6485cf08baed820e920112d4c3c28be31bb31dcc891811
 
 use super::super::flags::{FlagDef, flag};
 use super::super::layout::Field;
