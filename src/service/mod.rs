@@ -29,6 +29,7 @@ pub mod numa;
 pub mod poll;
 pub mod prctl;
 pub mod process;
+pub mod ptrace;
 pub mod ptrace_info;
 pub mod quota;
 pub mod raw;
@@ -76,6 +77,7 @@ static TABLES: &[&[Handler]] = &[
     fanotify::HANDLERS,
     mount_api::HANDLERS,
     process::HANDLERS,
+    ptrace::HANDLERS,
     prctl::HANDLERS,
     landlock::HANDLERS,
     ebpf::HANDLERS,
