@@ -114,12 +114,11 @@ fn sigreturn_mask_offset(arch: Arch) -> Option<u64> {
     }
 }
 
-/// `rt_sigreturn()`: with `-v`, the signal mask it restores, read from
-/// the signal frame (strace's form, under the name `frame`):
+/// `rt_sigreturn()`: the signal mask it restores, read from the signal
+/// frame at the call's entry (strace's form, under the name `frame`):
 /// `rt_sigreturn({mask=[USR2]})`.
 pub fn rt_sigreturn_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    if p.config().verbose > 0
-        && p.config().values_only < 2
+    if p.config().values_only < 2
         && let Some(off) = sigreturn_mask_offset(c.arch)
         && let Some(mask) = read_vec(p, c.sp.wrapping_add(off), SIGSET_SIZE)
     {
@@ -141,11 +140,10 @@ pub fn rt_sigreturn_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 const SIGRETURN_OLDMASK: u64 = 80;
 const SIGRETURN_EXTRAMASK: u64 = 88 + 624;
 
-/// `sigreturn()` (i386): with `-v`, the signal mask it restores, as
-/// rt_sigreturn's: `sigreturn({mask=[USR2]})`.
+/// `sigreturn()` (i386): the signal mask it restores, as rt_sigreturn's:
+/// `sigreturn({mask=[USR2]})`.
 pub fn old_sigreturn_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    if p.config().verbose > 0
-        && p.config().values_only < 2
+    if p.config().values_only < 2
         && c.arch == Arch::I386
         && let Some(low) = read_vec(p, c.sp.wrapping_add(SIGRETURN_OLDMASK), 4)
         && let Some(high) = read_vec(p, c.sp.wrapping_add(SIGRETURN_EXTRAMASK), 4)

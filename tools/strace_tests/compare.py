@@ -549,6 +549,15 @@ def wait_status(text):
     return re.sub(r"\bW_CONTINUED\b", "[{WIFCONTINUED(s)}]", text)
 
 
+def rt_signals(text):
+    """rtrace's real-time signal names (`RTMIN+1`, `SIGRTMIN+1`, counted
+    from glibc's SIGRTMIN, 34) in strace's (`RT_3`, `SIGRT_3`, counted
+    from the kernel's 32): the same signal."""
+    def one(m):
+        return "%sRT_%d" % (m.group(1) or "", 2 + int(m.group(2) or 0))
+    return re.sub(r"\b(SIG)?RTMIN(?:\+(\d+))?\b", one, text)
+
+
 def atoms(text, is_rtrace):
     """A unit's text -> Counter of atoms."""
     if text is None:
@@ -558,6 +567,7 @@ def atoms(text, is_rtrace):
         text = re.sub(r"~0ULL|~0UL", "0xffffffffffffffff", text)
         text = text.replace("~0U", "0xffffffff")
         text = wait_status(text)
+        text = rt_signals(text)
     text = ioc_number(text)
     # strace writes a size that is a multiple of 1024 so (`8192*1024`).
     text = re.sub(r"\b(\d+)\*1024\b", lambda m: str(int(m.group(1)) * 1024),
