@@ -558,6 +558,21 @@ def rt_signals(text):
     return re.sub(r"\b(SIG)?RTMIN(?:\+(\d+))?\b", one, text)
 
 
+def rusage_measures(text):
+    """A `struct rusage`'s times and counters without their values.
+
+    They measure the process under its tracer: its CPU time, the voluntary
+    context switches every ptrace stop adds, the page faults and resident
+    size its tracer's fork child had before exec (a larger tracer leaves a
+    larger ru_maxrss). Two runs under strace often agree on them, so they
+    would not count as volatile, yet a run under rtrace cannot: the fields
+    are compared, their values not."""
+    text = re.sub(r"\b(ru_utime|ru_stime)=\{tv_sec=-?\d+, tv_usec=-?\d+\}",
+                  r"\1={}", text)
+    return re.sub(r"\b(ru_maxrss|ru_minflt|ru_majflt|ru_nvcsw|ru_nivcsw|ru_inblock"
+                  r"|ru_oublock)=\d+", r"\1=", text)
+
+
 def atoms(text, is_rtrace):
     """A unit's text -> Counter of atoms."""
     if text is None:
@@ -569,6 +584,7 @@ def atoms(text, is_rtrace):
         text = wait_status(text)
         text = rt_signals(text)
     text = ioc_number(text)
+    text = rusage_measures(text)
     # strace writes a size that is a multiple of 1024 so (`8192*1024`).
     text = re.sub(r"\b(\d+)\*1024\b", lambda m: str(int(m.group(1)) * 1024),
                   text)
