@@ -475,9 +475,10 @@ pub fn call_leave(
     call.fmt.result_fd = crate::sysent::returns_fd(&call.name, &call.args);
     call.fmt.result_pid = crate::sysent::returns_pid(&call.name);
     let failed = is_error(rval);
-    // A no-return call that returned success (rt_sigreturn) has the restored
-    // context in its result register, not a result: print nothing more.
-    if !skip && (call.kind != CallType::NoReturn || failed) {
+    // A no-return call that returned prints its result register: a failed
+    // exec's error, or what rt_sigreturn restored (strace prints it).
+    let sigreturn = call.handler.class == CallClass::Sigreturn;
+    if !skip && (call.kind != CallType::NoReturn || failed || sigreturn) {
         let (kind, handler, tamper) = (call.kind, call.handler, call.tamper);
         let dump = dump::transferred(t.cfg, &call.name, call.arch, &call.args, rval, t.mem);
         let fd = call.args[0] as i32;
@@ -507,7 +508,8 @@ pub fn call_leave(
         let suffix = if skip { suffix.trim_start() } else { &suffix };
         t.out.text(Some(t.pid), suffix, Style::Plain);
     }
-    let returned = !skip && (call.kind != CallType::NoReturn || failed);
+    let sigreturn = call.handler.class == CallClass::Sigreturn;
+    let returned = !skip && (call.kind != CallType::NoReturn || failed || sigreturn);
     timeline_slice(t.out, t.tgid, t.pid, call, returned.then_some(rval), None);
     t.out.record_clear(t.pid);
     t.out.newline();
@@ -599,7 +601,8 @@ fn json_leave(
 ) {
     use serde_json::{Value, json};
     let failed = is_error(rval);
-    let returned = !skip && (call.kind != CallType::NoReturn || failed);
+    let sigreturn = call.handler.class == CallClass::Sigreturn;
+    let returned = !skip && (call.kind != CallType::NoReturn || failed || sigreturn);
     {
         let (kind, handler) = (call.kind, call.handler);
         let dump = returned

@@ -593,6 +593,20 @@ impl<'a> Printer<'a> {
         }
     }
 
+    /// An address rtrace never means to read (another process's memory, a
+    /// physical address, a buffer the kernel copies that strace shows as a
+    /// number): `NULL` or plain `0x7ffd...`. `&` stays for a pointer whose
+    /// target rtrace would show but could not or did not read. JSON as
+    /// [`Printer::ptr`]: the address as a string.
+    pub fn addr(&mut self, name: &str, addr: u64) {
+        if addr == 0 {
+            self.emit(name, "NULL", || Value::Null);
+        } else {
+            let text = format!("0x{addr:x}");
+            self.emit(name, &text, || Value::String(text.clone()));
+        }
+    }
+
     /// A comment on the item just printed, for a person reading the text:
     /// ` /* 2026-11-22T19:44:07+0000 */`. JSON carries the value alone.
     pub fn note(&mut self, text: &str) {

@@ -106,7 +106,7 @@ fn process_calls() {
             .into(),
         format!(
             "waitid(P_PIDFD, 3, {{si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=CHILD3, \
-             si_uid={u}, si_status=4}}, WEXITED, NULL) = 0"
+             si_uid={u}, si_status=4, si_utime=#, si_stime=#}}, WEXITED, NULL) = 0"
         ),
         "close(3) = 0".into(),
         "clone3(&0x1, 64) = -1 [EFAULT]".into(),
@@ -317,14 +317,14 @@ fn signal_calls() {
         .into(),
         "tgkill(PID1, PID1, SIGUSR1) = 0".into(),
         "rt_sigsuspend([], 8) = ** SIGUSR1 ** <..>".into(),
-        "rt_sigreturn()".into(),
+        "rt_sigreturn({mask=[USR1 USR2 ALRM]}) = -1 [EINTR]".into(),
         "*rt_sigsuspend([], 8) = -1 [EINTR]".into(),
         "rt_sigprocmask(SIG_SETMASK, [], NULL, 8) = 0".into(),
         "setitimer(ITIMER_REAL, {it_interval={tv_sec=0, tv_usec=0}, \
          it_value={tv_sec=0, tv_usec=20000}}, NULL) = 0"
             .into(),
         "pause() = ** SIGALRM ** <..>".into(),
-        "rt_sigreturn()".into(),
+        "rt_sigreturn({mask=[]}) = -1 [EINTR]".into(),
         "*pause() = -1 [EINTR]".into(),
         "exit_group(0)".into(),
         "Process exited normally with code 0".into(),
@@ -790,7 +790,7 @@ fn i386_old_signal_calls() {
         "setitimer(ITIMER_REAL, {it_interval={tv_sec=0, tv_usec=0}, \
          it_value={tv_sec=0, tv_usec=20000}}, NULL) = 0",
         "sigsuspend([USR1]) = ** SIGALRM ** <..>",
-        "rt_sigreturn()",
+        "rt_sigreturn({mask=[]}) = -1 [EINTR]",
         "*sigsuspend([USR1]) = -1 [EINTR]",
         "exit_group(0)",
         "Process exited normally with code 0",

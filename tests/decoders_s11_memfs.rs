@@ -65,11 +65,11 @@ const LINES: &[&str] = &[
     "move_pages(0, 3, [&ADDR, &ADDR, &ADDR], NULL, &ADDR, MPOL_MF_MOVE) = -1 [EFAULT]",
     "set_mempolicy(MPOL_DEFAULT, [0x0, &ADDR], 129) = -1 [EFAULT]",
     "pwritev(-1, [{iov_base=\"abc\", iov_len=3}, &ADDR], 2, 0) = -1 [EBADF]",
-    "process_madvise(-1, [{iov_base=&ADDR, iov_len=3}, &ADDR], 2, MADV_COLD, 0x0) = -1 [EFAULT]",
+    "process_madvise(-1, [{iov_base=0x*, iov_len=3}, &ADDR], 2, MADV_COLD, 0x0) = -1 [EFAULT]",
     // Where a failed read's buffers are.
     "preadv(-1, [{iov_base=&ADDR, iov_len=3}], 1, 0) = -1 [EBADF]",
     "vmsplice(-1, [{iov_base=\"abc\", iov_len=3}], 1, SPLICE_F_NONBLOCK) = -1 [EBADF]",
-    "process_vm_writev(0, [{iov_base=\"abc\", iov_len=3}], 1, [{iov_base=&ADDR, iov_len=3}], 1, \
+    "process_vm_writev(0, [{iov_base=\"abc\", iov_len=3}], 1, [{iov_base=0x*, iov_len=3}], 1, \
      0x0) = -1 [ESRCH]",
     "utime(\"/nonexistent/rtrace\", {actime=1492350678 /* 2017-04-16T13:51:18+0000 */, \
      modtime=1492350679 /* 2017-04-16T13:51:19+0000 */}) = -1 [ENOENT]",

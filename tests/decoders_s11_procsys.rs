@@ -211,13 +211,13 @@ fn ptrace_syscall_info() {
         &[
             "ptrace(PTRACE_SETOPTIONS, *, 0x0, PTRACE_O_TRACESYSGOOD) = 0",
             "ptrace(PTRACE_SYSCALL, *, 0x0, 0) = 0",
-            "ptrace(PTRACE_GET_SYSCALL_INFO, *, 0x28, {op=PTRACE_SYSCALL_INFO_ENTRY, \
+            "ptrace(PTRACE_GET_SYSCALL_INFO, *, 40, {op=PTRACE_SYSCALL_INFO_ENTRY, \
              arch=AUDIT_ARCH_X86_64, instruction_pointer=*, stack_pointer=*, \
              entry={nr=__NR_chdir, args=[*]}}) = 80",
-            "ptrace(PTRACE_GET_SYSCALL_INFO, *, 0x58, {op=PTRACE_SYSCALL_INFO_ENTRY, \
+            "ptrace(PTRACE_GET_SYSCALL_INFO, *, 88, {op=PTRACE_SYSCALL_INFO_ENTRY, \
              arch=AUDIT_ARCH_X86_64, instruction_pointer=*, stack_pointer=*, \
              entry={nr=__NR_chdir, args=[*, *, *, *, *, *]}}) = 80",
-            "ptrace(PTRACE_KILL, *, 0x0, 0) = 0",
+            "ptrace(PTRACE_KILL, *) = 0",
         ],
     );
 }

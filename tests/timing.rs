@@ -55,7 +55,8 @@ fn relative_timestamps_count_from_the_previous_line() {
 
 #[test]
 fn call_times_end_every_line_after_one_space() {
-    // rt_sigreturn prints no result: its time follows its name's space.
+    // Every line, rt_sigreturn's too (its restored register is its
+    // result), ends with one space before its time.
     let bin = fixture("signals");
     let run = trace(&["-T", "-e", "trace=rt_sigreturn,read"], &[name(&bin)]);
     assert_eq!(run.code(), Some(0), "{}", run.stderr());

@@ -697,9 +697,9 @@ fn x_styles_spell_the_values_decoders_build_themselves() {
             "wait4(CHILD1, W_SIGNALED(9 /* SIGKILL */), 0, NULL) = CHILD1",
             "clone(17 /* SIGCHLD */, NULL, NULL, NULL, NULL) = CHILD2",
             "waitid(0x1 /* P_PID */, CHILD2, {si_signo=17 /* SIGCHLD */, si_code=0x1 /* CLD_EXITED */, \
-             si_pid=CHILD2, si_uid=0, si_status=0}, 0x1000004 /* WEXITED|WNOWAIT */, NULL) = 0",
+             si_pid=CHILD2, si_uid=0, si_status=0, si_utime=0, si_stime=0}, 0x1000004 /* WEXITED|WNOWAIT */, NULL) = 0",
             "waitid(0x1 /* P_PID */, CHILD2, {si_signo=17 /* SIGCHLD */, si_code=0x1 /* CLD_EXITED */, \
-             si_pid=CHILD2, si_uid=0, si_status=0}, 0x4 /* WEXITED */, NULL) = 0",
+             si_pid=CHILD2, si_uid=0, si_status=0, si_utime=0, si_stime=0}, 0x4 /* WEXITED */, NULL) = 0",
             "statfs(\"/proc\", {f_type=0x9fa0 /* PROC_SUPER_MAGIC */, ..}) = 0",
             "shmget(0 /* IPC_PRIVATE */, 4096, 0x200 /* IPC_CREAT */|0600) = ID",
             "Process exited normally with code 0",
@@ -717,9 +717,9 @@ fn x_styles_spell_the_values_decoders_build_themselves() {
             "clone(0x200|17, NULL, NULL, NULL, NULL) = CHILD1",
             "wait4(CHILD1, W_SIGNALED(9), 0, NULL) = CHILD1",
             "clone(17, NULL, NULL, NULL, NULL) = CHILD2",
-            "waitid(0x1, CHILD2, {si_signo=17, si_code=0x1, si_pid=CHILD2, si_uid=0, si_status=0}, \
+            "waitid(0x1, CHILD2, {si_signo=17, si_code=0x1, si_pid=CHILD2, si_uid=0, si_status=0, si_utime=0, si_stime=0}, \
              0x1000004, NULL) = 0",
-            "waitid(0x1, CHILD2, {si_signo=17, si_code=0x1, si_pid=CHILD2, si_uid=0, si_status=0}, \
+            "waitid(0x1, CHILD2, {si_signo=17, si_code=0x1, si_pid=CHILD2, si_uid=0, si_status=0, si_utime=0, si_stime=0}, \
              0x4, NULL) = 0",
             "statfs(\"/proc\", {f_type=0x9fa0, ..}) = 0",
             "shmget(0, 4096, 0x200|0600) = ID",
@@ -747,9 +747,9 @@ fn x_styles_spell_the_values_decoders_build_themselves() {
             "wait4(CHILD1, W_SIGNALED(SIGKILL), 0, NULL) = CHILD1",
             "clone(SIGCHLD, NULL, NULL, NULL, NULL) = CHILD2",
             "waitid(P_PID, CHILD2, {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=CHILD2, si_uid=0, \
-             si_status=0}, WEXITED|WNOWAIT, NULL) = 0",
+             si_status=0, si_utime=0, si_stime=0}, WEXITED|WNOWAIT, NULL) = 0",
             "waitid(P_PID, CHILD2, {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=CHILD2, si_uid=0, \
-             si_status=0}, WEXITED, NULL) = 0",
+             si_status=0, si_utime=0, si_stime=0}, WEXITED, NULL) = 0",
             "statfs(\"/proc\", {f_type=PROC_SUPER_MAGIC, ..}) = 0",
             "shmget(IPC_PRIVATE, 4096, IPC_CREAT|0600) = ID",
             "Process exited normally with code 0",
@@ -817,9 +817,9 @@ fn y_decorates_the_pids_inside_structs() {
         waits,
         [
             "waitid(P_PID, CHILD2<spelled>, {si_signo=SIGCHLD, si_code=CLD_EXITED, \
-             si_pid=CHILD2<spelled>, si_uid=0, si_status=0}, WEXITED|WNOWAIT, NULL) = 0",
+             si_pid=CHILD2<spelled>, si_uid=0, si_status=0, si_utime=0, si_stime=0}, WEXITED|WNOWAIT, NULL) = 0",
             "waitid(P_PID, CHILD2<spelled>, {si_signo=SIGCHLD, si_code=CLD_EXITED, \
-             si_pid=CHILD2, si_uid=0, si_status=0}, WEXITED, NULL) = 0",
+             si_pid=CHILD2, si_uid=0, si_status=0, si_utime=0, si_stime=0}, WEXITED, NULL) = 0",
         ]
     );
 }

@@ -309,7 +309,10 @@ pub fn put_iovecs(p: &mut Printer, name: &str, addr: u64, count: u64, limit: Opt
             }
             None => {
                 p.buf("iov_base", base, len.min(budget));
-                budget -= len.min(budget);
+                // What was copied, not the length asked: a huge iov_len
+                // (shown only up to `-s`) must not leave the next buffers
+                // an empty budget and print them as `""`.
+                budget -= len.min(budget).min(p.config().string_limit as u64);
             }
         }
         p.uint("iov_len", len);
@@ -431,7 +434,7 @@ pub fn preadv2_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
 /// addresses and lengths, as strace shows them: nothing was read).
 fn put_readv_iov(p: &mut Printer, c: &CallCtx, failed: bool) {
     if failed {
-        crate::service::raw::put_remote_iovecs(p, "iov", c.args[1], c.args[2]);
+        crate::service::raw::put_unread_iovecs(p, "iov", c.args[1], c.args[2]);
     } else {
         put_iovecs(p, "iov", c.args[1], c.args[2], Some(c.result as u64));
     }

@@ -150,7 +150,7 @@ pub fn process_vm_readv_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 /// addresses.
 pub fn process_vm_readv_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     if failed {
-        put_remote_iovecs(p, "lvec", c.args[1], c.args[2]);
+        crate::service::raw::put_unread_iovecs(p, "lvec", c.args[1], c.args[2]);
     } else {
         crate::service::fs::put_iovecs(p, "lvec", c.args[1], c.args[2], Some(c.result as u64));
     }

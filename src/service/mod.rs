@@ -30,6 +30,7 @@ pub mod numa;
 pub mod poll;
 pub mod prctl;
 pub mod process;
+pub mod ptrace;
 pub mod ptrace_info;
 pub mod quota;
 pub mod raw;
@@ -79,6 +80,7 @@ static TABLES: &[&[Handler]] = &[
     fanotify::HANDLERS,
     mount_api::HANDLERS,
     process::HANDLERS,
+    ptrace::HANDLERS,
     prctl::HANDLERS,
     landlock::HANDLERS,
     ebpf::HANDLERS,

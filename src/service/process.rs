@@ -4,17 +4,14 @@
 //! scheduling and system information are in `resource.rs`.
 
 use crate::abi::xlat::process::{
-    ARCH_CODES, AT_FLAGS, CLONE_FLAGS, CLONE3_FLAGS, IDTYPES, PTRACE_OPTIONS, PTRACE_REQUESTS,
-    RSEQ_FLAGS, WAIT_OPTIONS, WAITID_OPTIONS, XFEATURE_BITS, XFEATURE_MASKS,
+    ARCH_CODES, AT_FLAGS, CLONE_FLAGS, CLONE3_FLAGS, IDTYPES, RSEQ_FLAGS, WAITID_OPTIONS,
+    XFEATURE_BITS, XFEATURE_MASKS,
 };
 use crate::abi::xlat::process::{
     ARCH_GET_CPUID, ARCH_GET_FS, ARCH_GET_GS, ARCH_GET_XCOMP_GUEST_PERM, ARCH_GET_XCOMP_PERM,
     ARCH_GET_XCOMP_SUPP, ARCH_MAP_VDSO_32, ARCH_MAP_VDSO_64, ARCH_MAP_VDSO_X32,
     ARCH_REQ_XCOMP_GUEST_PERM, ARCH_REQ_XCOMP_PERM, ARCH_SET_FS, ARCH_SET_GS, CLONE_PARENT_SETTID,
-    CLONE_PIDFD, PTRACE_ATTACH, PTRACE_CONT, PTRACE_DETACH, PTRACE_GET_SYSCALL_INFO,
-    PTRACE_GETEVENTMSG, PTRACE_INTERRUPT, PTRACE_KILL, PTRACE_LISTEN, PTRACE_OLDSETOPTIONS,
-    PTRACE_PEEKDATA, PTRACE_PEEKTEXT, PTRACE_PEEKUSR, PTRACE_SEIZE, PTRACE_SETOPTIONS,
-    PTRACE_SINGLEBLOCK, PTRACE_SINGLESTEP, PTRACE_SYSCALL, PTRACE_SYSEMU, PTRACE_SYSEMU_SINGLESTEP,
+    CLONE_PIDFD,
 };
 use crate::call::{
     CallClass::{Exec, Fork, Normal},
@@ -30,8 +27,8 @@ use crate::service::h;
 use crate::service::prctl::number_and_name;
 use crate::service::raw::lookup;
 use crate::service::raw::{
-    entered_done, open_returned, out_param_in, put_call_id, put_composed, put_id, put_int_ptr,
-    put_named, put_ptr_with, put_word_ptr, read_vec, u32_at, u64_at, wide_ids, word_size,
+    entered_done, open_returned, put_call_id, put_composed, put_id, put_int_ptr, put_named,
+    put_ptr_with, put_word_ptr, read_vec, u32_at, u64_at, wide_ids, word_size,
 };
 use crate::service::resource::put_rusage;
 use crate::service::signal::put_siginfo;
@@ -381,7 +378,9 @@ pub fn wait4_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
             p.ptr("wstatus", addr);
         }
     }
-    p.flags("options", c.args[2], WAIT_OPTIONS);
+    // strace names bit 2 WSTOPPED for every wait call (WUNTRACED is the
+    // same bit): one table, waitid's.
+    p.flags("options", c.args[2], WAITID_OPTIONS);
     put_wait_rusage(p, c.args[3], failed || c.result == 0);
     p.equals();
     p.result(c.result);
@@ -398,7 +397,7 @@ pub fn waitpid_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
         let text = wait_status_text(p, i32::from_ne_bytes(raw));
         p.field("stat_addr", &text);
     }
-    p.flags("options", c.args[2] as u32 as u64, WAIT_OPTIONS);
+    p.flags("options", c.args[2] as u32 as u64, WAITID_OPTIONS);
     p.equals();
     p.result(c.result);
 }
@@ -629,75 +628,6 @@ pub fn rseq_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
-/// `ptrace(request, pid, addr, data)`: the request by name; `data` is a
-/// signal for the requests that resume, options for SETOPTIONS and SEIZE,
-/// and for PEEK* and GETEVENTMSG where the kernel stores its answer (shown
-/// at leave). PTRACE_TRACEME takes nothing else; ATTACH, INTERRUPT and
-/// LISTEN only a pid.
-pub fn ptrace_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    // `long request`: sign-extended from the caller's word.
-    let request = match word_size(c.arch) {
-        4 => c.args[0] as u32 as i32 as i64,
-        _ => c.args[0] as i64,
-    };
-    put_named(p, "request", request, PTRACE_REQUESTS);
-    if request == 0 {
-        return CallType::Done;
-    }
-    p.int("pid", c.int(1));
-    if matches!(request, PTRACE_ATTACH | PTRACE_INTERRUPT | PTRACE_LISTEN) {
-        return CallType::Done;
-    }
-    p.hex("addr", c.args[2]);
-    match request {
-        // The answer at `data`.
-        PTRACE_PEEKTEXT | PTRACE_PEEKDATA | PTRACE_PEEKUSR | PTRACE_GETEVENTMSG => {
-            return CallType::NotDone;
-        }
-        // u32 in its table (its users are the tracer's own calls).
-        r if r == PTRACE_GET_SYSCALL_INFO as i64 => return CallType::NotDone,
-        PTRACE_CONT
-        | PTRACE_KILL
-        | PTRACE_SINGLESTEP
-        | PTRACE_DETACH
-        | PTRACE_SYSCALL
-        | PTRACE_SYSEMU
-        | PTRACE_SYSEMU_SINGLESTEP
-        | PTRACE_SINGLEBLOCK => put_signal(p, "data", c.args[3] as i64),
-        PTRACE_SETOPTIONS | PTRACE_SEIZE | PTRACE_OLDSETOPTIONS => {
-            p.flags("data", c.args[3], PTRACE_OPTIONS)
-        }
-        _ => p.hex("data", c.args[3]),
-    }
-    CallType::Done
-}
-
-/// Leave half of ptrace's PEEK* and GETEVENTMSG: the word stored at `data`.
-pub fn ptrace_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
-    if p.equals_printed() {
-        return default_in(p, c, failed);
-    }
-    let arch = c.arch;
-    // PTRACE_GET_SYSCALL_INFO: as much of the struct as the kernel wrote.
-    if c.args[0] as u32 == 0x420e && !failed {
-        let avail = (c.result as u64).min(c.args[2]) as usize;
-        crate::service::ptrace_info::put_syscall_info(p, "data", c.args[3], avail);
-        p.equals();
-        p.result(c.result);
-        return;
-    }
-    out_param_in(p, c, failed, "data", c.args[3], |p, name, addr| {
-        match p.mem().read_word(addr, arch) {
-            Some(word) if p.config().values_only < 2 => {
-                p.open(name, "[", Naming::Elements);
-                p.hex("", word);
-                p.close("]");
-            }
-            _ => p.ptr(name, addr),
-        }
-    });
-}
-
 /// This area's handlers (see `service::h`).
 pub static HANDLERS: &[Handler] = &[
     h("arch_prctl", arch_prctl_out, arch_prctl_in, Normal),
@@ -705,7 +635,6 @@ pub static HANDLERS: &[Handler] = &[
     h("clone3", clone3_out, clone3_in, Fork),
     h("execve", execve_out, default_in, Exec),
     h("execveat", execveat_out, default_in, Exec),
-    h("ptrace", ptrace_out, ptrace_in, Normal),
     h("exit", exit_out, default_in, Normal),
     h("exit_group", exit_out, default_in, Normal),
     h("fork", no_params_out, default_in, Fork),

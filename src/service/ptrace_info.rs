@@ -16,17 +16,18 @@ fn f(name: &str) -> Field {
 }
 
 /// A system call number as `__NR_chdir` for the architecture the info
-/// names, or the number.
-fn put_nr(p: &mut Printer, arch: u32, nr: u64) {
-    let name = match AUDIT_ARCH_NAMES.iter().find(|(v, _)| *v == arch as u64) {
+/// names (an `AUDIT_ARCH_*` value), or the number; also a SIGSYS
+/// siginfo's `si_syscall`.
+pub fn put_nr(p: &mut Printer, name: &str, arch: u32, nr: u64) {
+    let call = match AUDIT_ARCH_NAMES.iter().find(|(v, _)| *v == arch as u64) {
         Some((_, "AUDIT_ARCH_X86_64")) => {
             syscalls::x86_64::Sysno::new(nr as usize).map(|s| s.name())
         }
         Some((_, "AUDIT_ARCH_I386")) => syscalls::x86::Sysno::new(nr as usize).map(|s| s.name()),
         _ => None,
     };
-    let text = name.map(|n| format!("__NR_{n}"));
-    p.symbol("nr", nr as i64, text.as_deref());
+    let text = call.map(|n| format!("__NR_{n}"));
+    p.symbol(name, nr as i64, text.as_deref());
 }
 
 /// Up to six arguments, as many as `avail` bytes from `at` hold.
@@ -71,7 +72,12 @@ pub fn put_syscall_info(p: &mut Printer, name: &str, addr: u64, avail: usize) {
         1 | 3 if fits(f("entry.nr")) => {
             let member = if op == 1 { "entry" } else { "seccomp" };
             p.open(member, "{", Naming::Fields);
-            put_nr(p, arch, f(&format!("{member}.nr")).read(&b).unwrap_or(0));
+            put_nr(
+                p,
+                "nr",
+                arch,
+                f(&format!("{member}.nr")).read(&b).unwrap_or(0),
+            );
             put_args(p, &b, f(&format!("{member}.args")), avail);
             if op == 3 && fits(f("seccomp.ret_data")) {
                 p.uint("ret_data", f("seccomp.ret_data").read(&b).unwrap_or(0));

@@ -152,14 +152,32 @@ pub fn array_limit(p: &Printer) -> usize {
 }
 
 /// An iovec array whose ranges are another process's memory: each range
-/// as its address and length (`[{iov_base=&0x7f.., iov_len=4096}]`),
-/// never as bytes read here; an unreadable tail ends it (`raw::put_array`).
+/// as its address and length (`[{iov_base=0x7f.., iov_len=4096}]`, plain:
+/// an address rtrace never reads, `Printer::addr`), never as bytes read
+/// here; an unreadable tail ends it (`raw::put_array`).
 pub fn put_remote_iovecs(p: &mut Printer, name: &str, addr: u64, count: u64) {
+    put_iovec_ranges(p, name, addr, count, true);
+}
+
+/// An iovec array of the tracee's own buffers that are not read (a failed
+/// read's): each range as an unread pointer (`iov_base=&0x7f..`).
+pub fn put_unread_iovecs(p: &mut Printer, name: &str, addr: u64, count: u64) {
+    put_iovec_ranges(p, name, addr, count, false);
+}
+
+/// The ranges of an iovec array, each base an address (`remote`) or an
+/// unread pointer.
+fn put_iovec_ranges(p: &mut Printer, name: &str, addr: u64, count: u64, remote: bool) {
     let word = if p.arch() == Arch::X86_64 { 8 } else { 4 };
     let shown = array_limit(p);
     put_array(p, name, addr, (count, 2 * word, shown), |p, iov| {
         p.open("", "{", Naming::Fields);
-        p.ptr("iov_base", uint_at(iov, 0, word));
+        let base = uint_at(iov, 0, word);
+        if remote {
+            p.addr("iov_base", base);
+        } else {
+            p.ptr("iov_base", base);
+        }
         p.uint("iov_len", uint_at(iov, word, word));
         p.close("}");
     });

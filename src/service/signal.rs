@@ -114,12 +114,11 @@ fn sigreturn_mask_offset(arch: Arch) -> Option<u64> {
     }
 }
 
-/// `rt_sigreturn()`: with `-v`, the signal mask it restores, read from
-/// the signal frame (strace's form, under the name `frame`):
+/// `rt_sigreturn()`: the signal mask it restores, read from the signal
+/// frame at the call's entry (strace's form, under the name `frame`):
 /// `rt_sigreturn({mask=[USR2]})`.
 pub fn rt_sigreturn_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    if p.config().verbose > 0
-        && p.config().values_only < 2
+    if p.config().values_only < 2
         && let Some(off) = sigreturn_mask_offset(c.arch)
         && let Some(mask) = read_vec(p, c.sp.wrapping_add(off), SIGSET_SIZE)
     {
@@ -141,11 +140,10 @@ pub fn rt_sigreturn_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 const SIGRETURN_OLDMASK: u64 = 80;
 const SIGRETURN_EXTRAMASK: u64 = 88 + 624;
 
-/// `sigreturn()` (i386): with `-v`, the signal mask it restores, as
-/// rt_sigreturn's: `sigreturn({mask=[USR2]})`.
+/// `sigreturn()` (i386): the signal mask it restores, as rt_sigreturn's:
+/// `sigreturn({mask=[USR2]})`.
 pub fn old_sigreturn_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    if p.config().verbose > 0
-        && p.config().values_only < 2
+    if p.config().values_only < 2
         && c.arch == Arch::I386
         && let Some(low) = read_vec(p, c.sp.wrapping_add(SIGRETURN_OLDMASK), 4)
         && let Some(high) = read_vec(p, c.sp.wrapping_add(SIGRETURN_EXTRAMASK), 4)
@@ -490,25 +488,63 @@ pub fn put_siginfo_details(p: &mut Printer, b: &[u8], arch: Arch) {
             } else {
                 put_signal(p, "si_status", status as i64);
             }
-            // si_utime and si_stime are clock_t (long), after the padding;
-            // waitid leaves them unset, so they print only with -v.
-            if p.config().verbose > 0 {
-                let t = if word == 8 { u + 16 } else { u + 12 };
-                p.int("si_utime", int_at(b, t, word));
-                p.int("si_stime", int_at(b, t + word, word));
-            }
+            // si_utime and si_stime are clock_t (long), after the padding.
+            // waitid does not write them (the caller's memory shows), but
+            // strace prints them always, here and on a SIGCHLD.
+            let t = if word == 8 { u + 16 } else { u + 12 };
+            p.int("si_utime", int_at(b, t, word));
+            p.int("si_stime", int_at(b, t + word, word));
         }
-        Layout::Fault => p.ptr("si_addr", uint_at(b, u, word)),
+        Layout::Fault => {
+            p.ptr("si_addr", uint_at(b, u, word));
+            put_fault_extra(p, b, u, word, lookup(table, code as i64));
+        }
         Layout::Poll => {
             p.hex("si_band", uint_at(b, u, word));
-            p.int("si_fd", i32_at(b, u + word) as i64);
+            // The fd in the printing process's table, as strace's -y
+            // shows it (`si_fd=23</dev/null>`): no table of rtrace's own
+            // is needed, /proc answers.
+            let fds = crate::fdtable::FdTable::new(p.pid());
+            put_fd(p, &fds, "si_fd", i32_at(b, u + word) as i64);
         }
         Layout::Sys => {
             p.ptr("si_call_addr", uint_at(b, u, word));
-            p.int("si_syscall", i32_at(b, u + word) as i64);
-            p.hex("si_arch", u32_at(b, u + word + 4) as u64);
+            // The call by its name in the arch the siginfo names, as
+            // strace: `si_syscall=__NR_read, si_arch=AUDIT_ARCH_X86_64`.
+            let arch = u32_at(b, u + word + 4);
+            let nr = i32_at(b, u + word);
+            if nr < 0 {
+                p.int("si_syscall", nr as i64);
+            } else {
+                crate::service::ptrace_info::put_nr(p, "si_syscall", arch, nr as u64);
+            }
+            let name = crate::abi::xlat::process::AUDIT_ARCH_NAMES
+                .iter()
+                .find(|(v, _)| *v == arch as u64)
+                .map(|(_, n)| *n);
+            p.symbol("si_arch", arch as i64, name);
         }
         Layout::None => {}
+    }
+}
+
+/// The members a fault's siginfo has after `si_addr` (the union at `u`),
+/// by its code's name (`<asm-generic/siginfo.h>`): a machine check's
+/// `si_addr_lsb`, a bounds violation's `si_lower` and `si_upper`, a
+/// protection key fault's `si_pkey`. They follow `si_addr` after a pad
+/// of a pointer's alignment.
+fn put_fault_extra(p: &mut Printer, b: &[u8], u: usize, word: usize, code: Option<&str>) {
+    let after = u + word;
+    match code {
+        Some("BUS_MCEERR_AR" | "BUS_MCEERR_AO") => {
+            p.hex("si_addr_lsb", uint_at(b, after, 2));
+        }
+        Some("SEGV_BNDERR") => {
+            p.ptr("si_lower", uint_at(b, after + word, word));
+            p.ptr("si_upper", uint_at(b, after + 2 * word, word));
+        }
+        Some("SEGV_PKUERR") => p.uint("si_pkey", u32_at(b, after + word) as u64),
+        _ => {}
     }
 }
 

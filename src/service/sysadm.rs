@@ -14,7 +14,7 @@ use crate::decode::put_fd;
 use crate::format::{Naming, Printer, flags_text};
 use crate::service::h;
 use crate::service::prctl::number_and_name;
-use crate::service::raw::{lookup, open_struct_dyn, put_composed, read_vec, word_size};
+use crate::service::raw::{lookup, open_struct_dyn, put_composed, word_size};
 
 /// A 32-bit value named from `table`, else in hex.
 fn named32(p: &mut Printer, name: &str, value: u64, table: &[(i64, &'static str)]) {
@@ -117,40 +117,32 @@ pub fn swapon_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 }
 
 /// kexec_load's `struct kexec_segment`s (four words each), at most
-/// `KEXEC_SEGMENT_MAX` (16) of them: as many as can be read, then `..`.
+/// `KEXEC_SEGMENT_MAX` (16) of them, as `raw::put_array` reads arrays: an
+/// unreadable tail ends with its address. `buf` and `mem` are addresses
+/// rtrace does not read (the image's bytes; a physical address), plain.
 fn put_kexec_segments(p: &mut Printer, c: &CallCtx, addr: u64, count: u64) {
     let word = word_size(c.arch);
-    let seg = 4 * word;
-    let first = read_vec(p, addr, seg);
-    if addr == 0 || count > 16 || count == 0 || first.is_none() || p.config().values_only >= 2 {
+    if count > 16 || count == 0 {
         p.ptr("segments", addr);
         return;
     }
-    p.open("segments", "[", Naming::Elements);
-    let mut next = first;
-    for i in 0..count {
-        let Some(b) = next.take() else {
-            p.more();
-            break;
-        };
-        let at = |k: usize| crate::service::raw::uint_at(&b, k * word, word);
+    let shown = crate::service::raw::array_limit(p);
+    crate::service::raw::put_array(p, "segments", addr, (count, 4 * word, shown), |p, b| {
+        let at = |k: usize| crate::service::raw::uint_at(b, k * word, word);
         p.open("", "{", Naming::Fields);
-        p.ptr("buf", at(0));
+        p.addr("buf", at(0));
         p.uint("bufsz", at(1));
-        p.ptr("mem", at(2));
+        p.addr("mem", at(2));
         p.uint("memsz", at(3));
         p.close("}");
-        if i + 1 < count {
-            next = read_vec(p, addr + (i + 1) * seg as u64, seg);
-        }
-    }
-    p.close("]");
+    });
 }
 
 /// `kexec_load(entry, nr_segments, segments, flags)`: the flags as the
 /// arch field and the flags below it (`KEXEC_ARCH_X86_64|KEXEC_ON_CRASH`).
 pub fn kexec_load_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    p.ptr("entry", c.args[0]);
+    // The kernel's entry point, never an address of the tracee's.
+    p.addr("entry", c.args[0]);
     p.uint("nr_segments", c.args[1]);
     put_kexec_segments(p, c, c.args[2], c.args[1]);
     let value = c.args[3];

@@ -436,10 +436,11 @@ impl Engine {
                 .then(|| self.now().saturating_duration_since(call.entered)),
             _ => None,
         };
-        // rt_sigreturn prints nothing after its name, whatever it restored;
-        // a successful exec or an exit ends without a result.
+        // rt_sigreturn's result is the register it restored (the
+        // interrupted code's: `= 0`, `= -1 [EINTR]`), printed as strace
+        // does; a successful exec or an exit ends without a result.
         let skip = match end {
-            End::Returned => call.handler.class == CallClass::Sigreturn,
+            End::Returned => false,
             End::Exec | End::Exit => call.kind == CallType::NoReturn,
             End::Killed | End::Detached => true,
         };

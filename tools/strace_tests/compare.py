@@ -568,6 +568,47 @@ UNKNOWN_NUM = re.compile(r"(-?0x[0-9a-fA-F]+|-?\d+) /\* [A-Z0-9_]*\?")
 FLAG_REST = re.compile(r"(?<=[A-Za-z0-9_)])\|(0x[0-9a-fA-F]+)\b")
 
 
+def wait_status(text):
+    """rtrace's wait status words (trace(1)'s `W_EXITED(42)`,
+    `W_SIGNALED(SIGUSR1)|W_COREDUMP`) in strace's spelling
+    (`[{WIFEXITED(s) && WEXITSTATUS(s) == 42}]`): the same information."""
+    forms = {"EXITED": ("WIFEXITED", "WEXITSTATUS"),
+             "SIGNALED": ("WIFSIGNALED", "WTERMSIG"),
+             "STOPPED": ("WIFSTOPPED", "WSTOPSIG")}
+
+    def one(m):
+        test, value = forms[m.group(1)]
+        core = " && WCOREDUMP(s)" if m.group(3) else ""
+        return "[{%s(s) && %s(s) == %s%s}]" % (test, value, m.group(2), core)
+    text = re.sub(r"\bW_(EXITED|SIGNALED|STOPPED)\(([^()]*)\)(\|W_COREDUMP)?",
+                  one, text)
+    return re.sub(r"\bW_CONTINUED\b", "[{WIFCONTINUED(s)}]", text)
+
+
+def rt_signals(text):
+    """rtrace's real-time signal names (`RTMIN+1`, `SIGRTMIN+1`, counted
+    from glibc's SIGRTMIN, 34) in strace's (`RT_3`, `SIGRT_3`, counted
+    from the kernel's 32): the same signal."""
+    def one(m):
+        return "%sRT_%d" % (m.group(1) or "", 2 + int(m.group(2) or 0))
+    return re.sub(r"\b(SIG)?RTMIN(?:\+(\d+))?\b", one, text)
+
+
+def rusage_measures(text):
+    """A `struct rusage`'s times and counters without their values.
+
+    They measure the process under its tracer: its CPU time, the voluntary
+    context switches every ptrace stop adds, the page faults and resident
+    size its tracer's fork child had before exec (a larger tracer leaves a
+    larger ru_maxrss). Two runs under strace often agree on them, so they
+    would not count as volatile, yet a run under rtrace cannot: the fields
+    are compared, their values not."""
+    text = re.sub(r"\b(ru_utime|ru_stime)=\{tv_sec=-?\d+, tv_usec=-?\d+\}",
+                  r"\1={}", text)
+    return re.sub(r"\b(ru_maxrss|ru_minflt|ru_majflt|ru_nvcsw|ru_nivcsw|ru_inblock"
+                  r"|ru_oublock)=\d+", r"\1=", text)
+
+
 def atoms(text, is_rtrace):
     """A unit's text -> Counter of atoms."""
     if text is None:
@@ -576,7 +617,10 @@ def atoms(text, is_rtrace):
         text = re.sub(r"&(0x[0-9a-fA-F]+)", r"\1", text)
         text = re.sub(r"~0ULL|~0UL", "0xffffffffffffffff", text)
         text = text.replace("~0U", "0xffffffff")
+        text = wait_status(text)
+        text = rt_signals(text)
     text = ioc_number(text)
+    text = rusage_measures(text)
     # strace writes a size that is a multiple of 1024 so (`8192*1024`).
     text = re.sub(r"\b(\d+)\*1024\b", lambda m: str(int(m.group(1)) * 1024),
                   text)

@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 7b564908564f4b30bfa5eab9e48c8186935c0a74f7056d3106c88020532b9342
+//! headers-sha256: 289e8e11879fc7e25f6485cf08baed820e920112d4c3c28be31bb31dcc891811
 
 use super::super::flags::{FlagDef, flag};
 

@@ -1,0 +1,331 @@
+//! ptrace(2): each request's `addr` and `data` as strace 6 shows them.
+//! The requests that take nothing more print only the request and pid;
+//! x86's register requests (PTRACE_GETREGS, SETFPREGS, ...) take no
+//! `addr` and print three arguments; the rest print what the kernel reads
+//! at the call's entry (a signal, options, a siginfo, a signal mask, an
+//! iovec of registers) and what it wrote at its leave (the peeked word,
+//! the event message, the registers, the queued siginfos, a seccomp
+//! filter). The register layouts are `<sys/user.h>`'s, the names
+//! `<elf.h>`'s and `<linux/ptrace.h>`'s (`abi::xlat::process`).
+
+use crate::abi::layout::Field;
+use crate::abi::layout::field;
+use crate::abi::xlat::process::{
+    NT_TYPES, PTRACE_ATTACH, PTRACE_CONT, PTRACE_DETACH, PTRACE_GET_SYSCALL_INFO,
+    PTRACE_GETEVENTMSG, PTRACE_GETFPREGS, PTRACE_GETREGS, PTRACE_GETREGSET, PTRACE_GETSIGINFO,
+    PTRACE_GETSIGMASK, PTRACE_INTERRUPT, PTRACE_KILL, PTRACE_LISTEN, PTRACE_OLDSETOPTIONS,
+    PTRACE_OPTIONS, PTRACE_PEEKDATA, PTRACE_PEEKSIGINFO, PTRACE_PEEKSIGINFO_ARGS,
+    PTRACE_PEEKSIGINFO_FLAGS, PTRACE_PEEKTEXT, PTRACE_PEEKUSR, PTRACE_REQUESTS,
+    PTRACE_SECCOMP_GET_FILTER, PTRACE_SECCOMP_GET_METADATA, PTRACE_SEIZE, PTRACE_SETFPREGS,
+    PTRACE_SETOPTIONS, PTRACE_SETREGS, PTRACE_SETREGSET, PTRACE_SETSIGINFO, PTRACE_SETSIGMASK,
+    PTRACE_SINGLEBLOCK, PTRACE_SINGLESTEP, PTRACE_SYSCALL, PTRACE_SYSEMU, PTRACE_SYSEMU_SINGLESTEP,
+    SECCOMP_FILTER_FLAGS, SECCOMP_METADATA, USER_FPREGS, USER_FPREGS_I386, USER_REGS,
+    USER_REGS_I386,
+};
+use crate::call::{CallClass::Normal, CallCtx, CallData, CallType, Handler, default_in};
+use crate::decode::put_signal;
+use crate::format::{Naming, Printer};
+use crate::kernel::{Arch, SIGINFO_SIZE};
+use crate::service::bpf_filter::{Flavor, put_program};
+use crate::service::h;
+use crate::service::raw::{
+    array_limit, out_param_in, put_array, put_named, read_vec, uint_at, word_size,
+};
+use crate::service::signal::{put_siginfo, put_siginfo_fields, put_sigset};
+
+/// NT_PRSTATUS and NT_FPREGSET: the register sets decoded as structs.
+const NT_PRSTATUS: u64 = 1;
+const NT_FPREGSET: u64 = 2;
+
+/// `long request`, sign-extended from the caller's word.
+fn request_of(c: &CallCtx) -> i64 {
+    match word_size(c.arch) {
+        4 => c.args[0] as u32 as i32 as i64,
+        _ => c.args[0] as i64,
+    }
+}
+
+/// A struct's size: where its last member ends.
+fn size_of(layout: &[Field]) -> usize {
+    layout.iter().map(|f| f.off + f.size).max().unwrap_or(0)
+}
+
+/// The general registers' layout the caller's ABI copies.
+fn regs_layout(arch: Arch) -> &'static [Field] {
+    match arch {
+        Arch::I386 => USER_REGS_I386,
+        _ => USER_REGS,
+    }
+}
+
+/// The FPU registers' layout the caller's ABI copies.
+fn fpregs_layout(arch: Arch) -> &'static [Field] {
+    match arch {
+        Arch::I386 => USER_FPREGS_I386,
+        _ => USER_FPREGS,
+    }
+}
+
+/// The registers of `layout` that `b` holds (strace prints each member
+/// the copy reaches, an array as the 32-bit words it holds, up to the
+/// array limit), in hex as strace prints registers (`0` for zero); `more`
+/// appends `..` (the caller's buffer is larger than the set).
+fn put_regs(p: &mut Printer, name: &str, b: &[u8], layout: &[Field], more: bool) {
+    let limit = array_limit(p);
+    p.open(name, "{", Naming::Fields);
+    for f in layout.iter().filter(|f| f.off < b.len()) {
+        if f.size > 8 {
+            let end = (f.off + f.size).min(b.len());
+            let words: Vec<u64> = (f.off..end)
+                .step_by(4)
+                .filter(|at| at + 4 <= end)
+                .map(|at| uint_at(b, at, 4))
+                .collect();
+            p.open(f.name, "[", Naming::Elements);
+            for (i, word) in words.iter().enumerate() {
+                if i == limit {
+                    p.more();
+                    break;
+                }
+                p.raw_hex("", *word);
+            }
+            p.close("]");
+        } else if f.off + f.size <= b.len() {
+            p.raw_hex(f.name, uint_at(b, f.off, f.size));
+        }
+    }
+    if more {
+        p.more();
+    }
+    p.close("}");
+}
+
+/// A whole register struct at `addr` (PTRACE_GETREGS, SETFPREGS, ...),
+/// or its pointer.
+fn put_regs_at(p: &mut Printer, name: &str, addr: u64, layout: &[Field]) {
+    match read_vec(p, addr, size_of(layout)) {
+        Some(b) if p.config().values_only < 2 => put_regs(p, name, &b, layout, false),
+        _ => p.ptr(name, addr),
+    }
+}
+
+/// A register set `nt` of `len` bytes at `base`: NT_PRSTATUS and
+/// NT_FPREGSET as their structs (the members the length reaches; `..`
+/// past the struct), any other set, or a length that is not a whole
+/// number of words, as the pointer.
+fn put_regset(p: &mut Printer, arch: Arch, nt: u64, base: u64, len: u64) {
+    let layout = match nt {
+        NT_PRSTATUS => regs_layout(arch),
+        NT_FPREGSET => fpregs_layout(arch),
+        _ => return p.ptr("iov_base", base),
+    };
+    let size = size_of(layout);
+    let word = word_size(arch) as u64;
+    if len == 0 || !len.is_multiple_of(word) || p.config().values_only >= 2 {
+        return p.ptr("iov_base", base);
+    }
+    match read_vec(p, base, (len as usize).min(size)) {
+        Some(b) => put_regs(p, "iov_base", &b, layout, len as usize > size),
+        None => p.ptr("iov_base", base),
+    }
+}
+
+/// The iovec at `addr` (base, length), in the caller's word size.
+fn read_iovec(p: &mut Printer, arch: Arch, addr: u64) -> Option<(u64, u64)> {
+    let word = word_size(arch);
+    let b = read_vec(p, addr, 2 * word)?;
+    Some((uint_at(&b, 0, word), uint_at(&b, word, word)))
+}
+
+/// PTRACE_PEEKSIGINFO's `addr`: `{off=0, flags=PTRACE_PEEKSIGINFO_SHARED,
+/// nr=4}`.
+fn put_peeksiginfo_args(p: &mut Printer, addr: u64) {
+    let l = PTRACE_PEEKSIGINFO_ARGS;
+    match read_vec(p, addr, size_of(l)) {
+        Some(b) if p.config().values_only < 2 => {
+            let get = |n: &str| field(l, n).read(&b).unwrap_or(0);
+            p.open("addr", "{", Naming::Fields);
+            p.uint("off", get("off"));
+            p.flags("flags", get("flags"), PTRACE_PEEKSIGINFO_FLAGS);
+            p.uint("nr", get("nr"));
+            p.close("}");
+        }
+        _ => p.ptr("addr", addr),
+    }
+}
+
+/// PTRACE_SECCOMP_GET_METADATA's `data` at the leave: the filter asked
+/// for (`size` bytes given), and its flags when the kernel wrote them
+/// (`result` bytes).
+fn put_seccomp_metadata(p: &mut Printer, addr: u64, size: u64, result: Option<u64>) {
+    let l = SECCOMP_METADATA;
+    let off = field(l, "filter_off");
+    let Some(b) = read_vec(p, addr, off.size).filter(|_| size >= off.size as u64) else {
+        return p.ptr("data", addr);
+    };
+    p.open("data", "{", Naming::Fields);
+    p.uint("filter_off", off.read(&b).unwrap_or(0));
+    if let Some(written) = result.filter(|&n| n > off.size as u64) {
+        let flags = field(l, "flags");
+        match read_vec(p, addr + flags.off as u64, flags.size) {
+            Some(f) if written >= size_of(l) as u64 => {
+                p.flags("flags", uint_at(&f, 0, flags.size), SECCOMP_FILTER_FLAGS);
+                if written > size_of(l) as u64 {
+                    p.more();
+                }
+            }
+            _ => p.more(),
+        }
+    }
+    p.close("}");
+}
+
+/// `ptrace(request, pid, addr, data)`: see the module's doc.
+pub fn ptrace_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    let request = request_of(c);
+    put_named(p, "request", request, PTRACE_REQUESTS);
+    // PTRACE_TRACEME: pid, addr and data are ignored.
+    if request == 0 {
+        return CallType::Done;
+    }
+    p.int("pid", c.int(1));
+    let (addr, data) = (c.args[2], c.args[3]);
+    match request {
+        PTRACE_ATTACH | PTRACE_INTERRUPT | PTRACE_KILL | PTRACE_LISTEN => {
+            return CallType::Done;
+        }
+        // x86 takes the registers at `data` and ignores `addr`.
+        PTRACE_GETREGS | PTRACE_GETFPREGS => return CallType::NotDone,
+        PTRACE_SETREGS => {
+            put_regs_at(p, "data", data, regs_layout(c.arch));
+            return CallType::Done;
+        }
+        PTRACE_SETFPREGS => {
+            put_regs_at(p, "data", data, fpregs_layout(c.arch));
+            return CallType::Done;
+        }
+        PTRACE_GETREGSET | PTRACE_SETREGSET => put_named(p, "addr", addr as i64, NT_TYPES),
+        // A size or an index.
+        PTRACE_GETSIGMASK
+        | PTRACE_SETSIGMASK
+        | PTRACE_SECCOMP_GET_FILTER
+        | PTRACE_SECCOMP_GET_METADATA => p.uint("addr", addr),
+        r if r == PTRACE_GET_SYSCALL_INFO as i64 => p.uint("addr", addr),
+        PTRACE_PEEKSIGINFO => put_peeksiginfo_args(p, addr),
+        _ => p.hex("addr", addr),
+    }
+    match request {
+        PTRACE_CONT
+        | PTRACE_SINGLESTEP
+        | PTRACE_DETACH
+        | PTRACE_SYSCALL
+        | PTRACE_SYSEMU
+        | PTRACE_SYSEMU_SINGLESTEP
+        | PTRACE_SINGLEBLOCK => put_signal(p, "data", data as i64),
+        PTRACE_SETOPTIONS | PTRACE_SEIZE | PTRACE_OLDSETOPTIONS => {
+            p.flags("data", data, PTRACE_OPTIONS)
+        }
+        PTRACE_SETSIGINFO => put_siginfo(p, "data", data),
+        PTRACE_SETSIGMASK => put_sigset(p, "data", data, addr),
+        // The iovec's length as given, to show what the kernel made of it;
+        // the registers a SETREGSET gives print with it, at the leave.
+        PTRACE_GETREGSET | PTRACE_SETREGSET => {
+            if let Some((_, len)) = read_iovec(p, c.arch, data) {
+                *c.data = CallData::Input(len.to_le_bytes().to_vec());
+            }
+            return CallType::NotDone;
+        }
+        // What the kernel stores at `data`, at the leave.
+        PTRACE_PEEKTEXT
+        | PTRACE_PEEKDATA
+        | PTRACE_PEEKUSR
+        | PTRACE_GETEVENTMSG
+        | PTRACE_GETSIGINFO
+        | PTRACE_GETSIGMASK
+        | PTRACE_PEEKSIGINFO
+        | PTRACE_SECCOMP_GET_FILTER
+        | PTRACE_SECCOMP_GET_METADATA => return CallType::NotDone,
+        r if r == PTRACE_GET_SYSCALL_INFO as i64 => return CallType::NotDone,
+        _ => p.hex("data", data),
+    }
+    CallType::Done
+}
+
+/// Leave half of the requests that write at `data`.
+pub fn ptrace_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    if p.equals_printed() {
+        return default_in(p, c, failed);
+    }
+    let (arch, request) = (c.arch, request_of(c));
+    let (addr, data) = (c.args[2], c.args[3]);
+    match request {
+        // As much of the struct as the kernel wrote.
+        r if r == PTRACE_GET_SYSCALL_INFO as i64 && !failed => {
+            let avail = (c.result as u64).min(addr) as usize;
+            crate::service::ptrace_info::put_syscall_info(p, "data", data, avail);
+        }
+        PTRACE_GETREGS if !failed => put_regs_at(p, "data", data, regs_layout(arch)),
+        PTRACE_GETFPREGS if !failed => put_regs_at(p, "data", data, fpregs_layout(arch)),
+        PTRACE_GETSIGINFO if !failed => put_siginfo(p, "data", data),
+        PTRACE_GETSIGMASK if !failed => put_sigset(p, "data", data, addr),
+        // The siginfos the result counts.
+        PTRACE_PEEKSIGINFO if !failed => {
+            let count = c.result as u64;
+            let limit = array_limit(p);
+            put_array(p, "data", data, (count, SIGINFO_SIZE, limit), |p, b| {
+                p.open("", "{", Naming::Fields);
+                put_siginfo_fields(p, b, arch);
+                p.close("}");
+            });
+        }
+        // The filter's instructions, as many as the result says.
+        PTRACE_SECCOMP_GET_FILTER if !failed && data != 0 => {
+            put_program(p, "data", data, c.result as usize, Flavor::Seccomp);
+        }
+        // The filter asked for, and on success its flags.
+        PTRACE_SECCOMP_GET_METADATA => {
+            let written = (!failed).then_some(c.result as u64);
+            put_seccomp_metadata(p, data, addr, written);
+        }
+        // The iovec: the registers (GETREGSET's as long as the kernel
+        // left them, after a failure their address; SETREGSET's as long
+        // as given), the length the kernel left (`iov_len=224 => 216`).
+        PTRACE_GETREGSET | PTRACE_SETREGSET => match read_iovec(p, arch, data) {
+            Some((base, len)) if p.config().values_only < 2 => {
+                let before = match &*c.data {
+                    CallData::Input(b) if b.len() == 8 => uint_at(b, 0, 8),
+                    _ => len,
+                };
+                p.open("data", "{", Naming::Fields);
+                if request == PTRACE_SETREGSET {
+                    put_regset(p, arch, addr, base, before);
+                } else if failed {
+                    p.ptr("iov_base", base);
+                } else {
+                    put_regset(p, arch, addr, base, len);
+                }
+                p.changed("iov_len", before, len);
+                p.close("}");
+            }
+            _ => p.ptr("data", data),
+        },
+        // PEEK* and GETEVENTMSG: the word stored at `data`.
+        _ => {
+            return out_param_in(p, c, failed, "data", data, |p, name, addr| {
+                match p.mem().read_word(addr, arch) {
+                    Some(word) if p.config().values_only < 2 => {
+                        p.open(name, "[", Naming::Elements);
+                        p.hex("", word);
+                        p.close("]");
+                    }
+                    _ => p.ptr(name, addr),
+                }
+            });
+        }
+    }
+    p.equals();
+    p.result(c.result);
+}
+
+/// This area's handlers (see `service::h`).
+pub static HANDLERS: &[Handler] = &[h("ptrace", ptrace_out, ptrace_in, Normal)];
