@@ -29,6 +29,7 @@ mod diag;
 mod diag_local;
 mod genl;
 mod route;
+mod route_link;
 
 use crate::abi::xlat::net::FAMILIES;
 use crate::fdtable::FdTable;
@@ -549,8 +550,9 @@ fn put_bytes(p: &mut Printer, name: &str, b: &[u8]) {
 
 /// Print `b` as `layout`'s fields, in order. `special` prints a field
 /// itself and returns true, or leaves it to the default (unsigned
-/// numbers, `[..]` for arrays). Padding ([`is_padding`]) is not shown, as
-/// in strace; a struct longer than `b` ends with `..`.
+/// numbers, `[..]` for arrays). Padding ([`is_padding`]) is not shown
+/// unless `special` shows it, as in strace; a struct longer than `b`
+/// ends with `..`.
 fn put_struct(
     p: &mut Printer,
     name: &str,
@@ -561,14 +563,15 @@ fn put_struct(
     p.open(name, "{", Naming::Fields);
     let mut all = true;
     for f in layout.fields {
-        if is_padding(f.name) {
-            continue;
-        }
         let Some(v) = b.get(f.off..f.off + f.size * f.count) else {
+            if is_padding(f.name) {
+                continue;
+            }
             all = false;
             break;
         };
-        if !special(p, f, v) {
+        // Padding shows only where `special` shows it.
+        if !special(p, f, v) && !is_padding(f.name) {
             put_plain(p, f, v);
         }
     }
@@ -632,9 +635,27 @@ fn num(f: &Field, v: &[u8]) -> u64 {
 /// An IP address of 4 or 16 bytes (`inet_addr("127.0.0.1")`); other
 /// lengths as bytes.
 pub(super) fn put_ip(p: &mut Printer, name: &str, b: &[u8]) {
-    if !crate::service::family::put_ip(p, name, b) {
-        put_bytes(p, name, b);
-    }
+    let (ip, text) = match b.len() {
+        4 => {
+            let ip = std::net::Ipv4Addr::from([b[0], b[1], b[2], b[3]]).to_string();
+            let text = format!("inet_addr(\"{ip}\")");
+            (ip, text)
+        }
+        16 => {
+            let mut raw = [0u8; 16];
+            raw.copy_from_slice(b);
+            let ip = std::net::Ipv6Addr::from(raw).to_string();
+            let text = format!("inet_pton(AF_INET6, \"{ip}\")");
+            (ip, text)
+        }
+        _ => return put_bytes(p, name, b),
+    };
+    // strace shows an address's bytes under `-X raw`, both under `-X
+    // verbose` (`"\xde\xad\xfa\xce" /* inet_addr("222.173.250.206") */`);
+    // JSON has the address.
+    p.spelled(name, &crate::format::quote(b, false), &text, || {
+        serde_json::Value::String(ip)
+    });
 }
 
 /// A set of bits each naming a table entry by its bit number:
@@ -710,6 +731,16 @@ enum Val {
     Flags(&'static [FlagDef]),
     /// A named value of the attribute's size.
     Enum(&'static [(i64, &'static str)]),
+    /// A named 16-bit value (shorter payloads are bytes).
+    Enum16(&'static [(i64, &'static str)]),
+    /// A big-endian 64-bit number: `htobe64(1)`.
+    Be64,
+    /// An array of numbers of `size` bytes (in hex with `hex`): `[1, 2]`;
+    /// a payload not a whole number of them shows the whole ones.
+    Nums {
+        size: usize,
+        hex: bool,
+    },
     /// Attributes of another set.
     Nested(&'static Attrs),
     /// A struct.
@@ -722,6 +753,9 @@ enum Val {
     StructWith(&'static Layout, FieldFn),
     /// An array of such structs.
     Structs(&'static Layout, FieldFn),
+    /// A [`Val::StructWith`] whose payload may be longer: the bytes after
+    /// the struct follow it, as strace shows them.
+    StructTail(&'static Layout, FieldFn),
     /// An array of numbers indexed by a table's names: `[[NAME]=0, ...]`.
     Array(&'static Indexed),
     /// IFLA_AF_SPEC: attributes typed by address family.
@@ -855,6 +889,12 @@ fn put_attr(p: &mut Printer, a: &[u8], len: usize, set: &Attrs, depth: usize) {
         Some(_) if matches!(how, Val::Nested(_) | Val::AfSpec) && v.len() >= hdr => {
             put_value(p, v, how, depth)
         }
+        // An array shows the elements that could be read, then where the
+        // next one is (strace: `[1, ... /* 0x7f.. */]`).
+        Some(_) if matches!(how, Val::Nums { size, .. } if v.len() >= size) => {
+            put_value(p, v, how, depth)
+        }
+        Some(_) if matches!(how, Val::Array(a) if v.len() >= a.size) => put_value(p, v, how, depth),
         Some(at) => p.ptr("", at + hdr as u64),
         None => put_value(p, v, how, depth),
     }
@@ -891,7 +931,7 @@ fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
             Some(name) => p.symbol("", i32_at(v, 0) as i64, Some(name)),
             None => p.ifindex("", u32_at(v, 0)),
         },
-        Val::Multipath => route::put_multipath(p, v, depth),
+        Val::Multipath if v.len() >= RTNEXTHOP.size => route::put_multipath(p, v, depth),
         Val::Custom(f) => f(p, v),
         Val::Str => {
             let end = v.iter().position(|&c| c == 0).unwrap_or(v.len());
@@ -904,6 +944,27 @@ fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
             let n = uint_at(v, 0, v.len()) as i64;
             p.symbol("", n, lookup(t, n));
         }
+        Val::Enum16(t) if sized(2) => {
+            let n = u16_at(v, 0) as i64;
+            p.symbol("", n, lookup(t, n));
+        }
+        Val::Be64 if sized(8) => {
+            let mut raw = [0u8; 8];
+            raw.copy_from_slice(&v[..8]);
+            let n = u64::from_be_bytes(raw);
+            put_composed(p, "", &format!("htobe64({n})"), |p| p.uint("", n));
+        }
+        Val::Nums { size, hex } if size > 0 && v.len() >= size => {
+            p.open("", "[", Naming::Elements);
+            let count = v.len() / size;
+            let limit = max_items(p);
+            p.bounded(0..count, limit, |p, i| {
+                let n = uint_at(v, i * size, size);
+                if hex { p.hex("", n) } else { p.uint("", n) }
+            });
+            put_cut_tail(p, v, count * size, count <= limit);
+            p.close("]");
+        }
         Val::Nested(set) => put_attrs(p, v, set, depth + 1),
         // A struct the payload cannot hold is bytes, as strace shows it,
         // unless it is an older, shorter version of the struct.
@@ -915,6 +976,12 @@ fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
         }
         Val::StructWith(layout, f) if fits(layout, v, None) => {
             put_struct(p, "", layout, v, &mut |p, fl, b| f(p, fl, b, v))
+        }
+        Val::StructTail(layout, f) if fits(layout, v, None) => {
+            put_struct(p, "", layout, v, &mut |p, fl, b| f(p, fl, b, v));
+            if let Some(rest) = v.get(layout.size..).filter(|r| !r.is_empty()) {
+                put_bytes(p, "", rest);
+            }
         }
         Val::Structs(layout, f) if layout.size > 0 => {
             p.open("", "[", Naming::Elements);
@@ -943,6 +1010,8 @@ fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
                     p.uint(&name, uint_at(v, i * a.size, a.size));
                 }
             });
+            let whole = v.len() / a.size * a.size;
+            put_cut_tail(p, v, whole, v.len() / a.size <= limit);
             p.close("]");
         }
         Val::AfSpec => put_attrs(p, v, &route::AF_SPEC, depth + 1),
@@ -959,6 +1028,15 @@ fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
             p.close("}");
         }
         _ => put_bytes(p, "", v),
+    }
+}
+
+/// After an array's `shown` bytes of `v`: the address of the next
+/// element when the tracee's unreadable memory cut the array there, as
+/// `raw::put_array` ends an array (`[1, &0x7f..]`).
+fn put_cut_tail(p: &mut Printer, v: &[u8], shown: usize, all_shown: bool) {
+    if all_shown && let Some(at) = cut_at(v) {
+        p.ptr("", at + shown as u64);
     }
 }
 
