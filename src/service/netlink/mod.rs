@@ -239,7 +239,15 @@ fn put_messages(p: &mut Printer, name: &str, proto: u16, b: &[u8], whole: Option
     }
     if many {
         if rest && starts.len() <= limit {
-            p.more();
+            // Bytes too few for another header: as bytes; where the
+            // unreadable memory cut the buffer, the address of what could
+            // not be read (strace too).
+            let tail = b.get(off..).unwrap_or(&[]);
+            match cut_at(tail).filter(|_| off <= b.len()) {
+                Some(at) => p.ptr("", at),
+                None if !tail.is_empty() && tail.len() < hdr => put_bytes(p, "", tail),
+                None => p.more(),
+            }
         }
         p.close("]");
     }
@@ -289,6 +297,7 @@ impl Msg {
             "NFNL_SUBSYS_CTNETLINK_TIMEOUT" => CTNL_TIMEOUT_MSGS,
             "NFNL_SUBSYS_IPSET" => IPSET_CMDS,
             "NFNL_SUBSYS_NFT_COMPAT" => NFT_COMPAT_MSGS,
+            "NFNL_SUBSYS_OSF" => OSF_MSGS,
             _ => &[],
         };
         (name, lookup(msgs, msg))
@@ -316,7 +325,10 @@ impl Msg {
         }
         let (subsys, msg) = self.netfilter();
         let msg = msg.map_or_else(|| format!("{:#x}", self.kind & 0xff), str::to_string);
-        Some(format!("{}<<8|{msg}", subsys?))
+        // An unknown subsystem in hex too (strace: `0xff /* NFNL_SUBSYS_???
+        // */<<8|0xff`).
+        let subsys = subsys.map_or_else(|| format!("{:#x}", self.kind >> 8), str::to_string);
+        Some(format!("{subsys}<<8|{msg}"))
     }
 
     /// The flags this type can carry: the common ones, and the bits a
@@ -337,6 +349,8 @@ impl Msg {
         let extra: &[FlagDef] = if name == "NLMSG_ERROR" {
             NLM_F_ACK_FLAGS
         } else if verb.starts_with("GET")
+            // tc's action deletes are GET-like, dumps too (strace too).
+            || name == "RTM_DELACTION"
             || name == "SOCK_DIAG_BY_FAMILY"
             || name.ends_with("DIAG_GETSOCK")
         {
@@ -379,7 +393,17 @@ fn put_message(p: &mut Printer, name: &str, proto: u16, m: &[u8]) {
     let len = u32_at(m, 0) as usize;
     let payload = &m[hdr.min(m.len())..];
     let with_payload = len > hdr && !payload.is_empty();
-    if with_payload {
+    // A payload the unreadable memory cuts off whole: its address, as
+    // strace shows it.
+    let unread = (len > hdr && payload.is_empty())
+        .then(|| cut_at(m))
+        .flatten();
+    if let Some(at) = unread {
+        p.open(name, "[", Naming::Elements);
+        put_header(p, "", msg, m);
+        p.ptr("", at + hdr as u64);
+        p.close("]");
+    } else if with_payload {
         p.open(name, "[", Naming::Elements);
         put_header(p, "", msg, m);
         put_payload(p, msg, payload);
@@ -421,7 +445,7 @@ fn put_payload(p: &mut Printer, msg: Msg, b: &[u8]) {
             Some("NETLINK_ROUTE") => route::payload(p, msg, b),
             Some("NETLINK_SOCK_DIAG") => diag::payload(p, msg, b),
             Some("NETLINK_GENERIC") => genl::payload(p, msg, b),
-            Some("NETLINK_NETFILTER") => put_nfgenmsg(p, b),
+            Some("NETLINK_NETFILTER") => put_nfgenmsg(p, msg, b),
             Some("NETLINK_SELINUX") => put_selinux(p, msg, b),
             _ => put_bytes(p, "", b),
         },
@@ -448,6 +472,14 @@ fn put_selinux(p: &mut Printer, msg: Msg, b: &[u8]) {
 /// then the extended-ack attributes (NLM_F_ACK_TLVS; shown whenever bytes
 /// follow the echo).
 fn put_error(p: &mut Printer, msg: Msg, b: &[u8]) {
+    // Too short for the error and a header: bytes, or their address when
+    // the unreadable memory cut them (strace too).
+    if b.len() < NLMSGERR.size {
+        return match cut_at(b) {
+            Some(at) => p.ptr("", at),
+            None => put_bytes(p, "", b),
+        };
+    }
     let err_off = NLMSGERR.fields.first().map_or(0, |f| f.off);
     let echo_at = NLMSGERR.fields.get(1).map_or(4, |f| f.off);
     let echo = b.get(echo_at..).unwrap_or(&[]);
@@ -457,10 +489,10 @@ fn put_error(p: &mut Printer, msg: Msg, b: &[u8]) {
         align((u32_at(echo, 0) as usize).max(NLMSGHDR.size))
     };
     let mut echo = &echo[..echo_len.min(echo.len())];
-    if (u16_at(echo, 4) as i64) < lookup_value(NLMSG_LIMITS, "NLMSG_MIN_TYPE") {
-        // The kernel echoes requests, never control messages: an error
-        // "echoing" an error is made up, and decoding it in turn would
-        // nest as deep as the buffer is long. Its header is enough.
+    if u16_at(echo, 4) as i64 == lookup_value(NLMSG_TYPES, "NLMSG_ERROR") {
+        // The kernel echoes requests, never errors: an error "echoing" an
+        // error is made up, and decoding it in turn would nest as deep as
+        // the buffer is long. Its header is enough.
         echo = &echo[..NLMSGHDR.size.min(echo.len())];
     }
     put_struct(p, "", &NLMSGERR, b, &mut |p, f, _| {
@@ -482,29 +514,54 @@ fn put_error(p: &mut Printer, msg: Msg, b: &[u8]) {
 /// A NETLINK_NETFILTER payload: `struct nfgenmsg` (`res_id` in network
 /// order, as strace shows it), then its attributes, by number (each
 /// subsystem has its own sets).
-fn put_nfgenmsg(p: &mut Printer, b: &[u8]) {
+fn put_nfgenmsg(p: &mut Printer, msg: Msg, b: &[u8]) {
     if b.len() < NFGENMSG.size {
-        return put_bytes(p, "", b);
+        return match cut_at(b) {
+            Some(at) => p.ptr("", at),
+            None => put_bytes(p, "", b),
+        };
     }
+    let nftables = msg.netfilter().0 == Some("NFNL_SUBSYS_NFTABLES");
+    let nft_id = lookup_value(NFNL_SUBSYS, "NFNL_SUBSYS_NFTABLES");
     put_struct(p, "", &NFGENMSG, b, &mut |p, f, v| {
         let n = num(f, v);
         match f.name {
             "nfgen_family" => crate::service::family::put_family(p, f.name, n as i64),
             "version" => p.symbol(f.name, n as i64, lookup(NFNETLINK_VERSIONS, n as i64)),
+            // nf_tables' requests carry their subsystem here, in network
+            // order (older nft: in host order), as strace names it.
             "res_id" => {
                 let id = u16::from_be(n as u16);
-                put_composed(p, f.name, &format!("htons({id})"), |p| {
-                    p.uint(f.name, id as u64)
-                });
+                let text = match (id as i64, n as i64) {
+                    (i, _) if nftables && i == nft_id => "htons(NFNL_SUBSYS_NFTABLES)".into(),
+                    (_, raw) if nftables && raw == nft_id => "NFNL_SUBSYS_NFTABLES".into(),
+                    _ => format!("htons({id})"),
+                };
+                put_composed(p, f.name, &text, |p| p.uint(f.name, id as u64));
             }
             _ => return false,
         }
         true
     });
     let rest = b.get(align(NFGENMSG.size)..).unwrap_or(&[]);
-    if !rest.is_empty() {
+    // A batch delimiter's payload after the struct is bytes (strace too).
+    if !rest.is_empty() && lookup(NFNL_BATCH, msg.kind as i64).is_some() {
+        put_bytes(p, "", rest);
+    } else if !rest.is_empty() {
         put_attrs(p, rest, &NUMBERED, 0);
     }
+}
+
+/// A payload of a family or type with no struct known: its family (the
+/// first byte), then the rest as bytes (`{family=AF_INET, data="..."}`),
+/// as strace shows it.
+fn put_family_data(p: &mut Printer, b: &[u8]) {
+    p.open("", "{", Naming::Fields);
+    crate::service::family::put_family(p, "family", b[0] as i64);
+    if b.len() > 1 {
+        put_bytes(p, "data", &b[1..]);
+    }
+    p.close("}");
 }
 
 /// Attributes known only by number.
@@ -721,7 +778,11 @@ enum Val {
     /// A payload its own function prints (the attribute set's module
     /// knows its shape: RTA_VIA's family and address).
     Custom(fn(&mut Printer, &[u8])),
-    /// A NUL-terminated string.
+    /// A [`Val::Custom`] that shows a payload the unreadable memory cuts
+    /// itself (as far as it can be read; [`cut_at`] says where).
+    CustomCut(fn(&mut Printer, &[u8])),
+    /// A NUL-terminated string: the payload but its last NUL (`..` when
+    /// the payload does not end with one).
     Str,
     /// An IPv4 or IPv6 address, by length.
     Ip,
@@ -895,6 +956,7 @@ fn put_attr(p: &mut Printer, a: &[u8], len: usize, set: &Attrs, depth: usize) {
             put_value(p, v, how, depth)
         }
         Some(_) if matches!(how, Val::Array(a) if v.len() >= a.size) => put_value(p, v, how, depth),
+        Some(_) if matches!(how, Val::CustomCut(_)) => put_value(p, v, how, depth),
         Some(at) => p.ptr("", at + hdr as u64),
         None => put_value(p, v, how, depth),
     }
@@ -932,10 +994,20 @@ fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
             None => p.ifindex("", u32_at(v, 0)),
         },
         Val::Multipath if v.len() >= RTNEXTHOP.size => route::put_multipath(p, v, depth),
-        Val::Custom(f) => f(p, v),
+        Val::Custom(f) | Val::CustomCut(f) => f(p, v),
+        // The whole payload but its terminating NUL (bytes after an
+        // inner NUL show too); without one, marked cut (strace too).
         Val::Str => {
-            let end = v.iter().position(|&c| c == 0).unwrap_or(v.len());
-            put_bytes(p, "", &v[..end]);
+            let (body, cut) = match v.split_last() {
+                Some((0, body)) => (body, false),
+                _ => (v, true),
+            };
+            let limit = p.config().string_limit;
+            p.string(
+                "",
+                &body[..body.len().min(limit)],
+                cut || body.len() > limit,
+            );
         }
         Val::Ip if ip_family() => put_ip(p, "", v),
         Val::Mac => put_mac(p, "", v),

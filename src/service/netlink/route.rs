@@ -31,7 +31,8 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
         // the bridge's own attributes in IFLA_AF_SPEC.
         "LINK" if bridge => (&IFINFOMSG, &BRIDGE_LINK_ATTRS),
         "LINK" => (&IFINFOMSG, &LINK_ATTRS),
-        "ADDR" => (&IFADDRMSG, &ADDR_ATTRS),
+        // Multicast and anycast address dumps are address messages.
+        "ADDR" | "MULTICAST" | "ANYCAST" => (&IFADDRMSG, &ADDR_ATTRS),
         "ROUTE" => (&RTMSG, &ROUTE_ATTRS),
         "NEIGH" => (&NDMSG, &NEIGH_ATTRS),
         "RULE" => (&FIB_RULE_HDR, &RULE_ATTRS),
@@ -44,11 +45,12 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
         "CACHEREPORT" => (&RTGENMSG, &NSID_ATTRS),
         "MDB" => (&BR_PORT_MSG, &MDB_ATTRS),
         "QDISC" | "TCLASS" | "TFILTER" | "CHAIN" => (&TCMSG, &TC_ATTRS),
-        _ => return put_bytes(p, "", b),
+        "ACTION" => (&TCAMSG, &TC_ACTION_ATTRS),
+        "DCB" => (&DCBMSG, &DCB_ATTRS),
+        _ => return super::put_family_data(p, b),
     };
     if b.len() < layout.size {
-        // An old-style request with only `struct rtgenmsg` (the family).
-        return put_bytes(p, "", b);
+        return put_short(p, layout, b);
     }
     // A multicast routing cache report (ipmr's RTM_NEWCACHEREPORT): the
     // family, then what the report carries, as bytes (strace too).
@@ -71,9 +73,8 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
                 p.symbol(f.name, n as i64, lookup(RTNL_FAMILIES, n as i64))
             }
             "ifi_family" | "ifa_family" | "rtm_family" | "ndm_family" | "family" | "nh_family"
-            | "tcm_family" | "ncm_family" | "ndtm_family" | "ifal_family" | "rtgen_family" => {
-                put_family(p, f.name, n as i64)
-            }
+            | "tcm_family" | "ncm_family" | "ndtm_family" | "ifal_family" | "rtgen_family"
+            | "tca_family" | "dcb_family" => put_family(p, f.name, n as i64),
             "ifal_index" => p.ifindex(f.name, n as u32),
             "ifindex" => p.ifindex(f.name, n as u32),
             // Bit n-1 asks for attribute n (IFLA_STATS_FILTER_BIT); strace
@@ -85,7 +86,7 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
             }
             "nh_scope" => p.symbol(f.name, n as i64, lookup(RT_SCOPES, n as i64)),
             "nh_protocol" => p.symbol(f.name, n as i64, lookup(RTPROT, n as i64)),
-            "nh_flags" => p.flags(f.name, n, RTM_F_FLAGS),
+            "nh_flags" => p.flags(f.name, n, RTNH_F_FLAGS),
             "ndm_state" => p.flags(f.name, n, NUD_STATES),
             "ndm_flags" => p.flags(f.name, n, NTF_FLAGS),
             "ndm_type" => p.symbol(f.name, n as i64, lookup(RTN_TYPES, n as i64)),
@@ -100,8 +101,14 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
             "rtm_table" => p.symbol(f.name, n as i64, lookup(RT_TABLES, n as i64)),
             "rtm_protocol" => p.symbol(f.name, n as i64, lookup(RTPROT, n as i64)),
             "rtm_type" => p.symbol(f.name, n as i64, lookup(RTN_TYPES, n as i64)),
-            "rtm_flags" => p.flags(f.name, n, RTM_F_FLAGS),
+            "rtm_flags" => {
+                let both: Vec<_> = RTNH_F_FLAGS.iter().chain(RTM_F_FLAGS).copied().collect();
+                p.flags(f.name, n, &both)
+            }
             "rtm_tos" | "tos" => p.flags(f.name, n, IPTOS_FLAGS),
+            "cmd" => p.symbol(f.name, n as i64, lookup(DCB_CMDS, n as i64)),
+            // Reserved bytes, shown when set (strace too).
+            "pad1" | "pad2" | "resvd" if n != 0 => p.hex(f.name, n),
             _ => return false,
         }
         true
@@ -112,6 +119,21 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
     } else if !rest.is_empty() {
         super::with_family(b[0], || put_attrs(p, rest, attrs, 0));
     }
+}
+
+/// A payload shorter than its struct: the family (every rtnetlink
+/// struct's first byte), then `..`; when the tracee's unreadable memory
+/// cut it, the address of the rest (strace:
+/// `{ifi_family=AF_UNIX, 0x7f..}`).
+fn put_short(p: &mut Printer, layout: &super::Layout, b: &[u8]) {
+    let name = layout.fields.first().map_or("family", |f| f.name);
+    p.open("", "{", Naming::Fields);
+    put_family(p, name, b[0] as i64);
+    match super::cut_at(b) {
+        Some(at) => p.ptr("", at + 1),
+        None => p.more(),
+    }
+    p.close("}");
 }
 
 /// IPMRA_CREPORT_* of an IPv4 multicast routing cache report
@@ -550,6 +572,26 @@ static TC_ATTRS: Attrs = Attrs {
     },
 };
 
+/// TCA_ACT_* attributes of an action message (`struct tcamsg`).
+static TC_ACTION_ATTRS: Attrs = Attrs {
+    names: TCA_ACT_TYPES,
+    kind: |name| match name {
+        "TCA_ACT_KIND" => Val::Str,
+        "TCA_ACT_INDEX" | "TCA_ACT_IN_HW_COUNT" => Val::U32,
+        "TCA_ACT_STATS" => Val::Nested(&TC_STATS_ATTRS),
+        "TCA_ACT_FLAGS" => Val::Flags(TCA_ACT_FLAGS),
+        "TCA_ACT_HW_STATS" | "TCA_ACT_USED_HW_STATS" => Val::Flags(TCA_ACT_HW_STATS_FLAGS),
+        _ => Val::Bytes,
+    },
+};
+
+/// DCB_ATTR_* of a data center bridging message: named, their payloads
+/// bytes (strace too).
+static DCB_ATTRS: Attrs = Attrs {
+    names: DCB_ATTR_TYPES,
+    kind: |_| Val::Bytes,
+};
+
 /// TCA_STATS_* inside TCA_STATS2.
 static TC_STATS_ATTRS: Attrs = Attrs {
     names: TCA_STATS_TYPES,
@@ -587,7 +629,7 @@ pub(super) fn put_multipath(p: &mut Printer, v: &[u8], depth: usize) {
         put_struct(p, "", &RTNEXTHOP, one, &mut |p, f, b| {
             let n = num(f, b);
             match f.name {
-                "rtnh_flags" => p.flags(f.name, n, RTM_F_FLAGS),
+                "rtnh_flags" => p.flags(f.name, n, RTNH_F_FLAGS),
                 "rtnh_ifindex" => p.ifindex(f.name, n as u32),
                 _ => return false,
             }
