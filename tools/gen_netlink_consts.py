@@ -68,6 +68,11 @@ HEADERS = [
     "linux/ip.h",
     "linux/ipv6.h",
     "linux/snmp.h",
+    "linux/mpls.h",
+    "linux/if_bonding.h",
+    "linux/if_ether.h",
+    "linux/pkt_cls.h",
+    "linux/dcbnl.h",
     # The TCP states (idiag_state) are not in the kernel's uapi; the C
     # library's header carries the kernel's numbering.
     "netinet/tcp.h",
@@ -167,9 +172,10 @@ TABLES = [
      "Scopes, rtm_scope and ifa_scope."),
     ("RT_TABLES", "values", enum_of("linux/rtnetlink.h", "RT_TABLE_MAIN"),
      "Routing tables, rtm_table and RTA_TABLE."),
-    ("RTM_F_FLAGS", "flags",
-     defines("linux/rtnetlink.h", "RTNH_F_") + defines("linux/rtnetlink.h", "RTM_F_"),
-     "rtm_flags: next-hop flags and route flags."),
+    ("RTNH_F_FLAGS", "flags", defines("linux/rtnetlink.h", "RTNH_F_"),
+     "A next hop's flags: nh_flags, rtnh_flags, and rtm_flags' low byte."),
+    ("RTM_F_FLAGS", "flags", defines("linux/rtnetlink.h", "RTM_F_"),
+     "rtm_flags' route flags (after the next-hop flags)."),
     ("RTA_TYPES", "values", enum_of("linux/rtnetlink.h", "RTA_DST"),
      "Route attributes."),
     ("RTAX_TYPES", "values", enum_of("linux/rtnetlink.h", "RTAX_MTU"),
@@ -374,6 +380,67 @@ TABLES = [
      "Commands of the generic netlink controller."),
     ("CTRL_ATTRS", "values", enum_of("linux/genetlink.h", "CTRL_ATTR_FAMILY_ID"),
      "Attributes of the generic netlink controller."),
+    # helper netlink (session 12): route tos, neighbour extensions,
+    # netlink socket states, VF info and link statistics.
+    ("IPTOS_FLAGS", "flags",
+     ["IPTOS_LOWDELAY", "IPTOS_THROUGHPUT", "IPTOS_RELIABILITY", "IPTOS_MINCOST"],
+     "Type-of-service bits, rtm_tos and a rule's tos (`<linux/ip.h>`)."),
+    ("NETLINK_SK_STATES", "values", enum_of("linux/netlink.h", "NETLINK_CONNECTED"),
+     "A netlink socket's state, ndiag_state (`<linux/netlink.h>`)."),
+    ("NFEA_TYPES", "values", enum_of("linux/neighbour.h", "NFEA_ACTIVITY_NOTIFY"),
+     "Attributes inside NDA_FDB_EXT_ATTRS."),
+    ("FDB_NOTIFY_FLAGS", "flags", enum_of("linux/neighbour.h", "FDB_NOTIFY_BIT"),
+     "NFEA_ACTIVITY_NOTIFY's bits."),
+    ("NTF_EXT_FLAGS", "flags", defines("linux/neighbour.h", "NTF_EXT_",
+                                       exclude=("NTF_EXT_LEARNED",)),
+     "NDA_FLAGS_EXT's bits (not ndm_flags' NTF_EXT_LEARNED)."),
+    ("IFLA_VFINFO_LIST_TYPES", "values", enum_of("linux/if_link.h", "IFLA_VF_INFO"),
+     "Attributes inside IFLA_VFINFO_LIST."),
+    ("IFLA_VF_TYPES", "values", enum_of("linux/if_link.h", "IFLA_VF_MAC"),
+     "Attributes inside IFLA_VF_INFO."),
+    ("IFLA_VF_LINK_STATES", "values", enum_of("linux/if_link.h", "IFLA_VF_LINK_STATE_AUTO"),
+     "struct ifla_vf_link_state's link_state."),
+    ("IFLA_VF_STATS_TYPES", "values", enum_of("linux/if_link.h", "IFLA_VF_STATS_RX_PACKETS"),
+     "Attributes inside IFLA_VF_STATS."),
+    ("IFLA_VF_VLAN_LIST_TYPES", "values", enum_of("linux/if_link.h", "IFLA_VF_VLAN_INFO"),
+     "Attributes inside IFLA_VF_VLAN_LIST."),
+    ("IFLA_VF_PORTS_TYPES", "values", enum_of("linux/if_link.h", "IFLA_VF_PORT"),
+     "Attributes inside IFLA_VF_PORTS."),
+    ("IFLA_PORT_TYPES", "values", enum_of("linux/if_link.h", "IFLA_PORT_VF"),
+     "Attributes inside IFLA_VF_PORT and IFLA_PORT_SELF."),
+    ("LINK_XSTATS_TYPES", "values", enum_of("linux/if_link.h", "LINK_XSTATS_TYPE_BRIDGE"),
+     "Attributes inside IFLA_STATS_LINK_XSTATS(_SLAVE)."),
+    ("IFLA_OFFLOAD_XSTATS_TYPES", "values",
+     enum_of("linux/if_link.h", "IFLA_OFFLOAD_XSTATS_CPU_HIT"),
+     "Attributes inside IFLA_STATS_LINK_OFFLOAD_XSTATS."),
+    ("BRIDGE_XSTATS_TYPES", "values", enum_of("linux/if_bridge.h", "BRIDGE_XSTATS_VLAN"),
+     "A bridge's LINK_XSTATS_TYPE_BRIDGE attributes."),
+    ("BR_MCAST_DIRS", "values", enum_of("linux/if_bridge.h", "BR_MCAST_DIR_RX"),
+     "Indexes of struct br_mcast_stats' arrays."),
+    ("BRIDGE_VLAN_INFO_FLAGS", "flags", defines("linux/if_bridge.h", "BRIDGE_VLAN_INFO_"),
+     "struct bridge_vlan_xstats' flags."),
+    ("BOND_XSTATS_TYPES", "values", enum_of("linux/if_bonding.h", "BOND_XSTATS_3AD"),
+     "A bond's LINK_XSTATS_TYPE_BOND attributes."),
+    ("BOND_3AD_STAT_TYPES", "values", enum_of("linux/if_bonding.h", "BOND_3AD_STAT_LACPDU_RX"),
+     "Attributes inside BOND_XSTATS_3AD."),
+    ("ETH_P_NAMES", "values",
+     defines("linux/if_ether.h", "ETH_P_", exclude=("ETH_P_802_3_MIN",)),
+     "Every link-layer protocol `<linux/if_ether.h>` names (VF VLAN protocols)."),
+    ("TCA_ACT_TYPES", "values", enum_of("linux/pkt_cls.h", "TCA_ACT_KIND"),
+     "Attributes of an action message (`<linux/pkt_cls.h>`)."),
+    ("TCA_ACT_FLAGS", "flags", defines("linux/pkt_cls.h", "TCA_ACT_FLAGS_"),
+     "TCA_ACT_FLAGS values."),
+    ("TCA_ACT_HW_STATS_FLAGS", "flags",
+     defines("linux/pkt_cls.h", "TCA_ACT_HW_STATS_", exclude=("TCA_ACT_HW_STATS_ANY",)),
+     "TCA_ACT_HW_STATS and TCA_ACT_USED_HW_STATS values."),
+    ("DCB_CMDS", "values", enum_of("linux/dcbnl.h", "DCB_CMD_GSTATE"),
+     "dcbmsg's cmd (`<linux/dcbnl.h>`)."),
+    ("DCB_ATTR_TYPES", "values", enum_of("linux/dcbnl.h", "DCB_ATTR_STATE"),
+     "Attributes of a data center bridging message."),
+    ("INET_DIAG_BC_CODES", "values", enum_of("linux/inet_diag.h", "INET_DIAG_BC_NOP"),
+     "inet_diag bytecode operations, struct inet_diag_bc_op's code."),
+    ("MPLS_STATS_TYPES", "values", enum_of("linux/mpls.h", "MPLS_STATS_LINK"),
+     "AF_MPLS attributes inside IFLA_STATS_AF_SPEC (`<linux/mpls.h>`)."),
 ]
 
 
@@ -447,6 +514,28 @@ STRUCTS = [
     ("GNET_STATS_RATE_EST64", "gnet_stats_rate_est64"),
     ("GNET_STATS_QUEUE", "gnet_stats_queue"),
     ("NFGENMSG", "nfgenmsg"),
+    # helper netlink (session 12)
+    ("IFLA_VF_MAC", "ifla_vf_mac"),
+    ("IFLA_VF_BROADCAST", "ifla_vf_broadcast"),
+    ("IFLA_VF_VLAN", "ifla_vf_vlan"),
+    ("IFLA_VF_VLAN_INFO", "ifla_vf_vlan_info"),
+    ("IFLA_VF_TX_RATE", "ifla_vf_tx_rate"),
+    ("IFLA_VF_RATE", "ifla_vf_rate"),
+    ("IFLA_VF_SPOOFCHK", "ifla_vf_spoofchk"),
+    ("IFLA_VF_LINK_STATE", "ifla_vf_link_state"),
+    ("IFLA_VF_RSS_QUERY_EN", "ifla_vf_rss_query_en"),
+    ("IFLA_VF_TRUST", "ifla_vf_trust"),
+    ("IFLA_VF_GUID", "ifla_vf_guid"),
+    ("IFLA_PORT_VSI", "ifla_port_vsi"),
+    ("BRIDGE_VLAN_XSTATS", "bridge_vlan_xstats"),
+    ("BRIDGE_STP_XSTATS", "bridge_stp_xstats"),
+    ("BR_MCAST_STATS", "br_mcast_stats"),
+    ("MPLS_LINK_STATS", "mpls_link_stats"),
+    ("TCAMSG", "tcamsg"),
+    ("INET_DIAG_BC_OP", "inet_diag_bc_op"),
+    ("INET_DIAG_HOSTCOND", "inet_diag_hostcond"),
+    ("INET_DIAG_MARKCOND", "inet_diag_markcond"),
+    ("DCBMSG", "dcbmsg"),
 ]
 
 
@@ -468,8 +557,8 @@ def bitfield_names(tag):
 
 
 def struct_fields(tag):
-    """(name, is an array, is a struct or union) of each field of `struct
-    tag`, from whichever header defines it."""
+    """(name, is an array, is a struct or union, is a flexible array) of
+    each field of `struct tag`, from whichever header defines it."""
     for header in HEADERS:
         src = text_of(header)
         m = re.search(r"\bstruct\s+" + tag + r"\s*\{(.*?)\};", src, flags=re.S)
@@ -480,38 +569,23 @@ def struct_fields(tag):
                 f = re.search(r"([A-Za-z_][A-Za-z0-9_]*)\s*(\[[^]]*\])?\s*$", decl)
                 if f:
                     record = re.match(r"\s*(struct|union)\b", decl) is not None
-                    names.append((f.group(1), f.group(2) is not None, record))
+                    names.append((f.group(1), f.group(2) is not None, record,
+                                  re.fullmatch(r"\[\s*\]", f.group(2) or "") is not None))
             return names
     sys.exit(f"gen_netlink_consts: no struct {tag}")
 
 
-def values():
-    """Every name's value, from the C compiler."""
-    names = [n for (_, _, ns, _) in TABLES for n in ns]
-    prog = "".join(f"#include <{h}>\n" for h in HEADERS)
-    prog += "#include <stdio.h>\n#include <stddef.h>\n#include <string.h>\n"
-    prog += "int main(void) {\n"
-    for n in names:
-        prog += f'    printf("%s %lld\\n", "{n}", (long long)({n}));\n'
-    for rust, tag in STRUCTS:
-        t = f"struct {tag}"
-        prog += f'    printf("struct.{rust} %zu\\n", sizeof({t}));\n'
-        for f, array, record in struct_fields(tag):
-            elem = f"((({t} *)0)->{f}" + ("[0])" if array else ")")
-            whole = f"((({t} *)0)->{f})"
-            # A scalar's (or an array element's) signedness; a struct is
-            # not signed.
-            signed = "0" if record else f"(__typeof__{elem})-1 < 0"
-            prog += (f'    printf("struct.{rust}.{f} %zu %zu %zu %d\\n", offsetof({t}, {f}), '
-                     f"sizeof{elem}, sizeof{whole} / sizeof{elem}, {signed});\n")
-    for rust, tag in BITFIELDS:
-        for f in bitfield_names(tag):
-            prog += (f"    {{ struct {tag} s; memset(&s, 0, sizeof(s)); s.{f} = ~s.{f};\n"
-                     f"      unsigned char *b = (unsigned char *)&s; int first = -1, n = 0;\n"
-                     f"      for (int i = 0; i < (int)sizeof(s) * 8; i++)\n"
-                     f"        if (b[i / 8] & (1 << (i % 8))) {{ if (first < 0) first = i; n++; }}\n"
-                     f'      printf("bits.{rust}.{f} %d %d\\n", first, n); }}\n')
-    prog += "    return 0;\n}\n"
+# (Rust name, header, a member, doc): enums of headers that cannot be
+# compiled beside the others (<linux/netfilter/nfnetlink_osf.h> clashes
+# with <netinet/tcp.h>), each valued by a program of its own.
+ALONE = [
+    ("OSF_MSGS", "linux/netfilter/nfnetlink_osf.h", "OSF_MSG_ADD",
+     "NFNL_SUBSYS_OSF's messages (`<linux/netfilter/nfnetlink_osf.h>`)."),
+]
+
+
+def run_c(prog):
+    """Compile and run `prog`; its output's `KEY NUM..` lines as a dict."""
     with tempfile.TemporaryDirectory() as d:
         c = os.path.join(d, "v.c")
         exe = os.path.join(d, "v")
@@ -529,9 +603,54 @@ def values():
     return found
 
 
+def alone_values():
+    """The ALONE tables: (Rust name, doc, [(value, name)])."""
+    tables = []
+    for rust, header, member, doc in ALONE:
+        names = enum_of(header, member)
+        prog = f"#include <{header}>\n#include <stdio.h>\nint main(void) {{\n"
+        for n in names:
+            prog += f'    printf("%s %lld\\n", "{n}", (long long)({n}));\n'
+        prog += "    return 0;\n}\n"
+        v = run_c(prog)
+        tables.append((rust, doc, [(v[n][0], n) for n in names]))
+    return tables
+
+
+def values():
+    """Every name's value, from the C compiler."""
+    names = [n for (_, _, ns, _) in TABLES for n in ns]
+    prog = "".join(f"#include <{h}>\n" for h in HEADERS)
+    prog += "#include <stdio.h>\n#include <stddef.h>\n#include <string.h>\n"
+    prog += "int main(void) {\n"
+    for n in names:
+        prog += f'    printf("%s %lld\\n", "{n}", (long long)({n}));\n'
+    for rust, tag in STRUCTS:
+        t = f"struct {tag}"
+        prog += f'    printf("struct.{rust} %zu\\n", sizeof({t}));\n'
+        for f, array, record, flexible in struct_fields(tag):
+            elem = f"((({t} *)0)->{f}" + ("[0])" if array else ")")
+            # A flexible array member has no size: no elements.
+            count = "0" if flexible else f"sizeof((({t} *)0)->{f}) / sizeof{elem}"
+            # A scalar's (or an array element's) signedness; a struct is
+            # not signed.
+            signed = "0" if record else f"(__typeof__{elem})-1 < 0"
+            prog += (f'    printf("struct.{rust}.{f} %zu %zu %zu %d\\n", offsetof({t}, {f}), '
+                     f"sizeof{elem}, (size_t)({count}), {signed});\n")
+    for rust, tag in BITFIELDS:
+        for f in bitfield_names(tag):
+            prog += (f"    {{ struct {tag} s; memset(&s, 0, sizeof(s)); s.{f} = ~s.{f};\n"
+                     f"      unsigned char *b = (unsigned char *)&s; int first = -1, n = 0;\n"
+                     f"      for (int i = 0; i < (int)sizeof(s) * 8; i++)\n"
+                     f"        if (b[i / 8] & (1 << (i % 8))) {{ if (first < 0) first = i; n++; }}\n"
+                     f'      printf("bits.{rust}.{f} %d %d\\n", first, n); }}\n')
+    prog += "    return 0;\n}\n"
+    return run_c(prog)
+
+
 def digest():
     h = hashlib.sha256()
-    for header in HEADERS:
+    for header in HEADERS + [a[1] for a in ALONE]:
         with open(os.path.join(INCLUDE, header), "rb") as f:
             h.update(f.read())
     return h.hexdigest()
@@ -548,7 +667,7 @@ def main():
     w("//!\n")
     w("//! GENERATED by tools/gen_netlink_consts.py; do not edit. Regenerate with\n")
     w("//! `python3 tools/gen_netlink_consts.py > src/service/netlink/consts.rs`.\n")
-    w("//! Headers: " + ", ".join(HEADERS) + "\n")
+    w("//! Headers: " + ", ".join(HEADERS + [a[1] for a in ALONE]) + "\n")
     w(f"//! headers-sha256: {digest()}\n\n")
     w("use super::{Field, Layout};\n")
     w("use crate::format::{FlagDef, flag};\n")
@@ -563,12 +682,18 @@ def main():
             for n in names:
                 w(f'    flag({v[n][0]:#x}, "{n}"),\n')
         w("];\n")
+    for rust, doc, table in alone_values():
+        w(f"\n/// {doc}\n")
+        w(f"pub const {rust}: &[(i64, &str)] = &[\n")
+        for value, n in table:
+            w(f'    ({value}, "{n}"),\n')
+        w("];\n")
     for rust, tag in STRUCTS:
         w(f"\n/// `struct {tag}`.\n")
         w(f"pub const {rust}: Layout = Layout {{\n")
         w(f"    size: {v['struct.' + rust][0]},\n")
         w("    fields: &[\n")
-        for f, _, _ in struct_fields(tag):
+        for f, _, _, _ in struct_fields(tag):
             off, size, count, signed = v[f"struct.{rust}.{f}"]
             kind = "Field::signed" if signed else "Field::new"
             w(f'        {kind}("{f}", {off}, {size}, {count}),\n')

@@ -21,7 +21,7 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
         return super::diag_local::payload(p, msg, b, other);
     }
     if !matches!(family, "AF_INET" | "AF_INET6") {
-        return put_bytes(p, "", b);
+        return super::put_family_data(p, b);
     }
     let v6 = family == "AF_INET6";
     // SOCK_DIAG_BY_FAMILY asks with `struct inet_diag_req_v2`, the older
@@ -76,7 +76,8 @@ fn put_sockid(p: &mut Printer, name: &str, v: &[u8], v6: bool) {
 static REQ_ATTRS: Attrs = Attrs {
     names: INET_DIAG_REQ_TYPES,
     kind: |name| match name {
-        "INET_DIAG_REQ_PROTOCOL" => Val::U32,
+        "INET_DIAG_REQ_PROTOCOL" => Val::Enum(IPPROTOS),
+        "INET_DIAG_REQ_BYTECODE" => Val::CustomCut(put_bytecode),
         _ => Val::Bytes,
     },
 };
@@ -103,3 +104,77 @@ static MSG_ATTRS: Attrs = Attrs {
         _ => Val::Bytes,
     },
 };
+
+/// INET_DIAG_REQ_BYTECODE: the first operation (`{code=INET_DIAG_BC_S_COND,
+/// yes=0, no=0}`) and what its code says follows it: a host condition, an
+/// interface, a mark condition, or the operation holding a port; other
+/// bytes as bytes, as strace shows them. A part the unreadable memory
+/// cuts is its address.
+fn put_bytecode(p: &mut Printer, v: &[u8]) {
+    let op = INET_DIAG_BC_OP.size;
+    if v.len() < op {
+        return put_cut_or_bytes(p, "", v);
+    }
+    let code = v[0] as i64;
+    put_struct(p, "", &INET_DIAG_BC_OP, v, &mut |p, f, b| {
+        f.name == "code" && {
+            p.symbol(f.name, num(f, b) as i64, lookup(INET_DIAG_BC_CODES, code));
+            true
+        }
+    });
+    let rest = &v[op..];
+    if rest.is_empty() {
+        return;
+    }
+    let (need, kind) = match lookup(INET_DIAG_BC_CODES, code).unwrap_or("") {
+        "INET_DIAG_BC_S_COND" | "INET_DIAG_BC_D_COND" => (INET_DIAG_HOSTCOND.size, 0),
+        "INET_DIAG_BC_DEV_COND" => (4, 1),
+        "INET_DIAG_BC_S_GE" | "INET_DIAG_BC_S_LE" | "INET_DIAG_BC_D_GE" | "INET_DIAG_BC_D_LE" => {
+            (op, 2)
+        }
+        "INET_DIAG_BC_MARK_COND" => (INET_DIAG_MARKCOND.size, 3),
+        _ => return put_bytes(p, "", rest),
+    };
+    if rest.len() < need {
+        return put_cut_or_bytes(p, "", rest);
+    }
+    match kind {
+        0 => put_hostcond(p, rest),
+        1 => p.ifindex("", super::u32_at(rest, 0)),
+        2 => put_bytecode(p, &rest[..op]),
+        _ => put_struct(p, "", &INET_DIAG_MARKCOND, rest, &mut |_, _, _| false),
+    }
+}
+
+/// `struct inet_diag_hostcond` and the address after it, of its family.
+fn put_hostcond(p: &mut Printer, v: &[u8]) {
+    let family = lookup(FAMILIES, v[0] as i64).unwrap_or("");
+    let addr = &v[INET_DIAG_HOSTCOND.size..];
+    put_struct(p, "", &INET_DIAG_HOSTCOND, v, &mut |p, f, b| {
+        match f.name {
+            "family" => put_family(p, f.name, num(f, b) as i64),
+            "addr" => {
+                let len = match family {
+                    "AF_INET" => 4,
+                    "AF_INET6" => 16,
+                    _ => return true,
+                };
+                match addr.get(..len) {
+                    Some(a) => put_ip(p, f.name, a),
+                    None => put_cut_or_bytes(p, f.name, addr),
+                }
+            }
+            _ => return false,
+        }
+        true
+    });
+}
+
+/// Bytes too few for what they should hold: their address when the
+/// unreadable memory cut them, else the bytes.
+fn put_cut_or_bytes(p: &mut Printer, name: &str, v: &[u8]) {
+    match super::cut_at(v) {
+        Some(at) => p.ptr(name, at),
+        None => put_bytes(p, name, v),
+    }
+}

@@ -64,9 +64,13 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8], family: Family) {
             }
             "ndiag_protocol" => p.symbol(f.name, i, lookup(NETLINK_PROTOS, i)),
             "udiag_states" | "vdiag_states" => put_bit_names(p, f.name, n, TCP_STATES, false),
-            "udiag_state" | "ndiag_state" | "vdiag_state" => {
-                p.symbol(f.name, i, lookup(TCP_STATES, i))
+            // NETLINK_CONNECTED, or the TCP_CLOSE a socket starts with
+            // (the kernel's sock_init_data) while it is not connected.
+            "ndiag_state" => {
+                let name = lookup(NETLINK_SK_STATES, i);
+                p.symbol(f.name, i, name.or_else(|| lookup(TCP_STATES, i)))
             }
+            "udiag_state" | "vdiag_state" => p.symbol(f.name, i, lookup(TCP_STATES, i)),
             "udiag_type" | "pdiag_type" | "ndiag_type" | "vdiag_type" | "xdiag_type" => {
                 p.flags(f.name, n, SOCK_TYPES)
             }
@@ -102,7 +106,16 @@ static UNIX_ATTRS: Attrs = Attrs {
     kind: |name| match name {
         // A path, or an abstract name that starts with a NUL: its bytes.
         "UNIX_DIAG_NAME" => Val::Bytes,
-        "UNIX_DIAG_VFS" => Val::Struct(&UNIX_DIAG_VFS),
+        "UNIX_DIAG_VFS" => Val::StructWith(&UNIX_DIAG_VFS, |p, f, v, _| {
+            f.name == "udiag_vfs_dev" && {
+                crate::decode::put_dev(p, f.name, super::num(f, v));
+                true
+            }
+        }),
+        "UNIX_DIAG_ICONS" => Val::Nums {
+            size: 4,
+            hex: false,
+        },
         "UNIX_DIAG_PEER" | "UNIX_DIAG_UID" => Val::U32,
         "UNIX_DIAG_RQLEN" => Val::Struct(&UNIX_DIAG_RQLEN),
         "UNIX_DIAG_MEMINFO" => MEMINFO,
@@ -158,6 +171,7 @@ static NETLINK_ATTRS: Attrs = Attrs {
         "NETLINK_DIAG_MEMINFO" => MEMINFO,
         "NETLINK_DIAG_RX_RING" | "NETLINK_DIAG_TX_RING" => Val::Struct(&NETLINK_DIAG_RING),
         "NETLINK_DIAG_FLAGS" => Val::Flags(NDIAG_FLAGS),
+        "NETLINK_DIAG_GROUPS" => Val::Nums { size: 8, hex: true },
         _ => Val::Bytes,
     },
 };

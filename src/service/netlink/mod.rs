@@ -17,24 +17,28 @@
 //! The fd table says which sockets are netlink sockets and their protocol;
 //! the message types, flags, attribute names and struct layouts come from
 //! `consts.rs`, generated from the kernel's headers. This module owns the
-//! message and attribute framing, the message types of NETLINK_AUDIT,
-//! NETLINK_XFRM and NETLINK_NETFILTER (whose payloads, but netfilter's
-//! `struct nfgenmsg`, show as bytes); `route.rs` (rtnetlink), `diag.rs`
-//! and `diag_local.rs` (sock_diag) and `genl.rs` (generic netlink) the
+//! message framing, the message types of NETLINK_AUDIT, NETLINK_XFRM and
+//! NETLINK_NETFILTER (whose payloads, but netfilter's `struct nfgenmsg`,
+//! show as bytes) and struct printing; `attr.rs` the attributes;
+//! `route.rs` and `route_link.rs` (rtnetlink), `diag.rs` and
+//! `diag_local.rs` (sock_diag) and `genl.rs` (generic netlink) the
 //! payloads.
 
 #[allow(dead_code)]
+mod attr;
 mod consts;
 mod diag;
 mod diag_local;
 mod genl;
 mod route;
+mod route_link;
 
 use crate::abi::xlat::net::FAMILIES;
 use crate::fdtable::FdTable;
 use crate::format::{FlagDef, Naming, Printer, flags_text};
 use crate::service::family::put_mac;
 use crate::service::raw::{i32_at, int_at, lookup, put_composed, u16_at, u32_at, uint_at};
+use attr::{Attrs, Indexed, Val, put_attrs};
 use consts::*;
 
 /// One field of a generated struct layout.
@@ -238,7 +242,15 @@ fn put_messages(p: &mut Printer, name: &str, proto: u16, b: &[u8], whole: Option
     }
     if many {
         if rest && starts.len() <= limit {
-            p.more();
+            // Bytes too few for another header: as bytes; where the
+            // unreadable memory cut the buffer, the address of what could
+            // not be read (strace too).
+            let tail = b.get(off..).unwrap_or(&[]);
+            match cut_at(tail).filter(|_| off <= b.len()) {
+                Some(at) => p.ptr("", at),
+                None if !tail.is_empty() && tail.len() < hdr => put_bytes(p, "", tail),
+                None => p.more(),
+            }
         }
         p.close("]");
     }
@@ -288,6 +300,7 @@ impl Msg {
             "NFNL_SUBSYS_CTNETLINK_TIMEOUT" => CTNL_TIMEOUT_MSGS,
             "NFNL_SUBSYS_IPSET" => IPSET_CMDS,
             "NFNL_SUBSYS_NFT_COMPAT" => NFT_COMPAT_MSGS,
+            "NFNL_SUBSYS_OSF" => OSF_MSGS,
             _ => &[],
         };
         (name, lookup(msgs, msg))
@@ -315,7 +328,10 @@ impl Msg {
         }
         let (subsys, msg) = self.netfilter();
         let msg = msg.map_or_else(|| format!("{:#x}", self.kind & 0xff), str::to_string);
-        Some(format!("{}<<8|{msg}", subsys?))
+        // An unknown subsystem in hex too (strace: `0xff /* NFNL_SUBSYS_???
+        // */<<8|0xff`).
+        let subsys = subsys.map_or_else(|| format!("{:#x}", self.kind >> 8), str::to_string);
+        Some(format!("{subsys}<<8|{msg}"))
     }
 
     /// The flags this type can carry: the common ones, and the bits a
@@ -336,6 +352,8 @@ impl Msg {
         let extra: &[FlagDef] = if name == "NLMSG_ERROR" {
             NLM_F_ACK_FLAGS
         } else if verb.starts_with("GET")
+            // tc's action deletes are GET-like, dumps too (strace too).
+            || name == "RTM_DELACTION"
             || name == "SOCK_DIAG_BY_FAMILY"
             || name.ends_with("DIAG_GETSOCK")
         {
@@ -378,7 +396,17 @@ fn put_message(p: &mut Printer, name: &str, proto: u16, m: &[u8]) {
     let len = u32_at(m, 0) as usize;
     let payload = &m[hdr.min(m.len())..];
     let with_payload = len > hdr && !payload.is_empty();
-    if with_payload {
+    // A payload the unreadable memory cuts off whole: its address, as
+    // strace shows it.
+    let unread = (len > hdr && payload.is_empty())
+        .then(|| cut_at(m))
+        .flatten();
+    if let Some(at) = unread {
+        p.open(name, "[", Naming::Elements);
+        put_header(p, "", msg, m);
+        p.ptr("", at + hdr as u64);
+        p.close("]");
+    } else if with_payload {
         p.open(name, "[", Naming::Elements);
         put_header(p, "", msg, m);
         put_payload(p, msg, payload);
@@ -420,7 +448,7 @@ fn put_payload(p: &mut Printer, msg: Msg, b: &[u8]) {
             Some("NETLINK_ROUTE") => route::payload(p, msg, b),
             Some("NETLINK_SOCK_DIAG") => diag::payload(p, msg, b),
             Some("NETLINK_GENERIC") => genl::payload(p, msg, b),
-            Some("NETLINK_NETFILTER") => put_nfgenmsg(p, b),
+            Some("NETLINK_NETFILTER") => put_nfgenmsg(p, msg, b),
             Some("NETLINK_SELINUX") => put_selinux(p, msg, b),
             _ => put_bytes(p, "", b),
         },
@@ -447,6 +475,14 @@ fn put_selinux(p: &mut Printer, msg: Msg, b: &[u8]) {
 /// then the extended-ack attributes (NLM_F_ACK_TLVS; shown whenever bytes
 /// follow the echo).
 fn put_error(p: &mut Printer, msg: Msg, b: &[u8]) {
+    // Too short for the error and a header: bytes, or their address when
+    // the unreadable memory cut them (strace too).
+    if b.len() < NLMSGERR.size {
+        return match cut_at(b) {
+            Some(at) => p.ptr("", at),
+            None => put_bytes(p, "", b),
+        };
+    }
     let err_off = NLMSGERR.fields.first().map_or(0, |f| f.off);
     let echo_at = NLMSGERR.fields.get(1).map_or(4, |f| f.off);
     let echo = b.get(echo_at..).unwrap_or(&[]);
@@ -456,10 +492,10 @@ fn put_error(p: &mut Printer, msg: Msg, b: &[u8]) {
         align((u32_at(echo, 0) as usize).max(NLMSGHDR.size))
     };
     let mut echo = &echo[..echo_len.min(echo.len())];
-    if (u16_at(echo, 4) as i64) < lookup_value(NLMSG_LIMITS, "NLMSG_MIN_TYPE") {
-        // The kernel echoes requests, never control messages: an error
-        // "echoing" an error is made up, and decoding it in turn would
-        // nest as deep as the buffer is long. Its header is enough.
+    if u16_at(echo, 4) as i64 == lookup_value(NLMSG_TYPES, "NLMSG_ERROR") {
+        // The kernel echoes requests, never errors: an error "echoing" an
+        // error is made up, and decoding it in turn would nest as deep as
+        // the buffer is long. Its header is enough.
         echo = &echo[..NLMSGHDR.size.min(echo.len())];
     }
     put_struct(p, "", &NLMSGERR, b, &mut |p, f, _| {
@@ -481,29 +517,54 @@ fn put_error(p: &mut Printer, msg: Msg, b: &[u8]) {
 /// A NETLINK_NETFILTER payload: `struct nfgenmsg` (`res_id` in network
 /// order, as strace shows it), then its attributes, by number (each
 /// subsystem has its own sets).
-fn put_nfgenmsg(p: &mut Printer, b: &[u8]) {
+fn put_nfgenmsg(p: &mut Printer, msg: Msg, b: &[u8]) {
     if b.len() < NFGENMSG.size {
-        return put_bytes(p, "", b);
+        return match cut_at(b) {
+            Some(at) => p.ptr("", at),
+            None => put_bytes(p, "", b),
+        };
     }
+    let nftables = msg.netfilter().0 == Some("NFNL_SUBSYS_NFTABLES");
+    let nft_id = lookup_value(NFNL_SUBSYS, "NFNL_SUBSYS_NFTABLES");
     put_struct(p, "", &NFGENMSG, b, &mut |p, f, v| {
         let n = num(f, v);
         match f.name {
             "nfgen_family" => crate::service::family::put_family(p, f.name, n as i64),
             "version" => p.symbol(f.name, n as i64, lookup(NFNETLINK_VERSIONS, n as i64)),
+            // nf_tables' requests carry their subsystem here, in network
+            // order (older nft: in host order), as strace names it.
             "res_id" => {
                 let id = u16::from_be(n as u16);
-                put_composed(p, f.name, &format!("htons({id})"), |p| {
-                    p.uint(f.name, id as u64)
-                });
+                let text = match (id as i64, n as i64) {
+                    (i, _) if nftables && i == nft_id => "htons(NFNL_SUBSYS_NFTABLES)".into(),
+                    (_, raw) if nftables && raw == nft_id => "NFNL_SUBSYS_NFTABLES".into(),
+                    _ => format!("htons({id})"),
+                };
+                put_composed(p, f.name, &text, |p| p.uint(f.name, id as u64));
             }
             _ => return false,
         }
         true
     });
     let rest = b.get(align(NFGENMSG.size)..).unwrap_or(&[]);
-    if !rest.is_empty() {
+    // A batch delimiter's payload after the struct is bytes (strace too).
+    if !rest.is_empty() && lookup(NFNL_BATCH, msg.kind as i64).is_some() {
+        put_bytes(p, "", rest);
+    } else if !rest.is_empty() {
         put_attrs(p, rest, &NUMBERED, 0);
     }
+}
+
+/// A payload of a family or type with no struct known: its family (the
+/// first byte), then the rest as bytes (`{family=AF_INET, data="..."}`),
+/// as strace shows it.
+fn put_family_data(p: &mut Printer, b: &[u8]) {
+    p.open("", "{", Naming::Fields);
+    crate::service::family::put_family(p, "family", b[0] as i64);
+    if b.len() > 1 {
+        put_bytes(p, "data", &b[1..]);
+    }
+    p.close("}");
 }
 
 /// Attributes known only by number.
@@ -549,8 +610,9 @@ fn put_bytes(p: &mut Printer, name: &str, b: &[u8]) {
 
 /// Print `b` as `layout`'s fields, in order. `special` prints a field
 /// itself and returns true, or leaves it to the default (unsigned
-/// numbers, `[..]` for arrays). Padding ([`is_padding`]) is not shown, as
-/// in strace; a struct longer than `b` ends with `..`.
+/// numbers, `[..]` for arrays). Padding ([`is_padding`]) is not shown
+/// unless `special` shows it, as in strace; a struct longer than `b`
+/// ends with `..`.
 fn put_struct(
     p: &mut Printer,
     name: &str,
@@ -561,14 +623,15 @@ fn put_struct(
     p.open(name, "{", Naming::Fields);
     let mut all = true;
     for f in layout.fields {
-        if is_padding(f.name) {
-            continue;
-        }
         let Some(v) = b.get(f.off..f.off + f.size * f.count) else {
+            if is_padding(f.name) {
+                continue;
+            }
             all = false;
             break;
         };
-        if !special(p, f, v) {
+        // Padding shows only where `special` shows it.
+        if !special(p, f, v) && !is_padding(f.name) {
             put_plain(p, f, v);
         }
     }
@@ -632,9 +695,27 @@ fn num(f: &Field, v: &[u8]) -> u64 {
 /// An IP address of 4 or 16 bytes (`inet_addr("127.0.0.1")`); other
 /// lengths as bytes.
 pub(super) fn put_ip(p: &mut Printer, name: &str, b: &[u8]) {
-    if !crate::service::family::put_ip(p, name, b) {
-        put_bytes(p, name, b);
-    }
+    let (ip, text) = match b.len() {
+        4 => {
+            let ip = std::net::Ipv4Addr::from([b[0], b[1], b[2], b[3]]).to_string();
+            let text = format!("inet_addr(\"{ip}\")");
+            (ip, text)
+        }
+        16 => {
+            let mut raw = [0u8; 16];
+            raw.copy_from_slice(b);
+            let ip = std::net::Ipv6Addr::from(raw).to_string();
+            let text = format!("inet_pton(AF_INET6, \"{ip}\")");
+            (ip, text)
+        }
+        _ => return put_bytes(p, name, b),
+    };
+    // strace shows an address's bytes under `-X raw`, both under `-X
+    // verbose` (`"\xde\xad\xfa\xce" /* inet_addr("222.173.250.206") */`);
+    // JSON has the address.
+    p.spelled(name, &crate::format::quote(b, false), &text, || {
+        serde_json::Value::String(ip)
+    });
 }
 
 /// A set of bits each naming a table entry by its bit number:
@@ -675,291 +756,6 @@ fn put_bit_names(
     p.spelled(name, &crate::format::flags_hex(value), &text, || {
         serde_json::Value::from(value)
     });
-}
-
-/// How an attribute's payload is shown.
-#[derive(Clone, Copy)]
-enum Val {
-    U8,
-    U16,
-    U32,
-    U64,
-    I32,
-    /// A 32-bit mask, in hex.
-    X32,
-    /// A time in clock ticks (USER_HZ, 100 a second) of up to 8 bytes:
-    /// `250 /* 2.50 s */`, as strace shows it.
-    ClockT,
-    /// A network interface index: `if_nametoindex("lo")`.
-    Ifindex,
-    /// An interface index, or one of the table's special values
-    /// (NETCONFA_IFINDEX_ALL).
-    IfindexOr(&'static [(i64, &'static str)]),
-    /// RTA_MULTIPATH: `struct rtnexthop`s, each with its attributes.
-    Multipath,
-    /// A payload its own function prints (the attribute set's module
-    /// knows its shape: RTA_VIA's family and address).
-    Custom(fn(&mut Printer, &[u8])),
-    /// A NUL-terminated string.
-    Str,
-    /// An IPv4 or IPv6 address, by length.
-    Ip,
-    /// A hardware address: `00:00:00:00:00:00`.
-    Mac,
-    /// A flag set of the attribute's size.
-    Flags(&'static [FlagDef]),
-    /// A named value of the attribute's size.
-    Enum(&'static [(i64, &'static str)]),
-    /// Attributes of another set.
-    Nested(&'static Attrs),
-    /// A struct.
-    Struct(&'static Layout),
-    /// A struct that the kernel's older versions ended after the named
-    /// field (a payload that long shows the fields it has).
-    StructSince(&'static Layout, &'static str),
-    /// A struct some of whose fields print otherwise than as numbers: the
-    /// function prints such a field and returns true.
-    StructWith(&'static Layout, FieldFn),
-    /// An array of such structs.
-    Structs(&'static Layout, FieldFn),
-    /// An array of numbers indexed by a table's names: `[[NAME]=0, ...]`.
-    Array(&'static Indexed),
-    /// IFLA_AF_SPEC: attributes typed by address family.
-    AfSpec,
-    /// Bit-fields (name, first bit, width): the ones set, as strace
-    /// shows them: `{is_icsk=1, mc_loop=1}`.
-    Bits(&'static [(&'static str, u32, u32)]),
-    /// Anything else: a string of bytes.
-    Bytes,
-}
-
-/// Prints one field of a struct itself (true) or leaves it to the
-/// default (false); see [`put_struct`]. It gets the field's bytes and the
-/// whole struct's (a length another field gives).
-type FieldFn = fn(&mut Printer, &Field, &[u8], &[u8]) -> bool;
-
-/// An array of numbers whose indexes have names.
-struct Indexed {
-    /// The names of the indexes.
-    names: &'static [(i64, &'static str)],
-    /// Bytes in an element (4 or 8).
-    size: usize,
-    /// Elements are signed (a devconf's -1).
-    signed: bool,
-    /// Element i is named by value i+1, shown `[NAME-1]` as strace does
-    /// (IPV4_DEVCONF_*, which count from 1).
-    from_one: bool,
-}
-
-/// An attribute set: the names of its types and how each payload shows.
-struct Attrs {
-    names: &'static [(i64, &'static str)],
-    kind: fn(&str) -> Val,
-}
-
-/// The attributes in `b`: one as `[{nla_len, nla_type}, value]`, several
-/// as a list of those; `depth` counts the nesting.
-fn put_attrs(p: &mut Printer, b: &[u8], set: &Attrs, depth: usize) {
-    let hdr = NLATTR.size;
-    // Too short for an attribute: the bytes, or their address when the
-    // unreadable memory cut them, as strace shows them.
-    if b.len() < hdr {
-        match cut_at(b) {
-            Some(at) => p.ptr("", at),
-            None => put_bytes(p, "", b),
-        }
-        return;
-    }
-    let mut starts = Vec::new();
-    let mut off = 0;
-    while off + hdr <= b.len() {
-        starts.push(off);
-        let len = u16_at(b, off) as usize;
-        if len < hdr {
-            off = b.len();
-            break;
-        }
-        off = off.saturating_add(align(len));
-    }
-    let rest = off < b.len();
-    let many = starts.len() > 1 || rest;
-    if many {
-        p.open("", "[", Naming::Elements);
-    }
-    let limit = max_items(p);
-    for (i, &start) in starts.iter().enumerate() {
-        if i == limit {
-            p.more();
-            break;
-        }
-        let len = u16_at(b, start) as usize;
-        let end = start.saturating_add(len.max(hdr)).min(b.len());
-        put_attr(p, &b[start..end], len, set, depth);
-    }
-    if many {
-        if rest && starts.len() < limit {
-            // Bytes too few for another attribute: as bytes, or their
-            // address when the unreadable memory cut them (strace too).
-            let tail = &b[off.min(b.len())..];
-            match cut_at(tail) {
-                Some(at) => p.ptr("", at),
-                None if tail.len() < hdr => put_bytes(p, "", tail),
-                None => p.more(),
-            }
-        } else if rest && starts.len() == limit {
-            p.more();
-        }
-        p.close("]");
-    }
-}
-
-/// One attribute (`a` is as much of it as the buffer holds).
-fn put_attr(p: &mut Printer, a: &[u8], len: usize, set: &Attrs, depth: usize) {
-    let hdr = NLATTR.size;
-    let raw = u16_at(a, 2);
-    let flag_bits = NLA_FLAGS.iter().fold(0, |m, f| m | f.mask) as u16;
-    let kind = raw & !flag_bits;
-    let name = lookup(set.names, kind as i64);
-    let header = |p: &mut Printer| {
-        p.open("", "{", Naming::Fields);
-        p.uint("nla_len", len as u64);
-        if raw & flag_bits != 0 {
-            let rest = name.map_or_else(|| kind.to_string(), str::to_string);
-            let text = format!(
-                "{}|{rest}",
-                flags_text((raw & flag_bits) as u64, NLA_FLAGS, true)
-            );
-            p.symbol("nla_type", raw as i64, Some(&text));
-        } else {
-            p.symbol("nla_type", raw as i64, name);
-        }
-        p.close("}");
-    };
-    // The tracee's address of an attribute the unreadable memory cuts.
-    let unread = if a.len() < len { cut_at(a) } else { None };
-    if len <= hdr || (a.len() <= hdr && unread.is_none()) {
-        header(p);
-        return;
-    }
-    p.open("", "[", Naming::Elements);
-    header(p);
-    let v = &a[hdr.min(a.len())..];
-    let how = match name {
-        Some(n) if depth < MAX_DEPTH => (set.kind)(n),
-        _ => Val::Bytes,
-    };
-    match unread {
-        // Nested attributes show as far as they can be read, each cut one
-        // as its address; any other payload cut short is its address, as
-        // strace shows a payload it cannot read.
-        Some(_) if matches!(how, Val::Nested(_) | Val::AfSpec) && v.len() >= hdr => {
-            put_value(p, v, how, depth)
-        }
-        Some(at) => p.ptr("", at + hdr as u64),
-        None => put_value(p, v, how, depth),
-    }
-    if a.len() < len && unread.is_none() {
-        p.more();
-    }
-    p.close("]");
-}
-
-/// An attribute's payload `v` shown as `how` says, or as bytes when its
-/// size does not fit.
-fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
-    // A number is read from the payload's first bytes, as the kernel
-    // reads it (strace too); a shorter payload is bytes.
-    let sized = |n: usize| v.len() >= n;
-    match how {
-        Val::U8 if sized(1) => p.uint("", v[0] as u64),
-        Val::U16 if sized(2) => p.uint("", u16_at(v, 0) as u64),
-        Val::U32 if sized(4) => p.uint("", u32_at(v, 0) as u64),
-        Val::U64 if sized(8) => p.uint("", uint_at(v, 0, 8)),
-        Val::I32 if sized(4) => p.int("", i32_at(v, 0) as i64),
-        Val::X32 if sized(4) => p.hex("", u32_at(v, 0) as u64),
-        Val::Ifindex if sized(4) => p.ifindex("", u32_at(v, 0)),
-        Val::ClockT if (1..=8).contains(&v.len()) => {
-            let t = uint_at(v, 0, v.len());
-            if t == 0 || !p.symbols() {
-                p.uint("", t);
-            } else {
-                let text = format!("{t} /* {}.{:02} s */", t / 100, t % 100);
-                put_composed(p, "", &text, |p| p.uint("", t));
-            }
-        }
-        Val::IfindexOr(special) if sized(4) => match lookup(special, i32_at(v, 0) as i64) {
-            Some(name) => p.symbol("", i32_at(v, 0) as i64, Some(name)),
-            None => p.ifindex("", u32_at(v, 0)),
-        },
-        Val::Multipath => route::put_multipath(p, v, depth),
-        Val::Custom(f) => f(p, v),
-        Val::Str => {
-            let end = v.iter().position(|&c| c == 0).unwrap_or(v.len());
-            put_bytes(p, "", &v[..end]);
-        }
-        Val::Ip if ip_family() => put_ip(p, "", v),
-        Val::Mac => put_mac(p, "", v),
-        Val::Flags(t) if matches!(v.len(), 1 | 2 | 4) => p.flags("", uint_at(v, 0, v.len()), t),
-        Val::Enum(t) if matches!(v.len(), 1 | 2 | 4) => {
-            let n = uint_at(v, 0, v.len()) as i64;
-            p.symbol("", n, lookup(t, n));
-        }
-        Val::Nested(set) => put_attrs(p, v, set, depth + 1),
-        // A struct the payload cannot hold is bytes, as strace shows it,
-        // unless it is an older, shorter version of the struct.
-        Val::Struct(layout) if fits(layout, v, None) => {
-            put_struct(p, "", layout, v, &mut |_, _, _| false)
-        }
-        Val::StructSince(layout, last) if fits(layout, v, Some(last)) => {
-            put_struct(p, "", layout, v, &mut |_, _, _| false)
-        }
-        Val::StructWith(layout, f) if fits(layout, v, None) => {
-            put_struct(p, "", layout, v, &mut |p, fl, b| f(p, fl, b, v))
-        }
-        Val::Structs(layout, f) if layout.size > 0 => {
-            p.open("", "[", Naming::Elements);
-            let limit = max_items(p);
-            p.bounded(0..v.len().div_ceil(layout.size), limit, |p, i| {
-                let at = i * layout.size;
-                let one = &v[at..(at + layout.size).min(v.len())];
-                put_struct(p, "", layout, one, &mut |p, fl, b| f(p, fl, b, one));
-            });
-            p.close("]");
-        }
-        // Not even one element: bytes, as strace shows them.
-        Val::Array(a) if v.len() >= a.size => {
-            p.open("", "[", Naming::Fields);
-            let limit = max_items(p);
-            p.bounded(0..v.len() / a.size, limit, |p, i| {
-                let key = i as i64 + a.from_one as i64;
-                let name = match lookup(a.names, key) {
-                    Some(n) if p.symbols() && a.from_one => format!("[{n}-1]"),
-                    Some(n) if p.symbols() => format!("[{n}]"),
-                    _ => format!("[{i}]"),
-                };
-                if a.signed {
-                    p.int(&name, int_at(v, i * a.size, a.size));
-                } else {
-                    p.uint(&name, uint_at(v, i * a.size, a.size));
-                }
-            });
-            p.close("]");
-        }
-        Val::AfSpec => put_attrs(p, v, &route::AF_SPEC, depth + 1),
-        Val::Bits(bits) if v.len() <= 8 => {
-            let all = uint_at(v, 0, v.len());
-            p.open("", "{", Naming::Fields);
-            for &(name, first, width) in bits {
-                let mask = 1u64.checked_shl(width).map_or(u64::MAX, |m| m - 1);
-                let field = all.checked_shr(first).unwrap_or(0) & mask;
-                if field != 0 && name != "unused" {
-                    p.uint(name, field);
-                }
-            }
-            p.close("}");
-        }
-        _ => put_bytes(p, "", v),
-    }
 }
 
 #[cfg(test)]

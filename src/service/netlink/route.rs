@@ -31,7 +31,8 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
         // the bridge's own attributes in IFLA_AF_SPEC.
         "LINK" if bridge => (&IFINFOMSG, &BRIDGE_LINK_ATTRS),
         "LINK" => (&IFINFOMSG, &LINK_ATTRS),
-        "ADDR" => (&IFADDRMSG, &ADDR_ATTRS),
+        // Multicast and anycast address dumps are address messages.
+        "ADDR" | "MULTICAST" | "ANYCAST" => (&IFADDRMSG, &ADDR_ATTRS),
         "ROUTE" => (&RTMSG, &ROUTE_ATTRS),
         "NEIGH" => (&NDMSG, &NEIGH_ATTRS),
         "RULE" => (&FIB_RULE_HDR, &RULE_ATTRS),
@@ -40,15 +41,16 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
         "NEIGHTBL" => (&NDTMSG, &NEIGHTBL_ATTRS),
         "ADDRLABEL" => (&IFADDRLBLMSG, &ADDRLABEL_ATTRS),
         "NSID" => (&RTGENMSG, &NSID_ATTRS),
-        "STATS" => (&IF_STATS_MSG, &STATS_ATTRS),
+        "STATS" => (&IF_STATS_MSG, &super::route_link::STATS_ATTRS),
         "CACHEREPORT" => (&RTGENMSG, &NSID_ATTRS),
         "MDB" => (&BR_PORT_MSG, &MDB_ATTRS),
         "QDISC" | "TCLASS" | "TFILTER" | "CHAIN" => (&TCMSG, &TC_ATTRS),
-        _ => return put_bytes(p, "", b),
+        "ACTION" => (&TCAMSG, &TC_ACTION_ATTRS),
+        "DCB" => (&DCBMSG, &DCB_ATTRS),
+        _ => return super::put_family_data(p, b),
     };
     if b.len() < layout.size {
-        // An old-style request with only `struct rtgenmsg` (the family).
-        return put_bytes(p, "", b);
+        return put_short(p, layout, b);
     }
     // A multicast routing cache report (ipmr's RTM_NEWCACHEREPORT): the
     // family, then what the report carries, as bytes (strace too).
@@ -71,19 +73,20 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
                 p.symbol(f.name, n as i64, lookup(RTNL_FAMILIES, n as i64))
             }
             "ifi_family" | "ifa_family" | "rtm_family" | "ndm_family" | "family" | "nh_family"
-            | "tcm_family" | "ncm_family" | "ndtm_family" | "ifal_family" | "rtgen_family" => {
-                put_family(p, f.name, n as i64)
-            }
+            | "tcm_family" | "ncm_family" | "ndtm_family" | "ifal_family" | "rtgen_family"
+            | "tca_family" | "dcb_family" => put_family(p, f.name, n as i64),
             "ifal_index" => p.ifindex(f.name, n as u32),
             "ifindex" => p.ifindex(f.name, n as u32),
-            "filter_mask" => put_bit_names(p, f.name, n, IFLA_STATS_TYPES, true),
+            // Bit n-1 asks for attribute n (IFLA_STATS_FILTER_BIT); strace
+            // spells bit n as attribute n, `1<<IFLA_STATS_LINK_64` for 0x2.
+            "filter_mask" => put_bit_names(p, f.name, n, IFLA_STATS_TYPES, false),
             "ifi_type" => p.symbol(f.name, n as i64, lookup(ARPHRD_TYPES, n as i64)),
             "ifi_index" | "ndm_ifindex" | "ifa_index" | "tcm_ifindex" => {
                 p.ifindex(f.name, n as u32)
             }
             "nh_scope" => p.symbol(f.name, n as i64, lookup(RT_SCOPES, n as i64)),
             "nh_protocol" => p.symbol(f.name, n as i64, lookup(RTPROT, n as i64)),
-            "nh_flags" => p.flags(f.name, n, RTM_F_FLAGS),
+            "nh_flags" => p.flags(f.name, n, RTNH_F_FLAGS),
             "ndm_state" => p.flags(f.name, n, NUD_STATES),
             "ndm_flags" => p.flags(f.name, n, NTF_FLAGS),
             "ndm_type" => p.symbol(f.name, n as i64, lookup(RTN_TYPES, n as i64)),
@@ -98,7 +101,14 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
             "rtm_table" => p.symbol(f.name, n as i64, lookup(RT_TABLES, n as i64)),
             "rtm_protocol" => p.symbol(f.name, n as i64, lookup(RTPROT, n as i64)),
             "rtm_type" => p.symbol(f.name, n as i64, lookup(RTN_TYPES, n as i64)),
-            "rtm_flags" => p.flags(f.name, n, RTM_F_FLAGS),
+            "rtm_flags" => {
+                let both: Vec<_> = RTNH_F_FLAGS.iter().chain(RTM_F_FLAGS).copied().collect();
+                p.flags(f.name, n, &both)
+            }
+            "rtm_tos" | "tos" => p.flags(f.name, n, IPTOS_FLAGS),
+            "cmd" => p.symbol(f.name, n as i64, lookup(DCB_CMDS, n as i64)),
+            // Reserved bytes, shown when set (strace too).
+            "pad1" | "pad2" | "resvd" if n != 0 => p.hex(f.name, n),
             _ => return false,
         }
         true
@@ -109,6 +119,21 @@ pub(super) fn payload(p: &mut Printer, msg: Msg, b: &[u8]) {
     } else if !rest.is_empty() {
         super::with_family(b[0], || put_attrs(p, rest, attrs, 0));
     }
+}
+
+/// A payload shorter than its struct: the family (every rtnetlink
+/// struct's first byte), then `..`; when the tracee's unreadable memory
+/// cut it, the address of the rest (strace:
+/// `{ifi_family=AF_UNIX, 0x7f..}`).
+fn put_short(p: &mut Printer, layout: &super::Layout, b: &[u8]) {
+    let name = layout.fields.first().map_or("family", |f| f.name);
+    p.open("", "{", Naming::Fields);
+    put_family(p, name, b[0] as i64);
+    match super::cut_at(b) {
+        Some(at) => p.ptr("", at + 1),
+        None => p.more(),
+    }
+    p.close("}");
 }
 
 /// IPMRA_CREPORT_* of an IPv4 multicast routing cache report
@@ -257,6 +282,9 @@ static LINK_ATTRS: Attrs = Attrs {
         // IFLA_INET6_* (an AF_BRIDGE one's: BRIDGE_LINK_ATTRS).
         "IFLA_PROTINFO" if super::family_is("AF_INET6") => Val::Nested(&INET6_ATTRS),
         "IFLA_AF_SPEC" => Val::AfSpec,
+        "IFLA_VFINFO_LIST" => Val::Nested(&super::route_link::VFINFO_LIST_ATTRS),
+        "IFLA_VF_PORTS" => Val::Nested(&super::route_link::VF_PORTS_ATTRS),
+        "IFLA_PORT_SELF" => Val::Nested(&super::route_link::PORT_ATTRS),
         _ => Val::Bytes,
     },
 };
@@ -430,19 +458,13 @@ static ROUTE_ATTRS: Attrs = Attrs {
         "RTA_MULTIPATH" => Val::Multipath,
         "RTA_VIA" => Val::Custom(put_via),
         "RTA_MFC_STATS" => Val::Struct(&RTA_MFC_STATS),
-        "RTA_SPORT" | "RTA_DPORT" => Val::Custom(|p, v| {
-            if v.len() == 2 {
-                crate::service::family::put_port(p, "", super::u16_at(v, 0));
-            } else {
-                put_bytes(p, "", v);
-            }
-        }),
+        "RTA_SPORT" | "RTA_DPORT" => Val::Custom(put_port),
         "RTA_PRIORITY" | "RTA_MARK" | "RTA_FLOW" | "RTA_UID" | "RTA_NH_ID" => Val::U32,
         "RTA_TABLE" => Val::Enum(RT_TABLES),
         "RTA_CACHEINFO" => Val::Struct(&RTA_CACHEINFO),
         "RTA_METRICS" => Val::Nested(&METRICS_ATTRS),
         "RTA_PREF" | "RTA_TTL_PROPAGATE" | "RTA_IP_PROTO" => Val::U8,
-        "RTA_ENCAP_TYPE" => Val::Enum(LWTUNNEL_ENCAP_TYPES),
+        "RTA_ENCAP_TYPE" => Val::Enum16(LWTUNNEL_ENCAP_TYPES),
         "RTA_EXPIRES" => Val::U64,
         _ => Val::Bytes,
     },
@@ -471,9 +493,30 @@ static NEIGH_ATTRS: Attrs = Attrs {
         "NDA_PROTOCOL" => Val::Enum(RTPROT),
         "NDA_NDM_STATE_MASK" => Val::Flags(NUD_STATES),
         "NDA_NDM_FLAGS_MASK" => Val::Flags(NTF_FLAGS),
+        "NDA_PORT" => Val::Custom(put_port),
+        "NDA_FDB_EXT_ATTRS" => Val::Nested(&NFEA_ATTRS),
+        "NDA_FLAGS_EXT" => Val::Flags(NTF_EXT_FLAGS),
         _ => Val::Bytes,
     },
 };
+
+/// NFEA_* inside NDA_FDB_EXT_ATTRS: a bridge entry's activity settings.
+static NFEA_ATTRS: Attrs = Attrs {
+    names: NFEA_TYPES,
+    kind: |name| match name {
+        "NFEA_ACTIVITY_NOTIFY" => Val::Flags(FDB_NOTIFY_FLAGS),
+        _ => Val::Bytes,
+    },
+};
+
+/// A port in network order, `htons(80)`; another length as bytes.
+fn put_port(p: &mut Printer, v: &[u8]) {
+    if v.len() == 2 {
+        crate::service::family::put_port(p, "", super::u16_at(v, 0));
+    } else {
+        put_bytes(p, "", v);
+    }
+}
 
 /// FRA_* attributes of a routing rule.
 static RULE_ATTRS: Attrs = Attrs {
@@ -489,8 +532,9 @@ static RULE_ATTRS: Attrs = Attrs {
         | "FRA_SUPPRESS_IFGROUP"
         | "FRA_SUPPRESS_PREFIXLEN" => Val::U32,
         "FRA_TABLE" => Val::Enum(RT_TABLES),
-        "FRA_TUN_ID" => Val::U64,
-        "FRA_L3MDEV" | "FRA_IP_PROTO" => Val::U8,
+        "FRA_TUN_ID" => Val::Be64,
+        "FRA_L3MDEV" => Val::U8,
+        "FRA_IP_PROTO" => Val::Enum(crate::abi::xlat::net::IPPROTOS),
         "FRA_PROTOCOL" => Val::Enum(RTPROT),
         "FRA_UID_RANGE" => Val::Struct(&FIB_RULE_UID_RANGE),
         "FRA_SPORT_RANGE" | "FRA_DPORT_RANGE" => Val::Struct(&FIB_RULE_PORT_RANGE),
@@ -526,6 +570,26 @@ static TC_ATTRS: Attrs = Attrs {
         "TCA_DUMP_FLAGS" => Val::Flags(TCA_DUMP_FLAGS),
         _ => Val::Bytes,
     },
+};
+
+/// TCA_ACT_* attributes of an action message (`struct tcamsg`).
+static TC_ACTION_ATTRS: Attrs = Attrs {
+    names: TCA_ACT_TYPES,
+    kind: |name| match name {
+        "TCA_ACT_KIND" => Val::Str,
+        "TCA_ACT_INDEX" | "TCA_ACT_IN_HW_COUNT" => Val::U32,
+        "TCA_ACT_STATS" => Val::Nested(&TC_STATS_ATTRS),
+        "TCA_ACT_FLAGS" => Val::Flags(TCA_ACT_FLAGS),
+        "TCA_ACT_HW_STATS" | "TCA_ACT_USED_HW_STATS" => Val::Flags(TCA_ACT_HW_STATS_FLAGS),
+        _ => Val::Bytes,
+    },
+};
+
+/// DCB_ATTR_* of a data center bridging message: named, their payloads
+/// bytes (strace too).
+static DCB_ATTRS: Attrs = Attrs {
+    names: DCB_ATTR_TYPES,
+    kind: |_| Val::Bytes,
 };
 
 /// TCA_STATS_* inside TCA_STATS2.
@@ -565,7 +629,7 @@ pub(super) fn put_multipath(p: &mut Printer, v: &[u8], depth: usize) {
         put_struct(p, "", &RTNEXTHOP, one, &mut |p, f, b| {
             let n = num(f, b);
             match f.name {
-                "rtnh_flags" => p.flags(f.name, n, RTM_F_FLAGS),
+                "rtnh_flags" => p.flags(f.name, n, RTNH_F_FLAGS),
                 "rtnh_ifindex" => p.ifindex(f.name, n as u32),
                 _ => return false,
             }
@@ -591,15 +655,6 @@ static NETCONF_ATTRS: Attrs = Attrs {
     kind: |name| match name {
         "NETCONFA_IFINDEX" => Val::IfindexOr(NETCONFA_IFINDEXES),
         _ => Val::I32,
-    },
-};
-
-/// IFLA_STATS_* attributes of a stats message.
-static STATS_ATTRS: Attrs = Attrs {
-    names: IFLA_STATS_TYPES,
-    kind: |name| match name {
-        "IFLA_STATS_LINK_64" => Val::StructSince(&RTNL_LINK_STATS64, "tx_compressed"),
-        _ => Val::Bytes,
     },
 };
 
@@ -668,6 +723,10 @@ static TC_STAB_ATTRS: Attrs = Attrs {
     names: TCA_STAB_TYPES,
     kind: |name| match name {
         "TCA_STAB_BASE" => Val::Struct(&TC_SIZESPEC),
+        "TCA_STAB_DATA" => Val::Nums {
+            size: 2,
+            hex: false,
+        },
         _ => Val::Bytes,
     },
 };
@@ -680,8 +739,19 @@ fn put_via(p: &mut Printer, v: &[u8]) {
     if v.len() < at {
         return put_bytes(p, "", v);
     }
+    let family = super::u16_at(v, 0) as i64;
+    // The family's address from the bytes after it (more are ignored, as
+    // the kernel ignores them); anything else as bytes.
+    let len = match lookup(FAMILIES, family) {
+        Some("AF_INET") => 4,
+        Some("AF_INET6") => 16,
+        _ => usize::MAX,
+    };
     p.open("", "{", Naming::Fields);
-    put_family(p, "rtvia_family", super::u16_at(v, 0) as i64);
-    super::put_ip(p, "rtvia_addr", &v[at..]);
+    put_family(p, "rtvia_family", family);
+    match v.get(at..at.saturating_add(len)) {
+        Some(addr) => super::put_ip(p, "rtvia_addr", addr),
+        None => put_bytes(p, "rtvia_addr", &v[at..]),
+    }
     p.close("}");
 }
