@@ -40,6 +40,7 @@ pub mod hdio;
 pub mod lirc;
 pub mod ptp;
 pub mod rtc;
+pub mod seccomp;
 #[rustfmt::skip]
 mod gen_i386;
 #[rustfmt::skip]
@@ -257,6 +258,7 @@ static GROUPS: &[&dyn IoctlGroup] = &[
     &evdev::EVDEV,
     &hdio::HDIO,
     &rtc::RTC,
+    &seccomp::SECCOMP,
 ];
 
 /// Every group, in lookup order.
@@ -752,6 +754,7 @@ mod tests {
             ("evdev", 7),
             ("hdio", 17),
             ("rtc", 7),
+            ("seccomp", 4),
         ];
         for (group, least) in all {
             let n = checked.get(group).copied().unwrap_or(0);

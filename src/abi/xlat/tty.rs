@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: cf3b4df49a364ef469dc41c76391d727cb02799edddb11be65c4c5fc287353c4
+//! headers-sha256: 0ddccb1a5734c99d275df78af7f6247f78634b7d0dd5255185024b23f22d4256
 
 use super::super::flags::{FlagDef, flag};
 
