@@ -96,3 +96,173 @@ fn seccomp_notification_ioctls_json() {
     let send = &calls[4]["args"]["arg"];
     assert_eq!(send["error"], json!({"value": -63, "name": "-ENOSR"}));
 }
+
+/// perf_event_open's attr without -v: the fields up to the bit fields,
+/// the bits that are set, `precise_ip` with its meaning, `config` by the
+/// type; pid, cpu and group_fd at the kernel's 32 bits, PERF_FLAG_*; a
+/// size the kernel refuses gets its own size written back, shown after
+/// the result. PERF_EVENT_IOC_MODIFY_ATTRIBUTES prints the same attr.
+#[test]
+fn perf_event_attr() {
+    let common = "sample_type=PERF_SAMPLE_IP|PERF_SAMPLE_TID, read_format=PERF_FORMAT_ID, \
+                  disabled=1, exclude_kernel=1";
+    let bp = "sample_type=PERF_SAMPLE_BRANCH_STACK, read_format=PERF_FORMAT_ID, disabled=1, \
+              exclude_kernel=1, precise_ip=2 /* requested to have 0 skid */, ..}";
+    let expected = vec![
+        format!(
+            "perf_event_open({{type=PERF_TYPE_HARDWARE, size=PERF_ATTR_SIZE_VER7, \
+             config=PERF_COUNT_HW_INSTRUCTIONS, sample_period=1000, {common}, \
+             precise_ip=2 /* requested to have 0 skid */, ..}}, -1, -2, 3, \
+             PERF_FLAG_FD_CLOEXEC|0x100) = -1 [EINVAL]"
+        ),
+        format!(
+            "perf_event_open({{type=PERF_TYPE_HW_CACHE, size=PERF_ATTR_SIZE_VER7, \
+             config=0x8<<32|PERF_COUNT_HW_CACHE_RESULT_MISS<<16|PERF_COUNT_HW_CACHE_OP_WRITE<<8|\
+             PERF_COUNT_HW_CACHE_LL, sample_freq=4000, {common}, freq=1, \
+             precise_ip=2 /* requested to have 0 skid */, ..}}, -1, 0, -1, 0x100) = -1 [EINVAL]"
+        ),
+        format!(
+            "perf_event_open({{type=PERF_TYPE_BREAKPOINT, size=PERF_ATTR_SIZE_VER7, config=0, \
+             sample_period=4000, {bp}, -1, 0, -1, 0x100) = -1 [EINVAL]"
+        ),
+        format!(
+            "perf_event_open({{type=PERF_TYPE_BREAKPOINT, size=0x1000, config=0, \
+             sample_period=4000, {bp}, -1, 0, -1, 0x100) = -1 [EINVAL]"
+        ),
+        "E2BIG".to_string(),
+        "perf_event_open(NULL, -1, 0, -1, 0) = -1 [EFAULT]".to_string(),
+        format!(
+            "ioctl(-1, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, {{type=PERF_TYPE_SOFTWARE, \
+             size=PERF_ATTR_SIZE_VER7, config=PERF_COUNT_SW_DUMMY, sample_period=4000, {bp}) \
+             = -1 [EBADF]"
+        ),
+        "ioctl(-1, PERF_EVENT_IOC_QUERY_BPF, {ids_len=3, ..}) = -1 [EBADF]".to_string(),
+    ];
+    let mut lines = part("perf", &["-e", "trace=perf_event_open,ioctl,write"]);
+    // The size the kernel knows is the running kernel's (136 on 6.3 and
+    // later, 128 before).
+    let refused = lines[4].clone();
+    let size = refused
+        .strip_prefix("perf_event_open(&ADDR, -1, 0, -1, 0) = -1 [E2BIG] {size=")
+        .and_then(|s| s.strip_suffix('}'))
+        .and_then(|s| s.parse::<u32>().ok())
+        .unwrap_or_else(|| panic!("{refused}"));
+    assert!(size >= 128 && size.is_multiple_of(8), "{refused}");
+    lines[4] = "E2BIG".into();
+    assert_lines(&lines, &expected);
+}
+
+/// With -v: every bit field, and the fields after them by the type's
+/// names (`bp_type`, `bp_addr`, `bp_len` for a breakpoint, `config1`,
+/// `config2` otherwise); `-X verbose` spells each part of `config`.
+#[test]
+fn perf_event_attr_verbose() {
+    let zero_bits =
+        |names: &[&str]| -> String { names.iter().map(|n| format!("{n}=0, ")).collect::<String>() };
+    let bits = format!(
+        "disabled=1, {}exclude_kernel=1, {}precise_ip=2 /* requested to have 0 skid */, {}",
+        zero_bits(&["inherit", "pinned", "exclusive", "exclude_user"]),
+        zero_bits(&[
+            "exclude_hv",
+            "exclude_idle",
+            "mmap",
+            "comm",
+            "freq",
+            "inherit_stat",
+            "enable_on_exec",
+            "task",
+            "watermark"
+        ]),
+        zero_bits(&[
+            "mmap_data",
+            "sample_id_all",
+            "exclude_host",
+            "exclude_guest",
+            "exclude_callchain_kernel",
+            "exclude_callchain_user",
+            "mmap2",
+            "comm_exec",
+            "use_clockid",
+            "context_switch",
+            "write_backward",
+            "namespaces",
+            "ksymbol",
+            "bpf_event",
+            "aux_output",
+            "cgroup",
+            "text_poke",
+            "build_id",
+            "inherit_thread",
+            "remove_on_exec",
+            "sigtrap"
+        ]),
+    );
+    let tail = "branch_sample_type=PERF_SAMPLE_BRANCH_USER, sample_regs_user=0, \
+                sample_regs_intr=0, aux_watermark=0, sample_max_stack=0, aux_sample_size=0, \
+                sig_data=0}";
+    let lines = part("perf", &["-v", "-e", "trace=perf_event_open,ioctl,write"]);
+    assert_eq!(
+        lines[2],
+        format!(
+            "perf_event_open({{type=PERF_TYPE_BREAKPOINT, size=PERF_ATTR_SIZE_VER7, config=0, \
+             sample_period=4000, sample_type=PERF_SAMPLE_BRANCH_STACK, \
+             read_format=PERF_FORMAT_ID, {bits}wakeup_events=0, bp_type=HW_BREAKPOINT_W, \
+             bp_addr=0x1000, bp_len=8, {tail}, -1, 0, -1, 0x100) = -1 [EINVAL]"
+        )
+    );
+    assert_eq!(
+        lines[6],
+        format!(
+            "ioctl(-1, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, {{type=PERF_TYPE_SOFTWARE, \
+             size=PERF_ATTR_SIZE_VER7, config=PERF_COUNT_SW_DUMMY, sample_period=4000, \
+             sample_type=PERF_SAMPLE_BRANCH_STACK, read_format=PERF_FORMAT_ID, {bits}\
+             wakeup_events=0, config1=0x1000, config2=0x8, {tail}) = -1 [EBADF]"
+        )
+    );
+    let verbose = part(
+        "perf",
+        &["-X", "verbose", "-e", "trace=perf_event_open,write"],
+    );
+    assert!(
+        verbose[1].contains(
+            "config=0x8<<32|0x1 /* PERF_COUNT_HW_CACHE_RESULT_MISS */<<16|\
+             0x1 /* PERF_COUNT_HW_CACHE_OP_WRITE */<<8|0x2 /* PERF_COUNT_HW_CACHE_LL */, "
+        ),
+        "{}",
+        verbose[1]
+    );
+}
+
+/// JSON: the attr's fields as objects, config's parts as flags.
+#[test]
+fn perf_event_attr_json() {
+    use serde_json::{Value, json};
+    let bin = fixture("s12_bpf");
+    let run = trace(
+        &["--json", "-e", "trace=perf_event_open"],
+        &[name(&bin), "perf"],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let calls: Vec<Value> = run
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .filter(|v: &Value| v["name"] == "perf_event_open")
+        .collect();
+    let attr = &calls[1]["args"]["attr_uptr"];
+    assert_eq!(
+        attr["type"],
+        json!({"value": 3, "name": "PERF_TYPE_HW_CACHE"})
+    );
+    assert_eq!(
+        attr["config"]["flags"],
+        json!([
+            "0x8<<32",
+            "PERF_COUNT_HW_CACHE_RESULT_MISS<<16",
+            "PERF_COUNT_HW_CACHE_OP_WRITE<<8",
+            "PERF_COUNT_HW_CACHE_LL"
+        ])
+    );
+    assert_eq!(attr["sample_freq"], json!(4000));
+    assert_eq!(calls[0]["args"]["cpu"], json!(-2));
+}

@@ -49,6 +49,7 @@ pub mod loopdev;
 pub mod named;
 pub mod names;
 pub mod nsfs;
+pub mod perf;
 pub mod sockios;
 pub mod tty;
 pub mod uffd;
@@ -259,6 +260,7 @@ static GROUPS: &[&dyn IoctlGroup] = &[
     &hdio::HDIO,
     &rtc::RTC,
     &seccomp::SECCOMP,
+    &perf::PERF,
 ];
 
 /// Every group, in lookup order.

@@ -26,6 +26,7 @@ pub mod net;
 pub mod netlink;
 pub mod ns;
 pub mod numa;
+pub mod perf;
 pub mod poll;
 pub mod prctl;
 pub mod process;
@@ -79,6 +80,7 @@ static TABLES: &[&[Handler]] = &[
     prctl::HANDLERS,
     landlock::HANDLERS,
     ebpf::HANDLERS,
+    perf::HANDLERS,
     quota::HANDLERS,
     keys::HANDLERS,
     sysadm::HANDLERS,

@@ -2693,3 +2693,15 @@ pub const SECCOMP_NOTIF_ADDFD_LAYOUT: &[Field] = &[
     Field { name: "newfd", off: 16, size: 4, signed: false },
     Field { name: "newfd_flags", off: 20, size: 4, signed: false },
 ];
+
+// The perf requests the perf group decodes.
+/// `PERF_EVENT_IOC_MODIFY_ATTRIBUTES` (`<linux/perf_event.h>`).
+pub const PERF_EVENT_IOC_MODIFY_ATTRIBUTES: u32 = 0x4008240b;
+/// `PERF_EVENT_IOC_QUERY_BPF` (`<linux/perf_event.h>`).
+pub const PERF_EVENT_IOC_QUERY_BPF: u32 = 0xc008240a;
+
+/// PERF_EVENT_IOC_QUERY_BPF's query: `struct perf_event_query_bpf`, x86_64's layout (`<linux/perf_event.h>`).
+pub const PERF_QUERY_BPF_LAYOUT: &[Field] = &[
+    Field { name: "ids_len", off: 0, size: 4, signed: false },
+    Field { name: "prog_cnt", off: 4, size: 4, signed: false },
+];

@@ -1329,6 +1329,18 @@ pub const HW_BREAKPOINT_TYPES: &[(i64, &str)] = &[
     (4, "HW_BREAKPOINT_X"),
 ];
 
+/// `perf_event_attr.size`'s published sizes (`<linux/perf_event.h>`).
+pub const PERF_ATTR_SIZE_NAMES: &[(i64, &str)] = &[
+    (64, "PERF_ATTR_SIZE_VER0"),
+    (72, "PERF_ATTR_SIZE_VER1"),
+    (80, "PERF_ATTR_SIZE_VER2"),
+    (96, "PERF_ATTR_SIZE_VER3"),
+    (104, "PERF_ATTR_SIZE_VER4"),
+    (112, "PERF_ATTR_SIZE_VER5"),
+    (120, "PERF_ATTR_SIZE_VER6"),
+    (128, "PERF_ATTR_SIZE_VER7"),
+];
+
 // The first published `perf_event_attr`'s size.
 /// `PERF_ATTR_SIZE_VER0` (`<linux/perf_event.h>`).
 pub const PERF_ATTR_SIZE_VER0: u32 = 0x40;
