@@ -266,3 +266,127 @@ fn perf_event_attr_json() {
     assert_eq!(attr["sample_freq"], json!(4000));
     assert_eq!(calls[0]["args"]["cpu"], json!(-2));
 }
+
+/// bpf(2)'s attrs as the fixture passes them (each call's result injected,
+/// so no host's bpf support matters), without the result; `FD3`, `FD0`
+/// are how fds 3 and 0 print.
+const BPF_LINES: &[&str] = &[
+    "bpf(BPF_MAP_CREATE, {map_type=BPF_MAP_TYPE_ARRAY, key_size=4, value_size=8, \
+         max_entries=16, map_flags=BPF_F_NUMA_NODE|BPF_F_RDONLY_PROG, inner_map_fd=FD3, \
+         numa_node=1, map_name=\"rtrace_map\", map_ifindex=if_nametoindex(\"lo\"), \
+         btf_fd=FD0, btf_key_type_id=0, btf_value_type_id=0, btf_vmlinux_value_type_id=0, \
+         map_extra=0}, 72)",
+    "bpf(BPF_MAP_CREATE, {map_type=BPF_MAP_TYPE_ARRAY, key_size=4, value_size=8, \
+         max_entries=16, map_flags=BPF_F_NUMA_NODE|BPF_F_RDONLY_PROG, inner_map_fd=FD3, \
+         numa_node=1}, 28)",
+    "bpf(BPF_MAP_CREATE, {map_type=BPF_MAP_TYPE_ARRAY, key_size=4, value_size=8, \
+         max_entries=16, map_flags=BPF_F_NUMA_NODE|BPF_F_RDONLY_PROG, inner_map_fd=FD3, \
+         numa_node=1, map_name=\"0123456789abcde\"..}, 44)",
+    "bpf(BPF_MAP_CREATE, {map_type=BPF_MAP_TYPE_ARRAY, key_size=4, value_size=8, \
+         max_entries=16, map_flags=BPF_F_NUMA_NODE|BPF_F_RDONLY_PROG, inner_map_fd=FD3, \
+         numa_node=1, map_name=\"0123456789abcde\".., map_ifindex=if_nametoindex(\"lo\"), \
+         btf_fd=FD0, btf_key_type_id=0, btf_value_type_id=0, btf_vmlinux_value_type_id=0, \
+         map_extra=0, ..}, 80)",
+    "bpf(BPF_MAP_LOOKUP_ELEM, {map_fd=FD3, key=&0x1000, value=&0x2000, \
+         flags=BPF_F_LOCK}, 32)",
+    "bpf(BPF_MAP_UPDATE_ELEM, {map_fd=FD3, key=&0x1000, value=&0x2000, \
+         flags=BPF_NOEXIST}, 32)",
+    "bpf(BPF_MAP_DELETE_ELEM, {map_fd=FD3, key=&0x1000}, 16)",
+    "bpf(BPF_MAP_GET_NEXT_KEY, {map_fd=FD3, key=&0x1000, next_key=&0x2000}, 24)",
+    "bpf(BPF_OBJ_GET, {pathname=\"/sys/fs/bpf/rtrace\", bpf_fd=FD3, \
+         file_flags=BPF_F_RDONLY}, 16)",
+    "bpf(BPF_PROG_ATTACH, {target_fd=FD3, attach_bpf_fd=FD3, \
+         attach_type=BPF_CGROUP_INET_EGRESS, attach_flags=BPF_F_ALLOW_MULTI|BPF_F_REPLACE, \
+         replace_bpf_fd=FD3}, 20)",
+    "bpf(BPF_PROG_DETACH, {target_fd=FD3, attach_type=BPF_CGROUP_INET_EGRESS}, 12)",
+    "bpf(BPF_PROG_GET_FD_BY_ID, {prog_id=7, next_id=0, open_flags=BPF_F_WRONLY}, 12)",
+    "bpf(BPF_PROG_TEST_RUN, {test={prog_fd=FD3, retval=0, data_size_in=4, \
+         data_size_out=0, data_in=&0x1000, data_out=NULL, repeat=2, duration=0, \
+         ctx_size_in=0, ctx_size_out=0, ctx_in=NULL, ctx_out=NULL, \
+         flags=BPF_F_TEST_RUN_ON_CPU, cpu=1, batch_size=0}}, 76)",
+    "bpf(BPF_RAW_TRACEPOINT_OPEN, {raw_tracepoint={name=\"sched_switch\", prog_fd=FD3}}, \
+         12)",
+    "bpf(BPF_LINK_UPDATE, {link_update={link_fd=FD3, new_prog_fd=FD3, \
+         flags=BPF_F_REPLACE, old_prog_fd=FD3}}, 16)",
+    "bpf(BPF_PROG_LOAD, {prog_type=BPF_PROG_TYPE_SOCKET_FILTER, insn_cnt=2, \
+         insns=&0x1000, license=\"GPL\", log_level=1, log_size=4, log_buf=\"log \".., \
+         kern_version=KERNEL_VERSION(6, 1, 0), prog_flags=0, prog_name=\"rtrace_prog\", \
+         prog_ifindex=0, expected_attach_type=BPF_CGROUP_INET_INGRESS}, 72)",
+    "bpf(BPF_PROG_LOAD, {prog_type=BPF_PROG_TYPE_SOCKET_FILTER, insn_cnt=0, insns=NULL, \
+         license=NULL}, 4)",
+    "bpf(BPF_MAP_CREATE, &ADDR, 0)",
+    "bpf(BPF_MAP_CREATE, NULL, 72)",
+    "bpf(-87097619, &ADDR, 72)",
+];
+
+/// The fixture's bpf lines traced with `args`, without their injected
+/// result.
+fn bpf_lines(args: &[&str]) -> Vec<String> {
+    let mut all = vec!["-e", "trace=bpf,write", "-e", "inject=bpf:error=EINVAL"];
+    all.extend_from_slice(args);
+    part("bpf", &all)
+        .into_iter()
+        .map(|l| {
+            l.strip_suffix(" = -1 [EINVAL] (INJECTED)")
+                .unwrap_or_else(|| panic!("no injected result: {l}"))
+                .to_string()
+        })
+        .collect()
+}
+
+/// Each command's attr as strace 6 shows it: the command's fields as far
+/// as an older, shorter size holds them (the rest read as 0 up to a field
+/// newer kernels added), names from the headers, fds, addresses and
+/// strings; bytes past the command's part shown as `..`; `cmd` and
+/// `size` at the kernel's 32 bits; a command with no table row, a size
+/// of 0 and NULL as the address.
+#[test]
+fn bpf_attrs() {
+    let expected: Vec<String> = BPF_LINES
+        .iter()
+        .map(|l| l.replace("FD3", "3").replace("FD0", "0"))
+        .collect();
+    assert_lines(&bpf_lines(&[]), &expected);
+    // -y: the fds' paths.
+    let paths = bpf_lines(&["-y"]);
+    assert_eq!(
+        paths[4],
+        "bpf(BPF_MAP_LOOKUP_ELEM, {map_fd=3</dev/null>, key=&0x1000, value=&0x2000, \
+         flags=BPF_F_LOCK}, 32)"
+    );
+    // -v: the extra bytes and where they are.
+    let verbose = bpf_lines(&["-v"]);
+    assert!(
+        verbose[3].ends_with(
+            "map_extra=0, extra_data=\"\\0\\0\\0\\0\\1\\0\\0\\0\" /* bytes 72..79 */}, 80)"
+        ),
+        "{}",
+        verbose[3]
+    );
+}
+
+/// JSON: the attr's fields with their names.
+#[test]
+fn bpf_attrs_json() {
+    use serde_json::{Value, json};
+    let bin = fixture("s12_bpf");
+    let run = trace(
+        &["--json", "-e", "trace=bpf", "-e", "inject=bpf:error=EINVAL"],
+        &[name(&bin), "bpf"],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let calls: Vec<Value> = run
+        .trace
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .filter(|v: &Value| v["name"] == "bpf")
+        .collect();
+    let create = &calls[0]["args"]["uattr"];
+    assert_eq!(
+        create["map_type"],
+        json!({"value": 2, "name": "BPF_MAP_TYPE_ARRAY"})
+    );
+    assert_eq!(create["map_name"], json!("rtrace_map"));
+    let test = &calls[12]["args"]["uattr"]["test"];
+    assert_eq!(test["repeat"], json!(2), "{test}");
+}

@@ -110,7 +110,10 @@ fn read_attr(p: &mut Printer, addr: u64) -> Option<Attr> {
     let full = extent(ATTR);
     let at = field(ATTR, "size");
     let mut raw = [0u8; 4];
-    if !p.mem().read_exact(addr.wrapping_add(at.off as u64), &mut raw) {
+    if !p
+        .mem()
+        .read_exact(addr.wrapping_add(at.off as u64), &mut raw)
+    {
         return None;
     }
     let asked = u32::from_le_bytes(raw) as usize;

@@ -7,6 +7,7 @@
 
 pub mod bpf_filter;
 pub mod ebpf;
+pub mod ebpf_attr;
 pub mod family;
 pub mod fanotify;
 pub mod fs;

@@ -35,7 +35,9 @@ pub fn perf_event_open_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     }
     let at = field(PERF_ATTR_LAYOUT, "size");
     let mut raw = [0u8; 4];
-    if p.mem().read_exact(c.args[0].wrapping_add(at.off as u64), &mut raw) {
+    if p.mem()
+        .read_exact(c.args[0].wrapping_add(at.off as u64), &mut raw)
+    {
         p.text(" ", Style::Plain);
         p.open("attr_uptr", "{", Naming::Fields);
         p.uint("size", u32::from_le_bytes(raw) as u64);
