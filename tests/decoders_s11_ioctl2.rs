@@ -71,12 +71,14 @@ fn expected(fd3: &str) -> Vec<String> {
          mode=UFFDIO_COPY_MODE_DONTWAKE, copy=0}) = -1 [EBADF]",
         // _IOR in the header, but the kernel reads the range.
         "ioctl(-1, UFFDIO_WAKE, {start=65536, len=4096}) = -1 [EBADF]",
-        "ioctl(-1, SECCOMP_IOCTL_NOTIF_SEND, {id=42, val=0, error=-ENOSR, \
+        "ioctl(-1, SECCOMP_IOCTL_NOTIF_SEND, {id=0x2a, val=0, error=-ENOSR, \
          flags=SECCOMP_USER_NOTIF_FLAG_CONTINUE}) = -1 [EBADF]",
-        "ioctl(-1, SECCOMP_IOCTL_NOTIF_ADDFD, {id=42, flags=SECCOMP_ADDFD_FLAG_SETFD, srcfd=3, \
-         newfd=5, newfd_flags=O_CLOEXEC}) = -1 [EBADF]",
-        "ioctl(-1, SECCOMP_IOCTL_NOTIF_RECV, {id=1, pid=2, flags=0, data={nr=__NR_getpid, \
-         arch=AUDIT_ARCH_X86_64, instruction_pointer=0, args=[0, 0, 0, 0, 0, 0]}}) \
+        &format!(
+            "ioctl(-1, SECCOMP_IOCTL_NOTIF_ADDFD, {{id=0x2a, flags=SECCOMP_ADDFD_FLAG_SETFD, \
+             srcfd={fd3}, newfd=5, newfd_flags=O_CLOEXEC}}) = -1 [EBADF]"
+        ),
+        "ioctl(-1, SECCOMP_IOCTL_NOTIF_RECV, {id=0x1, pid=2, flags=0, data={nr=__NR_getpid, \
+         arch=AUDIT_ARCH_X86_64, instruction_pointer=NULL, args=[0, 0, 0, 0, 0, 0]}}) \
          = -1 [EBADF]",
         // V4L2: what the program asks (no VirtualBox name on fd -1).
         "ioctl(-1, VIDIOC_ENUM_FMT, {index=2, type=V4L2_BUF_TYPE_VIDEO_CAPTURE}) = -1 [EBADF]",
@@ -220,7 +222,7 @@ fn raw_and_verbose_spell_the_numbers() {
     assert_eq!(
         find(&verbose, "SECCOMP_IOCTL_NOTIF_SEND"),
         // (the normaliser takes the long request number for an address)
-        "ioctl(-1, ADDR /* SECCOMP_IOCTL_NOTIF_SEND */, {id=42, val=0, \
+        "ioctl(-1, ADDR /* SECCOMP_IOCTL_NOTIF_SEND */, {id=0x2a, val=0, \
          error=-63 /* -ENOSR */, flags=0x1 /* SECCOMP_USER_NOTIF_FLAG_CONTINUE */}) = -1 [EBADF]"
             .to_string()
     );

@@ -45,6 +45,7 @@ pub mod kd;
 pub mod lirc;
 pub mod ptp;
 pub mod rtc;
+pub mod seccomp;
 #[rustfmt::skip]
 mod gen_i386;
 #[rustfmt::skip]
@@ -53,6 +54,7 @@ pub mod loopdev;
 pub mod named;
 pub mod names;
 pub mod nsfs;
+pub mod perf;
 pub mod sockios;
 pub mod tty;
 pub mod uffd;
@@ -302,6 +304,8 @@ static GROUPS: &[&dyn IoctlGroup] = &[
     &kd::KD,
     &rtc::RTC,
     &dm::DM,
+    &seccomp::SECCOMP,
+    &perf::PERF,
 ];
 
 /// Every group, in lookup order.
@@ -805,6 +809,7 @@ mod tests {
             ("kd", 21),
             ("rtc", 7),
             ("dm", 18),
+            ("seccomp", 4),
         ];
         for (group, least) in all {
             let n = checked.get(group).copied().unwrap_or(0);

@@ -8,6 +8,7 @@
 pub mod aio;
 pub mod bpf_filter;
 pub mod ebpf;
+pub mod ebpf_attr;
 pub mod family;
 pub mod fanotify;
 pub mod fs;
@@ -27,6 +28,7 @@ pub mod net;
 pub mod netlink;
 pub mod ns;
 pub mod numa;
+pub mod perf;
 pub mod poll;
 pub mod prctl;
 pub mod process;
@@ -84,6 +86,7 @@ static TABLES: &[&[Handler]] = &[
     prctl::HANDLERS,
     landlock::HANDLERS,
     ebpf::HANDLERS,
+    perf::HANDLERS,
     quota::HANDLERS,
     keys::HANDLERS,
     sysadm::HANDLERS,

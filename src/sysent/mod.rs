@@ -248,8 +248,9 @@ const RETURN_FDS: &[&str] = &[
 
 /// Whether a successful `name` called with `args` returns a new file
 /// descriptor: the calls of [`RETURN_FDS`], fcntl's F_DUPFD and
-/// F_DUPFD_CLOEXEC, and the ioctl requests of `IOCTL_FD_RESULTS`
-/// (`KVM_CREATE_VM`: `_IO` codes, the same on every ABI).
+/// F_DUPFD_CLOEXEC, the ioctl requests of `IOCTL_FD_RESULTS`
+/// (`KVM_CREATE_VM`: `_IO` codes, the same on every ABI) and bpf's
+/// [`BPF_FD_CMDS`].
 pub fn returns_fd(name: &str, args: &[u64; 6]) -> bool {
     match name {
         "fcntl" | "fcntl64" => {
@@ -263,9 +264,33 @@ pub fn returns_fd(name: &str, args: &[u64; 6]) -> bool {
                 .iter()
                 .any(|&(c, _)| c == code)
         }
+        "bpf" => {
+            let cmd = crate::abi::xlat::bpf::BPF_CMDS
+                .iter()
+                .find(|(v, _)| *v == args[0] as u32 as i64)
+                .map(|(_, n)| *n);
+            cmd.is_some_and(|n| BPF_FD_CMDS.contains(&n))
+        }
         _ => RETURN_FDS.binary_search(&name).is_ok(),
     }
 }
+
+/// The bpf(2) commands whose result is a new fd (a map, program, BTF
+/// object, link or iterator).
+const BPF_FD_CMDS: &[&str] = &[
+    "BPF_MAP_CREATE",
+    "BPF_PROG_LOAD",
+    "BPF_OBJ_GET",
+    "BPF_PROG_GET_FD_BY_ID",
+    "BPF_MAP_GET_FD_BY_ID",
+    "BPF_RAW_TRACEPOINT_OPEN",
+    "BPF_BTF_LOAD",
+    "BPF_BTF_GET_FD_BY_ID",
+    "BPF_LINK_CREATE",
+    "BPF_LINK_GET_FD_BY_ID",
+    "BPF_ENABLE_STATS",
+    "BPF_ITER_CREATE",
+];
 
 /// The calls whose successful result is a process, process group,
 /// session or thread id (`-Y` prints its command after it), sorted.

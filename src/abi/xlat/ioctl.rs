@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 289e8e11879fc7e25f6485cf08baed820e920112d4c3c28be31bb31dcc891811
+//! headers-sha256: 0ddccb1a5734c99d275df78af7f6247f78634b7d0dd5255185024b23f22d4256
 
 use super::super::flags::{FlagDef, flag};
 use super::super::layout::Field;
@@ -2647,4 +2647,61 @@ pub const RTC_PLL_INFO_I386: &[Field] = &[
     Field { name: "pll_posmult", off: 16, size: 4, signed: true },
     Field { name: "pll_negmult", off: 20, size: 4, signed: true },
     Field { name: "pll_clock", off: 24, size: 4, signed: true },
+];
+
+// seccomp's user-notification requests; ID_VALID's first code, `_IOR` by mistake, which the kernel still takes (kernel/seccomp.c names it so).
+/// `SECCOMP_IOCTL_NOTIF_RECV` (`<linux/ioctl.h>`, `<linux/seccomp.h>`).
+pub const SECCOMP_IOCTL_NOTIF_RECV: u32 = 0xc0502100;
+/// `SECCOMP_IOCTL_NOTIF_SEND` (`<linux/ioctl.h>`, `<linux/seccomp.h>`).
+pub const SECCOMP_IOCTL_NOTIF_SEND: u32 = 0xc0182101;
+/// `SECCOMP_IOCTL_NOTIF_ID_VALID` (`<linux/ioctl.h>`, `<linux/seccomp.h>`).
+pub const SECCOMP_IOCTL_NOTIF_ID_VALID: u32 = 0x40082102;
+/// `SECCOMP_IOCTL_NOTIF_ADDFD` (`<linux/ioctl.h>`, `<linux/seccomp.h>`).
+pub const SECCOMP_IOCTL_NOTIF_ADDFD: u32 = 0x40182103;
+/// `SECCOMP_IOCTL_NOTIF_ID_VALID_WRONG_DIR` (`<linux/ioctl.h>`, `<linux/seccomp.h>`).
+pub const SECCOMP_IOCTL_NOTIF_ID_VALID_WRONG_DIR: u32 = 0x80082102;
+
+/// SECCOMP_IOCTL_NOTIF_RECV's notification: `struct seccomp_notif`, x86_64's layout (`<linux/seccomp.h>`).
+pub const SECCOMP_NOTIF_LAYOUT: &[Field] = &[
+    Field { name: "id", off: 0, size: 8, signed: false },
+    Field { name: "pid", off: 8, size: 4, signed: false },
+    Field { name: "flags", off: 12, size: 4, signed: false },
+    Field { name: "data", off: 16, size: 64, signed: false },
+];
+
+/// The call a notification reports: `struct seccomp_data`, x86_64's layout (`<linux/seccomp.h>`).
+pub const SECCOMP_NOTIF_DATA_LAYOUT: &[Field] = &[
+    Field { name: "nr", off: 0, size: 4, signed: true },
+    Field { name: "arch", off: 4, size: 4, signed: false },
+    Field { name: "instruction_pointer", off: 8, size: 8, signed: false },
+    Field { name: "args", off: 16, size: 48, signed: false },
+];
+
+/// SECCOMP_IOCTL_NOTIF_SEND's answer: `struct seccomp_notif_resp`, x86_64's layout (`<linux/seccomp.h>`).
+pub const SECCOMP_NOTIF_RESP_LAYOUT: &[Field] = &[
+    Field { name: "id", off: 0, size: 8, signed: false },
+    Field { name: "val", off: 8, size: 8, signed: true },
+    Field { name: "error", off: 16, size: 4, signed: true },
+    Field { name: "flags", off: 20, size: 4, signed: false },
+];
+
+/// SECCOMP_IOCTL_NOTIF_ADDFD's request: `struct seccomp_notif_addfd`, x86_64's layout (`<linux/seccomp.h>`).
+pub const SECCOMP_NOTIF_ADDFD_LAYOUT: &[Field] = &[
+    Field { name: "id", off: 0, size: 8, signed: false },
+    Field { name: "flags", off: 8, size: 4, signed: false },
+    Field { name: "srcfd", off: 12, size: 4, signed: false },
+    Field { name: "newfd", off: 16, size: 4, signed: false },
+    Field { name: "newfd_flags", off: 20, size: 4, signed: false },
+];
+
+// The perf requests the perf group decodes.
+/// `PERF_EVENT_IOC_MODIFY_ATTRIBUTES` (`<linux/perf_event.h>`).
+pub const PERF_EVENT_IOC_MODIFY_ATTRIBUTES: u32 = 0x4008240b;
+/// `PERF_EVENT_IOC_QUERY_BPF` (`<linux/perf_event.h>`).
+pub const PERF_EVENT_IOC_QUERY_BPF: u32 = 0xc008240a;
+
+/// PERF_EVENT_IOC_QUERY_BPF's query: `struct perf_event_query_bpf`, x86_64's layout (`<linux/perf_event.h>`).
+pub const PERF_QUERY_BPF_LAYOUT: &[Field] = &[
+    Field { name: "ids_len", off: 0, size: 4, signed: false },
+    Field { name: "prog_cnt", off: 4, size: 4, signed: false },
 ];

@@ -7,7 +7,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 289e8e11879fc7e25f6485cf08baed820e920112d4c3c28be31bb31dcc891811
+//! headers-sha256: 0ddccb1a5734c99d275df78af7f6247f78634b7d0dd5255185024b23f22d4256
 
 use super::super::layout::Field;
 
