@@ -65,6 +65,19 @@ const LINES: &[&str] = &[
     "fsconfig(-1, FSCONFIG_SET_PATH, \"source\", \"/dev/null\", AT_FDCWD) = -1 [EINVAL]",
     "fsconfig(-1, FSCONFIG_SET_FD, \"source\", NULL, 5) = -1 [EINVAL]",
     "fsconfig(-1, FSCONFIG_SET_STRING, \"source\", \"/dev/null\", 0) = -1 [EINVAL]",
+    "socketpair(AF_UNIX, SOCK_DGRAM, 0, [6, 7]) = 0",
+    // A failed receive: the name's length it was given, as strace shows it.
+    "recvmsg(6, {msg_namelen=16, ..}, MSG_DONTWAIT) = -1 [EAGAIN]",
+    "mmap(NULL, 8192, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0x0) = ADDR",
+    "munmap(&ADDR, 4096) = 0",
+    // A failed send's messages as given, to the one that cannot be read.
+    "sendmmsg(-1, [{msg_hdr={msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base=\"a\", iov_len=1}], \
+     msg_iovlen=1, msg_control=NULL, msg_controllen=0, msg_flags=0}}, &ADDR], 2, MSG_DONTWAIT) \
+     = -1 [EBADF]",
+    "sendmmsg(7, [{msg_hdr={msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base=\"a\", iov_len=1}], \
+     msg_iovlen=1, msg_control=NULL, msg_controllen=0, msg_flags=0}, msg_len=1}, {msg_hdr={msg_name=NULL, \
+     msg_namelen=0, msg_iov=[{iov_base=\"a\", iov_len=1}], msg_iovlen=1, msg_control=NULL, \
+     msg_controllen=0, msg_flags=0}, msg_len=1}], 2, MSG_DONTWAIT) = 2",
     "exit_group(0)",
     "Process exited normally with code 0",
 ];
@@ -175,6 +188,16 @@ fn json_values() {
     assert_eq!(
         find("getdents64")[0]["args"]["dirp"],
         json!({"entries": 2, "..": true})
+    );
+    assert_eq!(
+        find("recvmsg")[0]["args"]["msg"],
+        json!({"msg_namelen": 16, "..": true})
+    );
+    let msgvec = &find("sendmmsg")[0]["args"]["msgvec"];
+    assert_eq!(msgvec[0]["msg_hdr"]["msg_iov"][0]["iov_base"], json!("a"));
+    assert!(
+        msgvec[1].as_str().is_some_and(|p| p.starts_with("0x")),
+        "{msgvec}"
     );
     assert_eq!(find("fsetxattr")[0]["args"]["value"], json!("foo\u{0}bar"));
 }
