@@ -6,7 +6,7 @@
 
 use crate::abi::fs::AT_FDCWD;
 use crate::fdtable::FdTable;
-use crate::format::{ConstStyle, Naming, Printer};
+use crate::format::{ConstStyle, Naming, Printer, flags_hex};
 
 /// A file descriptor; with `-y` also what the kernel says it is now
 /// (with `-yy` or `--decode-fds=SET` what strace adds: `3<TCP:[...]>`,
@@ -92,7 +92,7 @@ pub fn put_extended(p: &mut Printer, name: &str, body: impl FnOnce(&mut Printer,
 }
 
 /// A device number as `makedev(0x8, 0x1)` (glibc's major/minor split);
-/// `-V`: the raw number. (Moved from `service/fs_stat.rs` so the ioctl
+/// `-V` and `-X raw`: the raw number; `-X verbose` both. (Moved from `service/fs_stat.rs` so the ioctl
 /// decoders can print one too.)
 pub fn put_dev(p: &mut Printer, name: &str, dev: u64) {
     if !p.symbols() {
@@ -103,6 +103,12 @@ pub fn put_dev(p: &mut Printer, name: &str, dev: u64) {
     // 20..43 of the number, not everything above bit 20.
     let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & 0xffff_f000);
     let minor = (dev & 0xff) | ((dev >> 12) & 0xffff_ff00);
+    // -X verbose: the number with the macro beside it, as strace writes it
+    // (`0xfe00 /* makedev(0xfe, 0) */`).
+    if p.config().consts == ConstStyle::Verbose && !p.json() {
+        let names = format!("makedev({}, {})", flags_hex(major), flags_hex(minor));
+        return p.spelled(name, &flags_hex(dev), &names, || dev.into());
+    }
     p.open(name, "makedev(", Naming::Elements);
     p.hex("major", major);
     p.hex("minor", minor);

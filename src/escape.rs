@@ -98,8 +98,16 @@ impl fmt::Display for TraceeText {
 /// `"\177ELF"`). With `quotes`, `"` and `\` are escaped too, as inside a
 /// quoted string.
 pub fn c_escape(bytes: &[u8], quotes: bool, out: &mut String) {
+    c_escape_also(bytes, quotes, b"", out);
+}
+
+/// [`c_escape`] that also writes the bytes of `also` in octal: `-y`'s
+/// `3</tmp/a\76b>` escapes `<` and `>` inside a path, as strace does, so
+/// the brackets around it stay unambiguous.
+pub fn c_escape_also(bytes: &[u8], quotes: bool, also: &[u8], out: &mut String) {
     for (i, &b) in bytes.iter().enumerate() {
         match b {
+            _ if also.contains(&b) => octal(bytes, i, out),
             b'"' if quotes => out.push_str("\\\""),
             b'\\' if quotes => out.push_str("\\\\"),
             b'\n' => out.push_str("\\n"),
@@ -108,16 +116,20 @@ pub fn c_escape(bytes: &[u8], quotes: bool, out: &mut String) {
             0x0b => out.push_str("\\v"),
             0x0c => out.push_str("\\f"),
             0x20..=0x7e => out.push(b as char),
-            _ => {
-                let octal_next = bytes.get(i + 1).is_some_and(|n| (b'0'..=b'7').contains(n));
-                let _ = if octal_next {
-                    write!(out, "\\{b:03o}")
-                } else {
-                    write!(out, "\\{b:o}")
-                };
-            }
+            _ => octal(bytes, i, out),
         }
     }
+}
+
+/// `bytes[i]` in octal, with three digits when an octal digit follows.
+fn octal(bytes: &[u8], i: usize, out: &mut String) {
+    let b = bytes[i];
+    let octal_next = bytes.get(i + 1).is_some_and(|n| (b'0'..=b'7').contains(n));
+    let _ = if octal_next {
+        write!(out, "\\{b:03o}")
+    } else {
+        write!(out, "\\{b:o}")
+    };
 }
 
 /// `-x`, `-xx`, `--strings-in-hex=`: when a string's bytes print as

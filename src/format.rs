@@ -723,10 +723,13 @@ pub fn json_bytes(bytes: &[u8], cut: bool) -> Value {
     }
 }
 
-/// Escape a path for `-y` output: like [`quote`] without the quotes.
+/// Escape a path for `-y` output: like [`quote`] without the quotes, and
+/// `<`, `>` in octal as strace writes them (`3</tmp/a\76b>`), so the
+/// brackets around the path stay the only ones.
 pub fn escape_path(path: &[u8]) -> String {
-    let quoted = quote(path, false);
-    quoted[1..quoted.len() - 1].to_string()
+    let mut s = String::with_capacity(path.len());
+    crate::escape::c_escape_also(path, true, b"<>", &mut s);
+    s
 }
 
 /// Render a flag set with a `{mask, value, name}` table.

@@ -118,7 +118,7 @@ fn network_calls() {
              cmsg_type=SCM_RIGHTS, cmsg_data=[8]}}], msg_controllen=56, \
              msg_flags=MSG_CMSG_CLOEXEC}}, MSG_CMSG_CLOEXEC) = 8"
         ),
-        "recvmsg(7, &ADDR, MSG_DONTWAIT) = -1 [EAGAIN]".into(),
+        "recvmsg(7, {msg_namelen=0, ..}, MSG_DONTWAIT) = -1 [EAGAIN]".into(),
         "sendmsg(6, &0x1, 0) = -1 [EFAULT]".into(),
         format!("getuid() = {u}"),
         format!("getgid() = {g}"),

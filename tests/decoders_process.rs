@@ -116,8 +116,8 @@ fn process_calls() {
             .into(),
         "wait4(-1, &ADDR, WNOHANG, NULL) = -1 [ECHILD]".into(),
         "waitid(7, 0, &ADDR, WEXITED, NULL) = -1 [EINVAL]".into(),
-        "execve(\"/nonexistent\", [\"x\"], [/* 0 vars */]) = -1 [ENOENT]".into(),
-        "execveat(AT_FDCWD, \"/nonexistent\", [\"x\"], [/* 0 vars */], AT_EMPTY_PATH) \
+        "execve(\"/nonexistent\", [\"x\"], &ADDR /* 0 vars */) = -1 [ENOENT]".into(),
+        "execveat(AT_FDCWD, \"/nonexistent\", [\"x\"], &ADDR /* 0 vars */, AT_EMPTY_PATH) \
          = -1 [ENOENT]"
             .into(),
         "getpid() = PID1".into(),
@@ -485,7 +485,7 @@ fn poll_calls() {
         "select(5, [3 4], [4], NULL, {tv_sec=0, tv_usec=0}) \
          = 2 {readfds=[3], writefds=[4], left={tv_sec=0, tv_usec=0}}",
         "select(-1, NULL, NULL, NULL, {tv_sec=0, tv_usec=0}) = -1 [EINVAL]",
-        "pselect6(4, [3], NULL, NULL, {tv_sec=0, tv_nsec=0}, {ss=[USR1], ss_len=8}) \
+        "pselect6(4, [3], NULL, NULL, {tv_sec=0, tv_nsec=0}, {sigmask=[USR1], sigsetsize=8}) \
          = 1 {readfds=[3], left={tv_sec=0, tv_nsec=0}}",
         "pselect6(1, NULL, NULL, NULL, {tv_sec=0, tv_nsec=1000}, NULL) = 0 (Timeout)",
         "epoll_create1(EPOLL_CLOEXEC) = 5",
@@ -756,7 +756,7 @@ fn verbose_prints_every_environment_variable() {
     assert_eq!(
         plain.lines()[1],
         format!(
-            "execve(\"{}\", [\"shapes\"], [/* 4 vars */])",
+            "execve(\"{}\", [\"shapes\"], &ADDR /* 4 vars */)",
             bin.display()
         )
     );

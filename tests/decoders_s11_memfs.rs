@@ -87,7 +87,7 @@ const LINES: &[&str] = &[
      CLOCK_MONOTONIC) = -1 [EAGAIN]",
     // An unreadable slot is where the array stops; the environment's count
     // is what could be read.
-    "execve(\"/nonexistent/rtrace\", [\"abcdefgh\", &ADDR], &ADDR /* 1 vars, unterminated */) \
+    "execve(\"/nonexistent/rtrace\", [\"abcdefgh\", &ADDR], &ADDR /* 1 var, unterminated */) \
      = -1 [ENOENT]",
     // Each time with its seconds (clock ticks of the uapi HZ).
     "times({tms_utime=# /* #.# s */, tms_stime=# /* #.# s */, tms_cutime=0 /* 0.00 s */, \

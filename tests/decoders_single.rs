@@ -180,7 +180,7 @@ fn json_values() {
     let attr = &find("sched_setattr")["args"]["attr"];
     assert_eq!(
         attr["sched_policy"],
-        json!({"value": 3, "flags": ["SCHED_BATCH"]})
+        json!({"value": 3, "name": "SCHED_BATCH"})
     );
     assert_eq!(attr["sched_nice"], json!(3));
     assert_eq!(

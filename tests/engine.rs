@@ -18,7 +18,7 @@ fn call_shapes_escapes_faults_and_exit_code() {
     assert_eq!(
         lines[1],
         format!(
-            "execve(\"{}\", [\"shapes\"], [/* 2 vars */])",
+            "execve(\"{}\", [\"shapes\"], &ADDR /* 2 vars */)",
             bin.display()
         )
     );
@@ -155,12 +155,12 @@ fn exec_from_a_thread_keeps_the_leader_pid() {
     let lines = run.after_marker();
     let exec = lines
         .iter()
-        .position(|l| l == "PID2| execve(\"/bin/true\", [\"true\"], [/* 0 vars */]) <..>")
+        .position(|l| l == "PID2| execve(\"/bin/true\", [\"true\"], &ADDR /* 0 vars */) <..>")
         .unwrap_or_else(|| panic!("{lines:#?}"));
     assert_eq!(
         lines[exec + 1..exec + 4],
         s(&[
-            "PID1'*execve(\"/bin/true\", [\"true\"], [/* 0 vars */])",
+            "PID1'*execve(\"/bin/true\", [\"true\"], &ADDR /* 0 vars */)",
             "---",
             "Tracing true (pid PID1)",
         ])

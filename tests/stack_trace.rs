@@ -210,8 +210,8 @@ fn an_execs_stack_is_the_old_images() {
     assert_eq!(
         lines[1..3],
         [
-            "execve(\"stack_trace\", [\"stack_trace\", \"exec\"], [/* 2 vars */])",
-            "execve(\"/proc/self/exe\", [\"stack_trace\"], [/* 2 vars */])",
+            "execve(\"stack_trace\", [\"stack_trace\", \"exec\"], &ADDR /* 2 vars */)",
+            "execve(\"/proc/self/exe\", [\"stack_trace\"], &ADDR /* 2 vars */)",
         ],
         "{}",
         run.trace

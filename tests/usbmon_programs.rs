@@ -499,7 +499,7 @@ fn poll_and_select_on_usbmon_fds() {
     }
     // The wait a pipe's data ends, with the time left, which the machine
     // decides.
-    let pselect = "pselect6(5, [3 4], NULL, NULL, {tv_sec=1, tv_nsec=0}, {ss=NULL, ss_len=8}) \
+    let pselect = "pselect6(5, [3 4], NULL, NULL, {tv_sec=1, tv_nsec=0}, {sigmask=NULL, sigsetsize=8}) \
                    = 1 {readfds=[4], left={tv_sec=";
     assert!(
         lines

@@ -117,7 +117,7 @@ fn assert_starts_at_exec(run: &Run, path: &str, args: &str, argv: &str) {
     );
     assert_eq!(
         lines[1],
-        format!("execve(\"{path}\", [{argv}], [/* 3 vars */])"),
+        format!("execve(\"{path}\", [{argv}], &ADDR /* 3 vars */)"),
         "{}",
         run.trace
     );

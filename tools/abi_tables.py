@@ -3330,8 +3330,10 @@ TABLES = [
       names=["FUTEX_32", "FUTEX_PRIVATE_FLAG"]),
     T("poll", "FUTEX_WAITV_LAYOUT", ["linux/futex.h"], "layout", "futex_waitv's waiters",
       struct="futex_waitv", names=["val", "uaddr", "flags", "__reserved"]),
-    T("mm", "PKEY_FLAGS", ["asm/mman.h"], "flags", "pkey_alloc's access rights",
-      names=["PKEY_DISABLE_ACCESS", "PKEY_DISABLE_WRITE"]),
+    T("mm", "PKEY_FLAGS", ["asm/mman.h"], "flags",
+      "pkey_alloc's access rights (PKEY_DISABLE_EXECUTE is powerpc's and arm64's UAPI "
+      "<asm/mman.h>, the same bit on both, which x86's lacks: a fallback, as strace names it)",
+      names=["PKEY_DISABLE_ACCESS", "PKEY_DISABLE_WRITE", "PKEY_DISABLE_EXECUTE=0x4"]),
     T("time", "CLOCK_TICKS", ["asm/param.h"], "consts",
       "The `clock_t` ticks a second user space sees (USER_HZ, which the uapi header calls HZ)",
       names=["HZ"], ty="u32"),
@@ -3873,4 +3875,10 @@ TABLES = [
              "link_update.old_prog_fd"], struct="union bpf_attr"),
     T("bpf", "BPF_OBJ_INFO_ATTR", ["linux/bpf.h"], "layout", "BPF_OBJ_GET_INFO_BY_FD's attr",
       names=["info.bpf_fd", "info.info_len", "info.info"], struct="union bpf_attr"),
+    # ---- session 12, helper misc
+    T("resource", "SCHED_ATTR_POLICIES", ["linux/sched.h"], "values",
+      "`struct sched_attr`'s `sched_policy`: a policy alone (SCHED_RESET_ON_FORK is "
+      "`sched_flags`' SCHED_FLAG_RESET_ON_FORK there; SCHED_NORMAL is POSIX's SCHED_OTHER)",
+      names=["SCHED_OTHER=SCHED_NORMAL", "SCHED_FIFO", "SCHED_RR", "SCHED_BATCH", "SCHED_IDLE",
+             "SCHED_DEADLINE"]),
 ]

@@ -152,10 +152,11 @@ fn details(tid: i32, fd: i32, proc: &str, path: &[u8], set: FdDetails) -> Option
 }
 
 /// A path escaped as `-y` prints it (C escapes, as a string's inside its
-/// quotes).
+/// quotes, and `<`, `>` in octal so the brackets around it stay the only
+/// ones: `3</tmp/a\74b>`, as strace writes them).
 fn escaped(path: &[u8]) -> String {
     let mut s = String::with_capacity(path.len());
-    crate::escape::c_escape(path, true, &mut s);
+    crate::escape::c_escape_also(path, true, b"<>", &mut s);
     s
 }
 

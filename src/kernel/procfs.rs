@@ -162,6 +162,17 @@ impl PidNamespace {
     }
 }
 
+/// How many fds task `tid`'s fd table has room for now (`FDSize` in
+/// /proc/TID/status): the most bits select's and pselect6's sets are read
+/// for, whatever `nfds` says.
+pub fn fd_table_size(tid: i32) -> Option<i64> {
+    let status = std::fs::read(format!("/proc/{tid}/status")).ok()?;
+    String::from_utf8_lossy(&status)
+        .lines()
+        .find_map(|l| l.strip_prefix("FDSize:"))
+        .and_then(|v| v.trim().parse().ok())
+}
+
 use crate::abi::xlat::resource::CAP_SYS_ADMIN;
 
 /// Whether task `tid` (0: rtrace) has CAP_SYS_ADMIN in its own user

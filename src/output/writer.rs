@@ -23,6 +23,11 @@ pub const BUFFER: usize = 64 * 1024;
 pub struct TraceWriter<W: Write> {
     inner: W,
     buf: Vec<u8>,
+    /// Where the buffer's last newline is, kept as text comes: a line
+    /// longer than the buffer (a thousand messages under `-v`) arrives in
+    /// many small writes, and searching the whole buffer for each would
+    /// take its length squared.
+    last_newline: Option<usize>,
 }
 
 impl<W: Write> TraceWriter<W> {
@@ -31,6 +36,7 @@ impl<W: Write> TraceWriter<W> {
         TraceWriter {
             inner,
             buf: Vec::with_capacity(BUFFER),
+            last_newline: None,
         }
     }
 
@@ -57,15 +63,19 @@ impl<W: Write> TraceWriter<W> {
             }
         };
         self.buf.drain(..done);
+        self.last_newline = self.last_newline.and_then(|at| at.checked_sub(done));
         result
     }
 }
 
 impl<W: Write> Write for TraceWriter<W> {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        if let Some(at) = bytes.iter().rposition(|&b| b == b'\n') {
+            self.last_newline = Some(self.buf.len() + at);
+        }
         self.buf.extend_from_slice(bytes);
         if self.buf.len() >= BUFFER
-            && let Some(last) = self.buf.iter().rposition(|&b| b == b'\n')
+            && let Some(last) = self.last_newline
         {
             self.write_out(last + 1)?;
         }
@@ -119,5 +129,26 @@ mod tests {
         tail.push(b'\n');
         assert_eq!(writes.0.borrow()[1], tail);
         assert_eq!(writes.0.borrow().len(), 2);
+    }
+
+    #[test]
+    fn a_line_longer_than_the_buffer_waits_for_its_end() {
+        let writes = Writes::default();
+        let mut w = TraceWriter::new(writes.clone());
+        w.write_all(b"one\ntwo\n").unwrap();
+        // A line of twice the buffer, in small writes: the complete lines
+        // before it go out when the buffer fills, then nothing until the
+        // line ends.
+        let piece = [b'z'; 16];
+        for _ in 0..(2 * BUFFER / piece.len()) {
+            w.write_all(&piece).unwrap();
+        }
+        assert_eq!(*writes.0.borrow(), [b"one\ntwo\n".to_vec()]);
+        w.write_all(b"\nthree").unwrap();
+        let mut long = vec![b'z'; 2 * BUFFER];
+        long.push(b'\n');
+        assert_eq!(writes.0.borrow()[1], long);
+        w.flush().unwrap();
+        assert_eq!(writes.0.borrow()[2], b"three");
     }
 }

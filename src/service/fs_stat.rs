@@ -532,6 +532,12 @@ fn getdents_leave(p: &mut Printer, c: &CallCtx, failed: bool, old: bool) {
     };
     match entries {
         None => p.ptr("dirp", addr),
+        // The address and the count, as strace shows them (`&0x55d0 /* 3
+        // entries */`); JSON keeps `{"entries": 3}`.
+        Some(list) if p.config().verbose == 0 && !p.json() => {
+            p.ptr("dirp", addr);
+            p.note(&format!("{} entries", list.len()));
+        }
         Some(list) if p.config().verbose == 0 => {
             p.open("dirp", "{", Naming::Fields);
             p.uint("entries", list.len() as u64);
@@ -555,7 +561,7 @@ fn getdents_leave(p: &mut Printer, c: &CallCtx, failed: bool, old: bool) {
     put_result(p, c);
 }
 
-/// Leave half of getdents64: `{entries=N, ..}`, the entries with `-v`.
+/// Leave half of getdents64: `&0x55d0 /* N entries */`, the entries with `-v`.
 pub fn getdents64_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     getdents_leave(p, c, failed, false);
 }

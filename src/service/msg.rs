@@ -316,18 +316,25 @@ pub fn recvmsg_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 
 /// Leave half of recvmsg.
 pub fn recvmsg_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
-    if failed {
-        p.ptr("msg", c.args[1]);
-    } else {
-        put_msghdr(p, c, "msg", c.args[1], Some(c.result as u64));
+    match saved_len(c) {
+        Some(namelen) if failed && p.config().values_only < 2 => {
+            // What the call was given and strace shows of a failed
+            // receive: the name's length (the buffers hold nothing).
+            p.open("msg", "{", Naming::Fields);
+            p.uint("msg_namelen", namelen as u64);
+            p.close_struct(false);
+        }
+        _ if failed => p.ptr("msg", c.args[1]),
+        _ => put_msghdr(p, c, "msg", c.args[1], Some(c.result as u64)),
     }
     p.flags("flags", c.args[2] as u32 as u64, MSG_FLAGS);
     p.equals();
     p.result(c.result);
 }
 
-/// `struct mmsghdr` entries shown before `..` without `-v`.
-const MMSGS_SHOWN: usize = 8;
+/// `struct mmsghdr` entries shown before `..` without `-v` (as many as
+/// the other arrays show, strace's 32).
+const MMSGS_SHOWN: usize = 32;
 /// Most entries the kernel takes (`UIO_MAXIOV`).
 const MAX_MMSGS: u64 = 1024;
 
@@ -340,42 +347,60 @@ fn mmsghdr_size(c: &CallCtx) -> usize {
 
 /// The first `count` entries of a `struct mmsghdr` array, as the kernel
 /// left them: `[{msg_hdr={...}, msg_len=5}]`; received data is cut at each
-/// entry's msg_len. `namelens`: the msg_namelen each entry was given,
-/// when the call overwrote them (recvmmsg).
+/// entry's msg_len. `lens`: how many entries have a msg_len the call set
+/// (the result; 0 for a failed sendmmsg, whose messages print as they
+/// were given). `namelens`: the msg_namelen each entry was given, when
+/// the call overwrote them (recvmmsg). An entry that cannot be read ends
+/// the array with its address, as `raw::put_array` does (`[{...},
+/// &0x7f..]`; strace `... /* 0x7f.. */`).
+#[allow(clippy::too_many_arguments)]
 fn put_mmsghdrs(
     p: &mut Printer,
     c: &CallCtx,
     name: &str,
     addr: u64,
     count: u64,
+    lens: u64,
     recv: bool,
     namelens: &[u32],
 ) {
     let hdr = msghdr_size(c);
     let size = mmsghdr_size(c);
-    if count > MAX_MMSGS || p.config().values_only >= 2 {
+    if addr == 0 || count > MAX_MMSGS || p.config().values_only >= 2 {
         p.ptr(name, addr);
         return;
     }
-    let Some(b) = read_vec(p, addr, count as usize * size).filter(|_| addr != 0) else {
+    let mut b = vec![0u8; count as usize * size];
+    let got = p.mem().read(addr, &mut b) / size;
+    if got == 0 && count > 0 {
         p.ptr(name, addr);
         return;
-    };
+    }
     let shown = if p.config().verbose > 0 {
         usize::MAX
     } else {
         MMSGS_SHOWN
     };
+    // The entries read, then the first that could not be.
+    let items = (count as usize).min(got + 1);
     p.open(name, "[", Naming::Elements);
-    p.bounded(0..count as usize, shown, |p, i| {
+    p.bounded(0..items, shown, |p, i| {
+        if i == got {
+            p.ptr("", addr + (i * size) as u64);
+            return;
+        }
         let entry = &b[i * size..(i + 1) * size];
         let msg_len = u32_at(entry, hdr) as u64;
+        let has_len = (i as u64) < lens;
         p.open("", "{", Naming::Fields);
         p.open("msg_hdr", "{", Naming::Fields);
         let namelen_was = namelens.get(i).copied();
-        put_msghdr_fields(p, c, entry, recv.then_some(msg_len), namelen_was);
+        let limit = (recv && has_len).then_some(msg_len);
+        put_msghdr_fields(p, c, entry, limit, namelen_was);
         p.close("}");
-        p.uint("msg_len", msg_len);
+        if has_len {
+            p.uint("msg_len", msg_len);
+        }
         p.close("}");
     });
     p.close("]");
@@ -415,10 +440,16 @@ fn mmsg_in(p: &mut Printer, c: &mut CallCtx, failed: bool, recv: bool) {
         CallData::Mmsg { timeout, namelens } if recv => (timeout.clone(), namelens.clone()),
         _ => (None, Vec::new()),
     };
-    if failed {
+    let sent = if failed { 0 } else { c.result as u64 };
+    if failed && recv {
         p.ptr("msgvec", c.args[1]);
+    } else if recv {
+        put_mmsghdrs(p, c, "msgvec", c.args[1], sent, sent, true, &namelens);
     } else {
-        put_mmsghdrs(p, c, "msgvec", c.args[1], c.result as u64, recv, &namelens);
+        // Every message given (the kernel takes at most UIO_MAXIOV), as
+        // strace shows them: those sent with their msg_len.
+        let vlen = (c.args[2] as u32 as u64).min(MAX_MMSGS);
+        put_mmsghdrs(p, c, "msgvec", c.args[1], vlen, sent, false, &[]);
     }
     p.uint("vlen", c.args[2] as u32 as u64);
     p.flags("flags", c.args[3] as u32 as u64, MSG_FLAGS);

@@ -9,7 +9,7 @@ use crate::call::{CallClass::Normal, CallCtx, CallType, Handler, default_in};
 use crate::decode::put_fd;
 use crate::format::Printer;
 use crate::service::h;
-use crate::service::raw::{put_named, u32_at};
+use crate::service::raw::{i32_at, put_named, u32_at};
 
 /// `unshare(flags)`: `unshare(CLONE_NEWUTS|CLONE_NEWNET)`. The kernel
 /// reads all of the `unsigned long`.
@@ -26,27 +26,30 @@ pub fn setns_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 }
 
 /// `kcmp(pid1, pid2, type, idx1, idx2)`: the indexes print as the type
-/// reads them, as strace shows them: two fds for KCMP_FILE (numbers: they
-/// are the other processes' fds, so `-y` cannot name them from here), an
+/// reads them, as strace shows them: two fds for KCMP_FILE (the low 32
+/// bits of each `unsigned long`, the `unsigned int` the kernel looks the
+/// fd up by; under `-y` with their paths in pid1's and pid2's tables), an
 /// fd and a `struct kcmp_epoll_slot` for KCMP_EPOLL_TFD, none for the
 /// types that compare a whole resource (KCMP_VM, ...), and both in hex
 /// for a type the kernel does not know.
 pub fn kcmp_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    p.int("pid1", c.int(0));
-    p.int("pid2", c.int(1));
+    let (pid1, pid2) = (c.int(0), c.int(1));
+    p.int("pid1", pid1);
+    p.int("pid2", pid2);
     let kind = c.int(2);
     put_named(p, "type", kind, KCMP_TYPES);
     match kind {
         k if k == KCMP_FILE as i64 => {
-            p.uint("idx1", c.args[3]);
-            p.uint("idx2", c.args[4]);
+            put_their_fd(p, "idx1", pid1, c.args[3] as i32);
+            put_their_fd(p, "idx2", pid2, c.args[4] as i32);
         }
         k if k == KCMP_EPOLL_TFD as i64 => {
-            p.uint("idx1", c.args[3]);
-            // `struct kcmp_epoll_slot` (`<linux/kcmp.h>`): three __u32.
+            put_their_fd(p, "idx1", pid1, c.args[3] as i32);
+            // `struct kcmp_epoll_slot` (`<linux/kcmp.h>`): three __u32,
+            // the first two fds of pid2 (numbers, as strace shows them).
             if let Some(b) = p.open_struct::<12>("idx2", c.args[4]) {
-                p.uint("efd", u32_at(&b, 0) as u64);
-                p.uint("tfd", u32_at(&b, 4) as u64);
+                p.int("efd", i32_at(&b, 0) as i64);
+                p.int("tfd", i32_at(&b, 4) as i64);
                 p.uint("toff", u32_at(&b, 8) as u64);
                 p.close_struct(true);
             }
@@ -58,6 +61,28 @@ pub fn kcmp_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
         }
     }
     CallType::Done
+}
+
+/// Fd `fd` of process `pid` (as the tracee numbers it): under `-y` with
+/// what that process's table holds there (`23</dev/null>`), as strace
+/// shows kcmp's fds; the number when the process or fd is not found.
+fn put_their_fd(p: &mut Printer, name: &str, pid: i64, fd: i32) {
+    use crate::kernel::pidns::{PidHere, pid_here};
+    let set = p.config().decode_fds;
+    let here = match i32::try_from(pid) {
+        Ok(pid) if set.any() && pid > 0 => pid_here(p.pid(), pid),
+        _ => PidHere::Unknown,
+    };
+    let shown = match here {
+        PidHere::Same(here) | PidHere::Translated(here) => {
+            crate::kernel::fds::describe(here, fd, set)
+        }
+        PidHere::Unknown => None,
+    };
+    match shown {
+        Some(shown) => p.fd_text(name, fd as i64, &shown),
+        None => p.int(name, fd as i64),
+    }
 }
 
 /// This area's handlers (see `service::h`).

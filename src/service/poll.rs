@@ -130,36 +130,49 @@ const MAX_FDSET_BITS: u64 = 65536;
 
 /// An `fd_set` of `nfds` bits: `[3 4]`. The kernel reads whole `long`s.
 fn put_fdset(p: &mut Printer, name: &str, addr: u64, nfds: i64) {
+    match fdset_members(p, addr, nfds) {
+        Some(members) => put_set(p, name, &members, false),
+        None => p.ptr(name, addr),
+    }
+}
+
+/// The members of an `fd_set` of `nfds` bits, or `None` where it is shown
+/// as its address (NULL, unreadable, too large, `-VV`). The kernel reads
+/// no more bits than the process's fd table has room for (`FDSize` in
+/// /proc/TID/status), whatever larger `nfds` it is given: an `nfds` past
+/// what is decoded (`select(INT_MAX, ...)`) is cut to that, as the
+/// kernel cuts it. A smaller one is shown whole, as strace shows it (the
+/// usbmon emulation answers for every bit below `nfds`).
+fn fdset_members(p: &mut Printer, addr: u64, nfds: i64) -> Option<Vec<Member>> {
+    let nfds = match nfds {
+        n if n > MAX_FDSET_BITS as i64 => n.min(crate::kernel::fd_table_size(p.pid()).unwrap_or(n)),
+        n => n,
+    };
     if addr == 0 || !(0..=MAX_FDSET_BITS as i64).contains(&nfds) || p.config().values_only >= 2 {
-        p.ptr(name, addr);
-        return;
+        return None;
     }
     let bits = word_size(p.arch()) * 8;
     let words = (nfds as usize).div_ceil(bits);
-    match read_vec(p, addr, words * bits / 8) {
-        Some(mut b) => {
-            // Only the first nfds bits count.
-            let nfds = nfds as usize;
-            for bit in nfds..b.len() * 8 {
-                b[bit / 8] &= !(1 << (bit % 8));
-            }
-            let mut members = bit_members(&b);
-            // -y: each fd with its path, as elsewhere (`[3</dev/tty>]`); in
-            // JSON the numbers stay numbers.
-            let set = p.config().decode_fds;
-            if set.any() && !p.json() {
-                for m in &mut members {
-                    if let Member::Num(fd) = *m
-                        && let Some(shown) = crate::kernel::fds::describe(p.pid(), fd as i32, set)
-                    {
-                        *m = Member::Name(format!("{fd}<{}>", shown.shown()));
-                    }
-                }
-            }
-            put_set(p, name, &members, false);
-        }
-        None => p.ptr(name, addr),
+    let mut b = read_vec(p, addr, words * bits / 8)?;
+    // Only the first nfds bits count.
+    let nfds = nfds as usize;
+    for bit in nfds..b.len() * 8 {
+        b[bit / 8] &= !(1 << (bit % 8));
     }
+    let mut members = bit_members(&b);
+    // -y: each fd with its path, as elsewhere (`[3</dev/tty>]`); in
+    // JSON the numbers stay numbers.
+    let set = p.config().decode_fds;
+    if set.any() && !p.json() {
+        for m in &mut members {
+            if let Member::Num(fd) = *m
+                && let Some(shown) = crate::kernel::fds::describe(p.pid(), fd as i32, set)
+            {
+                *m = Member::Name(format!("{fd}<{}>", shown.shown()));
+            }
+        }
+    }
+    Some(members)
 }
 
 /// i386's `select` (82) takes one pointer to all five arguments.
@@ -195,8 +208,10 @@ pub fn pselect6_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     let word = word_size(c.arch);
     if let Some(b) = crate::service::raw::open_struct_dyn(p, "sigmask", c.args[5], 2 * word) {
         let size = uint_at(&b, word, word);
-        put_sigset(p, "ss", uint_at(&b, 0, word), size);
-        p.uint("ss_len", size);
+        // strace's names: the mask and its size, as rt_sigprocmask's
+        // `sigsetsize` (the man page's are `ss`, `ss_len`).
+        put_sigset(p, "sigmask", uint_at(&b, 0, word), size);
+        p.uint("sigsetsize", size);
         p.close_struct(true);
     }
     CallType::Done
@@ -231,9 +246,15 @@ fn select_leave(
     }
     open_returned(p);
     let nfds = c.int(0);
+    // A set with no fd ready is left out, as strace leaves it out.
     for (i, name) in [(1, "readfds"), (2, "writefds"), (3, "exceptfds")] {
-        if c.args[i] != 0 {
-            put_fdset(p, name, c.args[i], nfds);
+        if c.args[i] == 0 {
+            continue;
+        }
+        match fdset_members(p, c.args[i], nfds) {
+            Some(members) if members.is_empty() => {}
+            Some(members) => put_set(p, name, &members, false),
+            None => p.ptr(name, c.args[i]),
         }
     }
     if c.args[4] != 0 {

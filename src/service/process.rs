@@ -77,7 +77,8 @@ fn put_argv(p: &mut Printer, name: &str, addr: u64) {
     p.close("]");
 }
 
-/// Print an environment array as its count: `[/* 12 vars */]`; with `-v`
+/// Print an environment array as its address and count, as strace does:
+/// `&0x7ffd0fd8 /* 12 vars */` (in JSON `[/* 12 vars */]`); with `-v`
 /// every variable, as strace prints it (`["HOME=/root", "TERM=xterm"]`).
 /// One whose end cannot be read is its address and the count read
 /// (`&0x7ffd0fd8 /* 5 vars, unterminated */`, as strace counts it).
@@ -99,7 +100,7 @@ fn put_envp(p: &mut Printer, name: &str, addr: u64) {
             Some(_) if count < 1 << 20 => count += 1,
             None if count > 0 => {
                 p.ptr(name, addr);
-                p.note(&format!("{count} vars, unterminated"));
+                p.note(&format!("{}, unterminated", vars(count)));
                 return;
             }
             _ => {
@@ -108,7 +109,17 @@ fn put_envp(p: &mut Printer, name: &str, addr: u64) {
             }
         }
     }
-    p.field(name, &format!("[/* {count} vars */]"));
+    if p.json() {
+        p.field(name, &format!("[/* {} */]", vars(count)));
+    } else {
+        p.ptr(name, addr);
+        p.note(&vars(count));
+    }
+}
+
+/// `1 var`, `2 vars`: strace's words for an environment's count.
+fn vars(count: u64) -> String {
+    format!("{count} var{}", if count == 1 { "" } else { "s" })
 }
 
 /// `execve(pathname, argv, envp)`

@@ -9,7 +9,7 @@ use crate::abi::xlat::resource::{
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
 use crate::decode::put_extended;
-use crate::format::{Naming, Printer};
+use crate::format::{ConstStyle, Naming, Printer};
 use crate::service::fs::put_result;
 use crate::service::h;
 use crate::service::raw::out_param_in;
@@ -20,12 +20,30 @@ use crate::service::raw::{
 use crate::service::time::{put_call_timespec, put_timeval_at};
 
 /// One limit: `RLIM_INFINITY` (all ones in the field's width) or a number.
+/// `-X raw` and `-X verbose` write the number unsigned, as the field is,
+/// and verbose a multiple of 1024 as strace comments it too
+/// (`8388608 /* 8192*1024 */`, `18446744073709551615 /* RLIM_INFINITY */`).
 fn put_limit(p: &mut Printer, name: &str, value: u64, size: usize) {
     let infinity = if size == 8 { u64::MAX } else { u32::MAX as u64 };
-    if value == infinity && p.symbols() {
-        p.symbol(name, -1, Some("RLIM_INFINITY"));
+    let style = p.config().consts;
+    if p.json() || !matches!(style, ConstStyle::Raw | ConstStyle::Verbose) {
+        if value == infinity && p.symbols() {
+            p.symbol(name, -1, Some("RLIM_INFINITY"));
+        } else {
+            p.uint(name, value);
+        }
+        return;
+    }
+    let names = if value == infinity {
+        Some("RLIM_INFINITY".to_string())
+    } else if value > 1024 && value.is_multiple_of(1024) {
+        Some(format!("{}*1024", value / 1024))
     } else {
-        p.uint(name, value);
+        None
+    };
+    match names {
+        Some(names) => p.spelled(name, &value.to_string(), &names, || value.into()),
+        None => p.uint(name, value),
     }
 }
 

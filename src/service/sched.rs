@@ -4,7 +4,7 @@
 use crate::abi::xlat::resource as sizes;
 use crate::abi::xlat::resource::{
     IOPRIO_CLASS_MASK, IOPRIO_CLASS_SHIFT, IOPRIO_CLASSES, IOPRIO_PRIO_MASK, IOPRIO_WHO,
-    SCHED_ATTR_FLAGS, SCHED_FLAG_KEEP_PARAMS, SCHED_FLAG_KEEP_POLICY, SCHED_POLICIES,
+    SCHED_ATTR_FLAGS, SCHED_ATTR_POLICIES, SCHED_FLAG_KEEP_PARAMS, SCHED_FLAG_KEEP_POLICY,
 };
 use crate::call::{CallClass::Normal, CallCtx, CallType, Handler, default_in};
 use crate::decode::put_extended;
@@ -109,7 +109,12 @@ fn put_sched_attr(p: &mut Printer, name: &str, addr: u64, set: bool, size_arg: u
         let flags = u64_at(&b, 8);
         let keep = |flag: u64| set && flags & flag != 0;
         if !keep(SCHED_FLAG_KEEP_POLICY | SCHED_FLAG_KEEP_PARAMS) || (policy as i32) < 0 {
-            p.flags("sched_policy", policy as u64, SCHED_POLICIES);
+            // A policy alone: here SCHED_RESET_ON_FORK is a flag of
+            // sched_flags, and an unknown value is hex, as strace shows it.
+            match lookup(SCHED_ATTR_POLICIES, policy as i64) {
+                Some(name) => p.symbol("sched_policy", policy as i64, Some(name)),
+                None => p.hex("sched_policy", policy as u64),
+            }
         }
         p.flags("sched_flags", flags, SCHED_ATTR_FLAGS);
         if !keep(SCHED_FLAG_KEEP_PARAMS) {

@@ -69,8 +69,19 @@ pub fn syslog_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
         8 => {
             p.ptr("buf", c.args[1]);
             let level = c.int(2) as i32 as i64;
-            let sym = lookup(SYSLOG_CONSOLE_LEVELS, level);
-            number_and_name(p, "len", level, sym, false);
+            // The console shows messages below the level: one past
+            // LOGLEVEL_DEBUG (8, the kernel's highest it takes) shows them
+            // all, and strace spells it so.
+            let debug = SYSLOG_CONSOLE_LEVELS
+                .iter()
+                .find(|e| e.1 == "LOGLEVEL_DEBUG");
+            let past_debug = debug
+                .filter(|&&(v, _)| v + 1 == level)
+                .map(|_| "LOGLEVEL_DEBUG+1".to_string());
+            let sym = lookup(SYSLOG_CONSOLE_LEVELS, level)
+                .map(str::to_string)
+                .or(past_debug);
+            number_and_name(p, "len", level, sym.as_deref(), false);
         }
         _ => {
             p.ptr("buf", c.args[1]);

@@ -8,7 +8,7 @@ use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
 use crate::decode::put_fd;
 use crate::decode::put_signal;
-use crate::format::{FlagDef, Naming, Printer};
+use crate::format::{ConstStyle, FlagDef, Naming, Printer};
 use crate::kernel::Arch;
 use crate::service::h;
 use crate::service::raw::out_param_in;
@@ -93,7 +93,8 @@ const UTIME_SPECIAL: &[(i64, &str)] =
 /// time): `[{tv_sec=1, tv_nsec=2} /* 1970-01-01T00:00:01.000000002+0000 */,
 /// UTIME_NOW]`. A special `tv_nsec` makes
 /// the kernel ignore `tv_sec`, so the element prints as the name alone
-/// (with `-V`, as the struct).
+/// (with `-V` and `-X raw`, as the struct; with `-X verbose`, the struct
+/// and the name as a comment).
 pub fn put_utime_pair(p: &mut Printer, c: &CallCtx, name: &str, addr: u64) {
     let size = if is_time64(c) { 8 } else { time_size(p.arch()) };
     if addr == 0 || p.config().values_only >= 2 {
@@ -104,11 +105,18 @@ pub fn put_utime_pair(p: &mut Printer, c: &CallCtx, name: &str, addr: u64) {
         p.ptr(name, addr);
         return;
     };
+    // -X verbose: the whole struct with the special name beside it, as
+    // strace writes it (`{tv_sec=0, tv_nsec=1073741823} /* UTIME_NOW */`).
+    let verbose = p.config().consts == ConstStyle::Verbose && !p.json();
     p.open(name, "[", Naming::Elements);
     for off in [0, 2 * size] {
         let nsec = int_at(&b, off + size, size);
         match UTIME_SPECIAL.iter().find(|&&(v, _)| v == nsec) {
-            Some(&(_, special)) if p.symbols() => p.symbol("", nsec, Some(special)),
+            Some(&(_, special)) if p.symbols() && !verbose => p.symbol("", nsec, Some(special)),
+            Some(&(_, special)) if verbose => {
+                timespec_fields(p, "", &b, off, size);
+                p.note(special);
+            }
             _ => {
                 timespec_fields(p, "", &b, off, size);
                 // The date each time sets, as strace comments it with or

@@ -39,10 +39,23 @@ fn put_target(p: &mut Printer, c: &CallCtx) {
 pub fn setxattr_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_target(p, c);
     p.cstr("name", c.args[1]);
-    p.buf("value", c.args[2], c.args[3]);
+    put_value(p, c.args[2], c.args[3]);
     p.uint("size", c.args[3]);
     p.flags("flags", c.args[4] as u32 as u64, XATTR_FLAGS);
     CallType::Done
+}
+
+/// A value of `len` bytes, as strace shows one: a value shown whole that
+/// ends in a NUL (a C string, as most are) without that NUL, which the
+/// size beside it still counts (`"foo\0bar", 8`).
+fn put_value(p: &mut Printer, addr: u64, len: u64) {
+    let mut last = [1u8];
+    let whole = len > 0 && len <= p.config().string_limit as u64;
+    if whole && p.mem().read(addr + len - 1, &mut last) == 1 && last[0] == 0 {
+        p.buf("value", addr, len - 1);
+    } else {
+        p.buf("value", addr, len);
+    }
 }
 
 /// `getxattr(pathname, name, value, size)`, `lgetxattr(...)`,
@@ -59,7 +72,7 @@ pub fn getxattr_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     if failed || c.args[3] == 0 {
         p.ptr("value", c.args[2]);
     } else {
-        p.buf("value", c.args[2], c.result as u64);
+        put_value(p, c.args[2], c.result as u64);
     }
     p.uint("size", c.args[3]);
     p.equals();

@@ -22,6 +22,7 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::Path;
 
 use crate::abi::fs::AT_FDCWD;
+use crate::abi::xlat::fs::FSCONFIG_CMDS;
 use crate::fdtable::FdTable;
 use crate::kernel::{Arch, Memory};
 use crate::sysent::{Kind, Signature};
@@ -108,6 +109,7 @@ impl PathTrace {
         for (i, p) in sig.params.iter().enumerate() {
             let raw = sig.value(i, call.arch, call.args) as i32;
             match p.kind {
+                Kind::Fd | Kind::DirFd if NOT_FILES.contains(&(sig.name, i)) => {}
                 Kind::Fd | Kind::DirFd => {
                     if p.kind == Kind::DirFd {
                         dir = Some(raw);
@@ -129,6 +131,20 @@ impl PathTrace {
                 }
                 _ => {}
             }
+        }
+        // The fd and path a command word says a parameter holds.
+        let (fd, path) = command_files(sig.name, call.args);
+        if let Some(fd) = fd
+            && (self.fds.contains(&fd) || (!self.given.is_empty() && fd_names(fd)))
+        {
+            return true;
+        }
+        if let Some((addr, dir)) = path
+            && !self.given.is_empty()
+            && let Some((path, _)) = mem.read_cstr(addr, PATH_MAX)
+            && (self.names(&path) || self.resolves(&call, Some(dir), &path))
+        {
+            return true;
         }
         // The fds a call takes in memory, as strace's path tracing reads
         // them too.
@@ -162,6 +178,34 @@ impl PathTrace {
                 .iter()
                 .any(|c| c == real.as_os_str().as_bytes())
         })
+    }
+}
+
+/// Fd parameters that are no file a call touches, as strace's path
+/// tracing leaves them out too: fsconfig's `fd` is a filesystem context
+/// being configured (the files it reaches are in `value` and `aux`,
+/// [`command_files`]).
+const NOT_FILES: &[(&str, usize)] = &[("fsconfig", 0)];
+
+/// The fd, and the path with the directory fd it is resolved from, that
+/// a parameter typed by the call's command holds (its row cannot type
+/// it): fsconfig's `aux` is an fd for FSCONFIG_SET_FD, and `value` a path
+/// from directory fd `aux` for FSCONFIG_SET_PATH and _PATH_EMPTY, as
+/// strace's path tracing reads them.
+fn command_files(name: &str, args: &[u64; 6]) -> (Option<i32>, Option<(u64, i32)>) {
+    if name != "fsconfig" {
+        return (None, None);
+    }
+    let cmd = args[1] & 0xffff_ffff;
+    let aux = args[4] as i32;
+    match FSCONFIG_CMDS
+        .iter()
+        .find(|&&(v, _)| v == cmd)
+        .map(|&(_, n)| n)
+    {
+        Some("FSCONFIG_SET_FD") => (Some(aux), None),
+        Some("FSCONFIG_SET_PATH" | "FSCONFIG_SET_PATH_EMPTY") => (Some(aux), Some((args[3], aux))),
+        _ => (None, None),
     }
 }
 

@@ -239,7 +239,7 @@ impl Run {
 }
 
 /// Run rtrace with `args` before the command, writing the trace to a file.
-/// The environment is fixed so `[/* N vars */]` is stable.
+/// The environment is fixed so `&ADDR /* N vars */` is stable.
 pub fn trace(args: &[&str], command: &[&str]) -> Run {
     trace_env(args, command, &[])
 }

@@ -142,10 +142,11 @@ pub const MCL_FLAGS: &[FlagDef] = &[
     flag(0x4, "MCL_ONFAULT"),
 ];
 
-/// pkey_alloc's access rights (`<asm/mman.h>`).
+/// pkey_alloc's access rights (PKEY_DISABLE_EXECUTE is powerpc's and arm64's UAPI <asm/mman.h>, the same bit on both, which x86's lacks: a fallback, as strace names it) (`<asm/mman.h>`).
 pub const PKEY_FLAGS: &[FlagDef] = &[
     flag(0x1, "PKEY_DISABLE_ACCESS"),
     flag(0x2, "PKEY_DISABLE_WRITE"),
+    flag(0x4, "PKEY_DISABLE_EXECUTE"),
 ];
 
 // mmap's flags fields: the mapping type, and the hugetlb page size in bits `MAP_HUGE_MASK << MAP_HUGE_SHIFT`.

@@ -151,3 +151,13 @@ pub const CAP_VERSIONS: &[(i64, &str)] = &[
     (537333798, "_LINUX_CAPABILITY_VERSION_2"),
     (537396514, "_LINUX_CAPABILITY_VERSION_3"),
 ];
+
+/// `struct sched_attr`'s `sched_policy`: a policy alone (SCHED_RESET_ON_FORK is `sched_flags`' SCHED_FLAG_RESET_ON_FORK there; SCHED_NORMAL is POSIX's SCHED_OTHER) (`<linux/sched.h>`).
+pub const SCHED_ATTR_POLICIES: &[(i64, &str)] = &[
+    (0, "SCHED_OTHER"),
+    (1, "SCHED_FIFO"),
+    (2, "SCHED_RR"),
+    (3, "SCHED_BATCH"),
+    (5, "SCHED_IDLE"),
+    (6, "SCHED_DEADLINE"),
+];
