@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 0ddccb1a5734c99d275df78af7f6247f78634b7d0dd5255185024b23f22d4256
+//! headers-sha256: 370f7992f92ec6536fb90240a5a02fa98663e9cfcff24f1cc335d82a3e3618fd
 
 use super::super::flags::{FlagDef, flag};
 
