@@ -56,8 +56,8 @@ const PLAIN: &[&str] = &[
     "io_uring_register(4, IORING_REGISTER_PROBE, &ADDR, 2) = 0 {arg={last_op=LAST, ops_len=2, \
      ops=[{op=IORING_OP_NOP, flags=IO_URING_OP_SUPPORTED}, {op=IORING_OP_READV, \
      flags=IO_URING_OP_SUPPORTED}]}}",
-    "io_uring_register(-1, IORING_REGISTER_BUFFERS, [{iov_base=&ADDR, iov_len=2}, \
-     {iov_base=&ADDR, iov_len=3}], 2) = -1 [EINVAL]",
+    "io_uring_register(-1, IORING_REGISTER_BUFFERS, [{iov_base=0x*, iov_len=2}, \
+     {iov_base=0x*, iov_len=3}], 2) = -1 [EINVAL]",
     "io_uring_register(-1, IORING_REGISTER_FILES, [3, -1, -2], 3) = -1 [EINVAL]",
     "io_uring_register(-1, IORING_REGISTER_FILES_UPDATE, {offset=1, fds=[-1, \
      IORING_REGISTER_FILES_SKIP]}, 2) = -1 [EINVAL]",
@@ -68,7 +68,7 @@ const PLAIN: &[&str] = &[
      {opcode=0x9, op=0x1, resv=0x5}], 4) = -1 [EINVAL]",
     "io_uring_register(-1, IORING_REGISTER_FILES2, {nr=2, flags=IORING_RSRC_REGISTER_SPARSE, \
      data=[3, -1], tags=[0x1, 0x2]}, 32) = -1 [EINVAL]",
-    "io_uring_register(-1, IORING_REGISTER_BUFFERS_UPDATE, {offset=0, data=[{iov_base=&ADDR, \
+    "io_uring_register(-1, IORING_REGISTER_BUFFERS_UPDATE, {offset=0, data=[{iov_base=0x*, \
      iov_len=2}], tags=[0x1], nr=1, /* bytes 32..39 */ \"\\1\\0\\0\\0\\0\\0\\0\\0\"}, 40) = -1 \
      [EINVAL]",
     "io_uring_register(-1, IORING_REGISTER_IOWQ_AFF, [0 2], 1) = -1 [EINVAL]",
