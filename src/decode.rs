@@ -92,8 +92,8 @@ pub fn put_extended(p: &mut Printer, name: &str, body: impl FnOnce(&mut Printer,
 }
 
 /// A device number as `makedev(0x8, 0x1)` (glibc's major/minor split);
-/// `-V` and `-X raw`: the raw number; `-X verbose` both. (Moved from `service/fs_stat.rs` so the ioctl
-/// decoders can print one too.)
+/// `-V` and `-X raw`: the raw number; `-X verbose` both. (Moved from
+/// `service/fs_stat.rs` so the ioctl decoders can print one too.)
 pub fn put_dev(p: &mut Printer, name: &str, dev: u64) {
     if !p.symbols() {
         p.hex(name, dev);

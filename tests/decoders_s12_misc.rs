@@ -78,6 +78,8 @@ const LINES: &[&str] = &[
      msg_iovlen=1, msg_control=NULL, msg_controllen=0, msg_flags=0}, msg_len=1}, {msg_hdr={msg_name=NULL, \
      msg_namelen=0, msg_iov=[{iov_base=\"a\", iov_len=1}], msg_iovlen=1, msg_control=NULL, \
      msg_controllen=0, msg_flags=0}, msg_len=1}], 2, MSG_DONTWAIT) = 2",
+    // The int modify_ldt returns, zero-extended: the number and its error.
+    "modify_ldt(5, NULL, 0) = 4294967258 (-ENOSYS)",
     "exit_group(0)",
     "Process exited normally with code 0",
 ];
@@ -198,6 +200,10 @@ fn json_values() {
     assert!(
         msgvec[1].as_str().is_some_and(|p| p.starts_with("0x")),
         "{msgvec}"
+    );
+    assert_eq!(
+        find("modify_ldt")[0]["returned"],
+        json!({"error": "-ENOSYS"})
     );
     assert_eq!(find("fsetxattr")[0]["args"]["value"], json!("foo\u{0}bar"));
 }
