@@ -162,3 +162,33 @@ fn ptrace_regset_in_json() {
     assert_eq!(got["args"]["data"]["iov_len"]["value"], 216, "{got}");
     assert_eq!(got["args"]["data"]["iov_base"]["cs"], 0x33, "{got}");
 }
+
+/// An i386 program's registers: i386's layouts (`ebx`..`xss`, the FPU's
+/// `twd`..`fos` and 20 words of `st_space`), a set cut to its length.
+#[test]
+fn i386_register_requests() {
+    let bin = common::fixture_m32("s12_ptrace32");
+    let run = trace(&[], &[bin.to_str().unwrap()]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert_lines(
+        &run.after_marker(),
+        &[
+            "write(-1, \"BEGIN\", 5) = -1 [EBADF]".to_string(),
+            "ptrace(PTRACE_SETREGS, 1073741808, {ebx=0x1000, ecx=0x1001, edx=0x1002, esi=0x1003, \
+             edi=0x1004, ebp=0x1005, eax=0x1006, xds=0x1007, xes=0x1008, xfs=0x1009, xgs=0x100a, \
+             orig_eax=0x100b, eip=0x100c, xcs=0x100d, eflags=0x100e, esp=0x100f, xss=0x1010}) \
+             = -1 [ESRCH]"
+                .to_string(),
+            format!(
+                "ptrace(PTRACE_SETFPREGS, 1073741808, {{cwd=0x37f, swd=0, twd=0, fip=0, fcs=0, \
+                 foo=0, fos=0, st_space=[{}]}}) = -1 [ESRCH]",
+                zeros(20, false)
+            ),
+            "ptrace(PTRACE_SETREGSET, 1073741808, NT_PRSTATUS, {iov_base={ebx=0x1000, \
+             ecx=0x1001}, iov_len=8}) = -1 [ESRCH]"
+                .to_string(),
+            "exit_group(0)".to_string(),
+            "Process exited normally with code 0".to_string(),
+        ],
+    );
+}

@@ -160,7 +160,8 @@ fn put_peeksiginfo_args(p: &mut Printer, addr: u64) {
 fn put_seccomp_metadata(p: &mut Printer, addr: u64, size: u64, result: Option<u64>) {
     let l = SECCOMP_METADATA;
     let off = field(l, "filter_off");
-    let Some(b) = read_vec(p, addr, off.size).filter(|_| size >= off.size as u64) else {
+    let shown = size >= off.size as u64 && p.config().values_only < 2;
+    let Some(b) = read_vec(p, addr, off.size).filter(|_| shown) else {
         return p.ptr("data", addr);
     };
     p.open("data", "{", Naming::Fields);
