@@ -390,3 +390,48 @@ fn bpf_attrs_json() {
     let test = &calls[12]["args"]["uattr"]["test"];
     assert_eq!(test["repeat"], json!(2), "{test}");
 }
+
+/// Real objects (where the kernel lets the test make a map: root with
+/// bpf; skipped otherwise): the new map's fd with `-y`'s path as the
+/// result, and what the kernel wrote back into the attr after the result:
+/// the info length it knows, the next map id.
+#[test]
+fn bpf_results_and_written_fields() {
+    let lines = part("bpfreal", &["-y", "-e", "trace=bpf,write"]);
+    let Some(create) = lines.first() else {
+        eprintln!("skipped: no bpf map could be made here");
+        return;
+    };
+    if create.ends_with("= -1 [EPERM]") || create.ends_with("= -1 [ENOSYS]") {
+        eprintln!("skipped: {create}");
+        return;
+    }
+    assert_eq!(
+        create,
+        "bpf(BPF_MAP_CREATE, {map_type=BPF_MAP_TYPE_ARRAY, key_size=4, value_size=8, \
+         max_entries=1, map_flags=0, inner_map_fd=0</dev/null>, map_name=\"rtrace_real\", \
+         map_ifindex=0, btf_fd=0</dev/null>, btf_key_type_id=0, btf_value_type_id=0, \
+         btf_vmlinux_value_type_id=0, map_extra=0}, 72) = 4<anon_inode:bpf-map>"
+    );
+    // The kernel's struct bpf_map_info is its own size (88 and more).
+    let info = &lines[1];
+    let len = info
+        .strip_prefix(
+            "bpf(BPF_OBJ_GET_INFO_BY_FD, {info={bpf_fd=4<anon_inode:bpf-map>, info_len=4096, \
+             info=&ADDR}}, 16) = 0 {info={info_len=",
+        )
+        .and_then(|s| s.strip_suffix("}}"))
+        .and_then(|s| s.parse::<u32>().ok())
+        .unwrap_or_else(|| panic!("{info}"));
+    assert!((88..4096).contains(&len), "{info}");
+    // Map ids grow for the machine's life: any number, but one.
+    let next = &lines[2];
+    let id = next
+        .strip_prefix(
+            "bpf(BPF_MAP_GET_NEXT_ID, {start_id=0, next_id=0, open_flags=0}, 12) = 0 {next_id=",
+        )
+        .and_then(|s| s.strip_suffix('}'))
+        .and_then(|s| s.parse::<u32>().ok())
+        .unwrap_or_else(|| panic!("{next}"));
+    assert!(id > 0, "{next}");
+}

@@ -17,9 +17,9 @@ use crate::abi::layout::{Field, field};
 use crate::abi::xlat::bpf::{
     BPF_ATTACH_FLAGS, BPF_ATTACH_TYPES, BPF_BTF_LOAD_ATTR, BPF_FILE_MODE_FLAGS, BPF_GET_ID_ATTR,
     BPF_LINK_UPDATE_ATTR, BPF_LOOKUP_FLAGS, BPF_MAP_CREATE_ATTR, BPF_MAP_ELEM_ATTR, BPF_MAP_FLAGS,
-    BPF_MAP_TYPES, BPF_OBJ_PIN_ATTR, BPF_PROG_ATTACH_ATTR, BPF_PROG_LOAD_ATTR, BPF_PROG_LOAD_FLAGS,
-    BPF_PROG_TYPES, BPF_RAW_TRACEPOINT_ATTR, BPF_TEST_RUN_ATTR, BPF_TEST_RUN_FLAGS,
-    BPF_UPDATE_FLAGS,
+    BPF_MAP_TYPES, BPF_OBJ_INFO_ATTR, BPF_OBJ_PIN_ATTR, BPF_PROG_ATTACH_ATTR, BPF_PROG_LOAD_ATTR,
+    BPF_PROG_LOAD_FLAGS, BPF_PROG_TYPES, BPF_RAW_TRACEPOINT_ATTR, BPF_TEST_RUN_ATTR,
+    BPF_TEST_RUN_FLAGS, BPF_UPDATE_FLAGS,
 };
 use crate::call::CallCtx;
 use crate::decode::put_fd;
@@ -97,6 +97,9 @@ struct Cmd {
     wrap: Option<&'static str>,
     layout: &'static [Field],
     fields: &'static [F],
+    /// The fields the kernel writes back on success (shown after the
+    /// result when they changed).
+    written: &'static [&'static str],
 }
 
 static MAP_TYPE: K = K::Val(BPF_MAP_TYPES);
@@ -108,6 +111,7 @@ static CMDS: &[Cmd] = &[
         names: &["BPF_PROG_LOAD"],
         wrap: None,
         layout: BPF_PROG_LOAD_ATTR,
+        written: &[],
         fields: &[
             f("prog_type", K::Val(BPF_PROG_TYPES)),
             f("insn_cnt", K::U),
@@ -137,6 +141,7 @@ static CMDS: &[Cmd] = &[
         names: &["BPF_MAP_CREATE"],
         wrap: None,
         layout: BPF_MAP_CREATE_ATTR,
+        written: &[],
         fields: &[
             f("map_type", MAP_TYPE),
             f("key_size", K::U),
@@ -158,6 +163,7 @@ static CMDS: &[Cmd] = &[
         names: &["BPF_MAP_LOOKUP_ELEM", "BPF_MAP_LOOKUP_AND_DELETE_ELEM"],
         wrap: None,
         layout: BPF_MAP_ELEM_ATTR,
+        written: &[],
         fields: &[
             f("map_fd", K::Fd),
             f("key", K::Addr),
@@ -169,6 +175,7 @@ static CMDS: &[Cmd] = &[
         names: &["BPF_MAP_UPDATE_ELEM"],
         wrap: None,
         layout: BPF_MAP_ELEM_ATTR,
+        written: &[],
         fields: &[
             f("map_fd", K::Fd),
             f("key", K::Addr),
@@ -180,12 +187,14 @@ static CMDS: &[Cmd] = &[
         names: &["BPF_MAP_DELETE_ELEM"],
         wrap: None,
         layout: BPF_MAP_ELEM_ATTR,
+        written: &[],
         fields: &[f("map_fd", K::Fd), f("key", K::Addr)],
     },
     Cmd {
         names: &["BPF_MAP_GET_NEXT_KEY"],
         wrap: None,
         layout: BPF_MAP_ELEM_ATTR,
+        written: &[],
         fields: &[
             f("map_fd", K::Fd),
             f("key", K::Addr),
@@ -196,12 +205,14 @@ static CMDS: &[Cmd] = &[
         names: &["BPF_MAP_FREEZE"],
         wrap: None,
         layout: BPF_MAP_ELEM_ATTR,
+        written: &[],
         fields: &[f("map_fd", K::Fd)],
     },
     Cmd {
         names: &["BPF_OBJ_PIN", "BPF_OBJ_GET"],
         wrap: None,
         layout: BPF_OBJ_PIN_ATTR,
+        written: &[],
         fields: &[
             f("pathname", K::Path),
             f("bpf_fd", K::Fd),
@@ -212,6 +223,7 @@ static CMDS: &[Cmd] = &[
         names: &["BPF_PROG_ATTACH"],
         wrap: None,
         layout: BPF_PROG_ATTACH_ATTR,
+        written: &[],
         fields: &[
             f("target_fd", K::Fd),
             f("attach_bpf_fd", K::Fd),
@@ -224,6 +236,7 @@ static CMDS: &[Cmd] = &[
         names: &["BPF_PROG_DETACH"],
         wrap: None,
         layout: BPF_PROG_ATTACH_ATTR,
+        written: &[],
         fields: &[
             f("target_fd", K::Fd),
             f("attach_bpf_fd", K::Skip),
@@ -231,9 +244,37 @@ static CMDS: &[Cmd] = &[
         ],
     },
     Cmd {
+        names: &[
+            "BPF_PROG_GET_NEXT_ID",
+            "BPF_MAP_GET_NEXT_ID",
+            "BPF_BTF_GET_NEXT_ID",
+            "BPF_LINK_GET_NEXT_ID",
+        ],
+        wrap: None,
+        layout: BPF_GET_ID_ATTR,
+        written: &["next_id"],
+        fields: &[
+            f("start_id", K::U),
+            f("next_id", K::U),
+            g("open_flags", K::Flags(BPF_FILE_MODE_FLAGS)),
+        ],
+    },
+    Cmd {
+        names: &["BPF_OBJ_GET_INFO_BY_FD"],
+        wrap: Some("info"),
+        layout: BPF_OBJ_INFO_ATTR,
+        written: &["info.info_len"],
+        fields: &[
+            f("info.bpf_fd", K::Fd),
+            f("info.info_len", K::U),
+            f("info.info", K::Addr),
+        ],
+    },
+    Cmd {
         names: &["BPF_PROG_GET_FD_BY_ID"],
         wrap: None,
         layout: BPF_GET_ID_ATTR,
+        written: &[],
         fields: &[
             f("prog_id", K::U),
             f("next_id", K::U),
@@ -244,6 +285,7 @@ static CMDS: &[Cmd] = &[
         names: &["BPF_MAP_GET_FD_BY_ID"],
         wrap: None,
         layout: BPF_GET_ID_ATTR,
+        written: &[],
         fields: &[
             f("map_id", K::U),
             f("next_id", K::U),
@@ -254,18 +296,21 @@ static CMDS: &[Cmd] = &[
         names: &["BPF_BTF_GET_FD_BY_ID"],
         wrap: None,
         layout: BPF_GET_ID_ATTR,
+        written: &[],
         fields: &[f("btf_id", K::U)],
     },
     Cmd {
         names: &["BPF_LINK_GET_FD_BY_ID"],
         wrap: None,
         layout: BPF_GET_ID_ATTR,
+        written: &[],
         fields: &[f("link_id", K::U)],
     },
     Cmd {
         names: &["BPF_PROG_TEST_RUN"],
         wrap: Some("test"),
         layout: BPF_TEST_RUN_ATTR,
+        written: &[],
         fields: &[
             f("test.prog_fd", K::Fd),
             f("test.retval", K::U),
@@ -288,6 +333,7 @@ static CMDS: &[Cmd] = &[
         names: &["BPF_RAW_TRACEPOINT_OPEN"],
         wrap: Some("raw_tracepoint"),
         layout: BPF_RAW_TRACEPOINT_ATTR,
+        written: &[],
         fields: &[
             f("raw_tracepoint.name", K::Str),
             f("raw_tracepoint.prog_fd", K::Fd),
@@ -297,6 +343,7 @@ static CMDS: &[Cmd] = &[
         names: &["BPF_BTF_LOAD"],
         wrap: None,
         layout: BPF_BTF_LOAD_ATTR,
+        written: &[],
         fields: &[
             f("btf", K::Btf),
             f("btf_log_buf", K::Addr),
@@ -309,6 +356,7 @@ static CMDS: &[Cmd] = &[
         names: &["BPF_LINK_UPDATE"],
         wrap: Some("link_update"),
         layout: BPF_LINK_UPDATE_ATTR,
+        written: &[],
         fields: &[
             f("link_update.link_fd", K::Fd),
             f("link_update.new_prog_fd", K::Fd),
@@ -339,16 +387,21 @@ fn extent(cmd: &Cmd) -> usize {
 /// The largest attr read: strace reads none past a page.
 const MAX_ATTR: u64 = 4096;
 
-/// Print command `name`'s attr at `addr`, `size` bytes long, as `uattr`.
-pub fn put(p: &mut Printer, c: &CallCtx, name: &str, addr: u64, size: u64) {
+/// Print command `name`'s attr at `addr`, `size` bytes long, as `uattr`;
+/// the bytes read, when the kernel writes some of them back
+/// ([`put_written`] shows what changed).
+pub fn put(p: &mut Printer, c: &CallCtx, name: &str, addr: u64, size: u64) -> Option<Vec<u8>> {
     let Some(cmd) = find(name) else {
-        return p.ptr("uattr", addr);
+        p.ptr("uattr", addr);
+        return None;
     };
     if size == 0 || size > MAX_ATTR || addr == 0 || p.config().values_only >= 2 {
-        return p.ptr("uattr", addr);
+        p.ptr("uattr", addr);
+        return None;
     }
     let Some(buf) = read_vec(p, addr, size as usize) else {
-        return p.ptr("uattr", addr);
+        p.ptr("uattr", addr);
+        return None;
     };
     let attr_size = extent(cmd);
     let len = buf.len().min(attr_size);
@@ -372,6 +425,44 @@ pub fn put(p: &mut Printer, c: &CallCtx, name: &str, addr: u64, size: u64) {
     }
     if !ended {
         put_extra(p, &buf, attr_size);
+    }
+    p.close("}");
+    (!cmd.written.is_empty()).then_some(buf)
+}
+
+/// After a successful call, the fields the kernel wrote back that
+/// changed, as what the call wrote: ` {next_id=7}`, ` {info={info_len=104}}`
+/// (strace: `next_id=0 => 7` inside the attr).
+pub fn put_written(p: &mut Printer, name: &str, addr: u64, before: &[u8]) {
+    let Some(cmd) = find(name) else {
+        return;
+    };
+    let Some(after) = read_vec(p, addr, before.len()) else {
+        return;
+    };
+    let changed: Vec<(Field, u64)> = cmd
+        .written
+        .iter()
+        .map(|n| field(cmd.layout, n))
+        .filter(|f| f.end() <= before.len())
+        .filter_map(|f| {
+            let new = f.read(&after).unwrap_or(0);
+            (f.read(before) != Some(new)).then_some((f, new))
+        })
+        .collect();
+    if changed.is_empty() {
+        return;
+    }
+    p.text(" ", crate::output::Style::Plain);
+    p.open("uattr", "{", Naming::Fields);
+    if let Some(w) = cmd.wrap {
+        p.open(w, "{", Naming::Fields);
+    }
+    for (f, v) in changed {
+        p.uint(f.name.rsplit('.').next().unwrap_or(f.name), v);
+    }
+    if cmd.wrap.is_some() {
+        p.close("}");
     }
     p.close("}");
 }
@@ -490,6 +581,8 @@ mod tests {
             ("BPF_RAW_TRACEPOINT_OPEN", 12),
             ("BPF_BTF_LOAD", 28),
             ("BPF_LINK_UPDATE", 16),
+            ("BPF_PROG_GET_NEXT_ID", 12),
+            ("BPF_OBJ_GET_INFO_BY_FD", 16),
         ] {
             assert_eq!(extent(find(name).expect(name)), size, "{name}");
         }
