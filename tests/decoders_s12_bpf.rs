@@ -317,6 +317,10 @@ const BPF_LINES: &[&str] = &[
     "bpf(BPF_MAP_CREATE, &ADDR, 0)",
     "bpf(BPF_MAP_CREATE, NULL, 72)",
     "bpf(-87097619, &ADDR, 72)",
+    "bpf(BPF_LINK_CREATE, {link_create={prog_fd=FD3, target_fd=FD3, \
+     attach_type=BPF_CGROUP_INET_EGRESS, flags=0x4}, ..}, 24)",
+    "bpf(BPF_LINK_CREATE, {link_create={prog_fd=FD3, target_fd=FD3, \
+     attach_type=BPF_PERF_EVENT, flags=0x4, perf_event={bpf_cookie=0xc0ffee}}}, 24)",
 ];
 
 /// The fixture's bpf lines traced with `args`, without their injected

@@ -3483,4 +3483,11 @@ TABLES = [
              "link_update.old_prog_fd"], struct="union bpf_attr"),
     T("bpf", "BPF_OBJ_INFO_ATTR", ["linux/bpf.h"], "layout", "BPF_OBJ_GET_INFO_BY_FD's attr",
       names=["info.bpf_fd", "info.info_len", "info.info"], struct="union bpf_attr"),
+    T("bpf", "BPF_LINK_CREATE_ATTR", ["linux/bpf.h"], "layout", "BPF_LINK_CREATE's attr",
+      names=["link_create.prog_fd", "link_create.target_fd", "link_create.attach_type",
+             "link_create.flags", "link_create.target_btf_id",
+             "link_create.perf_event.bpf_cookie"], struct="union bpf_attr"),
+    T("bpf", "BPF_LINK_ATTACH_TYPES", ["linux/bpf.h"], "consts",
+      "The attach types whose BPF_LINK_CREATE attr has its own members",
+      names=["BPF_PERF_EVENT"], ty="u32"),
 ]

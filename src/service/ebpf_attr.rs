@@ -16,10 +16,10 @@ use crate::abi::flags::FlagDef;
 use crate::abi::layout::{Field, field};
 use crate::abi::xlat::bpf::{
     BPF_ATTACH_FLAGS, BPF_ATTACH_TYPES, BPF_BTF_LOAD_ATTR, BPF_FILE_MODE_FLAGS, BPF_GET_ID_ATTR,
-    BPF_LINK_UPDATE_ATTR, BPF_LOOKUP_FLAGS, BPF_MAP_CREATE_ATTR, BPF_MAP_ELEM_ATTR, BPF_MAP_FLAGS,
-    BPF_MAP_TYPES, BPF_OBJ_INFO_ATTR, BPF_OBJ_PIN_ATTR, BPF_PROG_ATTACH_ATTR, BPF_PROG_LOAD_ATTR,
-    BPF_PROG_LOAD_FLAGS, BPF_PROG_TYPES, BPF_RAW_TRACEPOINT_ATTR, BPF_TEST_RUN_ATTR,
-    BPF_TEST_RUN_FLAGS, BPF_UPDATE_FLAGS,
+    BPF_LINK_CREATE_ATTR, BPF_LINK_UPDATE_ATTR, BPF_LOOKUP_FLAGS, BPF_MAP_CREATE_ATTR,
+    BPF_MAP_ELEM_ATTR, BPF_MAP_FLAGS, BPF_MAP_TYPES, BPF_OBJ_INFO_ATTR, BPF_OBJ_PIN_ATTR,
+    BPF_PERF_EVENT, BPF_PROG_ATTACH_ATTR, BPF_PROG_LOAD_ATTR, BPF_PROG_LOAD_FLAGS, BPF_PROG_TYPES,
+    BPF_RAW_TRACEPOINT_ATTR, BPF_TEST_RUN_ATTR, BPF_TEST_RUN_FLAGS, BPF_UPDATE_FLAGS,
 };
 use crate::call::CallCtx;
 use crate::decode::put_fd;
@@ -31,6 +31,11 @@ use crate::service::raw::{lookup, read_vec};
 enum K {
     /// An unsigned decimal.
     U,
+    /// A number in hex.
+    X,
+    /// BPF_LINK_CREATE's members that its attach type picks (and, with
+    /// them, where the command's part ends).
+    LinkTail,
     /// A file descriptor (`-y`'s path).
     Fd,
     /// A user address (`key`, `value`): NULL or unread.
@@ -353,6 +358,19 @@ static CMDS: &[Cmd] = &[
         ],
     },
     Cmd {
+        names: &["BPF_LINK_CREATE"],
+        wrap: Some("link_create"),
+        layout: BPF_LINK_CREATE_ATTR,
+        written: &[],
+        fields: &[
+            f("link_create.prog_fd", K::Fd),
+            f("link_create.target_fd", K::Fd),
+            f("link_create.attach_type", ATTACH_TYPE),
+            f("link_create.flags", K::X),
+            g("link_create.target_btf_id", K::LinkTail),
+        ],
+    },
+    Cmd {
         names: &["BPF_LINK_UPDATE"],
         wrap: Some("link_update"),
         layout: BPF_LINK_UPDATE_ATTR,
@@ -375,8 +393,12 @@ fn find(name: &str) -> Option<&'static Cmd> {
     CMDS.iter().find(|c| c.names.contains(&name))
 }
 
-/// The bytes of the command's part of the attr.
+/// The bytes of the command's part of the attr (BPF_LINK_CREATE's: as
+/// far as the largest member its attach type may pick).
 fn extent(cmd: &Cmd) -> usize {
+    if cmd.fields.iter().any(|fl| matches!(fl.kind, K::LinkTail)) {
+        return crate::abi::layout::extent(cmd.layout);
+    }
     cmd.fields
         .iter()
         .map(|fl| field(cmd.layout, fl.name).end())
@@ -412,11 +434,15 @@ pub fn put(p: &mut Printer, c: &CallCtx, name: &str, addr: u64, size: u64) -> Op
         p.open(w, "{", Naming::Fields);
     }
     let mut ended = false;
+    let mut attr_size = attr_size;
     for fl in cmd.fields {
         let at = field(cmd.layout, fl.name);
         if fl.gate && len <= at.off {
             ended = true;
             break;
+        }
+        if let K::LinkTail = fl.kind {
+            attr_size = put_link_tail(p, cmd, &data);
         }
         put_field(p, c, cmd, fl, at, &data, len);
     }
@@ -480,6 +506,9 @@ fn put_field(p: &mut Printer, c: &CallCtx, cmd: &Cmd, fl: &F, at: Field, data: &
     };
     match fl.kind {
         K::U => p.uint(name, v),
+        K::X => p.raw_hex(name, v),
+        // Printed by `put_link_tail`, which also says where the part ends.
+        K::LinkTail => {}
         K::Fd => put_fd(p, c.fds, name, v as u32 as i32 as i64),
         K::Addr => p.ptr(name, v),
         K::Path => p.path(name, v),
@@ -523,6 +552,32 @@ fn put_field(p: &mut Printer, c: &CallCtx, cmd: &Cmd, fl: &F, at: Field, data: &
         }
         K::Skip => {}
     }
+}
+
+/// BPF_LINK_CREATE's members past `flags`, by the attach type, as strace
+/// shows them: none (0: `target_btf_id` when set), BPF_PERF_EVENT's
+/// `perf_event={bpf_cookie=...}`; where the command's part ends for the
+/// extra-data check (after `flags` for the types shown without members,
+/// so what they carry shows as extra data).
+fn put_link_tail(p: &mut Printer, cmd: &Cmd, data: &[u8]) -> usize {
+    let get = |n: &str| field(cmd.layout, n);
+    let ty = get("link_create.attach_type").read(data).unwrap_or(0);
+    if ty == 0 {
+        let id = get("link_create.target_btf_id");
+        let v = id.read(data).unwrap_or(0);
+        if v != 0 {
+            p.uint("target_btf_id", v);
+        }
+        return id.end();
+    }
+    if ty == BPF_PERF_EVENT as u64 {
+        let cookie = get("link_create.perf_event.bpf_cookie");
+        p.open("perf_event", "{", Naming::Fields);
+        p.raw_hex("bpf_cookie", cookie.read(data).unwrap_or(0));
+        p.close("}");
+        return cookie.end();
+    }
+    get("link_create.flags").end()
 }
 
 /// `log_buf`: up to its NUL within `size` bytes (and `-s`), cut where
