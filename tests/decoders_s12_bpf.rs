@@ -439,3 +439,26 @@ fn bpf_results_and_written_fields() {
         .unwrap_or_else(|| panic!("{next}"));
     assert!(id > 0, "{next}");
 }
+
+/// A classic BPF program that runs past readable memory: the readable
+/// instructions, then the address of the first that is not (strace: `...
+/// /* 0x... */`), not the program's address alone.
+#[test]
+fn a_filter_cut_by_unreadable_memory() {
+    let lines = part(
+        "seccomp",
+        &[
+            "-e",
+            "trace=seccomp,write",
+            "-e",
+            "inject=seccomp:error=EINVAL",
+        ],
+    );
+    assert_lines(
+        &lines,
+        &[
+            "seccomp(SECCOMP_SET_MODE_FILTER, 0, {len=3, filter=[BPF_STMT(BPF_LD|BPF_W|BPF_ABS, 0), \
+           BPF_STMT(BPF_RET|BPF_K, SECCOMP_RET_ALLOW), &ADDR]}) = -1 [EINVAL] (INJECTED)",
+        ],
+    );
+}
