@@ -317,6 +317,10 @@ const BPF_LINES: &[&str] = &[
     "bpf(BPF_MAP_CREATE, &ADDR, 0)",
     "bpf(BPF_MAP_CREATE, NULL, 72)",
     "bpf(-87097619, &ADDR, 72)",
+    "bpf(BPF_LINK_CREATE, {link_create={prog_fd=FD3, target_fd=FD3, \
+     attach_type=BPF_CGROUP_INET_EGRESS, flags=0x4}, ..}, 24)",
+    "bpf(BPF_LINK_CREATE, {link_create={prog_fd=FD3, target_fd=FD3, \
+     attach_type=BPF_PERF_EVENT, flags=0x4, perf_event={bpf_cookie=0xc0ffee}}}, 24)",
 ];
 
 /// The fixture's bpf lines traced with `args`, without their injected
@@ -389,4 +393,72 @@ fn bpf_attrs_json() {
     assert_eq!(create["map_name"], json!("rtrace_map"));
     let test = &calls[12]["args"]["uattr"]["test"];
     assert_eq!(test["repeat"], json!(2), "{test}");
+}
+
+/// Real objects (where the kernel lets the test make a map: root with
+/// bpf; skipped otherwise): the new map's fd with `-y`'s path as the
+/// result, and what the kernel wrote back into the attr after the result:
+/// the info length it knows, the next map id.
+#[test]
+fn bpf_results_and_written_fields() {
+    let lines = part("bpfreal", &["-y", "-e", "trace=bpf,write"]);
+    let Some(create) = lines.first() else {
+        eprintln!("skipped: no bpf map could be made here");
+        return;
+    };
+    if create.ends_with("= -1 [EPERM]") || create.ends_with("= -1 [ENOSYS]") {
+        eprintln!("skipped: {create}");
+        return;
+    }
+    assert_eq!(
+        create,
+        "bpf(BPF_MAP_CREATE, {map_type=BPF_MAP_TYPE_ARRAY, key_size=4, value_size=8, \
+         max_entries=1, map_flags=0, inner_map_fd=0</dev/null>, map_name=\"rtrace_real\", \
+         map_ifindex=0, btf_fd=0</dev/null>, btf_key_type_id=0, btf_value_type_id=0, \
+         btf_vmlinux_value_type_id=0, map_extra=0}, 72) = 4<anon_inode:bpf-map>"
+    );
+    // The kernel's struct bpf_map_info is its own size (88 and more).
+    let info = &lines[1];
+    let len = info
+        .strip_prefix(
+            "bpf(BPF_OBJ_GET_INFO_BY_FD, {info={bpf_fd=4<anon_inode:bpf-map>, info_len=4096, \
+             info=&ADDR}}, 16) = 0 {info={info_len=",
+        )
+        .and_then(|s| s.strip_suffix("}}"))
+        .and_then(|s| s.parse::<u32>().ok())
+        .unwrap_or_else(|| panic!("{info}"));
+    assert!((88..4096).contains(&len), "{info}");
+    // Map ids grow for the machine's life: any number, but one.
+    let next = &lines[2];
+    let id = next
+        .strip_prefix(
+            "bpf(BPF_MAP_GET_NEXT_ID, {start_id=0, next_id=0, open_flags=0}, 12) = 0 {next_id=",
+        )
+        .and_then(|s| s.strip_suffix('}'))
+        .and_then(|s| s.parse::<u32>().ok())
+        .unwrap_or_else(|| panic!("{next}"));
+    assert!(id > 0, "{next}");
+}
+
+/// A classic BPF program that runs past readable memory: the readable
+/// instructions, then the address of the first that is not (strace: `...
+/// /* 0x... */`), not the program's address alone.
+#[test]
+fn a_filter_cut_by_unreadable_memory() {
+    let lines = part(
+        "seccomp",
+        &[
+            "-e",
+            "trace=seccomp,write",
+            "-e",
+            "inject=seccomp:error=EINVAL",
+        ],
+    );
+    assert_lines(
+        &lines,
+        &[
+            "seccomp(SECCOMP_SET_MODE_FILTER, 0, {len=3, filter=[BPF_STMT(BPF_LD|BPF_W|BPF_ABS, 0), \
+           BPF_STMT(BPF_RET|BPF_K, SECCOMP_RET_ALLOW), &ADDR]}) = -1 [EINVAL] (INJECTED)",
+        ],
+    );
 }

@@ -3881,4 +3881,11 @@ TABLES = [
       "`sched_flags`' SCHED_FLAG_RESET_ON_FORK there; SCHED_NORMAL is POSIX's SCHED_OTHER)",
       names=["SCHED_OTHER=SCHED_NORMAL", "SCHED_FIFO", "SCHED_RR", "SCHED_BATCH", "SCHED_IDLE",
              "SCHED_DEADLINE"]),
+    T("bpf", "BPF_LINK_CREATE_ATTR", ["linux/bpf.h"], "layout", "BPF_LINK_CREATE's attr",
+      names=["link_create.prog_fd", "link_create.target_fd", "link_create.attach_type",
+             "link_create.flags", "link_create.target_btf_id",
+             "link_create.perf_event.bpf_cookie"], struct="union bpf_attr"),
+    T("bpf", "BPF_LINK_ATTACH_TYPES", ["linux/bpf.h"], "consts",
+      "The attach types whose BPF_LINK_CREATE attr has its own members",
+      names=["BPF_PERF_EVENT"], ty="u32"),
 ]

@@ -68,10 +68,31 @@ pub fn put_program(p: &mut Printer, name: &str, addr: u64, count: usize, flavor:
     } else {
         p.config().string_limit.max(1)
     };
-    // Only the instructions shown are read.
-    let Some(b) = read_vec(p, addr, count.min(shown) * INSN_SIZE) else {
-        p.ptr(name, addr);
-        return;
+    // Only the instructions shown are read; when the program runs past
+    // readable memory, the ones before it print and then the address of
+    // the first that cannot be read (as arrays do, "raw::put_array").
+    let want = count.min(shown);
+    let b = match read_vec(p, addr, want * INSN_SIZE) {
+        Some(b) => b,
+        None => {
+            let readable = (0..want)
+                .take_while(|&i| {
+                    read_vec(p, addr.wrapping_add((i * INSN_SIZE) as u64), INSN_SIZE).is_some()
+                })
+                .count();
+            if readable == 0 {
+                p.ptr(name, addr);
+                return;
+            }
+            let head = read_vec(p, addr, readable * INSN_SIZE).unwrap_or_default();
+            p.open(name, "[", Naming::Elements);
+            for i in 0..head.len() / INSN_SIZE {
+                put_insn(p, &head[i * INSN_SIZE..(i + 1) * INSN_SIZE], flavor);
+            }
+            p.ptr("", addr.wrapping_add((readable * INSN_SIZE) as u64));
+            p.close("]");
+            return;
+        }
     };
     p.open(name, "[", Naming::Elements);
     p.bounded(0..count, shown, |p, i| {

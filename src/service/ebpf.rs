@@ -4,7 +4,7 @@
 //! `abi::xlat::bpf` (the bpf blocks of tools/abi_tables.py).
 
 use crate::abi::xlat::bpf::BPF_CMDS;
-use crate::call::{CallClass::Normal, CallCtx, CallType, Handler, default_in};
+use crate::call::{CallClass::Normal, CallCtx, CallData, CallType, Handler, default_in};
 use crate::format::Printer;
 use crate::service::h;
 use crate::service::raw::lookup;
@@ -22,7 +22,9 @@ pub fn bpf_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
         // The attr's layout is the same for i386 (its 64-bit members are
         // `__aligned_u64`).
         Some(name) if super::ebpf_attr::decodes(name) => {
-            super::ebpf_attr::put(p, c, name, addr, size);
+            if let Some(bytes) = super::ebpf_attr::put(p, c, name, addr, size) {
+                *c.data = CallData::Input(bytes);
+            }
         }
         _ => p.ptr("uattr", addr),
     }
@@ -30,5 +32,19 @@ pub fn bpf_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
+/// The result, then what the kernel wrote back into the attr.
+pub fn bpf_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    default_in(p, c, failed);
+    if failed {
+        return;
+    }
+    if let (CallData::Input(before), Some(name)) =
+        (&*c.data, lookup(BPF_CMDS, c.args[0] as u32 as i64))
+    {
+        let before = before.clone();
+        super::ebpf_attr::put_written(p, name, c.args[1], &before);
+    }
+}
+
 /// This area's handlers (see `service::h`).
-pub static HANDLERS: &[Handler] = &[h("bpf", bpf_out, default_in, Normal)];
+pub static HANDLERS: &[Handler] = &[h("bpf", bpf_out, bpf_in, Normal)];

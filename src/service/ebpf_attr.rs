@@ -16,10 +16,10 @@ use crate::abi::flags::FlagDef;
 use crate::abi::layout::{Field, field};
 use crate::abi::xlat::bpf::{
     BPF_ATTACH_FLAGS, BPF_ATTACH_TYPES, BPF_BTF_LOAD_ATTR, BPF_FILE_MODE_FLAGS, BPF_GET_ID_ATTR,
-    BPF_LINK_UPDATE_ATTR, BPF_LOOKUP_FLAGS, BPF_MAP_CREATE_ATTR, BPF_MAP_ELEM_ATTR, BPF_MAP_FLAGS,
-    BPF_MAP_TYPES, BPF_OBJ_PIN_ATTR, BPF_PROG_ATTACH_ATTR, BPF_PROG_LOAD_ATTR, BPF_PROG_LOAD_FLAGS,
-    BPF_PROG_TYPES, BPF_RAW_TRACEPOINT_ATTR, BPF_TEST_RUN_ATTR, BPF_TEST_RUN_FLAGS,
-    BPF_UPDATE_FLAGS,
+    BPF_LINK_CREATE_ATTR, BPF_LINK_UPDATE_ATTR, BPF_LOOKUP_FLAGS, BPF_MAP_CREATE_ATTR,
+    BPF_MAP_ELEM_ATTR, BPF_MAP_FLAGS, BPF_MAP_TYPES, BPF_OBJ_INFO_ATTR, BPF_OBJ_PIN_ATTR,
+    BPF_PERF_EVENT, BPF_PROG_ATTACH_ATTR, BPF_PROG_LOAD_ATTR, BPF_PROG_LOAD_FLAGS, BPF_PROG_TYPES,
+    BPF_RAW_TRACEPOINT_ATTR, BPF_TEST_RUN_ATTR, BPF_TEST_RUN_FLAGS, BPF_UPDATE_FLAGS,
 };
 use crate::call::CallCtx;
 use crate::decode::put_fd;
@@ -31,6 +31,11 @@ use crate::service::raw::{lookup, read_vec};
 enum K {
     /// An unsigned decimal.
     U,
+    /// A number in hex.
+    X,
+    /// BPF_LINK_CREATE's members that its attach type picks (and, with
+    /// them, where the command's part ends).
+    LinkTail,
     /// A file descriptor (`-y`'s path).
     Fd,
     /// A user address (`key`, `value`): NULL or unread.
@@ -97,6 +102,9 @@ struct Cmd {
     wrap: Option<&'static str>,
     layout: &'static [Field],
     fields: &'static [F],
+    /// The fields the kernel writes back on success (shown after the
+    /// result when they changed).
+    written: &'static [&'static str],
 }
 
 static MAP_TYPE: K = K::Val(BPF_MAP_TYPES);
@@ -108,6 +116,7 @@ static CMDS: &[Cmd] = &[
         names: &["BPF_PROG_LOAD"],
         wrap: None,
         layout: BPF_PROG_LOAD_ATTR,
+        written: &[],
         fields: &[
             f("prog_type", K::Val(BPF_PROG_TYPES)),
             f("insn_cnt", K::U),
@@ -137,6 +146,7 @@ static CMDS: &[Cmd] = &[
         names: &["BPF_MAP_CREATE"],
         wrap: None,
         layout: BPF_MAP_CREATE_ATTR,
+        written: &[],
         fields: &[
             f("map_type", MAP_TYPE),
             f("key_size", K::U),
@@ -158,6 +168,7 @@ static CMDS: &[Cmd] = &[
         names: &["BPF_MAP_LOOKUP_ELEM", "BPF_MAP_LOOKUP_AND_DELETE_ELEM"],
         wrap: None,
         layout: BPF_MAP_ELEM_ATTR,
+        written: &[],
         fields: &[
             f("map_fd", K::Fd),
             f("key", K::Addr),
@@ -169,6 +180,7 @@ static CMDS: &[Cmd] = &[
         names: &["BPF_MAP_UPDATE_ELEM"],
         wrap: None,
         layout: BPF_MAP_ELEM_ATTR,
+        written: &[],
         fields: &[
             f("map_fd", K::Fd),
             f("key", K::Addr),
@@ -180,12 +192,14 @@ static CMDS: &[Cmd] = &[
         names: &["BPF_MAP_DELETE_ELEM"],
         wrap: None,
         layout: BPF_MAP_ELEM_ATTR,
+        written: &[],
         fields: &[f("map_fd", K::Fd), f("key", K::Addr)],
     },
     Cmd {
         names: &["BPF_MAP_GET_NEXT_KEY"],
         wrap: None,
         layout: BPF_MAP_ELEM_ATTR,
+        written: &[],
         fields: &[
             f("map_fd", K::Fd),
             f("key", K::Addr),
@@ -196,12 +210,14 @@ static CMDS: &[Cmd] = &[
         names: &["BPF_MAP_FREEZE"],
         wrap: None,
         layout: BPF_MAP_ELEM_ATTR,
+        written: &[],
         fields: &[f("map_fd", K::Fd)],
     },
     Cmd {
         names: &["BPF_OBJ_PIN", "BPF_OBJ_GET"],
         wrap: None,
         layout: BPF_OBJ_PIN_ATTR,
+        written: &[],
         fields: &[
             f("pathname", K::Path),
             f("bpf_fd", K::Fd),
@@ -212,6 +228,7 @@ static CMDS: &[Cmd] = &[
         names: &["BPF_PROG_ATTACH"],
         wrap: None,
         layout: BPF_PROG_ATTACH_ATTR,
+        written: &[],
         fields: &[
             f("target_fd", K::Fd),
             f("attach_bpf_fd", K::Fd),
@@ -224,6 +241,7 @@ static CMDS: &[Cmd] = &[
         names: &["BPF_PROG_DETACH"],
         wrap: None,
         layout: BPF_PROG_ATTACH_ATTR,
+        written: &[],
         fields: &[
             f("target_fd", K::Fd),
             f("attach_bpf_fd", K::Skip),
@@ -231,9 +249,37 @@ static CMDS: &[Cmd] = &[
         ],
     },
     Cmd {
+        names: &[
+            "BPF_PROG_GET_NEXT_ID",
+            "BPF_MAP_GET_NEXT_ID",
+            "BPF_BTF_GET_NEXT_ID",
+            "BPF_LINK_GET_NEXT_ID",
+        ],
+        wrap: None,
+        layout: BPF_GET_ID_ATTR,
+        written: &["next_id"],
+        fields: &[
+            f("start_id", K::U),
+            f("next_id", K::U),
+            g("open_flags", K::Flags(BPF_FILE_MODE_FLAGS)),
+        ],
+    },
+    Cmd {
+        names: &["BPF_OBJ_GET_INFO_BY_FD"],
+        wrap: Some("info"),
+        layout: BPF_OBJ_INFO_ATTR,
+        written: &["info.info_len"],
+        fields: &[
+            f("info.bpf_fd", K::Fd),
+            f("info.info_len", K::U),
+            f("info.info", K::Addr),
+        ],
+    },
+    Cmd {
         names: &["BPF_PROG_GET_FD_BY_ID"],
         wrap: None,
         layout: BPF_GET_ID_ATTR,
+        written: &[],
         fields: &[
             f("prog_id", K::U),
             f("next_id", K::U),
@@ -244,6 +290,7 @@ static CMDS: &[Cmd] = &[
         names: &["BPF_MAP_GET_FD_BY_ID"],
         wrap: None,
         layout: BPF_GET_ID_ATTR,
+        written: &[],
         fields: &[
             f("map_id", K::U),
             f("next_id", K::U),
@@ -254,18 +301,21 @@ static CMDS: &[Cmd] = &[
         names: &["BPF_BTF_GET_FD_BY_ID"],
         wrap: None,
         layout: BPF_GET_ID_ATTR,
+        written: &[],
         fields: &[f("btf_id", K::U)],
     },
     Cmd {
         names: &["BPF_LINK_GET_FD_BY_ID"],
         wrap: None,
         layout: BPF_GET_ID_ATTR,
+        written: &[],
         fields: &[f("link_id", K::U)],
     },
     Cmd {
         names: &["BPF_PROG_TEST_RUN"],
         wrap: Some("test"),
         layout: BPF_TEST_RUN_ATTR,
+        written: &[],
         fields: &[
             f("test.prog_fd", K::Fd),
             f("test.retval", K::U),
@@ -288,6 +338,7 @@ static CMDS: &[Cmd] = &[
         names: &["BPF_RAW_TRACEPOINT_OPEN"],
         wrap: Some("raw_tracepoint"),
         layout: BPF_RAW_TRACEPOINT_ATTR,
+        written: &[],
         fields: &[
             f("raw_tracepoint.name", K::Str),
             f("raw_tracepoint.prog_fd", K::Fd),
@@ -297,6 +348,7 @@ static CMDS: &[Cmd] = &[
         names: &["BPF_BTF_LOAD"],
         wrap: None,
         layout: BPF_BTF_LOAD_ATTR,
+        written: &[],
         fields: &[
             f("btf", K::Btf),
             f("btf_log_buf", K::Addr),
@@ -306,9 +358,23 @@ static CMDS: &[Cmd] = &[
         ],
     },
     Cmd {
+        names: &["BPF_LINK_CREATE"],
+        wrap: Some("link_create"),
+        layout: BPF_LINK_CREATE_ATTR,
+        written: &[],
+        fields: &[
+            f("link_create.prog_fd", K::Fd),
+            f("link_create.target_fd", K::Fd),
+            f("link_create.attach_type", ATTACH_TYPE),
+            f("link_create.flags", K::X),
+            g("link_create.target_btf_id", K::LinkTail),
+        ],
+    },
+    Cmd {
         names: &["BPF_LINK_UPDATE"],
         wrap: Some("link_update"),
         layout: BPF_LINK_UPDATE_ATTR,
+        written: &[],
         fields: &[
             f("link_update.link_fd", K::Fd),
             f("link_update.new_prog_fd", K::Fd),
@@ -327,8 +393,12 @@ fn find(name: &str) -> Option<&'static Cmd> {
     CMDS.iter().find(|c| c.names.contains(&name))
 }
 
-/// The bytes of the command's part of the attr.
+/// The bytes of the command's part of the attr (BPF_LINK_CREATE's: as
+/// far as the largest member its attach type may pick).
 fn extent(cmd: &Cmd) -> usize {
+    if cmd.fields.iter().any(|fl| matches!(fl.kind, K::LinkTail)) {
+        return crate::abi::layout::extent(cmd.layout);
+    }
     cmd.fields
         .iter()
         .map(|fl| field(cmd.layout, fl.name).end())
@@ -339,16 +409,21 @@ fn extent(cmd: &Cmd) -> usize {
 /// The largest attr read: strace reads none past a page.
 const MAX_ATTR: u64 = 4096;
 
-/// Print command `name`'s attr at `addr`, `size` bytes long, as `uattr`.
-pub fn put(p: &mut Printer, c: &CallCtx, name: &str, addr: u64, size: u64) {
+/// Print command `name`'s attr at `addr`, `size` bytes long, as `uattr`;
+/// the bytes read, when the kernel writes some of them back
+/// ([`put_written`] shows what changed).
+pub fn put(p: &mut Printer, c: &CallCtx, name: &str, addr: u64, size: u64) -> Option<Vec<u8>> {
     let Some(cmd) = find(name) else {
-        return p.ptr("uattr", addr);
+        p.ptr("uattr", addr);
+        return None;
     };
     if size == 0 || size > MAX_ATTR || addr == 0 || p.config().values_only >= 2 {
-        return p.ptr("uattr", addr);
+        p.ptr("uattr", addr);
+        return None;
     }
     let Some(buf) = read_vec(p, addr, size as usize) else {
-        return p.ptr("uattr", addr);
+        p.ptr("uattr", addr);
+        return None;
     };
     let attr_size = extent(cmd);
     let len = buf.len().min(attr_size);
@@ -359,11 +434,15 @@ pub fn put(p: &mut Printer, c: &CallCtx, name: &str, addr: u64, size: u64) {
         p.open(w, "{", Naming::Fields);
     }
     let mut ended = false;
+    let mut attr_size = attr_size;
     for fl in cmd.fields {
         let at = field(cmd.layout, fl.name);
         if fl.gate && len <= at.off {
             ended = true;
             break;
+        }
+        if let K::LinkTail = fl.kind {
+            attr_size = put_link_tail(p, cmd, &data);
         }
         put_field(p, c, cmd, fl, at, &data, len);
     }
@@ -372,6 +451,44 @@ pub fn put(p: &mut Printer, c: &CallCtx, name: &str, addr: u64, size: u64) {
     }
     if !ended {
         put_extra(p, &buf, attr_size);
+    }
+    p.close("}");
+    (!cmd.written.is_empty()).then_some(buf)
+}
+
+/// After a successful call, the fields the kernel wrote back that
+/// changed, as what the call wrote: ` {next_id=7}`, ` {info={info_len=104}}`
+/// (strace: `next_id=0 => 7` inside the attr).
+pub fn put_written(p: &mut Printer, name: &str, addr: u64, before: &[u8]) {
+    let Some(cmd) = find(name) else {
+        return;
+    };
+    let Some(after) = read_vec(p, addr, before.len()) else {
+        return;
+    };
+    let changed: Vec<(Field, u64)> = cmd
+        .written
+        .iter()
+        .map(|n| field(cmd.layout, n))
+        .filter(|f| f.end() <= before.len())
+        .filter_map(|f| {
+            let new = f.read(&after).unwrap_or(0);
+            (f.read(before) != Some(new)).then_some((f, new))
+        })
+        .collect();
+    if changed.is_empty() {
+        return;
+    }
+    p.text(" ", crate::output::Style::Plain);
+    p.open("uattr", "{", Naming::Fields);
+    if let Some(w) = cmd.wrap {
+        p.open(w, "{", Naming::Fields);
+    }
+    for (f, v) in changed {
+        p.uint(f.name.rsplit('.').next().unwrap_or(f.name), v);
+    }
+    if cmd.wrap.is_some() {
+        p.close("}");
     }
     p.close("}");
 }
@@ -389,6 +506,9 @@ fn put_field(p: &mut Printer, c: &CallCtx, cmd: &Cmd, fl: &F, at: Field, data: &
     };
     match fl.kind {
         K::U => p.uint(name, v),
+        K::X => p.raw_hex(name, v),
+        // Printed by `put_link_tail`, which also says where the part ends.
+        K::LinkTail => {}
         K::Fd => put_fd(p, c.fds, name, v as u32 as i32 as i64),
         K::Addr => p.ptr(name, v),
         K::Path => p.path(name, v),
@@ -432,6 +552,32 @@ fn put_field(p: &mut Printer, c: &CallCtx, cmd: &Cmd, fl: &F, at: Field, data: &
         }
         K::Skip => {}
     }
+}
+
+/// BPF_LINK_CREATE's members past `flags`, by the attach type, as strace
+/// shows them: none (0: `target_btf_id` when set), BPF_PERF_EVENT's
+/// `perf_event={bpf_cookie=...}`; where the command's part ends for the
+/// extra-data check (after `flags` for the types shown without members,
+/// so what they carry shows as extra data).
+fn put_link_tail(p: &mut Printer, cmd: &Cmd, data: &[u8]) -> usize {
+    let get = |n: &str| field(cmd.layout, n);
+    let ty = get("link_create.attach_type").read(data).unwrap_or(0);
+    if ty == 0 {
+        let id = get("link_create.target_btf_id");
+        let v = id.read(data).unwrap_or(0);
+        if v != 0 {
+            p.uint("target_btf_id", v);
+        }
+        return id.end();
+    }
+    if ty == BPF_PERF_EVENT as u64 {
+        let cookie = get("link_create.perf_event.bpf_cookie");
+        p.open("perf_event", "{", Naming::Fields);
+        p.raw_hex("bpf_cookie", cookie.read(data).unwrap_or(0));
+        p.close("}");
+        return cookie.end();
+    }
+    get("link_create.flags").end()
 }
 
 /// `log_buf`: up to its NUL within `size` bytes (and `-s`), cut where
@@ -490,6 +636,8 @@ mod tests {
             ("BPF_RAW_TRACEPOINT_OPEN", 12),
             ("BPF_BTF_LOAD", 28),
             ("BPF_LINK_UPDATE", 16),
+            ("BPF_PROG_GET_NEXT_ID", 12),
+            ("BPF_OBJ_GET_INFO_BY_FD", 16),
         ] {
             assert_eq!(extent(find(name).expect(name)), size, "{name}");
         }

@@ -516,3 +516,17 @@ pub const BPF_OBJ_INFO_ATTR: &[Field] = &[
     Field { name: "info.info_len", off: 4, size: 4, signed: false },
     Field { name: "info.info", off: 8, size: 8, signed: false },
 ];
+
+/// BPF_LINK_CREATE's attr: `union bpf_attr`, x86_64's layout (`<linux/bpf.h>`).
+pub const BPF_LINK_CREATE_ATTR: &[Field] = &[
+    Field { name: "link_create.prog_fd", off: 0, size: 4, signed: false },
+    Field { name: "link_create.target_fd", off: 4, size: 4, signed: false },
+    Field { name: "link_create.attach_type", off: 8, size: 4, signed: false },
+    Field { name: "link_create.flags", off: 12, size: 4, signed: false },
+    Field { name: "link_create.target_btf_id", off: 16, size: 4, signed: false },
+    Field { name: "link_create.perf_event.bpf_cookie", off: 16, size: 8, signed: false },
+];
+
+// The attach types whose BPF_LINK_CREATE attr has its own members.
+/// `BPF_PERF_EVENT` (`<linux/bpf.h>`).
+pub const BPF_PERF_EVENT: u32 = 0x29;
