@@ -79,7 +79,7 @@ fn expected(fd3: &str) -> Vec<String> {
         ),
         "ioctl(-1, SECCOMP_IOCTL_NOTIF_RECV, {id=0x1, pid=2, flags=0, data={nr=__NR_getpid, \
          arch=AUDIT_ARCH_X86_64, instruction_pointer=NULL, args=[0, 0, 0, 0, 0, 0]}}) \
-         = -1 [EBADF]",
+         = -1 [EBADF] &ADDR",
         // V4L2: what the program asks (no VirtualBox name on fd -1).
         "ioctl(-1, VIDIOC_ENUM_FMT, {index=2, type=V4L2_BUF_TYPE_VIDEO_CAPTURE}) = -1 [EBADF]",
         "ioctl(-1, VIDIOC_ENUM_FMT, {index=2, type=V4L2_BUF_TYPE_VIDEO_CAPTURE}) = -1 [EBADF]",

@@ -30,15 +30,15 @@ fn seccomp_notification_ioctls() {
     let expected = |fd3: &str| -> Vec<String> {
         vec![
             "ioctl(-1, SECCOMP_IOCTL_NOTIF_RECV, {id=0, pid=0, flags=0, data={nr=0, arch=0, \
-             instruction_pointer=NULL, args=[0, 0, 0, 0, 0, 0]}}) = -1 [EBADF]"
+             instruction_pointer=NULL, args=[0, 0, 0, 0, 0, 0]}}) = -1 [EBADF] &ADDR"
                 .to_string(),
             "ioctl(-1, SECCOMP_IOCTL_NOTIF_RECV, {id=0xdeadc0debadc0ded, pid=7, flags=0x10, \
              data={nr=__NR_gettid, arch=AUDIT_ARCH_X86_64, instruction_pointer=&0x401000, \
-             args=[0, 0x10, 0x20, 0x30, 0x40, 0x50]}}) = -1 [EBADF]"
+             args=[0, 0x10, 0x20, 0x30, 0x40, 0x50]}}) = -1 [EBADF] &ADDR"
                 .into(),
             "ioctl(-1, SECCOMP_IOCTL_NOTIF_RECV, {id=0xdeadc0debadc0ded, pid=7, flags=0x10, \
              data={nr=186, arch=0xfeedface, instruction_pointer=&0x401000, \
-             args=[0, 0x10, 0x20, 0x30, 0x40, 0x50]}}) = -1 [EBADF]"
+             args=[0, 0x10, 0x20, 0x30, 0x40, 0x50]}}) = -1 [EBADF] &ADDR"
                 .into(),
             "ioctl(-1, SECCOMP_IOCTL_NOTIF_RECV, &ADDR) = -1 [EBADF]".into(),
             "ioctl(-1, SECCOMP_IOCTL_NOTIF_SEND, {id=0x2a, val=-1, error=-ENOSR, \

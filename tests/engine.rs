@@ -52,7 +52,9 @@ fn shell_command_exit_code_and_banner() {
     let lines = run.lines();
     assert_eq!(lines[0], "Tracing sh -c \"echo hi; exit 3\" (pid PID1)");
     assert!(
-        lines[1].starts_with("execve(\"/usr/bin/sh\", [\"sh\", \"-c\", \"echo hi; exit 3\"], [/* "),
+        lines[1].starts_with(
+            "execve(\"/usr/bin/sh\", [\"sh\", \"-c\", \"echo hi; exit 3\"], &ADDR /* "
+        ),
         "{}",
         lines[1]
     );

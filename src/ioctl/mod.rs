@@ -667,7 +667,14 @@ pub fn ioctl_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
         } else if failed && req.dirs & IF_ERR != 0 && decoded {
             p.text(" ", crate::output::Style::Plain);
             put_decoded(p, group, req, arg, IF_ERR);
-        } else if failed && req.dirs & IF_FAILED_PTR != 0 {
+        } else if failed && req.dirs & IF_FAILED_PTR != 0 && arg != 0 && {
+            // What went in was shown (an unreadable argument already
+            // printed as its pointer): the size the code gives is readable.
+            use crate::abi::xlat::ioctl::{_IOC_SIZEMASK, _IOC_SIZESHIFT};
+            let size = (code >> _IOC_SIZESHIFT) & _IOC_SIZEMASK;
+            let mut data = vec![0u8; size.max(1) as usize];
+            p.mem().read_exact(arg, &mut data)
+        } {
             p.text(" ", crate::output::Style::Plain);
             p.ptr("arg", arg);
         }

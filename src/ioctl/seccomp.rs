@@ -16,7 +16,7 @@
 
 use super::named::put_syscall;
 use super::raw::{i32_at, i64_at, u32_at, u64_at};
-use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request, typed};
+use super::{Arg, IF_FAILED_PTR, IF_IN, IF_OUT, IoctlGroup, Layout, Request, typed};
 use crate::abi::layout::Field;
 use crate::abi::xlat::ioctl::{
     AUDIT_ARCHES, OPEN_MODE_FLAGS, SECCOMP_ADDFD_FLAGS, SECCOMP_IOCTL_NOTIF_ADDFD,
@@ -77,11 +77,12 @@ static ID: Layout = Layout {
 
 static REQUESTS: &[Request] = &[
     // The program passes a zeroed struct (the kernel refuses anything
-    // else) and gets the notification.
+    // else) and gets the notification; a failed call's answer is the
+    // pointer, where strace shows `=> 0x7ff..`.
     Request::new(
         SECCOMP_IOCTL_NOTIF_RECV,
         "SECCOMP_IOCTL_NOTIF_RECV",
-        IF_OUT | IF_IN,
+        IF_OUT | IF_IN | IF_FAILED_PTR,
         Arg::Struct(&NOTIF_STRUCT),
     ),
     // _IOWR, but the kernel only reads the answer.

@@ -10,6 +10,7 @@
 
 use crate::abi::layout::Field;
 use crate::abi::layout::field;
+use crate::abi::xlat::process::{NT_FPREGSET, NT_PRSTATUS};
 use crate::abi::xlat::process::{
     NT_TYPES, PTRACE_ATTACH, PTRACE_CONT, PTRACE_DETACH, PTRACE_GET_SYSCALL_INFO,
     PTRACE_GETEVENTMSG, PTRACE_GETFPREGS, PTRACE_GETREGS, PTRACE_GETREGSET, PTRACE_GETSIGINFO,
@@ -32,10 +33,6 @@ use crate::service::raw::{
     array_limit, out_param_in, put_array, put_named, read_vec, uint_at, word_size,
 };
 use crate::service::signal::{put_siginfo, put_siginfo_fields, put_sigset};
-
-/// NT_PRSTATUS and NT_FPREGSET: the register sets decoded as structs.
-const NT_PRSTATUS: u64 = 1;
-const NT_FPREGSET: u64 = 2;
 
 /// `long request`, sign-extended from the caller's word.
 fn request_of(c: &CallCtx) -> i64 {

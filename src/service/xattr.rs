@@ -51,7 +51,7 @@ pub fn setxattr_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 fn put_value(p: &mut Printer, addr: u64, len: u64) {
     let mut last = [1u8];
     let whole = len > 0 && len <= p.config().string_limit as u64;
-    if whole && p.mem().read(addr + len - 1, &mut last) == 1 && last[0] == 0 {
+    if whole && p.mem().read(addr.wrapping_add(len - 1), &mut last) == 1 && last[0] == 0 {
         p.buf("value", addr, len - 1);
     } else {
         p.buf("value", addr, len);

@@ -1236,6 +1236,12 @@ pub const NT_TYPES: &[(i64, &str)] = &[
     (514, "NT_X86_XSTATE"),
 ];
 
+// The register sets PTRACE_GETREGSET and PTRACE_SETREGSET decode as structs.
+/// `NT_PRSTATUS` (`<elf.h>`).
+pub const NT_PRSTATUS: u64 = 0x1;
+/// `NT_FPREGSET` (`<elf.h>`).
+pub const NT_FPREGSET: u64 = 0x2;
+
 /// `struct ptrace_peeksiginfo_args.flags` (`<linux/ptrace.h>`).
 pub const PTRACE_PEEKSIGINFO_FLAGS: &[FlagDef] = &[
     flag(0x1, "PTRACE_PEEKSIGINFO_SHARED"),
