@@ -52,6 +52,7 @@ pub mod names;
 pub mod nsfs;
 pub mod sockios;
 pub mod tty;
+pub mod ubi;
 pub mod uffd;
 pub mod usbdevfs;
 pub mod usbmon;
@@ -295,6 +296,7 @@ static GROUPS: &[&dyn IoctlGroup] = &[
     &hdio::HDIO,
     &rtc::RTC,
     &dm::DM,
+    &ubi::UBI,
 ];
 
 /// Every group, in lookup order.
@@ -794,6 +796,7 @@ mod tests {
             ("hdio", 17),
             ("rtc", 7),
             ("dm", 18),
+            ("ubi", 17),
         ];
         for (group, least) in all {
             let n = checked.get(group).copied().unwrap_or(0);

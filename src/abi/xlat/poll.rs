@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 174af4b6762f4532b05541af9fb9bdeac15301b4ba33285dd0d779dbb710baca
+//! headers-sha256: d65e4905d9a0b79b5dd64f333a208f50dbfec41117d26200ba2cef1f81d9b96e
 
 use super::super::flags::{FlagDef, flag};
 use super::super::layout::Field;
