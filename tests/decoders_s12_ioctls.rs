@@ -11,7 +11,8 @@
 //! - terminal settings: `struct termios2`, `struct termio`, the CIBAUD field;
 //! - KVM CPUID entry flags by name;
 //! - device mapper headers (`struct dm_ioctl`);
-//! - UBI volume requests.
+//! - UBI volume requests;
+//! - the random device's requests.
 
 mod common;
 
@@ -341,4 +342,21 @@ fn ubi_requests() {
         ],
         "x86_64",
     );
+}
+
+/// The random device: the entropy count the kernel answers, the bytes
+/// RNDADDENTROPY adds, a count added, a request without an argument;
+/// 64- and 32-bit.
+#[test]
+fn random_device_requests() {
+    let expected = [
+        "ioctl(3, RNDGETENTCNT, [#]) = 0",
+        "ioctl(-1, RNDADDENTROPY, {entropy_count=3, buf_size=8, buf=\"12345678\"}) = -1 [EBADF]",
+        "ioctl(-1, RNDADDTOENTCNT, [6]) = -1 [EBADF]",
+        "ioctl(-1, RNDZAPENTCNT) = -1 [EBADF]",
+    ];
+    for bin in [fixture("s12_ioctls"), fixture_m32("s12_ioctls")] {
+        let what = bin.display().to_string();
+        assert_lines_in(&section(&ioctls(&bin, &[]), "RND"), &expected, &what);
+    }
 }

@@ -3461,4 +3461,11 @@ TABLES = [
       struct="ubi_set_vol_prop_req", names=["property", "value"]),
     T("ioctl", "UBI_SET_VOL_PROP_LAYOUT_I386", ["linux/ioctl.h", "mtd/ubi-user.h"], "layout", "`struct ubi_set_vol_prop_req` of an i386 program",
       struct="ubi_set_vol_prop_req", names=["property", "value"], m32=True),
+    T("ioctl", "RANDOM_REQUESTS", ["linux/ioctl.h", "linux/random.h"], "consts",
+      "The /dev/random requests the random group decodes", ty="u32",
+      names=["RNDGETENTCNT", "RNDADDTOENTCNT", "RNDGETPOOL", "RNDADDENTROPY", "RNDZAPENTCNT",
+             "RNDCLEARPOOL", "RNDRESEEDCRNG"]),
+    T("ioctl", "RAND_POOL_INFO_LAYOUT", ["linux/random.h"], "layout",
+      "`struct rand_pool_info`, RNDADDENTROPY's argument: its bytes follow `buf_size`",
+      struct="rand_pool_info", names=["entropy_count", "buf_size", "buf[0]"]),
 ]

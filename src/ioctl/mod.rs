@@ -41,6 +41,7 @@ pub mod gpio;
 pub mod hdio;
 pub mod lirc;
 pub mod ptp;
+pub mod random;
 pub mod rtc;
 #[rustfmt::skip]
 mod gen_i386;
@@ -297,6 +298,7 @@ static GROUPS: &[&dyn IoctlGroup] = &[
     &rtc::RTC,
     &dm::DM,
     &ubi::UBI,
+    &random::RANDOM,
 ];
 
 /// Every group, in lookup order.
@@ -513,7 +515,10 @@ fn put_struct(
 fn put_int_ptr(p: &mut Printer, addr: u64) {
     let mut raw = [0u8; 4];
     if addr != 0 && p.mem().read_exact(addr, &mut raw) {
-        p.field("arg", &format!("[{}]", i32::from_ne_bytes(raw)));
+        // An array of one number, in JSON too (`[256]`).
+        p.open("arg", "[", Naming::Elements);
+        p.int("", i32::from_ne_bytes(raw) as i64);
+        p.close("]");
     } else {
         p.ptr("arg", addr);
     }
@@ -797,6 +802,7 @@ mod tests {
             ("rtc", 7),
             ("dm", 18),
             ("ubi", 17),
+            ("random", 6),
         ];
         for (group, least) in all {
             let n = checked.get(group).copied().unwrap_or(0);
