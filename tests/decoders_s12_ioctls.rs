@@ -10,7 +10,9 @@
 //!   ifconf`;
 //! - terminal settings: `struct termios2`, `struct termio`, the CIBAUD field;
 //! - KVM CPUID entry flags by name;
-//! - device mapper headers (`struct dm_ioctl`).
+//! - device mapper headers (`struct dm_ioctl`);
+//! - UBI volume requests;
+//! - the random device's requests.
 
 mod common;
 
@@ -293,4 +295,68 @@ fn device_mapper_headers() {
         )],
         "x86_64",
     );
+}
+
+/// UBI: volume creation (the name as `name_len` says, cut there), renames,
+/// attaching, a number the kernel reads though the header says `_IOR`,
+/// a property, a 64-bit size, no argument; the number a created volume or
+/// attached device gets, after the call (injected: the fixture's 25th
+/// ioctl on is the UBI part whether or not /dev/kvm exists). 64- and
+/// 32-bit (one layout).
+#[test]
+fn ubi_requests() {
+    let expected = [
+        "ioctl(-1, UBI_IOCMKVOL, {vol_id=-1, alignment=1, bytes=1048576, \
+         vol_type=UBI_DYNAMIC_VOLUME, flags=UBI_VOL_SKIP_CRC_CHECK_FLG, name_len=4, \
+         name=\"root\"..}) = -1 [EBADF]",
+        "ioctl(-1, UBI_IOCRNVOL, {count=2, ents=[{vol_id=1, name_len=3, name=\"old\"}, \
+         {vol_id=2, name_len=3, name=\"new\"}]}) = -1 [EBADF]",
+        "ioctl(-1, UBI_IOCATT, {ubi_num=-1, mtd_num=3, vid_hdr_offset=0, max_beb_per1024=0}) \
+         = -1 [EBADF]",
+        "ioctl(-1, UBI_IOCEBISMAP, [17]) = -1 [EBADF]",
+        "ioctl(-1, UBI_IOCSETVOLPROP, {property=UBI_VOL_PROP_DIRECT_WRITE, value=0x1}) \
+         = -1 [EBADF]",
+        "ioctl(-1, UBI_IOCVOLUP, [4096]) = -1 [EBADF]",
+        "ioctl(-1, UBI_IOCVOLRMBLK) = -1 [EBADF]",
+    ];
+    for bin in [fixture("s12_ioctls"), fixture_m32("s12_ioctls")] {
+        let what = bin.display().to_string();
+        assert_lines_in(&section(&ioctls(&bin, &[]), "UBI_"), &expected, &what);
+    }
+    let injected = ioctls(
+        &fixture("s12_ioctls"),
+        &["-e", "inject=ioctl:retval=0:when=25+"],
+    );
+    let answered: Vec<String> = injected
+        .into_iter()
+        .filter(|l| l.contains("UBI_IOCMKVOL") || l.contains("UBI_IOCATT"))
+        .collect();
+    assert_lines_in(
+        &answered,
+        &[
+            "ioctl(-1, UBI_IOCMKVOL, {vol_id=-1, alignment=1, bytes=1048576, \
+             vol_type=UBI_DYNAMIC_VOLUME, flags=UBI_VOL_SKIP_CRC_CHECK_FLG, name_len=4, \
+             name=\"root\"..}) = 0 {vol_id=-1} (INJECTED)",
+            "ioctl(-1, UBI_IOCATT, {ubi_num=-1, mtd_num=3, vid_hdr_offset=0, \
+             max_beb_per1024=0}) = 0 {ubi_num=-1} (INJECTED)",
+        ],
+        "x86_64",
+    );
+}
+
+/// The random device: the entropy count the kernel answers, the bytes
+/// RNDADDENTROPY adds, a count added, a request without an argument;
+/// 64- and 32-bit.
+#[test]
+fn random_device_requests() {
+    let expected = [
+        "ioctl(3, RNDGETENTCNT, [#]) = 0",
+        "ioctl(-1, RNDADDENTROPY, {entropy_count=3, buf_size=8, buf=\"12345678\"}) = -1 [EBADF]",
+        "ioctl(-1, RNDADDTOENTCNT, [6]) = -1 [EBADF]",
+        "ioctl(-1, RNDZAPENTCNT) = -1 [EBADF]",
+    ];
+    for bin in [fixture("s12_ioctls"), fixture_m32("s12_ioctls")] {
+        let what = bin.display().to_string();
+        assert_lines_in(&section(&ioctls(&bin, &[]), "RND"), &expected, &what);
+    }
 }

@@ -44,6 +44,7 @@ pub mod hdio;
 pub mod kd;
 pub mod lirc;
 pub mod ptp;
+pub mod random;
 pub mod rtc;
 pub mod seccomp;
 #[rustfmt::skip]
@@ -57,6 +58,7 @@ pub mod nsfs;
 pub mod perf;
 pub mod sockios;
 pub mod tty;
+pub mod ubi;
 pub mod uffd;
 pub mod usbdevfs;
 pub mod usbmon;
@@ -306,6 +308,8 @@ static GROUPS: &[&dyn IoctlGroup] = &[
     &dm::DM,
     &seccomp::SECCOMP,
     &perf::PERF,
+    &ubi::UBI,
+    &random::RANDOM,
 ];
 
 /// Every group, in lookup order.
@@ -522,7 +526,10 @@ fn put_struct(
 fn put_int_ptr(p: &mut Printer, addr: u64) {
     let mut raw = [0u8; 4];
     if addr != 0 && p.mem().read_exact(addr, &mut raw) {
-        p.field("arg", &format!("[{}]", i32::from_ne_bytes(raw)));
+        // An array of one number, in JSON too (`[256]`).
+        p.open("arg", "[", Naming::Elements);
+        p.int("", i32::from_ne_bytes(raw) as i64);
+        p.close("]");
     } else {
         p.ptr("arg", addr);
     }
@@ -817,6 +824,8 @@ mod tests {
             ("rtc", 7),
             ("dm", 18),
             ("seccomp", 4),
+            ("ubi", 17),
+            ("random", 6),
         ];
         for (group, least) in all {
             let n = checked.get(group).copied().unwrap_or(0);

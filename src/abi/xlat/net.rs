@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 370f7992f92ec6536fb90240a5a02fa98663e9cfcff24f1cc335d82a3e3618fd
+//! headers-sha256: d65e4905d9a0b79b5dd64f333a208f50dbfec41117d26200ba2cef1f81d9b96e
 
 use super::super::flags::{FlagDef, flag};
 use super::super::layout::Field;
