@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: d65e4905d9a0b79b5dd64f333a208f50dbfec41117d26200ba2cef1f81d9b96e
+//! headers-sha256: 9486b6b53ade73d471a09a0ba26f6d73be70cc9bc5f09ea9227bd4318fc0c1e5
 
 use super::super::flags::{FlagDef, flag};
 
@@ -150,4 +150,14 @@ pub const CAP_VERSIONS: &[(i64, &str)] = &[
     (429392688, "_LINUX_CAPABILITY_VERSION_1"),
     (537333798, "_LINUX_CAPABILITY_VERSION_2"),
     (537396514, "_LINUX_CAPABILITY_VERSION_3"),
+];
+
+/// `struct sched_attr`'s `sched_policy`: a policy alone (SCHED_RESET_ON_FORK is `sched_flags`' SCHED_FLAG_RESET_ON_FORK there; SCHED_NORMAL is POSIX's SCHED_OTHER) (`<linux/sched.h>`).
+pub const SCHED_ATTR_POLICIES: &[(i64, &str)] = &[
+    (0, "SCHED_OTHER"),
+    (1, "SCHED_FIFO"),
+    (2, "SCHED_RR"),
+    (3, "SCHED_BATCH"),
+    (5, "SCHED_IDLE"),
+    (6, "SCHED_DEADLINE"),
 ];

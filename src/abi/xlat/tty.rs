@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: d65e4905d9a0b79b5dd64f333a208f50dbfec41117d26200ba2cef1f81d9b96e
+//! headers-sha256: 9486b6b53ade73d471a09a0ba26f6d73be70cc9bc5f09ea9227bd4318fc0c1e5
 
 use super::super::flags::{FlagDef, flag};
 use super::super::layout::Field;
