@@ -66,6 +66,8 @@ pub(super) enum Val {
     StructWith(&'static Layout, FieldFn),
     /// An array of such structs.
     Structs(&'static Layout, FieldFn),
+    /// A classic BPF program's instructions, as a socket filter's.
+    Insns,
     /// A [`Val::StructWith`] whose payload may be longer: the bytes after
     /// the struct follow it, as strace shows them.
     StructTail(&'static Layout, FieldFn),
@@ -209,6 +211,12 @@ fn put_attr(p: &mut Printer, a: &[u8], len: usize, set: &Attrs, depth: usize) {
         }
         Some(_) if matches!(how, Val::Array(a) if v.len() >= a.size) => put_value(p, v, how, depth),
         Some(_) if matches!(how, Val::CustomCut(_)) => put_value(p, v, how, depth),
+        Some(_) if matches!(how, Val::Structs(l, _) if v.len() >= l.size) => {
+            put_value(p, v, how, depth)
+        }
+        Some(_) if matches!(how, Val::Insns if v.len() >= crate::service::bpf_filter::INSN_SIZE) => {
+            put_value(p, v, how, depth)
+        }
         Some(at) => p.ptr("", at + hdr as u64),
         None => put_value(p, v, how, depth),
     }
@@ -307,14 +315,32 @@ fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
                 put_bytes(p, "", rest);
             }
         }
-        Val::Structs(layout, f) if layout.size > 0 => {
+        // The whole elements (strace too: not even one is bytes), then
+        // where the unreadable memory cut the array.
+        Val::Structs(layout, f) if layout.size > 0 && v.len() >= layout.size => {
             p.open("", "[", Naming::Elements);
             let limit = max_items(p);
-            p.bounded(0..v.len().div_ceil(layout.size), limit, |p, i| {
-                let at = i * layout.size;
-                let one = &v[at..(at + layout.size).min(v.len())];
+            let count = v.len() / layout.size;
+            p.bounded(0..count, limit, |p, i| {
+                let one = &v[i * layout.size..(i + 1) * layout.size];
                 put_struct(p, "", layout, one, &mut |p, fl, b| f(p, fl, b, one));
             });
+            put_cut_tail(p, v, count * layout.size, count <= limit);
+            p.close("]");
+        }
+        Val::Insns if v.len() >= crate::service::bpf_filter::INSN_SIZE => {
+            let size = crate::service::bpf_filter::INSN_SIZE;
+            p.open("", "[", Naming::Elements);
+            let limit = max_items(p);
+            let count = v.len() / size;
+            p.bounded(0..count, limit, |p, i| {
+                crate::service::bpf_filter::put_insn(
+                    p,
+                    &v[i * size..(i + 1) * size],
+                    crate::service::bpf_filter::Flavor::Socket,
+                );
+            });
+            put_cut_tail(p, v, count * size, count <= limit);
             p.close("]");
         }
         // Not even one element: bytes, as strace shows them.
