@@ -349,10 +349,11 @@ fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
             let limit = max_items(p);
             p.bounded(0..v.len() / a.size, limit, |p, i| {
                 let key = i as i64 + a.from_one as i64;
+                // The index spelled as -X says (`[0 /* DEVCONF_FORWARDING
+                // */]` under -X verbose, strace too).
                 let name = match lookup(a.names, key) {
                     Some(n) if p.symbols() && a.from_one => format!("[{n}-1]"),
-                    Some(n) if p.symbols() => format!("[{n}]"),
-                    _ => format!("[{i}]"),
+                    name => format!("[{}]", p.spelling(&i.to_string(), name)),
                 };
                 if a.signed {
                     p.int(&name, int_at(v, i * a.size, a.size));

@@ -407,7 +407,8 @@ static INET_ATTRS: Attrs = Attrs {
 static INET6_ATTRS: Attrs = Attrs {
     names: IFLA_INET6_TYPES,
     kind: |name| match name {
-        "IFLA_INET6_FLAGS" | "IFLA_INET6_RA_MTU" => Val::U32,
+        "IFLA_INET6_FLAGS" => Val::Flags(INET6_IF_FLAGS),
+        "IFLA_INET6_RA_MTU" => Val::U32,
         // An IPv6 address whatever the link message's family.
         "IFLA_INET6_TOKEN" => Val::Custom(|p, v| super::put_ip(p, "", v)),
         "IFLA_INET6_CACHEINFO" => Val::Struct(&IFLA_CACHEINFO),
@@ -432,6 +433,20 @@ static INET6_ATTRS: Attrs = Attrs {
         "IFLA_INET6_ADDR_GEN_MODE" => Val::Enum(IN6_ADDR_GEN_MODES),
         _ => Val::Bytes,
     },
+};
+
+/// IFLA_INET6_FLAGS' bits, in the order of their values (the kernel's
+/// include/net/if_inet6.h, generated: `abi::gen_inet6_if`).
+static INET6_IF_FLAGS: &[crate::format::FlagDef] = {
+    use crate::abi::gen_inet6_if::*;
+    use crate::format::flag;
+    &[
+        flag(IF_RS_SENT as u64, "IF_RS_SENT"),
+        flag(IF_RA_RCVD as u64, "IF_RA_RCVD"),
+        flag(IF_RA_MANAGED as u64, "IF_RA_MANAGED"),
+        flag(IF_RA_OTHERCONF as u64, "IF_RA_OTHERCONF"),
+        flag(IF_READY as u64, "IF_READY"),
+    ]
 };
 
 /// IFA_* attributes of an address message.
