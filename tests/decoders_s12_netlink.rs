@@ -63,6 +63,15 @@ fn expected() -> Vec<String> {
         ),
         sent(
             3,
+            44,
+            ("RTM_GETLINK", dump),
+            "{ifi_family=AF_BRIDGE, ifi_type=ARPHRD_NETROM, ifi_index=if_nametoindex(\"lo\"), \
+             ifi_flags=0, ifi_change=0}",
+            "[{nla_len=12, nla_type=IFLA_AF_SPEC}, [{nla_len=8, nla_type=IFLA_BRIDGE_VLAN_INFO}, \
+             {flags=BRIDGE_VLAN_INFO_PVID, vid=10}]]",
+        ),
+        sent(
+            3,
             36,
             ("RTM_GETNEIGH", dump),
             "{ndm_family=AF_INET, ndm_ifindex=if_nametoindex(\"lo\"), ndm_state=NUD_PERMANENT, \
@@ -192,10 +201,10 @@ fn netlink_payloads_json() {
         "{vlan}"
     );
     assert_eq!(vlan["pad2"], json!(0xbadc0ded_u32), "{vlan}");
-    let bytecode = &sends[7]["args"]["buf"][2];
+    let bytecode = &sends[8]["args"]["buf"][2];
     assert_eq!(bytecode[2]["addr"], json!("127.0.0.1"), "{bytecode}");
-    let filter = &sends[8]["args"]["buf"][2][1];
+    let filter = &sends[9]["args"]["buf"][2][1];
     assert_eq!(filter[1]["k"], json!(0x2a), "{filter}");
-    let icons = &sends[9]["args"]["buf"][2][1];
+    let icons = &sends[10]["args"]["buf"][2][1];
     assert_eq!(icons[0], json!(7), "{icons}");
 }

@@ -46,6 +46,8 @@ pub(super) enum Val {
     Enum(&'static [(i64, &'static str)]),
     /// A named 16-bit value (shorter payloads are bytes).
     Enum16(&'static [(i64, &'static str)]),
+    /// A 16-bit flag set read from a payload at least that long.
+    Flags16(&'static [FlagDef]),
     /// A big-endian 64-bit number: `htobe64(1)`.
     Be64,
     /// An array of numbers of `size` bytes (in hex with `hex`): `[1, 2]`;
@@ -276,6 +278,7 @@ fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
             let n = uint_at(v, 0, v.len()) as i64;
             p.symbol("", n, lookup(t, n));
         }
+        Val::Flags16(t) if sized(2) => p.flags("", u16_at(v, 0) as u64, t),
         Val::Enum16(t) if sized(2) => {
             let n = u16_at(v, 0) as i64;
             p.symbol("", n, lookup(t, n));

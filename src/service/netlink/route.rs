@@ -347,11 +347,37 @@ fn bridge_id_field(p: &mut Printer, f: &super::Field, v: &[u8], _: &[u8]) -> boo
     true
 }
 
-/// IFLA_BRIDGE_* inside an AF_BRIDGE link message's IFLA_AF_SPEC; their
-/// payloads (flags, mode, VLAN ranges, MRP and CFM sets) print as bytes.
+/// IFLA_BRIDGE_* inside an AF_BRIDGE link message's IFLA_AF_SPEC: flags,
+/// mode, a VLAN (`struct bridge_vlan_info`), VLAN tunnels; the MRP and CFM
+/// sets print as bytes.
 static BRIDGE_AF_SPEC: Attrs = Attrs {
     names: IFLA_BRIDGE_TYPES,
-    kind: |_| Val::Bytes,
+    kind: |name| match name {
+        "IFLA_BRIDGE_FLAGS" => Val::Flags16(BRIDGE_FLAGS),
+        "IFLA_BRIDGE_MODE" => Val::Enum16(BRIDGE_MODES),
+        "IFLA_BRIDGE_VLAN_INFO" => Val::StructTail(&BRIDGE_VLAN_INFO, vlan_flags),
+        "IFLA_BRIDGE_VLAN_TUNNEL_INFO" => Val::Nested(&BRIDGE_VLAN_TUNNEL_ATTRS),
+        _ => Val::Bytes,
+    },
+};
+
+/// A VLAN's flags (`struct bridge_vlan_info`).
+fn vlan_flags(p: &mut Printer, f: &super::Field, v: &[u8], _: &[u8]) -> bool {
+    f.name == "flags" && {
+        p.flags(f.name, num(f, v), BRIDGE_VLAN_INFO_FLAGS);
+        true
+    }
+}
+
+/// IFLA_BRIDGE_VLAN_TUNNEL_* inside IFLA_BRIDGE_VLAN_TUNNEL_INFO.
+static BRIDGE_VLAN_TUNNEL_ATTRS: Attrs = Attrs {
+    names: IFLA_BRIDGE_VLAN_TUNNEL_TYPES,
+    kind: |name| match name {
+        "IFLA_BRIDGE_VLAN_TUNNEL_ID" => Val::U32,
+        "IFLA_BRIDGE_VLAN_TUNNEL_VID" => Val::U16,
+        "IFLA_BRIDGE_VLAN_TUNNEL_FLAGS" => Val::Flags16(BRIDGE_VLAN_INFO_FLAGS),
+        _ => Val::Bytes,
+    },
 };
 
 /// IFLA_INFO_* inside IFLA_LINKINFO.
@@ -385,6 +411,16 @@ pub(super) static AF_SPEC: Attrs = Attrs {
     kind: |name| match name {
         "AF_INET" => Val::Nested(&INET_ATTRS),
         "AF_INET6" => Val::Nested(&INET6_ATTRS),
+        "AF_MCTP" => Val::Nested(&MCTP_ATTRS),
+        _ => Val::Bytes,
+    },
+};
+
+/// AF_MCTP's IFLA_MCTP_*: the device's MCTP network.
+static MCTP_ATTRS: Attrs = Attrs {
+    names: IFLA_MCTP_TYPES,
+    kind: |name| match name {
+        "IFLA_MCTP_NET" => Val::U32,
         _ => Val::Bytes,
     },
 };
