@@ -186,7 +186,7 @@ fn netlink_attributes() {
             "RTM_GETLINK",
             dump,
             &link("AF_INET6"),
-            "[{nla_len=12, nla_type=IFLA_PROTINFO}, [{nla_len=8, nla_type=IFLA_INET6_FLAGS}, 16]]",
+            "[{nla_len=12, nla_type=IFLA_PROTINFO}, [{nla_len=8, nla_type=IFLA_INET6_FLAGS}, IF_RS_SENT]]",
             "44",
         ),
         sent(

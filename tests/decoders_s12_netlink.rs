@@ -25,7 +25,8 @@ fn sent(fd: u32, len: u32, (kind, flags): (&str, &str), head: &str, attr: &str) 
 /// `0x17 /* RTM_??? */`), as is an unknown netfilter subsystem (strace:
 /// `0xfe /* NFNL_SUBSYS_??? */`); NETLINK_DIAG_GROUPS' masks are plain hex
 /// (strace: `0x00000000000011`); an array cut by unreadable memory ends
-/// with the next element's address (strace: `... /* 0x7f.. */`).
+/// with the next element's address (strace: `... /* 0x7f.. */`); a
+/// packet socket's filter is its instructions (strace: only under `-v`).
 fn expected() -> Vec<String> {
     let dump = "NLM_F_REQUEST|NLM_F_DUMP";
     vec![
@@ -59,6 +60,15 @@ fn expected() -> Vec<String> {
              [{nla_len=24, nla_type=IFLA_VF_VLAN_LIST}, [{nla_len=20, \
              nla_type=IFLA_VF_VLAN_INFO}, {vf=1, vlan=100, qos=2, \
              vlan_proto=htons(ETH_P_8021Q)}]]]]",
+        ),
+        sent(
+            3,
+            44,
+            ("RTM_GETLINK", dump),
+            "{ifi_family=AF_BRIDGE, ifi_type=ARPHRD_NETROM, ifi_index=if_nametoindex(\"lo\"), \
+             ifi_flags=0, ifi_change=0}",
+            "[{nla_len=12, nla_type=IFLA_AF_SPEC}, [{nla_len=8, nla_type=IFLA_BRIDGE_VLAN_INFO}, \
+             {flags=BRIDGE_VLAN_INFO_PVID, vid=10}]]",
         ),
         sent(
             3,
@@ -100,6 +110,15 @@ fn expected() -> Vec<String> {
              idiag_cookie=[0, 0]}}",
             "[{nla_len=20, nla_type=INET_DIAG_REQ_BYTECODE}, {code=INET_DIAG_BC_S_COND, yes=4, \
              no=8}, {family=AF_INET, prefix_len=8, port=80, addr=inet_addr(\"127.0.0.1\")}]",
+        ),
+        sent(
+            4,
+            52,
+            ("SOCK_DIAG_BY_FAMILY", "NLM_F_DUMP"),
+            "{pdiag_family=AF_PACKET, pdiag_type=SOCK_RAW, pdiag_num=ETH_P_ALL, pdiag_ino=0, \
+             pdiag_cookie=[0, 0]}",
+            "[{nla_len=20, nla_type=PACKET_DIAG_FILTER}, [BPF_STMT(BPF_LD|BPF_B|BPF_ABS, \
+             SKF_AD_OFF+SKF_AD_PKTTYPE), BPF_STMT(BPF_RET|BPF_K, 0x2a)]]",
         ),
         format!(
             "sendto(4, [{}, {{udiag_family=AF_UNIX, udiag_type=SOCK_STREAM, \
@@ -182,8 +201,10 @@ fn netlink_payloads_json() {
         "{vlan}"
     );
     assert_eq!(vlan["pad2"], json!(0xbadc0ded_u32), "{vlan}");
-    let bytecode = &sends[7]["args"]["buf"][2];
+    let bytecode = &sends[8]["args"]["buf"][2];
     assert_eq!(bytecode[2]["addr"], json!("127.0.0.1"), "{bytecode}");
-    let icons = &sends[8]["args"]["buf"][2][1];
+    let filter = &sends[9]["args"]["buf"][2][1];
+    assert_eq!(filter[1]["k"], json!(0x2a), "{filter}");
+    let icons = &sends[10]["args"]["buf"][2][1];
     assert_eq!(icons[0], json!(7), "{icons}");
 }

@@ -916,12 +916,14 @@ fn x_styles_spell_netlink_bit_sets() {
             .find(|l| l.contains("idiag_states"))
             .expect("the inet_diag request")
     };
-    let line = |family: &str, proto: &str, ext: &str, states: &str| {
+    // The addresses as strace spells them: bytes under -X raw, both under
+    // -X verbose.
+    let line = |family: &str, proto: &str, ext: &str, states: &str, addr: &str| {
         format!(
             "sendmsg(4, {{msg_name={{sa_family={family}, nl_pid=0, nl_groups=0x0}}, msg_namelen=12, \
              msg_iov=[{{iov_base=[{{nlmsg_len=72, nlmsg_type={proto}, {ext}, {states}, \
-             id={{idiag_sport=htons(0), idiag_dport=htons(0), idiag_src=inet_addr(\"0.0.0.0\"), \
-             idiag_dst=inet_addr(\"0.0.0.0\"), idiag_if=0, idiag_cookie=[0, 0]}}}}], iov_len=72}}], \
+             id={{idiag_sport=htons(0), idiag_dport=htons(0), idiag_src={addr}, \
+             idiag_dst={addr}, idiag_if=0, idiag_cookie=[0, 0]}}}}], iov_len=72}}], \
              msg_iovlen=1, msg_control=NULL, msg_controllen=0, msg_flags=0}}, 0) = 72"
         )
     };
@@ -934,6 +936,7 @@ fn x_styles_spell_netlink_bit_sets() {
              sdiag_protocol=0x6 /* IPPROTO_TCP */",
             "idiag_ext=0x1 /* 1<<(INET_DIAG_MEMINFO-1) */",
             "idiag_states=0x400 /* 1<<TCP_LISTEN */",
+            "\"\\0\\0\\0\\0\" /* inet_addr(\"0.0.0.0\") */",
         )
     );
     assert_eq!(
@@ -944,6 +947,7 @@ fn x_styles_spell_netlink_bit_sets() {
              sdiag_protocol=0x6",
             "idiag_ext=0x1",
             "idiag_states=0x400",
+            "\"\\0\\0\\0\\0\"",
         )
     );
 }

@@ -120,6 +120,17 @@ class Part:
 
 
 PARTS = {
+    # helper netlink (session 12)
+    "inet6_if": Part(
+        "An IPv6 device's flags (IFLA_INET6_FLAGS): include/net/if_inet6.h, not a\n"
+        "//! uapi header.",
+        "linux-source-6.1", "include/net/if_inet6.h", "source",
+        consts=[
+            Consts("IFLA_INET6_FLAGS' bits", "u32",
+                   ["IF_RA_OTHERCONF", "IF_RA_MANAGED", "IF_RA_RCVD", "IF_RS_SENT", "IF_READY"],
+                   hex=True),
+        ],
+        structs=[]),
     "usbmon": Part(
         "usbmon's binary API (`/dev/usbmonN`): request codes, ring limits and the\n"
         "//! structs of drivers/usb/mon/mon_bin.c, which has no uapi header.",

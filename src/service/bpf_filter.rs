@@ -27,7 +27,7 @@ pub enum Flavor {
 }
 
 /// Bytes of one instruction (`struct sock_filter`: code, jt, jf, k).
-const INSN_SIZE: usize = 8;
+pub const INSN_SIZE: usize = 8;
 
 /// The size of `struct sock_fprog` in the tracee's ABI: an `unsigned
 /// short` padded to a pointer, then the pointer.
@@ -105,7 +105,7 @@ pub fn put_program(p: &mut Printer, name: &str, addr: u64, count: usize, flavor:
 /// target, else `BPF_STMT(code, k)` (strace's choice too: a `BPF_JA` or a
 /// jump with both targets 0 is a statement). In JSON `{"code": ..., "k":
 /// ..., "jt": ..., "jf": ...}`, code and a named `k` as symbols.
-fn put_insn(p: &mut Printer, b: &[u8], flavor: Flavor) {
+pub fn put_insn(p: &mut Printer, b: &[u8], flavor: Flavor) {
     let code = u16_at(b, 0);
     let (jt, jf) = (b[2], b[3]);
     let k = u32_at(b, 4);

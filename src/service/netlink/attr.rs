@@ -46,6 +46,8 @@ pub(super) enum Val {
     Enum(&'static [(i64, &'static str)]),
     /// A named 16-bit value (shorter payloads are bytes).
     Enum16(&'static [(i64, &'static str)]),
+    /// A 16-bit flag set read from a payload at least that long.
+    Flags16(&'static [FlagDef]),
     /// A big-endian 64-bit number: `htobe64(1)`.
     Be64,
     /// An array of numbers of `size` bytes (in hex with `hex`): `[1, 2]`;
@@ -66,6 +68,8 @@ pub(super) enum Val {
     StructWith(&'static Layout, FieldFn),
     /// An array of such structs.
     Structs(&'static Layout, FieldFn),
+    /// A classic BPF program's instructions, as a socket filter's.
+    Insns,
     /// A [`Val::StructWith`] whose payload may be longer: the bytes after
     /// the struct follow it, as strace shows them.
     StructTail(&'static Layout, FieldFn),
@@ -209,6 +213,12 @@ fn put_attr(p: &mut Printer, a: &[u8], len: usize, set: &Attrs, depth: usize) {
         }
         Some(_) if matches!(how, Val::Array(a) if v.len() >= a.size) => put_value(p, v, how, depth),
         Some(_) if matches!(how, Val::CustomCut(_)) => put_value(p, v, how, depth),
+        Some(_) if matches!(how, Val::Structs(l, _) if v.len() >= l.size) => {
+            put_value(p, v, how, depth)
+        }
+        Some(_) if matches!(how, Val::Insns if v.len() >= crate::service::bpf_filter::INSN_SIZE) => {
+            put_value(p, v, how, depth)
+        }
         Some(at) => p.ptr("", at + hdr as u64),
         None => put_value(p, v, how, depth),
     }
@@ -268,6 +278,7 @@ fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
             let n = uint_at(v, 0, v.len()) as i64;
             p.symbol("", n, lookup(t, n));
         }
+        Val::Flags16(t) if sized(2) => p.flags("", u16_at(v, 0) as u64, t),
         Val::Enum16(t) if sized(2) => {
             let n = u16_at(v, 0) as i64;
             p.symbol("", n, lookup(t, n));
@@ -307,14 +318,32 @@ fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
                 put_bytes(p, "", rest);
             }
         }
-        Val::Structs(layout, f) if layout.size > 0 => {
+        // The whole elements (strace too: not even one is bytes), then
+        // where the unreadable memory cut the array.
+        Val::Structs(layout, f) if layout.size > 0 && v.len() >= layout.size => {
             p.open("", "[", Naming::Elements);
             let limit = max_items(p);
-            p.bounded(0..v.len().div_ceil(layout.size), limit, |p, i| {
-                let at = i * layout.size;
-                let one = &v[at..(at + layout.size).min(v.len())];
+            let count = v.len() / layout.size;
+            p.bounded(0..count, limit, |p, i| {
+                let one = &v[i * layout.size..(i + 1) * layout.size];
                 put_struct(p, "", layout, one, &mut |p, fl, b| f(p, fl, b, one));
             });
+            put_cut_tail(p, v, count * layout.size, count <= limit);
+            p.close("]");
+        }
+        Val::Insns if v.len() >= crate::service::bpf_filter::INSN_SIZE => {
+            let size = crate::service::bpf_filter::INSN_SIZE;
+            p.open("", "[", Naming::Elements);
+            let limit = max_items(p);
+            let count = v.len() / size;
+            p.bounded(0..count, limit, |p, i| {
+                crate::service::bpf_filter::put_insn(
+                    p,
+                    &v[i * size..(i + 1) * size],
+                    crate::service::bpf_filter::Flavor::Socket,
+                );
+            });
+            put_cut_tail(p, v, count * size, count <= limit);
             p.close("]");
         }
         // Not even one element: bytes, as strace shows them.
@@ -323,10 +352,11 @@ fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
             let limit = max_items(p);
             p.bounded(0..v.len() / a.size, limit, |p, i| {
                 let key = i as i64 + a.from_one as i64;
+                // The index spelled as -X says (`[0 /* DEVCONF_FORWARDING
+                // */]` under -X verbose, strace too).
                 let name = match lookup(a.names, key) {
                     Some(n) if p.symbols() && a.from_one => format!("[{n}-1]"),
-                    Some(n) if p.symbols() => format!("[{n}]"),
-                    _ => format!("[{i}]"),
+                    name => format!("[{}]", p.spelling(&i.to_string(), name)),
                 };
                 if a.signed {
                     p.int(&name, int_at(v, i * a.size, a.size));

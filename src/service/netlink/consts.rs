@@ -1950,6 +1950,30 @@ pub const INET_DIAG_BC_CODES: &[(i64, &str)] = &[
     (13, "INET_DIAG_BC_CGROUP_COND"),
 ];
 
+/// IFLA_BRIDGE_FLAGS values.
+pub const BRIDGE_FLAGS: &[FlagDef] = &[
+    flag(0x1, "BRIDGE_FLAGS_MASTER"),
+    flag(0x2, "BRIDGE_FLAGS_SELF"),
+];
+
+/// IFLA_BRIDGE_MODE values.
+pub const BRIDGE_MODES: &[(i64, &str)] = &[
+    (0, "BRIDGE_MODE_VEB"),
+    (1, "BRIDGE_MODE_VEPA"),
+    (65535, "BRIDGE_MODE_UNDEF"),
+];
+
+/// Attributes inside IFLA_BRIDGE_VLAN_TUNNEL_INFO.
+pub const IFLA_BRIDGE_VLAN_TUNNEL_TYPES: &[(i64, &str)] = &[
+    (0, "IFLA_BRIDGE_VLAN_TUNNEL_UNSPEC"),
+    (1, "IFLA_BRIDGE_VLAN_TUNNEL_ID"),
+    (2, "IFLA_BRIDGE_VLAN_TUNNEL_VID"),
+    (3, "IFLA_BRIDGE_VLAN_TUNNEL_FLAGS"),
+];
+
+/// AF_MCTP attributes inside IFLA_AF_SPEC.
+pub const IFLA_MCTP_TYPES: &[(i64, &str)] = &[(0, "IFLA_MCTP_UNSPEC"), (1, "IFLA_MCTP_NET")];
+
 /// AF_MPLS attributes inside IFLA_STATS_AF_SPEC (`<linux/mpls.h>`).
 pub const MPLS_STATS_TYPES: &[(i64, &str)] = &[(0, "MPLS_STATS_UNSPEC"), (1, "MPLS_STATS_LINK")];
 
@@ -2926,6 +2950,12 @@ pub const TCAMSG: Layout = Layout {
         Field::new("tca__pad1", 1, 1, 1),
         Field::new("tca__pad2", 2, 2, 1),
     ],
+};
+
+/// `struct bridge_vlan_info`.
+pub const BRIDGE_VLAN_INFO: Layout = Layout {
+    size: 4,
+    fields: &[Field::new("flags", 0, 2, 1), Field::new("vid", 2, 2, 1)],
 };
 
 /// `struct inet_diag_bc_op`.

@@ -130,6 +130,7 @@ static PACKET_ATTRS: Attrs = Attrs {
     kind: |name| match name {
         "PACKET_DIAG_INFO" => Val::StructWith(&PACKET_DIAG_INFO, packet_field),
         "PACKET_DIAG_MCLIST" => Val::Structs(&PACKET_DIAG_MCLIST, packet_field),
+        "PACKET_DIAG_FILTER" => Val::Insns,
         "PACKET_DIAG_RX_RING" | "PACKET_DIAG_TX_RING" => Val::Struct(&PACKET_DIAG_RING),
         "PACKET_DIAG_FANOUT" | "PACKET_DIAG_UID" => Val::U32,
         "PACKET_DIAG_MEMINFO" => MEMINFO,

@@ -347,11 +347,37 @@ fn bridge_id_field(p: &mut Printer, f: &super::Field, v: &[u8], _: &[u8]) -> boo
     true
 }
 
-/// IFLA_BRIDGE_* inside an AF_BRIDGE link message's IFLA_AF_SPEC; their
-/// payloads (flags, mode, VLAN ranges, MRP and CFM sets) print as bytes.
+/// IFLA_BRIDGE_* inside an AF_BRIDGE link message's IFLA_AF_SPEC: flags,
+/// mode, a VLAN (`struct bridge_vlan_info`), VLAN tunnels; the MRP and CFM
+/// sets print as bytes.
 static BRIDGE_AF_SPEC: Attrs = Attrs {
     names: IFLA_BRIDGE_TYPES,
-    kind: |_| Val::Bytes,
+    kind: |name| match name {
+        "IFLA_BRIDGE_FLAGS" => Val::Flags16(BRIDGE_FLAGS),
+        "IFLA_BRIDGE_MODE" => Val::Enum16(BRIDGE_MODES),
+        "IFLA_BRIDGE_VLAN_INFO" => Val::StructTail(&BRIDGE_VLAN_INFO, vlan_flags),
+        "IFLA_BRIDGE_VLAN_TUNNEL_INFO" => Val::Nested(&BRIDGE_VLAN_TUNNEL_ATTRS),
+        _ => Val::Bytes,
+    },
+};
+
+/// A VLAN's flags (`struct bridge_vlan_info`).
+fn vlan_flags(p: &mut Printer, f: &super::Field, v: &[u8], _: &[u8]) -> bool {
+    f.name == "flags" && {
+        p.flags(f.name, num(f, v), BRIDGE_VLAN_INFO_FLAGS);
+        true
+    }
+}
+
+/// IFLA_BRIDGE_VLAN_TUNNEL_* inside IFLA_BRIDGE_VLAN_TUNNEL_INFO.
+static BRIDGE_VLAN_TUNNEL_ATTRS: Attrs = Attrs {
+    names: IFLA_BRIDGE_VLAN_TUNNEL_TYPES,
+    kind: |name| match name {
+        "IFLA_BRIDGE_VLAN_TUNNEL_ID" => Val::U32,
+        "IFLA_BRIDGE_VLAN_TUNNEL_VID" => Val::U16,
+        "IFLA_BRIDGE_VLAN_TUNNEL_FLAGS" => Val::Flags16(BRIDGE_VLAN_INFO_FLAGS),
+        _ => Val::Bytes,
+    },
 };
 
 /// IFLA_INFO_* inside IFLA_LINKINFO.
@@ -385,6 +411,16 @@ pub(super) static AF_SPEC: Attrs = Attrs {
     kind: |name| match name {
         "AF_INET" => Val::Nested(&INET_ATTRS),
         "AF_INET6" => Val::Nested(&INET6_ATTRS),
+        "AF_MCTP" => Val::Nested(&MCTP_ATTRS),
+        _ => Val::Bytes,
+    },
+};
+
+/// AF_MCTP's IFLA_MCTP_*: the device's MCTP network.
+static MCTP_ATTRS: Attrs = Attrs {
+    names: IFLA_MCTP_TYPES,
+    kind: |name| match name {
+        "IFLA_MCTP_NET" => Val::U32,
         _ => Val::Bytes,
     },
 };
@@ -407,7 +443,8 @@ static INET_ATTRS: Attrs = Attrs {
 static INET6_ATTRS: Attrs = Attrs {
     names: IFLA_INET6_TYPES,
     kind: |name| match name {
-        "IFLA_INET6_FLAGS" | "IFLA_INET6_RA_MTU" => Val::U32,
+        "IFLA_INET6_FLAGS" => Val::Flags(INET6_IF_FLAGS),
+        "IFLA_INET6_RA_MTU" => Val::U32,
         // An IPv6 address whatever the link message's family.
         "IFLA_INET6_TOKEN" => Val::Custom(|p, v| super::put_ip(p, "", v)),
         "IFLA_INET6_CACHEINFO" => Val::Struct(&IFLA_CACHEINFO),
@@ -432,6 +469,20 @@ static INET6_ATTRS: Attrs = Attrs {
         "IFLA_INET6_ADDR_GEN_MODE" => Val::Enum(IN6_ADDR_GEN_MODES),
         _ => Val::Bytes,
     },
+};
+
+/// IFLA_INET6_FLAGS' bits, in the order of their values (the kernel's
+/// include/net/if_inet6.h, generated: `abi::gen_inet6_if`).
+static INET6_IF_FLAGS: &[crate::format::FlagDef] = {
+    use crate::abi::gen_inet6_if::*;
+    use crate::format::flag;
+    &[
+        flag(IF_RS_SENT as u64, "IF_RS_SENT"),
+        flag(IF_RA_RCVD as u64, "IF_RA_RCVD"),
+        flag(IF_RA_MANAGED as u64, "IF_RA_MANAGED"),
+        flag(IF_RA_OTHERCONF as u64, "IF_RA_OTHERCONF"),
+        flag(IF_READY as u64, "IF_READY"),
+    ]
 };
 
 /// IFA_* attributes of an address message.
