@@ -420,8 +420,8 @@ def render(name, part, consts, layouts, tables, digest):
         "// Do not edit: regenerate with `tools/regen` (HACKING.md, \"Generated tables\").\n",
         f"//! {part.doc}\n",
         "//!\n",
-        "//! Generated data: the names are listed in tools/gen_kernel_src.py (a name table's\n",
-        "//! found in the source by their prefix), each value is\n",
+        "//! Generated data: the names are listed in tools/gen_kernel_src.py (or, for a name\n",
+        "//! table, found in the source by their prefix), each value is\n",
         "//! the C compiler's on the kernel's own definitions (`sizeof`, `offsetof`).\n",
         f"//! source-sha256: {digest}\n",
     ]

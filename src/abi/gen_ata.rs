@@ -3,8 +3,8 @@
 //! The ATA command codes (`ATA_CMD_*`), which HDIO_DRIVE_CMD's `command` carries:
 //! they are defined in the kernel-only include/linux/ata.h, no uapi header.
 //!
-//! Generated data: the names are listed in tools/gen_kernel_src.py (a name table's
-//! found in the source by their prefix), each value is
+//! Generated data: the names are listed in tools/gen_kernel_src.py (or, for a name
+//! table, found in the source by their prefix), each value is
 //! the C compiler's on the kernel's own definitions (`sizeof`, `offsetof`).
 //! source-sha256: 15cf4fb91cc6b4f7974d3d79e1519fa0f73ff231b6c060dc50b4ed67f1cf66b7
 

@@ -3,7 +3,8 @@
 //! An IPv6 device's flags (IFLA_INET6_FLAGS): include/net/if_inet6.h, not a
 //! uapi header.
 //!
-//! Generated data: the names are listed in tools/gen_kernel_src.py, each value is
+//! Generated data: the names are listed in tools/gen_kernel_src.py (or, for a name
+//! table, found in the source by their prefix), each value is
 //! the C compiler's on the kernel's own definitions (`sizeof`, `offsetof`).
 //! source-sha256: 795c6782aec5b180ce04bb7ab49d5efcc5cd88c59ed9c88dae2406d048bae16f
 

@@ -3,8 +3,8 @@
 //! The PC speaker's timer rate, which KIOCSOUND and KDMKTONE divide: the
 //! kernel-only include/linux/timex.h defines it.
 //!
-//! Generated data: the names are listed in tools/gen_kernel_src.py (a name table's
-//! found in the source by their prefix), each value is
+//! Generated data: the names are listed in tools/gen_kernel_src.py (or, for a name
+//! table, found in the source by their prefix), each value is
 //! the C compiler's on the kernel's own definitions (`sizeof`, `offsetof`).
 //! source-sha256: ace454b6efea761ca5c88451d600af04c100157eb7dbec3ddff1cf50d6c26eb1
 

@@ -3,8 +3,8 @@
 //! The console's I/O ports KDADDIO and KDDELIO accept, which
 //! drivers/tty/vt/vt_ioctl.c defines for itself (no header has them).
 //!
-//! Generated data: the names are listed in tools/gen_kernel_src.py (a name table's
-//! found in the source by their prefix), each value is
+//! Generated data: the names are listed in tools/gen_kernel_src.py (or, for a name
+//! table, found in the source by their prefix), each value is
 //! the C compiler's on the kernel's own definitions (`sizeof`, `offsetof`).
 //! source-sha256: 7415919b1761b139d3fba6c8c28dfb030423073fc8599c751e67489433a2a86c
 
