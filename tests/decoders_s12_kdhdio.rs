@@ -135,7 +135,9 @@ fn hdio_drive_cmd_json() {
 /// The console requests: values with their notes (`/* 2711 Hz */`, `/*
 /// GPFIRST + 12 */`), garbage upper halves dropped where the kernel reads
 /// an `unsigned int`, the byte or int the kernel writes through a pointer
-/// after a success (the pointer after a failure), and the screen map as a
+/// after a success (the pointer after a failure), keymap entries (the
+/// table and index asked, the value answered or set, named as
+/// `<linux/keyboard.h>` builds it), and the screen map as a
 /// string: the one the kernel answers after a success, the one the program
 /// gives whether or not the call fails, the pointer when fewer than the
 /// 32 bytes shown and one more can be read.
@@ -178,13 +180,43 @@ fn kd(ok: bool) -> Vec<String> {
         "KDSIGACCEPT, 128".into(),
         "KDADDIO, 0x3c0 /* GPFIRST + 12 */".into(),
         "KDENABIO".into(),
+        format!(
+            "KDGKBENT, {{kb_table=K_NORMTAB, kb_index=30}}){}",
+            if ok {
+                " = 42 {kb_value=0x61 /* K(KT_LATIN, 'a') */}"
+            } else {
+                ""
+            }
+        ),
+        "KDSKBENT, {kb_table=1<<KG_ALT|1<<KG_CTRLR, kb_index=59, kb_value=0x100 /* K_F1 */}".into(),
+        "KDSKBENT, {kb_table=1<<KG_ALT|1<<KG_CTRLR, kb_index=59, kb_value=0x214 /* K(KT_SPEC, \
+         0x14) */}"
+            .into(),
+        "KDSKBENT, {kb_table=1<<KG_ALT|1<<KG_CTRLR, kb_index=59, kb_value=0xf00d /* K(0xf0, 0xd) \
+         */}"
+        .into(),
+        // The value's bytes are past the mapping: the table and index show
+        // (they are the value's bytes 0x0d, 0xf0), the answer cannot.
+        format!(
+            "KDGKBENT, {{kb_table=1<<KG_SHIFT|1<<KG_CTRL|1<<KG_ALT, kb_index=240}}){}",
+            if ok { " = 42 &ADDR" } else { "" }
+        ),
         format!("GIO_SCRNMAP, {}", answered(&map(0))),
         format!("PIO_SCRNMAP, {}", map(0)),
         "PIO_SCRNMAP, &ADDR".into(),
         format!("PIO_SCRNMAP, {}", map(223)),
     ]
     .into_iter()
-    .map(|call| format!("ioctl(-1, {call}) {res}"))
+    .map(|call| {
+        // A KDGKBENT that succeeded carries its answer after the result.
+        match call.split_once(") = 42 ") {
+            Some((call, answer)) => format!("ioctl(-1, {call}) = 42 {answer} (INJECTED)"),
+            None if call.ends_with(')') && call.starts_with("KDGKBENT") => {
+                format!("ioctl(-1, {call} {res}")
+            }
+            None => format!("ioctl(-1, {call}) {res}"),
+        }
+    })
     .collect()
 }
 

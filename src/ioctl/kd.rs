@@ -29,8 +29,12 @@ use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request};
 use crate::abi::flags::FlagDef;
 use crate::abi::gen_timex::PIT_TICK_RATE;
 use crate::abi::gen_vt::{GPFIRST, GPLAST};
+use crate::abi::layout::{extent, field};
 use crate::abi::signals::signal_name;
-use crate::abi::xlat::ioctl::{E_TABSZ, GIO_SCRNMAP, PIO_SCRNMAP};
+use crate::abi::xlat::ioctl::{
+    E_TABSZ, GIO_SCRNMAP, KBENTRY, KD_KB_TABLES, KD_KEY_TYPES, KD_KEYS, KD_SHIFT_STATES, KDGKBENT,
+    KDSKBENT, PIO_SCRNMAP,
+};
 use crate::abi::xlat::ioctl::{
     KD_KB_MODES, KD_KB_TYPES, KD_LEDS, KD_META_MODES, KD_MODES, KDADDIO, KDDELIO, KDDISABIO,
     KDENABIO, KDGETLED, KDGETMODE, KDGKBLED, KDGKBMETA, KDGKBMODE, KDGKBTYPE, KDMAPDISP, KDMKTONE,
@@ -54,6 +58,11 @@ static UCHAR: Layout = Layout {
 static INT: Layout = Layout {
     name: "int",
     size: 4,
+    fields: &[],
+};
+static KBENTRY_ARG: Layout = Layout {
+    name: "kbentry",
+    size: KBENTRY[KBENTRY.len() - 1].end(),
     fields: &[],
 };
 static SCRNMAP: Layout = Layout {
@@ -90,6 +99,10 @@ static REQUESTS: &[Request] = &[
     req(KDSKBLED, "KDSKBLED", IF_OUT, &ULONG),
     req(KDSIGACCEPT, "KDSIGACCEPT", IF_OUT, &ULONG),
     Request::legacy(PIO_FONTRESET, "PIO_FONTRESET", 0, Arg::None),
+    // The entry asked for (table and index) and the value answered; the
+    // entry set.
+    req(KDGKBENT, "KDGKBENT", IF_OUT | IF_IN, &KBENTRY_ARG),
+    req(KDSKBENT, "KDSKBENT", IF_OUT, &KBENTRY_ARG),
     // The map the kernel answers, the map the program gives.
     req(GIO_SCRNMAP, "GIO_SCRNMAP", IF_IN, &SCRNMAP),
     req(PIO_SCRNMAP, "PIO_SCRNMAP", IF_OUT, &SCRNMAP),
@@ -125,6 +138,9 @@ impl IoctlGroup for Kd {
         } else {
             arg
         };
+        if matches!(req.code, KDGKBENT | KDSKBENT) {
+            return kbentry(p, req.code, arg, phase);
+        }
         if matches!(req.code, GIO_SCRNMAP | PIO_SCRNMAP) {
             return super::bytes::put_table(p, "arg", arg, E_TABSZ as u64);
         }
@@ -245,4 +261,68 @@ fn kb_leds(p: &mut Printer, field: &str, v: u64) {
 /// Every bit a flag table names.
 fn all_bits(table: &[FlagDef]) -> u64 {
     table.iter().fold(0, |acc, f| acc | f.mask)
+}
+
+/// KDGKBENT/KDSKBENT's `struct kbentry`: the table and index the program
+/// names before the call, and the value (KDSKBENT's before, KDGKBENT's
+/// after a success); the pointer unless the table and index can be read,
+/// the value left out when it cannot.
+fn kbentry(p: &mut Printer, code: u32, arg: u64, phase: u8) {
+    let mut d = vec![0u8; extent(KBENTRY)];
+    let got = if arg == 0 || p.config().values_only >= 2 {
+        0
+    } else {
+        p.mem().read(arg, &mut d)
+    };
+    let value = field(KBENTRY, "kb_value");
+    if got < field(KBENTRY, "kb_index").end() || (phase == IF_IN && got < value.end()) {
+        return p.ptr("arg", arg);
+    }
+    p.open("arg", "{", Naming::Fields);
+    if phase == IF_OUT {
+        let table = field(KBENTRY, "kb_table").read(&d).unwrap_or(0);
+        match KD_KB_TABLES.iter().find(|&&(v, _)| v == table) {
+            Some(&(_, name)) => p.symbol("kb_table", table as i64, Some(name)),
+            None => p.flags("kb_table", table, KD_SHIFT_STATES),
+        }
+        p.uint("kb_index", field(KBENTRY, "kb_index").read(&d).unwrap_or(0));
+    }
+    if (phase == IF_IN || code == KDSKBENT) && got >= value.end() {
+        let v = value.read(&d).unwrap_or(0);
+        p.raw_hex("kb_value", v);
+        if p.symbols() {
+            p.note(&key_text(v));
+        }
+    }
+    p.close("}");
+}
+
+/// A keymap value as `<linux/keyboard.h>` builds it: the key's name
+/// (`K_F1`), or `K(type, value)` with the character of the types that hold
+/// one (`K(KT_LATIN, 'a')`) or the value in hex (`K(KT_SPEC, 0x14)`).
+fn key_text(v: u64) -> String {
+    let (ty, val) = (v >> 8, v & 0xff);
+    let ty_name = KD_KEY_TYPES
+        .iter()
+        .find(|&&(k, _)| k == ty)
+        .map_or_else(|| flags_hex(ty), |&(_, n)| n.to_string());
+    let holds_char = ["KT_LATIN", "KT_META", "KT_LETTER", "KT_DEAD2"].contains(&ty_name.as_str());
+    if holds_char {
+        return format!("K({ty_name}, {})", char_literal(val as u8));
+    }
+    match KD_KEYS.iter().find(|&&(k, _)| k == v) {
+        Some(&(_, name)) => name.to_string(),
+        None => format!("K({ty_name}, {})", flags_hex(val)),
+    }
+}
+
+/// A byte as a C character literal, as strace writes one: `'a'`, `'\\'`,
+/// `'\x7f'`.
+fn char_literal(b: u8) -> String {
+    match b {
+        b'\\' => "'\\\\'".to_string(),
+        b'\'' => "'\\''".to_string(),
+        0x20..=0x7e => format!("'{}'", b as char),
+        _ => format!("'\\x{b:02x}'"),
+    }
 }

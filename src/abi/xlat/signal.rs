@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 7b564908564f4b30bfa5eab9e48c8186935c0a74f7056d3106c88020532b9342
+//! headers-sha256: 5893414d07e984bc02b01ce3c811c8168d3bfdca362acb64969f1c37a387312d
 
 use super::super::flags::{FlagDef, flag};
 use super::super::layout::Field;
