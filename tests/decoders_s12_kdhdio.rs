@@ -132,6 +132,14 @@ fn hdio_drive_cmd_json() {
     assert_eq!(cmds[1]["returned"]["arg"]["nsector"], json!(130));
 }
 
+/// Separates a call from what the kernel answers, in [`kd`]'s rows.
+const ANSWER: &str = " => ";
+
+/// A row of [`kd`] whose call has an answer after a success.
+fn answers(call: &str, answer: &str) -> String {
+    format!("{call}{ANSWER}{answer}")
+}
+
 /// The console requests: values with their notes (`/* 2711 Hz */`, `/*
 /// GPFIRST + 12 */`), garbage upper halves dropped where the kernel reads
 /// an `unsigned int`, the byte or int the kernel writes through a pointer
@@ -180,13 +188,9 @@ fn kd(ok: bool) -> Vec<String> {
         "KDSIGACCEPT, 128".into(),
         "KDADDIO, 0x3c0 /* GPFIRST + 12 */".into(),
         "KDENABIO".into(),
-        format!(
-            "KDGKBENT, {{kb_table=K_NORMTAB, kb_index=30}}){}",
-            if ok {
-                " = 42 {kb_value=0x61 /* K(KT_LATIN, 'a') */}"
-            } else {
-                ""
-            }
+        answers(
+            "KDGKBENT, {kb_table=K_NORMTAB, kb_index=30}",
+            "{kb_value=0x61 /* K(KT_LATIN, 'a') */}",
         ),
         "KDSKBENT, {kb_table=1<<KG_ALT|1<<KG_CTRLR, kb_index=59, kb_value=0x100 /* K_F1 */}".into(),
         "KDSKBENT, {kb_table=1<<KG_ALT|1<<KG_CTRLR, kb_index=59, kb_value=0x214 /* K(KT_SPEC, \
@@ -197,25 +201,28 @@ fn kd(ok: bool) -> Vec<String> {
         .into(),
         // The value's bytes are past the mapping: the table and index show
         // (they are the value's bytes 0x0d, 0xf0), the answer cannot.
-        format!(
-            "KDGKBENT, {{kb_table=1<<KG_SHIFT|1<<KG_CTRL|1<<KG_ALT, kb_index=240}}){}",
-            if ok { " = 42 &ADDR" } else { "" }
+        answers(
+            "KDGKBENT, {kb_table=1<<KG_SHIFT|1<<KG_CTRL|1<<KG_ALT, kb_index=240}",
+            "&ADDR",
         ),
+        answers(
+            "KDGETKEYCODE, {scancode=0x1e, keycode=0x1e}",
+            "{keycode=0x1e}",
+        ),
+        "KDSETKEYCODE, {scancode=0x1e, keycode=0x1e}".into(),
+        answers("KDKBDREP, {delay=250, period=-1}", "{delay=250, period=-1}"),
+        "PIO_UNIMAPCLR, {advised_hashsize=256, advised_hashstep=3, advised_hashlevel=1}".into(),
         format!("GIO_SCRNMAP, {}", answered(&map(0))),
         format!("PIO_SCRNMAP, {}", map(0)),
         "PIO_SCRNMAP, &ADDR".into(),
         format!("PIO_SCRNMAP, {}", map(223)),
     ]
     .into_iter()
-    .map(|call| {
-        // A KDGKBENT that succeeded carries its answer after the result.
-        match call.split_once(") = 42 ") {
-            Some((call, answer)) => format!("ioctl(-1, {call}) = 42 {answer} (INJECTED)"),
-            None if call.ends_with(')') && call.starts_with("KDGKBENT") => {
-                format!("ioctl(-1, {call} {res}")
-            }
-            None => format!("ioctl(-1, {call}) {res}"),
-        }
+    .map(|call| match call.split_once(ANSWER) {
+        // What the kernel answered follows a success's result.
+        Some((call, answer)) if ok => format!("ioctl(-1, {call}) = 42 {answer} (INJECTED)"),
+        Some((call, _)) => format!("ioctl(-1, {call}) {res}"),
+        None => format!("ioctl(-1, {call}) {res}"),
     })
     .collect()
 }

@@ -16,7 +16,11 @@
 //!   wrote (one byte: `[LED_SCR]`), the keyboard type (one byte:
 //!   `[KB_101]`), the display, keyboard and meta modes (an `int`);
 //! - the screen map (`E_TABSZ` bytes) as a string, GIO_SCRNMAP's after the
-//!   call, PIO_SCRNMAP's before it (`bytes::put_table`).
+//!   call, PIO_SCRNMAP's before it (`bytes::put_table`);
+//! - keymap entries (KDGKBENT/KDSKBENT's `struct kbentry`, the key as
+//!   `<linux/keyboard.h>` builds it: `K_F1`, `K(KT_LATIN, 'a')`), keycodes
+//!   (`struct kbkeycode`, in hex), the repeat rate (`struct kbd_repeat`:
+//!   set before, in force after) and PIO_UNIMAPCLR's `struct unimapinit`.
 //!
 //! KIOCSOUND and KDMKTONE divide the PC speaker's timer rate
 //! (`PIT_TICK_RATE`, from the kernel-only include/linux/timex.h:
@@ -29,11 +33,12 @@ use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request};
 use crate::abi::flags::FlagDef;
 use crate::abi::gen_timex::PIT_TICK_RATE;
 use crate::abi::gen_vt::{GPFIRST, GPLAST};
-use crate::abi::layout::{extent, field};
+use crate::abi::layout::{Field, extent, field};
 use crate::abi::signals::signal_name;
 use crate::abi::xlat::ioctl::{
-    E_TABSZ, GIO_SCRNMAP, KBENTRY, KD_KB_TABLES, KD_KEY_TYPES, KD_KEYS, KD_SHIFT_STATES, KDGKBENT,
-    KDSKBENT, PIO_SCRNMAP,
+    E_TABSZ, GIO_SCRNMAP, KBD_REPEAT, KBENTRY, KBKEYCODE, KD_KB_TABLES, KD_KEY_TYPES, KD_KEYS,
+    KD_SHIFT_STATES, KDGETKEYCODE, KDGKBENT, KDKBDREP, KDSETKEYCODE, KDSKBENT, PIO_SCRNMAP,
+    PIO_UNIMAPCLR, UNIMAPINIT,
 };
 use crate::abi::xlat::ioctl::{
     KD_KB_MODES, KD_KB_TYPES, KD_LEDS, KD_META_MODES, KD_MODES, KDADDIO, KDDELIO, KDDISABIO,
@@ -63,6 +68,21 @@ static INT: Layout = Layout {
 static KBENTRY_ARG: Layout = Layout {
     name: "kbentry",
     size: KBENTRY[KBENTRY.len() - 1].end(),
+    fields: &[],
+};
+static KBKEYCODE_ARG: Layout = Layout {
+    name: "kbkeycode",
+    size: KBKEYCODE[KBKEYCODE.len() - 1].end(),
+    fields: &[],
+};
+static KBD_REPEAT_ARG: Layout = Layout {
+    name: "kbd_repeat",
+    size: KBD_REPEAT[KBD_REPEAT.len() - 1].end(),
+    fields: &[],
+};
+static UNIMAPINIT_ARG: Layout = Layout {
+    name: "unimapinit",
+    size: UNIMAPINIT[UNIMAPINIT.len() - 1].end(),
     fields: &[],
 };
 static SCRNMAP: Layout = Layout {
@@ -103,6 +123,12 @@ static REQUESTS: &[Request] = &[
     // entry set.
     req(KDGKBENT, "KDGKBENT", IF_OUT | IF_IN, &KBENTRY_ARG),
     req(KDSKBENT, "KDSKBENT", IF_OUT, &KBENTRY_ARG),
+    // A scancode's keycode: asked and answered, set.
+    req(KDGETKEYCODE, "KDGETKEYCODE", IF_OUT | IF_IN, &KBKEYCODE_ARG),
+    req(KDSETKEYCODE, "KDSETKEYCODE", IF_OUT, &KBKEYCODE_ARG),
+    // The repeat rate set (-1: unchanged) and the one in force after.
+    req(KDKBDREP, "KDKBDREP", IF_OUT | IF_IN, &KBD_REPEAT_ARG),
+    req(PIO_UNIMAPCLR, "PIO_UNIMAPCLR", IF_OUT, &UNIMAPINIT_ARG),
     // The map the kernel answers, the map the program gives.
     req(GIO_SCRNMAP, "GIO_SCRNMAP", IF_IN, &SCRNMAP),
     req(PIO_SCRNMAP, "PIO_SCRNMAP", IF_OUT, &SCRNMAP),
@@ -140,6 +166,11 @@ impl IoctlGroup for Kd {
         };
         if matches!(req.code, KDGKBENT | KDSKBENT) {
             return kbentry(p, req.code, arg, phase);
+        }
+        if let Some((layout, names)) = plain_struct(req.code, phase) {
+            // Scancodes and keycodes in hex, as strace.
+            let hex = layout[0].name == KBKEYCODE[0].name;
+            return put_fields(p, arg, layout, names, hex);
         }
         if matches!(req.code, GIO_SCRNMAP | PIO_SCRNMAP) {
             return super::bytes::put_table(p, "arg", arg, E_TABSZ as u64);
@@ -325,4 +356,39 @@ fn char_literal(b: u8) -> String {
         0x20..=0x7e => format!("'{}'", b as char),
         _ => format!("'\\x{b:02x}'"),
     }
+}
+
+/// The structs of plain integers: their layout and the fields shown in
+/// `phase` (KDGETKEYCODE's answer is the keycode alone).
+fn plain_struct(code: u32, phase: u8) -> Option<(&'static [Field], &'static [&'static str])> {
+    Some(match (code, phase) {
+        (KDGETKEYCODE, IF_IN) => (KBKEYCODE, &["keycode"]),
+        (KDGETKEYCODE | KDSETKEYCODE, _) => (KBKEYCODE, &["scancode", "keycode"]),
+        (KDKBDREP, _) => (KBD_REPEAT, &["delay", "period"]),
+        (PIO_UNIMAPCLR, _) => (
+            UNIMAPINIT,
+            &["advised_hashsize", "advised_hashstep", "advised_hashlevel"],
+        ),
+        _ => return None,
+    })
+}
+
+/// The `names` fields of the struct at `arg`, as numbers of their C
+/// types (`hex`: unsigned ones in hex); the pointer when it cannot be read.
+fn put_fields(p: &mut Printer, arg: u64, layout: &[Field], names: &[&str], hex: bool) {
+    let mut d = vec![0u8; extent(layout)];
+    if arg == 0 || p.config().values_only >= 2 || !p.mem().read_exact(arg, &mut d) {
+        return p.ptr("arg", arg);
+    }
+    p.open("arg", "{", Naming::Fields);
+    for &name in names {
+        let f = field(layout, name);
+        let v = f.read(&d).unwrap_or(0);
+        match (f.signed, hex) {
+            (true, _) => p.int(name, v as i64),
+            (false, true) => p.raw_hex(name, v),
+            (false, false) => p.uint(name, v),
+        }
+    }
+    p.close("}");
 }

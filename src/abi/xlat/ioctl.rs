@@ -2696,6 +2696,14 @@ pub const PIO_FONTRESET: u32 = 0x4b6d;
 pub const KDGKBENT: u32 = 0x4b46;
 /// `KDSKBENT` (`<linux/kd.h>`).
 pub const KDSKBENT: u32 = 0x4b47;
+/// `KDGETKEYCODE` (`<linux/kd.h>`).
+pub const KDGETKEYCODE: u32 = 0x4b4c;
+/// `KDSETKEYCODE` (`<linux/kd.h>`).
+pub const KDSETKEYCODE: u32 = 0x4b4d;
+/// `KDKBDREP` (`<linux/kd.h>`).
+pub const KDKBDREP: u32 = 0x4b52;
+/// `PIO_UNIMAPCLR` (`<linux/kd.h>`).
+pub const PIO_UNIMAPCLR: u32 = 0x4b68;
 
 /// KDGETLED/KDSETLED's lights (`<linux/kd.h>`).
 pub const KD_LEDS: &[FlagDef] = &[
@@ -3175,6 +3183,25 @@ pub const KBENTRY: &[Field] = &[
     Field { name: "kb_table", off: 0, size: 1, signed: false },
     Field { name: "kb_index", off: 1, size: 1, signed: false },
     Field { name: "kb_value", off: 2, size: 2, signed: false },
+];
+
+/// KDGETKEYCODE/KDSETKEYCODE's scancode and keycode: `struct kbkeycode`, x86_64's layout (`<linux/kd.h>`).
+pub const KBKEYCODE: &[Field] = &[
+    Field { name: "scancode", off: 0, size: 4, signed: false },
+    Field { name: "keycode", off: 4, size: 4, signed: false },
+];
+
+/// KDKBDREP's delay and period: `struct kbd_repeat`, x86_64's layout (`<linux/kd.h>`).
+pub const KBD_REPEAT: &[Field] = &[
+    Field { name: "delay", off: 0, size: 4, signed: true },
+    Field { name: "period", off: 4, size: 4, signed: true },
+];
+
+/// PIO_UNIMAPCLR's hash advice: `struct unimapinit`, x86_64's layout (`<linux/kd.h>`).
+pub const UNIMAPINIT: &[Field] = &[
+    Field { name: "advised_hashsize", off: 0, size: 2, signed: false },
+    Field { name: "advised_hashstep", off: 2, size: 2, signed: false },
+    Field { name: "advised_hashlevel", off: 4, size: 2, signed: false },
 ];
 
 // GIO_SCRNMAP/PIO_SCRNMAP: the requests and their table's size.
