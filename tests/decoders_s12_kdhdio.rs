@@ -212,6 +212,8 @@ fn kd(ok: bool) -> Vec<String> {
         "KDSETKEYCODE, {scancode=0x1e, keycode=0x1e}".into(),
         answers("KDKBDREP, {delay=250, period=-1}", "{delay=250, period=-1}"),
         "PIO_UNIMAPCLR, {advised_hashsize=256, advised_hashstep=3, advised_hashlevel=1}".into(),
+        answers("KDGKBSENT, {kb_func=KVAL(K_F2)}", "{kb_string=\"\\33[[B\"}"),
+        "KDSKBSENT, {kb_func=KVAL(K_PGDN), kb_string=\"\\33[[B\"}".into(),
         format!("GIO_SCRNMAP, {}", answered(&map(0))),
         format!("PIO_SCRNMAP, {}", map(0)),
         "PIO_SCRNMAP, &ADDR".into(),

@@ -20,7 +20,9 @@
 //! - keymap entries (KDGKBENT/KDSKBENT's `struct kbentry`, the key as
 //!   `<linux/keyboard.h>` builds it: `K_F1`, `K(KT_LATIN, 'a')`), keycodes
 //!   (`struct kbkeycode`, in hex), the repeat rate (`struct kbd_repeat`:
-//!   set before, in force after) and PIO_UNIMAPCLR's `struct unimapinit`.
+//!   set before, in force after), PIO_UNIMAPCLR's `struct unimapinit` and
+//!   function key strings (`struct kbsentry`: `{kb_func=KVAL(K_F1),
+//!   kb_string="\33[[A"}`).
 //!
 //! KIOCSOUND and KDMKTONE divide the PC speaker's timer rate
 //! (`PIT_TICK_RATE`, from the kernel-only include/linux/timex.h:
@@ -36,9 +38,9 @@ use crate::abi::gen_vt::{GPFIRST, GPLAST};
 use crate::abi::layout::{Field, extent, field};
 use crate::abi::signals::signal_name;
 use crate::abi::xlat::ioctl::{
-    E_TABSZ, GIO_SCRNMAP, KBD_REPEAT, KBENTRY, KBKEYCODE, KD_KB_TABLES, KD_KEY_TYPES, KD_KEYS,
-    KD_SHIFT_STATES, KDGETKEYCODE, KDGKBENT, KDKBDREP, KDSETKEYCODE, KDSKBENT, PIO_SCRNMAP,
-    PIO_UNIMAPCLR, UNIMAPINIT,
+    E_TABSZ, GIO_SCRNMAP, KBD_REPEAT, KBENTRY, KBKEYCODE, KBSENTRY, KD_KB_TABLES, KD_KEY_TYPES,
+    KD_KEYS, KD_SHIFT_STATES, KDGETKEYCODE, KDGKBENT, KDGKBSENT, KDKBDREP, KDSETKEYCODE, KDSKBENT,
+    KDSKBSENT, PIO_SCRNMAP, PIO_UNIMAPCLR, UNIMAPINIT,
 };
 use crate::abi::xlat::ioctl::{
     KD_KB_MODES, KD_KB_TYPES, KD_LEDS, KD_META_MODES, KD_MODES, KDADDIO, KDDELIO, KDDISABIO,
@@ -85,6 +87,11 @@ static UNIMAPINIT_ARG: Layout = Layout {
     size: UNIMAPINIT[UNIMAPINIT.len() - 1].end(),
     fields: &[],
 };
+static KBSENTRY_ARG: Layout = Layout {
+    name: "kbsentry",
+    size: KBSENTRY[KBSENTRY.len() - 1].end(),
+    fields: &[],
+};
 static SCRNMAP: Layout = Layout {
     name: "unsigned char[E_TABSZ]",
     size: E_TABSZ as usize,
@@ -123,6 +130,9 @@ static REQUESTS: &[Request] = &[
     // entry set.
     req(KDGKBENT, "KDGKBENT", IF_OUT | IF_IN, &KBENTRY_ARG),
     req(KDSKBENT, "KDSKBENT", IF_OUT, &KBENTRY_ARG),
+    // A function key's string: the key asked, the string answered; set.
+    req(KDGKBSENT, "KDGKBSENT", IF_OUT | IF_IN, &KBSENTRY_ARG),
+    req(KDSKBSENT, "KDSKBSENT", IF_OUT, &KBSENTRY_ARG),
     // A scancode's keycode: asked and answered, set.
     req(KDGETKEYCODE, "KDGETKEYCODE", IF_OUT | IF_IN, &KBKEYCODE_ARG),
     req(KDSETKEYCODE, "KDSETKEYCODE", IF_OUT, &KBKEYCODE_ARG),
@@ -164,6 +174,9 @@ impl IoctlGroup for Kd {
         } else {
             arg
         };
+        if matches!(req.code, KDGKBSENT | KDSKBSENT) {
+            return kbsentry(p, req.code, arg, phase);
+        }
         if matches!(req.code, KDGKBENT | KDSKBENT) {
             return kbentry(p, req.code, arg, phase);
         }
@@ -389,6 +402,34 @@ fn put_fields(p: &mut Printer, arg: u64, layout: &[Field], names: &[&str], hex: 
             (false, true) => p.raw_hex(name, v),
             (false, false) => p.uint(name, v),
         }
+    }
+    p.close("}");
+}
+
+/// KDGKBSENT/KDSKBSENT's `struct kbsentry`: the function key the program
+/// names (`KVAL(K_F2)`: its number among the KT_FN keys) before the call,
+/// and its string (KDSKBSENT's before, KDGKBSENT's after a success); the
+/// pointer unless the key can be read.
+fn kbsentry(p: &mut Printer, code: u32, arg: u64, phase: u8) {
+    let (func, string) = (field(KBSENTRY, "kb_func"), field(KBSENTRY, "kb_string"));
+    let at = arg + string.off as u64;
+    if phase == IF_IN {
+        p.open("arg", "{", Naming::Fields);
+        p.cstr("kb_string", at);
+        return p.close("}");
+    }
+    let mut d = vec![0u8; func.end()];
+    if arg == 0 || p.config().values_only >= 2 || !p.mem().read_exact(arg, &mut d) {
+        return p.ptr("arg", arg);
+    }
+    let f = func.read(&d).unwrap_or(0);
+    let fn_type = KD_KEY_TYPES.iter().find(|&&(_, n)| n == "KT_FN");
+    let key = fn_type.and_then(|&(t, _)| KD_KEYS.iter().find(|&&(k, _)| k == (t << 8 | f)));
+    let name = key.map(|&(_, n)| format!("KVAL({n})"));
+    p.open("arg", "{", Naming::Fields);
+    p.symbol("kb_func", f as i64, name.as_deref());
+    if code == KDSKBSENT {
+        p.cstr("kb_string", at);
     }
     p.close("}");
 }

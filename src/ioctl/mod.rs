@@ -754,7 +754,7 @@ mod tests {
             ("ptp", 14),
             ("evdev", 7),
             ("hdio", 17),
-            ("kd", 29),
+            ("kd", 31),
             ("rtc", 7),
         ];
         for (group, least) in all {

@@ -2704,6 +2704,10 @@ pub const KDSETKEYCODE: u32 = 0x4b4d;
 pub const KDKBDREP: u32 = 0x4b52;
 /// `PIO_UNIMAPCLR` (`<linux/kd.h>`).
 pub const PIO_UNIMAPCLR: u32 = 0x4b68;
+/// `KDGKBSENT` (`<linux/kd.h>`).
+pub const KDGKBSENT: u32 = 0x4b48;
+/// `KDSKBSENT` (`<linux/kd.h>`).
+pub const KDSKBSENT: u32 = 0x4b49;
 
 /// KDGETLED/KDSETLED's lights (`<linux/kd.h>`).
 pub const KD_LEDS: &[FlagDef] = &[
@@ -3202,6 +3206,12 @@ pub const UNIMAPINIT: &[Field] = &[
     Field { name: "advised_hashsize", off: 0, size: 2, signed: false },
     Field { name: "advised_hashstep", off: 2, size: 2, signed: false },
     Field { name: "advised_hashlevel", off: 4, size: 2, signed: false },
+];
+
+/// KDGKBSENT/KDSKBSENT's function key and its string: `struct kbsentry`, x86_64's layout (`<linux/kd.h>`).
+pub const KBSENTRY: &[Field] = &[
+    Field { name: "kb_func", off: 0, size: 1, signed: false },
+    Field { name: "kb_string", off: 1, size: 512, signed: false },
 ];
 
 // GIO_SCRNMAP/PIO_SCRNMAP: the requests and their table's size.
