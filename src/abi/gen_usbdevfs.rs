@@ -4,7 +4,8 @@
 //! the requests and structs of 32-bit programs, which the kernel defines in
 //! include/linux/usbdevice_fs.h (not a uapi header).
 //!
-//! Generated data: the names are listed in tools/gen_kernel_src.py, each value is
+//! Generated data: the names are listed in tools/gen_kernel_src.py (a name table's
+//! found in the source by their prefix), each value is
 //! the C compiler's on the kernel's own definitions (`sizeof`, `offsetof`).
 //! source-sha256: bdd86191132b4305b12b9da1fc12fd920eb766e63d9dc7f98a9db024137f0b00
 

@@ -3,7 +3,8 @@
 //! usbmon's binary API (`/dev/usbmonN`): request codes, ring limits and the
 //! structs of drivers/usb/mon/mon_bin.c, which has no uapi header.
 //!
-//! Generated data: the names are listed in tools/gen_kernel_src.py, each value is
+//! Generated data: the names are listed in tools/gen_kernel_src.py (a name table's
+//! found in the source by their prefix), each value is
 //! the C compiler's on the kernel's own definitions (`sizeof`, `offsetof`).
 //! source-sha256: 0b374799974ea0f5d98b1ff1e087f97234ed880d14cdf5aee55b3b8f4c590b67
 

@@ -4,7 +4,8 @@
 //! registration flags and structs of <linux/user_events.h> (Linux 6.4's ABI),
 //! which Debian 12's linux-libc-dev predates.
 //!
-//! Generated data: the names are listed in tools/gen_kernel_src.py, each value is
+//! Generated data: the names are listed in tools/gen_kernel_src.py (a name table's
+//! found in the source by their prefix), each value is
 //! the C compiler's on the kernel's own definitions (`sizeof`, `offsetof`).
 //! source-sha256: adf1db49e83d9f9f8ae4c7c2e7edade85251ed6d8f9f394e7dcfb9a2d19f54e4
 
