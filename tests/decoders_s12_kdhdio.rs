@@ -132,10 +132,20 @@ fn hdio_drive_cmd_json() {
     assert_eq!(cmds[1]["returned"]["arg"]["nsector"], json!(130));
 }
 
+/// Separates a call from what the kernel answers, in [`kd`]'s rows.
+const ANSWER: &str = " => ";
+
+/// A row of [`kd`] whose call has an answer after a success.
+fn answers(call: &str, answer: &str) -> String {
+    format!("{call}{ANSWER}{answer}")
+}
+
 /// The console requests: values with their notes (`/* 2711 Hz */`, `/*
 /// GPFIRST + 12 */`), garbage upper halves dropped where the kernel reads
 /// an `unsigned int`, the byte or int the kernel writes through a pointer
-/// after a success (the pointer after a failure), and the screen map as a
+/// after a success (the pointer after a failure), keymap entries (the
+/// table and index asked, the value answered or set, named as
+/// `<linux/keyboard.h>` builds it), and the screen map as a
 /// string: the one the kernel answers after a success, the one the program
 /// gives whether or not the call fails, the pointer when fewer than the
 /// 32 bytes shown and one more can be read.
@@ -178,13 +188,44 @@ fn kd(ok: bool) -> Vec<String> {
         "KDSIGACCEPT, 128".into(),
         "KDADDIO, 0x3c0 /* GPFIRST + 12 */".into(),
         "KDENABIO".into(),
+        answers(
+            "KDGKBENT, {kb_table=K_NORMTAB, kb_index=30}",
+            "{kb_value=0x61 /* K(KT_LATIN, 'a') */}",
+        ),
+        "KDSKBENT, {kb_table=1<<KG_ALT|1<<KG_CTRLR, kb_index=59, kb_value=0x100 /* K_F1 */}".into(),
+        "KDSKBENT, {kb_table=1<<KG_ALT|1<<KG_CTRLR, kb_index=59, kb_value=0x214 /* K(KT_SPEC, \
+         0x14) */}"
+            .into(),
+        "KDSKBENT, {kb_table=1<<KG_ALT|1<<KG_CTRLR, kb_index=59, kb_value=0xf00d /* K(0xf0, 0xd) \
+         */}"
+        .into(),
+        // The value's bytes are past the mapping: the table and index show
+        // (they are the value's bytes 0x0d, 0xf0), the answer cannot.
+        answers(
+            "KDGKBENT, {kb_table=1<<KG_SHIFT|1<<KG_CTRL|1<<KG_ALT, kb_index=240}",
+            "&ADDR",
+        ),
+        answers(
+            "KDGETKEYCODE, {scancode=0x1e, keycode=0x1e}",
+            "{keycode=0x1e}",
+        ),
+        "KDSETKEYCODE, {scancode=0x1e, keycode=0x1e}".into(),
+        answers("KDKBDREP, {delay=250, period=-1}", "{delay=250, period=-1}"),
+        "PIO_UNIMAPCLR, {advised_hashsize=256, advised_hashstep=3, advised_hashlevel=1}".into(),
+        answers("KDGKBSENT, {kb_func=KVAL(K_F2)}", "{kb_string=\"\\33[[B\"}"),
+        "KDSKBSENT, {kb_func=KVAL(K_PGDN), kb_string=\"\\33[[B\"}".into(),
         format!("GIO_SCRNMAP, {}", answered(&map(0))),
         format!("PIO_SCRNMAP, {}", map(0)),
         "PIO_SCRNMAP, &ADDR".into(),
         format!("PIO_SCRNMAP, {}", map(223)),
     ]
     .into_iter()
-    .map(|call| format!("ioctl(-1, {call}) {res}"))
+    .map(|call| match call.split_once(ANSWER) {
+        // What the kernel answered follows a success's result.
+        Some((call, answer)) if ok => format!("ioctl(-1, {call}) = 42 {answer} (INJECTED)"),
+        Some((call, _)) => format!("ioctl(-1, {call}) {res}"),
+        None => format!("ioctl(-1, {call}) {res}"),
+    })
     .collect()
 }
 

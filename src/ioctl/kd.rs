@@ -16,7 +16,13 @@
 //!   wrote (one byte: `[LED_SCR]`), the keyboard type (one byte:
 //!   `[KB_101]`), the display, keyboard and meta modes (an `int`);
 //! - the screen map (`E_TABSZ` bytes) as a string, GIO_SCRNMAP's after the
-//!   call, PIO_SCRNMAP's before it (`bytes::put_table`).
+//!   call, PIO_SCRNMAP's before it (`bytes::put_table`);
+//! - keymap entries (KDGKBENT/KDSKBENT's `struct kbentry`, the key as
+//!   `<linux/keyboard.h>` builds it: `K_F1`, `K(KT_LATIN, 'a')`), keycodes
+//!   (`struct kbkeycode`, in hex), the repeat rate (`struct kbd_repeat`:
+//!   set before, in force after), PIO_UNIMAPCLR's `struct unimapinit` and
+//!   function key strings (`struct kbsentry`: `{kb_func=KVAL(K_F1),
+//!   kb_string="\33[[A"}`).
 //!
 //! KIOCSOUND and KDMKTONE divide the PC speaker's timer rate
 //! (`PIT_TICK_RATE`, from the kernel-only include/linux/timex.h:
@@ -29,8 +35,13 @@ use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request};
 use crate::abi::flags::FlagDef;
 use crate::abi::gen_timex::PIT_TICK_RATE;
 use crate::abi::gen_vt::{GPFIRST, GPLAST};
+use crate::abi::layout::{Field, extent, field};
 use crate::abi::signals::signal_name;
-use crate::abi::xlat::ioctl::{E_TABSZ, GIO_SCRNMAP, PIO_SCRNMAP};
+use crate::abi::xlat::ioctl::{
+    E_TABSZ, GIO_SCRNMAP, KBD_REPEAT, KBENTRY, KBKEYCODE, KBSENTRY, KD_KB_TABLES, KD_KEY_TYPES,
+    KD_KEYS, KD_SHIFT_STATES, KDGETKEYCODE, KDGKBENT, KDGKBSENT, KDKBDREP, KDSETKEYCODE, KDSKBENT,
+    KDSKBSENT, PIO_SCRNMAP, PIO_UNIMAPCLR, UNIMAPINIT,
+};
 use crate::abi::xlat::ioctl::{
     KD_KB_MODES, KD_KB_TYPES, KD_LEDS, KD_META_MODES, KD_MODES, KDADDIO, KDDELIO, KDDISABIO,
     KDENABIO, KDGETLED, KDGETMODE, KDGKBLED, KDGKBMETA, KDGKBMODE, KDGKBTYPE, KDMAPDISP, KDMKTONE,
@@ -54,6 +65,31 @@ static UCHAR: Layout = Layout {
 static INT: Layout = Layout {
     name: "int",
     size: 4,
+    fields: &[],
+};
+static KBENTRY_ARG: Layout = Layout {
+    name: "kbentry",
+    size: KBENTRY[KBENTRY.len() - 1].end(),
+    fields: &[],
+};
+static KBKEYCODE_ARG: Layout = Layout {
+    name: "kbkeycode",
+    size: KBKEYCODE[KBKEYCODE.len() - 1].end(),
+    fields: &[],
+};
+static KBD_REPEAT_ARG: Layout = Layout {
+    name: "kbd_repeat",
+    size: KBD_REPEAT[KBD_REPEAT.len() - 1].end(),
+    fields: &[],
+};
+static UNIMAPINIT_ARG: Layout = Layout {
+    name: "unimapinit",
+    size: UNIMAPINIT[UNIMAPINIT.len() - 1].end(),
+    fields: &[],
+};
+static KBSENTRY_ARG: Layout = Layout {
+    name: "kbsentry",
+    size: KBSENTRY[KBSENTRY.len() - 1].end(),
     fields: &[],
 };
 static SCRNMAP: Layout = Layout {
@@ -90,6 +126,19 @@ static REQUESTS: &[Request] = &[
     req(KDSKBLED, "KDSKBLED", IF_OUT, &ULONG),
     req(KDSIGACCEPT, "KDSIGACCEPT", IF_OUT, &ULONG),
     Request::legacy(PIO_FONTRESET, "PIO_FONTRESET", 0, Arg::None),
+    // The entry asked for (table and index) and the value answered; the
+    // entry set.
+    req(KDGKBENT, "KDGKBENT", IF_OUT | IF_IN, &KBENTRY_ARG),
+    req(KDSKBENT, "KDSKBENT", IF_OUT, &KBENTRY_ARG),
+    // A function key's string: the key asked, the string answered; set.
+    req(KDGKBSENT, "KDGKBSENT", IF_OUT | IF_IN, &KBSENTRY_ARG),
+    req(KDSKBSENT, "KDSKBSENT", IF_OUT, &KBSENTRY_ARG),
+    // A scancode's keycode: asked and answered, set.
+    req(KDGETKEYCODE, "KDGETKEYCODE", IF_OUT | IF_IN, &KBKEYCODE_ARG),
+    req(KDSETKEYCODE, "KDSETKEYCODE", IF_OUT, &KBKEYCODE_ARG),
+    // The repeat rate set (-1: unchanged) and the one in force after.
+    req(KDKBDREP, "KDKBDREP", IF_OUT | IF_IN, &KBD_REPEAT_ARG),
+    req(PIO_UNIMAPCLR, "PIO_UNIMAPCLR", IF_OUT, &UNIMAPINIT_ARG),
     // The map the kernel answers, the map the program gives.
     req(GIO_SCRNMAP, "GIO_SCRNMAP", IF_IN, &SCRNMAP),
     req(PIO_SCRNMAP, "PIO_SCRNMAP", IF_OUT, &SCRNMAP),
@@ -125,6 +174,17 @@ impl IoctlGroup for Kd {
         } else {
             arg
         };
+        if matches!(req.code, KDGKBSENT | KDSKBSENT) {
+            return kbsentry(p, req.code, arg, phase);
+        }
+        if matches!(req.code, KDGKBENT | KDSKBENT) {
+            return kbentry(p, req.code, arg, phase);
+        }
+        if let Some((layout, names)) = plain_struct(req.code, phase) {
+            // Scancodes and keycodes in hex, as strace.
+            let hex = layout[0].name == KBKEYCODE[0].name;
+            return put_fields(p, arg, layout, names, hex);
+        }
         if matches!(req.code, GIO_SCRNMAP | PIO_SCRNMAP) {
             return super::bytes::put_table(p, "arg", arg, E_TABSZ as u64);
         }
@@ -245,4 +305,131 @@ fn kb_leds(p: &mut Printer, field: &str, v: u64) {
 /// Every bit a flag table names.
 fn all_bits(table: &[FlagDef]) -> u64 {
     table.iter().fold(0, |acc, f| acc | f.mask)
+}
+
+/// KDGKBENT/KDSKBENT's `struct kbentry`: the table and index the program
+/// names before the call, and the value (KDSKBENT's before, KDGKBENT's
+/// after a success); the pointer unless the table and index can be read,
+/// the value left out when it cannot.
+fn kbentry(p: &mut Printer, code: u32, arg: u64, phase: u8) {
+    let mut d = vec![0u8; extent(KBENTRY)];
+    let got = if arg == 0 || p.config().values_only >= 2 {
+        0
+    } else {
+        p.mem().read(arg, &mut d)
+    };
+    let value = field(KBENTRY, "kb_value");
+    if got < field(KBENTRY, "kb_index").end() || (phase == IF_IN && got < value.end()) {
+        return p.ptr("arg", arg);
+    }
+    p.open("arg", "{", Naming::Fields);
+    if phase == IF_OUT {
+        let table = field(KBENTRY, "kb_table").read(&d).unwrap_or(0);
+        match KD_KB_TABLES.iter().find(|&&(v, _)| v == table) {
+            Some(&(_, name)) => p.symbol("kb_table", table as i64, Some(name)),
+            None => p.flags("kb_table", table, KD_SHIFT_STATES),
+        }
+        p.uint("kb_index", field(KBENTRY, "kb_index").read(&d).unwrap_or(0));
+    }
+    if (phase == IF_IN || code == KDSKBENT) && got >= value.end() {
+        let v = value.read(&d).unwrap_or(0);
+        p.raw_hex("kb_value", v);
+        if p.symbols() {
+            p.note(&key_text(v));
+        }
+    }
+    p.close("}");
+}
+
+/// A keymap value as `<linux/keyboard.h>` builds it: the key's name
+/// (`K_F1`), or `K(type, value)` with the character of the types that hold
+/// one (`K(KT_LATIN, 'a')`) or the value in hex (`K(KT_SPEC, 0x14)`).
+fn key_text(v: u64) -> String {
+    let (ty, val) = (v >> 8, v & 0xff);
+    let ty_name = KD_KEY_TYPES
+        .iter()
+        .find(|&&(k, _)| k == ty)
+        .map_or_else(|| flags_hex(ty), |&(_, n)| n.to_string());
+    let holds_char = ["KT_LATIN", "KT_META", "KT_LETTER", "KT_DEAD2"].contains(&ty_name.as_str());
+    if holds_char {
+        return format!("K({ty_name}, {})", char_literal(val as u8));
+    }
+    match KD_KEYS.iter().find(|&&(k, _)| k == v) {
+        Some(&(_, name)) => name.to_string(),
+        None => format!("K({ty_name}, {})", flags_hex(val)),
+    }
+}
+
+/// A byte as a C character literal, as strace writes one: `'a'`, `'\\'`,
+/// `'\x7f'`.
+fn char_literal(b: u8) -> String {
+    match b {
+        b'\\' => "'\\\\'".to_string(),
+        b'\'' => "'\\''".to_string(),
+        0x20..=0x7e => format!("'{}'", b as char),
+        _ => format!("'\\x{b:02x}'"),
+    }
+}
+
+/// The structs of plain integers: their layout and the fields shown in
+/// `phase` (KDGETKEYCODE's answer is the keycode alone).
+fn plain_struct(code: u32, phase: u8) -> Option<(&'static [Field], &'static [&'static str])> {
+    Some(match (code, phase) {
+        (KDGETKEYCODE, IF_IN) => (KBKEYCODE, &["keycode"]),
+        (KDGETKEYCODE | KDSETKEYCODE, _) => (KBKEYCODE, &["scancode", "keycode"]),
+        (KDKBDREP, _) => (KBD_REPEAT, &["delay", "period"]),
+        (PIO_UNIMAPCLR, _) => (
+            UNIMAPINIT,
+            &["advised_hashsize", "advised_hashstep", "advised_hashlevel"],
+        ),
+        _ => return None,
+    })
+}
+
+/// The `names` fields of the struct at `arg`, as numbers of their C
+/// types (`hex`: unsigned ones in hex); the pointer when it cannot be read.
+fn put_fields(p: &mut Printer, arg: u64, layout: &[Field], names: &[&str], hex: bool) {
+    let mut d = vec![0u8; extent(layout)];
+    if arg == 0 || p.config().values_only >= 2 || !p.mem().read_exact(arg, &mut d) {
+        return p.ptr("arg", arg);
+    }
+    p.open("arg", "{", Naming::Fields);
+    for &name in names {
+        let f = field(layout, name);
+        let v = f.read(&d).unwrap_or(0);
+        match (f.signed, hex) {
+            (true, _) => p.int(name, v as i64),
+            (false, true) => p.raw_hex(name, v),
+            (false, false) => p.uint(name, v),
+        }
+    }
+    p.close("}");
+}
+
+/// KDGKBSENT/KDSKBSENT's `struct kbsentry`: the function key the program
+/// names (`KVAL(K_F2)`: its number among the KT_FN keys) before the call,
+/// and its string (KDSKBSENT's before, KDGKBSENT's after a success); the
+/// pointer unless the key can be read.
+fn kbsentry(p: &mut Printer, code: u32, arg: u64, phase: u8) {
+    let (func, string) = (field(KBSENTRY, "kb_func"), field(KBSENTRY, "kb_string"));
+    let at = arg + string.off as u64;
+    if phase == IF_IN {
+        p.open("arg", "{", Naming::Fields);
+        p.cstr("kb_string", at);
+        return p.close("}");
+    }
+    let mut d = vec![0u8; func.end()];
+    if arg == 0 || p.config().values_only >= 2 || !p.mem().read_exact(arg, &mut d) {
+        return p.ptr("arg", arg);
+    }
+    let f = func.read(&d).unwrap_or(0);
+    let fn_type = KD_KEY_TYPES.iter().find(|&&(_, n)| n == "KT_FN");
+    let key = fn_type.and_then(|&(t, _)| KD_KEYS.iter().find(|&&(k, _)| k == (t << 8 | f)));
+    let name = key.map(|&(_, n)| format!("KVAL({n})"));
+    p.open("arg", "{", Naming::Fields);
+    p.symbol("kb_func", f as i64, name.as_deref());
+    if code == KDSKBSENT {
+        p.cstr("kb_string", at);
+    }
+    p.close("}");
 }

@@ -820,7 +820,7 @@ mod tests {
             ("ptp", 14),
             ("evdev", 7),
             ("hdio", 17),
-            ("kd", 21),
+            ("kd", 31),
             ("rtc", 7),
             ("dm", 18),
             ("seccomp", 4),

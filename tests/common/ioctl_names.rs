@@ -70,7 +70,8 @@ pub const IOCTL_NAMES: &[&str] = &[
     // Decoded by the hdio group (src/ioctl/hdio.rs): a failed getter's pointer.
     "ioctl(3, HDIO_GETGEO, &ADDR) = -1 [ENOTTY]",
     "ioctl(3, VT_OPENQRY, ADDR) = -1 [ENOTTY]",
-    "ioctl(3, KDGETLED, ADDR) = -1 [ENOTTY]",
+    // Decoded by the kd group (src/ioctl/kd.rs): a failed getter's pointer.
+    "ioctl(3, KDGETLED, &ADDR) = -1 [ENOTTY]",
     "ioctl(3, DRM_IOCTL_VERSION, \"\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\"..) = -1 [ENOTTY]",
     "ioctl(3, DRM_IOCTL_MODE_GETRESOURCES, \"\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\"..) = -1 [ENOTTY]",
     "ioctl(3, MEMGETINFO, &ADDR) = -1 [ENOTTY]",

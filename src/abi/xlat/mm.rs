@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 9486b6b53ade73d471a09a0ba26f6d73be70cc9bc5f09ea9227bd4318fc0c1e5
+//! headers-sha256: 5893414d07e984bc02b01ce3c811c8168d3bfdca362acb64969f1c37a387312d
 
 use super::super::flags::{FlagDef, flag};
 
@@ -142,11 +142,10 @@ pub const MCL_FLAGS: &[FlagDef] = &[
     flag(0x4, "MCL_ONFAULT"),
 ];
 
-/// pkey_alloc's access rights (PKEY_DISABLE_EXECUTE is powerpc's and arm64's UAPI <asm/mman.h>, the same bit on both, which x86's lacks: a fallback, as strace names it) (`<asm/mman.h>`).
+/// pkey_alloc's access rights (`<asm/mman.h>`).
 pub const PKEY_FLAGS: &[FlagDef] = &[
     flag(0x1, "PKEY_DISABLE_ACCESS"),
     flag(0x2, "PKEY_DISABLE_WRITE"),
-    flag(0x4, "PKEY_DISABLE_EXECUTE"),
 ];
 
 // mmap's flags fields: the mapping type, and the hugetlb page size in bits `MAP_HUGE_MASK << MAP_HUGE_SHIFT`.

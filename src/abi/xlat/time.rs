@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 9486b6b53ade73d471a09a0ba26f6d73be70cc9bc5f09ea9227bd4318fc0c1e5
+//! headers-sha256: 5893414d07e984bc02b01ce3c811c8168d3bfdca362acb64969f1c37a387312d
 
 use super::super::flags::{FlagDef, flag};
 
