@@ -6,7 +6,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 5893414d07e984bc02b01ce3c811c8168d3bfdca362acb64969f1c37a387312d
+//! headers-sha256: 018acb8d97a83120a00c473ba4404b7385dcc69f3b01cb72ce91914ef352b181
 
 use super::super::flags::{FlagDef, flag};
 use super::super::layout::Field;
@@ -328,3 +328,205 @@ pub const BPF_PROG_LOAD_ATTR: &[Field] = &[
     Field { name: "attach_prog_fd", off: 112, size: 4, signed: false },
     Field { name: "fd_array", off: 120, size: 8, signed: false },
 ];
+
+/// A BPF map's type (`<linux/bpf.h>`).
+pub const BPF_MAP_TYPES: &[(i64, &str)] = &[
+    (0, "BPF_MAP_TYPE_UNSPEC"),
+    (1, "BPF_MAP_TYPE_HASH"),
+    (2, "BPF_MAP_TYPE_ARRAY"),
+    (3, "BPF_MAP_TYPE_PROG_ARRAY"),
+    (4, "BPF_MAP_TYPE_PERF_EVENT_ARRAY"),
+    (5, "BPF_MAP_TYPE_PERCPU_HASH"),
+    (6, "BPF_MAP_TYPE_PERCPU_ARRAY"),
+    (7, "BPF_MAP_TYPE_STACK_TRACE"),
+    (8, "BPF_MAP_TYPE_CGROUP_ARRAY"),
+    (9, "BPF_MAP_TYPE_LRU_HASH"),
+    (10, "BPF_MAP_TYPE_LRU_PERCPU_HASH"),
+    (11, "BPF_MAP_TYPE_LPM_TRIE"),
+    (12, "BPF_MAP_TYPE_ARRAY_OF_MAPS"),
+    (13, "BPF_MAP_TYPE_HASH_OF_MAPS"),
+    (14, "BPF_MAP_TYPE_DEVMAP"),
+    (15, "BPF_MAP_TYPE_SOCKMAP"),
+    (16, "BPF_MAP_TYPE_CPUMAP"),
+    (17, "BPF_MAP_TYPE_XSKMAP"),
+    (18, "BPF_MAP_TYPE_SOCKHASH"),
+    (19, "BPF_MAP_TYPE_CGROUP_STORAGE"),
+    (20, "BPF_MAP_TYPE_REUSEPORT_SOCKARRAY"),
+    (21, "BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE"),
+    (22, "BPF_MAP_TYPE_QUEUE"),
+    (23, "BPF_MAP_TYPE_STACK"),
+    (24, "BPF_MAP_TYPE_SK_STORAGE"),
+    (25, "BPF_MAP_TYPE_DEVMAP_HASH"),
+    (26, "BPF_MAP_TYPE_STRUCT_OPS"),
+    (27, "BPF_MAP_TYPE_RINGBUF"),
+    (28, "BPF_MAP_TYPE_INODE_STORAGE"),
+    (29, "BPF_MAP_TYPE_TASK_STORAGE"),
+    (30, "BPF_MAP_TYPE_BLOOM_FILTER"),
+    (31, "BPF_MAP_TYPE_USER_RINGBUF"),
+];
+
+/// BPF_MAP_CREATE's map_flags (`<linux/bpf.h>`).
+pub const BPF_MAP_FLAGS: &[FlagDef] = &[
+    flag(0x1, "BPF_F_NO_PREALLOC"),
+    flag(0x2, "BPF_F_NO_COMMON_LRU"),
+    flag(0x4, "BPF_F_NUMA_NODE"),
+    flag(0x8, "BPF_F_RDONLY"),
+    flag(0x10, "BPF_F_WRONLY"),
+    flag(0x20, "BPF_F_STACK_BUILD_ID"),
+    flag(0x40, "BPF_F_ZERO_SEED"),
+    flag(0x80, "BPF_F_RDONLY_PROG"),
+    flag(0x100, "BPF_F_WRONLY_PROG"),
+    flag(0x200, "BPF_F_CLONE"),
+    flag(0x400, "BPF_F_MMAPABLE"),
+    flag(0x800, "BPF_F_PRESERVE_ELEMS"),
+    flag(0x1000, "BPF_F_INNER_MAP"),
+];
+
+/// BPF_MAP_LOOKUP_ELEM's flags (`<linux/bpf.h>`).
+pub const BPF_LOOKUP_FLAGS: &[FlagDef] = &[
+    flag(0x4, "BPF_F_LOCK"),
+];
+
+/// BPF_MAP_UPDATE_ELEM's flags (`<linux/bpf.h>`).
+pub const BPF_UPDATE_FLAGS: &[(i64, &str)] = &[
+    (0, "BPF_ANY"),
+    (1, "BPF_NOEXIST"),
+    (2, "BPF_EXIST"),
+    (4, "BPF_F_LOCK"),
+];
+
+/// The access an fd to a pinned or looked-up object asks (`<linux/bpf.h>`).
+pub const BPF_FILE_MODE_FLAGS: &[FlagDef] = &[
+    flag(0x8, "BPF_F_RDONLY"),
+    flag(0x10, "BPF_F_WRONLY"),
+];
+
+/// BPF_PROG_ATTACH's flags (`<linux/bpf.h>`).
+pub const BPF_ATTACH_FLAGS: &[FlagDef] = &[
+    flag(0x1, "BPF_F_ALLOW_OVERRIDE"),
+    flag(0x2, "BPF_F_ALLOW_MULTI"),
+    flag(0x4, "BPF_F_REPLACE"),
+];
+
+/// BPF_PROG_TEST_RUN's flags (`<linux/bpf.h>`).
+pub const BPF_TEST_RUN_FLAGS: &[FlagDef] = &[
+    flag(0x1, "BPF_F_TEST_RUN_ON_CPU"),
+    flag(0x2, "BPF_F_TEST_XDP_LIVE_FRAMES"),
+];
+
+/// BPF_MAP_CREATE's attr: `union bpf_attr`, x86_64's layout (`<linux/bpf.h>`).
+pub const BPF_MAP_CREATE_ATTR: &[Field] = &[
+    Field { name: "map_type", off: 0, size: 4, signed: false },
+    Field { name: "key_size", off: 4, size: 4, signed: false },
+    Field { name: "value_size", off: 8, size: 4, signed: false },
+    Field { name: "max_entries", off: 12, size: 4, signed: false },
+    Field { name: "map_flags", off: 16, size: 4, signed: false },
+    Field { name: "inner_map_fd", off: 20, size: 4, signed: false },
+    Field { name: "numa_node", off: 24, size: 4, signed: false },
+    Field { name: "map_name", off: 28, size: 16, signed: false },
+    Field { name: "map_ifindex", off: 44, size: 4, signed: false },
+    Field { name: "btf_fd", off: 48, size: 4, signed: false },
+    Field { name: "btf_key_type_id", off: 52, size: 4, signed: false },
+    Field { name: "btf_value_type_id", off: 56, size: 4, signed: false },
+    Field { name: "btf_vmlinux_value_type_id", off: 60, size: 4, signed: false },
+    Field { name: "map_extra", off: 64, size: 8, signed: false },
+];
+
+/// The map element commands' attr (`next_key` shares `value`'s place): `union bpf_attr`, x86_64's layout (`<linux/bpf.h>`).
+pub const BPF_MAP_ELEM_ATTR: &[Field] = &[
+    Field { name: "map_fd", off: 0, size: 4, signed: false },
+    Field { name: "key", off: 8, size: 8, signed: false },
+    Field { name: "value", off: 16, size: 8, signed: false },
+    Field { name: "next_key", off: 16, size: 8, signed: false },
+    Field { name: "flags", off: 24, size: 8, signed: false },
+];
+
+/// BPF_OBJ_PIN's and BPF_OBJ_GET's attr: `union bpf_attr`, x86_64's layout (`<linux/bpf.h>`).
+pub const BPF_OBJ_PIN_ATTR: &[Field] = &[
+    Field { name: "pathname", off: 0, size: 8, signed: false },
+    Field { name: "bpf_fd", off: 8, size: 4, signed: false },
+    Field { name: "file_flags", off: 12, size: 4, signed: false },
+];
+
+/// BPF_PROG_ATTACH's and BPF_PROG_DETACH's attr: `union bpf_attr`, x86_64's layout (`<linux/bpf.h>`).
+pub const BPF_PROG_ATTACH_ATTR: &[Field] = &[
+    Field { name: "target_fd", off: 0, size: 4, signed: false },
+    Field { name: "attach_bpf_fd", off: 4, size: 4, signed: false },
+    Field { name: "attach_type", off: 8, size: 4, signed: false },
+    Field { name: "attach_flags", off: 12, size: 4, signed: false },
+    Field { name: "replace_bpf_fd", off: 16, size: 4, signed: false },
+];
+
+/// The *_GET_NEXT_ID and *_GET_FD_BY_ID commands' attr (the ids share one place): `union bpf_attr`, x86_64's layout (`<linux/bpf.h>`).
+pub const BPF_GET_ID_ATTR: &[Field] = &[
+    Field { name: "start_id", off: 0, size: 4, signed: false },
+    Field { name: "prog_id", off: 0, size: 4, signed: false },
+    Field { name: "map_id", off: 0, size: 4, signed: false },
+    Field { name: "btf_id", off: 0, size: 4, signed: false },
+    Field { name: "link_id", off: 0, size: 4, signed: false },
+    Field { name: "next_id", off: 4, size: 4, signed: false },
+    Field { name: "open_flags", off: 8, size: 4, signed: false },
+];
+
+/// BPF_PROG_TEST_RUN's attr: `union bpf_attr`, x86_64's layout (`<linux/bpf.h>`).
+pub const BPF_TEST_RUN_ATTR: &[Field] = &[
+    Field { name: "test.prog_fd", off: 0, size: 4, signed: false },
+    Field { name: "test.retval", off: 4, size: 4, signed: false },
+    Field { name: "test.data_size_in", off: 8, size: 4, signed: false },
+    Field { name: "test.data_size_out", off: 12, size: 4, signed: false },
+    Field { name: "test.data_in", off: 16, size: 8, signed: false },
+    Field { name: "test.data_out", off: 24, size: 8, signed: false },
+    Field { name: "test.repeat", off: 32, size: 4, signed: false },
+    Field { name: "test.duration", off: 36, size: 4, signed: false },
+    Field { name: "test.ctx_size_in", off: 40, size: 4, signed: false },
+    Field { name: "test.ctx_size_out", off: 44, size: 4, signed: false },
+    Field { name: "test.ctx_in", off: 48, size: 8, signed: false },
+    Field { name: "test.ctx_out", off: 56, size: 8, signed: false },
+    Field { name: "test.flags", off: 64, size: 4, signed: false },
+    Field { name: "test.cpu", off: 68, size: 4, signed: false },
+    Field { name: "test.batch_size", off: 72, size: 4, signed: false },
+];
+
+/// BPF_RAW_TRACEPOINT_OPEN's attr: `union bpf_attr`, x86_64's layout (`<linux/bpf.h>`).
+pub const BPF_RAW_TRACEPOINT_ATTR: &[Field] = &[
+    Field { name: "raw_tracepoint.name", off: 0, size: 8, signed: false },
+    Field { name: "raw_tracepoint.prog_fd", off: 8, size: 4, signed: false },
+];
+
+/// BPF_BTF_LOAD's attr: `union bpf_attr`, x86_64's layout (`<linux/bpf.h>`).
+pub const BPF_BTF_LOAD_ATTR: &[Field] = &[
+    Field { name: "btf", off: 0, size: 8, signed: false },
+    Field { name: "btf_log_buf", off: 8, size: 8, signed: false },
+    Field { name: "btf_size", off: 16, size: 4, signed: false },
+    Field { name: "btf_log_size", off: 20, size: 4, signed: false },
+    Field { name: "btf_log_level", off: 24, size: 4, signed: false },
+];
+
+/// BPF_LINK_UPDATE's attr: `union bpf_attr`, x86_64's layout (`<linux/bpf.h>`).
+pub const BPF_LINK_UPDATE_ATTR: &[Field] = &[
+    Field { name: "link_update.link_fd", off: 0, size: 4, signed: false },
+    Field { name: "link_update.new_prog_fd", off: 4, size: 4, signed: false },
+    Field { name: "link_update.flags", off: 8, size: 4, signed: false },
+    Field { name: "link_update.old_prog_fd", off: 12, size: 4, signed: false },
+];
+
+/// BPF_OBJ_GET_INFO_BY_FD's attr: `union bpf_attr`, x86_64's layout (`<linux/bpf.h>`).
+pub const BPF_OBJ_INFO_ATTR: &[Field] = &[
+    Field { name: "info.bpf_fd", off: 0, size: 4, signed: false },
+    Field { name: "info.info_len", off: 4, size: 4, signed: false },
+    Field { name: "info.info", off: 8, size: 8, signed: false },
+];
+
+/// BPF_LINK_CREATE's attr: `union bpf_attr`, x86_64's layout (`<linux/bpf.h>`).
+pub const BPF_LINK_CREATE_ATTR: &[Field] = &[
+    Field { name: "link_create.prog_fd", off: 0, size: 4, signed: false },
+    Field { name: "link_create.target_fd", off: 4, size: 4, signed: false },
+    Field { name: "link_create.attach_type", off: 8, size: 4, signed: false },
+    Field { name: "link_create.flags", off: 12, size: 4, signed: false },
+    Field { name: "link_create.target_btf_id", off: 16, size: 4, signed: false },
+    Field { name: "link_create.perf_event.bpf_cookie", off: 16, size: 8, signed: false },
+];
+
+// The attach types whose BPF_LINK_CREATE attr has its own members.
+/// `BPF_PERF_EVENT` (`<linux/bpf.h>`).
+pub const BPF_PERF_EVENT: u32 = 0x29;

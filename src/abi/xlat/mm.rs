@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 5893414d07e984bc02b01ce3c811c8168d3bfdca362acb64969f1c37a387312d
+//! headers-sha256: 018acb8d97a83120a00c473ba4404b7385dcc69f3b01cb72ce91914ef352b181
 
 use super::super::flags::{FlagDef, flag};
 
@@ -142,10 +142,11 @@ pub const MCL_FLAGS: &[FlagDef] = &[
     flag(0x4, "MCL_ONFAULT"),
 ];
 
-/// pkey_alloc's access rights (`<asm/mman.h>`).
+/// pkey_alloc's access rights (PKEY_DISABLE_EXECUTE is powerpc's and arm64's UAPI <asm/mman.h>, the same bit on both, which x86's lacks: a fallback, as strace names it) (`<asm/mman.h>`).
 pub const PKEY_FLAGS: &[FlagDef] = &[
     flag(0x1, "PKEY_DISABLE_ACCESS"),
     flag(0x2, "PKEY_DISABLE_WRITE"),
+    flag(0x4, "PKEY_DISABLE_EXECUTE"),
 ];
 
 // mmap's flags fields: the mapping type, and the hugetlb page size in bits `MAP_HUGE_MASK << MAP_HUGE_SHIFT`.

@@ -7,7 +7,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 5893414d07e984bc02b01ce3c811c8168d3bfdca362acb64969f1c37a387312d
+//! headers-sha256: 018acb8d97a83120a00c473ba4404b7385dcc69f3b01cb72ce91914ef352b181
 
 use super::super::layout::Field;
 

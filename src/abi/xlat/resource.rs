@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 5893414d07e984bc02b01ce3c811c8168d3bfdca362acb64969f1c37a387312d
+//! headers-sha256: 018acb8d97a83120a00c473ba4404b7385dcc69f3b01cb72ce91914ef352b181
 
 use super::super::flags::{FlagDef, flag};
 
@@ -150,4 +150,14 @@ pub const CAP_VERSIONS: &[(i64, &str)] = &[
     (429392688, "_LINUX_CAPABILITY_VERSION_1"),
     (537333798, "_LINUX_CAPABILITY_VERSION_2"),
     (537396514, "_LINUX_CAPABILITY_VERSION_3"),
+];
+
+/// `struct sched_attr`'s `sched_policy`: a policy alone (SCHED_RESET_ON_FORK is `sched_flags`' SCHED_FLAG_RESET_ON_FORK there; SCHED_NORMAL is POSIX's SCHED_OTHER) (`<linux/sched.h>`).
+pub const SCHED_ATTR_POLICIES: &[(i64, &str)] = &[
+    (0, "SCHED_OTHER"),
+    (1, "SCHED_FIFO"),
+    (2, "SCHED_RR"),
+    (3, "SCHED_BATCH"),
+    (5, "SCHED_IDLE"),
+    (6, "SCHED_DEADLINE"),
 ];

@@ -5,9 +5,10 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 5893414d07e984bc02b01ce3c811c8168d3bfdca362acb64969f1c37a387312d
+//! headers-sha256: 018acb8d97a83120a00c473ba4404b7385dcc69f3b01cb72ce91914ef352b181
 
 use super::super::flags::{FlagDef, flag};
+use super::super::layout::Field;
 
 /// The control characters' indexes in a termios's `c_cc` (strace labels each: `[VINTR]=0x3`) (`<asm/termbits.h>`).
 pub const CC_INDEXES: &[(i64, &str)] = &[
@@ -143,7 +144,7 @@ pub const OFLAGS: &[FlagDef] = &[
     flag(0x80, "OFDEL"),
 ];
 
-/// `c_cflag`: the output speed (CBAUD), the character size (CSIZE), then the bits; from `termbits.h`. The input speed (CIBAUD, the same codes shifted by IBSHIFT) is 0 unless set apart from the output speed; it prints as the leftover number then. (`<asm/termbits.h>`).
+/// `c_cflag`: the output speed (CBAUD), the character size (CSIZE), then the bits; from `termbits.h`. The input speed (CIBAUD, the same codes shifted by IBSHIFT) is 0 unless set apart from the output speed; the tty group spells it then (`B1800<<IBSHIFT`, `BAUD_RATES`). (`<asm/termbits.h>`).
 pub const CFLAGS: &[FlagDef] = &[
     FlagDef { mask: 0x100f, value: 0x0, name: "B0" },
     FlagDef { mask: 0x100f, value: 0x1, name: "B50" },
@@ -210,4 +211,68 @@ pub const LFLAGS: &[FlagDef] = &[
     flag(0x4000, "PENDIN"),
     flag(0x8000, "IEXTEN"),
     flag(0x10000, "EXTPROC"),
+];
+
+/// A speed code, as `c_cflag`'s input speed field (CIBAUD) holds it (`<asm/termbits.h>`).
+pub const BAUD_RATES: &[(u64, &str)] = &[
+    (0, "B0"),
+    (1, "B50"),
+    (2, "B75"),
+    (3, "B110"),
+    (4, "B134"),
+    (5, "B150"),
+    (6, "B200"),
+    (7, "B300"),
+    (8, "B600"),
+    (9, "B1200"),
+    (10, "B1800"),
+    (11, "B2400"),
+    (12, "B4800"),
+    (13, "B9600"),
+    (14, "B19200"),
+    (15, "B38400"),
+    (4096, "BOTHER"),
+    (4097, "B57600"),
+    (4098, "B115200"),
+    (4099, "B230400"),
+    (4100, "B460800"),
+    (4101, "B500000"),
+    (4102, "B576000"),
+    (4103, "B921600"),
+    (4104, "B1000000"),
+    (4105, "B1152000"),
+    (4106, "B1500000"),
+    (4107, "B2000000"),
+    (4108, "B2500000"),
+    (4109, "B3000000"),
+    (4110, "B3500000"),
+    (4111, "B4000000"),
+];
+
+// `c_cflag`'s input speed field and its shift.
+/// `CIBAUD` (`<asm/termbits.h>`).
+pub const CIBAUD: u32 = 0x100f0000;
+/// `IBSHIFT` (`<asm/termbits.h>`).
+pub const IBSHIFT: u32 = 0x10;
+
+/// `struct termios2` (TCGETS2, TCSETS2: the speeds as numbers): `struct termios2`, x86_64's layout (`<asm/termbits.h>`).
+pub const TERMIOS2_LAYOUT: &[Field] = &[
+    Field { name: "c_iflag", off: 0, size: 4, signed: false },
+    Field { name: "c_oflag", off: 4, size: 4, signed: false },
+    Field { name: "c_cflag", off: 8, size: 4, signed: false },
+    Field { name: "c_lflag", off: 12, size: 4, signed: false },
+    Field { name: "c_line", off: 16, size: 1, signed: false },
+    Field { name: "c_cc", off: 17, size: 19, signed: false },
+    Field { name: "c_ispeed", off: 36, size: 4, signed: false },
+    Field { name: "c_ospeed", off: 40, size: 4, signed: false },
+];
+
+/// The old `struct termio` (TCGETA, TCSETA: 16-bit flag words, 8 control characters): `struct termio`, x86_64's layout (`<asm/termios.h>`).
+pub const TERMIO_LAYOUT: &[Field] = &[
+    Field { name: "c_iflag", off: 0, size: 2, signed: false },
+    Field { name: "c_oflag", off: 2, size: 2, signed: false },
+    Field { name: "c_cflag", off: 4, size: 2, signed: false },
+    Field { name: "c_lflag", off: 6, size: 2, signed: false },
+    Field { name: "c_line", off: 8, size: 1, signed: false },
+    Field { name: "c_cc", off: 9, size: 8, signed: false },
 ];
