@@ -84,7 +84,9 @@ fn skip_reason(part: &str) -> Option<String> {
                 format!("the ioctl tables were made from {recorded}, this machine has {here:?}")
             })
         }
-        "usbmon" | "usbdevfs" | "user_events" | "ata" | "vt" | "timex" | "inet6_if" => kernel_source_skip(part),
+        "usbmon" | "usbdevfs" | "user_events" | "ata" | "vt" | "timex" | "inet6_if" => {
+            kernel_source_skip(part)
+        }
         "syscalls" => {
             let text = committed("src/abi/gen_syscall_args.rs");
             let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
