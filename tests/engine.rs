@@ -492,7 +492,16 @@ fn the_call_in_progress_at_detach_is_kept() {
             .args(["-p", &pid.to_string()])
             .spawn()
             .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(400));
+        // Interrupt only once rtrace holds the process (a loaded machine
+        // can take longer than any fixed sleep to get there).
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while !std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .is_ok_and(|s| !s.contains("\nTracerPid:\t0\n"))
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
         // SAFETY: signalling our own child.
         unsafe { libc::kill(tracer.id() as i32, libc::SIGINT) };
         assert_eq!(tracer.wait().unwrap().code(), Some(0));

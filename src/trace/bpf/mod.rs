@@ -76,6 +76,7 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
         engine,
         loaded: None,
         all: opts.all,
+        lossless: opts.lossless,
         held: StdHashMap::new(),
         refetching: StdHashMap::new(),
         newborns: StdHashMap::new(),
@@ -151,6 +152,8 @@ struct Bpf {
     engine: Engine,
     loaded: Option<Loaded>,
     all: bool,
+    /// `--bpf-lossless`: the program stops processes with SIGSTOP.
+    lossless: bool,
     /// A new task's records, held until its parent's line that created it
     /// is printed (as the ptrace engine starts a child only then).
     held: StdHashMap<i32, VecDeque<Record>>,
@@ -581,6 +584,16 @@ impl Bpf {
     }
 
     fn signal(&mut self, tid: i32, head: wire::Header) {
+        // The lossless mode's own stop (bpf_send_signal's SI_KERNEL), when
+        // it was taken after rtrace had let the process go again: the
+        // program leaves out only those it takes while the process is held.
+        let si_code = head.args[1] as i32 as u64;
+        if self.lossless
+            && head.nr as i32 == libc::SIGSTOP
+            && si_code == crate::abi::xlat::signal::SI_KERNEL
+        {
+            return;
+        }
         let Some(proc) = self.engine.procs.get_mut(&tid) else {
             return;
         };
