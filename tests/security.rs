@@ -509,8 +509,8 @@ fn filters_with_unknown_names_are_errors_with_a_caret() {
             "rtrace: bad filter: Unknown signal 'SIGUSR3' (did you mean SIGUSR1?)\n  Filter: sig != SIGUSR3\n                 ^\n",
         ),
         (
-            "request == TCGETZ",
-            "rtrace: bad filter: Unknown ioctl request 'TCGETZ' (did you mean TCGETS?)\n  Filter: request == TCGETZ\n                     ^\n",
+            "request == MON_IOCX_MFECH",
+            "rtrace: bad filter: Unknown ioctl request 'MON_IOCX_MFECH' (did you mean MON_IOCX_MFETCH?)\n  Filter: request == MON_IOCX_MFECH\n                     ^\n",
         ),
     ] {
         let file = scratch("filter");
