@@ -961,8 +961,18 @@ class Checks:
             # Usbmon requests come from the tcpdump and the probes alone,
             # each process named before its first line.
             stray, unnamed, unfiltered = [], [], []
+            # A line without a prefix is the one process known then (a
+            # probe's, while it alone had made calls): the process of the
+            # last banner without a prefix.
+            solo, owner = None, {}
+            for i, pid, text in t.calls:
+                if pid is None:
+                    b = re.match(r"^Tracing .* \(pid (\d+)\)$", text)
+                    solo = b.group(1) if b else solo
+                owner[i] = pid if pid is not None else solo
             for i, pid, text in ioctls:
-                if re.match(r"^ioctl\(\d+, MON_IOC", text) and pid not in probes and pid != cap:
+                who = owner.get(i, pid)
+                if re.match(r"^ioctl\(\d+, MON_IOC", text) and who not in probes and who != cap:
                     stray.append(t.lines[i])
             for pid, i in first.items():
                 # (lines without a prefix: one process was known then)
