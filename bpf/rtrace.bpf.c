@@ -42,6 +42,7 @@ struct {
 /* The traced tasks by tid, unless trace_all. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 65536);
 	__type(key, __u32);
 	__type(value, __u8);
@@ -58,6 +59,7 @@ struct {
  * them SIGCONT (and deletes them here). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 65536);
 	__type(key, __u32);
 	__type(value, __u8);
@@ -108,6 +110,7 @@ struct {
  * read the memory itself. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 65536);
 	__type(key, __u32);
 	__type(value, __u8);
@@ -184,12 +187,18 @@ static __always_inline __u64 *lost_count(void)
 	return bpf_map_lookup_elem(&lost, &zero);
 }
 
-/* Wake the reader only when enough waits: a wakeup per record would cost
- * the tracee more than the record itself. The reader also polls. */
-static __always_inline __u64 wake_flags(void)
+/* Wake the reader when a record of `size` bytes, about to be reserved,
+ * takes what waits past the mark: a wakeup per record would cost the
+ * tracee more than the record itself (an interrupt to raise, which in a
+ * VM is an exit to the host). Once past the mark the reader is awake or
+ * about to be (a reader that drained the ring sees what came since before
+ * it sleeps), so the records after it wake nobody. The reader also polls. */
+static __always_inline __u64 wake_flags(__u64 size)
 {
-	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wake_mark ? BPF_RB_FORCE_WAKEUP
-									  : BPF_RB_NO_WAKEUP;
+	__u64 waiting = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	/* The ring's own header of each record: 8 bytes. */
+	return waiting < wake_mark && waiting + size + 8 >= wake_mark ? BPF_RB_FORCE_WAKEUP
+								      : BPF_RB_NO_WAKEUP;
 }
 
 static __always_inline void header(struct rt_event *ev, __u16 kind, __u32 tid, __u32 tgid)
@@ -225,6 +234,7 @@ static __always_inline void dropped(void)
 /* Send a header-only record. */
 static __always_inline void send_plain(struct rt_event *tmpl)
 {
+	__u64 wake = wake_flags(sizeof(*tmpl));
 	struct rt_event *ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
 	if (!ev) {
 		dropped();
@@ -232,7 +242,7 @@ static __always_inline void send_plain(struct rt_event *tmpl)
 	}
 	__builtin_memcpy(ev, tmpl, sizeof(*ev));
 	sent(ev);
-	bpf_ringbuf_submit(ev, wake_flags());
+	bpf_ringbuf_submit(ev, wake);
 }
 
 /* A NULL-terminated array of pointers (argv, envp) and, if `strings`, the
@@ -636,7 +646,7 @@ static __always_inline void send_call(struct pt_regs *regs_ptr, __u16 kind, long
 	if (size > sizeof(struct rt_event) + RT_AREA + RT_CAP_MAX)
 		return;
 	sent(ev);
-	if (bpf_ringbuf_output(&events, s, size, wake_flags()) != 0) {
+	if (bpf_ringbuf_output(&events, s, size, wake_flags(size)) != 0) {
 		ev->lost = 0;
 		dropped();
 	}
