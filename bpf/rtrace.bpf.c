@@ -395,6 +395,68 @@ static __always_inline __u64 file_of(__u64 fd)
 	return file;
 }
 
+/* With -y (and whatever else names fds by path): the identities of the
+ * files behind a call's fd arguments and its new fd, which rtrace checks
+ * /proc's names against (the process runs on: by the time rtrace prints,
+ * an fd may have been closed and opened again on another file). */
+const volatile __u32 fd_ids = 0;
+/* inode.i_ino, super_block.s_dev; task_struct.fs, fs_struct.pwd,
+ * path.dentry, dentry.d_inode (the working directory). */
+const volatile __u32 off_inode_ino = 0, off_sb_dev = 0;
+const volatile __u32 off_task_fs = 0, off_fs_pwd = 0, off_path_dentry = 0, off_dentry_inode = 0;
+
+#define AT_FDCWD -100
+
+/* The inode behind the current task's `fd`, or its working directory's
+ * for AT_FDCWD; 0 when there is none. */
+static __always_inline __u64 inode_of(long fd)
+{
+	__u64 inode = 0;
+	if (fd == AT_FDCWD) {
+		void *task = (void *)bpf_get_current_task();
+		__u64 fs = 0, dentry = 0;
+		if (!off_task_fs || bpf_probe_read_kernel(&fs, 8, task + off_task_fs) || !fs ||
+		    bpf_probe_read_kernel(&dentry, 8, (void *)fs + off_fs_pwd + off_path_dentry) ||
+		    !dentry || bpf_probe_read_kernel(&inode, 8, (void *)dentry + off_dentry_inode))
+			return 0;
+		return inode;
+	}
+	if (fd < 0)
+		return 0;
+	__u64 file = file_of(fd);
+	if (!file || bpf_probe_read_kernel(&inode, 8, (void *)file + off_file_inode))
+		return 0;
+	return inode;
+}
+
+/* Add the identity of `fd`'s file (see fd_ids) to the record at `off`;
+ * nothing when the fd is not open. A function of its own: verified once. */
+__noinline __u32 file_id(struct scratch *s, __u32 off, long fd)
+{
+	__u64 inode = inode_of(fd), sb = 0;
+	struct rt_file_id id = {};
+	__u32 dev = 0;
+	if (!s || !inode || bpf_probe_read_kernel(&id.ino, 8, (void *)inode + off_inode_ino) ||
+	    bpf_probe_read_kernel(&sb, 8, (void *)inode + off_inode_sb) || !sb ||
+	    bpf_probe_read_kernel(&dev, 4, (void *)sb + off_sb_dev))
+		return off;
+	id.dev = dev;
+	if (off > RT_AREA - sizeof(struct rt_capture) - sizeof(id))
+		return off;
+	__u64 at = off;
+	asm volatile("" : "+r"(at));
+	at &= RT_AREA - 1;
+	struct rt_capture *c = (void *)(s->area + at);
+	c->addr = fd;
+	c->len = sizeof(id);
+	c->flags = 0;
+	c->arg = RT_ARG_FILE_ID;
+	c->when = 0;
+	__builtin_memcpy(c + 1, &id, sizeof(id));
+	s->ev.ncaps += 1;
+	return off + sizeof(*c) + sizeof(id);
+}
+
 #define S_IFMT 0170000
 #define S_IFREG 0100000
 #define S_IFIFO 0010000
@@ -636,6 +698,13 @@ static __always_inline void send_call(struct pt_regs *regs_ptr, __u16 kind, long
 	}
 	if (kind == RT_LEAVE && spec && spec->wanted)
 		off = usbmon_exit(s, off, nr, compat, args, nr_or_ret, tgid);
+	if (fd_ids && spec && kind == RT_ENTER && spec->fd_args) {
+		for (int i = 0; i < 6; i++)
+			if (spec->fd_args & (1 << i))
+				off = file_id(s, off, (int)args[i]);
+	}
+	if (fd_ids && spec && kind == RT_LEAVE && (spec->flags & RT_SPEC_RET_FD) && nr_or_ret >= 0)
+		off = file_id(s, off, nr_or_ret);
 	if (off == 0) {
 		send_plain(ev);
 		return;

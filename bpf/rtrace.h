@@ -73,6 +73,19 @@ struct rt_capture_spec {
  * pipe's, the call's data buffers are copied only as far as printed
  * (short_data bytes): nothing decodes their content. */
 #define RT_SPEC_FD_DATA 1
+/* rt_spec.flags: the call's result, when not an error, is a new fd. */
+#define RT_SPEC_RET_FD 2
+
+/* rt_capture.arg of a file's identity (with fd_ids): addr is the fd, or
+ * AT_FDCWD for the working directory; the 16 bytes are a struct rt_file_id. */
+#define RT_ARG_FILE_ID 253
+
+/* A file as the kernel knows it: its superblock's device (the kernel's
+ * encoding, major << 20 | minor) and its inode number. */
+struct rt_file_id {
+	__u64 dev;
+	__u64 ino;
+};
 
 /* What to do with one call number. */
 struct rt_spec {
@@ -81,6 +94,10 @@ struct rt_spec {
 	__u8 counted; /* -c counted in the kernel: selected */
 	__u8 flags; /* RT_SPEC_* */
 	struct rt_capture_spec caps[RT_MAX_CAPS];
+	/* The arguments (a bit each) that are fds or directory fds: with
+	 * fd_ids, the entry record carries their files' identities. */
+	__u8 fd_args;
+	__u8 pad[3];
 };
 
 /* An ioctl request whose argument rtrace's tables know (old requests'

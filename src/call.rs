@@ -282,13 +282,18 @@ impl Printer<'_> {
 
     /// Under `-y` (`-yy`), the path (details) of the new fd a call
     /// returned (see [`crate::sysent::returns_fd`]), as the kernel names it
-    /// now.
+    /// now (under the BPF engine, only while that is still the file the
+    /// call returned).
     fn new_fd_text(&mut self, rval: i64) -> Option<crate::kernel::fds::FdText> {
         let set = self.config().decode_fds;
         if !set.any() || !self.state().result_fd {
             return None;
         }
-        crate::kernel::fds::describe(self.pid(), i32::try_from(rval).ok()?, set)
+        let fd = i32::try_from(rval).ok()?;
+        if self.mem().is_captured() {
+            return crate::kernel::fds::describe_vouched(self.mem(), fd, set);
+        }
+        crate::kernel::fds::describe(self.pid(), fd, set)
     }
 
     /// Under `-Y` or `--pidns-translation`, a result that is a pid

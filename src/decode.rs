@@ -7,6 +7,7 @@
 use crate::abi::fs::AT_FDCWD;
 use crate::fdtable::FdTable;
 use crate::format::{ConstStyle, Naming, Printer, flags_hex};
+use crate::kernel::fds::FdDetails;
 
 /// A file descriptor; with `-y` also what the kernel says it is now
 /// (with `-yy` or `--decode-fds=SET` what strace adds: `3<TCP:[...]>`,
@@ -17,8 +18,8 @@ use crate::format::{ConstStyle, Naming, Printer, flags_hex};
 /// symlink is not the file's. An fd not open at this moment (a close that
 /// failed) is its number only.
 ///
-/// Under the BPF engine the call is printed after it ran and the process
-/// may be gone: then the fd table's path is what there is to show.
+/// Under the BPF engine the call is printed after it ran: see
+/// [`put_fd_after`].
 pub fn put_fd(p: &mut Printer, fds: &FdTable, name: &str, fd: i64) {
     let Ok(fd32) = i32::try_from(fd) else {
         p.int(name, fd);
@@ -27,15 +28,30 @@ pub fn put_fd(p: &mut Printer, fds: &FdTable, name: &str, fd: i64) {
     let set = p.config().decode_fds;
     if !set.any() {
         p.int(name, fd);
+    } else if p.mem().is_captured() {
+        put_fd_after(p, fds, name, fd32, set);
     } else if let Some(shown) = crate::kernel::fds::describe(p.pid(), fd32, set) {
         p.fd_text(name, fd, &shown);
-    } else if p.mem().is_captured()
-        && set.path()
-        && let Some(path) = fds.with(fd32, |i| i.path.clone()).filter(|p| !p.is_empty())
-    {
-        p.fd_path(name, fd, &path);
     } else {
         p.int(name, fd);
+    }
+}
+
+/// [`put_fd`] for a call printed after it ran (the BPF engine): by then
+/// the fd may have been closed and opened again on another file, or the
+/// process be gone. /proc's answer is shown only while its link still
+/// leads to the file the kernel saw at the call (the identity copied with
+/// the call); otherwise the fd table's path (what the calls before this
+/// one opened, in their order), else the number alone.
+fn put_fd_after(p: &mut Printer, fds: &FdTable, name: &str, fd: i32, set: FdDetails) {
+    if let Some(shown) = crate::kernel::fds::describe_vouched(p.mem(), fd, set) {
+        p.fd_text(name, fd.into(), &shown);
+    } else if set.path()
+        && let Some(path) = fds.known_path(fd)
+    {
+        p.fd_path(name, fd.into(), &path);
+    } else {
+        p.int(name, fd.into());
     }
 }
 
@@ -46,12 +62,15 @@ pub fn put_dirfd(p: &mut Printer, fds: &FdTable, name: &str, fd: i64) {
     if fd != AT_FDCWD {
         return put_fd(p, fds, name, fd);
     }
-    let cwd = p
-        .config()
-        .decode_fds
-        .path()
-        .then(|| crate::fdtable::kernel_cwd(p.pid()))
-        .flatten();
+    // Under the BPF engine the task may have changed directory since the
+    // call: the directory is shown only if it is still the call's.
+    let cwd = if !p.config().decode_fds.path() {
+        None
+    } else if p.mem().is_captured() {
+        crate::kernel::fds::vouched_cwd(p.mem())
+    } else {
+        crate::fdtable::kernel_cwd(p.pid())
+    };
     match cwd {
         Some(cwd) if p.config().consts != ConstStyle::Values => {
             p.symbol_path(name, fd, "AT_FDCWD", &cwd)

@@ -6,7 +6,9 @@
 //! calls too: `service::fs::BOOKKEEPING`), and falls back to
 //! `/proc/PID/fd` for fds it never saw opened (inherited, or opened before
 //! `-p` attached). It is bookkeeping only: `-y` prints what the kernel
-//! says at the time of printing ([`kernel_path`]). Decoders read it to know that
+//! says at the time of printing ([`kernel_path`]), except under the BPF
+//! engine where /proc no longer vouches for the call's file (then this
+//! table's path, `decode::put_fd`). Decoders read it to know that
 //! fd 3 is `/dev/usbmon1` or a user_events_data file. Processes that share
 //! their fd table (threads, CLONE_FILES) share one `FdTable` through an `Rc`.
 
@@ -168,8 +170,9 @@ impl FdInfo {
         }
     }
 
-    /// An fd whose open rtrace did not see: nothing of its past is known.
-    fn found(path: Vec<u8>) -> FdInfo {
+    /// An fd whose open rtrace did not see (or saw only by its result):
+    /// nothing of its past is known.
+    pub fn found(path: Vec<u8>) -> FdInfo {
         let mut info = FdInfo::new(path, false);
         if info.file.is_some() {
             info.file = Some(Rc::new(RefCell::new(FileState::default())));
@@ -265,6 +268,16 @@ impl FdTable {
         let out = f(&info);
         self.cache.borrow_mut().insert(fd, info);
         Some(out)
+    }
+
+    /// The path the table itself holds for `fd` (what the calls it saw
+    /// opened, in their order), never /proc's; `None` for an fd it does
+    /// not know or knows no name of.
+    pub fn known_path(&self, fd: i32) -> Option<Vec<u8>> {
+        self.fds
+            .get(&fd)
+            .map(|info| info.path.clone())
+            .filter(|p| !p.is_empty())
     }
 
     /// What `fd` is, as a copy (see [`FdTable::with`]).

@@ -7,7 +7,7 @@
 
 use std::os::unix::ffi::OsStrExt;
 
-use super::sockdiag;
+use super::{Memory, sockdiag};
 
 /// The parts of `--decode-fds=SET`: which details an fd is shown with.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -110,6 +110,41 @@ pub fn describe(tid: i32, fd: i32, set: FdDetails) -> Option<FdText> {
         .to_vec();
     let details = details(tid, fd, &proc, &path, set);
     (details.is_some() || set.path()).then_some(FdText { path, details })
+}
+
+/// Under the BPF engine, `describe` for a call printed after it ran: the
+/// fd may since have been closed and opened again on another file, so
+/// /proc's answer is given only while its link still leads to the file
+/// the kernel saw at the call (`mem`'s identity of it); `None` otherwise.
+pub fn describe_vouched(mem: &Memory, fd: i32, set: FdDetails) -> Option<FdText> {
+    let id = mem.file_id(fd)?;
+    let proc = format!("/proc/{}/fd/{fd}", mem.pid());
+    // Checked before and after: a name read between two looks at the
+    // same file is that file's (short of two reopenings in between).
+    if !id.is_at(&proc) {
+        return None;
+    }
+    let text = describe(mem.pid().as_raw(), fd, set)?;
+    id.is_at(&proc).then_some(text)
+}
+
+/// The /proc name of `fd` of the call `mem` holds, vouched for as in
+/// [`describe_vouched`].
+pub fn vouched_path(mem: &Memory, fd: i32) -> Option<Vec<u8>> {
+    describe_vouched(mem, fd, FdDetails::PATH).map(|t| t.path)
+}
+
+/// The working directory of the call `mem` holds, if the task is still in
+/// the directory the kernel saw at the call (what `AT_FDCWD` stood for).
+pub fn vouched_cwd(mem: &Memory) -> Option<Vec<u8>> {
+    let id = mem.file_id(crate::abi::fs::AT_FDCWD as i32)?;
+    let proc = format!("/proc/{}/cwd", mem.pid());
+    if !id.is_at(&proc) {
+        return None;
+    }
+    let link = std::fs::read_link(&proc).ok()?;
+    id.is_at(&proc)
+        .then(|| link.as_os_str().as_bytes().to_vec())
 }
 
 /// The -yy details, in strace's order of trying: socket, device, eventfd,

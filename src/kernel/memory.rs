@@ -36,10 +36,35 @@ pub struct Memory {
 }
 
 /// Pieces of a tracee's memory copied by the kernel (the BPF engine's
-/// captures): each the bytes found at an address.
+/// captures): each the bytes found at an address; and the identities of
+/// the files behind the call's fds, when rtrace names fds.
 #[derive(Clone, Debug, Default)]
 pub struct Snapshot {
     pieces: Vec<(u64, Vec<u8>)>,
+    files: Vec<(i32, FileId)>,
+}
+
+/// A file as the kernel knew it at a call (`struct rt_file_id`): its
+/// filesystem's device, in the kernel's encoding (major << 20 | minor),
+/// and its inode number. What /proc says of an fd later names the call's
+/// file only if it leads to the same pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileId {
+    /// The superblock's device, major << 20 | minor.
+    pub dev: u64,
+    /// The inode number.
+    pub ino: u64,
+}
+
+impl FileId {
+    /// Whether `path` (a /proc link, followed) is this file now.
+    pub fn is_at(&self, path: &str) -> bool {
+        let Ok(st) = nix::sys::stat::stat(path) else {
+            return false;
+        };
+        let (major, minor) = (self.dev >> 20, self.dev & 0xf_ffff);
+        st.st_ino == self.ino && st.st_dev == libc::makedev(major as u32, minor as u32)
+    }
 }
 
 impl Snapshot {
@@ -52,6 +77,13 @@ impl Snapshot {
     /// Add every piece of `more`.
     pub fn add_all(&mut self, more: Snapshot) {
         self.pieces.extend(more.pieces);
+        self.files.extend(more.files);
+    }
+
+    /// Add the identity of the file behind `fd` (AT_FDCWD: the working
+    /// directory). A later one for the same fd is the fresher.
+    pub fn add_file(&mut self, fd: i32, id: FileId) {
+        self.files.push((fd, id));
     }
 
     /// Whether nothing was captured.
@@ -129,9 +161,27 @@ impl Memory {
     /// where both hold an address.
     pub fn add_snapshot(&mut self, more: Snapshot) {
         match &mut self.snapshot {
-            Some(have) => have.pieces.extend(more.pieces),
+            Some(have) => have.add_all(more),
             None => self.snapshot = Some(more),
         }
+    }
+
+    /// The identity of the file behind `fd` (AT_FDCWD: the working
+    /// directory) as the kernel copied it with the call (the BPF engine,
+    /// when rtrace names fds); `None` otherwise.
+    pub fn file_id(&self, fd: i32) -> Option<FileId> {
+        let snapshot = self.snapshot.as_ref()?;
+        snapshot
+            .files
+            .iter()
+            .rev()
+            .find(|(f, _)| *f == fd)
+            .map(|(_, id)| *id)
+    }
+
+    /// The task whose memory this is.
+    pub fn pid(&self) -> Pid {
+        self.pid
     }
 
     /// Whether reads are answered from a snapshot.

@@ -472,14 +472,18 @@ pub fn llseek_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
 
 /// Record fd `fd` as what /proc says it is now (a pipe, an inotify
 /// instance, a memfd, a socket), replacing whatever the table held.
-fn track_new(fds: &mut FdTable, fd: i32, cloexec: bool) {
+fn track_new(fds: &mut FdTable, mem: &Memory, fd: i32, cloexec: bool) {
     fds.remove(fd);
-    // /proc names what the fd is (`socket:[1234]`); a process already
-    // gone (the BPF engine reads its calls later) leaves it unnamed, but
-    // known to be open.
-    let info = fds
-        .get(fd)
-        .unwrap_or_else(|| FdInfo::new(Vec::new(), cloexec));
+    // /proc names what the fd is (`socket:[1234]`). Under the BPF engine
+    // the process ran on: /proc's name only if the kernel vouches for it;
+    // a process already gone leaves the fd unnamed, but known to be open.
+    let info = if mem.is_captured() {
+        let name = crate::kernel::fds::vouched_path(mem, fd);
+        name.map(FdInfo::found)
+    } else {
+        fds.get(fd)
+    };
+    let info = info.unwrap_or_else(|| FdInfo::new(Vec::new(), cloexec));
     fds.insert(fd, FdInfo { cloexec, ..info });
 }
 
@@ -489,10 +493,45 @@ fn track_pair(fds: &mut FdTable, mem: &mut Memory, addr: u64, cloexec: bool) {
     if mem.read_exact(addr, &mut b) {
         for half in [&b[0..4], &b[4..8]] {
             let fd = i32::from_le_bytes(half.try_into().expect("4 bytes"));
-            track_new(fds, fd, cloexec);
+            track_new(fds, mem, fd, cloexec);
         }
     }
 }
+
+/// The calls whose result is a new fd that [`track`] names (from the
+/// path opened, or /proc): under the BPF engine their exits carry the
+/// new fd's file identity, against which /proc's name is checked.
+pub const NEW_FD_CALLS: &[&str] = &[
+    "open",
+    "openat",
+    "openat2",
+    "creat",
+    "memfd_create",
+    "inotify_init",
+    "inotify_init1",
+    "epoll_create",
+    "epoll_create1",
+    "eventfd",
+    "eventfd2",
+    "userfaultfd",
+    "fanotify_init",
+    "perf_event_open",
+    "io_uring_setup",
+    "pidfd_getfd",
+    "pidfd_open",
+    "open_tree",
+    "fsopen",
+    "fsmount",
+    "fspick",
+    "mq_open",
+    "open_by_handle_at",
+    "signalfd",
+    "signalfd4",
+    "timerfd_create",
+    "accept",
+    "accept4",
+    "socket",
+];
 
 /// The bookkeeping calls: every call [`track`] acts on, and the clones
 /// whose flags the engine reads at the fork event (CLONE_FILES: the child
@@ -672,11 +711,18 @@ pub fn track(
                 }
             };
             // A relative path says little: /proc has the absolute one.
+            // Under the BPF engine, with the kernel's identity of the new
+            // fd's file, /proc's name only if it still leads there.
             match path {
+                _ if mem.file_id(fd).is_some() => {
+                    let dirfd = matches!(name, "openat" | "openat2").then_some(args[0] as i32);
+                    let named = super::fs_names::opened(fds, mem, fd, path.as_deref(), dirfd);
+                    fds.insert(fd, FdInfo::new(named, cloexec(flags)))
+                }
                 Some(path) if path.starts_with(b"/") => {
                     fds.insert(fd, FdInfo::new(path, cloexec(flags)))
                 }
-                _ => track_new(fds, fd, cloexec(flags)),
+                _ => track_new(fds, mem, fd, cloexec(flags)),
             }
         }
         "close" => fds.remove(args[0] as i32),
@@ -713,7 +759,7 @@ pub fn track(
         }
         // Opens the pty's peer with the open flags in the argument.
         "ioctl" if args[1] as u32 == crate::abi::xlat::ioctl::TIOCGPTPEER => {
-            track_new(fds, fd, cloexec(args[2]))
+            track_new(fds, mem, fd, cloexec(args[2]))
         }
         // CLOSE_RANGE_CLOEXEC only marks them; anything else closes.
         "close_range" if args[2] & CLOSE_RANGE_CLOEXEC == 0 => {
@@ -734,32 +780,32 @@ pub fn track(
         "pipe2" => track_pair(fds, mem, args[0], cloexec(args[1])),
         "socketpair" => track_pair(fds, mem, args[3], cloexec(args[1])),
         // MFD_CLOEXEC is 1.
-        "memfd_create" => track_new(fds, fd, args[1] & 1 != 0),
+        "memfd_create" => track_new(fds, mem, fd, args[1] & 1 != 0),
         // Creators whose close-on-exec bit is not decoded here (or that
         // have none): what the fd is comes from /proc.
         "inotify_init" | "epoll_create" | "eventfd" | "userfaultfd" | "fanotify_init"
         | "perf_event_open" | "io_uring_setup" | "pidfd_getfd" | "open_tree" | "fsopen"
-        | "fsmount" | "fspick" | "mq_open" | "open_by_handle_at" => track_new(fds, fd, false),
-        "inotify_init1" | "epoll_create1" => track_new(fds, fd, cloexec(args[0])),
+        | "fsmount" | "fspick" | "mq_open" | "open_by_handle_at" => track_new(fds, mem, fd, false),
+        "inotify_init1" | "epoll_create1" => track_new(fds, mem, fd, cloexec(args[0])),
         "eventfd2" | "signalfd4" | "timerfd_create" => {
             let flags = if name == "signalfd4" {
                 args[3]
             } else {
                 args[1]
             };
-            track_new(fds, fd, cloexec(flags));
+            track_new(fds, mem, fd, cloexec(flags));
         }
         // An accepted socket is never a netlink socket.
         "accept4" => {
-            track_new(fds, fd, cloexec(args[3]));
+            track_new(fds, mem, fd, cloexec(args[3]));
             fds.set_socket(fd, FdKind::Socket);
         }
         "accept" => {
-            track_new(fds, fd, false);
+            track_new(fds, mem, fd, false);
             fds.set_socket(fd, FdKind::Socket);
         }
         "socket" => {
-            track_new(fds, fd, cloexec(args[1]));
+            track_new(fds, mem, fd, cloexec(args[1]));
             // AF_NETLINK: the protocol picks the message decoder.
             let kind = if args[0] as u32 == 16 {
                 FdKind::Netlink(args[2] as u16)
@@ -768,9 +814,9 @@ pub fn track(
             };
             fds.set_socket(fd, kind);
         }
-        "signalfd" => track_new(fds, fd, false),
+        "signalfd" => track_new(fds, mem, fd, false),
         // PIDFD_NONBLOCK is O_NONBLOCK; pidfds are always close-on-exec.
-        "pidfd_open" => track_new(fds, fd, true),
+        "pidfd_open" => track_new(fds, mem, fd, true),
         _ => {}
     }
 }

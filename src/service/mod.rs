@@ -13,6 +13,7 @@ pub mod family;
 pub mod fanotify;
 pub mod fs;
 pub mod fs_fd;
+pub mod fs_names;
 pub mod fs_path;
 pub mod fs_stat;
 pub mod fs_xfer;

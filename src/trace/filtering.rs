@@ -320,17 +320,16 @@ impl Fields for CallFields<'_> {
                     .iter()
                     .position(|p| matches!(p.kind, Kind::Fd | Kind::DirFd))?;
                 // What -y prints: the kernel's answer, not the path asked
-                // (under the BPF engine, for a process already gone, the
-                // path the fd was opened with).
+                // (under the BPF engine, the kernel's answer only while it
+                // still names the call's file, else the path the fd table
+                // holds: see decode::put_fd).
                 let fd = call.args[i] as i32;
-                let path = crate::fdtable::kernel_path(self.tid, fd).or_else(|| {
-                    self.mem
-                        .borrow()
-                        .is_captured()
-                        .then(|| self.fds.with(fd, |info| info.path.clone()))
-                        .flatten()
-                        .filter(|p| !p.is_empty())
-                })?;
+                let mem = self.mem.borrow();
+                let path = if mem.is_captured() {
+                    crate::kernel::fds::vouched_path(&mem, fd).or_else(|| self.fds.known_path(fd))
+                } else {
+                    crate::fdtable::kernel_path(self.tid, fd)
+                }?;
                 return Some(Value::str(String::from_utf8_lossy(&path).into_owned()));
             }
             _ => {}

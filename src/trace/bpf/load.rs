@@ -113,6 +113,25 @@ fn file_offsets() -> [u32; 8] {
     found.unwrap_or([0; 8])
 }
 
+/// What the program needs for a file's identity and the working
+/// directory's: `[inode.i_ino, super_block.s_dev, task_struct.fs,
+/// fs_struct.pwd, path.dentry, dentry.d_inode]`, all zero where one is
+/// missing (then no identity is sent, and fds are named as the table
+/// knows them).
+fn identity_offsets() -> [u32; 6] {
+    let found = (|| {
+        Some([
+            member_offset("struct inode", "i_ino")?,
+            member_offset("struct super_block", "s_dev")?,
+            member_offset("struct task_struct", "fs")?,
+            member_offset("struct fs_struct", "pwd")?,
+            member_offset("struct path", "dentry")?,
+            member_offset("struct dentry", "d_inode")?,
+        ])
+    })();
+    found.unwrap_or([0; 6])
+}
+
 /// What the program needs to read a usbmon ring from the kernel's side,
 /// after the file: `[file.private_data, mon_reader_bin.b_vec,
 /// mon_pgmap.ptr, sizeof(struct mon_pgmap)]`, all zero where a type is
@@ -202,6 +221,15 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         } else {
             plan::short_data(engine.fmt.string_limit)
         };
+    // Files named by path (-y, -P, a --filter that may ask fd.path): each
+    // call's fds carry their files' identities, which /proc's names are
+    // checked against when the call is printed.
+    let [i_ino, s_dev, task_fs, fs_pwd, path_dentry, dentry_inode] = identity_offsets();
+    let fd_ids = (files != 0
+        && i_ino | s_dev | task_fs | path_dentry | dentry_inode != 0
+        && (engine.fmt.decode_fds.any()
+            || engine.select.paths.is_active()
+            || engine.select.filter.is_some())) as u32;
     let mut ebpf = EbpfLoader::new()
         // The task-local start times of -c in the kernel (no Rust side).
         .allow_unsupported_maps()
@@ -214,6 +242,13 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         .override_global("off_inode_sb", &i_sb, true)
         .override_global("off_sb_magic", &s_magic, true)
         .override_global("short_data", &short_data, true)
+        .override_global("fd_ids", &fd_ids, true)
+        .override_global("off_inode_ino", &i_ino, true)
+        .override_global("off_sb_dev", &s_dev, true)
+        .override_global("off_task_fs", &task_fs, true)
+        .override_global("off_fs_pwd", &fs_pwd, true)
+        .override_global("off_path_dentry", &path_dentry, true)
+        .override_global("off_dentry_inode", &dentry_inode, true)
         .override_global("off_file_private", &private, true)
         .override_global("off_mon_bvec", &bvec, true)
         .override_global("off_pgmap_ptr", &ptr, true)

@@ -155,6 +155,30 @@ unsafe impl aya::Pod for Count {}
 /// far as they are printed.
 const SPEC_FD_DATA: u8 = 1;
 
+/// `RT_SPEC_RET_FD`: the call's result is a new fd, whose file's identity
+/// the exit carries when rtrace names fds.
+const SPEC_RET_FD: u8 = 2;
+
+/// The flags and fd arguments of call `name` that do not depend on what is
+/// selected or copied: which of its arguments are fds (from rtrace's
+/// signature), whether its result is a new fd the fd table learns
+/// (`service::fs::NEW_FD_CALLS`), whether its data may be shortened.
+fn fd_flags(spec: &mut Spec, arch: Arch, name: &str) {
+    if FD_DATA_CALLS.contains(&name) {
+        spec.flags |= SPEC_FD_DATA;
+    }
+    if service::fs::NEW_FD_CALLS.contains(&name) {
+        spec.flags |= SPEC_RET_FD;
+    }
+    if let Some(sig) = sysent::signature(arch, name) {
+        for (i, p) in sig.params.iter().enumerate().take(6) {
+            if matches!(p.kind, Kind::Fd | Kind::DirFd) {
+                spec.fd_args |= 1 << i;
+            }
+        }
+    }
+}
+
 /// The calls that move data to or from the fd in their first argument and
 /// whose buffers are decoded by content only on sockets, devices and
 /// tracefs files (netlink messages, usbmon events, user_events writes):
@@ -187,6 +211,10 @@ pub struct Spec {
     /// `RT_SPEC_*`.
     flags: u8,
     caps: [CaptureSpec; MAX_CAPS],
+    /// The arguments (a bit each) that are fds or directory fds, whose
+    /// files' identities the entry carries when rtrace names fds.
+    fd_args: u8,
+    pad: [u8; 3],
 }
 
 // SAFETY: plain integers with no padding the kernel could misread.
@@ -641,9 +669,7 @@ pub fn table(
         }
         spec.wanted = wanted(name) as u8;
         spec.counted = counted(name) as u8;
-        if FD_DATA_CALLS.contains(&name) {
-            spec.flags |= SPEC_FD_DATA;
-        }
+        fd_flags(&mut spec, Arch::X86_64, name);
         out.push((nr as u32, spec));
     }
     for (nr, name) in service::all_calls(Arch::I386) {
@@ -656,9 +682,7 @@ pub fn table(
         }
         spec.wanted = wanted(name) as u8;
         spec.counted = counted(name) as u8;
-        if FD_DATA_CALLS.contains(&name) {
-            spec.flags |= SPEC_FD_DATA;
-        }
+        fd_flags(&mut spec, Arch::I386, name);
         out.push((I386_BASE + nr as u32, spec));
     }
     out
@@ -712,6 +736,25 @@ format:
 	field:char * buf;	offset:24;	size:8;	signed:0;
 	field:size_t count;	offset:32;	size:8;	signed:0;
 ";
+
+    #[test]
+    fn the_spec_has_the_c_size() {
+        // sizeof(struct rt_spec) in bpf/rtrace.h.
+        assert_eq!(std::mem::size_of::<Spec>(), 56);
+    }
+
+    #[test]
+    fn fds_are_marked_by_position_and_new_fds_by_call() {
+        let mut spec = Spec::default();
+        fd_flags(&mut spec, Arch::X86_64, "openat");
+        // openat(dfd, filename, flags, mode): its first argument.
+        assert_eq!(spec.fd_args, 1);
+        assert_eq!(spec.flags & SPEC_RET_FD, SPEC_RET_FD);
+        let mut spec = Spec::default();
+        fd_flags(&mut spec, Arch::X86_64, "renameat");
+        assert_eq!(spec.fd_args, 0b101);
+        assert_eq!(spec.flags & SPEC_RET_FD, 0);
+    }
 
     fn limits() -> Limits {
         Limits {

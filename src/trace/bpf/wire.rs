@@ -30,6 +30,10 @@ pub const REFETCH: u16 = 2;
 /// `RT_AT_ENTER`.
 const AT_ENTER: u8 = 1;
 
+/// `RT_ARG_FILE_ID`: the piece is a file's identity (`struct
+/// rt_file_id`), its address the fd.
+const ARG_FILE_ID: u8 = 253;
+
 const PIECE_FAULT: u16 = 1;
 const PIECE_TERMINATED: u16 = 2;
 
@@ -122,7 +126,12 @@ pub fn parse(bytes: &[u8]) -> Option<Record> {
         let Some(data) = bytes.get(at..at + len) else {
             break;
         };
-        if piece.flags & PIECE_FAULT == 0 {
+        if piece.arg == ARG_FILE_ID {
+            if let (Some(dev), Some(ino)) = (read::<u64>(data), data.get(8..).and_then(read::<u64>))
+            {
+                snapshot.add_file(piece.addr as i32, crate::kernel::FileId { dev, ino });
+            }
+        } else if piece.flags & PIECE_FAULT == 0 {
             let mut data = data.to_vec();
             if piece.flags & PIECE_TERMINATED != 0 {
                 data.push(0);

@@ -1,0 +1,69 @@
+//! The name the fd table keeps for an fd an open returned, under the BPF
+//! engine: the process ran on before rtrace read the call, so by then
+//! the fd may have been closed and opened again on another file. /proc's
+//! name is taken only while it still leads to the file the kernel saw the
+//! call return (its identity, copied with the call's exit); otherwise the
+//! path the program gave, made absolute by a directory whose name is
+//! known; otherwise none (the fd is known to be open, unnamed).
+
+use crate::abi::fs::AT_FDCWD;
+use crate::fdtable::FdTable;
+use crate::kernel::Memory;
+
+/// The name for new fd `fd` of the open call `mem` holds, opened by
+/// `path` (relative to `dirfd` where the call takes one).
+pub fn opened(
+    fds: &FdTable,
+    mem: &Memory,
+    fd: i32,
+    path: Option<&[u8]>,
+    dirfd: Option<i32>,
+) -> Vec<u8> {
+    if let Some(name) = crate::kernel::fds::vouched_path(mem, fd) {
+        return name;
+    }
+    let Some(path) = path.filter(|p| !p.is_empty()) else {
+        return Vec::new();
+    };
+    if path.starts_with(b"/") {
+        return path.to_vec();
+    }
+    let dir = match dirfd {
+        Some(d) if i64::from(d) != AT_FDCWD => fds.known_path(d),
+        _ => crate::kernel::fds::vouched_cwd(mem),
+    };
+    dir.map(|dir| joined(&dir, path)).unwrap_or_default()
+}
+
+/// `path` under directory `dir`, as the kernel resolved it (no `.`
+/// components; `..` and symlinks left as they are: still a name of the
+/// file, if not the kernel's own).
+fn joined(dir: &[u8], path: &[u8]) -> Vec<u8> {
+    let mut out = dir.to_vec();
+    for part in path.split(|&b| b == b'/') {
+        if part.is_empty() || part == b"." {
+            continue;
+        }
+        if out.last() != Some(&b'/') {
+            out.push(b'/');
+        }
+        out.extend_from_slice(part);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_relative_path_is_joined_without_dots() {
+        assert_eq!(
+            joined(b"/usr/include", b"linux/fs.h"),
+            b"/usr/include/linux/fs.h"
+        );
+        assert_eq!(joined(b"/", b"./etc//hosts"), b"/etc/hosts");
+        assert_eq!(joined(b"/tmp/", b"../x"), b"/tmp/../x");
+        assert_eq!(joined(b"/tmp", b"."), b"/tmp");
+    }
+}
