@@ -29,10 +29,13 @@ pub struct Memory {
     scratch: Vec<u8>,
     /// Set: answer from these bytes instead of the live process.
     snapshot: Option<Snapshot>,
-    /// The process's private read-only mappings (start, end), read from
-    /// /proc when a snapshot misses: what they hold cannot have changed
-    /// since the call, so a miss there is read from the live process.
-    read_only: Vec<(u64, u64)>,
+    /// The process's mappings (start, end, private and read-only), read
+    /// from /proc when a snapshot misses: what a private read-only one
+    /// holds cannot have changed since the call, so a miss there is read
+    /// from the live process. Read again only for an address in none of
+    /// them (a miss in a writable one, a decoder reading past a copied
+    /// buffer, would otherwise read /proc at every call).
+    mappings: Vec<(u64, u64, bool)>,
 }
 
 /// Pieces of a tracee's memory copied by the kernel (the BPF engine's
@@ -104,8 +107,9 @@ impl Snapshot {
     }
 }
 
-/// The private mappings of `pid` that are not writable, from its maps.
-fn read_only_mappings(pid: Pid) -> Vec<(u64, u64)> {
+/// The mappings of `pid` from its maps: start, end, and whether private
+/// and not writable.
+fn mappings(pid: Pid) -> Vec<(u64, u64, bool)> {
     let Ok(maps) = std::fs::read(format!("/proc/{pid}/maps")) else {
         return Vec::new();
     };
@@ -117,10 +121,11 @@ fn read_only_mappings(pid: Pid) -> Vec<(u64, u64)> {
             let mut words = line.split_ascii_whitespace();
             let (start, end) = words.next()?.split_once('-')?;
             let perms = words.next()?.as_bytes();
-            (perms.get(1) == Some(&b'-') && perms.get(3) == Some(&b'p')).then_some(())?;
+            let read_only = perms.get(1) == Some(&b'-') && perms.get(3) == Some(&b'p');
             Some((
                 u64::from_str_radix(start, 16).ok()?,
                 u64::from_str_radix(end, 16).ok()?,
+                read_only,
             ))
         })
         .collect()
@@ -139,7 +144,7 @@ impl Memory {
             vm_readv_works: true,
             scratch: Vec::new(),
             snapshot: None,
-            read_only: Vec::new(),
+            mappings: Vec::new(),
         }
     }
 
@@ -223,12 +228,16 @@ impl Memory {
     /// cannot be written (a program's read-only data or code).
     fn is_read_only(&mut self, addr: u64, len: usize) -> bool {
         let end = addr.saturating_add(len as u64);
-        let inside = |maps: &[(u64, u64)]| maps.iter().any(|&(s, e)| s <= addr && end <= e);
-        if inside(&self.read_only) {
-            return true;
+        let holding = |maps: &[(u64, u64, bool)]| {
+            maps.iter()
+                .find(|&&(s, e, _)| s <= addr && addr < e)
+                .map(|&(_, e, read_only)| read_only && end <= e)
+        };
+        if let Some(known) = holding(&self.mappings) {
+            return known;
         }
-        self.read_only = read_only_mappings(self.pid);
-        inside(&self.read_only)
+        self.mappings = mappings(self.pid);
+        holding(&self.mappings).unwrap_or(false)
     }
 
     /// Read from the live process.

@@ -711,10 +711,9 @@ pub fn track(
                 }
             };
             // A relative path says little: /proc has the absolute one.
-            // Under the BPF engine, with the kernel's identity of the new
-            // fd's file, /proc's name only if it still leads there.
+            // Under the BPF engine /proc speaks of later: see fs_names.
             match path {
-                _ if mem.file_id(fd).is_some() => {
+                _ if mem.is_captured() => {
                     let dirfd = matches!(name, "openat" | "openat2").then_some(args[0] as i32);
                     let named = super::fs_names::opened(fds, mem, fd, path.as_deref(), dirfd);
                     fds.insert(fd, FdInfo::new(named, cloexec(flags)))

@@ -4,7 +4,9 @@
 //! name is taken only while it still leads to the file the kernel saw the
 //! call return (its identity, copied with the call's exit); otherwise the
 //! path the program gave, made absolute by a directory whose name is
-//! known; otherwise none (the fd is known to be open, unnamed).
+//! known; otherwise none (the fd is known to be open, unnamed). Without
+//! identities (no option names fds by path) the program's path, and
+//! /proc's unchecked for one relative to the working directory.
 
 use crate::abi::fs::AT_FDCWD;
 use crate::fdtable::FdTable;
@@ -32,7 +34,16 @@ pub fn opened(
         Some(d) if i64::from(d) != AT_FDCWD => fds.known_path(d),
         _ => crate::kernel::fds::vouched_cwd(mem),
     };
-    dir.map(|dir| joined(&dir, path)).unwrap_or_default()
+    if let Some(dir) = dir {
+        return joined(&dir, path);
+    }
+    if mem.file_id(fd).is_none() {
+        // The kernel sent no identities (nothing names fds by path): the
+        // name serves the decoders only (a device opened relative to the
+        // working directory), and /proc's, unchecked, is the best there is.
+        return crate::fdtable::kernel_path(fds.pid, fd).unwrap_or_default();
+    }
+    Vec::new()
 }
 
 /// `path` under directory `dir`, as the kernel resolved it (no `.`
