@@ -457,6 +457,59 @@ __noinline __u32 file_id(struct scratch *s, __u32 off, long fd)
 	return off + sizeof(*c) + sizeof(id);
 }
 
+/* dirent_count()'s state for bpf_loop. */
+struct dirent_ctx {
+	__u64 buf;
+	__u64 len;
+	__u64 at;
+	__u32 reclen_at;
+	__u32 name_at;
+	__u32 n;
+	__u32 bad;
+};
+
+static long dirent_step(__u32 i, void *data)
+{
+	struct dirent_ctx *d = data;
+	__u16 reclen = 0;
+	if (d->at >= d->len)
+		return 1;
+	if (d->at + d->name_at > d->len ||
+	    bpf_probe_read_user(&reclen, 2, (void *)(d->buf + d->at + d->reclen_at)) ||
+	    reclen < d->name_at || reclen > d->len - d->at) {
+		d->bad = 1;
+		return 1;
+	}
+	d->at += reclen;
+	d->n += 1;
+	return 0;
+}
+
+/* The entries a getdents call returned in `len` bytes at `buf` (records
+ * of d_reclen at `reclen_at`, names from `name_at`), counted as rtrace's
+ * decoder counts them, as a piece without bytes; nothing for a buffer
+ * that is not whole records. */
+__noinline __u32 dirent_count(struct scratch *s, __u32 off, __u64 buf, __u64 len, __u32 at)
+{
+	struct dirent_ctx d = {.buf = buf, .len = len, .reclen_at = at & 0xff, .name_at = at >> 8};
+	if (!s || off > RT_AREA - sizeof(struct rt_capture))
+		return off;
+	bpf_loop(1 << 16, dirent_step, &d, 0);
+	if (d.bad || d.at != len)
+		return off;
+	__u64 pos = off;
+	asm volatile("" : "+r"(pos));
+	pos &= RT_AREA - 1;
+	struct rt_capture *c = (void *)(s->area + pos);
+	c->addr = d.n;
+	c->len = 0;
+	c->flags = 0;
+	c->arg = RT_ARG_DIRENTS;
+	c->when = RT_AT_EXIT;
+	s->ev.ncaps += 1;
+	return off + sizeof(*c);
+}
+
 #define S_IFMT 0170000
 #define S_IFREG 0100000
 #define S_IFIFO 0010000
@@ -705,6 +758,13 @@ static __always_inline void send_call(struct pt_regs *regs_ptr, __u16 kind, long
 	}
 	if (fd_ids && spec && kind == RT_LEAVE && (spec->flags & RT_SPEC_RET_FD) && nr_or_ret >= 0)
 		off = file_id(s, off, nr_or_ret);
+	if (spec && kind == RT_LEAVE && (spec->flags & (RT_SPEC_DIRENTS | RT_SPEC_DIRENTS64)) &&
+	    nr_or_ret > 0) {
+		__u32 at = spec->flags & RT_SPEC_DIRENTS64 ? 16 | 19 << 8
+			   : compat			     ? 8 | 10 << 8
+							     : 16 | 18 << 8;
+		off = dirent_count(s, off, args[1], nr_or_ret, at);
+	}
 	if (off == 0) {
 		send_plain(ev);
 		return;

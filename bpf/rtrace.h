@@ -76,6 +76,15 @@ struct rt_capture_spec {
 /* rt_spec.flags: the call's result, when not an error, is a new fd. */
 #define RT_SPEC_RET_FD 2
 
+/* rt_spec.flags: getdents (reclen at 16, name at 18 or on i386 8 and 10)
+ * or getdents64 (16 and 19): the exit carries how many entries the call
+ * returned, which a buffer longer than its copy does not show. */
+#define RT_SPEC_DIRENTS 4
+#define RT_SPEC_DIRENTS64 8
+
+/* rt_capture.arg of a getdents count: no bytes, addr is the count. */
+#define RT_ARG_DIRENTS 254
+
 /* rt_capture.arg of a file's identity (with fd_ids): addr is the fd, or
  * AT_FDCWD for the working directory; the 16 bytes are a struct rt_file_id. */
 #define RT_ARG_FILE_ID 253

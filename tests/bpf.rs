@@ -233,6 +233,31 @@ fn plain_data_prints_the_same_and_dumps_whole() {
 }
 
 #[test]
+fn a_directory_longer_than_its_copy_is_counted() {
+    // 300 entries of 40-odd bytes: about 12 KiB of records, three times
+    // what a buffer's copy holds; the kernel counts them at the exit.
+    let dir = common::scratch_path("bpf", "dir");
+    std::fs::create_dir_all(&dir).unwrap();
+    for i in 0..300 {
+        std::fs::write(dir.join(format!("an-entry-with-a-longer-name-{i:03}")), "").unwrap();
+    }
+    let dir = dir.display().to_string();
+    let getdents = |engine: &[&str]| -> Vec<String> {
+        let mut args = engine.to_vec();
+        args.extend(["-e", "trace=getdents64"]);
+        let run = trace(&args, &["ls", "-f", &dir]);
+        assert_eq!(run.code(), Some(0), "{}", run.stderr());
+        run.lines()
+            .into_iter()
+            .filter(|l| l.starts_with("getdents64("))
+            .collect()
+    };
+    let (ptrace, bpf) = (getdents(&[]), getdents(&["--bpf"]));
+    assert_eq!(ptrace, bpf);
+    assert!(bpf[0].contains("/* 302 entries */"), "{bpf:#?}");
+}
+
+#[test]
 fn memory_and_poll_calls_print_the_same() {
     compare("calls_mem", &[]);
     compare("calls_poll", &[]);

@@ -45,6 +45,9 @@ pub struct Memory {
 pub struct Snapshot {
     pieces: Vec<(u64, Vec<u8>)>,
     files: Vec<(i32, FileId)>,
+    /// The entries a getdents call returned, counted by the kernel (its
+    /// buffer may be longer than the copy).
+    dirents: Option<u64>,
 }
 
 /// A file as the kernel knew it at a call (`struct rt_file_id`): its
@@ -81,6 +84,12 @@ impl Snapshot {
     pub fn add_all(&mut self, more: Snapshot) {
         self.pieces.extend(more.pieces);
         self.files.extend(more.files);
+        self.dirents = more.dirents.or(self.dirents);
+    }
+
+    /// Record that the call returned `count` directory entries.
+    pub fn set_dirents(&mut self, count: u64) {
+        self.dirents = Some(count);
     }
 
     /// Add the identity of the file behind `fd` (AT_FDCWD: the working
@@ -182,6 +191,12 @@ impl Memory {
             .rev()
             .find(|(f, _)| *f == fd)
             .map(|(_, id)| *id)
+    }
+
+    /// How many directory entries the getdents call returned, as the
+    /// kernel counted them (the BPF engine); `None` otherwise.
+    pub fn dirent_count(&self) -> Option<u64> {
+        self.snapshot.as_ref()?.dirents
     }
 
     /// The task whose memory this is.

@@ -530,7 +530,25 @@ fn getdents_leave(p: &mut Printer, c: &CallCtx, failed: bool, old: bool) {
     } else {
         None
     };
+    // Under the BPF engine a buffer longer than its copy has no entries to
+    // read, but the kernel counted them: the count, without -v.
+    let counted = match &entries {
+        None if !failed && p.config().verbose == 0 && p.config().values_only < 2 => {
+            p.mem().dirent_count()
+        }
+        _ => None,
+    };
     match entries {
+        None if let Some(n) = counted => {
+            if p.json() {
+                p.open("dirp", "{", Naming::Fields);
+                p.uint("entries", n);
+                p.close_struct(n == 0);
+            } else {
+                p.ptr("dirp", addr);
+                p.note(&format!("{n} entries"));
+            }
+        }
         None => p.ptr("dirp", addr),
         // The address and the count, as strace shows them (`&0x55d0 /* 3
         // entries */`); JSON keeps `{"entries": 3}`.

@@ -159,16 +159,28 @@ const SPEC_FD_DATA: u8 = 1;
 /// the exit carries when rtrace names fds.
 const SPEC_RET_FD: u8 = 2;
 
+/// `RT_SPEC_DIRENTS` and `RT_SPEC_DIRENTS64`: getdents and getdents64,
+/// whose exits carry the number of entries returned (a directory's
+/// buffer is often longer than its copy).
+const SPEC_DIRENTS: u8 = 4;
+const SPEC_DIRENTS64: u8 = 8;
+
 /// The flags and fd arguments of call `name` that do not depend on what is
 /// selected or copied: which of its arguments are fds (from rtrace's
 /// signature), whether its result is a new fd the fd table learns
-/// (`service::fs::NEW_FD_CALLS`), whether its data may be shortened.
-fn fd_flags(spec: &mut Spec, arch: Arch, name: &str) {
+/// (`service::fs::NEW_FD_CALLS`), whether its data may be shortened,
+/// whether it returns directory entries.
+fn call_flags(spec: &mut Spec, arch: Arch, name: &str) {
     if FD_DATA_CALLS.contains(&name) {
         spec.flags |= SPEC_FD_DATA;
     }
     if service::fs::NEW_FD_CALLS.contains(&name) {
         spec.flags |= SPEC_RET_FD;
+    }
+    match name {
+        "getdents" => spec.flags |= SPEC_DIRENTS,
+        "getdents64" => spec.flags |= SPEC_DIRENTS64,
+        _ => {}
     }
     if let Some(sig) = sysent::signature(arch, name) {
         for (i, p) in sig.params.iter().enumerate().take(6) {
@@ -669,7 +681,7 @@ pub fn table(
         }
         spec.wanted = wanted(name) as u8;
         spec.counted = counted(name) as u8;
-        fd_flags(&mut spec, Arch::X86_64, name);
+        call_flags(&mut spec, Arch::X86_64, name);
         out.push((nr as u32, spec));
     }
     for (nr, name) in service::all_calls(Arch::I386) {
@@ -682,7 +694,7 @@ pub fn table(
         }
         spec.wanted = wanted(name) as u8;
         spec.counted = counted(name) as u8;
-        fd_flags(&mut spec, Arch::I386, name);
+        call_flags(&mut spec, Arch::I386, name);
         out.push((I386_BASE + nr as u32, spec));
     }
     out
@@ -746,12 +758,12 @@ format:
     #[test]
     fn fds_are_marked_by_position_and_new_fds_by_call() {
         let mut spec = Spec::default();
-        fd_flags(&mut spec, Arch::X86_64, "openat");
+        call_flags(&mut spec, Arch::X86_64, "openat");
         // openat(dfd, filename, flags, mode): its first argument.
         assert_eq!(spec.fd_args, 1);
         assert_eq!(spec.flags & SPEC_RET_FD, SPEC_RET_FD);
         let mut spec = Spec::default();
-        fd_flags(&mut spec, Arch::X86_64, "renameat");
+        call_flags(&mut spec, Arch::X86_64, "renameat");
         assert_eq!(spec.fd_args, 0b101);
         assert_eq!(spec.flags & SPEC_RET_FD, 0);
     }

@@ -34,6 +34,10 @@ const AT_ENTER: u8 = 1;
 /// rt_file_id`), its address the fd.
 const ARG_FILE_ID: u8 = 253;
 
+/// `RT_ARG_DIRENTS`: the piece, without bytes, is the number of entries a
+/// getdents call returned, in its address.
+const ARG_DIRENTS: u8 = 254;
+
 const PIECE_FAULT: u16 = 1;
 const PIECE_TERMINATED: u16 = 2;
 
@@ -126,7 +130,9 @@ pub fn parse(bytes: &[u8]) -> Option<Record> {
         let Some(data) = bytes.get(at..at + len) else {
             break;
         };
-        if piece.arg == ARG_FILE_ID {
+        if piece.arg == ARG_DIRENTS {
+            snapshot.set_dirents(piece.addr);
+        } else if piece.arg == ARG_FILE_ID {
             if let (Some(dev), Some(ino)) = (read::<u64>(data), data.get(8..).and_then(read::<u64>))
             {
                 snapshot.add_file(piece.addr as i32, crate::kernel::FileId { dev, ino });
