@@ -126,6 +126,11 @@ struct Proc {
     /// Its thread group (process) id.
     tgid: i32,
     name: TraceeText,
+    /// The arguments it was started or exec'd with, where rtrace knows
+    /// them from its own calls (the started command, an execve's copied
+    /// argv, a parent's at fork): the BPF engine reads /proc only after the
+    /// fact, when the process may have exec'd another program.
+    argv: Option<Vec<TraceeText>>,
     attached: bool,
     life: Life,
     call: Option<Ongoing>,
@@ -180,6 +185,7 @@ impl Proc {
             pid,
             tgid: pid,
             name,
+            argv: None,
             attached,
             life,
             call: None,

@@ -29,11 +29,11 @@ impl Engine {
             });
             let map = obj.as_object_mut().expect("an object");
             match &report {
-                Report::Tracing(name, _) | Report::Exec(name) => {
+                Report::Tracing(name, args) | Report::Exec(name, args) => {
                     map.insert("name".into(), name.json());
-                    let args = match &report {
-                        Report::Tracing(_, Some(args)) => args.clone(),
-                        _ => kernel::process_args(pid).unwrap_or_default(),
+                    let args = match args {
+                        Some(args) => args.clone(),
+                        None => kernel::process_args(pid).unwrap_or_default(),
                     };
                     let args: Vec<_> = args.iter().map(TraceeText::json).collect();
                     map.insert("args".into(), args.into());
@@ -50,9 +50,11 @@ impl Engine {
             return;
         }
         match report {
-            Report::Exec(name) => {
+            Report::Exec(name, args) => {
                 self.banner(pid, "---");
-                let args = kernel::process_args(pid).unwrap_or_default();
+                let args = args
+                    .or_else(|| kernel::process_args(pid))
+                    .unwrap_or_default();
                 let command = crate::escape::command_line(&name, &args, self.fmt.string_limit);
                 self.banner(pid, &format!("Tracing {command} (pid {pid})"));
             }
@@ -90,8 +92,10 @@ pub(super) enum Report {
     /// name, which it chose, and its arguments when known better than
     /// from /proc (the started command, before its exec).
     Tracing(TraceeText, Option<Vec<TraceeText>>),
-    /// A successful execve: the process runs a new program.
-    Exec(TraceeText),
+    /// A successful execve: the process runs a new program; its
+    /// arguments when known better than from /proc (the BPF engine's copy
+    /// of the execve's).
+    Exec(TraceeText, Option<Vec<TraceeText>>),
     /// The process exited with this code.
     Exited(i32),
     /// A signal killed the process.
@@ -105,7 +109,7 @@ impl Report {
     fn kind(&self) -> &'static str {
         match self {
             Report::Tracing(..) => "start",
-            Report::Exec(_) => "exec",
+            Report::Exec(..) => "exec",
             Report::Exited(_) => "exit",
             Report::Killed(_) => "killed",
             Report::Detached => "detach",

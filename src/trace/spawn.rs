@@ -181,6 +181,7 @@ impl Engine {
             // every call, as under a filter of its own.
             proc.own = super::own_seccomp::OwnSeccomp::emulated();
         }
+        proc.argv = Some(args.clone());
         self.procs.insert(pid, proc);
         self.main_pid = Some(pid);
         self.set_count();

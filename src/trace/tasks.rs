@@ -239,8 +239,11 @@ impl Engine {
             proc.name = name;
         }
         let name = proc.name.clone();
+        // Under the BPF engine /proc's arguments may be a later program's:
+        // a new process has its parent's.
+        let argv = proc.argv.clone().filter(|_| !self.proc_is_current);
         let call = proc.call.take();
-        self.report(pid, Report::Tracing(name, None));
+        self.report(pid, Report::Tracing(name, argv));
         if self.fmt.json {
             // The child's half of the call, `fork() = 0`, as an object.
             if let Some(mut call) = call.filter(|c| c.show != Show::Hidden) {
@@ -327,6 +330,15 @@ impl Engine {
         {
             proc.name = name;
         }
+        // Under the BPF engine, the arguments the execve copied (/proc may
+        // be a later program's by now).
+        proc.argv = if self.proc_is_current {
+            None
+        } else {
+            proc.call
+                .as_ref()
+                .and_then(|c| exec_argv(&c.name, c.arch, &c.args, &mut proc.mem))
+        };
         // Exec gives the process its own fd table minus close-on-exec fds.
         let mut table = proc.fds.borrow().clone();
         table.pid = pid;
@@ -345,7 +357,8 @@ impl Engine {
         if quiet {
             return pid;
         }
-        self.report(pid, Report::Exec(name));
+        let argv = proc_argv(self.procs.get(&pid));
+        self.report(pid, Report::Exec(name, argv));
         pid
     }
 
@@ -463,3 +476,52 @@ pub(super) fn clone_flags(name: &str, args: &[u64; 6], mem: &mut Memory) -> u64 
         _ => 0,
     }
 }
+
+/// The arguments an exec'd process has, when rtrace knows them (see
+/// `Proc::argv`).
+fn proc_argv(proc: Option<&super::Proc>) -> Option<Vec<TraceeText>> {
+    proc.and_then(|p| p.argv.clone())
+}
+
+/// The arguments after argv[0] that execve (or execveat) `name` passed, as
+/// the call's memory holds them (the BPF engine's copy); `None` where any
+/// is missing.
+fn exec_argv(
+    name: &str,
+    arch: crate::kernel::Arch,
+    args: &[u64; 6],
+    mem: &mut Memory,
+) -> Option<Vec<TraceeText>> {
+    let array = match name {
+        "execve" => args[1],
+        "execveat" => args[2],
+        _ => return None,
+    };
+    let width = if arch == crate::kernel::Arch::I386 {
+        4
+    } else {
+        8
+    };
+    let mut out = Vec::new();
+    for i in 0..MAX_EXEC_ARGS {
+        let mut word = [0u8; 8];
+        if !mem.read_exact(array + i * width as u64, &mut word[..width]) {
+            return None;
+        }
+        let at = u64::from_le_bytes(word);
+        if at == 0 {
+            return Some(out);
+        }
+        let (text, whole) = mem.read_cstr(at, crate::format::PATH_MAX)?;
+        if !whole {
+            return None;
+        }
+        if i > 0 {
+            out.push(TraceeText::new(text));
+        }
+    }
+    None
+}
+
+/// The most arguments of an exec the BPF engine copies (RT_VEC_MAX).
+const MAX_EXEC_ARGS: u64 = 64;

@@ -21,7 +21,7 @@ impl Engine {
                 timeline.name_thread(tgid, pid, &name.to_string());
                 return;
             }
-            Report::Exec(name) => {
+            Report::Exec(name, _) => {
                 timeline.name_thread(tgid, pid, &name.to_string());
                 ("exec", format!("exec {name}"))
             }

@@ -562,6 +562,7 @@ impl Bpf {
         proc.tgid = child_tgid;
         proc.shown = shown;
         proc.call = call;
+        proc.argv = engine.procs.get(&parent).and_then(|p| p.argv.clone());
         engine.add_child(parent, proc);
         if waits {
             self.newborns.entry(parent).or_default().push(child);

@@ -1,0 +1,151 @@
+//! What the BPF engine shows of calls it reads after they ran. By then the
+//! process may have closed an fd and opened it again on another file,
+//! changed directory or exec'd another program: `-y` shows /proc's name
+//! only while it leads to the file the kernel saw at the call (else the fd
+//! table's path, else the number), and a new process's banner has its
+//! parent's arguments, not those /proc shows later.
+//!
+//! Each command runs its calls while rtrace is stopped, so that rtrace
+//! reads them only afterwards: without the checks, every line named the
+//! second file, and the child's banner the program it exec'd.
+
+mod common;
+
+use common::{assert_lines, fixture, name, normalise, rtrace_env, scratch_path};
+use std::io::Write;
+use std::path::Path;
+use std::process::Stdio;
+
+/// Wait until `pid` is blocked reading fd 0 (its /proc syscall line is
+/// `0 0x0 ...`: read(2) on stdin) with `cwd` its working directory.
+fn wait_blocked_on_stdin(pid: u32, cwd: &Path) {
+    for _ in 0..2000 {
+        let now = std::fs::read_to_string(format!("/proc/{pid}/syscall")).unwrap_or_default();
+        let here = std::fs::read_link(format!("/proc/{pid}/cwd")).unwrap_or_default();
+        if now.starts_with("0 0x0 ") && here == cwd {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    panic!("pid {pid} never blocked reading stdin in {}", cwd.display());
+}
+
+/// The traced command's pid: rtrace's only child.
+fn child_of(pid: u32) -> u32 {
+    for _ in 0..2000 {
+        let children =
+            std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
+        if let Some(child) = children.split_whitespace().next() {
+            return child.parse().expect("a pid");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    panic!("rtrace started no child");
+}
+
+/// The normalised trace of `rtrace --bpf OPTIONS COMMAND`, run in `dir`.
+/// The command first waits for a byte on stdin, then makes the calls of
+/// interest, moves to / and waits for stdin to close: rtrace is stopped
+/// from the byte until the command waits in /, and the command waits
+/// there until rtrace has written a line containing `last`.
+fn traced_late(options: &[&str], command: &[&str], dir: &Path, last: &str) -> Vec<String> {
+    let out = scratch_path("bpf_late", "trace");
+    let mut rtrace = rtrace_env()
+        .arg("--bpf")
+        .args(options)
+        .arg("-o")
+        .arg(&out)
+        .args(command)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("rtrace runs");
+    let traced = child_of(rtrace.id());
+    wait_blocked_on_stdin(traced, dir);
+    let rtrace_pid = nix::unistd::Pid::from_raw(rtrace.id() as i32);
+    nix::sys::signal::kill(rtrace_pid, nix::sys::signal::Signal::SIGSTOP).unwrap();
+    let mut stdin = rtrace.stdin.take().unwrap();
+    stdin.write_all(b"x\n").unwrap();
+    stdin.flush().unwrap();
+    wait_blocked_on_stdin(traced, Path::new("/"));
+    nix::sys::signal::kill(rtrace_pid, nix::sys::signal::Signal::SIGCONT).unwrap();
+    for _ in 0..2000 {
+        if std::fs::read_to_string(&out).is_ok_and(|t| t.contains(last)) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    drop(stdin);
+    let status = rtrace.wait().expect("rtrace ends");
+    assert!(status.success(), "rtrace failed");
+    normalise(&std::fs::read_to_string(&out).unwrap())
+}
+
+#[test]
+fn a_reused_fd_and_a_changed_directory_show_what_they_were() {
+    if !common::root_or_skip("bpf_late", "the BPF engine") {
+        return;
+    }
+    let bin = fixture("fd_reuse");
+    let dir = scratch_path("bpf_late", "files");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (first, second) = (dir.join("first"), dir.join("second"));
+    std::fs::write(&first, "one").unwrap();
+    std::fs::write(&second, "two").unwrap();
+    let (first, second) = (first.display().to_string(), second.display().to_string());
+    let lines = traced_late(
+        &["-y", "-e", "trace=openat,read,close,chdir"],
+        &[name(&bin), &first, &second, "/"],
+        &dir,
+        "chdir(",
+    );
+    let start = lines
+        .iter()
+        .position(|l| l.contains("/first\""))
+        .unwrap_or_else(|| panic!("no open of the first file:\n{lines:#?}"));
+    assert_lines(
+        &lines[start..start + 6],
+        &[
+            // Its working directory was the scratch directory, not / (now):
+            // left out; fd 3 is now the second file: the result bare.
+            format!("openat(AT_FDCWD, \"{first}\", O_RDONLY) = 3"),
+            // The table's path for fd 3: what the open before opened.
+            format!("read(3<{first}>, \"one\", 3) = 3"),
+            format!("close(3<{first}>) = 0"),
+            // Still the file the kernel saw: /proc's name.
+            format!("openat(AT_FDCWD, \"{second}\", O_RDONLY) = 3<{second}>"),
+            format!("read(3<{second}>, \"two\", 3) = 3"),
+            "chdir(\"/\") = 0".to_string(),
+        ],
+    );
+}
+
+#[test]
+fn a_child_that_exec_d_since_is_announced_with_its_parent_s_arguments() {
+    if !common::root_or_skip("bpf_late", "the BPF engine") {
+        return;
+    }
+    let dir = scratch_path("bpf_late", "exec");
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = "read x; (exec true one two); cd /; read y; exit 0";
+    let lines = traced_late(
+        &["-f", "-e", "trace=chdir"],
+        &["sh", "-c", script],
+        &dir,
+        "Tracing true",
+    );
+    let banners: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l.split_once("Tracing ").map(|(_, b)| b))
+        .collect();
+    assert_eq!(
+        banners,
+        [
+            "sh -c \"read x; (exec true one two); c\".. (pid PID1)",
+            "sh -c \"read x; (exec true one two); c\".. (pid PID2)",
+            "true one two (pid PID2)",
+        ],
+        "{lines:#?}"
+    );
+}
