@@ -477,8 +477,11 @@ pub fn call_leave(
     }
     call_replay(t.out, t.pid, call, true);
     call.fmt.suffix = duration.map(|d| format!(" <{}.{:06}>", d.as_secs(), d.subsec_micros()));
-    call.fmt.result_fd = crate::sysent::returns_fd(&call.name, &call.args);
-    call.fmt.result_pid = crate::sysent::returns_pid(&call.name);
+    // Looked up by name, so only where an option shows them.
+    let pids = t.cfg.decode_pids;
+    call.fmt.result_fd =
+        t.cfg.decode_fds.any() && crate::sysent::returns_fd(&call.name, &call.args);
+    call.fmt.result_pid = (pids.comm || pids.pidns) && crate::sysent::returns_pid(&call.name);
     let failed = is_error(rval);
     // A no-return call that returned prints its result register: a failed
     // exec's error, or what rt_sigreturn restored (strace prints it).

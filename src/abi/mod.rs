@@ -100,12 +100,18 @@ pub fn declared(call: &str) -> Option<&'static [Declared]> {
 /// registers hold: 64, or 32 for an i386 call (through an entry point with
 /// the x86_64 call's parameters), which only types narrower than 32 bits
 /// cut.
-pub fn as_declared(call: &str, register_bits: u32, mut args: [u64; 6]) -> [u64; 6] {
-    if let Some(params) = declared(call) {
-        for (arg, &(_, _, ty)) in args.iter_mut().zip(params) {
-            if ty.bits < register_bits {
-                *arg = ty.read(*arg);
-            }
+pub fn as_declared(call: &str, register_bits: u32, args: [u64; 6]) -> [u64; 6] {
+    match declared(call) {
+        Some(params) => cut_to(params, register_bits, args),
+        None => args,
+    }
+}
+
+/// [`as_declared`] with the call's parameters already found.
+pub fn cut_to(params: &[Declared], register_bits: u32, mut args: [u64; 6]) -> [u64; 6] {
+    for (arg, &(_, _, ty)) in args.iter_mut().zip(params) {
+        if ty.bits < register_bits {
+            *arg = ty.read(*arg);
         }
     }
     args

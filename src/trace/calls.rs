@@ -149,7 +149,7 @@ impl Engine {
             (name, entry, args) = (Cow::Borrowed(sub), service::lookup_name(sub), sub_args);
             demultiplexed = true;
         }
-        args = as_the_kernel_reads(arch, &name, args);
+        args = as_the_kernel_reads(arch, (!demultiplexed).then_some(nr), &name, args);
         let selected = if demultiplexed {
             self.select.trace.is_all() || self.select.trace.contains(&name)
         } else {
@@ -546,7 +546,22 @@ fn style_of(select: &super::Selection, name: &str) -> CallStyle {
 /// whatever the upper half holds), so every printer, filter and fd-table
 /// update sees what the kernel saw. An i386 call is cut only where its
 /// entry point takes the x86_64 call's parameters in the same registers.
-fn as_the_kernel_reads(arch: Arch, name: &str, args: [u64; 6]) -> [u64; 6] {
+/// `nr`: the call's number, when `name` is its own (not a socketcall's or
+/// ipc's): then the widths come from a table made once by number.
+fn as_the_kernel_reads(arch: Arch, nr: Option<u64>, name: &str, args: [u64; 6]) -> [u64; 6] {
+    let widths = match nr {
+        Some(nr) => widths_by_number(arch, nr),
+        None => widths_of(arch, name),
+    };
+    match widths {
+        Some((params, register_bits)) => crate::abi::cut_to(params, register_bits, args),
+        None => args,
+    }
+}
+
+/// The declared parameters of call `name` of `arch` and the width of the
+/// registers they are read from, where the kernel cuts them.
+fn widths_of(arch: Arch, name: &str) -> Option<(&'static [crate::abi::Declared], u32)> {
     use crate::sysent::signature;
     let same_registers = match arch {
         // x32 passes x86_64's parameters in x86_64's registers.
@@ -556,10 +571,41 @@ fn as_the_kernel_reads(arch: Arch, name: &str, args: [u64; 6]) -> [u64; 6] {
             _ => false,
         },
     };
-    if same_registers {
-        let register_bits = if arch == Arch::I386 { 32 } else { 64 };
-        crate::abi::as_declared(name, register_bits, args)
-    } else {
-        args
+    let register_bits = if arch == Arch::I386 { 32 } else { 64 };
+    same_registers
+        .then(|| crate::abi::declared(name))
+        .flatten()
+        .map(|params| (params, register_bits))
+}
+
+/// The call numbers [`widths_by_number`] has a table for; above them, by
+/// name.
+const NUMBERED: u64 = 1024;
+
+/// [`widths_of`] by number: a look-up by name (a binary search of strings)
+/// at every call was a visible part of the reader's time per record.
+fn widths_by_number(arch: Arch, nr: u64) -> Option<(&'static [crate::abi::Declared], u32)> {
+    type Table = Vec<Option<(&'static [crate::abi::Declared], u32)>>;
+    static TABLES: std::sync::OnceLock<[Table; 2]> = std::sync::OnceLock::new();
+    let index = match arch {
+        Arch::X32 => nr & !0x4000_0000,
+        _ => nr,
+    };
+    if index >= NUMBERED {
+        return widths_of(arch, &service::lookup(arch, nr).0);
     }
+    let tables = TABLES.get_or_init(|| {
+        let table = |arch| {
+            (0..NUMBERED)
+                .map(|nr| widths_of(arch, &service::lookup(arch, nr).0))
+                .collect()
+        };
+        [table(Arch::X86_64), table(Arch::I386)]
+    });
+    let table = if arch == Arch::I386 {
+        &tables[1]
+    } else {
+        &tables[0]
+    };
+    table[index as usize]
 }
