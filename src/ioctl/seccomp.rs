@@ -131,7 +131,8 @@ fn hex_field(p: &mut Printer, d: &[u8], f: &Field) {
 
 /// An fd inside a struct: with `-y` its path, as the kernel names it now.
 fn put_fd_field(p: &mut Printer, name: &str, fd: i32) {
-    match crate::kernel::fds::describe(p.pid(), fd, p.config().decode_fds) {
+    let set = p.config().decode_fds;
+    match crate::kernel::fds::describe_for(p.mem(), fd, set) {
         Some(shown) => p.fd_text(name, fd as i64, &shown),
         None => p.int(name, fd as i64),
     }

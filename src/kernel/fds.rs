@@ -128,6 +128,18 @@ pub fn describe_vouched(mem: &Memory, fd: i32, set: FdDetails) -> Option<FdText>
     id.is_at(&proc).then_some(text)
 }
 
+/// [`describe`] for the call `mem` holds: at once under ptrace (the task
+/// is stopped at the call); under the BPF engine only as vouched for by
+/// [`describe_vouched`] (an fd whose file the kernel did not identify,
+/// one in a select set or a struct, is then its number alone).
+pub fn describe_for(mem: &Memory, fd: i32, set: FdDetails) -> Option<FdText> {
+    if mem.is_captured() {
+        describe_vouched(mem, fd, set)
+    } else {
+        describe(mem.pid().as_raw(), fd, set)
+    }
+}
+
 /// The /proc name of `fd` of the call `mem` holds, vouched for as in
 /// [`describe_vouched`].
 pub fn vouched_path(mem: &Memory, fd: i32) -> Option<Vec<u8>> {

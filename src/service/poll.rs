@@ -166,7 +166,7 @@ fn fdset_members(p: &mut Printer, addr: u64, nfds: i64) -> Option<Vec<Member>> {
     if set.any() && !p.json() {
         for m in &mut members {
             if let Member::Num(fd) = *m
-                && let Some(shown) = crate::kernel::fds::describe(p.pid(), fd as i32, set)
+                && let Some(shown) = crate::kernel::fds::describe_for(p.mem(), fd as i32, set)
             {
                 *m = Member::Name(format!("{fd}<{}>", shown.shown()));
             }
