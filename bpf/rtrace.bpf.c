@@ -75,12 +75,34 @@ struct {
 
 /* -c in the kernel: when each task's current call entered and its index
  * in the spec table (kept so that the exit need not read the registers
- * again), and the counts by that index. */
+ * again), and the counts by that index. The task's state in the traced
+ * table is kept with it once it is TASK_TRACED, which it stays until it
+ * exits: its calls then cost no look-up in that table. */
 struct call_start {
 	__u64 ns;
 	__u32 index;
+	__u32 state;
+	/* The epoch the state was looked up in. */
+	__u32 epoch;
 	__u32 pad;
 };
+
+/* Bumped by rtrace when it takes tasks out of the traced table while they
+ * run (detaching from -p's processes): every kept state is looked up
+ * again. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} epoch SEC(".maps");
+
+static __always_inline __u32 current_epoch(void)
+{
+	__u32 zero = 0;
+	__u32 *e = bpf_map_lookup_elem(&epoch, &zero);
+	return e ? *e : 0;
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -140,19 +162,38 @@ static __always_inline __u32 call_index(struct pt_regs *regs, long nr)
 	return (__u32)nr + ((cs & 0xffff) == 0x23 ? RT_I386_BASE : 0);
 }
 
-/* -c in the kernel, at a call's entry: its start, if it is counted. */
-static __always_inline void count_enter(struct pt_regs *regs, long nr)
+/* -c in the kernel, at a call's entry: its start, if the task is traced
+ * and the call counted. */
+static __always_inline void count_enter(struct pt_regs *regs, long nr, __u64 id)
 {
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct call_start *start = bpf_task_storage_get(&starts, task, 0, 0);
+	__u32 now = current_epoch();
+	if (!start || start->state != TASK_TRACED || start->epoch != now) {
+		__u32 tid = id, state = TASK_TRACED;
+		if (trace_all) {
+			if ((id >> 32) == self_tgid)
+				return;
+		} else {
+			__u8 *st = bpf_map_lookup_elem(&traced, &tid);
+			if (!st)
+				return;
+			state = *st;
+		}
+		if (!start)
+			start = bpf_task_storage_get(&starts, task, 0,
+						     BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!start)
+			return;
+		start->state = state;
+		start->epoch = now;
+	}
 	__u32 index = call_index(regs, nr);
 	struct rt_spec *spec = bpf_map_lookup_elem(&specs, &index);
 	if (!spec || !spec->counted)
 		return;
-	struct call_start *start = bpf_task_storage_get(&starts, bpf_get_current_task_btf(), 0,
-							BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (start) {
-		start->ns = bpf_ktime_get_ns();
-		start->index = index;
-	}
+	start->ns = bpf_ktime_get_ns();
+	start->index = index;
 }
 
 /* ... and at its exit: one more call (an attempt the kernel left). Only a
@@ -166,12 +207,15 @@ static __always_inline void count_exit(__u32 tid, long ret)
 	__u64 began = start->ns;
 	__u32 index = start->index;
 	start->ns = 0;
-	/* Still traced (not gone meanwhile), and past a started command's
-	 * exec: its exec's own exit is the command's. */
-	if (!trace_all) {
-		__u8 *state = bpf_map_lookup_elem(&traced, &tid);
-		if (!state || *state == TASK_STARTING)
+	/* Past a started command's exec: its exec's own exit is the
+	 * command's, the calls before it rtrace's. */
+	__u32 now = current_epoch();
+	if (start->state != TASK_TRACED || start->epoch != now) {
+		__u8 *state = trace_all ? 0 : bpf_map_lookup_elem(&traced, &tid);
+		if (!trace_all && (!state || *state == TASK_STARTING))
 			return;
+		start->state = TASK_TRACED;
+		start->epoch = now;
 	}
 	struct rt_count *c = bpf_map_lookup_elem(&counts, &index);
 	if (!c)
@@ -806,12 +850,13 @@ SEC("raw_tracepoint/sys_enter")
 int rtrace_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	if (!is_traced((__u32)id, id >> 32))
-		return 0;
 	if (count_only) {
-		count_enter((struct pt_regs *)ctx->args[0], ctx->args[1]);
+		/* It looks the task up itself, in the task's own storage first. */
+		count_enter((struct pt_regs *)ctx->args[0], ctx->args[1], id);
 		return 0;
 	}
+	if (!is_traced((__u32)id, id >> 32))
+		return 0;
 	hold_if_behind((__u32)id, id >> 32);
 	send_call((struct pt_regs *)ctx->args[0], RT_ENTER, ctx->args[1], (__u32)id, id >> 32);
 	return 0;

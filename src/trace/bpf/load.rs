@@ -50,6 +50,9 @@ pub(super) struct Loaded {
     pub(super) lost: PerCpuArray<MapData, u64>,
     /// `-c` counted in the kernel: per call number, per CPU.
     pub(super) counts: PerCpuArray<MapData, plan::Count>,
+    /// Bumped when tasks leave the traced table while they run: the
+    /// program's kept states of tasks are looked up again.
+    pub(super) epoch: Array<MapData, u32>,
 }
 
 /// Offsets in `struct task_struct`, from the kernel's BTF.
@@ -374,8 +377,14 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
             .ok_or_else(|| missing("the loss counts"))?,
     )
     .map_err(|e| load_error("open the loss counts", e))?;
+    let epoch = Array::try_from(
+        ebpf.take_map("epoch")
+            .ok_or_else(|| missing("the epoch of the task table"))?,
+    )
+    .map_err(|e| load_error("open the epoch of the task table", e))?;
     Ok(Loaded {
         _ebpf: ebpf,
+        epoch,
         ring,
         traced,
         holding,

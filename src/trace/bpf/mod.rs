@@ -389,6 +389,12 @@ impl Bpf {
                 engine.report(tid, Report::Detached);
                 engine.remove(tid);
             }
+            // -c in the kernel keeps each task's state: it is looked up
+            // again, and a task taken out is counted no more.
+            if let Some(loaded) = self.loaded.as_mut() {
+                let next = loaded.epoch.get(&0, 0).unwrap_or(0).wrapping_add(1);
+                let _ = loaded.epoch.set(0, next, 0);
+            }
         }
         let engine = &mut self.engine;
         if n >= 2 {
