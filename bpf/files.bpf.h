@@ -1,0 +1,180 @@
+/* rtrace's BPF program, the files behind fds (included by rtrace.bpf.c;
+ * built on piece.bpf.h): the struct file behind an fd, whether its data is
+ * a plain file's or a pipe's (copied only as far as printed), the
+ * identities of files that let rtrace check /proc's names later, and the
+ * count of the entries a getdents call returned. */
+#ifndef RTRACE_FILES_BPF_H
+#define RTRACE_FILES_BPF_H
+
+#include "piece.bpf.h"
+
+/* Offsets from the kernel's BTF for the file behind an fd and its kind:
+ * task_struct.files, files_struct.fdt, fdtable.fd and .max_fds,
+ * file.f_inode, inode.i_mode and .i_sb, super_block.s_magic. */
+const volatile __u32 off_task_files = 0, off_files_fdt = 0, off_fdt_fd = 0, off_fdt_max = 0;
+const volatile __u32 off_file_inode = 0, off_inode_mode = 0, off_inode_sb = 0, off_sb_magic = 0;
+/* The bytes of a plain file's or a pipe's data that a record carries (as
+ * many as are printed); 0: as much as any other buffer (the offsets are
+ * missing, or -e read=/write= dumps data whole). */
+const volatile __u32 short_data = 0;
+
+/* The struct file behind the current task's `fd`, or 0. */
+static __always_inline __u64 file_of(__u64 fd)
+{
+	if (!off_task_files)
+		return 0;
+	void *task = (void *)bpf_get_current_task();
+	__u64 files = 0, fdt = 0, fds = 0, file = 0;
+	__u32 max = 0;
+	if (bpf_probe_read_kernel(&files, 8, task + off_task_files) || !files ||
+	    bpf_probe_read_kernel(&fdt, 8, (void *)files + off_files_fdt) || !fdt ||
+	    bpf_probe_read_kernel(&max, 4, (void *)fdt + off_fdt_max) || fd >= max ||
+	    bpf_probe_read_kernel(&fds, 8, (void *)fdt + off_fdt_fd) || !fds ||
+	    bpf_probe_read_kernel(&file, 8, (void *)fds + fd * 8))
+		return 0;
+	return file;
+}
+
+/* With -y (and whatever else names fds by path): the identities of the
+ * files behind a call's fd arguments and its new fd, which rtrace checks
+ * /proc's names against (the process runs on: by the time rtrace prints,
+ * an fd may have been closed and opened again on another file). */
+const volatile __u32 fd_ids = 0;
+/* inode.i_ino, super_block.s_dev; task_struct.fs, fs_struct.pwd,
+ * path.dentry, dentry.d_inode (the working directory). */
+const volatile __u32 off_inode_ino = 0, off_sb_dev = 0;
+const volatile __u32 off_task_fs = 0, off_fs_pwd = 0, off_path_dentry = 0, off_dentry_inode = 0;
+
+#define AT_FDCWD -100
+
+/* The inode behind the current task's `fd`, or its working directory's
+ * for AT_FDCWD; 0 when there is none. */
+static __always_inline __u64 inode_of(long fd)
+{
+	__u64 inode = 0;
+	if (fd == AT_FDCWD) {
+		void *task = (void *)bpf_get_current_task();
+		__u64 fs = 0, dentry = 0;
+		if (!off_task_fs || bpf_probe_read_kernel(&fs, 8, task + off_task_fs) || !fs ||
+		    bpf_probe_read_kernel(&dentry, 8, (void *)fs + off_fs_pwd + off_path_dentry) ||
+		    !dentry || bpf_probe_read_kernel(&inode, 8, (void *)dentry + off_dentry_inode))
+			return 0;
+		return inode;
+	}
+	if (fd < 0)
+		return 0;
+	__u64 file = file_of(fd);
+	if (!file || bpf_probe_read_kernel(&inode, 8, (void *)file + off_file_inode))
+		return 0;
+	return inode;
+}
+
+/* Add the identity of `fd`'s file (see fd_ids) to the record at `off`;
+ * nothing when the fd is not open. A function of its own: verified once. */
+__noinline __u32 file_id(struct scratch *s, __u32 off, long fd)
+{
+	__u64 inode = inode_of(fd), sb = 0;
+	struct rt_file_id id = {};
+	__u32 dev = 0;
+	if (!s || !inode || bpf_probe_read_kernel(&id.ino, 8, (void *)inode + off_inode_ino) ||
+	    bpf_probe_read_kernel(&sb, 8, (void *)inode + off_inode_sb) || !sb ||
+	    bpf_probe_read_kernel(&dev, 4, (void *)sb + off_sb_dev))
+		return off;
+	id.dev = dev;
+	if (off > RT_AREA - sizeof(struct rt_capture) - sizeof(id))
+		return off;
+	__u64 at = off;
+	asm volatile("" : "+r"(at));
+	at &= RT_AREA - 1;
+	struct rt_capture *c = (void *)(s->area + at);
+	c->addr = fd;
+	c->len = sizeof(id);
+	c->flags = 0;
+	c->arg = RT_ARG_FILE_ID;
+	c->when = 0;
+	__builtin_memcpy(c + 1, &id, sizeof(id));
+	s->ev.ncaps += 1;
+	return off + sizeof(*c) + sizeof(id);
+}
+
+/* dirent_count()'s state for bpf_loop. */
+struct dirent_ctx {
+	__u64 buf;
+	__u64 len;
+	__u64 at;
+	__u32 reclen_at;
+	__u32 name_at;
+	__u32 n;
+	__u32 bad;
+};
+
+static long dirent_step(__u32 i, void *data)
+{
+	struct dirent_ctx *d = data;
+	__u16 reclen = 0;
+	if (d->at >= d->len)
+		return 1;
+	if (d->at + d->name_at > d->len ||
+	    bpf_probe_read_user(&reclen, 2, (void *)(d->buf + d->at + d->reclen_at)) ||
+	    reclen < d->name_at || reclen > d->len - d->at) {
+		d->bad = 1;
+		return 1;
+	}
+	d->at += reclen;
+	d->n += 1;
+	return 0;
+}
+
+/* The entries a getdents call returned in `len` bytes at `buf` (records
+ * of d_reclen at `reclen_at`, names from `name_at`), counted as rtrace's
+ * decoder counts them, as a piece without bytes; nothing for a buffer
+ * that is not whole records. */
+__noinline __u32 dirent_count(struct scratch *s, __u32 off, __u64 buf, __u64 len, __u32 at)
+{
+	struct dirent_ctx d = {.buf = buf, .len = len, .reclen_at = at & 0xff, .name_at = at >> 8};
+	if (!s || off > RT_AREA - sizeof(struct rt_capture))
+		return off;
+	bpf_loop(1 << 16, dirent_step, &d, 0);
+	if (d.bad || d.at != len)
+		return off;
+	__u64 pos = off;
+	asm volatile("" : "+r"(pos));
+	pos &= RT_AREA - 1;
+	struct rt_capture *c = (void *)(s->area + pos);
+	c->addr = d.n;
+	c->len = 0;
+	c->flags = 0;
+	c->arg = RT_ARG_DIRENTS;
+	c->when = RT_AT_EXIT;
+	s->ev.ncaps += 1;
+	return off + sizeof(*c);
+}
+
+#define S_IFMT 0170000
+#define S_IFREG 0100000
+#define S_IFIFO 0010000
+/* tracefs and debugfs files are regular files whose writes rtrace
+ * decodes (user_events_data). */
+#define TRACEFS_MAGIC 0x74726163
+#define DEBUGFS_MAGIC 0x64626720
+
+/* Whether `fd` is a plain file's or a pipe's, whose data nothing decodes
+ * beyond the bytes printed. */
+static __always_inline int plain_data(__u64 fd)
+{
+	__u64 file = file_of(fd), inode = 0, sb = 0;
+	__u16 mode = 0;
+	__u64 magic = 0;
+	if (!file || bpf_probe_read_kernel(&inode, 8, (void *)file + off_file_inode) || !inode ||
+	    bpf_probe_read_kernel(&mode, 2, (void *)inode + off_inode_mode))
+		return 0;
+	if ((mode & S_IFMT) == S_IFIFO)
+		return 1;
+	if ((mode & S_IFMT) != S_IFREG ||
+	    bpf_probe_read_kernel(&sb, 8, (void *)inode + off_inode_sb) || !sb ||
+	    bpf_probe_read_kernel(&magic, 8, (void *)sb + off_sb_magic))
+		return 0;
+	return magic != TRACEFS_MAGIC && magic != DEBUGFS_MAGIC;
+}
+
+#endif
