@@ -357,7 +357,7 @@ impl Engine {
         if quiet {
             return pid;
         }
-        let argv = proc_argv(self.procs.get(&pid));
+        let argv = self.procs.get(&pid).and_then(|p| p.argv.clone());
         self.report(pid, Report::Exec(name, argv));
         pid
     }
@@ -477,12 +477,6 @@ pub(super) fn clone_flags(name: &str, args: &[u64; 6], mem: &mut Memory) -> u64 
     }
 }
 
-/// The arguments an exec'd process has, when rtrace knows them (see
-/// `Proc::argv`).
-fn proc_argv(proc: Option<&super::Proc>) -> Option<Vec<TraceeText>> {
-    proc.and_then(|p| p.argv.clone())
-}
-
 /// The arguments after argv[0] that execve (or execveat) `name` passed, as
 /// the call's memory holds them (the BPF engine's copy); `None` where any
 /// is missing.
@@ -497,18 +491,14 @@ fn exec_argv(
         "execveat" => args[2],
         _ => return None,
     };
-    let width = if arch == crate::kernel::Arch::I386 {
+    let word = if arch == crate::kernel::Arch::I386 {
         4
     } else {
         8
     };
     let mut out = Vec::new();
     for i in 0..MAX_EXEC_ARGS {
-        let mut word = [0u8; 8];
-        if !mem.read_exact(array + i * width as u64, &mut word[..width]) {
-            return None;
-        }
-        let at = u64::from_le_bytes(word);
+        let at = mem.read_word(array + i * word, arch)?;
         if at == 0 {
             return Some(out);
         }
