@@ -568,14 +568,25 @@ fn json_objects_are_the_same() {
 }
 
 /// `-c` alone is counted in the kernel (no record per call): the same
-/// calls and errors as ptrace counts, the command's own from its exec.
+/// calls and errors as ptrace counts, the command's own from its exec;
+/// an i386 program's calls under their i386 names.
 #[test]
 fn a_summary_counts_what_ptrace_counts() {
-    let bin = fixture("calls_files");
+    for (bin, own_call) in [
+        (fixture("calls_files"), "openat "),
+        (common::fixture_m32("shapes"), "mmap2 "),
+    ] {
+        summaries_agree(&bin, own_call);
+    }
+}
+
+/// `-c`'s name, calls and errors columns of `bin` by both engines are the
+/// same, and ptrace's has a row starting with `own_call`.
+fn summaries_agree(bin: &Path, own_call: &str) {
     let rows = |extra: &[&str]| {
         let mut args = vec!["-c"];
         args.extend_from_slice(extra);
-        let run = trace(&args, &[name(&bin)]);
+        let run = trace(&args, &[name(bin)]);
         assert!(run.code().is_some(), "{}", run.stderr());
         // name, calls, errors: the columns that do not depend on timing.
         let mut rows: Vec<String> = run
@@ -594,10 +605,7 @@ fn a_summary_counts_what_ptrace_counts() {
         rows
     };
     let ptrace = rows(&[]);
-    assert!(
-        ptrace.iter().any(|r| r.starts_with("openat ")),
-        "{ptrace:?}"
-    );
+    assert!(ptrace.iter().any(|r| r.starts_with(own_call)), "{ptrace:?}");
     assert_eq!(rows(&["--bpf"]), ptrace);
 }
 
