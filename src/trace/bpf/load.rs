@@ -192,6 +192,10 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
             2,
         ));
     }
+    // aya's loader parses the kernel's BTF as it is made (a third of the
+    // start-up's time): on a thread of its own, while the offsets and the
+    // spec table below are found.
+    let loader = std::thread::spawn(EbpfLoader::new);
     let (pid_off, tgid_off, exit_off) = task_offsets()?;
     let self_tgid = std::process::id();
     let all = opts.all as u32;
@@ -233,7 +237,36 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         && (engine.fmt.decode_fds.any()
             || engine.select.paths.is_active()
             || engine.select.filter.is_some())) as u32;
-    let mut ebpf = EbpfLoader::new()
+    let limits = plan::Limits {
+        string_limit: engine.fmt.string_limit,
+        verbose: engine.fmt.verbose > 0,
+    };
+    let events = plan::events_dir();
+    let select = &engine.select.trace;
+    let bookkeeping = crate::service::fs::BOOKKEEPING;
+    let wanted = |name: &str| {
+        select.is_all()
+            || select.contains(name)
+            || bookkeeping.contains(&name)
+            || ALWAYS.contains(&name)
+    };
+    let selected = |name: &str| select.is_all() || select.contains(name);
+    // Counted in the kernel, no call is sent: none needs its memory.
+    let captured = |name: &str| count_only == 0 && wanted(name);
+    let table = plan::table(
+        events.as_ref().map(|(d, _)| d.as_path()),
+        limits,
+        &wanted,
+        &selected,
+        &captured,
+    );
+    if let Some((dir, true)) = &events {
+        plan::release_events_dir(dir);
+    }
+    let mut loader: EbpfLoader<'_> = loader
+        .join()
+        .map_err(|_| Error::new("--bpf: cannot read the kernel's BTF".to_string(), 1))?;
+    let mut ebpf = loader
         // The task-local start times of -c in the kernel (no Rust side).
         .allow_unsupported_maps()
         .override_global("off_task_files", &files, true)
@@ -280,32 +313,6 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         .load(OBJECT)
         .map_err(|e| load_error("load the BPF program", e))?;
     // What each call's events carry.
-    let limits = plan::Limits {
-        string_limit: engine.fmt.string_limit,
-        verbose: engine.fmt.verbose > 0,
-    };
-    let events = plan::events_dir();
-    let select = &engine.select.trace;
-    let bookkeeping = crate::service::fs::BOOKKEEPING;
-    let wanted = |name: &str| {
-        select.is_all()
-            || select.contains(name)
-            || bookkeeping.contains(&name)
-            || ALWAYS.contains(&name)
-    };
-    let selected = |name: &str| select.is_all() || select.contains(name);
-    // Counted in the kernel, no call is sent: none needs its memory.
-    let captured = |name: &str| count_only == 0 && wanted(name);
-    let table = plan::table(
-        events.as_ref().map(|(d, _)| d.as_path()),
-        limits,
-        &wanted,
-        &selected,
-        &captured,
-    );
-    if let Some((dir, true)) = &events {
-        plan::release_events_dir(dir);
-    }
     {
         let mut specs: Array<_, plan::Spec> = Array::try_from(
             ebpf.map_mut("specs")
