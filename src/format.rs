@@ -259,6 +259,17 @@ pub struct Printer<'a> {
     arch: Arch,
 }
 
+/// `value` in decimal, written into `buf` rather than a new String:
+/// numbers are most of what a trace prints.
+fn decimal(value: impl std::fmt::Display, buf: &mut [u8; 24]) -> &str {
+    use std::io::Write;
+    let mut cursor = std::io::Cursor::new(&mut buf[..]);
+    // An integer's decimal form fits in 20 bytes.
+    let _ = write!(cursor, "{value}");
+    let len = cursor.position() as usize;
+    std::str::from_utf8(&buf[..len]).unwrap_or("?")
+}
+
 impl<'a> Printer<'a> {
     /// A printer for `pid`'s output, continuing `state`.
     pub fn new(
@@ -372,19 +383,22 @@ impl<'a> Printer<'a> {
 
     /// Start an item at the current level: separator and `name=`.
     fn item(&mut self, name: &str) {
-        let mut prefix = String::new();
+        // Built on the stack: this runs for every argument and field.
+        let mut prefix: SmallVec<[u8; 64]> = SmallVec::new();
         if let Some(level) = self.state.levels.last_mut() {
             if level.need_sep {
-                prefix.push_str(", ");
+                prefix.extend_from_slice(b", ");
             }
             level.need_sep = true;
             if level.names && !name.is_empty() {
-                prefix.push_str(name);
-                prefix.push('=');
+                prefix.extend_from_slice(name.as_bytes());
+                prefix.push(b'=');
             }
         }
-        if !prefix.is_empty() {
-            self.out.text(Some(self.pid), &prefix, Style::Plain);
+        if let Ok(prefix) = std::str::from_utf8(&prefix)
+            && !prefix.is_empty()
+        {
+            self.out.text(Some(self.pid), prefix, Style::Plain);
         }
     }
 
@@ -547,7 +561,8 @@ impl<'a> Printer<'a> {
         if self.state.levels.len() == 1 && self.state.pid_params.contains(&name) {
             return self.pid_field(name, value);
         }
-        self.emit(name, &value.to_string(), || Value::from(value));
+        let mut digits = [0u8; 24];
+        self.emit(name, decimal(value, &mut digits), || Value::from(value));
     }
 
     /// A pid, wherever it is (a struct's `si_pid`, `l_pid`): a signed
@@ -562,7 +577,8 @@ impl<'a> Printer<'a> {
 
     /// An unsigned decimal.
     pub fn uint(&mut self, name: &str, value: u64) {
-        self.emit(name, &value.to_string(), || Value::from(value));
+        let mut digits = [0u8; 24];
+        self.emit(name, decimal(value, &mut digits), || Value::from(value));
     }
 
     /// A hexadecimal value.

@@ -10,6 +10,7 @@ use std::os::unix::fs::FileExt;
 
 use nix::sys::uio::{RemoteIoVec, process_vm_readv};
 use nix::unistd::Pid;
+use smallvec::SmallVec;
 
 use super::syscall::Arch;
 
@@ -43,7 +44,12 @@ pub struct Memory {
 /// the files behind the call's fds, when rtrace names fds.
 #[derive(Clone, Debug, Default)]
 pub struct Snapshot {
-    pieces: Vec<(u64, Vec<u8>)>,
+    /// Every piece's bytes, one after another: one allocation a record
+    /// rather than one a piece (the reader takes in every call's pieces).
+    bytes: Vec<u8>,
+    /// Each piece: its address, and where its bytes start in `bytes` and
+    /// how many there are.
+    pieces: SmallVec<[(u64, u32, u32); 2]>,
     files: Vec<(i32, FileId)>,
     /// The entries a getdents call returned, counted by the kernel (its
     /// buffer may be longer than the copy).
@@ -74,15 +80,43 @@ impl FileId {
 }
 
 impl Snapshot {
+    /// An empty snapshot with room for `bytes` bytes of pieces.
+    pub fn with_capacity(bytes: usize) -> Snapshot {
+        Snapshot {
+            bytes: Vec::with_capacity(bytes),
+            ..Snapshot::default()
+        }
+    }
+
     /// Add the bytes found at `addr`. A later piece at an address an
     /// earlier one covers is the fresher copy and is consulted first.
-    pub fn add(&mut self, addr: u64, bytes: Vec<u8>) {
-        self.pieces.push((addr, bytes));
+    pub fn add(&mut self, addr: u64, bytes: &[u8]) {
+        self.add_parts(addr, bytes, &[]);
+    }
+
+    /// Add the string found at `addr` (its bytes, without their NUL), with
+    /// the NUL that ended it.
+    pub fn add_terminated(&mut self, addr: u64, bytes: &[u8]) {
+        self.add_parts(addr, bytes, &[0]);
+    }
+
+    fn add_parts(&mut self, addr: u64, bytes: &[u8], end: &[u8]) {
+        let start = self.bytes.len() as u32;
+        self.bytes.extend_from_slice(bytes);
+        self.bytes.extend_from_slice(end);
+        self.pieces
+            .push((addr, start, (bytes.len() + end.len()) as u32));
     }
 
     /// Add every piece of `more`.
     pub fn add_all(&mut self, more: Snapshot) {
-        self.pieces.extend(more.pieces);
+        let base = self.bytes.len() as u32;
+        self.bytes.extend_from_slice(&more.bytes);
+        self.pieces.extend(
+            more.pieces
+                .into_iter()
+                .map(|(addr, start, len)| (addr, start + base, len)),
+        );
         self.files.extend(more.files);
         self.dirents = more.dirents.or(self.dirents);
     }
@@ -108,9 +142,12 @@ impl Snapshot {
         self.pieces
             .iter()
             .rev()
-            .find_map(|(start, bytes)| {
-                let off = addr.checked_sub(*start)?;
-                (off < bytes.len() as u64).then(|| &bytes[off as usize..])
+            .find_map(|&(at, start, len)| {
+                let off = addr.checked_sub(at)?;
+                (off < len as u64).then(|| {
+                    let start = start as usize;
+                    &self.bytes[start + off as usize..start + len as usize]
+                })
             })
             .unwrap_or(&[])
     }

@@ -117,9 +117,12 @@ fn read<T: Copy + Default>(bytes: &[u8]) -> Option<T> {
 /// Take a record apart; `None` for one too short to be a record.
 pub fn parse(bytes: &[u8]) -> Option<Record> {
     let head: Header = read(bytes)?;
-    let mut snapshot = Snapshot::default();
-    let mut late = Snapshot::default();
     let end = (head.size as usize).min(bytes.len());
+    // Room for every piece's bytes (and a NUL each): the copy below
+    // allocates once.
+    let room = (end.saturating_sub(std::mem::size_of::<Header>())) + head.ncaps as usize;
+    let mut snapshot = Snapshot::with_capacity(if head.ncaps > 0 { room } else { 0 });
+    let mut late = Snapshot::default();
     let mut at = std::mem::size_of::<Header>();
     for _ in 0..head.ncaps {
         let Some(piece) = read::<PieceHeader>(bytes.get(at..end)?) else {
@@ -138,14 +141,15 @@ pub fn parse(bytes: &[u8]) -> Option<Record> {
                 snapshot.add_file(piece.addr as i32, crate::kernel::FileId { dev, ino });
             }
         } else if piece.flags & PIECE_FAULT == 0 {
-            let mut data = data.to_vec();
-            if piece.flags & PIECE_TERMINATED != 0 {
-                data.push(0);
-            }
-            if head.kind == LEAVE && piece.when == AT_ENTER {
-                late.add(piece.addr, data);
+            let into = if head.kind == LEAVE && piece.when == AT_ENTER {
+                &mut late
             } else {
-                snapshot.add(piece.addr, data);
+                &mut snapshot
+            };
+            if piece.flags & PIECE_TERMINATED != 0 {
+                into.add_terminated(piece.addr, data);
+            } else {
+                into.add(piece.addr, data);
             }
         }
         at += len.div_ceil(8) * 8;
