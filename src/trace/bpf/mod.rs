@@ -258,25 +258,28 @@ impl Bpf {
     }
 
     fn main_loop(&mut self) {
+        /// The most records taken off the ring before they are handled.
+        const BATCH: usize = 4096;
         let mut idle_since: Option<Instant> = None;
         let mut last_flush = Instant::now();
+        // Kept from round to round: grown once, not each time.
+        let mut batch = Vec::with_capacity(BATCH);
         loop {
             self.handle_interrupts();
-            let mut batch = Vec::new();
             {
                 let ring = &mut self.loaded().ring;
                 while let Some(item) = ring.next() {
                     if let Some(record) = wire::parse(&item) {
                         batch.push(record);
                     }
-                    if batch.len() >= 4096 {
+                    if batch.len() >= BATCH {
                         break;
                     }
                 }
             }
             let got = !batch.is_empty();
-            let drained = batch.len() < 4096;
-            for record in batch {
+            let drained = batch.len() < BATCH;
+            for record in batch.drain(..) {
                 let head = record.head;
                 if head.lost > 0 {
                     self.report_lost(Some(head.tid as i32), head.lost as u64, head.cpu);
