@@ -78,7 +78,8 @@ __noinline __u32 file_id(struct scratch *s, __u32 off, long fd)
 	__u32 dev = 0;
 	if (!s || !inode || bpf_probe_read_kernel(&id.ino, 8, (void *)inode + off_inode_ino) ||
 	    bpf_probe_read_kernel(&sb, 8, (void *)inode + off_inode_sb) || !sb ||
-	    bpf_probe_read_kernel(&dev, 4, (void *)sb + off_sb_dev))
+	    bpf_probe_read_kernel(&dev, 4, (void *)sb + off_sb_dev) ||
+	    bpf_probe_read_kernel(&id.magic, 8, (void *)sb + off_sb_magic))
 		return off;
 	id.dev = dev;
 	if (off > RT_AREA - sizeof(struct rt_capture) - sizeof(id))

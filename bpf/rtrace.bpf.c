@@ -634,6 +634,13 @@ static __always_inline void send_call(struct pt_regs *regs_ptr, __u16 kind, long
 	}
 	if (fd_ids && spec && kind == RT_LEAVE && (spec->flags & RT_SPEC_RET_FD) && nr_or_ret >= 0)
 		off = file_id(s, off, nr_or_ret);
+	if (fd_ids && spec && kind == RT_LEAVE && spec->pair_arg && nr_or_ret == 0) {
+		/* The kernel has just written them: the page is there. */
+		int pair[2] = {-1, -1};
+		bpf_probe_read_user(pair, sizeof(pair), (void *)args[(spec->pair_arg - 1) & 7]);
+		off = file_id(s, off, pair[0]);
+		off = file_id(s, off, pair[1]);
+	}
 	if (spec && kind == RT_LEAVE && (spec->flags & (RT_SPEC_DIRENTS | RT_SPEC_DIRENTS64)) &&
 	    nr_or_ret > 0) {
 		__u32 at = spec->flags & RT_SPEC_DIRENTS64 ? 16 | 19 << 8

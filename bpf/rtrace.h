@@ -86,14 +86,17 @@ struct rt_capture_spec {
 #define RT_ARG_DIRENTS 254
 
 /* rt_capture.arg of a file's identity (with fd_ids): addr is the fd, or
- * AT_FDCWD for the working directory; the 16 bytes are a struct rt_file_id. */
+ * AT_FDCWD for the working directory; the bytes are a struct rt_file_id. */
 #define RT_ARG_FILE_ID 253
 
 /* A file as the kernel knows it: its superblock's device (the kernel's
- * encoding, major << 20 | minor) and its inode number. */
+ * encoding, major << 20 | minor), its inode number, and its filesystem's
+ * magic (a socket's or a pipe's name is its inode number: sockfs and
+ * pipefs files are named without /proc). */
 struct rt_file_id {
 	__u64 dev;
 	__u64 ino;
+	__u64 magic;
 };
 
 /* What to do with one call number. */
@@ -106,7 +109,11 @@ struct rt_spec {
 	/* The arguments (a bit each) that are fds or directory fds: with
 	 * fd_ids, the entry record carries their files' identities. */
 	__u8 fd_args;
-	__u8 pad[3];
+	/* pipe, pipe2, socketpair: 1 + the argument pointing at the two new
+	 * fds (0: another call); with fd_ids, a successful exit carries their
+	 * files' identities. */
+	__u8 pair_arg;
+	__u8 pad[2];
 };
 
 /* An ioctl request whose argument rtrace's tables know (old requests'

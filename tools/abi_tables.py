@@ -165,6 +165,10 @@ TABLES = [
     T("fs", "FILE_TYPE_BITS", ["linux/stat.h"], "consts",
       "A mode's file type bits, and the device types", ty="u64",
       names=["S_IFMT", "S_IFCHR", "S_IFBLK"]),
+    T("fs", "KERNEL_NAMED_FS", ["linux/magic.h"], "consts",
+      "The filesystems whose files /proc names from their inode number alone "
+      "(`socket:[INODE]`, `pipe:[INODE]`)", ty="u64",
+      names=["SOCKFS_MAGIC", "PIPEFS_MAGIC"]),
     T("fs", "OPEN_SPECIAL", ["linux/fcntl.h", "linux/close_range.h"], "consts",
       "The open flags the decoders test (a mode follows O_CREAT and O_TMPFILE; every "
       "`*_CLOEXEC` flag is O_CLOEXEC on x86), and close_range's", ty="u64",

@@ -115,17 +115,25 @@ pub fn describe(tid: i32, fd: i32, set: FdDetails) -> Option<FdText> {
 /// Under the BPF engine, `describe` for a call printed after it ran: the
 /// fd may since have been closed and opened again on another file, so
 /// /proc's answer is given only while its link still leads to the file
-/// the kernel saw at the call (`mem`'s identity of it); `None` otherwise.
+/// the kernel saw at the call (`mem`'s identity of it); else a socket's
+/// or a pipe's name made from the identity, as /proc makes it (`-yy`'s
+/// socket details need the socket: not then); `None` otherwise.
 pub fn describe_vouched(mem: &Memory, fd: i32, set: FdDetails) -> Option<FdText> {
     let id = mem.file_id(fd)?;
     let proc = format!("/proc/{}/fd/{fd}", mem.pid());
     // Checked before and after: a name read between two looks at the
     // same file is that file's (short of two reopenings in between).
-    if !id.is_at(&proc) {
-        return None;
+    if id.is_at(&proc)
+        && let Some(text) = describe(mem.pid().as_raw(), fd, set)
+        && id.is_at(&proc)
+    {
+        return Some(text);
     }
-    let text = describe(mem.pid().as_raw(), fd, set)?;
-    id.is_at(&proc).then_some(text)
+    // A socket's or a pipe's name is its inode number: the identity says
+    // it, whatever became of the fd or the process since.
+    let path = id.kernel_name()?;
+    let details = (path.starts_with(b"socket:") && set.has("socket")).then(|| escaped(&path));
+    (details.is_some() || set.path()).then_some(FdText { path, details })
 }
 
 /// [`describe`] for the call `mem` holds: at once under ptrace (the task

@@ -66,6 +66,8 @@ pub struct FileId {
     pub dev: u64,
     /// The inode number.
     pub ino: u64,
+    /// Its filesystem's magic (`super_block.s_magic`).
+    pub magic: u64,
 }
 
 impl FileId {
@@ -76,6 +78,19 @@ impl FileId {
         };
         let (major, minor) = (self.dev >> 20, self.dev & 0xf_ffff);
         st.st_ino == self.ino && st.st_dev == libc::makedev(major as u32, minor as u32)
+    }
+
+    /// The name /proc gives a socket or a pipe (`socket:[INODE]`,
+    /// `pipe:[INODE]`: made from the inode number alone), which the
+    /// identity says without /proc; `None` for other files.
+    pub fn kernel_name(&self) -> Option<Vec<u8>> {
+        use crate::abi::xlat::fs::{PIPEFS_MAGIC, SOCKFS_MAGIC};
+        let kind = match self.magic {
+            SOCKFS_MAGIC => "socket",
+            PIPEFS_MAGIC => "pipe",
+            _ => return None,
+        };
+        Some(format!("{kind}:[{}]", self.ino).into_bytes())
     }
 }
 

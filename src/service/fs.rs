@@ -499,9 +499,13 @@ fn track_pair(fds: &mut FdTable, mem: &mut Memory, addr: u64, cloexec: bool) {
 }
 
 /// The calls whose result is a new fd that [`track`] names (from the
-/// path opened, or /proc): under the BPF engine their exits carry the
-/// new fd's file identity, against which /proc's name is checked.
+/// path opened, the fd copied, or /proc): under the BPF engine their exits
+/// carry the new fd's file identity, against which /proc's name is
+/// checked.
 pub const NEW_FD_CALLS: &[&str] = &[
+    "dup",
+    "dup2",
+    "dup3",
     "open",
     "openat",
     "openat2",
@@ -532,6 +536,20 @@ pub const NEW_FD_CALLS: &[&str] = &[
     "accept4",
     "socket",
 ];
+
+/// The calls that write two new fds to an `int[2]` (success: 0), and the
+/// argument that points at it: under the BPF engine their exits carry
+/// both fds' file identities.
+pub const NEW_FD_PAIRS: &[(&str, usize)] = &[("pipe", 0), ("pipe2", 0), ("socketpair", 3)];
+
+/// The argument of call `name` that points at the two new fds it writes,
+/// if it is one of [`NEW_FD_PAIRS`].
+pub fn new_fd_pair_arg(name: &str) -> Option<usize> {
+    NEW_FD_PAIRS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, arg)| arg)
+}
 
 /// The bookkeeping calls: every call [`track`] acts on, and the clones
 /// whose flags the engine reads at the fork event (CLONE_FILES: the child
@@ -775,9 +793,12 @@ pub fn track(
             2 => fds.set_cloexec(args[0] as i32, args[2] & 1 != 0),
             _ => {}
         },
-        "pipe" => track_pair(fds, mem, args[0], false),
-        "pipe2" => track_pair(fds, mem, args[0], cloexec(args[1])),
-        "socketpair" => track_pair(fds, mem, args[3], cloexec(args[1])),
+        "pipe" | "pipe2" | "socketpair" => {
+            let close_on_exec = name != "pipe" && cloexec(args[1]);
+            if let Some(arg) = new_fd_pair_arg(name) {
+                track_pair(fds, mem, args[arg], close_on_exec);
+            }
+        }
         // MFD_CLOEXEC is 1.
         "memfd_create" => track_new(fds, mem, fd, args[1] & 1 != 0),
         // Creators whose close-on-exec bit is not decoded here (or that

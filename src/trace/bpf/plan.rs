@@ -177,6 +177,9 @@ fn call_flags(spec: &mut Spec, arch: Arch, name: &str) {
     if service::fs::NEW_FD_CALLS.contains(&name) {
         spec.flags |= SPEC_RET_FD;
     }
+    if let Some(arg) = service::fs::new_fd_pair_arg(name) {
+        spec.pair_arg = 1 + arg as u8;
+    }
     match name {
         "getdents" => spec.flags |= SPEC_DIRENTS,
         "getdents64" => spec.flags |= SPEC_DIRENTS64,
@@ -226,7 +229,11 @@ pub struct Spec {
     /// The arguments (a bit each) that are fds or directory fds, whose
     /// files' identities the entry carries when rtrace names fds.
     fd_args: u8,
-    pad: [u8; 3],
+    /// The calls that write two new fds (`service::fs::NEW_FD_PAIRS`):
+    /// 1 + the argument pointing at them, whose files' identities the
+    /// exit carries when rtrace names fds; 0 for the other calls.
+    pair_arg: u8,
+    pad: [u8; 2],
 }
 
 // SAFETY: plain integers with no padding the kernel could misread.

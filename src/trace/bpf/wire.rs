@@ -31,7 +31,7 @@ pub const REFETCH: u16 = 2;
 const AT_ENTER: u8 = 1;
 
 /// `RT_ARG_FILE_ID`: the piece is a file's identity (`struct
-/// rt_file_id`), its address the fd.
+/// rt_file_id`: device, inode, filesystem magic), its address the fd.
 const ARG_FILE_ID: u8 = 253;
 
 /// `RT_ARG_DIRENTS`: the piece, without bytes, is the number of entries a
@@ -136,9 +136,9 @@ pub fn parse(bytes: &[u8]) -> Option<Record> {
         if piece.arg == ARG_DIRENTS {
             snapshot.set_dirents(piece.addr);
         } else if piece.arg == ARG_FILE_ID {
-            if let (Some(dev), Some(ino)) = (read::<u64>(data), data.get(8..).and_then(read::<u64>))
-            {
-                snapshot.add_file(piece.addr as i32, crate::kernel::FileId { dev, ino });
+            let word = |at: usize| data.get(at..).and_then(read::<u64>);
+            if let (Some(dev), Some(ino), Some(magic)) = (word(0), word(8), word(16)) {
+                snapshot.add_file(piece.addr as i32, crate::kernel::FileId { dev, ino, magic });
             }
         } else if piece.flags & PIECE_FAULT == 0 {
             let into = if head.kind == LEAVE && piece.when == AT_ENTER {
