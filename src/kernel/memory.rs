@@ -125,15 +125,27 @@ impl Snapshot {
 
     /// Add every piece of `more`.
     pub fn add_all(&mut self, more: Snapshot) {
+        // An exit's pieces after an entry that copied nothing (read's
+        // buffer), or none after an entry's (open's path): nothing to
+        // copy.
+        if self.pieces.is_empty() {
+            self.bytes = more.bytes;
+            self.pieces = more.pieces;
+        } else if !more.pieces.is_empty() {
+            self.append_pieces(more.bytes, more.pieces);
+        }
+        self.files.extend(more.files);
+        self.dirents = more.dirents.or(self.dirents);
+    }
+
+    fn append_pieces(&mut self, bytes: Vec<u8>, pieces: SmallVec<[(u64, u32, u32); 2]>) {
         let base = self.bytes.len() as u32;
-        self.bytes.extend_from_slice(&more.bytes);
+        self.bytes.extend_from_slice(&bytes);
         self.pieces.extend(
-            more.pieces
+            pieces
                 .into_iter()
                 .map(|(addr, start, len)| (addr, start + base, len)),
         );
-        self.files.extend(more.files);
-        self.dirents = more.dirents.or(self.dirents);
     }
 
     /// Record that the call returned `count` directory entries.
@@ -456,4 +468,45 @@ pub fn vm_write(pid: i32, addr: u64, buf: &[u8]) -> bool {
         done += step;
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a decoder reads of `snapshot` (of no process: nothing is read
+    /// past the pieces).
+    fn read(snapshot: Snapshot, addr: u64, len: usize) -> Vec<u8> {
+        let mut mem = Memory::captured(Pid::from_raw(i32::MAX), snapshot);
+        let mut buf = vec![0u8; len];
+        let got = mem.read(addr, &mut buf);
+        buf.truncate(got);
+        buf
+    }
+
+    #[test]
+    fn an_exits_pieces_come_after_the_entrys() {
+        let mut entry = Snapshot::default();
+        entry.add(0x1000, b"old!");
+        entry.add_terminated(0x2000, b"path");
+        let mut exit = Snapshot::default();
+        exit.add(0x1000, b"new");
+        entry.add_all(exit);
+        // The exit's copy is the fresher: consulted first, and the
+        // entry's goes on where it ends.
+        assert_eq!(read(entry.clone(), 0x1000, 4), b"new!");
+        assert_eq!(read(entry, 0x2000, 5), b"path\0");
+    }
+
+    #[test]
+    fn either_half_may_have_copied_nothing() {
+        let mut exit = Snapshot::default();
+        exit.add(0x1000, b"data");
+        let mut empty_entry = Snapshot::default();
+        empty_entry.add_all(exit.clone());
+        assert_eq!(read(empty_entry, 0x1000, 4), b"data");
+        let mut entry = exit;
+        entry.add_all(Snapshot::default());
+        assert_eq!(read(entry, 0x1000, 8), b"data");
+    }
 }

@@ -19,7 +19,9 @@ pub mod plan;
 mod wire;
 
 use std::cell::RefCell;
-use std::collections::{HashMap as StdHashMap, VecDeque};
+use std::collections::VecDeque;
+
+use crate::fasthash::IntMap;
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -77,9 +79,9 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
         loaded: None,
         all: opts.all,
         lossless: opts.lossless,
-        held: StdHashMap::new(),
-        refetching: StdHashMap::new(),
-        newborns: StdHashMap::new(),
+        held: IntMap::default(),
+        refetching: IntMap::default(),
+        newborns: IntMap::default(),
         clock: Clock::new(),
         lost: 0,
         stopped: Vec::new(),
@@ -156,12 +158,12 @@ struct Bpf {
     lossless: bool,
     /// A new task's records, held until its parent's line that created it
     /// is printed (as the ptrace engine starts a child only then).
-    held: StdHashMap<i32, VecDeque<Record>>,
+    held: IntMap<i32, VecDeque<Record>>,
     /// Entry records waiting for their exit's second copy, by task.
-    refetching: StdHashMap<i32, Record>,
+    refetching: IntMap<i32, Record>,
     /// The tasks whose records are held, by the parent whose line they
     /// wait for.
-    newborns: StdHashMap<i32, Vec<i32>>,
+    newborns: IntMap<i32, Vec<i32>>,
     clock: Clock,
     /// Records the kernel dropped, in all.
     lost: u64,
