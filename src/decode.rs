@@ -175,3 +175,75 @@ fn date_in(sec: i64, nsec: u64, years: std::ops::RangeInclusive<i64>) -> Option<
         "{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}{frac}+0000"
     ))
 }
+
+/// The most bytes a decoder copies of one array or buffer: a length the
+/// tracee passed can be anything, and a larger copy prints as its pointer
+/// instead.
+pub const MAX_READ: usize = 1 << 20;
+
+/// An array of `count` elements of `size` bytes at `addr`, read up to the
+/// first unreadable byte (strace reads it element by element, with the
+/// same outcome): the first `limit` by `each`,
+/// then `..` if more are left. An element that cannot be read ends the
+/// array with its address as an unread pointer (`[{iov_base=0x1000,
+/// iov_len=8}, &0x7ffd1000]`; strace writes `... /* 0x7ffd1000 */`), so a
+/// bad tail does not hide the good head; one just past the limit too. NULL, or an array whose first
+/// element is unreadable, is the pointer; an empty one is `[]`. Whether
+/// every element up to the limit was read (`false`: an address was
+/// printed in an element's place, which some callers' results mark).
+pub fn put_array(
+    p: &mut Printer,
+    name: &str,
+    addr: u64,
+    (count, size, limit): (u64, usize, usize),
+    mut each: impl FnMut(&mut Printer, &[u8]),
+) -> bool {
+    if addr == 0 || p.config().values_only >= 2 || size == 0 {
+        p.ptr(name, addr);
+        return true;
+    }
+    // One copy of the elements that can show, and of the one after the
+    // limit: strace reads an element before it looks at the limit, so an
+    // unreadable one just past it is still said. The copy stops at the
+    // first unreadable byte.
+    // At most MAX_READ bytes, whatever count and limit the caller has.
+    let limit = limit.min((MAX_READ / size).saturating_sub(1));
+    let wanted = count.min(limit as u64 + 1) as usize;
+    let mut b = vec![0u8; wanted * size];
+    let got = p.mem().read(addr, &mut b) / size;
+    if wanted > 0 && got == 0 {
+        p.ptr(name, addr);
+        return true;
+    }
+    p.open(name, "[", Naming::Elements);
+    let mut complete = true;
+    for (i, elem) in b.chunks_exact(size).enumerate().take(wanted) {
+        if i >= got {
+            p.ptr("", addr.wrapping_add((i * size) as u64));
+            complete = false;
+            break;
+        }
+        if i >= limit {
+            p.more();
+            break;
+        }
+        each(p, elem);
+    }
+    p.close("]");
+    complete
+}
+
+/// The most elements an array shows under `-v`: as many as the kernel
+/// takes of an iovec array (`UIO_MAXIOV`), few enough that a huge count
+/// the program passed cannot keep the tracer reading and printing.
+pub const VERBOSE_ELEMENTS: usize = 1024;
+
+/// The most elements an array shows: the string limit (`-s`), as strace
+/// counts them, or under `-v` [`VERBOSE_ELEMENTS`].
+pub fn array_limit(p: &Printer) -> usize {
+    if p.config().verbose > 0 {
+        VERBOSE_ELEMENTS
+    } else {
+        p.config().string_limit.max(1)
+    }
+}

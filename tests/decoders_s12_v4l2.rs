@@ -287,3 +287,22 @@ fn json_carries_names_and_values() {
                "string": "abc"})
     );
 }
+
+/// The clip rectangles and the extended controls are arrays as every
+/// other: as many elements as `-s` says, then `..`.
+#[test]
+fn arrays_stop_at_the_string_limit() {
+    let lines = run(&["-s", "1"]);
+    let fmt = line_with(&lines, "V4L2_BUF_TYPE_VIDEO_OVERLAY");
+    assert!(
+        fmt.contains("clips=[{c={left=-1, top=2, width=3, height=4}}, ..], clipcount=2"),
+        "{fmt}"
+    );
+    let ctrls = line_of(&lines, "VIDIOC_S_EXT_CTRLS");
+    assert!(
+        ctrls.contains(
+            "controls=[{id=V4L2_CID_EXPOSURE_ABSOLUTE, size=0, value=250, value64=250}, ..]"
+        ),
+        "{ctrls}"
+    );
+}

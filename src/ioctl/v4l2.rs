@@ -340,16 +340,6 @@ fn sub<'a>(fields: &[Field], name: &str, d: &'a [u8]) -> &'a [u8] {
     &d[f.off..f.end()]
 }
 
-/// How many elements of an array are shown: all under `-v`, else as
-/// many as the string limit (strace's rule for arrays).
-fn shown(p: &Printer) -> usize {
-    if p.config().verbose > 0 {
-        usize::MAX
-    } else {
-        p.config().string_limit
-    }
-}
-
 /// Fields of `fields` in `d` printed as unsigned decimals.
 fn put_uints(p: &mut Printer, fields: &[Field], names: &[&str], d: &[u8]) {
     for name in names {

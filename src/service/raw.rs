@@ -57,9 +57,7 @@ pub fn u64_at(b: &[u8], off: usize) -> u64 {
     uint_at(b, off, 8)
 }
 
-/// The most bytes [`read_vec`] copies: a length the tracee passed can be
-/// anything, and a larger copy prints as its pointer instead.
-pub const MAX_READ: usize = 1 << 20;
+pub use crate::decode::MAX_READ;
 
 /// The tail of a leave printer whose last parameter is an out parameter:
 /// `put` prints it (its pointer if the call failed), then `= result`.
@@ -89,67 +87,7 @@ pub fn read_vec(p: &mut Printer, addr: u64, len: usize) -> Option<Vec<u8>> {
     p.mem().read_exact(addr, &mut v).then_some(v)
 }
 
-/// The most elements an array shows under `-v`: as many as the kernel
-/// takes of an iovec array (`UIO_MAXIOV`), few enough that a huge count
-/// the program passed cannot keep the tracer reading and printing.
-pub const VERBOSE_ELEMENTS: usize = 1024;
-
-/// An array of `count` elements of `size` bytes at `addr`, read up to the
-/// first unreadable byte (strace reads it element by element, with the
-/// same outcome): the first `limit` by `each`,
-/// then `..` if more are left. An element that cannot be read ends the
-/// array with its address as an unread pointer (`[{iov_base=0x1000,
-/// iov_len=8}, &0x7ffd1000]`; strace writes `... /* 0x7ffd1000 */`), so a
-/// bad tail does not hide the good head; one just past the limit too. NULL, or an array whose first
-/// element is unreadable, is the pointer; an empty one is `[]`.
-pub fn put_array(
-    p: &mut Printer,
-    name: &str,
-    addr: u64,
-    (count, size, limit): (u64, usize, usize),
-    mut each: impl FnMut(&mut Printer, &[u8]),
-) {
-    if addr == 0 || p.config().values_only >= 2 || size == 0 {
-        p.ptr(name, addr);
-        return;
-    }
-    // One copy of the elements that can show, and of the one after the
-    // limit: strace reads an element before it looks at the limit, so an
-    // unreadable one just past it is still said. The copy stops at the
-    // first unreadable byte.
-    // At most MAX_READ bytes, whatever count and limit the caller has.
-    let limit = limit.min((MAX_READ / size).saturating_sub(1));
-    let wanted = count.min(limit as u64 + 1) as usize;
-    let mut b = vec![0u8; wanted * size];
-    let got = p.mem().read(addr, &mut b) / size;
-    if wanted > 0 && got == 0 {
-        p.ptr(name, addr);
-        return;
-    }
-    p.open(name, "[", Naming::Elements);
-    for (i, elem) in b.chunks_exact(size).enumerate().take(wanted) {
-        if i >= got {
-            p.ptr("", addr.wrapping_add((i * size) as u64));
-            break;
-        }
-        if i >= limit {
-            p.more();
-            break;
-        }
-        each(p, elem);
-    }
-    p.close("]");
-}
-
-/// The most elements an array shows: the string limit (`-s`), as strace
-/// counts them, or under `-v` [`VERBOSE_ELEMENTS`].
-pub fn array_limit(p: &Printer) -> usize {
-    if p.config().verbose > 0 {
-        VERBOSE_ELEMENTS
-    } else {
-        p.config().string_limit.max(1)
-    }
-}
+pub use crate::decode::{VERBOSE_ELEMENTS, array_limit, put_array};
 
 /// An iovec array whose ranges are another process's memory: each range
 /// as its address and length (`[{iov_base=0x7f.., iov_len=4096}]`, plain:

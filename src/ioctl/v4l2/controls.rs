@@ -4,12 +4,13 @@
 //! its class and offset (`V4L2_CTRL_CLASS_DETECT+0x1234`), the flags
 //! VIDIOC_QUERYCTRL's id carries (`V4L2_CTRL_FLAG_NEXT_CTRL|...`).
 
-use super::{put_int, put_name, put_uints, put_value, shown, val};
+use super::{put_int, put_name, put_uints, put_value, val};
 use crate::abi::layout::{self, Field};
 use crate::abi::xlat::ioctl::{
     V4L2_CIDS, V4L2_CONTROL, V4L2_CTRL_CLASSES, V4L2_CTRL_FLAGS, V4L2_CTRL_NEXT_FLAGS,
     V4L2_CTRL_TYPES, V4L2_EXT_CONTROL, V4L2_EXT_CONTROLS, V4L2_QUERY_EXT_CTRL, V4L2_QUERYCTRL,
 };
+use crate::decode::{array_limit, put_array};
 use crate::format::{Naming, Printer, flags_hex, flags_text};
 use crate::ioctl::{IF_ERR, IF_OUT};
 use serde_json::json;
@@ -174,39 +175,20 @@ pub(super) fn ext_controls(p: &mut Printer, d: &[u8], phase: u8, get: bool) -> b
     } else if count == 0 {
         return true;
     }
-    let complete = put_ext_control_array(p, val(f, "controls", d), count);
+    // The controls up to the array limit; the address of the first one
+    // that cannot be read in its place.
+    let elem = layout::extent(V4L2_EXT_CONTROL);
+    let limit = array_limit(p);
+    let complete = put_array(
+        p,
+        "controls",
+        val(f, "controls", d),
+        (count, elem, limit),
+        put_ext_control,
+    );
     if phase == IF_ERR {
         p.uint("error_idx", val(f, "error_idx", d));
     }
-    complete
-}
-
-/// The `count` controls at `addr`, up to the array limit; the address of
-/// the first one that cannot be read in its place.
-fn put_ext_control_array(p: &mut Printer, addr: u64, count: u64) -> bool {
-    let elem = layout::extent(V4L2_EXT_CONTROL);
-    let mut d = vec![0u8; elem];
-    if addr == 0 || !p.mem().read_exact(addr, &mut d) {
-        p.ptr("controls", addr);
-        return true;
-    }
-    p.open("controls", "[", Naming::Elements);
-    let limit = shown(p);
-    let mut complete = true;
-    for i in 0..count {
-        if i as usize >= limit {
-            p.more();
-            break;
-        }
-        let at = addr.wrapping_add(i * elem as u64);
-        if i > 0 && !p.mem().read_exact(at, &mut d) {
-            p.ptr("", at);
-            complete = false;
-            break;
-        }
-        put_ext_control(p, &d);
-    }
-    p.close("]");
     complete
 }
 

@@ -3,7 +3,7 @@
 //! frame sizes and intervals a pixel format offers
 //! (VIDIOC_ENUM_FRAMESIZES, VIDIOC_ENUM_FRAMEINTERVALS).
 
-use super::{put_fourcc, put_fract, put_rect, put_uints, put_value, shown, sub, val};
+use super::{put_fourcc, put_fract, put_rect, put_uints, put_value, sub, val};
 use crate::abi::layout::{self, Field};
 use crate::abi::xlat::ioctl::{
     V4L2_BUF_TYPE_META_CAPTURE, V4L2_BUF_TYPE_META_OUTPUT, V4L2_BUF_TYPE_SDR_CAPTURE,
@@ -19,6 +19,7 @@ use crate::abi::xlat::ioctl::{
     V4L2_PLANE_PIX_FORMAT, V4L2_SDR_FMTS, V4L2_SDR_FORMAT, V4L2_SLICED_FLAGS,
     V4L2_SLICED_VBI_FORMAT, V4L2_VBI_FLAGS, V4L2_VBI_FORMAT, V4L2_WINDOW, VIDEO_MAX_PLANES,
 };
+use crate::decode::array_limit;
 use crate::format::{Naming, Printer};
 use crate::ioctl::IF_OUT;
 
@@ -195,31 +196,12 @@ fn put_clips(p: &mut Printer, addr: u64, count: u64) -> bool {
         return true;
     }
     let elem = layout::extent(V4L2_CLIP);
-    let mut d = vec![0u8; elem];
-    if addr == 0 || !p.mem().read_exact(addr, &mut d) {
-        p.ptr("clips", addr);
-        return true;
-    }
-    p.open("clips", "[", Naming::Elements);
-    let limit = shown(p);
-    let mut complete = true;
-    for i in 0..count {
-        if i as usize >= limit {
-            p.more();
-            break;
-        }
-        let at = addr.wrapping_add(i * elem as u64);
-        if i > 0 && !p.mem().read_exact(at, &mut d) {
-            p.ptr("", at);
-            complete = false;
-            break;
-        }
+    let limit = array_limit(p);
+    crate::decode::put_array(p, "clips", addr, (count, elem, limit), |p, d| {
         p.open("", "{", Naming::Fields);
-        put_rect(p, V4L2_CLIP, "c", &d);
+        put_rect(p, V4L2_CLIP, "c", d);
         p.close("}");
-    }
-    p.close("]");
-    complete
+    })
 }
 
 /// How an array's numbers print.
