@@ -82,19 +82,10 @@ __noinline __u32 file_id(struct scratch *s, __u32 off, long fd)
 	    bpf_probe_read_kernel(&id.magic, 8, (void *)sb + off_sb_magic))
 		return off;
 	id.dev = dev;
-	if (off > RT_AREA - sizeof(struct rt_capture) - sizeof(id))
+	struct rt_capture *c = capture_at(s, off, sizeof(id), fd, RT_ARG_FILE_ID, 0);
+	if (!c)
 		return off;
-	__u64 at = off;
-	asm volatile("" : "+r"(at));
-	at &= RT_AREA - 1;
-	struct rt_capture *c = (void *)(s->area + at);
-	c->addr = fd;
-	c->len = sizeof(id);
-	c->flags = 0;
-	c->arg = RT_ARG_FILE_ID;
-	c->when = 0;
 	__builtin_memcpy(c + 1, &id, sizeof(id));
-	s->ev.ncaps += 1;
 	return off + sizeof(*c) + sizeof(id);
 }
 
@@ -138,17 +129,8 @@ __noinline __u32 dirent_count(struct scratch *s, __u32 off, __u64 buf, __u64 len
 	bpf_loop(1 << 16, dirent_step, &d, 0);
 	if (d.bad || d.at != len)
 		return off;
-	__u64 pos = off;
-	asm volatile("" : "+r"(pos));
-	pos &= RT_AREA - 1;
-	struct rt_capture *c = (void *)(s->area + pos);
-	c->addr = d.n;
-	c->len = 0;
-	c->flags = 0;
-	c->arg = RT_ARG_DIRENTS;
-	c->when = RT_AT_EXIT;
-	s->ev.ncaps += 1;
-	return off + sizeof(*c);
+	struct rt_capture *c = capture_at(s, off, 0, d.n, RT_ARG_DIRENTS, RT_AT_EXIT);
+	return c ? off + sizeof(*c) : off;
 }
 
 #define S_IFMT 0170000

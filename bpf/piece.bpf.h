@@ -36,6 +36,27 @@ struct {
 } scratch SEC(".maps");
 
 
+/* Start a capture of `bytes` bytes at `off` of the record being built:
+ * its header, counted in the record; NULL when it would not fit. The
+ * bytes follow the header (struct rt_capture), padded to 8. */
+static __always_inline struct rt_capture *capture_at(struct scratch *s, __u32 off, __u32 bytes,
+						     __u64 addr, __u8 arg, __u8 when)
+{
+	if (!s || off > RT_AREA - sizeof(struct rt_capture) - bytes)
+		return 0;
+	__u64 at = off;
+	asm volatile("" : "+r"(at));
+	at &= RT_AREA - 1;
+	struct rt_capture *c = (void *)(s->area + at);
+	c->addr = addr;
+	c->len = bytes;
+	c->flags = 0;
+	c->arg = arg;
+	c->when = when;
+	s->ev.ncaps += 1;
+	return c;
+}
+
 /* Meta bits of piece() and the functions built on it: an i386 call. */
 #define VEC_COMPAT 0x20000
 
@@ -51,13 +72,9 @@ struct {
 __noinline __u32 piece(struct scratch *s, __u32 off, __u64 addr, __u32 want, __u32 meta)
 {
 	int str = meta & PIECE_STR;
-	__u8 arg = meta & 0xff, when = (meta >> 8) & 0xff;
-	if (!s || off > RT_AREA - sizeof(struct rt_capture))
+	struct rt_capture *c = capture_at(s, off, 0, addr, meta & 0xff, (meta >> 8) & 0xff);
+	if (!c)
 		return off;
-	__u64 at = off;
-	asm volatile("" : "+r"(at));
-	at &= RT_AREA - 1;
-	struct rt_capture *c = (void *)(s->area + at);
 	__u8 *dst = (void *)(c + 1);
 	__u32 len = want;
 	if (len > RT_CAP_MAX - 1)
@@ -66,9 +83,6 @@ __noinline __u32 piece(struct scratch *s, __u32 off, __u64 addr, __u32 want, __u
 	 * the comparison. */
 	asm volatile("" : "+r"(len));
 	len &= RT_CAP_MAX - 1;
-	c->addr = addr;
-	c->arg = arg;
-	c->when = when;
 	c->flags = want > len ? RT_PIECE_TRUNCATED : 0;
 	s->last_fault = 0;
 	if (str) {
@@ -102,7 +116,6 @@ __noinline __u32 piece(struct scratch *s, __u32 off, __u64 addr, __u32 want, __u
 			c->len = len;
 		}
 	}
-	s->ev.ncaps += 1;
 	return off + sizeof(*c) + ((c->len + 7) & ~7u);
 }
 
