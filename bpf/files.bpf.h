@@ -44,6 +44,10 @@ const volatile __u32 fd_ids = 0;
  * path.dentry, dentry.d_inode (the working directory). */
 const volatile __u32 off_inode_ino = 0, off_sb_dev = 0;
 const volatile __u32 off_task_fs = 0, off_fs_pwd = 0, off_path_dentry = 0, off_dentry_inode = 0;
+/* An anonymous inode's filesystem (ANON_INODE_FS_MAGIC), and where its
+ * file's name is: file.f_path.dentry, dentry.d_name.name. */
+const volatile __u64 anon_magic = 0;
+const volatile __u32 off_file_dentry = 0, off_dentry_name = 0;
 
 #define AT_FDCWD -100
 
@@ -82,6 +86,12 @@ __noinline __u32 file_id(struct scratch *s, __u32 off, long fd)
 	    bpf_probe_read_kernel(&id.magic, 8, (void *)sb + off_sb_magic))
 		return off;
 	id.dev = dev;
+	if (anon_magic && id.magic == anon_magic && off_file_dentry && fd >= 0) {
+		__u64 file = file_of(fd), dentry = 0, name = 0;
+		if (file && !bpf_probe_read_kernel(&dentry, 8, (void *)file + off_file_dentry) &&
+		    dentry && !bpf_probe_read_kernel(&name, 8, (void *)dentry + off_dentry_name) && name)
+			bpf_probe_read_kernel_str(id.name, sizeof(id.name), (void *)name);
+	}
 	struct rt_capture *c = capture_at(s, off, sizeof(id), fd, RT_ARG_FILE_ID, 0);
 	if (!c)
 		return off;

@@ -92,11 +92,15 @@ struct rt_capture_spec {
 /* A file as the kernel knows it: its superblock's device (the kernel's
  * encoding, major << 20 | minor), its inode number, and its filesystem's
  * magic (a socket's or a pipe's name is its inode number: sockfs and
- * pipefs files are named without /proc). */
+ * pipefs files are named without /proc); an anonymous inode's file
+ * (eventfd, timerfd, epoll: one inode for all) its dentry's name, which
+ * is what tells them apart ("[eventfd]"). */
+#define RT_FILE_NAME 32
 struct rt_file_id {
 	__u64 dev;
 	__u64 ino;
 	__u64 magic;
+	char name[RT_FILE_NAME];
 };
 
 /* What to do with one call number. */

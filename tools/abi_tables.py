@@ -166,9 +166,10 @@ TABLES = [
       "A mode's file type bits, and the device types", ty="u64",
       names=["S_IFMT", "S_IFCHR", "S_IFBLK"]),
     T("fs", "KERNEL_NAMED_FS", ["linux/magic.h"], "consts",
-      "The filesystems whose files /proc names from their inode number alone "
-      "(`socket:[INODE]`, `pipe:[INODE]`)", ty="u64",
-      names=["SOCKFS_MAGIC", "PIPEFS_MAGIC"]),
+      "The filesystems whose files /proc names without a path: from their inode "
+      "number (`socket:[INODE]`, `pipe:[INODE]`) or their dentry's name "
+      "(`anon_inode:[eventfd]`)", ty="u64",
+      names=["SOCKFS_MAGIC", "PIPEFS_MAGIC", "ANON_INODE_FS_MAGIC"]),
     T("fs", "OPEN_SPECIAL", ["linux/fcntl.h", "linux/close_range.h"], "consts",
       "The open flags the decoders test (a mode follows O_CREAT and O_TMPFILE; every "
       "`*_CLOEXEC` flag is O_CLOEXEC on x86), and close_range's", ty="u64",

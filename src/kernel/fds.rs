@@ -115,23 +115,29 @@ pub fn describe(tid: i32, fd: i32, set: FdDetails) -> Option<FdText> {
 /// Under the BPF engine, `describe` for a call printed after it ran: the
 /// fd may since have been closed and opened again on another file, so
 /// /proc's answer is given only while its link still leads to the file
-/// the kernel saw at the call (`mem`'s identity of it); else a socket's
-/// or a pipe's name made from the identity, as /proc makes it (`-yy`'s
-/// socket details need the socket: not then); `None` otherwise.
+/// the kernel saw at the call (`mem`'s identity of it); else a socket's,
+/// a pipe's or an anonymous inode's name made from the identity, as /proc
+/// makes it (`-yy`'s details need the file itself: not then); `None`
+/// otherwise.
 pub fn describe_vouched(mem: &Memory, fd: i32, set: FdDetails) -> Option<FdText> {
     let id = mem.file_id(fd)?;
     let proc = format!("/proc/{}/fd/{fd}", mem.pid());
     // Checked before and after: a name read between two looks at the
     // same file is that file's (short of two reopenings in between).
+    let kernel_name = id.kernel_name();
     if id.is_at(&proc)
         && let Some(text) = describe(mem.pid().as_raw(), fd, set)
         && id.is_at(&proc)
+        // Anonymous inodes share one inode: /proc speaks of the same kind
+        // of file only if it gives the same name.
+        && (!id.shares_inode() || kernel_name.as_deref() == Some(&text.path[..]))
     {
         return Some(text);
     }
-    // A socket's or a pipe's name is its inode number: the identity says
-    // it, whatever became of the fd or the process since.
-    let path = id.kernel_name()?;
+    // A socket's or a pipe's name is its inode number, an anonymous
+    // inode's its dentry's: the identity says it, whatever became of the
+    // fd or the process since.
+    let path = kernel_name?;
     let details = (path.starts_with(b"socket:") && set.has("socket")).then(|| escaped(&path));
     (details.is_some() || set.path()).then_some(FdText { path, details })
 }

@@ -68,7 +68,13 @@ pub struct FileId {
     pub ino: u64,
     /// Its filesystem's magic (`super_block.s_magic`).
     pub magic: u64,
+    /// An anonymous inode's file: its dentry's name (`[eventfd]`), NUL
+    /// padded; zeros for other files.
+    pub name: [u8; FILE_NAME],
 }
+
+/// The bytes of [`FileId::name`] (`RT_FILE_NAME`).
+pub const FILE_NAME: usize = 32;
 
 impl FileId {
     /// Whether `path` (a /proc link, followed) is this file now.
@@ -81,16 +87,29 @@ impl FileId {
     }
 
     /// The name /proc gives a socket or a pipe (`socket:[INODE]`,
-    /// `pipe:[INODE]`: made from the inode number alone), which the
-    /// identity says without /proc; `None` for other files.
+    /// `pipe:[INODE]`: made from the inode number alone) or an anonymous
+    /// inode's file (`anon_inode:[eventfd]`: from its dentry's name), which
+    /// the identity says without /proc; `None` for other files.
     pub fn kernel_name(&self) -> Option<Vec<u8>> {
-        use crate::abi::xlat::fs::{PIPEFS_MAGIC, SOCKFS_MAGIC};
+        use crate::abi::xlat::fs::{ANON_INODE_FS_MAGIC, PIPEFS_MAGIC, SOCKFS_MAGIC};
         let kind = match self.magic {
             SOCKFS_MAGIC => "socket",
             PIPEFS_MAGIC => "pipe",
+            ANON_INODE_FS_MAGIC => {
+                let len = self.name.iter().position(|&b| b == 0)?;
+                let mut text = b"anon_inode:".to_vec();
+                text.extend_from_slice(&self.name[..len]);
+                return (len > 0).then_some(text);
+            }
             _ => return None,
         };
         Some(format!("{kind}:[{}]", self.ino).into_bytes())
+    }
+
+    /// Whether files of this identity's kind share their inode (anonymous
+    /// inodes): then the inode alone cannot tell one from another.
+    pub fn shares_inode(&self) -> bool {
+        self.magic == crate::abi::xlat::fs::ANON_INODE_FS_MAGIC
     }
 }
 

@@ -9,6 +9,7 @@ use aya::{Ebpf, EbpfLoader};
 
 use super::super::{Engine, Error};
 use super::{Options, plan};
+use crate::abi::xlat::fs::ANON_INODE_FS_MAGIC;
 use crate::kernel::Arch;
 
 /// The program, built from bpf/rtrace.bpf.c by tools/build_bpf.sh.
@@ -135,6 +136,19 @@ fn identity_offsets() -> [u32; 6] {
     found.unwrap_or([0; 6])
 }
 
+/// Where an anonymous inode's file keeps its name: `[file.f_path +
+/// path.dentry, dentry.d_name + qstr.name]`, zero where one is missing
+/// (then such a file is named only by /proc).
+fn anon_name_offsets() -> [u32; 2] {
+    let found = (|| {
+        Some([
+            member_offset("struct file", "f_path")? + member_offset("struct path", "dentry")?,
+            member_offset("struct dentry", "d_name")? + member_offset("struct qstr", "name")?,
+        ])
+    })();
+    found.unwrap_or([0; 2])
+}
+
 /// What the program needs to read a usbmon ring from the kernel's side,
 /// after the file: `[file.private_data, mon_reader_bin.b_vec,
 /// mon_pgmap.ptr, sizeof(struct mon_pgmap)]`, all zero where a type is
@@ -232,6 +246,7 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     // call's fds carry their files' identities, which /proc's names are
     // checked against when the call is printed.
     let [i_ino, s_dev, task_fs, fs_pwd, path_dentry, dentry_inode] = identity_offsets();
+    let [file_dentry, dentry_name] = anon_name_offsets();
     let fd_ids = (files != 0
         && i_ino | s_dev | task_fs | path_dentry | dentry_inode != 0
         && (engine.fmt.decode_fds.any()
@@ -285,6 +300,9 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         .override_global("off_fs_pwd", &fs_pwd, true)
         .override_global("off_path_dentry", &path_dentry, true)
         .override_global("off_dentry_inode", &dentry_inode, true)
+        .override_global("anon_magic", &ANON_INODE_FS_MAGIC, true)
+        .override_global("off_file_dentry", &file_dentry, true)
+        .override_global("off_dentry_name", &dentry_name, true)
         .override_global("off_file_private", &private, true)
         .override_global("off_mon_bvec", &bvec, true)
         .override_global("off_pgmap_ptr", &ptr, true)

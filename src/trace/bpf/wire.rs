@@ -31,8 +31,13 @@ pub const REFETCH: u16 = 2;
 const AT_ENTER: u8 = 1;
 
 /// `RT_ARG_FILE_ID`: the piece is a file's identity (`struct
-/// rt_file_id`: device, inode, filesystem magic), its address the fd.
+/// rt_file_id`: device, inode, filesystem magic, an anonymous inode's
+/// name), its address the fd.
 const ARG_FILE_ID: u8 = 253;
+
+/// `RT_FILE_NAME`: the bytes of an anonymous inode's name in `struct
+/// rt_file_id`.
+const FILE_NAME: usize = crate::kernel::FILE_NAME;
 
 /// `RT_ARG_DIRENTS`: the piece, without bytes, is the number of entries a
 /// getdents call returned, in its address.
@@ -137,8 +142,17 @@ pub fn parse(bytes: &[u8]) -> Option<Record> {
             snapshot.set_dirents(piece.addr);
         } else if piece.arg == ARG_FILE_ID {
             let word = |at: usize| data.get(at..).and_then(read::<u64>);
-            if let (Some(dev), Some(ino), Some(magic)) = (word(0), word(8), word(16)) {
-                snapshot.add_file(piece.addr as i32, crate::kernel::FileId { dev, ino, magic });
+            if let (Some(dev), Some(ino), Some(magic), Some(name)) =
+                (word(0), word(8), word(16), data.get(24..24 + FILE_NAME))
+            {
+                let mut id = crate::kernel::FileId {
+                    dev,
+                    ino,
+                    magic,
+                    name: [0; FILE_NAME],
+                };
+                id.name.copy_from_slice(name);
+                snapshot.add_file(piece.addr as i32, id);
             }
         } else if piece.flags & PIECE_FAULT == 0 {
             let into = if head.kind == LEAVE && piece.when == AT_ENTER {
@@ -170,6 +184,65 @@ mod tests {
         // sizeof(struct rt_event) and sizeof(struct rt_capture).
         assert_eq!(std::mem::size_of::<Header>(), 112);
         assert_eq!(std::mem::size_of::<PieceHeader>(), 16);
+    }
+
+    /// A record of `pieces` (header, bytes) after an entry header.
+    fn record(pieces: &[(PieceHeader, Vec<u8>)]) -> Vec<u8> {
+        let body: usize = pieces
+            .iter()
+            .map(|(_, b)| 16 + b.len().div_ceil(8) * 8)
+            .sum();
+        let head = Header {
+            kind: ENTER,
+            ncaps: pieces.len() as u16,
+            size: (112 + body) as u32,
+            ..Default::default()
+        };
+        // SAFETY: Header and PieceHeader are plain integers.
+        let bytes_of =
+            |p: *const u8, n: usize| unsafe { std::slice::from_raw_parts(p, n).to_vec() };
+        let mut out = bytes_of((&head as *const Header).cast(), 112);
+        for (piece, data) in pieces {
+            out.extend(bytes_of((piece as *const PieceHeader).cast(), 16));
+            out.extend(data);
+            out.resize(out.len().next_multiple_of(8), 0);
+        }
+        out
+    }
+
+    #[test]
+    fn file_identities_name_files_without_paths() {
+        use crate::abi::xlat::fs::{ANON_INODE_FS_MAGIC, SOCKFS_MAGIC};
+        let id = |fd: u64, ino: u64, magic: u64, name: &[u8]| {
+            let mut data = [8u64 << 20, ino, magic].map(u64::to_ne_bytes).concat();
+            let mut padded = name.to_vec();
+            padded.resize(FILE_NAME, 0);
+            data.extend(padded);
+            let len = data.len() as u32;
+            let head = PieceHeader {
+                addr: fd,
+                len,
+                arg: ARG_FILE_ID,
+                ..Default::default()
+            };
+            (head, data)
+        };
+        let bytes = record(&[
+            id(3, 77, SOCKFS_MAGIC, b""),
+            id(4, 1, ANON_INODE_FS_MAGIC, b"[eventfd]"),
+            id(5, 9, 1, b""),
+        ]);
+        let mem = crate::kernel::Memory::captured(
+            nix::unistd::Pid::from_raw(i32::MAX),
+            parse(&bytes).expect("a record").snapshot,
+        );
+        let name = |fd| mem.file_id(fd).and_then(|id| id.kernel_name());
+        assert_eq!(name(3).as_deref(), Some(&b"socket:[77]"[..]));
+        assert_eq!(name(4).as_deref(), Some(&b"anon_inode:[eventfd]"[..]));
+        // Another filesystem's file has a path, which only /proc or the
+        // opens know.
+        assert!(mem.file_id(5).is_some());
+        assert_eq!(name(5), None);
     }
 
     #[test]
