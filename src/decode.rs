@@ -183,14 +183,14 @@ pub const MAX_READ: usize = 1 << 20;
 
 /// An array of `count` elements of `size` bytes at `addr`, read up to the
 /// first unreadable byte (strace reads it element by element, with the
-/// same outcome): the first `limit` by `each`,
-/// then `..` if more are left. An element that cannot be read ends the
-/// array with its address as an unread pointer (`[{iov_base=0x1000,
-/// iov_len=8}, &0x7ffd1000]`; strace writes `... /* 0x7ffd1000 */`), so a
-/// bad tail does not hide the good head; one just past the limit too. NULL, or an array whose first
-/// element is unreadable, is the pointer; an empty one is `[]`. Whether
-/// every element up to the limit was read (`false`: an address was
-/// printed in an element's place, which some callers' results mark).
+/// same outcome): the first `limit` by `each`, then `..` if more are
+/// left. An element that cannot be read ends the array with its address
+/// as an unread pointer (`[{iov_base=0x1000, iov_len=8}, &0x7ffd1000]`;
+/// strace writes `... /* 0x7ffd1000 */`), so a bad tail does not hide the
+/// good head; one just past the limit too. NULL, or an array whose first
+/// element is unreadable, is the pointer; an empty one is `[]`. Returns
+/// whether every element up to the limit was read (`false`: an address
+/// was printed in an element's place, which some callers' results mark).
 pub fn put_array(
     p: &mut Printer,
     name: &str,
