@@ -671,6 +671,70 @@ fn summaries_agree(bin: &Path, own_call: &str) {
     assert_eq!(rows(&["--bpf"]), ptrace);
 }
 
+/// `-c` counted in the kernel keeps each task's traced state in the task:
+/// a process detached at the first ^C (`-p`) while the started command
+/// goes on is counted no more. Its calls before the detach are (1000
+/// sched_yield at a time, when the test says), those after are not.
+#[test]
+fn a_summary_stops_counting_a_detached_process() {
+    use std::io::{BufRead, BufReader, Write};
+    let bin = fixture("call_bursts");
+    let mut target = Command::new(&bin)
+        .arg("1000")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start the target");
+    let mut to_target = target.stdin.take().unwrap();
+    let mut from_target = BufReader::new(target.stdout.take().unwrap());
+    let mut burst = || {
+        to_target.write_all(b"go\n").unwrap();
+        let mut line = String::new();
+        from_target.read_line(&mut line).unwrap();
+        assert_eq!(line, "done\n");
+    };
+    let started = common::scratch_path("bpf", "detach-started");
+    let _ = std::fs::remove_file(&started);
+    let out = common::scratch_path("bpf", "detach-summary.txt");
+    // The started command ignores ^C and ends when told (a line on its
+    // stdin), so the trace goes on past the detach.
+    let script = format!("trap '' INT; echo > {}; read x", started.display());
+    let tracer = rtrace_env()
+        .args(["--bpf", "-c", "-o"])
+        .arg(&out)
+        .args(["-p", &target.id().to_string(), "--", "sh", "-c", &script])
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("start rtrace");
+    let mut tracer = Stop(tracer);
+    // The -p process is in the table before the command is started.
+    for _ in 0..600 {
+        if started.exists() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(started.exists(), "the command did not start");
+    burst();
+    // SAFETY: plain kill.
+    unsafe { libc::kill(tracer.0.id() as i32, libc::SIGINT) };
+    // rtrace takes the ^C within its 10 ms poll; a second of margin.
+    std::thread::sleep(Duration::from_secs(1));
+    burst();
+    tracer.0.stdin.take().unwrap().write_all(b"x\n").unwrap();
+    let status = tracer.0.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    drop(to_target);
+    assert!(target.wait().unwrap().success());
+    let text = std::fs::read_to_string(&out).unwrap();
+    let calls: Vec<&str> = text
+        .lines()
+        .filter(|l| l.ends_with(" sched_yield"))
+        .map(|l| l.split_whitespace().nth(3).unwrap_or(""))
+        .collect();
+    assert_eq!(calls, ["1000"], "{text}");
+}
+
 /// The lossless mode: with the same small ring, every call is shown, and
 /// the stops that held the program back are not.
 #[test]
