@@ -288,7 +288,7 @@ fn put_write(p: &mut Printer, c: &CallCtx) {
 
 /// Print an iovec array; `limit` caps the bytes shown across all buffers
 /// (what a read returned), `None` shows each buffer's full length.
-/// The elements are read one at a time (`raw::put_array`): an array whose
+/// The elements are read one at a time (`decode::put_array`): an array whose
 /// tail is unreadable shows its head and where the tail is.
 pub fn put_iovecs(p: &mut Printer, name: &str, addr: u64, count: u64, limit: Option<u64>) {
     let word = if p.arch() == Arch::X86_64 { 8 } else { 4 };

@@ -92,7 +92,7 @@ pub use crate::decode::{VERBOSE_ELEMENTS, array_limit, put_array};
 /// An iovec array whose ranges are another process's memory: each range
 /// as its address and length (`[{iov_base=0x7f.., iov_len=4096}]`, plain:
 /// an address rtrace never reads, `Printer::addr`), never as bytes read
-/// here; an unreadable tail ends it (`raw::put_array`).
+/// here; an unreadable tail ends it (`decode::put_array`).
 pub fn put_remote_iovecs(p: &mut Printer, name: &str, addr: u64, count: u64) {
     put_iovec_ranges(p, name, addr, count, true);
 }

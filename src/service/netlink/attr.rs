@@ -387,7 +387,7 @@ fn put_value(p: &mut Printer, v: &[u8], how: Val, depth: usize) {
 
 /// After an array's `shown` bytes of `v`: the address of the next
 /// element when the tracee's unreadable memory cut the array there, as
-/// `raw::put_array` ends an array (`[1, &0x7f..]`).
+/// `decode::put_array` ends an array (`[1, &0x7f..]`).
 fn put_cut_tail(p: &mut Printer, v: &[u8], shown: usize, all_shown: bool) {
     if all_shown && let Some(at) = cut_at(v) {
         p.ptr("", at + shown as u64);
