@@ -232,7 +232,7 @@ fn put_sembufs(p: &mut Printer, name: &str, addr: u64, n: u64) {
         p.ptr(name, addr);
         return;
     }
-    // An unreadable tail shows where it is (`raw::put_array`).
+    // An unreadable tail shows where it is (`decode::put_array`).
     crate::service::raw::put_array(p, name, addr, (n, size, limit), |p, one| {
         p.open("", "{", Naming::Fields);
         for f in SEMBUF {

@@ -351,7 +351,7 @@ fn mmsghdr_size(c: &CallCtx) -> usize {
 /// (the result; 0 for a failed sendmmsg, whose messages print as they
 /// were given). `namelens`: the msg_namelen each entry was given, when
 /// the call overwrote them (recvmmsg). An entry that cannot be read ends
-/// the array with its address, as `raw::put_array` does (`[{...},
+/// the array with its address, as `decode::put_array` does (`[{...},
 /// &0x7f..]`; strace `... /* 0x7f.. */`).
 #[allow(clippy::too_many_arguments)]
 fn put_mmsghdrs(

@@ -498,7 +498,7 @@ fn put_groups(p: &mut Printer, c: &CallCtx, name: &str, addr: u64, count: u64) {
     } else {
         GROUPS_SHOWN
     };
-    // An unreadable tail shows where it is (`raw::put_array`).
+    // An unreadable tail shows where it is (`decode::put_array`).
     crate::service::raw::put_array(p, name, addr, (count, size, shown), |p, b| {
         if wide {
             put_id(p, "", u32_at(b, 0) as u64);

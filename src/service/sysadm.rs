@@ -128,7 +128,7 @@ pub fn swapon_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 }
 
 /// kexec_load's `struct kexec_segment`s (four words each), at most
-/// `KEXEC_SEGMENT_MAX` (16) of them, as `raw::put_array` reads arrays: an
+/// `KEXEC_SEGMENT_MAX` (16) of them, as `decode::put_array` reads arrays: an
 /// unreadable tail ends with its address. `buf` and `mem` are addresses
 /// rtrace does not read (the image's bytes; a physical address), plain.
 fn put_kexec_segments(p: &mut Printer, c: &CallCtx, addr: u64, count: u64) {
