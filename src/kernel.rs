@@ -37,8 +37,8 @@ pub use host::{
 };
 pub use memory::{FILE_NAME, FileId, Memory, PAGE, Snapshot, vm_read, vm_write};
 pub use procfs::{
-    PidNamespace, fd_table_size, has_cap_sys_admin, is_awake, is_thread_of, pid_namespace,
-    process_args, process_name, start_time, stat_field, threads,
+    PidNamespace, fd_table_size, has_cap_sys_admin, is_awake, is_thread_of, open_fds,
+    pid_namespace, process_args, process_name, start_time, stat_field, threads,
 };
 pub use ptrace::{
     SIGINFO_SIZE, SavedCall, StackRegisters, event_msg, finish_rewritten, interrupt, kill,

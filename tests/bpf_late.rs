@@ -47,8 +47,15 @@ fn child_of(pid: u32) -> u32 {
 /// The command first waits for a byte on stdin, then makes the calls of
 /// interest, moves to / and waits for stdin to close: rtrace is stopped
 /// from the byte until the command waits in /, and the command waits
-/// there until rtrace has written a line containing `last`.
-fn traced_late(options: &[&str], command: &[&str], dir: &Path, last: &str) -> Vec<String> {
+/// there until rtrace has written a line containing `last`. Its stdout is
+/// `stdout`.
+fn traced_late(
+    options: &[&str],
+    command: &[&str],
+    dir: &Path,
+    last: &str,
+    stdout: Stdio,
+) -> Vec<String> {
     let out = scratch_path("bpf_late", "trace");
     let mut rtrace = rtrace_env()
         .arg("--bpf")
@@ -58,6 +65,7 @@ fn traced_late(options: &[&str], command: &[&str], dir: &Path, last: &str) -> Ve
         .args(command)
         .current_dir(dir)
         .stdin(Stdio::piped())
+        .stdout(stdout)
         .stderr(Stdio::piped())
         .spawn()
         .expect("rtrace runs");
@@ -99,6 +107,7 @@ fn a_reused_fd_and_a_changed_directory_show_what_they_were() {
         &[name(&bin), &first, &second, "/"],
         &dir,
         "chdir(",
+        Stdio::inherit(),
     );
     let start = lines
         .iter()
@@ -134,6 +143,7 @@ fn a_child_that_exec_d_since_is_announced_with_its_parent_s_arguments() {
         &["sh", "-c", script],
         &dir,
         "Tracing true",
+        Stdio::inherit(),
     );
     let banners: Vec<&str> = lines
         .iter()
@@ -146,6 +156,34 @@ fn a_child_that_exec_d_since_is_announced_with_its_parent_s_arguments() {
             "sh -c \"read x; (exec true one two); c\".. (pid PID2)",
             "true one two (pid PID2)",
         ],
+        "{lines:#?}"
+    );
+}
+
+/// An fd the command had from the start (its stdout, a file), closed
+/// before rtrace reads the calls: named from the fd table, which the
+/// command's fds fill while it waits to exec, as ptrace names it.
+#[test]
+fn an_inherited_fd_closed_since_keeps_its_name() {
+    if !common::root_or_skip("bpf_late", "the BPF engine") {
+        return;
+    }
+    let dir = scratch_path("bpf_late", "inherited");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("stdout.txt");
+    let stdout = std::fs::File::create(&file).unwrap();
+    let script = "read x; echo hi; exec >&-; cd /; read y; exit 0";
+    let lines = traced_late(
+        &["-y", "-e", "trace=write,chdir"],
+        &["sh", "-c", script],
+        &dir,
+        "chdir(",
+        Stdio::from(stdout),
+    );
+    let writes: Vec<&String> = lines.iter().filter(|l| l.starts_with("write(")).collect();
+    assert_eq!(
+        writes,
+        [&format!("write(1<{}>, \"hi\\n\", 3) = 3", file.display())],
         "{lines:#?}"
     );
 }

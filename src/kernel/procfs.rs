@@ -194,3 +194,29 @@ pub fn has_cap_sys_admin(tid: i32) -> bool {
         .and_then(|v| u64::from_str_radix(v.trim(), 16).ok())
         .is_some_and(|caps| caps & (1 << CAP_SYS_ADMIN) != 0)
 }
+
+/// The fds task `pid` has open, from /proc: each with its link text and
+/// whether it closes at exec (`O_CLOEXEC` among its fdinfo flags). Exact
+/// only while the task is held (a started command before its exec).
+pub fn open_fds(pid: i32) -> Vec<(i32, Vec<u8>, bool)> {
+    use std::os::unix::ffi::OsStringExt;
+    let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return Vec::new();
+    };
+    let mut fds: Vec<(i32, Vec<u8>, bool)> = dir
+        .filter_map(|entry| {
+            let fd: i32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
+            let link = std::fs::read_link(format!("/proc/{pid}/fd/{fd}")).ok()?;
+            let info = std::fs::read_to_string(format!("/proc/{pid}/fdinfo/{fd}")).ok()?;
+            // flags: the open flags in octal.
+            let flags = info
+                .lines()
+                .find_map(|l| l.strip_prefix("flags:"))
+                .and_then(|v| u64::from_str_radix(v.trim(), 8).ok())?;
+            let cloexec = flags & crate::abi::xlat::fs::O_CLOEXEC != 0;
+            Some((fd, link.into_os_string().into_vec(), cloexec))
+        })
+        .collect();
+    fds.sort_by_key(|&(fd, _, _)| fd);
+    fds
+}

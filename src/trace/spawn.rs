@@ -10,7 +10,7 @@ use nix::unistd::Pid;
 
 use super::{Engine, Error, Life, Proc, io_message, signals};
 use crate::escape::TraceeText;
-use crate::fdtable::FdTable;
+use crate::fdtable::{FdInfo, FdTable};
 use crate::kernel;
 
 /// Find `cmd` the way execvp would, so a missing command fails before
@@ -170,8 +170,24 @@ impl Engine {
         let pid = forked.pid;
         let name = forked.name.clone();
         let args = forked.args.clone();
-        forked.release();
         let fds = Rc::new(RefCell::new(FdTable::new(pid)));
+        if !self.proc_is_current {
+            // The BPF engine reads /proc after the calls: an fd the
+            // command inherited may be closed (or the command gone) when
+            // a call on it is printed. Held before its exec, the command
+            // has exactly these; the table then follows them call by call.
+            let mut table = fds.borrow_mut();
+            for (fd, path, cloexec) in kernel::open_fds(pid) {
+                table.insert(
+                    fd,
+                    FdInfo {
+                        cloexec,
+                        ..FdInfo::found(path)
+                    },
+                );
+            }
+        }
+        forked.release();
         let mut proc = Proc::new(pid, name.clone(), false, Life::Starting, fds);
         proc.quiet_exec = true;
         proc.seccomp = seccomp;
