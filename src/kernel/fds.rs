@@ -7,6 +7,7 @@
 
 use std::os::unix::ffi::OsStrExt;
 
+use super::procfs::fdinfo;
 use super::{Memory, sockdiag};
 
 /// The parts of `--decode-fds=SET`: which details an fd is shown with.
@@ -289,14 +290,6 @@ fn eventfd(tid: i32, fd: i32) -> Option<String> {
     }
     text.push('}');
     Some(text)
-}
-
-/// The value of the line starting `key` in /proc/TID/fdinfo/FD, trimmed.
-fn fdinfo(tid: i32, fd: i32, key: &str) -> Option<String> {
-    let text = std::fs::read_to_string(format!("/proc/{tid}/fdinfo/{fd}")).ok()?;
-    text.lines()
-        .find_map(|l| l.strip_prefix(key))
-        .map(|v| v.trim().to_string())
 }
 
 /// A signal mask as rtrace prints sets: `[USR1 USR2]`, `~[KILL STOP]` when

@@ -150,21 +150,17 @@ impl Snapshot {
         if self.pieces.is_empty() {
             self.bytes = more.bytes;
             self.pieces = more.pieces;
-        } else if !more.pieces.is_empty() {
-            self.append_pieces(more.bytes, more.pieces);
+        } else {
+            let base = self.bytes.len() as u32;
+            self.bytes.extend_from_slice(&more.bytes);
+            self.pieces.extend(
+                more.pieces
+                    .into_iter()
+                    .map(|(addr, start, len)| (addr, start + base, len)),
+            );
         }
         self.files.extend(more.files);
         self.dirents = more.dirents.or(self.dirents);
-    }
-
-    fn append_pieces(&mut self, bytes: Vec<u8>, pieces: SmallVec<[(u64, u32, u32); 2]>) {
-        let base = self.bytes.len() as u32;
-        self.bytes.extend_from_slice(&bytes);
-        self.pieces.extend(
-            pieces
-                .into_iter()
-                .map(|(addr, start, len)| (addr, start + base, len)),
-        );
     }
 
     /// Record that the call returned `count` directory entries.

@@ -207,16 +207,20 @@ pub fn open_fds(pid: i32) -> Vec<(i32, Vec<u8>, bool)> {
         .filter_map(|entry| {
             let fd: i32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
             let link = std::fs::read_link(format!("/proc/{pid}/fd/{fd}")).ok()?;
-            let info = std::fs::read_to_string(format!("/proc/{pid}/fdinfo/{fd}")).ok()?;
-            // flags: the open flags in octal.
-            let flags = info
-                .lines()
-                .find_map(|l| l.strip_prefix("flags:"))
-                .and_then(|v| u64::from_str_radix(v.trim(), 8).ok())?;
+            // The open flags, in octal.
+            let flags = u64::from_str_radix(&fdinfo(pid, fd, "flags:")?, 8).ok()?;
             let cloexec = flags & crate::abi::xlat::fs::O_CLOEXEC != 0;
             Some((fd, link.into_os_string().into_vec(), cloexec))
         })
         .collect();
     fds.sort_by_key(|&(fd, _, _)| fd);
     fds
+}
+
+/// The value of the line starting `key` in /proc/TID/fdinfo/FD, trimmed.
+pub fn fdinfo(tid: i32, fd: i32, key: &str) -> Option<String> {
+    let text = std::fs::read_to_string(format!("/proc/{tid}/fdinfo/{fd}")).ok()?;
+    text.lines()
+        .find_map(|l| l.strip_prefix(key))
+        .map(|v| v.trim().to_string())
 }

@@ -20,8 +20,6 @@ mod wire;
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
-
-use crate::fasthash::IntMap;
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -32,6 +30,7 @@ use super::signals::{FLUSH_DUE, INTERRUPTS, install_signal_handlers};
 use super::{Config, Engine, Error, Exit, Life, Proc, Report, affinity};
 use crate::call::CallClass;
 use crate::escape::TraceeText;
+use crate::fasthash::IntMap;
 use crate::fdtable::FdTable;
 use crate::kernel::{self, Arch, SIGINFO_SIZE};
 use crate::output::{Output, Style};
