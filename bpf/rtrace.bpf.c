@@ -39,14 +39,19 @@ struct {
 	__uint(max_entries, 1 << 24);
 } events SEC(".maps");
 
-/* The traced tasks by tid, unless trace_all. */
+/* The traced tasks, unless trace_all: bits by tid (struct rt_members). An
+ * array of bits, not a hash, because every call of every task on the
+ * machine asks it: an index and a bit test, which the verifier inlines,
+ * where a hash look-up cost the cheapest call a tenth of its own time.
+ * rtrace sets and clears bits through the map's memory (mmap), with
+ * atomics, as the program does. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, 65536);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, RT_MEMBER_WORDS);
 	__type(key, __u32);
-	__type(value, __u8);
-} traced SEC(".maps");
+	__type(value, struct rt_members);
+} members SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -75,34 +80,12 @@ struct {
 
 /* -c in the kernel: when each task's current call entered and its index
  * in the spec table (kept so that the exit need not read the registers
- * again), and the counts by that index. The task's state in the traced
- * table is kept with it once it is TASK_TRACED, which it stays until it
- * exits: its calls then cost no look-up in that table. */
+ * again), and the counts by that index. */
 struct call_start {
 	__u64 ns;
 	__u32 index;
-	__u32 state;
-	/* The epoch the state was looked up in. */
-	__u32 epoch;
 	__u32 pad;
 };
-
-/* Bumped by rtrace when it takes tasks out of the traced table while they
- * run (detaching from -p's processes): every kept state is looked up
- * again. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u32);
-} epoch SEC(".maps");
-
-static __always_inline __u32 current_epoch(void)
-{
-	__u32 zero = 0;
-	__u32 *e = bpf_map_lookup_elem(&epoch, &zero);
-	return e ? *e : 0;
-}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -138,17 +121,56 @@ struct {
 	__type(value, __u8);
 } refetch SEC(".maps");
 
-/* The traced table's values: a started command before its exec (whose
- * calls are rtrace's, not the command's: -c in the kernel skips them),
- * and every other traced task. */
+/* A task's state in the traced table: a started command before its exec
+ * (whose calls are rtrace's, not the command's: -c in the kernel skips
+ * them), and every other traced task. */
 #define TASK_STARTING 2
 #define TASK_TRACED 1
+
+#define MEMBER_BIT(tid) (1ULL << ((tid) % 64))
+
+static __always_inline struct rt_members *members_of(__u32 tid)
+{
+	__u32 entry = tid / 64;
+	return bpf_map_lookup_elem(&members, &entry);
+}
+
+/* TASK_TRACED, TASK_STARTING, or 0 for a task not traced. */
+static __always_inline int task_state(__u32 tid, __u32 tgid)
+{
+	if (trace_all)
+		return tgid != self_tgid ? TASK_TRACED : 0;
+	struct rt_members *m = members_of(tid);
+	if (!m || !(m->traced & MEMBER_BIT(tid)))
+		return 0;
+	return m->starting & MEMBER_BIT(tid) ? TASK_STARTING : TASK_TRACED;
+}
 
 static __always_inline int is_traced(__u32 tid, __u32 tgid)
 {
 	if (trace_all)
 		return tgid != self_tgid;
-	return bpf_map_lookup_elem(&traced, &tid) != 0;
+	struct rt_members *m = members_of(tid);
+	return m && (m->traced & MEMBER_BIT(tid));
+}
+
+/* Trace `tid` (TASK_TRACED): a new task, or a started command at its exec. */
+static __always_inline void trace_task(__u32 tid)
+{
+	struct rt_members *m = members_of(tid);
+	if (!m)
+		return;
+	__sync_fetch_and_and(&m->starting, ~MEMBER_BIT(tid));
+	__sync_fetch_and_or(&m->traced, MEMBER_BIT(tid));
+}
+
+static __always_inline void untrace_task(__u32 tid)
+{
+	struct rt_members *m = members_of(tid);
+	if (!m)
+		return;
+	__sync_fetch_and_and(&m->traced, ~MEMBER_BIT(tid));
+	__sync_fetch_and_and(&m->starting, ~MEMBER_BIT(tid));
 }
 
 /* The spec table's index of the current call, from its registers, or
@@ -166,57 +188,37 @@ static __always_inline __u32 call_index(struct pt_regs *regs, long nr)
  * and the call counted. */
 static __always_inline void count_enter(struct pt_regs *regs, long nr, __u64 id)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct call_start *start = bpf_task_storage_get(&starts, task, 0, 0);
-	__u32 now = current_epoch();
-	if (!start || start->state != TASK_TRACED || start->epoch != now) {
-		__u32 tid = id, state = TASK_TRACED;
-		if (trace_all) {
-			if ((id >> 32) == self_tgid)
-				return;
-		} else {
-			__u8 *st = bpf_map_lookup_elem(&traced, &tid);
-			if (!st)
-				return;
-			state = *st;
-		}
-		if (!start)
-			start = bpf_task_storage_get(&starts, task, 0,
-						     BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (!start)
-			return;
-		start->state = state;
-		start->epoch = now;
-	}
+	if (!task_state(id, id >> 32))
+		return;
 	__u32 index = call_index(regs, nr);
 	struct rt_spec *spec = bpf_map_lookup_elem(&specs, &index);
 	if (!spec || !spec->counted)
+		return;
+	struct call_start *start = bpf_task_storage_get(&starts, bpf_get_current_task_btf(), 0,
+							 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!start)
 		return;
 	start->ns = bpf_ktime_get_ns();
 	start->index = index;
 }
 
-/* ... and at its exit: one more call (an attempt the kernel left). Only a
- * task whose entry was counted has a start, so the task-local look-up
- * comes first: an untraced task's exit costs that alone. */
-static __always_inline void count_exit(__u32 tid, long ret)
+/* ... and at its exit: one more call (an attempt the kernel left). The
+ * table comes first: an untraced task's exit costs that alone. */
+static __always_inline void count_exit(__u64 id, long ret)
 {
+	int state = task_state(id, id >> 32);
+	if (!state)
+		return;
 	struct call_start *start = bpf_task_storage_get(&starts, bpf_get_current_task_btf(), 0, 0);
 	if (!start || !start->ns)
 		return;
 	__u64 began = start->ns;
 	__u32 index = start->index;
 	start->ns = 0;
-	/* Past a started command's exec: its exec's own exit is the
-	 * command's, the calls before it rtrace's. */
-	__u32 now = current_epoch();
-	if (start->state != TASK_TRACED || start->epoch != now) {
-		__u8 *state = trace_all ? 0 : bpf_map_lookup_elem(&traced, &tid);
-		if (!trace_all && (!state || *state == TASK_STARTING))
-			return;
-		start->state = TASK_TRACED;
-		start->epoch = now;
-	}
+	/* A started command's calls before its exec are rtrace's; the exec's
+	 * own exit, after the exec made it TASK_TRACED, is the command's. */
+	if (state != TASK_TRACED)
+		return;
 	struct rt_count *c = bpf_map_lookup_elem(&counts, &index);
 	if (!c)
 		return;
@@ -706,7 +708,7 @@ int rtrace_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	if (count_only) {
-		count_exit((__u32)id, ctx->args[1]);
+		count_exit(id, ctx->args[1]);
 		return 0;
 	}
 	if (!is_traced((__u32)id, id >> 32))
@@ -734,8 +736,7 @@ int rtrace_fork(struct bpf_raw_tracepoint_args *ctx)
 	if (!trace_all) {
 		if (!follow)
 			return 0;
-		__u8 one = 1;
-		bpf_map_update_elem(&traced, &child_tid, &one, BPF_ANY);
+		trace_task(child_tid);
 	}
 	struct rt_event ev = {};
 	header(&ev, RT_FORK, (__u32)id, id >> 32);
@@ -751,17 +752,16 @@ int rtrace_exec(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = id, old = ctx->args[1];
-	if (!trace_all && !bpf_map_lookup_elem(&traced, &old) && !bpf_map_lookup_elem(&traced, &tid))
+	if (!trace_all && !is_traced(old, 0) && !is_traced(tid, 0))
 		return 0;
 	if (trace_all && (id >> 32) == self_tgid)
 		return 0;
 	if (!trace_all) {
 		/* A started command is the command from its exec; a thread
 		 * that exec'd carries on under the leader's tid. */
-		__u8 one = TASK_TRACED;
-		bpf_map_update_elem(&traced, &tid, &one, BPF_ANY);
+		trace_task(tid);
 		if (old != tid)
-			bpf_map_delete_elem(&traced, &old);
+			untrace_task(old);
 	}
 	struct rt_event ev = {};
 	header(&ev, RT_EXEC, tid, id >> 32);
@@ -781,7 +781,7 @@ int rtrace_exit(struct bpf_raw_tracepoint_args *ctx)
 	if (!is_traced(tid, id >> 32))
 		return 0;
 	if (!trace_all)
-		bpf_map_delete_elem(&traced, &tid);
+		untrace_task(tid);
 	struct rt_event ev = {};
 	header(&ev, RT_EXIT, tid, id >> 32);
 	ev.nr = (int)task_field((void *)ctx->args[0], task_exit_code_off);

@@ -136,6 +136,15 @@ struct rt_count {
 	__u64 ns;
 };
 
+/* The traced tasks' table (`members` in rtrace.bpf.c), unless -a: task
+ * tid is bit tid % 64 of entry tid / 64. PID_MAX_LIMIT is 4M on 64-bit,
+ * so 65536 entries hold every tid. */
+#define RT_MEMBER_WORDS 65536
+struct rt_members {
+	__u64 traced;   /* the task is traced */
+	__u64 starting; /* ... and is a started command before its exec */
+};
+
 struct rt_event {
 	__u16 kind;
 	__u16 flags;

@@ -3,11 +3,12 @@
 //! spec and ioctl tables `plan.rs` makes, and the tracepoints it attaches
 //! to; and the errors that say what is missing when it cannot load.
 
-use aya::maps::{Array, HashMap, MapData, PerCpuArray, RingBuf};
+use aya::maps::{Array, HashMap, Map, MapData, PerCpuArray, RingBuf};
 use aya::programs::RawTracePoint;
 use aya::{Ebpf, EbpfLoader};
 
 use super::super::{Engine, Error};
+use super::members::Members;
 use super::{Options, plan};
 use crate::abi::xlat::fs::ANON_INODE_FS_MAGIC;
 use crate::kernel::Arch;
@@ -44,16 +45,14 @@ pub(super) struct Loaded {
     /// Kept so the programs stay attached.
     _ebpf: Ebpf,
     pub(super) ring: RingBuf<MapData>,
-    pub(super) traced: Option<HashMap<MapData, u32, u8>>,
+    /// The traced tasks (none with -a).
+    pub(super) members: Option<Members>,
     /// The processes the lossless mode stopped.
     pub(super) holding: HashMap<MapData, u32, u8>,
     /// Each CPU's records lost and not yet reported.
     pub(super) lost: PerCpuArray<MapData, u64>,
     /// `-c` counted in the kernel: per call number, per CPU.
     pub(super) counts: PerCpuArray<MapData, plan::Count>,
-    /// Bumped when tasks leave the traced table while they run: the
-    /// program's kept states of tasks are looked up again.
-    pub(super) epoch: Array<MapData, u32>,
 }
 
 /// Offsets in `struct task_struct`, from the kernel's BTF.
@@ -376,16 +375,13 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
             .ok_or_else(|| missing("the ring buffer"))?,
     )
     .map_err(|e| load_error("open the ring buffer", e))?;
-    let traced = if opts.all {
+    let members = if opts.all {
         None
     } else {
-        Some(
-            HashMap::try_from(
-                ebpf.take_map("traced")
-                    .ok_or_else(|| missing("the task table"))?,
-            )
-            .map_err(|e| load_error("open the task table", e))?,
-        )
+        match ebpf.take_map("members") {
+            Some(Map::Array(map)) => Some(Members::map(map)?),
+            _ => return Err(missing("the task table")),
+        }
     };
     let holding = HashMap::try_from(
         ebpf.take_map("holding")
@@ -402,16 +398,10 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
             .ok_or_else(|| missing("the loss counts"))?,
     )
     .map_err(|e| load_error("open the loss counts", e))?;
-    let epoch = Array::try_from(
-        ebpf.take_map("epoch")
-            .ok_or_else(|| missing("the epoch of the task table"))?,
-    )
-    .map_err(|e| load_error("open the epoch of the task table", e))?;
     Ok(Loaded {
         _ebpf: ebpf,
-        epoch,
         ring,
-        traced,
+        members,
         holding,
         lost,
         counts,

@@ -15,6 +15,7 @@
 //! loses records, which are counted and shown where they were lost.
 
 mod load;
+mod members;
 pub mod plan;
 mod wire;
 
@@ -34,7 +35,7 @@ use crate::fasthash::IntMap;
 use crate::fdtable::FdTable;
 use crate::kernel::{self, Arch, SIGINFO_SIZE};
 use crate::output::{Output, Style};
-use load::{Loaded, counts_in_kernel, load, load_error};
+use load::{Loaded, counts_in_kernel, load};
 use wire::Record;
 
 /// How long trace output may wait in rtrace's buffer while records keep
@@ -43,10 +44,6 @@ const FLUSH_EVERY: Duration = Duration::from_millis(30);
 
 /// The ring buffer's default size: 16 MiB holds about 100,000 calls.
 pub const DEFAULT_RING: usize = 16 << 20;
-
-/// The traced table's values (`TASK_*` in bpf/rtrace.bpf.c).
-const TASK_TRACED: u8 = 1;
-const TASK_STARTING: u8 = 2;
 
 /// `-a`, `--bpf-ring`, `--bpf-lossless`: what only the BPF engine has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,7 +96,7 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
     if !command.is_empty() {
         let forked = bpf.engine.fork_command(&command, None)?;
         let pid = forked.pid;
-        if let Err(e) = bpf.trace_task(pid, TASK_STARTING) {
+        if let Err(e) = bpf.trace_task(pid, true) {
             forked.abandon();
             return Err(e);
         }
@@ -176,13 +173,16 @@ impl Bpf {
         self.loaded.as_mut().expect("loaded")
     }
 
-    /// Put `tid` in the kernel's table of traced tasks: `TASK_TRACED`, or
-    /// `TASK_STARTING` for a started command until its exec.
-    fn trace_task(&mut self, tid: i32, state: u8) -> Result<(), Error> {
-        if let Some(traced) = self.loaded().traced.as_mut() {
-            traced
-                .insert(tid as u32, state, 0)
-                .map_err(|e| load_error("add a task", e))?;
+    /// Put `tid` in the kernel's table of traced tasks; `starting`: it
+    /// is a started command, not yet exec'd.
+    fn trace_task(&mut self, tid: i32, starting: bool) -> Result<(), Error> {
+        if let Some(members) = &self.loaded().members
+            && !members.add(tid, starting)
+        {
+            return Err(Error::new(
+                format!("--bpf: task {tid} is past the kernel's table of traced tasks"),
+                1,
+            ));
         }
         Ok(())
     }
@@ -222,7 +222,7 @@ impl Bpf {
         let tids = super::spawn::tasks_of(pid)?;
         let fds = Rc::new(RefCell::new(FdTable::new(pid)));
         for tid in tids {
-            self.trace_task(tid, TASK_TRACED)?;
+            self.trace_task(tid, false)?;
             let name = kernel::process_name(Pid::from_raw(tid))
                 .unwrap_or_else(|| TraceeText::from("<unknown>"));
             let mut proc = Proc::new(tid, name.clone(), true, Life::Running, fds.clone());
@@ -385,19 +385,13 @@ impl Bpf {
         if engine.interrupts_seen == 0 {
             engine.forward_interrupt();
             for tid in engine.attached_tasks() {
-                if let Some(traced) = self.loaded.as_mut().and_then(|l| l.traced.as_mut()) {
-                    let _ = traced.remove(&(tid as u32));
+                if let Some(members) = self.loaded.as_ref().and_then(|l| l.members.as_ref()) {
+                    members.remove(tid);
                 }
                 let engine = &mut self.engine;
                 engine.out.newline();
                 engine.report(tid, Report::Detached);
                 engine.remove(tid);
-            }
-            // -c in the kernel keeps each task's state: it is looked up
-            // again, and a task taken out is counted no more.
-            if let Some(loaded) = self.loaded.as_mut() {
-                let next = loaded.epoch.get(&0, 0).unwrap_or(0).wrapping_add(1);
-                let _ = loaded.epoch.set(0, next, 0);
             }
         }
         let engine = &mut self.engine;
