@@ -187,3 +187,41 @@ fn an_inherited_fd_closed_since_keeps_its_name() {
         "{lines:#?}"
     );
 }
+
+#[test]
+fn an_anonymous_inode_replaced_since_keeps_its_own_name() {
+    if !common::root_or_skip("bpf_late", "the BPF engine") {
+        return;
+    }
+    let bin = fixture("anon_reuse");
+    let dir = scratch_path("bpf_late", "anon");
+    std::fs::create_dir_all(&dir).unwrap();
+    let lines = traced_late(
+        &[
+            "-y",
+            "-e",
+            "trace=eventfd2,write,close,timerfd_create,chdir",
+        ],
+        &[name(&bin), "/"],
+        &dir,
+        "chdir(",
+        Stdio::inherit(),
+    );
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with("eventfd2("))
+        .unwrap_or_else(|| panic!("no eventfd2:\n{lines:#?}"));
+    // /proc's fd 3 is the timerfd by the time rtrace reads these: the same
+    // inode as the eventfd (every anonymous inode is one), another name.
+    assert_lines(
+        &lines[start..start + 5],
+        &[
+            "eventfd2(0, 0) = 3<anon_inode:[eventfd]>",
+            "write(3<anon_inode:[eventfd]>, \"\\1\\0\\0\\0\\0\\0\\0\\0\", 8) = 8",
+            "close(3<anon_inode:[eventfd]>) = 0",
+            "timerfd_create(CLOCK_MONOTONIC, 0) = 3<anon_inode:[timerfd]>",
+            "chdir(\"/\") = 0",
+        ]
+        .map(String::from),
+    );
+}
