@@ -91,6 +91,10 @@ struct PieceHeader {
     when: u8,
 }
 
+/// The bytes an entry's snapshot keeps free for its exit's pieces: a
+/// `struct statx` (256 bytes, the largest of the stat buffers).
+const EXIT_ROOM: usize = 256;
+
 /// One record taken apart.
 pub struct Record {
     /// Its header.
@@ -124,9 +128,16 @@ pub fn parse(bytes: &[u8]) -> Option<Record> {
     let head: Header = read(bytes)?;
     let end = (head.size as usize).min(bytes.len());
     // Room for every piece's bytes (and a NUL each): the copy below
-    // allocates once.
+    // allocates once. An entry's also has room for what its exit
+    // usually adds (a stat buffer after a path), which joins it without
+    // growing it.
     let room = (end.saturating_sub(std::mem::size_of::<Header>())) + head.ncaps as usize;
-    let mut snapshot = Snapshot::with_capacity(if head.ncaps > 0 { room } else { 0 });
+    let room = match head.ncaps {
+        0 => 0,
+        _ if head.kind == ENTER => room + EXIT_ROOM,
+        _ => room,
+    };
+    let mut snapshot = Snapshot::with_capacity(room);
     let mut late = Snapshot::default();
     let mut at = std::mem::size_of::<Header>();
     for _ in 0..head.ncaps {
