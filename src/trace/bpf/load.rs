@@ -44,7 +44,8 @@ const ALWAYS: &[&str] = &[
 pub(super) struct Loaded {
     /// Kept so the programs stay attached.
     _ebpf: Ebpf,
-    pub(super) ring: RingBuf<MapData>,
+    /// The ring buffer (taken out while its records are handled).
+    pub(super) ring: Option<RingBuf<MapData>>,
     /// The traced tasks (none with -a).
     pub(super) members: Option<Members>,
     /// The processes the lossless mode stopped.
@@ -400,7 +401,7 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     .map_err(|e| load_error("open the loss counts", e))?;
     Ok(Loaded {
         _ebpf: ebpf,
-        ring,
+        ring: Some(ring),
         members,
         holding,
         lost,

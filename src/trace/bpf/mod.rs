@@ -259,34 +259,37 @@ impl Bpf {
     }
 
     fn main_loop(&mut self) {
-        /// The most records taken off the ring before they are handled.
+        /// The most records handled before interrupts, the output's
+        /// flush and the lossless mode's held processes are seen to.
         const BATCH: usize = 4096;
         let mut idle_since: Option<Instant> = None;
         let mut last_flush = Instant::now();
-        // Kept from round to round: grown once, not each time.
-        let mut batch = Vec::with_capacity(BATCH);
         loop {
             self.handle_interrupts();
-            {
-                let ring = &mut self.loaded().ring;
-                while let Some(item) = ring.next() {
-                    if let Some(record) = wire::parse(&item) {
-                        batch.push(record);
-                    }
-                    if batch.len() >= BATCH {
-                        break;
-                    }
-                }
-            }
-            let got = !batch.is_empty();
-            let drained = batch.len() < BATCH;
-            for record in batch.drain(..) {
+            // Each record is handled as it is taken off the ring, from the
+            // ring's own memory (the ring is out of `Loaded` meanwhile, as
+            // handling needs all of `self`): no batch to copy it through.
+            let mut ring = self.loaded().ring.take().expect("the ring is in place");
+            let mut taken = 0;
+            while taken < BATCH {
+                let Some(item) = ring.next() else {
+                    break;
+                };
+                taken += 1;
+                let Some(record) = wire::parse(&item) else {
+                    continue;
+                };
+                // Its space is the program's again before it is handled.
+                drop(item);
                 let head = record.head;
                 if head.lost > 0 {
                     self.report_lost(Some(head.tid as i32), head.lost as u64, head.cpu);
                 }
                 self.dispatch(record);
             }
+            self.loaded().ring = Some(ring);
+            let got = taken > 0;
+            let drained = taken < BATCH;
             if drained && !self.stopped.is_empty() {
                 self.continue_stopped();
             }
@@ -328,7 +331,12 @@ impl Bpf {
     /// the timeout).
     fn wait_for_records(&mut self) {
         use std::os::fd::AsRawFd;
-        let fd = self.loaded().ring.as_raw_fd();
+        let fd = self
+            .loaded()
+            .ring
+            .as_ref()
+            .expect("the ring is in place")
+            .as_raw_fd();
         let mut pfd = libc::pollfd {
             fd,
             events: libc::POLLIN,
