@@ -257,6 +257,50 @@ pub fn number(arch: Arch, name: &str) -> Option<u64> {
         .map(|n| n as u64)
 }
 
+/// The pointer arguments the kernel only writes, by call (both arches'
+/// names), which their decoders print at the leave only: a buffer read
+/// into, a stat or statfs buffer, directory entries, a link's target,
+/// times, a wait status. The BPF engine copies them at the exit alone
+/// (what they hold at the entry is never printed), which the kernel's
+/// declarations cannot tell it: a buffer the kernel reads is not always
+/// declared `const` (sendto's).
+pub const RESULTS_ONLY: &[(&str, &[u8])] = &[
+    ("read", &[1]),
+    ("pread64", &[1]),
+    ("recvfrom", &[1]),
+    ("readlink", &[1]),
+    ("readlinkat", &[2]),
+    ("getdents", &[1]),
+    ("getdents64", &[1]),
+    ("stat", &[1]),
+    ("lstat", &[1]),
+    ("fstat", &[1]),
+    ("newfstatat", &[2]),
+    ("stat64", &[1]),
+    ("lstat64", &[1]),
+    ("fstat64", &[1]),
+    ("fstatat64", &[2]),
+    ("statx", &[4]),
+    ("statfs", &[1]),
+    ("fstatfs", &[1]),
+    ("getcwd", &[0]),
+    ("getrandom", &[0]),
+    ("clock_gettime", &[1]),
+    ("gettimeofday", &[0]),
+    ("getrusage", &[1]),
+    ("wait4", &[1, 3]),
+    ("pipe", &[0]),
+    ("pipe2", &[0]),
+];
+
+/// The arguments of call `name` listed in [`RESULTS_ONLY`].
+pub fn results_only(name: &str) -> &'static [u8] {
+    RESULTS_ONLY
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map_or(&[], |&(_, args)| args)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -247,6 +247,28 @@ impl Spec {
         }
     }
 
+    /// Copy `args` at the exit only (`service::RESULTS_ONLY`): their
+    /// entry copies go, and a capture left with no phase with them.
+    fn results_only(&mut self, args: &[u8]) {
+        let kept: Vec<CaptureSpec> = self
+            .captures()
+            .iter()
+            .map(|&cap| match args.contains(&cap.arg) {
+                true => CaptureSpec {
+                    when: cap.when & !AT_ENTER,
+                    ..cap
+                },
+                false => cap,
+            })
+            .filter(|cap| cap.when != 0)
+            .collect();
+        self.caps = [CaptureSpec::default(); MAX_CAPS];
+        self.ncaps = 0;
+        for cap in kept {
+            self.push(cap);
+        }
+    }
+
     /// The captures, for tests and `--explain`-like output.
     pub fn captures(&self) -> &[CaptureSpec] {
         &self.caps[..self.ncaps as usize]
@@ -686,6 +708,7 @@ pub fn table(
                 None => strings_only(Arch::X86_64, name, limits),
             };
         }
+        spec.results_only(service::results_only(name));
         spec.wanted = wanted(name) as u8;
         spec.counted = counted(name) as u8;
         call_flags(&mut spec, Arch::X86_64, name);
@@ -699,6 +722,7 @@ pub fn table(
         if captured(name) {
             spec = i386_captures(name, formats.get(name), limits);
         }
+        spec.results_only(service::results_only(name));
         spec.wanted = wanted(name) as u8;
         spec.counted = counted(name) as u8;
         call_flags(&mut spec, Arch::I386, name);
@@ -818,7 +842,8 @@ format:
         // The four on x86_64, and those of them i386 has.
         assert!(compared >= 7, "{compared} calls compared");
         let read = all.iter().find(|(i, _)| *i == 0).map(|(_, s)| s);
-        assert_eq!(read.map(|s| s.captures().len()), Some(2), "read's buffer");
+        // Its buffer, at its exit only (`service::RESULTS_ONLY`).
+        assert_eq!(read.map(|s| s.captures().len()), Some(1), "read's buffer");
     }
 
     #[test]
@@ -841,8 +866,9 @@ format:
     #[test]
     fn read_copies_what_it_returned_at_its_exit() {
         // read's buffer is not declared const: it might be an input too
-        // (sendto's is not declared const either), so the entry's bytes
-        // are copied as well.
+        // (sendto's is not declared const either), so from the declaration
+        // alone the entry's bytes are copied as well (the table then
+        // keeps the exit's only: `a_result_is_copied_at_the_exit_only`).
         let spec = captures("read", &parse_format(READ), limits());
         assert_eq!(
             spec.captures(),
@@ -865,6 +891,37 @@ format:
                 }
             ]
         );
+    }
+
+    #[test]
+    fn a_result_is_copied_at_the_exit_only() {
+        // read's buffer: what the kernel wrote, not what it held before.
+        let mut spec = captures("read", &parse_format(READ), limits());
+        spec.results_only(service::results_only("read"));
+        let kept: Vec<(u8, u8, u8)> = spec
+            .captures()
+            .iter()
+            .map(|c| (c.arg, c.kind, c.when))
+            .collect();
+        assert_eq!(kept, [(1, CAP_RETLEN, AT_EXIT)]);
+        // A call not listed keeps both copies.
+        let mut spec = captures("read", &parse_format(READ), limits());
+        spec.results_only(service::results_only("sendto"));
+        assert_eq!(spec.captures().len(), 2);
+    }
+
+    #[test]
+    fn every_result_only_call_is_a_call() {
+        for (name, args) in service::RESULTS_ONLY {
+            let arch = [Arch::X86_64, Arch::I386]
+                .into_iter()
+                .find(|&arch| service::number(arch, name).is_some())
+                .unwrap_or_else(|| panic!("{name} is no call"));
+            let params = sysent::signature(arch, name).map_or(0, |s| s.params.len());
+            for &arg in *args {
+                assert!((arg as usize) < params, "{name} has no argument {arg}");
+            }
+        }
     }
 
     #[test]
