@@ -291,7 +291,8 @@ impl Printer<'_> {
         }
         let fd = i32::try_from(rval).ok()?;
         if self.mem().is_captured() {
-            return crate::kernel::fds::describe_vouched(self.mem(), fd, set);
+            let known = self.state().result_fd_path.take();
+            return crate::kernel::fds::describe_vouched(self.mem(), fd, set, known.as_deref());
         }
         crate::kernel::fds::describe(self.pid(), fd, set)
     }
@@ -481,6 +482,10 @@ pub fn call_leave(
     let pids = t.cfg.decode_pids;
     call.fmt.result_fd =
         t.cfg.decode_fds.any() && crate::sysent::returns_fd(&call.name, &call.args);
+    call.fmt.result_fd_path = match call.fmt.result_fd && t.mem.is_captured() {
+        true => i32::try_from(rval).ok().and_then(|fd| t.fds.known_path(fd)),
+        false => None,
+    };
     call.fmt.result_pid = (pids.comm || pids.pidns) && crate::sysent::returns_pid(&call.name);
     let failed = is_error(rval);
     // A no-return call that returned prints its result register: a failed

@@ -44,10 +44,11 @@ pub fn put_fd(p: &mut Printer, fds: &FdTable, name: &str, fd: i64) {
 /// the call); otherwise the fd table's path (what the calls before this
 /// one opened, in their order), else the number alone.
 fn put_fd_after(p: &mut Printer, fds: &FdTable, name: &str, fd: i32, set: FdDetails) {
-    if let Some(shown) = crate::kernel::fds::describe_vouched(p.mem(), fd, set) {
+    let known = fds.known_path(fd);
+    if let Some(shown) = crate::kernel::fds::describe_vouched(p.mem(), fd, set, known.as_deref()) {
         p.fd_text(name, fd.into(), &shown);
     } else if set.path()
-        && let Some(path) = fds.known_path(fd)
+        && let Some(path) = known
     {
         p.fd_path(name, fd.into(), &path);
     } else {

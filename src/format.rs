@@ -165,6 +165,10 @@ pub struct FormatState {
     pub(crate) equals_printed: bool,
     /// A successful result is a new fd: `-y` prints its path after it.
     pub result_fd: bool,
+    /// Under the BPF engine, the fd table's path of the fd the call
+    /// returned (what it opened), which the kernel's identity of the file
+    /// may vouch for when /proc no longer can.
+    pub result_fd_path: Option<Vec<u8>>,
     /// Text that ends the call's line (`-T`'s ` <0.000123>`), printed
     /// before any continuation line.
     pub(crate) suffix: Option<String>,

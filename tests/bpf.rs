@@ -87,7 +87,15 @@ fn known_difference(ptrace: &str, bpf: &str) -> Option<&'static str> {
     // -y's AT_FDCWD<cwd> and a returned fd's path are /proc's answer when
     // the line is printed: under --bpf the process may have moved on
     // (closed the fd) or ended by then.
-    if without_proc_paths(ptrace) == bpf {
+    let cwd_gone = without_cwd(ptrace);
+    if [
+        without_result_path(ptrace),
+        without_result_path(&cwd_gone),
+        cwd_gone,
+    ]
+    .iter()
+    .any(|late| late == bpf)
+    {
         return Some("-y's working directory or returned fd, read too late");
     }
     // rt_sigreturn's mask is in the signal frame at the stack pointer, no
@@ -106,9 +114,8 @@ fn known_difference(ptrace: &str, bpf: &str) -> Option<&'static str> {
     None
 }
 
-/// A line without `-y`'s `AT_FDCWD<cwd>` and its result's path
-/// (`= 3</etc/hosts>` as `= 3`).
-fn without_proc_paths(line: &str) -> String {
+/// A line without `-y`'s working directory (`AT_FDCWD</home/u>`).
+fn without_cwd(line: &str) -> String {
     let mut text = line.to_string();
     while let Some(at) = text.find("AT_FDCWD<") {
         let Some(end) = text[at..].find('>') else {
@@ -116,14 +123,19 @@ fn without_proc_paths(line: &str) -> String {
         };
         text.replace_range(at + "AT_FDCWD".len()..at + end + 1, "");
     }
-    if let Some((head, result)) = text.rsplit_once(" = ")
+    text
+}
+
+/// A line without `-y`'s path of the fd it returned (`= 3</etc/x>`).
+fn without_result_path(line: &str) -> String {
+    if let Some((head, result)) = line.rsplit_once(" = ")
         && let Some((fd, _)) = result.split_once('<')
         && fd.parse::<i32>().is_ok()
         && result.ends_with('>')
     {
-        text = format!("{head} = {fd}");
+        return format!("{head} = {fd}");
     }
-    text
+    line.to_string()
 }
 
 /// A line with its `-y` paths (`3</usr/lib/libc.so.6>`) taken out, and

@@ -117,8 +117,9 @@ fn a_reused_fd_and_a_changed_directory_show_what_they_were() {
         &lines[start..start + 6],
         &[
             // Its working directory was the scratch directory, not / (now):
-            // left out; fd 3 is now the second file: the result bare.
-            format!("openat(AT_FDCWD, \"{first}\", O_RDONLY) = 3"),
+            // left out. fd 3 is now the second file, but the path it
+            // opened still leads to the file the kernel saw: named so.
+            format!("openat(AT_FDCWD, \"{first}\", O_RDONLY) = 3<{first}>"),
             // The table's path for fd 3: what the open before opened.
             format!("read(3<{first}>, \"one\", 3) = 3"),
             format!("close(3<{first}>) = 0"),
@@ -223,5 +224,43 @@ fn an_anonymous_inode_replaced_since_keeps_its_own_name() {
             "chdir(\"/\") = 0",
         ]
         .map(String::from),
+    );
+}
+
+#[test]
+fn a_path_replaced_since_does_not_name_the_file_it_opened() {
+    if !common::root_or_skip("bpf_late", "the BPF engine") {
+        return;
+    }
+    let bin = fixture("replaced_file");
+    let dir = scratch_path("bpf_late", "replaced");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("file");
+    std::fs::write(&file, "old").unwrap();
+    let file = file.display().to_string();
+    let lines = traced_late(
+        &["-y", "-e", "trace=openat,close,rename,chdir"],
+        &[name(&bin), &file, "/"],
+        &dir,
+        "chdir(",
+        Stdio::inherit(),
+    );
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with(&format!("openat(AT_FDCWD, \"{file}\", O_RDONLY)")))
+        .unwrap_or_else(|| panic!("no open of the file:\n{lines:#?}"));
+    assert_lines(
+        &lines[start..start + 5],
+        &[
+            // fd 3 and the path are both the new file's now: neither
+            // vouches for the old one, which is left unnamed.
+            format!("openat(AT_FDCWD, \"{file}\", O_RDONLY) = 3"),
+            // The fd table's path: what the open before opened.
+            format!("close(3<{file}>) = 0"),
+            // The file it opened, under its name now (/proc's).
+            format!("openat(AT_FDCWD, \"{file}.new\", O_WRONLY|O_CREAT|O_EXCL, 0600) = 3<{file}>"),
+            format!("rename(\"{file}.new\", \"{file}\") = 0"),
+            "chdir(\"/\") = 0".to_string(),
+        ],
     );
 }

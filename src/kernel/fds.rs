@@ -5,6 +5,7 @@
 //! 1:3>`), the process a pidfd refers to (`pid:42`), an eventfd's counter,
 //! a signalfd's mask. Read at print time, as the link is.
 
+use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 
 use super::procfs::fdinfo;
@@ -116,11 +117,18 @@ pub fn describe(tid: i32, fd: i32, set: FdDetails) -> Option<FdText> {
 /// Under the BPF engine, `describe` for a call printed after it ran: the
 /// fd may since have been closed and opened again on another file, so
 /// /proc's answer is given only while its link still leads to the file
-/// the kernel saw at the call (`mem`'s identity of it); else a socket's,
-/// a pipe's or an anonymous inode's name made from the identity, as /proc
+/// the kernel saw at the call (`mem`'s identity of it); else `known` (the
+/// path the program opened the fd by, from the fd table) made canonical
+/// as /proc makes it, while that leads to the file; else a socket's, a
+/// pipe's or an anonymous inode's name made from the identity, as /proc
 /// makes it (`-yy`'s details need the file itself: not then); `None`
 /// otherwise.
-pub fn describe_vouched(mem: &Memory, fd: i32, set: FdDetails) -> Option<FdText> {
+pub fn describe_vouched(
+    mem: &Memory,
+    fd: i32,
+    set: FdDetails,
+    known: Option<&[u8]>,
+) -> Option<FdText> {
     let id = mem.file_id(fd)?;
     let proc = format!("/proc/{}/fd/{fd}", mem.pid());
     // Checked before and after: a name read between two looks at the
@@ -134,6 +142,16 @@ pub fn describe_vouched(mem: &Memory, fd: i32, set: FdDetails) -> Option<FdText>
         && (!id.shares_inode() || kernel_name.as_deref() == Some(&text.path[..]))
     {
         return Some(text);
+    }
+    if set.path()
+        && let Some(real) = known.and_then(|k| std::fs::canonicalize(OsStr::from_bytes(k)).ok())
+        && let Some(text) = real.to_str()
+        && id.is_at(text)
+    {
+        return Some(FdText {
+            path: text.as_bytes().to_vec(),
+            details: None,
+        });
     }
     // A socket's or a pipe's name is its inode number, an anonymous
     // inode's its dentry's: the identity says it, whatever became of the
@@ -149,7 +167,7 @@ pub fn describe_vouched(mem: &Memory, fd: i32, set: FdDetails) -> Option<FdText>
 /// one in a select set or a struct, is then its number alone).
 pub fn describe_for(mem: &Memory, fd: i32, set: FdDetails) -> Option<FdText> {
     if mem.is_captured() {
-        describe_vouched(mem, fd, set)
+        describe_vouched(mem, fd, set, None)
     } else {
         describe(mem.pid().as_raw(), fd, set)
     }
@@ -158,7 +176,7 @@ pub fn describe_for(mem: &Memory, fd: i32, set: FdDetails) -> Option<FdText> {
 /// The /proc name of `fd` of the call `mem` holds, vouched for as in
 /// [`describe_vouched`].
 pub fn vouched_path(mem: &Memory, fd: i32) -> Option<Vec<u8>> {
-    describe_vouched(mem, fd, FdDetails::PATH).map(|t| t.path)
+    describe_vouched(mem, fd, FdDetails::PATH, None).map(|t| t.path)
 }
 
 /// The working directory of the call `mem` holds, if the task is still in
