@@ -608,7 +608,16 @@ static __always_inline void send_call(struct pt_regs *regs_ptr, __u16 kind, long
 				bpf_map_delete_elem(&refetch, &tid);
 			}
 		}
-		__u32 shorten = short_data && (spec->flags & RT_SPEC_FD_DATA) &&
+		/* Whether the fd's data is a plain file's or a pipe's costs
+		 * a walk of the task's fd table: only when a capture is taken
+		 * now (read's at its exit, write's at its entry). */
+		__u8 now = again;
+		for (int i = 0; i < RT_MAX_CAPS; i++) {
+			if (i >= spec->ncaps)
+				break;
+			now |= spec->caps[i].when & when;
+		}
+		__u32 shorten = short_data && now && (spec->flags & RT_SPEC_FD_DATA) &&
 				plain_data(args[0]);
 		for (int i = 0; i < RT_MAX_CAPS; i++) {
 			if (i >= spec->ncaps)
