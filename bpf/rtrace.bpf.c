@@ -121,6 +121,22 @@ struct {
 	__type(value, __u8);
 } refetch SEC(".maps");
 
+/* How many tasks `refetch` holds: while none, which is nearly always, an
+ * exit skips the look-up (a hash look-up at every exit cost as much as
+ * the rest of a short call's record). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} refetching SEC(".maps");
+
+static __always_inline __u64 *refetch_count(void)
+{
+	__u32 zero = 0;
+	return bpf_map_lookup_elem(&refetching, &zero);
+}
+
 /* A task's state in the traced table: a started command before its exec
  * (whose calls are rtrace's, not the command's: -c in the kernel skips
  * them), and every other traced task. */
@@ -601,11 +617,13 @@ static __always_inline void send_call(struct pt_regs *regs_ptr, __u16 kind, long
 	if (spec && spec->ncaps) {
 		/* At the exit, the entry's failed captures again. */
 		__u8 again = 0, faulted = 0;
-		if (kind == RT_LEAVE) {
+		__u64 *pending = refetch_count();
+		if (kind == RT_LEAVE && pending && *pending) {
 			__u8 *m = bpf_map_lookup_elem(&refetch, &tid);
 			if (m) {
 				again = *m;
-				bpf_map_delete_elem(&refetch, &tid);
+				if (bpf_map_delete_elem(&refetch, &tid) == 0)
+					__sync_fetch_and_add(pending, -1);
 			}
 		}
 		/* Whether the fd's data is a plain file's or a pipe's costs
@@ -633,7 +651,14 @@ static __always_inline void send_call(struct pt_regs *regs_ptr, __u16 kind, long
 		}
 		if (faulted) {
 			ev->flags |= RT_REFETCH;
-			bpf_map_update_elem(&refetch, &tid, &faulted, BPF_ANY);
+			/* Counted when added, not when an entry a lost exit left
+			 * is replaced. */
+			if (bpf_map_update_elem(&refetch, &tid, &faulted, BPF_NOEXIST) == 0) {
+				if (pending)
+					__sync_fetch_and_add(pending, 1);
+			} else {
+				bpf_map_update_elem(&refetch, &tid, &faulted, BPF_ANY);
+			}
 		}
 	}
 	if (kind == RT_LEAVE && spec && spec->wanted)
