@@ -96,6 +96,21 @@ fn have_perf_trace() -> bool {
         .is_ok_and(|s| s.success())
 }
 
+/// The big real workload: tar of the whole of /usr/include (about 130 MB,
+/// 100,000 calls, 0.4 s here) into a file, long enough that rtrace's
+/// start-up is not most of it; `None` where there is no /usr/include.
+fn big_tar_workload(dir: &Path) -> Option<Workload> {
+    if !Path::new("/usr/include/stdio.h").is_file() {
+        return None;
+    }
+    let out = dir.join("bpf_tar_include.tar").display().to_string();
+    Some(Workload {
+        name: "tar_include".into(),
+        cmd: strings(&["tar", "cf", &out, "-C", "/usr", "include"]),
+        fast_only: false,
+    })
+}
+
 /// The real workload: tar of the kernel's uapi headers, or of this
 /// repository's sources where they are missing, into a file.
 fn tar_workload(dir: &Path) -> Workload {
@@ -213,7 +228,10 @@ fn times(rtrace: &str, dir: &Path) {
             fast_only: false,
         },
         tar_workload(dir),
-    ];
+    ]
+    .into_iter()
+    .chain(big_tar_workload(dir))
+    .collect::<Vec<_>>();
     let out = ["-o", "/dev/null"];
     let prefix = |label: &str| -> Vec<String> {
         match label {
@@ -404,10 +422,11 @@ fn print_ratios(rows: &[(String, Vec<Column>)]) {
             2.0,
         ),
     ];
+    // The longest tar: the start-up least of it.
     let tar = rows
         .iter()
         .map(|(n, _)| n.as_str())
-        .find(|n| n.starts_with("tar_"));
+        .rfind(|n| n.starts_with("tar_"));
     println!("\ntargets (issue 21)");
     for (what, got, limit) in targets {
         println!("  {what:<50} {got:>7}  (target <= {limit}x)");
