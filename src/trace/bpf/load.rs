@@ -380,7 +380,9 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         None
     } else {
         match ebpf.take_map("members") {
-            Some(Map::Array(map)) => Some(Members::map(map)?),
+            Some(Map::Array(map)) => {
+                Some(Members::map(map).map_err(|e| load_error("map the task table", e))?)
+            }
             _ => return Err(missing("the task table")),
         }
     };

@@ -7,14 +7,12 @@
 //! a read, change and write of a whole entry through `bpf()` could undo a
 //! bit the program set in between.
 
+use std::io;
 use std::os::fd::{AsFd, AsRawFd};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use aya::maps::MapData;
-
-use super::super::Error;
-use super::load::load_error;
 
 /// `struct rt_members`: the words of one entry.
 const WORDS_PER_ENTRY: usize = 2;
@@ -35,19 +33,14 @@ pub(super) struct Members {
 
 impl Members {
     /// Map the table in: the kernel's own sizes say how much.
-    pub(super) fn map(map: MapData) -> Result<Members, Error> {
-        let info = map
-            .info()
-            .map_err(|e| load_error("read the task table's sizes", e))?;
+    pub(super) fn map(map: MapData) -> io::Result<Members> {
+        let info = map.info().map_err(io::Error::other)?;
         let entry_bytes = WORDS_PER_ENTRY * size_of::<u64>();
         if info.value_size() as usize != entry_bytes {
-            return Err(load_error(
-                "map the task table",
-                std::io::Error::other(format!(
-                    "its entries have {} bytes, not {entry_bytes}",
-                    info.value_size()
-                )),
-            ));
+            return Err(io::Error::other(format!(
+                "its entries have {} bytes, not {entry_bytes}",
+                info.value_size()
+            )));
         }
         let entries = info.max_entries() as usize;
         let bytes = entries * entry_bytes;
@@ -64,10 +57,7 @@ impl Members {
             )
         };
         if at == libc::MAP_FAILED {
-            return Err(load_error(
-                "map the task table",
-                std::io::Error::last_os_error(),
-            ));
+            return Err(io::Error::last_os_error());
         }
         let words = NonNull::new(at.cast::<AtomicU64>()).expect("mmap gave no address");
         Ok(Members {
