@@ -136,7 +136,7 @@ struct rt_count {
 	__u64 ns;
 };
 
-/* The traced tasks' table (`members` in rtrace.bpf.c), unless -a: task
+/* The traced tasks' table (`members` in tasks.bpf.h), unless -a: task
  * tid is bit tid % 64 of entry tid / 64. PID_MAX_LIMIT is 4M on 64-bit,
  * so 65536 entries hold every tid. */
 #define RT_MEMBER_WORDS 65536

@@ -1,4 +1,4 @@
-//! The kernel's table of traced tasks (`members` in bpf/rtrace.bpf.c, a
+//! The kernel's table of traced tasks (`members` in bpf/tasks.bpf.h, a
 //! `struct rt_members` per 64 tids), changed from here through the map's
 //! own memory. The program asks it at every call of every task on the
 //! machine, so it is an array of bits rather than a hash; and the program
