@@ -397,8 +397,17 @@ impl Bpf {
                     members.remove(tid);
                 }
                 let engine = &mut self.engine;
-                engine.out.newline();
-                engine.report(tid, Report::Detached);
+                // A child whose creating call has not printed yet was
+                // never announced: nothing of it is shown, its detach
+                // neither (under -a a fork just before the interrupt).
+                let announced = engine
+                    .procs
+                    .get(&tid)
+                    .is_some_and(|p| !matches!(p.life, Life::Newborn { .. }));
+                if announced {
+                    engine.out.newline();
+                    engine.report(tid, Report::Detached);
+                }
                 engine.remove(tid);
             }
         }
