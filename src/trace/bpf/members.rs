@@ -68,9 +68,10 @@ impl Members {
         })
     }
 
-    /// The word `which` of `tid`'s entry and its bit, `None` for a tid
-    /// past the table (none is: pids stay below PID_MAX_LIMIT).
-    fn word(&self, tid: i32, which: usize) -> Option<(&AtomicU64, u64)> {
+    /// The `traced` and `starting` words of `tid`'s entry and its bit in
+    /// them, `None` for a tid past the table (none is: pids stay below
+    /// PID_MAX_LIMIT).
+    fn entry(&self, tid: i32) -> Option<(&AtomicU64, &AtomicU64, u64)> {
         let tid = u32::try_from(tid).ok()? as usize;
         let entry = tid / 64;
         if entry >= self.entries {
@@ -79,16 +80,15 @@ impl Members {
         // SAFETY: in bounds of the mapping, which lives as long as self;
         // u64 words are 8-aligned (the mapping is page-aligned), and the
         // program changes them only atomically too.
-        let word = unsafe { self.words.add(entry * WORDS_PER_ENTRY + which).as_ref() };
-        Some((word, 1u64 << (tid % 64)))
+        let word =
+            |which: usize| unsafe { self.words.add(entry * WORDS_PER_ENTRY + which).as_ref() };
+        Some((word(TRACED), word(STARTING), 1u64 << (tid % 64)))
     }
 
     /// Trace `tid`; `starting`: it is a started command before its exec.
     /// `false` when the tid cannot be in the table.
     pub(super) fn add(&self, tid: i32, starting: bool) -> bool {
-        let (Some((traced, bit)), Some((start, _))) =
-            (self.word(tid, TRACED), self.word(tid, STARTING))
-        else {
+        let Some((traced, start, bit)) = self.entry(tid) else {
             return false;
         };
         // The state first, so the program never sees a started command
@@ -104,9 +104,7 @@ impl Members {
 
     /// Trace `tid` no more.
     pub(super) fn remove(&self, tid: i32) {
-        if let (Some((traced, bit)), Some((start, _))) =
-            (self.word(tid, TRACED), self.word(tid, STARTING))
-        {
+        if let Some((traced, start, bit)) = self.entry(tid) {
             traced.fetch_and(!bit, Ordering::SeqCst);
             start.fetch_and(!bit, Ordering::SeqCst);
         }
