@@ -76,6 +76,11 @@
 //! `=loss` runs one half) under `rtrace --bpf -f` with the trace in a
 //! file, counting complete lines against the calls made and the
 //! `** N events lost **` lines, with the default 16M ring and a 64K one.
+//! Two columns measure the floor under any tracer built on the syscall
+//! tracepoints (`bpf_floor.c`, no tracer at all): `floor` runs the
+//! workload with the least program (return 0) at sys_enter and sys_exit,
+//! `clk floor` with a clock read in each, the least `-c`'s timing needs;
+//! each target is printed with its floor beside it.
 //!
 //! What it showed (session 7, this 2-CPU VM shared with the lead's test
 //! runs, so every figure moves by tens of percent between runs; the
