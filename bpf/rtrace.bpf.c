@@ -25,7 +25,9 @@ const volatile __u32 self_tgid = 0;  /* rtrace itself, never traced */
 const volatile __u32 task_pid_off = 0;       /* offsetof(struct task_struct, pid) */
 const volatile __u32 task_tgid_off = 0;      /* ... tgid */
 const volatile __u32 task_exit_code_off = 0; /* ... exit_code */
-const volatile __u64 wake_mark = 1;  /* wake the reader once this many bytes wait */
+/* Wake the reader once a CPU has sent this many bytes since it last did
+ * (the wake mark's share of each CPU): so at most the mark waits unwoken. */
+const volatile __u64 wake_share = 1;
 const volatile __u32 want_time = 1;  /* stamp records (-t, -r, -T, -c, --json) */
 /* -c alone, nothing that needs each call: count calls in the kernel and
  * send no call records (task events still go). */
@@ -185,18 +187,34 @@ static __always_inline __u64 *lost_count(void)
 	return bpf_map_lookup_elem(&lost, &zero);
 }
 
-/* Wake the reader when a record of `size` bytes, about to be reserved,
- * takes what waits past the mark: a wakeup per record would cost the
- * tracee more than the record itself (an interrupt to raise, which in a
- * VM is an exit to the host). Once past the mark the reader is awake or
- * about to be (a reader that drained the ring sees what came since before
- * it sleeps), so the records after it wake nobody. The reader also polls. */
+/* Bytes this CPU has sent since it last woke the reader. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} unwoken SEC(".maps");
+
+/* Whether the record of `size` bytes about to be sent wakes the reader:
+ * once for each wake_share bytes this CPU sends, so at most the mark's
+ * worth (a share from each CPU) waits without a wakeup. A wakeup per
+ * record would cost the tracee more than the record itself (an
+ * interrupt to raise, which in a VM is an exit to the host); asking the
+ * ring how much waits, to wake once as that crosses the mark, cost a
+ * traced getppid 5% of its time (a helper call at each record), where a
+ * per-CPU count is a load and a store. The reader also polls. */
 static __always_inline __u64 wake_flags(__u64 size)
 {
-	__u64 waiting = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	__u32 zero = 0;
+	__u64 *sent_bytes = bpf_map_lookup_elem(&unwoken, &zero);
+	if (!sent_bytes)
+		return BPF_RB_NO_WAKEUP;
 	/* The ring's own header of each record: 8 bytes. */
-	return waiting < wake_mark && waiting + size + 8 >= wake_mark ? BPF_RB_FORCE_WAKEUP
-								      : BPF_RB_NO_WAKEUP;
+	*sent_bytes += size + 8;
+	if (*sent_bytes < wake_share)
+		return BPF_RB_NO_WAKEUP;
+	*sent_bytes = 0;
+	return BPF_RB_FORCE_WAKEUP;
 }
 
 static __always_inline void header(struct rt_event *ev, __u16 kind, __u32 tid, __u32 tgid)

@@ -248,8 +248,10 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     let self_tgid = std::process::id();
     let all = opts.all as u32;
     let follow = engine.follow as u32;
-    // Wake the reader once an eighth of the ring waits; it polls anyway.
-    let wake_mark = (ring / 8) as u64;
+    // Wake the reader once an eighth of the ring waits (each CPU's share
+    // of that: the program counts what each CPU sends); it polls anyway.
+    let cpus = aya::util::nr_cpus().unwrap_or(1).max(1);
+    let wake_share = (ring / 8 / cpus).max(1) as u64;
     // Held once half the ring waits: the other half takes what every CPU
     // still sends before the stops take effect.
     let hold_mark = if opts.lossless { (ring / 2) as u64 } else { 0 };
@@ -357,7 +359,7 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         .override_global("task_pid_off", &pid_off, true)
         .override_global("task_tgid_off", &tgid_off, true)
         .override_global("task_exit_code_off", &exit_off, true)
-        .override_global("wake_mark", &wake_mark, true)
+        .override_global("wake_share", &wake_share, true)
         .override_global("want_time", &want_time, true)
         .override_global("count_only", &count_only, true)
         .override_global("hold_mark", &hold_mark, true)
