@@ -6,7 +6,6 @@
 
 #include <linux/types.h>
 #include <linux/bpf.h>
-#include <asm/ptrace.h>
 #include <bpf/bpf_helpers.h>
 #include "rtrace.h"
 
@@ -14,8 +13,6 @@
 struct scratch {
 	struct rt_event ev;
 	__u8 area[RT_AREA + RT_CAP_MAX + 64];
-	/* Too big for the BPF stack. */
-	struct pt_regs regs;
 	__u64 ptrs[RT_VEC_MAX];
 	/* Whether the last piece's read failed. */
 	__u32 last_fault;

@@ -4,8 +4,8 @@
 //! to; and the errors that say what is missing when it cannot load.
 
 use aya::maps::{Array, HashMap, Map, MapData, PerCpuArray, RingBuf};
-use aya::programs::RawTracePoint;
-use aya::{Ebpf, EbpfLoader};
+use aya::programs::{BtfTracePoint, Program, RawTracePoint};
+use aya::{Btf, Ebpf, EbpfLoader};
 
 use super::super::{Engine, Error};
 use super::members::Members;
@@ -16,15 +16,18 @@ use crate::kernel::Arch;
 /// The program, built from bpf/rtrace.bpf.c by tools/build_bpf.sh.
 static OBJECT: &[u8] = include_bytes!("../../../bpf/rtrace.bpf.o");
 
-/// The programs and the tracepoints they attach to.
-const PROGRAMS: &[(&str, &str)] = &[
-    ("rtrace_sys_enter", "sys_enter"),
-    ("rtrace_sys_exit", "sys_exit"),
-    ("rtrace_fork", "sched_process_fork"),
-    ("rtrace_exec", "sched_process_exec"),
-    ("rtrace_exit", "sched_process_exit"),
-    ("rtrace_signal_deliver", "signal_deliver"),
-    ("rtrace_signal_generate", "signal_generate"),
+/// The programs, the tracepoints they attach to, and whether the
+/// tracepoint is BTF-typed (tp_btf): the call programs, which every call
+/// of every task pays for, read the registers in place through the typed
+/// pointer; the others are raw tracepoints.
+const PROGRAMS: &[(&str, &str, bool)] = &[
+    ("rtrace_sys_enter", "sys_enter", true),
+    ("rtrace_sys_exit", "sys_exit", true),
+    ("rtrace_fork", "sched_process_fork", false),
+    ("rtrace_exec", "sched_process_exec", false),
+    ("rtrace_exit", "sched_process_exit", false),
+    ("rtrace_signal_deliver", "signal_deliver", false),
+    ("rtrace_signal_generate", "signal_generate", false),
 ];
 
 /// The calls whose events the engine needs whatever is selected: the
@@ -167,13 +170,23 @@ fn usbmon_offsets() -> [u32; 4] {
 }
 
 pub(super) fn load_error(what: &str, e: impl std::error::Error) -> Error {
-    // aya's errors name the step; the system's error is their source.
+    load_failed(what, error_text(&e))
+}
+
+/// An error and its sources, in one line: aya's errors name the step, the
+/// system's error is their source.
+fn error_text(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
     let mut source = e.source();
     while let Some(s) = source {
         text = format!("{text}: {s}");
         source = s.source();
     }
+    text
+}
+
+/// `--bpf: cannot WHAT: TEXT`, with what to do where it was not allowed.
+fn load_failed(what: &str, text: String) -> Error {
     let text = text.replace(" (os error 1)", "");
     let hint = if text.contains("Operation not permitted") || text.contains("EPERM") {
         " (the BPF engine needs root, or CAP_BPF and CAP_PERFMON)"
@@ -197,32 +210,42 @@ pub(super) fn counts_in_kernel(engine: &Engine) -> bool {
 /// Load (and so verify) every program in `PROGRAMS`, each on a thread of
 /// its own: the kernel's verifier takes a third of the start-up, most of
 /// it on the two call programs, and verifies programs side by side.
-fn verify(ebpf: &mut Ebpf) -> Result<(), Error> {
+/// `btf` is the kernel's, for the typed tracepoints.
+fn verify(ebpf: &mut Ebpf, btf: &Btf) -> Result<(), Error> {
     let mut programs = Vec::with_capacity(PROGRAMS.len());
     for (name, program) in ebpf.programs_mut() {
-        if PROGRAMS.iter().any(|(known, _)| *known == name) {
-            let program: &mut RawTracePoint = program
-                .try_into()
-                .map_err(|e| load_error(&format!("use program {name}"), e))?;
-            programs.push((name, program));
+        if let Some(&(_, tracepoint, typed)) = PROGRAMS.iter().find(|(known, ..)| *known == name) {
+            programs.push((name, tracepoint, typed, program));
         }
     }
-    if let Some((name, _)) = PROGRAMS
+    if let Some((name, ..)) = PROGRAMS
         .iter()
-        .find(|(name, _)| !programs.iter().any(|(found, _)| found == name))
+        .find(|(name, ..)| !programs.iter().any(|(found, ..)| found == name))
     {
         return Err(missing(name));
     }
+    let load = |program: &mut Program, tracepoint: &str, typed: bool| -> Result<(), String> {
+        let done = if typed {
+            let program: &mut BtfTracePoint = program.try_into().map_err(|e| error_text(&e))?;
+            program.load(tracepoint, btf)
+        } else {
+            let program: &mut RawTracePoint = program.try_into().map_err(|e| error_text(&e))?;
+            program.load()
+        };
+        done.map_err(|e| error_text(&e))
+    };
     std::thread::scope(|scope| {
         let loads: Vec<_> = programs
             .into_iter()
-            .map(|(name, program)| scope.spawn(move || (name, program.load())))
+            .map(|(name, tracepoint, typed, program)| {
+                scope.spawn(move || (name, load(program, tracepoint, typed)))
+            })
             .collect();
-        for load in loads {
-            let (name, loaded) = load
+        for handle in loads {
+            let (name, loaded) = handle
                 .join()
                 .map_err(|_| Error::new("--bpf: cannot load the program".to_string(), 1))?;
-            loaded.map_err(|e| load_error(&format!("load {name}"), e))?;
+            loaded.map_err(|text| load_failed(&format!("load {name}"), text))?;
         }
         Ok(())
     })
@@ -244,6 +267,10 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     // start-up's time): on a thread of its own, while the offsets and the
     // spec table below are found.
     let loader = std::thread::spawn(EbpfLoader::new);
+    // The typed call tracepoints need the kernel's BTF parsed as well,
+    // which aya's loader does not hand out: a second parse, on a thread
+    // of its own too.
+    let btf = std::thread::spawn(Btf::from_sys_fs);
     let (pid_off, tgid_off, exit_off) = task_offsets()?;
     let self_tgid = std::process::id();
     let all = opts.all as u32;
@@ -314,9 +341,8 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     if let Some((dir, true)) = &events {
         plan::release_events_dir(dir);
     }
-    let mut loader: EbpfLoader<'_> = loader
-        .join()
-        .map_err(|_| Error::new("--bpf: cannot read the kernel's BTF".to_string(), 1))?;
+    let cannot_read = || Error::new("--bpf: cannot read the kernel's BTF".to_string(), 1);
+    let mut loader: EbpfLoader<'_> = loader.join().map_err(|_| cannot_read())?;
     let mut ebpf = loader
         // The task-local start times of -c in the kernel (no Rust side).
         .allow_unsupported_maps()
@@ -394,16 +420,26 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
                 .map_err(|e| load_error("fill the ioctl table", e))?;
         }
     }
-    verify(&mut ebpf)?;
-    for (name, tracepoint) in PROGRAMS {
-        let program: &mut RawTracePoint = ebpf
-            .program_mut(name)
-            .ok_or_else(|| missing(name))?
-            .try_into()
-            .map_err(|e| load_error(&format!("use program {name}"), e))?;
-        program
-            .attach(tracepoint)
-            .map_err(|e| load_error(&format!("attach to {tracepoint}"), e))?;
+    let btf = btf
+        .join()
+        .map_err(|_| cannot_read())?
+        .map_err(|e| load_error("read the kernel's BTF", e))?;
+    verify(&mut ebpf, &btf)?;
+    drop(btf);
+    for &(name, tracepoint, typed) in PROGRAMS {
+        let program = ebpf.program_mut(name).ok_or_else(|| missing(name))?;
+        let attached = if typed {
+            let program: &mut BtfTracePoint = program
+                .try_into()
+                .map_err(|e| load_error(&format!("use program {name}"), e))?;
+            program.attach().map(drop)
+        } else {
+            let program: &mut RawTracePoint = program
+                .try_into()
+                .map_err(|e| load_error(&format!("use program {name}"), e))?;
+            program.attach(tracepoint).map(drop)
+        };
+        attached.map_err(|e| load_error(&format!("attach to {tracepoint}"), e))?;
     }
     let ring = RingBuf::try_from(
         ebpf.take_map("events")
