@@ -246,13 +246,25 @@ pub fn trace(args: &[&str], command: &[&str]) -> Run {
 
 /// [`trace`] with extra environment variables for the traced command.
 pub fn trace_env(args: &[&str], command: &[&str], env: &[(&str, &str)]) -> Run {
+    trace_in(rtrace(), args, command, env)
+}
+
+/// [`trace`] with rtrace started by `prefix` (a program and its
+/// arguments, to which rtrace's path and arguments are added): rtrace in
+/// a namespace of its own, say.
+pub fn trace_under(prefix: &[&str], args: &[&str], command: &[&str]) -> Run {
+    let mut cmd = Command::new(prefix[0]);
+    cmd.args(&prefix[1..]).arg(env!("CARGO_BIN_EXE_rtrace"));
+    trace_in(cmd, args, command, &[])
+}
+
+fn trace_in(mut cmd: Command, args: &[&str], command: &[&str], env: &[(&str, &str)]) -> Run {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
     let file = dir.join(format!(
         "trace-{}-{}.txt",
         std::process::id(),
         COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     ));
-    let mut cmd = rtrace();
     // Fixtures count on fds from 3 up being free: close whatever the test
     // runner inherited.
     // SAFETY: close_range is async-signal-safe and touches only fds.

@@ -196,6 +196,14 @@ fn load_failed(what: &str, text: String) -> Error {
     Error::new(format!("--bpf: cannot {what}: {text}{hint}"), 1)
 }
 
+/// The kernel's pid_max, which every tid is below (0 if unknown).
+fn pid_max() -> u32 {
+    std::fs::read_to_string("/proc/sys/kernel/pid_max")
+        .ok()
+        .and_then(|text| text.trim().parse().ok())
+        .unwrap_or(0)
+}
+
 /// Whether `-c` can be counted in the kernel: the summary alone, with
 /// nothing that needs each call (a filter, a trigger, an outcome
 /// selection). Then no call is sent: the program counts each call number's
@@ -293,6 +301,11 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         || engine.summary != super::super::Summary::Off
         || engine.fmt.json) as u32;
     let count_only = counts_in_kernel(engine) as u32;
+    // -c's start of each task's call, by tid below the kernel's pid_max
+    // (8 bytes a tid: 256 KiB at the default 32768, 32 MiB at the
+    // largest); a tid beyond (pid_max raised later) keeps its start in
+    // the task's storage.
+    let start_slots = if count_only == 1 { pid_max() } else { 0 };
     use crate::ioctl::usbmon as mon;
     let [files, fdt, fd, max_fds, f_inode, i_mode, i_sb, s_magic] = file_offsets();
     let [private, bvec, ptr, pgmap] = if files == 0 { [0; 4] } else { usbmon_offsets() };
@@ -388,6 +401,8 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         .override_global("wake_share", &wake_share, true)
         .override_global("want_time", &want_time, true)
         .override_global("count_only", &count_only, true)
+        .override_global("start_slots", &start_slots, true)
+        .map_max_entries("start_ns", start_slots.max(1))
         .override_global("hold_mark", &hold_mark, true)
         .map_max_entries("events", ring as u32)
         .load(OBJECT)
