@@ -12,6 +12,7 @@
 #include <linux/types.h>
 #include <linux/bpf.h>
 #include <asm/ptrace.h>
+#include <asm/signal.h>
 #include <bpf/bpf_helpers.h>
 #include "rtrace.h"
 #include "piece.bpf.h"
@@ -25,6 +26,9 @@ const volatile __u32 self_tgid = 0;  /* rtrace itself, never traced */
 const volatile __u32 task_pid_off = 0;       /* offsetof(struct task_struct, pid) */
 const volatile __u32 task_tgid_off = 0;      /* ... tgid */
 const volatile __u32 task_exit_code_off = 0; /* ... exit_code */
+/* offsetof(struct task_struct, pending) + offsetof(struct sigpending,
+ * signal): the task's own pending signals (0: not known, not asked). */
+const volatile __u32 task_pending_off = 0;
 /* Wake the reader once a CPU has sent this many bytes since it last did
  * (the wake mark's share of each CPU): so at most the mark waits unwoken. */
 const volatile __u64 wake_share = 1;
@@ -176,6 +180,22 @@ static __always_inline __u32 call_index(struct pt_regs *regs, long nr)
 	return (__u32)nr + ((regs->cs & 0xffff) == 0x23 ? RT_I386_BASE : 0);
 }
 
+/* Whether a call that failed with `ret` did because its task is being
+ * killed (SIGKILL among its own pending signals: an exit_group or an exec
+ * in another thread, a kill -9): the call never returns to user space,
+ * and ptrace, which stops no dying task, never sees its exit. Asked of
+ * failed calls only, which a killed wait is: a read of the task costs a
+ * call as much as the rest of its record. */
+static __always_inline int dying(long ret)
+{
+	if (!task_pending_off || ret >= 0 || ret < -4095)
+		return 0;
+	__u64 pending = 0;
+	bpf_probe_read_kernel(&pending, sizeof(pending),
+			      (void *)bpf_get_current_task() + task_pending_off);
+	return (pending >> (SIGKILL - 1)) & 1;
+}
+
 /* -c in the kernel, at a call's entry: its start, if the task is traced
  * and the call counted. */
 static __always_inline void count_enter(struct pt_regs *regs, long nr, __u64 id)
@@ -230,8 +250,9 @@ static __always_inline void count_exit(__u64 id, long ret)
 		start->ns = 0;
 	}
 	/* A started command's calls before its exec are rtrace's; the exec's
-	 * own exit, after the exec made it TASK_TRACED, is the command's. */
-	if (state != TASK_TRACED)
+	 * own exit, after the exec made it TASK_TRACED, is the command's. A
+	 * call its task's death ended is not counted, as ptrace counts it. */
+	if (state != TASK_TRACED || dying(ret))
 		return;
 	struct rt_count *c = bpf_map_lookup_elem(&counts, &index);
 	if (!c)
@@ -605,6 +626,8 @@ static __always_inline void send_call(struct pt_regs *r, __u16 kind, long nr_or_
 	struct rt_event *ev = &s->ev;
 	header(ev, kind, tid, tgid);
 	ev->flags = compat ? RT_COMPAT : 0;
+	if (kind == RT_LEAVE && dying(nr_or_ret))
+		ev->flags |= RT_DYING;
 	ev->nr = nr;
 	__u64 args[8] = {};
 	if (compat) {
@@ -714,9 +737,6 @@ static __always_inline void send_call(struct pt_regs *r, __u16 kind, long nr_or_
 		dropped();
 	}
 }
-
-#define SIGSTOP 19
-#define SIGCONT 18
 
 /* Lossless mode: hold the calling process while rtrace is far behind.
  * The signal takes effect when the task returns to user space, after

@@ -20,6 +20,8 @@
 /* Flags in rt_event.flags. */
 #define RT_COMPAT 1 /* an i386 call (int 0x80 / sysenter from 32-bit code) */
 #define RT_REFETCH 2 /* an entry capture failed; the exit record has it again */
+#define RT_DYING 4   /* (exit) the call failed because its task is being killed:
+                        it never returns to user space */
 
 /* Capture kinds in rt_capture_spec.kind. */
 #define RT_CAP_NONE 0

@@ -80,6 +80,19 @@ fn task_offsets() -> Result<(u32, u32, u32), Error> {
     Ok((off("pid")?, off("tgid")?, off("exit_code")?))
 }
 
+/// Where a task's own pending signals are: `task_struct.pending` plus
+/// `sigpending.signal`, or 0 where one is missing (then a call its task's
+/// death ended is not told from one that failed).
+fn pending_offset() -> u32 {
+    let found = (|| {
+        Some(
+            member_offset("struct task_struct", "pending")?
+                + member_offset("struct sigpending", "signal")?,
+        )
+    })();
+    found.unwrap_or(0)
+}
+
 /// The object lacks a part rtrace looks for: it was not built from this
 /// rtrace's source.
 fn missing(what: &str) -> Error {
@@ -398,6 +411,7 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         .override_global("task_pid_off", &pid_off, true)
         .override_global("task_tgid_off", &tgid_off, true)
         .override_global("task_exit_code_off", &exit_off, true)
+        .override_global("task_pending_off", &pending_offset(), true)
         .override_global("wake_share", &wake_share, true)
         .override_global("want_time", &want_time, true)
         .override_global("count_only", &count_only, true)

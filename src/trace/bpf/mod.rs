@@ -516,6 +516,12 @@ impl Bpf {
     fn leave(&mut self, record: Record) {
         let head = record.head;
         let tid = head.tid as i32;
+        if head.flags & wire::DYING != 0 {
+            // Its task is being killed: the call never returns to user
+            // space, and ptrace never sees this exit. It stays in
+            // progress until the task's end finishes it.
+            return;
+        }
         let Some(proc) = self.engine.procs.get_mut(&tid) else {
             return;
         };

@@ -27,6 +27,9 @@ pub const HELD: u16 = 8;
 pub const COMPAT: u16 = 1;
 /// `RT_REFETCH`: an entry capture failed; the exit record carries it.
 pub const REFETCH: u16 = 2;
+/// `RT_DYING`: (an exit) the call failed because its task is being killed;
+/// it never returns to user space.
+pub const DYING: u16 = 4;
 /// `RT_AT_ENTER`.
 const AT_ENTER: u8 = 1;
 
