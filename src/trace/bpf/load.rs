@@ -297,8 +297,9 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     let all = opts.all as u32;
     let follow = engine.follow as u32;
     // Wake the reader once an eighth of the ring waits (each CPU's share
-    // of that: the program counts what each CPU sends); it polls anyway.
-    let cpus = aya::util::nr_cpus().unwrap_or(1).max(1);
+    // of that: the program counts what each CPU sends; the online ones,
+    // as a VM may say hundreds are possible); it polls anyway.
+    let cpus = aya::util::online_cpus().map_or(1, |c| c.len()).max(1);
     let wake_share = (ring / 8 / cpus).max(1) as u64;
     // Held once half the ring waits: the other half takes what every CPU
     // still sends before the stops take effect.
