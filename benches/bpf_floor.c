@@ -2,8 +2,9 @@
  * tracepoints costs. Loads the smallest program the kernel takes (MODE 0:
  * return 0; MODE 1: read the clock first, what timing each call needs at
  * its entry and at its exit), attaches it to raw_syscalls' sys_enter and
- * sys_exit, runs COMMAND and exits with its status. Every call of every
- * task on the machine then takes the tracepoints' path and runs the
+ * sys_exit, and execs COMMAND with the links open (they close, and the
+ * programs come off, when it and its children have exited). Every call of
+ * every task on the machine then takes the tracepoints' path and runs the
  * program twice: what that costs a workload is the floor under rtrace
  * --bpf (which adds the test of whether the task is traced, the record
  * and its reader) and under --bpf -c (which adds the counting). Built and
@@ -13,9 +14,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 
 static int bpf(int cmd, union bpf_attr *attr) {
     return syscall(SYS_bpf, cmd, attr, sizeof(*attr));
@@ -49,23 +50,24 @@ static int attach(int prog, const char *tracepoint) {
     return bpf(BPF_RAW_TRACEPOINT_OPEN, &attr);
 }
 
+/* Keep `fd` open across exec: the programs stay attached while any
+ * process holds their links. */
+static int inherit(int fd) {
+    return fd < 0 ? fd : fcntl(fd, F_SETFD, 0) == 0 ? fd : -1;
+}
+
 int main(int argc, char **argv) {
     if (argc < 3) {
         fprintf(stderr, "usage: bpf_floor 0|1 COMMAND...\n");
         return 2;
     }
     int prog = load(argv[1][0] == '1');
-    if (prog < 0 || attach(prog, "sys_enter") < 0 || attach(prog, "sys_exit") < 0) {
+    if (prog < 0 || inherit(attach(prog, "sys_enter")) < 0 ||
+        inherit(attach(prog, "sys_exit")) < 0) {
         perror("bpf_floor: load or attach");
         return 1;
     }
-    pid_t child = fork();
-    if (child < 0) return 1;
-    if (child == 0) {
-        execvp(argv[2], argv + 2);
-        _exit(127);
-    }
-    int status;
-    if (waitpid(child, &status, 0) != child) return 1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    execvp(argv[2], argv + 2);
+    perror("bpf_floor: exec");
+    return 127;
 }
