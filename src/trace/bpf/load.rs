@@ -4,7 +4,7 @@
 //! to; and the errors that say what is missing when it cannot load.
 
 use aya::maps::{Array, HashMap, Map, MapData, PerCpuArray, RingBuf};
-use aya::programs::{BtfTracePoint, Program, RawTracePoint};
+use aya::programs::Program;
 use aya::{Btf, Ebpf, EbpfLoader};
 
 use super::super::{Engine, Error};
@@ -16,19 +16,39 @@ use crate::kernel::Arch;
 /// The program, built from bpf/rtrace.bpf.c by tools/build_bpf.sh.
 static OBJECT: &[u8] = include_bytes!("../../../bpf/rtrace.bpf.o");
 
-/// The programs, the tracepoints they attach to, and whether the
-/// tracepoint is BTF-typed (tp_btf): the call programs, which every call
-/// of every task pays for, read the registers in place through the typed
-/// pointer; the others are raw tracepoints.
-const PROGRAMS: &[(&str, &str, bool)] = &[
-    ("rtrace_sys_enter", "sys_enter", true),
-    ("rtrace_sys_exit", "sys_exit", true),
-    ("rtrace_fork", "sched_process_fork", false),
-    ("rtrace_exec", "sched_process_exec", false),
-    ("rtrace_exit", "sched_process_exit", false),
-    ("rtrace_signal_deliver", "signal_deliver", false),
-    ("rtrace_signal_generate", "signal_generate", false),
+/// The programs and the tracepoints they attach to. The object's sections
+/// say which kind each is: the call programs, which every call of every
+/// task pays for, are BTF-typed (tp_btf) and read the registers in place
+/// through the typed pointer; the others are raw tracepoints.
+const PROGRAMS: &[(&str, &str)] = &[
+    ("rtrace_sys_enter", "sys_enter"),
+    ("rtrace_sys_exit", "sys_exit"),
+    ("rtrace_fork", "sched_process_fork"),
+    ("rtrace_exec", "sched_process_exec"),
+    ("rtrace_exit", "sched_process_exit"),
+    ("rtrace_signal_deliver", "signal_deliver"),
+    ("rtrace_signal_generate", "signal_generate"),
 ];
+
+/// Load `program` for `tracepoint`: a typed one with the kernel's `btf`.
+fn load_program(program: &mut Program, tracepoint: &str, btf: &Btf) -> Result<(), String> {
+    match program {
+        Program::BtfTracePoint(p) => p.load(tracepoint, btf),
+        Program::RawTracePoint(p) => p.load(),
+        _ => return Err("it is not a tracepoint's program".to_string()),
+    }
+    .map_err(|e| error_text(&e))
+}
+
+/// Attach the loaded `program` to `tracepoint`.
+fn attach_program(program: &mut Program, tracepoint: &str) -> Result<(), String> {
+    match program {
+        Program::BtfTracePoint(p) => p.attach().map(drop),
+        Program::RawTracePoint(p) => p.attach(tracepoint).map(drop),
+        _ => return Err("it is not a tracepoint's program".to_string()),
+    }
+    .map_err(|e| error_text(&e))
+}
 
 /// The calls whose events the engine needs whatever is selected: the
 /// bookkeeping (the fd table), the exec that starts a command's trace,
@@ -235,31 +255,21 @@ pub(super) fn counts_in_kernel(engine: &Engine) -> bool {
 fn verify(ebpf: &mut Ebpf, btf: &Btf) -> Result<(), Error> {
     let mut programs = Vec::with_capacity(PROGRAMS.len());
     for (name, program) in ebpf.programs_mut() {
-        if let Some(&(_, tracepoint, typed)) = PROGRAMS.iter().find(|(known, ..)| *known == name) {
-            programs.push((name, tracepoint, typed, program));
+        if let Some(&(_, tracepoint)) = PROGRAMS.iter().find(|(known, _)| *known == name) {
+            programs.push((name, tracepoint, program));
         }
     }
-    if let Some((name, ..)) = PROGRAMS
+    if let Some((name, _)) = PROGRAMS
         .iter()
-        .find(|(name, ..)| !programs.iter().any(|(found, ..)| found == name))
+        .find(|(name, _)| !programs.iter().any(|(found, ..)| found == name))
     {
         return Err(missing(name));
     }
-    let load = |program: &mut Program, tracepoint: &str, typed: bool| -> Result<(), String> {
-        let done = if typed {
-            let program: &mut BtfTracePoint = program.try_into().map_err(|e| error_text(&e))?;
-            program.load(tracepoint, btf)
-        } else {
-            let program: &mut RawTracePoint = program.try_into().map_err(|e| error_text(&e))?;
-            program.load()
-        };
-        done.map_err(|e| error_text(&e))
-    };
     std::thread::scope(|scope| {
         let loads: Vec<_> = programs
             .into_iter()
-            .map(|(name, tracepoint, typed, program)| {
-                scope.spawn(move || (name, load(program, tracepoint, typed)))
+            .map(|(name, tracepoint, program)| {
+                scope.spawn(move || (name, load_program(program, tracepoint, btf)))
             })
             .collect();
         for handle in loads {
@@ -456,20 +466,10 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         .map_err(|e| load_error("read the kernel's BTF", e))?;
     verify(&mut ebpf, &btf)?;
     drop(btf);
-    for &(name, tracepoint, typed) in PROGRAMS {
+    for (name, tracepoint) in PROGRAMS {
         let program = ebpf.program_mut(name).ok_or_else(|| missing(name))?;
-        let attached = if typed {
-            let program: &mut BtfTracePoint = program
-                .try_into()
-                .map_err(|e| load_error(&format!("use program {name}"), e))?;
-            program.attach().map(drop)
-        } else {
-            let program: &mut RawTracePoint = program
-                .try_into()
-                .map_err(|e| load_error(&format!("use program {name}"), e))?;
-            program.attach(tracepoint).map(drop)
-        };
-        attached.map_err(|e| load_error(&format!("attach to {tracepoint}"), e))?;
+        attach_program(program, tracepoint)
+            .map_err(|text| load_failed(&format!("attach to {tracepoint}"), text))?;
     }
     let ring = RingBuf::try_from(
         ebpf.take_map("events")
