@@ -108,6 +108,27 @@ impl KernelBtf {
         })
     }
 
+    /// vmlinux's type ids by name, built on the first call (`None`: the
+    /// file could not be indexed).
+    fn index(&self) -> Option<&index::NameIndex> {
+        self.index
+            .get_or_init(|| {
+                let path = self.dir.join("vmlinux");
+                let file = std::fs::File::open(&path).ok()?;
+                // Mapped where sysfs allows it (privately: it refuses a
+                // shared map), as the crate maps it: sysfs reads the 5 MB
+                // file out 4 KiB a call, a thousand calls.
+                // SAFETY: the kernel's BTF is read-only and lasts as long
+                // as the kernel (a file under RTRACE_BTF_DIR is a test's
+                // copy).
+                match unsafe { memmap2::MmapOptions::new().map_copy_read_only(&file) } {
+                    Ok(map) => index::build(&map),
+                    Err(_) => index::build(&std::fs::read(&path).ok()?),
+                }
+            })
+            .as_ref()
+    }
+
     /// Find `name` (`struct fiemap`, `int`, `__u32`) of `size` bytes (any
     /// size if 0) in vmlinux, then in the modules.
     fn find(&self, name: &str, size: usize) -> Option<Found> {
@@ -116,20 +137,7 @@ impl KernelBtf {
             return found.clone();
         }
         let (kind, bare) = split_kind(name);
-        let index = self.index.get_or_init(|| {
-            let path = self.dir.join("vmlinux");
-            let file = std::fs::File::open(&path).ok()?;
-            // Mapped where sysfs allows it (privately: it refuses a shared
-            // map), as the crate maps it: sysfs reads the 5 MB file out
-            // 4 KiB a call, a thousand calls.
-            // SAFETY: the kernel's BTF is read-only and lasts as long as
-            // the kernel (a file under RTRACE_BTF_DIR is a test's copy).
-            match unsafe { memmap2::MmapOptions::new().map_copy_read_only(&file) } {
-                Ok(map) => index::build(&map),
-                Err(_) => index::build(&std::fs::read(&path).ok()?),
-            }
-        });
-        let ids = index.as_ref().map(|i| i.get(bare));
+        let ids = self.index().map(|i| i.get(bare));
         let found = find_in(&self.vmlinux, ids, kind, bare, size)
             .map(|s| (s, self.dir.join("vmlinux")))
             .or_else(|| {
@@ -240,6 +248,19 @@ fn find_in(
         let shape = shape::compile(btf, ty).ok()?;
         (size == 0 || shape.size == size).then_some(shape)
     })
+}
+
+/// The id of vmlinux's one typedef named `name` (`btf_trace_sys_enter`),
+/// or `None` where there is not exactly one.
+pub fn vmlinux_typedef_id(name: &str) -> Option<u32> {
+    let kernel = kernel()?;
+    let mut typedefs = kernel
+        .index()?
+        .get(name)
+        .iter()
+        .filter(|&&id| matches!(kernel.vmlinux.resolve_type_by_id(id), Ok(Type::Typedef(_))));
+    let id = *typedefs.next()?;
+    typedefs.next().is_none().then_some(id)
 }
 
 /// The type a request's table spells `ty` (`struct fiemap`, `int`,

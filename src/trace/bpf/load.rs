@@ -9,7 +9,7 @@ use aya::{Btf, Ebpf, EbpfLoader};
 
 use super::super::{Engine, Error};
 use super::members::Members;
-use super::{Options, plan};
+use super::{Options, plan, typed_btf};
 use crate::abi::xlat::fs::ANON_INODE_FS_MAGIC;
 use crate::kernel::Arch;
 
@@ -251,8 +251,7 @@ pub(super) fn counts_in_kernel(engine: &Engine) -> bool {
 /// Load (and so verify) every program in `PROGRAMS`, each on a thread of
 /// its own: the kernel's verifier takes a third of the start-up, most of
 /// it on the two call programs, and verifies programs side by side.
-/// `btf` is the kernel's, for the typed tracepoints.
-fn verify(ebpf: &mut Ebpf, btf: &Btf) -> Result<(), Error> {
+fn verify(ebpf: &mut Ebpf) -> Result<(), Error> {
     let mut programs = Vec::with_capacity(PROGRAMS.len());
     for (name, program) in ebpf.programs_mut() {
         if let Some(&(_, tracepoint)) = PROGRAMS.iter().find(|(known, _)| *known == name) {
@@ -265,6 +264,14 @@ fn verify(ebpf: &mut Ebpf, btf: &Btf) -> Result<(), Error> {
     {
         return Err(missing(name));
     }
+    let typed: Vec<&str> = programs
+        .iter()
+        .filter(|(.., program)| matches!(program, Program::BtfTracePoint(_)))
+        .map(|&(_, tracepoint, _)| tracepoint)
+        .collect();
+    let btf =
+        typed_btf::for_tracepoints(&typed).map_err(|e| load_error("read the kernel's BTF", e))?;
+    let btf = &btf;
     std::thread::scope(|scope| {
         let loads: Vec<_> = programs
             .into_iter()
@@ -298,10 +305,6 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     // start-up's time): on a thread of its own, while the offsets and the
     // spec table below are found.
     let loader = std::thread::spawn(EbpfLoader::new);
-    // The typed call tracepoints need the kernel's BTF parsed as well,
-    // which aya's loader does not hand out: a second parse, on a thread
-    // of its own too.
-    let btf = std::thread::spawn(Btf::from_sys_fs);
     let (pid_off, tgid_off, exit_off) = task_offsets()?;
     let self_tgid = std::process::id();
     let all = opts.all as u32;
@@ -460,12 +463,7 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
                 .map_err(|e| load_error("fill the ioctl table", e))?;
         }
     }
-    let btf = btf
-        .join()
-        .map_err(|_| cannot_read())?
-        .map_err(|e| load_error("read the kernel's BTF", e))?;
-    verify(&mut ebpf, &btf)?;
-    drop(btf);
+    verify(&mut ebpf)?;
     for (name, tracepoint) in PROGRAMS {
         let program = ebpf.program_mut(name).ok_or_else(|| missing(name))?;
         attach_program(program, tracepoint)

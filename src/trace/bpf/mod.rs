@@ -17,6 +17,7 @@
 mod load;
 mod members;
 pub mod plan;
+mod typed_btf;
 mod wire;
 
 use std::cell::RefCell;
