@@ -192,10 +192,9 @@ static __always_inline void dropped(void)
 		*l += 1;
 }
 
-/* Send a header-only record. */
-static __always_inline void send_plain(struct rt_event *tmpl)
+/* Send a header-only record, with the ring's `wake` flag. */
+static __always_inline void send_plain_waking(struct rt_event *tmpl, __u64 wake)
 {
-	__u64 wake = wake_flags(sizeof(*tmpl));
 	struct rt_event *ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
 	if (!ev) {
 		dropped();
@@ -204,6 +203,12 @@ static __always_inline void send_plain(struct rt_event *tmpl)
 	__builtin_memcpy(ev, tmpl, sizeof(*ev));
 	sent(ev);
 	bpf_ringbuf_submit(ev, wake);
+}
+
+/* Send a header-only record. */
+static __always_inline void send_plain(struct rt_event *tmpl)
+{
+	send_plain_waking(tmpl, wake_flags(sizeof(*tmpl)));
 }
 
 /* A NULL-terminated array of pointers (argv, envp) and, if `strings`, the
@@ -737,7 +742,9 @@ int rtrace_exit(struct bpf_raw_tracepoint_args *ctx)
 	struct rt_event ev = {};
 	header(&ev, RT_EXIT, tid, id >> 32);
 	ev.nr = (int)task_field((void *)ctx->args[0], task_exit_code_off);
-	send_plain(&ev);
+	/* At once: the trace may be over, and no later record of this task
+	 * would wake the reader before its poll's timeout. */
+	send_plain_waking(&ev, BPF_RB_FORCE_WAKEUP);
 	return 0;
 }
 
