@@ -353,7 +353,7 @@ __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 i
 	struct rt_capture_spec c;
 	__builtin_memcpy(&c, &packed, sizeof(c));
 	__u64 *args = s->ev.args;
-	__u64 addr = args[c.arg & 7];
+	__u64 addr = c.kind == RT_CAP_STACK ? s->ev.sp + c.elem : args[c.arg & 7];
 	__u32 want = c.max;
 	if (!addr)
 		return off;
@@ -397,6 +397,7 @@ __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 i
 		off = piece(s, off, addr, want, meta | PIECE_STR);
 		break;
 	case RT_CAP_FIXED:
+	case RT_CAP_STACK:
 		off = piece(s, off, addr, want, meta);
 		break;
 	case RT_CAP_GUESS:
@@ -651,6 +652,11 @@ int rtrace_sys_exit(__u64 *ctx)
 {
 	struct pt_regs *regs = (struct pt_regs *)ctx[0];
 	long ret = (long)ctx[1];
+	/* An i386 call's result is its register's low half, as ptrace reads
+	 * it: a sigreturn restores a 32-bit eax the kernel does not widen
+	 * (-EINTR would be 4294967292). */
+	if ((regs->cs & 0xffff) == 0x23)
+		ret = (int)ret;
 	__u64 id = bpf_get_current_pid_tgid();
 	if (count_only) {
 		count_exit(id, ret);

@@ -40,6 +40,8 @@
                             in all; at the exit, as many as the call returned) */
 #define RT_CAP_MSGHDR 12 /* a struct user_msghdr: its name, iovecs and control data */
 #define RT_CAP_MMSGHDR 13 /* args[len_arg] struct mmsghdr, each as RT_CAP_MSGHDR */
+#define RT_CAP_STACK 14  /* max bytes at the stack pointer + elem (a sigreturn's
+                            signal frame) */
 
 /* When a capture is taken (rt_capture_spec.when). */
 #define RT_AT_ENTER 1

@@ -106,28 +106,8 @@ pub fn tgkill_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 /// uc_link, uc_stack (24) and the sigcontext (256). i386: the frame began
 /// 4 bytes lower; `uc` follows pretcode, sig, pinfo, puc and the siginfo
 /// (144), its mask after 4 + 4 + 12 + the sigcontext (88).
-fn sigreturn_mask_offset(arch: Arch) -> Option<u64> {
-    match arch {
-        Arch::X86_64 => Some(8 + 8 + 24 + 256),
-        Arch::I386 => Some(144 - 4 + 4 + 4 + 12 + 88),
-        Arch::X32 => None,
-    }
-}
-
-/// `rt_sigreturn()`: the signal mask it restores, read from the signal
-/// frame at the call's entry (strace's form, under the name `frame`):
-/// `rt_sigreturn({mask=[USR2]})`.
-pub fn rt_sigreturn_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
-    if p.config().values_only < 2
-        && let Some(off) = sigreturn_mask_offset(c.arch)
-        && let Some(mask) = read_vec(p, c.sp.wrapping_add(off), SIGSET_SIZE)
-    {
-        p.open("frame", "{", Naming::Fields);
-        put_sigset_bytes(p, "mask", &mask);
-        p.close("}");
-    }
-    CallType::NoReturn
-}
+const RT_SIGRETURN_MASK_X86_64: u64 = 8 + 8 + 24 + 256;
+const RT_SIGRETURN_MASK_I386: u64 = 144 - 4 + 4 + 4 + 12 + 88;
 
 /// Where i386's old-style `sigreturn()` (a handler without SA_SIGINFO)
 /// finds the mask it restores, from the stack pointer at its entry: the
@@ -140,20 +120,56 @@ pub fn rt_sigreturn_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 const SIGRETURN_OLDMASK: u64 = 80;
 const SIGRETURN_EXTRAMASK: u64 = 88 + 624;
 
+/// The memory call `name`'s decoder reads at the stack pointer rather
+/// than behind an argument, as (offset from the stack pointer at its
+/// entry, bytes): the signal mask a sigreturn restores, in the frame.
+/// The BPF engine copies these at the call's entry.
+pub fn stack_reads(arch: Arch, name: &str) -> &'static [(u64, usize)] {
+    match (arch, name) {
+        (Arch::X86_64, "rt_sigreturn") => &[(RT_SIGRETURN_MASK_X86_64, SIGSET_SIZE)],
+        (Arch::I386, "rt_sigreturn") => &[(RT_SIGRETURN_MASK_I386, SIGSET_SIZE)],
+        (Arch::I386, "sigreturn") => &[(SIGRETURN_OLDMASK, 4), (SIGRETURN_EXTRAMASK, 4)],
+        _ => &[],
+    }
+}
+
+/// The bytes of each of call `name`'s [`stack_reads`], all read or none.
+fn read_stack(p: &mut Printer, c: &CallCtx, name: &str) -> Option<Vec<u8>> {
+    let reads = stack_reads(c.arch, name);
+    if reads.is_empty() {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    for &(off, len) in reads {
+        bytes.extend(read_vec(p, c.sp.wrapping_add(off), len)?);
+    }
+    Some(bytes)
+}
+
+/// `rt_sigreturn()`: the signal mask it restores, read from the signal
+/// frame at the call's entry (strace's form, under the name `frame`):
+/// `rt_sigreturn({mask=[USR2]})`.
+pub fn rt_sigreturn_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_restored_mask(p, c, "rt_sigreturn");
+    CallType::NoReturn
+}
+
 /// `sigreturn()` (i386): the signal mask it restores, as rt_sigreturn's:
 /// `sigreturn({mask=[USR2]})`.
 pub fn old_sigreturn_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
+    put_restored_mask(p, c, "sigreturn");
+    CallType::NoReturn
+}
+
+/// `{mask=[...]}`, the mask sigreturn call `name` restores.
+fn put_restored_mask(p: &mut Printer, c: &CallCtx, name: &str) {
     if p.config().values_only < 2
-        && c.arch == Arch::I386
-        && let Some(low) = read_vec(p, c.sp.wrapping_add(SIGRETURN_OLDMASK), 4)
-        && let Some(high) = read_vec(p, c.sp.wrapping_add(SIGRETURN_EXTRAMASK), 4)
+        && let Some(mask) = read_stack(p, c, name)
     {
-        let mask: Vec<u8> = low.into_iter().chain(high).collect();
         p.open("frame", "{", Naming::Fields);
         put_sigset_bytes(p, "mask", &mask);
         p.close("}");
     }
-    CallType::NoReturn
 }
 
 /// `sa_flags`' bit saying `sa_restorer` is set (`<asm/signal.h>`).

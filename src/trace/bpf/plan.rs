@@ -49,6 +49,7 @@ const CAP_ARGMIN: u8 = 10;
 const CAP_IOVEC: u8 = 11;
 const CAP_MSGHDR: u8 = 12;
 const CAP_MMSGHDR: u8 = 13;
+const CAP_STACK: u8 = 14;
 /// What a pointer to a number gets: the type may be the first of an
 /// array (pipe2's `int *fildes`, mincore's `unsigned char *vec`).
 const GUESS: u16 = 64;
@@ -587,6 +588,22 @@ pub fn captures(name: &str, fields: &[Field], limits: Limits) -> Spec {
     spec
 }
 
+/// The memory call `name`'s decoder reads at the stack pointer
+/// (`service::signal::stack_reads`: a sigreturn's mask in the signal
+/// frame), copied at the entry: `elem` is the offset from the stack
+/// pointer, `max` the bytes.
+fn stack_captures(spec: &mut Spec, arch: Arch, name: &str) {
+    for &(off, len) in service::signal::stack_reads(arch, name) {
+        spec.push(CaptureSpec {
+            kind: CAP_STACK,
+            when: AT_ENTER,
+            elem: off as u16,
+            max: clamp(len),
+            ..Default::default()
+        });
+    }
+}
+
 /// ioctl's argument (its third), sized by its request (the second).
 fn ioctl_capture(limits: Limits) -> CaptureSpec {
     CaptureSpec {
@@ -707,6 +724,7 @@ pub fn table(
                 Some(f) => captures(name, f, limits),
                 None => strings_only(Arch::X86_64, name, limits),
             };
+            stack_captures(&mut spec, Arch::X86_64, name);
         }
         spec.results_only(service::results_only(name));
         spec.wanted = wanted(name) as u8;
@@ -721,6 +739,7 @@ pub fn table(
         let mut spec = Spec::default();
         if captured(name) {
             spec = i386_captures(name, formats.get(name), limits);
+            stack_captures(&mut spec, Arch::I386, name);
         }
         spec.results_only(service::results_only(name));
         spec.wanted = wanted(name) as u8;
