@@ -62,6 +62,9 @@ static __always_inline struct rt_capture *capture_at(struct scratch *s, __u32 of
 #define PIECE_STR 0x10000
 /* Copy from the kernel address in s->ksrc, filed under `addr`. */
 #define PIECE_KERNEL 0x80000
+/* A page of user memory: a read that faults is retried up to the page's
+ * end. */
+#define PIECE_PAGE 4096
 
 /* A function of its own (verified once, not at every use) with the BPF
  * limit of five arguments: `meta` is the argument index, the phase
@@ -106,9 +109,19 @@ __noinline __u32 piece(struct scratch *s, __u32 off, __u64 addr, __u32 want, __u
 		}
 	} else {
 		if (len && bpf_probe_read_user(dst, len, (void *)addr) != 0) {
-			c->len = 0;
-			c->flags |= RT_PIECE_FAULT;
+			/* What lies before the page that faulted, as far as the
+			 * kernel itself could have read (an int at a page's end
+			 * passed with a length of 5). Still a fault: an entry's
+			 * copy is taken whole again at the exit. */
+			__u32 head = PIECE_PAGE - (addr & (PIECE_PAGE - 1));
 			s->last_fault = 1;
+			if (head < len && bpf_probe_read_user(dst, head & (RT_CAP_MAX - 1),
+							      (void *)addr) == 0) {
+				c->len = head & (RT_CAP_MAX - 1);
+			} else {
+				c->len = 0;
+				c->flags |= RT_PIECE_FAULT;
+			}
 		} else {
 			c->len = len;
 		}

@@ -298,16 +298,29 @@ __noinline __u32 iovecs(struct scratch *s, __u32 off, __u64 vec, __u64 n_budget,
 	if (n > IOV_MAX_COPIED)
 		n = IOV_MAX_COPIED;
 	__u64 *iov = s->ptrs;
-	if (bpf_probe_read_user(iov, (n & (IOV_MAX_COPIED * 2 - 1)) * 16, (void *)vec) != 0)
-		return piece(s, off, vec, n * 16, meta);
-	off = piece(s, off, vec, n * 16, meta);
+	if (bpf_probe_read_user(iov, (n & (IOV_MAX_COPIED * 2 - 1)) * 16, (void *)vec) != 0) {
+		/* The iovecs before the page that faulted, and their buffers,
+		 * as the decoder shows them (piece() keeps that part too). */
+		off = piece(s, off, vec, n * 16, meta);
+		__u32 readable = (PIECE_PAGE - (vec & (PIECE_PAGE - 1))) / 16;
+		if (n > readable)
+			n = readable;
+		if (!n || bpf_probe_read_user(iov, (n & (IOV_MAX_COPIED * 2 - 1)) * 16,
+					      (void *)vec) != 0)
+			return off;
+	} else {
+		off = piece(s, off, vec, n * 16, meta);
+	}
 	for (__u32 i = 0; i < IOV_MAX_COPIED; i++) {
 		if (i >= n || !budget)
 			break;
 		__u64 base = iov[(2 * i) & (RT_VEC_MAX - 1)], len = iov[(2 * i + 1) & (RT_VEC_MAX - 1)];
 		__u64 take = len < budget ? len : budget;
 		off = piece(s, off, base, take, meta);
-		budget -= take;
+		/* A buffer that could not be read leaves the budget to the
+		 * others (an iovec of length -1 ahead of real ones). */
+		if (!s->last_fault)
+			budget -= take;
 	}
 	return off;
 }

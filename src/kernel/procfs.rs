@@ -171,6 +171,9 @@ pub fn fd_table_size(tid: i32) -> Option<i64> {
         .lines()
         .find_map(|l| l.strip_prefix("FDSize:"))
         .and_then(|v| v.trim().parse().ok())
+        // A process that has ended (a zombie, which the BPF engine may
+        // decode a call of) says 0: no table to tell, not an empty one.
+        .filter(|&size| size > 0)
 }
 
 use crate::abi::xlat::resource::CAP_SYS_ADMIN;

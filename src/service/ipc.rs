@@ -65,6 +65,25 @@ fn layouts(arch: Arch) -> Layouts {
     }
 }
 
+/// The most bytes the decoders read through call `name`'s struct
+/// argument, as (argument index, bytes), where the kernel's declaration
+/// names a smaller struct than x86_64's kernel copies: `struct shmid_ds *`
+/// and `struct msqid_ds *`, where the native calls copy the IPC_64
+/// structs (and the `*_INFO` commands others). What the BPF engine copies
+/// for them, as its plan reads the declaration otherwise.
+pub fn copied_struct(arch: Arch, name: &str) -> Option<(u8, usize)> {
+    if arch != Arch::X86_64 {
+        return None;
+    }
+    let l = layouts(arch);
+    let most = |all: &[&[Field]]| all.iter().map(|f| extent(f)).max().unwrap_or(0);
+    match name {
+        "shmctl" => Some((2, most(&[l.shm, l.shminfo, l.shm_info]))),
+        "msgctl" => Some((2, most(&[l.msq, MSGINFO]))),
+        _ => None,
+    }
+}
+
 /// A key: `IPC_PRIVATE` (0), else in hex as strace prints it.
 fn put_key(p: &mut Printer, name: &str, key: u64) {
     let key = key as u32 as u64;

@@ -402,7 +402,7 @@ fn is_length(name: &str) -> bool {
         || name.starts_with('n')
         || name.starts_with("max")
         || name.starts_with("vlen")
-        || name == "cnt"
+        || name.ends_with("cnt")
 }
 
 /// Whether `base` is a struct or union (else a number, or a typedef of
@@ -604,6 +604,23 @@ fn stack_captures(spec: &mut Spec, arch: Arch, name: &str) {
     }
 }
 
+/// A struct argument whose declaration names a smaller struct than the
+/// kernel copies (`service::ipc::copied_struct`: shmctl's `struct
+/// shmid_ds *`, copied as `struct shmid64_ds`): its capture is made as
+/// large as the decoder reads.
+fn copied_struct(spec: &mut Spec, arch: Arch, name: &str) {
+    let Some((arg, size)) = service::ipc::copied_struct(arch, name) else {
+        return;
+    };
+    let n = spec.ncaps as usize;
+    for cap in spec.caps[..n]
+        .iter_mut()
+        .filter(|c| c.arg == arg && c.kind == CAP_FIXED)
+    {
+        cap.max = cap.max.max(clamp(size));
+    }
+}
+
 /// ioctl's argument (its third), sized by its request (the second).
 fn ioctl_capture(limits: Limits) -> CaptureSpec {
     CaptureSpec {
@@ -725,6 +742,7 @@ pub fn table(
                 None => strings_only(Arch::X86_64, name, limits),
             };
             stack_captures(&mut spec, Arch::X86_64, name);
+            copied_struct(&mut spec, Arch::X86_64, name);
         }
         spec.results_only(service::results_only(name));
         spec.wanted = wanted(name) as u8;
