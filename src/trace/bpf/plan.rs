@@ -604,20 +604,27 @@ fn stack_captures(spec: &mut Spec, arch: Arch, name: &str) {
     }
 }
 
-/// A struct argument whose declaration names a smaller struct than the
-/// kernel copies (`service::ipc::copied_struct`: shmctl's `struct
-/// shmid_ds *`, copied as `struct shmid64_ds`): its capture is made as
-/// large as the decoder reads.
+/// A struct argument whose declaration names less than the kernel copies:
+/// a smaller struct (`service::ipc::copied_struct`: shmctl's `struct
+/// shmid_ds *`, copied as `struct shmid64_ds`) or one of an array
+/// (`service::fs_path::STRUCT_ARRAYS`: utimensat's two times). Its capture
+/// is made as large as the decoder reads.
 fn copied_struct(spec: &mut Spec, arch: Arch, name: &str) {
-    let Some((arg, size)) = service::ipc::copied_struct(arch, name) else {
-        return;
-    };
     let n = spec.ncaps as usize;
-    for cap in spec.caps[..n]
-        .iter_mut()
-        .filter(|c| c.arg == arg && c.kind == CAP_FIXED)
+    let fixed = |arg: u8| move |c: &&mut CaptureSpec| c.arg == arg && c.kind == CAP_FIXED;
+    if let Some((arg, size)) = service::ipc::copied_struct(arch, name) {
+        for cap in spec.caps[..n].iter_mut().filter(fixed(arg)) {
+            cap.max = cap.max.max(clamp(size));
+        }
+    }
+    // An array of the declared struct (utimensat's two times).
+    for &(_, arg, count) in service::fs_path::STRUCT_ARRAYS
+        .iter()
+        .filter(|(n, ..)| *n == name)
     {
-        cap.max = cap.max.max(clamp(size));
+        for cap in spec.caps[..n].iter_mut().filter(fixed(arg)) {
+            cap.max = clamp(cap.max as usize * count);
+        }
     }
 }
 
