@@ -64,6 +64,14 @@ struct {
 	__type(value, __u8);
 } holding SEC(".maps");
 
+/* The memory multiplexed calls' decoders read, by call and value. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u64);
+	__type(value, struct rt_option);
+} options SEC(".maps");
+
 /* Requests rtrace's ioctl tables know, by code. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -394,6 +402,27 @@ __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 i
 		if (now && size) {
 			off = piece(s, off, addr, size < want ? size : want,
 				    c.arg | phase << 8 | str);
+			if (kind == RT_ENTER && s->last_fault)
+				s->cap_faulted = 1;
+		}
+		return off;
+	}
+	if (c.kind == RT_CAP_OPTION) {
+		__u32 index = (__u32)s->ev.nr + (compat ? RT_I386_BASE : 0);
+		__u64 key = (__u64)index << 32 | (__u32)args[c.len_arg & 7];
+		struct rt_option *o = bpf_map_lookup_elem(&options, &key);
+		if (!o)
+			return off;
+		int now = o->when & when;
+		if (again) {
+			now = 1;
+			phase = RT_AT_ENTER;
+		}
+		__u64 at = args[o->arg & 7];
+		if (now && at && o->size) {
+			s->last_fault = 0;
+			off = piece(s, off, at, o->size < want ? o->size : want,
+				    (o->arg & 7) | phase << 8 | (o->str ? PIECE_STR : 0));
 			if (kind == RT_ENTER && s->last_fault)
 				s->cap_faulted = 1;
 		}

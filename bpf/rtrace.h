@@ -42,6 +42,8 @@
 #define RT_CAP_MMSGHDR 13 /* args[len_arg] struct mmsghdr, each as RT_CAP_MSGHDR */
 #define RT_CAP_STACK 14  /* max bytes at the stack pointer + elem (a sigreturn's
                             signal frame) */
+#define RT_CAP_OPTION 15 /* what the `options` map names for args[len_arg]'s value
+                            (prctl's option): the memory behind one argument */
 
 /* When a capture is taken (rt_capture_spec.when). */
 #define RT_AT_ENTER 1
@@ -130,6 +132,16 @@ struct rt_ioctl {
 	__u16 size;
 	__u8 when; /* RT_AT_ENTER | RT_AT_EXIT */
 	__u8 str;  /* a NUL-terminated string */
+};
+
+/* The memory behind one argument of a multiplexed call, for one value of
+ * another (prctl's option), by (spec index << 32 | value). */
+struct rt_option {
+	__u16 size;
+	__u8 arg;
+	__u8 when; /* RT_AT_ENTER | RT_AT_EXIT */
+	__u8 str;  /* a NUL-terminated string */
+	__u8 pad[3];
 };
 
 /* -c counted in the kernel: one call number's calls (exits), errors and

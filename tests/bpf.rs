@@ -766,6 +766,23 @@ fn select_never_shows_sets_it_could_not_size_as_empty() {
     );
 }
 
+/// prctl's and arch_prctl's memory, which the option chooses (a name
+/// set and read back, a signal and an address written back), is copied
+/// by the option (`service::by_value`), and prints as ptrace prints it.
+#[test]
+fn multiplexed_calls_print_the_same() {
+    compare_lines("calls_proc", &[], |l| {
+        l.starts_with("prctl(") || l.starts_with("arch_prctl(")
+    });
+    let bin = fixture("calls_proc");
+    let (_, bpf) = both(&bin, &[]);
+    assert!(
+        bpf.iter()
+            .any(|l| l == "prctl(PR_SET_NAME, \"rtrace-test\") = 0"),
+        "{bpf:?}"
+    );
+}
+
 /// Structs the kernel copies more of than the declaration names are
 /// copied as far as the decoder reads them: decoded, not pointers.
 /// shmctl's and msgctl's, declared as `struct shmid_ds *` and `struct

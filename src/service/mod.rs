@@ -301,6 +301,43 @@ pub fn results_only(name: &str) -> &'static [u8] {
         .map_or(&[], |&(_, args)| args)
 }
 
+/// Memory a multiplexed call's decoder reads behind one argument, which
+/// another argument's value chooses (prctl's option, arch_prctl's code):
+/// what the BPF engine copies for that value, as the declarations cannot
+/// say (prctl's arguments are `unsigned long`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ByValue {
+    /// The argument whose value chooses (prctl's option: 0).
+    pub selector: u8,
+    /// That value (`PR_SET_NAME`).
+    pub value: u64,
+    /// The argument the memory is behind.
+    pub arg: u8,
+    /// What the decoder reads there.
+    pub mem: Mem,
+}
+
+/// What a decoder reads behind an argument, and when.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mem {
+    /// A NUL-terminated string of at most this many bytes with its NUL,
+    /// at the entry.
+    Str(usize),
+    /// This many bytes the kernel reads, at the entry.
+    In(usize),
+    /// This many bytes the kernel writes, at the leave.
+    Out(usize),
+}
+
+/// The [`ByValue`] memory of call `name`.
+pub fn by_value(name: &str) -> &'static [ByValue] {
+    match name {
+        "prctl" => prctl::MEMORY,
+        "arch_prctl" => process::ARCH_PRCTL_MEMORY,
+        _ => &[],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

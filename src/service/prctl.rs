@@ -23,6 +23,42 @@ use crate::service::raw::{
     lookup, put_composed, put_named, put_ptr_with, put_word_ptr, read_vec, u64_at,
 };
 use crate::service::resource::put_cap;
+use crate::service::{ByValue, Mem};
+
+/// `TASK_COMM_LEN`: a task's name, its NUL included.
+const TASK_COMM_LEN: usize = 16;
+
+/// What the decoders read behind prctl's arguments, by option
+/// (`service::ByValue`): the BPF engine copies these.
+pub const MEMORY: &[ByValue] = &[
+    opt(PR_SET_NAME, 1, Mem::Str(TASK_COMM_LEN)),
+    opt(PR_GET_NAME, 1, Mem::Out(TASK_COMM_LEN)),
+    opt(PR_GET_PDEATHSIG, 1, Mem::Out(4)),
+    opt(PR_GET_CHILD_SUBREAPER, 1, Mem::Out(4)),
+    opt(PR_GET_ENDIAN, 1, Mem::Out(4)),
+    opt(PR_GET_FPEMU, 1, Mem::Out(4)),
+    opt(PR_GET_FPEXC, 1, Mem::Out(4)),
+    opt(PR_GET_TSC, 1, Mem::Out(4)),
+    opt(PR_GET_UNALIGN, 1, Mem::Out(4)),
+    opt(PR_GET_TID_ADDRESS, 1, Mem::Out(8)),
+    // The cookie PR_SCHED_CORE_GET writes.
+    opt(PR_SCHED_CORE, 4, Mem::Out(8)),
+    // PR_SET_VMA_ANON_NAME's name (the kernel takes at most 80 bytes).
+    opt(PR_SET_VMA, 4, Mem::Str(80)),
+    // SECCOMP_MODE_FILTER's struct sock_fprog (its instructions are
+    // behind it: not copied).
+    opt(PR_SET_SECCOMP, 2, Mem::In(16)),
+];
+
+/// prctl's memory for `option` behind argument `arg`.
+const fn opt(option: u32, arg: u8, mem: Mem) -> ByValue {
+    ByValue {
+        selector: 0,
+        value: option as u64,
+        arg,
+        mem,
+    }
+}
 
 /// The argument names, `arg2`..`arg5` by index into `c.args`.
 const ARG_NAMES: [&str; 5] = ["option", "arg2", "arg3", "arg4", "arg5"];
@@ -147,7 +183,7 @@ pub fn prctl_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
         PR_SET_DUMPABLE => named_hex(p, "arg2", a[1], PR_DUMPABLE),
         PR_SET_NAME => {
             // The kernel copies at most TASK_COMM_LEN - 1 bytes.
-            match p.mem().read_cstr(a[1], 15) {
+            match p.mem().read_cstr(a[1], TASK_COMM_LEN - 1) {
                 Some((bytes, terminated)) => p.string("arg2", &bytes, !terminated),
                 None => p.ptr("arg2", a[1]),
             }

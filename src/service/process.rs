@@ -32,6 +32,7 @@ use crate::service::raw::{
 };
 use crate::service::resource::put_rusage;
 use crate::service::signal::put_siginfo;
+use crate::service::{ByValue, Mem};
 
 /// How many argv strings print before `..` without `-v`.
 const ARGV_SHOWN: usize = 32;
@@ -530,6 +531,26 @@ pub fn getgroups_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     }
     p.equals();
     p.result(c.result);
+}
+
+/// What arch_prctl's getters write behind `addr`, by code
+/// (`service::ByValue`): the BPF engine copies these.
+pub const ARCH_PRCTL_MEMORY: &[ByValue] = &[
+    arch_get(ARCH_GET_FS),
+    arch_get(ARCH_GET_GS),
+    arch_get(ARCH_GET_XCOMP_SUPP),
+    arch_get(ARCH_GET_XCOMP_PERM),
+    arch_get(ARCH_GET_XCOMP_GUEST_PERM),
+];
+
+/// An arch_prctl getter `code`: 8 bytes written behind `addr`.
+const fn arch_get(code: i64) -> ByValue {
+    ByValue {
+        selector: 0,
+        value: code as u64,
+        arg: 1,
+        mem: Mem::Out(8),
+    }
 }
 
 /// `arch_prctl(code, addr)`: the getters print what they wrote at leave.

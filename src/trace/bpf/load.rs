@@ -9,7 +9,7 @@ use aya::{Btf, Ebpf, EbpfLoader};
 
 use super::super::{Engine, Error};
 use super::members::Members;
-use super::{Options, plan, typed_btf};
+use super::{Options, by_value, plan, typed_btf};
 use crate::abi::xlat::fs::ANON_INODE_FS_MAGIC;
 use crate::kernel::Arch;
 
@@ -448,6 +448,19 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
             specs
                 .set(index, spec, 0)
                 .map_err(|e| load_error("fill the spec table", e))?;
+        }
+    }
+    // Multiplexed calls' memory by value (prctl's option).
+    let options = by_value::table(&captured);
+    if !options.is_empty() {
+        let mut map: HashMap<_, u64, by_value::OptionSpec> = HashMap::try_from(
+            ebpf.map_mut("options")
+                .ok_or_else(|| missing("the options table"))?,
+        )
+        .map_err(|e| load_error("open the options table", e))?;
+        for (key, spec) in options {
+            map.insert(key, spec, 0)
+                .map_err(|e| load_error("fill the options table", e))?;
         }
     }
     // Only an ioctl's capture looks requests up.

@@ -50,6 +50,7 @@ const CAP_IOVEC: u8 = 11;
 const CAP_MSGHDR: u8 = 12;
 const CAP_MMSGHDR: u8 = 13;
 const CAP_STACK: u8 = 14;
+const CAP_OPTION: u8 = 15;
 /// What a pointer to a number gets: the type may be the first of an
 /// array (pipe2's `int *fildes`, mincore's `unsigned char *vec`).
 const GUESS: u16 = 64;
@@ -604,6 +605,22 @@ fn stack_captures(spec: &mut Spec, arch: Arch, name: &str) {
     }
 }
 
+/// A multiplexed call's memory chosen by an argument's value
+/// (`service::by_value`: prctl's option): one capture that has the
+/// program look the value up in the options map (`by_value.rs`).
+fn option_capture(spec: &mut Spec, name: &str, limits: Limits) {
+    if let Some(first) = service::by_value(name).first() {
+        spec.push(CaptureSpec {
+            arg: first.selector,
+            kind: CAP_OPTION,
+            when: AT_ENTER | AT_EXIT,
+            len_arg: first.selector,
+            elem: 0,
+            max: clamp(limits.string_limit.max(BUF_CAP) + 1),
+        });
+    }
+}
+
 /// A struct argument whose declaration names less than the kernel copies:
 /// a smaller struct (`service::ipc::copied_struct`: shmctl's `struct
 /// shmid_ds *`, copied as `struct shmid64_ds`) or one of an array
@@ -749,6 +766,7 @@ pub fn table(
                 None => strings_only(Arch::X86_64, name, limits),
             };
             stack_captures(&mut spec, Arch::X86_64, name);
+            option_capture(&mut spec, name, limits);
             copied_struct(&mut spec, Arch::X86_64, name);
         }
         spec.results_only(service::results_only(name));
@@ -765,6 +783,7 @@ pub fn table(
         if captured(name) {
             spec = i386_captures(name, formats.get(name), limits);
             stack_captures(&mut spec, Arch::I386, name);
+            option_capture(&mut spec, name, limits);
         }
         spec.results_only(service::results_only(name));
         spec.wanted = wanted(name) as u8;

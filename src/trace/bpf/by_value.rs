@@ -1,0 +1,84 @@
+//! The options map: the memory multiplexed calls' decoders read behind one
+//! argument, chosen by another argument's value (prctl's option,
+//! arch_prctl's code), from `service::by_value`. The program's
+//! `RT_CAP_OPTION` capture looks the value up here, by the call's spec
+//! index and the value (`struct rt_option`, bpf/rtrace.h).
+
+use super::plan::I386_BASE;
+use crate::kernel::Arch;
+use crate::service::{self, Mem};
+
+/// `struct rt_option`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OptionSpec {
+    size: u16,
+    arg: u8,
+    when: u8,
+    str: u8,
+    pad: [u8; 3],
+}
+
+// SAFETY: plain integers.
+unsafe impl aya::Pod for OptionSpec {}
+
+/// `RT_AT_ENTER`, `RT_AT_EXIT`.
+const AT_ENTER: u8 = 1;
+const AT_EXIT: u8 = 2;
+
+/// Every entry of the options map for the calls `captured` says carry
+/// their memory: key `spec index << 32 | value`.
+pub fn table(captured: &dyn Fn(&str) -> bool) -> Vec<(u64, OptionSpec)> {
+    let mut out = Vec::new();
+    for (arch, base) in [(Arch::X86_64, 0), (Arch::I386, I386_BASE)] {
+        for (nr, name) in service::all_calls(arch) {
+            if nr >= I386_BASE as u64 || !captured(name) {
+                continue;
+            }
+            for entry in service::by_value(name) {
+                let (size, when, str) = match entry.mem {
+                    Mem::Str(n) => (n, AT_ENTER, 1),
+                    Mem::In(n) => (n, AT_ENTER, 0),
+                    Mem::Out(n) => (n, AT_EXIT, 0),
+                };
+                let key = u64::from(base + nr as u32) << 32 | (entry.value as u32 as u64);
+                let spec = OptionSpec {
+                    size: size.min(u16::MAX as usize) as u16,
+                    arg: entry.arg,
+                    when,
+                    str,
+                    pad: [0; 3],
+                };
+                out.push((key, spec));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prctl_set_name_is_a_string_at_the_entry_of_both_arches() {
+        let prctl = table(&|name| name == "prctl");
+        let set_name = crate::abi::xlat::process::PR_SET_NAME as u64;
+        let at = |arch| {
+            let nr = service::number(arch, "prctl").expect("prctl") as u32;
+            let base = if arch == Arch::I386 { I386_BASE } else { 0 };
+            u64::from(base + nr) << 32 | set_name
+        };
+        for arch in [Arch::X86_64, Arch::I386] {
+            let (_, spec) = prctl
+                .iter()
+                .find(|(key, _)| *key == at(arch))
+                .expect("PR_SET_NAME");
+            assert_eq!(
+                (spec.size, spec.arg, spec.when, spec.str),
+                (16, 1, AT_ENTER, 1)
+            );
+        }
+        assert!(table(&|_| false).is_empty());
+    }
+}
