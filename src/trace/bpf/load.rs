@@ -9,7 +9,7 @@ use aya::{Btf, Ebpf, EbpfLoader};
 
 use super::super::{Engine, Error};
 use super::members::Members;
-use super::{Options, by_value, plan, typed_btf};
+use super::{Options, by_value, ioctl_plan, plan, typed_btf};
 use crate::abi::xlat::fs::ANON_INODE_FS_MAGIC;
 use crate::kernel::Arch;
 
@@ -465,12 +465,12 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     }
     // Only an ioctl's capture looks requests up.
     if captured("ioctl") {
-        let mut ioctls: HashMap<_, u32, plan::IoctlSpec> = HashMap::try_from(
+        let mut ioctls: HashMap<_, u32, ioctl_plan::IoctlSpec> = HashMap::try_from(
             ebpf.map_mut("ioctls")
                 .ok_or_else(|| missing("the ioctl table"))?,
         )
         .map_err(|e| load_error("open the ioctl table", e))?;
-        for (code, spec) in plan::ioctl_table(limits) {
+        for (code, spec) in ioctl_plan::table(limits) {
             ioctls
                 .insert(code, spec, 0)
                 .map_err(|e| load_error("fill the ioctl table", e))?;

@@ -15,6 +15,7 @@
 //! loses records, which are counted and shown where they were lost.
 
 mod by_value;
+mod ioctl_plan;
 mod load;
 mod members;
 pub mod plan;

@@ -80,63 +80,6 @@ pub struct CaptureSpec {
     max: u16,
 }
 
-/// `struct rt_ioctl`: the argument of a request rtrace's tables know.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct IoctlSpec {
-    size: u16,
-    when: u8,
-    str: u8,
-}
-
-// SAFETY: plain integers.
-unsafe impl aya::Pod for IoctlSpec {}
-
-/// What to copy of the argument of each request the ioctl groups decode:
-/// its size and direction from the group's table, which old requests'
-/// codes do not tell (`TCGETS` is 0x5401). Requests the code describes
-/// are copied as the code says, without an entry here.
-pub fn ioctl_table(limits: Limits) -> Vec<(u32, IoctlSpec)> {
-    use crate::ioctl::{Arg, IF_IN, IF_OUT};
-    let mut out: Vec<(u32, IoctlSpec)> = Vec::new();
-    for group in crate::ioctl::groups() {
-        for req in group.requests() {
-            let (size, str) = match &req.arg {
-                Arg::Int | Arg::IntFlags(_) => (4, 0),
-                Arg::Char => (1, 0),
-                Arg::Struct(layout) | Arg::Custom(layout) => (layout.size, 0),
-                Arg::Str => (limits.string_limit + 2, 1),
-                _ => continue,
-            };
-            // Printed at the entry (IF_OUT) or the leave (IF_IN); a value
-            // the kernel writes back is also printed at the leave.
-            let mut when = 0;
-            if req.dirs & IF_OUT != 0 || req.dirs == 0 {
-                when |= AT_ENTER;
-            }
-            if req.dirs & IF_IN != 0 || req.dirs == 0 {
-                when |= AT_EXIT;
-            }
-            let spec = IoctlSpec {
-                size: clamp(size),
-                when,
-                str,
-            };
-            match out.iter_mut().find(|(code, _)| *code == req.code) {
-                // One code, several groups (the fd tells which): enough
-                // for every one of them.
-                Some((_, have)) => {
-                    have.size = have.size.max(spec.size);
-                    have.when |= spec.when;
-                    have.str &= spec.str;
-                }
-                None => out.push((req.code, spec)),
-            }
-        }
-    }
-    out
-}
-
 /// `struct rt_count`: one call number's counts on one CPU.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
@@ -365,7 +308,7 @@ pub struct Limits {
     pub verbose: bool,
 }
 
-fn clamp(n: usize) -> u16 {
+pub(super) fn clamp(n: usize) -> u16 {
     n.min(CAP_MAX - 1) as u16
 }
 
