@@ -772,14 +772,46 @@ fn select_never_shows_sets_it_could_not_size_as_empty() {
     );
 }
 
-/// prctl's and arch_prctl's memory, which the option chooses (a name
-/// set and read back, a signal and an address written back), is copied
-/// by the option (`service::by_value`), and prints as ptrace prints it.
+/// `line` with each run of digits as `N` (ids, times and counts that
+/// differ from run to run).
+fn digits_out(line: &str) -> String {
+    let mut out = String::new();
+    for c in line.chars() {
+        if !c.is_ascii_digit() {
+            out.push(c);
+        } else if !out.ends_with('N') {
+            out.push('N');
+        }
+    }
+    out
+}
+
+/// Multiplexed calls' memory, which an argument's value chooses, is
+/// copied by that value (`service::by_value`) and prints as ptrace prints
+/// it: prctl's and arch_prctl's (a name set and read back, a signal and
+/// an address written back), kcmp's epoll slot, semctl's union (numbers
+/// left out: ids and times differ from run to run).
 #[test]
 fn multiplexed_calls_print_the_same() {
     compare_lines("calls_proc", &[], |l| {
         l.starts_with("prctl(") || l.starts_with("arch_prctl(")
     });
+    compare_lines("s12_misc", &[], |l| l.starts_with("kcmp("));
+    let (ptrace, bpf) = both(&fixture("calls_ipc"), &[]);
+    let semctl = |lines: &[String]| -> Vec<String> {
+        lines
+            .iter()
+            .filter(|l| l.starts_with("semctl(") && !l.contains("ALL, &"))
+            .map(|l| digits_out(l))
+            .collect()
+    };
+    let want = semctl(&ptrace);
+    assert!(
+        want.iter()
+            .any(|l| l.starts_with("semctl(N, N, IPC_STAT, {sem_perm={")),
+        "{want:?}"
+    );
+    assert_eq!(semctl(&bpf), want);
     let bin = fixture("calls_proc");
     let (_, bpf) = both(&bin, &[]);
     assert!(
@@ -800,17 +832,6 @@ fn structs_larger_than_declared_print_the_same() {
     compare_lines("s12_misc", &[], |l| l.starts_with("utimensat("));
     let bin = fixture("calls_ipc");
     let (ptrace, bpf) = both(&bin, &[]);
-    let digits_out = |line: &str| -> String {
-        let mut out = String::new();
-        for c in line.chars() {
-            if !c.is_ascii_digit() {
-                out.push(c);
-            } else if !out.ends_with('N') {
-                out.push('N');
-            }
-        }
-        out
-    };
     let pick = |lines: &[String]| -> Vec<String> {
         lines
             .iter()

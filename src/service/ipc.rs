@@ -23,6 +23,7 @@ use crate::kernel::{Arch, Memory};
 use crate::service::h;
 use crate::service::raw::{lookup, open_struct_dyn, put_composed, read_vec};
 use crate::service::time::put_call_timespec;
+use crate::service::{ByValue, Mem};
 
 /// The flag a `*ctl` command carries for the 64-bit structs
 /// (`<linux/ipc.h>`'s IPC_64; i386's C library always sets it).
@@ -82,6 +83,37 @@ pub fn copied_struct(arch: Arch, name: &str) -> Option<(u8, usize)> {
         "msgctl" => Some((2, most(&[l.msq, MSGINFO]))),
         _ => None,
     }
+}
+
+/// What semctl's decoders read behind its fourth argument (a union the
+/// command chooses: `service::ByValue`), with and without IPC_64: the
+/// struct a STAT command fills, the one IPC_SET reads, the `*_INFO`
+/// answer. GETALL's and SETALL's arrays are shown as pointers.
+pub fn semctl_memory() -> Vec<ByValue> {
+    let l = layouts(Arch::X86_64);
+    let (sem, info) = (extent(l.sem), extent(SEMINFO));
+    let mut out = Vec::new();
+    for (name, mem) in [
+        ("IPC_STAT", Mem::Out(sem)),
+        ("SEM_STAT", Mem::Out(sem)),
+        ("SEM_STAT_ANY", Mem::Out(sem)),
+        ("IPC_SET", Mem::In(sem)),
+        ("IPC_INFO", Mem::Out(info)),
+        ("SEM_INFO", Mem::Out(info)),
+    ] {
+        let Some(&(cmd, _)) = SEMCTL_CMDS.iter().find(|(_, n)| *n == name) else {
+            continue;
+        };
+        for value in [cmd as u64, cmd as u64 | IPC_64] {
+            out.push(ByValue {
+                selector: 2,
+                value,
+                arg: 3,
+                mem,
+            });
+        }
+    }
+    out
 }
 
 /// A key: `IPC_PRIVATE` (0), else in hex as strace prints it.

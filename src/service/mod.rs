@@ -330,11 +330,13 @@ pub enum Mem {
 }
 
 /// The [`ByValue`] memory of call `name`.
-pub fn by_value(name: &str) -> &'static [ByValue] {
+pub fn by_value(name: &str) -> Vec<ByValue> {
     match name {
-        "prctl" => prctl::MEMORY,
-        "arch_prctl" => process::ARCH_PRCTL_MEMORY,
-        _ => &[],
+        "prctl" => prctl::MEMORY.to_vec(),
+        "arch_prctl" => process::ARCH_PRCTL_MEMORY.to_vec(),
+        "semctl" => ipc::semctl_memory(),
+        "kcmp" => ns::KCMP_MEMORY.to_vec(),
+        _ => Vec::new(),
     }
 }
 

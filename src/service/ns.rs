@@ -10,6 +10,7 @@ use crate::decode::put_fd;
 use crate::format::Printer;
 use crate::service::h;
 use crate::service::raw::{i32_at, put_named, u32_at};
+use crate::service::{ByValue, Mem};
 
 /// `unshare(flags)`: `unshare(CLONE_NEWUTS|CLONE_NEWNET)`. The kernel
 /// reads all of the `unsigned long`.
@@ -24,6 +25,18 @@ pub fn setns_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.flags("nstype", c.args[1] as u32 as u64, SETNS_FLAGS);
     CallType::Done
 }
+
+/// `sizeof(struct kcmp_epoll_slot)` (`<linux/kcmp.h>`): three __u32.
+const KCMP_EPOLL_SLOT_SIZE: usize = 12;
+
+/// What kcmp's decoder reads behind `idx2`, by type (`service::ByValue`):
+/// KCMP_EPOLL_TFD's slot.
+pub const KCMP_MEMORY: &[ByValue] = &[ByValue {
+    selector: 2,
+    value: KCMP_EPOLL_TFD as u64,
+    arg: 4,
+    mem: Mem::In(KCMP_EPOLL_SLOT_SIZE),
+}];
 
 /// `kcmp(pid1, pid2, type, idx1, idx2)`: the indexes print as the type
 /// reads them, as strace shows them: two fds for KCMP_FILE (the low 32
@@ -47,7 +60,7 @@ pub fn kcmp_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
             put_their_fd(p, "idx1", pid1, c.args[3] as i32);
             // `struct kcmp_epoll_slot` (`<linux/kcmp.h>`): three __u32,
             // the first two fds of pid2 (numbers, as strace shows them).
-            if let Some(b) = p.open_struct::<12>("idx2", c.args[4]) {
+            if let Some(b) = p.open_struct::<KCMP_EPOLL_SLOT_SIZE>("idx2", c.args[4]) {
                 p.int("efd", i32_at(&b, 0) as i64);
                 p.int("tfd", i32_at(&b, 4) as i64);
                 p.uint("toff", u32_at(&b, 8) as u64);
