@@ -358,6 +358,27 @@ __noinline __u32 msghdr(struct scratch *s, __u32 off, __u64 addr, __u64 budget, 
 #include "files.bpf.h"
 #include "usbmon.bpf.h"
 
+/* A struct sock_fprog at `addr` (struct sock_fprog32 for an i386 call:
+ * VEC_COMPAT in meta) and its first instructions, at most `max` bytes of
+ * them: as many as the decoder shows. */
+__noinline __u32 fprog(struct scratch *s, __u32 off, __u64 addr, __u32 max, __u32 meta)
+{
+	if (!s)
+		return off;
+	__u32 size = meta & VEC_COMPAT ? 8 : 16;
+	__u32 pmeta = meta & 0xffff;
+	__u64 raw[2] = {};
+	if (bpf_probe_read_user(raw, size & 24, (void *)addr) != 0)
+		return piece(s, off, addr, size, pmeta);
+	off = piece(s, off, addr, size, pmeta);
+	/* len, then the pointer: at 8, or at 4 in the 32-bit struct. */
+	__u64 insns = (raw[0] & 0xffff) * 8;
+	__u64 filter = meta & VEC_COMPAT ? raw[0] >> 32 : raw[1];
+	if (insns > max)
+		insns = max;
+	return piece(s, off, filter, insns, pmeta);
+}
+
 /* One capture of a call's spec, `packed` (a struct rt_capture_spec),
  * into the record at `off`. A function of its own, verified once rather
  * than in every iteration and both programs. info: the capture's index,
@@ -419,10 +440,16 @@ __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 i
 			phase = RT_AT_ENTER;
 		}
 		__u64 at = args[o->arg & 7];
-		if (now && at && o->size) {
+		__u32 ometa = (o->arg & 7) | phase << 8;
+		if (now && at && o->kind == RT_OPT_FPROG) {
+			s->last_fault = 0;
+			off = fprog(s, off, at, o->size, ometa | (compat ? VEC_COMPAT : 0));
+			if (kind == RT_ENTER && s->last_fault)
+				s->cap_faulted = 1;
+		} else if (now && at && o->size) {
 			s->last_fault = 0;
 			off = piece(s, off, at, o->size < want ? o->size : want,
-				    (o->arg & 7) | phase << 8 | (o->str ? PIECE_STR : 0));
+				    ometa | (o->kind == RT_OPT_STR ? PIECE_STR : 0));
 			if (kind == RT_ENTER && s->last_fault)
 				s->cap_faulted = 1;
 		}

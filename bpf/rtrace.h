@@ -137,12 +137,17 @@ struct rt_ioctl {
 /* The memory behind one argument of a multiplexed call, for one value of
  * another (prctl's option), by (spec index << 32 | value). */
 struct rt_option {
-	__u16 size;
+	__u16 size; /* the bytes; of RT_OPT_FPROG, its instructions' */
 	__u8 arg;
 	__u8 when; /* RT_AT_ENTER | RT_AT_EXIT */
-	__u8 str;  /* a NUL-terminated string */
+	__u8 kind; /* RT_OPT_* */
 	__u8 pad[3];
 };
+
+/* Kinds in rt_option.kind. */
+#define RT_OPT_BYTES 0
+#define RT_OPT_STR 1   /* a NUL-terminated string */
+#define RT_OPT_FPROG 2 /* a struct sock_fprog and its instructions */
 
 /* -c counted in the kernel: one call number's calls (exits), errors and
  * nanoseconds from entry to exit, per CPU. */

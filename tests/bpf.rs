@@ -789,14 +789,20 @@ fn digits_out(line: &str) -> String {
 /// Multiplexed calls' memory, which an argument's value chooses, is
 /// copied by that value (`service::by_value`) and prints as ptrace prints
 /// it: prctl's and arch_prctl's (a name set and read back, a signal and
-/// an address written back), kcmp's epoll slot, semctl's union (numbers
-/// left out: ids and times differ from run to run).
+/// an address written back), kcmp's epoll slot, socket and seccomp
+/// filters, semctl's union (numbers left out: ids and times differ from
+/// run to run).
 #[test]
 fn multiplexed_calls_print_the_same() {
     compare_lines("calls_proc", &[], |l| {
         l.starts_with("prctl(") || l.starts_with("arch_prctl(")
     });
     compare_lines("s12_misc", &[], |l| l.starts_with("kcmp("));
+    // Filter programs behind a struct sock_fprog (seccomp, PR_SET_SECCOMP,
+    // SO_ATTACH_FILTER) and the ones SO_GET_FILTER writes, as far as -s
+    // shows them and whole with -v.
+    compare("sock_filters", &[]);
+    compare("sock_filters", &["-v"]);
     let (ptrace, bpf) = both(&fixture("calls_ipc"), &[]);
     let semctl = |lines: &[String]| -> Vec<String> {
         lines

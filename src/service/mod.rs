@@ -327,6 +327,12 @@ pub enum Mem {
     In(usize),
     /// This many bytes the kernel writes, at the leave.
     Out(usize),
+    /// A `struct sock_fprog` and the instructions it points at, as many
+    /// as are shown (`bpf_filter::put_fprog`), at the entry.
+    Fprog,
+    /// Classic BPF instructions the kernel writes, as many as are shown
+    /// (`bpf_filter::put_program`), at the leave.
+    Insns,
 }
 
 /// The [`ByValue`] memory of call `name`.
@@ -336,6 +342,9 @@ pub fn by_value(name: &str) -> Vec<ByValue> {
         "arch_prctl" => process::ARCH_PRCTL_MEMORY.to_vec(),
         "semctl" => ipc::semctl_memory(),
         "kcmp" => ns::KCMP_MEMORY.to_vec(),
+        "seccomp" => seccomp::MEMORY.to_vec(),
+        "setsockopt" => sockopt::SETSOCKOPT_MEMORY.to_vec(),
+        "getsockopt" => sockopt::GETSOCKOPT_MEMORY.to_vec(),
         _ => Vec::new(),
     }
 }

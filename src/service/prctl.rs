@@ -45,9 +45,8 @@ pub const MEMORY: &[ByValue] = &[
     opt(PR_SCHED_CORE, 4, Mem::Out(8)),
     // PR_SET_VMA_ANON_NAME's name (the kernel takes at most 80 bytes).
     opt(PR_SET_VMA, 4, Mem::Str(80)),
-    // SECCOMP_MODE_FILTER's struct sock_fprog (its instructions are
-    // behind it: not copied).
-    opt(PR_SET_SECCOMP, 2, Mem::In(16)),
+    // SECCOMP_MODE_FILTER's program.
+    opt(PR_SET_SECCOMP, 2, Mem::Fprog),
 ];
 
 /// prctl's memory for `option` behind argument `arg`.

@@ -10,9 +10,19 @@ use crate::format::{Naming, Printer};
 use crate::service::bpf_filter::{Flavor, put_fprog};
 use crate::service::h;
 use crate::service::raw::{entered_done, lookup, put_named, read_vec, u16_at, u32_at};
+use crate::service::{ByValue, Mem};
 
 /// SECCOMP_SET_MODE_FILTER
 const SET_MODE_FILTER: u32 = 1;
+/// What seccomp's decoder reads behind `uargs`, by operation
+/// (`service::ByValue`): SECCOMP_SET_MODE_FILTER's program.
+pub const MEMORY: &[ByValue] = &[ByValue {
+    selector: 0,
+    value: SET_MODE_FILTER as u64,
+    arg: 2,
+    mem: Mem::Fprog,
+}];
+
 /// SECCOMP_GET_ACTION_AVAIL
 const GET_ACTION_AVAIL: u32 = 2;
 /// SECCOMP_GET_NOTIF_SIZES

@@ -20,6 +20,7 @@ use crate::service::h;
 use crate::service::net::{put_len_result, put_sockaddr, save_len, saved_len, ucred_fields};
 use crate::service::raw::{i32_at, int_at, lookup, read_vec, time_size, u32_at};
 use crate::service::sockopt_packet::{put_packet_optval, put_raw_optval};
+use crate::service::{ByValue, Mem};
 
 // SO_ATTACH_FILTER is what getsockopt calls SO_GET_FILTER.
 use crate::abi::xlat::net::{
@@ -404,6 +405,35 @@ fn put_mreq(p: &mut Printer, name: &str, opt: Option<&str>, addr: u64, len: u64)
     p.close("}");
     Some(true)
 }
+
+/// What setsockopt's decoder reads behind `optval` beyond its bytes, by
+/// option (`service::ByValue`): a socket filter's instructions. (By the
+/// option number alone: another level's option of the same number gets
+/// the copy too, which its decoder never reads.)
+pub const SETSOCKOPT_MEMORY: &[ByValue] = &[
+    ByValue {
+        selector: 2,
+        value: SO_ATTACH_FILTER as u64,
+        arg: 3,
+        mem: Mem::Fprog,
+    },
+    ByValue {
+        selector: 2,
+        value: SO_ATTACH_REUSEPORT_CBPF as u64,
+        arg: 3,
+        mem: Mem::Fprog,
+    },
+];
+
+/// What getsockopt's decoder reads behind `optval` beyond what `optlen`
+/// says, by option (`service::ByValue`): SO_GET_FILTER's `optlen` counts
+/// instructions, not bytes.
+pub const GETSOCKOPT_MEMORY: &[ByValue] = &[ByValue {
+    selector: 2,
+    value: SO_ATTACH_FILTER as u64,
+    arg: 3,
+    mem: Mem::Insns,
+}];
 
 /// `setsockopt(sockfd, level, optname, optval, optlen)`
 pub fn setsockopt_out(p: &mut Printer, c: &mut CallCtx) -> CallType {

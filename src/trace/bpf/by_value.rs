@@ -4,7 +4,7 @@
 //! `RT_CAP_OPTION` capture looks the value up here, by the call's spec
 //! index and the value (`struct rt_option`, bpf/rtrace.h).
 
-use super::plan::I386_BASE;
+use super::plan::{I386_BASE, Limits};
 use crate::kernel::Arch;
 use crate::service::{self, Mem};
 
@@ -15,9 +15,18 @@ pub struct OptionSpec {
     size: u16,
     arg: u8,
     when: u8,
-    str: u8,
+    kind: u8,
     pad: [u8; 3],
 }
+
+/// `RT_OPT_*` kinds (bpf/rtrace.h).
+const OPT_BYTES: u8 = 0;
+const OPT_STR: u8 = 1;
+const OPT_FPROG: u8 = 2;
+
+/// `BPF_MAXINSNS` and a classic BPF instruction's bytes.
+const MAX_INSNS: usize = 4096;
+const INSN_SIZE: usize = 8;
 
 // SAFETY: plain integers.
 unsafe impl aya::Pod for OptionSpec {}
@@ -27,8 +36,15 @@ const AT_ENTER: u8 = 1;
 const AT_EXIT: u8 = 2;
 
 /// Every entry of the options map for the calls `captured` says carry
-/// their memory: key `spec index << 32 | value`.
-pub fn table(captured: &dyn Fn(&str) -> bool) -> Vec<(u64, OptionSpec)> {
+/// their memory: key `spec index << 32 | value`. A filter program's
+/// instructions are copied as far as they are shown (`-s`, or all with
+/// `-v`).
+pub fn table(limits: Limits, captured: &dyn Fn(&str) -> bool) -> Vec<(u64, OptionSpec)> {
+    let shown_insns = if limits.verbose {
+        MAX_INSNS
+    } else {
+        limits.string_limit.clamp(1, MAX_INSNS)
+    };
     let mut out = Vec::new();
     for (arch, base) in [(Arch::X86_64, 0), (Arch::I386, I386_BASE)] {
         for (nr, name) in service::all_calls(arch) {
@@ -36,17 +52,19 @@ pub fn table(captured: &dyn Fn(&str) -> bool) -> Vec<(u64, OptionSpec)> {
                 continue;
             }
             for entry in service::by_value(name) {
-                let (size, when, str) = match entry.mem {
-                    Mem::Str(n) => (n, AT_ENTER, 1),
-                    Mem::In(n) => (n, AT_ENTER, 0),
-                    Mem::Out(n) => (n, AT_EXIT, 0),
+                let (size, when, kind) = match entry.mem {
+                    Mem::Str(n) => (n, AT_ENTER, OPT_STR),
+                    Mem::In(n) => (n, AT_ENTER, OPT_BYTES),
+                    Mem::Out(n) => (n, AT_EXIT, OPT_BYTES),
+                    Mem::Fprog => (shown_insns * INSN_SIZE, AT_ENTER, OPT_FPROG),
+                    Mem::Insns => (shown_insns * INSN_SIZE, AT_EXIT, OPT_BYTES),
                 };
                 let key = u64::from(base + nr as u32) << 32 | (entry.value as u32 as u64);
                 let spec = OptionSpec {
                     size: size.min(u16::MAX as usize) as u16,
                     arg: entry.arg,
                     when,
-                    str,
+                    kind,
                     pad: [0; 3],
                 };
                 out.push((key, spec));
@@ -62,7 +80,11 @@ mod tests {
 
     #[test]
     fn prctl_set_name_is_a_string_at_the_entry_of_both_arches() {
-        let prctl = table(&|name| name == "prctl");
+        let limits = Limits {
+            string_limit: 32,
+            verbose: false,
+        };
+        let prctl = table(limits, &|name| name == "prctl");
         let set_name = crate::abi::xlat::process::PR_SET_NAME as u64;
         let at = |arch| {
             let nr = service::number(arch, "prctl").expect("prctl") as u32;
@@ -75,10 +97,10 @@ mod tests {
                 .find(|(key, _)| *key == at(arch))
                 .expect("PR_SET_NAME");
             assert_eq!(
-                (spec.size, spec.arg, spec.when, spec.str),
-                (16, 1, AT_ENTER, 1)
+                (spec.size, spec.arg, spec.when, spec.kind),
+                (16, 1, AT_ENTER, OPT_STR)
             );
         }
-        assert!(table(&|_| false).is_empty());
+        assert!(table(limits, &|_| false).is_empty());
     }
 }

@@ -451,7 +451,7 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         }
     }
     // Multiplexed calls' memory by value (prctl's option).
-    let options = by_value::table(&captured);
+    let options = by_value::table(limits, &captured);
     if !options.is_empty() {
         let mut map: HashMap<_, u64, by_value::OptionSpec> = HashMap::try_from(
             ebpf.map_mut("options")
