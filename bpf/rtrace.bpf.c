@@ -469,6 +469,16 @@ __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 i
 	case RT_CAP_STACK:
 		off = piece(s, off, addr, want, meta);
 		break;
+	case RT_CAP_INDIRECT: {
+		__u64 at = 0;
+		if (bpf_probe_read_user(&at, 8, (void *)(addr + c.elem)) != 0)
+			break;
+		if (compat)
+			at &= 0xffffffff;
+		if (at)
+			off = piece(s, off, at, want, meta);
+		break;
+	}
 	case RT_CAP_GUESS:
 		/* More than the type says (an int * that is an array,
 		 * pipe2's fds), or the type if that much faults. */

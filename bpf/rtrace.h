@@ -44,6 +44,8 @@
                             signal frame) */
 #define RT_CAP_OPTION 15 /* what the `options` map names for args[len_arg]'s value
                             (prctl's option): the memory behind one argument */
+#define RT_CAP_INDIRECT 16 /* max bytes through the pointer at byte elem of the
+                              struct at args[arg] (its low half for i386) */
 
 /* When a capture is taken (rt_capture_spec.when). */
 #define RT_AT_ENTER 1

@@ -827,6 +827,31 @@ fn multiplexed_calls_print_the_same() {
     );
 }
 
+/// Memory behind pointers inside a struct argument (`service::indirect`)
+/// is copied through them: clone3's pidfd and parent_tid, which the
+/// kernel writes, and io_pgetevents' and pselect6's signal masks.
+#[test]
+fn pointers_inside_structs_print_the_same() {
+    compare_lines("calls_proc", &["-f"], |l| l.contains("clone3("));
+    // (Its context is an address that differs from run to run.)
+    let (ptrace, bpf) = both(&fixture("s12_uring"), &[]);
+    let usig = |lines: &[String]| -> Vec<String> {
+        lines
+            .iter()
+            .filter(|l| l.starts_with("io_pgetevents("))
+            .filter_map(|l| l.split_once(", ").map(|(_, rest)| rest.to_string()))
+            .collect()
+    };
+    let want = usig(&ptrace);
+    assert!(
+        want.iter()
+            .any(|l| l.contains("{sigmask=[USR1], sigsetsize=8}")),
+        "{want:?}"
+    );
+    assert_eq!(usig(&bpf), want);
+    compare_lines("s12_misc", &[], |l| l.starts_with("pselect6("));
+}
+
 /// Structs the kernel copies more of than the declaration names are
 /// copied as far as the decoder reads them: decoded, not pointers.
 /// shmctl's and msgctl's, declared as `struct shmid_ds *` and `struct

@@ -25,6 +25,7 @@ use crate::service::raw::{
 use crate::service::sched::ioprio_text;
 use crate::service::signal::put_sigset;
 use crate::service::time::put_call_timespec;
+use crate::service::{Indirect, Mem};
 
 /// A `long` parameter as the kernel reads it: 64 bits on x86_64, the low
 /// 32 (signed) from an i386 caller.
@@ -243,6 +244,14 @@ pub fn io_getevents_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     put_events_and_timeout(p, c, failed);
     put_result(p, c);
 }
+
+/// What io_pgetevents' decoder reads through the pointer its
+/// `struct __aio_sigset` starts with (`service::Indirect`): the mask.
+pub const IO_PGETEVENTS_INDIRECT: &[Indirect] = &[Indirect {
+    arg: 5,
+    offset: 0,
+    mem: Mem::In(crate::service::signal::SIGSET_SIZE),
+}];
 
 /// Leave half of io_pgetevents: besides io_getevents', the
 /// `struct __aio_sigset` (`{sigmask=[USR1], sigsetsize=8}`).

@@ -335,6 +335,31 @@ pub enum Mem {
     Insns,
 }
 
+/// Memory a decoder reads through a pointer inside a struct argument
+/// (clone3's pidfd and parent_tid, pselect6's sigmask): the struct is
+/// behind argument `arg`, the pointer at byte `offset` in it (its low 32
+/// bits for an i386 caller, whose pointers are 32-bit). What the BPF
+/// engine copies through it, as the declarations say nothing of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Indirect {
+    /// The argument the struct is behind.
+    pub arg: u8,
+    /// The pointer's offset in the struct.
+    pub offset: u16,
+    /// What the decoder reads through it (`In` or `Out`).
+    pub mem: Mem,
+}
+
+/// The [`Indirect`] memory of call `name`.
+pub fn indirect(name: &str) -> &'static [Indirect] {
+    match name {
+        "clone3" => process::CLONE3_INDIRECT,
+        "pselect6" | "pselect6_time64" => poll::PSELECT6_INDIRECT,
+        "io_pgetevents" | "io_pgetevents_time64" => aio::IO_PGETEVENTS_INDIRECT,
+        _ => &[],
+    }
+}
+
 /// The [`ByValue`] memory of call `name`.
 pub fn by_value(name: &str) -> Vec<ByValue> {
     match name {

@@ -19,6 +19,7 @@ use crate::service::raw::{
 use crate::service::resource::bit_members;
 use crate::service::signal::put_sigset;
 use crate::service::time::{put_call_timespec, put_timeval};
+use crate::service::{Indirect, Mem};
 
 /// `struct pollfd` entries shown before `..` without `-v`.
 const POLLFDS_SHOWN: u64 = 32;
@@ -199,6 +200,14 @@ pub fn select_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_timeval(p, "timeout", c.args[4]);
     CallType::Done
 }
+
+/// What pselect6's decoder reads through the pointer its last argument's
+/// struct starts with (`service::Indirect`): the signal mask.
+pub const PSELECT6_INDIRECT: &[Indirect] = &[Indirect {
+    arg: 5,
+    offset: 0,
+    mem: Mem::In(crate::service::signal::SIGSET_SIZE),
+}];
 
 /// `pselect6(nfds, readfds, writefds, exceptfds, timeout, sigmask)`: the
 /// last argument points to `{sigset pointer, its size}`.

@@ -32,7 +32,7 @@ use crate::service::raw::{
 };
 use crate::service::resource::put_rusage;
 use crate::service::signal::put_siginfo;
-use crate::service::{ByValue, Mem};
+use crate::service::{ByValue, Indirect, Mem};
 
 /// How many argv strings print before `..` without `-v`.
 const ARGV_SHOWN: usize = 32;
@@ -313,6 +313,27 @@ fn put_pid_array(p: &mut Printer, name: &str, addr: u64, count: u64) {
     }
 }
 
+/// Where `struct clone_args` (`<linux/sched.h>`, 64-bit fields on every
+/// ABI) holds the addresses the kernel writes the pidfd and the child's
+/// tid through.
+const CLONE_ARGS_PIDFD: u16 = 8;
+const CLONE_ARGS_PARENT_TID: u16 = 24;
+
+/// What clone3's leave reads through the pointers in its struct
+/// (`service::Indirect`): an int each.
+pub const CLONE3_INDIRECT: &[Indirect] = &[
+    Indirect {
+        arg: 0,
+        offset: CLONE_ARGS_PIDFD,
+        mem: Mem::Out(4),
+    },
+    Indirect {
+        arg: 0,
+        offset: CLONE_ARGS_PARENT_TID,
+        mem: Mem::Out(4),
+    },
+];
+
 /// Leave half of clone3: the result, then what the kernel wrote.
 pub fn clone3_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     p.result(c.result);
@@ -328,10 +349,10 @@ pub fn clone3_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     }
     open_returned(p);
     if flags & CLONE_PIDFD != 0 {
-        put_int_ptr(p, "pidfd", u64_at(&raw, 8));
+        put_int_ptr(p, "pidfd", u64_at(&raw, CLONE_ARGS_PIDFD as usize));
     }
     if flags & CLONE_PARENT_SETTID != 0 {
-        let at = u64_at(&raw, 24);
+        let at = u64_at(&raw, CLONE_ARGS_PARENT_TID as usize);
         put_ptr_with(p, "parent_tid", at, |p, tid| p.pid_field("", tid as i64));
     }
     p.close("}");

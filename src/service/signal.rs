@@ -82,7 +82,7 @@ pub fn put_sigset_bytes(p: &mut Printer, name: &str, bytes: &[u8]) {
 }
 
 /// The kernel's `sizeof(sigset_t)` on x86.
-const SIGSET_SIZE: usize = 8;
+pub(crate) const SIGSET_SIZE: usize = 8;
 
 /// `kill(pid, sig)`
 pub fn kill_out(p: &mut Printer, c: &mut CallCtx) -> CallType {

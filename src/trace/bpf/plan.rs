@@ -51,6 +51,7 @@ const CAP_MSGHDR: u8 = 12;
 const CAP_MMSGHDR: u8 = 13;
 const CAP_STACK: u8 = 14;
 const CAP_OPTION: u8 = 15;
+const CAP_INDIRECT: u8 = 16;
 /// What a pointer to a number gets: the type may be the first of an
 /// array (pipe2's `int *fildes`, mincore's `unsigned char *vec`).
 const GUESS: u16 = 64;
@@ -548,6 +549,27 @@ fn stack_captures(spec: &mut Spec, arch: Arch, name: &str) {
     }
 }
 
+/// Memory behind pointers inside a struct argument
+/// (`service::indirect`: clone3's pidfd and parent_tid): a capture each
+/// that reads the pointer in the kernel and copies what it points at.
+fn indirect_captures(spec: &mut Spec, name: &str) {
+    for entry in service::indirect(name) {
+        let (when, size) = match entry.mem {
+            service::Mem::Out(n) => (AT_EXIT, n),
+            service::Mem::In(n) | service::Mem::Str(n) => (AT_ENTER, n),
+            service::Mem::Fprog | service::Mem::Insns => continue,
+        };
+        spec.push(CaptureSpec {
+            arg: entry.arg,
+            kind: CAP_INDIRECT,
+            when,
+            len_arg: 0,
+            elem: entry.offset,
+            max: clamp(size),
+        });
+    }
+}
+
 /// A multiplexed call's memory chosen by an argument's value
 /// (`service::by_value`: prctl's option): one capture that has the
 /// program look the value up in the options map (`by_value.rs`).
@@ -710,6 +732,7 @@ pub fn table(
             };
             stack_captures(&mut spec, Arch::X86_64, name);
             option_capture(&mut spec, name, limits);
+            indirect_captures(&mut spec, name);
             copied_struct(&mut spec, Arch::X86_64, name);
         }
         spec.results_only(service::results_only(name));
@@ -727,6 +750,7 @@ pub fn table(
             spec = i386_captures(name, formats.get(name), limits);
             stack_captures(&mut spec, Arch::I386, name);
             option_capture(&mut spec, name, limits);
+            indirect_captures(&mut spec, name);
         }
         spec.results_only(service::results_only(name));
         spec.wanted = wanted(name) as u8;
