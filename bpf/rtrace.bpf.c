@@ -326,9 +326,10 @@ __noinline __u32 iovecs(struct scratch *s, __u32 off, __u64 vec, __u64 n_budget,
 		__u64 take = len < budget ? len : budget;
 		off = piece(s, off, base, take, meta);
 		/* A buffer that could not be read leaves the budget to the
-		 * others (an iovec of length -1 ahead of real ones). */
-		if (!s->last_fault)
-			budget -= take;
+		 * others (an iovec of length -1 ahead of real ones). Masked,
+		 * not a branch: a branch here doubles the verifier's paths at
+		 * each of the loop's turns. */
+		budget -= take & ((__u64)s->last_fault - 1);
 	}
 	return off;
 }
