@@ -16,17 +16,6 @@ use crate::service::h;
 use crate::service::raw::put_call_id;
 use crate::service::time::{put_timeval_pair, put_utime_pair};
 
-/// The struct arguments that are arrays, as (call, argument index,
-/// elements): the access and modification times the utime calls take
-/// (`put_utime_pair`, `put_timeval_pair` read both). The BPF engine copies
-/// that many of the declared struct.
-pub const STRUCT_ARRAYS: &[(&str, u8, usize)] = &[
-    ("utimensat", 2, 2),
-    ("utimensat_time64", 2, 2),
-    ("utimes", 1, 2),
-    ("futimesat", 2, 2),
-];
-
 /// `mkdir(pathname, mode)`, `chmod(pathname, mode)`
 pub fn path_mode_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     p.path("pathname", c.args[0]);

@@ -335,6 +335,49 @@ pub enum Mem {
     Insns,
 }
 
+/// How many elements an array argument has, where the declaration does
+/// not put its length right after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Count {
+    /// Always this many (utimensat's two times).
+    Fixed(usize),
+    /// As many as this argument says (move_pages' `nr_pages`, before it).
+    Arg(u8),
+    /// As many as the call returns, written by the kernel (io_getevents'
+    /// events, getgroups' list).
+    Result,
+}
+
+/// The pointer arguments that are arrays of the declared type whose
+/// count the BPF engine's plan cannot see (it looks for a length right
+/// after the pointer), as (call, argument, count): as many elements as
+/// their decoders read.
+pub const ARRAYS: &[(&str, u8, Count)] = &[
+    ("utimensat", 2, Count::Fixed(2)),
+    ("utimensat_time64", 2, Count::Fixed(2)),
+    ("utimes", 1, Count::Fixed(2)),
+    ("futimesat", 2, Count::Fixed(2)),
+    ("io_getevents", 3, Count::Result),
+    ("io_pgetevents", 3, Count::Result),
+    ("io_pgetevents_time64", 3, Count::Result),
+    ("move_pages", 2, Count::Arg(1)),
+    ("move_pages", 3, Count::Arg(1)),
+    ("move_pages", 4, Count::Arg(1)),
+    ("kexec_load", 2, Count::Arg(1)),
+    ("getgroups", 1, Count::Result),
+    ("getgroups32", 1, Count::Result),
+    ("setgroups", 1, Count::Arg(0)),
+    ("setgroups32", 1, Count::Arg(0)),
+];
+
+/// The [`ARRAYS`] count of call `name`'s argument `arg`.
+pub fn array_count(name: &str, arg: u8) -> Option<Count> {
+    ARRAYS
+        .iter()
+        .find(|&&(n, a, _)| n == name && a == arg)
+        .map(|&(.., count)| count)
+}
+
 /// Memory a decoder reads through a pointer inside a struct argument
 /// (clone3's pidfd and parent_tid, pselect6's sigmask): the struct is
 /// behind argument `arg`, the pointer at byte `offset` in it (its low 32

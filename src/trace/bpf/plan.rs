@@ -422,6 +422,21 @@ pub fn captures(name: &str, fields: &[Field], limits: Limits) -> Spec {
             .filter(|f| is_length(&f.name.to_ascii_lowercase()) && !f.ty.contains("char"))
             .map(|f| (i + 1, f));
         let when = if input { AT_ENTER } else { AT_ENTER | AT_EXIT };
+        if let Some(count) = service::array_count(name, arg) {
+            // An array whose count is not the next parameter: of pointers
+            // (move_pages' pages), bytes, or the declared type.
+            let elem = if field.ty.matches('*').count() >= 2 {
+                Some(8)
+            } else if is_bytes(&base) {
+                Some(1)
+            } else {
+                type_size(&base)
+            };
+            if let Some(elem) = elem {
+                spec.push(array_capture(arg, count, elem, when, buf_cap));
+                continue;
+            }
+        }
         if is_bytes(&base) {
             match len.filter(|(_, f)| !is_pointer(&f.ty)) {
                 // A declared `const` buffer is an input; any other may be
@@ -586,27 +601,57 @@ fn option_capture(spec: &mut Spec, name: &str, limits: Limits) {
     }
 }
 
-/// A struct argument whose declaration names less than the kernel copies:
-/// a smaller struct (`service::ipc::copied_struct`: shmctl's `struct
-/// shmid_ds *`, copied as `struct shmid64_ds`) or one of an array
-/// (`service::fs_path::STRUCT_ARRAYS`: utimensat's two times). Its capture
-/// is made as large as the decoder reads.
+/// A struct argument whose declaration names a smaller struct than the
+/// kernel copies (`service::ipc::copied_struct`: shmctl's `struct
+/// shmid_ds *`, copied as `struct shmid64_ds`): its capture is made as
+/// large as the decoder reads.
 fn copied_struct(spec: &mut Spec, arch: Arch, name: &str) {
+    let Some((arg, size)) = service::ipc::copied_struct(arch, name) else {
+        return;
+    };
     let n = spec.ncaps as usize;
-    let fixed = |arg: u8| move |c: &&mut CaptureSpec| c.arg == arg && c.kind == CAP_FIXED;
-    if let Some((arg, size)) = service::ipc::copied_struct(arch, name) {
-        for cap in spec.caps[..n].iter_mut().filter(fixed(arg)) {
-            cap.max = cap.max.max(clamp(size));
-        }
-    }
-    // An array of the declared struct (utimensat's two times).
-    for &(_, arg, count) in service::fs_path::STRUCT_ARRAYS
-        .iter()
-        .filter(|(n, ..)| *n == name)
+    for cap in spec.caps[..n]
+        .iter_mut()
+        .filter(|c| c.arg == arg && c.kind == CAP_FIXED)
     {
-        for cap in spec.caps[..n].iter_mut().filter(fixed(arg)) {
-            cap.max = clamp(cap.max as usize * count);
-        }
+        cap.max = cap.max.max(clamp(size));
+    }
+}
+
+/// The capture of array argument `arg` of `elem`-byte elements, `count`
+/// of them (`service::ARRAYS`).
+fn array_capture(
+    arg: u8,
+    count: service::Count,
+    elem: usize,
+    when: u8,
+    buf_cap: u16,
+) -> CaptureSpec {
+    let elem16 = elem.min(u16::MAX as usize) as u16;
+    match count {
+        service::Count::Fixed(n) => CaptureSpec {
+            arg,
+            kind: CAP_FIXED,
+            when,
+            max: clamp(n * elem),
+            ..Default::default()
+        },
+        service::Count::Arg(j) => CaptureSpec {
+            arg,
+            kind: CAP_ARGLEN,
+            when,
+            len_arg: j,
+            elem: elem16,
+            max: buf_cap.max(clamp(elem)),
+        },
+        service::Count::Result => CaptureSpec {
+            arg,
+            kind: CAP_RETLEN,
+            when: AT_EXIT,
+            elem: elem16,
+            max: buf_cap.max(clamp(elem)),
+            ..Default::default()
+        },
     }
 }
 
