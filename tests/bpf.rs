@@ -887,6 +887,17 @@ fn arrays_counted_elsewhere_print_the_same() {
     assert_eq!(events(&bpf), want);
 }
 
+/// Arguments whose declared type is a typedef of a pointer (capget's
+/// `cap_user_header_t` and `cap_user_data_t`) are copied as what the
+/// kernel's BTF says they point at: the header, and the two data structs
+/// version 3 has.
+#[test]
+fn typedefs_of_pointers_print_the_same() {
+    compare_lines("calls_proc", &[], |l| {
+        l.starts_with("capget(") || l.starts_with("capset(")
+    });
+}
+
 /// Structs the kernel copies more of than the declaration names are
 /// copied as far as the decoder reads them: decoded, not pointers.
 /// shmctl's and msgctl's, declared as `struct shmid_ds *` and `struct

@@ -368,6 +368,10 @@ pub const ARRAYS: &[(&str, u8, Count)] = &[
     ("getgroups32", 1, Count::Result),
     ("setgroups", 1, Count::Arg(0)),
     ("setgroups32", 1, Count::Arg(0)),
+    // _LINUX_CAPABILITY_VERSION_2 and _3's two `struct
+    // __user_cap_data_struct` (version 1's one is the first).
+    ("capget", 1, Count::Fixed(2)),
+    ("capset", 1, Count::Fixed(2)),
 ];
 
 /// The [`ARRAYS`] count of call `name`'s argument `arg`.

@@ -263,6 +263,28 @@ pub fn vmlinux_typedef_id(name: &str) -> Option<u32> {
     typedefs.next().is_none().then_some(id)
 }
 
+/// What vmlinux's typedef `name` points at, where it is a pointer type
+/// (`cap_user_header_t`, a `struct __user_cap_header_struct *`): the
+/// pointee's shape (its size, its layout). `None` for any other typedef.
+pub fn typedef_pointee(name: &str) -> Option<Shape> {
+    let kernel = kernel()?;
+    let btf = &kernel.vmlinux;
+    let id = vmlinux_typedef_id(name)?;
+    let mut ty = btf.resolve_type_by_id(id).ok()?;
+    // Through the typedef (and any others, and qualifiers) to the pointer.
+    for _ in 0..8 {
+        ty = match &ty {
+            Type::Typedef(t) => btf.resolve_chained_type(t).ok()?,
+            Type::Const(t) | Type::Volatile(t) | Type::Restrict(t) => {
+                btf.resolve_chained_type(t).ok()?
+            }
+            Type::Ptr(t) => return shape::compile(btf, &btf.resolve_chained_type(t).ok()?).ok(),
+            _ => return None,
+        };
+    }
+    None
+}
+
 /// The type a request's table spells `ty` (`struct fiemap`, `int`,
 /// `char[16]`, `void *`), of `size` bytes, laid out for `i386` (or x32:
 /// any program with 4-byte pointers and longs) or x86_64 programs; `None` when the kernel's BTF does not have it, has it with

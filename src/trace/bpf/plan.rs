@@ -356,6 +356,17 @@ fn is_record(base: &str) -> bool {
     base.starts_with("struct ") || base.starts_with("union ") || base.ends_with("set_t")
 }
 
+/// The size of what typedef `ty` points at, where it names a pointer
+/// type (`cap_user_data_t`); `None` for anything else (one word only: a
+/// base type such as `unsigned int` is none).
+fn typedef_pointee_size(ty: &str) -> Option<usize> {
+    let ty = ty.trim();
+    if ty.contains(' ') {
+        return None;
+    }
+    Some(crate::ioctl::btf::typedef_pointee(ty)?.size).filter(|&s| s > 0)
+}
+
 /// The size of C type `base` from the kernel's BTF.
 fn type_size(base: &str) -> Option<usize> {
     let found = crate::ioctl::btf::describe(base)?;
@@ -374,6 +385,21 @@ pub fn captures(name: &str, fields: &[Field], limits: Limits) -> Spec {
     }
     for (i, field) in fields.iter().enumerate().take(6) {
         if !is_pointer(&field.ty) {
+            // A typedef of a pointer (capget's `cap_user_header_t`): the
+            // struct it points at, as many as `service::ARRAYS` says.
+            if let Some(size) = typedef_pointee_size(&field.ty) {
+                let (arg, when) = (i as u8, AT_ENTER | AT_EXIT);
+                spec.push(match service::array_count(name, arg) {
+                    Some(count) => array_capture(arg, count, size, when, buf_cap),
+                    None => CaptureSpec {
+                        arg,
+                        kind: CAP_FIXED,
+                        when,
+                        max: clamp(size),
+                        ..Default::default()
+                    },
+                });
+            }
             continue;
         }
         let kind = sig.and_then(|s| s.params.get(i)).map(|p| p.kind);
