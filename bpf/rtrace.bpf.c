@@ -313,8 +313,11 @@ __noinline __u32 iovecs(struct scratch *s, __u32 off, __u64 vec, __u64 n_budget,
 		__u32 readable = (PIECE_PAGE - (vec & (PIECE_PAGE - 1))) / 16;
 		if (n > readable)
 			n = readable;
-		if (!n || bpf_probe_read_user(iov, (n & (IOV_MAX_COPIED * 2 - 1)) * 16,
-					      (void *)vec) != 0)
+		/* Keep older verifiers (6.1's) sure of the bound whatever the
+		 * compiler made of the comparisons: the mask stays. */
+		asm volatile("" : "+r"(n));
+		n &= IOV_MAX_COPIED * 2 - 1;
+		if (!n || bpf_probe_read_user(iov, n * 16, (void *)vec) != 0)
 			return off;
 	} else {
 		off = piece(s, off, vec, n * 16, meta);
@@ -368,7 +371,7 @@ __noinline __u32 fprog(struct scratch *s, __u32 off, __u64 addr, __u32 max, __u3
 		return off;
 	__u32 size = meta & VEC_COMPAT ? 8 : 16;
 	__u32 pmeta = meta & 0xffff;
-	__u64 raw[2] = {};
+	__u64 raw[3] = {};
 	if (bpf_probe_read_user(raw, size & 24, (void *)addr) != 0)
 		return piece(s, off, addr, size, pmeta);
 	off = piece(s, off, addr, size, pmeta);

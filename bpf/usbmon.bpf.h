@@ -202,7 +202,9 @@ static __always_inline __u32 usbmon_exit(struct scratch *s, __u32 off, long nr, 
 	if (nr == mmap_nr && (unsigned long)ret < (unsigned long)-4095L && (args[3] & 1) &&
 	    (long)args[4] >= 0) {
 		__u64 key = (__u64)tgid << 32 | (__u32)args[4];
-		struct mapping m = {.addr = ret, .len = args[1]};
+		/* An i386 result comes sign-extended (as ptrace reads it): the
+		 * address is its low half. */
+		struct mapping m = {.addr = compat ? (__u32)ret : ret, .len = args[1]};
 		bpf_map_update_elem(&mappings, &key, &m, BPF_ANY);
 		return off;
 	}
