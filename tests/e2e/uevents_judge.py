@@ -39,8 +39,9 @@ def normalise_trace(text):
 
 
 def normalise_ftrace(text):
-    """The trace file's lines with pids, CPU numbers, time stamps and the
-    CPU count left out; None when it has no `# tracer:` header."""
+    """The trace file's lines with pids, CPU numbers, time stamps, the
+    need-resched flag and the CPU count left out; None when it has no
+    `# tracer:` header."""
     lines = text.split("\n")
     start = next((i for i, l in enumerate(lines) if l.startswith("# tracer: ")), None)
     if start is None:
@@ -53,7 +54,15 @@ def normalise_ftrace(text):
             out.append(re.sub(r"#P:\d+", "#P:N", line))
             continue
         m = RECORD.match(line)
-        out.append(f"{m.group(1).strip()}-PID [CPU] {m.group(4)} TIME: {m.group(6)}" if m else line)
+        if not m:
+            out.append(line)
+            continue
+        # The flags' second column is need-resched: whether a reschedule
+        # happened to be pending when the record was made, a property of
+        # the moment (as the CPU and the time are), not of the write.
+        flags = m.group(4)
+        flags = flags[:1] + "." + flags[2:] if len(flags) > 1 else flags
+        out.append(f"{m.group(1).strip()}-PID [CPU] {flags} TIME: {m.group(6)}")
     return out
 
 
