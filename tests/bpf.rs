@@ -786,6 +786,30 @@ fn digits_out(line: &str) -> String {
     out
 }
 
+/// Both engines' lines of `bin` that `pick` keeps, as `pick` rewrites
+/// them (leaving out what differs from run to run): equal, and ptrace's
+/// holding one that `sample` accepts (so that the test cannot pass on no
+/// lines at all).
+fn compare_picked(
+    bin: &Path,
+    pick: impl Fn(&str) -> Option<String>,
+    sample: impl Fn(&str) -> bool,
+) {
+    let (ptrace, bpf) = both(bin, &[]);
+    let picked =
+        |lines: &[String]| -> Vec<String> { lines.iter().filter_map(|l| pick(l)).collect() };
+    let want = picked(&ptrace);
+    assert!(want.iter().any(|l| sample(l)), "{want:?}");
+    assert_eq!(picked(&bpf), want);
+}
+
+/// A line of call `name` without its first argument (an address that
+/// differs from run to run: an AIO context).
+fn after_first_arg(line: &str, name: &str) -> Option<String> {
+    line.strip_prefix(name)?.strip_prefix('(')?;
+    line.split_once(", ").map(|(_, rest)| rest.to_string())
+}
+
 /// Multiplexed calls' memory, which an argument's value chooses, is
 /// copied by that value (`service::by_value`) and prints as ptrace prints
 /// it: prctl's and arch_prctl's (a name set and read back, a signal and
@@ -803,21 +827,11 @@ fn multiplexed_calls_print_the_same() {
     // shows them and whole with -v.
     compare("sock_filters", &[]);
     compare("sock_filters", &["-v"]);
-    let (ptrace, bpf) = both(&fixture("calls_ipc"), &[]);
-    let semctl = |lines: &[String]| -> Vec<String> {
-        lines
-            .iter()
-            .filter(|l| l.starts_with("semctl(") && !l.contains("ALL, &"))
-            .map(|l| digits_out(l))
-            .collect()
-    };
-    let want = semctl(&ptrace);
-    assert!(
-        want.iter()
-            .any(|l| l.starts_with("semctl(N, N, IPC_STAT, {sem_perm={")),
-        "{want:?}"
+    compare_picked(
+        &fixture("calls_ipc"),
+        |l| (l.starts_with("semctl(") && !l.contains("ALL, &")).then(|| digits_out(l)),
+        |l| l.starts_with("semctl(N, N, IPC_STAT, {sem_perm={"),
     );
-    assert_eq!(semctl(&bpf), want);
     let bin = fixture("calls_proc");
     let (_, bpf) = both(&bin, &[]);
     assert!(
@@ -833,22 +847,11 @@ fn multiplexed_calls_print_the_same() {
 #[test]
 fn pointers_inside_structs_print_the_same() {
     compare_lines("calls_proc", &["-f"], |l| l.contains("clone3("));
-    // (Its context is an address that differs from run to run.)
-    let (ptrace, bpf) = both(&fixture("s12_uring"), &[]);
-    let usig = |lines: &[String]| -> Vec<String> {
-        lines
-            .iter()
-            .filter(|l| l.starts_with("io_pgetevents("))
-            .filter_map(|l| l.split_once(", ").map(|(_, rest)| rest.to_string()))
-            .collect()
-    };
-    let want = usig(&ptrace);
-    assert!(
-        want.iter()
-            .any(|l| l.contains("{sigmask=[USR1], sigsetsize=8}")),
-        "{want:?}"
+    compare_picked(
+        &fixture("s12_uring"),
+        |l| after_first_arg(l, "io_pgetevents"),
+        |l| l.contains("{sigmask=[USR1], sigsetsize=8}"),
     );
-    assert_eq!(usig(&bpf), want);
     compare_lines("s12_misc", &[], |l| l.starts_with("pselect6("));
 }
 
@@ -860,31 +863,20 @@ fn pointers_inside_structs_print_the_same() {
 fn arrays_counted_elsewhere_print_the_same() {
     compare_lines("s12_misc", &[], |l| l.starts_with("utimensat("));
     compare_lines("calls_s11_memfs", &[], |l| l.starts_with("move_pages("));
-    // (Its context and each event's `obj` are addresses that differ from
-    // run to run.)
-    let (ptrace, bpf) = both(&fixture("s12_uring"), &[]);
-    let without_objs = |text: &str| -> String {
-        let mut out = text.to_string();
+    // (Each event's `obj` is an address that differs from run to run.)
+    let without_objs = |text: String| -> String {
+        let mut out = text;
         while let Some(at) = out.find("obj=0x") {
             let end = out[at..].find(", ").map_or(out.len(), |e| at + e + 2);
             out.replace_range(at..end, "");
         }
         out
     };
-    let events = |lines: &[String]| -> Vec<String> {
-        lines
-            .iter()
-            .filter(|l| l.starts_with("io_getevents("))
-            .filter_map(|l| l.split_once(", ").map(|(_, rest)| without_objs(rest)))
-            .collect()
-    };
-    let want = events(&ptrace);
-    assert!(
-        want.iter()
-            .any(|l| l.contains("res=5, res2=0}, {data=0x5678")),
-        "{want:?}"
+    compare_picked(
+        &fixture("s12_uring"),
+        |l| after_first_arg(l, "io_getevents").map(without_objs),
+        |l| l.contains("res=5, res2=0}, {data=0x5678"),
     );
-    assert_eq!(events(&bpf), want);
 }
 
 /// Arguments whose declared type is a typedef of a pointer (capget's
@@ -906,22 +898,11 @@ fn typedefs_of_pointers_print_the_same() {
 /// run to run).
 #[test]
 fn structs_larger_than_declared_print_the_same() {
-    let bin = fixture("calls_ipc");
-    let (ptrace, bpf) = both(&bin, &[]);
-    let pick = |lines: &[String]| -> Vec<String> {
-        lines
-            .iter()
-            .filter(|l| l.starts_with("shmctl(") || l.starts_with("msgctl("))
-            .map(|l| digits_out(l))
-            .collect()
-    };
-    let want = pick(&ptrace);
-    assert!(
-        want.iter()
-            .any(|l| l.starts_with("shmctl(N, IPC_STAT, {shm_perm={")),
-        "{want:?}"
+    compare_picked(
+        &fixture("calls_ipc"),
+        |l| (l.starts_with("shmctl(") || l.starts_with("msgctl(")).then(|| digits_out(l)),
+        |l| l.starts_with("shmctl(N, IPC_STAT, {shm_perm={"),
     );
-    assert_eq!(pick(&bpf), want);
 }
 
 /// An i386 program's sigreturns: the mask each restores, read from the
@@ -934,24 +915,15 @@ fn structs_larger_than_declared_print_the_same() {
 #[test]
 fn i386_sigreturns_print_and_count_the_same() {
     let bin = common::fixture_m32("signals");
-    let sigreturns = |lines: &[String]| -> Vec<String> {
-        // Each line from the call on (a pid's prefix left out).
-        lines
-            .iter()
-            .filter_map(|l| {
-                let at = l.find("sigreturn(")?;
-                (!l[..at].ends_with("rt_")).then(|| l[at..].to_string())
-            })
-            .collect()
-    };
-    let (ptrace, bpf) = both(&bin, &[]);
-    let want = sigreturns(&ptrace);
-    assert!(
-        want.iter()
-            .any(|l| l == "sigreturn({mask=[]}) = -1 [EINTR]"),
-        "{want:?}"
+    // Each line from the call on (a pid's prefix left out).
+    compare_picked(
+        &bin,
+        |l| {
+            let at = l.find("sigreturn(")?;
+            (!l[..at].ends_with("rt_")).then(|| l[at..].to_string())
+        },
+        |l| l == "sigreturn({mask=[]}) = -1 [EINTR]",
     );
-    assert_eq!(sigreturns(&bpf), want);
     let row = |rows: Vec<String>| rows.into_iter().find(|r| r.starts_with("sigreturn "));
     let counted = row(summary_rows(&[], &["-c"], &bin));
     assert_eq!(counted.as_deref(), Some("sigreturn 4 1"));

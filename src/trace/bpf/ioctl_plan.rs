@@ -42,19 +42,13 @@ pub fn table(limits: Limits) -> Vec<(u32, IoctlSpec)> {
             };
             // Printed at the entry (IF_OUT) or the leave (IF_IN); a value
             // the kernel writes back is also printed at the leave.
-            let mut when = 0;
-            if req.dirs & IF_OUT != 0 || req.dirs == 0 {
-                when |= AT_ENTER;
-            }
-            if req.dirs & IF_IN != 0 || req.dirs == 0 {
-                when |= AT_EXIT;
-            }
-            let spec = IoctlSpec {
-                size: clamp(size),
-                when,
-                str,
-            };
-            merge(&mut out, req.code, spec);
+            let (enter, leave) = (req.dirs & IF_OUT != 0, req.dirs & IF_IN != 0);
+            let both = req.dirs == 0;
+            merge(
+                &mut out,
+                req.code,
+                spec(size, str, enter || both, leave || both),
+            );
         }
     }
     // The generated tables' exceptions, both architectures' (a code is
@@ -71,22 +65,23 @@ pub fn table(limits: Limits) -> Vec<(u32, IoctlSpec)> {
                 // A number, or memory of no type: nothing to copy.
                 Copied::Value | Copied::Ptr => (0, 0),
             };
-            let mut when = 0;
-            if real.dir & 1 != 0 {
-                when |= AT_ENTER;
-            }
-            if real.dir & 2 != 0 {
-                when |= AT_EXIT;
-            }
-            let spec = IoctlSpec {
-                size: clamp(size),
-                when,
-                str,
-            };
+            // `_IOC_DIR` bits: 1 the kernel reads it, 2 it writes it.
+            let spec = spec(size, str, real.dir & 1 != 0, real.dir & 2 != 0);
             merge(&mut out, def.code, spec);
         }
     }
     out
+}
+
+/// The entry of `size` bytes (`str`: a string), copied at the entry
+/// and/or the leave.
+fn spec(size: usize, str: u8, at_enter: bool, at_leave: bool) -> IoctlSpec {
+    let when = if at_enter { AT_ENTER } else { 0 } | if at_leave { AT_EXIT } else { 0 };
+    IoctlSpec {
+        size: clamp(size),
+        when,
+        str,
+    }
 }
 
 /// Add `spec` for `code`: where the code has one already (several groups

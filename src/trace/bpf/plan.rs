@@ -310,17 +310,9 @@ pub fn captures(name: &str, fields: &[Field], limits: Limits) -> Spec {
             // A typedef of a pointer (capget's `cap_user_header_t`): the
             // struct it points at, as many as `service::ARRAYS` says.
             if let Some(size) = typedef_pointee_size(&field.ty) {
-                let (arg, when) = (i as u8, AT_ENTER | AT_EXIT);
-                spec.push(match service::array_count(name, arg) {
-                    Some(count) => array_capture(arg, count, size, when, buf_cap),
-                    None => CaptureSpec {
-                        arg,
-                        kind: CAP_FIXED,
-                        when,
-                        max: clamp(size),
-                        ..Default::default()
-                    },
-                });
+                let arg = i as u8;
+                let count = service::array_count(name, arg).unwrap_or(service::Count::Fixed(1));
+                spec.push(array_capture(arg, count, size, AT_ENTER | AT_EXIT, buf_cap));
             }
             continue;
         }
