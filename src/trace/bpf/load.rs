@@ -9,7 +9,7 @@ use aya::{Btf, Ebpf, EbpfLoader};
 
 use super::super::{Engine, Error};
 use super::members::Members;
-use super::{Options, by_value, formats, ioctl_plan, plan, typed_btf};
+use super::{Options, by_value, ioctl_plan, plan, typed_btf};
 use crate::abi::xlat::fs::ANON_INODE_FS_MAGIC;
 use crate::kernel::Arch;
 
@@ -359,7 +359,6 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         string_limit: engine.fmt.string_limit,
         verbose: engine.fmt.verbose > 0,
     };
-    let events = formats::events_dir();
     let select = &engine.select.trace;
     let bookkeeping = crate::service::fs::BOOKKEEPING;
     let wanted = |name: &str| {
@@ -371,16 +370,7 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     let selected = |name: &str| select.is_all() || select.contains(name);
     // Counted in the kernel, no call is sent: none needs its memory.
     let captured = |name: &str| count_only == 0 && wanted(name);
-    let table = plan::table(
-        events.as_ref().map(|(d, _)| d.as_path()),
-        limits,
-        &wanted,
-        &selected,
-        &captured,
-    );
-    if let Some((dir, true)) = &events {
-        formats::release_events_dir(dir);
-    }
+    let table = plan::table(limits, &wanted, &selected, &captured);
     let cannot_read = || Error::new("--bpf: cannot read the kernel's BTF".to_string(), 1);
     let mut loader: EbpfLoader<'_> = loader.join().map_err(|_| cannot_read())?;
     let mut ebpf = loader

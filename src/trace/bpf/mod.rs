@@ -15,7 +15,6 @@
 //! loses records, which are counted and shown where they were lost.
 
 mod by_value;
-pub mod formats;
 mod ioctl_plan;
 mod load;
 mod members;

@@ -4,8 +4,9 @@
 //!
 //! The kernel describes every system call's parameters with their C types
 //! in its syscall trace events (`events/syscalls/sys_enter_NAME/format` in
-//! tracefs: `const char * buf`, `size_t count`, `struct stat * statbuf`).
-//! From those, the signatures' kinds (a `Path` or `Str` is a string) and
+//! tracefs: `const char * buf`, `size_t count`, `struct stat * statbuf`),
+//! which `abi::SYSCALL_ARGS` holds, generated from them (the ptrace
+//! engine cuts registers to the same declarations). From those, the signatures' kinds (a `Path` or `Str` is a string) and
 //! the kernel's BTF (the size of `struct stat`), each pointer parameter
 //! gets a capture:
 //!
@@ -32,9 +33,27 @@ use crate::format::PATH_MAX;
 use crate::kernel::Arch;
 use crate::service;
 use crate::sysent::{self, Kind};
-use std::path::Path;
 
-use super::formats::{Field, Formats};
+/// One parameter as the kernel declares it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Field {
+    /// Its C type (`const char *`, `size_t`).
+    pub ty: &'static str,
+    /// Its name.
+    pub name: &'static str,
+}
+
+/// The parameters x86_64 call `name` declares, where the kernel gives
+/// them (`abi::declared`: the calls `SYSCALL_DEFINE` describes).
+fn declared(name: &str) -> Option<Vec<Field>> {
+    let params = crate::abi::declared(name)?;
+    Some(
+        params
+            .iter()
+            .map(|&(name, ty, _)| Field { ty, name })
+            .collect(),
+    )
+}
 
 /// `RT_CAP_*` kinds (bpf/rtrace.h).
 const CAP_STR: u8 = 1;
@@ -306,10 +325,10 @@ pub fn captures(name: &str, fields: &[Field], limits: Limits) -> Spec {
         return spec;
     }
     for (i, field) in fields.iter().enumerate().take(6) {
-        if !is_pointer(&field.ty) {
+        if !is_pointer(field.ty) {
             // A typedef of a pointer (capget's `cap_user_header_t`): the
             // struct it points at, as many as `service::ARRAYS` says.
-            if let Some(size) = typedef_pointee_size(&field.ty) {
+            if let Some(size) = typedef_pointee_size(field.ty) {
                 let arg = i as u8;
                 let count = service::array_count(name, arg).unwrap_or(service::Count::Fixed(1));
                 spec.push(array_capture(arg, count, size, AT_ENTER | AT_EXIT, buf_cap));
@@ -353,7 +372,7 @@ pub fn captures(name: &str, fields: &[Field], limits: Limits) -> Spec {
             }
             _ => {}
         }
-        let base = pointee(&field.ty);
+        let base = pointee(field.ty);
         // The length that goes with the pointer: the parameter right
         // after it, when named as one (`buf, count`, `addr, addrlen`,
         // `ufds, nfds`), or a pointer to it (`int *addrlen`).
@@ -378,7 +397,7 @@ pub fn captures(name: &str, fields: &[Field], limits: Limits) -> Spec {
             }
         }
         if is_bytes(&base) {
-            match len.filter(|(_, f)| !is_pointer(&f.ty)) {
+            match len.filter(|(_, f)| !is_pointer(f.ty)) {
                 // A declared `const` buffer is an input; any other may be
                 // either (sendto's `void *buff` is not declared const):
                 // what it held at the entry, and at the exit what the
@@ -448,7 +467,7 @@ pub fn captures(name: &str, fields: &[Field], limits: Limits) -> Spec {
             continue;
         }
         let cap = match len {
-            Some((j, lf)) if is_pointer(&lf.ty) => CaptureSpec {
+            Some((j, lf)) if is_pointer(lf.ty) => CaptureSpec {
                 arg,
                 kind: CAP_LENPTR,
                 when,
@@ -609,8 +628,8 @@ fn ioctl_capture(limits: Limits) -> CaptureSpec {
 
 /// The captures a call's signature alone gives: its strings and ioctl's
 /// argument. What i386 calls get (their structs have i386 layouts the
-/// trace events do not describe), and x86_64 calls on a kernel without
-/// syscall trace events.
+/// trace events do not describe), and x86_64 calls the kernel defines
+/// without trace-event metadata.
 fn strings_only(arch: Arch, name: &str, limits: Limits) -> Spec {
     let mut spec = Spec::default();
     if name == "ioctl" {
@@ -640,16 +659,13 @@ fn strings_only(arch: Arch, name: &str, limits: Limits) -> Spec {
 /// The whole table: index `nr` for x86_64, `I386_BASE + nr` for i386.
 /// `wanted` says which call names send events at all, `counted` which
 /// `-c` counts in the kernel, `captured` which carry their memory (the
-/// calls whose records are sent: no other needs its format read or its
-/// types looked up, which is most of the start-up's work).
+/// calls whose records are sent: no other needs its types looked up).
 pub fn table(
-    events: Option<&Path>,
     limits: Limits,
     wanted: &dyn Fn(&str) -> bool,
     counted: &dyn Fn(&str) -> bool,
     captured: &dyn Fn(&str) -> bool,
 ) -> Vec<(u32, Spec)> {
-    let mut formats = Formats::new(events);
     let mut out = Vec::new();
     for (nr, name) in service::all_calls(Arch::X86_64) {
         if nr >= I386_BASE as u64 {
@@ -657,14 +673,8 @@ pub fn table(
         }
         let mut spec = Spec::default();
         if captured(name) {
-            // The kernel names some events by their entry points
-            // (`newuname`, `newfstatat` for the table's `uname`, ...).
-            let fields = match formats.get(name) {
-                Some(f) => Some(f),
-                None => formats.get(&format!("new{name}")),
-            };
-            spec = match fields {
-                Some(f) => captures(name, f, limits),
+            spec = match declared(name) {
+                Some(f) => captures(name, &f, limits),
                 None => strings_only(Arch::X86_64, name, limits),
             };
             stack_captures(&mut spec, Arch::X86_64, name);
@@ -684,7 +694,7 @@ pub fn table(
         }
         let mut spec = Spec::default();
         if captured(name) {
-            spec = i386_captures(name, formats.get(name), limits);
+            spec = i386_captures(name, declared(name).as_deref(), limits);
             stack_captures(&mut spec, Arch::I386, name);
             option_capture(&mut spec, name, limits);
             indirect_captures(&mut spec, name);
@@ -715,7 +725,7 @@ fn i386_captures(name: &str, x86_64: Option<&[Field]>, limits: Limits) -> Spec {
     // And structs an i386 program lays out as the kernel does (no
     // pointers or longs: struct statx, an int).
     let same_layout = |i: u8| {
-        let base = fields.get(i as usize).map(|f| pointee(&f.ty));
+        let base = fields.get(i as usize).map(|f| pointee(f.ty));
         base.as_deref().is_some_and(is_bytes)
             || base
                 .and_then(|b| crate::ioctl::btf::describe(&b))
@@ -736,18 +746,12 @@ fn i386_captures(name: &str, x86_64: Option<&[Field]>, limits: Limits) -> Spec {
 
 #[cfg(test)]
 mod tests {
-    use super::super::formats::{events_dir, parse_format, release_events_dir};
     use super::*;
-    use std::path::PathBuf;
 
-    const READ: &str = "name: sys_enter_read
-format:
-	field:unsigned short common_type;	offset:0;	size:2;	signed:0;
-	field:int __syscall_nr;	offset:8;	size:4;	signed:1;
-	field:unsigned int fd;	offset:16;	size:8;	signed:0;
-	field:char * buf;	offset:24;	size:8;	signed:0;
-	field:size_t count;	offset:32;	size:8;	signed:0;
-";
+    /// read's parameters as the kernel declares them.
+    fn read() -> Vec<Field> {
+        declared("read").expect("read is declared")
+    }
 
     #[test]
     fn the_spec_has_the_c_size() {
@@ -775,26 +779,12 @@ format:
         }
     }
 
-    /// The kernel's trace events, where this machine has them mounted.
-    fn kernel_events() -> Option<PathBuf> {
-        let (dir, mounted) = events_dir()?;
-        if mounted {
-            release_events_dir(&dir);
-            return None;
-        }
-        Some(dir)
-    }
-
     #[test]
-    fn a_call_not_sent_reads_nothing_and_the_others_copy_the_same() {
-        let Some(dir) = kernel_events() else {
-            eprintln!("no tracefs mounted here: nothing to compare");
-            return;
-        };
-        let all = table(Some(&dir), limits(), &|_| true, &|_| true, &|_| true);
+    fn a_call_not_sent_copies_nothing_and_the_others_copy_the_same() {
+        let all = table(limits(), &|_| true, &|_| true, &|_| true);
         let few = ["ioctl", "openat", "read", "execve"];
         let wanted = |n: &str| few.contains(&n);
-        let some = table(Some(&dir), limits(), &wanted, &|_| false, &wanted);
+        let some = table(limits(), &wanted, &|_| false, &wanted);
         assert_eq!(all.len(), some.len());
         let mut compared = 0;
         for ((index, a), (same, b)) in all.iter().zip(&some) {
@@ -816,20 +806,30 @@ format:
     }
 
     #[test]
-    fn a_format_gives_the_parameters() {
-        let fields = parse_format(READ);
-        let names: Vec<_> = fields
-            .iter()
-            .map(|f| (f.ty.as_str(), f.name.as_str()))
-            .collect();
+    fn calls_the_kernel_names_by_their_entry_points_are_declared() {
+        // The trace events are `sys_enter_newfstat`, `sys_enter_newuname`,
+        // `sys_enter_sendfile64`: the table's names find them.
+        let names = |call: &str| -> Vec<(&str, &str)> {
+            declared(call)
+                .unwrap_or_default()
+                .iter()
+                .map(|f| (f.ty, f.name))
+                .collect()
+        };
         assert_eq!(
-            names,
+            names("read"),
             [
                 ("unsigned int", "fd"),
                 ("char *", "buf"),
                 ("size_t", "count")
             ]
         );
+        assert_eq!(names("uname"), [("struct new_utsname *", "name")]);
+        assert_eq!(
+            names("fstat"),
+            [("unsigned int", "fd"), ("struct stat *", "statbuf")]
+        );
+        assert_eq!(names("sendfile").len(), 4);
     }
 
     #[test]
@@ -838,7 +838,7 @@ format:
         // (sendto's is not declared const either), so from the declaration
         // alone the entry's bytes are copied as well (the table then
         // keeps the exit's only: `a_result_is_copied_at_the_exit_only`).
-        let spec = captures("read", &parse_format(READ), limits());
+        let spec = captures("read", &read(), limits());
         assert_eq!(
             spec.captures(),
             [
@@ -865,7 +865,7 @@ format:
     #[test]
     fn a_result_is_copied_at_the_exit_only() {
         // read's buffer: what the kernel wrote, not what it held before.
-        let mut spec = captures("read", &parse_format(READ), limits());
+        let mut spec = captures("read", &read(), limits());
         spec.results_only(service::results_only("read"));
         let kept: Vec<(u8, u8, u8)> = spec
             .captures()
@@ -874,7 +874,7 @@ format:
             .collect();
         assert_eq!(kept, [(1, CAP_RETLEN, AT_EXIT)]);
         // A call not listed keeps both copies.
-        let mut spec = captures("read", &parse_format(READ), limits());
+        let mut spec = captures("read", &read(), limits());
         spec.results_only(service::results_only("sendto"));
         assert_eq!(spec.captures().len(), 2);
     }
@@ -895,10 +895,7 @@ format:
 
     #[test]
     fn write_and_paths_are_copied_at_the_entry() {
-        let field = |ty: &str, name: &str| Field {
-            ty: ty.into(),
-            name: name.into(),
-        };
+        let field = |ty: &'static str, name: &'static str| Field { ty, name };
         let write = [
             field("unsigned int", "fd"),
             field("const char *", "buf"),
