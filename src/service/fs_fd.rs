@@ -16,6 +16,7 @@ use crate::format::{Naming, Printer};
 use crate::kernel::Arch;
 use crate::service::fs::{name_of, put_enum, put_fd_pair, put_result};
 use crate::service::h;
+use crate::service::{ByValue, Mem};
 
 /// What a command's third argument is, and what its result means.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -92,6 +93,38 @@ fn command(cmd: u64) -> (Arg, Ret) {
     }
 }
 
+/// What the decoders read behind fcntl's argument, by command
+/// (`service::ByValue`), from [`command`]'s kinds: the BPF engine copies
+/// these. A lock is copied at x86_64's size, the largest of its layouts:
+/// of an i386 program's, the bytes after it are copied and not read.
+pub fn memory() -> Vec<ByValue> {
+    FCNTL_CMDS
+        .iter()
+        .filter_map(|&(cmd, _)| {
+            let mem = match command(cmd).0 {
+                Arg::SetLock => Mem::In(FLOCK_64.size),
+                Arg::GetLock => Mem::Out(FLOCK_64.size),
+                Arg::SetOwnerEx => Mem::In(OWNER_EX_SIZE),
+                Arg::GetOwnerEx => Mem::Out(OWNER_EX_SIZE),
+                Arg::SetHint => Mem::In(HINT_SIZE),
+                Arg::GetHint => Mem::Out(HINT_SIZE),
+                _ => return None,
+            };
+            Some(ByValue {
+                selector: 1,
+                value: cmd,
+                arg: 2,
+                mem,
+            })
+        })
+        .collect()
+}
+
+/// `struct f_owner_ex`: a type and a pid.
+const OWNER_EX_SIZE: usize = 8;
+/// A write-life hint: a `u64`.
+const HINT_SIZE: usize = 8;
+
 /// Where `struct flock` keeps l_type, l_whence, l_start, l_len, l_pid.
 struct FlockLayout {
     size: usize,
@@ -164,7 +197,7 @@ fn put_flock(p: &mut Printer, addr: u64, l: &FlockLayout, with_pid: bool) {
 
 /// `{type=F_OWNER_PID, pid=42}`
 fn put_owner_ex(p: &mut Printer, addr: u64) {
-    if let Some(d) = p.open_struct::<8>("arg", addr) {
+    if let Some(d) = p.open_struct::<OWNER_EX_SIZE>("arg", addr) {
         put_enum(p, "type", le(&d, 0, 4), OWNER_TYPES);
         p.pid_field("pid", le(&d, 4, 4));
         p.close_struct(true);
@@ -173,7 +206,7 @@ fn put_owner_ex(p: &mut Printer, addr: u64) {
 
 /// `[RWH_WRITE_LIFE_SHORT]`: a `u64` write-life hint behind a pointer.
 fn put_hint(p: &mut Printer, addr: u64) {
-    let mut b = [0u8; 8];
+    let mut b = [0u8; HINT_SIZE];
     if addr == 0 || p.config().values_only >= 2 || !p.mem().read_exact(addr, &mut b) {
         p.ptr("arg", addr);
         return;
@@ -333,3 +366,22 @@ pub static HANDLERS: &[Handler] = &[
     h("pipe", pipe_out, pipe_in, Normal),
     h("pipe2", pipe_out, pipe2_in, Normal),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locks_owners_and_hints_are_copied_when_their_decoder_reads_them() {
+        let memory = memory();
+        let mem_of = |cmd: u64| memory.iter().find(|m| m.value == cmd).map(|m| m.mem);
+        // F_SETLK, F_GETLK, F_SETOWN_EX, F_GET_RW_HINT.
+        assert_eq!(mem_of(6), Some(Mem::In(32)));
+        assert_eq!(mem_of(5), Some(Mem::Out(32)));
+        assert_eq!(mem_of(15), Some(Mem::In(8)));
+        assert_eq!(mem_of(1035), Some(Mem::Out(8)));
+        // F_SETFL's argument is a number.
+        assert_eq!(mem_of(4), None);
+        assert!(memory.iter().all(|m| m.selector == 1 && m.arg == 2));
+    }
+}

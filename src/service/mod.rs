@@ -417,6 +417,7 @@ pub fn by_value(name: &str) -> Vec<ByValue> {
         "seccomp" => seccomp::MEMORY.to_vec(),
         "setsockopt" => sockopt::SETSOCKOPT_MEMORY.to_vec(),
         "getsockopt" => sockopt::GETSOCKOPT_MEMORY.to_vec(),
+        "fcntl" | "fcntl64" => fs_fd::memory(),
         _ => Vec::new(),
     }
 }
