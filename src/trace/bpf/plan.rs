@@ -375,10 +375,20 @@ pub fn captures(name: &str, fields: &[Field], limits: Limits) -> Spec {
         let base = pointee(field.ty);
         // The length that goes with the pointer: the parameter right
         // after it, when named as one (`buf, count`, `addr, addrlen`,
-        // `ufds, nfds`), or a pointer to it (`int *addrlen`).
+        // `ufds, nfds`), or a pointer to a byte length (`int *addrlen`;
+        // a pointer named as a count is an array: get_mempolicy's
+        // `nmask`, getcpu's `nodep`).
         let len = fields
             .get(i + 1)
-            .filter(|f| is_length(&f.name.to_ascii_lowercase()) && !f.ty.contains("char"))
+            .filter(|f| {
+                let name = f.name.to_ascii_lowercase();
+                !f.ty.contains("char")
+                    && if is_pointer(f.ty) {
+                        counts_bytes(&name)
+                    } else {
+                        is_length(&name)
+                    }
+            })
             .map(|f| (i + 1, f));
         let when = if input { AT_ENTER } else { AT_ENTER | AT_EXIT };
         if let Some(count) = service::array_count(name, arg) {
@@ -891,6 +901,27 @@ mod tests {
                 assert!((arg as usize) < params, "{name} has no argument {arg}");
             }
         }
+    }
+
+    #[test]
+    fn a_pointer_named_as_a_count_is_no_length() {
+        // get_mempolicy(int *policy, unsigned long *nmask, ...): the
+        // policy is one int, not as many bytes as the mask's first word.
+        let spec = captures(
+            "get_mempolicy",
+            &declared("get_mempolicy").unwrap(),
+            limits(),
+        );
+        let policy: Vec<u8> = spec
+            .captures()
+            .iter()
+            .filter(|c| c.arg == 0)
+            .map(|c| c.kind)
+            .collect();
+        assert_eq!(policy, [CAP_GUESS]);
+        // accept's `int *upeer_addrlen` is one.
+        let spec = captures("accept", &declared("accept").unwrap(), limits());
+        assert_eq!(spec.captures()[0].kind, CAP_LENPTR);
     }
 
     #[test]
