@@ -282,8 +282,7 @@ impl Printer<'_> {
 
     /// Under `-y` (`-yy`), the path (details) of the new fd a call
     /// returned (see [`crate::sysent::returns_fd`]), as the kernel names it
-    /// now (under the BPF engine, only while that is still the file the
-    /// call returned).
+    /// now (under the BPF engine: `kernel::fds::describe_returned`).
     fn new_fd_text(&mut self, rval: i64) -> Option<crate::kernel::fds::FdText> {
         let set = self.config().decode_fds;
         if !set.any() || !self.state().result_fd {
@@ -292,7 +291,7 @@ impl Printer<'_> {
         let fd = i32::try_from(rval).ok()?;
         if self.mem().is_captured() {
             let known = self.state().result_fd_path.take();
-            return crate::kernel::fds::describe_vouched(self.mem(), fd, set, known.as_deref());
+            return crate::kernel::fds::describe_returned(self.mem(), fd, set, known);
         }
         crate::kernel::fds::describe(self.pid(), fd, set)
     }

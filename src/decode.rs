@@ -64,11 +64,13 @@ pub fn put_dirfd(p: &mut Printer, fds: &FdTable, name: &str, fd: i64) {
         return put_fd(p, fds, name, fd);
     }
     // Under the BPF engine the task may have changed directory since the
-    // call: the directory is shown only if it is still the call's.
+    // call, or be gone.
     let cwd = if !p.config().decode_fds.path() {
         None
     } else if p.mem().is_captured() {
-        crate::kernel::fds::vouched_cwd(p.mem())
+        // /proc's answer while it still leads to the call's directory,
+        // else the one the traced chdir calls left.
+        crate::kernel::fds::vouched_cwd(p.mem()).or_else(|| fds.cwd().map(<[u8]>::to_vec))
     } else {
         crate::fdtable::kernel_cwd(p.pid())
     };

@@ -229,6 +229,12 @@ pub struct FdTable {
     /// What [`FdTable::netlink_protocol`] found out, until the table
     /// changes: a socket's protocol costs a read of /proc/PID/net/netlink.
     netlink: RefCell<IntMap<i32, Option<u16>>>,
+    /// The working directory as the calls rtrace saw left it (chdir,
+    /// fchdir), from what /proc said when tracing began; `None` when not
+    /// known. Kept with the fds, as the processes that share one (threads,
+    /// a fork's copy) share the other, but for a clone with `CLONE_FS`
+    /// and not `CLONE_FILES`, or the reverse.
+    cwd: Option<Vec<u8>>,
 }
 
 /// A table shared by the tasks that share their fds.
@@ -242,7 +248,20 @@ impl FdTable {
             pid,
             cache: RefCell::new(IntMap::default()),
             netlink: RefCell::new(IntMap::default()),
+            cwd: None,
         }
+    }
+
+    /// The working directory as the calls rtrace saw left it, if known:
+    /// what the BPF engine names a relative path by once /proc can no
+    /// longer vouch for its answer (`service::fs_names`).
+    pub fn cwd(&self) -> Option<&[u8]> {
+        self.cwd.as_deref()
+    }
+
+    /// The working directory is now `dir` (`None`: not known).
+    pub fn set_cwd(&mut self, dir: Option<Vec<u8>>) {
+        self.cwd = dir;
     }
 
     /// What /proc/PID/fd says `fd` is; nothing for a negative one (mmap's

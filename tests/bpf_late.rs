@@ -113,18 +113,20 @@ fn a_reused_fd_and_a_changed_directory_show_what_they_were() {
         .iter()
         .position(|l| l.contains("/first\""))
         .unwrap_or_else(|| panic!("no open of the first file:\n{lines:#?}"));
+    let cwd = std::fs::canonicalize(&dir).unwrap().display().to_string();
     assert_lines(
         &lines[start..start + 6],
         &[
             // Its working directory was the scratch directory, not / (now):
-            // left out. fd 3 is now the second file, but the path it
-            // opened still leads to the file the kernel saw: named so.
-            format!("openat(AT_FDCWD, \"{first}\", O_RDONLY) = 3<{first}>"),
+            // the one rtrace saw it start in, no chdir since. fd 3 is now
+            // the second file, but the path it opened still leads to the
+            // file the kernel saw: named so.
+            format!("openat(AT_FDCWD<{cwd}>, \"{first}\", O_RDONLY) = 3<{first}>"),
             // The table's path for fd 3: what the open before opened.
             format!("read(3<{first}>, \"one\", 3) = 3"),
             format!("close(3<{first}>) = 0"),
             // Still the file the kernel saw: /proc's name.
-            format!("openat(AT_FDCWD, \"{second}\", O_RDONLY) = 3<{second}>"),
+            format!("openat(AT_FDCWD<{cwd}>, \"{second}\", O_RDONLY) = 3<{second}>"),
             format!("read(3<{second}>, \"two\", 3) = 3"),
             "chdir(\"/\") = 0".to_string(),
         ],
@@ -245,20 +247,22 @@ fn a_path_replaced_since_does_not_name_the_file_it_opened() {
         "chdir(",
         Stdio::inherit(),
     );
+    let cwd = std::fs::canonicalize(&dir).unwrap().display().to_string();
+    let at = format!("AT_FDCWD<{cwd}>");
     let start = lines
         .iter()
-        .position(|l| l.starts_with(&format!("openat(AT_FDCWD, \"{file}\", O_RDONLY)")))
+        .position(|l| l.starts_with(&format!("openat({at}, \"{file}\", O_RDONLY)")))
         .unwrap_or_else(|| panic!("no open of the file:\n{lines:#?}"));
     assert_lines(
         &lines[start..start + 5],
         &[
             // fd 3 and the path are both the new file's now: neither
             // vouches for the old one, which is left unnamed.
-            format!("openat(AT_FDCWD, \"{file}\", O_RDONLY) = 3"),
+            format!("openat({at}, \"{file}\", O_RDONLY) = 3"),
             // The fd table's path: what the open before opened.
             format!("close(3<{file}>) = 0"),
             // The file it opened, under its name now (/proc's).
-            format!("openat(AT_FDCWD, \"{file}.new\", O_WRONLY|O_CREAT|O_EXCL, 0600) = 3<{file}>"),
+            format!("openat({at}, \"{file}.new\", O_WRONLY|O_CREAT|O_EXCL, 0600) = 3<{file}>"),
             format!("rename(\"{file}.new\", \"{file}\") = 0"),
             "chdir(\"/\") = 0".to_string(),
         ],

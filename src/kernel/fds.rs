@@ -161,6 +161,30 @@ pub fn describe_vouched(
     (details.is_some() || set.path()).then_some(FdText { path, details })
 }
 
+/// What the BPF engine shows of the new fd `fd` a call returned:
+/// [`describe_vouched`]'s answer, else the name the fd table gave it
+/// (`known`: the path opened, a memfd's name, a dup's source's), unless
+/// the kernel identified the file and that name now leads to another
+/// (replaced at its path since): then none.
+pub fn describe_returned(
+    mem: &Memory,
+    fd: i32,
+    set: FdDetails,
+    known: Option<Vec<u8>>,
+) -> Option<FdText> {
+    if let Some(text) = describe_vouched(mem, fd, set, known.as_deref()) {
+        return Some(text);
+    }
+    let path = known.filter(|_| set.path())?;
+    // describe_vouched found it leads to another file, if it leads to one.
+    let elsewhere =
+        mem.file_id(fd).is_some() && std::fs::canonicalize(OsStr::from_bytes(&path)).is_ok();
+    (!elsewhere).then_some(FdText {
+        path,
+        details: None,
+    })
+}
+
 /// [`describe`] for the call `mem` holds: at once under ptrace (the task
 /// is stopped at the call); under the BPF engine only as vouched for by
 /// [`describe_vouched`] (an fd whose file the kernel did not identify,

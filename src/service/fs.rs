@@ -487,6 +487,17 @@ fn track_new(fds: &mut FdTable, mem: &Memory, fd: i32, cloexec: bool) {
     fds.insert(fd, FdInfo { cloexec, ..info });
 }
 
+/// The longest name memfd_create takes (mm/memfd.c's
+/// `MFD_NAME_MAX_LEN`: NAME_MAX less its prefix).
+const MEMFD_NAME_MAX: usize = 249;
+
+/// What /proc names a memfd called `name`: mm/memfd.c names its file
+/// `memfd:NAME` on an internal mount, which d_path shows from that
+/// mount's root, and as `(deleted)`, having no link anywhere.
+fn memfd_path(name: &[u8]) -> Vec<u8> {
+    [b"/memfd:", name, b" (deleted)"].concat()
+}
+
 /// Record the two fds a successful pipe/pipe2/socketpair wrote at `addr`.
 fn track_pair(fds: &mut FdTable, mem: &mut Memory, addr: u64, cloexec: bool) {
     let mut b = [0u8; 8];
@@ -559,6 +570,8 @@ pub fn new_fd_pair_arg(name: &str) -> Option<usize> {
 /// among them (stopping every read and write would undo the fast path):
 /// what they tell the diagnostics is seen only when they are selected.
 pub const BOOKKEEPING: &[&str] = &[
+    "chdir",
+    "fchdir",
     "clone",
     "clone3",
     "open",
@@ -743,6 +756,20 @@ pub fn track(
             }
         }
         "close" => fds.remove(args[0] as i32),
+        "chdir" => {
+            let path = match data {
+                CallData::Path(path) => Some(path.clone()),
+                _ => mem
+                    .read_cstr(args[0], 4096)
+                    .and_then(|(bytes, whole)| whole.then_some(bytes)),
+            };
+            let dir = super::fs_names::changed_directory(fds, path.as_deref(), None);
+            fds.set_cwd(dir);
+        }
+        "fchdir" => {
+            let dir = super::fs_names::changed_directory(fds, None, Some(args[0] as i32));
+            fds.set_cwd(dir);
+        }
         // i386's old mmap takes its six arguments in a struct.
         "mmap" if arch == Arch::I386 => {
             let mut raw = [0u8; 24];
@@ -800,7 +827,17 @@ pub fn track(
             }
         }
         // MFD_CLOEXEC is 1.
-        "memfd_create" => track_new(fds, mem, fd, args[1] & 1 != 0),
+        "memfd_create" => {
+            track_new(fds, mem, fd, args[1] & 1 != 0);
+            if fds.known_path(fd).is_none() {
+                // /proc no longer vouches (the BPF engine, the process
+                // gone): the name the kernel gives every memfd.
+                let name = mem.read_cstr(args[0], MEMFD_NAME_MAX + 1);
+                if let Some((name, true)) = name {
+                    fds.insert(fd, FdInfo::new(memfd_path(&name), args[1] & 1 != 0));
+                }
+            }
+        }
         // Creators whose close-on-exec bit is not decoded here (or that
         // have none): what the fd is comes from /proc.
         "inotify_init" | "epoll_create" | "eventfd" | "userfaultfd" | "fanotify_init"
@@ -867,6 +904,11 @@ pub static HANDLERS: &[Handler] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_memfd_is_named_as_proc_names_it() {
+        assert_eq!(memfd_path(b"calls"), b"/memfd:calls (deleted)");
+    }
     use std::os::fd::AsRawFd;
 
     fn own() -> (FdTable, Memory) {

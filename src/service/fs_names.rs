@@ -4,7 +4,9 @@
 //! name is taken only while it still leads to the file the kernel saw the
 //! call return (its identity, copied with the call's exit); otherwise the
 //! path the program gave, made absolute by a directory whose name is
-//! known; otherwise none (the fd is known to be open, unnamed). Without
+//! known (an fd's, or the working directory: /proc's while it still
+//! leads to the call's, else the one the traced chdir calls left);
+//! otherwise none (the fd is known to be open, unnamed). Without
 //! identities (no option names fds by path) the program's path, and
 //! /proc's unchecked for one relative to the working directory.
 
@@ -32,7 +34,7 @@ pub fn opened(
     }
     let dir = match dirfd {
         Some(d) if i64::from(d) != AT_FDCWD => fds.known_path(d),
-        _ => crate::kernel::fds::vouched_cwd(mem),
+        _ => crate::kernel::fds::vouched_cwd(mem).or_else(|| fds.cwd().map(<[u8]>::to_vec)),
     };
     if let Some(dir) = dir {
         return joined(&dir, path);
@@ -44,6 +46,20 @@ pub fn opened(
         return crate::fdtable::kernel_path(fds.pid, fd).unwrap_or_default();
     }
     Vec::new()
+}
+
+/// The working directory after a successful `chdir(path)` (`fd`:
+/// `fchdir(fd)`): `path` itself if absolute, else under the directory
+/// before it; `None` where that is not known.
+pub fn changed_directory(fds: &FdTable, path: Option<&[u8]>, fd: Option<i32>) -> Option<Vec<u8>> {
+    if let Some(fd) = fd {
+        return fds.known_path(fd).filter(|p| p.starts_with(b"/"));
+    }
+    let path = path?;
+    if path.starts_with(b"/") {
+        return Some(joined(b"/", path));
+    }
+    Some(joined(fds.cwd()?, path))
 }
 
 /// `path` under directory `dir`, as the kernel resolved it (no `.`
@@ -76,5 +92,29 @@ mod tests {
         assert_eq!(joined(b"/", b"./etc//hosts"), b"/etc/hosts");
         assert_eq!(joined(b"/tmp/", b"../x"), b"/tmp/../x");
         assert_eq!(joined(b"/tmp", b"."), b"/tmp");
+    }
+
+    #[test]
+    fn the_working_directory_follows_chdir_and_fchdir() {
+        use crate::fdtable::FdInfo;
+        let mut fds = FdTable::new(0);
+        // Unknown until tracing began somewhere known.
+        assert_eq!(changed_directory(&fds, Some(b"d"), None), None);
+        assert_eq!(
+            changed_directory(&fds, Some(b"/srv//data"), None).as_deref(),
+            Some(&b"/srv/data"[..])
+        );
+        fds.set_cwd(Some(b"/home/u".to_vec()));
+        assert_eq!(
+            changed_directory(&fds, Some(b"./src"), None).as_deref(),
+            Some(&b"/home/u/src"[..])
+        );
+        fds.insert(5, FdInfo::new(b"/var/log".to_vec(), false));
+        assert_eq!(
+            changed_directory(&fds, None, Some(5)).as_deref(),
+            Some(&b"/var/log"[..])
+        );
+        // An fd the table knows no name of leaves the directory unknown.
+        assert_eq!(changed_directory(&fds, None, Some(6)), None);
     }
 }

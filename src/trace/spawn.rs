@@ -177,6 +177,7 @@ impl Engine {
             // a call on it is printed. Held before its exec, the command
             // has exactly these; the table then follows them call by call.
             let mut table = fds.borrow_mut();
+            table.set_cwd(crate::fdtable::kernel_cwd(pid));
             for (fd, path, cloexec) in kernel::open_fds(pid) {
                 table.insert(
                     fd,

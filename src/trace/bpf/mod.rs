@@ -235,6 +235,8 @@ impl Bpf {
                 self.engine.report(tid, Report::Tracing(name, None));
             }
         }
+        // Where it works now: its chdir calls are traced from here on.
+        fds.borrow_mut().set_cwd(crate::fdtable::kernel_cwd(pid));
         self.engine.set_count();
         Ok(())
     }
