@@ -419,6 +419,18 @@ __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 i
 			size = known->size;
 			str = known->str ? PIECE_STR : 0;
 			now = known->when & when;
+			/* The counted elements after the struct, in one copy
+			 * with it (cut to `want` below). */
+			__u32 count = 0;
+			if (known->flex_elem && (known->flex_when & when) &&
+			    !bpf_probe_read_user(&count, sizeof(count),
+						 (void *)addr + known->count_off)) {
+				if (known->count_bytes < 4)
+					count &= (1u << (known->count_bytes * 8)) - 1;
+				if (count > known->flex_max)
+					count = known->flex_max;
+				size += count * known->flex_elem;
+			}
 		}
 		if (again) {
 			now = 1;

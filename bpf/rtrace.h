@@ -134,6 +134,14 @@ struct rt_ioctl {
 	__u16 size;
 	__u8 when; /* RT_AT_ENTER | RT_AT_EXIT */
 	__u8 str;  /* a NUL-terminated string */
+	/* A flexible array after the struct, counted by a member of it: each
+	 * element's bytes (0: none), the most elements copied, the count's
+	 * offset in the struct and bytes (1, 2 or 4), and when (RT_AT_*). */
+	__u16 flex_elem;
+	__u16 flex_max;
+	__u16 count_off;
+	__u8 count_bytes;
+	__u8 flex_when;
 };
 
 /* The memory behind one argument of a multiplexed call, for one value of

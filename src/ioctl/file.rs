@@ -12,7 +12,7 @@
 //! with the flag names generated from the header (src/abi/xlat/ioctl.rs).
 
 use super::raw::{i64_at, u16_at, u32_at, u64_at};
-use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request, field};
+use super::{Arg, FlexArray, IF_IN, IF_OUT, IoctlGroup, Layout, Request, field};
 use crate::abi::xlat::ioctl::{
     FICLONE, FICLONERANGE, FIDEDUPERANGE, FIEMAP_EXTENT_FLAGS, FIEMAP_FLAGS, FIOASYNC, FIOCLEX,
     FIONBIO, FIONCLEX, FIONREAD, FIOQSIZE, FS_IOC_FIEMAP,
@@ -64,6 +64,15 @@ pub static FIEMAP: Layout = Layout {
 /// The size of `struct fiemap_extent`, which follows `struct fiemap`.
 const EXTENT_SIZE: usize = 56;
 
+/// The extents after `struct fiemap`: as many as `fm_mapped_extents`
+/// says, read at the leave.
+const EXTENTS: FlexArray = FlexArray {
+    count_offset: 20,
+    count_size: 4,
+    elem: EXTENT_SIZE,
+    dirs: IF_IN,
+};
+
 static REQUESTS: &[Request] = &[
     Request::legacy(FIONBIO, "FIONBIO", IF_OUT, Arg::Int),
     Request::legacy(FIOASYNC, "FIOASYNC", IF_OUT, Arg::Int),
@@ -90,7 +99,8 @@ static REQUESTS: &[Request] = &[
         "FS_IOC_FIEMAP",
         IF_OUT | IF_IN,
         Arg::Custom(&FIEMAP),
-    ),
+    )
+    .counted(EXTENTS),
 ];
 
 /// The generic file group.
@@ -152,7 +162,7 @@ fn put_fiemap(p: &mut Printer, addr: u64, phase: u8) {
         return;
     }
     p.flags("fm_flags", u32_at(&d, 16) as u64, FIEMAP_FLAGS);
-    let mapped = u32_at(&d, 20);
+    let mapped = u32_at(&d, EXTENTS.count_offset);
     let room = u32_at(&d, 24);
     p.uint("fm_mapped_extents", mapped as u64);
     // With no room the kernel only counts the extents.

@@ -206,6 +206,25 @@ pub struct Request {
     /// The code's `_IOC_DIR` bits do not tell how the argument travels (old
     /// tty and usbdevfs codes); skip the direction check.
     pub dir_bits_lie: bool,
+    /// The elements of a flexible array after the struct that the decoder
+    /// reads, counted by one of its members (FS_IOC_FIEMAP's extents).
+    pub flex: Option<FlexArray>,
+}
+
+/// A flexible array after a request's struct, past the bytes its code's
+/// size gives: as many elements as a member of the struct counts, at most
+/// `-s` of them, are read at the phases `dirs` says. The BPF engine
+/// copies them (`trace::bpf::ioctl_plan`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlexArray {
+    /// The count member's offset in the struct, in bytes.
+    pub count_offset: usize,
+    /// The count member's size in bytes (1, 2 or 4).
+    pub count_size: usize,
+    /// Each element's size in bytes.
+    pub elem: usize,
+    /// [`IF_OUT`] and/or [`IF_IN`]: when the elements are read.
+    pub dirs: u8,
 }
 
 impl Request {
@@ -217,6 +236,7 @@ impl Request {
             dirs,
             arg,
             dir_bits_lie: false,
+            flex: None,
         }
     }
 
@@ -228,7 +248,14 @@ impl Request {
             dirs,
             arg,
             dir_bits_lie: true,
+            flex: None,
         }
+    }
+
+    /// This request with a flexible array after its struct.
+    pub const fn counted(mut self, flex: FlexArray) -> Request {
+        self.flex = Some(flex);
+        self
     }
 }
 

@@ -26,34 +26,60 @@ pub const COUNT_NAMES: &[&str] = &["n", "nr", "nent", "nmsrs", "count", "num"];
 /// flexible array take, at most `limit` of them (the `-s` cut), when a
 /// member before it in `data` (the struct's own bytes) counts them.
 pub fn flex_extra(shape: &Shape, data: &[u8], limit: usize) -> usize {
-    let Kind::Struct { members, .. } = &shape.kind else {
-        return 0;
-    };
-    flex_of(members, data, 0, None).map_or(0, |(elem, count)| {
-        elem.size * count.min(limit as u64) as usize
+    counted_flex(shape).map_or(0, |flex| {
+        let count = data
+            .get(flex.count_offset..flex.count_offset + flex.count_size)
+            .map_or(0, |b| uint_at(b, flex.count_size));
+        flex.elem * count.min(limit as u64) as usize
     })
 }
 
-/// The element shape and count of the flexible array ending `members` (in
-/// an anonymous struct or union at the end too), if a count member
-/// before it says how many.
-fn flex_of<'a>(
-    members: &'a [Member],
-    data: &[u8],
+/// A counted flexible array ending a struct: where its count is in the
+/// struct's bytes and how large each element is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CountedFlex {
+    /// The count member's offset in the struct, in bytes.
+    pub count_offset: usize,
+    /// The count member's size in bytes.
+    pub count_size: usize,
+    /// Each element's size in bytes.
+    pub elem: usize,
+}
+
+/// The counted flexible array ending `shape`, if a member before it
+/// counts its elements ([`COUNT_NAMES`]): what [`flex_extra`] reads, and
+/// what the BPF engine copies.
+pub fn counted_flex(shape: &Shape) -> Option<CountedFlex> {
+    let Kind::Struct { members, .. } = &shape.kind else {
+        return None;
+    };
+    flex_of(members, 0, None)
+}
+
+/// The counted flexible array ending `members` (in an anonymous struct or
+/// union at the end too), `count` the last count member seen before them
+/// (offset and size), with `base` the members' offset in bits.
+fn flex_of(
+    members: &[Member],
     base: u32,
-    mut count: Option<u64>,
-) -> Option<(&'a Shape, u64)> {
+    mut count: Option<(usize, usize)>,
+) -> Option<CountedFlex> {
     for m in members {
         let at = ((base + m.bit_offset) / 8) as usize;
         match &m.shape.kind {
             Kind::Int { .. } if m.bits.is_none() && COUNT_NAMES.contains(&&*m.name) => {
-                count = data
-                    .get(at..at + m.shape.size)
-                    .map(|b| uint_at(b, m.shape.size));
+                count = Some((at, m.shape.size));
             }
-            Kind::Array { elem, len: 0 } => return Some((elem, count?)),
+            Kind::Array { elem, len: 0 } => {
+                let (count_offset, count_size) = count?;
+                return Some(CountedFlex {
+                    count_offset,
+                    count_size,
+                    elem: elem.size,
+                });
+            }
             Kind::Struct { members: inner, .. } if m.name.is_empty() => {
-                if let Some(found) = flex_of(inner, data, base + m.bit_offset, count) {
+                if let Some(found) = flex_of(inner, base + m.bit_offset, count) {
                     return Some(found);
                 }
             }

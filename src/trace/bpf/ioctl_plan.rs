@@ -20,14 +20,20 @@ pub struct IoctlSpec {
     size: u16,
     when: u8,
     str: u8,
+    flex_elem: u16,
+    flex_max: u16,
+    count_off: u16,
+    count_bytes: u8,
+    flex_when: u8,
 }
 
 // SAFETY: plain integers.
 unsafe impl aya::Pod for IoctlSpec {}
 
 /// What to copy of the argument of each request the ioctl groups decode
-/// (its size and direction from the group's table) and of each the
-/// generated tables copy otherwise than their code says.
+/// (its size and direction from the group's table), of each the
+/// generated tables copy otherwise than their code says, and of each
+/// whose struct ends with a counted flexible array.
 pub fn table(limits: Limits) -> Vec<(u32, IoctlSpec)> {
     use crate::ioctl::{Arg, IF_IN, IF_OUT};
     let mut out: Vec<(u32, IoctlSpec)> = Vec::new();
@@ -44,13 +50,16 @@ pub fn table(limits: Limits) -> Vec<(u32, IoctlSpec)> {
             // the kernel writes back is also printed at the leave.
             let (enter, leave) = (req.dirs & IF_OUT != 0, req.dirs & IF_IN != 0);
             let both = req.dirs == 0;
-            merge(
-                &mut out,
-                req.code,
-                spec(size, str, enter || both, leave || both),
-            );
+            let mut spec = spec(size, str, enter || both, leave || both);
+            if let Some(flex) = req.flex {
+                let when = if flex.dirs & IF_OUT != 0 { AT_ENTER } else { 0 }
+                    | if flex.dirs & IF_IN != 0 { AT_EXIT } else { 0 };
+                spec.counted(flex.count_offset, flex.count_size, flex.elem, when, limits);
+            }
+            merge(&mut out, req.code, spec);
         }
     }
+    let decoded: Vec<u32> = out.iter().map(|&(code, _)| code).collect();
     // The generated tables' exceptions, both architectures' (a code is
     // the same on both where the struct is).
     for t in crate::ioctl::names::tables() {
@@ -70,7 +79,56 @@ pub fn table(limits: Limits) -> Vec<(u32, IoctlSpec)> {
             merge(&mut out, def.code, spec);
         }
     }
+    // Structs that end with a flexible array a member counts, which the
+    // BTF printer shows (`btf::print::counted_flex`), read at every phase
+    // the struct is: as the code says where no entry says otherwise. An
+    // i386 table's struct only where it is laid out as x86_64's (the
+    // kernel's BTF is x86_64's).
+    for t in crate::ioctl::names::tables() {
+        for def in t.defs {
+            if !def.arg.starts_with("struct ") || decoded.contains(&def.code) {
+                continue;
+            }
+            let Some(found) = crate::ioctl::btf::describe(def.arg) else {
+                continue;
+            };
+            let Some(flex) = crate::ioctl::btf::print::counted_flex(&found.shape) else {
+                continue;
+            };
+            if t.arch != "x86_64" && !found.shape.i386_layout_same() {
+                continue;
+            }
+            let dir = def.code >> 30;
+            let mut by_code = spec(found.shape.size, 0, dir & 1 != 0, dir & 2 != 0);
+            if let Some((_, have)) = out.iter().find(|(c, _)| *c == def.code) {
+                by_code = *have;
+            }
+            let when = by_code.when;
+            by_code.counted(flex.count_offset, flex.count_size, flex.elem, when, limits);
+            merge(&mut out, def.code, by_code);
+        }
+    }
     out
+}
+
+impl IoctlSpec {
+    /// Copy, at `when`, the elements after the struct that the
+    /// `count_size`-byte member at `count_offset` counts, `elem` bytes
+    /// each, at most `-s` of them (as the decoders show).
+    fn counted(
+        &mut self,
+        count_offset: usize,
+        count_size: usize,
+        elem: usize,
+        when: u8,
+        limits: Limits,
+    ) {
+        self.flex_elem = elem.min(u16::MAX as usize) as u16;
+        self.flex_max = limits.string_limit.min(u16::MAX as usize) as u16;
+        self.count_off = count_offset.min(u16::MAX as usize) as u16;
+        self.count_bytes = count_size.min(4) as u8;
+        self.flex_when = when;
+    }
 }
 
 /// The entry of `size` bytes (`str`: a string), copied at the entry
@@ -81,6 +139,7 @@ fn spec(size: usize, str: u8, at_enter: bool, at_leave: bool) -> IoctlSpec {
         size: clamp(size),
         when,
         str,
+        ..IoctlSpec::default()
     }
 }
 
@@ -92,6 +151,13 @@ fn merge(out: &mut Vec<(u32, IoctlSpec)>, code: u32, spec: IoctlSpec) {
             have.size = have.size.max(spec.size);
             have.when |= spec.when;
             have.str &= spec.str;
+            if spec.flex_elem != 0 {
+                have.flex_elem = spec.flex_elem;
+                have.flex_max = spec.flex_max;
+                have.count_off = spec.count_off;
+                have.count_bytes = spec.count_bytes;
+                have.flex_when = spec.flex_when;
+            }
         }
         None => out.push((code, spec)),
     }
@@ -116,5 +182,23 @@ mod tests {
             uffdio_wake.map(|(_, s)| (s.size, s.when)),
             Some((16, AT_ENTER))
         );
+    }
+
+    #[test]
+    fn fiemaps_extents_are_counted_at_the_leave() {
+        let limits = Limits {
+            string_limit: 32,
+            verbose: false,
+        };
+        let fiemap = crate::abi::xlat::ioctl::FS_IOC_FIEMAP;
+        let (_, spec) = *table(limits)
+            .iter()
+            .find(|(code, _)| *code == fiemap)
+            .expect("FS_IOC_FIEMAP");
+        assert_eq!(
+            (spec.size, spec.flex_elem, spec.flex_max, spec.count_off),
+            (32, 56, 32, 20)
+        );
+        assert_eq!((spec.count_bytes, spec.flex_when), (4, AT_EXIT));
     }
 }
