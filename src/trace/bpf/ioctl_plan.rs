@@ -70,7 +70,10 @@ pub fn table(limits: Limits) -> Vec<(u32, IoctlSpec)> {
             let (size, str) = match real.copied {
                 Copied::Pointee(_, size) => (size as usize, 0),
                 Copied::Str(0) => (limits.string_limit + 2, 1),
-                Copied::Str(n) => (n as usize, 1),
+                // The decoder reads the kernel's most and one byte more,
+                // to tell a longer string: the program's copy of a string
+                // holds one less than its size, its own NUL.
+                Copied::Str(n) => (n as usize + 1, 1),
                 // A number, or memory of no type: nothing to copy.
                 Copied::Value | Copied::Ptr => (0, 0),
             };

@@ -258,9 +258,17 @@ fn is_pointer(ty: &str) -> bool {
     ty.contains('*')
 }
 
-/// The pointed-to type of `ty` without its qualifiers (`struct stat`).
+/// The pointed-to type of `ty` without its qualifiers (`struct stat`),
+/// the pointer's own included (landlock's `const void *const`).
 fn pointee(ty: &str) -> String {
-    let base = ty.trim_end().trim_end_matches('*').trim();
+    let mut base = ty.trim();
+    while let Some(rest) = ["const", "volatile"]
+        .iter()
+        .find_map(|q| base.strip_suffix(q))
+    {
+        base = rest.trim_end();
+    }
+    let base = base.trim_end_matches('*').trim();
     base.split_whitespace()
         .filter(|w| *w != "const" && *w != "volatile" && *w != "__user")
         .collect::<Vec<_>>()
@@ -901,6 +909,22 @@ mod tests {
                 assert!((arg as usize) < params, "{name} has no argument {arg}");
             }
         }
+    }
+
+    #[test]
+    fn a_const_pointer_points_at_its_type() {
+        assert_eq!(
+            pointee("const struct landlock_ruleset_attr *const"),
+            "struct landlock_ruleset_attr"
+        );
+        assert_eq!(pointee("const void *const"), "void");
+        assert_eq!(pointee("struct stat *"), "struct stat");
+        let spec = captures(
+            "landlock_create_ruleset",
+            &declared("landlock_create_ruleset").unwrap(),
+            limits(),
+        );
+        assert_eq!(spec.captures()[0].kind, CAP_ARGMIN);
     }
 
     #[test]
