@@ -141,7 +141,7 @@ static __always_inline void count_exit(__u64 id, long ret)
 	/* A started command's calls before its exec are rtrace's; the exec's
 	 * own exit, after the exec made it TASK_TRACED, is the command's. A
 	 * call its task's death ended is not counted, as ptrace counts it. */
-	if (state != TASK_TRACED || dying(ret))
+	if (state != TASK_TRACED || dying(ret, 0))
 		return;
 	struct rt_count *c = bpf_map_lookup_elem(&counts, &index);
 	if (!c)

@@ -100,6 +100,20 @@ struct {
 	__type(value, __u8);
 } refetch SEC(".maps");
 
+/* Calls that ended with ERESTART_RESTARTBLOCK (a sleep a signal
+ * interrupted), by tid: the spec index whose captures their
+ * restart_syscall's exit takes, the registers still holding their
+ * arguments (nanosleep's time left is written then). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u32);
+} restarting SEC(".maps");
+const volatile __u32 nr_restart = 0, nr_restart_32 = 0;
+#define ERESTART_RESTARTBLOCK 516
+
 /* How many tasks `refetch` holds: while none, which is nearly always, an
  * exit skips the look-up (a hash look-up at every exit cost as much as
  * the rest of a short call's record). */
@@ -120,11 +134,12 @@ static __always_inline __u64 *refetch_count(void)
  * killed (SIGKILL among its own pending signals: an exit_group or an exec
  * in another thread, a kill -9): the call never returns to user space,
  * and ptrace, which stops no dying task, never sees its exit. Asked of
- * failed calls only, which a killed wait is: a read of the task costs a
- * call as much as the rest of its record. */
-static __always_inline int dying(long ret)
+ * failed calls only, which a killed wait is (a read of the task costs a
+ * call as much as the rest of its record), and of every call that sends
+ * signals (`any`), which may have killed its own task and succeeded. */
+static __always_inline int dying(long ret, int any)
 {
-	if (!task_pending_off || ret >= 0 || ret < -4095)
+	if (!task_pending_off || (!any && (ret >= 0 || ret < -4095)))
 		return 0;
 	__u64 pending = 0;
 	bpf_probe_read_kernel(&pending, sizeof(pending),
@@ -588,10 +603,22 @@ static __always_inline void send_call(struct pt_regs *r, __u16 kind, long nr_or_
 		spec = bpf_map_lookup_elem(&specs, &index);
 	if (spec && !spec->wanted)
 		return;
+	if (kind == RT_LEAVE && spec && nr_or_ret == -ERESTART_RESTARTBLOCK && spec->ncaps) {
+		bpf_map_update_elem(&restarting, &tid, &index, BPF_ANY);
+	} else if (kind == RT_LEAVE && nr == (compat ? nr_restart_32 : nr_restart)) {
+		__u32 *first = bpf_map_lookup_elem(&restarting, &tid);
+		if (first) {
+			__u32 was = *first;
+			bpf_map_delete_elem(&restarting, &tid);
+			struct rt_spec *its = bpf_map_lookup_elem(&specs, &was);
+			if (its)
+				spec = its;
+		}
+	}
 	struct rt_event *ev = &s->ev;
 	header(ev, kind, tid, tgid);
 	ev->flags = compat ? RT_COMPAT : 0;
-	if (kind == RT_LEAVE && dying(nr_or_ret))
+	if (kind == RT_LEAVE && dying(nr_or_ret, spec && (spec->flags & RT_SPEC_SIGNALS)))
 		ev->flags |= RT_DYING;
 	ev->nr = nr;
 	__u64 args[8] = {};

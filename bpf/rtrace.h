@@ -89,6 +89,10 @@ struct rt_capture_spec {
  * returned, which a buffer longer than its copy does not show. */
 #define RT_SPEC_DIRENTS 4
 #define RT_SPEC_DIRENTS64 8
+/* rt_spec.flags: the call sends signals, and so, successful, may have
+ * killed its own task (a kill -9 of itself): its exit asks dying()
+ * whatever the result. */
+#define RT_SPEC_SIGNALS 16
 
 /* rt_capture.arg of a getdents count: no bytes, addr is the count. */
 #define RT_ARG_DIRENTS 254

@@ -322,6 +322,8 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     let nr_ioctl = number(Arch::X86_64, "ioctl");
     let nr_mmap2_32 = number(Arch::I386, "mmap2");
     let nr_ioctl_32 = number(Arch::I386, "ioctl");
+    let nr_restart = number(Arch::X86_64, "restart_syscall");
+    let nr_restart_32 = number(Arch::I386, "restart_syscall");
     // The kernel's time of each record, where anything shows it.
     let want_time = (engine.out.stamps_lines()
         || engine.call_times
@@ -403,6 +405,8 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         .override_global("nr_ioctl", &nr_ioctl, true)
         .override_global("nr_mmap2_32", &nr_mmap2_32, true)
         .override_global("nr_ioctl_32", &nr_ioctl_32, true)
+        .override_global("nr_restart", &nr_restart, true)
+        .override_global("nr_restart_32", &nr_restart_32, true)
         .override_global("mon_mfetch", &mon::MON_IOCX_MFETCH, true)
         .override_global("mon_mfetch32", &mon::MON_IOCX_MFETCH32, true)
         .override_global("mon_get", &mon::MON_IOCX_GET, true)

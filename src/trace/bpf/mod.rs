@@ -512,7 +512,14 @@ impl Bpf {
         let Some(proc) = self.engine.procs.get_mut(&tid) else {
             return;
         };
-        proc.mem.set_snapshot(Some(record.snapshot));
+        if proc.suspended.is_empty() {
+            proc.mem.set_snapshot(Some(record.snapshot));
+        } else {
+            // A call a signal interrupted is finished later (EINTR once
+            // its handler returns, or restarted): what its exit copied
+            // (nanosleep's time left) stays beside the handler's calls'.
+            proc.mem.add_snapshot(record.snapshot);
+        }
         let (arch, nr) = arch_of(&head);
         self.engine
             .enter(tid, arch, nr, head.args, head.ip, head.sp, false);
@@ -634,7 +641,10 @@ impl Bpf {
             top.signalled = true;
         }
         let sig = head.nr as i32;
-        if proc.life == Life::Starting
+        // SIGKILL is taken without a stop ptrace could show: the task's
+        // end line names it, under either engine.
+        if sig == libc::SIGKILL
+            || proc.life == Life::Starting
             || !self.engine.select.signals.contains(sig)
             || self.engine.summary == super::Summary::Only
         {

@@ -130,6 +130,21 @@ const SPEC_RET_FD: u8 = 2;
 /// buffer is often longer than its copy).
 const SPEC_DIRENTS: u8 = 4;
 const SPEC_DIRENTS64: u8 = 8;
+/// `RT_SPEC_SIGNALS`: the call sends signals, and may kill its own task.
+const SPEC_SIGNALS: u8 = 16;
+
+/// The calls that send signals: one may kill its own task (a kill -9 of
+/// itself), which dies before the call returns to user space; the
+/// program asks, at their exit, whether it is dying, as it asks of every
+/// failed call.
+const SIGNALLING_CALLS: &[&str] = &[
+    "kill",
+    "tkill",
+    "tgkill",
+    "rt_sigqueueinfo",
+    "rt_tgsigqueueinfo",
+    "pidfd_send_signal",
+];
 
 /// The flags and fd arguments of call `name` that do not depend on what is
 /// selected or copied: which of its arguments are fds (from rtrace's
@@ -145,6 +160,9 @@ fn call_flags(spec: &mut Spec, arch: Arch, name: &str) {
     }
     if let Some(arg) = service::fs::new_fd_pair_arg(name) {
         spec.pair_arg = 1 + arg as u8;
+    }
+    if SIGNALLING_CALLS.contains(&name) {
+        spec.flags |= SPEC_SIGNALS;
     }
     match name {
         "getdents" => spec.flags |= SPEC_DIRENTS,
