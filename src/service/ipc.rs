@@ -490,10 +490,30 @@ pub fn shmat_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
         let mut b = [0u8; 4];
         if p.mem().read_exact(c.args[3], &mut b) {
             p.result_ptr(u32::from_le_bytes(b) as i64);
-            return;
+        } else {
+            // ipc's own result (0), not an address: none is known.
+            p.result(c.result);
         }
+        return;
     }
     p.result_ptr(c.result);
+}
+
+/// What the decoders read behind i386 `ipc(2)`'s arguments that its
+/// signature does not say, by call (`service::ByValue`): the address
+/// SHMAT writes where `third` points (its `ptr` is a plain pointer,
+/// copied as such).
+pub fn ipc_memory() -> Vec<ByValue> {
+    IPC_CALLS
+        .iter()
+        .filter(|&&(_, name)| name == "SHMAT")
+        .map(|&(call, _)| ByValue {
+            selector: 0,
+            value: call as u64,
+            arg: 3,
+            mem: Mem::Out(4),
+        })
+        .collect()
 }
 
 /// The ipc(2) `call`s, by their name in IPC_CALLS: the call each stands

@@ -418,6 +418,7 @@ pub fn by_value(name: &str) -> Vec<ByValue> {
         "setsockopt" => sockopt::SETSOCKOPT_MEMORY.to_vec(),
         "getsockopt" => sockopt::GETSOCKOPT_MEMORY.to_vec(),
         "fcntl" | "fcntl64" => fs_fd::memory(),
+        "ipc" => ipc::ipc_memory(),
         _ => Vec::new(),
     }
 }
