@@ -750,9 +750,45 @@ pub fn table(
 /// lays out as the kernel does.
 fn i386_captures(name: &str, x86_64: Option<&[Field]>, limits: Limits) -> Spec {
     let mut spec = strings_only(Arch::I386, name, limits);
-    let (Some(fields), Some(sig)) = (x86_64, sysent::signature(Arch::I386, name)) else {
-        return spec;
-    };
+    if let (Some(fields), Some(sig)) = (x86_64, sysent::signature(Arch::I386, name)) {
+        same_as_x86_64(&mut spec, name, fields, sig, limits);
+    }
+    // Any other pointer: no declaration says what an i386 program's
+    // struct is (the compat calls have no trace events), so as much as
+    // the decoders read of the structs they lay out (stat64, 96 bytes; an
+    // fd_set of 1024 fds, 128), at the entry and the exit.
+    if let Some(sig) = sysent::signature(Arch::I386, name) {
+        for (i, p) in sig.params.iter().enumerate().take(6) {
+            let arg = i as u8;
+            if p.kind == Kind::Ptr && !spec.captures().iter().any(|c| c.arg == arg) {
+                spec.push(CaptureSpec {
+                    arg,
+                    kind: CAP_GUESS,
+                    when: AT_ENTER | AT_EXIT,
+                    elem: 4,
+                    max: I386_GUESS,
+                    ..Default::default()
+                });
+            }
+        }
+    }
+    spec
+}
+
+/// What an i386 program's pointer is copied as when no declaration
+/// says: see [`i386_captures`].
+const I386_GUESS: u16 = 128;
+
+/// The captures of i386 call `name` that the x86_64 call of the same name
+/// (`fields`) gives: where the parameters sit in the same registers, its
+/// byte buffers and the structs laid out alike.
+fn same_as_x86_64(
+    spec: &mut Spec,
+    name: &str,
+    fields: &[Field],
+    sig: &sysent::Signature,
+    limits: Limits,
+) {
     // No 64-bit value split over two registers, as many parameters: each
     // sits where the x86_64 one does.
     let aligned =
@@ -777,7 +813,6 @@ fn i386_captures(name: &str, x86_64: Option<&[Field]>, limits: Limits) -> Spec {
             spec.push(*cap);
         }
     }
-    spec
 }
 
 #[cfg(test)]
