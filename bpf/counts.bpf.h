@@ -82,7 +82,7 @@ static __always_inline __u32 call_index(struct pt_regs *regs, long nr)
 {
 	if (nr < 0 || nr >= RT_I386_BASE)
 		return RT_SPECS;
-	return (__u32)nr + ((regs->cs & 0xffff) == 0x23 ? RT_I386_BASE : 0);
+	return (__u32)nr + (i386_call(regs) ? RT_I386_BASE : 0);
 }
 
 /* -c in the kernel, at a call's entry: its start, if the task is traced
@@ -113,7 +113,7 @@ static __always_inline void count_enter(struct pt_regs *regs, long nr, __u64 id)
 
 /* ... and at its exit: one more call (an attempt the kernel left). The
  * table comes first: an untraced task's exit costs that alone. */
-static __always_inline void count_exit(__u64 id, long ret)
+static __always_inline void count_exit(struct pt_regs *regs, __u64 id, long ret)
 {
 	int state = task_state(id, id >> 32);
 	if (!state)
@@ -141,7 +141,12 @@ static __always_inline void count_exit(__u64 id, long ret)
 	/* A started command's calls before its exec are rtrace's; the exec's
 	 * own exit, after the exec made it TASK_TRACED, is the command's. A
 	 * call its task's death ended is not counted, as ptrace counts it. */
-	if (state != TASK_TRACED || dying(ret, 0))
+	if (state != TASK_TRACED)
+		return;
+	/* An i386 call's result is its register's low half (rtrace_sys_exit). */
+	if (i386_call(regs))
+		ret = (int)ret;
+	if (dying(ret, 0))
 		return;
 	struct rt_count *c = bpf_map_lookup_elem(&counts, &index);
 	if (!c)

@@ -147,6 +147,21 @@ static __always_inline int dying(long ret, int any)
 	return (pending >> (SIGKILL - 1)) & 1;
 }
 
+/* Whether the current call came in through an i386 entry: the task's
+ * TS_COMPAT status (`thread_info.status`, first in task_struct), which
+ * an int $0x80 from 64-bit code sets too, its code segment being the
+ * 64-bit one; the code segment where the offset is not known. */
+const volatile __u32 off_task_status = 0, ts_compat = 0;
+static __always_inline int i386_call(struct pt_regs *r)
+{
+	__u32 status = 0;
+	if (off_task_status &&
+	    !bpf_probe_read_kernel(&status, sizeof(status),
+				   (void *)bpf_get_current_task() + off_task_status))
+		return (status & ts_compat) != 0;
+	return (r->cs & 0xffff) == 0x23;
+}
+
 #include "counts.bpf.h"
 
 static __always_inline __u64 *lost_count(void)
@@ -595,7 +610,12 @@ static __always_inline void send_call(struct pt_regs *r, __u16 kind, long nr_or_
 	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s)
 		return;
-	int compat = (r->cs & 0xffff) == 0x23;
+	int compat = i386_call(r);
+	/* An i386 call's result is its register's low half, as ptrace reads
+	 * it: a sigreturn restores a 32-bit eax the kernel does not widen
+	 * (-EINTR would be 4294967292). */
+	if (kind == RT_LEAVE && compat)
+		nr_or_ret = (int)nr_or_ret;
 	long nr = kind == RT_ENTER ? nr_or_ret : (long)r->orig_rax;
 	__u32 index = (__u32)nr + (compat ? RT_I386_BASE : 0);
 	struct rt_spec *spec = 0;
@@ -774,14 +794,9 @@ int rtrace_sys_exit(__u64 *ctx)
 {
 	struct pt_regs *regs = (struct pt_regs *)ctx[0];
 	long ret = (long)ctx[1];
-	/* An i386 call's result is its register's low half, as ptrace reads
-	 * it: a sigreturn restores a 32-bit eax the kernel does not widen
-	 * (-EINTR would be 4294967292). */
-	if ((regs->cs & 0xffff) == 0x23)
-		ret = (int)ret;
 	__u64 id = bpf_get_current_pid_tgid();
 	if (count_only) {
-		count_exit(id, ret);
+		count_exit(regs, id, ret);
 		return 0;
 	}
 	if (!is_traced((__u32)id, id >> 32))

@@ -238,6 +238,14 @@ PARTS = {
         consts=[Consts("The first and last port KDADDIO/KDDELIO accept", "u32",
                        ["GPFIRST", "GPLAST"], hex=True)],
         structs=[]),
+    "x86_thread": Part(
+        "A task's status bit that says its system call came through an i386\n"
+        "//! entry (int $0x80 from a 64-bit program too): the kernel-only\n"
+        "//! arch/x86/include/asm/thread_info.h defines it.",
+        "linux-source-6.1", "arch/x86/include/asm/thread_info.h", "source",
+        consts=[Consts("`thread_info.status`: an i386 system call is in progress", "u32",
+                       ["TS_COMPAT"], hex=True)],
+        structs=[]),
     "timex": Part(
         "The PC speaker's timer rate, which KIOCSOUND and KDMKTONE divide: the\n"
         "//! kernel-only include/linux/timex.h defines it.",

@@ -5,7 +5,7 @@
 //! kernel's headers, BTF or trace-event formats (each generated file says
 //! so at its top and names the command that remakes it: `tools/regen`;
 //! the name tables of [`xlat`] are declared in tools/abi_tables.py; the
-//! `gen_usbmon`, `gen_usbdevfs`, `gen_user_events`, `gen_ata`, `gen_vt`, `gen_timex` and `gen_inet6_if` numbers, which no
+//! `gen_usbmon`, `gen_usbdevfs`, `gen_user_events`, `gen_ata`, `gen_vt`, `gen_timex`, `gen_inet6_if` and `gen_x86_thread` numbers, which no
 //! installed uapi header gives, come from the kernel's source tarball
 //! through tools/gen_kernel_src.py), plus the few
 //! plain definitions every decoder shares (the user_events event a
@@ -28,6 +28,8 @@ pub mod gen_timex;
 pub mod gen_user_events;
 #[rustfmt::skip]
 pub mod gen_vt;
+#[rustfmt::skip]
+pub mod gen_x86_thread;
 pub mod layout;
 pub mod signals;
 pub mod usbmon;

@@ -100,6 +100,20 @@ fn task_offsets() -> Result<(u32, u32, u32), Error> {
     Ok((off("pid")?, off("tgid")?, off("exit_code")?))
 }
 
+/// Where a task's system call status is (`task_struct.thread_info` plus
+/// `thread_info.status`, whose TS_COMPAT bit says the call came through
+/// an i386 entry), or 0 where one is missing (then the code segment says,
+/// which misses an int $0x80 from 64-bit code).
+fn status_offset() -> u32 {
+    let found = (|| {
+        Some(
+            member_offset("struct task_struct", "thread_info")?
+                + member_offset("struct thread_info", "status")?,
+        )
+    })();
+    found.unwrap_or(0)
+}
+
 /// Where a task's own pending signals are: `task_struct.pending` plus
 /// `sigpending.signal`, or 0 where one is missing (then a call its task's
 /// death ended is not told from one that failed).
@@ -420,6 +434,8 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         .override_global("task_tgid_off", &tgid_off, true)
         .override_global("task_exit_code_off", &exit_off, true)
         .override_global("task_pending_off", &pending_offset(), true)
+        .override_global("off_task_status", &status_offset(), true)
+        .override_global("ts_compat", &crate::abi::gen_x86_thread::TS_COMPAT, true)
         .override_global("wake_share", &wake_share, true)
         .override_global("want_time", &want_time, true)
         .override_global("count_only", &count_only, true)
