@@ -149,9 +149,12 @@ struct Scratch {
 impl Scratch {
     fn for_fixture(fixture_name: &str) -> Scratch {
         let (path, directory) = match fixture_name {
-            "calls_files" | "calls_more" | "calls_single" | "verbose_details" => {
-                (Some(common::scratch_path("bpf", fixture_name)), true)
-            }
+            "calls_files"
+            | "calls_more"
+            | "calls_single"
+            | "verbose_details"
+            | "calls_files_i386_m32"
+            | "verbose_details_m32" => (Some(common::scratch_path("bpf", fixture_name)), true),
             "ioctl_args" | "ioctl_exceptions" => {
                 (Some(common::scratch_path("bpf", fixture_name)), false)
             }
@@ -372,8 +375,13 @@ fn compare(fixture_name: &str, args: &[&str]) {
 /// [`compare`] on the lines `keep` keeps (of both traces).
 /// A second ptrace run tells what varies from run to run.
 fn compare_lines(fixture_name: &str, args: &[&str], keep: impl Fn(&str) -> bool) {
-    let bin = fixture(fixture_name);
-    let traces = runs(&bin, args, &[&[], &["--bpf"], &[]]);
+    compare_program(&fixture(fixture_name), args, keep);
+}
+
+/// [`compare_lines`] of a program already built (an i386 fixture).
+fn compare_program(bin: &Path, args: &[&str], keep: impl Fn(&str) -> bool) {
+    let fixture_name = name(bin);
+    let traces = runs(bin, args, &[&[], &["--bpf"], &[]]);
     let only = |lines: &[String]| {
         lines
             .iter()
@@ -1410,6 +1418,8 @@ fn only_values_of_the_moment_may_differ() {
 
 /// The other fixtures that run on their own (without a device, an
 /// emulation or a second program), each traced with -f by both engines.
+/// Not two_threads: its threads are numbered (PID2, PID3) in the order
+/// their lines first show, which is the kernel's order under BPF.
 const MORE_FIXTURES: &[&str] = &[
     "affinity",
     "anon_reuse",
@@ -1444,7 +1454,6 @@ const MORE_FIXTURES: &[&str] = &[
     "self_view",
     "spelled",
     "tty_order",
-    "two_threads",
     "unknown_call",
     "value_result",
     "verbose_details",
@@ -1499,6 +1508,56 @@ fn fixtures_with_listed_differences_print_the_same_elsewhere() {
     ];
     for (fixture_name, calls) in listed {
         compare_lines(fixture_name, &["-f"], |line| {
+            !calls.iter().any(|call| line.contains(call))
+        });
+    }
+}
+
+/// i386 builds of fixtures (and x86_64 programs making i386 calls),
+/// traced with -f by both engines: what no
+/// declaration describes is copied as much as the decoders read
+/// (`plan::i386_captures`). Left out where HACKING.md lists why: an i386
+/// iovec's buffers (readv, writev, sendmsg), socketcall's and ipc's
+/// memory behind the arguments they pass on (socketpair's fds, msgrcv's
+/// message); net_libc and ifindex are socketcall's throughout, signals
+/// reads its own /proc status, whose TracerPid says which engine.
+#[test]
+fn i386_fixtures_print_the_same() {
+    let listed: &[(&str, &[&str])] = &[
+        ("calls_sig_i386", &[]),
+        ("calls_time_i386", &[]),
+        ("compat_i386", &[]),
+        ("ids_i386", &[]),
+        ("affinity", &[]),
+        ("classes", &[]),
+        ("ioctl_drivers", &[]),
+        ("ioctl_families", &[]),
+        ("ioctl_names", &[]),
+        ("kvm_flex", &[]),
+        ("nested_signals", &[]),
+        ("sockios", &[]),
+        ("spelled", &[]),
+        ("verbose_details", &[]),
+        ("calls_files_i386", &["iov", "socketpair("]),
+        ("dumps", &["iov", "socketpair("]),
+        ("calls_ipc_i386", &["msgrcv("]),
+        ("ipc_libc", &["msgrcv("]),
+    ];
+    for (fixture_name, calls) in listed {
+        // x86_64 programs making i386 calls (int $0x80), and i386 builds.
+        let int80 = [
+            "calls_files_i386",
+            "calls_ipc_i386",
+            "calls_sig_i386",
+            "calls_time_i386",
+            "compat_i386",
+        ];
+        let bin = if int80.contains(fixture_name) {
+            fixture(fixture_name)
+        } else {
+            common::fixture_m32(fixture_name)
+        };
+        compare_program(&bin, &["-f"], |line| {
             !calls.iter().any(|call| line.contains(call))
         });
     }
