@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod engines;
 mod ioctl_names;
 #[allow(unused_imports)]
 pub use ioctl_names::{IOCTL_NAMES, NO_BTF, ioctl_names_expected};

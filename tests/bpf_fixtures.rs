@@ -1,0 +1,196 @@
+//! The BPF engine against ptrace on the rest of the fixtures: every
+//! fixture that runs on its own, and i386 builds, traced by both engines,
+//! the same lines but for the differences HACKING.md lists ("Where the
+//! engines differ"), which the comparison recognises or the test leaves
+//! out by name. Needs root, as tests/bpf.rs.
+
+mod common;
+
+use common::engines::*;
+use common::fixture;
+
+/// The comparison's own rule: what two ptrace runs agree on must be the
+/// same under BPF; only what they disagree on, and the fields of the
+/// moment, may differ.
+#[test]
+fn only_values_of_the_moment_may_differ() {
+    let p = "stat(\"f\", {st_ino=12, st_size=16}) = 0";
+    let again = "stat(\"f\", {st_ino=13, st_size=16}) = 0";
+    let bpf = |line: &str| same_but_for_the_moment(p, again, line);
+    assert!(bpf("stat(\"f\", {st_ino=99, st_size=16}) = 0"));
+    assert!(!bpf("stat(\"f\", {st_ino=99, st_size=17}) = 0"));
+    assert!(!bpf("stat(\"f\", &ADDR) = 0"));
+    let statfs = "statfs(\".\", {f_bfree=10, f_files=5}) = 0";
+    let same = |line: &str| same_but_for_the_moment(statfs, statfs, line);
+    assert!(same("statfs(\".\", {f_bfree=11, f_files=5}) = 0"));
+    assert!(!same("statfs(\".\", {f_bfree=10, f_files=6}) = 0"));
+    let wait = "wait4(7, [0], 0, {ru_utime={tv_sec=0, tv_usec=47}, ru_maxrss=3}) = 7";
+    let cpu = |line: &str| same_but_for_the_moment(wait, wait, line);
+    assert!(cpu(
+        "wait4(7, [0], 0, {ru_utime={tv_sec=0, tv_usec=50}, ru_maxrss=3}) = 7"
+    ));
+    assert!(!cpu(
+        "wait4(7, [0], 0, {ru_utime={tv_sec=0, tv_usec=50}, ru_maxrss=4}) = 7"
+    ));
+    // A failed call's strings the kernel never read may be pointers.
+    assert!(same_but_unread_strings(
+        r#"f("a\"b".., 3, "c") = -1 [EINVAL]"#,
+        r#"f(&ADDR, 3, "c") = -1 [EINVAL]"#
+    ));
+    assert!(!same_but_unread_strings(
+        r#"f("ab", 3) = -1 [EINVAL]"#,
+        r#"f(&ADDR, 4) = -1 [EINVAL]"#
+    ));
+    // A string is one token, its commas and escaped quotes included.
+    assert_eq!(
+        tokens(r#"write(1, "a, b\"", 5)"#),
+        ["write", "(", "1", ",", r#""a, b\"""#, ",", "5", ")"]
+    );
+}
+
+/// The other fixtures that run on their own (without a device, an
+/// emulation or a second program), each traced with -f by both engines.
+/// Not two_threads: its threads are numbered (PID2, PID3) in the order
+/// their lines first show, which is the kernel's order under BPF.
+const MORE_FIXTURES: &[&str] = &[
+    "affinity",
+    "anon_reuse",
+    "bigcount",
+    "calls_straceset",
+    "calls_time",
+    "classes",
+    "dumps",
+    "flag_tables",
+    "fork_pids",
+    "ifindex",
+    "ioctl_by_path",
+    "ioctl_drivers",
+    "ioctl_families",
+    "ioctl_plain_numbers",
+    "ipc_libc",
+    "kvm_flex",
+    "longjmp_out",
+    "mask_chaos",
+    "nested_signals",
+    "net_libc",
+    "netlink_diag",
+    "netlink_genl",
+    "netlink_rt",
+    "overflow",
+    "pidns",
+    "s11_cmsg",
+    "s11_mq",
+    "s11_netlink",
+    "s12_bpf",
+    "s12_netlink",
+    "self_view",
+    "spelled",
+    "tty_order",
+    "unknown_call",
+    "value_result",
+    "verbose_details",
+    "vfork_exit",
+];
+
+/// [`MORE_FIXTURES`], in two halves the test runner runs side by side.
+#[test]
+fn more_fixtures_print_the_same() {
+    for fixture_name in &MORE_FIXTURES[..MORE_FIXTURES.len() / 2] {
+        compare_lines(fixture_name, &["-f"], |_| true);
+    }
+}
+
+/// The second half of [`MORE_FIXTURES`].
+#[test]
+fn more_fixtures_print_the_same_too() {
+    for fixture_name in &MORE_FIXTURES[MORE_FIXTURES.len() / 2..] {
+        compare_lines(fixture_name, &["-f"], |_| true);
+    }
+}
+
+/// Fixtures with calls of the differences HACKING.md lists, compared
+/// without those calls: xattr_args' value (a pointer inside a struct, its
+/// length beside it), keyctl's buffers and parameters (multiplexed, not
+/// in the by-value tables), kexec's segments on a kernel without kexec,
+/// SIOCGIFCONF's buffer, a struct past 4096 bytes (UBI_IOCRNVOL's),
+/// RNDADDENTROPY's buffer, V4L2's clips and controls.
+#[test]
+fn fixtures_with_listed_differences_print_the_same_elsewhere() {
+    let listed: &[(&str, &[&str])] = &[
+        ("calls_single", &["xattrat("]),
+        (
+            "procsys",
+            &[
+                "KEYCTL_READ",
+                "KEYCTL_DESCRIBE",
+                "KEYCTL_DH_COMPUTE",
+                "KEYCTL_PKEY_",
+                "KEYCTL_CAPABILITIES",
+            ],
+        ),
+        ("s12_waits", &["kexec_load("]),
+        (
+            "s12_ioctls",
+            &["SIOCGIFCONF", "UBI_IOCRNVOL", "RNDADDENTROPY"],
+        ),
+        ("ioctl_v4l2", &["clips=", "_EXT_CTRLS"]),
+        // Not a difference: its report's length varies with values of
+        // the moment (a perf event's id, a file's generation).
+        ("ioctl_exceptions", &["write(1, "]),
+    ];
+    for (fixture_name, calls) in listed {
+        compare_lines(fixture_name, &["-f"], |line| {
+            !calls.iter().any(|call| line.contains(call))
+        });
+    }
+}
+
+/// i386 builds of fixtures (and x86_64 programs making i386 calls),
+/// traced with -f by both engines: what no
+/// declaration describes is copied as much as the decoders read
+/// (`plan::i386_captures`). Left out where HACKING.md lists why: an i386
+/// iovec's buffers (readv, writev, sendmsg), socketcall's and ipc's
+/// memory behind the arguments they pass on (socketpair's fds, msgrcv's
+/// message); net_libc and ifindex are socketcall's throughout, signals
+/// reads its own /proc status, whose TracerPid says which engine.
+#[test]
+fn i386_fixtures_print_the_same() {
+    let listed: &[(&str, &[&str])] = &[
+        ("calls_sig_i386", &[]),
+        ("calls_time_i386", &[]),
+        ("compat_i386", &[]),
+        ("ids_i386", &[]),
+        ("affinity", &[]),
+        ("classes", &[]),
+        ("ioctl_drivers", &[]),
+        ("ioctl_families", &[]),
+        ("ioctl_names", &[]),
+        ("kvm_flex", &[]),
+        ("nested_signals", &[]),
+        ("sockios", &[]),
+        ("spelled", &[]),
+        ("verbose_details", &[]),
+        ("calls_files_i386", &["iov", "socketpair("]),
+        ("dumps", &["iov", "socketpair("]),
+        ("calls_ipc_i386", &["msgrcv("]),
+        ("ipc_libc", &["msgrcv("]),
+    ];
+    for (fixture_name, calls) in listed {
+        // x86_64 programs making i386 calls (int $0x80), and i386 builds.
+        let int80 = [
+            "calls_files_i386",
+            "calls_ipc_i386",
+            "calls_sig_i386",
+            "calls_time_i386",
+            "compat_i386",
+        ];
+        let bin = if int80.contains(fixture_name) {
+            fixture(fixture_name)
+        } else {
+            common::fixture_m32(fixture_name)
+        };
+        compare_program(&bin, &["-f"], |line| {
+            !calls.iter().any(|call| line.contains(call))
+        });
+    }
+}
