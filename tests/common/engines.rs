@@ -91,11 +91,20 @@ pub fn same_but_for_the_moment(ptrace: &str, again: &str, bpf: &str) -> bool {
 
 /// The fields whose values are of the moment even where two runs happen
 /// to agree: a file system's free counts (any write to it, from any
-/// process, changes them), CPU times and a timer's time left.
+/// process, changes them), the machine's state sysinfo reports (its
+/// processes, free memory, load), CPU times and a timer's time left.
 pub const MOMENT_FIELDS: &[&str] = &[
     "f_bfree",
     "f_bavail",
     "f_ffree",
+    "uptime",
+    "loads",
+    "freeram",
+    "sharedram",
+    "bufferram",
+    "freeswap",
+    "freehigh",
+    "procs",
     "it_value",
     "ru_utime",
     "ru_stime",
