@@ -695,6 +695,17 @@ const FD_CHANGES: &[&str] = &[
     "execveat",
 ];
 
+/// The path a call took at `addr`: the one its printing saved, else read
+/// (whole, or none).
+fn called_path(data: &CallData, mem: &mut Memory, addr: u64) -> Option<Vec<u8>> {
+    match data {
+        CallData::Path(path) => Some(path.clone()),
+        _ => mem
+            .read_cstr(addr, 4096)
+            .and_then(|(bytes, whole)| whole.then_some(bytes)),
+    }
+}
+
 /// Apply a successful call's effect on the fd table. Runs for every call,
 /// printed or not: bookkeeping is not printing.
 pub fn track(
@@ -729,18 +740,12 @@ pub fn track(
             // The path the program asked for names a usbmon or user_events
             // file as the program meant it (an emulation's fd is a memfd to
             // /proc); a call that was not printed did not save it: read it.
-            let path = match data {
-                CallData::Path(path) => Some(path.clone()),
-                _ => {
-                    let at = if matches!(name, "openat" | "openat2") {
-                        1
-                    } else {
-                        0
-                    };
-                    mem.read_cstr(args[at], 4096)
-                        .and_then(|(bytes, whole)| whole.then_some(bytes))
-                }
+            let at = if matches!(name, "openat" | "openat2") {
+                1
+            } else {
+                0
             };
+            let path = called_path(data, mem, args[at]);
             // A relative path says little: /proc has the absolute one.
             // Under the BPF engine /proc speaks of later: see fs_names.
             match path {
@@ -757,12 +762,7 @@ pub fn track(
         }
         "close" => fds.remove(args[0] as i32),
         "chdir" => {
-            let path = match data {
-                CallData::Path(path) => Some(path.clone()),
-                _ => mem
-                    .read_cstr(args[0], 4096)
-                    .and_then(|(bytes, whole)| whole.then_some(bytes)),
-            };
+            let path = called_path(data, mem, args[0]);
             let dir = super::fs_names::changed_directory(fds, path.as_deref(), None);
             fds.set_cwd(dir);
         }

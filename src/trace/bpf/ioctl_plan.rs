@@ -101,14 +101,14 @@ pub fn table(limits: Limits) -> Vec<(u32, IoctlSpec)> {
             if t.arch != "x86_64" && !found.shape.i386_layout_same() {
                 continue;
             }
-            let dir = def.code >> 30;
-            let mut by_code = spec(found.shape.size, 0, dir & 1 != 0, dir & 2 != 0);
-            if let Some((_, have)) = out.iter().find(|(c, _)| *c == def.code) {
-                by_code = *have;
+            if !out.iter().any(|(c, _)| *c == def.code) {
+                let dir = def.code >> 30;
+                let by_code = spec(found.shape.size, 0, dir & 1 != 0, dir & 2 != 0);
+                out.push((def.code, by_code));
             }
-            let when = by_code.when;
-            by_code.counted(flex.count_offset, flex.count_size, flex.elem, when, limits);
-            merge(&mut out, def.code, by_code);
+            let (_, have) = out.iter_mut().find(|(c, _)| *c == def.code).expect("added");
+            let when = have.when;
+            have.counted(flex.count_offset, flex.count_size, flex.elem, when, limits);
         }
     }
     out

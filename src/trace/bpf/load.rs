@@ -105,25 +105,26 @@ fn task_offsets() -> Result<(u32, u32, u32), Error> {
 /// an i386 entry), or 0 where one is missing (then the code segment says,
 /// which misses an int $0x80 from 64-bit code).
 fn status_offset() -> u32 {
-    let found = (|| {
-        Some(
-            member_offset("struct task_struct", "thread_info")?
-                + member_offset("struct thread_info", "status")?,
-        )
-    })();
-    found.unwrap_or(0)
+    nested_offset(
+        ("struct task_struct", "thread_info"),
+        ("struct thread_info", "status"),
+    )
 }
 
 /// Where a task's own pending signals are: `task_struct.pending` plus
 /// `sigpending.signal`, or 0 where one is missing (then a call its task's
 /// death ended is not told from one that failed).
 fn pending_offset() -> u32 {
-    let found = (|| {
-        Some(
-            member_offset("struct task_struct", "pending")?
-                + member_offset("struct sigpending", "signal")?,
-        )
-    })();
+    nested_offset(
+        ("struct task_struct", "pending"),
+        ("struct sigpending", "signal"),
+    )
+}
+
+/// The offset of member `inner.1` of the struct `inner.0` that is member
+/// `outer.1` of `outer.0`, from the kernel's BTF; 0 where one is missing.
+fn nested_offset(outer: (&str, &str), inner: (&str, &str)) -> u32 {
+    let found = (|| Some(member_offset(outer.0, outer.1)? + member_offset(inner.0, inner.1)?))();
     found.unwrap_or(0)
 }
 
