@@ -20,6 +20,9 @@ struct scratch {
 	__u32 cap_faulted;
 	/* Where a PIECE_KERNEL piece is read from. */
 	__u64 ksrc;
+	/* msghdr()'s struct user_msghdr, its seven words widened (off the
+	 * stack, which older kernels give nested calls 512 bytes of). */
+	__u64 msg[7];
 	/* The usbmon ring's pages (struct mon_pgmap *) behind the fd of the
 	 * fetch being copied, or 0. */
 	__u64 mon_bvec;

@@ -55,11 +55,14 @@ struct {
 } specs SEC(".maps");
 
 /* Processes stopped by the lossless mode, by tgid, until rtrace sends
- * them SIGCONT (and deletes them here). */
+ * them SIGCONT (and deletes them here). The hash maps' sizes are what
+ * they may hold at once, not the tid space: the kernel makes a bucket
+ * per entry when the map is made (three of 65536 were 2.5 ms of the
+ * start-up). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, 65536);
+	__uint(max_entries, 4096);
 	__type(key, __u32);
 	__type(value, __u8);
 } holding SEC(".maps");
@@ -95,7 +98,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, 65536);
+	__uint(max_entries, 16384);
 	__type(key, __u32);
 	__type(value, __u8);
 } refetch SEC(".maps");
@@ -107,7 +110,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, 65536);
+	__uint(max_entries, 16384);
 	__type(key, __u32);
 	__type(value, __u32);
 } restarting SEC(".maps");
@@ -317,13 +320,56 @@ __noinline __u32 vector(struct scratch *s, __u32 off, __u64 addr, __u32 meta)
 }
 
 /* struct iovec arrays, struct user_msghdr and struct mmsghdr: what the
- * kernel's declarations say a call's pointer is, followed one level. */
+ * kernel's declarations say a call's pointer is, followed one level. An
+ * i386 call's (VEC_COMPAT in meta) are the compat layouts: 32-bit
+ * pointers and lengths. */
 #define IOV_MAX_COPIED 16
 #define MSG_NAME_MAX 128
 #define MSG_CONTROL_MAX 1024
 #define MMSG_MAX 8
 #define USER_MSGHDR 56
 #define MMSGHDR 64
+#define COMPAT_MSGHDR 28
+#define COMPAT_MMSGHDR 32
+
+/* iovecs()'s state for bpf_loop: one turn verified, not sixteen. */
+struct iov_ctx {
+	struct scratch *s;
+	__u64 budget;
+	__u32 n;
+	__u32 off;
+	__u32 meta;
+	__u32 compat;
+};
+
+/* The buffer of iovec `i`, read into s->ptrs: two words each, or one
+ * word holding an i386 iovec's two halves. */
+static long iov_buffer(__u32 i, void *data)
+{
+	struct iov_ctx *v = data;
+	struct scratch *s = v->s;
+	if (!s || i >= v->n || !v->budget)
+		return 1;
+	__u64 at = i;
+	asm volatile("" : "+r"(at));
+	__u64 base, len;
+	if (v->compat) {
+		__u64 both = s->ptrs[at & (RT_VEC_MAX - 1)];
+		base = (__u32)both;
+		len = both >> 32;
+	} else {
+		base = s->ptrs[(2 * at) & (RT_VEC_MAX - 1)];
+		len = s->ptrs[(2 * at + 1) & (RT_VEC_MAX - 1)];
+	}
+	__u64 take = len < v->budget ? len : v->budget;
+	v->off = piece(s, v->off, base, take, v->meta);
+	/* A buffer that could not be read leaves the budget to the others
+	 * (an iovec of length -1 ahead of real ones). */
+	if (s->last_fault)
+		take = 0;
+	v->budget -= take;
+	return 0;
+}
 
 /* `n` iovecs at `vec` (n in the low 16 bits of `n_budget`) and their
  * buffers, at most `n_budget >> 16` bytes of them in all. */
@@ -332,60 +378,73 @@ __noinline __u32 iovecs(struct scratch *s, __u32 off, __u64 vec, __u64 n_budget,
 	if (!s || !vec)
 		return off;
 	__u32 n = n_budget & 0xffff;
-	__u64 budget = n_budget >> 16;
+	__u32 width = meta & VEC_COMPAT ? 8 : 16;
+	__u32 pmeta = meta & 0xffff;
 	if (n > IOV_MAX_COPIED)
 		n = IOV_MAX_COPIED;
 	__u64 *iov = s->ptrs;
-	if (bpf_probe_read_user(iov, (n & (IOV_MAX_COPIED * 2 - 1)) * 16, (void *)vec) != 0) {
+	off = piece(s, off, vec, n * width, pmeta);
+	if (bpf_probe_read_user(iov, (n & (IOV_MAX_COPIED * 2 - 1)) * width, (void *)vec) != 0) {
 		/* The iovecs before the page that faulted, and their buffers,
-		 * as the decoder shows them (piece() keeps that part too). */
-		off = piece(s, off, vec, n * 16, meta);
-		__u32 readable = (PIECE_PAGE - (vec & (PIECE_PAGE - 1))) / 16;
+		 * as the decoder shows them (piece() kept that part too). */
+		__u32 readable = (PIECE_PAGE - (vec & (PIECE_PAGE - 1))) / width;
 		if (n > readable)
 			n = readable;
 		/* Keep older verifiers (6.1's) sure of the bound whatever the
 		 * compiler made of the comparisons: the mask stays. */
 		asm volatile("" : "+r"(n));
 		n &= IOV_MAX_COPIED * 2 - 1;
-		if (!n || bpf_probe_read_user(iov, n * 16, (void *)vec) != 0)
+		if (!n || bpf_probe_read_user(iov, n * width, (void *)vec) != 0)
 			return off;
-	} else {
-		off = piece(s, off, vec, n * 16, meta);
 	}
-	for (__u32 i = 0; i < IOV_MAX_COPIED; i++) {
-		if (i >= n || !budget)
-			break;
-		__u64 base = iov[(2 * i) & (RT_VEC_MAX - 1)], len = iov[(2 * i + 1) & (RT_VEC_MAX - 1)];
-		__u64 take = len < budget ? len : budget;
-		off = piece(s, off, base, take, meta);
-		/* A buffer that could not be read leaves the budget to the
-		 * others (an iovec of length -1 ahead of real ones). Masked,
-		 * not a branch: a branch here doubles the verifier's paths at
-		 * each of the loop's turns. */
-		budget -= take & ((__u64)s->last_fault - 1);
-	}
-	return off;
+	struct iov_ctx v = {
+		.s = s,
+		.budget = n_budget >> 16,
+		.n = n,
+		.off = off,
+		.meta = pmeta,
+		.compat = width == 8,
+	};
+	bpf_loop(IOV_MAX_COPIED, iov_buffer, &v, 0);
+	return v.off;
 }
 
-/* A struct user_msghdr at `addr`: itself, its name, its iovecs and their
- * buffers (at most `budget` bytes) and its control data. */
+/* A struct user_msghdr at `addr` (a struct compat_msghdr with
+ * VEC_COMPAT): itself, its name, its iovecs and their buffers (at most
+ * `budget` bytes) and its control data. */
 __noinline __u32 msghdr(struct scratch *s, __u32 off, __u64 addr, __u64 budget, __u32 meta)
 {
 	if (!s)
 		return off;
-	__u64 m[7];
-	if (bpf_probe_read_user(m, sizeof(m), (void *)addr) != 0)
-		return piece(s, off, addr, USER_MSGHDR, meta);
-	off = piece(s, off, addr, USER_MSGHDR, meta);
+	int compat = meta & VEC_COMPAT;
+	__u32 pmeta = meta & 0xffff;
+	__u32 size = compat ? COMPAT_MSGHDR : USER_MSGHDR;
 	/* msg_name, msg_namelen, msg_iov, msg_iovlen, msg_control,
-	 * msg_controllen, msg_flags */
+	 * msg_controllen, msg_flags: seven words of either width. */
+	__u64 *m = s->msg;
+	if (compat) {
+		/* The 28 bytes in the first four words, then widened from the
+		 * top down, each word read before it is overwritten. */
+		if (bpf_probe_read_user(m, COMPAT_MSGHDR, (void *)addr) != 0)
+			return piece(s, off, addr, size, pmeta);
+		for (int i = 6; i >= 0; i--) {
+			__u32 word;
+			__builtin_memcpy(&word, (__u8 *)m + 4 * i, sizeof(word));
+			m[i] = word;
+		}
+	} else if (bpf_probe_read_user(m, USER_MSGHDR, (void *)addr) != 0) {
+		return piece(s, off, addr, size, pmeta);
+	}
+	off = piece(s, off, addr, size, pmeta);
 	__u32 namelen = (__u32)m[1];
+	__u64 control = m[4], controllen = m[5];
 	if (m[0] && namelen)
-		off = piece(s, off, m[0], namelen < MSG_NAME_MAX ? namelen : MSG_NAME_MAX, meta);
+		off = piece(s, off, m[0], namelen < MSG_NAME_MAX ? namelen : MSG_NAME_MAX, pmeta);
 	__u64 iovlen = m[3] < IOV_MAX_COPIED ? m[3] : IOV_MAX_COPIED;
 	off = iovecs(s, off, m[2], iovlen | budget << 16, meta);
-	if (m[4] && m[5])
-		off = piece(s, off, m[4], m[5] < MSG_CONTROL_MAX ? m[5] : MSG_CONTROL_MAX, meta);
+	if (control && controllen)
+		off = piece(s, off, control,
+			    controllen < MSG_CONTROL_MAX ? controllen : MSG_CONTROL_MAX, pmeta);
 	return off;
 }
 
@@ -569,18 +628,24 @@ __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 i
 		if (kind == RT_LEAVE)
 			budget = r > 0 ? ((__u64)r < want ? (__u64)r : want) : 0;
 		__u64 n = args[c.len_arg & 7];
+		__u32 wide = meta | (compat ? VEC_COMPAT : 0);
 		if (c.kind == RT_CAP_IOVEC) {
-			off = iovecs(s, off, addr, (n & 0xffff) | budget << 16, meta);
+			off = iovecs(s, off, addr, (n & 0xffff) | budget << 16, wide);
 		} else if (c.kind == RT_CAP_MSGHDR) {
-			off = msghdr(s, off, addr, budget, meta);
+			off = msghdr(s, off, addr, budget, wide);
 		} else {
+			__u32 stride = compat ? COMPAT_MMSGHDR : MMSGHDR;
 			if (n > MMSG_MAX)
 				n = MMSG_MAX;
-			off = piece(s, off, addr, n * MMSGHDR, meta);
+			off = piece(s, off, addr, n * stride, meta);
+			/* A plain loop, not bpf_loop: a callback's frame would
+			 * take the deepest chain of calls (to piece() through
+			 * msghdr(), iovecs() and its callback) past the 512
+			 * bytes of stack kernels before 6.13 allow. */
 			for (__u32 k = 0; k < MMSG_MAX; k++) {
 				if (k >= n)
 					break;
-				off = msghdr(s, off, addr + k * MMSGHDR, want / MMSG_MAX, meta);
+				off = msghdr(s, off, addr + k * stride, want / MMSG_MAX, wide);
 			}
 		}
 		break;
@@ -597,6 +662,40 @@ __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 i
 	if (kind == RT_ENTER && s->last_fault && !(c.when & RT_AT_EXIT))
 		s->cap_faulted = 1;
 	return off;
+}
+
+/* send_call()'s captures, for bpf_loop: one turn verified, not one for
+ * each capture and every state the ones before it left. */
+struct caps_ctx {
+	struct scratch *s;
+	struct rt_spec *spec;
+	__u32 off;
+	__u32 info; /* capture_one's info bits 16 and up */
+	__u8 again;
+	__u8 faulted;
+};
+
+/* The spec's capture `i`. */
+static long capture_next(__u32 i, void *data)
+{
+	struct caps_ctx *each = data;
+	struct scratch *s = each->s;
+	struct rt_spec *spec = each->spec;
+	if (!s || !spec || i >= spec->ncaps)
+		return 1;
+	/* Bounded where the verifier sees it, whatever the compiler made of
+	 * the comparison with ncaps. */
+	__u64 at = i;
+	asm volatile("" : "+r"(at));
+	if (at >= RT_MAX_CAPS)
+		return 1;
+	__u64 packed = 0;
+	__builtin_memcpy(&packed, &spec->caps[at], sizeof(packed));
+	s->cap_faulted = 0;
+	each->off = capture_one(s, each->off, packed, i | ((each->again >> i) & 1) << 8 | each->info);
+	if (s->cap_faulted)
+		each->faulted |= 1 << i;
+	return 0;
 }
 
 /* `r` is the kernel's pointer, typed by the tracepoint (tp_btf): its
@@ -641,7 +740,9 @@ static __always_inline void send_call(struct pt_regs *r, __u16 kind, long nr_or_
 	if (kind == RT_LEAVE && dying(nr_or_ret, spec && (spec->flags & RT_SPEC_SIGNALS)))
 		ev->flags |= RT_DYING;
 	ev->nr = nr;
-	__u64 args[8] = {};
+	/* Kept in the record, not on the stack: the captures' calls nest
+	 * deep, and older kernels allow them 512 bytes of stack in all. */
+	__u64 *args = ev->args;
 	if (compat) {
 		args[0] = r->rbx & 0xffffffff;
 		args[1] = r->rcx & 0xffffffff;
@@ -657,8 +758,6 @@ static __always_inline void send_call(struct pt_regs *r, __u16 kind, long nr_or_
 		args[4] = r->r8;
 		args[5] = r->r9;
 	}
-	for (int i = 0; i < 6; i++)
-		ev->args[i] = args[i];
 	ev->ret = kind == RT_LEAVE ? nr_or_ret : 0;
 	ev->ip = r->rip;
 	ev->sp = r->rsp;
@@ -687,18 +786,16 @@ static __always_inline void send_call(struct pt_regs *r, __u16 kind, long nr_or_
 		}
 		__u32 shorten = short_data && now && (spec->flags & RT_SPEC_FD_DATA) &&
 				plain_data(args[0]);
-		for (int i = 0; i < RT_MAX_CAPS; i++) {
-			if (i >= spec->ncaps)
-				break;
-			__u64 packed = 0;
-			__builtin_memcpy(&packed, &spec->caps[i], sizeof(packed));
-			s->cap_faulted = 0;
-			off = capture_one(s, off, packed,
-					  i | ((again >> i) & 1) << 8 | (kind == RT_ENTER) << 16 |
-						  compat << 24 | shorten << 25);
-			if (s->cap_faulted)
-				faulted |= 1 << i;
-		}
+		struct caps_ctx each = {
+			.s = s,
+			.spec = spec,
+			.off = off,
+			.info = (kind == RT_ENTER) << 16 | compat << 24 | shorten << 25,
+			.again = again,
+		};
+		bpf_loop(RT_MAX_CAPS, capture_next, &each, 0);
+		off = each.off;
+		faulted = each.faulted;
 		if (faulted) {
 			ev->flags |= RT_REFETCH;
 			/* Counted when added, not when an entry a lost exit left
@@ -712,7 +809,7 @@ static __always_inline void send_call(struct pt_regs *r, __u16 kind, long nr_or_
 		}
 	}
 	if (kind == RT_LEAVE && spec && spec->wanted)
-		off = usbmon_exit(s, off, nr, compat, args, nr_or_ret, tgid);
+		off = usbmon_exit(s, off);
 	if (fd_ids && spec && kind == RT_ENTER && spec->fd_args) {
 		for (int i = 0; i < 6; i++)
 			if (spec->fd_args & (1 << i))

@@ -122,6 +122,28 @@ __noinline __u32 mon_event(struct scratch *s, __u32 off, __u64 at, __u32 roff, _
 	return off;
 }
 
+/* mon_mfetch_events()'s state for bpf_loop: one turn verified, not 64. */
+struct fetch_ctx {
+	struct scratch *s;
+	__u64 base;
+	__u32 n;
+	__u32 off;
+	__u32 meta;
+};
+
+/* Fetched event `i`, whose ring offset is in s->ptrs. */
+static long fetched_event(__u32 i, void *data)
+{
+	struct fetch_ctx *f = data;
+	struct scratch *s = f->s;
+	if (!s || i >= f->n)
+		return 1;
+	__u32 *offs = (__u32 *)s->ptrs;
+	__u32 roff = offs[i & (MON_EVENTS * 2 - 1)];
+	f->off = mon_event(s, f->off, f->base + roff, roff, f->meta);
+	return 0;
+}
+
 /* MON_IOCX_MFETCH returned: its offsets, and each event they name in the
  * ring at `base`. meta: the argument index, phase << 8, VEC_COMPAT. */
 __noinline __u32 mon_mfetch_events(struct scratch *s, __u32 off, __u64 arg, __u64 base, __u32 meta)
@@ -148,13 +170,9 @@ __noinline __u32 mon_mfetch_events(struct scratch *s, __u32 off, __u64 arg, __u6
 	__u32 *offs = (__u32 *)s->ptrs;
 	if (bpf_probe_read_user(offs, (n & (MON_EVENTS * 2 - 1)) * 4, (void *)offvec) != 0)
 		return off;
-	for (__u32 i = 0; i < MON_EVENTS; i++) {
-		if (i >= n)
-			break;
-		__u32 roff = offs[i & (MON_EVENTS * 2 - 1)];
-		off = mon_event(s, off, base + roff, roff, pmeta);
-	}
-	return off;
+	struct fetch_ctx f = {.s = s, .base = base, .n = n, .off = off, .meta = pmeta};
+	bpf_loop(MON_EVENTS, fetched_event, &f, 0);
+	return f.off;
 }
 
 /* MON_IOCX_GET(X)(32) returned: the header and data it copied out. */
@@ -192,10 +210,17 @@ __noinline __u32 mon_get_event(struct scratch *s, __u32 off, __u64 arg, __u32 hd
 }
 
 /* What a call's exit adds for usbmon: the ring a shared mmap maps, and
- * the events a fetch returned. */
-static __always_inline __u32 usbmon_exit(struct scratch *s, __u32 off, long nr, int compat,
-					 __u64 *args, long ret, __u32 tgid)
+ * the events a fetch returned. The call is the one in s->ev. A function
+ * of its own: verified once, not once for every state the captures
+ * before it leave (that had tripled the exit program's verification). */
+__noinline __u32 usbmon_exit(struct scratch *s, __u32 off)
 {
+	if (!s)
+		return off;
+	long nr = s->ev.nr, ret = s->ev.ret;
+	int compat = s->ev.flags & RT_COMPAT;
+	__u32 tgid = s->ev.tgid;
+	__u64 *args = s->ev.args;
 	__u32 mmap_nr = compat ? nr_mmap2_32 : nr_mmap;
 	__u32 ioctl_nr = compat ? nr_ioctl_32 : nr_ioctl;
 	/* A mapping (not an error), MAP_SHARED, of a file. */

@@ -288,8 +288,16 @@ impl Engine {
                     setup.private_dev();
                 }
                 let mut byte = 0u8;
-                // Wait until the parent has seized us.
-                while libc::read(rfd, (&mut byte as *mut u8).cast(), 1) < 0 {}
+                // Wait until the parent has seized us. The pipe's end
+                // without the byte is rtrace gone before it traced us: the
+                // command must not run untraced.
+                loop {
+                    match libc::read(rfd, (&mut byte as *mut u8).cast(), 1) {
+                        1 => break,
+                        0 => libc::_exit(127),
+                        _ => {}
+                    }
+                }
                 // Now, not earlier: a signal sent meanwhile is delivered as
                 // the command would have got it, and traced. Before the
                 // filter, which may stop rt_sigprocmask.

@@ -244,6 +244,56 @@ fn load_failed(what: &str, text: String) -> Error {
     Error::new(format!("--bpf: cannot {what}: {text}{hint}"), 1)
 }
 
+/// The maps rtrace fills once, taken out of the object (the programs
+/// hold them from their load on).
+struct Tables {
+    specs: Map,
+    options: Map,
+    ioctls: Map,
+}
+
+impl Tables {
+    /// What each call's events carry (`table`), the multiplexed calls'
+    /// memory by value (prctl's option) and the ioctl requests whose
+    /// arguments are copied.
+    fn fill(
+        &mut self,
+        table: Vec<(u32, plan::Spec)>,
+        options: Vec<(u64, by_value::OptionSpec)>,
+        ioctls: Vec<(u32, ioctl_plan::IoctlSpec)>,
+    ) -> Result<(), Error> {
+        let mut specs: Array<_, plan::Spec> =
+            Array::try_from(&mut self.specs).map_err(|e| load_error("open the spec table", e))?;
+        // The table starts zeroed: a call that sends nothing, counts
+        // nothing and copies nothing needs no update (a system call each).
+        for (index, spec) in table.into_iter().filter(|(_, s)| s.wanted | s.counted != 0) {
+            specs
+                .set(index, spec, 0)
+                .map_err(|e| load_error("fill the spec table", e))?;
+        }
+        let mut map: HashMap<_, u64, by_value::OptionSpec> =
+            HashMap::try_from(&mut self.options)
+                .map_err(|e| load_error("open the options table", e))?;
+        for (key, spec) in options {
+            map.insert(key, spec, 0)
+                .map_err(|e| load_error("fill the options table", e))?;
+        }
+        let mut map: HashMap<_, u32, ioctl_plan::IoctlSpec> =
+            HashMap::try_from(&mut self.ioctls)
+                .map_err(|e| load_error("open the ioctl table", e))?;
+        for (code, spec) in ioctls {
+            map.insert(code, spec, 0)
+                .map_err(|e| load_error("fill the ioctl table", e))?;
+        }
+        Ok(())
+    }
+}
+
+/// Map `name` (`what`, for the error) taken out of the object.
+fn take(ebpf: &mut Ebpf, name: &str, what: &str) -> Result<Map, Error> {
+    ebpf.take_map(name).ok_or_else(|| missing(what))
+}
+
 /// The kernel's pid_max, which every tid is below (0 if unknown).
 fn pid_max() -> u32 {
     std::fs::read_to_string("/proc/sys/kernel/pid_max")
@@ -264,9 +314,10 @@ pub(super) fn counts_in_kernel(engine: &Engine) -> bool {
 }
 
 /// Load (and so verify) every program in `PROGRAMS`, each on a thread of
-/// its own: the kernel's verifier takes a third of the start-up, most of
-/// it on the two call programs, and verifies programs side by side.
-fn verify(ebpf: &mut Ebpf) -> Result<(), Error> {
+/// its own, while this thread does `beside`: the kernel's verifier takes
+/// a third of the start-up, most of it on the two call programs, and
+/// verifies programs side by side.
+fn verify(ebpf: &mut Ebpf, beside: impl FnOnce() -> Result<(), Error>) -> Result<(), Error> {
     let mut programs = Vec::with_capacity(PROGRAMS.len());
     for (name, program) in ebpf.programs_mut() {
         if let Some(&(_, tracepoint)) = PROGRAMS.iter().find(|(known, _)| *known == name) {
@@ -294,6 +345,7 @@ fn verify(ebpf: &mut Ebpf) -> Result<(), Error> {
                 scope.spawn(move || (name, load_program(program, tracepoint, btf)))
             })
             .collect();
+        beside()?;
         for handle in loads {
             let (name, loaded) = handle
                 .join()
@@ -446,48 +498,25 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         .map_max_entries("events", ring as u32)
         .load(OBJECT)
         .map_err(|e| load_error("load the BPF program", e))?;
-    // What each call's events carry.
-    {
-        let mut specs: Array<_, plan::Spec> = Array::try_from(
-            ebpf.map_mut("specs")
-                .ok_or_else(|| missing("the spec table"))?,
-        )
-        .map_err(|e| load_error("open the spec table", e))?;
-        // The table starts zeroed: a call that sends nothing, counts
-        // nothing and copies nothing needs no update (a system call each).
-        for (index, spec) in table.into_iter().filter(|(_, s)| s.wanted | s.counted != 0) {
-            specs
-                .set(index, spec, 0)
-                .map_err(|e| load_error("fill the spec table", e))?;
-        }
-    }
-    // Multiplexed calls' memory by value (prctl's option).
-    let options = by_value::table(limits, &captured);
-    if !options.is_empty() {
-        let mut map: HashMap<_, u64, by_value::OptionSpec> = HashMap::try_from(
-            ebpf.map_mut("options")
-                .ok_or_else(|| missing("the options table"))?,
-        )
-        .map_err(|e| load_error("open the options table", e))?;
-        for (key, spec) in options {
-            map.insert(key, spec, 0)
-                .map_err(|e| load_error("fill the options table", e))?;
-        }
-    }
-    // Only an ioctl's capture looks requests up.
-    if captured("ioctl") {
-        let mut ioctls: HashMap<_, u32, ioctl_plan::IoctlSpec> = HashMap::try_from(
-            ebpf.map_mut("ioctls")
-                .ok_or_else(|| missing("the ioctl table"))?,
-        )
-        .map_err(|e| load_error("open the ioctl table", e))?;
-        for (code, spec) in ioctl_plan::table(limits) {
-            ioctls
-                .insert(code, spec, 0)
-                .map_err(|e| load_error("fill the ioctl table", e))?;
-        }
-    }
-    verify(&mut ebpf)?;
+    // The tables are filled while the kernel verifies the programs (a
+    // system call for each of a few hundred entries).
+    // system call for each of a few hundred entries). Their fds stay open
+    // until the programs that use them are loaded.
+    let mut tables = Tables {
+        specs: take(&mut ebpf, "specs", "the spec table")?,
+        options: take(&mut ebpf, "options", "the options table")?,
+        ioctls: take(&mut ebpf, "ioctls", "the ioctl table")?,
+    };
+    verify(&mut ebpf, || {
+        let options = by_value::table(limits, &captured);
+        // Only an ioctl's capture looks requests up.
+        let ioctls = match captured("ioctl") {
+            true => ioctl_plan::table(limits),
+            false => Vec::new(),
+        };
+        tables.fill(table, options, ioctls)
+    })?;
+    drop(tables);
     for (name, tracepoint) in PROGRAMS {
         let program = ebpf.program_mut(name).ok_or_else(|| missing(name))?;
         attach_program(program, tracepoint)

@@ -85,7 +85,23 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
         lost: 0,
         stopped: Vec::new(),
     };
-    bpf.loaded = Some(load(&bpf.engine, opts)?);
+    // The command is forked first, to wait for its release: before the
+    // program's maps and rtrace's threads exist, its fork copies little
+    // (the ring's 16 MiB mapping would be copied page by page) and it
+    // runs beside the load.
+    let forked = match command.is_empty() {
+        true => None,
+        false => Some(bpf.engine.fork_command(&command, None)?),
+    };
+    match load(&bpf.engine, opts) {
+        Ok(loaded) => bpf.loaded = Some(loaded),
+        Err(e) => {
+            if let Some(forked) = forked {
+                forked.abandon();
+            }
+            return Err(e);
+        }
+    }
     install_signal_handlers();
     if opts.all && !bpf.engine.fmt.json && bpf.engine.summary != super::Summary::Only {
         // Said once the programs are attached: from here on nothing is
@@ -94,10 +110,14 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
         bpf.engine.out.flush();
     }
     for pid in attach {
-        bpf.attach(pid)?;
+        if let Err(e) = bpf.attach(pid) {
+            if let Some(forked) = forked {
+                forked.abandon();
+            }
+            return Err(e);
+        }
     }
-    if !command.is_empty() {
-        let forked = bpf.engine.fork_command(&command, None)?;
+    if let Some(forked) = forked {
         let pid = forked.pid;
         if let Err(e) = bpf.trace_task(pid, true) {
             forked.abandon();
