@@ -781,7 +781,8 @@ const I386_GUESS: u16 = 128;
 
 /// The captures of i386 call `name` that the x86_64 call of the same name
 /// (`fields`) gives: where the parameters sit in the same registers, its
-/// byte buffers and the structs laid out alike.
+/// byte buffers, the structs laid out alike, and the iovecs, msghdrs and
+/// pointer arrays the program follows in their compat layouts.
 fn same_as_x86_64(
     spec: &mut Spec,
     name: &str,
@@ -789,11 +790,12 @@ fn same_as_x86_64(
     sig: &sysent::Signature,
     limits: Limits,
 ) {
-    // No 64-bit value split over two registers, as many parameters: each
-    // sits where the x86_64 one does.
-    let aligned =
-        sig.params.len() == fields.len() && sig.params.iter().all(|p| p.kind != Kind::High);
-    let same = |i: u8| aligned && (i as usize) < fields.len();
+    // As many parameters, and before any 64-bit value split over two
+    // registers: each sits where the x86_64 one does (preadv's iovecs;
+    // its x86_64 declaration splits the offset too).
+    let split = sig.params.iter().position(|p| p.kind == Kind::High);
+    let aligned = sig.params.len() == fields.len();
+    let same = |i: u8| aligned && (i as usize) < split.unwrap_or(fields.len()).min(fields.len());
     // And structs an i386 program lays out as the kernel does (no
     // pointers or longs: struct statx, an int).
     let same_layout = |i: u8| {
@@ -804,12 +806,18 @@ fn same_as_x86_64(
                 .is_some_and(|t| t.shape.i386_layout_same())
     };
     for cap in captures(name, fields, limits).captures() {
-        let nested = matches!(
+        // The program follows these in their compat layouts (32-bit
+        // pointers and lengths) for an i386 call; strings came above.
+        let followed = matches!(
             cap.kind,
-            CAP_IOVEC | CAP_MSGHDR | CAP_MMSGHDR | CAP_STRVEC | CAP_PTRVEC | CAP_STR
+            CAP_IOVEC | CAP_MSGHDR | CAP_MMSGHDR | CAP_STRVEC | CAP_PTRVEC
         );
-        let uses_len = matches!(cap.kind, CAP_ARGLEN | CAP_RETLEN | CAP_ARGMIN | CAP_LENPTR);
-        if !nested && same(cap.arg) && (!uses_len || same(cap.len_arg)) && same_layout(cap.arg) {
+        let uses_len = matches!(
+            cap.kind,
+            CAP_ARGLEN | CAP_RETLEN | CAP_ARGMIN | CAP_LENPTR | CAP_IOVEC | CAP_MMSGHDR
+        );
+        let laid_out = followed || (cap.kind != CAP_STR && same_layout(cap.arg));
+        if same(cap.arg) && (!uses_len || same(cap.len_arg)) && laid_out {
             spec.push(*cap);
         }
     }
