@@ -472,6 +472,34 @@ __noinline __u32 fprog(struct scratch *s, __u32 off, __u64 addr, __u32 max, __u3
 	return piece(s, off, filter, insns, pmeta);
 }
 
+/* The array behind a pointer member of the ioctl argument at `addr`, as
+ * many units as another member counts (`known`'s ptr_* fields), at most
+ * the bytes in meta's bits 32 and up. meta's low 16 bits: the argument
+ * index and the phase; VEC_COMPAT for an i386 caller. */
+__noinline __u32 pointed_array(struct scratch *s, __u32 off, struct rt_ioctl *known, __u64 addr,
+			       __u64 meta)
+{
+	if (!s || !known)
+		return off;
+	int compat = meta & VEC_COMPAT;
+	__u32 at = compat ? known->ptr_off32 : known->ptr_off;
+	if (at == 0xffff)
+		return off;
+	__u64 array = 0;
+	__u32 count = 0;
+	if (bpf_probe_read_user(&array, compat ? 4 : 8, (void *)addr + at) ||
+	    bpf_probe_read_user(&count, sizeof(count), (void *)addr + known->pcount_off) ||
+	    !array)
+		return off;
+	if (known->pcount_bytes < 4)
+		count &= (1u << (known->pcount_bytes * 8)) - 1;
+	if (count > known->ptr_max)
+		count = known->ptr_max;
+	__u64 bytes = (__u64)count * known->ptr_unit;
+	__u64 most = meta >> 32;
+	return piece(s, off, array, bytes < most ? bytes : most, meta & 0xffff);
+}
+
 /* One capture of a call's spec, `packed` (a struct rt_capture_spec),
  * into the record at `off`. A function of its own, verified once rather
  * than in every iteration and both programs. info: the capture's index,
@@ -531,6 +559,10 @@ __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 i
 			if (kind == RT_ENTER && s->last_fault)
 				s->cap_faulted = 1;
 		}
+		if (known && known->ptr_unit && ((known->ptr_when & when) || again))
+			off = pointed_array(s, off, known, addr,
+					    c.arg | phase << 8 | (compat ? VEC_COMPAT : 0) |
+						    (__u64)(want < 0xffff ? want : 0xffff) << 32);
 		return off;
 	}
 	if (c.kind == RT_CAP_OPTION) {

@@ -146,6 +146,19 @@ struct rt_ioctl {
 	__u16 count_off;
 	__u8 count_bytes;
 	__u8 flex_when;
+	/* An array behind a pointer member of the struct, counted by
+	 * another member (VIDIOC_S_EXT_CTRLS's controls, SIOCGIFCONF's
+	 * buffer): the pointer's offset, and an i386 caller's (0xffff: the
+	 * request is not an i386 one's), the count's offset and bytes (1, 2
+	 * or 4), each counted unit's bytes (0: no array), the most units
+	 * copied, and when (RT_AT_*). */
+	__u16 ptr_off;
+	__u16 ptr_off32;
+	__u16 pcount_off;
+	__u8 pcount_bytes;
+	__u8 ptr_when;
+	__u16 ptr_unit;
+	__u16 ptr_max;
 };
 
 /* The memory behind one argument of a multiplexed call, for one value of

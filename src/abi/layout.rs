@@ -51,9 +51,9 @@ pub fn field(layout: &[Field], name: &str) -> Field {
         .unwrap_or_else(|| panic!("no field {name} in the layout"))
 }
 
-/// The offset of the field `name` of `layout`, usable in a `const`: a
-/// name the layout lacks fails the build.
-pub const fn offset(layout: &[Field], name: &str) -> usize {
+/// The field `name` of `layout`, usable in a `const`: a name the layout
+/// lacks fails the build.
+pub const fn member(layout: &[Field], name: &str) -> Field {
     let mut i = 0;
     while i < layout.len() {
         let (a, b) = (layout[i].name.as_bytes(), name.as_bytes());
@@ -64,14 +64,28 @@ pub const fn offset(layout: &[Field], name: &str) -> usize {
             j += 1;
         }
         if same {
-            return layout[i].off;
+            return layout[i];
         }
         i += 1;
     }
     panic!("no such field in the layout")
 }
 
+/// The offset of the field `name` of `layout`, usable in a `const`: a
+/// name the layout lacks fails the build.
+pub const fn offset(layout: &[Field], name: &str) -> usize {
+    member(layout, name).off
+}
+
 /// The bytes a decoder must read to print every field of `layout`.
-pub fn extent(layout: &[Field]) -> usize {
-    layout.iter().map(Field::end).max().unwrap_or(0)
+pub const fn extent(layout: &[Field]) -> usize {
+    let mut most = 0;
+    let mut i = 0;
+    while i < layout.len() {
+        if layout[i].end() > most {
+            most = layout[i].end();
+        }
+        i += 1;
+    }
+    most
 }

@@ -20,7 +20,7 @@
 //! `-m32` layout; the other structs are the same on both.
 
 use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request};
-use crate::abi::layout::{Field, field};
+use crate::abi::layout::{Field, extent, field};
 use crate::abi::xlat::ioctl::{
     EVIOCGKEYCODE, EVIOCGKEYCODE_V2, EVIOCRMFF, EVIOCSFF, EVIOCSKEYCODE, EVIOCSKEYCODE_V2,
     FF_CONSTANT_EFFECT, FF_EFFECT, FF_EFFECT_I386, FF_ENVELOPE, FF_PERIODIC_EFFECT,
@@ -29,23 +29,8 @@ use crate::abi::xlat::ioctl::{
 };
 use crate::format::{Naming, Printer};
 
-/// The end of the last field: a layout's size where the struct has no
-/// tail padding (`struct ff_effect`'s union ends it).
-const fn end(layout: &[Field]) -> usize {
-    let mut i = 0;
-    let mut end = 0;
-    while i < layout.len() {
-        let e = layout[i].off + layout[i].size;
-        if e > end {
-            end = e;
-        }
-        i += 1;
-    }
-    end
-}
-
 /// i386's EVIOCSFF: the native code with the `-m32` struct's size.
-const EVIOCSFF32: u32 = (EVIOCSFF & !(0x3fff << 16)) | ((end(FF_EFFECT_I386) as u32) << 16);
+const EVIOCSFF32: u32 = (EVIOCSFF & !(0x3fff << 16)) | ((extent(FF_EFFECT_I386) as u32) << 16);
 
 /// A struct of the group, its size the code's (`_IOC_SIZE`).
 const fn sized(name: &'static str, code: u32) -> Layout {

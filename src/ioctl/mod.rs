@@ -209,6 +209,9 @@ pub struct Request {
     /// The elements of a flexible array after the struct that the decoder
     /// reads, counted by one of its members (FS_IOC_FIEMAP's extents).
     pub flex: Option<FlexArray>,
+    /// The array behind a pointer member of the struct that the decoder
+    /// reads, counted by another member (VIDIOC_S_EXT_CTRLS's controls).
+    pub pointed: Option<PointedArray>,
 }
 
 /// A flexible array after a request's struct, past the bytes its code's
@@ -227,6 +230,30 @@ pub struct FlexArray {
     pub dirs: u8,
 }
 
+/// An array behind a pointer member of a request's struct, as many units
+/// as another member counts (VIDIOC_S_EXT_CTRLS's controls, by their
+/// number; SIOCGIFCONF's buffer, by its length in bytes), read at the
+/// phases `dirs` says, at most `-s` elements of `shown` units each. The
+/// BPF engine copies them (`trace::bpf::ioctl_plan`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PointedArray {
+    /// The pointer member's offset in the struct, in bytes.
+    pub ptr_offset: usize,
+    /// Its offset in an i386 caller's struct, where the request's code is
+    /// the same on both (None: the code is x86_64's alone).
+    pub ptr_offset_i386: Option<usize>,
+    /// The count member's offset (the same on both), in bytes.
+    pub count_offset: usize,
+    /// The count member's size in bytes (1, 2 or 4).
+    pub count_size: usize,
+    /// The bytes each counted unit is.
+    pub unit: usize,
+    /// The units one element the decoder shows is.
+    pub shown: usize,
+    /// [`IF_OUT`] and/or [`IF_IN`]: when the array is read.
+    pub dirs: u8,
+}
+
 impl Request {
     /// A request whose direction bits are honest.
     pub const fn new(code: u32, name: &'static str, dirs: u8, arg: Arg) -> Request {
@@ -237,6 +264,7 @@ impl Request {
             arg,
             dir_bits_lie: false,
             flex: None,
+            pointed: None,
         }
     }
 
@@ -249,12 +277,19 @@ impl Request {
             arg,
             dir_bits_lie: true,
             flex: None,
+            pointed: None,
         }
     }
 
     /// This request with a flexible array after its struct.
     pub const fn counted(mut self, flex: FlexArray) -> Request {
         self.flex = Some(flex);
+        self
+    }
+
+    /// This request with an array behind a pointer in its struct.
+    pub const fn pointing(mut self, array: PointedArray) -> Request {
+        self.pointed = Some(array);
         self
     }
 }

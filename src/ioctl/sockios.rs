@@ -10,8 +10,8 @@
 //! through the handlers' printers ([`super::lent`]).
 
 use super::raw::{i32_at, u16_at, u32_at, u64_at};
-use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request, lent};
-use crate::abi::layout::{Field, field as layout_field};
+use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, PointedArray, Request, lent};
+use crate::abi::layout::{self, Field, extent, field as layout_field, offset};
 use crate::abi::xlat::ioctl::{
     ARPHRD, FIOGETOWN, FIOSETOWN, IFCONF_LAYOUT, IFCONF_LAYOUT_I386, IFMAP_LAYOUT,
     IFMAP_LAYOUT_I386, IFREQ_LAYOUT, IFREQ_LAYOUT_I386, SIOCADDMULTI, SIOCADDRT, SIOCATMARK,
@@ -34,7 +34,7 @@ use crate::kernel::Arch;
 /// [`ifreq_layout`]).
 pub static IFREQ: Layout = Layout {
     name: "ifreq",
-    size: end(IFREQ_LAYOUT),
+    size: extent(IFREQ_LAYOUT),
     fields: &[
         super::field("ifr_name", "char[16]", 0, 16),
         super::field("ifr_ifru", "union", 16, 24),
@@ -44,7 +44,7 @@ pub static IFREQ: Layout = Layout {
 /// `struct ifconf`.
 static IFCONF: Layout = Layout {
     name: "ifconf",
-    size: end(IFCONF_LAYOUT),
+    size: extent(IFCONF_LAYOUT),
     fields: &[],
 };
 
@@ -54,19 +54,6 @@ static BRIDGE_NAME: Layout = Layout {
     size: 16,
     fields: &[],
 };
-
-/// The end of a layout's last field, in a `const`.
-const fn end(layout: &[Field]) -> usize {
-    let mut i = 0;
-    let mut end = 0;
-    while i < layout.len() {
-        if layout[i].end() > end {
-            end = layout[i].end();
-        }
-        i += 1;
-    }
-    end
-}
 
 /// The ABI's `struct ifreq`.
 fn ifreq_layout(arch: Arch) -> &'static [Field] {
@@ -101,7 +88,8 @@ static REQUESTS: &[Request] = &[
         "SIOCGIFCONF",
         IF_OUT | IF_IN,
         Arg::Custom(&IFCONF),
-    ),
+    )
+    .pointing(IFCONF_BUF),
     ifreq(SIOCGIFFLAGS, "SIOCGIFFLAGS", IF_OUT | IF_IN),
     ifreq(SIOCSIFFLAGS, "SIOCSIFFLAGS", IF_OUT),
     ifreq(SIOCGIFADDR, "SIOCGIFADDR", IF_OUT | IF_IN),
@@ -217,7 +205,7 @@ fn put_ifname(p: &mut Printer, name: &str, d: &[u8]) {
 
 /// Copy an ifreq of the program's ABI, or print its pointer.
 fn read_ifreq(p: &mut Printer, addr: u64) -> Option<Vec<u8>> {
-    let size = end(ifreq_layout(p.arch()));
+    let size = extent(ifreq_layout(p.arch()));
     let mut d = vec![0u8; size];
     if addr == 0 || p.config().values_only >= 2 || !p.mem().read_exact(addr, &mut d) {
         p.ptr("arg", addr);
@@ -318,8 +306,24 @@ fn member(p: &mut Printer, code: u32, d: &[u8], at: u64, union: usize) {
 
 /// `struct ifreq`'s size in the program's ABI.
 fn ifreq_size(arch: Arch) -> usize {
-    end(ifreq_layout(arch))
+    extent(ifreq_layout(arch))
 }
+
+/// SIOCGIFCONF's buffer, `ifc_len` bytes behind `ifc_buf` (the union
+/// `ifc_ifcu`), which [`put_ifconf`] reads after the call: the interfaces
+/// the kernel listed.
+const IFCONF_BUF: PointedArray = PointedArray {
+    ptr_offset: offset(IFCONF_LAYOUT, "ifc_ifcu"),
+    ptr_offset_i386: Some(offset(IFCONF_LAYOUT_I386, "ifc_ifcu")),
+    count_offset: offset(IFCONF_LAYOUT, "ifc_len"),
+    count_size: layout::member(IFCONF_LAYOUT, "ifc_len").size,
+    unit: 1,
+    shown: extent(IFREQ_LAYOUT),
+    dirs: IF_IN,
+};
+
+// The length is where it is on both.
+const _: () = assert!(offset(IFCONF_LAYOUT, "ifc_len") == offset(IFCONF_LAYOUT_I386, "ifc_len"));
 
 /// SIOCGIFCONF's `struct ifconf`. Before the call: the buffer's length
 /// (none with no buffer, where the kernel answers the length it needs)
@@ -331,7 +335,7 @@ fn put_ifconf(p: &mut Printer, addr: u64, phase: u8) {
     } else {
         IFCONF_LAYOUT
     };
-    let mut d = vec![0u8; end(l)];
+    let mut d = vec![0u8; extent(l)];
     if addr == 0 || p.config().values_only >= 2 || !p.mem().read_exact(addr, &mut d) {
         p.ptr("arg", addr);
         return;

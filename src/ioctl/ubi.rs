@@ -14,7 +14,7 @@
 //! same at build time).
 
 use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request};
-use crate::abi::layout::{Field, field};
+use crate::abi::layout::{Field, extent, field};
 use crate::abi::xlat::ioctl::{
     UBI_ATTACH_LAYOUT, UBI_ATTACH_LAYOUT_I386, UBI_IOCATT, UBI_IOCDET, UBI_IOCEBCH, UBI_IOCEBER,
     UBI_IOCEBISMAP, UBI_IOCEBMAP, UBI_IOCEBUNMAP, UBI_IOCMKVOL, UBI_IOCRMVOL, UBI_IOCRNVOL,
@@ -45,24 +45,11 @@ static PROP: Layout = sized("ubi_set_vol_prop_req", UBI_IOCSETVOLPROP);
 /// `struct ubi_leb_change_req` (`ubi_cdev_ioctl`'s `copy_from_user`).
 static LEB_CHANGE: Layout = Layout {
     name: "ubi_leb_change_req",
-    size: end(UBI_LEB_CHANGE_LAYOUT),
+    size: extent(UBI_LEB_CHANGE_LAYOUT),
     fields: &[],
 };
 /// UBI_IOCVOLUP's `__s64`.
 static S64: Layout = sized("__s64", UBI_IOCVOLUP);
-
-/// The end of a layout's last field, in a `const`.
-const fn end(layout: &[Field]) -> usize {
-    let mut i = 0;
-    let mut end = 0;
-    while i < layout.len() {
-        if layout[i].end() > end {
-            end = layout[i].end();
-        }
-        i += 1;
-    }
-    end
-}
 
 static REQUESTS: &[Request] = &[
     // `_IOW`, yet the kernel writes the new volume's number back.

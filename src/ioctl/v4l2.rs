@@ -205,19 +205,22 @@ static REQUESTS: &[Request] = &[
         "VIDIOC_G_EXT_CTRLS",
         RW | IF_ERR,
         Arg::Custom(&EXT_CONTROLS),
-    ),
+    )
+    .pointing(controls::EXT_CONTROL_ARRAY),
     Request::new(
         VIDIOC_S_EXT_CTRLS,
         "VIDIOC_S_EXT_CTRLS",
         RW | IF_ERR,
         Arg::Custom(&EXT_CONTROLS),
-    ),
+    )
+    .pointing(controls::EXT_CONTROL_ARRAY),
     Request::new(
         VIDIOC_TRY_EXT_CTRLS,
         "VIDIOC_TRY_EXT_CTRLS",
         RW | IF_ERR,
         Arg::Custom(&EXT_CONTROLS),
-    ),
+    )
+    .pointing(controls::EXT_CONTROL_ARRAY),
     Request::new(
         VIDIOC_ENUM_FRAMESIZES,
         "VIDIOC_ENUM_FRAMESIZES",

@@ -12,8 +12,20 @@ use crate::abi::xlat::ioctl::{
 };
 use crate::decode::{array_limit, put_array};
 use crate::format::{Naming, Printer, flags_hex, flags_text};
-use crate::ioctl::{IF_ERR, IF_OUT};
+use crate::ioctl::{IF_ERR, IF_IN, IF_OUT, PointedArray};
 use serde_json::json;
+
+/// VIDIOC_G/S/TRY_EXT_CTRLS's controls, behind `controls`, `count` of
+/// them: read before the call and after it, as [`ext_controls`] does.
+pub(super) const EXT_CONTROL_ARRAY: PointedArray = PointedArray {
+    ptr_offset: layout::offset(V4L2_EXT_CONTROLS, "controls"),
+    ptr_offset_i386: None,
+    count_offset: layout::offset(V4L2_EXT_CONTROLS, "count"),
+    count_size: layout::member(V4L2_EXT_CONTROLS, "count").size,
+    unit: layout::extent(V4L2_EXT_CONTROL),
+    shown: 1,
+    dirs: IF_OUT | IF_IN,
+};
 
 /// How far past its class's base a control id may be and still be
 /// spelled as the class plus an offset (a class's ids are its low 16 bits).

@@ -25,6 +25,13 @@ pub struct IoctlSpec {
     count_off: u16,
     count_bytes: u8,
     flex_when: u8,
+    ptr_off: u16,
+    ptr_off32: u16,
+    pcount_off: u16,
+    pcount_bytes: u8,
+    ptr_when: u8,
+    ptr_unit: u16,
+    ptr_max: u16,
 }
 
 // SAFETY: plain integers.
@@ -55,6 +62,9 @@ pub fn table(limits: Limits) -> Vec<(u32, IoctlSpec)> {
                 let when = if flex.dirs & IF_OUT != 0 { AT_ENTER } else { 0 }
                     | if flex.dirs & IF_IN != 0 { AT_EXIT } else { 0 };
                 spec.counted(flex.count_offset, flex.count_size, flex.elem, when, limits);
+            }
+            if let Some(array) = req.pointed {
+                spec.pointing(&array, limits);
             }
             merge(&mut out, req.code, spec);
         }
@@ -134,6 +144,31 @@ impl IoctlSpec {
     }
 }
 
+impl IoctlSpec {
+    /// Copy the array behind a pointer in the struct, `array`, at most as
+    /// many elements as the decoders show.
+    fn pointing(&mut self, array: &crate::ioctl::PointedArray, limits: Limits) {
+        use crate::ioctl::{IF_IN, IF_OUT};
+        let narrow = |n: usize| n.min(u16::MAX as usize) as u16;
+        let elements = if limits.verbose {
+            crate::decode::VERBOSE_ELEMENTS
+        } else {
+            limits.string_limit.max(1)
+        };
+        self.ptr_off = narrow(array.ptr_offset);
+        self.ptr_off32 = array.ptr_offset_i386.map_or(u16::MAX, narrow);
+        self.pcount_off = narrow(array.count_offset);
+        self.pcount_bytes = array.count_size.min(4) as u8;
+        self.ptr_when = if array.dirs & IF_OUT != 0 {
+            AT_ENTER
+        } else {
+            0
+        } | if array.dirs & IF_IN != 0 { AT_EXIT } else { 0 };
+        self.ptr_unit = narrow(array.unit);
+        self.ptr_max = narrow(elements.saturating_mul(array.shown));
+    }
+}
+
 /// The entry of `size` bytes (`str`: a string), copied at the entry
 /// and/or the leave.
 fn spec(size: usize, str: u8, at_enter: bool, at_leave: bool) -> IoctlSpec {
@@ -161,6 +196,15 @@ fn merge(out: &mut Vec<(u32, IoctlSpec)>, code: u32, spec: IoctlSpec) {
                 have.count_bytes = spec.count_bytes;
                 have.flex_when = spec.flex_when;
             }
+            if spec.ptr_unit != 0 {
+                have.ptr_off = spec.ptr_off;
+                have.ptr_off32 = spec.ptr_off32;
+                have.pcount_off = spec.pcount_off;
+                have.pcount_bytes = spec.pcount_bytes;
+                have.ptr_when = spec.ptr_when;
+                have.ptr_unit = spec.ptr_unit;
+                have.ptr_max = spec.ptr_max;
+            }
         }
         None => out.push((code, spec)),
     }
@@ -169,6 +213,12 @@ fn merge(out: &mut Vec<(u32, IoctlSpec)>, code: u32, spec: IoctlSpec) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_spec_has_the_c_size() {
+        // sizeof(struct rt_ioctl) in bpf/rtrace.h.
+        assert_eq!(std::mem::size_of::<IoctlSpec>(), 24);
+    }
 
     /// The program's `ioctls` map holds 4096 entries (bpf/rtrace.bpf.c):
     /// the table must fit it, or loading fails.
