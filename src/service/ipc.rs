@@ -23,7 +23,7 @@ use crate::kernel::{Arch, Memory};
 use crate::service::h;
 use crate::service::raw::{lookup, open_struct_dyn, put_composed, read_vec};
 use crate::service::time::put_call_timespec;
-use crate::service::{ByValue, Mem};
+use crate::service::{ByValue, Mem, Source, Subcall};
 
 /// The flag a `*ctl` command carries for the 64-bit structs
 /// (`<linux/ipc.h>`'s IPC_64; i386's C library always sets it).
@@ -516,44 +516,107 @@ pub fn ipc_memory() -> Vec<ByValue> {
         .collect()
 }
 
-/// The ipc(2) `call`s, by their name in IPC_CALLS: the call each stands
-/// for and how its arguments come from ipc's `first`, `second`, `third`,
-/// `ptr` and `fifth` (ipc/syscall.c's `ksys_ipc`).
-fn ipc_args(
-    op: &str,
-    version: u64,
-    a: [u64; 6],
-    mem: &mut Memory,
-) -> Option<(&'static str, [u64; 6])> {
-    let [_, first, second, third, ptr, fifth] = a;
-    let read_u32 = |mem: &mut Memory, addr: u64| {
-        let mut b = [0u8; 4];
-        (addr != 0 && mem.read_exact(addr, &mut b)).then(|| u32::from_le_bytes(b) as u64)
-    };
-    Some(match op {
-        "SEMOP" => ("semop", [first, ptr, second, 0, 0, 0]),
-        "SEMTIMEDOP" => ("semtimedop", [first, ptr, second, fifth, 0, 0]),
-        "SEMGET" => ("semget", [first, second, third, 0, 0, 0]),
-        // The union semun is passed by reference: its one word.
-        "SEMCTL" => ("semctl", [first, second, third, read_u32(mem, ptr)?, 0, 0]),
-        "MSGSND" => ("msgsnd", [first, ptr, second, third, 0, 0]),
-        // Version 0 passes `struct ipc_kludge { msgp; msgtyp; }` at ptr.
-        "MSGRCV" if version == 0 => {
-            let msgp = read_u32(mem, ptr)?;
-            let msgtyp = read_u32(mem, ptr + 4)?;
-            ("msgrcv", [first, msgp, second, msgtyp, third, 0])
+/// The ipc(2) `call`s, by their name in IPC_CALLS and the version they
+/// are for (`call >> 16`; None: any): the call each stands for and how
+/// its arguments come from ipc's `first`, `second`, `third`, `ptr` and
+/// `fifth` (ipc/syscall.c's `ksys_ipc`). The first entry that fits is
+/// the one.
+pub const IPC_SUBCALLS_BY_CALL: &[(&str, Option<u64>, Subcall)] = {
+    use Source::{Arg, Word, Zero};
+    const FIRST: Source = Arg(1);
+    const SECOND: Source = Arg(2);
+    const THIRD: Source = Arg(3);
+    const PTR: Source = Arg(4);
+    const FIFTH: Source = Arg(5);
+    const fn sub(name: &'static str, args: [Source; 6]) -> Subcall {
+        Subcall {
+            name,
+            block: 4,
+            args,
         }
-        "MSGRCV" => ("msgrcv", [first, ptr, second, fifth, third, 0]),
-        "MSGGET" => ("msgget", [first, second, 0, 0, 0, 0]),
-        "MSGCTL" => ("msgctl", [first, second, ptr, 0, 0, 0]),
+    }
+    &[
+        (
+            "SEMOP",
+            None,
+            sub("semop", [FIRST, PTR, SECOND, Zero, Zero, Zero]),
+        ),
+        (
+            "SEMTIMEDOP",
+            None,
+            sub("semtimedop", [FIRST, PTR, SECOND, FIFTH, Zero, Zero]),
+        ),
+        (
+            "SEMGET",
+            None,
+            sub("semget", [FIRST, SECOND, THIRD, Zero, Zero, Zero]),
+        ),
+        // The union semun is passed by reference: its one word.
+        (
+            "SEMCTL",
+            None,
+            sub("semctl", [FIRST, SECOND, THIRD, Word(0), Zero, Zero]),
+        ),
+        (
+            "MSGSND",
+            None,
+            sub("msgsnd", [FIRST, PTR, SECOND, THIRD, Zero, Zero]),
+        ),
+        // Version 0 passes `struct ipc_kludge { msgp; msgtyp; }` at ptr.
+        (
+            "MSGRCV",
+            Some(0),
+            sub("msgrcv", [FIRST, Word(0), SECOND, Word(1), THIRD, Zero]),
+        ),
+        (
+            "MSGRCV",
+            None,
+            sub("msgrcv", [FIRST, PTR, SECOND, FIFTH, THIRD, Zero]),
+        ),
+        (
+            "MSGGET",
+            None,
+            sub("msgget", [FIRST, SECOND, Zero, Zero, Zero, Zero]),
+        ),
+        (
+            "MSGCTL",
+            None,
+            sub("msgctl", [FIRST, SECOND, PTR, Zero, Zero, Zero]),
+        ),
         // The address attached is written to `third`, kept beyond shmat's
         // own arguments for its leave printer.
-        "SHMAT" if version == 0 => ("shmat", [first, ptr, second, third, 0, 0]),
-        "SHMDT" => ("shmdt", [ptr, 0, 0, 0, 0, 0]),
-        "SHMGET" => ("shmget", [first, second, third, 0, 0, 0]),
-        "SHMCTL" => ("shmctl", [first, second, ptr, 0, 0, 0]),
-        _ => return None,
-    })
+        (
+            "SHMAT",
+            Some(0),
+            sub("shmat", [FIRST, PTR, SECOND, THIRD, Zero, Zero]),
+        ),
+        (
+            "SHMDT",
+            None,
+            sub("shmdt", [PTR, Zero, Zero, Zero, Zero, Zero]),
+        ),
+        (
+            "SHMGET",
+            None,
+            sub("shmget", [FIRST, SECOND, THIRD, Zero, Zero, Zero]),
+        ),
+        (
+            "SHMCTL",
+            None,
+            sub("shmctl", [FIRST, SECOND, PTR, Zero, Zero, Zero]),
+        ),
+    ]
+};
+
+/// The entry of [`IPC_SUBCALLS_BY_CALL`] for ipc's `call`, with its code
+/// and version.
+pub fn ipc_subcall(call: u64) -> Option<&'static Subcall> {
+    let op = lookup(IPC_CALLS, (call & 0xffff) as i64)?;
+    let version = call >> 16;
+    IPC_SUBCALLS_BY_CALL
+        .iter()
+        .find(|(name, v, _)| *name == op && v.is_none_or(|v| v == version))
+        .map(|(.., sub)| sub)
 }
 
 /// The calls an i386 `ipc(2)` stands for: the fast path stops at ipc when
@@ -578,9 +641,8 @@ pub const IPC_SUBCALLS: &[&str] = &[
 /// unknown `call` or an argument block that cannot be read: the call is
 /// then shown as ipc itself.
 pub fn ipc_call(args: [u64; 6], mem: &mut Memory) -> Option<(&'static str, [u64; 6])> {
-    let call = args[0] as u32 as u64;
-    let op = lookup(IPC_CALLS, (call & 0xffff) as i64)?;
-    ipc_args(op, call >> 16, args, mem)
+    let sub = ipc_subcall(args[0] as u32 as u64)?;
+    Some((sub.name, sub.resolve(args, mem)?))
 }
 
 /// `ipc(call, ...)` itself, when it could not be shown as the call it

@@ -301,6 +301,67 @@ pub fn results_only(name: &str) -> &'static [u8] {
         .map_or(&[], |&(_, args)| args)
 }
 
+/// Where one argument of the call an i386 multiplexer (socketcall, ipc)
+/// stands for comes from: the decoders read it so, and the BPF engine's
+/// program takes that call's memory from the same places.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// The multiplexer's argument N.
+    Arg(u8),
+    /// 32-bit word N of the block behind the multiplexer's argument
+    /// [`Subcall::block`] (socketcall's `args`, ipc's kludge or semun).
+    Word(u8),
+    /// None: 0.
+    Zero,
+}
+
+/// One call an i386 multiplexer stands for, and where its arguments are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Subcall {
+    /// The call's name.
+    pub name: &'static str,
+    /// The multiplexer's argument the words of [`Source::Word`] are
+    /// behind.
+    pub block: u8,
+    /// Its arguments, in order.
+    pub args: [Source; 6],
+}
+
+impl Subcall {
+    /// How many words of the block the arguments use.
+    pub fn words(&self) -> usize {
+        self.args
+            .iter()
+            .filter_map(|a| match a {
+                Source::Word(n) => Some(*n as usize + 1),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The call's arguments, from the multiplexer's `args` and the block
+    /// its [`Subcall::block`] points at (32-bit words); None where the
+    /// block cannot be read.
+    pub fn resolve(&self, args: [u64; 6], mem: &mut crate::kernel::Memory) -> Option<[u64; 6]> {
+        let words = self.words();
+        let mut block = [0u8; 24];
+        let at = args[self.block as usize % 6];
+        if words > 0 && (at == 0 || !mem.read_exact(at, &mut block[..words * 4])) {
+            return None;
+        }
+        let mut out = [0u64; 6];
+        for (value, source) in out.iter_mut().zip(self.args) {
+            *value = match source {
+                Source::Arg(n) => args[n as usize % 6],
+                Source::Word(n) => raw::u32_at(&block, n as usize * 4) as u64,
+                Source::Zero => 0,
+            };
+        }
+        Some(out)
+    }
+}
+
 /// Memory a multiplexed call's decoder reads behind one argument, which
 /// another argument's value chooses (prctl's option, arch_prctl's code):
 /// what the BPF engine copies for that value, as the declarations cannot

@@ -13,9 +13,9 @@ use crate::decode::put_fd;
 use crate::format::{FlagDef, Naming, Printer, quote};
 use crate::kernel::Memory;
 use crate::service::family::{put_family, put_port};
-use crate::service::h;
 use crate::service::netlink;
 use crate::service::raw::{i32_at, lookup, put_composed, put_named, read_vec, u16_at, u32_at};
+use crate::service::{Source, Subcall, h};
 
 use crate::abi::xlat::net::{AF_INET, AF_INET6, AF_NETLINK, AF_PACKET, AF_UNIX};
 
@@ -413,21 +413,28 @@ pub fn socketcall_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
+/// The call an i386 `socketcall(call, args)` stands for: its arguments
+/// are the words of `args`.
+pub fn socketcall_subcall(call: u64) -> Option<Subcall> {
+    let &(name, nargs, _) = socketcall_entry(call)?;
+    let mut args = [Source::Zero; 6];
+    for (i, arg) in args.iter_mut().enumerate().take(nargs) {
+        *arg = Source::Word(i as u8);
+    }
+    Some(Subcall {
+        name,
+        block: 1,
+        args,
+    })
+}
+
 /// What an i386 `socketcall(call, args)` does: the call's name and its
 /// arguments, read from the caller's array of 32-bit words. None for an
 /// unknown `call` or an unreadable array: the call is then shown as
 /// socketcall itself, as the kernel would fail it.
 pub fn socketcall(call: u64, array: u64, mem: &mut Memory) -> Option<(&'static str, [u64; 6])> {
-    let &(name, nargs, _) = socketcall_entry(call)?;
-    let mut words = [0u8; 24];
-    if array == 0 || !mem.read_exact(array, &mut words[..nargs * 4]) {
-        return None;
-    }
-    let mut args = [0u64; 6];
-    for (i, arg) in args.iter_mut().enumerate().take(nargs) {
-        *arg = u32_at(&words, i * 4) as u64;
-    }
-    Some((name, args))
+    let sub = socketcall_subcall(call)?;
+    Some((sub.name, sub.resolve([call, array, 0, 0, 0, 0], mem)?))
 }
 
 /// `shutdown(sockfd, how)`
