@@ -39,7 +39,8 @@ struct {
 #define SLOT_VALID (1ULL << 63)
 #define SLOT_INDEX_BITS 10
 #define SLOT_NS_MASK ((1ULL << 53) - 1)
-_Static_assert(RT_SPECS <= 1 << SLOT_INDEX_BITS, "a spec index fits a start slot");
+/* Calls' indices, that is: the subcalls' above them are never counted. */
+_Static_assert(RT_SUBCALL_BASE <= 1 << SLOT_INDEX_BITS, "a call's spec index fits a start slot");
 
 static __always_inline __u64 *start_slot(__u32 tid)
 {
@@ -125,7 +126,7 @@ static __always_inline void count_exit(struct pt_regs *regs, __u64 id, long ret)
 		if (!slot || !(*slot & SLOT_VALID))
 			return;
 		began = (*slot >> SLOT_INDEX_BITS) & SLOT_NS_MASK;
-		index = *slot & (RT_SPECS - 1);
+		index = *slot & ((1 << SLOT_INDEX_BITS) - 1);
 		/* The time is kept modulo 2^53 ns. */
 		mask = SLOT_NS_MASK;
 		*slot = 0;

@@ -20,6 +20,11 @@ struct scratch {
 	__u32 cap_faulted;
 	/* Where a PIECE_KERNEL piece is read from. */
 	__u64 ksrc;
+	/* A multiplexer's subcall's spec index (0: none), as subcall_args()
+	 * found it. */
+	__u32 subcall;
+	/* The arguments the captures read: the call's, or its subcall's. */
+	__u64 cargs[6];
 	/* msghdr()'s struct user_msghdr, its seven words widened (off the
 	 * stack, which older kernels give nested calls 512 bytes of). */
 	__u64 msg[7];

@@ -58,7 +58,11 @@
 
 #define RT_MAX_CAPS 6
 /* Entries in the spec table: x86_64 numbers, then i386 ones at +512. */
-#define RT_SPECS 1024
+#define RT_SPECS 1152
+/* The specs of the calls i386's socketcall stands for, by its `call`,
+ * from here; ipc's from RT_SUBCALL_BASE + 32, by `call & 0xffff` (32 more
+ * for a version past 0). */
+#define RT_SUBCALL_BASE 1024
 #define RT_I386_BASE 512
 
 /* The most bytes of one capture, and of one record's captures. */
@@ -93,6 +97,14 @@ struct rt_capture_spec {
  * killed its own task (a kill -9 of itself): its exit asks dying()
  * whatever the result. */
 #define RT_SPEC_SIGNALS 16
+/* i386's socketcall and ipc: the captures are their subcall's
+ * (RT_SUBCALL_BASE), from the subcall's arguments. */
+#define RT_SPEC_SOCKETCALL 32
+#define RT_SPEC_IPC 64
+/* rt_spec.from: the multiplexer's argument N, or RT_FROM_WORD | N the
+ * block's 32-bit word N, or RT_FROM_NONE. */
+#define RT_FROM_WORD 0x10
+#define RT_FROM_NONE 0xff
 
 /* rt_capture.arg of a getdents count: no bytes, addr is the count. */
 #define RT_ARG_DIRENTS 254
@@ -129,6 +141,12 @@ struct rt_spec {
 	 * fds (0: another call); with fd_ids, a successful exit carries their
 	 * files' identities. */
 	__u8 pair_arg;
+	/* A subcall's (RT_SUBCALL_BASE and up): the multiplexer's argument
+	 * the words are behind, how many words, and where each of its own
+	 * arguments is (RT_FROM_*). */
+	__u8 block;
+	__u8 words;
+	__u8 from[6];
 	__u8 pad[2];
 };
 

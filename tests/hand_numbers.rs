@@ -27,6 +27,16 @@ use source::{code_of, sources};
 const ALLOWED: &[(&str, &str, &str)] = &[
     ("fasthash.rs", "SEED", "rtrace's own hash seed"),
     (
+        "trace/bpf/plan.rs",
+        "WORD",
+        "rtrace's own mark in its spec table (RT_FROM_WORD, bpf/rtrace.h)",
+    ),
+    (
+        "trace/bpf/plan.rs",
+        "NONE",
+        "rtrace's own mark in its spec table (RT_FROM_NONE, bpf/rtrace.h)",
+    ),
+    (
         "ioctl/v4l2/controls.rs",
         "CLASS_SPAN",
         "the low bit of V4L2_CTRL_ID2CLASS's mask (0x0fff0000 in <linux/videodev2.h>, a function-like macro, not a constant a table can hold)",

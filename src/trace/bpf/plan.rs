@@ -43,6 +43,9 @@ pub struct Field {
     pub name: &'static str,
 }
 
+mod i386;
+use i386::i386_captures;
+
 /// The parameters x86_64 call `name` declares, where the kernel gives
 /// them (`abi::declared`: the calls `SYSCALL_DEFINE` describes).
 fn declared(name: &str) -> Option<Vec<Field>> {
@@ -80,7 +83,14 @@ const AT_EXIT: u8 = 2;
 /// `RT_I386_BASE`, `RT_SPECS`, `RT_MAX_CAPS`, `RT_CAP_MAX`.
 pub const I386_BASE: u32 = 512;
 /// Entries of the spec table.
-pub const SPECS: u32 = 1024;
+pub const SPECS: u32 = 1152;
+/// `RT_SUBCALL_BASE`: the specs of the calls i386's socketcall stands
+/// for, by `call`, from here; ipc's from `SUBCALL_BASE + 32`, by `call`
+/// (32 more for ipc's versions past 0).
+pub const SUBCALL_BASE: u32 = 1024;
+/// `Spec::from`'s marks.
+const WORD: u8 = 0x10;
+const NONE: u8 = 0xff;
 const MAX_CAPS: usize = 6;
 const CAP_MAX: usize = 8192;
 
@@ -115,6 +125,12 @@ pub struct Count {
 
 // SAFETY: plain integers.
 unsafe impl aya::Pod for Count {}
+
+/// `RT_SPEC_SOCKETCALL` and `RT_SPEC_IPC`: i386's multiplexers, whose
+/// subcall's captures are taken (`SUBCALL_BASE`), from the subcall's
+/// arguments.
+const SPEC_SOCKETCALL: u8 = 32;
+const SPEC_IPC: u8 = 64;
 
 /// `RT_SPEC_FD_DATA`: the call's first argument is an fd, and its data
 /// buffers, where that is a plain file's or a pipe's, are copied only as
@@ -217,6 +233,13 @@ pub struct Spec {
     /// 1 + the argument pointing at them, whose files' identities the
     /// exit carries when rtrace names fds; 0 for the other calls.
     pair_arg: u8,
+    /// A multiplexer's subcall (`SUBCALL_BASE` and up): the argument the
+    /// words of `from` are behind, and how many words it reads.
+    block: u8,
+    words: u8,
+    /// A subcall's arguments: the multiplexer's argument N, `WORD | N`
+    /// the block's word N, `NONE` nothing.
+    from: [u8; 6],
     pad: [u8; 2],
 }
 
@@ -739,88 +762,18 @@ pub fn table(
         spec.wanted = wanted(name) as u8;
         spec.counted = counted(name) as u8;
         call_flags(&mut spec, Arch::I386, name);
-        out.push((I386_BASE + nr as u32, spec));
-    }
-    out
-}
-
-/// The captures of i386 call `name`: its strings, and where `x86_64` (the
-/// x86_64 call of the same name's parameters) has them in the same
-/// registers, that call's byte buffers and the structs an i386 program
-/// lays out as the kernel does.
-fn i386_captures(name: &str, x86_64: Option<&[Field]>, limits: Limits) -> Spec {
-    let mut spec = strings_only(Arch::I386, name, limits);
-    if let (Some(fields), Some(sig)) = (x86_64, sysent::signature(Arch::I386, name)) {
-        same_as_x86_64(&mut spec, name, fields, sig, limits);
-    }
-    // Any other pointer: no declaration says what an i386 program's
-    // struct is (the compat calls have no trace events), so as much as
-    // the decoders read of the structs they lay out (stat64, 96 bytes; an
-    // fd_set of 1024 fds, 128), at the entry and the exit.
-    if let Some(sig) = sysent::signature(Arch::I386, name) {
-        for (i, p) in sig.params.iter().enumerate().take(6) {
-            let arg = i as u8;
-            if p.kind == Kind::Ptr && !spec.captures().iter().any(|c| c.arg == arg) {
-                spec.push(CaptureSpec {
-                    arg,
-                    kind: CAP_GUESS,
-                    when: AT_ENTER | AT_EXIT,
-                    elem: 4,
-                    max: I386_GUESS,
-                    ..Default::default()
-                });
+        if captured(name) {
+            match name {
+                "socketcall" => spec.flags |= SPEC_SOCKETCALL,
+                "ipc" => spec.flags |= SPEC_IPC,
+                _ => {}
             }
         }
+        out.push((I386_BASE + nr as u32, spec));
     }
-    spec
-}
-
-/// What an i386 program's pointer is copied as when no declaration
-/// says: see [`i386_captures`].
-const I386_GUESS: u16 = 128;
-
-/// The captures of i386 call `name` that the x86_64 call of the same name
-/// (`fields`) gives: where the parameters sit in the same registers, its
-/// byte buffers, the structs laid out alike, and the iovecs, msghdrs and
-/// pointer arrays the program follows in their compat layouts.
-fn same_as_x86_64(
-    spec: &mut Spec,
-    name: &str,
-    fields: &[Field],
-    sig: &sysent::Signature,
-    limits: Limits,
-) {
-    // As many parameters, and before any 64-bit value split over two
-    // registers: each sits where the x86_64 one does (preadv's iovecs;
-    // its x86_64 declaration splits the offset too).
-    let split = sig.params.iter().position(|p| p.kind == Kind::High);
-    let aligned = sig.params.len() == fields.len();
-    let same = |i: u8| aligned && (i as usize) < split.unwrap_or(fields.len()).min(fields.len());
-    // And structs an i386 program lays out as the kernel does (no
-    // pointers or longs: struct statx, an int).
-    let same_layout = |i: u8| {
-        let base = fields.get(i as usize).map(|f| pointee(f.ty));
-        base.as_deref().is_some_and(is_bytes)
-            || base
-                .and_then(|b| crate::ioctl::btf::describe(&b))
-                .is_some_and(|t| t.shape.i386_layout_same())
-    };
-    for cap in captures(name, fields, limits).captures() {
-        // The program follows these in their compat layouts (32-bit
-        // pointers and lengths) for an i386 call; strings came above.
-        let followed = matches!(
-            cap.kind,
-            CAP_IOVEC | CAP_MSGHDR | CAP_MMSGHDR | CAP_STRVEC | CAP_PTRVEC
-        );
-        let uses_len = matches!(
-            cap.kind,
-            CAP_ARGLEN | CAP_RETLEN | CAP_ARGMIN | CAP_LENPTR | CAP_IOVEC | CAP_MMSGHDR
-        );
-        let laid_out = followed || (cap.kind != CAP_STR && same_layout(cap.arg));
-        if same(cap.arg) && (!uses_len || same(cap.len_arg)) && laid_out {
-            spec.push(*cap);
-        }
-    }
+    let subcalls = i386::subcalls(&out, captured);
+    out.extend(subcalls);
+    out
 }
 
 #[cfg(test)]
@@ -835,7 +788,41 @@ mod tests {
     #[test]
     fn the_spec_has_the_c_size() {
         // sizeof(struct rt_spec) in bpf/rtrace.h.
-        assert_eq!(std::mem::size_of::<Spec>(), 56);
+        assert_eq!(std::mem::size_of::<Spec>(), 64);
+    }
+
+    #[test]
+    fn socketcalls_and_ipc_calls_take_their_calls_captures_from_where_their_arguments_are() {
+        let all = table(limits(), &|_| true, &|_| true, &|_| true);
+        let at = |index: u32| all.iter().find(|(i, _)| *i == index).map(|(_, s)| *s);
+        let i386 = |name| at(I386_BASE + service::number(Arch::I386, name).unwrap() as u32);
+        // socketcall(SYS_SENDTO = 11, args): sendto's, from args' six words.
+        let sendto = at(SUBCALL_BASE + 11).expect("SYS_SENDTO");
+        assert_eq!(sendto.captures(), i386("sendto").unwrap().captures());
+        assert_eq!((sendto.block, sendto.words), (1, 6));
+        assert_eq!(
+            sendto.from,
+            [WORD, WORD | 1, WORD | 2, WORD | 3, WORD | 4, WORD | 5]
+        );
+        // socketcall(SYS_SEND = 9): sendto's, from four words.
+        let send = at(SUBCALL_BASE + 9).expect("SYS_SEND");
+        assert_eq!(send.words, 4);
+        assert_eq!(send.from[4..], [NONE, NONE]);
+        // ipc(MSGRCV = 12) version 0: msgp and msgtyp from the kludge
+        // behind ptr; a later version has them in ptr and fifth.
+        let kludge = at(SUBCALL_BASE + 32 + 12).expect("MSGRCV");
+        assert_eq!((kludge.block, kludge.words), (4, 2));
+        assert_eq!(kludge.from, [1, WORD, 2, WORD | 1, 3, NONE]);
+        let direct = at(SUBCALL_BASE + 64 + 12).expect("MSGRCV version 1");
+        assert_eq!((direct.words, direct.from), (0, [1, 4, 2, 5, 3, NONE]));
+        // SHMAT keeps ipc's own capture (its address behind `third`).
+        assert!(at(SUBCALL_BASE + 32 + 21).is_none());
+        let ipc = i386("ipc").unwrap();
+        assert_eq!(ipc.flags & SPEC_IPC, SPEC_IPC);
+        assert_eq!(
+            i386("socketcall").unwrap().flags & SPEC_SOCKETCALL,
+            SPEC_SOCKETCALL
+        );
     }
 
     #[test]
@@ -864,7 +851,11 @@ mod tests {
         let few = ["ioctl", "openat", "read", "execve"];
         let wanted = |n: &str| few.contains(&n);
         let some = table(limits(), &wanted, &|_| false, &wanted);
-        assert_eq!(all.len(), some.len());
+        // The subcalls of socketcall and ipc only when those are sent.
+        let calls = |t: &[(u32, Spec)]| t.iter().filter(|(i, _)| *i < SUBCALL_BASE).count();
+        assert_eq!(calls(&some), some.len());
+        assert!(calls(&all) < all.len());
+        assert_eq!(calls(&all), calls(&some));
         let mut compared = 0;
         for ((index, a), (same, b)) in all.iter().zip(&some) {
             assert_eq!(index, same);

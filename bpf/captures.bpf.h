@@ -1,0 +1,539 @@
+/* rtrace's BPF program, its captures (included by rtrace.bpf.c after
+ * the maps; built on piece.bpf.h): what a call's spec says to copy,
+ * capture by capture (capture_one, and capture_next over a spec's
+ * captures), and the pointers followed one level from an argument: argv
+ * and pointer arrays, iovecs, msghdrs, a filter program, an ioctl
+ * struct's pointed array, and the calls i386's socketcall and ipc stand
+ * for. */
+#ifndef RTRACE_CAPTURES_BPF_H
+#define RTRACE_CAPTURES_BPF_H
+
+#include "piece.bpf.h"
+
+/* A NULL-terminated array of pointers (argv, envp) and, if `strings`, the
+ * strings they point at. */
+#define VEC_STRINGS 0x40000
+
+/* vector()'s state for bpf_loop: the verifier checks a bpf_loop callback
+ * once, where a loop of 64 iterations is checked 64 times. */
+struct vec_ctx {
+	struct scratch *s;
+	__u64 addr;
+	__u32 width;
+	__u32 n;       /* pointers read */
+	__u32 null;    /* the last of them is the NULL that ends the array */
+	__u32 off;
+	__u32 meta;
+};
+
+static long vec_pointer(__u32 i, void *data)
+{
+	struct vec_ctx *v = data;
+	struct scratch *s = v->s;
+	__u64 p = 0;
+	if (!s || i >= RT_VEC_MAX)
+		return 1;
+	if (bpf_probe_read_user(&p, v->width == 4 ? 4 : 8, (void *)(v->addr + (__u64)i * v->width)))
+		return 1;
+	__u64 at = i;
+	asm volatile("" : "+r"(at));
+	s->ptrs[at & (RT_VEC_MAX - 1)] = p;
+	v->n = i + 1;
+	v->null = !p;
+	return !p;
+}
+
+static long vec_string(__u32 i, void *data)
+{
+	struct vec_ctx *v = data;
+	struct scratch *s = v->s;
+	if (!s || i >= v->n)
+		return 1;
+	__u64 at = i;
+	asm volatile("" : "+r"(at));
+	__u64 p = s->ptrs[at & (RT_VEC_MAX - 1)];
+	if (!p)
+		return 1;
+	v->off = piece(s, v->off, p, RT_VEC_STR, v->meta | PIECE_STR);
+	return 0;
+}
+
+__noinline __u32 vector(struct scratch *s, __u32 off, __u64 addr, __u32 meta)
+{
+	if (!s)
+		return off;
+	struct vec_ctx v = {
+		.s = s,
+		.addr = addr,
+		.width = meta & VEC_COMPAT ? 4 : 8,
+		.off = off,
+		.meta = meta & 0xffff,
+	};
+	bpf_loop(RT_VEC_MAX, vec_pointer, &v, 0);
+	/* The array itself, with its NULL where it was reached. */
+	v.off = piece(s, v.off, addr, v.n * v.width, v.meta);
+	if (meta & VEC_STRINGS)
+		bpf_loop(RT_VEC_MAX, vec_string, &v, 0);
+	return v.off;
+}
+
+/* struct iovec arrays, struct user_msghdr and struct mmsghdr: what the
+ * kernel's declarations say a call's pointer is, followed one level. An
+ * i386 call's (VEC_COMPAT in meta) are the compat layouts: 32-bit
+ * pointers and lengths. */
+#define IOV_MAX_COPIED 16
+#define MSG_NAME_MAX 128
+#define MSG_CONTROL_MAX 1024
+#define MMSG_MAX 8
+#define USER_MSGHDR 56
+#define MMSGHDR 64
+#define COMPAT_MSGHDR 28
+#define COMPAT_MMSGHDR 32
+
+/* iovecs()'s state for bpf_loop: one turn verified, not sixteen. */
+struct iov_ctx {
+	struct scratch *s;
+	__u64 budget;
+	__u32 n;
+	__u32 off;
+	__u32 meta;
+	__u32 compat;
+};
+
+/* The buffer of iovec `i`, read into s->ptrs: two words each, or one
+ * word holding an i386 iovec's two halves. */
+static long iov_buffer(__u32 i, void *data)
+{
+	struct iov_ctx *v = data;
+	struct scratch *s = v->s;
+	if (!s || i >= v->n || !v->budget)
+		return 1;
+	__u64 at = i;
+	asm volatile("" : "+r"(at));
+	__u64 base, len;
+	if (v->compat) {
+		__u64 both = s->ptrs[at & (RT_VEC_MAX - 1)];
+		base = (__u32)both;
+		len = both >> 32;
+	} else {
+		base = s->ptrs[(2 * at) & (RT_VEC_MAX - 1)];
+		len = s->ptrs[(2 * at + 1) & (RT_VEC_MAX - 1)];
+	}
+	__u64 take = len < v->budget ? len : v->budget;
+	v->off = piece(s, v->off, base, take, v->meta);
+	/* A buffer that could not be read leaves the budget to the others
+	 * (an iovec of length -1 ahead of real ones). */
+	if (s->last_fault)
+		take = 0;
+	v->budget -= take;
+	return 0;
+}
+
+/* `n` iovecs at `vec` (n in the low 16 bits of `n_budget`) and their
+ * buffers, at most `n_budget >> 16` bytes of them in all. */
+__noinline __u32 iovecs(struct scratch *s, __u32 off, __u64 vec, __u64 n_budget, __u32 meta)
+{
+	if (!s || !vec)
+		return off;
+	__u32 n = n_budget & 0xffff;
+	__u32 width = meta & VEC_COMPAT ? 8 : 16;
+	__u32 pmeta = meta & 0xffff;
+	if (n > IOV_MAX_COPIED)
+		n = IOV_MAX_COPIED;
+	__u64 *iov = s->ptrs;
+	off = piece(s, off, vec, n * width, pmeta);
+	if (bpf_probe_read_user(iov, (n & (IOV_MAX_COPIED * 2 - 1)) * width, (void *)vec) != 0) {
+		/* The iovecs before the page that faulted, and their buffers,
+		 * as the decoder shows them (piece() kept that part too). */
+		__u32 readable = (PIECE_PAGE - (vec & (PIECE_PAGE - 1))) / width;
+		if (n > readable)
+			n = readable;
+		/* Keep older verifiers (6.1's) sure of the bound whatever the
+		 * compiler made of the comparisons: the mask stays. */
+		asm volatile("" : "+r"(n));
+		n &= IOV_MAX_COPIED * 2 - 1;
+		if (!n || bpf_probe_read_user(iov, n * width, (void *)vec) != 0)
+			return off;
+	}
+	struct iov_ctx v = {
+		.s = s,
+		.budget = n_budget >> 16,
+		.n = n,
+		.off = off,
+		.meta = pmeta,
+		.compat = width == 8,
+	};
+	bpf_loop(IOV_MAX_COPIED, iov_buffer, &v, 0);
+	return v.off;
+}
+
+/* A struct user_msghdr at `addr` (a struct compat_msghdr with
+ * VEC_COMPAT): itself, its name, its iovecs and their buffers (at most
+ * `budget` bytes) and its control data. */
+__noinline __u32 msghdr(struct scratch *s, __u32 off, __u64 addr, __u64 budget, __u32 meta)
+{
+	if (!s)
+		return off;
+	int compat = meta & VEC_COMPAT;
+	__u32 pmeta = meta & 0xffff;
+	__u32 size = compat ? COMPAT_MSGHDR : USER_MSGHDR;
+	/* msg_name, msg_namelen, msg_iov, msg_iovlen, msg_control,
+	 * msg_controllen, msg_flags: seven words of either width. */
+	__u64 *m = s->msg;
+	if (compat) {
+		/* The 28 bytes in the first four words, then widened from the
+		 * top down, each word read before it is overwritten. */
+		if (bpf_probe_read_user(m, COMPAT_MSGHDR, (void *)addr) != 0)
+			return piece(s, off, addr, size, pmeta);
+		for (int i = 6; i >= 0; i--) {
+			__u32 word;
+			__builtin_memcpy(&word, (__u8 *)m + 4 * i, sizeof(word));
+			m[i] = word;
+		}
+	} else if (bpf_probe_read_user(m, USER_MSGHDR, (void *)addr) != 0) {
+		return piece(s, off, addr, size, pmeta);
+	}
+	off = piece(s, off, addr, size, pmeta);
+	__u32 namelen = (__u32)m[1];
+	__u64 control = m[4], controllen = m[5];
+	if (m[0] && namelen)
+		off = piece(s, off, m[0], namelen < MSG_NAME_MAX ? namelen : MSG_NAME_MAX, pmeta);
+	__u64 iovlen = m[3] < IOV_MAX_COPIED ? m[3] : IOV_MAX_COPIED;
+	off = iovecs(s, off, m[2], iovlen | budget << 16, meta);
+	if (control && controllen)
+		off = piece(s, off, control,
+			    controllen < MSG_CONTROL_MAX ? controllen : MSG_CONTROL_MAX, pmeta);
+	return off;
+}
+
+/* A struct sock_fprog at `addr` (struct sock_fprog32 for an i386 call:
+ * VEC_COMPAT in meta) and its first instructions, at most `max` bytes of
+ * them: as many as the decoder shows. */
+__noinline __u32 fprog(struct scratch *s, __u32 off, __u64 addr, __u32 max, __u32 meta)
+{
+	if (!s)
+		return off;
+	__u32 size = meta & VEC_COMPAT ? 8 : 16;
+	__u32 pmeta = meta & 0xffff;
+	__u64 raw[3] = {};
+	if (bpf_probe_read_user(raw, size & 24, (void *)addr) != 0)
+		return piece(s, off, addr, size, pmeta);
+	off = piece(s, off, addr, size, pmeta);
+	/* len, then the pointer: at 8, or at 4 in the 32-bit struct. */
+	__u64 insns = (raw[0] & 0xffff) * 8;
+	__u64 filter = meta & VEC_COMPAT ? raw[0] >> 32 : raw[1];
+	if (insns > max)
+		insns = max;
+	return piece(s, off, filter, insns, pmeta);
+}
+
+/* The array behind a pointer member of the ioctl argument at `addr`, as
+ * many units as another member counts (`known`'s ptr_* fields), at most
+ * the bytes in meta's bits 32 and up. meta's low 16 bits: the argument
+ * index and the phase; VEC_COMPAT for an i386 caller. */
+__noinline __u32 pointed_array(struct scratch *s, __u32 off, struct rt_ioctl *known, __u64 addr,
+			       __u64 meta)
+{
+	if (!s || !known)
+		return off;
+	int compat = meta & VEC_COMPAT;
+	__u32 at = compat ? known->ptr_off32 : known->ptr_off;
+	if (at == 0xffff)
+		return off;
+	__u64 array = 0;
+	__u32 count = 0;
+	if (bpf_probe_read_user(&array, compat ? 4 : 8, (void *)addr + at) ||
+	    bpf_probe_read_user(&count, sizeof(count), (void *)addr + known->pcount_off) ||
+	    !array)
+		return off;
+	if (known->pcount_bytes < 4)
+		count &= (1u << (known->pcount_bytes * 8)) - 1;
+	if (count > known->ptr_max)
+		count = known->ptr_max;
+	__u64 bytes = (__u64)count * known->ptr_unit;
+	__u64 most = meta >> 32;
+	return piece(s, off, array, bytes < most ? bytes : most, meta & 0xffff);
+}
+
+/* i386's socketcall and ipc (meta bit 0: ipc; the phase << 8): the spec
+ * of the call they stand for into s->subcall (0: none that copies
+ * anything), its arguments into s->cargs, from the call's registers and
+ * the block of 32-bit words one of them points at (socketcall's args,
+ * ipc's kludge), which is copied for the decoder too. */
+__noinline __u32 subcall_args(struct scratch *s, __u32 off, __u32 meta)
+{
+	if (!s)
+		return off;
+	s->subcall = 0;
+	__u64 call = s->ev.args[0] & 0xffffffff;
+	__u32 index = 0;
+	if (meta & 1) {
+		__u32 code = call & 0xffff, version = call >> 16;
+		if (code >= 32)
+			return off;
+		index = RT_SUBCALL_BASE + 32 + code + (version ? 32 : 0);
+	} else {
+		if (call >= 32)
+			return off;
+		index = RT_SUBCALL_BASE + call;
+	}
+	struct rt_spec *sub = bpf_map_lookup_elem(&specs, &index);
+	if (!sub || !sub->ncaps)
+		return off;
+	__u32 words[8] = {};
+	__u32 block = sub->block & 7;
+	if (sub->words && block < 6) {
+		__u64 at = s->ev.args[block];
+		__u32 n = sub->words < 6 ? sub->words : 6;
+		if (!at || bpf_probe_read_user(words, (n & 7) * 4, (void *)at))
+			return off;
+		off = piece(s, off, at, n * 4, block | (meta & 0xff00));
+	}
+	for (int i = 0; i < 6; i++) {
+		__u32 from = sub->from[i];
+		__u32 n = from & 7;
+		if (from == RT_FROM_NONE || n >= 6)
+			s->cargs[i] = 0;
+		else if (from & RT_FROM_WORD)
+			s->cargs[i] = words[n];
+		else
+			s->cargs[i] = s->ev.args[n];
+	}
+	s->subcall = index;
+	return off;
+}
+
+/* One capture of a call's spec, `packed` (a struct rt_capture_spec),
+ * into the record at `off`. A function of its own, verified once rather
+ * than in every iteration and both programs. info: the capture's index,
+ * bit 8 that the entry's copy failed and is taken now, bit 16 an entry,
+ * bit 24 an i386 call, bit 25 a plain file's data (short_data bytes).
+ * The arguments are in s->cargs (a subcall's for socketcall and ipc), the
+ * result in s->ev.ret at an exit. */
+__noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 info)
+{
+	if (!s)
+		return off;
+	int again = (info >> 8) & 1, compat = (info >> 24) & 1;
+	__u16 kind = (info >> 16) & 1 ? RT_ENTER : RT_LEAVE;
+	__u8 when = kind == RT_ENTER ? RT_AT_ENTER : RT_AT_EXIT;
+	long nr_or_ret = s->ev.ret;
+	struct rt_capture_spec c;
+	__builtin_memcpy(&c, &packed, sizeof(c));
+	/* The call's arguments, or its subcall's. */
+	__u64 *args = s->cargs;
+	__u64 addr = c.kind == RT_CAP_STACK ? s->ev.sp + c.elem : args[c.arg & 7];
+	__u32 want = c.max;
+	if (!addr)
+		return off;
+	if ((info >> 25) & 1 && (c.kind == RT_CAP_ARGLEN || c.kind == RT_CAP_RETLEN) &&
+	    want > short_data)
+		want = short_data;
+	/* What the piece is filed under: the entry's copy taken
+	 * late is still the entry's. */
+	__u8 phase = when;
+	if (c.kind == RT_CAP_IOCTL) {
+		__u32 req = args[c.len_arg & 7];
+		__u32 dir = req >> 30, size = (req >> 16) & 0x3fff, str = 0;
+		/* _IOC_WRITE: the kernel reads it; _IOC_READ: writes it. */
+		int now = kind == RT_ENTER ? (dir & 1) : (dir & 2);
+		struct rt_ioctl *known = bpf_map_lookup_elem(&ioctls, &req);
+		if (known) {
+			size = known->size;
+			str = known->str ? PIECE_STR : 0;
+			now = known->when & when;
+			/* The counted elements after the struct, in one copy
+			 * with it (cut to `want` below). */
+			__u32 count = 0;
+			if (known->flex_elem && (known->flex_when & when) &&
+			    !bpf_probe_read_user(&count, sizeof(count),
+						 (void *)addr + known->count_off)) {
+				if (known->count_bytes < 4)
+					count &= (1u << (known->count_bytes * 8)) - 1;
+				if (count > known->flex_max)
+					count = known->flex_max;
+				size += count * known->flex_elem;
+			}
+		}
+		if (again) {
+			now = 1;
+			phase = RT_AT_ENTER;
+		}
+		if (now && size) {
+			off = piece(s, off, addr, size < want ? size : want,
+				    c.arg | phase << 8 | str);
+			if (kind == RT_ENTER && s->last_fault)
+				s->cap_faulted = 1;
+		}
+		if (known && known->ptr_unit && ((known->ptr_when & when) || again))
+			off = pointed_array(s, off, known, addr,
+					    c.arg | phase << 8 | (compat ? VEC_COMPAT : 0) |
+						    (__u64)(want < 0xffff ? want : 0xffff) << 32);
+		return off;
+	}
+	if (c.kind == RT_CAP_OPTION) {
+		__u32 index = (__u32)s->ev.nr + (compat ? RT_I386_BASE : 0);
+		__u64 key = (__u64)index << 32 | (__u32)args[c.len_arg & 7];
+		struct rt_option *o = bpf_map_lookup_elem(&options, &key);
+		if (!o)
+			return off;
+		int now = o->when & when;
+		if (again) {
+			now = 1;
+			phase = RT_AT_ENTER;
+		}
+		__u64 at = args[o->arg & 7];
+		__u32 ometa = (o->arg & 7) | phase << 8;
+		if (now && at && o->kind == RT_OPT_FPROG) {
+			s->last_fault = 0;
+			off = fprog(s, off, at, o->size, ometa | (compat ? VEC_COMPAT : 0));
+			if (kind == RT_ENTER && s->last_fault)
+				s->cap_faulted = 1;
+		} else if (now && at && o->size) {
+			s->last_fault = 0;
+			off = piece(s, off, at, o->size < want ? o->size : want,
+				    ometa | (o->kind == RT_OPT_STR ? PIECE_STR : 0));
+			if (kind == RT_ENTER && s->last_fault)
+				s->cap_faulted = 1;
+		}
+		return off;
+	}
+	if (again)
+		phase = RT_AT_ENTER;
+	else if (!(c.when & when))
+		return off;
+	__u32 meta = c.arg | phase << 8;
+	s->last_fault = 0;
+	switch (c.kind) {
+	case RT_CAP_STR:
+		off = piece(s, off, addr, want, meta | PIECE_STR);
+		break;
+	case RT_CAP_FIXED:
+	case RT_CAP_STACK:
+		off = piece(s, off, addr, want, meta);
+		break;
+	case RT_CAP_INDIRECT: {
+		__u64 at = 0;
+		if (bpf_probe_read_user(&at, 8, (void *)(addr + c.elem)) != 0)
+			break;
+		if (compat)
+			at &= 0xffffffff;
+		if (at)
+			off = piece(s, off, at, want, meta);
+		break;
+	}
+	case RT_CAP_GUESS:
+		/* More than the type says (an int * that is an array,
+		 * pipe2's fds), or the type if that much faults. */
+		off = piece(s, off, addr, want, meta);
+		if (s->last_fault && c.elem)
+			off = piece(s, off, addr, c.elem, meta);
+		break;
+	case RT_CAP_ARGLEN: {
+		__u64 n = args[c.len_arg & 7] * c.elem;
+		off = piece(s, off, addr, n < want ? n : want, meta);
+		break;
+	}
+	case RT_CAP_ARGMIN: {
+		__u64 n = args[c.len_arg & 7];
+		if (n < c.elem)
+			n = c.elem;
+		off = piece(s, off, addr, n < want ? n : want, meta);
+		break;
+	}
+	case RT_CAP_RETLEN: {
+		long r = nr_or_ret;
+		__u64 n = r > 0 ? (__u64)r * c.elem : 0;
+		if (kind == RT_LEAVE)
+			off = piece(s, off, addr, n < want ? n : want, meta);
+		break;
+	}
+	case RT_CAP_LENPTR: {
+		__u32 n = 0;
+		__u64 at = args[c.len_arg & 7];
+		if (at && bpf_probe_read_user(&n, 4, (void *)at) == 0)
+			off = piece(s, off, at, 4, c.len_arg | phase << 8);
+		off = piece(s, off, addr, n < want ? n : want, meta);
+		break;
+	}
+	case RT_CAP_IOVEC:
+	case RT_CAP_MSGHDR:
+	case RT_CAP_MMSGHDR: {
+		/* The buffers: at the entry what they hold; at the
+		 * exit as many bytes as the call moved. */
+		long r = nr_or_ret;
+		__u64 budget = want;
+		if (kind == RT_LEAVE)
+			budget = r > 0 ? ((__u64)r < want ? (__u64)r : want) : 0;
+		__u64 n = args[c.len_arg & 7];
+		__u32 wide = meta | (compat ? VEC_COMPAT : 0);
+		if (c.kind == RT_CAP_IOVEC) {
+			off = iovecs(s, off, addr, (n & 0xffff) | budget << 16, wide);
+		} else if (c.kind == RT_CAP_MSGHDR) {
+			off = msghdr(s, off, addr, budget, wide);
+		} else {
+			__u32 stride = compat ? COMPAT_MMSGHDR : MMSGHDR;
+			if (n > MMSG_MAX)
+				n = MMSG_MAX;
+			off = piece(s, off, addr, n * stride, meta);
+			/* A plain loop, not bpf_loop: a callback's frame would
+			 * take the deepest chain of calls (to piece() through
+			 * msghdr(), iovecs() and its callback) past the 512
+			 * bytes of stack kernels before 6.13 allow. */
+			for (__u32 k = 0; k < MMSG_MAX; k++) {
+				if (k >= n)
+					break;
+				off = msghdr(s, off, addr + k * stride, want / MMSG_MAX, wide);
+			}
+		}
+		break;
+	}
+	case RT_CAP_STRVEC:
+	case RT_CAP_PTRVEC:
+		off = vector(s, off, addr,
+			     meta | (compat ? VEC_COMPAT : 0) |
+				     (c.kind == RT_CAP_STRVEC ? VEC_STRINGS : 0));
+		break;
+	default:
+		break;
+	}
+	if (kind == RT_ENTER && s->last_fault && !(c.when & RT_AT_EXIT))
+		s->cap_faulted = 1;
+	return off;
+}
+
+/* send_call()'s captures, for bpf_loop: one turn verified, not one for
+ * each capture and every state the ones before it left. */
+struct caps_ctx {
+	struct scratch *s;
+	struct rt_spec *spec;
+	__u32 off;
+	__u32 info; /* capture_one's info bits 16 and up */
+	__u8 again;
+	__u8 faulted;
+};
+
+/* The spec's capture `i`. */
+static long capture_next(__u32 i, void *data)
+{
+	struct caps_ctx *each = data;
+	struct scratch *s = each->s;
+	struct rt_spec *spec = each->spec;
+	if (!s || !spec || i >= spec->ncaps)
+		return 1;
+	/* Bounded where the verifier sees it, whatever the compiler made of
+	 * the comparison with ncaps. */
+	__u64 at = i;
+	asm volatile("" : "+r"(at));
+	if (at >= RT_MAX_CAPS)
+		return 1;
+	__u64 packed = 0;
+	__builtin_memcpy(&packed, &spec->caps[at], sizeof(packed));
+	s->cap_faulted = 0;
+	each->off = capture_one(s, each->off, packed, i | ((each->again >> i) & 1) << 8 | each->info);
+	if (s->cap_faulted)
+		each->faulted |= 1 << i;
+	return 0;
+}
+
+#endif
