@@ -390,9 +390,17 @@ __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 i
 			if (kind == RT_ENTER && s->last_fault)
 				s->cap_faulted = 1;
 		} else if (now && at && o->size) {
+			__u64 size = o->size < want ? o->size : want;
+			if (o->len_arg) {
+				__u64 n = args[(o->len_arg - 1) & 7];
+				long r = nr_or_ret;
+				if (o->by_result && kind == RT_LEAVE)
+					n = r < 0 ? 0 : (__u64)r < n ? (__u64)r : n;
+				if (n < size)
+					size = n;
+			}
 			s->last_fault = 0;
-			off = piece(s, off, at, o->size < want ? o->size : want,
-				    ometa | (o->kind == RT_OPT_STR ? PIECE_STR : 0));
+			off = piece(s, off, at, size, ometa | (o->kind == RT_OPT_STR ? PIECE_STR : 0));
 			if (kind == RT_ENTER && s->last_fault)
 				s->cap_faulted = 1;
 		}

@@ -186,7 +186,11 @@ struct rt_option {
 	__u8 arg;
 	__u8 when; /* RT_AT_ENTER | RT_AT_EXIT */
 	__u8 kind; /* RT_OPT_* */
-	__u8 pad[3];
+	/* 1 + the argument that says how many bytes (0: size alone), and
+	 * whether the result says so too (the fewer of them, and size). */
+	__u8 len_arg;
+	__u8 by_result;
+	__u8 pad;
 };
 
 /* Kinds in rt_option.kind. */

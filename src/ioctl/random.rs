@@ -5,8 +5,8 @@
 //! and the requests that take no argument. Layout generated
 //! (`RAND_POOL_INFO_LAYOUT`: two `int`s and the bytes, the same on i386).
 
-use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request};
-use crate::abi::layout::field;
+use super::{Arg, FlexArray, IF_IN, IF_OUT, IoctlGroup, Layout, Request};
+use crate::abi::layout::{self, field};
 use crate::abi::xlat::ioctl::{
     RAND_POOL_INFO_LAYOUT, RNDADDENTROPY, RNDADDTOENTCNT, RNDCLEARPOOL, RNDGETENTCNT,
     RNDRESEEDCRNG, RNDZAPENTCNT,
@@ -17,8 +17,17 @@ use crate::format::{Naming, Printer};
 /// bytes follow.
 static POOL_INFO: Layout = Layout {
     name: "rand_pool_info",
-    size: 8,
+    size: layout::offset(RAND_POOL_INFO_LAYOUT, "buf[0]"),
     fields: &[],
+};
+
+/// RNDADDENTROPY's bytes after the counts: `buf_size` of them, read
+/// before the call (as far as `-s` shows).
+const POOL_BYTES: FlexArray = FlexArray {
+    count_offset: layout::offset(RAND_POOL_INFO_LAYOUT, "buf_size"),
+    count_size: layout::member(RAND_POOL_INFO_LAYOUT, "buf_size").size,
+    elem: 1,
+    dirs: IF_OUT,
 };
 
 static REQUESTS: &[Request] = &[
@@ -29,7 +38,8 @@ static REQUESTS: &[Request] = &[
         "RNDADDENTROPY",
         IF_OUT,
         Arg::Custom(&POOL_INFO),
-    ),
+    )
+    .counted(POOL_BYTES),
     Request::new(RNDZAPENTCNT, "RNDZAPENTCNT", 0, Arg::None),
     Request::new(RNDCLEARPOOL, "RNDCLEARPOOL", 0, Arg::None),
     Request::new(RNDRESEEDCRNG, "RNDRESEEDCRNG", 0, Arg::None),

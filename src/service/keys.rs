@@ -10,8 +10,8 @@ use crate::abi::xlat::process::*;
 use crate::call::{CallClass::Normal, CallCtx, CallType, Handler, errno_name};
 use crate::format::{Naming, Printer};
 use crate::kernel::Arch;
-use crate::service::h;
 use crate::service::raw::{lookup, open_struct_dyn, put_id, read_vec, u32_at};
+use crate::service::{ByValue, Mem, h};
 
 /// A key serial number (`key_serial_t`, an int): a `KEY_SPEC_*` name or
 /// the number.
@@ -352,6 +352,28 @@ fn put_text(p: &mut Printer, c: &CallCtx, failed: bool) {
         }
     }
     p.uint("arg4", len);
+}
+
+/// What keyctl's decoders read behind its arguments, by operation
+/// (`service::ByValue`): the payloads the kernel reads and the texts it
+/// writes, as long as the lengths beside them say. DH_COMPUTE's and the
+/// PKEY operations' structs, and the buffers their members count, are
+/// not among them (one piece of memory for each operation).
+pub fn memory() -> Vec<ByValue> {
+    let at = |op: u32, arg: u8, mem: Mem| ByValue {
+        selector: 0,
+        value: op as u64,
+        arg,
+        mem,
+    };
+    vec![
+        at(KEYCTL_UPDATE, 2, Mem::InLen(3)),
+        at(KEYCTL_INSTANTIATE, 2, Mem::InLen(3)),
+        at(KEYCTL_DESCRIBE, 2, Mem::OutLen(3)),
+        at(KEYCTL_READ, 2, Mem::OutLen(3)),
+        at(KEYCTL_GET_SECURITY, 2, Mem::OutLen(3)),
+        at(KEYCTL_CAPABILITIES, 1, Mem::OutLen(2)),
+    ]
 }
 
 /// This area's handlers (see `service::h`).

@@ -394,6 +394,12 @@ pub enum Mem {
     /// Classic BPF instructions the kernel writes, as many as are shown
     /// (`bpf_filter::put_program`), at the leave.
     Insns,
+    /// As many bytes as argument N says, the kernel reads, at the entry
+    /// (as far as they are shown: `-s`).
+    InLen(u8),
+    /// As many bytes as argument N says and the result (the fewer), the
+    /// kernel writes, at the leave (as far as they are shown: `-s`).
+    OutLen(u8),
 }
 
 /// How many elements an array argument has, where the declaration does
@@ -479,6 +485,7 @@ pub fn by_value(name: &str) -> Vec<ByValue> {
         "setsockopt" => sockopt::SETSOCKOPT_MEMORY.to_vec(),
         "getsockopt" => sockopt::GETSOCKOPT_MEMORY.to_vec(),
         "fcntl" | "fcntl64" => fs_fd::memory(),
+        "keyctl" => keys::memory(),
         "ipc" => ipc::ipc_memory(),
         _ => Vec::new(),
     }

@@ -16,7 +16,11 @@ pub struct OptionSpec {
     arg: u8,
     when: u8,
     kind: u8,
-    pad: [u8; 3],
+    /// 1 + the argument that says how many bytes (0: `size` alone).
+    len_arg: u8,
+    /// The result says how many too (the fewer).
+    by_result: u8,
+    pad: u8,
 }
 
 /// `RT_OPT_*` kinds (bpf/rtrace.h).
@@ -52,12 +56,22 @@ pub fn table(limits: Limits, captured: &dyn Fn(&str) -> bool) -> Vec<(u64, Optio
                 continue;
             }
             for entry in service::by_value(name) {
+                // Buffers as long as an argument says: as far as shown,
+                // and one byte more to tell that they go on.
+                let shown = limits.string_limit + 1;
                 let (size, when, kind) = match entry.mem {
                     Mem::Str(n) => (n, AT_ENTER, OPT_STR),
                     Mem::In(n) => (n, AT_ENTER, OPT_BYTES),
                     Mem::Out(n) => (n, AT_EXIT, OPT_BYTES),
                     Mem::Fprog => (shown_insns * INSN_SIZE, AT_ENTER, OPT_FPROG),
                     Mem::Insns => (shown_insns * INSN_SIZE, AT_EXIT, OPT_BYTES),
+                    Mem::InLen(_) => (shown, AT_ENTER, OPT_BYTES),
+                    Mem::OutLen(_) => (shown, AT_EXIT, OPT_BYTES),
+                };
+                let (len_arg, by_result) = match entry.mem {
+                    Mem::InLen(n) => (n + 1, 0),
+                    Mem::OutLen(n) => (n + 1, 1),
+                    _ => (0, 0),
                 };
                 let key = u64::from(base + nr as u32) << 32 | (entry.value as u32 as u64);
                 let spec = OptionSpec {
@@ -65,7 +79,9 @@ pub fn table(limits: Limits, captured: &dyn Fn(&str) -> bool) -> Vec<(u64, Optio
                     arg: entry.arg,
                     when,
                     kind,
-                    pad: [0; 3],
+                    len_arg,
+                    by_result,
+                    pad: 0,
                 };
                 out.push((key, spec));
             }
@@ -102,5 +118,35 @@ mod tests {
             );
         }
         assert!(table(limits, &|_| false).is_empty());
+    }
+
+    #[test]
+    fn keyctls_buffers_are_as_long_as_their_length_and_result_say() {
+        let limits = Limits {
+            string_limit: 32,
+            verbose: false,
+        };
+        let keyctl = table(limits, &|name| name == "keyctl");
+        let nr = service::number(Arch::X86_64, "keyctl").expect("keyctl");
+        let of = |op: u32| {
+            keyctl
+                .iter()
+                .find(|(key, _)| *key == (nr << 32 | op as u64))
+                .map(|(_, spec)| *spec)
+                .expect("an entry")
+        };
+        // keyctl(KEYCTL_READ, key, buffer, buflen): buffer, at most
+        // buflen bytes and the result, as far as -s shows and one more.
+        let read = of(crate::abi::xlat::process::KEYCTL_READ);
+        assert_eq!(
+            (read.arg, read.when, read.size, read.len_arg, read.by_result),
+            (2, AT_EXIT, 33, 4, 1)
+        );
+        // keyctl(KEYCTL_UPDATE, key, payload, plen): plen bytes read.
+        let update = of(crate::abi::xlat::process::KEYCTL_UPDATE);
+        assert_eq!(
+            (update.arg, update.when, update.len_arg, update.by_result),
+            (2, AT_ENTER, 4, 0)
+        );
     }
 }

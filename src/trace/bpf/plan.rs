@@ -590,7 +590,10 @@ fn indirect_captures(spec: &mut Spec, name: &str) {
         let (when, size) = match entry.mem {
             service::Mem::Out(n) => (AT_EXIT, n),
             service::Mem::In(n) | service::Mem::Str(n) => (AT_ENTER, n),
-            service::Mem::Fprog | service::Mem::Insns => continue,
+            service::Mem::Fprog
+            | service::Mem::Insns
+            | service::Mem::InLen(_)
+            | service::Mem::OutLen(_) => continue,
         };
         spec.push(CaptureSpec {
             arg: entry.arg,
