@@ -953,6 +953,32 @@ fn bad_uses_fail_with_one_line() {
     );
 }
 
+/// The command is forked before the program loads, to wait there: when
+/// rtrace cannot trace it (no privilege to load, a `-p` it cannot attach
+/// to), it must never run, untraced.
+#[test]
+fn a_command_that_cannot_be_traced_never_runs() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = common::scratch_path("bpf", "never_runs");
+    std::fs::create_dir_all(&dir).unwrap();
+    // Writable by nobody, so that only rtrace's refusal keeps the file
+    // from being made.
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let made = dir.join("made");
+    let touch = ["touch", made.to_str().unwrap()];
+    let out = unsafe_as_nobody(&[&["--bpf"][..], &touch].concat());
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let out = rtrace_env()
+        .args(["--bpf", "-p", "999999999"])
+        .args(touch)
+        .output()
+        .expect("run rtrace");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(!made.exists(), "the command ran");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// rtrace run as user nobody.
 fn unsafe_as_nobody(args: &[&str]) -> std::process::Output {
     use std::os::unix::process::CommandExt;
