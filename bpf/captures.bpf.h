@@ -426,8 +426,17 @@ __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 i
 			break;
 		if (compat)
 			at &= 0xffffffff;
-		if (at)
-			off = piece(s, off, at, want, meta);
+		/* As many bytes as a u32 member of the struct says (len_arg:
+		 * 1 + its offset), and at the exit the result. */
+		__u32 n = want;
+		if (at && c.len_arg &&
+		    bpf_probe_read_user(&n, sizeof(n), (void *)(addr + c.len_arg - 1)) != 0)
+			break;
+		long r = nr_or_ret;
+		if (c.len_arg && kind == RT_LEAVE && (c.when & RT_AT_EXIT))
+			n = r < 0 ? 0 : (__u64)r < n ? (__u32)r : n;
+		if (at && n)
+			off = piece(s, off, at, n < want ? n : want, meta);
 		break;
 	}
 	case RT_CAP_GUESS:

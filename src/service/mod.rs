@@ -400,6 +400,13 @@ pub enum Mem {
     /// As many bytes as argument N says and the result (the fewer), the
     /// kernel writes, at the leave (as far as they are shown: `-s`).
     OutLen(u8),
+    /// Behind an [`Indirect`] pointer: as many bytes as the `u32` member
+    /// at this offset of the same struct says, the kernel reads, at the
+    /// entry (as far as they are shown).
+    InMember(u8),
+    /// The same, the kernel writes, at the leave: as many as the member
+    /// and the result say, the fewer.
+    OutMember(u8),
 }
 
 /// How many elements an array argument has, where the declaration does
@@ -470,6 +477,8 @@ pub fn indirect(name: &str) -> &'static [Indirect] {
         "clone3" => process::CLONE3_INDIRECT,
         "pselect6" | "pselect6_time64" => poll::PSELECT6_INDIRECT,
         "io_pgetevents" | "io_pgetevents_time64" => aio::IO_PGETEVENTS_INDIRECT,
+        "setxattrat" => xattr::SETXATTRAT_INDIRECT,
+        "getxattrat" => xattr::GETXATTRAT_INDIRECT,
         _ => &[],
     }
 }

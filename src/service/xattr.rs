@@ -14,8 +14,8 @@ use crate::abi::xlat::fs::{
 use crate::call::{CallClass::Normal, CallCtx, CallType, Handler, default_in};
 use crate::decode::{put_dirfd, put_fd};
 use crate::format::{Naming, Printer};
-use crate::service::h;
 use crate::service::raw::{read_vec, u32_at, u64_at};
+use crate::service::{Indirect, Mem, h};
 
 /// Names shown before `..` without `-v`.
 const NAMES_SHOWN: usize = 32;
@@ -147,6 +147,27 @@ enum Value {
     Pointer,
 }
 
+/// `struct xattr_args`'s members: the value's address, and its size
+/// (`<linux/xattr.h>`, `__aligned_u64 value; __u32 size; __u32 flags`).
+const VALUE_AT: u8 = 0;
+const SIZE_AT: u8 = 8;
+
+/// What setxattrat reads through `struct xattr_args.value`
+/// (`service::Indirect`): as many bytes as its `size` says.
+pub const SETXATTRAT_INDIRECT: &[Indirect] = &[Indirect {
+    arg: 4,
+    offset: VALUE_AT as u16,
+    mem: Mem::InMember(SIZE_AT),
+}];
+
+/// What getxattrat writes there: as many bytes as its `size` and the
+/// result say.
+pub const GETXATTRAT_INDIRECT: &[Indirect] = &[Indirect {
+    arg: 4,
+    offset: VALUE_AT as u16,
+    mem: Mem::OutMember(SIZE_AT),
+}];
+
 /// The `struct xattr_args` of setxattrat and getxattrat: `{value="hello",
 /// size=5, flags=XATTR_CREATE}`; the pointer if `size` is smaller than the
 /// first layout or the struct cannot be read. Bytes past the first layout
@@ -159,7 +180,11 @@ fn put_xattr_args(p: &mut Printer, addr: u64, size: u64, value: impl FnOnce(u32)
     let Some(b) = p.open_struct::<{ XATTR_ARGS_SIZE_VER0 as usize }>("args", addr) else {
         return;
     };
-    let (at, len, flags) = (u64_at(&b, 0), u32_at(&b, 8), u32_at(&b, 12));
+    let (at, len, flags) = (
+        u64_at(&b, VALUE_AT as usize),
+        u32_at(&b, SIZE_AT as usize),
+        u32_at(&b, 12),
+    );
     match value(len) {
         Value::Bytes(n) if n <= XATTR_SIZE_MAX => p.buf("value", at, n),
         _ => p.ptr("value", at),

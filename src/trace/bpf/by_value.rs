@@ -67,6 +67,8 @@ pub fn table(limits: Limits, captured: &dyn Fn(&str) -> bool) -> Vec<(u64, Optio
                     Mem::Insns => (shown_insns * INSN_SIZE, AT_EXIT, OPT_BYTES),
                     Mem::InLen(_) => (shown, AT_ENTER, OPT_BYTES),
                     Mem::OutLen(_) => (shown, AT_EXIT, OPT_BYTES),
+                    // A struct's member: only behind an `Indirect`.
+                    Mem::InMember(_) | Mem::OutMember(_) => continue,
                 };
                 let (len_arg, by_result) = match entry.mem {
                     Mem::InLen(n) => (n + 1, 0),

@@ -585,21 +585,25 @@ fn stack_captures(spec: &mut Spec, arch: Arch, name: &str) {
 /// Memory behind pointers inside a struct argument
 /// (`service::indirect`: clone3's pidfd and parent_tid): a capture each
 /// that reads the pointer in the kernel and copies what it points at.
-fn indirect_captures(spec: &mut Spec, name: &str) {
+/// A length in a member of the struct (`Mem::InMember`: xattr_args'
+/// value, its `size` beside it) rides in `len_arg`, as 1 + its offset.
+fn indirect_captures(spec: &mut Spec, name: &str, limits: Limits) {
+    use service::Mem;
+    // As far as shown, and one byte more to tell that it goes on.
+    let shown = limits.string_limit + 1;
     for entry in service::indirect(name) {
-        let (when, size) = match entry.mem {
-            service::Mem::Out(n) => (AT_EXIT, n),
-            service::Mem::In(n) | service::Mem::Str(n) => (AT_ENTER, n),
-            service::Mem::Fprog
-            | service::Mem::Insns
-            | service::Mem::InLen(_)
-            | service::Mem::OutLen(_) => continue,
+        let (when, size, member) = match entry.mem {
+            Mem::Out(n) => (AT_EXIT, n, 0),
+            Mem::In(n) | Mem::Str(n) => (AT_ENTER, n, 0),
+            Mem::InMember(m) => (AT_ENTER, shown, m.saturating_add(1)),
+            Mem::OutMember(m) => (AT_EXIT, shown, m.saturating_add(1)),
+            Mem::Fprog | Mem::Insns | Mem::InLen(_) | Mem::OutLen(_) => continue,
         };
         spec.push(CaptureSpec {
             arg: entry.arg,
             kind: CAP_INDIRECT,
             when,
-            len_arg: 0,
+            len_arg: member,
             elem: entry.offset,
             max: clamp(size),
         });
@@ -741,7 +745,7 @@ pub fn table(
             };
             stack_captures(&mut spec, Arch::X86_64, name);
             option_capture(&mut spec, name, limits);
-            indirect_captures(&mut spec, name);
+            indirect_captures(&mut spec, name, limits);
             copied_struct(&mut spec, Arch::X86_64, name);
         }
         spec.results_only(service::results_only(name));
@@ -759,7 +763,7 @@ pub fn table(
             spec = i386_captures(name, declared(name).as_deref(), limits);
             stack_captures(&mut spec, Arch::I386, name);
             option_capture(&mut spec, name, limits);
-            indirect_captures(&mut spec, name);
+            indirect_captures(&mut spec, name, limits);
         }
         spec.results_only(service::results_only(name));
         spec.wanted = wanted(name) as u8;
