@@ -520,7 +520,9 @@ pub fn ipc_memory() -> Vec<ByValue> {
 /// are for (`call >> 16`; None: any): the call each stands for and how
 /// its arguments come from ipc's `first`, `second`, `third`, `ptr` and
 /// `fifth` (ipc/syscall.c's `ksys_ipc`). The first entry that fits is
-/// the one.
+/// the one. The fast path stops at ipc when one of these calls is
+/// selected.
+#[rustfmt::skip]
 pub const IPC_SUBCALLS_BY_CALL: &[(&str, Option<u64>, Subcall)] = {
     use Source::{Arg, Word, Zero};
     const FIRST: Source = Arg(1);
@@ -528,83 +530,28 @@ pub const IPC_SUBCALLS_BY_CALL: &[(&str, Option<u64>, Subcall)] = {
     const THIRD: Source = Arg(3);
     const PTR: Source = Arg(4);
     const FIFTH: Source = Arg(5);
-    const fn sub(name: &'static str, args: [Source; 6]) -> Subcall {
-        Subcall {
-            name,
-            block: 4,
-            args,
-        }
+    type Entry = (&'static str, Option<u64>, Subcall);
+    const fn sub(op: &'static str, v: Option<u64>, name: &'static str, args: [Source; 6]) -> Entry {
+        (op, v, Subcall { name, block: 4, args })
     }
     &[
-        (
-            "SEMOP",
-            None,
-            sub("semop", [FIRST, PTR, SECOND, Zero, Zero, Zero]),
-        ),
-        (
-            "SEMTIMEDOP",
-            None,
-            sub("semtimedop", [FIRST, PTR, SECOND, FIFTH, Zero, Zero]),
-        ),
-        (
-            "SEMGET",
-            None,
-            sub("semget", [FIRST, SECOND, THIRD, Zero, Zero, Zero]),
-        ),
+        sub("SEMOP", None, "semop", [FIRST, PTR, SECOND, Zero, Zero, Zero]),
+        sub("SEMTIMEDOP", None, "semtimedop", [FIRST, PTR, SECOND, FIFTH, Zero, Zero]),
+        sub("SEMGET", None, "semget", [FIRST, SECOND, THIRD, Zero, Zero, Zero]),
         // The union semun is passed by reference: its one word.
-        (
-            "SEMCTL",
-            None,
-            sub("semctl", [FIRST, SECOND, THIRD, Word(0), Zero, Zero]),
-        ),
-        (
-            "MSGSND",
-            None,
-            sub("msgsnd", [FIRST, PTR, SECOND, THIRD, Zero, Zero]),
-        ),
+        sub("SEMCTL", None, "semctl", [FIRST, SECOND, THIRD, Word(0), Zero, Zero]),
+        sub("MSGSND", None, "msgsnd", [FIRST, PTR, SECOND, THIRD, Zero, Zero]),
         // Version 0 passes `struct ipc_kludge { msgp; msgtyp; }` at ptr.
-        (
-            "MSGRCV",
-            Some(0),
-            sub("msgrcv", [FIRST, Word(0), SECOND, Word(1), THIRD, Zero]),
-        ),
-        (
-            "MSGRCV",
-            None,
-            sub("msgrcv", [FIRST, PTR, SECOND, FIFTH, THIRD, Zero]),
-        ),
-        (
-            "MSGGET",
-            None,
-            sub("msgget", [FIRST, SECOND, Zero, Zero, Zero, Zero]),
-        ),
-        (
-            "MSGCTL",
-            None,
-            sub("msgctl", [FIRST, SECOND, PTR, Zero, Zero, Zero]),
-        ),
+        sub("MSGRCV", Some(0), "msgrcv", [FIRST, Word(0), SECOND, Word(1), THIRD, Zero]),
+        sub("MSGRCV", None, "msgrcv", [FIRST, PTR, SECOND, FIFTH, THIRD, Zero]),
+        sub("MSGGET", None, "msgget", [FIRST, SECOND, Zero, Zero, Zero, Zero]),
+        sub("MSGCTL", None, "msgctl", [FIRST, SECOND, PTR, Zero, Zero, Zero]),
         // The address attached is written to `third`, kept beyond shmat's
         // own arguments for its leave printer.
-        (
-            "SHMAT",
-            Some(0),
-            sub("shmat", [FIRST, PTR, SECOND, THIRD, Zero, Zero]),
-        ),
-        (
-            "SHMDT",
-            None,
-            sub("shmdt", [PTR, Zero, Zero, Zero, Zero, Zero]),
-        ),
-        (
-            "SHMGET",
-            None,
-            sub("shmget", [FIRST, SECOND, THIRD, Zero, Zero, Zero]),
-        ),
-        (
-            "SHMCTL",
-            None,
-            sub("shmctl", [FIRST, SECOND, PTR, Zero, Zero, Zero]),
-        ),
+        sub("SHMAT", Some(0), "shmat", [FIRST, PTR, SECOND, THIRD, Zero, Zero]),
+        sub("SHMDT", None, "shmdt", [PTR, Zero, Zero, Zero, Zero, Zero]),
+        sub("SHMGET", None, "shmget", [FIRST, SECOND, THIRD, Zero, Zero, Zero]),
+        sub("SHMCTL", None, "shmctl", [FIRST, SECOND, PTR, Zero, Zero, Zero]),
     ]
 };
 
@@ -618,23 +565,6 @@ pub fn ipc_subcall(call: u64) -> Option<&'static Subcall> {
         .find(|(name, v, _)| *name == op && v.is_none_or(|v| v == version))
         .map(|(.., sub)| sub)
 }
-
-/// The calls an i386 `ipc(2)` stands for: the fast path stops at ipc when
-/// one of them is selected.
-pub const IPC_SUBCALLS: &[&str] = &[
-    "semop",
-    "semtimedop",
-    "semget",
-    "semctl",
-    "msgsnd",
-    "msgrcv",
-    "msgget",
-    "msgctl",
-    "shmat",
-    "shmdt",
-    "shmget",
-    "shmctl",
-];
 
 /// What an i386 `ipc(call, first, second, third, ptr, fifth)` does: the
 /// call's name and its arguments as the kernel passes them on. None for an

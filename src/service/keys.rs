@@ -359,22 +359,14 @@ fn put_text(p: &mut Printer, c: &CallCtx, failed: bool) {
 /// writes, as long as the lengths beside them say. DH_COMPUTE's and the
 /// PKEY operations' structs, and the buffers their members count, are
 /// not among them (one piece of memory for each operation).
-pub fn memory() -> Vec<ByValue> {
-    let at = |op: u32, arg: u8, mem: Mem| ByValue {
-        selector: 0,
-        value: op as u64,
-        arg,
-        mem,
-    };
-    vec![
-        at(KEYCTL_UPDATE, 2, Mem::InLen(3)),
-        at(KEYCTL_INSTANTIATE, 2, Mem::InLen(3)),
-        at(KEYCTL_DESCRIBE, 2, Mem::OutLen(3)),
-        at(KEYCTL_READ, 2, Mem::OutLen(3)),
-        at(KEYCTL_GET_SECURITY, 2, Mem::OutLen(3)),
-        at(KEYCTL_CAPABILITIES, 1, Mem::OutLen(2)),
-    ]
-}
+pub const MEMORY: &[ByValue] = &[
+    ByValue::by_first(KEYCTL_UPDATE, 2, Mem::InLen(3)),
+    ByValue::by_first(KEYCTL_INSTANTIATE, 2, Mem::InLen(3)),
+    ByValue::by_first(KEYCTL_DESCRIBE, 2, Mem::OutLen(3)),
+    ByValue::by_first(KEYCTL_READ, 2, Mem::OutLen(3)),
+    ByValue::by_first(KEYCTL_GET_SECURITY, 2, Mem::OutLen(3)),
+    ByValue::by_first(KEYCTL_CAPABILITIES, 1, Mem::OutLen(2)),
+];
 
 /// This area's handlers (see `service::h`).
 pub static HANDLERS: &[Handler] = &[

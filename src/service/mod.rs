@@ -378,6 +378,19 @@ pub struct ByValue {
     pub mem: Mem,
 }
 
+impl ByValue {
+    /// The memory behind argument `arg` when the first argument (prctl's
+    /// option, keyctl's operation) is `value`.
+    pub const fn by_first(value: u32, arg: u8, mem: Mem) -> ByValue {
+        ByValue {
+            selector: 0,
+            value: value as u64,
+            arg,
+            mem,
+        }
+    }
+}
+
 /// What a decoder reads behind an argument, and when.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mem {
@@ -494,7 +507,7 @@ pub fn by_value(name: &str) -> Vec<ByValue> {
         "setsockopt" => sockopt::SETSOCKOPT_MEMORY.to_vec(),
         "getsockopt" => sockopt::GETSOCKOPT_MEMORY.to_vec(),
         "fcntl" | "fcntl64" => fs_fd::memory(),
-        "keyctl" => keys::memory(),
+        "keyctl" => keys::MEMORY.to_vec(),
         "ipc" => ipc::ipc_memory(),
         _ => Vec::new(),
     }

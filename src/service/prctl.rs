@@ -51,12 +51,7 @@ pub const MEMORY: &[ByValue] = &[
 
 /// prctl's memory for `option` behind argument `arg`.
 const fn opt(option: u32, arg: u8, mem: Mem) -> ByValue {
-    ByValue {
-        selector: 0,
-        value: option as u64,
-        arg,
-        mem,
-    }
+    ByValue::by_first(option, arg, mem)
 }
 
 /// The argument names, `arg2`..`arg5` by index into `c.args`.

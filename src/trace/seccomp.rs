@@ -63,9 +63,9 @@ pub fn traced_numbers(arch: Arch, set: &TraceSet, extra: &[&str]) -> Vec<u32> {
     let socket_calls = service::net::SOCKETCALLS
         .iter()
         .any(|&(name, _, _)| set.contains(name));
-    let ipc_calls = service::ipc::IPC_SUBCALLS
+    let ipc_calls = service::ipc::IPC_SUBCALLS_BY_CALL
         .iter()
-        .any(|name| set.contains(name));
+        .any(|(.., sub)| set.contains(sub.name));
     service::all_calls(arch)
         .filter(|(_, name)| {
             set.contains(name)

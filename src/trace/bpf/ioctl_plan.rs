@@ -13,25 +13,46 @@ use crate::ioctl::defs::Copied;
 const AT_ENTER: u8 = 1;
 const AT_EXIT: u8 = 2;
 
-/// `struct rt_ioctl`: the argument of a request rtrace's tables know.
+/// `struct rt_ioctl`: the argument of a request rtrace's tables know. The
+/// C struct is flat; its two groups of fields are grouped here, with the
+/// same layout (each of 2-byte alignment).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct IoctlSpec {
     size: u16,
     when: u8,
     str: u8,
-    flex_elem: u16,
-    flex_max: u16,
+    /// `flex_*`, `count_*`: the counted flexible array after the struct.
+    flex: Flex,
+    /// `ptr_*`, `pcount_*`: the array behind a pointer in the struct.
+    pointed: Pointed,
+}
+
+/// `rt_ioctl`'s flexible array: each element's bytes (0: none), the
+/// most elements, the count's offset and bytes, and when.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Flex {
+    elem: u16,
+    max: u16,
     count_off: u16,
     count_bytes: u8,
-    flex_when: u8,
-    ptr_off: u16,
-    ptr_off32: u16,
-    pcount_off: u16,
-    pcount_bytes: u8,
-    ptr_when: u8,
-    ptr_unit: u16,
-    ptr_max: u16,
+    when: u8,
+}
+
+/// `rt_ioctl`'s pointed array: the pointer's offset (and an i386
+/// caller's), the count's offset and bytes, when, each counted unit's
+/// bytes (0: none) and the most units.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Pointed {
+    off: u16,
+    off32: u16,
+    count_off: u16,
+    count_bytes: u8,
+    when: u8,
+    unit: u16,
+    max: u16,
 }
 
 // SAFETY: plain integers.
@@ -136,11 +157,11 @@ impl IoctlSpec {
         when: u8,
         limits: Limits,
     ) {
-        self.flex_elem = elem.min(u16::MAX as usize) as u16;
-        self.flex_max = limits.string_limit.min(u16::MAX as usize) as u16;
-        self.count_off = count_offset.min(u16::MAX as usize) as u16;
-        self.count_bytes = count_size.min(4) as u8;
-        self.flex_when = when;
+        self.flex.elem = elem.min(u16::MAX as usize) as u16;
+        self.flex.max = limits.string_limit.min(u16::MAX as usize) as u16;
+        self.flex.count_off = count_offset.min(u16::MAX as usize) as u16;
+        self.flex.count_bytes = count_size.min(4) as u8;
+        self.flex.when = when;
     }
 }
 
@@ -155,17 +176,17 @@ impl IoctlSpec {
         } else {
             limits.string_limit.max(1)
         };
-        self.ptr_off = narrow(array.ptr_offset);
-        self.ptr_off32 = array.ptr_offset_i386.map_or(u16::MAX, narrow);
-        self.pcount_off = narrow(array.count_offset);
-        self.pcount_bytes = array.count_size.min(4) as u8;
-        self.ptr_when = if array.dirs & IF_OUT != 0 {
+        self.pointed.off = narrow(array.ptr_offset);
+        self.pointed.off32 = array.ptr_offset_i386.map_or(u16::MAX, narrow);
+        self.pointed.count_off = narrow(array.count_offset);
+        self.pointed.count_bytes = array.count_size.min(4) as u8;
+        self.pointed.when = if array.dirs & IF_OUT != 0 {
             AT_ENTER
         } else {
             0
         } | if array.dirs & IF_IN != 0 { AT_EXIT } else { 0 };
-        self.ptr_unit = narrow(array.unit);
-        self.ptr_max = narrow(elements.saturating_mul(array.shown));
+        self.pointed.unit = narrow(array.unit);
+        self.pointed.max = narrow(elements.saturating_mul(array.shown));
     }
 }
 
@@ -189,21 +210,11 @@ fn merge(out: &mut Vec<(u32, IoctlSpec)>, code: u32, spec: IoctlSpec) {
             have.size = have.size.max(spec.size);
             have.when |= spec.when;
             have.str &= spec.str;
-            if spec.flex_elem != 0 {
-                have.flex_elem = spec.flex_elem;
-                have.flex_max = spec.flex_max;
-                have.count_off = spec.count_off;
-                have.count_bytes = spec.count_bytes;
-                have.flex_when = spec.flex_when;
+            if spec.flex.elem != 0 {
+                have.flex = spec.flex;
             }
-            if spec.ptr_unit != 0 {
-                have.ptr_off = spec.ptr_off;
-                have.ptr_off32 = spec.ptr_off32;
-                have.pcount_off = spec.pcount_off;
-                have.pcount_bytes = spec.pcount_bytes;
-                have.ptr_when = spec.ptr_when;
-                have.ptr_unit = spec.ptr_unit;
-                have.ptr_max = spec.ptr_max;
+            if spec.pointed.unit != 0 {
+                have.pointed = spec.pointed;
             }
         }
         None => out.push((code, spec)),
@@ -249,9 +260,14 @@ mod tests {
             .find(|(code, _)| *code == fiemap)
             .expect("FS_IOC_FIEMAP");
         assert_eq!(
-            (spec.size, spec.flex_elem, spec.flex_max, spec.count_off),
+            (
+                spec.size,
+                spec.flex.elem,
+                spec.flex.max,
+                spec.flex.count_off
+            ),
             (32, 56, 32, 20)
         );
-        assert_eq!((spec.count_bytes, spec.flex_when), (4, AT_EXIT));
+        assert_eq!((spec.flex.count_bytes, spec.flex.when), (4, AT_EXIT));
     }
 }
