@@ -1,6 +1,7 @@
 /* rtrace's BPF program, the files behind fds (included by rtrace.bpf.c;
  * built on piece.bpf.h): the struct file behind an fd, whether its data is
- * a plain file's or a pipe's (copied only as far as printed), the
+ * a plain file's, a pipe's, a fixed device's or a socket's other than
+ * netlink's (copied only as far as printed), the
  * identities of files that let rtrace check /proc's names later, and the
  * count of the entries a getdents call returned. */
 #ifndef RTRACE_FILES_BPF_H
@@ -13,7 +14,7 @@
  * file.f_inode, inode.i_mode and .i_sb, super_block.s_magic. */
 const volatile __u32 off_task_files = 0, off_files_fdt = 0, off_fdt_fd = 0, off_fdt_max = 0;
 const volatile __u32 off_file_inode = 0, off_inode_mode = 0, off_inode_sb = 0, off_sb_magic = 0;
-/* The bytes of a plain file's or a pipe's data that a record carries (as
+/* The bytes of such data (plain_data()) that a record carries (as
  * many as are printed); 0: as much as any other buffer (the offsets are
  * missing, or -e read=/write= dumps data whole). */
 const volatile __u32 short_data = 0;
@@ -146,13 +147,35 @@ __noinline __u32 dirent_count(struct scratch *s, __u32 off, __u64 buf, __u64 len
 #define S_IFMT 0170000
 #define S_IFREG 0100000
 #define S_IFIFO 0010000
+#define S_IFCHR 0020000
+#define S_IFSOCK 0140000
 /* tracefs and debugfs files are regular files whose writes rtrace
  * decodes (user_events_data). */
 #define TRACEFS_MAGIC 0x74726163
 #define DEBUGFS_MAGIC 0x64626720
 
-/* Whether `fd` is a plain file's or a pipe's, whose data nothing decodes
- * beyond the bytes printed. */
+/* A device's number (inode.i_rdev): its major is above dev_minor_bits;
+ * below fixed_majors, a device of fixed number (mem's /dev/null, a
+ * terminal), never usbmon's, whose major is handed out from above. */
+const volatile __u32 off_inode_rdev = 0, dev_minor_bits = 0, fixed_majors = 0;
+/* A socket's family: file.private_data (its struct socket), socket.sk,
+ * and the family's offset in struct sock; netlink's is decoded. */
+const volatile __u32 off_file_data = 0, off_socket_sk = 0, off_sock_family = 0, af_netlink = 0;
+
+/* Whether a socket file's family is other than netlink's. */
+static __always_inline int plain_socket(__u64 file)
+{
+	__u64 sock = 0, sk = 0;
+	__u16 family = 0;
+	return off_socket_sk && !bpf_probe_read_kernel(&sock, 8, (void *)file + off_file_data) &&
+	       sock && !bpf_probe_read_kernel(&sk, 8, (void *)sock + off_socket_sk) && sk &&
+	       !bpf_probe_read_kernel(&family, 2, (void *)sk + off_sock_family) &&
+	       family != af_netlink;
+}
+
+/* Whether `fd` is a plain file's, a pipe's, a fixed device's or a socket's
+ * other than netlink's, whose data nothing decodes beyond the bytes
+ * printed. */
 static __always_inline int plain_data(__u64 fd)
 {
 	__u64 file = file_of(fd), inode = 0, sb = 0;
@@ -163,6 +186,13 @@ static __always_inline int plain_data(__u64 fd)
 		return 0;
 	if ((mode & S_IFMT) == S_IFIFO)
 		return 1;
+	if ((mode & S_IFMT) == S_IFCHR) {
+		__u32 rdev = 0;
+		return fixed_majors && !bpf_probe_read_kernel(&rdev, 4, (void *)inode + off_inode_rdev) &&
+		       rdev >> dev_minor_bits < fixed_majors;
+	}
+	if ((mode & S_IFMT) == S_IFSOCK)
+		return plain_socket(file);
 	if ((mode & S_IFMT) != S_IFREG ||
 	    bpf_probe_read_kernel(&sb, 8, (void *)inode + off_inode_sb) || !sb ||
 	    bpf_probe_read_kernel(&magic, 8, (void *)sb + off_sb_magic))

@@ -346,7 +346,7 @@ static __always_inline void send_call(struct pt_regs *r, __u16 kind, long nr_or_
 					__sync_fetch_and_add(pending, -1);
 			}
 		}
-		/* Whether the fd's data is a plain file's or a pipe's costs
+		/* Whether the fd's data is a plain file's (or a pipe's, ...) costs
 		 * a walk of the task's fd table: only when a capture is taken
 		 * now (read's at its exit, write's at its entry). */
 		__u8 now = again;

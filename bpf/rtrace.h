@@ -81,8 +81,9 @@ struct rt_capture_spec {
 	__u16 max;
 };
 
-/* rt_spec.flags: args[0] is an fd, and where it is a plain file's or a
- * pipe's, the call's data buffers are copied only as far as printed
+/* rt_spec.flags: args[0] is an fd, and where it is a plain file's, a
+ * pipe's, a fixed device's or a non-netlink socket's (plain_data()), the
+ * call's data buffers are copied only as far as printed
  * (short_data bytes): nothing decodes their content. */
 #define RT_SPEC_FD_DATA 1
 /* rt_spec.flags: the call's result, when not an error, is a new fd. */

@@ -246,6 +246,21 @@ PARTS = {
         consts=[Consts("`thread_info.status`: an i386 system call is in progress", "u32",
                        ["TS_COMPAT"], hex=True)],
         structs=[]),
+    "chrdev": Part(
+        "The character device numbers the kernel hands out to drivers that ask for\n"
+        "//! any (usbmon's among them): include/linux/fs.h, kernel-only. A major below\n"
+        "//! the dynamic range is a fixed device's (mem, tty, pts, misc).",
+        "linux-source-6.1", "include/linux/fs.h", "source",
+        consts=[Consts("The lowest major `register_chrdev(0, ..)` hands out below 255", "u32",
+                       ["CHRDEV_MAJOR_DYN_END"])],
+        structs=[]),
+    "kdev": Part(
+        "How the kernel packs a device number (`dev_t`, an inode's `i_rdev`):\n"
+        "//! include/linux/kdev_t.h, kernel-only (the uapi header's is the old\n"
+        "//! 16-bit one).",
+        "linux-source-6.1", "include/linux/kdev_t.h", "source",
+        consts=[Consts("The minor number's bits, below the major's", "u32", ["MINORBITS"])],
+        structs=[]),
     "timex": Part(
         "The PC speaker's timer rate, which KIOCSOUND and KDMKTONE divide: the\n"
         "//! kernel-only include/linux/timex.h defines it.",

@@ -168,6 +168,24 @@ fn file_offsets() -> [u32; 8] {
     found.unwrap_or([0; 8])
 }
 
+/// What the program needs to tell a fixed device's data and a socket's
+/// other than netlink's, which nothing decodes beyond the bytes printed:
+/// `[inode.i_rdev, file.private_data, socket.sk, sock.__sk_common +
+/// sock_common.skc_family]`, all zero where one is missing (then such
+/// data is copied as far as any other buffer).
+fn device_offsets() -> [u32; 4] {
+    let found = (|| {
+        Some([
+            member_offset("struct inode", "i_rdev")?,
+            member_offset("struct file", "private_data")?,
+            member_offset("struct socket", "sk")?,
+            member_offset("struct sock", "__sk_common")?
+                + member_offset("struct sock_common", "skc_family")?,
+        ])
+    })();
+    found.unwrap_or([0; 4])
+}
+
 /// What the program needs for a file's identity and the working
 /// directory's: `[inode.i_ino, super_block.s_dev, task_struct.fs,
 /// fs_struct.pwd, path.dentry, dentry.d_inode]`, all zero where one is
@@ -404,8 +422,17 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     let start_slots = if count_only == 1 { pid_max() } else { 0 };
     use crate::ioctl::usbmon as mon;
     let [files, fdt, fd, max_fds, f_inode, i_mode, i_sb, s_magic] = file_offsets();
+    let [i_rdev, f_private, socket_sk, sk_family] = device_offsets();
+    // Fixed devices' majors (/dev/null, terminals): usbmon's, whose data
+    // is decoded, is handed out from above them.
+    let fixed_majors = if i_rdev == 0 {
+        0
+    } else {
+        crate::abi::gen_chrdev::CHRDEV_MAJOR_DYN_END
+    };
     let [private, bvec, ptr, pgmap] = if files == 0 { [0; 4] } else { usbmon_offsets() };
-    // A plain file's or a pipe's data: as many bytes as are printed
+    // A plain file's, a pipe's, a fixed device's or a socket's other than
+    // netlink's data: as many bytes as are printed
     // (the printers read at most -s, and one more to know it goes on),
     // unless -e read=/write= dumps it whole.
     let short_data =
@@ -454,6 +481,17 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         .override_global("off_inode_sb", &i_sb, true)
         .override_global("off_sb_magic", &s_magic, true)
         .override_global("short_data", &short_data, true)
+        .override_global("off_inode_rdev", &i_rdev, true)
+        .override_global("dev_minor_bits", &crate::abi::gen_kdev::MINORBITS, true)
+        .override_global("fixed_majors", &fixed_majors, true)
+        .override_global("off_file_data", &f_private, true)
+        .override_global("off_socket_sk", &socket_sk, true)
+        .override_global("off_sock_family", &sk_family, true)
+        .override_global(
+            "af_netlink",
+            &u32::from(crate::abi::xlat::net::AF_NETLINK),
+            true,
+        )
         .override_global("fd_ids", &fd_ids, true)
         .override_global("off_inode_ino", &i_ino, true)
         .override_global("off_sb_dev", &s_dev, true)

@@ -133,8 +133,9 @@ const SPEC_SOCKETCALL: u8 = 32;
 const SPEC_IPC: u8 = 64;
 
 /// `RT_SPEC_FD_DATA`: the call's first argument is an fd, and its data
-/// buffers, where that is a plain file's or a pipe's, are copied only as
-/// far as they are printed.
+/// buffers, where that is a plain file's, a pipe's, a fixed device's or
+/// a socket's other than netlink's, are copied only as far as they are
+/// printed.
 const SPEC_FD_DATA: u8 = 1;
 
 /// `RT_SPEC_RET_FD`: the call's result is a new fd, whose file's identity
@@ -197,7 +198,8 @@ fn call_flags(spec: &mut Spec, arch: Arch, name: &str) {
 /// The calls that move data to or from the fd in their first argument and
 /// whose buffers are decoded by content only on sockets, devices and
 /// tracefs files (netlink messages, usbmon events, user_events writes):
-/// on a plain file or a pipe their bytes are printed, never more than
+/// on a plain file, a pipe, a fixed device (/dev/null, a terminal) or
+/// another socket their bytes are printed, never more than
 /// `-s` of them, so the program copies no more (`short_data`).
 /// (The vectored calls are not among them: their budget is shared by
 /// every iovec, each of which is printed up to `-s`.)
