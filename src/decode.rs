@@ -7,7 +7,7 @@
 use crate::abi::fs::AT_FDCWD;
 use crate::fdtable::FdTable;
 use crate::format::{ConstStyle, Naming, Printer, flags_hex};
-use crate::kernel::fds::FdDetails;
+use crate::kernel::fds::{FdDetails, FdText};
 
 /// A file descriptor; with `-y` also what the kernel says it is now
 /// (with `-yy` or `--decode-fds=SET` what strace adds: `3<TCP:[...]>`,
@@ -21,39 +21,40 @@ use crate::kernel::fds::FdDetails;
 /// Under the BPF engine the call is printed after it ran: see
 /// [`put_fd_after`].
 pub fn put_fd(p: &mut Printer, fds: &FdTable, name: &str, fd: i64) {
-    let Ok(fd32) = i32::try_from(fd) else {
-        p.int(name, fd);
-        return;
-    };
-    let set = p.config().decode_fds;
-    if !set.any() {
-        p.int(name, fd);
-    } else if p.mem().is_captured() {
-        put_fd_after(p, fds, name, fd32, set);
-    } else if let Some(shown) = crate::kernel::fds::describe(p.pid(), fd32, set) {
-        p.fd_text(name, fd, &shown);
-    } else {
-        p.int(name, fd);
+    match i32::try_from(fd).ok().and_then(|fd| fd_text(p, fds, fd)) {
+        Some(shown) => p.fd_text(name, fd, &shown),
+        None => p.int(name, fd),
     }
 }
 
-/// [`put_fd`] for a call printed after it ran (the BPF engine): by then
+/// What `-y`/`-yy` show of `fd` between its `<` and `>` ([`put_fd`]), in
+/// an argument or a set of fds; `None` for the number alone.
+pub fn fd_text(p: &mut Printer, fds: &FdTable, fd: i32) -> Option<FdText> {
+    let set = p.config().decode_fds;
+    if !set.any() {
+        None
+    } else if p.mem().is_captured() {
+        fd_text_after(p, fds, fd, set)
+    } else {
+        crate::kernel::fds::describe(p.pid(), fd, set)
+    }
+}
+
+/// [`fd_text`] for a call printed after it ran (the BPF engine): by then
 /// the fd may have been closed and opened again on another file, or the
 /// process be gone. /proc's answer is shown only while its link still
 /// leads to the file the kernel saw at the call (the identity copied with
 /// the call); otherwise the fd table's path (what the calls before this
 /// one opened, in their order), else the number alone.
-fn put_fd_after(p: &mut Printer, fds: &FdTable, name: &str, fd: i32, set: FdDetails) {
+fn fd_text_after(p: &mut Printer, fds: &FdTable, fd: i32, set: FdDetails) -> Option<FdText> {
     let known = fds.known_path(fd);
-    if let Some(shown) = crate::kernel::fds::describe_vouched(p.mem(), fd, set, known.as_deref()) {
-        p.fd_text(name, fd.into(), &shown);
-    } else if set.path()
-        && let Some(path) = known
-    {
-        p.fd_path(name, fd.into(), &path);
-    } else {
-        p.int(name, fd.into());
-    }
+    crate::kernel::fds::describe_vouched(p.mem(), fd, set, known.as_deref()).or_else(|| {
+        let path = known.filter(|_| set.path())?;
+        Some(FdText {
+            path,
+            details: None,
+        })
+    })
 }
 
 /// A directory fd that may be `AT_FDCWD`.

@@ -268,3 +268,59 @@ fn a_path_replaced_since_does_not_name_the_file_it_opened() {
         ],
     );
 }
+
+/// fds closed before rtrace reads the calls: named from the fd table in
+/// a set of fds as in an argument, and /proc/self/... as the process's
+/// own /proc entry (rtrace's own /proc/self is another file), as ptrace
+/// names them.
+#[test]
+fn a_closed_fd_in_a_set_and_proc_self_keep_their_names() {
+    if !common::root_or_skip("bpf_late", "the BPF engine") {
+        return;
+    }
+    let bin = fixture("fd_sets_late");
+    let dir = scratch_path("bpf_late", "sets");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("file");
+    std::fs::write(&file, "data").unwrap();
+    let file = file.display().to_string();
+    let lines = traced_late(
+        &["-y", "-e", "trace=openat,select,pselect6,close,chdir"],
+        &[name(&bin), &file, "/"],
+        &dir,
+        "chdir(",
+        Stdio::inherit(),
+    );
+    // No banner names the command's pid: its /proc directory, by hand.
+    let lines: Vec<String> = lines
+        .iter()
+        .map(|l| match l.split_once("</proc/") {
+            Some((head, tail)) => {
+                let rest = tail.trim_start_matches(|c: char| c.is_ascii_digit());
+                format!("{head}</proc/PID{rest}")
+            }
+            None => l.clone(),
+        })
+        .collect();
+    let cwd = std::fs::canonicalize(&dir).unwrap().display().to_string();
+    let start = lines
+        .iter()
+        .position(|l| l.contains("\"/proc/self/status\""))
+        .unwrap_or_else(|| panic!("no open of /proc/self/status:\n{lines:#?}"));
+    assert_lines(
+        &lines[start..start + 6],
+        &[
+            format!(
+                "openat(AT_FDCWD<{cwd}>, \"/proc/self/status\", O_RDONLY) = 3</proc/PID/status>"
+            ),
+            format!("openat(AT_FDCWD<{cwd}>, \"{file}\", O_RDONLY) = 4<{file}>"),
+            format!(
+                "pselect6(5, [4<{file}>], NULL, NULL, {{tv_sec=0, tv_nsec=0}}, NULL) = 1 \
+                 {{readfds=[4<{file}>], left={{tv_sec=0, tv_nsec=0}}}}"
+            ),
+            format!("close(4<{file}>) = 0"),
+            "close(3</proc/PID/status>) = 0".to_string(),
+            "chdir(\"/\") = 0".to_string(),
+        ],
+    );
+}

@@ -29,15 +29,16 @@ pub fn opened(
     let Some(path) = path.filter(|p| !p.is_empty()) else {
         return Vec::new();
     };
+    let own = |path: Vec<u8>| own_proc(path, fds.pid, mem.pid().as_raw());
     if path.starts_with(b"/") {
-        return path.to_vec();
+        return own(path.to_vec());
     }
     let dir = match dirfd {
         Some(d) if i64::from(d) != AT_FDCWD => fds.known_path(d),
         _ => crate::kernel::fds::vouched_cwd(mem).or_else(|| fds.cwd().map(<[u8]>::to_vec)),
     };
     if let Some(dir) = dir {
-        return joined(&dir, path);
+        return own(joined(&dir, path));
     }
     if mem.file_id(fd).is_none() {
         // The kernel sent no identities (nothing names fds by path): the
@@ -60,6 +61,24 @@ pub fn changed_directory(fds: &FdTable, path: Option<&[u8]>, fd: Option<i32>) ->
         return Some(joined(b"/", path));
     }
     Some(joined(fds.cwd()?, path))
+}
+
+/// `path` with /proc's links to the caller resolved as the kernel resolved
+/// them for process `tgid`'s task `tid`: `/proc/self` is its
+/// `/proc/TGID`, `/proc/thread-self` its `/proc/TGID/task/TID` (read by
+/// rtrace, they would name rtrace's own files).
+fn own_proc(path: Vec<u8>, tgid: i32, tid: i32) -> Vec<u8> {
+    let (rest, own) = if let Some(rest) = path.strip_prefix(b"/proc/self") {
+        (rest, format!("/proc/{tgid}"))
+    } else if let Some(rest) = path.strip_prefix(b"/proc/thread-self") {
+        (rest, format!("/proc/{tgid}/task/{tid}"))
+    } else {
+        return path;
+    };
+    if !rest.is_empty() && !rest.starts_with(b"/") {
+        return path;
+    }
+    [own.as_bytes(), rest].concat()
 }
 
 /// `path` under directory `dir`, as the kernel resolved it (no `.`
@@ -92,6 +111,16 @@ mod tests {
         assert_eq!(joined(b"/", b"./etc//hosts"), b"/etc/hosts");
         assert_eq!(joined(b"/tmp/", b"../x"), b"/tmp/../x");
         assert_eq!(joined(b"/tmp", b"."), b"/tmp");
+    }
+
+    #[test]
+    fn proc_self_is_the_callers_own() {
+        let own = |p: &[u8]| own_proc(p.to_vec(), 40, 42);
+        assert_eq!(own(b"/proc/self/maps"), b"/proc/40/maps");
+        assert_eq!(own(b"/proc/self"), b"/proc/40");
+        assert_eq!(own(b"/proc/thread-self/comm"), b"/proc/40/task/42/comm");
+        assert_eq!(own(b"/proc/selfish"), b"/proc/selfish");
+        assert_eq!(own(b"/proc/1/maps"), b"/proc/1/maps");
     }
 
     #[test]

@@ -9,6 +9,7 @@ use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
 use crate::decode::put_fd;
 use crate::decode::put_signal;
+use crate::fdtable::FdTable;
 use crate::format::{Naming, Printer};
 use crate::kernel::Arch;
 use crate::service::h;
@@ -130,8 +131,8 @@ fn put_timeout(p: &mut Printer, c: &CallCtx, failed: bool) {
 const MAX_FDSET_BITS: u64 = 65536;
 
 /// An `fd_set` of `nfds` bits: `[3 4]`. The kernel reads whole `long`s.
-fn put_fdset(p: &mut Printer, name: &str, addr: u64, nfds: i64) {
-    match fdset_members(p, addr, nfds) {
+fn put_fdset(p: &mut Printer, fds: &FdTable, name: &str, addr: u64, nfds: i64) {
+    match fdset_members(p, fds, addr, nfds) {
         Some(members) => put_set(p, name, &members, false),
         None => p.ptr(name, addr),
     }
@@ -144,7 +145,7 @@ fn put_fdset(p: &mut Printer, name: &str, addr: u64, nfds: i64) {
 /// what is decoded (`select(INT_MAX, ...)`) is cut to that, as the
 /// kernel cuts it. A smaller one is shown whole, as strace shows it (the
 /// usbmon emulation answers for every bit below `nfds`).
-fn fdset_members(p: &mut Printer, addr: u64, nfds: i64) -> Option<Vec<Member>> {
+fn fdset_members(p: &mut Printer, fds: &FdTable, addr: u64, nfds: i64) -> Option<Vec<Member>> {
     let nfds = match nfds {
         n if n > MAX_FDSET_BITS as i64 => n.min(crate::kernel::fd_table_size(p.pid()).unwrap_or(n)),
         n => n,
@@ -161,13 +162,12 @@ fn fdset_members(p: &mut Printer, addr: u64, nfds: i64) -> Option<Vec<Member>> {
         b[bit / 8] &= !(1 << (bit % 8));
     }
     let mut members = bit_members(&b);
-    // -y: each fd with its path, as elsewhere (`[3</dev/tty>]`); in
-    // JSON the numbers stay numbers.
-    let set = p.config().decode_fds;
-    if set.any() && !p.json() {
+    // -y: each fd with its path, as an argument shows it
+    // (`[3</dev/tty>]`); in JSON the numbers stay numbers.
+    if p.config().decode_fds.any() && !p.json() {
         for m in &mut members {
             if let Member::Num(fd) = *m
-                && let Some(shown) = crate::kernel::fds::describe_for(p.mem(), fd as i32, set)
+                && let Some(shown) = crate::decode::fd_text(p, fds, fd as i32)
             {
                 *m = Member::Name(format!("{fd}<{}>", shown.shown()));
             }
@@ -184,9 +184,9 @@ fn is_old_select(c: &CallCtx) -> bool {
 fn select_sets(p: &mut Printer, c: &CallCtx) {
     let nfds = c.int(0);
     p.int("nfds", nfds);
-    put_fdset(p, "readfds", c.args[1], nfds);
-    put_fdset(p, "writefds", c.args[2], nfds);
-    put_fdset(p, "exceptfds", c.args[3], nfds);
+    put_fdset(p, c.fds, "readfds", c.args[1], nfds);
+    put_fdset(p, c.fds, "writefds", c.args[2], nfds);
+    put_fdset(p, c.fds, "exceptfds", c.args[3], nfds);
 }
 
 /// `select(nfds, readfds, writefds, exceptfds, timeout)`: the ready sets
@@ -260,7 +260,7 @@ fn select_leave(
         if c.args[i] == 0 {
             continue;
         }
-        match fdset_members(p, c.args[i], nfds) {
+        match fdset_members(p, c.fds, c.args[i], nfds) {
             Some(members) if members.is_empty() => {}
             Some(members) => put_set(p, name, &members, false),
             None => p.ptr(name, c.args[i]),
