@@ -8,6 +8,10 @@
 #
 #   tools/workload_diff/run.sh [OUT] [WORKLOAD...]
 #
+# With TRACERS="ptrace bpf" it runs rtrace's two engines instead (`rtrace
+# -f` and `rtrace --bpf -f`) and ends with engines.py, which compares
+# them line by line (issue 21: what --bpf shows is what ptrace shows).
+#
 # Needs target/debug/rtrace (cargo build). Installs what is missing with
 # apt-get (the list is PACKAGES).
 set -u
@@ -16,6 +20,7 @@ REPO=$(cd "$HERE/../.." && pwd)
 RTRACE=${RTRACE:-$REPO/target/debug/rtrace}
 OUT=${1:-/tmp/rtrace-workload-diff}; shift || true
 MODES=${MODES:-"plain v y"}
+TRACERS=${TRACERS:-"strace rtrace"}
 # Debian packages of the workloads' programs.
 PACKAGES="strace git python3 perl gzip bzip2 xz-utils zstd tar findutils coreutils
 util-linux acl attr iproute2 iputils-ping socat curl wget openssl openssh-client gcc
@@ -92,16 +97,20 @@ for n in "${names[@]}"; do
     cmd=${WL[$n]:-}; [ -n "$cmd" ] || { echo "run.sh: no workload $n" >&2; continue; }
     for m in $MODES; do
         case $m in plain) opt=();; v) opt=(-v);; y) opt=(-y);; esac
-        for t in strace rtrace; do
+        for t in $TRACERS; do
             rm -rf $W; mkdir -p $W
-            if [ $t = strace ]; then
-                (cd $W && timeout 120 strace -f "${opt[@]}" -o "$OUT/$n.$m.strace" bash -c "$cmd") >/dev/null 2>&1 </dev/null
-            else
-                (cd $W && timeout 120 "$RTRACE" -f "${opt[@]}" -o "$OUT/$n.$m.rtrace" bash -c "$cmd") >/dev/null 2>&1 </dev/null
-            fi
+            case $t in
+                strace) tracer=(strace -f);;
+                rtrace|ptrace) tracer=("$RTRACE" -f);;
+                bpf) tracer=("$RTRACE" --bpf -f);;
+            esac
+            (cd $W && timeout 120 "${tracer[@]}" "${opt[@]}" -o "$OUT/$n.$m.$t" bash -c "$cmd") >/dev/null 2>&1 </dev/null
             echo "$n $m $t rc=$?" >&2
         done
     done
 done
 rm -rf $W
-python3 "$HERE/compare.py" "$OUT"
+case $TRACERS in
+    *bpf*) python3 "$HERE/engines.py" "$OUT";;
+    *) python3 "$HERE/compare.py" "$OUT";;
+esac
