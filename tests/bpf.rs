@@ -711,9 +711,9 @@ fn arrays_counted_elsewhere_print_the_same() {
 }
 
 /// Arguments whose declared type is a typedef of a pointer (capget's
-/// `cap_user_header_t` and `cap_user_data_t`) are copied as what the
-/// kernel's BTF says they point at: the header, and the two data structs
-/// version 3 has.
+/// `cap_user_header_t` and `cap_user_data_t`, capset's `const
+/// cap_user_data_t`) are copied as what the kernel's BTF says they point
+/// at: the header, and the two data structs version 3 has.
 #[test]
 fn typedefs_of_pointers_print_the_same() {
     compare_lines("calls_proc", &[], |l| {

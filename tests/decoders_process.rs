@@ -171,6 +171,9 @@ fn process_calls() {
          permitted=*[*], inheritable=*[*]}) = 0"
             .into(),
         "capset({version=_LINUX_CAPABILITY_VERSION_3, pid=0}, NULL) = -1 [EFAULT]".into(),
+        "capset({version=_LINUX_CAPABILITY_VERSION_3, pid=0}, {effective=*[*], \
+         permitted=*[*], inheritable=*[*]}) = 0"
+            .into(),
         "capget(&0x1, &ADDR) = -1 [EFAULT]".into(),
         "exit_group(0)".into(),
         "Process exited normally with code 0".into(),

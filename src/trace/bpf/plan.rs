@@ -349,13 +349,17 @@ fn is_record(base: &str) -> bool {
 }
 
 /// The size of what typedef `ty` points at, where it names a pointer
-/// type (`cap_user_data_t`); `None` for anything else (one word only: a
-/// base type such as `unsigned int` is none).
+/// type (`cap_user_data_t`, capset's `const cap_user_data_t`); `None` for
+/// anything else (one word besides qualifiers: a base type such as
+/// `unsigned int` is none).
 fn typedef_pointee_size(ty: &str) -> Option<usize> {
-    let ty = ty.trim();
-    if ty.contains(' ') {
+    let words: Vec<&str> = ty
+        .split_whitespace()
+        .filter(|w| !matches!(*w, "const" | "volatile"))
+        .collect();
+    let [ty] = words[..] else {
         return None;
-    }
+    };
     Some(crate::ioctl::btf::typedef_pointee(ty)?.size).filter(|&s| s > 0)
 }
 
