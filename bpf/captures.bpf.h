@@ -528,6 +528,7 @@ struct caps_ctx {
 	__u32 info; /* capture_one's info bits 16 and up */
 	__u8 again;
 	__u8 faulted;
+	__u8 exec_done; /* send_call()'s, kept across the loop */
 };
 
 /* The spec's capture `i`. */
@@ -551,6 +552,42 @@ static long capture_next(__u32 i, void *data)
 	if (s->cap_faulted)
 		each->faulted |= 1 << i;
 	return 0;
+}
+
+/* Where a task's new program keeps its argument and environment strings:
+ * task_struct.mm, mm_struct.arg_start, .arg_end, .env_start, .env_end
+ * (0 where one is missing: then nothing is sent). */
+const volatile __u32 off_task_mm = 0, off_mm_arg_start = 0, off_mm_arg_end = 0;
+const volatile __u32 off_mm_env_start = 0, off_mm_env_end = 0;
+
+/* One of those areas, `start_off` and `end_off` in the mm at `mm`. */
+static __always_inline __u32 exec_area(struct scratch *s, __u32 off, __u64 mm, __u32 start_off,
+				       __u32 end_off, __u8 arg)
+{
+	__u64 start = 0, end = 0;
+	if (bpf_probe_read_kernel(&start, 8, (void *)mm + start_off) ||
+	    bpf_probe_read_kernel(&end, 8, (void *)mm + end_off) || end <= start)
+		return off;
+	__u64 len = end - start;
+	return piece(s, off, start, len < 0xffff ? len : 0xffff, arg | RT_AT_EXIT << 8);
+}
+
+/* At a successful exec's exit (RT_SPEC_EXEC): the new program's argument
+ * and environment strings and the file name, which the kernel copied
+ * from the ones the entry pointed at, into the record at `off`. The kernel wrote them on
+ * the new stack, so its pages are there to be read. */
+__noinline __u32 exec_strings(struct scratch *s, __u32 off)
+{
+	__u64 mm = 0;
+	if (!s || !off_task_mm ||
+	    bpf_probe_read_kernel(&mm, 8, (void *)bpf_get_current_task() + off_task_mm) || !mm)
+		return off;
+	off = exec_area(s, off, mm, off_mm_arg_start, off_mm_arg_end, RT_ARG_EXEC_ARGS);
+	off = exec_area(s, off, mm, off_mm_env_start, off_mm_env_end, RT_ARG_EXEC_ENV);
+	__u64 file = 0;
+	if (bpf_probe_read_kernel(&file, 8, (void *)mm + off_mm_env_end) || !file)
+		return off;
+	return piece(s, off, file, PIECE_PAGE, RT_ARG_EXEC_FILE | RT_AT_EXIT << 8 | PIECE_STR);
 }
 
 #endif

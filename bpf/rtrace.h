@@ -102,6 +102,12 @@ struct rt_capture_spec {
  * (RT_SUBCALL_BASE), from the subcall's arguments. */
 #define RT_SPEC_SOCKETCALL 32
 #define RT_SPEC_IPC 64
+/* rt_spec.flags: execve or execveat. Successful, it replaced the memory
+ * its entry's pointers were into: the strings the entry could not copy
+ * are not copied again at its exit, and the program's new argument and
+ * environment strings (which the kernel copied from them) are sent
+ * instead (RT_ARG_EXEC_ARGS, RT_ARG_EXEC_ENV). */
+#define RT_SPEC_EXEC 128
 /* rt_spec.from: the multiplexer's argument N, or RT_FROM_WORD | N the
  * block's 32-bit word N, or RT_FROM_NONE. */
 #define RT_FROM_WORD 0x10
@@ -109,6 +115,15 @@ struct rt_capture_spec {
 
 /* rt_capture.arg of a getdents count: no bytes, addr is the count. */
 #define RT_ARG_DIRENTS 254
+
+/* rt_capture.arg of a successful exec's new argument strings and
+ * environment strings, one after another with their NULs (the new
+ * stack's, mm_struct.arg_start to arg_end and env_start to env_end). */
+#define RT_ARG_EXEC_ARGS 252
+#define RT_ARG_EXEC_ENV 251
+/* rt_capture.arg of the file name the kernel was given (a string), which
+ * it copied after the environment strings (bprm->exec). */
+#define RT_ARG_EXEC_FILE 250
 
 /* rt_capture.arg of a file's identity (with fd_ids): addr is the fd, or
  * AT_FDCWD for the working directory; the bytes are a struct rt_file_id. */

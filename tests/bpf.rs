@@ -39,6 +39,17 @@ fn plain_data_prints_the_same_and_dumps_whole() {
     assert_eq!(dump.len(), 3 * 19, "{bpf:#?}");
 }
 
+/// A successful exec's strings in a page nothing had touched: the kernel
+/// faults it in after the entry could not copy them, and by the exit the
+/// memory is the new program's (where the old addresses may hold
+/// anything). The strings are the ones the kernel copied onto the new
+/// program's stack, as ptrace shows them.
+#[test]
+fn an_exec_s_untouched_strings_are_the_new_program_s_copy() {
+    compare("exec_untouched", &[]);
+    compare("exec_untouched", &["-v"]);
+}
+
 #[test]
 fn a_directory_longer_than_its_copy_is_counted() {
     // 300 entries of 40-odd bytes: about 12 KiB of records, three times

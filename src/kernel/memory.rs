@@ -179,8 +179,9 @@ impl Snapshot {
         self.pieces.is_empty()
     }
 
-    /// The captured bytes from `addr` to the end of the piece holding it.
-    fn at(&self, addr: u64) -> &[u8] {
+    /// The captured bytes from `addr` to the end of the piece holding it
+    /// (none where no piece holds it).
+    pub fn at(&self, addr: u64) -> &[u8] {
         self.pieces
             .iter()
             .rev()

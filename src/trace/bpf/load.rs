@@ -186,6 +186,23 @@ fn device_offsets() -> [u32; 4] {
     found.unwrap_or([0; 4])
 }
 
+/// Where a task's program keeps its argument and environment strings:
+/// `[task_struct.mm, mm_struct.arg_start, .arg_end, .env_start,
+/// .env_end]`, all zero where one is missing (then a successful exec
+/// whose entry could not copy a string shows its pointer).
+fn exec_offsets() -> [u32; 5] {
+    let found = (|| {
+        Some([
+            member_offset("struct task_struct", "mm")?,
+            member_offset("struct mm_struct", "arg_start")?,
+            member_offset("struct mm_struct", "arg_end")?,
+            member_offset("struct mm_struct", "env_start")?,
+            member_offset("struct mm_struct", "env_end")?,
+        ])
+    })();
+    found.unwrap_or([0; 5])
+}
+
 /// What the program needs for a file's identity and the working
 /// directory's: `[inode.i_ino, super_block.s_dev, task_struct.fs,
 /// fs_struct.pwd, path.dentry, dentry.d_inode]`, all zero where one is
@@ -423,6 +440,7 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     use crate::ioctl::usbmon as mon;
     let [files, fdt, fd, max_fds, f_inode, i_mode, i_sb, s_magic] = file_offsets();
     let [i_rdev, f_private, socket_sk, sk_family] = device_offsets();
+    let [task_mm, arg_start, arg_end, env_start, env_end] = exec_offsets();
     // Fixed devices' majors (/dev/null, terminals): usbmon's, whose data
     // is decoded, is handed out from above them.
     let fixed_majors = if i_rdev == 0 {
@@ -492,6 +510,11 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
             &u32::from(crate::abi::xlat::net::AF_NETLINK),
             true,
         )
+        .override_global("off_task_mm", &task_mm, true)
+        .override_global("off_mm_arg_start", &arg_start, true)
+        .override_global("off_mm_arg_end", &arg_end, true)
+        .override_global("off_mm_env_start", &env_start, true)
+        .override_global("off_mm_env_end", &env_end, true)
         .override_global("fd_ids", &fd_ids, true)
         .override_global("off_inode_ino", &i_ino, true)
         .override_global("off_sb_dev", &s_dev, true)

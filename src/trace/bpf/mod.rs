@@ -15,6 +15,7 @@
 //! loses records, which are counted and shown where they were lost.
 
 mod by_value;
+mod exec_strings;
 mod ioctl_plan;
 mod load;
 mod members;
@@ -80,6 +81,7 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
         lossless: opts.lossless,
         held: IntMap::default(),
         refetching: IntMap::default(),
+        exec_between: IntMap::default(),
         newborns: IntMap::default(),
         clock: Clock::new(),
         lost: 0,
@@ -180,6 +182,9 @@ struct Bpf {
     held: IntMap<i32, VecDeque<Record>>,
     /// Entry records waiting for their exit's second copy, by task.
     refetching: IntMap<i32, Record>,
+    /// The exec event of a task whose exec's entry is in `refetching`,
+    /// held with it until the exit.
+    exec_between: IntMap<i32, Record>,
     /// The tasks whose records are held, by the parent whose line they
     /// wait for.
     newborns: IntMap<i32, Vec<i32>>,
@@ -453,12 +458,23 @@ impl Bpf {
         // An entry whose captures failed waits for its exit, which has
         // them again (or for whatever comes next from the task).
         if let Some(mut entry) = self.refetching.remove(&tid) {
+            // An exec's own event comes between its entry and its exit:
+            // the exit, which has the strings, is the one to wait for.
+            if head.kind == wire::EXEC && !self.exec_between.contains_key(&tid) {
+                self.exec_between.insert(tid, record);
+                self.refetching.insert(tid, entry);
+                return;
+            }
             let mut record = record;
             if head.kind == wire::LEAVE {
                 let late = std::mem::take(&mut record.late);
                 entry.snapshot.add_all(late);
+                exec_strings::fill(&mut entry, &record.exec_strings);
             }
             self.dispatch_now(entry);
+            if let Some(exec) = self.exec_between.remove(&tid) {
+                self.dispatch_now(exec);
+            }
             self.dispatch_now(record);
             return;
         }

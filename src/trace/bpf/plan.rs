@@ -149,6 +149,9 @@ const SPEC_DIRENTS: u8 = 4;
 const SPEC_DIRENTS64: u8 = 8;
 /// `RT_SPEC_SIGNALS`: the call sends signals, and may kill its own task.
 const SPEC_SIGNALS: u8 = 16;
+/// `RT_SPEC_EXEC`: execve or execveat, whose success replaces the memory
+/// its entry pointed into (its exit sends the new program's strings).
+const SPEC_EXEC: u8 = 128;
 
 /// The calls that send signals: one may kill its own task (a kill -9 of
 /// itself), which dies before the call returns to user space; the
@@ -167,7 +170,7 @@ const SIGNALLING_CALLS: &[&str] = &[
 /// selected or copied: which of its arguments are fds (from rtrace's
 /// signature), whether its result is a new fd the fd table learns
 /// (`service::fs::NEW_FD_CALLS`), whether its data may be shortened,
-/// whether it returns directory entries.
+/// whether it returns directory entries, whether it is an exec.
 fn call_flags(spec: &mut Spec, arch: Arch, name: &str) {
     if FD_DATA_CALLS.contains(&name) {
         spec.flags |= SPEC_FD_DATA;
@@ -184,6 +187,7 @@ fn call_flags(spec: &mut Spec, arch: Arch, name: &str) {
     match name {
         "getdents" => spec.flags |= SPEC_DIRENTS,
         "getdents64" => spec.flags |= SPEC_DIRENTS64,
+        "execve" | "execveat" => spec.flags |= SPEC_EXEC,
         _ => {}
     }
     if let Some(sig) = sysent::signature(arch, name) {

@@ -46,8 +46,16 @@ const FILE_NAME: usize = crate::kernel::FILE_NAME;
 /// getdents call returned, in its address.
 const ARG_DIRENTS: u8 = 254;
 
+/// `RT_ARG_EXEC_ARGS`, `RT_ARG_EXEC_ENV`: a successful exec's new
+/// argument and environment strings, one after another with their NULs.
+const ARG_EXEC_ARGS: u8 = 252;
+const ARG_EXEC_ENV: u8 = 251;
+/// `RT_ARG_EXEC_FILE`: the file name the exec was given, as a string.
+const ARG_EXEC_FILE: u8 = 250;
+
 const PIECE_FAULT: u16 = 1;
 const PIECE_TERMINATED: u16 = 2;
+const PIECE_TRUNCATED: u16 = 4;
 
 /// `struct rt_event`.
 #[repr(C)]
@@ -107,6 +115,11 @@ pub struct Record {
     /// In an exit record: the entry's captures that failed at the entry,
     /// taken again.
     pub late: Snapshot,
+    /// In a successful exec's exit whose entry could not copy a string:
+    /// the new program's argument strings, environment strings and the
+    /// file name the kernel was given, each where it was copied whole
+    /// (`exec_strings::fill` finds the lost ones there).
+    pub exec_strings: [Option<Vec<u8>>; 3],
 }
 
 fn read<T: Copy + Default>(bytes: &[u8]) -> Option<T> {
@@ -142,6 +155,7 @@ pub fn parse(bytes: &[u8]) -> Option<Record> {
     };
     let mut snapshot = Snapshot::with_capacity(room);
     let mut late = Snapshot::default();
+    let mut exec_strings = [None, None, None];
     let mut at = std::mem::size_of::<Header>();
     for _ in 0..head.ncaps {
         let Some(piece) = read::<PieceHeader>(bytes.get(at..end)?) else {
@@ -152,7 +166,15 @@ pub fn parse(bytes: &[u8]) -> Option<Record> {
         let Some(data) = bytes.get(at..at + len) else {
             break;
         };
-        if piece.arg == ARG_DIRENTS {
+        if piece.arg == ARG_EXEC_ARGS || piece.arg == ARG_EXEC_ENV {
+            if piece.flags & (PIECE_FAULT | PIECE_TRUNCATED) == 0 {
+                exec_strings[(piece.arg == ARG_EXEC_ENV) as usize] = Some(data.to_vec());
+            }
+        } else if piece.arg == ARG_EXEC_FILE {
+            if piece.flags & PIECE_TERMINATED != 0 {
+                exec_strings[2] = Some(data.to_vec());
+            }
+        } else if piece.arg == ARG_DIRENTS {
             snapshot.set_dirents(piece.addr);
         } else if piece.arg == ARG_FILE_ID {
             let word = |at: usize| data.get(at..).and_then(read::<u64>);
@@ -186,6 +208,7 @@ pub fn parse(bytes: &[u8]) -> Option<Record> {
         head,
         snapshot,
         late,
+        exec_strings,
     })
 }
 
