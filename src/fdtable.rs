@@ -364,6 +364,27 @@ impl FdTable {
         self.netlink.get_mut().clear();
     }
 
+    /// Give `fd` the name /proc vouched for where the table knows none: an
+    /// fd whose opening call names nothing (a pty's peer from
+    /// TIOCGPTPEER, an fd received from another process), seen later as
+    /// an argument. A name the table has is kept.
+    pub fn learn_name(&mut self, fd: i32, path: Vec<u8>) {
+        match self.fds.get_mut(&fd) {
+            Some(info) if info.path.is_empty() => {
+                let named = FdInfo::new(path, info.cloexec);
+                info.path = named.path;
+                if info.kind == FdKind::Other {
+                    info.kind = named.kind;
+                }
+            }
+            Some(_) => return,
+            None => {
+                self.fds.insert(fd, FdInfo::found(path));
+            }
+        }
+        self.changed();
+    }
+
     /// Record a newly opened fd.
     pub fn insert(&mut self, fd: i32, info: FdInfo) {
         self.changed();

@@ -324,3 +324,49 @@ fn a_closed_fd_in_a_set_and_proc_self_keep_their_names() {
         ],
     );
 }
+
+/// An fd whose opening call names no file (a pty's peer, from
+/// TIOCGPTPEER) is named once a call that uses it carries an identity
+/// /proc vouches for: a child's close, read after the child has gone,
+/// names it from the table it inherited, as ptrace names it.
+#[test]
+fn an_fd_an_ioctl_returned_is_named_where_its_use_vouched_for_it() {
+    if !common::root_or_skip("bpf_late", "the BPF engine") {
+        return;
+    }
+    let bin = fixture("pty_peer");
+    let out = scratch_path("bpf_late", "pty");
+    let mut rtrace = rtrace_env()
+        .args(["--bpf", "-f", "-y", "-e", "trace=ioctl,close", "-o"])
+        .arg(&out)
+        .arg(&bin)
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("rtrace runs");
+    let mut seen = String::new();
+    for _ in 0..2000 {
+        seen = std::fs::read_to_string(&out).unwrap_or_default();
+        if seen.contains("exited") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    drop(rtrace.stdin.take());
+    assert!(rtrace.wait().expect("rtrace ends").success(), "{seen}");
+    let lines = normalise(&std::fs::read_to_string(&out).unwrap());
+    let close = lines
+        .iter()
+        .find(|l| l.contains("close(4"))
+        .unwrap_or_else(|| panic!("no close of the peer:\n{lines:#?}"));
+    let pts = lines
+        .iter()
+        .find_map(|l| l.split_once("ioctl(4</dev/pts/").map(|(_, r)| r))
+        .and_then(|r| r.split_once('>'))
+        .map(|(n, _)| n)
+        .unwrap_or_else(|| panic!("the peer's TCGETS is not named:\n{lines:#?}"));
+    assert!(
+        close.ends_with(&format!("close(4</dev/pts/{pts}>) = 0")),
+        "{lines:#?}"
+    );
+}

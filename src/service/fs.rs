@@ -706,6 +706,27 @@ fn called_path(data: &CallData, mem: &mut Memory, addr: u64) -> Option<Vec<u8>> 
     }
 }
 
+/// Under the BPF engine, name the fd arguments of call `name` the table
+/// knows no name of from /proc, where the identity the call carried
+/// vouches for it: later lines, and a child's table, name them even
+/// once they are closed.
+fn learn_vouched_names(name: &str, arch: Arch, args: &[u64; 6], fds: &mut FdTable, mem: &Memory) {
+    let Some(sig) = crate::sysent::signature(arch, name) else {
+        return;
+    };
+    for (i, param) in sig.params.iter().enumerate().take(6) {
+        let fd = args[i] as i32;
+        if param.kind == crate::sysent::Kind::Fd
+            && fd >= 0
+            && mem.file_id(fd).is_some()
+            && fds.known_path(fd).is_none()
+            && let Some(path) = crate::kernel::fds::vouched_path(mem, fd)
+        {
+            fds.learn_name(fd, path);
+        }
+    }
+}
+
 /// Apply a successful call's effect on the fd table. Runs for every call,
 /// printed or not: bookkeeping is not printing.
 pub fn track(
@@ -717,6 +738,7 @@ pub fn track(
     fds: &mut FdTable,
     mem: &mut Memory,
 ) {
+    learn_vouched_names(name, arch, args, fds, mem);
     let fd = rval as i32;
     let cloexec = |flags: u64| flags & O_CLOEXEC != 0;
     if FD_CHANGES.contains(&name) {
