@@ -67,6 +67,20 @@ struct {
 	__type(value, __u8);
 } holding SEC(".maps");
 
+/* How many times each traced process (by tgid) has exec'd since tracing
+ * began. rtrace reads a call's record after it ran: before it reads a
+ * live process's memory for what the record lacks, it checks that the
+ * process has not exec'd since (that memory would be another
+ * program's). Absent: none; a process past max_entries is not counted
+ * (its exec record says 0, and rtrace then never reads it live). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u64);
+} execs SEC(".maps");
+
 /* The memory multiplexed calls' decoders read, by call and value. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -548,6 +562,13 @@ int rtrace_exec(struct bpf_raw_tracepoint_args *ctx)
 	ev.nr = old;
 	/* Its new name, as /proc will show it: rtrace reads the record later. */
 	bpf_get_current_comm(ev.args, 16);
+	/* The process's execs so far, this one included (0: not counted). */
+	__u32 tgid = id >> 32;
+	__u64 *execs_so_far = bpf_map_lookup_elem(&execs, &tgid), first = 1;
+	if (execs_so_far)
+		ev.args[2] = ++*execs_so_far;
+	else if (bpf_map_update_elem(&execs, &tgid, &first, BPF_NOEXIST) == 0)
+		ev.args[2] = 1;
 	send_plain(&ev);
 	return 0;
 }
@@ -564,6 +585,9 @@ int rtrace_exit(struct bpf_raw_tracepoint_args *ctx)
 		untrace_task(tid);
 	if (count_only)
 		clear_start(tid);
+	/* The leader's end: the process's memory is gone with it (or soon). */
+	if (tid == id >> 32)
+		bpf_map_delete_elem(&execs, &tid);
 	struct rt_event ev = {};
 	header(&ev, RT_EXIT, tid, id >> 32);
 	ev.nr = (int)task_field((void *)ctx->args[0], task_exit_code_off);

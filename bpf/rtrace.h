@@ -10,7 +10,8 @@
 #define RT_LEAVE 2       /* its exit: ret, args as the registers hold them */
 #define RT_FORK 3        /* tid created task nr (a thread or a process) */
 #define RT_EXEC 4        /* tid (now the thread group leader) exec'd; nr = its former tid,
-                            args its comm */
+                            args[0..1] its comm, args[2] the process's execs so far
+                            (the `execs` map's count; 0: not counted) */
 #define RT_EXIT 5        /* tid exited; nr = its exit_code (a wait status) */
 #define RT_SIGNAL 6      /* tid takes signal nr; a capture holds its siginfo */
 #define RT_SIGNAL_LOST 7 /* signal nr to tid was discarded at once (ignored) */

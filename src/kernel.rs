@@ -35,7 +35,7 @@ pub use host::{
     current_cpu, get_affinity, interface_name, last_cpu, no_new_privs, seccomp_filter_flags_valid,
     set_affinity,
 };
-pub use memory::{FILE_NAME, FileId, Memory, PAGE, Snapshot, vm_read, vm_write};
+pub use memory::{FILE_NAME, FileId, Memory, PAGE, SameProgram, Snapshot, vm_read, vm_write};
 pub use procfs::{
     PidNamespace, fd_table_size, has_cap_sys_admin, is_awake, is_thread_of, open_fds,
     pid_namespace, process_args, process_name, start_time, stat_field, threads,

@@ -370,3 +370,40 @@ fn an_fd_an_ioctl_returned_is_named_where_its_use_vouched_for_it() {
         "{lines:#?}"
     );
 }
+
+/// A call's memory the kernel never read (a constant in a page nothing
+/// had touched; the write failed first) is read from the live process
+/// only while it runs the same program: read after the process exec'd
+/// a program with other bytes at that address, it is the pointer, never
+/// the new program's bytes.
+#[test]
+fn memory_read_after_an_exec_is_never_the_new_program_s() {
+    if !common::root_or_skip("bpf_late", "the BPF engine") {
+        return;
+    }
+    let static_exe = ["-static", "-no-pie"];
+    let first = common::fixture_with("exec_late", "exec_late_first", &static_exe);
+    let second = common::fixture_with(
+        "exec_late",
+        "exec_late_second",
+        &["-static", "-no-pie", "-DWORD=\"second\""],
+    );
+    let dir = scratch_path("bpf_late", "exec_late");
+    std::fs::create_dir_all(&dir).unwrap();
+    let second = second.display().to_string();
+    let lines = traced_late(
+        &["-e", "trace=write,chdir"],
+        &[name(&first), &second],
+        &dir,
+        "chdir(",
+        Stdio::inherit(),
+    );
+    let write = lines
+        .iter()
+        .find(|l| l.starts_with("write(-1, "))
+        .unwrap_or_else(|| panic!("no write:\n{lines:#?}"));
+    assert!(
+        write.starts_with("write(-1, &") && write.ends_with(", 8) = -1 [EBADF]"),
+        "{lines:#?}"
+    );
+}

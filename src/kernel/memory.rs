@@ -37,6 +37,28 @@ pub struct Memory {
     /// them (a miss in a writable one, a decoder reading past a copied
     /// buffer, would otherwise read /proc at every call).
     mappings: Vec<(u64, u64, bool)>,
+    /// Under the BPF engine: whether the process still runs the program
+    /// the call being read ran in, asked before a miss is read from it.
+    same_program: Option<SameProgram>,
+}
+
+/// How the BPF engine tells whether a process has exec'd since a call it
+/// reads late: the process (tgid), the execs its records had shown up
+/// to that call, and the kernel's count now (`None`: not known).
+#[derive(Clone)]
+pub struct SameProgram {
+    /// The thread group whose execs are counted.
+    pub tgid: i32,
+    /// Its execs as of the call (`u64::MAX`: not known).
+    pub execs: u64,
+    /// The kernel's count of its execs now, by tgid.
+    pub now: std::rc::Rc<dyn Fn(i32) -> Option<u64>>,
+}
+
+impl SameProgram {
+    fn holds(&self) -> bool {
+        (self.now)(self.tgid) == Some(self.execs)
+    }
 }
 
 /// Pieces of a tracee's memory copied by the kernel (the BPF engine's
@@ -234,6 +256,7 @@ impl Memory {
             scratch: Vec::new(),
             snapshot: None,
             mappings: Vec::new(),
+            same_program: None,
         }
     }
 
@@ -243,6 +266,12 @@ impl Memory {
             snapshot: Some(snapshot),
             ..Memory::new(pid)
         }
+    }
+
+    /// Read a miss from the live process only while `check` says it runs
+    /// the program the call did (the BPF engine reads calls late).
+    pub fn set_same_program(&mut self, check: SameProgram) {
+        self.same_program = Some(check);
     }
 
     /// Answer from `snapshot` from now on (`None`: the live process).
@@ -308,10 +337,14 @@ impl Memory {
                 buf[done..done + n].copy_from_slice(&have[..n]);
                 done += n;
             }
-            if done == 0 && self.is_read_only(addr, buf.len()) {
+            if done == 0
+                && self.is_read_only(addr, buf.len())
+                && self.same_program.as_ref().is_none_or(SameProgram::holds)
+            {
                 // The kernel could not copy it (a page of a program's
                 // constants nothing had touched yet); it cannot differ
-                // from what the call saw.
+                // from what the call saw, unless the process has exec'd
+                // since (then it is another program's memory).
                 return self.read_live(addr, buf);
             }
             return done;

@@ -150,6 +150,12 @@ pub fn fixture(name: &str) -> PathBuf {
     build_fixture(name, name, &[])
 }
 
+/// `tests/fixtures/NAME.c` compiled with the compiler options `flags`,
+/// as `BIN_NAME`.
+pub fn fixture_with(name: &str, bin_name: &str, flags: &[&str]) -> PathBuf {
+    build_fixture(name, bin_name, flags)
+}
+
 /// `tests/fixtures/NAME.c` compiled as a 32-bit (i386) program, `NAME_m32`.
 /// Needs the compiler's 32-bit libraries (Debian: gcc-multilib), which
 /// .ci/run installs.

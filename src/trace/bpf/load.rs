@@ -77,6 +77,8 @@ pub(super) struct Loaded {
     pub(super) lost: PerCpuArray<MapData, u64>,
     /// `-c` counted in the kernel: per call number, per CPU.
     pub(super) counts: PerCpuArray<MapData, plan::Count>,
+    /// The kernel's count of a process's execs now, by tgid (`execs`).
+    pub(super) execs_now: std::rc::Rc<dyn Fn(i32) -> Option<u64>>,
 }
 
 /// Offsets in `struct task_struct`, from the kernel's BTF.
@@ -613,6 +615,16 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
             .ok_or_else(|| missing("the loss counts"))?,
     )
     .map_err(|e| load_error("open the loss counts", e))?;
+    let execs: HashMap<MapData, u32, u64> = HashMap::try_from(
+        ebpf.take_map("execs")
+            .ok_or_else(|| missing("the exec counts"))?,
+    )
+    .map_err(|e| load_error("open the exec counts", e))?;
+    let execs_now = std::rc::Rc::new(move |tgid: i32| match execs.get(&(tgid as u32), 0) {
+        Ok(n) => Some(n),
+        Err(aya::maps::MapError::KeyNotFound) => Some(0),
+        Err(_) => None,
+    });
     Ok(Loaded {
         _ebpf: ebpf,
         ring: Some(ring),
@@ -620,5 +632,6 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         holding,
         lost,
         counts,
+        execs_now,
     })
 }

@@ -82,6 +82,7 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
         held: IntMap::default(),
         refetching: IntMap::default(),
         exec_between: IntMap::default(),
+        execs: IntMap::default(),
         newborns: IntMap::default(),
         clock: Clock::new(),
         lost: 0,
@@ -185,6 +186,11 @@ struct Bpf {
     /// The exec event of a task whose exec's entry is in `refetching`,
     /// held with it until the exit.
     exec_between: IntMap<i32, Record>,
+    /// Each process's execs as far as its records have been read (the
+    /// kernel's count its exec records carry; `u64::MAX`: not counted),
+    /// by tgid: a miss in a call's memory is read from the live process
+    /// only while the kernel's count is the same (`kernel::SameProgram`).
+    execs: IntMap<i32, u64>,
     /// The tasks whose records are held, by the parent whose line they
     /// wait for.
     newborns: IntMap<i32, Vec<i32>>,
@@ -515,9 +521,17 @@ impl Bpf {
                 if let Some(proc) = self.engine.procs.get_mut(&former) {
                     proc.name = comm(&head.args);
                 }
+                let execs = match head.args[2] {
+                    0 => u64::MAX,
+                    n => n,
+                };
+                self.execs.insert(head.tgid as i32, execs);
                 self.engine.exec_of(tid, former);
             }
             wire::EXIT if self.engine.procs.contains_key(&tid) => {
+                if tid == head.tgid as i32 {
+                    self.execs.remove(&tid);
+                }
                 self.engine.gone(tid, head.nr as i32);
                 if self.engine.main_pid == Some(tid) {
                     let mut status = 0;
@@ -545,9 +559,11 @@ impl Bpf {
             // Its first call: the fork's return in the child was not seen.
             self.engine.announce_child(tid);
         }
+        let same = self.same_program(head.tgid as i32);
         let Some(proc) = self.engine.procs.get_mut(&tid) else {
             return;
         };
+        proc.mem.set_same_program(same);
         if proc.suspended.is_empty() {
             proc.mem.set_snapshot(Some(record.snapshot));
         } else {
@@ -588,6 +604,11 @@ impl Bpf {
             // skips the entry tracepoint for those). The registers still
             // hold its arguments: it is shown whole, from its exit.
             let (arch, nr) = arch_of(&head);
+            let same = self.same_program(head.tgid as i32);
+            let Some(proc) = self.engine.procs.get_mut(&tid) else {
+                return;
+            };
+            proc.mem.set_same_program(same);
             proc.mem.set_snapshot(Some(record.snapshot.clone()));
             self.engine
                 .enter(tid, arch, nr, head.args, head.ip, head.sp, false);
@@ -603,6 +624,16 @@ impl Bpf {
         self.engine.leave(tid, head.ret, head.ip);
         if fork {
             self.release_children(tid);
+        }
+    }
+
+    /// What a call of process `tgid` read now may read from it live: while
+    /// the kernel counts as many execs as its records have shown.
+    fn same_program(&mut self, tgid: i32) -> kernel::SameProgram {
+        kernel::SameProgram {
+            tgid,
+            execs: self.execs.get(&tgid).copied().unwrap_or(0),
+            now: self.loaded().execs_now.clone(),
         }
     }
 
