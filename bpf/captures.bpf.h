@@ -11,7 +11,7 @@
 #include "piece.bpf.h"
 
 /* A NULL-terminated array of pointers (argv, envp) and, if `strings`, the
- * strings they point at. */
+ * strings they point at, `max` bytes of each (0: RT_VEC_STR). */
 #define VEC_STRINGS 0x40000
 
 /* vector()'s state for bpf_loop: the verifier checks a bpf_loop callback
@@ -24,6 +24,8 @@ struct vec_ctx {
 	__u32 null;    /* the last of them is the NULL that ends the array */
 	__u32 off;
 	__u32 meta;
+	__u32 max;     /* each string's bytes, its NUL's included */
+	__u32 faulted; /* a string's copy failed */
 };
 
 static long vec_pointer(__u32 i, void *data)
@@ -54,11 +56,12 @@ static long vec_string(__u32 i, void *data)
 	__u64 p = s->ptrs[at & (RT_VEC_MAX - 1)];
 	if (!p)
 		return 1;
-	v->off = piece(s, v->off, p, RT_VEC_STR, v->meta | PIECE_STR);
+	v->off = piece(s, v->off, p, v->max, v->meta | PIECE_STR);
+	v->faulted |= s->last_fault;
 	return 0;
 }
 
-__noinline __u32 vector(struct scratch *s, __u32 off, __u64 addr, __u32 meta)
+__noinline __u32 vector(struct scratch *s, __u32 off, __u64 addr, __u32 meta, __u32 max)
 {
 	if (!s)
 		return off;
@@ -68,12 +71,17 @@ __noinline __u32 vector(struct scratch *s, __u32 off, __u64 addr, __u32 meta)
 		.width = meta & VEC_COMPAT ? 4 : 8,
 		.off = off,
 		.meta = meta & 0xffff,
+		.max = max ? max : RT_VEC_STR,
 	};
 	bpf_loop(RT_VEC_MAX, vec_pointer, &v, 0);
 	/* The array itself, with its NULL where it was reached. */
 	v.off = piece(s, v.off, addr, v.n * v.width, v.meta);
+	__u32 array_faulted = s->last_fault;
 	if (meta & VEC_STRINGS)
 		bpf_loop(RT_VEC_MAX, vec_string, &v, 0);
+	/* Any string the entry could not copy is taken again at the exit
+	 * (capture_one() asks the last piece only). */
+	s->last_fault = array_faulted | v.faulted;
 	return v.off;
 }
 
@@ -509,7 +517,8 @@ __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 i
 	case RT_CAP_PTRVEC:
 		off = vector(s, off, addr,
 			     meta | (compat ? VEC_COMPAT : 0) |
-				     (c.kind == RT_CAP_STRVEC ? VEC_STRINGS : 0));
+				     (c.kind == RT_CAP_STRVEC ? VEC_STRINGS : 0),
+			     want);
 		break;
 	default:
 		break;

@@ -69,7 +69,8 @@
 /* The most bytes of one capture, and of one record's captures. */
 #define RT_CAP_MAX 8192
 #define RT_AREA 16384
-/* The most strings of a STRVEC, and bytes of each. */
+/* The most strings of a STRVEC, and bytes of each where its spec gives
+ * none. */
 #define RT_VEC_MAX 64
 #define RT_VEC_STR 256
 

@@ -47,7 +47,10 @@ fn plain_data_prints_the_same_and_dumps_whole() {
 #[test]
 fn an_exec_s_untouched_strings_are_the_new_program_s_copy() {
     compare("exec_untouched", &[]);
+    // A string longer than -v's 256 bytes: as far as -s says, not one
+    // byte short, nor 255 where -s is larger.
     compare("exec_untouched", &["-v"]);
+    compare("exec_untouched", &["-s", "400"]);
 }
 
 #[test]

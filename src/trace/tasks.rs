@@ -478,8 +478,8 @@ pub(super) fn clone_flags(name: &str, args: &[u64; 6], mem: &mut Memory) -> u64 
 }
 
 /// The arguments after argv[0] that execve (or execveat) `name` passed, as
-/// the call's memory holds them (the BPF engine's copy); `None` where any
-/// is missing.
+/// the call's memory holds them (the BPF engine's copy), up to one the
+/// copy has only the start of; `None` where any is missing.
 fn exec_argv(
     name: &str,
     arch: crate::kernel::Arch,
@@ -503,11 +503,13 @@ fn exec_argv(
             return Some(out);
         }
         let (text, whole) = mem.read_cstr(at, crate::format::PATH_MAX)?;
-        if !whole {
-            return None;
-        }
         if i > 0 {
             out.push(TraceeText::new(text));
+        }
+        if !whole {
+            // Copied as far as -s shows a string, one byte more: the
+            // banner, which shows -s bytes of them all, ends there.
+            return Some(out);
         }
     }
     None

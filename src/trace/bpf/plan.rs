@@ -400,10 +400,13 @@ pub fn captures(name: &str, fields: &[Field], limits: Limits) -> Spec {
         if field.ty.matches('*').count() == 2 && field.ty.contains("char") {
             // argv, envp: envp's strings only with -v.
             let strings = field.name != "envp" || limits.verbose;
+            // Each string as far as -s shows it, and a byte to tell it
+            // goes on (and the copy's NUL).
             spec.push(CaptureSpec {
                 arg,
                 kind: if strings { CAP_STRVEC } else { CAP_PTRVEC },
                 when: AT_ENTER,
+                max: clamp(limits.string_limit + 2),
                 ..Default::default()
             });
             continue;
