@@ -14,7 +14,13 @@ every aligned pair of lines:
   list, with the call, the argument and the missing names;
 - more: the reverse.
 
-    engines.py OUT [--details N]
+With a third trace of each workload under ptrace (NAME.MODE.ptrace2,
+TRACERS="ptrace bpf ptrace2"), a `values` pair whose call (by workload
+and name) also differs between the two ptrace runs is of the moment;
+the others are listed apart ("values ptrace runs agree on"), to be read
+one by one.
+
+    engines.py OUT [--details N] [--values]
 """
 import collections
 import difflib
@@ -57,14 +63,15 @@ def classify(p, b):
     return (kind, "%s %s: %s" % (p[0], where, what))
 
 
-def compare_pair(ppath, bpath, stats, reasons, examples):
+def aligned_pairs(ppath, bpath):
+    """Every aligned pair of calls of the two traces, and the count of
+    calls left unaligned (None: a trace is missing)."""
     pp, bp = parse_rtrace(ppath), parse_rtrace(bpath)
     if not pp or not bp:
-        stats["missing trace"] += 1
-        return
+        return None, 0
     pk, bk = children(pp), children(bp)
     pairs = [(next(iter(pp)), next(iter(bp)))]
-    seen = set()
+    seen, out, unaligned = set(), [], 0
     while pairs:
         a, b = pairs.pop()
         if a in seen or a not in pp or b not in bp:
@@ -76,23 +83,48 @@ def compare_pair(ppath, bpath, stats, reasons, examples):
         matched = 0
         for blk in sm.get_matching_blocks():
             for k in range(blk.size):
-                p, q = pc[blk.a + k], bc[blk.b + k]
+                out.append((pc[blk.a + k], bc[blk.b + k]))
                 matched += 1
-                v = classify(p, q)
-                if isinstance(v, tuple):
-                    stats[v[0]] += 1
-                    reasons[v] += 1
-                    if len(examples[v]) < 2:
-                        examples[v].append((os.path.basename(ppath), p, q))
-                else:
-                    stats[v] += 1
-                    if v == "values" and len(examples[("values", p[0])]) < 1:
-                        examples[("values", p[0])].append((os.path.basename(ppath), p, q))
-                        reasons[("values", p[0])] += 0
-        stats["unaligned"] += len(pc) - matched
-    for pid in pp:
-        if pid not in seen:
-            stats["unaligned"] += len(pp[pid])
+        unaligned += len(pc) - matched
+    unaligned += sum(len(pp[pid]) for pid in pp if pid not in seen)
+    return out, unaligned
+
+
+def moment_calls(ppath):
+    """The names of the calls whose values differ between two ptrace runs
+    of the workload (empty without NAME.MODE.ptrace2)."""
+    other = ppath + "2"
+    if not os.path.exists(other):
+        return None
+    pairs, _ = aligned_pairs(ppath, other)
+    return {p[0] for p, q in pairs or [] if classify(p, q) != "same"}
+
+
+def compare_pair(ppath, bpath, stats, reasons, examples):
+    moment = moment_calls(ppath)
+    pairs, unaligned = aligned_pairs(ppath, bpath)
+    if pairs is None:
+        stats["missing trace"] += 1
+        return
+    stats["unaligned"] += unaligned
+    for p, q in pairs:
+        v = classify(p, q)
+        if isinstance(v, tuple):
+            stats[v[0]] += 1
+            reasons[v] += 1
+            if len(examples[v]) < 2:
+                examples[v].append((os.path.basename(ppath), p, q))
+            continue
+        stats[v] += 1
+        if v == "values" and moment is not None and p[0] not in moment:
+            stats["values ptrace runs agree on"] += 1
+            key = ("agree", p[0])
+            reasons[key] += 1
+            if len(examples[key]) < 2:
+                examples[key].append((os.path.basename(ppath), p, q))
+        elif v == "values" and len(examples[("values", p[0])]) < 1:
+            examples[("values", p[0])].append((os.path.basename(ppath), p, q))
+            reasons[("values", p[0])] += 0
 
 
 def main():
@@ -118,6 +150,12 @@ def main():
     print("calls aligned: %d (%d unaligned)" % (aligned, stats["unaligned"]))
     for k in ("same", "values", "less", "more"):
         print("  %-6s %7d  %6.2f%%" % (k, stats[k], 100.0 * stats[k] / max(aligned, 1)))
+    if stats["values ptrace runs agree on"]:
+        print("  of values, %d in calls two ptrace runs agree on:" % stats["values ptrace runs agree on"])
+        for r, n in [x for x in reasons.most_common() if x[0][0] == "agree"][:details]:
+            print("  %6d  %s" % (n, r[1]))
+            for ex in examples[r][:2]:
+                print("          %s\n          P: %s\n          B: %s" % (ex[0], text(ex[1])[:300], text(ex[2])[:300]))
     for kind in ("less", "more"):
         print("top reasons for %s:" % kind)
         for r, n in [x for x in reasons.most_common() if x[0][0] == kind][:details]:

@@ -10,7 +10,9 @@
 #
 # With TRACERS="ptrace bpf" it runs rtrace's two engines instead (`rtrace
 # -f` and `rtrace --bpf -f`) and ends with engines.py, which compares
-# them line by line (issue 21: what --bpf shows is what ptrace shows).
+# them line by line (issue 21: what --bpf shows is what ptrace shows);
+# TRACERS="ptrace bpf ptrace2" adds a second ptrace run, which tells
+# values of the moment from values only the engines disagree on.
 #
 # Needs target/debug/rtrace (cargo build). Installs what is missing with
 # apt-get (the list is PACKAGES).
@@ -101,7 +103,7 @@ for n in "${names[@]}"; do
             rm -rf $W; mkdir -p $W
             case $t in
                 strace) tracer=(strace -f);;
-                rtrace|ptrace) tracer=("$RTRACE" -f);;
+                rtrace|ptrace|ptrace2) tracer=("$RTRACE" -f);;
                 bpf) tracer=("$RTRACE" --bpf -f);;
             esac
             (cd $W && timeout 120 "${tracer[@]}" "${opt[@]}" -o "$OUT/$n.$m.$t" bash -c "$cmd") >/dev/null 2>&1 </dev/null
