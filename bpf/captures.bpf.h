@@ -311,6 +311,42 @@ __noinline __u32 subcall_args(struct scratch *s, __u32 off, __u32 meta)
 	return off;
 }
 
+/* pieces()'s state for bpf_loop. */
+struct pieces_ctx {
+	struct scratch *s;
+	__u64 addr;
+	__u32 want;
+	__u32 off;
+	__u32 meta;
+};
+
+static long next_page_piece(__u32 i, void *data)
+{
+	struct pieces_ctx *p = data;
+	__u64 done = (__u64)i * PIECE_PAGE;
+	if (!p->s || done >= p->want)
+		return 1;
+	__u32 n = p->want - done;
+	if (n > PIECE_PAGE)
+		n = PIECE_PAGE;
+	p->off = piece(p->s, p->off, p->addr + done, n, p->meta);
+	/* An unreadable page ends the buffer as the kernel's copy ends. */
+	return p->s->last_fault != 0;
+}
+
+/* Copy `want` bytes at `addr` (not a string) into the record at `off`:
+ * one piece, or past what one holds (a buffer -e read=/write= dumps
+ * whole) a piece a page, as far as the record has room. The reader
+ * reads across pieces that follow one another. */
+__noinline __u32 pieces(struct scratch *s, __u32 off, __u64 addr, __u32 want, __u32 meta)
+{
+	if (want < RT_CAP_MAX)
+		return piece(s, off, addr, want, meta);
+	struct pieces_ctx p = {.s = s, .addr = addr, .want = want, .off = off, .meta = meta};
+	bpf_loop(RT_AREA / PIECE_PAGE, next_page_piece, &p, 0);
+	return p.off;
+}
+
 /* One capture of a call's spec, `packed` (a struct rt_capture_spec),
  * into the record at `off`. A function of its own, verified once rather
  * than in every iteration and both programs. info: the capture's index,
@@ -456,7 +492,7 @@ __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 i
 		break;
 	case RT_CAP_ARGLEN: {
 		__u64 n = args[c.len_arg & 7] * c.elem;
-		off = piece(s, off, addr, n < want ? n : want, meta);
+		off = pieces(s, off, addr, n < want ? n : want, meta);
 		break;
 	}
 	case RT_CAP_ARGMIN: {
@@ -470,7 +506,7 @@ __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 i
 		long r = nr_or_ret;
 		__u64 n = r > 0 ? (__u64)r * c.elem : 0;
 		if (kind == RT_LEAVE)
-			off = piece(s, off, addr, n < want ? n : want, meta);
+			off = pieces(s, off, addr, n < want ? n : want, meta);
 		break;
 	}
 	case RT_CAP_LENPTR: {

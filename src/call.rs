@@ -11,6 +11,8 @@ use std::borrow::Cow;
 
 mod dump;
 
+pub use dump::dumped_buffer;
+
 use crate::fdtable::FdTable;
 use crate::format::{ConstStyle, FormatConfig, FormatState, Naming, Printer};
 use crate::kernel::{Arch, Memory};

@@ -34,9 +34,38 @@ fn plain_data_prints_the_same_and_dumps_whole() {
     compare("plain_data", &["-e", "read=3,4,7,9", "-e", "write=3,5,6,8"]);
     let bin = fixture("plain_data");
     let (_, bpf) = both(&bin, &["-e", "read=4,9", "-e", "write=6"]);
-    let dump: Vec<&String> = bpf.iter().filter(|l| l.contains("  | 00")).collect();
+    let dump: Vec<&String> = bpf.iter().filter(|l| l.contains("  | 0")).collect();
     // 300 bytes three times: 19 lines of 16 each.
     assert_eq!(dump.len(), 3 * 19, "{bpf:#?}");
+}
+
+/// A dump longer than a record holds (`plan::DUMP_CAP`, 12 KiB) shows
+/// what was copied and says how much more moved: never a dump that looks
+/// whole and is not.
+#[test]
+fn a_dump_past_the_copy_says_so() {
+    let file = common::scratch_path("bpf", "dump40k");
+    let bytes: Vec<u8> = (0..40000u32).map(|i| (i * 7) as u8).collect();
+    std::fs::write(&file, &bytes).unwrap();
+    let file = file.display().to_string();
+    let run = trace(
+        &["--bpf", "-e", "trace=read", "-e", "read=3"],
+        &["cat", &file],
+    );
+    let lines = run.lines();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("read(3, ") && l.ends_with(") = 40000"))
+        .unwrap_or_else(|| panic!("no read of the file:\n{lines:#?}"));
+    let dump = lines[at + 1..]
+        .iter()
+        .take_while(|l| l.starts_with("  | "))
+        .count();
+    assert_eq!(dump, 12288 / 16, "{lines:#?}");
+    assert_eq!(
+        lines[at + 1 + dump],
+        format!("  * {} more bytes moved, not shown", 40000 - 12288)
+    );
 }
 
 /// A successful exec's strings in a page nothing had touched: the kernel

@@ -48,7 +48,28 @@ const CALLS: &[(&str, bool, Data)] = &[
 /// What one call moved, piece by piece: one piece for a buffer (no
 /// number), one for each iovec that moved bytes (its number in the array,
 /// which strace's ` * N bytes in buffer K` header names).
-pub type Transfer = Vec<(Option<usize>, Vec<u8>)>;
+pub type Transfer = Vec<Moved>;
+
+/// One buffer's part of a transfer.
+pub struct Moved {
+    /// The iovec's index, for a vectored call.
+    pub buffer: Option<usize>,
+    /// The bytes that could be read.
+    pub bytes: Vec<u8>,
+    /// How many the call moved through this buffer: more than `bytes`
+    /// where the rest could not be read (under the BPF engine, past what
+    /// the kernel copied).
+    pub moved: usize,
+}
+
+/// The argument of call `name` whose buffer holds the data a dump shows,
+/// where it is a plain buffer (read's, write's).
+pub fn dumped_buffer(name: &str) -> Option<usize> {
+    match CALLS.iter().find(|(n, _, _)| *n == name)? {
+        &(_, _, Data::Buf(i)) => Some(i),
+        _ => None,
+    }
+}
 
 /// The bytes call `name` moved, when it returned `rval` (not an error)
 /// on an fd `cfg` dumps; `None` for any other call.
@@ -78,7 +99,13 @@ pub fn transferred(
         Arch::I386 | Arch::X32 => 4,
     };
     let (iov, count) = match data {
-        Data::Buf(i) => return Some(vec![(None, read_n(mem, args[i], total))]),
+        Data::Buf(i) => {
+            return Some(vec![Moved {
+                buffer: None,
+                bytes: read_n(mem, args[i], total),
+                moved: total,
+            }]);
+        }
         Data::Iov(i) => (args[i], args[i + 1]),
         Data::Msg(i) => (
             mem.read_word(args[i] + 2 * word, arch)?,
@@ -100,7 +127,11 @@ pub fn transferred(
         let n = len.min(left);
         if n > 0 {
             left -= n;
-            pieces.push((Some(k as usize), read_n(mem, base, n)));
+            pieces.push(Moved {
+                buffer: Some(k as usize),
+                bytes: read_n(mem, base, n),
+                moved: n,
+            });
         }
     }
     Some(pieces)
@@ -150,13 +181,22 @@ pub fn lines(bytes: &[u8]) -> Vec<String> {
 /// JSON one extended value for each piece, with the bytes in hex (and
 /// an iovec's number, `"buffer"`).
 pub fn put(p: &mut Printer, json: bool, fd: i32, transfer: &Transfer) {
-    for (buffer, bytes) in transfer {
+    for Moved {
+        buffer,
+        bytes,
+        moved,
+    } in transfer
+    {
+        let short = bytes.len() < *moved;
         if json {
             let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
             p.continuation_with("", || {
                 let mut dump = serde_json::json!({ "fd": fd, "len": bytes.len(), "hex": hex });
                 if let Some(k) = buffer {
                     dump["buffer"] = serde_json::Value::from(*k);
+                }
+                if short {
+                    dump["moved"] = serde_json::Value::from(*moved);
                 }
                 serde_json::json!({ "dump": dump })
             });
@@ -167,6 +207,13 @@ pub fn put(p: &mut Printer, json: bool, fd: i32, transfer: &Transfer) {
         }
         for line in lines(bytes) {
             p.continuation(&line);
+        }
+        // Never a dump that looks whole and is not.
+        if short {
+            p.continuation(&format!(
+                "* {} more bytes moved, not shown",
+                moved - bytes.len()
+            ));
         }
     }
 }

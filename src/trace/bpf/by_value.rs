@@ -101,6 +101,7 @@ mod tests {
         let limits = Limits {
             string_limit: 32,
             verbose: false,
+            dumps: false,
         };
         let prctl = table(limits, &|name| name == "prctl");
         let set_name = crate::abi::xlat::process::PR_SET_NAME as u64;
@@ -127,6 +128,7 @@ mod tests {
         let limits = Limits {
             string_limit: 32,
             verbose: false,
+            dumps: false,
         };
         let keyctl = table(limits, &|name| name == "keyctl");
         let nr = service::number(Arch::X86_64, "keyctl").expect("keyctl");

@@ -238,6 +238,7 @@ mod tests {
         let limits = Limits {
             string_limit: 32,
             verbose: false,
+            dumps: false,
         };
         let table = table(limits);
         assert!(table.len() <= 4096, "{} entries", table.len());
@@ -253,6 +254,7 @@ mod tests {
         let limits = Limits {
             string_limit: 32,
             verbose: false,
+            dumps: false,
         };
         let fiemap = crate::abi::xlat::ioctl::FS_IOC_FIEMAP;
         let (_, spec) = *table(limits)

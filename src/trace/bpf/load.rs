@@ -474,6 +474,7 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     let limits = plan::Limits {
         string_limit: engine.fmt.string_limit,
         verbose: engine.fmt.verbose > 0,
+        dumps: !engine.fmt.dump_reads.is_empty() || !engine.fmt.dump_writes.is_empty(),
     };
     let select = &engine.select.trace;
     let bookkeeping = crate::service::fs::BOOKKEEPING;

@@ -99,6 +99,12 @@ const CAP_MAX: usize = 8192;
 /// events, user_events writes, directory entries) need to see whole.
 pub const BUF_CAP: usize = 4096;
 
+/// The bytes of a buffer `-e read=`/`-e write=` dumps that a record
+/// carries (in pieces of a page, `pieces()`): three quarters of what a
+/// record holds (`RT_AREA`), the rest left to the call's other captures.
+/// A dump of more ends with a line saying how much more moved.
+pub const DUMP_CAP: usize = 12288;
+
 /// `struct rt_capture_spec`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -295,6 +301,9 @@ pub struct Limits {
     pub string_limit: usize,
     /// `-v`: envp's strings too.
     pub verbose: bool,
+    /// `-e read=`/`-e write=`: the data of the calls that move it is
+    /// dumped whole, so copied up to [`DUMP_CAP`].
+    pub dumps: bool,
 }
 
 pub(super) fn clamp(n: usize) -> u16 {
@@ -469,6 +478,11 @@ pub fn captures(name: &str, fields: &[Field], limits: Limits) -> Spec {
             }
         }
         if is_bytes(&base) {
+            // A buffer -e read=/write= may dump: whole, up to DUMP_CAP.
+            let buf_cap = match limits.dumps && crate::call::dumped_buffer(name) == Some(i) {
+                true => DUMP_CAP as u16,
+                false => buf_cap,
+            };
             match len.filter(|(_, f)| !is_pointer(f.ty)) {
                 // A declared `const` buffer is an input; any other may be
                 // either (sendto's `void *buff` is not declared const):
@@ -862,6 +876,7 @@ mod tests {
         Limits {
             string_limit: 32,
             verbose: false,
+            dumps: false,
         }
     }
 
