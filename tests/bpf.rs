@@ -107,6 +107,32 @@ fn a_directory_longer_than_its_copy_is_counted() {
     assert!(bpf[0].contains("/* 302 entries */"), "{bpf:#?}");
 }
 
+/// `-v` lists a directory's entries one by one: under `--bpf` too, for
+/// the entries of a call up to `plan::DUMP_CAP` (12 KiB; glibc asks for
+/// 32 KiB, a directory of a few hundred entries).
+#[test]
+fn a_directory_s_entries_are_listed_with_v() {
+    let dir = common::scratch_path("bpf", "dir_v");
+    std::fs::create_dir_all(&dir).unwrap();
+    for i in 0..150 {
+        std::fs::write(dir.join(format!("an-entry-with-a-longer-name-{i:03}")), "").unwrap();
+    }
+    let dir = dir.display().to_string();
+    let getdents = |engine: &[&str]| -> Vec<String> {
+        let mut args = engine.to_vec();
+        args.extend(["-v", "-e", "trace=getdents64"]);
+        let run = trace(&args, &["ls", "-f", &dir]);
+        assert_eq!(run.code(), Some(0), "{}", run.stderr());
+        run.lines()
+            .into_iter()
+            .filter(|l| l.starts_with("getdents64("))
+            .collect()
+    };
+    let (ptrace, bpf) = (getdents(&[]), getdents(&["--bpf"]));
+    assert_eq!(ptrace, bpf);
+    assert_eq!(bpf[0].matches("d_name=").count(), 152, "{bpf:#?}");
+}
+
 #[test]
 fn memory_and_poll_calls_print_the_same() {
     compare("calls_mem", &[]);

@@ -444,6 +444,24 @@ pub fn captures(name: &str, fields: &[Field], limits: Limits) -> Spec {
             _ => {}
         }
         let base = pointee(field.ty);
+        if matches!(name, "getdents" | "getdents64") && i == 1 {
+            // The entries the kernel wrote, as many bytes as it returned
+            // (nothing is there at the entry); -v lists them one by one,
+            // so then up to DUMP_CAP, else as far as the printer reads.
+            spec.push(CaptureSpec {
+                arg,
+                kind: CAP_RETLEN,
+                when: AT_EXIT,
+                len_arg: 2,
+                elem: 1,
+                max: if limits.verbose {
+                    DUMP_CAP as u16
+                } else {
+                    buf_cap
+                },
+            });
+            continue;
+        }
         // The length that goes with the pointer: the parameter right
         // after it, when named as one (`buf, count`, `addr, addrlen`,
         // `ufds, nfds`), or a pointer to a byte length (`int *addrlen`;
