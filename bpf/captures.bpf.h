@@ -573,7 +573,6 @@ struct caps_ctx {
 	__u32 info; /* capture_one's info bits 16 and up */
 	__u8 again;
 	__u8 faulted;
-	__u8 exec_done; /* send_call()'s, kept across the loop */
 };
 
 /* The spec's capture `i`. */

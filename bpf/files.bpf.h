@@ -178,7 +178,7 @@ static __always_inline int plain_socket(__u64 file)
  * printed. A function of its own: inlined, the reads' places would
  * widen send_call()'s frame, at the head of the deepest chain of calls,
  * past what kernels before 6.13 allow that chain (512 bytes). */
-static __noinline int plain_data(__u64 fd)
+__noinline int plain_data(__u64 fd)
 {
 	__u64 file = file_of(fd), inode = 0, sb = 0;
 	__u16 mode = 0;

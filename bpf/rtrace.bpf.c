@@ -361,13 +361,14 @@ static __always_inline void send_call(struct pt_regs *r, __u16 kind, long nr_or_
 			}
 		}
 		/* A successful exec's entry pointed into memory that is gone:
-		 * its strings are the new program's (exec_strings()). Kept in
-		 * `each`, not in a variable of its own: the stack of the
-		 * deepest chain of calls is at older kernels' limit. */
-		__u8 exec_done = kind == RT_LEAVE && again && (caps->flags & RT_SPEC_EXEC) &&
-				 nr_or_ret == 0;
-		if (exec_done)
+		 * its strings are the new program's (exec_strings()), not
+		 * copied again. Done here, before the loop, with nothing kept
+		 * across it: a flag carried through it split the verifier's
+		 * states (the exit program's load took a third longer). */
+		if (kind == RT_LEAVE && again && (caps->flags & RT_SPEC_EXEC) && nr_or_ret == 0) {
 			again = 0;
+			off = exec_strings(s, off);
+		}
 		/* Whether the fd's data is a plain file's (or a pipe's, ...) costs
 		 * a walk of the task's fd table: only when a capture is taken
 		 * now (read's at its exit, write's at its entry). */
@@ -388,13 +389,10 @@ static __always_inline void send_call(struct pt_regs *r, __u16 kind, long nr_or_
 			.off = off,
 			.info = (kind == RT_ENTER) << 16 | compat << 24 | shorten << 25,
 			.again = again,
-			.exec_done = exec_done,
 		};
 		bpf_loop(RT_MAX_CAPS, capture_next, &each, 0);
 		off = each.off;
 		faulted = each.faulted;
-		if (each.exec_done)
-			off = exec_strings(s, off);
 		if (faulted) {
 			ev->flags |= RT_REFETCH;
 			/* Counted when added, not when an entry a lost exit left
