@@ -299,6 +299,11 @@ impl FdTable {
             .filter(|p| !p.is_empty())
     }
 
+    /// Whether the table itself names `fd` (/proc not asked).
+    pub fn names(&self, fd: i32) -> bool {
+        self.fds.get(&fd).is_some_and(|info| !info.path.is_empty())
+    }
+
     /// What `fd` is, as a copy (see [`FdTable::with`]).
     pub fn get(&self, fd: i32) -> Option<FdInfo> {
         self.with(fd, FdInfo::clone)

@@ -718,8 +718,8 @@ fn learn_vouched_names(name: &str, arch: Arch, args: &[u64; 6], fds: &mut FdTabl
         let fd = args[i] as i32;
         if param.kind == crate::sysent::Kind::Fd
             && fd >= 0
+            && !fds.names(fd)
             && mem.file_id(fd).is_some()
-            && fds.known_path(fd).is_none()
             && let Some(path) = crate::kernel::fds::vouched_path(mem, fd)
         {
             fds.learn_name(fd, path);

@@ -18,6 +18,7 @@ pub fn fill(entry: &mut Record, areas: &[Option<Vec<u8>>; 3]) {
     if areas.iter().all(Option::is_none) {
         return;
     }
+    debug_assert!(entry.head.kind == wire::ENTER);
     let (arch, nr) = super::arch_of(&entry.head);
     let (name, _) = crate::service::lookup(arch, nr);
     let Some(sig) = sysent::signature(arch, &name) else {
@@ -38,7 +39,6 @@ pub fn fill(entry: &mut Record, areas: &[Option<Vec<u8>>; 3]) {
             entry.snapshot.add_terminated(at, file);
         }
     }
-    debug_assert!(entry.head.kind == wire::ENTER);
 }
 
 /// Add the strings of the pointer array at `array` (of `word`-byte
