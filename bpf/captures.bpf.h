@@ -250,11 +250,14 @@ __noinline __u32 pointed_array(struct scratch *s, __u32 off, struct rt_ioctl *kn
 		return off;
 	__u64 array = 0;
 	__u32 count = 0;
-	if (bpf_probe_read_user(&array, compat ? 4 : 8, (void *)addr + at) ||
-	    bpf_probe_read_user(&count, sizeof(count), (void *)addr + known->pcount_off) ||
-	    !array)
+	if (bpf_probe_read_user(&array, compat ? 4 : 8, (void *)addr + at) || !array)
 		return off;
-	if (known->pcount_bytes < 4)
+	/* No count member: one unit (a struct behind a pointer). */
+	if (!known->pcount_bytes)
+		count = 1;
+	else if (bpf_probe_read_user(&count, sizeof(count), (void *)addr + known->pcount_off))
+		return off;
+	if (known->pcount_bytes && known->pcount_bytes < 4)
 		count &= (1u << (known->pcount_bytes * 8)) - 1;
 	if (count > known->ptr_max)
 		count = known->ptr_max;

@@ -14,8 +14,8 @@
 //! layouts, and the op names, are generated from the header
 //! (src/abi/xlat/ioctl.rs).
 
-use super::{Arg, IF_OUT, IoctlGroup, Layout, Request};
-use crate::abi::layout::{self, Field};
+use super::{Arg, IF_OUT, IoctlGroup, Layout, PointedArray, Request};
+use crate::abi::layout::{self, Field, extent, offset};
 use crate::abi::xlat::ioctl::{
     BLKPG, BLKPG_IOCTL_ARG, BLKPG_IOCTL_ARG_I386, BLKPG_OPS, BLKPG_PARTITION, BLKPG_PARTITION_I386,
 };
@@ -31,12 +31,21 @@ pub static BLKPG_ARG: Layout = Layout {
     fields: &[],
 };
 
-static REQUESTS: &[Request] = &[Request::legacy(
-    BLKPG,
-    "BLKPG",
-    IF_OUT,
-    Arg::Custom(&BLKPG_ARG),
-)];
+/// The partition behind `data`, one struct whatever `datalen` says (the
+/// kernel copies `sizeof(struct blkpg_partition)`), which the BPF engine
+/// copies with the request's argument.
+const PARTITION: PointedArray = PointedArray {
+    ptr_offset: offset(BLKPG_IOCTL_ARG, "data"),
+    ptr_offset_i386: Some(offset(BLKPG_IOCTL_ARG_I386, "data")),
+    count_offset: 0,
+    count_size: 0,
+    unit: extent(BLKPG_PARTITION),
+    shown: 1,
+    dirs: IF_OUT,
+};
+
+static REQUESTS: &[Request] =
+    &[Request::legacy(BLKPG, "BLKPG", IF_OUT, Arg::Custom(&BLKPG_ARG)).pointing(PARTITION)];
 
 /// The partition request's group.
 pub struct Blkpg;

@@ -244,7 +244,8 @@ pub struct PointedArray {
     pub ptr_offset_i386: Option<usize>,
     /// The count member's offset (the same on both), in bytes.
     pub count_offset: usize,
-    /// The count member's size in bytes (1, 2 or 4).
+    /// The count member's size in bytes (1, 2 or 4); 0: no member
+    /// counts, the pointer is to one unit (BLKPG's partition).
     pub count_size: usize,
     /// The bytes each counted unit is.
     pub unit: usize,
