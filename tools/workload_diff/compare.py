@@ -55,7 +55,10 @@ def parse_strace(path):
     return procs
 
 
-def parse_rtrace(path):
+def parse_rtrace(path, continuations=False):
+    """Each process's calls. With `continuations`, a dump's lines (`  |
+    00000 ...`, `  * 6 bytes in buffer 0`) join the call they follow, to
+    be compared with it."""
     procs = collections.OrderedDict()
     pending = {}
     root = None
@@ -73,6 +76,10 @@ def parse_rtrace(path):
             pid, rest = root, line
         fresh = pid not in procs
         procs.setdefault(pid, [])
+        if continuations and procs[pid] and re.match(r"\s+(\| [0-9a-f]{5} |\* \d)", rest):
+            name, args, result = procs[pid][-1]
+            procs[pid][-1] = (name, args, result + " // " + rest.strip())
+            continue
         if rest.startswith(("Tracing ", "---", "Process ", "** ", "+++")) or rest.startswith("*"*2):
             continue
         if rest.endswith("<..>"):

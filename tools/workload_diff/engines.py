@@ -66,7 +66,7 @@ def classify(p, b):
 def aligned_pairs(ppath, bpath):
     """Every aligned pair of calls of the two traces, and the count of
     calls left unaligned (None: a trace is missing)."""
-    pp, bp = parse_rtrace(ppath), parse_rtrace(bpath)
+    pp, bp = parse_rtrace(ppath, True), parse_rtrace(bpath, True)
     if not pp or not bp:
         return None, 0
     pk, bk = children(pp), children(bp)

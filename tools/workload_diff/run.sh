@@ -98,7 +98,7 @@ names=("$@"); [ ${#names[@]} -eq 0 ] && names=(${!WL[@]})
 for n in "${names[@]}"; do
     cmd=${WL[$n]:-}; [ -n "$cmd" ] || { echo "run.sh: no workload $n" >&2; continue; }
     for m in $MODES; do
-        case $m in plain) opt=();; v) opt=(-v);; y) opt=(-y);; esac
+        case $m in plain) opt=();; v) opt=(-v);; y) opt=(-y);; yy) opt=(-yy);; dump) opt=(-e read=all -e write=all);; esac
         for t in $TRACERS; do
             rm -rf $W; mkdir -p $W
             case $t in
