@@ -461,6 +461,23 @@ pub const ARRAYS: &[(&str, u8, Count)] = &[
     ("capset", 1, Count::Fixed(2)),
 ];
 
+/// Pointer arguments the kernel only reads, though its declaration does
+/// not say `const`: a decoder prints them with the call's entry, and the
+/// kernel writes nothing there, so what is behind them at the exit is
+/// what it read (the BPF engine copies them again there when the entry
+/// could not).
+const READ_ONLY: &[(&str, u8)] = &[
+    ("rt_sigprocmask", 1),
+    ("rt_sigsuspend", 0),
+    ("sigprocmask", 1),
+];
+
+/// Whether the kernel only reads what call `name`'s argument `arg`
+/// points at, though it is not declared `const` ([`READ_ONLY`]).
+pub fn read_only(name: &str, arg: u8) -> bool {
+    READ_ONLY.contains(&(name, arg))
+}
+
 /// The [`ARRAYS`] count of call `name`'s argument `arg`.
 pub fn array_count(name: &str, arg: u8) -> Option<Count> {
     ARRAYS

@@ -405,7 +405,7 @@ pub fn captures(name: &str, fields: &[Field], limits: Limits) -> Spec {
         }
         let kind = sig.and_then(|s| s.params.get(i)).map(|p| p.kind);
         let arg = i as u8;
-        let input = field.ty.trim_start().starts_with("const");
+        let input = field.ty.trim_start().starts_with("const") || service::read_only(name, arg);
         if field.ty.matches('*').count() == 2 && field.ty.contains("char") {
             // argv, envp: envp's strings only with -v.
             let strings = field.name != "envp" || limits.verbose;
