@@ -547,6 +547,17 @@ int rtrace_exec(struct bpf_raw_tracepoint_args *ctx)
 		if (old != tid)
 			untrace_task(old);
 	}
+	if (old != tid) {
+		/* A thread's exec: the exec's exit comes under the leader's
+		 * tid, which it takes; its entry's failed captures are asked
+		 * for by that tid. */
+		__u8 *failed = bpf_map_lookup_elem(&refetch, &old);
+		if (failed) {
+			__u8 bits = *failed;
+			bpf_map_update_elem(&refetch, &tid, &bits, BPF_ANY);
+			bpf_map_delete_elem(&refetch, &old);
+		}
+	}
 	if (count_only && old != tid) {
 		/* Its exec's start, to count the exec at its exit. */
 		__u64 *from = start_slot(old), *to = start_slot(tid);
@@ -571,6 +582,10 @@ int rtrace_exec(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
+/* task_struct.signal and signal_struct.group_exec_task: the thread whose
+ * exec is killing the group's other threads (0 where BTF lacks them). */
+const volatile __u32 off_task_signal = 0, off_signal_exec_task = 0;
+
 /* sched_process_exit(struct task_struct *p, ...): p is the current task. */
 SEC("raw_tracepoint/sched_process_exit")
 int rtrace_exit(struct bpf_raw_tracepoint_args *ctx)
@@ -579,6 +594,17 @@ int rtrace_exit(struct bpf_raw_tracepoint_args *ctx)
 	__u32 tid = id;
 	if (!is_traced(tid, id >> 32))
 		return 0;
+	/* A leader another thread's exec kills (de_thread): the process
+	 * goes on under its tid, which the exec's record gives the thread;
+	 * no end to report (ptrace sees none either). */
+	if (tid == id >> 32 && off_signal_exec_task) {
+		__u64 signal = 0, exec_task = 0;
+		void *task = (void *)ctx->args[0];
+		if (!bpf_probe_read_kernel(&signal, 8, task + off_task_signal) && signal &&
+		    !bpf_probe_read_kernel(&exec_task, 8, (void *)signal + off_signal_exec_task) &&
+		    exec_task && exec_task != (__u64)task)
+			return 0;
+	}
 	if (!trace_all)
 		untrace_task(tid);
 	if (count_only)

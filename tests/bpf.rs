@@ -82,6 +82,16 @@ fn an_exec_s_untouched_strings_are_the_new_program_s_copy() {
     compare("exec_untouched", &["-s", "400"]);
 }
 
+/// A thread's exec: its entry waits under its own tid, its exit and the
+/// exec's event come under the leader's, and the leader's death in the
+/// exec ends nothing. The line was lost, the banner had no arguments
+/// and the leader was reported exited.
+#[test]
+fn a_thread_s_exec_prints_as_under_ptrace() {
+    // (The leader's last calls race with the thread's exec: execs only.)
+    compare("thread_exec_untouched", &["-f", "-e", "trace=execve"]);
+}
+
 #[test]
 fn a_directory_longer_than_its_copy_is_counted() {
     // 300 entries of 40-odd bytes: about 12 KiB of records, three times

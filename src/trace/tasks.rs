@@ -313,7 +313,8 @@ impl Engine {
             self.out.restore_record(pid, record);
             proc.pid = pid;
             proc.tgid = pid;
-            proc.mem = Memory::new(Pid::from_raw(pid));
+            // (Its memory, which holds the execve's copy under the BPF
+            // engine, is replaced below, once its arguments are read.)
             self.procs.insert(pid, proc);
             self.set_count();
             if self.out.line_is(former) {

@@ -205,6 +205,20 @@ fn exec_offsets() -> [u32; 5] {
     found.unwrap_or([0; 5])
 }
 
+/// Where a task's thread group keeps the thread whose exec kills the
+/// others: `[task_struct.signal, signal_struct.group_exec_task]`, zero
+/// where one is missing (then a leader so killed is reported ended, and
+/// its process goes on).
+fn exec_killer_offsets() -> [u32; 2] {
+    let found = (|| {
+        Some([
+            member_offset("struct task_struct", "signal")?,
+            member_offset("struct signal_struct", "group_exec_task")?,
+        ])
+    })();
+    found.unwrap_or([0; 2])
+}
+
 /// What the program needs for a file's identity and the working
 /// directory's: `[inode.i_ino, super_block.s_dev, task_struct.fs,
 /// fs_struct.pwd, path.dentry, dentry.d_inode]`, all zero where one is
@@ -443,6 +457,7 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     let [files, fdt, fd, max_fds, f_inode, i_mode, i_sb, s_magic] = file_offsets();
     let [i_rdev, f_private, socket_sk, sk_family] = device_offsets();
     let [task_mm, arg_start, arg_end, env_start, env_end] = exec_offsets();
+    let exec_killer = exec_killer_offsets();
     // Fixed devices' majors (/dev/null, terminals): usbmon's, whose data
     // is decoded, is handed out from above them.
     let fixed_majors = if i_rdev == 0 {
@@ -513,6 +528,8 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
             &u32::from(crate::abi::xlat::net::AF_NETLINK),
             true,
         )
+        .override_global("off_task_signal", &exec_killer[0], true)
+        .override_global("off_signal_exec_task", &exec_killer[1], true)
         .override_global("off_task_mm", &task_mm, true)
         .override_global("off_mm_arg_start", &arg_start, true)
         .override_global("off_mm_arg_end", &arg_end, true)

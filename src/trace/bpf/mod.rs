@@ -461,6 +461,20 @@ impl Bpf {
             queue.push_back(record);
             return;
         }
+        // A thread's exec: its entry waits under the tid it had; the exec
+        // event and the exit come under the leader's, which it takes.
+        if head.kind == wire::EXEC
+            && head.nr as i32 != tid
+            && let Some(entry) = self.refetching.remove(&(head.nr as i32))
+        {
+            if let Some(leader) = self.refetching.remove(&tid) {
+                // The leader's own call, which de_thread ended.
+                self.dispatch_now(leader);
+            }
+            self.refetching.insert(tid, entry);
+            self.exec_between.insert(tid, record);
+            return;
+        }
         // An entry whose captures failed waits for its exit, which has
         // them again (or for whatever comes next from the task).
         if let Some(mut entry) = self.refetching.remove(&tid) {
