@@ -289,6 +289,12 @@ impl Memory {
         }
     }
 
+    /// Whether the kernel copied any file's identity with the call (the
+    /// BPF engine, when rtrace names fds).
+    pub fn has_file_ids(&self) -> bool {
+        self.snapshot.as_ref().is_some_and(|s| !s.files.is_empty())
+    }
+
     /// The identity of the file behind `fd` (AT_FDCWD: the working
     /// directory) as the kernel copied it with the call (the BPF engine,
     /// when rtrace names fds); `None` otherwise.

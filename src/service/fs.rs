@@ -711,6 +711,11 @@ fn called_path(data: &CallData, mem: &mut Memory, addr: u64) -> Option<Vec<u8>> 
 /// vouches for it: later lines, and a child's table, name them even
 /// once they are closed.
 fn learn_vouched_names(name: &str, arch: Arch, args: &[u64; 6], fds: &mut FdTable, mem: &Memory) {
+    // (Without identities, as under ptrace, nothing to vouch with: no
+    // look-up of the signature for every call.)
+    if !mem.has_file_ids() {
+        return;
+    }
     let Some(sig) = crate::sysent::signature(arch, name) else {
         return;
     };
