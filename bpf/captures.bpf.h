@@ -8,6 +8,8 @@
 #ifndef RTRACE_CAPTURES_BPF_H
 #define RTRACE_CAPTURES_BPF_H
 
+#include <linux/aio_abi.h>
+#include <stddef.h>
 #include "piece.bpf.h"
 
 /* A NULL-terminated array of pointers (argv, envp) and, if `strings`, the
@@ -235,11 +237,12 @@ __noinline __u32 fprog(struct scratch *s, __u32 off, __u64 addr, __u32 max, __u3
 	return piece(s, off, filter, insns, pmeta);
 }
 
-/* The array behind a pointer member of the ioctl argument at `addr`, as
- * many units as another member counts (`known`'s ptr_* fields), at most
- * the bytes in meta's bits 32 and up. meta's low 16 bits: the argument
- * index and the phase; VEC_COMPAT for an i386 caller. */
-__noinline __u32 pointed_array(struct scratch *s, __u32 off, struct rt_ioctl *known, __u64 addr,
+/* The array behind a pointer member of the struct argument at `addr`
+ * (an ioctl's, a multiplexed call's), as many units as another member or
+ * an argument counts (`known`), at most the bytes in meta's bits 32 and
+ * up. meta's low 16 bits: the argument index and the phase; VEC_COMPAT
+ * for an i386 caller. */
+__noinline __u32 pointed_array(struct scratch *s, __u32 off, struct rt_pointed *known, __u64 addr,
 			       __u64 meta)
 {
 	if (!s || !known)
@@ -249,21 +252,81 @@ __noinline __u32 pointed_array(struct scratch *s, __u32 off, struct rt_ioctl *kn
 	if (at == 0xffff)
 		return off;
 	__u64 array = 0;
-	__u32 count = 0;
+	__u64 count = 0;
+	__u8 bytes_of_count = known->count_bytes;
 	if (bpf_probe_read_user(&array, compat ? 4 : 8, (void *)addr + at) || !array)
 		return off;
-	/* No count member: one unit (a struct behind a pointer). */
-	if (!known->pcount_bytes)
+	if (bytes_of_count & RT_COUNT_ARG) {
+		__u64 n = bytes_of_count & 7;
+		asm volatile("" : "+r"(n));
+		if (n >= 6)
+			return off;
+		count = s->cargs[n];
+		if (compat)
+			count &= 0xffffffff;
+	} else if (!bytes_of_count) {
+		/* No count member: one unit (a struct behind a pointer). */
 		count = 1;
-	else if (bpf_probe_read_user(&count, sizeof(count), (void *)addr + known->pcount_off))
-		return off;
-	if (known->pcount_bytes && known->pcount_bytes < 4)
-		count &= (1u << (known->pcount_bytes * 8)) - 1;
-	if (count > known->ptr_max)
-		count = known->ptr_max;
-	__u64 bytes = (__u64)count * known->ptr_unit;
+	} else {
+		__u32 member = 0;
+		if (bpf_probe_read_user(&member, sizeof(member), (void *)addr + known->count_off))
+			return off;
+		if (bytes_of_count < 4)
+			member &= (1u << (bytes_of_count * 8)) - 1;
+		count = member;
+	}
+	if (count > known->max)
+		count = known->max;
+	__u64 bytes = count * known->unit;
 	__u64 most = meta >> 32;
 	return piece(s, off, array, bytes < most ? bytes : most, meta & 0xffff);
+}
+
+/* io_submit's iocbs followed, at most: as many as the decoder shows
+ * with the default -s. */
+#define IOCB_MAX 32
+
+/* The `n` iocbs the pointer array at `vec` points at (n's low 16 bits;
+ * 32-bit pointers with VEC_COMPAT in meta), and for each what its
+ * command reads: a write's buffer, at most `each` bytes (n's bits 16 to
+ * 31), a vectored command's iovecs and a write's buffers, at most n's
+ * bits 32 and up in all. A plain loop (each turn calling functions
+ * verified once; IOCB_MAX turns): a bpf_loop callback's frame would take the chain to
+ * piece() through iovecs() past the 8 frames the verifier allows. */
+__noinline __u32 iocbs(struct scratch *s, __u32 off, __u64 vec, __u64 n, __u32 meta)
+{
+	if (!s || !vec)
+		return off;
+	int compat = meta & VEC_COMPAT;
+	__u32 width = compat ? 4 : 8, pmeta = meta & 0xffff;
+	__u32 count = n & 0xffff, each = (n >> 16) & 0xffff;
+	__u64 budget = n >> 32;
+	if (count > IOCB_MAX)
+		count = IOCB_MAX;
+	off = piece(s, off, vec, count * width, pmeta);
+	for (__u32 k = 0; k < IOCB_MAX; k++) {
+		if (k >= count)
+			break;
+		__u64 cb = 0, buf = 0, nbytes = 0;
+		__u16 op = 0;
+		if (bpf_probe_read_user(&cb, width, (void *)(vec + (__u64)k * width)) || !cb)
+			continue;
+		off = piece(s, off, cb, sizeof(struct iocb), pmeta);
+		if (bpf_probe_read_user(&op, sizeof(op),
+					(void *)cb + offsetof(struct iocb, aio_lio_opcode)) ||
+		    bpf_probe_read_user(&buf, 8, (void *)cb + offsetof(struct iocb, aio_buf)) ||
+		    bpf_probe_read_user(&nbytes, 8, (void *)cb + offsetof(struct iocb, aio_nbytes)))
+			continue;
+		if (op == IOCB_CMD_PWRITE) {
+			off = piece(s, off, buf, nbytes < each ? nbytes : each, pmeta);
+		} else if (op == IOCB_CMD_PWRITEV || op == IOCB_CMD_PREADV) {
+			/* A read's buffers are not filled yet: the ranges only. */
+			__u64 take = op == IOCB_CMD_PWRITEV ? budget : 0;
+			__u64 iovs = nbytes < IOV_MAX_COPIED ? nbytes : IOV_MAX_COPIED;
+			off = iovecs(s, off, buf, iovs | take << 16, meta);
+		}
+	}
+	return off;
 }
 
 /* i386's socketcall and ipc (meta bit 0: ipc; the phase << 8): the spec
@@ -371,7 +434,9 @@ __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 i
 	__u64 *args = s->cargs;
 	__u64 addr = c.kind == RT_CAP_STACK ? s->ev.sp + c.elem : args[c.arg & 7];
 	__u32 want = c.max;
-	if (!addr)
+	/* (An option's address is its entry's argument, not c.arg: that is
+	 * the value that chooses it, which may be 0.) */
+	if (!addr && c.kind != RT_CAP_OPTION)
 		return off;
 	if ((info >> 25) & 1 && (c.kind == RT_CAP_ARGLEN || c.kind == RT_CAP_RETLEN) &&
 	    want > short_data)
@@ -412,8 +477,8 @@ __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 i
 			if (kind == RT_ENTER && s->last_fault)
 				s->cap_faulted = 1;
 		}
-		if (known && known->ptr_unit && ((known->ptr_when & when) || again))
-			off = pointed_array(s, off, known, addr,
+		if (known && known->ptr.unit && ((known->ptr.when & when) || again))
+			off = pointed_array(s, off, &known->ptr, addr,
 					    c.arg | phase << 8 | (compat ? VEC_COMPAT : 0) |
 						    (__u64)(want < 0xffff ? want : 0xffff) << 32);
 		return off;
@@ -443,6 +508,11 @@ __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 i
 				long r = nr_or_ret;
 				if (o->by_result && kind == RT_LEAVE)
 					n = r < 0 ? 0 : (__u64)r < n ? (__u64)r : n;
+				/* Elements after a header: bounded before the
+				 * product, which a huge count would wrap. */
+				if (n > size)
+					n = size;
+				n = o->base + n * (o->elem ? o->elem : 1);
 				if (n < size)
 					size = n;
 			}
@@ -450,6 +520,14 @@ __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 i
 			off = piece(s, off, at, size, ometa | (o->kind == RT_OPT_STR ? PIECE_STR : 0));
 			if (kind == RT_ENTER && s->last_fault)
 				s->cap_faulted = 1;
+		}
+		/* The arrays behind its pointer members. */
+		for (int k = 0; k < 2; k++) {
+			struct rt_pointed *ptr = &o->ptrs[k];
+			if (at && ptr->unit && ((ptr->when & when) || again))
+				off = pointed_array(s, off, ptr, at,
+						    ometa | (compat ? VEC_COMPAT : 0) |
+							    (__u64)(want < 0xffff ? want : 0xffff) << 32);
 		}
 		return off;
 	}
@@ -550,6 +628,14 @@ __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 i
 				off = msghdr(s, off, addr + k * stride, want / MMSG_MAX, wide);
 			}
 		}
+		break;
+	}
+	case RT_CAP_IOCBS: {
+		__u64 n = args[c.len_arg & 7];
+		if (n > IOCB_MAX)
+			n = IOCB_MAX;
+		off = iocbs(s, off, addr, n | (__u64)c.elem << 16 | (__u64)want << 32,
+			    meta | (compat ? VEC_COMPAT : 0));
 		break;
 	}
 	case RT_CAP_STRVEC:

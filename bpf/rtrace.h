@@ -47,6 +47,11 @@
                             (prctl's option): the memory behind one argument */
 #define RT_CAP_INDIRECT 16 /* max bytes through the pointer at byte elem of the
                               struct at args[arg] (its low half for i386) */
+#define RT_CAP_IOCBS 17  /* io_submit's args[len_arg] pointers to struct iocb,
+                            each iocb, and what its command reads: a write's
+                            buffer (elem bytes at most), a vectored
+                            command's iovecs (and a write's buffers, max
+                            bytes in all) */
 
 /* When a capture is taken (rt_capture_spec.when). */
 #define RT_AT_ENTER 1
@@ -168,6 +173,24 @@ struct rt_spec {
 	__u8 pad[2];
 };
 
+/* An array behind a pointer member of a struct argument (an ioctl's:
+ * VIDIOC_S_EXT_CTRLS's controls, SIOCGIFCONF's buffer; a multiplexed
+ * call's: io_uring_register's data and tags): the pointer's offset, and
+ * an i386 caller's (0xffff: not an i386 one's), the count's offset and
+ * bytes (1, 2 or 4; 0: one unit; RT_COUNT_ARG | n: argument n counts),
+ * when (RT_AT_*), each counted unit's bytes (0: no array) and the most
+ * units copied. */
+struct rt_pointed {
+	__u16 ptr_off;
+	__u16 ptr_off32;
+	__u16 count_off;
+	__u8 count_bytes;
+	__u8 when;
+	__u16 unit;
+	__u16 max;
+};
+#define RT_COUNT_ARG 0x80
+
 /* An ioctl request whose argument rtrace's tables know (old requests'
  * size bits say nothing: TCGETS, SIOCGIFINDEX). */
 struct rt_ioctl {
@@ -182,19 +205,8 @@ struct rt_ioctl {
 	__u16 count_off;
 	__u8 count_bytes;
 	__u8 flex_when;
-	/* An array behind a pointer member of the struct, counted by
-	 * another member (VIDIOC_S_EXT_CTRLS's controls, SIOCGIFCONF's
-	 * buffer): the pointer's offset, and an i386 caller's (0xffff: the
-	 * request is not an i386 one's), the count's offset and bytes (1, 2
-	 * or 4), each counted unit's bytes (0: no array), the most units
-	 * copied, and when (RT_AT_*). */
-	__u16 ptr_off;
-	__u16 ptr_off32;
-	__u16 pcount_off;
-	__u8 pcount_bytes;
-	__u8 ptr_when;
-	__u16 ptr_unit;
-	__u16 ptr_max;
+	/* An array behind a pointer member of the struct. */
+	struct rt_pointed ptr;
 };
 
 /* The memory behind one argument of a multiplexed call, for one value of
@@ -204,11 +216,16 @@ struct rt_option {
 	__u8 arg;
 	__u8 when; /* RT_AT_ENTER | RT_AT_EXIT */
 	__u8 kind; /* RT_OPT_* */
-	/* 1 + the argument that says how many bytes (0: size alone), and
-	 * whether the result says so too (the fewer of them, and size). */
+	/* 1 + the argument that says how many bytes, or elements of elem
+	 * bytes after base bytes (0: size alone), and whether the result
+	 * says so too (the fewer of them, and size). */
 	__u8 len_arg;
 	__u8 by_result;
 	__u8 pad;
+	__u16 elem; /* 0: a byte */
+	__u16 base;
+	/* Arrays behind pointer members of what is copied (unit 0: none). */
+	struct rt_pointed ptrs[2];
 };
 
 /* Kinds in rt_option.kind. */

@@ -83,6 +83,7 @@ const MORE_FIXTURES: &[&str] = &[
     "s11_netlink",
     "s12_bpf",
     "s12_netlink",
+    "s12_uring",
     "self_view",
     "spelled",
     "tty_order",
@@ -163,6 +164,7 @@ fn i386_fixtures_print_the_same() {
         ("dumps", &[]),
         ("calls_ipc_i386", &[]),
         ("ipc_libc", &[]),
+        ("s12_uring", &[]),
     ];
     for (fixture_name, calls) in listed {
         // x86_64 programs making i386 calls (int $0x80), and i386 builds.

@@ -39,6 +39,7 @@ const PARTITION: PointedArray = PointedArray {
     ptr_offset_i386: Some(offset(BLKPG_IOCTL_ARG_I386, "data")),
     count_offset: 0,
     count_size: 0,
+    count_arg: None,
     unit: extent(BLKPG_PARTITION),
     shown: 1,
     dirs: IF_OUT,

@@ -247,6 +247,10 @@ pub struct PointedArray {
     /// The count member's size in bytes (1, 2 or 4); 0: no member
     /// counts, the pointer is to one unit (BLKPG's partition).
     pub count_size: usize,
+    /// The call's argument that counts the units instead of a member (a
+    /// multiplexed call's: io_uring_register's `nr_args`; never an
+    /// ioctl's).
+    pub count_arg: Option<u8>,
     /// The bytes each counted unit is.
     pub unit: usize,
     /// The units one element the decoder shows is.

@@ -317,6 +317,7 @@ const IFCONF_BUF: PointedArray = PointedArray {
     ptr_offset_i386: Some(offset(IFCONF_LAYOUT_I386, "ifc_ifcu")),
     count_offset: offset(IFCONF_LAYOUT, "ifc_len"),
     count_size: layout::member(IFCONF_LAYOUT, "ifc_len").size,
+    count_arg: None,
     unit: 1,
     shown: extent(IFREQ_LAYOUT),
     dirs: IF_IN,

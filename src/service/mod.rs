@@ -420,6 +420,27 @@ pub enum Mem {
     /// The same, the kernel writes, at the leave: as many as the member
     /// and the result say, the fewer.
     OutMember(u8),
+    /// A struct or an array of a [`Block`]'s shape, with the arrays
+    /// behind its pointer members (io_uring_register's, by opcode).
+    Block(&'static Block),
+}
+
+/// Memory whose shape [`Mem`]'s sizes alone cannot say: `base` bytes,
+/// then as many `unit`-byte elements as an argument counts, read by the
+/// kernel at the entry and/or written at the leave, and the arrays
+/// behind pointer members of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Block {
+    /// The bytes before the counted elements (a struct's).
+    pub base: usize,
+    /// The argument that counts the elements after `base`, and each
+    /// one's bytes (None: `base` alone).
+    pub units: Option<(u8, usize)>,
+    /// `ioctl::IF_OUT`: the kernel reads it, at the entry; `IF_IN`: it
+    /// writes it, at the leave.
+    pub dirs: u8,
+    /// The arrays behind pointer members of it (two at most).
+    pub pointed: &'static [crate::ioctl::PointedArray],
 }
 
 /// How many elements an array argument has, where the declaration does
@@ -451,6 +472,8 @@ pub const ARRAYS: &[(&str, u8, Count)] = &[
     ("move_pages", 3, Count::Arg(1)),
     ("move_pages", 4, Count::Arg(1)),
     ("kexec_load", 2, Count::Arg(1)),
+    // Pointers to iocbs, which the BPF engine follows (`plan.rs`).
+    ("io_submit", 2, Count::Arg(1)),
     ("getgroups", 1, Count::Result),
     ("getgroups32", 1, Count::Result),
     ("setgroups", 1, Count::Arg(0)),
@@ -509,6 +532,7 @@ pub fn indirect(name: &str) -> &'static [Indirect] {
         "io_pgetevents" | "io_pgetevents_time64" => aio::IO_PGETEVENTS_INDIRECT,
         "setxattrat" => xattr::SETXATTRAT_INDIRECT,
         "getxattrat" => xattr::GETXATTRAT_INDIRECT,
+        "io_uring_enter" => uring::IO_URING_ENTER_INDIRECT,
         _ => &[],
     }
 }
@@ -526,6 +550,7 @@ pub fn by_value(name: &str) -> Vec<ByValue> {
         "fcntl" | "fcntl64" => fs_fd::memory(),
         "keyctl" => keys::MEMORY.to_vec(),
         "ipc" => ipc::ipc_memory(),
+        "io_uring_register" => uring_register::memory(),
         _ => Vec::new(),
     }
 }

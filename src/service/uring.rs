@@ -8,7 +8,7 @@
 //! io_uring_register is `uring_register.rs`. Names and layouts from
 //! `abi::xlat::fs` (`<linux/io_uring.h>`).
 
-use crate::abi::layout::{Field, extent, field};
+use crate::abi::layout::{Field, extent, field, offset};
 use crate::abi::xlat::fs::{
     IO_CQRING_OFFSETS, IO_SQRING_OFFSETS, IO_URING_GETEVENTS_ARG, IO_URING_PARAMS,
     IORING_ENTER_EXT_ARG, IORING_ENTER_FLAGS, IORING_ENTER_REGISTERED_RING, IORING_FEATURES,
@@ -22,6 +22,7 @@ use crate::service::h;
 use crate::service::raw::{open_returned, open_struct_dyn, read_vec, u32_at};
 use crate::service::signal::put_sigset;
 use crate::service::time::put_timespec64;
+use crate::service::{Indirect, Mem};
 
 /// A reserved array of u32s, shown in hex when one is not zero:
 /// `resv=[0, 0x1, 0]`.
@@ -98,6 +99,24 @@ pub fn io_uring_setup_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     }
     p.close("}");
 }
+
+/// What io_uring_enter's decoder reads through the pointers in its
+/// `struct io_uring_getevents_arg` (`service::Indirect`): the signal
+/// mask (the kernel takes no other size) and the timeout. (Without
+/// IORING_ENTER_EXT_ARG argp is the mask itself: the program's reads
+/// through its bits fail or are never looked at.)
+pub const IO_URING_ENTER_INDIRECT: &[Indirect] = &[
+    Indirect {
+        arg: 4,
+        offset: offset(IO_URING_GETEVENTS_ARG, "sigmask") as u16,
+        mem: Mem::In(crate::service::signal::SIGSET_SIZE),
+    },
+    Indirect {
+        arg: 4,
+        offset: offset(IO_URING_GETEVENTS_ARG, "ts") as u16,
+        mem: Mem::In(16),
+    },
+];
 
 /// `io_uring_enter(fd, to_submit, min_complete, flags, argp, argsz)`:
 /// under IORING_ENTER_EXT_ARG with the struct's size, argp is a

@@ -9,7 +9,7 @@
 //! `= 0 {arg=...}`. Names and layouts from `abi::xlat::fs`
 //! (`<linux/io_uring.h>`).
 
-use crate::abi::layout::{Field, extent, field};
+use crate::abi::layout::{Field, extent, field, offset};
 use crate::abi::xlat::fs::{
     IO_URING_BUF_REG, IO_URING_FILE_INDEX_RANGE, IO_URING_FILES_UPDATE, IO_URING_OP_FLAGS,
     IO_URING_PROBE, IO_URING_PROBE_OP, IO_URING_RESTRICTION, IO_URING_RSRC_REGISTER,
@@ -28,12 +28,13 @@ use crate::call::{CallClass::Normal, CallCtx, CallType, Handler};
 use crate::decode::put_fd;
 use crate::fdtable::FdTable;
 use crate::format::{Naming, Printer};
-use crate::service::h;
+use crate::ioctl::{IF_IN, IF_OUT, PointedArray};
 use crate::service::raw::{
     array_limit, entered_done, lookup, open_returned, open_struct_dyn, put_array,
     put_remote_iovecs, put_struct_tail, read_vec, u32_at,
 };
 use crate::service::resource::put_cpu_mask;
+use crate::service::{Block, ByValue, Mem, h};
 
 /// A name from `table`, or the value in hex when it has none (strace's
 /// `0x18 /* IORING_REGISTER_??? */`).
@@ -298,6 +299,132 @@ fn put_file_range(p: &mut Printer, addr: u64) {
     p.uint("len", get("len"));
     put_resv(p, field(layout, "resv"), &b, 8);
     p.close_struct(true);
+}
+
+/// A 64-bit `struct iovec`'s bytes (an i386 caller's are 8: copying
+/// 16 a unit copies them too).
+const IOVEC: usize = 16;
+
+/// `nr_args` elements of `unit` bytes at `arg`, which the kernel reads.
+const fn read_units(unit: usize) -> Block {
+    Block {
+        base: 0,
+        units: Some((3, unit)),
+        dirs: IF_OUT,
+        pointed: &[],
+    }
+}
+
+/// A struct of `size` bytes at `arg`, which the kernel reads.
+const fn read_struct(size: usize) -> Block {
+    Block {
+        base: size,
+        units: None,
+        dirs: IF_OUT,
+        pointed: &[],
+    }
+}
+
+/// An array behind the pointer at `at` in a struct at `arg`, `unit`
+/// bytes an element, as many as the u32 member at `count_at` says, or
+/// (`count_at` None) as `nr_args` says; the kernel reads it.
+const fn behind(at: usize, count_at: Option<usize>, unit: usize) -> PointedArray {
+    PointedArray {
+        ptr_offset: at,
+        // The io_uring structs are laid out alike for an i386 caller.
+        ptr_offset_i386: Some(at),
+        count_offset: match count_at {
+            Some(at) => at,
+            None => 0,
+        },
+        count_size: if count_at.is_some() { 4 } else { 0 },
+        count_arg: if count_at.is_some() { None } else { Some(3) },
+        unit,
+        shown: 1,
+        dirs: IF_OUT,
+    }
+}
+
+const BUFFERS: Block = read_units(IOVEC);
+const FDS: Block = read_units(4);
+const RESTRICTIONS: Block = read_units(extent(IO_URING_RESTRICTION));
+const IOWQ_AFF: Block = read_units(1);
+const RING_FDS: Block = read_units(extent(IO_URING_RSRC_UPDATE));
+const BUF_REG: Block = read_struct(extent(IO_URING_BUF_REG));
+const FILE_RANGE: Block = read_struct(extent(IO_URING_FILE_INDEX_RANGE));
+/// The probe the kernel fills in (and requires zeroed): read at the
+/// entry, written at the leave.
+const PROBE: Block = Block {
+    base: extent(IO_URING_PROBE),
+    units: Some((3, extent(IO_URING_PROBE_OP))),
+    dirs: IF_OUT | IF_IN,
+    pointed: &[],
+};
+/// The worker limits: read, and the old ones written back.
+const MAX_WORKERS: Block = Block {
+    dirs: IF_OUT | IF_IN,
+    ..read_units(4)
+};
+const FILES_UPDATE: Block = Block {
+    pointed: &[behind(offset(IO_URING_FILES_UPDATE, "fds"), None, 4)],
+    ..read_struct(extent(IO_URING_FILES_UPDATE))
+};
+/// A resource register or update struct, `nr_args` bytes of it (the
+/// decoder shows the bytes past the struct it knows), with its data
+/// (`unit` bytes an element) and tags, `nr` of each.
+const fn rsrc(layout: &'static [Field], unit: usize) -> [PointedArray; 2] {
+    let nr = Some(offset(layout, "nr"));
+    [
+        behind(offset(layout, "data"), nr, unit),
+        behind(offset(layout, "tags"), nr, 8),
+    ]
+}
+const RSRC_FILES: Block = Block {
+    pointed: &rsrc(IO_URING_RSRC_REGISTER, 4),
+    ..read_units(1)
+};
+const RSRC_BUFFERS: Block = Block {
+    pointed: &rsrc(IO_URING_RSRC_REGISTER, IOVEC),
+    ..read_units(1)
+};
+const RSRC_FILES_UPDATE: Block = Block {
+    pointed: &rsrc(IO_URING_RSRC_UPDATE2, 4),
+    ..read_units(1)
+};
+const RSRC_BUFFERS_UPDATE: Block = Block {
+    pointed: &rsrc(IO_URING_RSRC_UPDATE2, IOVEC),
+    ..read_units(1)
+};
+
+/// What the decoder reads at `arg` for each opcode (`service::by_value`):
+/// what the BPF engine copies.
+pub fn memory() -> Vec<ByValue> {
+    let of = |op: u32, block: &'static Block| ByValue {
+        selector: 1,
+        value: op as u64,
+        arg: 2,
+        mem: Mem::Block(block),
+    };
+    vec![
+        of(IORING_REGISTER_BUFFERS, &BUFFERS),
+        of(IORING_REGISTER_FILES, &FDS),
+        of(IORING_REGISTER_EVENTFD, &FDS),
+        of(IORING_REGISTER_EVENTFD_ASYNC, &FDS),
+        of(IORING_REGISTER_FILES_UPDATE, &FILES_UPDATE),
+        of(IORING_REGISTER_PROBE, &PROBE),
+        of(IORING_REGISTER_RESTRICTIONS, &RESTRICTIONS),
+        of(IORING_REGISTER_FILES2, &RSRC_FILES),
+        of(IORING_REGISTER_BUFFERS2, &RSRC_BUFFERS),
+        of(IORING_REGISTER_FILES_UPDATE2, &RSRC_FILES_UPDATE),
+        of(IORING_REGISTER_BUFFERS_UPDATE, &RSRC_BUFFERS_UPDATE),
+        of(IORING_REGISTER_IOWQ_AFF, &IOWQ_AFF),
+        of(IORING_REGISTER_IOWQ_MAX_WORKERS, &MAX_WORKERS),
+        of(IORING_REGISTER_RING_FDS, &RING_FDS),
+        of(IORING_UNREGISTER_RING_FDS, &RING_FDS),
+        of(IORING_REGISTER_PBUF_RING, &BUF_REG),
+        of(IORING_UNREGISTER_PBUF_RING, &BUF_REG),
+        of(IORING_REGISTER_FILE_ALLOC_RANGE, &FILE_RANGE),
+    ]
 }
 
 /// `io_uring_register(fd, opcode, arg, nr_args)`.

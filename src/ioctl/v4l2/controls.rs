@@ -22,6 +22,7 @@ pub(super) const EXT_CONTROL_ARRAY: PointedArray = PointedArray {
     ptr_offset_i386: None,
     count_offset: layout::offset(V4L2_EXT_CONTROLS, "count"),
     count_size: layout::member(V4L2_EXT_CONTROLS, "count").size,
+    count_arg: None,
     unit: layout::extent(V4L2_EXT_CONTROL),
     shown: 1,
     dirs: IF_OUT | IF_IN,

@@ -4,6 +4,7 @@
 //! `RT_CAP_OPTION` capture looks the value up here, by the call's spec
 //! index and the value (`struct rt_option`, bpf/rtrace.h).
 
+use super::ioctl_plan::{Pointed, when_of};
 use super::plan::{I386_BASE, Limits};
 use crate::kernel::Arch;
 use crate::service::{self, Mem};
@@ -16,13 +17,19 @@ pub struct OptionSpec {
     arg: u8,
     when: u8,
     kind: u8,
-    /// 1 + the argument that says how many bytes (0: `size` alone).
+    /// 1 + the argument that says how many bytes, or elements of `elem`
+    /// bytes after `base` (0: `size` alone).
     len_arg: u8,
     /// The result says how many too (the fewer).
     by_result: u8,
     pad: u8,
+    /// Each element's bytes `len_arg` counts (0: a byte).
+    elem: u16,
+    /// The bytes before them.
+    base: u16,
+    /// Arrays behind pointer members of what is copied.
+    pointed: [Pointed; 2],
 }
-
 /// `RT_OPT_*` kinds (bpf/rtrace.h).
 const OPT_BYTES: u8 = 0;
 const OPT_STR: u8 = 1;
@@ -67,24 +74,37 @@ pub fn table(limits: Limits, captured: &dyn Fn(&str) -> bool) -> Vec<(u64, Optio
                     Mem::Insns => (shown_insns * INSN_SIZE, AT_EXIT, OPT_BYTES),
                     Mem::InLen(_) => (shown, AT_ENTER, OPT_BYTES),
                     Mem::OutLen(_) => (shown, AT_EXIT, OPT_BYTES),
+                    // As many as the counting argument says, at most what one
+                    // capture holds (the elements are often bytes: a
+                    // struct's size, a CPU mask).
+                    Mem::Block(block) => (usize::MAX, when_of(block.dirs), OPT_BYTES),
                     // A struct's member: only behind an `Indirect`.
                     Mem::InMember(_) | Mem::OutMember(_) => continue,
                 };
                 let (len_arg, by_result) = match entry.mem {
                     Mem::InLen(n) => (n + 1, 0),
                     Mem::OutLen(n) => (n + 1, 1),
+                    Mem::Block(block) => (block.units.map_or(0, |(n, _)| n + 1), 0),
                     _ => (0, 0),
                 };
-                let key = u64::from(base + nr as u32) << 32 | (entry.value as u32 as u64);
-                let spec = OptionSpec {
+                let mut spec = OptionSpec {
                     size: size.min(u16::MAX as usize) as u16,
                     arg: entry.arg,
                     when,
                     kind,
                     len_arg,
                     by_result,
-                    pad: 0,
+                    ..Default::default()
                 };
+                if let Mem::Block(block) = entry.mem {
+                    let narrow = |n: usize| n.min(u16::MAX as usize) as u16;
+                    spec.base = narrow(block.base);
+                    spec.elem = block.units.map_or(0, |(_, unit)| narrow(unit));
+                    for (slot, array) in spec.pointed.iter_mut().zip(block.pointed) {
+                        *slot = Pointed::of(array, limits);
+                    }
+                }
+                let key = u64::from(base + nr as u32) << 32 | (entry.value as u32 as u64);
                 out.push((key, spec));
             }
         }
@@ -121,6 +141,57 @@ mod tests {
             );
         }
         assert!(table(limits, &|_| false).is_empty());
+    }
+
+    #[test]
+    fn io_uring_registers_blocks_carry_their_elements_and_pointed_arrays() {
+        use crate::abi::xlat::fs::{
+            IORING_REGISTER_FILES_UPDATE, IORING_REGISTER_FILES2, IORING_REGISTER_PROBE,
+        };
+        let limits = Limits {
+            string_limit: 32,
+            verbose: false,
+            dumps: false,
+        };
+        let register = table(limits, &|name| name == "io_uring_register");
+        let nr = service::number(Arch::X86_64, "io_uring_register").expect("a call");
+        let of = |op: u32| {
+            register
+                .iter()
+                .find(|(key, _)| *key == (nr << 32 | op as u64))
+                .map(|(_, spec)| *spec)
+                .expect("an entry")
+        };
+        // The probe: its 16 bytes and nr_args ops of 8, read and written.
+        let probe = of(IORING_REGISTER_PROBE);
+        assert_eq!(
+            (probe.arg, probe.when, probe.len_arg, probe.base, probe.elem),
+            (2, AT_ENTER | AT_EXIT, 4, 16, 8)
+        );
+        assert_eq!(probe.pointed, [Pointed::default(); 2]);
+        // A files update: its struct, and the fds behind its `fds`
+        // member, as many as nr_args (argument 3) says.
+        let update = of(IORING_REGISTER_FILES_UPDATE);
+        assert_eq!((update.base, update.len_arg), (16, 0));
+        let fds = Pointed::of(
+            &crate::ioctl::PointedArray {
+                ptr_offset: 8,
+                ptr_offset_i386: Some(8),
+                count_offset: 0,
+                count_size: 0,
+                count_arg: Some(3),
+                unit: 4,
+                shown: 1,
+                dirs: crate::ioctl::IF_OUT,
+            },
+            limits,
+        );
+        assert_eq!(update.pointed, [fds, Pointed::default()]);
+        // A resource register: nr_args bytes of it, its data and tags
+        // counted by its `nr`.
+        let files2 = of(IORING_REGISTER_FILES2);
+        assert_eq!((files2.len_arg, files2.elem), (4, 1));
+        assert!(files2.pointed.iter().all(|p| *p != Pointed::default()));
     }
 
     #[test]

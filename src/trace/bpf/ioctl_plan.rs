@@ -40,12 +40,14 @@ struct Flex {
     when: u8,
 }
 
-/// `rt_ioctl`'s pointed array: the pointer's offset (and an i386
-/// caller's), the count's offset and bytes, when, each counted unit's
+/// `struct rt_pointed`: an array behind a pointer member of a struct
+/// argument (an ioctl's, or a multiplexed call's: `by_value.rs`): the
+/// pointer's offset (and an i386 caller's), the count's offset and bytes
+/// (`RT_COUNT_ARG` | n: argument n counts), when, each counted unit's
 /// bytes (0: none) and the most units.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Pointed {
+pub(super) struct Pointed {
     off: u16,
     off32: u16,
     count_off: u16,
@@ -53,6 +55,41 @@ struct Pointed {
     when: u8,
     unit: u16,
     max: u16,
+}
+
+/// `RT_COUNT_ARG`: `count_bytes` names an argument, not a member's size.
+const COUNT_ARG: u8 = 0x80;
+
+/// `RT_AT_*` of the `ioctl::IF_*` directions `dirs`: `IF_OUT` at the
+/// entry, `IF_IN` at the exit.
+pub(super) fn when_of(dirs: u8) -> u8 {
+    use crate::ioctl::{IF_IN, IF_OUT};
+    (if dirs & IF_OUT != 0 { AT_ENTER } else { 0 }) | if dirs & IF_IN != 0 { AT_EXIT } else { 0 }
+}
+
+impl Pointed {
+    /// The copy of the array behind a pointer in the struct, `array`, at
+    /// most as many elements as the decoders show.
+    pub(super) fn of(array: &crate::ioctl::PointedArray, limits: Limits) -> Pointed {
+        let narrow = |n: usize| n.min(u16::MAX as usize) as u16;
+        let elements = if limits.verbose {
+            crate::decode::VERBOSE_ELEMENTS
+        } else {
+            limits.string_limit.max(1)
+        };
+        Pointed {
+            off: narrow(array.ptr_offset),
+            off32: array.ptr_offset_i386.map_or(u16::MAX, narrow),
+            count_off: narrow(array.count_offset),
+            count_bytes: match array.count_arg {
+                Some(arg) => COUNT_ARG | arg,
+                None => array.count_size.min(4) as u8,
+            },
+            when: when_of(array.dirs),
+            unit: narrow(array.unit),
+            max: narrow(elements.saturating_mul(array.shown)),
+        }
+    }
 }
 
 // SAFETY: plain integers.
@@ -80,12 +117,11 @@ pub fn table(limits: Limits) -> Vec<(u32, IoctlSpec)> {
             let both = req.dirs == 0;
             let mut spec = spec(size, str, enter || both, leave || both);
             if let Some(flex) = req.flex {
-                let when = if flex.dirs & IF_OUT != 0 { AT_ENTER } else { 0 }
-                    | if flex.dirs & IF_IN != 0 { AT_EXIT } else { 0 };
+                let when = when_of(flex.dirs);
                 spec.counted(flex.count_offset, flex.count_size, flex.elem, when, limits);
             }
             if let Some(array) = req.pointed {
-                spec.pointing(&array, limits);
+                spec.pointed = Pointed::of(&array, limits);
             }
             merge(&mut out, req.code, spec);
         }
@@ -162,31 +198,6 @@ impl IoctlSpec {
         self.flex.count_off = count_offset.min(u16::MAX as usize) as u16;
         self.flex.count_bytes = count_size.min(4) as u8;
         self.flex.when = when;
-    }
-}
-
-impl IoctlSpec {
-    /// Copy the array behind a pointer in the struct, `array`, at most as
-    /// many elements as the decoders show.
-    fn pointing(&mut self, array: &crate::ioctl::PointedArray, limits: Limits) {
-        use crate::ioctl::{IF_IN, IF_OUT};
-        let narrow = |n: usize| n.min(u16::MAX as usize) as u16;
-        let elements = if limits.verbose {
-            crate::decode::VERBOSE_ELEMENTS
-        } else {
-            limits.string_limit.max(1)
-        };
-        self.pointed.off = narrow(array.ptr_offset);
-        self.pointed.off32 = array.ptr_offset_i386.map_or(u16::MAX, narrow);
-        self.pointed.count_off = narrow(array.count_offset);
-        self.pointed.count_bytes = array.count_size.min(4) as u8;
-        self.pointed.when = if array.dirs & IF_OUT != 0 {
-            AT_ENTER
-        } else {
-            0
-        } | if array.dirs & IF_IN != 0 { AT_EXIT } else { 0 };
-        self.pointed.unit = narrow(array.unit);
-        self.pointed.max = narrow(elements.saturating_mul(array.shown));
     }
 }
 

@@ -75,6 +75,7 @@ const CAP_MMSGHDR: u8 = 13;
 const CAP_STACK: u8 = 14;
 const CAP_OPTION: u8 = 15;
 const CAP_INDIRECT: u8 = 16;
+const CAP_IOCBS: u8 = 17;
 /// What a pointer to a number gets: the type may be the first of an
 /// array (pipe2's `int *fildes`, mincore's `unsigned char *vec`).
 const GUESS: u16 = 64;
@@ -480,6 +481,23 @@ pub fn captures(name: &str, fields: &[Field], limits: Limits) -> Spec {
             })
             .map(|f| (i + 1, f));
         let when = if input { AT_ENTER } else { AT_ENTER | AT_EXIT };
+        // io_submit's `struct iocb **`: the iocbs and what each command
+        // reads (a write's buffer as far as shown, a vectored command's
+        // iovecs), followed in the kernel, as many as `service::ARRAYS`'
+        // argument counts.
+        if let ("struct iocb *", Some(service::Count::Arg(j))) =
+            (base.as_str(), service::array_count(name, arg))
+        {
+            spec.push(CaptureSpec {
+                arg,
+                kind: CAP_IOCBS,
+                when: AT_ENTER,
+                len_arg: j,
+                elem: clamp(limits.string_limit + 1),
+                max: buf_cap,
+            });
+            continue;
+        }
         if let Some(count) = service::array_count(name, arg) {
             // An array whose count is not the next parameter: of pointers
             // (move_pages' pages), bytes, or the declared type.
@@ -642,7 +660,7 @@ fn indirect_captures(spec: &mut Spec, name: &str, limits: Limits) {
             Mem::In(n) | Mem::Str(n) => (AT_ENTER, n, 0),
             Mem::InMember(m) => (AT_ENTER, shown, m.saturating_add(1)),
             Mem::OutMember(m) => (AT_EXIT, shown, m.saturating_add(1)),
-            Mem::Fprog | Mem::Insns | Mem::InLen(_) | Mem::OutLen(_) => continue,
+            Mem::Fprog | Mem::Insns | Mem::InLen(_) | Mem::OutLen(_) | Mem::Block(_) => continue,
         };
         spec.push(CaptureSpec {
             arg: entry.arg,
@@ -1000,6 +1018,36 @@ mod tests {
         let mut spec = captures("read", &read(), limits());
         spec.results_only(service::results_only("sendto"));
         assert_eq!(spec.captures().len(), 2);
+    }
+
+    #[test]
+    fn io_submits_iocbs_are_followed_as_many_as_nr_says() {
+        let fields = [
+            Field {
+                ty: "aio_context_t",
+                name: "ctx_id",
+            },
+            Field {
+                ty: "long",
+                name: "nr",
+            },
+            Field {
+                ty: "struct iocb * *",
+                name: "iocbpp",
+            },
+        ];
+        let spec = captures("io_submit", &fields, limits());
+        assert_eq!(
+            spec.captures(),
+            [CaptureSpec {
+                arg: 2,
+                kind: CAP_IOCBS,
+                when: AT_ENTER,
+                len_arg: 1,
+                elem: 33,
+                max: (BUF_CAP + 1) as u16,
+            }]
+        );
     }
 
     #[test]

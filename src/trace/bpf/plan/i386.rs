@@ -147,11 +147,11 @@ fn same_as_x86_64(
         // pointers and lengths) for an i386 call; strings came above.
         let followed = matches!(
             cap.kind,
-            CAP_IOVEC | CAP_MSGHDR | CAP_MMSGHDR | CAP_STRVEC | CAP_PTRVEC
+            CAP_IOVEC | CAP_MSGHDR | CAP_MMSGHDR | CAP_STRVEC | CAP_PTRVEC | CAP_IOCBS
         );
         let uses_len = matches!(
             cap.kind,
-            CAP_ARGLEN | CAP_RETLEN | CAP_ARGMIN | CAP_LENPTR | CAP_IOVEC | CAP_MMSGHDR
+            CAP_ARGLEN | CAP_RETLEN | CAP_ARGMIN | CAP_LENPTR | CAP_IOVEC | CAP_MMSGHDR | CAP_IOCBS
         );
         let laid_out = followed || (cap.kind != CAP_STR && same_layout(cap.arg));
         if same(cap.arg) && (!uses_len || same(cap.len_arg)) && laid_out {
