@@ -501,6 +501,16 @@ pub fn read_only(name: &str, arg: u8) -> bool {
     READ_ONLY.contains(&(name, arg))
 }
 
+/// The words an element of an [`ARRAYS`] array is, where rtrace's
+/// declarations may lack its call (they are generated from a kernel
+/// built without kexec): as many as its decoder reads.
+pub fn array_words(name: &str, arg: u8) -> Option<usize> {
+    match (name, arg) {
+        ("kexec_load", 2) => Some(sysadm::KEXEC_SEGMENT_WORDS),
+        _ => None,
+    }
+}
+
 /// The [`ARRAYS`] count of call `name`'s argument `arg`.
 pub fn array_count(name: &str, arg: u8) -> Option<Count> {
     ARRAYS

@@ -127,18 +127,25 @@ pub fn swapon_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     CallType::Done
 }
 
+/// The words of a `struct kexec_segment` (`buf`, `bufsz`, `mem`,
+/// `memsz`: pointers and sizes, a word each): what the BPF engine copies
+/// of each, as no generated declaration describes kexec_load (the kernel
+/// they come from was built without kexec).
+pub const KEXEC_SEGMENT_WORDS: usize = 4;
+
 /// kexec_load's `struct kexec_segment`s (four words each), at most
 /// `KEXEC_SEGMENT_MAX` (16) of them, as `decode::put_array` reads arrays: an
 /// unreadable tail ends with its address. `buf` and `mem` are addresses
 /// rtrace does not read (the image's bytes; a physical address), plain.
 fn put_kexec_segments(p: &mut Printer, c: &CallCtx, addr: u64, count: u64) {
     let word = word_size(c.arch);
+    let words = KEXEC_SEGMENT_WORDS;
     if count > 16 || count == 0 {
         p.ptr("segments", addr);
         return;
     }
     let shown = crate::service::raw::array_limit(p);
-    crate::service::raw::put_array(p, "segments", addr, (count, 4 * word, shown), |p, b| {
+    crate::service::raw::put_array(p, "segments", addr, (count, words * word, shown), |p, b| {
         let at = |k: usize| crate::service::raw::uint_at(b, k * word, word);
         p.open("", "{", Naming::Fields);
         p.addr("buf", at(0));

@@ -92,8 +92,11 @@ pub fn same_but_for_the_moment(ptrace: &str, again: &str, bpf: &str) -> bool {
 /// The fields whose values are of the moment even where two runs happen
 /// to agree: a file system's free counts (any write to it, from any
 /// process, changes them), the machine's state sysinfo reports (its
-/// processes, free memory, load), CPU times and a timer's time left.
+/// processes, free memory, load), CPU times and a timer's time left (a
+/// timer's value, select's and pselect6's timeout left, which two runs
+/// can give to the microsecond and a third not).
 pub const MOMENT_FIELDS: &[&str] = &[
+    "left",
     "f_bfree",
     "f_bavail",
     "f_ffree",

@@ -743,6 +743,23 @@ fn array_capture(
     }
 }
 
+/// The arrays of a call the kernel declares without trace-event
+/// metadata (kexec_load on a kernel built without kexec: rtrace's
+/// declarations come from the kernel it was generated on) whose
+/// elements' words `service::array_words` gives: copied at the entry,
+/// as many as `service::ARRAYS` says.
+fn arrays_in_words(spec: &mut Spec, name: &str, limits: Limits) {
+    let buf_cap = clamp(limits.string_limit.max(BUF_CAP) + 1);
+    for &(call, arg, count) in service::ARRAYS {
+        if call != name {
+            continue;
+        }
+        if let Some(words) = service::array_words(name, arg) {
+            spec.push(array_capture(arg, count, words * 8, AT_ENTER, buf_cap));
+        }
+    }
+}
+
 /// ioctl's argument (its third), sized by its request (the second).
 fn ioctl_capture(limits: Limits) -> CaptureSpec {
     CaptureSpec {
@@ -804,7 +821,11 @@ pub fn table(
         if captured(name) {
             spec = match declared(name) {
                 Some(f) => captures(name, &f, limits),
-                None => strings_only(Arch::X86_64, name, limits),
+                None => {
+                    let mut spec = strings_only(Arch::X86_64, name, limits);
+                    arrays_in_words(&mut spec, name, limits);
+                    spec
+                }
             };
             stack_captures(&mut spec, Arch::X86_64, name);
             option_capture(&mut spec, name, limits);
@@ -1048,6 +1069,18 @@ mod tests {
                 max: (BUF_CAP + 1) as u16,
             }]
         );
+    }
+
+    #[test]
+    fn kexec_loads_segments_are_copied_without_a_declaration() {
+        let mut spec = strings_only(Arch::X86_64, "kexec_load", limits());
+        arrays_in_words(&mut spec, "kexec_load", limits());
+        let kept: Vec<(u8, u8, u8, u16)> = spec
+            .captures()
+            .iter()
+            .map(|c| (c.arg, c.kind, c.len_arg, c.elem))
+            .collect();
+        assert_eq!(kept, [(2, CAP_ARGLEN, 1, 32)]);
     }
 
     #[test]
