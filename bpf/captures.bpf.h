@@ -237,6 +237,9 @@ __noinline __u32 fprog(struct scratch *s, __u32 off, __u64 addr, __u32 max, __u3
 	return piece(s, off, filter, insns, pmeta);
 }
 
+/* The units whose buffers pointed_array() follows, at most. */
+#define EACH_MAX 32
+
 /* The array behind a pointer member of the struct argument at `addr`
  * (an ioctl's, a multiplexed call's), as many units as another member or
  * an argument counts (`known`), at most the bytes in meta's bits 32 and
@@ -279,7 +282,22 @@ __noinline __u32 pointed_array(struct scratch *s, __u32 off, struct rt_pointed *
 		count = known->max;
 	__u64 bytes = count * known->unit;
 	__u64 most = meta >> 32;
-	return piece(s, off, array, bytes < most ? bytes : most, meta & 0xffff);
+	off = piece(s, off, array, bytes < most ? bytes : most, meta & 0xffff);
+	if (known->each_ptr == 0xffff)
+		return off;
+	/* Each unit's buffer: a plain loop, each turn calling piece(),
+	 * verified once. */
+	for (__u32 k = 0; k < EACH_MAX; k++) {
+		if (k >= count)
+			break;
+		__u64 unit = array + (__u64)k * known->unit, buf = 0;
+		__u32 len = 0;
+		if (bpf_probe_read_user(&len, sizeof(len), (void *)unit + known->each_len) || !len ||
+		    bpf_probe_read_user(&buf, compat ? 4 : 8, (void *)unit + known->each_ptr))
+			continue;
+		off = piece(s, off, buf, len < known->each_max ? len : known->each_max, meta & 0xffff);
+	}
+	return off;
 }
 
 /* io_submit's iocbs followed, at most: as many as the decoder shows

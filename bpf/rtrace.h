@@ -179,7 +179,9 @@ struct rt_spec {
  * an i386 caller's (0xffff: not an i386 one's), the count's offset and
  * bytes (1, 2 or 4; 0: one unit; RT_COUNT_ARG | n: argument n counts),
  * when (RT_AT_*), each counted unit's bytes (0: no array) and the most
- * units copied. */
+ * units copied; and a buffer behind a pointer in each unit (a string
+ * control's bytes): the pointer's offset in the unit (0xffff: none), the
+ * offset of the u32 that says its bytes, and the most bytes copied. */
 struct rt_pointed {
 	__u16 ptr_off;
 	__u16 ptr_off32;
@@ -188,6 +190,9 @@ struct rt_pointed {
 	__u8 when;
 	__u16 unit;
 	__u16 max;
+	__u16 each_ptr;
+	__u16 each_len;
+	__u16 each_max;
 };
 #define RT_COUNT_ARG 0x80
 

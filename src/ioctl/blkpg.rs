@@ -43,6 +43,7 @@ const PARTITION: PointedArray = PointedArray {
     unit: extent(BLKPG_PARTITION),
     shown: 1,
     dirs: IF_OUT,
+    each: None,
 };
 
 static REQUESTS: &[Request] =

@@ -257,6 +257,11 @@ pub struct PointedArray {
     pub shown: usize,
     /// [`IF_OUT`] and/or [`IF_IN`]: when the array is read.
     pub dirs: u8,
+    /// A buffer behind a pointer member of each unit, as many bytes as a
+    /// `u32` member of it says (0: none), which the decoder shows as far
+    /// as `-s` (a string control's bytes): the pointer's and the length's
+    /// offsets in the unit.
+    pub each: Option<(usize, usize)>,
 }
 
 impl Request {

@@ -321,6 +321,7 @@ const IFCONF_BUF: PointedArray = PointedArray {
     unit: 1,
     shown: extent(IFREQ_LAYOUT),
     dirs: IF_IN,
+    each: None,
 };
 
 // The length is where it is on both.

@@ -133,9 +133,12 @@ static REQUESTS: &[Request] = &[
     Request::new(VIDIOC_G_INPUT, "VIDIOC_G_INPUT", IF_IN, Arg::Int),
     Request::new(VIDIOC_S_INPUT, "VIDIOC_S_INPUT", IF_OUT, Arg::Int),
     // The window format points to its clip rectangles: read by the group.
-    Request::new(VIDIOC_G_FMT, "VIDIOC_G_FMT", RW, Arg::Custom(&FORMAT)),
-    Request::new(VIDIOC_S_FMT, "VIDIOC_S_FMT", RW, Arg::Custom(&FORMAT)),
-    Request::new(VIDIOC_TRY_FMT, "VIDIOC_TRY_FMT", RW, Arg::Custom(&FORMAT)),
+    Request::new(VIDIOC_G_FMT, "VIDIOC_G_FMT", RW, Arg::Custom(&FORMAT))
+        .pointing(format::CLIP_ARRAY),
+    Request::new(VIDIOC_S_FMT, "VIDIOC_S_FMT", RW, Arg::Custom(&FORMAT))
+        .pointing(format::CLIP_ARRAY),
+    Request::new(VIDIOC_TRY_FMT, "VIDIOC_TRY_FMT", RW, Arg::Custom(&FORMAT))
+        .pointing(format::CLIP_ARRAY),
     Request::new(VIDIOC_QUERYBUF, "VIDIOC_QUERYBUF", RW, Arg::Struct(&BUFFER)),
     Request::new(VIDIOC_QBUF, "VIDIOC_QBUF", RW, Arg::Struct(&BUFFER)),
     Request::new(VIDIOC_DQBUF, "VIDIOC_DQBUF", RW, Arg::Struct(&BUFFER)),

@@ -342,6 +342,7 @@ const fn behind(at: usize, count_at: Option<usize>, unit: usize) -> PointedArray
         unit,
         shown: 1,
         dirs: IF_OUT,
+        each: None,
     }
 }
 

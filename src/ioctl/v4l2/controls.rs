@@ -26,6 +26,11 @@ pub(super) const EXT_CONTROL_ARRAY: PointedArray = PointedArray {
     unit: layout::extent(V4L2_EXT_CONTROL),
     shown: 1,
     dirs: IF_OUT | IF_IN,
+    // A string (or compound) control's bytes, as long as its `size`.
+    each: Some((
+        layout::offset(V4L2_EXT_CONTROL, "string"),
+        layout::offset(V4L2_EXT_CONTROL, "size"),
+    )),
 };
 
 /// How far past its class's base a control id may be and still be

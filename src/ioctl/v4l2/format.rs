@@ -21,7 +21,7 @@ use crate::abi::xlat::ioctl::{
 };
 use crate::decode::array_limit;
 use crate::format::{Naming, Printer};
-use crate::ioctl::IF_OUT;
+use crate::ioctl::{IF_IN, IF_OUT, PointedArray};
 
 /// `struct v4l2_format`: its type before the call, then (VIDIOC_S_FMT and
 /// VIDIOC_TRY_FMT) the format the program asks for; after the call the
@@ -167,6 +167,23 @@ fn put_pix_mp(p: &mut Printer, u: &[u8]) {
     p.uint("num_planes", val(f, "num_planes", u));
     p.close("}");
 }
+
+/// The clip rectangles a window format's `fmt.win.clips` points to, as
+/// many as its `clipcount` says: what the BPF engine copies for
+/// VIDIOC_G/S/TRY_FMT. The union holds a window only for an overlay
+/// type; for any other the copy through those bytes is never read (and
+/// mostly fails). x86_64's codes only: i386's union starts at 4.
+pub(super) const CLIP_ARRAY: PointedArray = PointedArray {
+    ptr_offset: layout::offset(V4L2_FORMAT, "fmt") + layout::offset(V4L2_WINDOW, "clips"),
+    ptr_offset_i386: None,
+    count_offset: layout::offset(V4L2_FORMAT, "fmt") + layout::offset(V4L2_WINDOW, "clipcount"),
+    count_size: layout::member(V4L2_WINDOW, "clipcount").size,
+    count_arg: None,
+    unit: layout::extent(V4L2_CLIP),
+    shown: 1,
+    dirs: IF_OUT | IF_IN,
+    each: None,
+};
 
 /// `fmt.win`, with the clip rectangles its `clips` points to.
 fn put_window(p: &mut Printer, u: &[u8]) -> bool {

@@ -183,6 +183,7 @@ mod tests {
                 unit: 4,
                 shown: 1,
                 dirs: crate::ioctl::IF_OUT,
+                each: None,
             },
             limits,
         );

@@ -44,7 +44,9 @@ struct Flex {
 /// argument (an ioctl's, or a multiplexed call's: `by_value.rs`): the
 /// pointer's offset (and an i386 caller's), the count's offset and bytes
 /// (`RT_COUNT_ARG` | n: argument n counts), when, each counted unit's
-/// bytes (0: none) and the most units.
+/// bytes (0: none) and the most units; and the buffer behind a pointer in
+/// each unit (`each_ptr` u16::MAX: none), as many bytes as the u32 at
+/// `each_len` says, at most `each_max`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct Pointed {
@@ -55,6 +57,9 @@ pub(super) struct Pointed {
     when: u8,
     unit: u16,
     max: u16,
+    each_ptr: u16,
+    each_len: u16,
+    each_max: u16,
 }
 
 /// `RT_COUNT_ARG`: `count_bytes` names an argument, not a member's size.
@@ -88,6 +93,10 @@ impl Pointed {
             when: when_of(array.dirs),
             unit: narrow(array.unit),
             max: narrow(elements.saturating_mul(array.shown)),
+            // As far as shown, and a byte to tell that it goes on.
+            each_ptr: array.each.map_or(u16::MAX, |(ptr, _)| narrow(ptr)),
+            each_len: array.each.map_or(0, |(_, len)| narrow(len)),
+            each_max: narrow(limits.string_limit + 1),
         }
     }
 }
@@ -239,7 +248,7 @@ mod tests {
     #[test]
     fn the_spec_has_the_c_size() {
         // sizeof(struct rt_ioctl) in bpf/rtrace.h.
-        assert_eq!(std::mem::size_of::<IoctlSpec>(), 24);
+        assert_eq!(std::mem::size_of::<IoctlSpec>(), 30);
     }
 
     /// The program's `ioctls` map holds 4096 entries (bpf/rtrace.bpf.c):
@@ -257,6 +266,39 @@ mod tests {
         assert_eq!(
             uffdio_wake.map(|(_, s)| (s.size, s.when)),
             Some((16, AT_ENTER))
+        );
+    }
+
+    #[test]
+    fn v4l2s_clips_and_controls_bytes_are_followed() {
+        use crate::abi::xlat::ioctl::{VIDIOC_S_EXT_CTRLS, VIDIOC_S_FMT};
+        let limits = Limits {
+            string_limit: 32,
+            verbose: false,
+            dumps: false,
+        };
+        let table = table(limits);
+        let of = |request: u32| {
+            table
+                .iter()
+                .find(|(code, _)| *code == request)
+                .map(|(_, spec)| spec.pointed)
+                .expect("an entry")
+        };
+        // fmt.win.clips (8 + 24), counted by clipcount (8 + 32), clips
+        // of 24 bytes (a rectangle and a `next` nothing follows).
+        let clips = of(VIDIOC_S_FMT);
+        assert_eq!(
+            (clips.off, clips.count_off, clips.count_bytes, clips.unit),
+            (32, 40, 4, 24)
+        );
+        assert_eq!(clips.each_ptr, u16::MAX);
+        // Each control's bytes: its pointer at 12, its size at 4, as
+        // far as -s shows and a byte more.
+        let controls = of(VIDIOC_S_EXT_CTRLS);
+        assert_eq!(
+            (controls.each_ptr, controls.each_len, controls.each_max),
+            (12, 4, 33)
         );
     }
 
