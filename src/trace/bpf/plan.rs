@@ -761,6 +761,8 @@ fn arrays_in_words(spec: &mut Spec, name: &str, limits: Limits) {
 }
 
 /// ioctl's argument (its third), sized by its request (the second).
+/// Its struct is copied whole, up to what one capture holds (the
+/// decoders print every member: UBI_IOCRNVOL's is 4,360 bytes).
 fn ioctl_capture(limits: Limits) -> CaptureSpec {
     CaptureSpec {
         arg: 2,
@@ -768,7 +770,7 @@ fn ioctl_capture(limits: Limits) -> CaptureSpec {
         when: AT_ENTER | AT_EXIT,
         len_arg: 1,
         elem: 1,
-        max: clamp(limits.string_limit.max(BUF_CAP) + 1),
+        max: clamp(limits.string_limit.max(CAP_MAX)),
     }
 }
 
