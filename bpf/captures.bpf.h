@@ -431,6 +431,70 @@ __noinline __u32 pieces(struct scratch *s, __u32 off, __u64 addr, __u32 want, __
 	return p.off;
 }
 
+/* The memory one slot of the options map names (`o`; size 0: none),
+ * into the record at `off`. info: capture_one's info bits, and the
+ * capture's most bytes from bit 32. The arguments are in s->cargs. */
+__noinline __u32 option_one(struct scratch *s, __u32 off, struct rt_option *o, __u64 info)
+{
+	if (!s || !o || !o->size)
+		return off;
+	int again = (info >> 8) & 1, compat = (info >> 24) & 1;
+	__u16 kind = (info >> 16) & 1 ? RT_ENTER : RT_LEAVE;
+	__u8 when = kind == RT_ENTER ? RT_AT_ENTER : RT_AT_EXIT, phase = when;
+	__u32 want = info >> 32;
+	__u64 *args = s->cargs;
+	int now = o->when & when;
+	if (again) {
+		now = 1;
+		phase = RT_AT_ENTER;
+	}
+	__u64 at = args[o->arg & 7];
+	__u32 ometa = (o->arg & 7) | phase << 8;
+	if (now && at && o->kind == RT_OPT_FPROG) {
+		s->last_fault = 0;
+		off = fprog(s, off, at, o->size, ometa | (compat ? VEC_COMPAT : 0));
+		if (kind == RT_ENTER && s->last_fault)
+			s->cap_faulted = 1;
+	} else if (now && at) {
+		__u64 size = o->size < want ? o->size : want;
+		if (o->len_arg || o->len_struct) {
+			__u64 n = 0;
+			if (o->len_arg) {
+				n = args[(o->len_arg - 1) & 7];
+			} else {
+				__u32 member = 0;
+				__u64 st = args[(o->len_struct - 1) & 7];
+				if (st && !bpf_probe_read_user(&member, sizeof(member),
+							       (void *)st + o->len_off))
+					n = member;
+			}
+			long r = s->ev.ret;
+			if (o->by_result && kind == RT_LEAVE)
+				n = r < 0 ? 0 : (__u64)r < n ? (__u64)r : n;
+			/* Elements after a header: bounded before the
+			 * product, which a huge count would wrap. */
+			if (n > size)
+				n = size;
+			n = o->base + n * (o->elem ? o->elem : 1);
+			if (n < size)
+				size = n;
+		}
+		s->last_fault = 0;
+		off = piece(s, off, at, size, ometa | (o->kind == RT_OPT_STR ? PIECE_STR : 0));
+		if (kind == RT_ENTER && s->last_fault)
+			s->cap_faulted = 1;
+	}
+	/* The arrays behind its pointer members. */
+	for (int k = 0; k < 2; k++) {
+		struct rt_pointed *ptr = &o->ptrs[k];
+		if (at && ptr->unit && ((ptr->when & when) || again))
+			off = pointed_array(s, off, ptr, at,
+					    ometa | (compat ? VEC_COMPAT : 0) |
+						    (__u64)(want < 0xffff ? want : 0xffff) << 32);
+	}
+	return off;
+}
+
 /* One capture of a call's spec, `packed` (a struct rt_capture_spec),
  * into the record at `off`. A function of its own, verified once rather
  * than in every iteration and both programs. info: the capture's index,
@@ -504,49 +568,11 @@ __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 i
 	if (c.kind == RT_CAP_OPTION) {
 		__u32 index = (__u32)s->ev.nr + (compat ? RT_I386_BASE : 0);
 		__u64 key = (__u64)index << 32 | (__u32)args[c.len_arg & 7];
-		struct rt_option *o = bpf_map_lookup_elem(&options, &key);
-		if (!o)
+		struct rt_options *all = bpf_map_lookup_elem(&options, &key);
+		if (!all)
 			return off;
-		int now = o->when & when;
-		if (again) {
-			now = 1;
-			phase = RT_AT_ENTER;
-		}
-		__u64 at = args[o->arg & 7];
-		__u32 ometa = (o->arg & 7) | phase << 8;
-		if (now && at && o->kind == RT_OPT_FPROG) {
-			s->last_fault = 0;
-			off = fprog(s, off, at, o->size, ometa | (compat ? VEC_COMPAT : 0));
-			if (kind == RT_ENTER && s->last_fault)
-				s->cap_faulted = 1;
-		} else if (now && at && o->size) {
-			__u64 size = o->size < want ? o->size : want;
-			if (o->len_arg) {
-				__u64 n = args[(o->len_arg - 1) & 7];
-				long r = nr_or_ret;
-				if (o->by_result && kind == RT_LEAVE)
-					n = r < 0 ? 0 : (__u64)r < n ? (__u64)r : n;
-				/* Elements after a header: bounded before the
-				 * product, which a huge count would wrap. */
-				if (n > size)
-					n = size;
-				n = o->base + n * (o->elem ? o->elem : 1);
-				if (n < size)
-					size = n;
-			}
-			s->last_fault = 0;
-			off = piece(s, off, at, size, ometa | (o->kind == RT_OPT_STR ? PIECE_STR : 0));
-			if (kind == RT_ENTER && s->last_fault)
-				s->cap_faulted = 1;
-		}
-		/* The arrays behind its pointer members. */
-		for (int k = 0; k < 2; k++) {
-			struct rt_pointed *ptr = &o->ptrs[k];
-			if (at && ptr->unit && ((ptr->when & when) || again))
-				off = pointed_array(s, off, ptr, at,
-						    ometa | (compat ? VEC_COMPAT : 0) |
-							    (__u64)(want < 0xffff ? want : 0xffff) << 32);
-		}
+		for (int k = 0; k < RT_OPT_SLOTS; k++)
+			off = option_one(s, off, &all->slot[k], info | (__u64)want << 32);
 		return off;
 	}
 	if (again)

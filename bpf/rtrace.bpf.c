@@ -86,7 +86,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 256);
 	__type(key, __u64);
-	__type(value, struct rt_option);
+	__type(value, struct rt_options);
 } options SEC(".maps");
 
 /* Requests rtrace's ioctl tables know, by code. */

@@ -226,11 +226,21 @@ struct rt_option {
 	 * says so too (the fewer of them, and size). */
 	__u8 len_arg;
 	__u8 by_result;
-	__u8 pad;
+	/* Or 1 + the argument whose struct's u32 at len_off says how many
+	 * bytes (a keyctl_pkey_params' in_len). */
+	__u8 len_struct;
 	__u16 elem; /* 0: a byte */
 	__u16 base;
+	__u16 len_off;
 	/* Arrays behind pointer members of what is copied (unit 0: none). */
 	struct rt_pointed ptrs[2];
+};
+
+/* The memories of one value, one argument each (keyctl's public key
+ * operations read four); size 0 ends them. */
+#define RT_OPT_SLOTS 4
+struct rt_options {
+	struct rt_option slot[RT_OPT_SLOTS];
 };
 
 /* Kinds in rt_option.kind. */

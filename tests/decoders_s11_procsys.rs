@@ -64,6 +64,9 @@ const PLAIN: &[&str] = &[
     // The DH and public key operations' structs (which keys, how long).
     "keyctl(KEYCTL_DH_COMPUTE, {private=KEY_SPEC_PROCESS_KEYRING, prime=1, base=2}, &ADDR, 16, \
      NULL) = -1 [E*]",
+    // A key derivation's hash name and other info, shown after the call.
+    "keyctl(KEYCTL_DH_COMPUTE, {private=KEY_SPEC_PROCESS_KEYRING, prime=1, base=2}, &ADDR, 16, \
+     {hashname=\"sha256\", otherinfo=\"xy\", otherinfolen=2}) = -1 [E*]",
     "keyctl(KEYCTL_PKEY_ENCRYPT, {key_id=KEY_SPEC_PROCESS_KEYRING, in_len=3, out_len=4}, \
      \"enc=pkcs1\", \"abc\", &ADDR) = -1 [E*]",
     // What the kernel supports, byte by byte (the kernel's configuration).

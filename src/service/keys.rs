@@ -5,13 +5,14 @@
 //! x86_64's layouts: an i386 caller's print as their addresses). Names
 //! and layouts from `abi::xlat::process`.
 
-use crate::abi::layout::{Field, extent, field};
+use crate::abi::layout::{Field, extent, field, offset};
 use crate::abi::xlat::process::*;
 use crate::call::{CallClass::Normal, CallCtx, CallType, Handler, errno_name};
 use crate::format::{Naming, Printer};
+use crate::ioctl::{IF_OUT, PointedArray};
 use crate::kernel::Arch;
 use crate::service::raw::{lookup, open_struct_dyn, put_id, read_vec, u32_at};
-use crate::service::{ByValue, Mem, h};
+use crate::service::{Block, ByValue, Mem, h};
 
 /// A key serial number (`key_serial_t`, an int): a `KEY_SPEC_*` name or
 /// the number.
@@ -360,6 +361,44 @@ fn put_text(p: &mut Printer, c: &CallCtx, failed: bool) {
 /// PKEY operations' structs, and the buffers their members count, are
 /// not among them (one piece of memory for each operation).
 pub const MEMORY: &[ByValue] = &[
+    // DH_COMPUTE: which keys, the result, the derivation's struct with
+    // its hash's name and other info.
+    ByValue::by_first(KEYCTL_DH_COMPUTE, 1, Mem::In(extent(KEYCTL_DH_PARAMS))),
+    ByValue::by_first(KEYCTL_DH_COMPUTE, 2, Mem::OutLen(3)),
+    ByValue::by_first(KEYCTL_DH_COMPUTE, 4, Mem::Block(&KDF)),
+    // PKEY_QUERY: the info string, the answer.
+    ByValue::by_first(KEYCTL_PKEY_QUERY, 3, Mem::Str(INFO_MAX)),
+    ByValue::by_first(
+        KEYCTL_PKEY_QUERY,
+        4,
+        Mem::Out(extent(KEYCTL_PKEY_QUERY_LAYOUT)),
+    ),
+    // The public key operations: the params, the info string, the input
+    // as long as `in_len` says, the output as long as `out_len` (and the
+    // result) or VERIFY's second input as long as `in2_len`.
+    ByValue::by_first(KEYCTL_PKEY_ENCRYPT, 1, PKEY_PARAMS),
+    ByValue::by_first(KEYCTL_PKEY_ENCRYPT, 2, Mem::Str(INFO_MAX)),
+    ByValue::by_first(KEYCTL_PKEY_ENCRYPT, 3, PKEY_IN),
+    ByValue::by_first(KEYCTL_PKEY_ENCRYPT, 4, PKEY_OUT),
+    ByValue::by_first(KEYCTL_PKEY_DECRYPT, 1, PKEY_PARAMS),
+    ByValue::by_first(KEYCTL_PKEY_DECRYPT, 2, Mem::Str(INFO_MAX)),
+    ByValue::by_first(KEYCTL_PKEY_DECRYPT, 3, PKEY_IN),
+    ByValue::by_first(KEYCTL_PKEY_DECRYPT, 4, PKEY_OUT),
+    ByValue::by_first(KEYCTL_PKEY_SIGN, 1, PKEY_PARAMS),
+    ByValue::by_first(KEYCTL_PKEY_SIGN, 2, Mem::Str(INFO_MAX)),
+    ByValue::by_first(KEYCTL_PKEY_SIGN, 3, PKEY_IN),
+    ByValue::by_first(KEYCTL_PKEY_SIGN, 4, PKEY_OUT),
+    ByValue::by_first(KEYCTL_PKEY_VERIFY, 1, PKEY_PARAMS),
+    ByValue::by_first(KEYCTL_PKEY_VERIFY, 2, Mem::Str(INFO_MAX)),
+    ByValue::by_first(KEYCTL_PKEY_VERIFY, 3, PKEY_IN),
+    ByValue::by_first(
+        KEYCTL_PKEY_VERIFY,
+        4,
+        Mem::InMemberOf {
+            arg: 1,
+            offset: offset(KEYCTL_PKEY_PARAMS, "in2_len") as u16,
+        },
+    ),
     ByValue::by_first(KEYCTL_UPDATE, 2, Mem::InLen(3)),
     ByValue::by_first(KEYCTL_INSTANTIATE, 2, Mem::InLen(3)),
     ByValue::by_first(KEYCTL_DESCRIBE, 2, Mem::OutLen(3)),
@@ -367,6 +406,58 @@ pub const MEMORY: &[ByValue] = &[
     ByValue::by_first(KEYCTL_GET_SECURITY, 2, Mem::OutLen(3)),
     ByValue::by_first(KEYCTL_CAPABILITIES, 1, Mem::OutLen(2)),
 ];
+
+/// The most bytes of an info string the kernel takes (a page:
+/// `strndup_user(_info, PAGE_SIZE)` in security/keys/keyctl_pkey.c).
+const INFO_MAX: usize = crate::kernel::PAGE as usize;
+
+/// A public key operation's `struct keyctl_pkey_params`.
+const PKEY_PARAMS: Mem = Mem::In(extent(KEYCTL_PKEY_PARAMS));
+/// Its input, as long as the params' `in_len` says.
+const PKEY_IN: Mem = Mem::InMemberOf {
+    arg: 1,
+    offset: offset(KEYCTL_PKEY_PARAMS, "in_len") as u16,
+};
+/// Its output, as long as `out_len` and the result say.
+const PKEY_OUT: Mem = Mem::OutMemberOf {
+    arg: 1,
+    offset: offset(KEYCTL_PKEY_PARAMS, "out_len") as u16,
+};
+
+/// DH_COMPUTE's `struct keyctl_kdf_params`, its hash's name (a short
+/// string: the first 64 bytes, past what `-s` shows by default) and its
+/// other info, as long as `otherinfolen` says.
+const KDF: Block = Block {
+    base: extent(KEYCTL_KDF_PARAMS),
+    units: None,
+    dirs: IF_OUT,
+    pointed: &[
+        PointedArray {
+            ptr_offset: offset(KEYCTL_KDF_PARAMS, "hashname"),
+            ptr_offset_i386: None,
+            count_offset: 0,
+            count_size: 0,
+            count_arg: None,
+            unit: 64,
+            shown: 1,
+            dirs: IF_OUT,
+            each: None,
+        },
+        PointedArray {
+            ptr_offset: offset(KEYCTL_KDF_PARAMS, "otherinfo"),
+            ptr_offset_i386: None,
+            count_offset: offset(KEYCTL_KDF_PARAMS, "otherinfolen"),
+            count_size: 4,
+            count_arg: None,
+            unit: 1,
+            // Bytes shown as a string: -s of them, and one more to tell
+            // that they go on.
+            shown: 2,
+            dirs: IF_OUT,
+            each: None,
+        },
+    ],
+};
 
 /// This area's handlers (see `service::h`).
 pub static HANDLERS: &[Handler] = &[

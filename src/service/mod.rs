@@ -420,6 +420,23 @@ pub enum Mem {
     /// The same, the kernel writes, at the leave: as many as the member
     /// and the result say, the fewer.
     OutMember(u8),
+    /// As many bytes as the `u32` member at `offset` of the struct behind
+    /// argument `arg` says, the kernel reads, at the entry (as far as they
+    /// are shown: a `struct keyctl_pkey_params`' `in_len`).
+    InMemberOf {
+        /// The argument the struct is behind.
+        arg: u8,
+        /// The member's offset in it.
+        offset: u16,
+    },
+    /// The same, the kernel writes, at the leave: as many as the member
+    /// and the result say, the fewer.
+    OutMemberOf {
+        /// The argument the struct is behind.
+        arg: u8,
+        /// The member's offset in it.
+        offset: u16,
+    },
     /// A struct or an array of a [`Block`]'s shape, with the arrays
     /// behind its pointer members (io_uring_register's, by opcode).
     Block(&'static Block),

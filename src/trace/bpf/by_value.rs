@@ -22,13 +22,53 @@ pub struct OptionSpec {
     len_arg: u8,
     /// The result says how many too (the fewer).
     by_result: u8,
-    pad: u8,
+    /// Or 1 + the argument whose struct's u32 at `len_off` says how many
+    /// bytes.
+    len_struct: u8,
     /// Each element's bytes `len_arg` counts (0: a byte).
     elem: u16,
     /// The bytes before them.
     base: u16,
+    len_off: u16,
     /// Arrays behind pointer members of what is copied.
     pointed: [Pointed; 2],
+}
+
+/// `RT_OPT_SLOTS`: the memories one value may name, an argument each.
+pub const SLOTS: usize = 4;
+
+/// `struct rt_options`: the options map's value, the memories of one
+/// value (a slot of size 0 is none).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OptionSlots([OptionSpec; SLOTS]);
+
+// SAFETY: plain integers.
+unsafe impl aya::Pod for OptionSlots {}
+
+/// The entries of [`table`] gathered by key, in their order: the options
+/// map's contents.
+pub fn slots(table: &[(u64, OptionSpec)]) -> Vec<(u64, OptionSlots)> {
+    let mut out: Vec<(u64, OptionSlots)> = Vec::new();
+    for &(key, spec) in table {
+        let at = match out.iter().position(|(k, _)| *k == key) {
+            Some(at) => at,
+            None => {
+                out.push((key, OptionSlots::default()));
+                out.len() - 1
+            }
+        };
+        let slots = &mut out[at].1.0;
+        let free = slots.iter().position(|s| s.size == 0);
+        debug_assert!(
+            free.is_some(),
+            "more than {SLOTS} memories for key {key:#x}"
+        );
+        if let Some(free) = free {
+            slots[free] = spec;
+        }
+    }
+    out
 }
 /// `RT_OPT_*` kinds (bpf/rtrace.h).
 const OPT_BYTES: u8 = 0;
@@ -78,6 +118,8 @@ pub fn table(limits: Limits, captured: &dyn Fn(&str) -> bool) -> Vec<(u64, Optio
                     // capture holds (the elements are often bytes: a
                     // struct's size, a CPU mask).
                     Mem::Block(block) => (usize::MAX, when_of(block.dirs), OPT_BYTES),
+                    Mem::InMemberOf { .. } => (shown, AT_ENTER, OPT_BYTES),
+                    Mem::OutMemberOf { .. } => (shown, AT_EXIT, OPT_BYTES),
                     // A struct's member: only behind an `Indirect`.
                     Mem::InMember(_) | Mem::OutMember(_) => continue,
                 };
@@ -85,6 +127,13 @@ pub fn table(limits: Limits, captured: &dyn Fn(&str) -> bool) -> Vec<(u64, Optio
                     Mem::InLen(n) => (n + 1, 0),
                     Mem::OutLen(n) => (n + 1, 1),
                     Mem::Block(block) => (block.units.map_or(0, |(n, _)| n + 1), 0),
+                    Mem::OutMemberOf { .. } => (0, 1),
+                    _ => (0, 0),
+                };
+                let (len_struct, len_off) = match entry.mem {
+                    Mem::InMemberOf { arg, offset } | Mem::OutMemberOf { arg, offset } => {
+                        (arg + 1, offset)
+                    }
                     _ => (0, 0),
                 };
                 let mut spec = OptionSpec {
@@ -94,6 +143,8 @@ pub fn table(limits: Limits, captured: &dyn Fn(&str) -> bool) -> Vec<(u64, Optio
                     kind,
                     len_arg,
                     by_result,
+                    len_struct,
+                    len_off,
                     ..Default::default()
                 };
                 if let Mem::Block(block) = entry.mem {
@@ -193,6 +244,51 @@ mod tests {
         let files2 = of(IORING_REGISTER_FILES2);
         assert_eq!((files2.len_arg, files2.elem), (4, 1));
         assert!(files2.pointed.iter().all(|p| *p != Pointed::default()));
+    }
+
+    #[test]
+    fn a_public_key_operation_has_a_slot_for_each_argument() {
+        use crate::abi::xlat::process::KEYCTL_PKEY_ENCRYPT;
+        let limits = Limits {
+            string_limit: 32,
+            verbose: false,
+            dumps: false,
+        };
+        let nr = service::number(Arch::X86_64, "keyctl").expect("keyctl");
+        let key = nr << 32 | KEYCTL_PKEY_ENCRYPT as u64;
+        let all = slots(&table(limits, &|name| name == "keyctl"));
+        let (_, OptionSlots(found)) = all.iter().find(|(k, _)| *k == key).expect("an entry");
+        let args: Vec<(u8, u8, u8, u8, u16, u8)> = found
+            .iter()
+            .map(|o| (o.arg, o.when, o.kind, o.len_struct, o.len_off, o.by_result))
+            .collect();
+        assert_eq!(
+            args,
+            [
+                // The params (40 bytes), the info string, the input as
+                // long as in_len (at 4 in the params behind argument 1)
+                // says, the output as long as out_len (at 8) and the
+                // result say.
+                (1, AT_ENTER, OPT_BYTES, 0, 0, 0),
+                (2, AT_ENTER, OPT_STR, 0, 0, 0),
+                (3, AT_ENTER, OPT_BYTES, 2, 4, 0),
+                (4, AT_EXIT, OPT_BYTES, 2, 8, 1),
+            ]
+        );
+    }
+
+    #[test]
+    fn no_value_names_more_memories_than_the_map_holds() {
+        let limits = Limits {
+            string_limit: 32,
+            verbose: false,
+            dumps: false,
+        };
+        let all = table(limits, &|_| true);
+        for &(key, _) in &all {
+            let n = all.iter().filter(|(k, _)| *k == key).count();
+            assert!(n <= SLOTS, "{n} memories for {key:#x}");
+        }
     }
 
     #[test]

@@ -310,7 +310,7 @@ impl Tables {
     fn fill(
         &mut self,
         table: Vec<(u32, plan::Spec)>,
-        options: Vec<(u64, by_value::OptionSpec)>,
+        options: Vec<(u64, by_value::OptionSlots)>,
         ioctls: Vec<(u32, ioctl_plan::IoctlSpec)>,
     ) -> Result<(), Error> {
         let mut specs: Array<_, plan::Spec> =
@@ -322,9 +322,8 @@ impl Tables {
                 .set(index, spec, 0)
                 .map_err(|e| load_error("fill the spec table", e))?;
         }
-        let mut map: HashMap<_, u64, by_value::OptionSpec> =
-            HashMap::try_from(&mut self.options)
-                .map_err(|e| load_error("open the options table", e))?;
+        let mut map: HashMap<_, u64, by_value::OptionSlots> = HashMap::try_from(&mut self.options)
+            .map_err(|e| load_error("open the options table", e))?;
         for (key, spec) in options {
             map.insert(key, spec, 0)
                 .map_err(|e| load_error("fill the options table", e))?;
@@ -589,7 +588,7 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         ioctls: take(&mut ebpf, "ioctls", "the ioctl table")?,
     };
     verify(&mut ebpf, || {
-        let options = by_value::table(limits, &captured);
+        let options = by_value::slots(&by_value::table(limits, &captured));
         // Only an ioctl's capture looks requests up.
         let ioctls = match captured("ioctl") {
             true => ioctl_plan::table(limits),

@@ -660,7 +660,13 @@ fn indirect_captures(spec: &mut Spec, name: &str, limits: Limits) {
             Mem::In(n) | Mem::Str(n) => (AT_ENTER, n, 0),
             Mem::InMember(m) => (AT_ENTER, shown, m.saturating_add(1)),
             Mem::OutMember(m) => (AT_EXIT, shown, m.saturating_add(1)),
-            Mem::Fprog | Mem::Insns | Mem::InLen(_) | Mem::OutLen(_) | Mem::Block(_) => continue,
+            Mem::Fprog
+            | Mem::Insns
+            | Mem::InLen(_)
+            | Mem::OutLen(_)
+            | Mem::Block(_)
+            | Mem::InMemberOf { .. }
+            | Mem::OutMemberOf { .. } => continue,
         };
         spec.push(CaptureSpec {
             arg: entry.arg,
