@@ -130,6 +130,8 @@ static long iov_buffer(__u32 i, void *data)
 		len = s->ptrs[(2 * at + 1) & (RT_VEC_MAX - 1)];
 	}
 	__u64 take = len < v->budget ? len : v->budget;
+	/* (At most what one piece holds: netlink_rest() copies the rest of
+	 * a longer netlink answer.) */
 	v->off = piece(s, v->off, base, take, v->meta);
 	/* A buffer that could not be read leaves the budget to the others
 	 * (an iovec of length -1 ahead of real ones). */
@@ -499,7 +501,10 @@ __noinline __u32 option_one(struct scratch *s, __u32 off, struct rt_option *o, _
  * into the record at `off`. A function of its own, verified once rather
  * than in every iteration and both programs. info: the capture's index,
  * bit 8 that the entry's copy failed and is taken now, bit 16 an entry,
- * bit 24 an i386 call, bit 25 a plain file's data (short_data bytes).
+ * bit 24 an i386 call, bit 25 a plain file's data (short_data bytes),
+ * bit 26 a call whose data may be a netlink socket's (RT_SPEC2_NETLINK),
+ * bit 27 that it is, and moved more than the capture's usual copy
+ * (long_netlink()).
  * The arguments are in s->cargs (a subcall's for socketcall and ipc), the
  * result in s->ev.ret at an exit. */
 __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 info)
@@ -617,6 +622,10 @@ __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 i
 		break;
 	case RT_CAP_ARGLEN: {
 		__u64 n = args[c.len_arg & 7] * c.elem;
+		/* A netlink request longer than the usual copy (each message
+		 * is decoded): as far as a record holds it. */
+		if ((info >> 27) & 1)
+			want = RT_NETLINK_MAX;
 		off = pieces(s, off, addr, n < want ? n : want, meta);
 		break;
 	}
@@ -630,6 +639,8 @@ __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 i
 	case RT_CAP_RETLEN: {
 		long r = nr_or_ret;
 		__u64 n = r > 0 ? (__u64)r * c.elem : 0;
+		if ((info >> 27) & 1)
+			want = RT_NETLINK_MAX;
 		if (kind == RT_LEAVE)
 			off = pieces(s, off, addr, n < want ? n : want, meta);
 		break;
@@ -651,6 +662,10 @@ __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 i
 		__u64 budget = want;
 		if (kind == RT_LEAVE)
 			budget = r > 0 ? ((__u64)r < want ? (__u64)r : want) : 0;
+		/* A netlink answer longer than that: as far as a record
+		 * holds it (each message is decoded). */
+		if ((info >> 27) & 1)
+			budget = r < RT_NETLINK_MAX ? r : RT_NETLINK_MAX;
 		__u64 n = args[c.len_arg & 7];
 		__u32 wide = meta | (compat ? VEC_COMPAT : 0);
 		if (c.kind == RT_CAP_IOVEC) {
@@ -697,6 +712,45 @@ __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 i
 	return off;
 }
 
+/* Whether capture `packed` of a call whose data may be a netlink
+ * socket's (info bit 26) moves more than its usual copy (sendto's
+ * request at the entry, an answer at the exit), and its fd is a netlink
+ * socket's: then it is copied up to RT_NETLINK_MAX. Decided here, not
+ * in capture_one(): its frame is at the stack's limit on kernels before
+ * 6.13, in the deepest chain of calls. */
+static __always_inline int long_netlink(struct scratch *s, __u64 packed, __u32 info)
+{
+	struct rt_capture_spec c;
+	__builtin_memcpy(&c, &packed, sizeof(c));
+	__u64 n = 0;
+	if ((info >> 16) & 1) {
+		if (c.kind == RT_CAP_ARGLEN)
+			n = s->cargs[c.len_arg & 7];
+	} else if ((c.kind == RT_CAP_RETLEN || c.kind == RT_CAP_MSGHDR) && s->ev.ret > 0) {
+		n = s->ev.ret;
+	}
+	return n > c.max && netlink_socket(s->cargs[0]);
+}
+
+/* The rest of a recvmsg's netlink answer past what one piece holds: its
+ * first buffer's (iovecs() left it in s->ptrs), as far as RT_NETLINK_MAX. */
+__noinline __u32 netlink_rest(struct scratch *s, __u32 off, __u64 packed)
+{
+	struct rt_capture_spec c;
+	__builtin_memcpy(&c, &packed, sizeof(c));
+	if (!s || c.kind != RT_CAP_MSGHDR || s->ev.ret <= 0)
+		return off;
+	__u64 len = s->ptrs[1], r = s->ev.ret;
+	if (len > r)
+		len = r;
+	if (len > RT_NETLINK_MAX)
+		len = RT_NETLINK_MAX;
+	if (len <= RT_CAP_MAX - 1)
+		return off;
+	return piece(s, off, s->ptrs[0] + RT_CAP_MAX - 1, len - (RT_CAP_MAX - 1),
+		     c.arg | RT_AT_EXIT << 8);
+}
+
 /* send_call()'s captures, for bpf_loop: one turn verified, not one for
  * each capture and every state the ones before it left. */
 struct caps_ctx {
@@ -725,7 +779,11 @@ static long capture_next(__u32 i, void *data)
 	__u64 packed = 0;
 	__builtin_memcpy(&packed, &spec->caps[at], sizeof(packed));
 	s->cap_faulted = 0;
-	each->off = capture_one(s, each->off, packed, i | ((each->again >> i) & 1) << 8 | each->info);
+	__u32 info = i | ((each->again >> i) & 1) << 8 | each->info;
+	int netlink = (info >> 26) & 1 && long_netlink(s, packed, info);
+	each->off = capture_one(s, each->off, packed, info | netlink << 27);
+	if (netlink)
+		each->off = netlink_rest(s, each->off, packed);
 	if (s->cap_faulted)
 		each->faulted |= 1 << i;
 	return 0;

@@ -162,15 +162,23 @@ const volatile __u32 off_inode_rdev = 0, dev_minor_bits = 0, fixed_majors = 0;
  * and the family's offset in struct sock; netlink's is decoded. */
 const volatile __u32 off_file_data = 0, off_socket_sk = 0, off_sock_family = 0, af_netlink = 0;
 
-/* Whether a socket file's family is other than netlink's. */
-static __always_inline int plain_socket(__u64 file)
+/* A socket file's family (0: not known). */
+static __always_inline __u16 socket_family(__u64 file)
 {
 	__u64 sock = 0, sk = 0;
 	__u16 family = 0;
-	return off_socket_sk && !bpf_probe_read_kernel(&sock, 8, (void *)file + off_file_data) &&
-	       sock && !bpf_probe_read_kernel(&sk, 8, (void *)sock + off_socket_sk) && sk &&
-	       !bpf_probe_read_kernel(&family, 2, (void *)sk + off_sock_family) &&
-	       family != af_netlink;
+	if (off_socket_sk && !bpf_probe_read_kernel(&sock, 8, (void *)file + off_file_data) &&
+	    sock && !bpf_probe_read_kernel(&sk, 8, (void *)sock + off_socket_sk) && sk &&
+	    !bpf_probe_read_kernel(&family, 2, (void *)sk + off_sock_family))
+		return family;
+	return 0;
+}
+
+/* Whether a socket file's family is other than netlink's. */
+static __always_inline int plain_socket(__u64 file)
+{
+	__u16 family = socket_family(file);
+	return family && family != af_netlink;
 }
 
 /* Whether `fd` is a plain file's, a pipe's, a fixed device's or a socket's
@@ -200,6 +208,20 @@ __noinline int plain_data(__u64 fd)
 	    bpf_probe_read_kernel(&magic, 8, (void *)sb + off_sb_magic))
 		return 0;
 	return magic != TRACEFS_MAGIC && magic != DEBUGFS_MAGIC;
+}
+
+/* Whether `fd` is a netlink socket, whose answers rtrace decodes message
+ * by message: one longer than a buffer's usual copy is copied further
+ * (RT_NETLINK_MAX). Asked only of a call that returned more. */
+__noinline int netlink_socket(__u64 fd)
+{
+	__u64 file = file_of(fd), inode = 0;
+	__u16 mode = 0;
+	if (!file || bpf_probe_read_kernel(&inode, 8, (void *)file + off_file_inode) || !inode ||
+	    bpf_probe_read_kernel(&mode, 2, (void *)inode + off_inode_mode) ||
+	    (mode & S_IFMT) != S_IFSOCK)
+		return 0;
+	return af_netlink && socket_family(file) == af_netlink;
 }
 
 #endif

@@ -387,7 +387,8 @@ static __always_inline void send_call(struct pt_regs *r, __u16 kind, long nr_or_
 			.s = s,
 			.spec = caps,
 			.off = off,
-			.info = (kind == RT_ENTER) << 16 | compat << 24 | shorten << 25,
+			.info = (kind == RT_ENTER) << 16 | compat << 24 | shorten << 25 |
+				(caps->flags2 & RT_SPEC2_NETLINK) << 26,
 			.again = again,
 		};
 		bpf_loop(RT_MAX_CAPS, capture_next, &each, 0);

@@ -74,6 +74,9 @@
 /* The most bytes of one capture, and of one record's captures. */
 #define RT_CAP_MAX 8192
 #define RT_AREA 16384
+/* The most bytes of a netlink answer a recvmsg's record carries (a dump
+ * of links comes in answers past 4 KiB): two pieces of its buffer. */
+#define RT_NETLINK_MAX 12288
 /* The most strings of a STRVEC, and bytes of each where its spec gives
  * none. */
 #define RT_VEC_MAX 64
@@ -170,8 +173,12 @@ struct rt_spec {
 	__u8 block;
 	__u8 words;
 	__u8 from[6];
-	__u8 pad[2];
+	__u8 flags2; /* RT_SPEC2_* */
+	__u8 pad;
 };
+/* rt_spec.flags2: sendto, recvfrom or recvmsg: on a netlink socket, data
+ * past the usual copy is copied up to RT_NETLINK_MAX. */
+#define RT_SPEC2_NETLINK 1
 
 /* An array behind a pointer member of a struct argument (an ioctl's:
  * VIDIOC_S_EXT_CTRLS's controls, SIOCGIFCONF's buffer; a multiplexed

@@ -81,6 +81,7 @@ const MORE_FIXTURES: &[&str] = &[
     "net_libc",
     "netlink_diag",
     "netlink_genl",
+    "netlink_long",
     "netlink_rt",
     "overflow",
     "pidns",

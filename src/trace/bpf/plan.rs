@@ -191,6 +191,9 @@ fn call_flags(spec: &mut Spec, arch: Arch, name: &str) {
     if SIGNALLING_CALLS.contains(&name) {
         spec.flags |= SPEC_SIGNALS;
     }
+    if NETLINK_DATA_CALLS.contains(&name) {
+        spec.flags2 |= SPEC2_NETLINK;
+    }
     match name {
         "getdents" => spec.flags |= SPEC_DIRENTS,
         "getdents64" => spec.flags |= SPEC_DIRENTS64,
@@ -215,6 +218,16 @@ fn call_flags(spec: &mut Spec, arch: Arch, name: &str) {
 /// (The vectored calls are not among them: their budget is shared by
 /// every iovec, each of which is printed up to `-s`.)
 const FD_DATA_CALLS: &[&str] = &["read", "write", "pread64", "pwrite64"];
+
+/// The calls whose data a netlink socket's messages may be, past the
+/// 4 KiB a buffer's copy holds (a dump's answer): copied up to
+/// `RT_NETLINK_MAX` on a netlink socket (`RT_SPEC2_NETLINK`; the fd is
+/// looked at only when the call moved more). sendmsg's iovecs are not
+/// among them (their length is known only once read); requests are short.
+const NETLINK_DATA_CALLS: &[&str] = &["sendto", "recvfrom", "recvmsg"];
+
+/// `RT_SPEC2_NETLINK`.
+const SPEC2_NETLINK: u8 = 1;
 
 /// The bytes of a plain file's data a record carries for string limit
 /// `limit` (`short_data`): what `Printer::buf` reads, and one more; 0 (no
@@ -253,7 +266,9 @@ pub struct Spec {
     /// A subcall's arguments: the multiplexer's argument N, `WORD | N`
     /// the block's word N, `NONE` nothing.
     from: [u8; 6],
-    pad: [u8; 2],
+    /// `RT_SPEC2_*`.
+    flags2: u8,
+    pad: u8,
 }
 
 // SAFETY: plain integers with no padding the kernel could misread.
