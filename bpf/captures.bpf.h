@@ -91,7 +91,10 @@ __noinline __u32 vector(struct scratch *s, __u32 off, __u64 addr, __u32 meta, __
  * kernel's declarations say a call's pointer is, followed one level. An
  * i386 call's (VEC_COMPAT in meta) are the compat layouts: 32-bit
  * pointers and lengths. */
-#define IOV_MAX_COPIED 16
+/* The iovecs whose buffers are followed: as many as the decoders show
+ * by default (-s 32); the array's copy holds one more, which tells them
+ * the array goes on (`..`). */
+#define IOV_MAX_COPIED 32
 #define MSG_NAME_MAX 128
 #define MSG_CONTROL_MAX 1024
 #define MMSG_MAX 8
@@ -150,10 +153,10 @@ __noinline __u32 iovecs(struct scratch *s, __u32 off, __u64 vec, __u64 n_budget,
 	__u32 n = n_budget & 0xffff;
 	__u32 width = meta & VEC_COMPAT ? 8 : 16;
 	__u32 pmeta = meta & 0xffff;
+	off = piece(s, off, vec, (n < IOV_MAX_COPIED + 1 ? n : IOV_MAX_COPIED + 1) * width, pmeta);
 	if (n > IOV_MAX_COPIED)
 		n = IOV_MAX_COPIED;
 	__u64 *iov = s->ptrs;
-	off = piece(s, off, vec, n * width, pmeta);
 	if (bpf_probe_read_user(iov, (n & (IOV_MAX_COPIED * 2 - 1)) * width, (void *)vec) != 0) {
 		/* The iovecs before the page that faulted, and their buffers,
 		 * as the decoder shows them (piece() kept that part too). */
@@ -210,7 +213,7 @@ __noinline __u32 msghdr(struct scratch *s, __u32 off, __u64 addr, __u64 budget, 
 	__u64 control = m[4], controllen = m[5];
 	if (m[0] && namelen)
 		off = piece(s, off, m[0], namelen < MSG_NAME_MAX ? namelen : MSG_NAME_MAX, pmeta);
-	__u64 iovlen = m[3] < IOV_MAX_COPIED ? m[3] : IOV_MAX_COPIED;
+	__u64 iovlen = m[3] < IOV_MAX_COPIED + 1 ? m[3] : IOV_MAX_COPIED + 1;
 	off = iovecs(s, off, m[2], iovlen | budget << 16, meta);
 	if (control && controllen)
 		off = piece(s, off, control,
@@ -321,9 +324,11 @@ __noinline __u32 iocbs(struct scratch *s, __u32 off, __u64 vec, __u64 n, __u32 m
 	__u32 width = compat ? 4 : 8, pmeta = meta & 0xffff;
 	__u32 count = n & 0xffff, each = (n >> 16) & 0xffff;
 	__u64 budget = n >> 32;
+	/* The array with one pointer more, which tells the decoder it goes
+	 * on (`..`). */
+	off = piece(s, off, vec, count * width, pmeta);
 	if (count > IOCB_MAX)
 		count = IOCB_MAX;
-	off = piece(s, off, vec, count * width, pmeta);
 	for (__u32 k = 0; k < IOCB_MAX; k++) {
 		if (k >= count)
 			break;
@@ -342,7 +347,7 @@ __noinline __u32 iocbs(struct scratch *s, __u32 off, __u64 vec, __u64 n, __u32 m
 		} else if (op == IOCB_CMD_PWRITEV || op == IOCB_CMD_PREADV) {
 			/* A read's buffers are not filled yet: the ranges only. */
 			__u64 take = op == IOCB_CMD_PWRITEV ? budget : 0;
-			__u64 iovs = nbytes < IOV_MAX_COPIED ? nbytes : IOV_MAX_COPIED;
+			__u64 iovs = nbytes < IOV_MAX_COPIED + 1 ? nbytes : IOV_MAX_COPIED + 1;
 			off = iovecs(s, off, buf, iovs | take << 16, meta);
 		}
 	}
@@ -669,7 +674,9 @@ __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 i
 		__u64 n = args[c.len_arg & 7];
 		__u32 wide = meta | (compat ? VEC_COMPAT : 0);
 		if (c.kind == RT_CAP_IOVEC) {
-			off = iovecs(s, off, addr, (n & 0xffff) | budget << 16, wide);
+			if (n > IOV_MAX_COPIED + 1)
+				n = IOV_MAX_COPIED + 1;
+			off = iovecs(s, off, addr, n | budget << 16, wide);
 		} else if (c.kind == RT_CAP_MSGHDR) {
 			off = msghdr(s, off, addr, budget, wide);
 		} else {
@@ -691,8 +698,8 @@ __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 i
 	}
 	case RT_CAP_IOCBS: {
 		__u64 n = args[c.len_arg & 7];
-		if (n > IOCB_MAX)
-			n = IOCB_MAX;
+		if (n > IOCB_MAX + 1)
+			n = IOCB_MAX + 1;
 		off = iocbs(s, off, addr, n | (__u64)c.elem << 16 | (__u64)want << 32,
 			    meta | (compat ? VEC_COMPAT : 0));
 		break;

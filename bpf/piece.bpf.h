@@ -13,7 +13,10 @@
 struct scratch {
 	struct rt_event ev;
 	__u8 area[RT_AREA + RT_CAP_MAX + 64];
-	__u64 ptrs[RT_VEC_MAX];
+	/* argv's pointers (RT_VEC_MAX), or the iovecs iovecs() follows (32
+	 * of two words; twice that room, so that an iovec count masked to
+	 * the next power of two stays inside). */
+	__u64 ptrs[RT_VEC_MAX * 2];
 	/* Whether the last piece's read failed. */
 	__u32 last_fault;
 	/* Whether capture_one's entry copy failed, to be taken at the exit. */

@@ -75,6 +75,7 @@ const MORE_FIXTURES: &[&str] = &[
     "ioctl_plain_numbers",
     "ipc_libc",
     "kvm_flex",
+    "long_arrays",
     "longjmp_out",
     "mask_chaos",
     "nested_signals",

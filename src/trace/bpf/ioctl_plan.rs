@@ -92,7 +92,9 @@ impl Pointed {
             },
             when: when_of(array.dirs),
             unit: narrow(array.unit),
-            max: narrow(elements.saturating_mul(array.shown)),
+            // And one more element, which tells the decoder the array
+            // goes on (`..`).
+            max: narrow((elements + 1).saturating_mul(array.shown)),
             // As far as shown, and a byte to tell that it goes on.
             each_ptr: array.each.map_or(u16::MAX, |(ptr, _)| narrow(ptr)),
             each_len: array.each.map_or(0, |(_, len)| narrow(len)),
