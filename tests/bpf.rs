@@ -92,27 +92,38 @@ fn a_thread_s_exec_prints_as_under_ptrace() {
     compare("thread_exec_untouched", &["-f", "-e", "trace=execve"]);
 }
 
-#[test]
-fn a_directory_longer_than_its_copy_is_counted() {
-    // 300 entries of 40-odd bytes: about 12 KiB of records, three times
-    // what a buffer's copy holds; the kernel counts them at the exit.
-    let dir = common::scratch_path("bpf", "dir");
+/// The getdents64 lines of `ls -f` on a fresh directory `name` of
+/// `entries` files with longer names, traced with `args`, by each engine.
+fn getdents_of_a_directory(
+    name: &str,
+    entries: usize,
+    args: &[&str],
+) -> (Vec<String>, Vec<String>) {
+    let dir = common::scratch_path("bpf", name);
     std::fs::create_dir_all(&dir).unwrap();
-    for i in 0..300 {
+    for i in 0..entries {
         std::fs::write(dir.join(format!("an-entry-with-a-longer-name-{i:03}")), "").unwrap();
     }
     let dir = dir.display().to_string();
     let getdents = |engine: &[&str]| -> Vec<String> {
-        let mut args = engine.to_vec();
-        args.extend(["-e", "trace=getdents64"]);
-        let run = trace(&args, &["ls", "-f", &dir]);
+        let mut all = engine.to_vec();
+        all.extend(args);
+        all.extend(["-e", "trace=getdents64"]);
+        let run = trace(&all, &["ls", "-f", &dir]);
         assert_eq!(run.code(), Some(0), "{}", run.stderr());
         run.lines()
             .into_iter()
             .filter(|l| l.starts_with("getdents64("))
             .collect()
     };
-    let (ptrace, bpf) = (getdents(&[]), getdents(&["--bpf"]));
+    (getdents(&[]), getdents(&["--bpf"]))
+}
+
+#[test]
+fn a_directory_longer_than_its_copy_is_counted() {
+    // 300 entries of 40-odd bytes: about 12 KiB of records, three times
+    // what a buffer's copy holds; the kernel counts them at the exit.
+    let (ptrace, bpf) = getdents_of_a_directory("dir", 300, &[]);
     assert_eq!(ptrace, bpf);
     assert!(bpf[0].contains("/* 302 entries */"), "{bpf:#?}");
 }
@@ -122,23 +133,7 @@ fn a_directory_longer_than_its_copy_is_counted() {
 /// 32 KiB, a directory of a few hundred entries).
 #[test]
 fn a_directory_s_entries_are_listed_with_v() {
-    let dir = common::scratch_path("bpf", "dir_v");
-    std::fs::create_dir_all(&dir).unwrap();
-    for i in 0..150 {
-        std::fs::write(dir.join(format!("an-entry-with-a-longer-name-{i:03}")), "").unwrap();
-    }
-    let dir = dir.display().to_string();
-    let getdents = |engine: &[&str]| -> Vec<String> {
-        let mut args = engine.to_vec();
-        args.extend(["-v", "-e", "trace=getdents64"]);
-        let run = trace(&args, &["ls", "-f", &dir]);
-        assert_eq!(run.code(), Some(0), "{}", run.stderr());
-        run.lines()
-            .into_iter()
-            .filter(|l| l.starts_with("getdents64("))
-            .collect()
-    };
-    let (ptrace, bpf) = (getdents(&[]), getdents(&["--bpf"]));
+    let (ptrace, bpf) = getdents_of_a_directory("dir_v", 150, &["-v"]);
     assert_eq!(ptrace, bpf);
     assert_eq!(bpf[0].matches("d_name=").count(), 152, "{bpf:#?}");
 }

@@ -357,10 +357,15 @@ fn put_text(p: &mut Printer, c: &CallCtx, failed: bool) {
 
 /// What keyctl's decoders read behind its arguments, by operation
 /// (`service::ByValue`): the payloads the kernel reads and the texts it
-/// writes, as long as the lengths beside them say. DH_COMPUTE's and the
-/// PKEY operations' structs, and the buffers their members count, are
-/// not among them (one piece of memory for each operation).
-pub const MEMORY: &[ByValue] = &[
+/// writes, as long as the lengths beside them say; DH_COMPUTE's and
+/// PKEY_QUERY's memory ([`memory`] adds the public key operations').
+const MEMORY: &[ByValue] = &[
+    ByValue::by_first(KEYCTL_UPDATE, 2, Mem::InLen(3)),
+    ByValue::by_first(KEYCTL_INSTANTIATE, 2, Mem::InLen(3)),
+    ByValue::by_first(KEYCTL_DESCRIBE, 2, Mem::OutLen(3)),
+    ByValue::by_first(KEYCTL_READ, 2, Mem::OutLen(3)),
+    ByValue::by_first(KEYCTL_GET_SECURITY, 2, Mem::OutLen(3)),
+    ByValue::by_first(KEYCTL_CAPABILITIES, 1, Mem::OutLen(2)),
     // DH_COMPUTE: which keys, the result, the derivation's struct with
     // its hash's name and other info.
     ByValue::by_first(KEYCTL_DH_COMPUTE, 1, Mem::In(extent(KEYCTL_DH_PARAMS))),
@@ -373,38 +378,6 @@ pub const MEMORY: &[ByValue] = &[
         4,
         Mem::Out(extent(KEYCTL_PKEY_QUERY_LAYOUT)),
     ),
-    // The public key operations: the params, the info string, the input
-    // as long as `in_len` says, the output as long as `out_len` (and the
-    // result) or VERIFY's second input as long as `in2_len`.
-    ByValue::by_first(KEYCTL_PKEY_ENCRYPT, 1, PKEY_PARAMS),
-    ByValue::by_first(KEYCTL_PKEY_ENCRYPT, 2, Mem::Str(INFO_MAX)),
-    ByValue::by_first(KEYCTL_PKEY_ENCRYPT, 3, PKEY_IN),
-    ByValue::by_first(KEYCTL_PKEY_ENCRYPT, 4, PKEY_OUT),
-    ByValue::by_first(KEYCTL_PKEY_DECRYPT, 1, PKEY_PARAMS),
-    ByValue::by_first(KEYCTL_PKEY_DECRYPT, 2, Mem::Str(INFO_MAX)),
-    ByValue::by_first(KEYCTL_PKEY_DECRYPT, 3, PKEY_IN),
-    ByValue::by_first(KEYCTL_PKEY_DECRYPT, 4, PKEY_OUT),
-    ByValue::by_first(KEYCTL_PKEY_SIGN, 1, PKEY_PARAMS),
-    ByValue::by_first(KEYCTL_PKEY_SIGN, 2, Mem::Str(INFO_MAX)),
-    ByValue::by_first(KEYCTL_PKEY_SIGN, 3, PKEY_IN),
-    ByValue::by_first(KEYCTL_PKEY_SIGN, 4, PKEY_OUT),
-    ByValue::by_first(KEYCTL_PKEY_VERIFY, 1, PKEY_PARAMS),
-    ByValue::by_first(KEYCTL_PKEY_VERIFY, 2, Mem::Str(INFO_MAX)),
-    ByValue::by_first(KEYCTL_PKEY_VERIFY, 3, PKEY_IN),
-    ByValue::by_first(
-        KEYCTL_PKEY_VERIFY,
-        4,
-        Mem::InMemberOf {
-            arg: 1,
-            offset: offset(KEYCTL_PKEY_PARAMS, "in2_len") as u16,
-        },
-    ),
-    ByValue::by_first(KEYCTL_UPDATE, 2, Mem::InLen(3)),
-    ByValue::by_first(KEYCTL_INSTANTIATE, 2, Mem::InLen(3)),
-    ByValue::by_first(KEYCTL_DESCRIBE, 2, Mem::OutLen(3)),
-    ByValue::by_first(KEYCTL_READ, 2, Mem::OutLen(3)),
-    ByValue::by_first(KEYCTL_GET_SECURITY, 2, Mem::OutLen(3)),
-    ByValue::by_first(KEYCTL_CAPABILITIES, 1, Mem::OutLen(2)),
 ];
 
 /// The most bytes of an info string the kernel takes (a page:
@@ -417,6 +390,11 @@ const PKEY_PARAMS: Mem = Mem::In(extent(KEYCTL_PKEY_PARAMS));
 const PKEY_IN: Mem = Mem::InMemberOf {
     arg: 1,
     offset: offset(KEYCTL_PKEY_PARAMS, "in_len") as u16,
+};
+/// VERIFY's second input, as long as `in2_len` says.
+const PKEY_IN2: Mem = Mem::InMemberOf {
+    arg: 1,
+    offset: offset(KEYCTL_PKEY_PARAMS, "in2_len") as u16,
 };
 /// Its output, as long as `out_len` and the result say.
 const PKEY_OUT: Mem = Mem::OutMemberOf {
@@ -458,6 +436,34 @@ const KDF: Block = Block {
         },
     ],
 };
+
+/// What keyctl's decoders read, by operation (`service::by_value`): the
+/// operations above, and for each public key operation its params, its
+/// info string, its input as long as `in_len` says and its output as
+/// long as `out_len` (and the result) says, or VERIFY's second input as
+/// long as `in2_len`.
+pub fn memory() -> Vec<ByValue> {
+    let mut out = MEMORY.to_vec();
+    for op in [
+        KEYCTL_PKEY_ENCRYPT,
+        KEYCTL_PKEY_DECRYPT,
+        KEYCTL_PKEY_SIGN,
+        KEYCTL_PKEY_VERIFY,
+    ] {
+        let last = if op == KEYCTL_PKEY_VERIFY {
+            PKEY_IN2
+        } else {
+            PKEY_OUT
+        };
+        out.extend([
+            ByValue::by_first(op, 1, PKEY_PARAMS),
+            ByValue::by_first(op, 2, Mem::Str(INFO_MAX)),
+            ByValue::by_first(op, 3, PKEY_IN),
+            ByValue::by_first(op, 4, last),
+        ]);
+    }
+    out
+}
 
 /// This area's handlers (see `service::h`).
 pub static HANDLERS: &[Handler] = &[

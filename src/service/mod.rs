@@ -575,7 +575,7 @@ pub fn by_value(name: &str) -> Vec<ByValue> {
         "setsockopt" => sockopt::SETSOCKOPT_MEMORY.to_vec(),
         "getsockopt" => sockopt::GETSOCKOPT_MEMORY.to_vec(),
         "fcntl" | "fcntl64" => fs_fd::memory(),
-        "keyctl" => keys::MEMORY.to_vec(),
+        "keyctl" => keys::memory(),
         "ipc" => ipc::ipc_memory(),
         "io_uring_register" => uring_register::memory(),
         _ => Vec::new(),

@@ -167,13 +167,18 @@ pub fn table(limits: Limits, captured: &dyn Fn(&str) -> bool) -> Vec<(u64, Optio
 mod tests {
     use super::*;
 
-    #[test]
-    fn prctl_set_name_is_a_string_at_the_entry_of_both_arches() {
-        let limits = Limits {
+    /// The default limits: `-s 32`, no `-v`, no dumps.
+    fn limits() -> Limits {
+        Limits {
             string_limit: 32,
             verbose: false,
             dumps: false,
-        };
+        }
+    }
+
+    #[test]
+    fn prctl_set_name_is_a_string_at_the_entry_of_both_arches() {
+        let limits = limits();
         let prctl = table(limits, &|name| name == "prctl");
         let set_name = crate::abi::xlat::process::PR_SET_NAME as u64;
         let at = |arch| {
@@ -199,11 +204,7 @@ mod tests {
         use crate::abi::xlat::fs::{
             IORING_REGISTER_FILES_UPDATE, IORING_REGISTER_FILES2, IORING_REGISTER_PROBE,
         };
-        let limits = Limits {
-            string_limit: 32,
-            verbose: false,
-            dumps: false,
-        };
+        let limits = limits();
         let register = table(limits, &|name| name == "io_uring_register");
         let nr = service::number(Arch::X86_64, "io_uring_register").expect("a call");
         let of = |op: u32| {
@@ -249,11 +250,7 @@ mod tests {
     #[test]
     fn a_public_key_operation_has_a_slot_for_each_argument() {
         use crate::abi::xlat::process::KEYCTL_PKEY_ENCRYPT;
-        let limits = Limits {
-            string_limit: 32,
-            verbose: false,
-            dumps: false,
-        };
+        let limits = limits();
         let nr = service::number(Arch::X86_64, "keyctl").expect("keyctl");
         let key = nr << 32 | KEYCTL_PKEY_ENCRYPT as u64;
         let all = slots(&table(limits, &|name| name == "keyctl"));
@@ -279,11 +276,7 @@ mod tests {
 
     #[test]
     fn no_value_names_more_memories_than_the_map_holds() {
-        let limits = Limits {
-            string_limit: 32,
-            verbose: false,
-            dumps: false,
-        };
+        let limits = limits();
         let all = table(limits, &|_| true);
         for &(key, _) in &all {
             let n = all.iter().filter(|(k, _)| *k == key).count();
@@ -293,11 +286,7 @@ mod tests {
 
     #[test]
     fn keyctls_buffers_are_as_long_as_their_length_and_result_say() {
-        let limits = Limits {
-            string_limit: 32,
-            verbose: false,
-            dumps: false,
-        };
+        let limits = limits();
         let keyctl = table(limits, &|name| name == "keyctl");
         let nr = service::number(Arch::X86_64, "keyctl").expect("keyctl");
         let of = |op: u32| {
