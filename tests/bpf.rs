@@ -672,8 +672,15 @@ fn select_never_shows_sets_it_could_not_size_as_empty() {
     let want = huge(&ptrace).expect("the fixture's select(INT_MAX, ...)");
     assert!(want.starts_with("select(2147483647, [3], [4], "), "{want}");
     let got = huge(&bpf).expect("the fixture's select(INT_MAX, ...) under --bpf");
+    // Each set is read on its own: one may be read before the process
+    // ends and the next not.
+    let sets = got
+        .strip_prefix("select(2147483647, ")
+        .and_then(|rest| rest.split_once(", "))
+        .and_then(|(first, rest)| Some((first, rest.split_once(", ")?.0)));
+    let shown_or_pointer = matches!(sets, Some(("[3]" | "&ADDR", "[4]" | "&ADDR")));
     assert!(
-        got == want || got.starts_with("select(2147483647, &ADDR, &ADDR, "),
+        got == want || (shown_or_pointer && !got.contains("[]")),
         "{got}"
     );
 }
