@@ -245,6 +245,22 @@ __noinline __u32 fprog(struct scratch *s, __u32 off, __u64 addr, __u32 max, __u3
 /* The units whose buffers pointed_array() follows, at most. */
 #define EACH_MAX 32
 
+/* The buffer one unit of a pointed array points at (the unit at `unit`,
+ * its pointer and length members where `known` says), at most
+ * known->each_max bytes; meta as pointed_array()'s. */
+__noinline __u32 unit_buffer(struct scratch *s, __u32 off, struct rt_pointed *known, __u64 unit,
+			     __u64 meta)
+{
+	if (!s || !known)
+		return off;
+	__u64 buf = 0;
+	__u32 len = 0;
+	if (bpf_probe_read_user(&len, sizeof(len), (void *)unit + known->each_len) || !len ||
+	    bpf_probe_read_user(&buf, meta & VEC_COMPAT ? 4 : 8, (void *)unit + known->each_ptr))
+		return off;
+	return piece(s, off, buf, len < known->each_max ? len : known->each_max, meta & 0xffff);
+}
+
 /* The array behind a pointer member of the struct argument at `addr`
  * (an ioctl's, a multiplexed call's), as many units as another member or
  * an argument counts (`known`), at most the bytes in meta's bits 32 and
@@ -290,19 +306,48 @@ __noinline __u32 pointed_array(struct scratch *s, __u32 off, struct rt_pointed *
 	off = piece(s, off, array, bytes < most ? bytes : most, meta & 0xffff);
 	if (known->each_ptr == 0xffff)
 		return off;
-	/* Each unit's buffer: a plain loop, each turn calling piece(),
-	 * verified once. */
+	/* Each unit's buffer: a plain loop whose turn is one call of a
+	 * function verified once (a body of its own here would be checked
+	 * EACH_MAX times over, each turn's paths apart). */
 	for (__u32 k = 0; k < EACH_MAX; k++) {
 		if (k >= count)
 			break;
-		__u64 unit = array + (__u64)k * known->unit, buf = 0;
-		__u32 len = 0;
-		if (bpf_probe_read_user(&len, sizeof(len), (void *)unit + known->each_len) || !len ||
-		    bpf_probe_read_user(&buf, compat ? 4 : 8, (void *)unit + known->each_ptr))
-			continue;
-		off = piece(s, off, buf, len < known->each_max ? len : known->each_max, meta & 0xffff);
+		off = unit_buffer(s, off, known, array + (__u64)k * known->unit, meta);
 	}
 	return off;
+}
+
+/* The iocb the pointer at `at` points at (a 32-bit one with VEC_COMPAT
+ * in meta) and what its command reads: a write's buffer, at most
+ * `each_budget`'s low 16 bits of bytes, a vectored command's iovecs and
+ * a write's buffers, at most its bits 16 and up in all. What it reads
+ * goes to s->iocb, not the stack: iocbs() and this sit in the deepest
+ * call chain, which older kernels (6.1) allow 512 bytes of stack. */
+__noinline __u32 iocb_one(struct scratch *s, __u32 off, __u64 at, __u64 each_budget, __u32 meta)
+{
+	if (!s)
+		return off;
+	__u32 pmeta = meta & 0xffff;
+	__u64 *r = s->iocb;
+	r[0] = 0;
+	if (bpf_probe_read_user(r, meta & VEC_COMPAT ? 4 : 8, (void *)at) || !r[0])
+		return off;
+	__u64 cb = r[0];
+	off = piece(s, off, cb, sizeof(struct iocb), pmeta);
+	r[0] = 0;
+	if (bpf_probe_read_user(r, 2, (void *)cb + offsetof(struct iocb, aio_lio_opcode)) ||
+	    bpf_probe_read_user(&r[1], 8, (void *)cb + offsetof(struct iocb, aio_buf)) ||
+	    bpf_probe_read_user(&r[2], 8, (void *)cb + offsetof(struct iocb, aio_nbytes)))
+		return off;
+	__u64 op = r[0], buf = r[1], nbytes = r[2], each = each_budget & 0xffff;
+	if (op == IOCB_CMD_PWRITE)
+		return piece(s, off, buf, nbytes < each ? nbytes : each, pmeta);
+	if (op != IOCB_CMD_PWRITEV && op != IOCB_CMD_PREADV)
+		return off;
+	/* A read's buffers are not filled yet: the ranges only. */
+	__u64 take = op == IOCB_CMD_PWRITEV ? each_budget >> 16 : 0;
+	__u64 iovs = nbytes < IOV_MAX_COPIED + 1 ? nbytes : IOV_MAX_COPIED + 1;
+	return iovecs(s, off, buf, iovs | take << 16, meta);
 }
 
 /* io_submit's iocbs followed, at most: as many as the decoder shows
@@ -320,36 +365,22 @@ __noinline __u32 iocbs(struct scratch *s, __u32 off, __u64 vec, __u64 n, __u32 m
 {
 	if (!s || !vec)
 		return off;
-	int compat = meta & VEC_COMPAT;
-	__u32 width = compat ? 4 : 8, pmeta = meta & 0xffff;
+	/* 4 for an i386 caller's pointers, 8 otherwise, without a branch:
+	 * each turn below then leaves the verifier one state, not two. */
+	__u32 width = 8 - (meta & VEC_COMPAT) / (VEC_COMPAT / 4);
+	__u32 pmeta = meta & 0xffff;
 	__u32 count = n & 0xffff, each = (n >> 16) & 0xffff;
 	__u64 budget = n >> 32;
 	/* The array with one pointer more, which tells the decoder it goes
 	 * on (`..`). */
 	off = piece(s, off, vec, count * width, pmeta);
-	if (count > IOCB_MAX)
-		count = IOCB_MAX;
+	/* Each turn one call of a function verified once (a body of its
+	 * own here would be checked IOCB_MAX times over); `count` is not
+	 * cut to IOCB_MAX first, which would split the turns' states. */
 	for (__u32 k = 0; k < IOCB_MAX; k++) {
 		if (k >= count)
 			break;
-		__u64 cb = 0, buf = 0, nbytes = 0;
-		__u16 op = 0;
-		if (bpf_probe_read_user(&cb, width, (void *)(vec + (__u64)k * width)) || !cb)
-			continue;
-		off = piece(s, off, cb, sizeof(struct iocb), pmeta);
-		if (bpf_probe_read_user(&op, sizeof(op),
-					(void *)cb + offsetof(struct iocb, aio_lio_opcode)) ||
-		    bpf_probe_read_user(&buf, 8, (void *)cb + offsetof(struct iocb, aio_buf)) ||
-		    bpf_probe_read_user(&nbytes, 8, (void *)cb + offsetof(struct iocb, aio_nbytes)))
-			continue;
-		if (op == IOCB_CMD_PWRITE) {
-			off = piece(s, off, buf, nbytes < each ? nbytes : each, pmeta);
-		} else if (op == IOCB_CMD_PWRITEV || op == IOCB_CMD_PREADV) {
-			/* A read's buffers are not filled yet: the ranges only. */
-			__u64 take = op == IOCB_CMD_PWRITEV ? budget : 0;
-			__u64 iovs = nbytes < IOV_MAX_COPIED + 1 ? nbytes : IOV_MAX_COPIED + 1;
-			off = iovecs(s, off, buf, iovs | take << 16, meta);
-		}
+		off = iocb_one(s, off, vec + (__u64)k * width, each | budget << 16, meta);
 	}
 	return off;
 }

@@ -270,6 +270,121 @@ static __always_inline void send_plain(struct rt_event *tmpl)
 #include "usbmon.bpf.h"
 #include "captures.bpf.h"
 
+/* The record's captures and what follows them, from what send_call()
+ * left in the scratch map (the call's spec at s->spec_at, the spec whose
+ * captures are taken at s->caps_at: RT_SPECS for none; the record's
+ * header and arguments in s->ev): a second half that reads all it needs
+ * from map memory, where the verifier tracks no values, so the many
+ * paths through the first half (i386 or not, a restart, a dying task)
+ * meet here as one state, not each checked through all of this. */
+static __always_inline void send_captures(struct scratch *s, __u16 kind, __u32 tid)
+{
+	struct rt_event *ev = &s->ev;
+	__u32 spec_at = s->spec_at, caps_at = s->caps_at;
+	struct rt_spec *spec = spec_at < RT_SPECS ? bpf_map_lookup_elem(&specs, &spec_at) : 0;
+	struct rt_spec *caps = caps_at < RT_SPECS ? bpf_map_lookup_elem(&specs, &caps_at) : 0;
+	__u32 compat = ev->flags & RT_COMPAT;
+	long ret = ev->ret;
+	__u64 *args = ev->args;
+	__u8 when = kind == RT_ENTER ? RT_AT_ENTER : RT_AT_EXIT;
+	__u32 off = s->off;
+	if (caps && caps->ncaps) {
+		/* At the exit, the entry's failed captures again. */
+		__u8 again = 0, faulted = 0;
+		__u64 *pending = refetch_count();
+		if (kind == RT_LEAVE && pending && *pending) {
+			__u8 *m = bpf_map_lookup_elem(&refetch, &tid);
+			if (m) {
+				again = *m;
+				if (bpf_map_delete_elem(&refetch, &tid) == 0)
+					__sync_fetch_and_add(pending, -1);
+			}
+		}
+		/* A successful exec's entry pointed into memory that is gone:
+		 * its strings are the new program's (exec_strings()), not
+		 * copied again. Done here, before the loop, with nothing kept
+		 * across it: a flag carried through it split the verifier's
+		 * states (the exit program's load took a third longer). */
+		if (kind == RT_LEAVE && again && (caps->flags & RT_SPEC_EXEC) && ret == 0) {
+			again = 0;
+			off = exec_strings(s, off);
+		}
+		/* Whether the fd's data is a plain file's (or a pipe's, ...) costs
+		 * a walk of the task's fd table: only when a capture is taken
+		 * now (read's at its exit, write's at its entry). */
+		__u8 now = again;
+		for (int i = 0; i < RT_MAX_CAPS; i++) {
+			if (i >= caps->ncaps)
+				break;
+			now |= caps->caps[i].when & when;
+		}
+		__u32 shorten = short_data && now && (caps->flags & RT_SPEC_FD_DATA) &&
+				plain_data(args[0]);
+		if (caps_at == spec_at)
+			for (int i = 0; i < 6; i++)
+				s->cargs[i] = args[i];
+		struct caps_ctx each = {
+			.s = s,
+			.spec = caps,
+			.off = off,
+			.info = (kind == RT_ENTER) << 16 | compat << 24 | shorten << 25 |
+				(caps->flags2 & RT_SPEC2_NETLINK) << 26,
+			.again = again,
+		};
+		bpf_loop(RT_MAX_CAPS, capture_next, &each, 0);
+		off = each.off;
+		faulted = each.faulted;
+		if (faulted) {
+			ev->flags |= RT_REFETCH;
+			/* Counted when added, not when an entry a lost exit left
+			 * is replaced. */
+			if (bpf_map_update_elem(&refetch, &tid, &faulted, BPF_NOEXIST) == 0) {
+				if (pending)
+					__sync_fetch_and_add(pending, 1);
+			} else {
+				bpf_map_update_elem(&refetch, &tid, &faulted, BPF_ANY);
+			}
+		}
+	}
+	if (kind == RT_LEAVE && spec && spec->wanted)
+		off = usbmon_exit(s, off);
+	if (fd_ids && spec && kind == RT_ENTER && spec->fd_args) {
+		for (int i = 0; i < 6; i++)
+			if (spec->fd_args & (1 << i))
+				off = file_id(s, off, (int)args[i]);
+	}
+	if (fd_ids && spec && kind == RT_LEAVE && (spec->flags & RT_SPEC_RET_FD) && ret >= 0)
+		off = file_id(s, off, ret);
+	if (fd_ids && spec && kind == RT_LEAVE && spec->pair_arg && ret == 0) {
+		/* The kernel has just written them: the page is there. */
+		int pair[2] = {-1, -1};
+		bpf_probe_read_user(pair, sizeof(pair), (void *)args[(spec->pair_arg - 1) & 7]);
+		off = file_id(s, off, pair[0]);
+		off = file_id(s, off, pair[1]);
+	}
+	if (spec && kind == RT_LEAVE && (spec->flags & (RT_SPEC_DIRENTS | RT_SPEC_DIRENTS64)) &&
+	    ret > 0) {
+		__u32 at = spec->flags & RT_SPEC_DIRENTS64 ? 16 | 19 << 8
+			   : compat			     ? 8 | 10 << 8
+							     : 16 | 18 << 8;
+		off = dirent_count(s, off, args[1], ret, at);
+	}
+	if (off == 0) {
+		send_plain(ev);
+		return;
+	}
+	ev->size = sizeof(*ev) + off;
+	__u64 size = ev->size;
+	asm volatile("" : "+r"(size));
+	if (size > sizeof(struct rt_event) + RT_AREA + RT_CAP_MAX)
+		return;
+	sent(ev);
+	if (bpf_ringbuf_output(&events, s, size, wake_flags(size)) != 0) {
+		ev->lost = 0;
+		dropped();
+	}
+}
+
 /* `r` is the kernel's pointer, typed by the tracepoint (tp_btf): its
  * fields are read in place. Copying the registers out first with
  * bpf_probe_read_kernel cost a traced getppid a sixth of its time (the
@@ -294,6 +409,7 @@ static __always_inline void send_call(struct pt_regs *r, __u16 kind, long nr_or_
 		spec = bpf_map_lookup_elem(&specs, &index);
 	if (spec && !spec->wanted)
 		return;
+	__u32 spec_at = spec ? index : RT_SPECS;
 	if (kind == RT_LEAVE && spec && nr_or_ret == -ERESTART_RESTARTBLOCK && spec->ncaps) {
 		bpf_map_update_elem(&restarting, &tid, &index, BPF_ANY);
 	} else if (kind == RT_LEAVE && nr == (compat ? nr_restart_32 : nr_restart)) {
@@ -302,8 +418,10 @@ static __always_inline void send_call(struct pt_regs *r, __u16 kind, long nr_or_
 			__u32 was = *first;
 			bpf_map_delete_elem(&restarting, &tid);
 			struct rt_spec *its = bpf_map_lookup_elem(&specs, &was);
-			if (its)
+			if (its) {
 				spec = its;
+				spec_at = was;
+			}
 		}
 	}
 	struct rt_event *ev = &s->ev;
@@ -337,112 +455,21 @@ static __always_inline void send_call(struct pt_regs *r, __u16 kind, long nr_or_
 	__u32 off = 0;
 	/* i386's socketcall and ipc: the captures of the call they stand
 	 * for, from its arguments. */
-	struct rt_spec *caps = spec;
-	__u32 inner = 0;
+	__u32 caps_at = spec_at;
 	if (compat && spec && (spec->flags & (RT_SPEC_SOCKETCALL | RT_SPEC_IPC))) {
 		off = subcall_args(s, off, !!(spec->flags & RT_SPEC_IPC) | when << 8);
-		__u32 index = s->subcall;
-		struct rt_spec *sub = index ? bpf_map_lookup_elem(&specs, &index) : 0;
-		if (sub && sub->ncaps) {
-			caps = sub;
-			inner = 1;
-		}
+		__u32 inner = s->subcall;
+		struct rt_spec *sub = inner ? bpf_map_lookup_elem(&specs, &inner) : 0;
+		if (sub && sub->ncaps)
+			caps_at = inner;
 	}
-	if (caps && caps->ncaps) {
-		/* At the exit, the entry's failed captures again. */
-		__u8 again = 0, faulted = 0;
-		__u64 *pending = refetch_count();
-		if (kind == RT_LEAVE && pending && *pending) {
-			__u8 *m = bpf_map_lookup_elem(&refetch, &tid);
-			if (m) {
-				again = *m;
-				if (bpf_map_delete_elem(&refetch, &tid) == 0)
-					__sync_fetch_and_add(pending, -1);
-			}
-		}
-		/* A successful exec's entry pointed into memory that is gone:
-		 * its strings are the new program's (exec_strings()), not
-		 * copied again. Done here, before the loop, with nothing kept
-		 * across it: a flag carried through it split the verifier's
-		 * states (the exit program's load took a third longer). */
-		if (kind == RT_LEAVE && again && (caps->flags & RT_SPEC_EXEC) && nr_or_ret == 0) {
-			again = 0;
-			off = exec_strings(s, off);
-		}
-		/* Whether the fd's data is a plain file's (or a pipe's, ...) costs
-		 * a walk of the task's fd table: only when a capture is taken
-		 * now (read's at its exit, write's at its entry). */
-		__u8 now = again;
-		for (int i = 0; i < RT_MAX_CAPS; i++) {
-			if (i >= caps->ncaps)
-				break;
-			now |= caps->caps[i].when & when;
-		}
-		__u32 shorten = short_data && now && (caps->flags & RT_SPEC_FD_DATA) &&
-				plain_data(args[0]);
-		if (!inner)
-			for (int i = 0; i < 6; i++)
-				s->cargs[i] = args[i];
-		struct caps_ctx each = {
-			.s = s,
-			.spec = caps,
-			.off = off,
-			.info = (kind == RT_ENTER) << 16 | compat << 24 | shorten << 25 |
-				(caps->flags2 & RT_SPEC2_NETLINK) << 26,
-			.again = again,
-		};
-		bpf_loop(RT_MAX_CAPS, capture_next, &each, 0);
-		off = each.off;
-		faulted = each.faulted;
-		if (faulted) {
-			ev->flags |= RT_REFETCH;
-			/* Counted when added, not when an entry a lost exit left
-			 * is replaced. */
-			if (bpf_map_update_elem(&refetch, &tid, &faulted, BPF_NOEXIST) == 0) {
-				if (pending)
-					__sync_fetch_and_add(pending, 1);
-			} else {
-				bpf_map_update_elem(&refetch, &tid, &faulted, BPF_ANY);
-			}
-		}
-	}
-	if (kind == RT_LEAVE && spec && spec->wanted)
-		off = usbmon_exit(s, off);
-	if (fd_ids && spec && kind == RT_ENTER && spec->fd_args) {
-		for (int i = 0; i < 6; i++)
-			if (spec->fd_args & (1 << i))
-				off = file_id(s, off, (int)args[i]);
-	}
-	if (fd_ids && spec && kind == RT_LEAVE && (spec->flags & RT_SPEC_RET_FD) && nr_or_ret >= 0)
-		off = file_id(s, off, nr_or_ret);
-	if (fd_ids && spec && kind == RT_LEAVE && spec->pair_arg && nr_or_ret == 0) {
-		/* The kernel has just written them: the page is there. */
-		int pair[2] = {-1, -1};
-		bpf_probe_read_user(pair, sizeof(pair), (void *)args[(spec->pair_arg - 1) & 7]);
-		off = file_id(s, off, pair[0]);
-		off = file_id(s, off, pair[1]);
-	}
-	if (spec && kind == RT_LEAVE && (spec->flags & (RT_SPEC_DIRENTS | RT_SPEC_DIRENTS64)) &&
-	    nr_or_ret > 0) {
-		__u32 at = spec->flags & RT_SPEC_DIRENTS64 ? 16 | 19 << 8
-			   : compat			     ? 8 | 10 << 8
-							     : 16 | 18 << 8;
-		off = dirent_count(s, off, args[1], nr_or_ret, at);
-	}
-	if (off == 0) {
-		send_plain(ev);
-		return;
-	}
-	ev->size = sizeof(*ev) + off;
-	__u64 size = ev->size;
-	asm volatile("" : "+r"(size));
-	if (size > sizeof(struct rt_event) + RT_AREA + RT_CAP_MAX)
-		return;
-	sent(ev);
-	if (bpf_ringbuf_output(&events, s, size, wake_flags(size)) != 0) {
-		ev->lost = 0;
-		dropped();
-	}
+	s->spec_at = spec_at;
+	s->caps_at = caps_at;
+	s->off = off;
+	/* What the second half needs is read back from the map: the
+	 * compiler must not carry it across in registers. */
+	asm volatile("" ::: "memory");
+	send_captures(s, kind, tid);
 }
 
 /* Lossless mode: hold the calling process while rtrace is far behind.
