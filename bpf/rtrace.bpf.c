@@ -151,16 +151,16 @@ static __always_inline __u64 *refetch_count(void)
  * killed (SIGKILL among its own pending signals: an exit_group or an exec
  * in another thread, a kill -9): the call never returns to user space,
  * and ptrace, which stops no dying task, never sees its exit. Asked of
- * failed calls only, which a killed wait is (a read of the task costs a
- * call as much as the rest of its record), and of every call that sends
+ * failed calls, which a killed wait is, and of every call that sends
  * signals (`any`), which may have killed its own task and succeeded. */
 static __always_inline int dying(long ret, int any)
 {
 	if (!task_pending_off || (!any && (ret >= 0 || ret < -4095)))
 		return 0;
-	__u64 pending = 0;
-	bpf_probe_read_kernel(&pending, sizeof(pending),
-			      (void *)bpf_get_current_task() + task_pending_off);
+	/* Read in place through the task's BTF pointer, as i386_call()
+	 * reads its status. */
+	void *task = bpf_get_current_task_btf();
+	__u64 pending = *(__u64 *)(task + task_pending_off);
 	return (pending >> (SIGKILL - 1)) & 1;
 }
 
@@ -171,11 +171,14 @@ static __always_inline int dying(long ret, int any)
 const volatile __u32 off_task_status = 0, ts_compat = 0;
 static __always_inline int i386_call(struct pt_regs *r)
 {
-	__u32 status = 0;
-	if (off_task_status &&
-	    !bpf_probe_read_kernel(&status, sizeof(status),
-				   (void *)bpf_get_current_task() + off_task_status))
-		return (status & ts_compat) != 0;
+	/* A load through the task's BTF pointer at an offset the verifier
+	 * knows (a read-only constant) and checks against the task's type.
+	 * bpf_probe_read_kernel here, a helper call at every entry and exit,
+	 * cost a getppid counted by -c about 75 ns of its 660 (session 22). */
+	if (off_task_status) {
+		void *task = bpf_get_current_task_btf();
+		return (*(__u32 *)(task + off_task_status) & ts_compat) != 0;
+	}
 	return (r->cs & 0xffff) == 0x23;
 }
 
