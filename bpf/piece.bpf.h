@@ -26,13 +26,13 @@ struct scratch {
 	/* A multiplexer's subcall's spec index (0: none), as subcall_args()
 	 * found it. */
 	__u32 subcall;
+	/* iocb_one()'s reads: an iocb's pointer, then its opcode, buffer
+	 * and length. */
+	__u64 iocb[3];
 	/* send_call()'s halves: the call's spec index, the index of the
 	 * spec whose captures are taken (the subcall's, for i386's
 	 * socketcall and ipc), RT_SPECS for none; the record's length so
 	 * far. */
-	/* iocb_one()'s reads: an iocb's pointer, then its opcode, buffer
-	 * and length. */
-	__u64 iocb[3];
 	__u32 spec_at;
 	__u32 caps_at;
 	__u32 off;
