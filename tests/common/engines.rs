@@ -1,9 +1,10 @@
 //! Comparing the two engines' traces of one program (tests/bpf.rs,
-//! tests/bpf_fixtures.rs): each run normalised, lines compared per
-//! process, a second ptrace run telling the values of the moment, and the
-//! differences HACKING.md lists recognised by what they are.
+//! tests/bpf_fixtures.rs): each run with the same address layout and
+//! normalised, lines compared per process, a second ptrace run telling
+//! the values of the moment, and the differences HACKING.md lists
+//! recognised by what they are.
 
-use super::{fixture, name, trace};
+use super::{fixture, name, trace_same_layout};
 use std::path::Path;
 
 /// The normalised trace of `bin` by each engine, from the fixture's marker
@@ -24,7 +25,7 @@ pub fn runs(bin: &Path, args: &[&str], engines: &[&[&str]]) -> Vec<Vec<String>> 
         all.extend_from_slice(args);
         let mut command = vec![name(bin)];
         command.extend(scratch.fresh());
-        let run = trace(&all, &command);
+        let run = trace_same_layout(&all, &command);
         assert!(run.code().is_some(), "{}", run.stderr());
         assert_ne!(
             run.code(),

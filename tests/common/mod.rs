@@ -265,6 +265,28 @@ pub fn trace_under(prefix: &[&str], args: &[&str], command: &[&str]) -> Run {
     trace_in(cmd, args, command, &[])
 }
 
+/// [`trace`] with the address space laid out the same in every run
+/// (`personality(ADDR_NO_RANDOMIZE)`, which rtrace's child inherits): two
+/// runs' addresses are then equal, so comparing runs needs no guess at
+/// which numbers are addresses. An i386 program's random base takes one
+/// of 256 values, too few to tell an address from a constant by a third
+/// run.
+pub fn trace_same_layout(args: &[&str], command: &[&str]) -> Run {
+    let mut cmd = rtrace();
+    // SAFETY: personality is async-signal-safe and changes only this
+    // (forked) process's execution domain.
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        cmd.pre_exec(|| {
+            if libc::personality(libc::ADDR_NO_RANDOMIZE as libc::c_ulong) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    trace_in(cmd, args, command, &[])
+}
+
 fn trace_in(mut cmd: Command, args: &[&str], command: &[&str], env: &[(&str, &str)]) -> Run {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
     let file = dir.join(format!(
