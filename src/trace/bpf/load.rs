@@ -3,12 +3,13 @@
 //! spec and ioctl tables `plan.rs` makes, and the tracepoints it attaches
 //! to; and the errors that say what is missing when it cannot load.
 
-use aya::maps::{Array, HashMap, Map, MapData, PerCpuArray, RingBuf};
+use aya::maps::{Array, HashMap, Map, MapData, PerCpuArray};
 use aya::programs::Program;
 use aya::{Btf, Ebpf, EbpfLoader};
 
 use super::super::{Engine, Error};
 use super::members::Members;
+use super::ring::Ring;
 use super::{Options, by_value, ioctl_plan, plan, typed_btf};
 use crate::abi::xlat::fs::ANON_INODE_FS_MAGIC;
 use crate::kernel::Arch;
@@ -68,7 +69,7 @@ pub(super) struct Loaded {
     /// Kept so the programs stay attached.
     _ebpf: Ebpf,
     /// The ring buffer (taken out while its records are handled).
-    pub(super) ring: Option<RingBuf<MapData>>,
+    pub(super) ring: Option<Ring>,
     /// The traced tasks (none with -a).
     pub(super) members: Option<Members>,
     /// The processes the lossless mode stopped.
@@ -602,11 +603,16 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         attach_program(program, tracepoint)
             .map_err(|text| load_failed(&format!("attach to {tracepoint}"), text))?;
     }
-    let ring = RingBuf::try_from(
-        ebpf.take_map("events")
-            .ok_or_else(|| missing("the ring buffer"))?,
-    )
-    .map_err(|e| load_error("open the ring buffer", e))?;
+    let ring = match ebpf.take_map("events") {
+        Some(Map::RingBuf(map)) => {
+            let bytes = map
+                .info()
+                .map_err(|e| load_error("open the ring buffer", e))?
+                .max_entries() as usize;
+            Ring::map(map, bytes).map_err(|e| load_error("map the ring buffer", e))?
+        }
+        _ => return Err(missing("the ring buffer")),
+    };
     let members = if opts.all {
         None
     } else {

@@ -20,6 +20,7 @@ mod ioctl_plan;
 mod load;
 mod members;
 pub mod plan;
+mod ring;
 mod typed_btf;
 mod wire;
 
@@ -302,27 +303,20 @@ impl Bpf {
         let mut last_flush = Instant::now();
         loop {
             self.handle_interrupts();
-            // Each record is handled as it is taken off the ring, from the
-            // ring's own memory (the ring is out of `Loaded` meanwhile, as
-            // handling needs all of `self`): no batch to copy it through.
+            // Each record is handled in the ring's own memory (the ring is
+            // out of `Loaded` meanwhile, as handling needs all of `self`),
+            // and the batch's space given back at its end.
             let mut ring = self.loaded().ring.take().expect("the ring is in place");
-            let mut taken = 0;
-            while taken < BATCH {
-                let Some(item) = ring.next() else {
-                    break;
+            let taken = ring.drain(BATCH, |bytes| {
+                let Some(record) = wire::parse(bytes) else {
+                    return;
                 };
-                taken += 1;
-                let Some(record) = wire::parse(&item) else {
-                    continue;
-                };
-                // Its space is the program's again before it is handled.
-                drop(item);
                 let head = record.head;
                 if head.lost > 0 {
                     self.report_lost(Some(head.tid as i32), head.lost as u64, head.cpu);
                 }
                 self.dispatch(record);
-            }
+            });
             self.loaded().ring = Some(ring);
             let got = taken > 0;
             let drained = taken < BATCH;
@@ -366,12 +360,13 @@ impl Bpf {
     /// the reader only once much waits, so a few records can sit until
     /// the timeout).
     fn wait_for_records(&mut self) {
-        use std::os::fd::AsRawFd;
+        use std::os::fd::{AsFd, AsRawFd};
         let fd = self
             .loaded()
             .ring
             .as_ref()
             .expect("the ring is in place")
+            .as_fd()
             .as_raw_fd();
         let mut pfd = libc::pollfd {
             fd,
