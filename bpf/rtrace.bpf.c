@@ -412,6 +412,9 @@ static __always_inline void send_call(struct pt_regs *r, __u16 kind, long nr_or_
 		spec = bpf_map_lookup_elem(&specs, &index);
 	if (spec && !spec->wanted)
 		return;
+	int whole = !want_time && spec && (spec->flags2 & RT_SPEC2_WHOLE);
+	if (kind == RT_ENTER && whole)
+		return;
 	__u32 spec_at = spec ? index : RT_SPECS;
 	if (kind == RT_LEAVE && spec && nr_or_ret == -ERESTART_RESTARTBLOCK && spec->ncaps) {
 		bpf_map_update_elem(&restarting, &tid, &index, BPF_ANY);
@@ -432,6 +435,8 @@ static __always_inline void send_call(struct pt_regs *r, __u16 kind, long nr_or_
 	ev->flags = compat ? RT_COMPAT : 0;
 	if (kind == RT_LEAVE && dying(nr_or_ret, spec && (spec->flags & RT_SPEC_SIGNALS)))
 		ev->flags |= RT_DYING;
+	if (whole)
+		ev->flags |= RT_WHOLE;
 	ev->nr = nr;
 	/* Kept in the record, not on the stack: the captures' calls nest
 	 * deep, and older kernels allow them 512 bytes of stack in all. */

@@ -23,6 +23,9 @@
 #define RT_REFETCH 2 /* an entry capture failed; the exit record has it again */
 #define RT_DYING 4   /* (exit) the call failed because its task is being killed:
                         it never returns to user space */
+#define RT_WHOLE 8   /* (exit) the call's entry sent no record (RT_SPEC2_WHOLE):
+                        this one is the whole call, its arguments the registers
+                        at the exit */
 
 /* Capture kinds in rt_capture_spec.kind. */
 #define RT_CAP_NONE 0
@@ -179,6 +182,11 @@ struct rt_spec {
 /* rt_spec.flags2: sendto, recvfrom or recvmsg: on a netlink socket, data
  * past the usual copy is copied up to RT_NETLINK_MAX. */
 #define RT_SPEC2_NETLINK 1
+/* rt_spec.flags2: the call cannot block and copies nothing at its entry.
+ * When no time is shown (want_time 0), its entry sends no record and its
+ * exit's record (RT_WHOLE) is the whole call: one record where two cost
+ * the traced task twice the ring's work. */
+#define RT_SPEC2_WHOLE 2
 
 /* An array behind a pointer member of a struct argument (an ioctl's:
  * VIDIOC_S_EXT_CTRLS's controls, SIOCGIFCONF's buffer; a multiplexed

@@ -260,7 +260,8 @@ pub fn number(arch: Arch, name: &str) -> Option<u64> {
 /// The pointer arguments the kernel only writes, by call (both arches'
 /// names), which their decoders print at the leave only: a buffer read
 /// into, a stat or statfs buffer, directory entries, a link's target,
-/// times, a wait status. The BPF engine copies them at the exit alone
+/// times, a wait status, ids, limits, the system's name and state (and
+/// set_tid_address's word, which the kernel writes at the task's end). The BPF engine copies them at the exit alone
 /// (what they hold at the entry is never printed), which the kernel's
 /// declarations cannot tell it: a buffer the kernel reads is not always
 /// declared `const` (sendto's).
@@ -286,11 +287,32 @@ pub const RESULTS_ONLY: &[(&str, &[u8])] = &[
     ("getcwd", &[0]),
     ("getrandom", &[0]),
     ("clock_gettime", &[1]),
-    ("gettimeofday", &[0]),
+    ("gettimeofday", &[0, 1]),
     ("getrusage", &[1]),
     ("wait4", &[1, 3]),
     ("pipe", &[0]),
     ("pipe2", &[0]),
+    ("getresuid", &[0, 1, 2]),
+    ("getresgid", &[0, 1, 2]),
+    ("getresuid32", &[0, 1, 2]),
+    ("getresgid32", &[0, 1, 2]),
+    ("getgroups32", &[1]),
+    ("getcpu", &[0, 1, 2]),
+    ("set_tid_address", &[0]),
+    ("uname", &[0]),
+    ("olduname", &[0]),
+    ("oldolduname", &[0]),
+    ("sysinfo", &[0]),
+    ("times", &[0]),
+    ("getrlimit", &[1]),
+    ("ugetrlimit", &[1]),
+    ("time", &[0]),
+    ("clock_gettime64", &[1]),
+    ("clock_getres", &[1]),
+    ("clock_getres_time64", &[1]),
+    ("rt_sigpending", &[0]),
+    ("sigpending", &[0]),
+    ("getitimer", &[1]),
 ];
 
 /// The arguments of call `name` listed in [`RESULTS_ONLY`].

@@ -589,6 +589,19 @@ impl Bpf {
     fn leave(&mut self, record: Record) {
         let head = record.head;
         let tid = head.tid as i32;
+        if head.flags & wire::WHOLE != 0 {
+            // Its entry sent nothing: the call begins here, from the
+            // registers at its exit (which copied all there is to copy).
+            self.enter(Record {
+                head: wire::Header {
+                    kind: wire::ENTER,
+                    ..head
+                },
+                snapshot: Default::default(),
+                late: Default::default(),
+                exec_strings: Default::default(),
+            });
+        }
         if head.flags & wire::DYING != 0 {
             // Its task is being killed: the call never returns to user
             // space, and ptrace never sees this exit. It stays in

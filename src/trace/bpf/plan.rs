@@ -44,6 +44,7 @@ pub struct Field {
 }
 
 mod i386;
+mod whole;
 use i386::i386_captures;
 
 /// The parameters x86_64 call `name` declares, where the kernel gives
@@ -859,6 +860,7 @@ pub fn table(
         spec.wanted = wanted(name) as u8;
         spec.counted = counted(name) as u8;
         call_flags(&mut spec, Arch::X86_64, name);
+        whole::mark(&mut spec, name);
         out.push((nr as u32, spec));
     }
     for (nr, name) in service::all_calls(Arch::I386) {
@@ -883,6 +885,7 @@ pub fn table(
                 _ => {}
             }
         }
+        whole::mark(&mut spec, name);
         out.push((I386_BASE + nr as u32, spec));
     }
     let subcalls = i386::subcalls(&out, captured);

@@ -30,6 +30,9 @@ pub const REFETCH: u16 = 2;
 /// `RT_DYING`: (an exit) the call failed because its task is being killed;
 /// it never returns to user space.
 pub const DYING: u16 = 4;
+/// `RT_WHOLE`: (an exit) the call's entry sent no record (a call that
+/// cannot block, with nothing to copy there): this one is the whole call.
+pub const WHOLE: u16 = 8;
 /// `RT_AT_ENTER`.
 const AT_ENTER: u8 = 1;
 
