@@ -388,6 +388,15 @@ static __always_inline void send_captures(struct scratch *s, __u16 kind, __u32 t
 	}
 }
 
+/* Whether the call of `spec` is sent whole from its exit: nothing
+ * shows times, and it cannot block and copies nothing at its entry
+ * (RT_SPEC2_WHOLE). Asked where it matters, not kept in a variable: one
+ * live across send_call() would split the verifier's states there. */
+static __always_inline int is_whole(struct rt_spec *spec)
+{
+	return !want_time && spec && (spec->flags2 & RT_SPEC2_WHOLE);
+}
+
 /* The call's arguments and where it was made, from `r`: an i386 call's
  * registers are its arguments' low halves. */
 static __always_inline void registers(struct rt_event *ev, struct pt_regs *r, int compat)
@@ -454,14 +463,20 @@ static __always_inline void send_call(struct pt_regs *r, __u16 kind, long nr_or_
 		spec = bpf_map_lookup_elem(&specs, &index);
 	if (spec && !spec->wanted)
 		return;
-	int whole = !want_time && spec && (spec->flags2 & RT_SPEC2_WHOLE);
-	if (kind == RT_ENTER && whole)
-		return;
-	/* Nothing to copy and a success (a failure asks whether its task
-	 * is dying): the record needs none of what follows. */
-	if (kind == RT_LEAVE && whole && !spec->ncaps && nr_or_ret >= 0) {
-		send_whole(r, nr, nr_or_ret, compat, tid, tgid);
-		return;
+	if (is_whole(spec)) {
+		if (kind == RT_ENTER)
+			return;
+		/* Nothing to copy and a success (a failure asks whether its
+		 * task is dying): the record needs none of what follows. The
+		 * result's sign is tested apart from the result, which the
+		 * verifier would otherwise know as two ranges below and check
+		 * the rest for each. */
+		__u64 failed = (__u64)nr_or_ret >> 63;
+		asm volatile("" : "+r"(failed));
+		if (!spec->ncaps && !failed) {
+			send_whole(r, nr, nr_or_ret, compat, tid, tgid);
+			return;
+		}
 	}
 	__u32 zero = 0;
 	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
@@ -487,7 +502,7 @@ static __always_inline void send_call(struct pt_regs *r, __u16 kind, long nr_or_
 	ev->flags = compat ? RT_COMPAT : 0;
 	if (kind == RT_LEAVE && dying(nr_or_ret, spec && (spec->flags & RT_SPEC_SIGNALS)))
 		ev->flags |= RT_DYING;
-	if (whole)
+	if (is_whole(spec))
 		ev->flags |= RT_WHOLE;
 	ev->nr = nr;
 	/* Kept in the record, not on the stack: the captures' calls nest
