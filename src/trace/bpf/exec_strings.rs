@@ -19,7 +19,7 @@ pub fn fill(entry: &mut Record, areas: &[Option<Vec<u8>>; 3]) {
         return;
     }
     debug_assert!(entry.head.kind == wire::ENTER);
-    let (arch, nr) = super::arch_of(&entry.head);
+    let (arch, nr) = super::records::arch_of(&entry.head);
     let (name, _) = crate::service::lookup(arch, nr);
     let Some(sig) = sysent::signature(arch, &name) else {
         return;
