@@ -182,7 +182,7 @@ struct rt_spec {
 /* rt_spec.flags2: sendto, recvfrom or recvmsg: on a netlink socket, data
  * past the usual copy is copied up to RT_NETLINK_MAX. */
 #define RT_SPEC2_NETLINK 1
-/* rt_spec.flags2: the call cannot block and copies nothing at its entry.
+/* rt_spec.flags2: the call cannot block and its records carry registers only.
  * When no time is shown (want_time 0), its entry sends no record and its
  * exit's record (RT_WHOLE) is the whole call: one record where two cost
  * the traced task twice the ring's work. */

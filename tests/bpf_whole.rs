@@ -1,8 +1,8 @@
 //! The calls the BPF engine sends as one record, from their exit (the
-//! calls that cannot block, src/trace/bpf/plan/whole.rs): each prints as
-//! under ptrace, on both architectures, and a call that blocks still
-//! shows its entry while the task sleeps in it. Needs root, as
-//! tests/bpf.rs.
+//! calls that cannot block, src/trace/bpf/plan/whole.rs), and the quick
+//! ones whose results it copies at the exit only: each prints as under
+//! ptrace, on both architectures, and a call that blocks still shows its
+//! entry while the task sleeps in it. Needs root, as tests/bpf.rs.
 
 mod common;
 

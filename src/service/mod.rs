@@ -260,8 +260,7 @@ pub fn number(arch: Arch, name: &str) -> Option<u64> {
 /// The pointer arguments the kernel only writes, by call (both arches'
 /// names), which their decoders print at the leave only: a buffer read
 /// into, a stat or statfs buffer, directory entries, a link's target,
-/// times, a wait status, ids, limits, the system's name and state (and
-/// set_tid_address's word, which the kernel writes at the task's end). The BPF engine copies them at the exit alone
+/// times, a wait status, ids, limits, the system's name and state. The BPF engine copies them at the exit alone
 /// (what they hold at the entry is never printed), which the kernel's
 /// declarations cannot tell it: a buffer the kernel reads is not always
 /// declared `const` (sendto's).
@@ -298,7 +297,6 @@ pub const RESULTS_ONLY: &[(&str, &[u8])] = &[
     ("getresgid32", &[0, 1, 2]),
     ("getgroups32", &[1]),
     ("getcpu", &[0, 1, 2]),
-    ("set_tid_address", &[0]),
     ("uname", &[0]),
     ("olduname", &[0]),
     ("oldolduname", &[0]),

@@ -130,7 +130,7 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
         }
         bpf.engine.adopt_command(forked, false);
     }
-    bpf.main_loop();
+    bpf.main_loop()?;
     bpf.report_unsent_losses();
     if counts_in_kernel(&bpf.engine) {
         bpf.collect_counts();
@@ -296,7 +296,9 @@ impl Bpf {
         self.engine.report(tid, Report::Tracing(name, None));
     }
 
-    fn main_loop(&mut self) {
+    /// Read the ring until tracing is over; an error if the ring holds
+    /// what the kernel cannot have written.
+    fn main_loop(&mut self) -> Result<(), Error> {
         /// The most records handled before interrupts, the output's
         /// flush and the lossless mode's held processes are seen to.
         const BATCH: usize = 4096;
@@ -319,6 +321,22 @@ impl Bpf {
                 self.dispatch(record);
             });
             self.loaded().ring = Some(ring);
+            let taken = match taken {
+                Ok(taken) => taken,
+                Err(ring::Corrupt(len)) => {
+                    // Nothing after it can be read: the processes held
+                    // for rtrace go on, and what was read is written.
+                    self.continue_stopped();
+                    self.engine.out.flush();
+                    return Err(Error::new(
+                        format!(
+                            "--bpf: the ring buffer holds a record of {len} bytes, \
+                             which the kernel cannot have written; tracing stopped"
+                        ),
+                        1,
+                    ));
+                }
+            };
             let got = taken > 0;
             let drained = taken < BATCH;
             if drained && !self.stopped.is_empty() {
@@ -345,6 +363,7 @@ impl Bpf {
             }
             self.wait_for_records();
         }
+        Ok(())
     }
 
     /// The ring is read: let the processes the lossless mode stopped go

@@ -18,7 +18,7 @@
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering, fence};
 
 use aya::maps::MapData;
 
@@ -32,6 +32,11 @@ const HEADER_BYTES: usize = 8;
 /// Within a batch, the read position is published again each time this
 /// share of the ring has been read.
 const PUBLISH_SHARE: usize = 16;
+
+/// A record header whose length no record can have (bytes): the ring is
+/// not what the kernel writes, and reading stops.
+#[derive(Debug)]
+pub(super) struct Corrupt(pub usize);
 
 /// The ring, mapped, and where rtrace has read it up to.
 pub(super) struct Ring {
@@ -80,11 +85,17 @@ impl Ring {
     /// publish how far the ring is read; returns how many were taken
     /// (discarded ones included). A record still being written ends
     /// the batch.
-    pub(super) fn drain(&mut self, max: usize, mut each: impl FnMut(&[u8])) -> usize {
-        // SAFETY: the producer page is mapped for self's life; the
-        // kernel writes the position with release order.
+    pub(super) fn drain(
+        &mut self,
+        max: usize,
+        mut each: impl FnMut(&[u8]),
+    ) -> Result<usize, Corrupt> {
+        // SAFETY: the producer page is mapped for self's life. It is
+        // read-only, so the load is relaxed and the fence after it gives
+        // the acquire order that pairs with the kernel's release store.
         let producer =
-            unsafe { self.producer.cast::<AtomicUsize>().as_ref() }.load(Ordering::Acquire);
+            unsafe { self.producer.cast::<AtomicUsize>().as_ref() }.load(Ordering::Relaxed);
+        fence(Ordering::Acquire);
         let mask = self.data_bytes - 1;
         // SAFETY: the data pages follow the producer page.
         let data = unsafe { self.producer.as_ptr().add(self.page) };
@@ -92,19 +103,20 @@ impl Ring {
         let mut published = self.position;
         while self.position != producer && taken < max {
             let at = self.position & mask;
-            // SAFETY: `at` is inside the first copy of the data, a
-            // header is 8-aligned, and the kernel commits it with a
-            // fully ordered exchange.
-            let word = unsafe { (*data.add(at).cast::<AtomicU32>()).load(Ordering::Acquire) };
+            // SAFETY: `at` is inside the first copy of the data and a
+            // header is 8-aligned. The kernel commits it with a fully
+            // ordered exchange; the mapping is read-only, so a relaxed
+            // load and an acquire fence.
+            let word = unsafe { (*data.add(at).cast::<AtomicU32>()).load(Ordering::Relaxed) };
+            fence(Ordering::Acquire);
             if word & BUSY_BIT != 0 {
                 break;
             }
             let len = (word & !(BUSY_BIT | DISCARD_BIT)) as usize;
             if len + HEADER_BYTES > self.data_bytes {
-                // Not a record the kernel could have written: stop
-                // rather than read past the mapping.
-                debug_assert!(false, "a ring record of {len} bytes");
-                break;
+                // Not a record the kernel could have written: reading on
+                // would leave the mapping.
+                return Err(Corrupt(len));
             }
             if word & DISCARD_BIT == 0 {
                 // SAFETY: the record lies within the data's two copies
@@ -128,7 +140,7 @@ impl Ring {
         if self.position != published {
             self.publish();
         }
-        taken
+        Ok(taken)
     }
 
     /// Tell the program how far the ring is read.

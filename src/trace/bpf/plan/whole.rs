@@ -7,22 +7,26 @@
 //! Only a call that cannot block may be sent so: the entry record is what
 //! shows a call in progress (`read(0, <..>`, a task sleeping in it) until
 //! it returns, and a call that returns at once has nothing to show
-//! meanwhile. And only one that copies nothing at its entry: its entry's
-//! captures would have to travel in a record of their own.
+//! meanwhile. And only one whose records carry nothing but its
+//! registers.
 
-use super::{AT_ENTER, SPEC_IPC, SPEC_SOCKETCALL, Spec};
+use super::Spec;
 
 /// `RT_SPEC2_WHOLE`.
 pub(super) const SPEC2_WHOLE: u8 = 2;
 
-/// Calls that return without sleeping: they read or set the task's own
-/// state (ids, limits, its signal mask's pending set, its memory map's
-/// protections) or the clock, and wait on nothing another task or a
-/// device holds. Calls on fds are not here, however quick they usually
-/// are: a file system or a driver may sleep in any of them (a close on
-/// NFS writes back); nor is anything that faults pages in (mlock,
-/// madvise), waits for RCU (membarrier) or for entropy (getrandom).
-/// x86_64's names and i386's (`getuid32`, `ugetrlimit`).
+/// Calls that return without sleeping and touch no user memory: they
+/// read or set the task's own ids, priority, umask, personality, alarm
+/// or scheduling class, and wait on nothing another task or a device
+/// holds. A call that writes a result through a pointer is not here,
+/// however quick it usually is: the kernel's copy may wait for a page a
+/// userfaultfd handler or a network file system must bring in. Nor is a
+/// call on an fd (a file system or driver may sleep in any of them: a
+/// close on NFS writes back), one that takes the address space's lock
+/// for writing (brk, mprotect: other threads' faults hold it), a clock
+/// read (a dynamic clock is a device's), or anything that waits for
+/// RCU (membarrier) or for entropy (getrandom). x86_64's names and
+/// i386's (`getuid32`).
 pub(super) const NEVER_BLOCKING: &[&str] = &[
     "getpid",
     "getppid",
@@ -35,62 +39,40 @@ pub(super) const NEVER_BLOCKING: &[&str] = &[
     "geteuid32",
     "getgid32",
     "getegid32",
-    "getresuid",
-    "getresgid",
-    "getresuid32",
-    "getresgid32",
-    "getgroups",
-    "getgroups32",
     "getpgrp",
     "getpgid",
     "getsid",
     "getpriority",
-    "getcpu",
     "umask",
     "personality",
-    "set_tid_address",
     "sched_yield",
     "sched_getscheduler",
     "sched_get_priority_max",
     "sched_get_priority_min",
-    "uname",
-    "olduname",
-    "oldolduname",
-    "sysinfo",
-    "times",
-    "getrusage",
-    "getrlimit",
-    "ugetrlimit",
-    "time",
-    "gettimeofday",
-    "clock_gettime",
-    "clock_gettime64",
-    "clock_getres",
-    "clock_getres_time64",
-    "brk",
-    "mprotect",
-    "rt_sigpending",
-    "sigpending",
     "alarm",
-    "getitimer",
 ];
 
 /// Mark `spec`, call `name`'s, whole if it is one of
-/// [`NEVER_BLOCKING`] and its entry copies nothing (its captures all
-/// taken at the exit, no fd whose file the entry names, not a
-/// multiplexer whose entry reads its call's arguments).
+/// [`NEVER_BLOCKING`] and its records carry nothing but registers: no
+/// capture at either end, no fd whose file a record names, no flag that
+/// asks the exit for more (a new fd, a pair of them, a dying task's
+/// signals, directory entries, an exec's strings, a multiplexer's call,
+/// netlink data). The program's fast path (`send_whole`) sends such an
+/// exit's record and nothing else.
 pub(super) fn mark(spec: &mut Spec, name: &str) {
-    let quiet_entry = spec.captures().iter().all(|c| c.when & AT_ENTER == 0)
+    let registers_only = spec.ncaps == 0
         && spec.fd_args == 0
-        && spec.flags & (SPEC_SOCKETCALL | SPEC_IPC) == 0;
-    if NEVER_BLOCKING.contains(&name) && quiet_entry {
+        && spec.pair_arg == 0
+        && spec.flags == 0
+        && spec.flags2 == 0;
+    if NEVER_BLOCKING.contains(&name) && registers_only {
         spec.flags2 |= SPEC2_WHOLE;
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::{AT_EXIT, CaptureSpec, I386_BASE, Limits, table};
+    use super::super::{AT_EXIT, CaptureSpec, I386_BASE, Limits, SPEC_SIGNALS, table};
     use super::*;
     use crate::kernel::Arch;
     use crate::service;
@@ -120,36 +102,46 @@ mod tests {
     fn every_never_blocking_call_is_a_call_and_is_sent_whole() {
         let x86_64 = whole_calls(Arch::X86_64);
         let i386 = whole_calls(Arch::I386);
-        let mut entry_copies = Vec::new();
+        let mut not_whole = Vec::new();
         for name in NEVER_BLOCKING {
             let known = service::number(Arch::X86_64, name).is_some()
                 || service::number(Arch::I386, name).is_some();
             assert!(known, "{name} is no call");
             if !x86_64.contains(name) && !i386.contains(name) {
-                entry_copies.push(*name);
+                not_whole.push(*name);
             }
         }
         assert!(
-            entry_copies.is_empty(),
-            "copied at the entry: {entry_copies:?}"
+            not_whole.is_empty(),
+            "records with more than registers: {not_whole:?}"
         );
         assert!(x86_64.contains(&"getppid") && i386.contains(&"getuid32"));
+        // Quick, but they write through a pointer or may wait on a lock.
+        for name in ["uname", "brk", "mprotect", "clock_gettime", "read"] {
+            assert!(!x86_64.contains(&name), "{name}");
+        }
     }
 
     #[test]
-    fn a_call_that_copies_at_its_entry_or_may_block_is_not_whole() {
+    fn a_call_that_copies_or_may_block_is_not_whole() {
         let mut spec = Spec::default();
         mark(&mut spec, "read");
         assert_eq!(spec.flags2 & SPEC2_WHOLE, 0);
         let mut spec = Spec::default();
         spec.push(CaptureSpec {
-            when: AT_ENTER | AT_EXIT,
+            when: AT_EXIT,
             ..Default::default()
         });
-        mark(&mut spec, "uname");
+        mark(&mut spec, "getpid");
         assert_eq!(spec.flags2 & SPEC2_WHOLE, 0);
         let mut spec = Spec {
             fd_args: 1,
+            ..Default::default()
+        };
+        mark(&mut spec, "getpid");
+        assert_eq!(spec.flags2 & SPEC2_WHOLE, 0);
+        let mut spec = Spec {
+            flags: SPEC_SIGNALS,
             ..Default::default()
         };
         mark(&mut spec, "getpid");
