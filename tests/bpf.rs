@@ -309,13 +309,9 @@ impl Drop for Stop {
 
 /// Wait (up to 30 s) until the trace file `out` satisfies `ready`.
 fn wait_for(out: &Path, who: &str, ready: impl Fn(&str) -> bool) {
-    for _ in 0..600 {
-        if std::fs::read_to_string(out).is_ok_and(|t| ready(&t)) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(50));
+    if common::trace_file_when(out, Duration::from_secs(30), ready).is_err() {
+        panic!("{who} did not start");
     }
-    panic!("{who} did not start");
 }
 
 /// `-a` sees a process rtrace did not start, named by its banner with its

@@ -10,7 +10,7 @@ use common::engines::{compare, compare_program};
 use common::{fixture, fixture_m32, name, rtrace_env, scratch_path};
 use std::io::Write;
 use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 #[test]
 fn never_blocking_calls_print_as_under_ptrace() {
@@ -19,18 +19,6 @@ fn never_blocking_calls_print_as_under_ptrace() {
     }
     compare("never_blocking", &[]);
     compare_program(&fixture_m32("never_blocking"), &[], |_| true);
-}
-
-/// The trace file's text once `ready` holds of it (10 s at most).
-fn trace_once(out: &std::path::Path, ready: impl Fn(&str) -> bool) -> String {
-    let start = Instant::now();
-    loop {
-        let text = std::fs::read_to_string(out).unwrap_or_default();
-        if ready(&text) || start.elapsed() > Duration::from_secs(10) {
-            return text;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
 }
 
 #[test]
@@ -51,9 +39,12 @@ fn a_blocked_call_shows_its_entry_and_the_calls_before_it_whole() {
     // While the read waits for its byte, its entry is shown, after the
     // calls before it, each whole.
     // (The space after the comma comes with the next argument.)
-    let text = trace_once(&out, |t| t.ends_with("read(0,"));
+    let seen = common::trace_file_when(&out, Duration::from_secs(10), |t| t.ends_with("read(0,"));
     let mut stdin = rtrace.stdin.take().unwrap();
-    let blocked = text.ends_with("read(0,");
+    let (blocked, text) = match seen {
+        Ok(text) => (true, text),
+        Err(text) => (false, text),
+    };
     stdin.write_all(b"x").unwrap();
     drop(stdin);
     let status = rtrace.wait().expect("rtrace ends");

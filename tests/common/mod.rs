@@ -265,6 +265,26 @@ pub fn trace_under(prefix: &[&str], args: &[&str], command: &[&str]) -> Run {
     trace_in(cmd, args, command, &[])
 }
 
+/// The text of trace file `out` once `ready` holds of it, polled every
+/// 5 ms for at most `within`; the text last read if it never does.
+pub fn trace_file_when(
+    out: &Path,
+    within: std::time::Duration,
+    ready: impl Fn(&str) -> bool,
+) -> Result<String, String> {
+    let start = std::time::Instant::now();
+    loop {
+        let text = std::fs::read_to_string(out).unwrap_or_default();
+        if ready(&text) {
+            return Ok(text);
+        }
+        if start.elapsed() > within {
+            return Err(text);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
 /// [`trace`] with the address space laid out the same in every run
 /// (`personality(ADDR_NO_RANDOMIZE)`, which rtrace's child inherits): two
 /// runs' addresses are then equal, so comparing runs needs no guess at

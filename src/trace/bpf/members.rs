@@ -44,22 +44,11 @@ impl Members {
         }
         let entries = info.max_entries() as usize;
         let bytes = entries * entry_bytes;
-        // SAFETY: a shared mapping of a BPF_F_MMAPABLE array's values
-        // (the program declares it so); nothing else in rtrace maps it.
-        let at = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                bytes,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED,
-                map.fd().as_fd().as_raw_fd(),
-                0,
-            )
-        };
-        if at == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
-        let words = NonNull::new(at.cast::<AtomicU64>()).expect("mmap gave no address");
+        // A BPF_F_MMAPABLE array's values (the program declares it so);
+        // nothing else in rtrace maps it.
+        let fd = map.fd().as_fd().as_raw_fd();
+        let words = super::ring::mmap(fd, bytes, libc::PROT_READ | libc::PROT_WRITE, 0)?
+            .cast::<AtomicU64>();
         Ok(Members {
             _map: map,
             words,

@@ -109,25 +109,17 @@ impl Ring {
             // load and an acquire fence.
             let word = unsafe { (*data.add(at).cast::<AtomicU32>()).load(Ordering::Relaxed) };
             fence(Ordering::Acquire);
-            if word & BUSY_BIT != 0 {
+            let Some((len, kept)) = committed(word, self.data_bytes)? else {
                 break;
-            }
-            let len = (word & !(BUSY_BIT | DISCARD_BIT)) as usize;
-            if len + HEADER_BYTES > self.data_bytes {
-                // Not a record the kernel could have written: reading on
-                // would leave the mapping.
-                return Err(Corrupt(len));
-            }
-            if word & DISCARD_BIT == 0 {
+            };
+            if kept {
                 // SAFETY: the record lies within the data's two copies
                 // (at < data_bytes, its length at most data_bytes), and
                 // the program cannot reuse it before the position moves.
                 let bytes = unsafe { std::slice::from_raw_parts(data.add(at + HEADER_BYTES), len) };
                 each(bytes);
             }
-            self.position = self
-                .position
-                .wrapping_add((len + HEADER_BYTES).next_multiple_of(8));
+            self.position = self.position.wrapping_add(span(len));
             taken += 1;
             if self.position.wrapping_sub(published) >= self.data_bytes / PUBLISH_SHARE {
                 // A batch of long records: their space is given back
@@ -171,8 +163,30 @@ impl Drop for Ring {
     }
 }
 
-/// A shared mapping of `len` bytes of `fd` from `offset`.
-fn mmap(fd: i32, len: usize, prot: i32, offset: usize) -> io::Result<NonNull<u8>> {
+/// What a record's length word says: `None` while the program is still
+/// writing it, else its length and whether it is kept (not discarded);
+/// an error for a length no record in a ring of `data_bytes` can have
+/// (reading on would leave the mapping).
+fn committed(word: u32, data_bytes: usize) -> Result<Option<(usize, bool)>, Corrupt> {
+    if word & BUSY_BIT != 0 {
+        return Ok(None);
+    }
+    let len = (word & !(BUSY_BIT | DISCARD_BIT)) as usize;
+    if len + HEADER_BYTES > data_bytes {
+        return Err(Corrupt(len));
+    }
+    Ok(Some((len, word & DISCARD_BIT == 0)))
+}
+
+/// The ring space a record of `len` bytes takes: its header and bytes,
+/// rounded up to 8.
+fn span(len: usize) -> usize {
+    (len + HEADER_BYTES).next_multiple_of(8)
+}
+
+/// A shared mapping of `len` bytes of `fd` from `offset` (the ring's
+/// pages, the traced tasks' table).
+pub(super) fn mmap(fd: i32, len: usize, prot: i32, offset: usize) -> io::Result<NonNull<u8>> {
     // SAFETY: a fresh shared mapping of the map's fd; nothing is aliased.
     let at = unsafe {
         libc::mmap(
@@ -188,4 +202,23 @@ fn mmap(fd: i32, len: usize, prot: i32, offset: usize) -> io::Result<NonNull<u8>
         return Err(io::Error::last_os_error());
     }
     Ok(NonNull::new(at.cast::<u8>()).expect("mmap gave no address"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_length_word_says_busy_discarded_kept_or_impossible() {
+        let ring = 4096;
+        assert!(matches!(committed(BUSY_BIT | 120, ring), Ok(None)));
+        assert!(matches!(committed(120, ring), Ok(Some((120, true)))));
+        assert!(matches!(
+            committed(DISCARD_BIT | 120, ring),
+            Ok(Some((120, false)))
+        ));
+        assert!(matches!(committed(4088, ring), Ok(Some((4088, true)))));
+        assert!(matches!(committed(4089, ring), Err(Corrupt(4089))));
+        assert_eq!((span(112), span(113), span(0)), (120, 128, 8));
+    }
 }
