@@ -3,14 +3,14 @@
 //! spec and ioctl tables `plan.rs` makes, and the tracepoints it attaches
 //! to; and the errors that say what is missing when it cannot load.
 
-use aya::maps::{Array, HashMap, Map, MapData, PerCpuArray};
+use aya::maps::{HashMap, Map, MapData, PerCpuArray};
 use aya::programs::Program;
 use aya::{Btf, Ebpf, EbpfLoader};
 
 use super::super::{Engine, Error};
 use super::members::Members;
 use super::ring::Ring;
-use super::{Options, by_value, ioctl_plan, plan, typed_btf};
+use super::{Options, batch, by_value, ioctl_plan, plan, typed_btf};
 use crate::abi::xlat::fs::ANON_INODE_FS_MAGIC;
 use crate::kernel::Arch;
 
@@ -307,36 +307,33 @@ struct Tables {
 impl Tables {
     /// What each call's events carry (`table`), the multiplexed calls'
     /// memory by value (prctl's option) and the ioctl requests whose
-    /// arguments are copied.
+    /// arguments are copied: a system call for each table.
     fn fill(
-        &mut self,
+        &self,
         table: Vec<(u32, plan::Spec)>,
         options: Vec<(u64, by_value::OptionSlots)>,
         ioctls: Vec<(u32, ioctl_plan::IoctlSpec)>,
     ) -> Result<(), Error> {
-        let mut specs: Array<_, plan::Spec> =
-            Array::try_from(&mut self.specs).map_err(|e| load_error("open the spec table", e))?;
         // The table starts zeroed: a call that sends nothing, counts
-        // nothing and copies nothing needs no update (a system call each).
-        for (index, spec) in table.into_iter().filter(|(_, s)| s.wanted | s.counted != 0) {
-            specs
-                .set(index, spec, 0)
-                .map_err(|e| load_error("fill the spec table", e))?;
-        }
-        let mut map: HashMap<_, u64, by_value::OptionSlots> = HashMap::try_from(&mut self.options)
-            .map_err(|e| load_error("open the options table", e))?;
-        for (key, spec) in options {
-            map.insert(key, spec, 0)
-                .map_err(|e| load_error("fill the options table", e))?;
-        }
-        let mut map: HashMap<_, u32, ioctl_plan::IoctlSpec> =
-            HashMap::try_from(&mut self.ioctls)
-                .map_err(|e| load_error("open the ioctl table", e))?;
-        for (code, spec) in ioctls {
-            map.insert(code, spec, 0)
-                .map_err(|e| load_error("fill the ioctl table", e))?;
-        }
-        Ok(())
+        // nothing and copies nothing needs no entry.
+        let table: Vec<_> = table
+            .into_iter()
+            .filter(|(_, s)| s.wanted | s.counted != 0)
+            .collect();
+        batch::update(map_data(&self.specs)?, &table)
+            .map_err(|e| load_error("fill the spec table", e))?;
+        batch::update(map_data(&self.options)?, &options)
+            .map_err(|e| load_error("fill the options table", e))?;
+        batch::update(map_data(&self.ioctls)?, &ioctls)
+            .map_err(|e| load_error("fill the ioctl table", e))
+    }
+}
+
+/// The kernel's map behind `map`, an array or a hash.
+fn map_data(map: &Map) -> Result<&MapData, Error> {
+    match map {
+        Map::Array(data) | Map::HashMap(data) => Ok(data),
+        _ => Err(missing("a table of the kind rtrace fills")),
     }
 }
 
@@ -364,11 +361,22 @@ pub(super) fn counts_in_kernel(engine: &Engine) -> bool {
         && engine.select.status.is_all()
 }
 
-/// Load (and so verify) every program in `PROGRAMS`, each on a thread of
-/// its own, while this thread does `beside`: the kernel's verifier takes
-/// a third of the start-up, most of it on the two call programs, and
-/// verifies programs side by side.
-fn verify(ebpf: &mut Ebpf, beside: impl FnOnce() -> Result<(), Error>) -> Result<(), Error> {
+/// The programs the verifier takes longest on, longest first (the rest
+/// follow in `PROGRAMS`' order): the exit's captures, then the entry's.
+const LONGEST_TO_VERIFY: &[&str] = &["rtrace_sys_exit", "rtrace_sys_enter"];
+
+/// Load (and so verify) every program in `PROGRAMS` on as many threads as
+/// there are CPUs, longest first, while this thread does `beside`, and
+/// free `then_free` on the first thread left without work: the
+/// kernel's verifier takes a third of the start-up, most of it on the two
+/// call programs, and verifies programs side by side. With a thread each
+/// on two CPUs, the exit program shared its CPU with the small ones and
+/// finished last, 25 ms after the start where it needs 15 alone.
+fn verify(
+    ebpf: &mut Ebpf,
+    beside: impl FnOnce() -> Result<(), Error>,
+    then_free: impl Send,
+) -> Result<(), Error> {
     let mut programs = Vec::with_capacity(PROGRAMS.len());
     for (name, program) in ebpf.programs_mut() {
         if let Some(&(_, tracepoint)) = PROGRAMS.iter().find(|(known, _)| *known == name) {
@@ -381,6 +389,13 @@ fn verify(ebpf: &mut Ebpf, beside: impl FnOnce() -> Result<(), Error>) -> Result
     {
         return Err(missing(name));
     }
+    let rank = |name: &str| {
+        let longest = LONGEST_TO_VERIFY.iter().position(|n| *n == name);
+        let listed = PROGRAMS.iter().position(|(n, _)| *n == name);
+        (longest.is_none(), longest, listed)
+    };
+    // Taken from the end of the queue: the longest last.
+    programs.sort_by_key(|(name, ..)| std::cmp::Reverse(rank(name)));
     let typed: Vec<&str> = programs
         .iter()
         .filter(|(.., program)| matches!(program, Program::BtfTracePoint(_)))
@@ -389,19 +404,33 @@ fn verify(ebpf: &mut Ebpf, beside: impl FnOnce() -> Result<(), Error>) -> Result
     let btf =
         typed_btf::for_tracepoints(&typed).map_err(|e| load_error("read the kernel's BTF", e))?;
     let btf = &btf;
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, programs.len());
+    let queue = std::sync::Mutex::new(programs);
+    let garbage = std::sync::Mutex::new(Some(then_free));
+    let (queue, garbage) = (&queue, &garbage);
     std::thread::scope(|scope| {
-        let loads: Vec<_> = programs
-            .into_iter()
-            .map(|(name, tracepoint, program)| {
-                scope.spawn(move || (name, load_program(program, tracepoint, btf)))
+        let loads: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(move || {
+                    let next = || queue.lock().ok().and_then(|mut q| q.pop());
+                    while let Some((name, tracepoint, program)) = next() {
+                        load_program(program, tracepoint, btf)
+                            .map_err(|text| load_failed(&format!("load {name}"), text))?;
+                    }
+                    // The first thread out of work, while the longest
+                    // program is still being verified.
+                    drop(garbage.lock().ok().and_then(|mut g| g.take()));
+                    Ok(())
+                })
             })
             .collect();
         beside()?;
         for handle in loads {
-            let (name, loaded) = handle
+            handle
                 .join()
-                .map_err(|_| Error::new("--bpf: cannot load the program".to_string(), 1))?;
-            loaded.map_err(|text| load_failed(&format!("load {name}"), text))?;
+                .map_err(|_| Error::new("--bpf: cannot load the program".to_string(), 1))??;
         }
         Ok(())
     })
@@ -503,7 +532,18 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     // Counted in the kernel, no call is sent: none needs its memory.
     let captured = |name: &str| count_only == 0 && wanted(name);
     let table = plan::table(limits, &wanted, &selected, &captured);
+    let options = by_value::slots(&by_value::table(limits, &captured));
+    // Only an ioctl's capture looks requests up.
+    let ioctls = match captured("ioctl") {
+        true => ioctl_plan::table(limits),
+        false => Vec::new(),
+    };
+    // The kernel's features, which aya's load probes for with a dozen
+    // small programs and maps, while the parse above is still under way.
+    aya::features();
     let cannot_read = || Error::new("--bpf: cannot read the kernel's BTF".to_string(), 1);
+    let af_netlink = u32::from(crate::abi::xlat::net::AF_NETLINK);
+    let (pending_off, status_off) = (pending_offset(), status_offset());
     let mut loader: EbpfLoader<'_> = loader.join().map_err(|_| cannot_read())?;
     let mut ebpf = loader
         // The task-local start times of -c in the kernel (no Rust side).
@@ -523,11 +563,7 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         .override_global("off_file_data", &f_private, true)
         .override_global("off_socket_sk", &socket_sk, true)
         .override_global("off_sock_family", &sk_family, true)
-        .override_global(
-            "af_netlink",
-            &u32::from(crate::abi::xlat::net::AF_NETLINK),
-            true,
-        )
+        .override_global("af_netlink", &af_netlink, true)
         .override_global("off_task_signal", &exec_killer[0], true)
         .override_global("off_signal_exec_task", &exec_killer[1], true)
         .override_global("off_task_mm", &task_mm, true)
@@ -567,8 +603,8 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         .override_global("task_pid_off", &pid_off, true)
         .override_global("task_tgid_off", &tgid_off, true)
         .override_global("task_exit_code_off", &exit_off, true)
-        .override_global("task_pending_off", &pending_offset(), true)
-        .override_global("off_task_status", &status_offset(), true)
+        .override_global("task_pending_off", &pending_off, true)
+        .override_global("off_task_status", &status_off, true)
         .override_global("ts_compat", &crate::abi::gen_x86_thread::TS_COMPAT, true)
         .override_global("wake_share", &wake_share, true)
         .override_global("want_time", &want_time, true)
@@ -579,24 +615,16 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         .map_max_entries("events", ring as u32)
         .load(OBJECT)
         .map_err(|e| load_error("load the BPF program", e))?;
-    // The tables are filled while the kernel verifies the programs (a
-    // system call for each of a few hundred entries).
-    // system call for each of a few hundred entries). Their fds stay open
-    // until the programs that use them are loaded.
-    let mut tables = Tables {
+    // The tables are filled while the kernel verifies the programs. Their
+    // fds stay open until the programs that use them are loaded.
+    let tables = Tables {
         specs: take(&mut ebpf, "specs", "the spec table")?,
         options: take(&mut ebpf, "options", "the options table")?,
         ioctls: take(&mut ebpf, "ioctls", "the ioctl table")?,
     };
-    verify(&mut ebpf, || {
-        let options = by_value::slots(&by_value::table(limits, &captured));
-        // Only an ioctl's capture looks requests up.
-        let ioctls = match captured("ioctl") {
-            true => ioctl_plan::table(limits),
-            false => Vec::new(),
-        };
-        tables.fill(table, options, ioctls)
-    })?;
+    // The loader holds aya's parse of the kernel's BTF, which takes
+    // milliseconds to free: a thread frees it once its programs are in.
+    verify(&mut ebpf, || tables.fill(table, options, ioctls), loader)?;
     drop(tables);
     for (name, tracepoint) in PROGRAMS {
         let program = ebpf.program_mut(name).ok_or_else(|| missing(name))?;

@@ -14,6 +14,7 @@
 //! was not copied is shown as a pointer, and a reader that falls behind
 //! loses records, which are counted and shown where they were lost.
 
+mod batch;
 mod by_value;
 mod exec_strings;
 mod ioctl_plan;
