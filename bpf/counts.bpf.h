@@ -79,20 +79,20 @@ struct {
 
 /* The spec table's index of the current call, from its registers, or
  * RT_SPECS when out of range. */
-static __always_inline __u32 call_index(struct pt_regs *regs, long nr)
+static __always_inline __u32 call_index(void *task, struct pt_regs *regs, long nr)
 {
 	if (nr < 0 || nr >= RT_I386_BASE)
 		return RT_SPECS;
-	return (__u32)nr + (i386_call(regs) ? RT_I386_BASE : 0);
+	return (__u32)nr + (i386_call(task, regs) ? RT_I386_BASE : 0);
 }
 
-/* -c in the kernel, at a call's entry: its start, if the task is traced
- * and the call counted. */
-static __always_inline void count_enter(struct pt_regs *regs, long nr, __u64 id)
+/* -c in the kernel, at a call's entry: its start, if the task (`task`,
+ * whose ids are `id`) is traced and the call counted. */
+static __always_inline void count_enter(void *task, struct pt_regs *regs, long nr, __u64 id)
 {
 	if (!task_state(id, id >> 32))
 		return;
-	__u32 index = call_index(regs, nr);
+	__u32 index = call_index(task, regs, nr);
 	struct rt_spec *spec = bpf_map_lookup_elem(&specs, &index);
 	if (!spec || !spec->counted)
 		return;
@@ -104,8 +104,8 @@ static __always_inline void count_enter(struct pt_regs *regs, long nr, __u64 id)
 				index;
 		return;
 	}
-	struct call_start *start = bpf_task_storage_get(&starts, bpf_get_current_task_btf(), 0,
-							 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	struct call_start *start =
+		bpf_task_storage_get(&starts, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!start)
 		return;
 	start->ns = bpf_ktime_get_ns();
@@ -114,7 +114,7 @@ static __always_inline void count_enter(struct pt_regs *regs, long nr, __u64 id)
 
 /* ... and at its exit: one more call (an attempt the kernel left). The
  * table comes first: an untraced task's exit costs that alone. */
-static __always_inline void count_exit(struct pt_regs *regs, __u64 id, long ret)
+static __always_inline void count_exit(void *task, struct pt_regs *regs, __u64 id, long ret)
 {
 	int state = task_state(id, id >> 32);
 	if (!state)
@@ -131,8 +131,7 @@ static __always_inline void count_exit(struct pt_regs *regs, __u64 id, long ret)
 		mask = SLOT_NS_MASK;
 		*slot = 0;
 	} else {
-		struct call_start *start =
-			bpf_task_storage_get(&starts, bpf_get_current_task_btf(), 0, 0);
+		struct call_start *start = bpf_task_storage_get(&starts, task, 0, 0);
 		if (!start || !start->ns)
 			return;
 		began = start->ns;
@@ -145,7 +144,7 @@ static __always_inline void count_exit(struct pt_regs *regs, __u64 id, long ret)
 	if (state != TASK_TRACED)
 		return;
 	/* An i386 call's result is its register's low half (rtrace_sys_exit). */
-	if (i386_call(regs))
+	if (i386_call(task, regs))
 		ret = (int)ret;
 	if (dying(ret, 0))
 		return;

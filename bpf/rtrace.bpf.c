@@ -169,17 +169,26 @@ static __always_inline int dying(long ret, int any)
  * an int $0x80 from 64-bit code sets too, its code segment being the
  * 64-bit one; the code segment where the offset is not known. */
 const volatile __u32 off_task_status = 0, ts_compat = 0;
-static __always_inline int i386_call(struct pt_regs *r)
+static __always_inline int i386_call(void *task, struct pt_regs *r)
 {
 	/* A load through the task's BTF pointer at an offset the verifier
 	 * knows (a read-only constant) and checks against the task's type.
 	 * bpf_probe_read_kernel here, a helper call at every entry and exit,
 	 * cost a getppid counted by -c about 75 ns of its 660 (session 22). */
-	if (off_task_status) {
-		void *task = bpf_get_current_task_btf();
+	if (off_task_status)
 		return (*(__u32 *)(task + off_task_status) & ts_compat) != 0;
-	}
 	return (r->cs & 0xffff) == 0x23;
+}
+
+/* The current task's ids as bpf_get_current_pid_tgid() gives them (tgid
+ * high, tid low), read through its BTF pointer: the call programs need
+ * that pointer anyway, and each helper call is a call on every system
+ * call of every task (neither helper is inlined on x86-64 6.18). */
+static __always_inline __u64 task_ids(void *task)
+{
+	__u32 tid = *(__u32 *)(task + task_pid_off);
+	__u32 tgid = *(__u32 *)(task + task_tgid_off);
+	return (__u64)tgid << 32 | tid;
 }
 
 #include "counts.bpf.h"
@@ -447,10 +456,10 @@ static __always_inline void send_whole(struct pt_regs *r, long nr, long ret, int
  * fields are read in place. Copying the registers out first with
  * bpf_probe_read_kernel cost a traced getppid a sixth of its time (the
  * helper call, whatever the size). */
-static __always_inline void send_call(struct pt_regs *r, __u16 kind, long nr_or_ret,
-				      __u32 tid, __u32 tgid)
+static __always_inline void send_call(void *task, struct pt_regs *r, __u16 kind,
+				      long nr_or_ret, __u32 tid, __u32 tgid)
 {
-	int compat = i386_call(r);
+	int compat = i386_call(task, r);
 	/* An i386 call's result is its register's low half, as ptrace reads
 	 * it: a sigreturn restores a 32-bit eax the kernel does not widen
 	 * (-EINTR would be 4294967292). */
@@ -556,16 +565,16 @@ int rtrace_sys_enter(__u64 *ctx)
 {
 	struct pt_regs *regs = (struct pt_regs *)ctx[0];
 	long nr = (long)ctx[1];
-	__u64 id = bpf_get_current_pid_tgid();
+	void *task = bpf_get_current_task_btf();
+	__u64 id = task_ids(task);
 	if (count_only) {
-		/* It looks the task up itself, in the task's own storage first. */
-		count_enter(regs, nr, id);
+		count_enter(task, regs, nr, id);
 		return 0;
 	}
 	if (!is_traced((__u32)id, id >> 32))
 		return 0;
 	hold_if_behind((__u32)id, id >> 32);
-	send_call(regs, RT_ENTER, nr, (__u32)id, id >> 32);
+	send_call(task, regs, RT_ENTER, nr, (__u32)id, id >> 32);
 	return 0;
 }
 
@@ -574,14 +583,15 @@ int rtrace_sys_exit(__u64 *ctx)
 {
 	struct pt_regs *regs = (struct pt_regs *)ctx[0];
 	long ret = (long)ctx[1];
-	__u64 id = bpf_get_current_pid_tgid();
+	void *task = bpf_get_current_task_btf();
+	__u64 id = task_ids(task);
 	if (count_only) {
-		count_exit(regs, id, ret);
+		count_exit(task, regs, id, ret);
 		return 0;
 	}
 	if (!is_traced((__u32)id, id >> 32))
 		return 0;
-	send_call(regs, RT_LEAVE, ret, (__u32)id, id >> 32);
+	send_call(task, regs, RT_LEAVE, ret, (__u32)id, id >> 32);
 	return 0;
 }
 

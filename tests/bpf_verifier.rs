@@ -81,6 +81,7 @@ fn the_call_programs_stay_within_the_verifiers_budget() {
         "the call programs were not found loaded by rtrace (pid {pid})"
     );
     for (name, count) in &checked {
+        eprintln!("{name}: the verifier checked {count} instructions");
         assert!(
             *count <= BUDGET,
             "{name}: the verifier checked {count} instructions, over the budget of {BUDGET} \
