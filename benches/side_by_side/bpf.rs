@@ -77,6 +77,12 @@ struct Workload {
     name: String,
     cmd: Vec<String>,
     fast_only: bool,
+    /// The file the workload writes, removed before each run with the
+    /// machine's dirty pages written out: otherwise a run pays for the
+    /// previous run's writeback (ext4 writes a file's delayed blocks out
+    /// when it is truncated for rewriting), and more after a slow column
+    /// than after a quick one.
+    output: Option<PathBuf>,
 }
 
 fn secs(d: Option<Duration>) -> String {
@@ -108,11 +114,19 @@ fn big_tar_workload(dir: &Path) -> Option<Workload> {
     if !Path::new("/usr/include/stdio.h").is_file() {
         return None;
     }
-    let out = dir.join("bpf_tar_include.tar").display().to_string();
+    let out = dir.join("bpf_tar_include.tar");
     Some(Workload {
         name: "tar_include".into(),
-        cmd: strings(&["tar", "cf", &out, "-C", "/usr", "include"]),
+        cmd: strings(&[
+            "tar",
+            "cf",
+            &out.display().to_string(),
+            "-C",
+            "/usr",
+            "include",
+        ]),
         fast_only: false,
+        output: Some(out),
     })
 }
 
@@ -124,11 +138,12 @@ fn tar_workload(dir: &Path) -> Workload {
     } else {
         (env!("CARGO_MANIFEST_DIR").to_string(), "src")
     };
-    let out = dir.join("bpf_tar_out.tar").display().to_string();
+    let out = dir.join("bpf_tar_out.tar");
     Workload {
         name: format!("tar_{tree}"),
-        cmd: strings(&["tar", "cf", &out, "-C", &parent, tree]),
+        cmd: strings(&["tar", "cf", &out.display().to_string(), "-C", &parent, tree]),
         fast_only: false,
+        output: Some(out),
     }
 }
 
@@ -208,21 +223,25 @@ fn times(rtrace: &str, dir: &Path) {
             name: "start_true".into(),
             cmd: strings(&["true"]),
             fast_only: false,
+            output: None,
         },
         Workload {
             name: "getppid_200k".into(),
             cmd: vec![getppid.clone(), "200000".into()],
             fast_only: false,
+            output: None,
         },
         Workload {
             name: "getppid_2M".into(),
             cmd: vec![getppid.clone(), "2000000".into()],
             fast_only: true,
+            output: None,
         },
         Workload {
             name: "pipe_rw_50k".into(),
             cmd: vec![pipe, "50000".into()],
             fast_only: false,
+            output: None,
         },
         Workload {
             name: "sh_fork_100".into(),
@@ -232,6 +251,7 @@ fn times(rtrace: &str, dir: &Path) {
                 "i=0; while [ $i -lt 100 ]; do /bin/true; i=$((i+1)); done",
             ]),
             fast_only: false,
+            output: None,
         },
         tar_workload(dir),
     ]
@@ -280,6 +300,11 @@ fn times(rtrace: &str, dir: &Path) {
         for round in 0..runs {
             for c in columns.iter_mut().filter(|c| round < c.runs && !c.failed) {
                 let _ = std::fs::remove_file(&own_file);
+                if let Some(output) = &w.output {
+                    let _ = std::fs::remove_file(output);
+                    // SAFETY: sync takes no arguments.
+                    unsafe { libc::sync() };
+                }
                 let argv: Vec<String> = c
                     .prefix
                     .iter()
