@@ -372,11 +372,11 @@ const LONGEST_TO_VERIFY: &[&str] = &["rtrace_sys_exit", "rtrace_sys_enter"];
 /// call programs, and verifies programs side by side. With a thread each
 /// on two CPUs, the exit program shared its CPU with the small ones and
 /// finished last, 25 ms after the start where it needs 15 alone.
-fn verify(
+fn verify<T>(
     ebpf: &mut Ebpf,
-    beside: impl FnOnce() -> Result<(), Error>,
+    beside: impl FnOnce() -> Result<T, Error>,
     then_free: impl Send,
-) -> Result<(), Error> {
+) -> Result<T, Error> {
     let mut programs = Vec::with_capacity(PROGRAMS.len());
     for (name, program) in ebpf.programs_mut() {
         if let Some(&(_, tracepoint)) = PROGRAMS.iter().find(|(known, _)| *known == name) {
@@ -426,13 +426,13 @@ fn verify(
                 })
             })
             .collect();
-        beside()?;
+        let done = beside()?;
         for handle in loads {
             handle
                 .join()
                 .map_err(|_| Error::new("--bpf: cannot load the program".to_string(), 1))??;
         }
-        Ok(())
+        Ok(done)
     })
 }
 
@@ -615,42 +615,49 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         .map_max_entries("events", ring as u32)
         .load(OBJECT)
         .map_err(|e| load_error("load the BPF program", e))?;
-    // The tables are filled while the kernel verifies the programs. Their
-    // fds stay open until the programs that use them are loaded.
+    // The maps' fds stay open until the programs that use them are loaded.
     let tables = Tables {
         specs: take(&mut ebpf, "specs", "the spec table")?,
         options: take(&mut ebpf, "options", "the options table")?,
         ioctls: take(&mut ebpf, "ioctls", "the ioctl table")?,
     };
-    // The loader holds aya's parse of the kernel's BTF, which takes
-    // milliseconds to free: a thread frees it once its programs are in.
-    verify(&mut ebpf, || tables.fill(table, options, ioctls), loader)?;
+    let ring = match ebpf.take_map("events") {
+        Some(Map::RingBuf(map)) => map,
+        _ => return Err(missing("the ring buffer")),
+    };
+    // Left in the object with -a: its fd stays open for the programs.
+    let members = match opts.all {
+        true => None,
+        false => match ebpf.take_map("members") {
+            Some(Map::Array(map)) => Some(map),
+            _ => return Err(missing("the task table")),
+        },
+    };
+    // The tables are filled, and the ring and the task table mapped (the
+    // ring's mapping sets up a page table entry for each of its pages,
+    // twice), while the kernel verifies the programs. The loader holds
+    // aya's parse of the kernel's BTF, which takes milliseconds to free:
+    // a thread frees it once its programs are in.
+    let beside = || {
+        tables.fill(table, options, ioctls)?;
+        let bytes = ring
+            .info()
+            .map_err(|e| load_error("open the ring buffer", e))?
+            .max_entries() as usize;
+        let ring = Ring::map(ring, bytes).map_err(|e| load_error("map the ring buffer", e))?;
+        let members = match members {
+            Some(map) => Some(Members::map(map).map_err(|e| load_error("map the task table", e))?),
+            None => None,
+        };
+        Ok((ring, members))
+    };
+    let (ring, members) = verify(&mut ebpf, beside, loader)?;
     drop(tables);
     for (name, tracepoint) in PROGRAMS {
         let program = ebpf.program_mut(name).ok_or_else(|| missing(name))?;
         attach_program(program, tracepoint)
             .map_err(|text| load_failed(&format!("attach to {tracepoint}"), text))?;
     }
-    let ring = match ebpf.take_map("events") {
-        Some(Map::RingBuf(map)) => {
-            let bytes = map
-                .info()
-                .map_err(|e| load_error("open the ring buffer", e))?
-                .max_entries() as usize;
-            Ring::map(map, bytes).map_err(|e| load_error("map the ring buffer", e))?
-        }
-        _ => return Err(missing("the ring buffer")),
-    };
-    let members = if opts.all {
-        None
-    } else {
-        match ebpf.take_map("members") {
-            Some(Map::Array(map)) => {
-                Some(Members::map(map).map_err(|e| load_error("map the task table", e))?)
-            }
-            _ => return Err(missing("the task table")),
-        }
-    };
     let holding = HashMap::try_from(
         ebpf.take_map("holding")
             .ok_or_else(|| missing("the table of held processes"))?,
