@@ -1,5 +1,5 @@
-//! Filling a map in one system call (`BPF_MAP_UPDATE_BATCH`, Linux 5.6;
-//! the engine needs 5.8 for its ring). The start-up fills some fifteen
+//! Filling a map in one system call (`BPF_MAP_UPDATE_BATCH`, Linux 5.6,
+//! older than anything the engine's programs load on). The start-up fills some fifteen
 //! hundred entries while the kernel verifies the programs: one `bpf()`
 //! call each took 12 ms of a CPU the verifier wanted (session 24).
 
@@ -51,7 +51,8 @@ pub(super) fn update<K: aya::Pod, V: aya::Pod>(
         libc::syscall(
             libc::SYS_bpf,
             bpf_cmd::BPF_MAP_UPDATE_BATCH as libc::c_int,
-            &attr as *const bpf_attr,
+            // The kernel writes back how many entries it set.
+            &mut attr as *mut bpf_attr,
             size_of::<bpf_attr>() as u32,
         )
     };

@@ -621,12 +621,14 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         options: take(&mut ebpf, "options", "the options table")?,
         ioctls: take(&mut ebpf, "ioctls", "the ioctl table")?,
     };
-    let ring = match ebpf.take_map("events") {
-        Some(Map::RingBuf(map)) => map,
+    // Taken out here, given to the mappings only once the tables are
+    // filled: a failed fill leaves their fds open until every load ends.
+    let mut ring = match ebpf.take_map("events") {
+        Some(Map::RingBuf(map)) => Some(map),
         _ => return Err(missing("the ring buffer")),
     };
     // Left in the object with -a: its fd stays open for the programs.
-    let members = match opts.all {
+    let mut members = match opts.all {
         true => None,
         false => match ebpf.take_map("members") {
             Some(Map::Array(map)) => Some(map),
@@ -640,12 +642,13 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     // a thread frees it once its programs are in.
     let beside = || {
         tables.fill(table, options, ioctls)?;
+        let ring = ring.take().ok_or_else(|| missing("the ring buffer"))?;
         let bytes = ring
             .info()
             .map_err(|e| load_error("open the ring buffer", e))?
             .max_entries() as usize;
         let ring = Ring::map(ring, bytes).map_err(|e| load_error("map the ring buffer", e))?;
-        let members = match members {
+        let members = match members.take() {
             Some(map) => Some(Members::map(map).map_err(|e| load_error("map the task table", e))?),
             None => None,
         };
