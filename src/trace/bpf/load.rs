@@ -369,9 +369,9 @@ const LONGEST_TO_VERIFY: &[&str] = &["rtrace_sys_exit", "rtrace_sys_enter"];
 /// there are CPUs, longest first, while this thread does `beside`, and
 /// free `then_free` on the first thread left without work: the
 /// kernel's verifier takes a third of the start-up, most of it on the two
-/// call programs, and verifies programs side by side. With a thread each
-/// on two CPUs, the exit program shared its CPU with the small ones and
-/// finished last, 25 ms after the start where it needs 15 alone.
+/// call programs, and verifies programs side by side. The exit program
+/// is the longest (about 23 ms here): it starts first, on a thread the
+/// small ones do not share.
 fn verify<T>(
     ebpf: &mut Ebpf,
     beside: impl FnOnce() -> Result<T, Error>,
