@@ -426,6 +426,23 @@ static __always_inline int is_whole(struct rt_spec *spec)
 	return !want_time && spec && (spec->flags2 & RT_SPEC2_WHOLE);
 }
 
+/* Whether the entry of call `nr` has nothing to send, whichever task
+ * makes it: a call sent whole from its exit (or not traced) under both
+ * of its numbers' meanings, x86-64's and i386's (which one applies is
+ * known only from the task). Asked before the task's ids and the traced
+ * table, which cost the entry of a call sent whole a helper call for
+ * nothing; send_call() would return at once for it. */
+static __always_inline int quiet_entry(long nr)
+{
+	if (nr < 0 || nr >= RT_I386_BASE || count_only || hold_mark)
+		return 0;
+	__u32 at = nr, at32 = nr + RT_I386_BASE;
+	struct rt_spec *spec = bpf_map_lookup_elem(&specs, &at);
+	struct rt_spec *spec32 = bpf_map_lookup_elem(&specs, &at32);
+	return spec && spec32 && (!spec->wanted || is_whole(spec)) &&
+	       (!spec32->wanted || is_whole(spec32));
+}
+
 /* The call's arguments and where it was made, from `r`: an i386 call's
  * registers are its arguments' low halves. */
 static __always_inline void registers(struct rt_event *ev, struct pt_regs *r, int compat)
@@ -585,6 +602,8 @@ int rtrace_sys_enter(__u64 *ctx)
 {
 	struct pt_regs *regs = (struct pt_regs *)ctx[0];
 	long nr = (long)ctx[1];
+	if (quiet_entry(nr))
+		return 0;
 	void *task = bpf_get_current_task_btf();
 	__u64 id = task_ids(task);
 	if (count_only) {
