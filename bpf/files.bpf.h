@@ -196,10 +196,8 @@ static __always_inline int plain_socket(__u64 file)
 	return family && family != af_netlink;
 }
 
-/* The bytes at the head of struct inode that hold i_mode and i_sb,
- * read with one helper call; 0 or past INODE_HEAD_MAX: the two are read
- * one by one. */
-const volatile __u32 inode_head = 0;
+/* The most bytes at the head of struct inode read at once for i_mode
+ * and i_sb (they lie within 48 on 6.1 and 6.18). */
 #define INODE_HEAD_MAX 64
 
 /* Whether the file behind `file` (its struct file, read through
@@ -211,10 +209,12 @@ static __always_inline int data_is_plain(__u64 file)
 	__u16 mode = 0;
 	if (!file || bpf_probe_read_kernel(&inode, 8, (void *)file + off_file_inode) || !inode)
 		return 0;
+	/* Both with one helper call where they are close (the offsets are
+	 * constants the verifier knows: one of the branches is dead). */
 	__u64 head[INODE_HEAD_MAX / 8] = {};
-	if (inode_head && inode_head <= INODE_HEAD_MAX && off_inode_mode + 2 <= inode_head &&
-	    off_inode_sb + 8 <= inode_head) {
-		if (bpf_probe_read_kernel(head, inode_head, (void *)inode))
+	__u32 span = off_inode_sb + 8 > off_inode_mode + 2 ? off_inode_sb + 8 : off_inode_mode + 2;
+	if (span <= INODE_HEAD_MAX) {
+		if (bpf_probe_read_kernel(head, span, (void *)inode))
 			return 0;
 		mode = *(__u16 *)((__u8 *)head + off_inode_mode);
 		sb = *(__u64 *)((__u8 *)head + off_inode_sb);

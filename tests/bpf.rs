@@ -68,6 +68,38 @@ fn a_dump_past_the_copy_says_so() {
     );
 }
 
+/// A plain file's data is copied only as far as it is printed
+/// (`plain_data()` in the program): in the smallest ring, 4096 bytes, the
+/// record of a read of 8000 bytes from a file fits, where a record with
+/// the whole copy could never be sent (a dump, which copies it whole,
+/// loses it). The lossless mode keeps the other records from being
+/// dropped while rtrace catches up.
+#[test]
+fn a_plain_file_s_data_is_copied_as_far_as_printed() {
+    let file = common::scratch_path("bpf", "plain8000");
+    let bytes: Vec<u8> = (0..8000u32).map(|i| b'a' + (i % 26) as u8).collect();
+    std::fs::write(&file, &bytes).unwrap();
+    let file = file.display().to_string();
+    let ptrace = trace(&["-e", "trace=read"], &["cat", &file]).lines();
+    let bpf = trace(
+        &[
+            "--bpf",
+            "--bpf-ring",
+            "4096",
+            "--bpf-lossless",
+            "-e",
+            "trace=read",
+        ],
+        &["cat", &file],
+    )
+    .lines();
+    assert!(
+        ptrace.iter().any(|l| l.ends_with(") = 8000")),
+        "no read of the file under ptrace:\n{ptrace:#?}"
+    );
+    assert_eq!(bpf, ptrace);
+}
+
 /// A successful exec's strings in a page nothing had touched: the kernel
 /// faults it in after the entry could not copy them, and by the exit the
 /// memory is the new program's (where the old addresses may hold

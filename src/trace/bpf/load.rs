@@ -484,8 +484,6 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     let start_slots = if count_only == 1 { pid_max() } else { 0 };
     use crate::ioctl::usbmon as mon;
     let [files, fdt, fd, max_fds, f_inode, i_mode, i_sb, s_magic] = file_offsets();
-    // The head of struct inode through i_mode and i_sb, read at once.
-    let inode_head = (i_mode + 2).max(i_sb + 8);
     let [i_rdev, f_private, socket_sk, sk_family] = device_offsets();
     let [task_mm, arg_start, arg_end, env_start, env_end] = exec_offsets();
     let exec_killer = exec_killer_offsets();
@@ -554,7 +552,6 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         .override_global("off_files_fdt", &fdt, true)
         .override_global("off_fdt_fd", &fd, true)
         .override_global("off_fdt_max", &max_fds, true)
-        .override_global("inode_head", &inode_head, true)
         .override_global("off_file_inode", &f_inode, true)
         .override_global("off_inode_mode", &i_mode, true)
         .override_global("off_inode_sb", &i_sb, true)
