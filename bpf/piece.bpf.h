@@ -21,6 +21,11 @@ struct scratch {
 	__u32 last_fault;
 	/* Whether capture_one's entry copy failed, to be taken at the exit. */
 	__u32 cap_faulted;
+	/* The captures of a record that failed so (a bit each). */
+	__u32 caps_faulted;
+	/* The index of the one capture due now, taken without bpf_loop, or
+	 * RT_MAX_CAPS. */
+	__u32 only;
 	/* Where a PIECE_KERNEL piece is read from. */
 	__u64 ksrc;
 	/* A multiplexer's subcall's spec index (0: none), as subcall_args()
