@@ -316,8 +316,9 @@ pub(crate) struct Cli {
 
     /// Trace with the BPF engine: the kernel's syscall tracepoints feed
     /// the same decoders, the tracee is never stopped (a loop of the
-    /// cheapest call runs about 3x slower, not 50x; real programs far
-    /// less), and the whole machine can be traced (-a). It cannot change
+    /// cheapest call runs about 2x slower, not 50x; a real program's
+    /// calls cost it about a third more), and the whole machine can be
+    /// traced (-a). It cannot change
     /// or hold the tracee (no --same-cpu, --seccomp-bpf or
     /// --kill-on-exit), memory behind pointers it does not follow shows as
     /// pointers, and when rtrace falls behind records are lost and counted
