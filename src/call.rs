@@ -293,7 +293,8 @@ impl Printer<'_> {
         let fd = i32::try_from(rval).ok()?;
         if self.mem().is_captured() {
             let known = self.state().result_fd_path.take();
-            return crate::kernel::fds::describe_returned(self.mem(), fd, set, known);
+            let opened = self.state().result_fd_opened;
+            return crate::kernel::fds::describe_returned(self.mem(), fd, set, known, opened);
         }
         crate::kernel::fds::describe(self.pid(), fd, set)
     }
@@ -487,6 +488,7 @@ pub fn call_leave(
         true => i32::try_from(rval).ok().and_then(|fd| t.fds.known_path(fd)),
         false => None,
     };
+    call.fmt.result_fd_opened = crate::sysent::OPENS_BY_PATH.contains(&&*call.name);
     call.fmt.result_pid = (pids.comm || pids.pidns) && crate::sysent::returns_pid(&call.name);
     let failed = is_error(rval);
     // A no-return call that returned prints its result register: a failed

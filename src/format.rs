@@ -169,6 +169,9 @@ pub struct FormatState {
     /// returned (what it opened), which the kernel's identity of the file
     /// may vouch for when /proc no longer can.
     pub result_fd_path: Option<Vec<u8>>,
+    /// That path is the one the call opened by (an open's, not a dup's
+    /// source's): the file's name as of the call, whatever is at it now.
+    pub result_fd_opened: bool,
     /// Text that ends the call's line (`-T`'s ` <0.000123>`), printed
     /// before any continuation line.
     pub(crate) suffix: Option<String>,

@@ -230,7 +230,7 @@ fn an_anonymous_inode_replaced_since_keeps_its_own_name() {
 }
 
 #[test]
-fn a_path_replaced_since_does_not_name_the_file_it_opened() {
+fn a_path_replaced_since_still_names_the_file_it_opened() {
     if !common::root_or_skip("bpf_late", "the BPF engine") {
         return;
     }
@@ -256,9 +256,10 @@ fn a_path_replaced_since_does_not_name_the_file_it_opened() {
     assert_lines(
         &lines[start..start + 5],
         &[
-            // fd 3 and the path are both the new file's now: neither
-            // vouches for the old one, which is left unnamed.
-            format!("openat({at}, \"{file}\", O_RDONLY) = 3"),
+            // fd 3 and the path are both the new file's now, but the
+            // path the open took was the old file's name at the call, as
+            // ptrace shows it.
+            format!("openat({at}, \"{file}\", O_RDONLY) = 3<{file}>"),
             // The fd table's path: what the open before opened.
             format!("close(3<{file}>) = 0"),
             // The file it opened, under its name now (/proc's).

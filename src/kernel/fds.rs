@@ -6,7 +6,7 @@
 //! a signalfd's mask. Read at print time, as the link is.
 
 use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 
 use super::procfs::fdinfo;
 use super::{Memory, sockdiag};
@@ -163,19 +163,29 @@ pub fn describe_vouched(
 
 /// What the BPF engine shows of the new fd `fd` a call returned:
 /// [`describe_vouched`]'s answer, else the name the fd table gave it
-/// (`known`: the path opened, a memfd's name, a dup's source's), unless
-/// the kernel identified the file and that name now leads to another
-/// (replaced at its path since): then none.
+/// (`known`: the path opened, a memfd's name, a dup's source's). The
+/// path an open opened by (`opened`) was the file's name at the call,
+/// whatever is at it now (a file replaced at its path since, as git
+/// replaces its index): given with its directory made canonical, as
+/// /proc gave it then. Another name (a dup's source's, which may be
+/// older than a rename) is given only while nothing else is at it.
 pub fn describe_returned(
     mem: &Memory,
     fd: i32,
     set: FdDetails,
     known: Option<Vec<u8>>,
+    opened: bool,
 ) -> Option<FdText> {
     if let Some(text) = describe_vouched(mem, fd, set, known.as_deref()) {
         return Some(text);
     }
     let path = known.filter(|_| set.path())?;
+    if opened && mem.file_id(fd).is_some() {
+        return Some(FdText {
+            path: canonical_directory(&path),
+            details: None,
+        });
+    }
     // describe_vouched found it leads to another file, if it leads to one.
     let elsewhere =
         mem.file_id(fd).is_some() && std::fs::canonicalize(OsStr::from_bytes(&path)).is_ok();
@@ -183,6 +193,27 @@ pub fn describe_returned(
         path,
         details: None,
     })
+}
+
+/// `path` with its directory made canonical (symlinks and `..` resolved,
+/// as /proc names a file) and its last component as it is; `path` itself
+/// where the directory cannot be resolved now.
+fn canonical_directory(path: &[u8]) -> Vec<u8> {
+    let Some(cut) = path.iter().rposition(|&b| b == b'/') else {
+        return path.to_vec();
+    };
+    let (dir, name) = (&path[..cut.max(1)], &path[cut + 1..]);
+    match std::fs::canonicalize(OsStr::from_bytes(dir)) {
+        Ok(real) if !name.is_empty() => {
+            let mut out = real.into_os_string().into_vec();
+            if out.last() != Some(&b'/') {
+                out.push(b'/');
+            }
+            out.extend_from_slice(name);
+            out
+        }
+        _ => path.to_vec(),
+    }
 }
 
 /// [`describe`] for the call `mem` holds: at once under ptrace (the task
@@ -366,6 +397,28 @@ pub fn fd_table_changed() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_opened_path_takes_its_directory_s_real_name() {
+        let dir = std::env::temp_dir().join(format!("rtrace-fds-{}", std::process::id()));
+        let real = dir.join("real");
+        std::fs::create_dir_all(&real).unwrap();
+        let link = dir.join("link");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let real = std::fs::canonicalize(&real).unwrap();
+        let via_link = format!("{}/../link/gone", real.display());
+        assert_eq!(
+            canonical_directory(via_link.as_bytes()),
+            format!("{}/gone", real.display()).into_bytes()
+        );
+        // A directory that is gone too: the path as it was.
+        let lost = format!("{}/nowhere/gone", real.display());
+        assert_eq!(canonical_directory(lost.as_bytes()), lost.into_bytes());
+        assert_eq!(canonical_directory(b"/gone"), b"/gone".to_vec());
+        assert_eq!(canonical_directory(b"gone"), b"gone".to_vec());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn sets_parse_as_strace_takes_them() {

@@ -750,7 +750,7 @@ pub fn track(
         crate::kernel::fds::fd_table_changed();
     }
     match name {
-        "open" | "openat" | "creat" | "openat2" => {
+        _ if crate::sysent::OPENS_BY_PATH.contains(&name) => {
             let flags = match name {
                 "open" => args[1],
                 "openat" => args[2],

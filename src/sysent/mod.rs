@@ -246,6 +246,11 @@ const RETURN_FDS: &[&str] = &[
     "userfaultfd",
 ];
 
+/// The calls that open a file by a path they are given: the fd table
+/// names the fd each returns by that path, the file's name as of the
+/// call.
+pub const OPENS_BY_PATH: &[&str] = &["creat", "open", "openat", "openat2"];
+
 /// Whether a successful `name` called with `args` returns a new file
 /// descriptor: the calls of [`RETURN_FDS`], fcntl's F_DUPFD and
 /// F_DUPFD_CLOEXEC, the ioctl requests of `IOCTL_FD_RESULTS`
