@@ -202,6 +202,30 @@ fn signals_and_children_print_the_same() {
     compare("fork_wait", &["-f"]);
 }
 
+/// A child's SIGCHLD to a parent that ignores it, sent as the child ends
+/// while the parent waits for it (fork_wait's child runs 300 ms first):
+/// ptrace sees it as the parent takes it, after the wait returns; the BPF
+/// engine, which sees it sent, holds it until the wait's end. (Until
+/// session 26 it showed inside the wait's line, as a signal that had
+/// interrupted the wait.)
+#[test]
+fn a_child_s_sigchld_shows_after_the_wait_it_ends() {
+    if !common::root_or_skip("bpf", "the BPF engine") {
+        return;
+    }
+    let (ptrace, bpf) = both(&fixture("fork_wait"), &["-f"]);
+    for (engine, lines) in [("ptrace", &ptrace), ("bpf", &bpf)] {
+        let at = lines
+            .iter()
+            .position(|l| l.contains("wait4(-1, W_EXITED(7), 0, NULL) = PID2"))
+            .unwrap_or_else(|| panic!("{engine}: no finished wait4:\n{lines:#?}"));
+        assert!(
+            lines[at].starts_with("PID1'*wait4(") && lines[at + 1] == "** SIGCHLD **",
+            "{engine}: the wait and then its SIGCHLD:\n{lines:#?}"
+        );
+    }
+}
+
 #[test]
 fn ioctls_print_the_same() {
     compare("ioctl_args", &[]);

@@ -296,9 +296,11 @@ pub fn fd_paths(line: &str) -> (String, Vec<String>) {
 /// split by another process's (`<..>`, `*`) taken out: the engines agree
 /// on what each process did, but the BPF engine orders the processes'
 /// lines as the kernel ran them, where ptrace shows a new child's first
-/// lines before its parent goes on. A signal the process ignores is shown
-/// where it was sent and discarded (BPF) or where the task next stops
-/// (ptrace), so SIGCHLD's place is not compared either.
+/// lines before its parent goes on. Where a child's SIGCHLD to a parent
+/// that ignores it falls (before the parent's wait, inside it or after
+/// it) depends on which ran first, which ptrace's stops change, so its
+/// place is not compared either (tests/bpf.rs
+/// `a_child_s_sigchld_shows_after_the_wait_it_ends` fixes one).
 /// A line without a pid is the one traced process's (the prefix shows
 /// while there are more): the last one left, the started command's
 /// (PID1) before any other showed.

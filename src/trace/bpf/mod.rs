@@ -87,6 +87,7 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
         exec_between: IntMap::default(),
         execs: IntMap::default(),
         newborns: IntMap::default(),
+        ignored_in_call: IntMap::default(),
         clock: Clock::new(),
         lost: 0,
         stopped: Vec::new(),
@@ -197,6 +198,10 @@ struct Bpf {
     /// The tasks whose records are held, by the parent whose line they
     /// wait for.
     newborns: IntMap<i32, Vec<i32>>,
+    /// Ignored signals sent to a task during a call, shown after the call
+    /// (where ptrace, which sees them when the task takes them, shows
+    /// them), by task.
+    ignored_in_call: IntMap<i32, Vec<wire::Header>>,
     clock: Clock,
     /// Records the kernel dropped, in all.
     lost: u64,

@@ -98,6 +98,7 @@ impl Bpf {
                 self.engine.exec_of(tid, former);
             }
             wire::EXIT if self.engine.procs.contains_key(&tid) => {
+                self.ignored_in_call.remove(&tid);
                 if tid == head.tgid as i32 {
                     self.execs.remove(&tid);
                 }
@@ -109,8 +110,17 @@ impl Bpf {
                 }
             }
             // An ignored signal is shown as it is discarded, at its
-            // sending (a ptrace tracer sees it when the task takes it,
-            // which may be after the call it was sent during).
+            // sending: a ptrace tracer sees it as the task takes it, which
+            // in a call is where it interrupts the call (shown inline,
+            // `read(0, ** SIGWINCH ** ...`). But a child's SIGCHLD to a
+            // task waiting for children comes with the child's end, which
+            // ends the wait: a wait that returns that child is not
+            // interrupted, and the signal is taken after it. Held until
+            // the wait's end decides (`leave`); forgotten if the task
+            // never gets back (killed in the call).
+            wire::SIGNAL_IGNORED if head.nr as i32 == libc::SIGCHLD && self.in_wait(tid) => {
+                self.ignored_in_call.entry(tid).or_default().push(head);
+            }
             wire::SIGNAL | wire::SIGNAL_IGNORED => self.signal(tid, head),
             _ => {}
         }
@@ -203,10 +213,38 @@ impl Bpf {
             .as_ref()
             .is_some_and(|c| c.handler.class == CallClass::Fork);
         proc.mem.add_snapshot(record.snapshot);
+        // SIGCHLDs held through a wait: the one from the child it
+        // returns came after it (waitid returns 0 and names the child in
+        // its siginfo: any is taken as that one); another interrupted
+        // it, and shows inside its line, as it was sent.
+        let waitid = proc.call.as_ref().is_some_and(|c| c.name == "waitid");
+        let (after, inside): (Vec<_>, Vec<_>) = self
+            .ignored_in_call
+            .remove(&tid)
+            .unwrap_or_default()
+            .into_iter()
+            .partition(|sig| {
+                head.ret >= 0 && (waitid || i64::from(sig.args[2] as i32) == head.ret)
+            });
+        for sig in inside {
+            self.signal(tid, sig);
+        }
         self.engine.leave(tid, head.ret, head.ip);
         if fork {
             self.release_children(tid);
         }
+        for sig in after {
+            self.signal(tid, sig);
+        }
+    }
+
+    /// Whether task `tid` is in a call that waits for children.
+    fn in_wait(&self, tid: i32) -> bool {
+        self.engine.procs.get(&tid).is_some_and(|p| {
+            p.call
+                .as_ref()
+                .is_some_and(|c| matches!(&*c.name, "wait4" | "waitpid" | "waitid"))
+        })
     }
 
     /// What a call of process `tgid` read now may read from it live: while
