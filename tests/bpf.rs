@@ -1056,7 +1056,12 @@ fn bad_uses_fail_with_one_line() {
         ),
         (
             &["--bpf-lossless", "true"],
-            "rtrace: --bpf-lossless needs --bpf",
+            "rtrace: --bpf-lossless needs --bpf (ptrace loses nothing: it stops the tracee at each call)",
+            2,
+        ),
+        (
+            &["--bpf-ring", "64K", "true"],
+            "rtrace: --bpf-ring needs --bpf (ptrace has no ring buffer)",
             2,
         ),
         (

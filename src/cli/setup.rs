@@ -33,17 +33,18 @@ pub(crate) struct Setup {
 /// wrong (how rtrace then ends).
 pub(crate) fn setup(cli: Cli) -> Result<Setup, ExitCode> {
     if !cli.bpf && (cli.all || cli.bpf_ring.is_some() || cli.bpf_lossless) {
-        let option = if cli.all {
-            "-a"
+        // Each with the reason ptrace has no use for it.
+        let (option, why) = if cli.all {
+            ("-a", "ptrace cannot see the whole machine")
         } else if cli.bpf_lossless {
-            "--bpf-lossless"
+            (
+                "--bpf-lossless",
+                "ptrace loses nothing: it stops the tracee at each call",
+            )
         } else {
-            "--bpf-ring"
+            ("--bpf-ring", "ptrace has no ring buffer")
         };
-        return Err(fail(
-            &format!("{option} needs --bpf (ptrace cannot see the whole machine)"),
-            2,
-        ));
+        return Err(fail(&format!("{option} needs --bpf ({why})"), 2));
     }
     if cli.bpf
         && (cli.seccomp_bpf
