@@ -198,9 +198,9 @@ struct Bpf {
     /// The tasks whose records are held, by the parent whose line they
     /// wait for.
     newborns: IntMap<i32, Vec<i32>>,
-    /// Ignored signals sent to a task during a call, shown after the call
-    /// (where ptrace, which sees them when the task takes them, shows
-    /// them), by task.
+    /// SIGCHLDs a task ignores, sent while it waits for children: held
+    /// until the wait's end says where each shows, after the wait or
+    /// inside its line (`records.rs`, `leave`), by task.
     ignored_in_call: IntMap<i32, Vec<wire::Header>>,
     clock: Clock,
     /// Records the kernel dropped, in all.
