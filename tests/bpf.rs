@@ -219,11 +219,56 @@ fn a_child_s_sigchld_shows_after_the_wait_it_ends() {
             .iter()
             .position(|l| l.contains("wait4(-1, W_EXITED(7), 0, NULL) = PID2"))
             .unwrap_or_else(|| panic!("{engine}: no finished wait4:\n{lines:#?}"));
-        assert!(
-            lines[at].starts_with("PID1'*wait4(") && lines[at + 1] == "** SIGCHLD **",
+        assert_eq!(
+            lines[at..(at + 2).min(lines.len())],
+            [
+                "PID1'*wait4(-1, W_EXITED(7), 0, NULL) = PID2",
+                "** SIGCHLD **"
+            ],
             "{engine}: the wait and then its SIGCHLD:\n{lines:#?}"
         );
     }
+}
+
+/// The other side: a child's SIGCHLD that comes during a wait for
+/// another child does not end that wait; ptrace shows it where it
+/// interrupted the wait, inside the wait's line, and so does the BPF
+/// engine once the wait's end shows it returned another child.
+#[test]
+fn a_sigchld_during_a_wait_for_another_child_shows_inside_it() {
+    if !common::root_or_skip("bpf", "the BPF engine") {
+        return;
+    }
+    let (ptrace, bpf) = both(&fixture("wait_other"), &["-f"]);
+    let waits = |lines: &[String]| -> Vec<String> {
+        lines
+            .iter()
+            .filter(|l| l.contains("wait4(PID"))
+            .cloned()
+            .collect()
+    };
+    // ptrace: interrupted, the signal taken, the wait restarted.
+    assert_eq!(
+        waits(&ptrace),
+        [
+            "PID1| wait4(PID2, <..>",
+            "PID1|*wait4(PID2, ** SIGCHLD ** <..>",
+            "PID1'*wait4(PID2, W_EXITED(1), 0, NULL) = PID2",
+            "wait4(PID3, W_EXITED(2), 0, NULL) = PID3",
+        ],
+        "ptrace:\n{ptrace:#?}"
+    );
+    // BPF: never interrupted, the signal shown where it came, inside the
+    // line the wait resumes (`*`).
+    assert_eq!(
+        waits(&bpf),
+        [
+            "PID1| wait4(PID2, <..>",
+            "PID1'*wait4(PID2, ** SIGCHLD ** W_EXITED(1), 0, NULL) = PID2",
+            "wait4(PID3, W_EXITED(2), 0, NULL) = PID3",
+        ],
+        "bpf:\n{bpf:#?}"
+    );
 }
 
 #[test]

@@ -104,7 +104,9 @@ impl Engine {
                 self.out.restore_record(pid, updated);
             }
             _ => {
-                self.out.record_replay(pid, false);
+                // A call still in progress (the BPF engine's ignored
+                // signal, shown inside the line) resumes its line, `*`.
+                self.out.record_replay(pid, !proc_line_free);
                 self.put_signal_text(pid, &text, info.as_ref());
                 // On a line of its own: the stack follows it. (Inside a
                 // call's line it would cut the call in two: not shown.)
