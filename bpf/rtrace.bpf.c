@@ -194,6 +194,61 @@ static __always_inline __u64 task_ids(void *task)
 	return (__u64)tgid << 32 | tid;
 }
 
+/* The ids of the task making the call whose registers are `regs`: its
+ * CPU's note (on_cpu), or read through the task's BTF pointer and noted. */
+static __always_inline __u64 current_ids(struct pt_regs *regs)
+{
+	__u32 zero = 0;
+	struct on_cpu_task *last = bpf_map_lookup_elem(&on_cpu, &zero);
+	if (last && last->regs == (__u64)regs)
+		return last->ids;
+	__u64 ids = task_ids(bpf_get_current_task_btf());
+	if (last) {
+		last->ids = ids;
+		last->regs = (__u64)regs;
+	}
+	return ids;
+}
+
+/* Possible CPUs, set by rtrace: how many on_cpu entries there are. */
+const volatile __u32 possible_cpus = 1;
+
+static long forget_on(__u64 cpu, void *regs)
+{
+	__u32 zero = 0;
+	struct on_cpu_task *last = bpf_map_lookup_percpu_elem(&on_cpu, &zero, cpu);
+	if (last && last->regs == *(__u64 *)regs)
+		last->regs = 0;
+	return 0;
+}
+
+/* Drop the current task from every CPU's on_cpu: it is exiting, or its
+ * ids are changing. Another CPU's entry for it cannot come back: only the
+ * task itself notes it, and it is here. */
+static __always_inline void forget_caller(void)
+{
+	__u64 regs = (__u64)bpf_task_pt_regs(bpf_get_current_task_btf());
+	bpf_loop(possible_cpus, forget_on, &regs, 0);
+}
+
+/* Whether the call came in by x86-64's `syscall` instruction, told from
+ * its registers alone: 64-bit code, and rcx and r11 holding the return
+ * address and the flags, as the instruction leaves them. An int $0x80
+ * from 64-bit code (an i386 call) leaves them as the program had them,
+ * so only one made to pass for a `syscall` (rcx set to the address after
+ * it, r11 to the flags) is taken for one. That is the price of not
+ * asking the task's TS_COMPAT (a helper call, for its pointer) where
+ * nothing else is needed: a quiet entry, a whole call's exit, a call not
+ * selected. The registers are the call's own at its entry, and still at
+ * the exits of the calls those paths take: none of them changes a
+ * register but the result (the calls that do, exec and sigreturn, are
+ * always selected and never whole), and any other change fails the test
+ * and takes the path that asks the task. */
+static __always_inline int from_syscall_insn(struct pt_regs *r)
+{
+	return (r->cs & 0xffff) == 0x33 && r->rcx == r->rip && r->r11 == r->eflags;
+}
+
 #include "counts.bpf.h"
 
 static __always_inline __u64 *lost_count(void)
@@ -467,20 +522,23 @@ static __always_inline int is_whole(struct rt_spec *spec)
 }
 
 /* Whether the entry of call `nr` has nothing to send, whichever task
- * makes it: a call sent whole from its exit (or not traced) under both
- * of its numbers' meanings, x86-64's and i386's (which one applies is
- * known only from the task). Asked before the task's ids and the traced
- * table, which cost the entry of a call sent whole a helper call for
- * nothing; send_call() would return at once for it. */
-static __always_inline int quiet_entry(long nr)
+ * makes it: a call sent whole from its exit (or not traced), under
+ * x86-64's meaning of its number when it came in by `syscall`
+ * (from_syscall_insn()), and otherwise under i386's too (which of the
+ * two applies is then known only from the task). Asked before the task's
+ * ids and the traced table; send_call() would return at once for it. */
+static __always_inline int quiet_entry(long nr, struct pt_regs *r)
 {
 	if (nr < 0 || nr >= RT_I386_BASE || count_only || hold_mark)
 		return 0;
 	__u32 at = nr, at32 = nr + RT_I386_BASE;
 	struct rt_spec *spec = bpf_map_lookup_elem(&specs, &at);
+	if (!spec || (spec->wanted && !is_whole(spec)))
+		return 0;
+	if (from_syscall_insn(r))
+		return 1;
 	struct rt_spec *spec32 = bpf_map_lookup_elem(&specs, &at32);
-	return spec && spec32 && (!spec->wanted || is_whole(spec)) &&
-	       (!spec32->wanted || is_whole(spec32));
+	return spec32 && (!spec32->wanted || is_whole(spec32));
 }
 
 /* The call's arguments and where it was made, from `r`: an i386 call's
@@ -527,6 +585,29 @@ static __always_inline void send_whole(struct pt_regs *r, long nr, long ret, int
 	ev->ret = ret;
 	sent(ev);
 	bpf_ringbuf_submit(ev, wake_flags(sizeof(*ev)));
+}
+
+/* The exit of an x86-64 call (from_syscall_insn()) that needs nothing
+ * but its registers: one not selected (nothing to send), or a success of
+ * a call sent whole that copies nothing (send_whole()). Returns whether
+ * it was one; the others take send_call(), which asks the task. */
+static __always_inline int settled_at_exit(struct pt_regs *r, long ret, __u64 id)
+{
+	long nr = (long)r->orig_rax;
+	if (nr < 0 || nr >= RT_I386_BASE)
+		return 0;
+	__u32 at = nr;
+	struct rt_spec *spec = bpf_map_lookup_elem(&specs, &at);
+	if (!spec)
+		return 0;
+	if (!spec->wanted)
+		return 1;
+	__u64 failed = (__u64)ret >> 63;
+	asm volatile("" : "+r"(failed));
+	if (!is_whole(spec) || spec->ncaps || failed)
+		return 0;
+	send_whole(r, nr, ret, 0, (__u32)id, id >> 32);
+	return 1;
 }
 
 /* `r` is the kernel's pointer, typed by the tracepoint (tp_btf): its
@@ -642,18 +723,18 @@ int rtrace_sys_enter(__u64 *ctx)
 {
 	struct pt_regs *regs = (struct pt_regs *)ctx[0];
 	long nr = (long)ctx[1];
-	if (quiet_entry(nr))
+	if (quiet_entry(nr, regs))
 		return 0;
-	void *task = bpf_get_current_task_btf();
-	__u64 id = task_ids(task);
 	if (count_only) {
-		count_enter(task, regs, nr, id);
+		void *task = bpf_get_current_task_btf();
+		count_enter(task, regs, nr, task_ids(task));
 		return 0;
 	}
+	__u64 id = current_ids(regs);
 	if (!is_traced((__u32)id, id >> 32))
 		return 0;
 	hold_if_behind((__u32)id, id >> 32);
-	send_call(task, regs, RT_ENTER, nr, (__u32)id, id >> 32);
+	send_call(bpf_get_current_task_btf(), regs, RT_ENTER, nr, (__u32)id, id >> 32);
 	return 0;
 }
 
@@ -662,15 +743,17 @@ int rtrace_sys_exit(__u64 *ctx)
 {
 	struct pt_regs *regs = (struct pt_regs *)ctx[0];
 	long ret = (long)ctx[1];
-	void *task = bpf_get_current_task_btf();
-	__u64 id = task_ids(task);
 	if (count_only) {
-		count_exit(task, regs, id, ret);
+		void *task = bpf_get_current_task_btf();
+		count_exit(task, regs, task_ids(task), ret);
 		return 0;
 	}
+	__u64 id = current_ids(regs);
 	if (!is_traced((__u32)id, id >> 32))
 		return 0;
-	send_call(task, regs, RT_LEAVE, ret, (__u32)id, id >> 32);
+	if (from_syscall_insn(regs) && settled_at_exit(regs, ret, id))
+		return 0;
+	send_call(bpf_get_current_task_btf(), regs, RT_LEAVE, ret, (__u32)id, id >> 32);
 	return 0;
 }
 
@@ -711,6 +794,9 @@ int rtrace_exec(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = id, old = ctx->args[1];
+	/* A thread's exec has given it its leader's tid. */
+	if (old != tid)
+		forget_caller();
 	if (!trace_all && !is_traced(old, 0) && !is_traced(tid, 0))
 		return 0;
 	if (trace_all && (id >> 32) == self_tgid)
@@ -762,9 +848,11 @@ int rtrace_exec(struct bpf_raw_tracepoint_args *ctx)
 const volatile __u32 off_task_signal = 0, off_signal_exec_task = 0;
 
 /* sched_process_exit(struct task_struct *p, ...): p is the current task. */
+/* sched_process_exit(struct task_struct *p, ...): p is the current task. */
 SEC("raw_tracepoint/sched_process_exit")
 int rtrace_exit(struct bpf_raw_tracepoint_args *ctx)
 {
+	forget_caller();
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = id;
 	if (!is_traced(tid, id >> 32))

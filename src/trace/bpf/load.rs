@@ -461,6 +461,8 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     // as a VM may say hundreds are possible); it polls anyway.
     let cpus = aya::util::online_cpus().map_or(1, |c| c.len()).max(1);
     let wake_share = (ring / 8 / cpus).max(1) as u64;
+    // Every possible CPU has an entry in the program's per-CPU maps.
+    let possible_cpus = aya::util::nr_cpus().map_or(1, |n| n).max(1) as u32;
     // Held once half the ring waits: the other half takes what every CPU
     // still sends before the stops take effect.
     let hold_mark = if opts.lossless { (ring / 2) as u64 } else { 0 };
@@ -607,6 +609,7 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         .override_global("off_task_status", &status_off, true)
         .override_global("ts_compat", &crate::abi::gen_x86_thread::TS_COMPAT, true)
         .override_global("wake_share", &wake_share, true)
+        .override_global("possible_cpus", &possible_cpus, true)
         .override_global("want_time", &want_time, true)
         .override_global("count_only", &count_only, true)
         .override_global("start_slots", &start_slots, true)
