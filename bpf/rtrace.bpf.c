@@ -848,38 +848,109 @@ int rtrace_exec(struct bpf_raw_tracepoint_args *ctx)
 const volatile __u32 off_task_signal = 0, off_signal_exec_task = 0;
 
 /* sched_process_exit(struct task_struct *p, ...): p is the current task. */
-/* sched_process_exit(struct task_struct *p, ...): p is the current task. */
+/* signal_struct.live: the group's threads that have not begun to exit
+ * (0 where BTF lacks it: then a leader's end is reported as it comes). */
+const volatile __u32 off_signal_live = 0;
+
+/* Leaders whose own end came while other threads of their group lived,
+ * by tgid: their end is reported with the group's (end_of_leader()). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u8);
+} ended_leaders SEC(".maps");
+
+/* Report the end of process `tgid`'s leader, with `status` (the wait
+ * status of the thread that ended the group, which is what the parent's
+ * wait gives), from whichever thread's exit program claims it. */
+static __always_inline void end_of_leader(__u32 tgid, __u32 status)
+{
+	if (!trace_all)
+		untrace_task(tgid);
+	if (count_only)
+		clear_start(tgid);
+	/* The process's memory is gone with it (or soon). */
+	bpf_map_delete_elem(&execs, &tgid);
+	struct rt_event ev = {};
+	header(&ev, RT_EXIT, tgid, tgid);
+	ev.nr = status;
+	/* At once: the trace may be over, and no later record of this task
+	 * would wake the reader before its poll's timeout. */
+	send_plain_waking(&ev, BPF_RB_FORCE_WAKEUP);
+}
+
+/* sched_process_exit(struct task_struct *p, ...): p is the current task.
+ * A thread group's leader ends, as ptrace and wait see it, with the
+ * group: its own exit while other threads live (an exit() of its own
+ * thread) is held until the last of them ends, and reported then with
+ * that thread's status, the process's. Which program reports it is
+ * claimed through ended_leaders: the leader notes itself there before it
+ * looks whether it is the last, so that of the leader and the threads
+ * that find none left, exactly one deletes the note and reports. */
 SEC("raw_tracepoint/sched_process_exit")
 int rtrace_exit(struct bpf_raw_tracepoint_args *ctx)
 {
 	forget_caller();
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = id;
-	if (!is_traced(tid, id >> 32))
+	__u32 tid = id, tgid = id >> 32;
+	if (!is_traced(tid, tgid))
 		return 0;
+	void *task = (void *)ctx->args[0];
+	__u32 status = (int)task_field(task, task_exit_code_off);
+	__u64 signal = 0;
+	if (off_task_signal)
+		bpf_probe_read_kernel(&signal, 8, task + off_task_signal);
 	/* A leader another thread's exec kills (de_thread): the process
 	 * goes on under its tid, which the exec's record gives the thread;
 	 * no end to report (ptrace sees none either). */
-	if (tid == id >> 32 && off_signal_exec_task) {
-		__u64 signal = 0, exec_task = 0;
-		void *task = (void *)ctx->args[0];
-		if (!bpf_probe_read_kernel(&signal, 8, task + off_task_signal) && signal &&
-		    !bpf_probe_read_kernel(&exec_task, 8, (void *)signal + off_signal_exec_task) &&
+	if (tid == tgid && off_signal_exec_task && signal) {
+		__u64 exec_task = 0;
+		if (!bpf_probe_read_kernel(&exec_task, 8, (void *)signal + off_signal_exec_task) &&
 		    exec_task && exec_task != (__u64)task)
 			return 0;
+	}
+	if (!off_signal_live || !signal) {
+		if (tid == tgid) {
+			end_of_leader(tgid, status);
+			return 0;
+		}
+	} else {
+		int live = 1;
+		__u8 noted = 1;
+		/* No room to note it (-a, thousands at once): reported now. */
+		if (tid == tgid && bpf_map_update_elem(&ended_leaders, &tgid, &noted, BPF_ANY)) {
+			end_of_leader(tgid, status);
+			return 0;
+		}
+		bpf_probe_read_kernel(&live, 4, (void *)signal + off_signal_live);
+		if (tid == tgid) {
+			if (live <= 0 && bpf_map_delete_elem(&ended_leaders, &tgid) == 0)
+				end_of_leader(tgid, status);
+			return 0;
+		}
+		if (live <= 0 && bpf_map_delete_elem(&ended_leaders, &tgid) == 0) {
+			/* This thread's end first, then the process's. */
+			if (!trace_all)
+				untrace_task(tid);
+			if (count_only)
+				clear_start(tid);
+			struct rt_event ev = {};
+			header(&ev, RT_EXIT, tid, tgid);
+			ev.nr = status;
+			send_plain(&ev);
+			end_of_leader(tgid, status);
+			return 0;
+		}
 	}
 	if (!trace_all)
 		untrace_task(tid);
 	if (count_only)
 		clear_start(tid);
-	/* The leader's end: the process's memory is gone with it (or soon). */
-	if (tid == id >> 32)
-		bpf_map_delete_elem(&execs, &tid);
 	struct rt_event ev = {};
-	header(&ev, RT_EXIT, tid, id >> 32);
-	ev.nr = (int)task_field((void *)ctx->args[0], task_exit_code_off);
-	/* At once: the trace may be over, and no later record of this task
-	 * would wake the reader before its poll's timeout. */
+	header(&ev, RT_EXIT, tid, tgid);
+	ev.nr = status;
 	send_plain_waking(&ev, BPF_RB_FORCE_WAKEUP);
 	return 0;
 }

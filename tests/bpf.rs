@@ -124,6 +124,26 @@ fn a_thread_s_exec_prints_as_under_ptrace() {
     compare("thread_exec_untouched", &["-f", "-e", "trace=execve"]);
 }
 
+/// A leader whose own thread ends while another thread lives: the
+/// process goes on, and ends with its last thread, with that thread's
+/// status; the leader's exit stays unfinished until then, as ptrace
+/// shows it. The BPF engine had reported the process ended, with the
+/// leader's status, when the leader's thread ended.
+#[test]
+fn a_leader_s_own_exit_ends_the_process_with_its_last_thread() {
+    compare("leader_exits_first", &["-f"]);
+}
+
+/// A thread's exec after its leader has ended: the exec gives the thread
+/// the leader's tid at once, waiting for nothing, and the new program's
+/// calls are that tid's, every one of them, as ptrace shows them. The
+/// program's note of who calls on each CPU kept the thread's old tid
+/// through the exec, and the new program's calls were lost.
+#[test]
+fn an_exec_after_the_leader_s_end_traces_the_new_program() {
+    compare("leader_gone_exec", &["-f"]);
+}
+
 /// The getdents64 lines of `ls -f` on a fresh directory `name` of
 /// `entries` files with longer names, traced with `args`, by each engine.
 fn getdents_of_a_directory(

@@ -220,6 +220,14 @@ fn exec_killer_offsets() -> [u32; 2] {
     found.unwrap_or([0; 2])
 }
 
+/// `signal_struct.live`, the count of a thread group's threads that have
+/// not begun to exit: a leader whose own thread ends while it is not zero
+/// is reported ended with its group, as ptrace reports it. Zero where BTF
+/// lacks it (then the leader is reported ended as its thread ends).
+fn group_live_offset() -> u32 {
+    member_offset("struct signal_struct", "live").unwrap_or(0)
+}
+
 /// What the program needs for a file's identity and the working
 /// directory's: `[inode.i_ino, super_block.s_dev, task_struct.fs,
 /// fs_struct.pwd, path.dentry, dentry.d_inode]`, all zero where one is
@@ -489,6 +497,11 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     let [i_rdev, f_private, socket_sk, sk_family] = device_offsets();
     let [task_mm, arg_start, arg_end, env_start, env_end] = exec_offsets();
     let exec_killer = exec_killer_offsets();
+    let group_live = if exec_killer[0] != 0 {
+        group_live_offset()
+    } else {
+        0
+    };
     // Fixed devices' majors (/dev/null, terminals): usbmon's, whose data
     // is decoded, is handed out from above them.
     let fixed_majors = if i_rdev == 0 {
@@ -568,6 +581,7 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         .override_global("af_netlink", &af_netlink, true)
         .override_global("off_task_signal", &exec_killer[0], true)
         .override_global("off_signal_exec_task", &exec_killer[1], true)
+        .override_global("off_signal_live", &group_live, true)
         .override_global("off_task_mm", &task_mm, true)
         .override_global("off_mm_arg_start", &arg_start, true)
         .override_global("off_mm_arg_end", &arg_end, true)
