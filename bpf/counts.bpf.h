@@ -77,22 +77,26 @@ struct {
 	__type(value, struct rt_count);
 } counts SEC(".maps");
 
-/* The spec table's index of the current call, from its registers, or
+/* The spec table's index of the current call, from its registers at its
+ * entry (x86-64's where they say `syscall`: from_syscall_insn()), or
  * RT_SPECS when out of range. */
-static __always_inline __u32 call_index(void *task, struct pt_regs *regs, long nr)
+static __always_inline __u32 call_index(struct pt_regs *regs, long nr)
 {
 	if (nr < 0 || nr >= RT_I386_BASE)
 		return RT_SPECS;
-	return (__u32)nr + (i386_call(task, regs) ? RT_I386_BASE : 0);
+	if (from_syscall_insn(regs))
+		return (__u32)nr;
+	return (__u32)nr + (i386_call(bpf_get_current_task_btf(), regs) ? RT_I386_BASE : 0);
 }
 
-/* -c in the kernel, at a call's entry: its start, if the task (`task`,
- * whose ids are `id`) is traced and the call counted. */
-static __always_inline void count_enter(void *task, struct pt_regs *regs, long nr, __u64 id)
+/* -c in the kernel, at a call's entry: its start, if the task (whose ids
+ * are `id`) is traced and the call counted. The task's pointer is asked
+ * for only where its tid has no start slot. */
+static __always_inline void count_enter(struct pt_regs *regs, long nr, __u64 id)
 {
 	if (!task_state(id, id >> 32))
 		return;
-	__u32 index = call_index(task, regs, nr);
+	__u32 index = call_index(regs, nr);
 	struct rt_spec *spec = bpf_map_lookup_elem(&specs, &index);
 	if (!spec || !spec->counted)
 		return;
@@ -104,8 +108,8 @@ static __always_inline void count_enter(void *task, struct pt_regs *regs, long n
 				index;
 		return;
 	}
-	struct call_start *start =
-		bpf_task_storage_get(&starts, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	struct call_start *start = bpf_task_storage_get(&starts, bpf_get_current_task_btf(), 0,
+							BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!start)
 		return;
 	start->ns = bpf_ktime_get_ns();
@@ -114,7 +118,7 @@ static __always_inline void count_enter(void *task, struct pt_regs *regs, long n
 
 /* ... and at its exit: one more call (an attempt the kernel left). The
  * table comes first: an untraced task's exit costs that alone. */
-static __always_inline void count_exit(void *task, struct pt_regs *regs, __u64 id, long ret)
+static __always_inline void count_exit(__u64 id, long ret)
 {
 	int state = task_state(id, id >> 32);
 	if (!state)
@@ -131,7 +135,8 @@ static __always_inline void count_exit(void *task, struct pt_regs *regs, __u64 i
 		mask = SLOT_NS_MASK;
 		*slot = 0;
 	} else {
-		struct call_start *start = bpf_task_storage_get(&starts, task, 0, 0);
+		struct call_start *start =
+			bpf_task_storage_get(&starts, bpf_get_current_task_btf(), 0, 0);
 		if (!start || !start->ns)
 			return;
 		began = start->ns;
@@ -143,8 +148,9 @@ static __always_inline void count_exit(void *task, struct pt_regs *regs, __u64 i
 	 * call its task's death ended is not counted, as ptrace counts it. */
 	if (state != TASK_TRACED)
 		return;
-	/* An i386 call's result is its register's low half (rtrace_sys_exit). */
-	if (i386_call(task, regs))
+	/* An i386 call's result is its register's low half (rtrace_sys_exit);
+	 * which the call was, its entry said. */
+	if (index >= RT_I386_BASE)
 		ret = (int)ret;
 	if (dying(ret, 0))
 		return;

@@ -684,12 +684,15 @@ fn json_objects_are_the_same() {
 
 /// `-c` alone is counted in the kernel (no record per call): the same
 /// calls and errors as ptrace counts, the command's own from its exec;
-/// an i386 program's calls under their i386 names.
+/// an i386 program's calls under their i386 names, and so a 64-bit
+/// program's `int $0x80` calls (told by the task's TS_COMPAT, their
+/// registers not being a `syscall`'s).
 #[test]
 fn a_summary_counts_what_ptrace_counts() {
     for (bin, own_call) in [
         (fixture("calls_files"), "openat "),
         (common::fixture_m32("shapes"), "mmap2 "),
+        (fixture("compat_i386"), "getpid "),
     ] {
         summaries_agree(&bin, own_call);
     }

@@ -1,0 +1,256 @@
+/* rtrace's BPF program: the task events, from their raw tracepoints: a
+ * traced task's fork (its child traced with -f), exec, exit (a thread
+ * group's leader ending with its group) and signals, delivered or
+ * discarded. Included at the end of rtrace.bpf.c, after the records'
+ * senders and the traced table it uses. */
+#ifndef RTRACE_TASK_EVENTS_BPF_H
+#define RTRACE_TASK_EVENTS_BPF_H
+
+static __always_inline __u32 task_field(void *task, __u32 off)
+{
+	__u32 v = 0;
+	bpf_probe_read_kernel(&v, sizeof(v), task + off);
+	return v;
+}
+
+/* sched_process_fork(struct task_struct *parent, struct task_struct *child) */
+SEC("raw_tracepoint/sched_process_fork")
+int rtrace_fork(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	if (!is_traced((__u32)id, id >> 32))
+		return 0;
+	void *child = (void *)ctx->args[1];
+	__u32 child_tid = task_field(child, task_pid_off);
+	if (count_only)
+		clear_start(child_tid);
+	if (!trace_all) {
+		if (!follow)
+			return 0;
+		trace_task(child_tid);
+	}
+	struct rt_event ev = {};
+	header(&ev, RT_FORK, (__u32)id, id >> 32);
+	ev.nr = child_tid;
+	ev.args[0] = task_field(child, task_tgid_off);
+	send_plain(&ev);
+	return 0;
+}
+
+/* sched_process_exec(struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm) */
+SEC("raw_tracepoint/sched_process_exec")
+int rtrace_exec(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = id, old = ctx->args[1];
+	/* A thread's exec has given it its leader's tid. */
+	if (old != tid)
+		forget_caller();
+	if (!trace_all && !is_traced(old, 0) && !is_traced(tid, 0))
+		return 0;
+	if (trace_all && (id >> 32) == self_tgid)
+		return 0;
+	if (!trace_all) {
+		/* A started command is the command from its exec; a thread
+		 * that exec'd carries on under the leader's tid. */
+		trace_task(tid);
+		if (old != tid)
+			untrace_task(old);
+	}
+	if (old != tid) {
+		/* A thread's exec: the exec's exit comes under the leader's
+		 * tid, which it takes; its entry's failed captures are asked
+		 * for by that tid. */
+		__u8 *failed = bpf_map_lookup_elem(&refetch, &old);
+		if (failed) {
+			__u8 bits = *failed;
+			bpf_map_update_elem(&refetch, &tid, &bits, BPF_ANY);
+			bpf_map_delete_elem(&refetch, &old);
+		}
+	}
+	if (count_only && old != tid) {
+		/* Its exec's start, to count the exec at its exit. */
+		__u64 *from = start_slot(old), *to = start_slot(tid);
+		if (to)
+			*to = from ? *from : 0;
+		if (from)
+			*from = 0;
+	}
+	struct rt_event ev = {};
+	header(&ev, RT_EXEC, tid, id >> 32);
+	ev.nr = old;
+	/* Its new name, as /proc will show it: rtrace reads the record later. */
+	bpf_get_current_comm(ev.args, 16);
+	/* The process's execs so far, this one included (0: not counted). */
+	__u32 tgid = id >> 32;
+	__u64 *execs_so_far = bpf_map_lookup_elem(&execs, &tgid), first = 1;
+	if (execs_so_far)
+		ev.args[2] = ++*execs_so_far;
+	else if (bpf_map_update_elem(&execs, &tgid, &first, BPF_NOEXIST) == 0)
+		ev.args[2] = 1;
+	send_plain(&ev);
+	return 0;
+}
+
+/* task_struct.signal and signal_struct.group_exec_task: the thread whose
+ * exec is killing the group's other threads (0 where BTF lacks them). */
+const volatile __u32 off_task_signal = 0, off_signal_exec_task = 0;
+
+/* signal_struct.live: the group's threads that have not begun to exit
+ * (0 where BTF lacks it: then a leader's end is reported as it comes). */
+const volatile __u32 off_signal_live = 0;
+
+/* Leaders whose own end came while other threads of their group lived,
+ * by tgid: their end is reported with the group's (end_of_leader()). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u8);
+} ended_leaders SEC(".maps");
+
+/* Report the end of process `tgid`'s leader, with `status` (the wait
+ * status of the thread that ended the group, which is what the parent's
+ * wait gives), from whichever thread's exit program claims it. */
+static __always_inline void end_of_leader(__u32 tgid, __u32 status)
+{
+	if (!trace_all)
+		untrace_task(tgid);
+	if (count_only)
+		clear_start(tgid);
+	/* The process's memory is gone with it (or soon). */
+	bpf_map_delete_elem(&execs, &tgid);
+	struct rt_event ev = {};
+	header(&ev, RT_EXIT, tgid, tgid);
+	ev.nr = status;
+	/* At once: the trace may be over, and no later record of this task
+	 * would wake the reader before its poll's timeout. */
+	send_plain_waking(&ev, BPF_RB_FORCE_WAKEUP);
+}
+
+/* sched_process_exit(struct task_struct *p, ...): p is the current task.
+ * A thread group's leader ends, as ptrace and wait see it, with the
+ * group: its own exit while other threads live (an exit() of its own
+ * thread) is held until the last of them ends, and reported then with
+ * that thread's status, the process's. Which program reports it is
+ * claimed through ended_leaders: the leader notes itself there before it
+ * looks whether it is the last, so that of the leader and the threads
+ * that find none left, exactly one deletes the note and reports. */
+SEC("raw_tracepoint/sched_process_exit")
+int rtrace_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	forget_caller();
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = id, tgid = id >> 32;
+	if (!is_traced(tid, tgid))
+		return 0;
+	void *task = (void *)ctx->args[0];
+	__u32 status = (int)task_field(task, task_exit_code_off);
+	__u64 signal = 0;
+	if (off_task_signal)
+		bpf_probe_read_kernel(&signal, 8, task + off_task_signal);
+	/* A leader another thread's exec kills (de_thread): the process
+	 * goes on under its tid, which the exec's record gives the thread;
+	 * no end to report (ptrace sees none either). */
+	if (tid == tgid && off_signal_exec_task && signal) {
+		__u64 exec_task = 0;
+		if (!bpf_probe_read_kernel(&exec_task, 8, (void *)signal + off_signal_exec_task) &&
+		    exec_task && exec_task != (__u64)task)
+			return 0;
+	}
+	if (!off_signal_live || !signal) {
+		if (tid == tgid) {
+			end_of_leader(tgid, status);
+			return 0;
+		}
+	} else {
+		int live = 1;
+		__u8 noted = 1;
+		/* No room to note it (-a, thousands at once): reported now. */
+		if (tid == tgid && bpf_map_update_elem(&ended_leaders, &tgid, &noted, BPF_ANY)) {
+			end_of_leader(tgid, status);
+			return 0;
+		}
+		bpf_probe_read_kernel(&live, 4, (void *)signal + off_signal_live);
+		if (tid == tgid) {
+			if (live <= 0 && bpf_map_delete_elem(&ended_leaders, &tgid) == 0)
+				end_of_leader(tgid, status);
+			return 0;
+		}
+		if (live <= 0 && bpf_map_delete_elem(&ended_leaders, &tgid) == 0) {
+			/* This thread's end first, then the process's. */
+			if (!trace_all)
+				untrace_task(tid);
+			if (count_only)
+				clear_start(tid);
+			struct rt_event ev = {};
+			header(&ev, RT_EXIT, tid, tgid);
+			ev.nr = status;
+			send_plain(&ev);
+			end_of_leader(tgid, status);
+			return 0;
+		}
+	}
+	if (!trace_all)
+		untrace_task(tid);
+	if (count_only)
+		clear_start(tid);
+	struct rt_event ev = {};
+	header(&ev, RT_EXIT, tid, tgid);
+	ev.nr = status;
+	send_plain_waking(&ev, BPF_RB_FORCE_WAKEUP);
+	return 0;
+}
+
+/* The 48 bytes of a struct kernel_siginfo, carried in args. */
+static __always_inline void put_siginfo(struct rt_event *ev, __u64 info)
+{
+	/* SEND_SIG_NOINFO and SEND_SIG_PRIV are 0 and 1. */
+	if (info > 1)
+		bpf_probe_read_kernel(ev->args, sizeof(ev->args), (void *)info);
+}
+
+/* signal_deliver(int sig, struct kernel_siginfo *info, struct k_sigaction *ka) */
+SEC("raw_tracepoint/signal_deliver")
+int rtrace_signal_deliver(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	if (!is_traced((__u32)id, id >> 32))
+		return 0;
+	/* The lossless mode's own stop is not the program's. */
+	__u32 tgid = id >> 32;
+	if ((int)ctx->args[0] == SIGSTOP && bpf_map_lookup_elem(&holding, &tgid))
+		return 0;
+	struct rt_event ev = {};
+	header(&ev, RT_SIGNAL, (__u32)id, id >> 32);
+	ev.nr = (int)ctx->args[0];
+	put_siginfo(&ev, ctx->args[1]);
+	send_plain(&ev);
+	return 0;
+}
+
+/* signal_generate(int sig, struct kernel_siginfo *info, struct task_struct
+ * *task, int group, int result): a signal the target ignores is discarded
+ * here and never delivered; a ptrace tracer would have seen it. */
+SEC("raw_tracepoint/signal_generate")
+int rtrace_signal_generate(struct bpf_raw_tracepoint_args *ctx)
+{
+	if (ctx->args[4] != 1 /* TRACE_SIGNAL_IGNORED */)
+		return 0;
+	/* rtrace continuing what the lossless mode stopped. */
+	if ((int)ctx->args[0] == SIGCONT && (bpf_get_current_pid_tgid() >> 32) == self_tgid)
+		return 0;
+	void *task = (void *)ctx->args[2];
+	__u32 tid = task_field(task, task_pid_off), tgid = task_field(task, task_tgid_off);
+	if (!is_traced(tid, tgid))
+		return 0;
+	struct rt_event ev = {};
+	header(&ev, RT_SIGNAL_LOST, tid, tgid);
+	ev.nr = (int)ctx->args[0];
+	put_siginfo(&ev, ctx->args[1]);
+	send_plain(&ev);
+	return 0;
+}
+
+#endif
