@@ -152,7 +152,7 @@ static __always_inline void count_exit(__u64 id, long ret)
 	 * which the call was, its entry said. */
 	if (index >= RT_I386_BASE)
 		ret = (int)ret;
-	if (dying(ret, 0))
+	if (dying(ret, bpf_map_lookup_elem(&specs, &index)))
 		return;
 	struct rt_count *c = bpf_map_lookup_elem(&counts, &index);
 	if (!c)

@@ -147,15 +147,20 @@ static __always_inline __u64 *refetch_count(void)
 	return bpf_map_lookup_elem(&refetching, &zero);
 }
 
-/* Whether a call that failed with `ret` did because its task is being
- * killed (SIGKILL among its own pending signals: an exit_group or an exec
- * in another thread, a kill -9): the call never returns to user space,
- * and ptrace, which stops no dying task, never sees its exit. Asked of
- * failed calls, which a killed wait is, and of every call that sends
- * signals (`any`), which may have killed its own task and succeeded. */
-static __always_inline int dying(long ret, int any)
+/* Whether the call of `spec` that returned `ret` never returns to user
+ * space because its task is being killed (SIGKILL among its own pending
+ * signals: an exit_group or an exec in another thread, a kill -9):
+ * ptrace, which stops no dying task, never sees its exit. Asked of
+ * every exit but a never-blocking call's success (RT_SPEC2_QUICK): a
+ * kill lands while a call sleeps, and may end it with success, not only
+ * an error: the exit_group of a thread that a pthread_join waits for
+ * wakes the joining futex (its tid cleared) as it kills the joiner. And
+ * of every call that sends signals, which may have killed its own task
+ * and succeeded. */
+static __always_inline int dying(long ret, struct rt_spec *spec)
 {
-	if (!task_pending_off || (!any && (ret >= 0 || ret < -4095)))
+	int quick = spec && (spec->flags2 & RT_SPEC2_QUICK) && !(spec->flags & RT_SPEC_SIGNALS);
+	if (!task_pending_off || (quick && (ret >= 0 || ret < -4095)))
 		return 0;
 	/* Read in place through the task's BTF pointer, as i386_call()
 	 * reads its status. Fetched here, not passed in from the call
@@ -667,7 +672,7 @@ static __always_inline void send_call(void *task, struct pt_regs *r, __u16 kind,
 	struct rt_event *ev = &s->ev;
 	header(ev, kind, tid, tgid);
 	ev->flags = compat ? RT_COMPAT : 0;
-	if (kind == RT_LEAVE && dying(nr_or_ret, spec && (spec->flags & RT_SPEC_SIGNALS)))
+	if (kind == RT_LEAVE && dying(nr_or_ret, spec))
 		ev->flags |= RT_DYING;
 	if (is_whole(spec))
 		ev->flags |= RT_WHOLE;

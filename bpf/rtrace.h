@@ -187,6 +187,9 @@ struct rt_spec {
  * exit's record (RT_WHOLE) is the whole call: one record where two cost
  * the traced task twice the ring's work. */
 #define RT_SPEC2_WHOLE 2
+/* rt_spec.flags2: the call cannot block (service's never-blocking calls):
+ * its success's exit does not ask whether its task is dying. */
+#define RT_SPEC2_QUICK 4
 
 /* An array behind a pointer member of a struct argument (an ioctl's:
  * VIDIOC_S_EXT_CTRLS's controls, SIOCGIFCONF's buffer; a multiplexed

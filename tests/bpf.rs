@@ -134,6 +134,25 @@ fn a_leader_s_own_exit_ends_the_process_with_its_last_thread() {
     compare("leader_exits_first", &["-f"]);
 }
 
+/// A call the task's death ends with success: the leader's futex in
+/// pthread_join, woken as the joined thread's exit_group clears its tid
+/// and kills the leader. The futex returns 0 in the kernel, but the
+/// leader never gets back to user space: ptrace never sees its exit, and
+/// neither engine shows or counts it. The BPF engine had printed
+/// `futex(...) = 0` (it asked whether a task was dying only of failed
+/// calls).
+#[test]
+fn a_call_that_succeeds_as_its_task_is_killed_stays_unfinished() {
+    compare("joined_exit_group", &["-f"]);
+    let bin = fixture("joined_exit_group");
+    let ptrace = summary_rows(&[], &["-f", "-c"], &bin);
+    assert!(
+        !ptrace.iter().any(|r| r.starts_with("futex ")),
+        "{ptrace:?}"
+    );
+    assert_eq!(summary_rows(&[], &["-f", "-c", "--bpf"], &bin), ptrace);
+}
+
 /// A thread's exec after its leader has ended: the exec gives the thread
 /// the leader's tid at once, waiting for nothing, and the new program's
 /// calls are that tid's, every one of them, as ptrace shows them. The

@@ -15,6 +15,11 @@ use super::Spec;
 /// `RT_SPEC2_WHOLE`.
 pub(super) const SPEC2_WHOLE: u8 = 2;
 
+/// `RT_SPEC2_QUICK`: the call cannot block ([`NEVER_BLOCKING`]), so its
+/// success's exit does not ask whether its task is being killed (a kill
+/// would have to land in the instant the call runs).
+pub(super) const SPEC2_QUICK: u8 = 4;
+
 /// Calls that return without sleeping and touch no user memory: they
 /// read or set the task's own ids, priority, umask, personality, alarm
 /// or scheduling class, and wait on nothing another task or a device
@@ -65,8 +70,11 @@ pub(super) fn mark(spec: &mut Spec, name: &str) {
         && spec.pair_arg == 0
         && spec.flags == 0
         && spec.flags2 == 0;
-    if NEVER_BLOCKING.contains(&name) && registers_only {
-        spec.flags2 |= SPEC2_WHOLE;
+    if NEVER_BLOCKING.contains(&name) {
+        spec.flags2 |= SPEC2_QUICK;
+        if registers_only {
+            spec.flags2 |= SPEC2_WHOLE;
+        }
     }
 }
 
