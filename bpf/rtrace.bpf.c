@@ -244,7 +244,7 @@ static __always_inline void forget_caller(void)
  * it, r11 to the flags) is taken for one. That is the price of not
  * asking the task's TS_COMPAT (a helper call, for its pointer) where
  * nothing else is needed: a quiet entry, a whole call's exit, a call not
- * selected. The registers are the call's own at its entry, and still at
+ * selected, -c's count in the kernel (at the entry). The registers are the call's own at its entry, and still at
  * the exits of the calls those paths take: none of them changes a
  * register but the result (the calls that do, exec and sigreturn, are
  * always selected and never whole), and any other change fails the test
