@@ -101,7 +101,7 @@ const volatile __u32 off_task_signal = 0, off_signal_exec_task = 0;
 const volatile __u32 off_signal_live = 0;
 
 /* Leaders whose own end came while other threads of their group lived,
- * by tgid: their end is reported with the group's (end_of_leader()). */
+ * by tgid: their end is reported with the group's (leader_ends_now()). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -110,33 +110,52 @@ struct {
 	__type(value, __u8);
 } ended_leaders SEC(".maps");
 
-/* Report the end of process `tgid`'s leader, with `status` (the wait
- * status of the thread that ended the group, which is what the parent's
- * wait gives), from whichever thread's exit program claims it. */
-static __always_inline void end_of_leader(__u32 tgid, __u32 status)
+/* Report the end of task `tid` of process `tgid` with wait status
+ * `status` (for a leader held for its group, the status of the thread
+ * that ended the group, which is what the parent's wait gives). */
+static __always_inline void report_end(__u32 tid, __u32 tgid, __u32 status)
 {
 	if (!trace_all)
-		untrace_task(tgid);
+		untrace_task(tid);
 	if (count_only)
-		clear_start(tgid);
-	/* The process's memory is gone with it (or soon). */
-	bpf_map_delete_elem(&execs, &tgid);
+		clear_start(tid);
+	/* A leader's end: the process's memory is gone with it (or soon). */
+	if (tid == tgid)
+		bpf_map_delete_elem(&execs, &tgid);
 	struct rt_event ev = {};
-	header(&ev, RT_EXIT, tgid, tgid);
+	header(&ev, RT_EXIT, tid, tgid);
 	ev.nr = status;
 	/* At once: the trace may be over, and no later record of this task
 	 * would wake the reader before its poll's timeout. */
 	send_plain_waking(&ev, BPF_RB_FORCE_WAKEUP);
 }
 
+/* Whether the exit of task `tid` (whose group's signal_struct is
+ * `signal`) ends its process's leader now: the leader's own exit when
+ * no other thread lives, or a thread's when it is the group's last and
+ * the leader's exit came first. The leader notes itself in
+ * ended_leaders before it looks whether it is the last, so that of the
+ * leader and the threads that find none left, exactly one deletes the
+ * note and reports. Where BTF lacks signal_struct.live, the leader's own
+ * exit ends it. */
+static __always_inline int leader_ends_now(__u32 tid, __u32 tgid, __u64 signal)
+{
+	if (!off_signal_live || !signal)
+		return tid == tgid;
+	__u8 noted = 1;
+	/* No room to note it (-a, thousands at once): reported now. */
+	if (tid == tgid && bpf_map_update_elem(&ended_leaders, &tgid, &noted, BPF_ANY))
+		return 1;
+	int live = 1;
+	bpf_probe_read_kernel(&live, 4, (void *)signal + off_signal_live);
+	return live <= 0 && bpf_map_delete_elem(&ended_leaders, &tgid) == 0;
+}
+
 /* sched_process_exit(struct task_struct *p, ...): p is the current task.
  * A thread group's leader ends, as ptrace and wait see it, with the
  * group: its own exit while other threads live (an exit() of its own
- * thread) is held until the last of them ends, and reported then with
- * that thread's status, the process's. Which program reports it is
- * claimed through ended_leaders: the leader notes itself there before it
- * looks whether it is the last, so that of the leader and the threads
- * that find none left, exactly one deletes the note and reports. */
+ * thread) is held until the last of them ends, and reported after that
+ * thread's end, with its status, the process's (leader_ends_now()). */
 SEC("raw_tracepoint/sched_process_exit")
 int rtrace_exit(struct bpf_raw_tracepoint_args *ctx)
 {
@@ -159,47 +178,11 @@ int rtrace_exit(struct bpf_raw_tracepoint_args *ctx)
 		    exec_task && exec_task != (__u64)task)
 			return 0;
 	}
-	if (!off_signal_live || !signal) {
-		if (tid == tgid) {
-			end_of_leader(tgid, status);
-			return 0;
-		}
-	} else {
-		int live = 1;
-		__u8 noted = 1;
-		/* No room to note it (-a, thousands at once): reported now. */
-		if (tid == tgid && bpf_map_update_elem(&ended_leaders, &tgid, &noted, BPF_ANY)) {
-			end_of_leader(tgid, status);
-			return 0;
-		}
-		bpf_probe_read_kernel(&live, 4, (void *)signal + off_signal_live);
-		if (tid == tgid) {
-			if (live <= 0 && bpf_map_delete_elem(&ended_leaders, &tgid) == 0)
-				end_of_leader(tgid, status);
-			return 0;
-		}
-		if (live <= 0 && bpf_map_delete_elem(&ended_leaders, &tgid) == 0) {
-			/* This thread's end first, then the process's. */
-			if (!trace_all)
-				untrace_task(tid);
-			if (count_only)
-				clear_start(tid);
-			struct rt_event ev = {};
-			header(&ev, RT_EXIT, tid, tgid);
-			ev.nr = status;
-			send_plain(&ev);
-			end_of_leader(tgid, status);
-			return 0;
-		}
-	}
-	if (!trace_all)
-		untrace_task(tid);
-	if (count_only)
-		clear_start(tid);
-	struct rt_event ev = {};
-	header(&ev, RT_EXIT, tid, tgid);
-	ev.nr = status;
-	send_plain_waking(&ev, BPF_RB_FORCE_WAKEUP);
+	int leader_ends = leader_ends_now(tid, tgid, signal);
+	if (tid != tgid)
+		report_end(tid, tgid, status);
+	if (leader_ends)
+		report_end(tgid, tgid, status);
 	return 0;
 }
 
