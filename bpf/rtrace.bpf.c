@@ -189,11 +189,13 @@ static __always_inline int i386_call(void *task, struct pt_regs *r)
 }
 
 /* The current task's ids as bpf_get_current_pid_tgid() gives them (tgid
- * high, tid low), read through its BTF pointer: the call programs need
+ * high, tid low; in rtrace's pid namespace: ids_in_ns()), read through its BTF pointer: the call programs need
  * that pointer anyway, and each helper call is a call on every system
  * call of every task (neither helper is inlined on x86-64 6.18). */
 static __always_inline __u64 task_ids(void *task)
 {
+	if (pid_ns_ino)
+		return ids_in_ns(bpf_get_current_task());
 	__u32 tid = *(__u32 *)(task + task_pid_off);
 	__u32 tgid = *(__u32 *)(task + task_tgid_off);
 	return (__u64)tgid << 32 | tid;
@@ -738,6 +740,8 @@ int rtrace_sys_enter(__u64 *ctx)
 	if (!is_traced((__u32)id, id >> 32))
 		return 0;
 	hold_if_behind((__u32)id, id >> 32);
+	if (pid_ns_ino)
+		note_exec_caller(nr, id, from_syscall_insn(regs));
 	send_call(bpf_get_current_task_btf(), regs, RT_ENTER, nr, (__u32)id, id >> 32);
 	return 0;
 }

@@ -17,11 +17,14 @@ static __always_inline __u32 task_field(void *task, __u32 off)
 SEC("raw_tracepoint/sched_process_fork")
 int rtrace_fork(struct bpf_raw_tracepoint_args *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid();
+	__u64 id = current_task_ids();
 	if (!is_traced((__u32)id, id >> 32))
 		return 0;
 	void *child = (void *)ctx->args[1];
-	__u32 child_tid = task_field(child, task_pid_off);
+	__u64 child_ids = pid_ns_ino ? ids_in_ns((__u64)child)
+				     : (__u64)task_field(child, task_tgid_off) << 32 |
+					       task_field(child, task_pid_off);
+	__u32 child_tid = child_ids;
 	if (count_only)
 		clear_start(child_tid);
 	if (!trace_all) {
@@ -32,7 +35,7 @@ int rtrace_fork(struct bpf_raw_tracepoint_args *ctx)
 	struct rt_event ev = {};
 	header(&ev, RT_FORK, (__u32)id, id >> 32);
 	ev.nr = child_tid;
-	ev.args[0] = task_field(child, task_tgid_off);
+	ev.args[0] = child_ids >> 32;
 	send_plain(&ev);
 	return 0;
 }
@@ -41,11 +44,14 @@ int rtrace_fork(struct bpf_raw_tracepoint_args *ctx)
 SEC("raw_tracepoint/sched_process_exec")
 int rtrace_exec(struct bpf_raw_tracepoint_args *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = id, old = ctx->args[1];
-	/* A thread's exec has given it its leader's tid. */
-	if (old != tid)
+	/* The exec'ing thread's tid before, and its tid now, in the initial
+	 * namespace: a thread's exec has given it its leader's. */
+	__u32 old_global = ctx->args[1];
+	int thread_exec = old_global != (__u32)bpf_get_current_pid_tgid();
+	if (thread_exec)
 		forget_caller();
+	__u64 id = current_task_ids();
+	__u32 tid = id, old = thread_exec ? exec_caller(old_global, tid) : tid;
 	if (!trace_all && !is_traced(old, 0) && !is_traced(tid, 0))
 		return 0;
 	if (trace_all && (id >> 32) == self_tgid)
@@ -160,7 +166,11 @@ SEC("raw_tracepoint/sched_process_exit")
 int rtrace_exit(struct bpf_raw_tracepoint_args *ctx)
 {
 	forget_caller();
-	__u64 id = bpf_get_current_pid_tgid();
+	if (pid_ns_ino) {
+		__u32 global = bpf_get_current_pid_tgid();
+		bpf_map_delete_elem(&exec_callers, &global);
+	}
+	__u64 id = current_task_ids();
 	__u32 tid = id, tgid = id >> 32;
 	if (!is_traced(tid, tgid))
 		return 0;
@@ -198,7 +208,7 @@ static __always_inline void put_siginfo(struct rt_event *ev, __u64 info)
 SEC("raw_tracepoint/signal_deliver")
 int rtrace_signal_deliver(struct bpf_raw_tracepoint_args *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid();
+	__u64 id = current_task_ids();
 	if (!is_traced((__u32)id, id >> 32))
 		return 0;
 	/* The lossless mode's own stop is not the program's. */
@@ -222,10 +232,15 @@ int rtrace_signal_generate(struct bpf_raw_tracepoint_args *ctx)
 	if (ctx->args[4] != 1 /* TRACE_SIGNAL_IGNORED */)
 		return 0;
 	/* rtrace continuing what the lossless mode stopped. */
-	if ((int)ctx->args[0] == SIGCONT && (bpf_get_current_pid_tgid() >> 32) == self_tgid)
+	__u64 sender = current_task_ids();
+	/* (A sender outside rtrace's pid namespace has its tgid, tid 0.) */
+	if ((int)ctx->args[0] == SIGCONT && sender >> 32 == self_tgid && (__u32)sender)
 		return 0;
 	void *task = (void *)ctx->args[2];
-	__u32 tid = task_field(task, task_pid_off), tgid = task_field(task, task_tgid_off);
+	__u64 ids = pid_ns_ino ? ids_in_ns((__u64)task)
+			       : (__u64)task_field(task, task_tgid_off) << 32 |
+					 task_field(task, task_pid_off);
+	__u32 tid = ids, tgid = ids >> 32;
 	if (!is_traced(tid, tgid))
 		return 0;
 	struct rt_event ev = {};

@@ -1252,3 +1252,153 @@ fn the_committed_object_is_what_its_source_builds_to() {
         "bpf/rtrace.bpf.o is not what bpf/rtrace.bpf.c builds to: run tools/build_bpf.sh and commit it"
     );
 }
+
+/// The pid each line of a raw trace (`run.trace`, pids not normalised)
+/// belongs to, with the line less its prefix: a line without one is the
+/// last named process's, the started command's (its banner) before any.
+fn raw_pids(trace: &str) -> Vec<(u32, String)> {
+    let mut current = 0;
+    let mut out = Vec::new();
+    for line in trace.lines() {
+        let text = match line.split_once(['|', '\'']) {
+            Some((pid, rest)) if pid.parse::<u32>().is_ok() => {
+                current = pid.parse().expect("a pid");
+                rest.trim_start().trim_start_matches('*')
+            }
+            _ => line,
+        };
+        if let Some(banner) = text.strip_prefix("Tracing ")
+            && current == 0
+        {
+            let pid = banner.rsplit_once("(pid ").expect("a banner's pid").1;
+            current = pid.trim_end_matches(')').parse().expect("a pid");
+        }
+        out.push((current, text.to_string()));
+    }
+    out
+}
+
+/// rtrace in a pid namespace of its own, as in a container: every pid
+/// the trace shows is the namespace's, the one the calls return (gettid()
+/// on the line of that tid, getpid() the process's, the child's pid from
+/// fork and wait), a thread's exec included, under both engines. The BPF
+/// engine knew tasks by the initial namespace's ids and traced nothing
+/// of the command it started in one.
+#[test]
+fn in_a_pid_namespace_the_trace_names_tasks_by_its_ids() {
+    let bin = fixture("ns_ids");
+    for engine in [&[][..], &["--bpf"][..]] {
+        let mut args = engine.to_vec();
+        args.extend(["-f", "-e", "trace=getpid,gettid,clone,execve,wait4"]);
+        let run = common::trace_under(&["unshare", "-pf", "--mount-proc"], &args, &[name(&bin)]);
+        assert_eq!(run.code(), Some(0), "{engine:?}: {}", run.stderr());
+        let lines = raw_pids(&run.trace);
+        let result = |call: &str| {
+            lines
+                .iter()
+                .filter_map(|(pid, l)| {
+                    let value = l.strip_prefix(call)?.rsplit_once(" = ")?.1;
+                    Some((*pid, value.parse::<u32>().ok()?))
+                })
+                .collect::<Vec<_>>()
+        };
+        let root = lines[0].0;
+        let child = result("clone(CLONE_CHILD_CLEARTID")
+            .into_iter()
+            .find(|&(pid, value)| pid == root && value != 0)
+            .unwrap_or_else(|| panic!("{engine:?}: no fork in\n{}", run.trace))
+            .1;
+        let gettids = result("gettid()");
+        assert_eq!(gettids.len(), 3, "{engine:?}:\n{}", run.trace);
+        for (pid, tid) in &gettids {
+            assert_eq!(
+                pid, tid,
+                "{engine:?}: gettid() of {tid} on {pid}'s line:\n{}",
+                run.trace
+            );
+        }
+        let getpids: Vec<u32> = result("getpid()").into_iter().map(|(_, v)| v).collect();
+        assert_eq!(getpids, [root, child, child], "{engine:?}:\n{}", run.trace);
+        // The thread's exec: the new program is the child's, under its pid.
+        assert!(
+            lines
+                .iter()
+                .any(|(pid, l)| *pid == child && l == &format!("Tracing exe again (pid {child})")),
+            "{engine:?}:\n{}",
+            run.trace
+        );
+        assert!(
+            lines.iter().any(|(pid, l)| *pid == root
+                && l.starts_with(&format!("wait4({child}, NULL, 0, NULL) = {child}"))),
+            "{engine:?}:\n{}",
+            run.trace
+        );
+    }
+}
+
+/// rtrace's run, given at most 30 s: its exit status, or a failure naming
+/// `what` if it had not ended by then (a hang).
+fn ends_within_30s(mut cmd: Command, what: &str) -> std::process::ExitStatus {
+    let mut child = Stop(cmd.spawn().expect("start rtrace"));
+    for _ in 0..600 {
+        if let Some(status) = child.0.try_wait().expect("wait for rtrace") {
+            return status;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("{what}: rtrace had not ended after 30 s");
+}
+
+/// `-a` with a command traces the machine while the command runs, and
+/// ends with it, with its status (as `perf trace -a CMD` does): it ran on
+/// until interrupted.
+#[test]
+fn a_system_wide_trace_with_a_command_ends_with_it() {
+    let out = common::scratch_path("bpf", "all_cmd.txt");
+    let mut cmd = rtrace_env();
+    cmd.args(["--bpf", "-a", "-e", "trace=exit_group", "-o"])
+        .arg(&out)
+        .args(["sh", "-c", "exit 3"]);
+    let status = ends_within_30s(cmd, "rtrace --bpf -a sh -c 'exit 3'");
+    assert_eq!(status.code(), Some(3));
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        text.lines()
+            .any(|l| l.ends_with("Process exited normally with code 3")),
+        "{text}"
+    );
+}
+
+/// `-a` in a pid namespace of its own (a container) traces the
+/// namespace's processes, not the machine's others, which have no pid
+/// there: a process outside that makes calls all along is not seen, one
+/// inside is. It saw every process, by pids of the initial namespace.
+#[test]
+fn in_a_pid_namespace_a_system_wide_trace_sees_only_its_processes() {
+    let bin = fixture("call_loop");
+    let host_probe = format!("/nonexistent/rtrace-host-{}", std::process::id());
+    let ns_probe = format!("/nonexistent/rtrace-ns-{}", std::process::id());
+    let looping = format!(
+        "while :; do {} 1 {host_probe}; sleep 0.01; done",
+        bin.display()
+    );
+    let _host = Stop(
+        Command::new("sh")
+            .args(["-c", &looping])
+            .spawn()
+            .expect("start the host's loop"),
+    );
+    let out = common::scratch_path("bpf", "ns_all.txt");
+    let inside = format!("sleep 0.3; {} 1 {ns_probe}; sleep 0.3", bin.display());
+    let mut cmd = Command::new("unshare");
+    cmd.args(["-pf", "--mount-proc"])
+        .arg(env!("CARGO_BIN_EXE_rtrace"))
+        .args(["--bpf", "-a", "-e", "trace=open,openat", "-o"])
+        .arg(&out)
+        .args(["sh", "-c", &inside]);
+    let status = ends_within_30s(cmd, "rtrace --bpf -a in a pid namespace");
+    assert_eq!(status.code(), Some(0));
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.contains(&format!("\"{ns_probe}\"")), "{text}");
+    assert!(!text.contains(&host_probe), "{text}");
+}

@@ -261,6 +261,13 @@ PARTS = {
         "linux-source-6.1", "include/linux/kdev_t.h", "source",
         consts=[Consts("The minor number's bits, below the major's", "u32", ["MINORBITS"])],
         structs=[]),
+    "proc_ns": Part(
+        "The inode number of the initial pid namespace (/proc/self/ns/pid outside\n"
+        "//! any container): the kernel-only include/linux/proc_ns.h fixes it.",
+        "linux-source-6.1", "include/linux/proc_ns.h", "source",
+        consts=[Consts("The initial pid namespace's inode number", "u32",
+                       ["PROC_PID_INIT_INO"], hex=True)],
+        structs=[]),
     "timex": Part(
         "The PC speaker's timer rate, which KIOCSOUND and KDMKTONE divide: the\n"
         "//! kernel-only include/linux/timex.h defines it.",
@@ -312,18 +319,28 @@ def _flat(text):
     return re.sub(r"/\*.*?\*/", " ", text, flags=re.S).replace("\\\n", " ")
 
 
+def enum_items(text):
+    """(name, initializer or None) of every enum constant of the text, in
+    its order."""
+    found = []
+    for body in re.finditer(r"\benum\b[^{;]*\{(.*?)\}", _flat(text), flags=re.S):
+        for item in body.group(1).split(","):
+            m = re.fullmatch(r"\s*(\w+)\s*(?:=\s*(.*?))?\s*", item, flags=re.S)
+            if m:
+                found.append((m.group(1), m.group(2)))
+    return found
+
+
 def enum_members(text, prefix):
     """(name, initializer) of every enum constant whose name starts with
     `prefix`, in the text's order; a member without an initializer fails
     (its value would depend on the members before it, not copied)."""
     found = []
-    for body in re.finditer(r"\benum\b[^{;]*\{(.*?)\}", _flat(text), flags=re.S):
-        for item in body.group(1).split(","):
-            m = re.fullmatch(r"\s*(\w+)\s*(?:=\s*(.*?))?\s*", item, flags=re.S)
-            if m and m.group(1).startswith(prefix):
-                if m.group(2) is None:
-                    fail(f"enum constant {m.group(1)} has no initializer")
-                found.append((m.group(1), m.group(2)))
+    for name, init in enum_items(text):
+        if name.startswith(prefix):
+            if init is None:
+                fail(f"enum constant {name} has no initializer")
+            found.append((name, init))
     if not found:
         fail(f"no enum constant named {prefix}*")
     return found
@@ -346,6 +363,13 @@ def copied_definitions(part, text):
                if not re.match(r"^\s*#\s*define\s+_\w*_H\b", m.group(0))]
     enums = [f"enum {{ {', '.join(f'{n} = {e}' for n, e in enum_members(text, g.prefix))} }};"
              for g in part.names]
+    # A const that is an enum constant of the source, not a `#define`
+    # (include/linux/proc_ns.h's PROC_PID_INIT_INO), is copied as one.
+    for g in part.consts:
+        for n in g.names:
+            if re.fullmatch(r"\w+", n) and not re.search(rf"^\s*#\s*define\s+{n}\b", flat,
+                                                         flags=re.M):
+                enums += [f"enum {{ {n} = {e} }};" for name, e in enum_items(text) if name == n and e]
     return "\n".join([p for _, p in sorted(pieces)] + enums) + "\n"
 
 

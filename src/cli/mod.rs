@@ -328,7 +328,7 @@ pub(crate) struct Cli {
     bpf: bool,
 
     /// With --bpf: trace every process on the machine (but rtrace),
-    /// until interrupted
+    /// until interrupted or, given a command, until it ends
     #[arg(short = 'a', long = "all")]
     all: bool,
 

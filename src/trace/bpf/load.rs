@@ -228,6 +228,47 @@ fn group_live_offset() -> u32 {
     member_offset("struct signal_struct", "live").unwrap_or(0)
 }
 
+/// rtrace's pid namespace, where it is not the initial one (in a
+/// container): its inode number and where a task's ids in it are,
+/// `[inode, task_struct.thread_pid, .group_leader, pid.level, pid.numbers,
+/// sizeof(struct upid), upid.nr, upid.ns, pid_namespace.ns +
+/// ns_common.inum]`; all zero in the initial namespace, whose ids the
+/// tasks' own fields give. The program then gives every id as rtrace's
+/// namespace sees it, as ptrace and /proc do.
+fn pid_namespace() -> Result<[u32; 9], Error> {
+    use std::os::unix::fs::MetadataExt;
+    let inode = match std::fs::metadata("/proc/self/ns/pid") {
+        Ok(m) => m.ino() as u32,
+        // No namespace files (a kernel without them has one namespace).
+        Err(_) => return Ok([0; 9]),
+    };
+    if inode == crate::abi::gen_proc_ns::PROC_PID_INIT_INO {
+        return Ok([0; 9]);
+    }
+    let size = |ty: &str| crate::ioctl::btf::describe(ty).map(|f| f.shape.size as u32);
+    let found = (|| {
+        Some([
+            inode,
+            member_offset("struct task_struct", "thread_pid")?,
+            member_offset("struct task_struct", "group_leader")?,
+            member_offset("struct pid", "level")?,
+            member_offset("struct pid", "numbers")?,
+            size("struct upid")?,
+            member_offset("struct upid", "nr")?,
+            member_offset("struct upid", "ns")?,
+            member_offset("struct pid_namespace", "ns")?
+                + member_offset("struct ns_common", "inum")?,
+        ])
+    })();
+    found.ok_or_else(|| {
+        Error::new(
+            "--bpf in a pid namespace needs the kernel's BTF to give struct pid and pid_namespace"
+                .into(),
+            1,
+        )
+    })
+}
+
 /// What the program needs for a file's identity and the working
 /// directory's: `[inode.i_ino, super_block.s_dev, task_struct.fs,
 /// fs_struct.pwd, path.dentry, dentry.d_inode]`, all zero where one is
@@ -461,6 +502,17 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     // spec table below are found.
     let loader = std::thread::spawn(EbpfLoader::new);
     let (pid_off, tgid_off, exit_off) = task_offsets()?;
+    let [
+        pid_ns_ino,
+        thread_pid,
+        group_leader,
+        pid_level,
+        pid_numbers,
+        upid_size,
+        upid_nr,
+        upid_ns,
+        pidns_inum,
+    ] = pid_namespace()?;
     let self_tgid = std::process::id();
     let all = opts.all as u32;
     let follow = engine.follow as u32;
@@ -481,6 +533,10 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     let nr_ioctl_32 = number(Arch::I386, "ioctl");
     let nr_restart = number(Arch::X86_64, "restart_syscall");
     let nr_restart_32 = number(Arch::I386, "restart_syscall");
+    let nr_execve = number(Arch::X86_64, "execve");
+    let nr_execveat = number(Arch::X86_64, "execveat");
+    let nr_execve_32 = number(Arch::I386, "execve");
+    let nr_execveat_32 = number(Arch::I386, "execveat");
     // The kernel's time of each record, where anything shows it.
     let want_time = (engine.out.stamps_lines()
         || engine.call_times
@@ -607,6 +663,10 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         .override_global("nr_ioctl_32", &nr_ioctl_32, true)
         .override_global("nr_restart", &nr_restart, true)
         .override_global("nr_restart_32", &nr_restart_32, true)
+        .override_global("nr_execve", &nr_execve, true)
+        .override_global("nr_execveat", &nr_execveat, true)
+        .override_global("nr_execve_32", &nr_execve_32, true)
+        .override_global("nr_execveat_32", &nr_execveat_32, true)
         .override_global("mon_mfetch", &mon::MON_IOCX_MFETCH, true)
         .override_global("mon_mfetch32", &mon::MON_IOCX_MFETCH32, true)
         .override_global("mon_get", &mon::MON_IOCX_GET, true)
@@ -616,6 +676,15 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         .override_global("trace_all", &all, true)
         .override_global("follow", &follow, true)
         .override_global("self_tgid", &self_tgid, true)
+        .override_global("pid_ns_ino", &pid_ns_ino, true)
+        .override_global("off_task_thread_pid", &thread_pid, true)
+        .override_global("off_task_group_leader", &group_leader, true)
+        .override_global("off_pid_level", &pid_level, true)
+        .override_global("off_pid_numbers", &pid_numbers, true)
+        .override_global("upid_size", &upid_size, true)
+        .override_global("off_upid_nr", &upid_nr, true)
+        .override_global("off_upid_ns", &upid_ns, true)
+        .override_global("off_pidns_inum", &pidns_inum, true)
         .override_global("task_pid_off", &pid_off, true)
         .override_global("task_tgid_off", &tgid_off, true)
         .override_global("task_exit_code_off", &exit_off, true)

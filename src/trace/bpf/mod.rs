@@ -403,11 +403,12 @@ impl Bpf {
         unsafe { libc::poll(&mut pfd, 1, 10) };
     }
 
-    /// Whether tracing is over: every traced task has ended (not with -a,
-    /// which runs until interrupted).
+    /// Whether tracing is over: every traced task has ended; with -a,
+    /// interrupted, or the command it started has ended (as `perf trace
+    /// -a CMD` ends with CMD: the machine traced for the command's time).
     fn done(&self) -> bool {
         if self.all {
-            return self.engine.interrupts_seen > 0;
+            return self.engine.interrupts_seen > 0 || self.engine.main_exit.is_some();
         }
         self.engine.procs.is_empty()
     }
