@@ -113,7 +113,17 @@ __noinline __u32 piece(struct scratch *s, __u32 off, __u64 addr, __u32 want, __u
 	s->last_fault = 0;
 	if (str) {
 		long r = len ? bpf_probe_read_user_str(dst, len, (void *)addr) : 0;
-		if (r <= 0) {
+		/* A string with no NUL before an unreadable page (the helper
+		 * fails whole): the bytes up to that page, as ptrace reads
+		 * them and the kernel itself could (`"\1\2"..` where the call
+		 * fails with EFAULT), unterminated. Still a fault, taken again
+		 * at the exit, as a buffer's below. */
+		__u32 head = PIECE_PAGE - (addr & (PIECE_PAGE - 1));
+		if (r < 0 && head < len &&
+		    bpf_probe_read_user(dst, head & (RT_CAP_MAX - 1), (void *)addr) == 0) {
+			c->len = head & (RT_CAP_MAX - 1);
+			s->last_fault = 1;
+		} else if (r <= 0) {
 			c->len = 0;
 			c->flags |= RT_PIECE_FAULT;
 			s->last_fault = 1;
