@@ -168,8 +168,10 @@ TABLES = [
     T("fs", "KERNEL_NAMED_FS", ["linux/magic.h"], "consts",
       "The filesystems whose files /proc names without a path: from their inode "
       "number (`socket:[INODE]`, `pipe:[INODE]`) or their dentry's name "
-      "(`anon_inode:[eventfd]`)", ty="u64",
-      names=["SOCKFS_MAGIC", "PIPEFS_MAGIC", "ANON_INODE_FS_MAGIC"]),
+      "(`anon_inode:[eventfd]`; a pidfd's, on pidfs, `anon_inode:[pidfd]`)", ty="u64",
+      names=["SOCKFS_MAGIC", "PIPEFS_MAGIC", "ANON_INODE_FS_MAGIC",
+             # Linux 6.9
+             "PID_FS_MAGIC=0x50494446"]),
     T("fs", "OPEN_SPECIAL", ["linux/fcntl.h", "linux/close_range.h"], "consts",
       "The open flags the decoders test (a mode follows O_CREAT and O_TMPFILE; every "
       "`*_CLOEXEC` flag is O_CLOEXEC on x86), and close_range's", ty="u64",

@@ -109,14 +109,17 @@ impl FileId {
     }
 
     /// The name /proc gives a socket or a pipe (`socket:[INODE]`,
-    /// `pipe:[INODE]`: made from the inode number alone) or an anonymous
-    /// inode's file (`anon_inode:[eventfd]`: from its dentry's name), which
-    /// the identity says without /proc; `None` for other files.
+    /// `pipe:[INODE]`: made from the inode number alone), an anonymous
+    /// inode's file (`anon_inode:[eventfd]`: from its dentry's name) or a
+    /// pidfd on pidfs (Linux 6.9 on: `anon_inode:[pidfd]`, the name its
+    /// anonymous inode had before), which the identity says without /proc;
+    /// `None` for other files.
     pub fn kernel_name(&self) -> Option<Vec<u8>> {
-        use crate::abi::xlat::fs::{ANON_INODE_FS_MAGIC, PIPEFS_MAGIC, SOCKFS_MAGIC};
+        use crate::abi::xlat::fs::{ANON_INODE_FS_MAGIC, PID_FS_MAGIC, PIPEFS_MAGIC, SOCKFS_MAGIC};
         let kind = match self.magic {
             SOCKFS_MAGIC => "socket",
             PIPEFS_MAGIC => "pipe",
+            PID_FS_MAGIC => return Some(b"anon_inode:[pidfd]".to_vec()),
             ANON_INODE_FS_MAGIC => {
                 let len = self.name.iter().position(|&b| b == 0)?;
                 let mut text = b"anon_inode:".to_vec();

@@ -54,13 +54,15 @@ pub const S_IFCHR: u64 = 0x2000;
 /// `S_IFBLK` (`<linux/stat.h>`).
 pub const S_IFBLK: u64 = 0x6000;
 
-// The filesystems whose files /proc names without a path: from their inode number (`socket:[INODE]`, `pipe:[INODE]`) or their dentry's name (`anon_inode:[eventfd]`).
+// The filesystems whose files /proc names without a path: from their inode number (`socket:[INODE]`, `pipe:[INODE]`) or their dentry's name (`anon_inode:[eventfd]`; a pidfd's, on pidfs, `anon_inode:[pidfd]`).
 /// `SOCKFS_MAGIC` (`<linux/magic.h>`).
 pub const SOCKFS_MAGIC: u64 = 0x534f434b;
 /// `PIPEFS_MAGIC` (`<linux/magic.h>`).
 pub const PIPEFS_MAGIC: u64 = 0x50495045;
 /// `ANON_INODE_FS_MAGIC` (`<linux/magic.h>`).
 pub const ANON_INODE_FS_MAGIC: u64 = 0x9041934;
+/// `PID_FS_MAGIC` (`<linux/magic.h>`).
+pub const PID_FS_MAGIC: u64 = 0x50494446;
 
 // The open flags the decoders test (a mode follows O_CREAT and O_TMPFILE; every `*_CLOEXEC` flag is O_CLOEXEC on x86), and close_range's.
 /// `O_CREAT` (`<linux/fcntl.h>`, `<linux/close_range.h>`).
