@@ -1434,3 +1434,27 @@ fn a_string_that_runs_into_an_unmapped_page_shows_its_readable_bytes() {
         assert_eq!(calls(&bpf), calls(&ptrace), "{args:?}");
     }
 }
+
+/// get_robust_list's head, written through a `struct robust_list_head
+/// **`: copied as the one pointer it is. The plan had no copy for a
+/// pointer to a pointer (the head showed as its address), unless the
+/// length's copy after it happened to cover it.
+#[test]
+fn a_pointer_written_through_a_pointer_to_a_pointer_is_shown() {
+    let (ptrace, bpf) = both(&fixture("robust_list"), &[]);
+    let calls = |lines: &[String]| -> Vec<String> {
+        lines
+            .iter()
+            .filter(|l| l.starts_with("get_robust_list("))
+            .cloned()
+            .collect()
+    };
+    assert_eq!(calls(&ptrace).len(), 2, "{ptrace:#?}");
+    assert!(
+        calls(&ptrace)
+            .iter()
+            .all(|l| l.contains(", [&ADDR], [24]) = 0")),
+        "{ptrace:#?}"
+    );
+    assert_eq!(calls(&bpf), calls(&ptrace));
+}

@@ -484,8 +484,12 @@ pub fn captures(name: &str, fields: &[Field], limits: Limits) -> Spec {
         // `ufds, nfds`), or a pointer to a byte length (`int *addrlen`;
         // a pointer named as a count is an array: get_mempolicy's
         // `nmask`, getcpu's `nodep`).
+        // A pointer to a pointer (get_robust_list's `head_ptr`) is one
+        // pointer the kernel reads or writes, whatever follows it.
+        let to_pointer = field.ty.matches('*').count() >= 2;
         let len = fields
             .get(i + 1)
+            .filter(|_| !to_pointer)
             .filter(|f| {
                 let name = f.name.to_ascii_lowercase();
                 !f.ty.contains("char")
@@ -590,7 +594,8 @@ pub fn captures(name: &str, fields: &[Field], limits: Limits) -> Spec {
             });
             continue;
         }
-        let Some(size) = type_size(&base) else {
+        // (A pointer's pointee that is itself a pointer: one word.)
+        let Some(size) = type_size(&base).or_else(|| to_pointer.then_some(8)) else {
             continue;
         };
         if len.is_none() && !is_record(&base) {
@@ -1158,6 +1163,19 @@ mod tests {
         // accept's `int *upeer_addrlen` is one.
         let spec = captures("accept", &declared("accept").unwrap(), limits());
         assert_eq!(spec.captures()[0].kind, CAP_LENPTR);
+        // get_robust_list's `struct robust_list_head **head_ptr` is one
+        // pointer, whatever `len_ptr` after it says; it had no capture.
+        let spec = captures(
+            "get_robust_list",
+            &declared("get_robust_list").unwrap(),
+            limits(),
+        );
+        let head = spec
+            .captures()
+            .iter()
+            .find(|c| c.arg == 1)
+            .map(|c| (c.kind, c.max));
+        assert_eq!(head, Some((CAP_FIXED, 8)));
     }
 
     #[test]
