@@ -157,7 +157,10 @@ def compare_outputs(res, outs, logs):
         v = wd.classify(p, b)
         if v == "values" and moment is not None and p[0] in moment:
             v = "same"
-        kind, why = (v, "%s values" % p[0]) if v == "values" else (v if isinstance(v, tuple) else (v, None))
+        if isinstance(v, tuple):
+            kind, why = v
+        else:
+            kind, why = v, ("%s values" % p[0] if v == "values" else None)
         counts[kind] += 1
         if why:
             reasons[(kind, why)] += 1
