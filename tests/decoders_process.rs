@@ -624,9 +624,16 @@ fn ptrace_requests_options_and_signals() {
         "{lines:#?}"
     );
     // A tracer of its own, 64- and 32-bit: PEEKDATA and GETEVENTMSG show
-    // the word the kernel stored; rejected requests show as numbers.
-    for bin in [fixture("ptrace_calls"), common::fixture_m32("ptrace_calls")] {
-        let run = trace(&["-e", "trace=ptrace", "-e", "signal=none"], &[name(&bin)]);
+    // the word the kernel stored; rejected requests show as numbers. Both
+    // engines (the BPF engine copies the words: `service::ptrace::memory`).
+    let tracers = [fixture("ptrace_calls"), common::fixture_m32("ptrace_calls")];
+    for (bin, engine) in tracers
+        .iter()
+        .flat_map(|bin| [(bin, None), (bin, Some("--bpf"))])
+    {
+        let mut args = vec!["-e", "trace=ptrace", "-e", "signal=none"];
+        args.extend(engine);
+        let run = trace(&args, &[name(bin)]);
         assert_eq!(run.code(), Some(0), "{}", run.stderr());
         let lines = run.lines();
         let child = seized(&lines);
@@ -648,7 +655,7 @@ fn ptrace_requests_options_and_signals() {
         .collect();
         let mut shown = lines[1..3].to_vec();
         shown.extend_from_slice(&lines[4..8]);
-        assert_eq!(shown, expected, "{}", bin.display());
+        assert_eq!(shown, expected, "{} {engine:?}", bin.display());
     }
     // A child asking to be traced by its already traced parent (-f).
     let bin = fixture("traces_its_child");

@@ -201,11 +201,19 @@ fn procsys_calls_json() {
 /// its `__NR_` name (the child's addresses and pid vary: `*`).
 #[test]
 fn ptrace_syscall_info() {
+    for engine in [&[][..], &["--bpf"]] {
+        ptrace_syscall_info_under(engine);
+    }
+}
+
+/// [`ptrace_syscall_info`] under one engine (the BPF engine copies as
+/// many bytes as `addr` says).
+fn ptrace_syscall_info_under(engine: &[&str]) {
     let bin = common::fixture("procsys_ptrace");
-    let run = trace(&[], &[bin.file_name().unwrap().to_str().unwrap()]);
+    let run = trace(engine, &[bin.file_name().unwrap().to_str().unwrap()]);
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
     let lines: Vec<String> = run
-        .after_marker()
+        .lines()
         .into_iter()
         .filter(|l| l.starts_with("ptrace("))
         .collect();

@@ -2,7 +2,9 @@
 //! calls, and addresses rtrace must not read, decoded as strace 6 shows
 //! them. Each fixture makes its calls with exact arguments and the whole
 //! lines are compared: `#` stands for a number the machine decides (a
-//! child's pid, a uid), `ADDR` for a tracee address.
+//! child's pid, a uid), `ADDR` for a tracee address. ptrace's requests
+//! are traced by both engines, to the same lines: the BPF engine copies
+//! what each request's decoder reads (`service::ptrace::memory`).
 
 mod common;
 
@@ -73,7 +75,14 @@ fn zeros(n: usize, cut: bool) -> String {
 /// stop, the child's mask, its (empty) queue.
 #[test]
 fn ptrace_requests_as_strace_shows_them() {
-    let lines = run("s12_ptrace", &[]);
+    for engine in [&[][..], &["--bpf"]] {
+        ptrace_requests_under(engine);
+    }
+}
+
+/// [`ptrace_requests_as_strace_shows_them`] under one engine.
+fn ptrace_requests_under(engine: &[&str]) {
+    let lines = run("s12_ptrace", engine);
     let regs = any_regs();
     let st_space = format!("0, 0xabc, {}", zeros(30, false));
     let expected = [
@@ -138,8 +147,17 @@ fn ptrace_requests_as_strace_shows_them() {
 /// the length the kernel left.
 #[test]
 fn ptrace_regset_in_json() {
+    for engine in [&[][..], &["--bpf"]] {
+        ptrace_regset_in_json_under(engine);
+    }
+}
+
+/// [`ptrace_regset_in_json`] under one engine.
+fn ptrace_regset_in_json_under(engine: &[&str]) {
     let bin = common::fixture("s12_ptrace");
-    let run = trace(&["--json"], &[bin.to_str().unwrap()]);
+    let mut args = vec!["--json"];
+    args.extend_from_slice(engine);
+    let run = trace(&args, &[bin.to_str().unwrap()]);
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
     let calls: Vec<serde_json::Value> = run
         .trace
@@ -167,8 +185,15 @@ fn ptrace_regset_in_json() {
 /// `twd`..`fos` and 20 words of `st_space`), a set cut to its length.
 #[test]
 fn i386_register_requests() {
+    for engine in [&[][..], &["--bpf"]] {
+        i386_register_requests_under(engine);
+    }
+}
+
+/// [`i386_register_requests`] under one engine.
+fn i386_register_requests_under(engine: &[&str]) {
     let bin = common::fixture_m32("s12_ptrace32");
-    let run = trace(&[], &[bin.to_str().unwrap()]);
+    let run = trace(engine, &[bin.to_str().unwrap()]);
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
     assert_lines(
         &run.after_marker(),

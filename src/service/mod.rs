@@ -584,9 +584,11 @@ pub fn indirect(name: &str) -> &'static [Indirect] {
     }
 }
 
-/// The [`ByValue`] memory of call `name`.
-pub fn by_value(name: &str) -> Vec<ByValue> {
+/// The [`ByValue`] memory of call `name` made by an `arch` caller (the
+/// same for both but where a struct's layout differs: ptrace's).
+pub fn by_value(arch: Arch, name: &str) -> Vec<ByValue> {
     match name {
+        "ptrace" => ptrace::memory(arch),
         "prctl" => prctl::MEMORY.to_vec(),
         "arch_prctl" => process::ARCH_PRCTL_MEMORY.to_vec(),
         "semctl" => ipc::semctl_memory(),

@@ -8,8 +8,7 @@
 //! filter). The register layouts are `<sys/user.h>`'s, the names
 //! `<elf.h>`'s and `<linux/ptrace.h>`'s (`abi::xlat::process`).
 
-use crate::abi::layout::Field;
-use crate::abi::layout::field;
+use crate::abi::layout::{Field, extent, field};
 use crate::abi::xlat::process::{NT_FPREGSET, NT_PRSTATUS};
 use crate::abi::xlat::process::{
     NT_TYPES, PTRACE_ATTACH, PTRACE_CONT, PTRACE_DETACH, PTRACE_GET_SYSCALL_INFO,
@@ -26,13 +25,14 @@ use crate::abi::xlat::process::{
 use crate::call::{CallClass::Normal, CallCtx, CallData, CallType, Handler, default_in};
 use crate::decode::put_signal;
 use crate::format::{Naming, Printer};
+use crate::ioctl::{IF_IN, IF_OUT, PointedArray};
 use crate::kernel::{Arch, SIGINFO_SIZE};
 use crate::service::bpf_filter::{Flavor, put_program};
-use crate::service::h;
 use crate::service::raw::{
     array_limit, out_param_in, put_array, put_named, read_vec, uint_at, word_size,
 };
 use crate::service::signal::{put_siginfo, put_siginfo_fields, put_sigset};
+use crate::service::{Block, ByValue, Mem, h};
 
 /// `long request`, sign-extended from the caller's word.
 fn request_of(c: &CallCtx) -> i64 {
@@ -40,11 +40,6 @@ fn request_of(c: &CallCtx) -> i64 {
         4 => c.args[0] as u32 as i32 as i64,
         _ => c.args[0] as i64,
     }
-}
-
-/// A struct's size: where its last member ends.
-fn size_of(layout: &[Field]) -> usize {
-    layout.iter().map(|f| f.off + f.size).max().unwrap_or(0)
 }
 
 /// The general registers' layout the caller's ABI copies.
@@ -100,7 +95,7 @@ fn put_regs(p: &mut Printer, name: &str, b: &[u8], layout: &[Field], more: bool)
 /// A whole register struct at `addr` (PTRACE_GETREGS, SETFPREGS, ...),
 /// or its pointer.
 fn put_regs_at(p: &mut Printer, name: &str, addr: u64, layout: &[Field]) {
-    match read_vec(p, addr, size_of(layout)) {
+    match read_vec(p, addr, extent(layout)) {
         Some(b) if p.config().values_only < 2 => put_regs(p, name, &b, layout, false),
         _ => p.ptr(name, addr),
     }
@@ -116,7 +111,7 @@ fn put_regset(p: &mut Printer, arch: Arch, nt: u64, base: u64, len: u64) {
         NT_FPREGSET => fpregs_layout(arch),
         _ => return p.ptr("iov_base", base),
     };
-    let size = size_of(layout);
+    let size = extent(layout);
     let word = word_size(arch) as u64;
     if len == 0 || !len.is_multiple_of(word) || p.config().values_only >= 2 {
         return p.ptr("iov_base", base);
@@ -138,7 +133,7 @@ fn read_iovec(p: &mut Printer, arch: Arch, addr: u64) -> Option<(u64, u64)> {
 /// nr=4}`.
 fn put_peeksiginfo_args(p: &mut Printer, addr: u64) {
     let l = PTRACE_PEEKSIGINFO_ARGS;
-    match read_vec(p, addr, size_of(l)) {
+    match read_vec(p, addr, extent(l)) {
         Some(b) if p.config().values_only < 2 => {
             let get = |n: &str| field(l, n).read(&b).unwrap_or(0);
             p.open("addr", "{", Naming::Fields);
@@ -166,9 +161,9 @@ fn put_seccomp_metadata(p: &mut Printer, addr: u64, size: u64, result: Option<u6
     if let Some(written) = result.filter(|&n| n > off.size as u64) {
         let flags = field(l, "flags");
         match read_vec(p, addr + flags.off as u64, flags.size) {
-            Some(f) if written >= size_of(l) as u64 => {
+            Some(f) if written >= extent(l) as u64 => {
                 p.flags("flags", uint_at(&f, 0, flags.size), SECCOMP_FILTER_FLAGS);
-                if written > size_of(l) as u64 {
+                if written > extent(l) as u64 {
                     p.more();
                 }
             }
@@ -323,6 +318,102 @@ pub fn ptrace_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     }
     p.equals();
     p.result(c.result);
+}
+
+/// The register set behind the `iov_base` of PTRACE_GETREGSET's and
+/// SETREGSET's iovec in a caller of `word`-byte words, as many bytes as
+/// its `iov_len` says (at most the larger of the two sets the decoder
+/// shows), read when `dirs` says.
+const fn regset_behind(word: usize, dirs: u8) -> PointedArray {
+    PointedArray {
+        ptr_offset: 0,
+        ptr_offset_i386: Some(0),
+        count_offset: word,
+        count_size: 4,
+        count_arg: None,
+        unit: 1,
+        // One element: the whole set.
+        shown: max(extent(USER_REGS), extent(USER_FPREGS)),
+        dirs,
+        each: None,
+    }
+}
+
+const fn max(a: usize, b: usize) -> usize {
+    if a > b { a } else { b }
+}
+
+/// The iovec, read at the entry (the length given) and the leave (the
+/// length the kernel left), and `set` behind it.
+const fn regset_iovec(word: usize, set: &'static [PointedArray]) -> Block {
+    Block {
+        base: 2 * word,
+        units: None,
+        dirs: IF_OUT | IF_IN,
+        pointed: set,
+    }
+}
+
+/// GETREGSET's set is written at the leave, SETREGSET's read at the
+/// entry; of x86_64's and i386's callers.
+const GETREGSET_64: Block = regset_iovec(8, &[regset_behind(8, IF_IN)]);
+const GETREGSET_32: Block = regset_iovec(4, &[regset_behind(4, IF_IN)]);
+const SETREGSET_64: Block = regset_iovec(8, &[regset_behind(8, IF_OUT)]);
+const SETREGSET_32: Block = regset_iovec(4, &[regset_behind(4, IF_OUT)]);
+
+/// As many bytes as `addr` says, written at the leave (GETSIGMASK's
+/// mask, GET_SYSCALL_INFO's struct) or read at the entry (SETSIGMASK's).
+const ADDR_SIZED_OUT: Block = Block {
+    base: 0,
+    units: Some((2, 1)),
+    dirs: IF_IN,
+    pointed: &[],
+};
+const ADDR_SIZED_IN: Block = Block {
+    dirs: IF_OUT,
+    ..ADDR_SIZED_OUT
+};
+
+/// What the decoders read behind `addr` and `data` for each request, in
+/// an `arch` caller's layouts (`service::by_value`): the BPF engine's
+/// copies. PEEKSIGINFO's siginfos are copied as far as one capture
+/// holds; the decoder shows as many as the result says.
+pub fn memory(arch: Arch) -> Vec<ByValue> {
+    let (regs, fpregs) = (extent(regs_layout(arch)), extent(fpregs_layout(arch)));
+    let word = word_size(arch);
+    let (getregset, setregset) = match arch {
+        Arch::I386 => (&GETREGSET_32, &SETREGSET_32),
+        _ => (&GETREGSET_64, &SETREGSET_64),
+    };
+    let data = |request: i64, mem: Mem| ByValue::by_first(request as u32, 3, mem);
+    vec![
+        data(PTRACE_PEEKTEXT, Mem::Out(word)),
+        data(PTRACE_PEEKDATA, Mem::Out(word)),
+        data(PTRACE_PEEKUSR, Mem::Out(word)),
+        data(PTRACE_GETEVENTMSG, Mem::Out(word)),
+        data(PTRACE_GETREGS, Mem::Out(regs)),
+        data(PTRACE_SETREGS, Mem::In(regs)),
+        data(PTRACE_GETFPREGS, Mem::Out(fpregs)),
+        data(PTRACE_SETFPREGS, Mem::In(fpregs)),
+        data(PTRACE_GETSIGINFO, Mem::Out(SIGINFO_SIZE)),
+        data(PTRACE_SETSIGINFO, Mem::In(SIGINFO_SIZE)),
+        data(PTRACE_GETSIGMASK, Mem::Block(&ADDR_SIZED_OUT)),
+        data(PTRACE_SETSIGMASK, Mem::Block(&ADDR_SIZED_IN)),
+        ByValue::by_first(
+            PTRACE_PEEKSIGINFO as u32,
+            2,
+            Mem::In(extent(PTRACE_PEEKSIGINFO_ARGS)),
+        ),
+        data(PTRACE_PEEKSIGINFO, Mem::Out(usize::MAX)),
+        data(PTRACE_SECCOMP_GET_FILTER, Mem::Insns),
+        data(
+            PTRACE_SECCOMP_GET_METADATA,
+            Mem::Out(extent(SECCOMP_METADATA)),
+        ),
+        data(PTRACE_GET_SYSCALL_INFO as i64, Mem::Block(&ADDR_SIZED_OUT)),
+        data(PTRACE_GETREGSET, Mem::Block(getregset)),
+        data(PTRACE_SETREGSET, Mem::Block(setregset)),
+    ]
 }
 
 /// This area's handlers (see `service::h`).

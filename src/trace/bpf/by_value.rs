@@ -102,7 +102,7 @@ pub fn table(limits: Limits, captured: &dyn Fn(&str) -> bool) -> Vec<(u64, Optio
             if nr >= I386_BASE as u64 || !captured(name) {
                 continue;
             }
-            for entry in service::by_value(name) {
+            for entry in service::by_value(arch, name) {
                 // Buffers as long as an argument says: as far as shown,
                 // and one byte more to tell that they go on.
                 let shown = limits.string_limit + 1;
@@ -116,8 +116,15 @@ pub fn table(limits: Limits, captured: &dyn Fn(&str) -> bool) -> Vec<(u64, Optio
                     Mem::OutLen(_) => (shown, AT_EXIT, OPT_BYTES),
                     // As many as the counting argument says, at most what one
                     // capture holds (the elements are often bytes: a
-                    // struct's size, a CPU mask).
-                    Mem::Block(block) => (usize::MAX, when_of(block.dirs), OPT_BYTES),
+                    // struct's size, a CPU mask); a struct alone, its size.
+                    Mem::Block(block) => {
+                        let size = if block.units.is_some() {
+                            usize::MAX
+                        } else {
+                            block.base
+                        };
+                        (size, when_of(block.dirs), OPT_BYTES)
+                    }
                     Mem::InMemberOf { .. } => (shown, AT_ENTER, OPT_BYTES),
                     Mem::OutMemberOf { .. } => (shown, AT_EXIT, OPT_BYTES),
                     // A struct's member: only behind an `Indirect`.
@@ -224,7 +231,9 @@ mod tests {
         // A files update: its struct, and the fds behind its `fds`
         // member, as many as nr_args (argument 3) says.
         let update = of(IORING_REGISTER_FILES_UPDATE);
-        assert_eq!((update.base, update.len_arg), (16, 0));
+        // Its struct alone: its 16 bytes, not as much as a capture holds
+        // (which ran past a struct at a page's end into a fault).
+        assert_eq!((update.size, update.base, update.len_arg), (16, 16, 0));
         let fds = Pointed::of(
             &crate::ioctl::PointedArray {
                 ptr_offset: 8,
@@ -245,6 +254,53 @@ mod tests {
         let files2 = of(IORING_REGISTER_FILES2);
         assert_eq!((files2.len_arg, files2.elem), (4, 1));
         assert!(files2.pointed.iter().all(|p| *p != Pointed::default()));
+    }
+
+    #[test]
+    fn ptraces_register_set_is_behind_its_iovec_in_the_callers_layout() {
+        use crate::abi::xlat::process::{PTRACE_GETREGSET, PTRACE_PEEKSIGINFO};
+        let limits = limits();
+        let ptrace = slots(&table(limits, &|name| name == "ptrace"));
+        let of = |arch, request: i64| {
+            let nr = service::number(arch, "ptrace").expect("ptrace") as u32;
+            let base = if arch == Arch::I386 { I386_BASE } else { 0 };
+            let key = u64::from(base + nr) << 32 | request as u32 as u64;
+            ptrace
+                .iter()
+                .find(|(k, _)| *k == key)
+                .expect("an entry")
+                .1
+                .0
+        };
+        for (arch, word) in [(Arch::X86_64, 8), (Arch::I386, 4)] {
+            let [iovec, ..] = of(arch, PTRACE_GETREGSET);
+            // The iovec at both ends, the set behind it at the exit, as
+            // long as its iov_len says.
+            assert_eq!(
+                (iovec.arg, iovec.when, iovec.size),
+                (3, AT_ENTER | AT_EXIT, 2 * word)
+            );
+            let set = Pointed::of(
+                &crate::ioctl::PointedArray {
+                    ptr_offset: 0,
+                    ptr_offset_i386: Some(0),
+                    count_offset: word as usize,
+                    count_size: 4,
+                    count_arg: None,
+                    unit: 1,
+                    shown: crate::abi::layout::extent(crate::abi::xlat::process::USER_FPREGS),
+                    dirs: crate::ioctl::IF_IN,
+                    each: None,
+                },
+                limits,
+            );
+            assert_eq!(iovec.pointed, [set, Pointed::default()], "{arch:?}");
+        }
+        // PEEKSIGINFO: its args struct read, the siginfos written.
+        let [args, siginfos, none, ..] = of(Arch::X86_64, PTRACE_PEEKSIGINFO);
+        assert_eq!((args.arg, args.when, args.size), (2, AT_ENTER, 16));
+        assert_eq!((siginfos.arg, siginfos.when), (3, AT_EXIT));
+        assert_eq!(none.size, 0);
     }
 
     #[test]

@@ -703,8 +703,8 @@ fn indirect_captures(spec: &mut Spec, name: &str, limits: Limits) {
 /// A multiplexed call's memory chosen by an argument's value
 /// (`service::by_value`: prctl's option): one capture that has the
 /// program look the value up in the options map (`by_value.rs`).
-fn option_capture(spec: &mut Spec, name: &str, limits: Limits) {
-    if let Some(first) = service::by_value(name).first() {
+fn option_capture(spec: &mut Spec, arch: Arch, name: &str, limits: Limits) {
+    if let Some(first) = service::by_value(arch, name).first() {
         spec.push(CaptureSpec {
             arg: first.selector,
             kind: CAP_OPTION,
@@ -857,7 +857,7 @@ pub fn table(
                 }
             };
             stack_captures(&mut spec, Arch::X86_64, name);
-            option_capture(&mut spec, name, limits);
+            option_capture(&mut spec, Arch::X86_64, name, limits);
             indirect_captures(&mut spec, name, limits);
             copied_struct(&mut spec, Arch::X86_64, name);
         }
@@ -876,7 +876,7 @@ pub fn table(
         if captured(name) {
             spec = i386_captures(name, declared(name).as_deref(), limits);
             stack_captures(&mut spec, Arch::I386, name);
-            option_capture(&mut spec, name, limits);
+            option_capture(&mut spec, Arch::I386, name, limits);
             indirect_captures(&mut spec, name, limits);
         }
         spec.results_only(service::results_only(name));

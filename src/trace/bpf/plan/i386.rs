@@ -38,7 +38,7 @@ pub(super) fn subcalls(calls: &[(u32, Spec)], captured: &dyn Fn(&str) -> bool) -
     if captured("ipc") {
         // A call whose memory ipc's own by-value table copies (SHMAT's
         // address, written behind `third`) keeps ipc's captures.
-        let own = service::by_value("ipc");
+        let own = service::by_value(Arch::I386, "ipc");
         for call in (1..32).filter(|&c| !own.iter().any(|b| b.value == c)) {
             for version in [0, 1] {
                 if let Some(sub) = service::ipc::ipc_subcall(call | version << 16) {
