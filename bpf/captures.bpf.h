@@ -665,6 +665,15 @@ __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 i
 		off = pieces(s, off, addr, n < want ? n : want, meta);
 		break;
 	}
+	case RT_CAP_BITS: {
+		/* The kernel reads and writes whole words (an i386 caller's
+		 * are 4 bytes). */
+		__s32 bits = args[c.len_arg & 7];
+		__u64 word_bits = c.elem * 8;
+		__u64 n = bits > 0 && word_bits ? ((__u64)bits + word_bits - 1) / word_bits * c.elem : 0;
+		off = piece(s, off, addr, n < want ? n : want, meta);
+		break;
+	}
 	case RT_CAP_ARGMIN: {
 		__u64 n = args[c.len_arg & 7];
 		if (n < c.elem)

@@ -55,6 +55,8 @@
                             buffer (elem bytes at most), a vectored
                             command's iovecs (and a write's buffers, max
                             bytes in all) */
+#define RT_CAP_BITS 18   /* a set of args[len_arg] bits (an int; select's fd
+                            sets) in whole words of elem bytes, at most max */
 
 /* When a capture is taken (rt_capture_spec.when). */
 #define RT_AT_ENTER 1

@@ -92,6 +92,7 @@ const MORE_FIXTURES: &[&str] = &[
     "s12_bpf",
     "s12_netlink",
     "s12_uring",
+    "select_wide",
     "self_view",
     "spelled",
     "tty_order",
@@ -175,6 +176,7 @@ fn i386_fixtures_print_the_same() {
         ("calls_ipc_i386", &[]),
         ("ipc_libc", &[]),
         ("s12_uring", &[]),
+        ("select_wide", &[]),
     ];
     for (fixture_name, calls) in listed {
         // x86_64 programs making i386 calls (int $0x80), and i386 builds.

@@ -491,6 +491,10 @@ pub enum Count {
     /// As many as the call returns, written by the kernel (io_getevents'
     /// events, getgroups' list).
     Result,
+    /// As many bits as this argument says, in whole words of the
+    /// caller's, which the kernel reads and writes (select's fd sets,
+    /// `nfds`).
+    Bits(u8),
 }
 
 /// The pointer arguments that are arrays of the declared type whose
@@ -519,6 +523,20 @@ pub const ARRAYS: &[(&str, u8, Count)] = &[
     // __user_cap_data_struct` (version 1's one is the first).
     ("capget", 1, Count::Fixed(2)),
     ("capset", 1, Count::Fixed(2)),
+    // The fd sets, `nfds` bits each (its declaration names an fd_set of
+    // 1,024: a program may pass more).
+    ("select", 1, Count::Bits(0)),
+    ("select", 2, Count::Bits(0)),
+    ("select", 3, Count::Bits(0)),
+    ("_newselect", 1, Count::Bits(0)),
+    ("_newselect", 2, Count::Bits(0)),
+    ("_newselect", 3, Count::Bits(0)),
+    ("pselect6", 1, Count::Bits(0)),
+    ("pselect6", 2, Count::Bits(0)),
+    ("pselect6", 3, Count::Bits(0)),
+    ("pselect6_time64", 1, Count::Bits(0)),
+    ("pselect6_time64", 2, Count::Bits(0)),
+    ("pselect6_time64", 3, Count::Bits(0)),
 ];
 
 /// Pointer arguments the kernel only reads, though its declaration does

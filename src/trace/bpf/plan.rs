@@ -20,6 +20,9 @@
 //!   nfds`), or the byte length that follows (`struct sockaddr *, int
 //!   addrlen`, or a pointer to it); read at the entry when `const`, at the
 //!   entry and the exit otherwise;
+//! - an fd set: as many whole words as the `nfds` bits fill
+//!   (`service::ARRAYS`' `Count::Bits`), not the declared fd_set's 1,024
+//!   bits;
 //! - argv (and envp with -v) as its strings, envp as its pointers;
 //! - ioctl's argument: as many bytes as its request's size bits say, in
 //!   the directions they say.
@@ -77,6 +80,7 @@ const CAP_STACK: u8 = 14;
 const CAP_OPTION: u8 = 15;
 const CAP_INDIRECT: u8 = 16;
 const CAP_IOCBS: u8 = 17;
+const CAP_BITS: u8 = 18;
 /// What a pointer to a number gets: the type may be the first of an
 /// array (pipe2's `int *fildes`, mincore's `unsigned char *vec`).
 const GUESS: u16 = 64;
@@ -767,6 +771,21 @@ fn array_capture(
             max: buf_cap.max(clamp(elem)),
             ..Default::default()
         },
+        service::Count::Bits(j) => bit_set(arg, j, 8, buf_cap),
+    }
+}
+
+/// The capture of bit set argument `arg` of as many bits as argument
+/// `count` says, in whole words of `word` bytes, at most `max` bytes:
+/// what the kernel reads at the entry and writes at the exit.
+fn bit_set(arg: u8, count: u8, word: u16, max: u16) -> CaptureSpec {
+    CaptureSpec {
+        arg,
+        kind: CAP_BITS,
+        when: AT_ENTER | AT_EXIT,
+        len_arg: count,
+        elem: word,
+        max,
     }
 }
 
@@ -1053,6 +1072,36 @@ mod tests {
                 }
             ]
         );
+    }
+
+    #[test]
+    fn select_sets_are_as_many_words_as_nfds_bits_fill() {
+        // Each set, read at the entry and written at the exit, as many
+        // bits as nfds (argument 0) says in the caller's words: not the
+        // 1,024 bits of the fd_set its declaration names.
+        let sets = |spec: &Spec| -> Vec<(u8, u8, u8, u8, u16)> {
+            spec.captures()
+                .iter()
+                .filter(|c| c.kind == CAP_BITS)
+                .map(|c| (c.arg, c.kind, c.when, c.len_arg, c.elem))
+                .collect()
+        };
+        let each = |word| -> Vec<(u8, u8, u8, u8, u16)> {
+            (1..4)
+                .map(|arg| (arg, CAP_BITS, AT_ENTER | AT_EXIT, 0, word))
+                .collect()
+        };
+        for name in ["select", "pselect6"] {
+            let fields = declared(name).expect("declared");
+            assert_eq!(sets(&captures(name, &fields, limits())), each(8), "{name}");
+        }
+        for name in ["_newselect", "pselect6"] {
+            let spec = i386_captures(name, declared(name).as_deref(), limits());
+            assert_eq!(sets(&spec), each(4), "i386 {name}");
+        }
+        // i386's old select takes one pointer to its five arguments.
+        let old = i386_captures("select", declared("select").as_deref(), limits());
+        assert!(sets(&old).is_empty());
     }
 
     #[test]

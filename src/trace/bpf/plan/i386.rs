@@ -90,6 +90,14 @@ pub(super) fn i386_captures(name: &str, x86_64: Option<&[Field]>, limits: Limits
     if let (Some(fields), Some(sig)) = (x86_64, sysent::signature(Arch::I386, name)) {
         same_as_x86_64(&mut spec, name, fields, sig, limits);
     }
+    // Bit sets (`_newselect`'s and pselect6's fd sets), in 32-bit words.
+    let buf_cap = clamp(limits.string_limit.max(BUF_CAP) + 1);
+    let params = sysent::signature(Arch::I386, name).map_or(0, |s| s.params.len());
+    for &(call, arg, count) in service::ARRAYS {
+        if let (true, service::Count::Bits(j)) = (call == name && (arg as usize) < params, count) {
+            spec.push(bit_set(arg, j, 4, buf_cap));
+        }
+    }
     // Any other pointer: no declaration says what an i386 program's
     // struct is (the compat calls have no trace events), so as much as
     // the decoders read of the structs they lay out (stat64, 96 bytes; an
