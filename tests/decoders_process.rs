@@ -807,3 +807,30 @@ fn i386_old_signal_calls() {
     ]);
     assert_lines(&run.after_marker(), &expected);
 }
+
+/// clone3's `set_tid`: the pids the caller asks for, which the kernel
+/// reads, under both engines (the BPF engine copies them through the
+/// struct's pointer: `service::process::CLONE3_INDIRECT`), at a page's
+/// end too.
+#[test]
+fn clone3_set_tid_under_both_engines() {
+    let bin = fixture("clone3_set_tid");
+    let head = "clone3({flags=CLONE_THREAD, pidfd=NULL, child_tid=NULL, parent_tid=NULL, \
+                exit_signal=0, stack=NULL, stack_size=0, tls=NULL, ";
+    let expected = [
+        format!("{head}set_tid=[1234, 5678], set_tid_size=2, cgroup=0}}, 88) = -1 [EINVAL]"),
+        format!("{head}set_tid=[4321], set_tid_size=1, cgroup=0}}, 88) = -1 [EINVAL]"),
+    ];
+    for engine in [&[][..], &["--bpf"]] {
+        let mut args = vec!["-e", "trace=clone3"];
+        args.extend_from_slice(engine);
+        let run = trace(&args, &[name(&bin)]);
+        assert_eq!(run.code(), Some(0), "{engine:?}: {}", run.stderr());
+        let lines: Vec<String> = run
+            .lines()
+            .into_iter()
+            .filter(|l| l.starts_with("clone3("))
+            .collect();
+        assert_eq!(lines, expected, "{engine:?}");
+    }
+}

@@ -318,9 +318,13 @@ fn put_pid_array(p: &mut Printer, name: &str, addr: u64, count: u64) {
 /// tid through.
 const CLONE_ARGS_PIDFD: u16 = 8;
 const CLONE_ARGS_PARENT_TID: u16 = 24;
+/// And the pids the caller asks the child to have (`set_tid`), which
+/// the kernel reads.
+const CLONE_ARGS_SET_TID: u16 = CLONE_ARGS_VER0 as u16;
 
-/// What clone3's leave reads through the pointers in its struct
-/// (`service::Indirect`): an int each.
+/// What clone3's decoders read through the pointers in its struct
+/// (`service::Indirect`): an int each at the leave, the pids at the
+/// entry.
 pub const CLONE3_INDIRECT: &[Indirect] = &[
     Indirect {
         arg: 0,
@@ -331,6 +335,13 @@ pub const CLONE3_INDIRECT: &[Indirect] = &[
         arg: 0,
         offset: CLONE_ARGS_PARENT_TID,
         mem: Mem::Out(4),
+    },
+    // As many as the kernel takes: `set_tid_size` counts pids, not the
+    // bytes an `InMember` length is.
+    Indirect {
+        arg: 0,
+        offset: CLONE_ARGS_SET_TID,
+        mem: Mem::In(MAX_SET_TID as usize * 4),
     },
 ];
 
