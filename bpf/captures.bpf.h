@@ -608,7 +608,9 @@ __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 i
 	}
 	if (c.kind == RT_CAP_OPTION) {
 		__u32 index = (__u32)s->ev.nr + (compat ? RT_I386_BASE : 0);
-		__u64 key = (__u64)index << 32 | (__u32)args[c.len_arg & 7];
+		/* The value above elem bits (quotactl's QCMD: the command
+		 * above the quota type's byte). */
+		__u64 key = (__u64)index << 32 | (__u32)args[c.len_arg & 7] >> (c.elem & 31);
 		struct rt_options *all = bpf_map_lookup_elem(&options, &key);
 		if (!all)
 			return off;

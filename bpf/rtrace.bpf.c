@@ -81,10 +81,11 @@ struct {
 	__type(value, __u64);
 } execs SEC(".maps");
 
-/* The memory multiplexed calls' decoders read, by call and value. */
+/* The memory multiplexed calls' decoders read, by call and value; as
+ * many entries as rtrace fills in, set at load. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 256);
+	__uint(max_entries, 1);
 	__type(key, __u64);
 	__type(value, struct rt_options);
 } options SEC(".maps");

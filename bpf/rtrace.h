@@ -47,7 +47,8 @@
 #define RT_CAP_STACK 14  /* max bytes at the stack pointer + elem (a sigreturn's
                             signal frame) */
 #define RT_CAP_OPTION 15 /* what the `options` map names for args[len_arg]'s value
-                            (prctl's option): the memory behind one argument */
+                            shifted right by elem (prctl's option, quotactl's
+                            command): the memory behind one argument */
 #define RT_CAP_INDIRECT 16 /* max bytes through the pointer at byte elem of the
                               struct at args[arg] (its low half for i386) */
 #define RT_CAP_IOCBS 17  /* io_submit's args[len_arg] pointers to struct iocb,

@@ -232,3 +232,34 @@ fn ptrace_syscall_info_under(engine: &[&str]) {
         ],
     );
 }
+
+/// quotactl's and quotactl_fd's structs larger than a guess at an untyped
+/// pointer, at a page's end too, under both engines: the BPF engine copies
+/// each command's struct (`service::quota::memory`, chosen by the command
+/// above the type's byte).
+#[test]
+fn quota_structs_under_both_engines() {
+    let bin = common::fixture("quota_structs");
+    let dqblk = "{dqb_bhardlimit=100, dqb_bsoftlimit=50, dqb_curspace=4096, dqb_ihardlimit=10, \
+                 dqb_isoftlimit=0, dqb_curinodes=0, dqb_btime=0, dqb_itime=0, \
+                 dqb_valid=QIF_BLIMITS|QIF_ILIMITS}";
+    let xfs = "{d_version=1, d_flags=FS_PROJ_QUOTA, d_fieldmask=0x8, d_id=7, \
+               d_blk_hardlimit=2048, d_blk_softlimit=0, d_ino_hardlimit=0, d_ino_softlimit=0, \
+               d_bcount=0, d_icount=0, d_itimer=0, d_btimer=0, d_iwarns=0, d_bwarns=0, \
+               d_rtb_hardlimit=0, d_rtb_softlimit=0, d_rtbcount=0, d_rtbtimer=0, d_rtbwarns=0}";
+    let expected = [
+        format!("quotactl(QCMD(Q_SETQUOTA, PRJQUOTA), \"/nonexistent\", 7, {dqblk}) = -1 [ENOENT]"),
+        format!("quotactl(QCMD(Q_XSETQLIM, PRJQUOTA), \"/nonexistent\", 7, {xfs}) = -1 [ENOENT]"),
+        format!("quotactl_fd(-1, QCMD(Q_XSETQLIM, USRQUOTA), 0, {xfs}) = -1 [EBADF]"),
+    ];
+    for engine in [&[][..], &["--bpf"]] {
+        let run = trace(engine, &[bin.file_name().unwrap().to_str().unwrap()]);
+        assert_eq!(run.code(), Some(0), "{engine:?}: {}", run.stderr());
+        let lines: Vec<String> = run
+            .lines()
+            .into_iter()
+            .filter(|l| l.starts_with("quotactl"))
+            .collect();
+        assert_eq!(lines, expected, "{engine:?}");
+    }
+}

@@ -618,7 +618,18 @@ pub fn by_value(arch: Arch, name: &str) -> Vec<ByValue> {
         "keyctl" => keys::memory(),
         "ipc" => ipc::ipc_memory(),
         "io_uring_register" => uring_register::memory(),
+        "quotactl" | "quotactl_fd" => quota::memory(name),
         _ => Vec::new(),
+    }
+}
+
+/// The bits of call `name`'s choosing argument below its [`ByValue`]
+/// values (`value` is the argument shifted right by them): quotactl's
+/// command is above its quota type's byte.
+pub fn selector_shift(name: &str) -> u8 {
+    match name {
+        "quotactl" | "quotactl_fd" => quota::SUBCMD_SHIFT as u8,
+        _ => 0,
     }
 }
 

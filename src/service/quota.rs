@@ -13,12 +13,12 @@ use crate::call::{CallClass::Normal, CallCtx, CallType, Handler};
 use crate::decode::put_fd;
 use crate::format::{Naming, Printer, flags_hex};
 use crate::kernel::Arch;
-use crate::service::h;
 use crate::service::raw::{lookup, open_struct_dyn, put_id, read_vec, u32_at};
+use crate::service::{ByValue, Mem, h};
 
 /// `QCMD(cmd, type)`: the command in the upper bits, the type in the low
 /// byte (`<linux/quota.h>`).
-const SUBCMD_SHIFT: u32 = 8;
+pub const SUBCMD_SHIFT: u32 = 8;
 
 /// The command part of a `QCMD` value.
 fn qcmd_cmd(qcmd: u32) -> u32 {
@@ -221,6 +221,37 @@ pub fn quotactl_fd_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 pub fn quotactl_fd_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     let cmd = qcmd_cmd(c.args[1] as u32);
     quota_written(p, c, cmd, failed);
+}
+
+/// What the decoders read at `addr` for each command (`service::by_value`,
+/// its value the command above the type: `service::selector_shift`), for
+/// quotactl (`name`, the command its first argument) and quotactl_fd (its
+/// second): the structs an x86_64 caller's decoder shows.
+pub fn memory(name: &str) -> Vec<ByValue> {
+    let selector = if name == "quotactl_fd" { 1 } else { 0 };
+    let at = |cmd: u32, mem: Mem| ByValue {
+        selector,
+        value: cmd as u64,
+        arg: 3,
+        mem,
+    };
+    vec![
+        at(Q_QUOTAON, Mem::Str(crate::format::PATH_MAX + 2)),
+        at(Q_SETQUOTA, Mem::In(extent(IF_DQBLK))),
+        at(Q_XSETQLIM, Mem::In(extent(FS_DISK_QUOTA))),
+        at(Q_SETINFO, Mem::In(extent(IF_DQINFO))),
+        at(Q_XQUOTAON, Mem::In(4)),
+        at(Q_XQUOTAOFF, Mem::In(4)),
+        at(Q_XQUOTARM, Mem::In(4)),
+        at(Q_GETQUOTA, Mem::Out(extent(IF_DQBLK))),
+        at(Q_GETNEXTQUOTA, Mem::Out(extent(IF_NEXTDQBLK))),
+        at(Q_XGETQUOTA, Mem::Out(extent(FS_DISK_QUOTA))),
+        at(Q_XGETNEXTQUOTA, Mem::Out(extent(FS_DISK_QUOTA))),
+        at(Q_GETINFO, Mem::Out(extent(IF_DQINFO))),
+        at(Q_XGETQSTAT, Mem::Out(extent(FS_QUOTA_STAT))),
+        at(Q_XGETQSTATV, Mem::Out(extent(FS_QUOTA_STATV))),
+        at(Q_GETFMT, Mem::Out(4)),
+    ]
 }
 
 /// This area's handlers (see `service::h`).

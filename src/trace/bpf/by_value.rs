@@ -304,6 +304,26 @@ mod tests {
     }
 
     #[test]
+    fn quotactls_structs_are_chosen_by_the_command_above_the_type() {
+        use crate::abi::xlat::fs::{Q_GETQUOTA, Q_SETQUOTA};
+        let limits = limits();
+        let all = table(limits, &|name| name.starts_with("quotactl"));
+        let of = |call: &str, cmd: u32| {
+            let nr = service::number(Arch::X86_64, call).expect("a call");
+            all.iter()
+                .find(|(key, _)| *key == (nr << 32 | cmd as u64))
+                .map(|(_, spec)| (spec.arg, spec.when, spec.size))
+        };
+        // struct if_dqblk as far as the decoder reads (68 of its 72
+        // bytes: the rest is padding), read or written.
+        assert_eq!(of("quotactl", Q_SETQUOTA), Some((3, AT_ENTER, 68)));
+        assert_eq!(of("quotactl_fd", Q_GETQUOTA), Some((3, AT_EXIT, 68)));
+        // The program looks up the command: the value above the type.
+        assert_eq!(service::selector_shift("quotactl"), 8);
+        assert_eq!(service::selector_shift("prctl"), 0);
+    }
+
+    #[test]
     fn a_public_key_operation_has_a_slot_for_each_argument() {
         use crate::abi::xlat::process::KEYCTL_PKEY_ENCRYPT;
         let limits = limits();

@@ -699,6 +699,9 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         .map_max_entries("start_ns", start_slots.max(1))
         .override_global("hold_mark", &hold_mark, true)
         .map_max_entries("events", ring as u32)
+        // As many values as the by-value tables give (a hash map holds
+        // at least one).
+        .map_max_entries("options", options.len().max(1) as u32)
         .load(OBJECT)
         .map_err(|e| load_error("load the BPF program", e))?;
     // The maps' fds stay open until the programs that use them are loaded.

@@ -714,7 +714,7 @@ fn option_capture(spec: &mut Spec, arch: Arch, name: &str, limits: Limits) {
             kind: CAP_OPTION,
             when: AT_ENTER | AT_EXIT,
             len_arg: first.selector,
-            elem: 0,
+            elem: service::selector_shift(name).into(),
             max: clamp(limits.string_limit.max(BUF_CAP) + 1),
         });
     }
@@ -1072,6 +1072,21 @@ mod tests {
                 }
             ]
         );
+    }
+
+    #[test]
+    fn a_by_value_capture_carries_its_selectors_shift() {
+        let option = |name: &str| {
+            let mut spec = Spec::default();
+            option_capture(&mut spec, Arch::X86_64, name, limits());
+            spec.captures()
+                .iter()
+                .map(|c| (c.kind, c.len_arg, c.elem))
+                .collect::<Vec<_>>()
+        };
+        // quotactl_fd's command is its second argument, above a byte.
+        assert_eq!(option("quotactl_fd"), [(CAP_OPTION, 1, 8)]);
+        assert_eq!(option("prctl"), [(CAP_OPTION, 0, 0)]);
     }
 
     #[test]
