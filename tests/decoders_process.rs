@@ -834,3 +834,30 @@ fn clone3_set_tid_under_both_engines() {
         assert_eq!(lines, expected, "{engine:?}");
     }
 }
+
+/// Signal sets as long as their `sigsetsize` (16 and 128 bytes, at a
+/// page's end; the kernel refuses them), and task names of the 15
+/// characters the kernel keeps and longer, under both engines: the BPF
+/// engine copies each set as its size says (`service::ARRAYS`'
+/// `Count::Bytes`) and a name a byte past the longest shown, to see its
+/// NUL.
+#[test]
+fn sized_signal_sets_and_task_names_under_both_engines() {
+    let bin = fixture("sized_sets");
+    let expected = [
+        "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+        "rt_sigprocmask(SIG_SETMASK, ~[], NULL, 16) = -1 [EINVAL]",
+        "rt_sigtimedwait([], NULL, {tv_sec=0, tv_nsec=42}, 128) = -1 [EINVAL]",
+        "ppoll(NULL, 0, {tv_sec=0, tv_nsec=42}, ~[], 16) = -1 [EINVAL]",
+        "signalfd4(-1, ~[], 16, 0) = -1 [EINVAL]",
+        "prctl(PR_SET_NAME, \"123456789abcdef\") = 0",
+        "prctl(PR_SET_NAME, \"0123456789abcde\"..) = 0",
+        "exit_group(0)",
+        "Process exited normally with code 0",
+    ];
+    for engine in [&[][..], &["--bpf"]] {
+        let run = trace(engine, &[name(&bin)]);
+        assert_eq!(run.code(), Some(0), "{engine:?}: {}", run.stderr());
+        assert_eq!(run.after_marker(), expected, "{engine:?}");
+    }
+}

@@ -263,3 +263,31 @@ fn quota_structs_under_both_engines() {
         assert_eq!(lines, expected, "{engine:?}");
     }
 }
+
+/// Strings a command makes strings (reboot's RESTART2 command,
+/// fsconfig's string, binary and path values), longer than a guess at an
+/// untyped pointer, under both engines with `-s 100`: the BPF engine
+/// copies each as its command's decoder reads it (`service::by_value`:
+/// `sysadm::REBOOT_MEMORY`, `mount_api::fsconfig_memory`).
+#[test]
+fn strings_a_command_chooses_under_both_engines() {
+    let bin = common::fixture("chosen_strings");
+    let (r, v, p) = ("r".repeat(199), "v".repeat(100), "p".repeat(88));
+    let expected = [
+        "write(-1, \"BEGIN\", 5) = -1 [EBADF]".to_string(),
+        format!("reboot(0x0, 0x0, LINUX_REBOOT_CMD_RESTART2, \"{r}\") = -1 [EINVAL]"),
+        format!("fsconfig(-1, FSCONFIG_SET_STRING, \"source\", \"{v}\".., 0) = -1 [EINVAL]"),
+        format!(
+            "fsconfig(-1, FSCONFIG_SET_BINARY, \"blob\", \"{}\", 70) = -1 [EINVAL]",
+            "v".repeat(70)
+        ),
+        format!("fsconfig(-1, FSCONFIG_SET_PATH, \"dir\", \"/{p}\", AT_FDCWD) = -1 [EINVAL]"),
+        "exit_group(0)".to_string(),
+        "Process exited normally with code 0".to_string(),
+    ];
+    for engine in [&["-s", "100"][..], &["-s", "100", "--bpf"]] {
+        let run = trace(engine, &[bin.file_name().unwrap().to_str().unwrap()]);
+        assert_eq!(run.code(), Some(0), "{engine:?}: {}", run.stderr());
+        assert_eq!(run.after_marker(), expected, "{engine:?}");
+    }
+}

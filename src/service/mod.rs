@@ -417,6 +417,9 @@ pub enum Mem {
     /// A NUL-terminated string of at most this many bytes with its NUL,
     /// at the entry.
     Str(usize),
+    /// A NUL-terminated string as far as the string limit (`-s`) shows
+    /// it, at the entry.
+    StrShown,
     /// This many bytes the kernel reads, at the entry.
     In(usize),
     /// This many bytes the kernel writes, at the leave.
@@ -495,6 +498,10 @@ pub enum Count {
     /// caller's, which the kernel reads and writes (select's fd sets,
     /// `nfds`).
     Bits(u8),
+    /// As many bytes as this argument says, and at least the declared
+    /// type's (a signal set's `sigsetsize`, which a program may make
+    /// larger than the kernel's set).
+    Bytes(u8),
 }
 
 /// The pointer arguments that are arrays of the declared type whose
@@ -537,6 +544,13 @@ pub const ARRAYS: &[(&str, u8, Count)] = &[
     ("pselect6_time64", 1, Count::Bits(0)),
     ("pselect6_time64", 2, Count::Bits(0)),
     ("pselect6_time64", 3, Count::Bits(0)),
+    // Signal sets, as many bytes as their `sigsetsize` (`sigset_t` is 8:
+    // the decoders read what the size says, as strace does), where it is
+    // not the parameter right after the set (ppoll's, rt_sigpending's).
+    ("rt_sigprocmask", 1, Count::Bytes(3)),
+    ("rt_sigprocmask", 2, Count::Bytes(3)),
+    ("rt_sigtimedwait", 0, Count::Bytes(3)),
+    ("rt_sigtimedwait_time64", 0, Count::Bytes(3)),
 ];
 
 /// Pointer arguments the kernel only reads, though its declaration does
@@ -619,6 +633,8 @@ pub fn by_value(arch: Arch, name: &str) -> Vec<ByValue> {
         "ipc" => ipc::ipc_memory(),
         "io_uring_register" => uring_register::memory(),
         "quotactl" | "quotactl_fd" => quota::memory(name),
+        "reboot" => sysadm::REBOOT_MEMORY.to_vec(),
+        "fsconfig" => mount_api::fsconfig_memory(),
         _ => Vec::new(),
     }
 }

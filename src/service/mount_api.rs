@@ -8,10 +8,10 @@ use crate::abi::xlat::fs::{
 };
 use crate::call::{CallClass::Normal, CallCtx, CallType, Handler, default_in};
 use crate::decode::put_fd;
-use crate::format::Printer;
+use crate::format::{PATH_MAX, Printer};
 use crate::service::fs::{name_of, put_at_dirfd, put_enum};
-use crate::service::h;
 use crate::service::raw::{open_struct_dyn, uint_at};
+use crate::service::{ByValue, Mem, h};
 
 /// `fsopen(fs_name, flags)`: `fsopen("ext4", FSOPEN_CLOEXEC)`.
 pub fn fsopen_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
@@ -40,6 +40,27 @@ pub fn fsmount_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 /// The most bytes FSCONFIG_SET_BINARY takes (the kernel's `1024 * 1024`
 /// limit in fsconfig(2)'s man page); a larger `aux` prints the pointer.
 const FSCONFIG_BINARY_MAX: i64 = 1 << 20;
+
+/// What fsconfig's decoder reads at `value` for each command
+/// (`service::by_value`): a string as far as shown, `aux` bytes, a path.
+pub fn fsconfig_memory() -> Vec<ByValue> {
+    let mut out = Vec::new();
+    for &(cmd, name) in FSCONFIG_CMDS {
+        let mem = match name {
+            "FSCONFIG_SET_STRING" => Mem::StrShown,
+            "FSCONFIG_SET_BINARY" => Mem::InLen(4),
+            "FSCONFIG_SET_PATH" | "FSCONFIG_SET_PATH_EMPTY" => Mem::Str(PATH_MAX + 1),
+            _ => continue,
+        };
+        out.push(ByValue {
+            selector: 1,
+            value: cmd,
+            arg: 3,
+            mem,
+        });
+    }
+    out
+}
 
 /// `fsconfig(fd, cmd, key, value, aux)`: the command by name; the key a
 /// string for the commands that take one, the value and `aux` as the

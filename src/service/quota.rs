@@ -236,7 +236,7 @@ pub fn memory(name: &str) -> Vec<ByValue> {
         mem,
     };
     vec![
-        at(Q_QUOTAON, Mem::Str(crate::format::PATH_MAX + 2)),
+        at(Q_QUOTAON, Mem::Str(crate::format::PATH_MAX + 1)),
         at(Q_SETQUOTA, Mem::In(extent(IF_DQBLK))),
         at(Q_XSETQLIM, Mem::In(extent(FS_DISK_QUOTA))),
         at(Q_SETINFO, Mem::In(extent(IF_DQINFO))),

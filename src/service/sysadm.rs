@@ -12,9 +12,9 @@ use crate::abi::xlat::process::{
 use crate::call::{CallClass::Normal, CallCtx, CallType, Handler};
 use crate::decode::put_fd;
 use crate::format::{Naming, Printer, flags_text};
-use crate::service::h;
 use crate::service::prctl::number_and_name;
 use crate::service::raw::{lookup, open_struct_dyn, put_composed, word_size};
+use crate::service::{ByValue, Mem, h};
 
 /// A 32-bit value named from `table`, else in hex.
 fn named32(p: &mut Printer, name: &str, value: u64, table: &[(i64, &'static str)]) {
@@ -25,6 +25,19 @@ fn named32(p: &mut Printer, name: &str, value: u64, table: &[(i64, &'static str)
     }
 }
 
+/// The longest string reboot's LINUX_REBOOT_CMD_RESTART2 takes, with its
+/// NUL.
+const RESTART2_ARG: usize = 256;
+
+/// What reboot's decoder reads at `arg` (`service::by_value`): the
+/// command string of LINUX_REBOOT_CMD_RESTART2.
+pub const REBOOT_MEMORY: &[ByValue] = &[ByValue {
+    selector: 2,
+    value: LINUX_REBOOT_CMD_RESTART2 as u64,
+    arg: 3,
+    mem: Mem::Str(RESTART2_ARG),
+}];
+
 /// `reboot(magic1, magic2, cmd, arg)`: the kernel reads the magics and the
 /// command as ints, and `arg` only for LINUX_REBOOT_CMD_RESTART2 (a
 /// string of at most 255 bytes).
@@ -33,7 +46,7 @@ pub fn reboot_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     named32(p, "magic2", c.args[1], REBOOT_MAGICS);
     named32(p, "cmd", c.args[2], REBOOT_CMDS);
     if c.args[2] as u32 == LINUX_REBOOT_CMD_RESTART2 {
-        match p.mem().read_cstr(c.args[3], 255) {
+        match p.mem().read_cstr(c.args[3], RESTART2_ARG - 1) {
             Some((bytes, terminated)) => p.string("arg", &bytes, !terminated),
             None => p.ptr("arg", c.args[3]),
         }

@@ -107,7 +107,14 @@ pub fn table(limits: Limits, captured: &dyn Fn(&str) -> bool) -> Vec<(u64, Optio
                 // and one byte more to tell that they go on.
                 let shown = limits.string_limit + 1;
                 let (size, when, kind) = match entry.mem {
-                    Mem::Str(n) => (n, AT_ENTER, OPT_STR),
+                    // And one byte more: a string as long as the most
+                    // shown ends with its NUL there, which the copy must
+                    // see to tell it ended (`"123456789abcdef"`, not
+                    // `..`).
+                    Mem::Str(n) => (n + 1, AT_ENTER, OPT_STR),
+                    // As far as shown, a byte more to tell it goes on, and
+                    // its NUL.
+                    Mem::StrShown => (limits.string_limit + 2, AT_ENTER, OPT_STR),
                     Mem::In(n) => (n, AT_ENTER, OPT_BYTES),
                     Mem::Out(n) => (n, AT_EXIT, OPT_BYTES),
                     Mem::Fprog => (shown_insns * INSN_SIZE, AT_ENTER, OPT_FPROG),
@@ -198,9 +205,11 @@ mod tests {
                 .iter()
                 .find(|(key, _)| *key == at(arch))
                 .expect("PR_SET_NAME");
+            // TASK_COMM_LEN with its NUL, and a byte more to see that
+            // NUL after the longest name.
             assert_eq!(
                 (spec.size, spec.arg, spec.when, spec.kind),
-                (16, 1, AT_ENTER, OPT_STR)
+                (17, 1, AT_ENTER, OPT_STR)
             );
         }
         assert!(table(limits, &|_| false).is_empty());

@@ -682,7 +682,10 @@ fn indirect_captures(spec: &mut Spec, name: &str, limits: Limits) {
     for entry in service::indirect(name) {
         let (when, size, member) = match entry.mem {
             Mem::Out(n) => (AT_EXIT, n, 0),
-            Mem::In(n) | Mem::Str(n) => (AT_ENTER, n, 0),
+            Mem::In(n) => (AT_ENTER, n, 0),
+            // And one byte more, to see the NUL of the longest shown.
+            Mem::Str(n) => (AT_ENTER, n + 1, 0),
+            Mem::StrShown => (AT_ENTER, limits.string_limit + 2, 0),
             Mem::InMember(m) => (AT_ENTER, shown, m.saturating_add(1)),
             Mem::OutMember(m) => (AT_EXIT, shown, m.saturating_add(1)),
             Mem::Fprog
@@ -772,6 +775,14 @@ fn array_capture(
             ..Default::default()
         },
         service::Count::Bits(j) => bit_set(arg, j, 8, buf_cap),
+        service::Count::Bytes(j) => CaptureSpec {
+            arg,
+            kind: CAP_ARGMIN,
+            when,
+            len_arg: j,
+            elem: elem16,
+            max: buf_cap.max(clamp(elem)),
+        },
     }
 }
 
