@@ -113,17 +113,37 @@ __noinline __u32 piece(struct scratch *s, __u32 off, __u64 addr, __u32 want, __u
 	s->last_fault = 0;
 	if (str) {
 		long r = len ? bpf_probe_read_user_str(dst, len, (void *)addr) : 0;
-		/* A string with no NUL before an unreadable page (the helper
-		 * fails whole): the bytes up to that page, as ptrace reads
-		 * them and the kernel itself could (`"\1\2"..` where the call
-		 * fails with EFAULT), unterminated. Still a fault, taken again
-		 * at the exit, as a buffer's below. */
-		__u32 head = PIECE_PAGE - (addr & (PIECE_PAGE - 1));
-		if (r < 0 && head < len &&
-		    bpf_probe_read_user(dst, head & (RT_CAP_MAX - 1), (void *)addr) == 0) {
-			c->len = head & (RT_CAP_MAX - 1);
+		if (r < 0) {
+			/* A string with no NUL before an unreadable page (the
+			 * helper fails whole): the bytes up to that page, as
+			 * ptrace reads them and the kernel itself could
+			 * (`"\1\2"..` where the call fails with EFAULT),
+			 * unterminated: up to the next page's end where the
+			 * string runs over a whole page more, else up to this
+			 * page's. Still a fault, taken again at the exit, as a
+			 * buffer's below. Only the length stays live across the
+			 * reads: older kernels give the deepest call chain 512
+			 * bytes of stack, which piece() ends. */
+			__u32 n = PIECE_PAGE - (addr & (PIECE_PAGE - 1));
+			if (n + PIECE_PAGE < len)
+				n += PIECE_PAGE;
+			/* 0: nothing readable (the fault is in this page). */
+			if (n >= len)
+				n = 0;
+			if (n && bpf_probe_read_user(dst, n & (RT_CAP_MAX - 1), (void *)addr) != 0) {
+				/* This page's part, if the next was tried. */
+				n = n > PIECE_PAGE ? n - PIECE_PAGE : 0;
+				/* A bound older verifiers see whatever the compiler
+				 * made of the subtraction. */
+				asm volatile("" : "+r"(n));
+				n &= RT_CAP_MAX - 1;
+				if (n && bpf_probe_read_user(dst, n, (void *)addr) != 0)
+					n = 0;
+			}
+			c->len = n & (RT_CAP_MAX - 1);
+			c->flags |= n ? 0 : RT_PIECE_FAULT;
 			s->last_fault = 1;
-		} else if (r <= 0) {
+		} else if (r == 0) {
 			c->len = 0;
 			c->flags |= RT_PIECE_FAULT;
 			s->last_fault = 1;

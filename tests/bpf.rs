@@ -1426,7 +1426,7 @@ fn a_string_that_runs_into_an_unmapped_page_shows_its_readable_bytes() {
                 .cloned()
                 .collect()
         };
-        assert_eq!(calls(&ptrace).len(), 4, "{ptrace:#?}");
+        assert_eq!(calls(&ptrace).len(), 5, "{ptrace:#?}");
         assert!(
             !calls(&ptrace).iter().any(|l| l.contains("&ADDR")),
             "{ptrace:#?}"
