@@ -865,6 +865,26 @@ class Checks:
     def b5(self):
         self.refetch("b5", "7e --bpf a wrong client: refetch and overflush diagnostics")
 
+    def b7(self):
+        """Calls a seccomp filter refuses (SECCOMP_RET_ERRNO), which fire no
+        sys_enter: under --bpf the same lines as under ptrace, their paths
+        shown, not their addresses."""
+        p = []
+        for name in ("b7", "b7p"):
+            if self.results.get(f"{name}.rc") != "0":
+                p.append(f"{name}: rtrace exited {self.results.get(name + '.rc')}: "
+                         f"{(self.text(name + '.err') or '').strip()!r}")
+        def calls(name):
+            t = self.text(name + ".trace") or ""
+            return [l for l in t.split("\n") if l.startswith(("chdir(", "mkdir("))]
+        bpf, ptrace = calls("b7"), calls("b7p")
+        want = 'chdir("/nonexistent/refused") = -1 [EPERM]'
+        if want not in ptrace:
+            p.append(f"ptrace's trace lacks {want!r}: {ptrace!r}")
+        if bpf != ptrace:
+            p.append(f"--bpf shows {bpf!r} where ptrace shows {ptrace!r}")
+        self.check("7g --bpf: calls a seccomp filter refuses show what the program passed, as under ptrace", p)
+
     def b8(self):
         self.all_check("b8", False, "8 --bpf -a -e trace=ioctl: names a tcpdump it was not told about, its events equal the kernel text")
 
@@ -1025,7 +1045,7 @@ def cmd_judge(console, outdir, uevents=None):
         c.check("the guest ran to the end", [f"no `@@E2E done` in {console}: see its tail"])
     if console != "none":
         for t in (c.t1, c.t2, c.t3, c.t3b, c.t3c, c.t4a, c.t4b, c.t4c, c.t5, c.t6,
-                  c.b0, c.b1, c.b3, c.b3b, c.b3c, c.b5, c.b2, c.b8, c.b8f):
+                  c.b0, c.b1, c.b3, c.b3b, c.b3c, c.b5, c.b2, c.b7, c.b8, c.b8f):
             t()
     if uevents:
         import uevents_judge

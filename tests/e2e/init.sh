@@ -342,6 +342,17 @@ result b2.n "$N2"
 result b2.rc "$(cat /tmp/b2.rc)"
 for f in trace text out err; do sendfile b2.$f /tmp/b2.$f; done
 
+# 7g: calls a seccomp filter refuses: the kernel fires no sys_enter for
+# them, and --bpf takes their memory at the exit (an fexit of
+# __secure_computing, which this kernel can attach and the build host's
+# cannot). Both engines, the same lines.
+say "check 7g: rtrace --bpf seccomp_errno (calls a seccomp filter refuses)"
+timeout 120 rtrace --bpf -o /tmp/b7.trace seccomp_errno > /tmp/b7.err 2>&1
+result b7.rc "$?"
+timeout 120 rtrace -o /tmp/b7p.trace seccomp_errno > /tmp/b7p.err 2>&1
+result b7p.rc "$?"
+for f in b7.trace b7.err b7p.trace b7p.err; do sendfile $f /tmp/$f; done
+
 # --- 8: the whole machine (--bpf -a): who is capturing? ---------------------
 # all_check TAG RTRACE_OPTIONS...: rtrace --bpf -a OPTIONS watches the whole
 # machine; then a tcpdump it is not told about starts and captures. The

@@ -110,6 +110,8 @@ fi
 
 gcc -static -O2 -Wall -Werror -o "$OUT/usbmon_client" "$HERE/usbmon_client.c"
 gcc -m32 -static -O2 -Wall -Werror -o "$OUT/usbmon_client32" "$HERE/usbmon_client.c"
+gcc -static -O2 -Wall -I "$ROOT/tests/fixtures" -o "$OUT/seccomp_errno" \
+    "$ROOT/tests/fixtures/seccomp_errno.c"
 
 # --- kernel ----------------------------------------------------------------
 # The package linux-image-amd64 depends on (linux-image-VERSION-amd64).
@@ -190,6 +192,7 @@ done
 install_file "$RTRACE" /usr/bin/rtrace
 install_file "$OUT/usbmon_client" /usr/bin/usbmon_client
 install_file "$OUT/usbmon_client32" /usr/bin/usbmon_client32
+install_file "$OUT/seccomp_errno" /usr/bin/seccomp_errno
 for b in tcpdump tshark dumpcap; do
     install_file "$(command -v $b)" "/usr/bin/$b"
 done

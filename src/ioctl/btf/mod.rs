@@ -263,6 +263,20 @@ pub fn vmlinux_typedef_id(name: &str) -> Option<u32> {
     typedefs.next().is_none().then_some(id)
 }
 
+/// The id of vmlinux's function `name` (an fexit program's attach
+/// point), where exactly one has it. Functions are not in the index (a
+/// few are wanted, of some 60,000): the crate's scan finds it (about half
+/// a millisecond).
+pub fn vmlinux_func_id(name: &str) -> Option<u32> {
+    let kernel = kernel()?;
+    let ids = kernel.vmlinux.resolve_ids_by_name(name).ok()?;
+    let mut funcs = ids
+        .into_iter()
+        .filter(|&id| matches!(kernel.vmlinux.resolve_type_by_id(id), Ok(Type::Func(_))));
+    let id = funcs.next()?;
+    funcs.next().is_none().then_some(id)
+}
+
 /// What vmlinux's typedef `name` points at, where it is a pointer type
 /// (`cap_user_header_t`, a `struct __user_cap_header_struct *`): the
 /// pointee's shape (its size, its layout). `None` for any other typedef.

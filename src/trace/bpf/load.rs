@@ -31,6 +31,12 @@ const PROGRAMS: &[(&str, &str)] = &[
     ("rtrace_signal_generate", "signal_generate"),
 ];
 
+/// The program that notes a call seccomp settled before the kernel ran it
+/// (an fexit of `typed_btf::SECCOMP_FUNC`): the kernel fires no sys_enter
+/// for such a call, and its exit takes the entry's captures. Loaded and
+/// attached where the kernel can; optional.
+const SECCOMP_SETTLED: &str = "rtrace_seccomp_settled";
+
 /// Load `program` for `tracepoint`: a typed one with the kernel's `btf`.
 fn load_program(program: &mut Program, tracepoint: &str, btf: &Btf) -> Result<(), String> {
     match program {
@@ -427,9 +433,12 @@ fn verify<T>(
     then_free: impl Send,
 ) -> Result<T, Error> {
     let mut programs = Vec::with_capacity(PROGRAMS.len());
+    let mut settled = None;
     for (name, program) in ebpf.programs_mut() {
         if let Some(&(_, tracepoint)) = PROGRAMS.iter().find(|(known, _)| *known == name) {
             programs.push((name, tracepoint, program));
+        } else if name == SECCOMP_SETTLED {
+            settled = Some(program);
         }
     }
     if let Some((name, _)) = PROGRAMS
@@ -450,8 +459,8 @@ fn verify<T>(
         .filter(|(.., program)| matches!(program, Program::BtfTracePoint(_)))
         .map(|&(_, tracepoint, _)| tracepoint)
         .collect();
-    let btf =
-        typed_btf::for_tracepoints(&typed).map_err(|e| load_error("read the kernel's BTF", e))?;
+    let btf = typed_btf::for_programs(&typed, &[typed_btf::SECCOMP_FUNC])
+        .map_err(|e| load_error("read the kernel's BTF", e))?;
     let btf = &btf;
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
@@ -476,6 +485,11 @@ fn verify<T>(
             })
             .collect();
         let done = beside()?;
+        // Optional: where the kernel cannot trace the function, calls
+        // seccomp settles show their entry's memory as pointers, as before.
+        if let Some(Program::FExit(program)) = settled {
+            let _ = program.load(typed_btf::SECCOMP_FUNC, btf);
+        }
         for handle in loads {
             handle
                 .join()
@@ -749,6 +763,10 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         let program = ebpf.program_mut(name).ok_or_else(|| missing(name))?;
         attach_program(program, tracepoint)
             .map_err(|text| load_failed(&format!("attach to {tracepoint}"), text))?;
+    }
+    // (Not loaded where the kernel could not: then not attached either.)
+    if let Some(Program::FExit(program)) = ebpf.program_mut(SECCOMP_SETTLED) {
+        let _ = program.attach();
     }
     let holding = HashMap::try_from(
         ebpf.take_map("holding")

@@ -156,7 +156,7 @@ impl Bpf {
             .enter(tid, arch, nr, head.args, head.ip, head.sp, false);
     }
 
-    fn leave(&mut self, record: Record) {
+    fn leave(&mut self, mut record: Record) {
         let head = record.head;
         let tid = head.tid as i32;
         if head.flags & wire::WHOLE != 0 {
@@ -201,7 +201,11 @@ impl Bpf {
                 return;
             };
             proc.mem.set_same_program(same);
-            proc.mem.set_snapshot(Some(record.snapshot.clone()));
+            // Its entry's captures, where the exit took them (a call
+            // seccomp settled: the kernel never ran it), over the exit's.
+            let mut entry = record.snapshot.clone();
+            entry.add_all(std::mem::take(&mut record.late));
+            proc.mem.set_snapshot(Some(entry));
             self.engine
                 .enter(tid, arch, nr, head.args, head.ip, head.sp, false);
         }
