@@ -264,16 +264,17 @@ pub fn vmlinux_typedef_id(name: &str) -> Option<u32> {
 }
 
 /// The id of vmlinux's function `name` (an fexit program's attach
-/// point), where exactly one has it. Functions are not in the index (a
-/// few are wanted, of some 60,000): the crate's scan finds it (about half
-/// a millisecond).
+/// point, one of `index::FUNCS`: the index has no other function), where
+/// exactly one has it.
 pub fn vmlinux_func_id(name: &str) -> Option<u32> {
+    debug_assert!(index::FUNCS.contains(&name), "{name} is not indexed");
     let kernel = kernel()?;
-    let ids = kernel.vmlinux.resolve_ids_by_name(name).ok()?;
-    let mut funcs = ids
-        .into_iter()
-        .filter(|&id| matches!(kernel.vmlinux.resolve_type_by_id(id), Ok(Type::Func(_))));
-    let id = funcs.next()?;
+    let mut funcs = kernel
+        .index()?
+        .get(name)
+        .iter()
+        .filter(|&&id| matches!(kernel.vmlinux.resolve_type_by_id(id), Ok(Type::Func(_))));
+    let id = *funcs.next()?;
     funcs.next().is_none().then_some(id)
 }
 
