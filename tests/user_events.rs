@@ -324,10 +324,19 @@ fn diagnostics_of_a_wrong_producer() {
     }
 }
 
+/// Under both engines: the BPF engine copies the command string behind
+/// `name_args` (`ioctl::user_events::NAME_ARGS`, a pointed array), which
+/// it showed as its address.
 #[test]
 fn on_a_plain_file_the_out_half_decodes_and_the_in_half_prints_nothing() {
+    for engine in [&[][..], &["--bpf"]] {
+        on_a_plain_file_under(engine);
+    }
+}
+
+fn on_a_plain_file_under(engine: &[&str]) {
     fixture("uevents_plainfile");
-    let lines = trace(&[], &["uevents_plainfile"]).after_marker();
+    let lines = trace(engine, &["uevents_plainfile"]).after_marker();
     assert_eq!(
         lines[1..5],
         s(&[
@@ -335,7 +344,8 @@ fn on_a_plain_file_the_out_half_decodes_and_the_in_half_prints_nothing() {
             "ioctl(3, DIAG_IOCSREG, {size=28, enable_bit=31, enable_size=4, flags=0, enable_addr=&ADDR, name_args=\"rtrace_probe u32 count;char[8] tag\"}) = -1 [ENOTTY]",
             "ioctl(3, DIAG_IOCSUNREG, {size=16, disable_bit=31, disable_addr=&ADDR}) = -1 [ENOTTY]",
             "ioctl(3, DIAG_IOCSDEL, \"rtrace_probe\") = -1 [ENOTTY]",
-        ])
+        ]),
+        "{engine:?}"
     );
     assert_eq!(
         lines[5],

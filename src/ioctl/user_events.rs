@@ -12,7 +12,7 @@
 use std::fmt::Write as _;
 
 use super::raw::{i16_at, i32_at, i64_at, u8_at, u16_at, u32_at, u64_at};
-use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request, typed};
+use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, PointedArray, Request, typed};
 pub use crate::abi::gen_user_events::{DIAG_IOCSDEL, DIAG_IOCSREG, DIAG_IOCSUNREG};
 use crate::abi::gen_user_events::{
     DIAG_IOCSDEL32, DIAG_IOCSREG32, DIAG_IOCSUNREG32, USER_EVENT_REG_MULTI_FORMAT,
@@ -51,13 +51,30 @@ pub static USER_UNREG: Layout = Layout {
     ],
 };
 
+/// The command string behind `name_args` (Linux 6.4's layout, the same for
+/// an i386 caller), which the decoder shows and reads the event's fields
+/// from: the BPF engine copies as much as the decoder reads, a unit of
+/// [`MAX_COMMAND`] bytes.
+const NAME_ARGS: PointedArray = PointedArray {
+    ptr_offset: REG::NAME_ARGS.off,
+    ptr_offset_i386: Some(REG::NAME_ARGS.off),
+    count_offset: 0,
+    count_size: 0,
+    count_arg: None,
+    unit: MAX_COMMAND,
+    shown: 1,
+    dirs: IF_OUT,
+    each: None,
+};
+
 static REQUESTS: &[Request] = &[
     Request::new(
         DIAG_IOCSREG,
         "DIAG_IOCSREG",
         IF_OUT | IF_IN,
         Arg::Custom(&USER_REG),
-    ),
+    )
+    .pointing(NAME_ARGS),
     Request::new(DIAG_IOCSDEL, "DIAG_IOCSDEL", 0, Arg::Str),
     Request::new(
         DIAG_IOCSUNREG,
@@ -70,7 +87,8 @@ static REQUESTS: &[Request] = &[
         "DIAG_IOCSREG",
         IF_OUT | IF_IN,
         Arg::Custom(&USER_REG),
-    ),
+    )
+    .pointing(NAME_ARGS),
     Request::new(DIAG_IOCSDEL32, "DIAG_IOCSDEL", 0, Arg::Str),
     Request::new(
         DIAG_IOCSUNREG32,
