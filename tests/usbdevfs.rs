@@ -8,10 +8,19 @@ mod common;
 
 use common::{fixture, name, rtrace, s, trace};
 
+/// Under both engines: the BPF engine copies the bytes behind a
+/// transfer's `data` and an URB's `buffer` (the usbdevfs requests'
+/// pointed arrays), which it showed as their addresses.
 #[test]
 fn requests_on_dev_null_show_what_the_program_passes() {
+    for engine in [&[][..], &["--bpf"]] {
+        requests_on_dev_null_under(engine);
+    }
+}
+
+fn requests_on_dev_null_under(engine: &[&str]) {
     let bin = fixture("usbdevfs_null");
-    let run = trace(&[], &[name(&bin)]);
+    let run = trace(engine, &[name(&bin)]);
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
     assert_eq!(
         run.after_marker(),
@@ -53,7 +62,8 @@ fn requests_on_dev_null_show_what_the_program_passes() {
             "close(3) = 0",
             "exit_group(0)",
             "Process exited normally with code 0",
-        ])
+        ]),
+        "{engine:?}"
     );
 }
 
@@ -149,8 +159,16 @@ fn a_pretend_device_shows_what_the_kernel_answered() {
 /// not the kernel-internal `*32` ones, and decode with the 32-bit layouts.
 #[test]
 fn compat_codes_use_the_32_bit_layouts() {
+    for engine in [&[][..], &["--bpf"]] {
+        compat_codes_under(engine);
+    }
+}
+
+/// [`compat_codes_use_the_32_bit_layouts`] under one engine (the BPF
+/// engine follows the 32-bit structs' pointers, 4 bytes wide).
+fn compat_codes_under(engine: &[&str]) {
     let bin = fixture("usbdevfs_compat");
-    let run = trace(&[], &[name(&bin)]);
+    let run = trace(engine, &[name(&bin)]);
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
     assert_eq!(
         run.after_marker(),

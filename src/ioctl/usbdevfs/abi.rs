@@ -6,12 +6,13 @@
 //! (`abi::gen_usbdevfs`). The codes are checked against the ioctl tables
 //! by `ioctl::tests::group_codes_match_the_headers`.
 
-use super::super::{Arg, IF_IN, IF_OUT, Layout, Request, field, typed};
+use super::super::{Arg, IF_IN, IF_OUT, Layout, PointedArray, Request, field, typed};
 use crate::abi::gen_usbdevfs as k;
 pub use crate::abi::gen_usbdevfs::{
     USBDEVFS_BULK32, USBDEVFS_CONNINFO_EX_CURRENT, USBDEVFS_CONTROL32, USBDEVFS_DISCSIGNAL32,
     USBDEVFS_IOCTL32, USBDEVFS_SUBMITURB32,
 };
+use crate::abi::layout::Field;
 pub(super) use crate::abi::xlat::ioctl::{
     USBDEVFS_ALLOC_STREAMS, USBDEVFS_ALLOW_SUSPEND, USBDEVFS_BULK, USBDEVFS_CLAIM_PORT,
     USBDEVFS_CLAIMINTERFACE, USBDEVFS_CLEAR_HALT, USBDEVFS_CONNECT, USBDEVFS_CONNECTINFO,
@@ -254,6 +255,24 @@ pub static CAPABILITIES: Layout = Layout {
     fields: &[field("caps", "__u32", 0, 4)],
 };
 
+/// The bytes behind a transfer's pointer member `data` (a field of the
+/// request's own layout: the compat codes' structs are i386's), as many as
+/// its `count` member says, read when `dirs` says: what the decoders show
+/// of them (as far as `-s`), which the BPF engine copies with the struct.
+const fn transfer_data(data: Field, count: Field, dirs: u8) -> PointedArray {
+    PointedArray {
+        ptr_offset: data.off,
+        ptr_offset_i386: Some(data.off),
+        count_offset: count.off,
+        count_size: count.size,
+        count_arg: None,
+        unit: 1,
+        shown: 1,
+        dirs,
+        each: None,
+    }
+}
+
 pub(super) static REQUESTS: &[Request] = &[
     // devio.c copies the struct in and writes only through `data` (the IN
     // bytes, printed by `extended`): decoded before the call.
@@ -262,25 +281,45 @@ pub(super) static REQUESTS: &[Request] = &[
         "USBDEVFS_CONTROL",
         IF_OUT,
         Arg::Struct(&CTRLTRANSFER),
-    ),
+    )
+    .pointing(transfer_data(
+        k::usbdevfs_ctrltransfer::DATA,
+        k::usbdevfs_ctrltransfer::WLENGTH,
+        IF_OUT | IF_IN,
+    )),
     Request::new(
         USBDEVFS_CONTROL32,
         "USBDEVFS_CONTROL32",
         IF_OUT,
         Arg::Struct(&CTRLTRANSFER32),
-    ),
+    )
+    .pointing(transfer_data(
+        k::usbdevfs_ctrltransfer32::DATA,
+        k::usbdevfs_ctrltransfer32::WLENGTH,
+        IF_OUT | IF_IN,
+    )),
     Request::new(
         USBDEVFS_BULK,
         "USBDEVFS_BULK",
         IF_OUT,
         Arg::Struct(&BULKTRANSFER),
-    ),
+    )
+    .pointing(transfer_data(
+        k::usbdevfs_bulktransfer::DATA,
+        k::usbdevfs_bulktransfer::LEN,
+        IF_OUT | IF_IN,
+    )),
     Request::new(
         USBDEVFS_BULK32,
         "USBDEVFS_BULK32",
         IF_OUT,
         Arg::Struct(&BULKTRANSFER32),
-    ),
+    )
+    .pointing(transfer_data(
+        k::usbdevfs_bulktransfer32::DATA,
+        k::usbdevfs_bulktransfer32::LEN,
+        IF_OUT | IF_IN,
+    )),
     // _IOR, but get_user(): the kernel reads them.
     Request::legacy(USBDEVFS_RESETEP, "USBDEVFS_RESETEP", IF_OUT, Arg::Int),
     Request::legacy(
@@ -308,13 +347,23 @@ pub(super) static REQUESTS: &[Request] = &[
         "USBDEVFS_SUBMITURB",
         IF_OUT,
         Arg::Struct(&URB),
-    ),
+    )
+    .pointing(transfer_data(
+        k::usbdevfs_urb::BUFFER,
+        k::usbdevfs_urb::BUFFER_LENGTH,
+        IF_OUT,
+    )),
     Request::legacy(
         USBDEVFS_SUBMITURB32,
         "USBDEVFS_SUBMITURB32",
         IF_OUT,
         Arg::Struct(&URB32),
-    ),
+    )
+    .pointing(transfer_data(
+        k::usbdevfs_urb32::BUFFER,
+        k::usbdevfs_urb32::BUFFER_LENGTH,
+        IF_OUT,
+    )),
     // _IO, but the argument is the address of the URB to cancel.
     Request::legacy(USBDEVFS_DISCARDURB, "USBDEVFS_DISCARDURB", 0, Arg::Ptr),
     // _IOW, but put_user() stores the reaped URB's address: printed by
