@@ -607,7 +607,14 @@ __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 i
 		return off;
 	}
 	if (c.kind == RT_CAP_OPTION) {
+		/* The spec whose captures these are: the call's, or a
+		 * multiplexer's subcall's (i386's socketcall's setsockopt),
+		 * which the options table has under its own index. (Computed
+		 * so, not read from caps_at alone: that took this frame past
+		 * the 96 bytes 6.1's 512-byte call chain leaves it.) */
 		__u32 index = (__u32)s->ev.nr + (compat ? RT_I386_BASE : 0);
+		if (s->caps_at >= RT_SUBCALL_BASE)
+			index = s->caps_at;
 		/* The value above elem bits (quotactl's QCMD: the command
 		 * above the quota type's byte). */
 		__u64 key = (__u64)index << 32 | (__u32)args[c.len_arg & 7] >> (c.elem & 31);

@@ -96,82 +96,92 @@ pub fn table(limits: Limits, captured: &dyn Fn(&str) -> bool) -> Vec<(u64, Optio
     } else {
         limits.string_limit.clamp(1, MAX_INSNS)
     };
-    let mut out = Vec::new();
+    let mut calls: Vec<(u32, Arch, &str)> = Vec::new();
     for (arch, base) in [(Arch::X86_64, 0), (Arch::I386, I386_BASE)] {
         for (nr, name) in service::all_calls(arch) {
-            if nr >= I386_BASE as u64 || !captured(name) {
-                continue;
+            if nr < I386_BASE as u64 && captured(name) {
+                calls.push((base + nr as u32, arch, name));
             }
-            for entry in service::by_value(arch, name) {
-                // Buffers as long as an argument says: as far as shown,
-                // and one byte more to tell that they go on.
-                let shown = limits.string_limit + 1;
-                let (size, when, kind) = match entry.mem {
-                    // And one byte more: a string as long as the most
-                    // shown ends with its NUL there, which the copy must
-                    // see to tell it ended (`"123456789abcdef"`, not
-                    // `..`).
-                    Mem::Str(n) => (n + 1, AT_ENTER, OPT_STR),
-                    // As far as shown, a byte more to tell it goes on, and
-                    // its NUL.
-                    Mem::StrShown => (limits.string_limit + 2, AT_ENTER, OPT_STR),
-                    Mem::In(n) => (n, AT_ENTER, OPT_BYTES),
-                    Mem::Out(n) => (n, AT_EXIT, OPT_BYTES),
-                    Mem::Fprog => (shown_insns * INSN_SIZE, AT_ENTER, OPT_FPROG),
-                    Mem::Insns => (shown_insns * INSN_SIZE, AT_EXIT, OPT_BYTES),
-                    Mem::InLen(_) => (shown, AT_ENTER, OPT_BYTES),
-                    Mem::OutLen(_) => (shown, AT_EXIT, OPT_BYTES),
-                    // As many as the counting argument says, at most what one
-                    // capture holds (the elements are often bytes: a
-                    // struct's size, a CPU mask); a struct alone, its size.
-                    Mem::Block(block) => {
-                        let size = if block.units.is_some() {
-                            usize::MAX
-                        } else {
-                            block.base
-                        };
-                        (size, when_of(block.dirs), OPT_BYTES)
-                    }
-                    Mem::InMemberOf { .. } => (shown, AT_ENTER, OPT_BYTES),
-                    Mem::OutMemberOf { .. } => (shown, AT_EXIT, OPT_BYTES),
-                    // A struct's member: only behind an `Indirect`.
-                    Mem::InMember(_) | Mem::OutMember(_) => continue,
-                };
-                let (len_arg, by_result) = match entry.mem {
-                    Mem::InLen(n) => (n + 1, 0),
-                    Mem::OutLen(n) => (n + 1, 1),
-                    Mem::Block(block) => (block.units.map_or(0, |(n, _)| n + 1), 0),
-                    Mem::OutMemberOf { .. } => (0, 1),
-                    _ => (0, 0),
-                };
-                let (len_struct, len_off) = match entry.mem {
-                    Mem::InMemberOf { arg, offset } | Mem::OutMemberOf { arg, offset } => {
-                        (arg + 1, offset)
-                    }
-                    _ => (0, 0),
-                };
-                let mut spec = OptionSpec {
-                    size: size.min(u16::MAX as usize) as u16,
-                    arg: entry.arg,
-                    when,
-                    kind,
-                    len_arg,
-                    by_result,
-                    len_struct,
-                    len_off,
-                    ..Default::default()
-                };
-                if let Mem::Block(block) = entry.mem {
-                    let narrow = |n: usize| n.min(u16::MAX as usize) as u16;
-                    spec.base = narrow(block.base);
-                    spec.elem = block.units.map_or(0, |(_, unit)| narrow(unit));
-                    for (slot, array) in spec.pointed.iter_mut().zip(block.pointed) {
-                        *slot = Pointed::of(array, limits);
-                    }
+        }
+    }
+    // The calls i386's socketcall and ipc stand for, under their own spec
+    // index, which the program looks the value up by (`caps_at`).
+    calls.extend(
+        super::plan::subcall_calls(captured)
+            .into_iter()
+            .map(|(index, _, name)| (index, Arch::I386, name)),
+    );
+    let mut out = Vec::new();
+    for (index, arch, name) in calls {
+        for entry in service::by_value(arch, name) {
+            // Buffers as long as an argument says: as far as shown,
+            // and one byte more to tell that they go on.
+            let shown = limits.string_limit + 1;
+            let (size, when, kind) = match entry.mem {
+                // And one byte more: a string as long as the most
+                // shown ends with its NUL there, which the copy must
+                // see to tell it ended (`"123456789abcdef"`, not
+                // `..`).
+                Mem::Str(n) => (n + 1, AT_ENTER, OPT_STR),
+                // As far as shown, a byte more to tell it goes on, and
+                // its NUL.
+                Mem::StrShown => (limits.string_limit + 2, AT_ENTER, OPT_STR),
+                Mem::In(n) => (n, AT_ENTER, OPT_BYTES),
+                Mem::Out(n) => (n, AT_EXIT, OPT_BYTES),
+                Mem::Fprog => (shown_insns * INSN_SIZE, AT_ENTER, OPT_FPROG),
+                Mem::Insns => (shown_insns * INSN_SIZE, AT_EXIT, OPT_BYTES),
+                Mem::InLen(_) => (shown, AT_ENTER, OPT_BYTES),
+                Mem::OutLen(_) => (shown, AT_EXIT, OPT_BYTES),
+                // As many as the counting argument says, at most what one
+                // capture holds (the elements are often bytes: a
+                // struct's size, a CPU mask); a struct alone, its size.
+                Mem::Block(block) => {
+                    let size = if block.units.is_some() {
+                        usize::MAX
+                    } else {
+                        block.base
+                    };
+                    (size, when_of(block.dirs), OPT_BYTES)
                 }
-                let key = u64::from(base + nr as u32) << 32 | (entry.value as u32 as u64);
-                out.push((key, spec));
+                Mem::InMemberOf { .. } => (shown, AT_ENTER, OPT_BYTES),
+                Mem::OutMemberOf { .. } => (shown, AT_EXIT, OPT_BYTES),
+                // A struct's member: only behind an `Indirect`.
+                Mem::InMember(_) | Mem::OutMember(_) => continue,
+            };
+            let (len_arg, by_result) = match entry.mem {
+                Mem::InLen(n) => (n + 1, 0),
+                Mem::OutLen(n) => (n + 1, 1),
+                Mem::Block(block) => (block.units.map_or(0, |(n, _)| n + 1), 0),
+                Mem::OutMemberOf { .. } => (0, 1),
+                _ => (0, 0),
+            };
+            let (len_struct, len_off) = match entry.mem {
+                Mem::InMemberOf { arg, offset } | Mem::OutMemberOf { arg, offset } => {
+                    (arg + 1, offset)
+                }
+                _ => (0, 0),
+            };
+            let mut spec = OptionSpec {
+                size: size.min(u16::MAX as usize) as u16,
+                arg: entry.arg,
+                when,
+                kind,
+                len_arg,
+                by_result,
+                len_struct,
+                len_off,
+                ..Default::default()
+            };
+            if let Mem::Block(block) = entry.mem {
+                let narrow = |n: usize| n.min(u16::MAX as usize) as u16;
+                spec.base = narrow(block.base);
+                spec.elem = block.units.map_or(0, |(_, unit)| narrow(unit));
+                for (slot, array) in spec.pointed.iter_mut().zip(block.pointed) {
+                    *slot = Pointed::of(array, limits);
+                }
             }
+            let key = u64::from(index) << 32 | (entry.value as u32 as u64);
+            out.push((key, spec));
         }
     }
     out

@@ -616,11 +616,25 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     };
     let select = &engine.select.trace;
     let bookkeeping = crate::service::fs::BOOKKEEPING;
+    // i386's socketcall and ipc stand for the calls a selection names
+    // (`-e trace=setsockopt`): sent when one of those is selected, and
+    // shown by the call they stand for.
+    let multiplexed = |name: &str| match name {
+        "socketcall" => (1..32)
+            .filter_map(crate::service::net::socketcall_subcall)
+            .any(|sub| select.contains(sub.name)),
+        "ipc" => (1..32u64)
+            .flat_map(|call| [call, call | 1 << 16])
+            .filter_map(crate::service::ipc::ipc_subcall)
+            .any(|sub| select.contains(sub.name)),
+        _ => false,
+    };
     let wanted = |name: &str| {
         select.is_all()
             || select.contains(name)
             || bookkeeping.contains(&name)
             || ALWAYS.contains(&name)
+            || multiplexed(name)
     };
     let selected = |name: &str| select.is_all() || select.contains(name);
     // Counted in the kernel, no call is sent: none needs its memory.

@@ -50,6 +50,7 @@ mod i386;
 mod tables;
 mod whole;
 use i386::i386_captures;
+pub(in crate::trace::bpf) use i386::subcall_calls;
 use tables::{
     array_capture, arrays_in_words, bit_set, copied_struct, indirect_captures, ioctl_capture,
     option_capture, stack_captures,

@@ -6,18 +6,12 @@
 
 use super::*;
 
-/// The specs of the calls socketcall and ipc stand for, at
-/// `SUBCALL_BASE` and up, where the multiplexer is `captured`: the
-/// captures of the i386 call of the same name in `calls` (the table so
-/// far), from the subcall's arguments.
-pub(super) fn subcalls(calls: &[(u32, Spec)], captured: &dyn Fn(&str) -> bool) -> Vec<(u32, Spec)> {
-    let i386 = |name: &str| -> Option<Spec> {
-        let nr = service::number(Arch::I386, name)?;
-        calls
-            .iter()
-            .find(|(i, _)| *i == I386_BASE + nr as u32)
-            .map(|(_, s)| *s)
-    };
+/// The calls socketcall and ipc stand for, where the multiplexer is
+/// `captured`: each one's spec index (`SUBCALL_BASE` and up), where its
+/// arguments are, and the name of the i386 call whose captures it takes.
+pub(in crate::trace::bpf) fn subcall_calls(
+    captured: &dyn Fn(&str) -> bool,
+) -> Vec<(u32, service::Subcall, &'static str)> {
     let mut subcalls = Vec::new();
     if captured("socketcall") {
         for call in 1..32 {
@@ -31,7 +25,7 @@ pub(super) fn subcalls(calls: &[(u32, Spec)], captured: &dyn Fn(&str) -> bool) -
                     "accept" => "accept4",
                     name => name,
                 };
-                subcalls.push((SUBCALL_BASE + call as u32, sub, i386(direct)));
+                subcalls.push((SUBCALL_BASE + call as u32, sub, direct));
             }
         }
     }
@@ -43,27 +37,39 @@ pub(super) fn subcalls(calls: &[(u32, Spec)], captured: &dyn Fn(&str) -> bool) -
             for version in [0, 1] {
                 if let Some(sub) = service::ipc::ipc_subcall(call | version << 16) {
                     let index = SUBCALL_BASE + 32 + call as u32 + 32 * version as u32;
-                    subcalls.push((index, *sub, i386(sub.name)));
+                    subcalls.push((index, *sub, sub.name));
                 }
             }
         }
     }
     subcalls
+}
+
+/// The specs of the calls socketcall and ipc stand for
+/// ([`subcall_calls`]): the captures of the i386 call of the same name in
+/// `calls` (the table so far), from the subcall's arguments.
+pub(super) fn subcalls(calls: &[(u32, Spec)], captured: &dyn Fn(&str) -> bool) -> Vec<(u32, Spec)> {
+    let i386 = |name: &str| -> Option<Spec> {
+        let nr = service::number(Arch::I386, name)?;
+        calls
+            .iter()
+            .find(|(i, _)| *i == I386_BASE + nr as u32)
+            .map(|(_, s)| *s)
+    };
+    subcall_calls(captured)
         .into_iter()
-        .filter_map(|(index, sub, direct)| Some((index, subcall_spec(&sub, direct?)?)))
+        .filter_map(|(index, sub, direct)| Some((index, subcall_spec(&sub, i386(direct)?)?)))
         .collect()
 }
 
 /// The spec of subcall `sub` of a multiplexer: the captures of the i386
-/// call of its name (`direct`), but those chosen by another argument's
-/// value (the options table is by call number), with where its
-/// arguments are; None where it copies nothing.
+/// call of its name (`direct`; those chosen by another argument's value
+/// are looked up under the subcall's index, which the options table has
+/// too), with where its arguments are; None where it copies nothing.
 fn subcall_spec(sub: &service::Subcall, direct: Spec) -> Option<Spec> {
     let mut spec = Spec::default();
     for cap in direct.captures() {
-        if cap.kind != CAP_OPTION {
-            spec.push(*cap);
-        }
+        spec.push(*cap);
     }
     if spec.ncaps == 0 {
         return None;
