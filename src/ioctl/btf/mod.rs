@@ -250,17 +250,23 @@ fn find_in(
     })
 }
 
-/// The id of vmlinux's one typedef named `name` (`btf_trace_sys_enter`),
-/// or `None` where there is not exactly one.
-pub fn vmlinux_typedef_id(name: &str) -> Option<u32> {
+/// The id of vmlinux's one type named `name` that `is` accepts, or
+/// `None` where there is not exactly one.
+fn vmlinux_unique_id(name: &str, is: fn(&Type) -> bool) -> Option<u32> {
     let kernel = kernel()?;
-    let mut typedefs = kernel
+    let mut found = kernel
         .index()?
         .get(name)
         .iter()
-        .filter(|&&id| matches!(kernel.vmlinux.resolve_type_by_id(id), Ok(Type::Typedef(_))));
-    let id = *typedefs.next()?;
-    typedefs.next().is_none().then_some(id)
+        .filter(|&&id| kernel.vmlinux.resolve_type_by_id(id).is_ok_and(|t| is(&t)));
+    let id = *found.next()?;
+    found.next().is_none().then_some(id)
+}
+
+/// The id of vmlinux's one typedef named `name` (`btf_trace_sys_enter`),
+/// or `None` where there is not exactly one.
+pub fn vmlinux_typedef_id(name: &str) -> Option<u32> {
+    vmlinux_unique_id(name, |t| matches!(t, Type::Typedef(_)))
 }
 
 /// The id of vmlinux's function `name` (an fexit program's attach
@@ -268,14 +274,7 @@ pub fn vmlinux_typedef_id(name: &str) -> Option<u32> {
 /// exactly one has it.
 pub fn vmlinux_func_id(name: &str) -> Option<u32> {
     debug_assert!(index::FUNCS.contains(&name), "{name} is not indexed");
-    let kernel = kernel()?;
-    let mut funcs = kernel
-        .index()?
-        .get(name)
-        .iter()
-        .filter(|&&id| matches!(kernel.vmlinux.resolve_type_by_id(id), Ok(Type::Func(_))));
-    let id = *funcs.next()?;
-    funcs.next().is_none().then_some(id)
+    vmlinux_unique_id(name, |t| matches!(t, Type::Func(_)))
 }
 
 /// What vmlinux's typedef `name` points at, where it is a pointer type
