@@ -97,7 +97,8 @@ __noinline __u32 vector(struct scratch *s, __u32 off, __u64 addr, __u32 meta, __
 #define IOV_MAX_COPIED 32
 #define MSG_NAME_MAX 128
 #define MSG_CONTROL_MAX 1024
-#define MMSG_MAX 8
+/* The mmsghdrs followed: as many as the decoders show by default. */
+#define MMSG_MAX 32
 #define USER_MSGHDR 56
 #define MMSGHDR 64
 #define COMPAT_MSGHDR 28
@@ -302,6 +303,17 @@ __noinline __u32 pointed_array(struct scratch *s, __u32 off, struct rt_pointed *
 	if (count > known->max)
 		count = known->max;
 	__u64 bytes = count * known->unit;
+	if (!bytes_of_count && known->trail_elem) {
+		/* The elements after the one unit, as a member of it counts. */
+		__u32 n = 0;
+		if (!bpf_probe_read_user(&n, sizeof(n), (void *)array + known->trail_off)) {
+			if (known->trail_bytes < 4)
+				n &= (1u << (known->trail_bytes * 8)) - 1;
+			if (n > known->trail_max)
+				n = known->trail_max;
+			bytes += (__u64)n * known->trail_elem;
+		}
+	}
 	__u64 most = meta >> 32;
 	off = piece(s, off, array, bytes < most ? bytes : most, meta & 0xffff);
 	if (known->each_ptr == 0xffff)
@@ -733,6 +745,9 @@ __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 i
 			if (n > MMSG_MAX)
 				n = MMSG_MAX;
 			off = piece(s, off, addr, n * stride, meta);
+			/* Each message's share of the bytes (the result
+			 * counts messages, not bytes). */
+			__u64 each = n ? want / n : 0;
 			/* A plain loop, not bpf_loop: a callback's frame would
 			 * take the deepest chain of calls (to piece() through
 			 * msghdr(), iovecs() and its callback) past the 512
@@ -740,7 +755,7 @@ __noinline __u32 capture_one(struct scratch *s, __u32 off, __u64 packed, __u32 i
 			for (__u32 k = 0; k < MMSG_MAX; k++) {
 				if (k >= n)
 					break;
-				off = msghdr(s, off, addr + k * stride, want / MMSG_MAX, wide);
+				off = msghdr(s, off, addr + k * stride, each, wide);
 			}
 		}
 		break;

@@ -202,7 +202,11 @@ struct rt_spec {
  * when (RT_AT_*), each counted unit's bytes (0: no array) and the most
  * units copied; and a buffer behind a pointer in each unit (a string
  * control's bytes): the pointer's offset in the unit (0xffff: none), the
- * offset of the u32 that says its bytes, and the most bytes copied. */
+ * offset of the u32 that says its bytes, and the most bytes copied; and
+ * elements after the one unit a pointer points at (count_bytes 0: an ISO
+ * URB's packet descriptors after a reaped URB), as many as its
+ * trail_bytes-byte member at trail_off counts, trail_elem bytes each (0:
+ * none), at most trail_max. */
 struct rt_pointed {
 	__u16 ptr_off;
 	__u16 ptr_off32;
@@ -214,6 +218,11 @@ struct rt_pointed {
 	__u16 each_ptr;
 	__u16 each_len;
 	__u16 each_max;
+	__u16 trail_off;
+	__u16 trail_elem;
+	__u16 trail_max;
+	__u8 trail_bytes;
+	__u8 pad;
 };
 #define RT_COUNT_ARG 0x80
 

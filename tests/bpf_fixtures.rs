@@ -78,6 +78,7 @@ const MORE_FIXTURES: &[&str] = &[
     "long_arrays",
     "longjmp_out",
     "mask_chaos",
+    "mmsg_many",
     "nested_signals",
     "net_libc",
     "netlink_diag",
@@ -177,6 +178,8 @@ fn i386_fixtures_print_the_same() {
         ("ipc_libc", &[]),
         ("s12_uring", &[]),
         ("select_wide", &[]),
+        // recvmmsg_time64's iovecs are not followed (HACKING.md lists it).
+        ("mmsg_many", &["recvmmsg_time64("]),
     ];
     for (fixture_name, calls) in listed {
         // x86_64 programs making i386 calls (int $0x80), and i386 builds.

@@ -119,39 +119,111 @@ fn a_pretend_device_shows_what_the_kernel_answered() {
         return;
     }
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
-    assert_eq!(
-        run.after_marker(),
-        s(&[
-            "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+    assert_eq!(run.after_marker(), s(&pretend_device_lines(true)));
+}
+
+/// The same under `--bpf`, where the reaped URBs (behind the pointer the
+/// kernel stores, and their buffers and ISO descriptors) were addresses.
+/// The supervisor's answers are calls seccomp settles, which fire no
+/// sys_enter: where the kernel refuses the fexit program that takes their
+/// entry's memory at the exit (this build host), the requests the kernel
+/// reads show as pointers (HACKING.md lists it); what it writes shows
+/// either way.
+#[test]
+fn a_pretend_device_shows_what_the_kernel_answered_under_bpf() {
+    let bin = fixture("usbdevfs_fake");
+    let run = trace(&["--bpf"], &[name(&bin)]);
+    if run.code() == Some(77) {
+        eprintln!("skipped: seccomp user notification is not available");
+        return;
+    }
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let got = run.after_marker();
+    let (with_entry, without) = (pretend_device_lines(true), pretend_device_lines(false));
+    assert!(
+        got == s(&with_entry) || got == s(&without),
+        "{}",
+        got.join("\n")
+    );
+}
+
+/// What the pretend device's calls print; `entry`: with the memory the
+/// kernel reads at the call's entry (else those arguments are pointers).
+fn pretend_device_lines(entry: bool) -> Vec<&'static str> {
+    let mut lines = vec!["write(-1, \"BEGIN\", 5) = -1 [EBADF]"];
+    if entry {
+        lines.extend([
             // IN transfers: as many bytes as the call returned.
             "ioctl(3, USBDEVFS_CONTROL, {bRequestType=0x80, bRequest=6, wValue=0x100, \
              wIndex=0x0, wLength=64, timeout=500, data=&ADDR}) = 18",
             "  > data=\"\\22\\1\\0\\2\\0\\0\\0@k\\35\\4\\1\\0\\1\\3\\2\\1\\1\"",
             "ioctl(3, USBDEVFS_BULK, {ep=0x81, len=64, timeout=100, data=&ADDR}) = 5",
             "  > data=\"hello\"",
-            "ioctl(3, USBDEVFS_GET_CAPABILITIES, {caps=USBDEVFS_CAP_ZERO_PACKET\
-             |USBDEVFS_CAP_BULK_CONTINUATION|USBDEVFS_CAP_NO_PACKET_SIZE_LIM\
-             |USBDEVFS_CAP_REAP_AFTER_DISCONNECT|USBDEVFS_CAP_MMAP\
-             |USBDEVFS_CAP_DROP_PRIVILEGES|USBDEVFS_CAP_CONNINFO_EX\
-             |USBDEVFS_CAP_SUSPEND}) = 0",
-            "ioctl(3, USBDEVFS_GETDRIVER, {interface=0, ..}) = 0 \
-             {interface=0, driver=\"usbhid\"}",
-            "ioctl(3, USBDEVFS_CONNECTINFO, {devnum=5, slow=0}) = 0",
-            "ioctl(3, USBDEVFS_CONNINFO_EX(24), {size=24, busnum=1, devnum=5, \
-             speed=USB_SPEED_HIGH, num_ports=2, ports=[1, 4]}) = 0",
+        ]);
+    } else {
+        lines.extend([
+            "ioctl(3, USBDEVFS_CONTROL, &ADDR) = 18",
+            "ioctl(3, USBDEVFS_BULK, &ADDR) = 5",
+        ]);
+    }
+    lines.extend([
+        "ioctl(3, USBDEVFS_GET_CAPABILITIES, {caps=USBDEVFS_CAP_ZERO_PACKET\
+         |USBDEVFS_CAP_BULK_CONTINUATION|USBDEVFS_CAP_NO_PACKET_SIZE_LIM\
+         |USBDEVFS_CAP_REAP_AFTER_DISCONNECT|USBDEVFS_CAP_MMAP\
+         |USBDEVFS_CAP_DROP_PRIVILEGES|USBDEVFS_CAP_CONNINFO_EX\
+         |USBDEVFS_CAP_SUSPEND}) = 0",
+        "ioctl(3, USBDEVFS_GETDRIVER, {interface=0, ..}) = 0 \
+         {interface=0, driver=\"usbhid\"}",
+        "ioctl(3, USBDEVFS_CONNECTINFO, {devnum=5, slow=0}) = 0",
+        "ioctl(3, USBDEVFS_CONNINFO_EX(24), {size=24, busnum=1, devnum=5, \
+         speed=USB_SPEED_HIGH, num_ports=2, ports=[1, 4]}) = 0",
+    ]);
+    if entry {
+        lines.extend([
             "ioctl(3, USBDEVFS_IOCTL, {ifno=0, ioctl_code=USBDEVFS_HUB_PORTINFO, \
              data=&ADDR}) = 0",
             "  > data={nports=4, port=[0, 5, 0, 7]}",
-            // The argument receives the reaped URB's address.
-            "ioctl(3, USBDEVFS_REAPURBNDELAY, &ADDR) = 0",
-            "  > urb=&ADDR {type=USBDEVFS_URB_TYPE_INTERRUPT, endpoint=0x81, status=0, \
-             flags=0, buffer=\"abc\", buffer_length=8, actual_length=3, start_frame=0, \
-             stream_id=0, error_count=0, signr=0, usercontext=&0x99}",
-            "ioctl(3, USBDEVFS_GET_SPEED) = 3",
-            "exit_group(0)",
-            "Process exited normally with code 0",
-        ])
-    );
+        ]);
+    } else {
+        lines.push("ioctl(3, USBDEVFS_IOCTL, &ADDR) = 0");
+    }
+    lines.extend([
+        // The argument receives the reaped URB's address.
+        "ioctl(3, USBDEVFS_REAPURBNDELAY, &ADDR) = 0",
+        "  > urb=&ADDR {type=USBDEVFS_URB_TYPE_INTERRUPT, endpoint=0x81, status=0, \
+         flags=0, buffer=\"abc\", buffer_length=8, actual_length=3, start_frame=0, \
+         stream_id=0, error_count=0, signr=0, usercontext=&0x99}",
+        // A control URB's buffer: the setup packet, then the bytes read.
+        "ioctl(3, USBDEVFS_REAPURB, &ADDR) = 0",
+        "  > urb=&ADDR {type=USBDEVFS_URB_TYPE_CONTROL, endpoint=0x80, status=0, \
+         flags=0, buffer=\"\\200\\6\\0\\1\\0\\0\\22\\0\\22\\1\\0\\2\\0\\0\\0@k\\35\\4\\1\
+         \\0\\1\\3\\2\\1\\1\", buffer_length=26, actual_length=18, start_frame=0, \
+         stream_id=0, error_count=0, signr=0, usercontext=&0x100}",
+        // An ISO URB's packet descriptors follow it: eight, then `..`.
+        "ioctl(3, USBDEVFS_REAPURBNDELAY, &ADDR) = 0",
+        "  > urb=&ADDR {type=USBDEVFS_URB_TYPE_ISO, endpoint=0x82, status=0, \
+         flags=USBDEVFS_URB_ISO_ASAP, buffer=&ADDR, buffer_length=1920, \
+         actual_length=0, start_frame=812, number_of_packets=10, error_count=0, \
+         signr=0, usercontext=&0x200, iso_frame_desc=[\
+         {length=192, actual_length=100, status=0}, \
+         {length=192, actual_length=101, status=0}, \
+         {length=192, actual_length=102, status=0}, \
+         {length=192, actual_length=103, status=-18}, \
+         {length=192, actual_length=104, status=0}, \
+         {length=192, actual_length=105, status=0}, \
+         {length=192, actual_length=106, status=0}, \
+         {length=192, actual_length=107, status=0}, ..]}",
+        // A 32-bit caller's: a 4-byte pointer to a `usbdevfs_urb32`. On
+        // /dev/null the code is also raw gadget's.
+        "ioctl(3, USBDEVFS_REAPURBNDELAY or USB_RAW_IOCTL_EP_SET_HALT, &ADDR) = 0",
+        "  > urb=&ADDR {type=USBDEVFS_URB_TYPE_BULK, endpoint=0x83, status=0, \
+         flags=0, buffer=\"wxyz\", buffer_length=16, actual_length=4, start_frame=0, \
+         stream_id=0, error_count=0, signr=0, usercontext=&0x300}",
+        "ioctl(3, USBDEVFS_GET_SPEED) = 3",
+        "exit_group(0)",
+        "Process exited normally with code 0",
+    ]);
+    lines
 }
 
 /// The compat codes, made through int 0x80 (an i386 call), print under

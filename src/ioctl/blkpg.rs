@@ -44,6 +44,7 @@ const PARTITION: PointedArray = PointedArray {
     shown: 1,
     dirs: IF_OUT,
     each: None,
+    trailing: None,
 };
 
 static REQUESTS: &[Request] =

@@ -262,6 +262,26 @@ pub struct PointedArray {
     /// as `-s` (a string control's bytes): the pointer's and the length's
     /// offsets in the unit.
     pub each: Option<(usize, usize)>,
+    /// Elements after the one unit the pointer points at (`count_size`
+    /// 0), as many as a member of the unit counts (an ISO URB's packet
+    /// descriptors after a reaped URB).
+    pub trailing: Option<Trailing>,
+}
+
+/// Elements that follow a struct, counted by a member of it, of which the
+/// decoder shows at most `shown` (`shown_verbose` with `-v`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Trailing {
+    /// The counting member's offset in the struct, in bytes.
+    pub count_offset: usize,
+    /// Its size in bytes (1, 2 or 4).
+    pub count_size: usize,
+    /// The bytes of one element.
+    pub elem: usize,
+    /// The most elements the decoder shows without `-v`.
+    pub shown: usize,
+    /// The most it shows with `-v`.
+    pub shown_verbose: usize,
 }
 
 impl Request {

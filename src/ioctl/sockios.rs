@@ -322,6 +322,7 @@ const IFCONF_BUF: PointedArray = PointedArray {
     shown: extent(IFREQ_LAYOUT),
     dirs: IF_IN,
     each: None,
+    trailing: None,
 };
 
 // The length is where it is on both.

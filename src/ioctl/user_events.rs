@@ -65,6 +65,7 @@ const NAME_ARGS: PointedArray = PointedArray {
     shown: 1,
     dirs: IF_OUT,
     each: None,
+    trailing: None,
 };
 
 static REQUESTS: &[Request] = &[

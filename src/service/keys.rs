@@ -420,6 +420,7 @@ const KDF: Block = Block {
             shown: 1,
             dirs: IF_OUT,
             each: None,
+            trailing: None,
         },
         PointedArray {
             ptr_offset: offset(KEYCTL_KDF_PARAMS, "otherinfo"),
@@ -433,6 +434,7 @@ const KDF: Block = Block {
             shown: 2,
             dirs: IF_OUT,
             each: None,
+            trailing: None,
         },
     ],
 };

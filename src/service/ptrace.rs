@@ -336,6 +336,7 @@ const fn regset_behind(word: usize, dirs: u8) -> PointedArray {
         shown: max(extent(USER_REGS), extent(USER_FPREGS)),
         dirs,
         each: None,
+        trailing: None,
     }
 }
 

@@ -343,6 +343,7 @@ const fn behind(at: usize, count_at: Option<usize>, unit: usize) -> PointedArray
         shown: 1,
         dirs: IF_OUT,
         each: None,
+        trailing: None,
     }
 }
 

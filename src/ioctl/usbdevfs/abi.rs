@@ -6,7 +6,7 @@
 //! (`abi::gen_usbdevfs`). The codes are checked against the ioctl tables
 //! by `ioctl::tests::group_codes_match_the_headers`.
 
-use super::super::{Arg, IF_IN, IF_OUT, Layout, PointedArray, Request, field, typed};
+use super::super::{Arg, IF_IN, IF_OUT, Layout, PointedArray, Request, Trailing, field, typed};
 use crate::abi::gen_usbdevfs as k;
 pub use crate::abi::gen_usbdevfs::{
     USBDEVFS_BULK32, USBDEVFS_CONNINFO_EX_CURRENT, USBDEVFS_CONTROL32, USBDEVFS_DISCSIGNAL32,
@@ -270,8 +270,58 @@ const fn transfer_data(data: Field, count: Field, dirs: u8) -> PointedArray {
         shown: 1,
         dirs,
         each: None,
+        trailing: None,
     }
 }
+
+/// devio.c's limit on an ISO URB's packets (what `-v` shows of them).
+pub(super) const ISO_PACKETS_MAX: usize = 128;
+/// ISO descriptors a reaped URB shows before `..` (without -v).
+pub(super) const ISO_DESCS_SHOWN: usize = 8;
+
+/// The URB whose address REAPURB stores through its argument (a pointer
+/// at offset 0 of it), with what the decoder shows of it after the call
+/// (`urb::reaped`): the struct, its ISO packet descriptors after it, and
+/// its buffer as far as `-s`. The buffer is copied as far as
+/// `buffer_length` allows rather than `actual_length` says: a control
+/// URB's data follows its 8-byte setup packet, which the length leaves
+/// out.
+const fn reaped(urb: usize, buffer: Field, buffer_length: Field, packets: Field) -> PointedArray {
+    PointedArray {
+        ptr_offset: 0,
+        ptr_offset_i386: Some(0),
+        count_offset: 0,
+        count_size: 0,
+        count_arg: None,
+        unit: urb,
+        shown: 1,
+        dirs: IF_IN,
+        each: Some((buffer.off, buffer_length.off)),
+        trailing: Some(Trailing {
+            count_offset: packets.off,
+            count_size: packets.size,
+            elem: k::usbdevfs_iso_packet_desc::SIZEOF,
+            shown: ISO_DESCS_SHOWN,
+            shown_verbose: ISO_PACKETS_MAX,
+        }),
+    }
+}
+
+/// A native caller's reaped URB.
+const REAPED: PointedArray = reaped(
+    k::usbdevfs_urb::SIZEOF,
+    k::usbdevfs_urb::BUFFER,
+    k::usbdevfs_urb::BUFFER_LENGTH,
+    k::usbdevfs_urb::NUMBER_OF_PACKETS,
+);
+
+/// A 32-bit caller's (`compat_uptr_t` pointers, `struct usbdevfs_urb32`).
+const REAPED32: PointedArray = reaped(
+    k::usbdevfs_urb32::SIZEOF,
+    k::usbdevfs_urb32::BUFFER,
+    k::usbdevfs_urb32::BUFFER_LENGTH,
+    k::usbdevfs_urb32::NUMBER_OF_PACKETS,
+);
 
 pub(super) static REQUESTS: &[Request] = &[
     // devio.c copies the struct in and writes only through `data` (the IN
@@ -368,20 +418,22 @@ pub(super) static REQUESTS: &[Request] = &[
     Request::legacy(USBDEVFS_DISCARDURB, "USBDEVFS_DISCARDURB", 0, Arg::Ptr),
     // _IOW, but put_user() stores the reaped URB's address: printed by
     // `extended` with the URB it points to.
-    Request::legacy(USBDEVFS_REAPURB, "USBDEVFS_REAPURB", IF_IN, Arg::Ptr),
-    Request::legacy(USBDEVFS_REAPURB32, "USBDEVFS_REAPURB32", IF_IN, Arg::Ptr),
+    Request::legacy(USBDEVFS_REAPURB, "USBDEVFS_REAPURB", IF_IN, Arg::Ptr).pointing(REAPED),
+    Request::legacy(USBDEVFS_REAPURB32, "USBDEVFS_REAPURB32", IF_IN, Arg::Ptr).pointing(REAPED32),
     Request::legacy(
         USBDEVFS_REAPURBNDELAY,
         "USBDEVFS_REAPURBNDELAY",
         IF_IN,
         Arg::Ptr,
-    ),
+    )
+    .pointing(REAPED),
     Request::legacy(
         USBDEVFS_REAPURBNDELAY32,
         "USBDEVFS_REAPURBNDELAY32",
         IF_IN,
         Arg::Ptr,
-    ),
+    )
+    .pointing(REAPED32),
     Request::legacy(
         USBDEVFS_DISCSIGNAL,
         "USBDEVFS_DISCSIGNAL",

@@ -4,7 +4,7 @@
 //! transfer read and an ISO URB's packet descriptors.
 
 use super::USB_DIR_IN;
-use super::abi::{URB, URB32};
+use super::abi::{ISO_DESCS_SHOWN, ISO_PACKETS_MAX, URB, URB32};
 use super::line::{Line, buf_text, ptr_text};
 use crate::abi::gen_usbdevfs as k;
 use crate::abi::xlat::ioctl::URB_FLAGS;
@@ -32,12 +32,8 @@ fn urb_type_name(t: u8) -> Option<&'static str> {
 /// Bytes of a control transfer's setup packet (`SETUP_LEN` of mon_bin.c,
 /// `struct usb_ctrlrequest`).
 const SETUP_LEN: usize = crate::abi::gen_usbmon::SETUP_LEN as usize;
-/// devio.c's limit on an ISO URB's packets.
-const ISO_PACKETS_MAX: usize = 128;
 /// Bytes of one `struct usbdevfs_iso_packet_desc`.
 const ISO_DESC_LEN: usize = k::usbdevfs_iso_packet_desc::SIZEOF;
-/// ISO descriptors a reaped URB shows before `..` (without -v).
-const ISO_DESCS_SHOWN: usize = 8;
 /// A `struct usbdevfs_urb` or `usbdevfs_urb32`, widened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Urb {

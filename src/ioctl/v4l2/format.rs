@@ -183,6 +183,7 @@ pub(super) const CLIP_ARRAY: PointedArray = PointedArray {
     shown: 1,
     dirs: IF_OUT | IF_IN,
     each: None,
+    trailing: None,
 };
 
 /// `fmt.win`, with the clip rectangles its `clips` points to.

@@ -264,6 +264,7 @@ mod tests {
                 shown: 1,
                 dirs: crate::ioctl::IF_OUT,
                 each: None,
+                trailing: None,
             },
             limits,
         );
@@ -310,6 +311,7 @@ mod tests {
                     shown: crate::abi::layout::extent(crate::abi::xlat::process::USER_FPREGS),
                     dirs: crate::ioctl::IF_IN,
                     each: None,
+                    trailing: None,
                 },
                 limits,
             );

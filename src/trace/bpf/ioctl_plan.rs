@@ -46,7 +46,9 @@ struct Flex {
 /// (`RT_COUNT_ARG` | n: argument n counts), when, each counted unit's
 /// bytes (0: none) and the most units; and the buffer behind a pointer in
 /// each unit (`each_ptr` u16::MAX: none), as many bytes as the u32 at
-/// `each_len` says, at most `each_max`.
+/// `each_len` says, at most `each_max`; and the elements after the one
+/// unit (`trail_elem` 0: none) that its `trail_bytes`-byte member at
+/// `trail_off` counts, at most `trail_max`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct Pointed {
@@ -60,6 +62,11 @@ pub(super) struct Pointed {
     each_ptr: u16,
     each_len: u16,
     each_max: u16,
+    trail_off: u16,
+    trail_elem: u16,
+    trail_max: u16,
+    trail_bytes: u8,
+    pad: u8,
 }
 
 /// `RT_COUNT_ARG`: `count_bytes` names an argument, not a member's size.
@@ -99,6 +106,17 @@ impl Pointed {
             each_ptr: array.each.map_or(u16::MAX, |(ptr, _)| narrow(ptr)),
             each_len: array.each.map_or(0, |(_, len)| narrow(len)),
             each_max: narrow(limits.string_limit + 1),
+            trail_off: array.trailing.map_or(0, |t| narrow(t.count_offset)),
+            trail_elem: array.trailing.map_or(0, |t| narrow(t.elem)),
+            trail_max: array.trailing.map_or(0, |t| {
+                narrow(if limits.verbose {
+                    t.shown_verbose
+                } else {
+                    t.shown
+                })
+            }),
+            trail_bytes: array.trailing.map_or(0, |t| t.count_size.min(4) as u8),
+            pad: 0,
         }
     }
 }
@@ -120,6 +138,9 @@ pub fn table(limits: Limits) -> Vec<(u32, IoctlSpec)> {
                 Arg::Char => (1, 0),
                 Arg::Struct(layout) | Arg::Custom(layout) => (layout.size, 0),
                 Arg::Str => (limits.string_limit + 2, 1),
+                // A pointer the kernel stores (REAPURB's URB address), as
+                // wide as the code's size bits say, for what it points at.
+                Arg::Ptr if req.pointed.is_some() => (((req.code >> 16) & 0x3fff) as usize, 0),
                 _ => continue,
             };
             // Printed at the entry (IF_OUT) or the leave (IF_IN); a value
@@ -250,7 +271,7 @@ mod tests {
     #[test]
     fn the_spec_has_the_c_size() {
         // sizeof(struct rt_ioctl) in bpf/rtrace.h.
-        assert_eq!(std::mem::size_of::<IoctlSpec>(), 30);
+        assert_eq!(std::mem::size_of::<IoctlSpec>(), 38);
     }
 
     /// The program's `ioctls` map holds 4096 entries (bpf/rtrace.bpf.c):
