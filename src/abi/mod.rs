@@ -5,7 +5,7 @@
 //! kernel's headers, BTF or trace-event formats (each generated file says
 //! so at its top and names the command that remakes it: `tools/regen`;
 //! the name tables of [`xlat`] are declared in tools/abi_tables.py; the
-//! `gen_usbmon`, `gen_usbdevfs`, `gen_user_events`, `gen_ata`, `gen_vt`, `gen_timex`, `gen_inet6_if`, `gen_x86_thread`, `gen_chrdev`, `gen_kdev` and `gen_proc_ns` numbers, which no
+//! `gen_usbmon`, `gen_usbdevfs`, `gen_user_events`, `gen_ata`, `gen_vt`, `gen_timex`, `gen_inet6_if`, `gen_x86_thread`, `gen_chrdev`, `gen_kdev` and `gen_proc_ns` numbers and `gen_i386_entry`'s table, which no
 //! installed uapi header gives, come from the kernel's source tarball
 //! through tools/gen_kernel_src.py), plus the few
 //! plain definitions every decoder shares (the user_events event a
@@ -18,6 +18,8 @@ pub mod fs;
 pub mod gen_ata;
 #[rustfmt::skip]
 pub mod gen_chrdev;
+#[rustfmt::skip]
+pub mod gen_i386_entry;
 #[rustfmt::skip]
 pub mod gen_inet6_if;
 #[rustfmt::skip]

@@ -68,6 +68,18 @@ fn declared(name: &str) -> Option<Vec<Field>> {
     )
 }
 
+/// The declaration i386 call `name`'s arguments follow: its own name's,
+/// else that of the function the kernel's syscall_32.tbl says it enters
+/// (`clock_gettime64` and `recvmmsg_time64` run `sys_clock_gettime` and
+/// `sys_recvmmsg`, whose trace events declare them).
+fn i386_declared(name: &str) -> Option<Vec<Field>> {
+    declared(name).or_else(|| {
+        let entry = crate::abi::gen_i386_entry::I386_ENTRY;
+        let &(_, function) = entry.iter().find(|&&(call, _)| call == name)?;
+        declared(function)
+    })
+}
+
 /// `RT_CAP_*` kinds (bpf/rtrace.h).
 const CAP_STR: u8 = 1;
 const CAP_ARGLEN: u8 = 3;
@@ -733,7 +745,7 @@ pub fn table(
         }
         let mut spec = Spec::default();
         if captured(name) {
-            spec = i386_captures(name, declared(name).as_deref(), limits);
+            spec = i386_captures(name, i386_declared(name).as_deref(), limits);
             stack_captures(&mut spec, Arch::I386, name);
             option_capture(&mut spec, Arch::I386, name, limits);
             indirect_captures(&mut spec, name, limits);
