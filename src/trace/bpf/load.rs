@@ -31,6 +31,11 @@ const PROGRAMS: &[(&str, &str)] = &[
     ("rtrace_signal_generate", "signal_generate"),
 ];
 
+/// The tracepoints whose programs are typed (`tp_btf`, bpf/rtrace.bpf.c's
+/// sections): their BTF is made before the object is loaded, while aya
+/// still parses; `verify` checks the object agrees.
+const TYPED: &[&str] = &["sys_enter", "sys_exit"];
+
 /// The program that notes a call seccomp settled before the kernel ran it
 /// (an fexit of `typed_btf::SECCOMP_FUNC`): the kernel fires no sys_enter
 /// for such a call, and its exit takes the entry's captures. Loaded and
@@ -420,9 +425,27 @@ pub(super) fn counts_in_kernel(engine: &Engine) -> bool {
 /// follow in `PROGRAMS`' order): the exit's captures, then the entry's.
 const LONGEST_TO_VERIFY: &[&str] = &["rtrace_sys_exit", "rtrace_sys_enter"];
 
+/// The BTF the programs' loads look their kernel ids up in, made by
+/// rtrace (`typed_btf`) while aya parses vmlinux's: the typed tracepoints'
+/// and, apart, the fexit program's (its function's id lies far past the
+/// tracepoints': on 6.18, 53,000 against 11,000, and in one BTF that
+/// length cost every load's look-ups 7 ms).
+struct Btfs {
+    typed: Result<Btf, aya::BtfError>,
+    settled: Result<Btf, aya::BtfError>,
+}
+
+impl Btfs {
+    fn make() -> Btfs {
+        Btfs {
+            typed: typed_btf::for_programs(TYPED, &[]),
+            settled: typed_btf::for_programs(&[], &[typed_btf::SECCOMP_FUNC]),
+        }
+    }
+}
+
 /// Load (and so verify) every program in `PROGRAMS` on as many threads as
-/// there are CPUs, longest first, while this thread does `beside`, and
-/// free `then_free` on the first thread left without work: the
+/// there are CPUs, longest first, while this thread does `beside`: the
 /// kernel's verifier takes a third of the start-up, most of it on the two
 /// call programs, and verifies programs side by side. The exit program
 /// is the longest (about 23 ms here): it starts first, on a thread the
@@ -430,7 +453,7 @@ const LONGEST_TO_VERIFY: &[&str] = &["rtrace_sys_exit", "rtrace_sys_enter"];
 fn verify<T>(
     ebpf: &mut Ebpf,
     beside: impl FnOnce() -> Result<T, Error>,
-    then_free: impl Send,
+    btfs: Btfs,
 ) -> Result<T, Error> {
     let mut programs = Vec::with_capacity(PROGRAMS.len());
     let mut settled = None;
@@ -459,16 +482,21 @@ fn verify<T>(
         .filter(|(.., program)| matches!(program, Program::BtfTracePoint(_)))
         .map(|&(_, tracepoint, _)| tracepoint)
         .collect();
-    let btf =
-        typed_btf::for_programs(&typed, &[]).map_err(|e| load_error("read the kernel's BTF", e))?;
+    debug_assert!(
+        typed.iter().all(|tp| TYPED.contains(tp)) && typed.len() == TYPED.len(),
+        "the object's typed programs are {typed:?}, TYPED says {TYPED:?}"
+    );
+    let btf = btfs
+        .typed
+        .map_err(|e| load_error("read the kernel's BTF", e))?;
     let btf = &btf;
+    let settled_btf = btfs.settled;
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, programs.len());
     let queue = std::sync::Mutex::new(programs);
-    let garbage = std::sync::Mutex::new(Some(then_free));
     let settled = std::sync::Mutex::new(settled);
-    let (queue, garbage, settled) = (&queue, &garbage, &settled);
+    let (queue, settled, settled_btf) = (&queue, &settled, &settled_btf);
     std::thread::scope(|scope| {
         let loads: Vec<_> = (0..workers)
             .map(|_| {
@@ -479,20 +507,15 @@ fn verify<T>(
                             .map_err(|text| load_failed(&format!("load {name}"), text))?;
                     }
                     // The first thread out of work, while the longest
-                    // program is still being verified.
-                    drop(garbage.lock().ok().and_then(|mut g| g.take()));
-                    // And the optional fexit program, with a BTF of its
-                    // own: its function's id lies far past the
-                    // tracepoints' (on 6.18, 53,000 against 11,000), and
-                    // the shared BTF made that long cost every load's
-                    // look-ups 7 ms. Where the kernel cannot attach it,
-                    // calls seccomp settles show their entry's memory as
+                    // program is still being verified: the optional fexit
+                    // program. Where the kernel cannot attach it, calls
+                    // seccomp settles show their entry's memory as
                     // pointers, as before.
                     if let Some(Some(Program::FExit(program))) =
                         settled.lock().ok().map(|mut s| s.take())
-                        && let Ok(own) = typed_btf::for_programs(&[], &[typed_btf::SECCOMP_FUNC])
+                        && let Ok(own) = settled_btf
                     {
-                        let _ = program.load(typed_btf::SECCOMP_FUNC, &own);
+                        let _ = program.load(typed_btf::SECCOMP_FUNC, own);
                     }
                     Ok(())
                 })
@@ -522,8 +545,15 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     }
     // aya's loader parses the kernel's BTF as it is made (a third of the
     // start-up's time): on a thread of its own, while the offsets and the
-    // spec table below are found.
-    let loader = std::thread::spawn(EbpfLoader::new);
+    // spec table below are found. The object has no CO-RE relocations
+    // (tests: `the_object_has_no_core_relocations`), the one thing aya's
+    // load wants the parse for, so the same thread frees it (milliseconds
+    // more) before the load.
+    let loader = std::thread::spawn(|| {
+        let mut loader = EbpfLoader::new();
+        loader.btf(None);
+        loader
+    });
     let (pid_off, tgid_off, exit_off) = task_offsets()?;
     let [
         pid_ns_ino,
@@ -649,6 +679,7 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     // The kernel's features, which aya's load probes for with a dozen
     // small programs and maps, while the parse above is still under way.
     aya::features();
+    let btfs = Btfs::make();
     let cannot_read = || Error::new("--bpf: cannot read the kernel's BTF".to_string(), 1);
     let af_netlink = u32::from(crate::abi::xlat::net::AF_NETLINK);
     let (pending_off, status_off) = (pending_offset(), status_offset());
@@ -763,9 +794,7 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     };
     // The tables are filled, and the ring and the task table mapped (the
     // ring's mapping sets up a page table entry for each of its pages,
-    // twice), while the kernel verifies the programs. The loader holds
-    // aya's parse of the kernel's BTF, which takes milliseconds to free:
-    // a thread frees it once its programs are in.
+    // twice), while the kernel verifies the programs.
     let beside = || {
         tables.fill(table, options, ioctls)?;
         let ring = ring.take().ok_or_else(|| missing("the ring buffer"))?;
@@ -780,7 +809,7 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         };
         Ok((ring, members))
     };
-    let (ring, members) = verify(&mut ebpf, beside, loader)?;
+    let (ring, members) = verify(&mut ebpf, beside, btfs)?;
     drop(tables);
     for (name, tracepoint) in PROGRAMS {
         let program = ebpf.program_mut(name).ok_or_else(|| missing(name))?;
@@ -825,4 +854,39 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         counts,
         execs_now,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `load` has aya leave the kernel's BTF out of the load, which only
+    /// CO-RE relocations need: with one in the object, the program would
+    /// load and read at the offsets of the headers it was built with.
+    #[test]
+    fn the_object_has_no_core_relocations() {
+        let object = aya_obj::Object::parse(OBJECT).expect("the object parses");
+        assert!(!object.has_btf_relocations());
+    }
+
+    /// The object's typed programs are the tracepoints `TYPED` makes BTF for.
+    #[test]
+    fn the_typed_tracepoints_are_the_objects() {
+        let object = aya_obj::Object::parse(OBJECT).expect("the object parses");
+        let mut typed: Vec<&str> = object
+            .programs
+            .iter()
+            .filter(|(_, program)| {
+                matches!(program.section, aya_obj::ProgramSection::BtfTracePoint)
+            })
+            .map(|(name, _)| {
+                let listed = PROGRAMS.iter().find(|(known, _)| known == name);
+                listed.map_or("(a program PROGRAMS lacks)", |&(_, tracepoint)| tracepoint)
+            })
+            .collect();
+        typed.sort();
+        let mut want = TYPED.to_vec();
+        want.sort();
+        assert_eq!(typed, want);
+    }
 }
