@@ -315,7 +315,8 @@ __noinline __u32 pointed_array(struct scratch *s, __u32 off, struct rt_pointed *
 		}
 	}
 	__u64 most = meta >> 32;
-	off = piece(s, off, array, bytes < most ? bytes : most, meta & 0xffff);
+	off = piece(s, off, array, bytes < most ? bytes : most,
+		    (meta & 0xffff) | (known->str ? PIECE_STR : 0));
 	if (known->each_ptr == 0xffff)
 		return off;
 	/* Each unit's buffer: a plain loop whose turn is one call of a

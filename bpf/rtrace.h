@@ -222,7 +222,7 @@ struct rt_pointed {
 	__u16 trail_elem;
 	__u16 trail_max;
 	__u8 trail_bytes;
-	__u8 pad;
+	__u8 str; /* a NUL-terminated string of at most unit bytes */
 };
 #define RT_COUNT_ARG 0x80
 

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{assert_lines, fixture, name, trace};
+use common::{assert_lines, assert_lines_in, fixture, name, trace};
 
 /// The lines of the fixture's `part` after its marker, traced with `args`
 /// (the exit line left out).
@@ -321,6 +321,10 @@ const BPF_LINES: &[&str] = &[
      attach_type=BPF_CGROUP_INET_EGRESS, flags=0x4}, ..}, 24)",
     "bpf(BPF_LINK_CREATE, {link_create={prog_fd=FD3, target_fd=FD3, \
      attach_type=BPF_PERF_EVENT, flags=0x4, perf_event={bpf_cookie=0xc0ffee}}}, 24)",
+    "bpf(BPF_OBJ_PIN, {pathname=\"/sys/fs/bpf/rtrace-a-pinned-path-longer-than-the-string-limit\", \
+     bpf_fd=FD3, file_flags=0}, 16)",
+    "bpf(BPF_BTF_LOAD, {btf=\"\\237\\353\\1\\0BTF!\", btf_log_buf=NULL, btf_size=8, \
+     btf_log_size=0, btf_log_level=0}, 28)",
 ];
 
 /// The fixture's bpf lines traced with `args`, without their injected
@@ -367,6 +371,35 @@ fn bpf_attrs() {
         "{}",
         verbose[3]
     );
+}
+
+/// The same attrs under both engines, each call's real result (the same
+/// under both, whatever this kernel answers): the BPF engine copies what
+/// each command's pointer fields point at (`service::ebpf_attr::memory`),
+/// so the license, the log, a tracepoint's name, a pin's path (whole,
+/// past `-s`) and the BTF's bytes show as ptrace reads them, not as
+/// addresses.
+#[test]
+fn bpf_attrs_under_both_engines() {
+    let expected: Vec<String> = BPF_LINES
+        .iter()
+        .map(|l| l.replace("FD3", "3").replace("FD0", "0"))
+        .collect();
+    let mut results = Vec::new();
+    for engine in [&[][..], &["--bpf"]] {
+        let mut args = vec!["-e", "trace=bpf,write"];
+        args.extend_from_slice(engine);
+        let (attrs, answers): (Vec<String>, Vec<String>) = part("bpf", &args)
+            .into_iter()
+            .map(|l| match l.rsplit_once(" = ") {
+                Some((call, result)) => (call.to_string(), result.to_string()),
+                None => panic!("{engine:?}: no result: {l}"),
+            })
+            .unzip();
+        assert_lines_in(&attrs, &expected, &format!("{engine:?}"));
+        results.push(answers);
+    }
+    assert_eq!(results[0], results[1]);
 }
 
 /// JSON: the attr's fields with their names.

@@ -45,6 +45,7 @@ const PARTITION: PointedArray = PointedArray {
     dirs: IF_OUT,
     each: None,
     trailing: None,
+    string: None,
 };
 
 static REQUESTS: &[Request] =

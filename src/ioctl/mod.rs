@@ -266,6 +266,38 @@ pub struct PointedArray {
     /// 0), as many as a member of the unit counts (an ISO URB's packet
     /// descriptors after a reaped URB).
     pub trailing: Option<Trailing>,
+    /// A NUL-terminated string instead of counted units (bpf's
+    /// `license`): the count, unit and the rest say nothing.
+    pub string: Option<PointedString>,
+}
+
+/// How far a decoder reads a string behind a pointer member.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PointedString {
+    /// As far as `-s` shows it (`Printer::cstr`).
+    Shown,
+    /// Whole, as a path (`Printer::path`: up to `PATH_MAX`).
+    Path,
+}
+
+impl PointedArray {
+    /// The string behind the pointer member at `ptr_offset` (the same
+    /// offset for an i386 caller's struct), which the kernel reads.
+    pub const fn string(ptr_offset: usize, kind: PointedString) -> PointedArray {
+        PointedArray {
+            ptr_offset,
+            ptr_offset_i386: Some(ptr_offset),
+            count_offset: 0,
+            count_size: 0,
+            count_arg: None,
+            unit: 1,
+            shown: 1,
+            dirs: IF_OUT,
+            each: None,
+            trailing: None,
+            string: Some(kind),
+        }
+    }
 }
 
 /// Elements that follow a struct, counted by a member of it, of which the

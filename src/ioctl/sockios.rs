@@ -323,6 +323,7 @@ const IFCONF_BUF: PointedArray = PointedArray {
     dirs: IF_IN,
     each: None,
     trailing: None,
+    string: None,
 };
 
 // The length is where it is on both.

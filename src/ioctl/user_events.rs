@@ -66,6 +66,7 @@ const NAME_ARGS: PointedArray = PointedArray {
     dirs: IF_OUT,
     each: None,
     trailing: None,
+    string: None,
 };
 
 static REQUESTS: &[Request] = &[

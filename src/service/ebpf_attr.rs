@@ -15,16 +15,19 @@
 use crate::abi::flags::FlagDef;
 use crate::abi::layout::{Field, field};
 use crate::abi::xlat::bpf::{
-    BPF_ATTACH_FLAGS, BPF_ATTACH_TYPES, BPF_BTF_LOAD_ATTR, BPF_FILE_MODE_FLAGS, BPF_GET_ID_ATTR,
-    BPF_LINK_CREATE_ATTR, BPF_LINK_UPDATE_ATTR, BPF_LOOKUP_FLAGS, BPF_MAP_CREATE_ATTR,
-    BPF_MAP_ELEM_ATTR, BPF_MAP_FLAGS, BPF_MAP_TYPES, BPF_OBJ_INFO_ATTR, BPF_OBJ_PIN_ATTR,
-    BPF_PERF_EVENT, BPF_PROG_ATTACH_ATTR, BPF_PROG_LOAD_ATTR, BPF_PROG_LOAD_FLAGS, BPF_PROG_TYPES,
-    BPF_RAW_TRACEPOINT_ATTR, BPF_TEST_RUN_ATTR, BPF_TEST_RUN_FLAGS, BPF_UPDATE_FLAGS,
+    BPF_ATTACH_FLAGS, BPF_ATTACH_TYPES, BPF_BTF_LOAD_ATTR, BPF_CMDS, BPF_FILE_MODE_FLAGS,
+    BPF_GET_ID_ATTR, BPF_LINK_CREATE_ATTR, BPF_LINK_UPDATE_ATTR, BPF_LOOKUP_FLAGS,
+    BPF_MAP_CREATE_ATTR, BPF_MAP_ELEM_ATTR, BPF_MAP_FLAGS, BPF_MAP_TYPES, BPF_OBJ_INFO_ATTR,
+    BPF_OBJ_PIN_ATTR, BPF_PERF_EVENT, BPF_PROG_ATTACH_ATTR, BPF_PROG_LOAD_ATTR,
+    BPF_PROG_LOAD_FLAGS, BPF_PROG_TYPES, BPF_RAW_TRACEPOINT_ATTR, BPF_TEST_RUN_ATTR,
+    BPF_TEST_RUN_FLAGS, BPF_UPDATE_FLAGS,
 };
 use crate::call::CallCtx;
 use crate::decode::put_fd;
 use crate::format::{Naming, Printer};
+use crate::ioctl::{PointedArray, PointedString};
 use crate::service::raw::{lookup, read_vec};
+use crate::service::{Block, ByValue, Mem};
 
 /// How a field prints.
 #[derive(Clone, Copy, Debug)]
@@ -493,17 +496,79 @@ pub fn put_written(p: &mut Printer, name: &str, addr: u64, before: &[u8]) {
     p.close("}");
 }
 
+/// Field `n` beside field `fl` (in the same member struct).
+fn sibling_of(cmd: &Cmd, fl: &F, n: &str) -> Field {
+    let full = match fl.name.rsplit_once('.') {
+        Some((w, _)) => format!("{w}.{n}"),
+        None => n.to_string(),
+    };
+    field(cmd.layout, &full)
+}
+
+/// What the BPF engine copies at a command's entry besides the attr
+/// itself (by the command, `service::by_value`): the memory its pointer
+/// fields point at, as `put_field` reads it: `license` and a tracepoint's
+/// `name` as far as `-s` shows them, `pathname` whole, `btf` and
+/// `log_buf` as far as their sizes say (and `-s` shows). The attr's
+/// layout is the same for an i386 caller (its pointers are
+/// `__aligned_u64`).
+pub fn memory() -> Vec<ByValue> {
+    static MEMORY: std::sync::OnceLock<Vec<ByValue>> = std::sync::OnceLock::new();
+    MEMORY
+        .get_or_init(|| {
+            let mut out = Vec::new();
+            for cmd in CMDS {
+                let pointed: Vec<PointedArray> = cmd
+                    .fields
+                    .iter()
+                    .filter_map(|fl| {
+                        let at = field(cmd.layout, fl.name).off;
+                        let counted = |size: &str| {
+                            let count = sibling_of(cmd, fl, size);
+                            PointedArray {
+                                count_offset: count.off,
+                                count_size: count.size,
+                                string: None,
+                                ..PointedArray::string(at, PointedString::Shown)
+                            }
+                        };
+                        match fl.kind {
+                            K::Str => Some(PointedArray::string(at, PointedString::Shown)),
+                            K::Path => Some(PointedArray::string(at, PointedString::Path)),
+                            K::Btf => Some(counted("btf_size")),
+                            K::LogBuf => Some(counted("log_size")),
+                            _ => None,
+                        }
+                    })
+                    .collect();
+                if pointed.is_empty() {
+                    continue;
+                }
+                // The program follows two pointers of a struct.
+                debug_assert!(pointed.len() <= 2, "{:?}: {pointed:?}", cmd.names);
+                // Made once, for the life of the process.
+                let block: &'static Block = Box::leak(Box::new(Block {
+                    base: extent(cmd),
+                    units: None,
+                    dirs: crate::ioctl::IF_OUT,
+                    pointed: Box::leak(pointed.into_boxed_slice()),
+                }));
+                for name in cmd.names {
+                    if let Some(&(value, _)) = BPF_CMDS.iter().find(|(_, n)| n == name) {
+                        out.push(ByValue::by_first(value as u32, 1, Mem::Block(block)));
+                    }
+                }
+            }
+            out
+        })
+        .clone()
+}
+
 /// One field by its kind.
 fn put_field(p: &mut Printer, c: &CallCtx, cmd: &Cmd, fl: &F, at: Field, data: &[u8], len: usize) {
     let name = fl.name.rsplit('.').next().unwrap_or(fl.name);
     let v = at.read(data).unwrap_or(0);
-    let sibling = |n: &str| {
-        let full = match fl.name.rsplit_once('.') {
-            Some((w, _)) => format!("{w}.{n}"),
-            None => n.to_string(),
-        };
-        field(cmd.layout, &full).read(data).unwrap_or(0)
-    };
+    let sibling = |n: &str| sibling_of(cmd, fl, n).read(data).unwrap_or(0);
     match fl.kind {
         K::U => p.uint(name, v),
         K::X => p.raw_hex(name, v),

@@ -421,6 +421,7 @@ const KDF: Block = Block {
             dirs: IF_OUT,
             each: None,
             trailing: None,
+            string: None,
         },
         PointedArray {
             ptr_offset: offset(KEYCTL_KDF_PARAMS, "otherinfo"),
@@ -435,6 +436,7 @@ const KDF: Block = Block {
             dirs: IF_OUT,
             each: None,
             trailing: None,
+            string: None,
         },
     ],
 };

@@ -635,6 +635,7 @@ pub fn by_value(arch: Arch, name: &str) -> Vec<ByValue> {
         "quotactl" | "quotactl_fd" => quota::memory(name),
         "reboot" => sysadm::REBOOT_MEMORY.to_vec(),
         "fsconfig" => mount_api::fsconfig_memory(),
+        "bpf" => ebpf_attr::memory(),
         _ => Vec::new(),
     }
 }

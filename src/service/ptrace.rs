@@ -337,6 +337,7 @@ const fn regset_behind(word: usize, dirs: u8) -> PointedArray {
         dirs,
         each: None,
         trailing: None,
+        string: None,
     }
 }
 

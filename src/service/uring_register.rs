@@ -344,6 +344,7 @@ const fn behind(at: usize, count_at: Option<usize>, unit: usize) -> PointedArray
         dirs: IF_OUT,
         each: None,
         trailing: None,
+        string: None,
     }
 }
 

@@ -271,6 +271,7 @@ const fn transfer_data(data: Field, count: Field, dirs: u8) -> PointedArray {
         dirs,
         each: None,
         trailing: None,
+        string: None,
     }
 }
 
@@ -304,6 +305,7 @@ const fn reaped(urb: usize, buffer: Field, buffer_length: Field, packets: Field)
             shown: ISO_DESCS_SHOWN,
             shown_verbose: ISO_PACKETS_MAX,
         }),
+        string: None,
     }
 }
 

@@ -32,6 +32,7 @@ pub(super) const EXT_CONTROL_ARRAY: PointedArray = PointedArray {
         layout::offset(V4L2_EXT_CONTROL, "size"),
     )),
     trailing: None,
+    string: None,
 };
 
 /// How far past its class's base a control id may be and still be

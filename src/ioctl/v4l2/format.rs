@@ -184,6 +184,7 @@ pub(super) const CLIP_ARRAY: PointedArray = PointedArray {
     dirs: IF_OUT | IF_IN,
     each: None,
     trailing: None,
+    string: None,
 };
 
 /// `fmt.win`, with the clip rectangles its `clips` points to.

@@ -265,6 +265,7 @@ mod tests {
                 dirs: crate::ioctl::IF_OUT,
                 each: None,
                 trailing: None,
+                string: None,
             },
             limits,
         );
@@ -312,6 +313,7 @@ mod tests {
                     dirs: crate::ioctl::IF_IN,
                     each: None,
                     trailing: None,
+                    string: None,
                 },
                 limits,
             );

@@ -48,7 +48,8 @@ struct Flex {
 /// each unit (`each_ptr` u16::MAX: none), as many bytes as the u32 at
 /// `each_len` says, at most `each_max`; and the elements after the one
 /// unit (`trail_elem` 0: none) that its `trail_bytes`-byte member at
-/// `trail_off` counts, at most `trail_max`.
+/// `trail_off` counts, at most `trail_max`. `str`: the pointer is to a
+/// NUL-terminated string of at most `unit` bytes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct Pointed {
@@ -66,7 +67,7 @@ pub(super) struct Pointed {
     trail_elem: u16,
     trail_max: u16,
     trail_bytes: u8,
-    pad: u8,
+    str: u8,
 }
 
 /// `RT_COUNT_ARG`: `count_bytes` names an argument, not a member's size.
@@ -84,6 +85,25 @@ impl Pointed {
     /// most as many elements as the decoders show.
     pub(super) fn of(array: &crate::ioctl::PointedArray, limits: Limits) -> Pointed {
         let narrow = |n: usize| n.min(u16::MAX as usize) as u16;
+        if let Some(kind) = array.string {
+            use crate::ioctl::PointedString;
+            // One unit: the string, as far as the decoder reads it, and
+            // a byte more (its NUL, or that it goes on).
+            let bytes = match kind {
+                PointedString::Shown => limits.string_limit + 2,
+                PointedString::Path => crate::format::PATH_MAX + 1,
+            };
+            return Pointed {
+                off: narrow(array.ptr_offset),
+                off32: array.ptr_offset_i386.map_or(u16::MAX, narrow),
+                when: when_of(array.dirs),
+                unit: narrow(bytes),
+                max: 1,
+                each_ptr: u16::MAX,
+                str: 1,
+                ..Pointed::default()
+            };
+        }
         let elements = if limits.verbose {
             crate::decode::VERBOSE_ELEMENTS
         } else {
@@ -116,7 +136,7 @@ impl Pointed {
                 })
             }),
             trail_bytes: array.trailing.map_or(0, |t| t.count_size.min(4) as u8),
-            pad: 0,
+            str: 0,
         }
     }
 }
