@@ -20,6 +20,7 @@ mod exec_strings;
 mod ioctl_plan;
 mod load;
 mod members;
+mod offsets;
 pub mod plan;
 mod records;
 mod ring;
