@@ -60,9 +60,11 @@ const volatile __u32 fd_ids = 0;
  * path.dentry, dentry.d_inode (the working directory). */
 const volatile __u32 off_inode_ino = 0, off_sb_dev = 0;
 const volatile __u32 off_task_fs = 0, off_fs_pwd = 0, off_path_dentry = 0, off_dentry_inode = 0;
-/* An anonymous inode's filesystem (ANON_INODE_FS_MAGIC), and where its
- * file's name is: file.f_path.dentry, dentry.d_name.name. */
-const volatile __u64 anon_magic = 0;
+/* An anonymous inode's filesystem (ANON_INODE_FS_MAGIC) and devpts
+ * (DEVPTS_SUPER_MAGIC), whose files rtrace names by their dentry's name
+ * (`[eventfd]`, a terminal's `0`), and where that name is:
+ * file.f_path.dentry, dentry.d_name.name. */
+const volatile __u64 anon_magic = 0, devpts_magic = 0;
 const volatile __u32 off_file_dentry = 0, off_dentry_name = 0;
 
 #define AT_FDCWD -100
@@ -102,7 +104,8 @@ __noinline __u32 file_id(struct scratch *s, __u32 off, long fd)
 	    bpf_probe_read_kernel(&id.magic, 8, (void *)sb + off_sb_magic))
 		return off;
 	id.dev = dev;
-	if (anon_magic && id.magic == anon_magic && off_file_dentry && fd >= 0) {
+	if (((anon_magic && id.magic == anon_magic) || (devpts_magic && id.magic == devpts_magic)) &&
+	    off_file_dentry && fd >= 0) {
 		__u64 file = file_of(fd), dentry = 0, name = 0;
 		if (file && !bpf_probe_read_kernel(&dentry, 8, (void *)file + off_file_dentry) &&
 		    dentry && !bpf_probe_read_kernel(&name, 8, (void *)dentry + off_dentry_name) && name)

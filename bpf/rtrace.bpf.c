@@ -490,6 +490,12 @@ static __always_inline void send_captures(struct scratch *s, __u16 kind, __u32 t
 	}
 	if (fd_ids && spec && kind == RT_LEAVE && (spec->flags & RT_SPEC_RET_FD) && ret >= 0)
 		off = file_id(s, off, ret);
+	if (kind == RT_LEAVE && ret >= 0 && ev->nr == (compat ? nr_ioctl_32 : nr_ioctl)) {
+		__u32 req = args[1];
+		struct rt_ioctl *known = bpf_map_lookup_elem(&ioctls, &req);
+		if (known && (known->when & RT_NEW_FD))
+			off = file_id(s, off, ret);
+	}
 	if (fd_ids && spec && kind == RT_LEAVE && spec->pair_arg && ret == 0) {
 		/* The kernel has just written them: the page is there. */
 		int pair[2] = {-1, -1};

@@ -226,11 +226,16 @@ struct rt_pointed {
 };
 #define RT_COUNT_ARG 0x80
 
+/* rt_ioctl.when: the request's result is a new fd, whose file's identity
+ * the exit's record carries (with or without -y: it names the fd where no
+ * path the program gave does). */
+#define RT_NEW_FD 4
+
 /* An ioctl request whose argument rtrace's tables know (old requests'
  * size bits say nothing: TCGETS, SIOCGIFINDEX). */
 struct rt_ioctl {
 	__u16 size;
-	__u8 when; /* RT_AT_ENTER | RT_AT_EXIT */
+	__u8 when; /* RT_AT_ENTER | RT_AT_EXIT, and RT_NEW_FD */
 	__u8 str;  /* a NUL-terminated string */
 	/* A flexible array after the struct, counted by a member of it: each
 	 * element's bytes (0: none), the most elements copied, the count's

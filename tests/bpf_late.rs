@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::{assert_lines, fixture, name, normalise, rtrace_env, scratch_path};
+use common::{assert_lines, assert_lines_in, fixture, name, normalise, rtrace_env, scratch_path};
 use std::io::Write;
 use std::path::Path;
 use std::process::Stdio;
@@ -370,6 +370,72 @@ fn an_fd_an_ioctl_returned_is_named_where_its_use_vouched_for_it() {
         close.ends_with(&format!("close(4</dev/pts/{pts}>) = 0")),
         "{lines:#?}"
     );
+}
+
+/// A pty's peer from TIOCGPTPEER (an ioctl whose result is a new fd)
+/// made another file at once, as `login_tty` does: the kernel's identity
+/// of the new fd, sent at the ioctl's exit with or without `-y`, names
+/// it, so TCSETS (a code OSS's SNDCTL_TMR_START shares, which only the
+/// fd's file tells apart) is named as ptrace names it from /proc at the
+/// stop, and `-y` shows the peer's path; under both engines, whole lines.
+#[test]
+fn a_pty_peer_moved_at_once_names_its_requests_as_ptrace_does() {
+    if !common::root_or_skip("bpf_late", "the BPF engine") {
+        return;
+    }
+    let bin = fixture("pty_peer_moved");
+    let termios = "{c_iflag=ICRNL|IXON, c_oflag=NL0|CR0|TAB0|BS0|VT0|FF0|OPOST|ONLCR, \
+                   c_cflag=B38400|CS8|CREAD, c_lflag=ISIG|ICANON|ECHO|ECHOE|ECHOK|ECHOCTL|\
+                   ECHOKE|IEXTEN, ..}";
+    if common::trace(&["-e", "trace=none"], &[name(&bin)]).code() == Some(1) {
+        eprintln!("no pseudoterminals here: test skipped");
+        return;
+    }
+    for y in [false, true] {
+        let mut runs = Vec::new();
+        for engine in [&[][..], &["--bpf"]] {
+            let mut args = vec!["-e", "trace=ioctl,write,dup2"];
+            if y {
+                args.push("-y");
+            }
+            args.extend_from_slice(engine);
+            let run = common::trace(&args, &[name(&bin)]);
+            assert_eq!(run.code(), Some(0), "{engine:?}: {}", run.stderr());
+            runs.push((engine, run.after_marker()));
+        }
+        // The peer's number, as ptrace's /proc read named it.
+        let pts = runs[0]
+            .1
+            .iter()
+            .find_map(|l| {
+                l.split_once("= 4</dev/pts/")
+                    .map(|(_, r)| r.trim_end_matches('>'))
+            })
+            .unwrap_or("N")
+            .to_string();
+        let expected: Vec<String> = if y {
+            vec![
+                "write(-1, \"BEGIN\", 5) = -1 [EBADF]".to_string(),
+                format!("ioctl(3</dev/ptmx>, TIOCGPTPEER, O_RDWR|O_NOCTTY) = 4</dev/pts/{pts}>"),
+                format!("ioctl(4</dev/pts/{pts}>, TCGETS, {termios}) = 0"),
+                format!("ioctl(4</dev/pts/{pts}>, TCSETS, {termios}) = 0"),
+                format!("dup2(5</dev/null>, 4</dev/pts/{pts}>) = 4</dev/null>"),
+                "Process exited normally with code 0".to_string(),
+            ]
+        } else {
+            vec![
+                "write(-1, \"BEGIN\", 5) = -1 [EBADF]".to_string(),
+                "ioctl(3, TIOCGPTPEER, O_RDWR|O_NOCTTY) = 4".to_string(),
+                format!("ioctl(4, TCGETS, {termios}) = 0"),
+                format!("ioctl(4, TCSETS, {termios}) = 0"),
+                "dup2(5, 4) = 4".to_string(),
+                "Process exited normally with code 0".to_string(),
+            ]
+        };
+        for (engine, lines) in &runs {
+            assert_lines_in(lines, &expected, &format!("-y {y} {engine:?}"));
+        }
+    }
 }
 
 /// A call's memory the kernel never read (a constant in a page nothing

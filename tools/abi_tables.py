@@ -168,10 +168,12 @@ TABLES = [
     T("fs", "KERNEL_NAMED_FS", ["linux/magic.h"], "consts",
       "The filesystems whose files /proc names without a path: from their inode "
       "number (`socket:[INODE]`, `pipe:[INODE]`) or their dentry's name "
-      "(`anon_inode:[eventfd]`; a pidfd's, on pidfs, `anon_inode:[pidfd]`)", ty="u64",
+      "(`anon_inode:[eventfd]`; a pidfd's, on pidfs, `anon_inode:[pidfd]`); and "
+      "devpts, whose terminals are named by their dentry's name under its usual "
+      "mount (`/dev/pts/0`)", ty="u64",
       names=["SOCKFS_MAGIC", "PIPEFS_MAGIC", "ANON_INODE_FS_MAGIC",
              # Linux 6.9
-             "PID_FS_MAGIC=0x50494446"]),
+             "PID_FS_MAGIC=0x50494446", "DEVPTS_SUPER_MAGIC"]),
     T("fs", "OPEN_SPECIAL", ["linux/fcntl.h", "linux/close_range.h"], "consts",
       "The open flags the decoders test (a mode follows O_CREAT and O_TMPFILE; every "
       "`*_CLOEXEC` flag is O_CLOEXEC on x86), and close_range's", ty="u64",
@@ -3601,12 +3603,13 @@ TABLES = [
       names=["index", "count", "memory", "format{}"]),
     # ---- helper ioctls (session 12): ioctl decoders of issue 25's ioctl bases
     T("ioctl", "IOCTL_FD_RESULTS", ["linux/ioctl.h", "linux/kvm.h", "linux/nsfs.h",
-                                    "linux/sockios.h", "linux/if_tun.h"], "values",
+                                    "linux/sockios.h", "linux/if_tun.h", "asm/ioctls.h"],
+      "values",
       "The ioctl requests whose successful result is a new file descriptor (`-y` shows its "
       "path): KVM's new VM, vCPU and statistics fds, nsfs's related namespaces, a socket's "
-      "and a tun device's network namespace", ty="u64",
+      "and a tun device's network namespace, a pseudoterminal's peer", ty="u64",
       names=["KVM_CREATE_VM", "KVM_CREATE_VCPU", "KVM_GET_STATS_FD", "NS_GET_USERNS",
-             "NS_GET_PARENT", "SIOCGSKNS", "TUNGETDEVNETNS"]),
+             "NS_GET_PARENT", "SIOCGSKNS", "TUNGETDEVNETNS", "TIOCGPTPEER"]),
     T("ioctl", "SOCKIOS_MORE_REQUESTS", ["linux/sockios.h"], "consts",
       "Socket requests the sockios group decodes besides `SOCKIOS_REQUESTS`: bridges, "
       "encapsulation, slaving", ty="u32",

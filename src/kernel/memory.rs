@@ -113,10 +113,18 @@ impl FileId {
     /// inode's file (`anon_inode:[eventfd]`: from its dentry's name) or a
     /// pidfd on pidfs (Linux 6.9 on: `anon_inode:[pidfd]`, the name its
     /// anonymous inode had before), which the identity says without /proc;
+    /// a terminal on devpts by its dentry's name under devpts' usual
+    /// mount (`/dev/pts/0`: /proc would give the mount the process saw);
     /// `None` for other files.
     pub fn kernel_name(&self) -> Option<Vec<u8>> {
-        use crate::abi::xlat::fs::{ANON_INODE_FS_MAGIC, PID_FS_MAGIC, PIPEFS_MAGIC, SOCKFS_MAGIC};
+        use crate::abi::xlat::fs::{
+            ANON_INODE_FS_MAGIC, DEVPTS_SUPER_MAGIC, PID_FS_MAGIC, PIPEFS_MAGIC, SOCKFS_MAGIC,
+        };
         let kind = match self.magic {
+            DEVPTS_SUPER_MAGIC => {
+                let len = self.name.iter().position(|&b| b == 0)?;
+                return (len > 0).then(|| [b"/dev/pts/", &self.name[..len]].concat());
+            }
             SOCKFS_MAGIC => "socket",
             PIPEFS_MAGIC => "pipe",
             PID_FS_MAGIC => return Some(b"anon_inode:[pidfd]".to_vec()),
@@ -531,6 +539,26 @@ pub fn vm_write(pid: i32, addr: u64, buf: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_terminal_on_devpts_is_named_by_its_dentry_under_dev_pts() {
+        let mut name = [0u8; FILE_NAME];
+        name[..2].copy_from_slice(b"17");
+        let pty = FileId {
+            dev: 25,
+            ino: 20,
+            magic: crate::abi::xlat::fs::DEVPTS_SUPER_MAGIC,
+            name,
+        };
+        assert_eq!(pty.kernel_name().as_deref(), Some(&b"/dev/pts/17"[..]));
+        // No name read: not named.
+        let unread = FileId {
+            name: [0; FILE_NAME],
+            ..pty
+        };
+        assert_eq!(unread.kernel_name(), None);
+        assert!(!pty.shares_inode());
+    }
 
     /// What a decoder reads of `snapshot` (of no process: nothing is read
     /// past the pieces).

@@ -54,7 +54,7 @@ pub const S_IFCHR: u64 = 0x2000;
 /// `S_IFBLK` (`<linux/stat.h>`).
 pub const S_IFBLK: u64 = 0x6000;
 
-// The filesystems whose files /proc names without a path: from their inode number (`socket:[INODE]`, `pipe:[INODE]`) or their dentry's name (`anon_inode:[eventfd]`; a pidfd's, on pidfs, `anon_inode:[pidfd]`).
+// The filesystems whose files /proc names without a path: from their inode number (`socket:[INODE]`, `pipe:[INODE]`) or their dentry's name (`anon_inode:[eventfd]`; a pidfd's, on pidfs, `anon_inode:[pidfd]`); and devpts, whose terminals are named by their dentry's name under its usual mount (`/dev/pts/0`).
 /// `SOCKFS_MAGIC` (`<linux/magic.h>`).
 pub const SOCKFS_MAGIC: u64 = 0x534f434b;
 /// `PIPEFS_MAGIC` (`<linux/magic.h>`).
@@ -63,6 +63,8 @@ pub const PIPEFS_MAGIC: u64 = 0x50495045;
 pub const ANON_INODE_FS_MAGIC: u64 = 0x9041934;
 /// `PID_FS_MAGIC` (`<linux/magic.h>`).
 pub const PID_FS_MAGIC: u64 = 0x50494446;
+/// `DEVPTS_SUPER_MAGIC` (`<linux/magic.h>`).
+pub const DEVPTS_SUPER_MAGIC: u64 = 0x1cd1;
 
 // The open flags the decoders test (a mode follows O_CREAT and O_TMPFILE; every `*_CLOEXEC` flag is O_CLOEXEC on x86), and close_range's.
 /// `O_CREAT` (`<linux/fcntl.h>`, `<linux/close_range.h>`).

@@ -3703,7 +3703,7 @@ pub const V4L2_CREATE_BUFFERS: &[Field] = &[
     Field { name: "format", off: 16, size: 208, signed: false },
 ];
 
-/// The ioctl requests whose successful result is a new file descriptor (`-y` shows its path): KVM's new VM, vCPU and statistics fds, nsfs's related namespaces, a socket's and a tun device's network namespace (`<linux/ioctl.h>`, `<linux/kvm.h>`, `<linux/nsfs.h>`, `<linux/sockios.h>`, `<linux/if_tun.h>`).
+/// The ioctl requests whose successful result is a new file descriptor (`-y` shows its path): KVM's new VM, vCPU and statistics fds, nsfs's related namespaces, a socket's and a tun device's network namespace, a pseudoterminal's peer (`<linux/ioctl.h>`, `<linux/kvm.h>`, `<linux/nsfs.h>`, `<linux/sockios.h>`, `<linux/if_tun.h>`, `<asm/ioctls.h>`).
 pub const IOCTL_FD_RESULTS: &[(u64, &str)] = &[
     (44545, "KVM_CREATE_VM"),
     (44609, "KVM_CREATE_VCPU"),
@@ -3712,6 +3712,7 @@ pub const IOCTL_FD_RESULTS: &[(u64, &str)] = &[
     (46850, "NS_GET_PARENT"),
     (35148, "SIOCGSKNS"),
     (21731, "TUNGETDEVNETNS"),
+    (21569, "TIOCGPTPEER"),
 ];
 
 // Socket requests the sockios group decodes besides `SOCKIOS_REQUESTS`: bridges, encapsulation, slaving.

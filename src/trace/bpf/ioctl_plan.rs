@@ -230,8 +230,23 @@ pub fn table(limits: Limits) -> Vec<(u32, IoctlSpec)> {
             have.counted(flex.count_offset, flex.count_size, flex.elem, when, limits);
         }
     }
+    // The requests whose result is a new fd: its file's identity at the
+    // exit (`RT_NEW_FD`), copied as the code says where no entry says.
+    for &(code, _) in crate::abi::xlat::ioctl::IOCTL_FD_RESULTS {
+        let code = code as u32;
+        if !out.iter().any(|(c, _)| *c == code) {
+            let dir = code >> 30;
+            let size = ((code >> 16) & 0x3fff) as usize;
+            out.push((code, spec(size, 0, dir & 1 != 0, dir & 2 != 0)));
+        }
+        let (_, have) = out.iter_mut().find(|(c, _)| *c == code).expect("added");
+        have.when |= NEW_FD;
+    }
     out
 }
+
+/// `RT_NEW_FD` in `IoctlSpec::when`: the request's result is a new fd.
+const NEW_FD: u8 = 4;
 
 impl IoctlSpec {
     /// Copy, at `when`, the elements after the struct that the
@@ -367,5 +382,25 @@ mod tests {
             (32, 56, 32, 20)
         );
         assert_eq!((spec.flex.count_bytes, spec.flex.when), (4, AT_EXIT));
+    }
+
+    #[test]
+    fn requests_that_return_an_fd_carry_its_identity_and_others_not() {
+        let limits = Limits {
+            string_limit: 32,
+            verbose: false,
+            dumps: false,
+        };
+        let all = table(limits);
+        let when = |code: u32| all.iter().find(|(c, _)| *c == code).map(|(_, s)| s.when);
+        use crate::abi::xlat::ioctl::{TCGETS, TIOCGPTPEER};
+        // TIOCGPTPEER is `_IO`: nothing to copy, its result's file only.
+        assert_eq!(when(TIOCGPTPEER), Some(NEW_FD));
+        let tcgets = when(TCGETS).expect("TCGETS");
+        assert_eq!(tcgets & NEW_FD, 0);
+        // KVM_CREATE_VM's entry too, whatever else a group says of it.
+        let vm = crate::abi::xlat::ioctl::IOCTL_FD_RESULTS[0];
+        assert_eq!(vm.1, "KVM_CREATE_VM");
+        assert_ne!(when(vm.0 as u32).expect("KVM_CREATE_VM") & NEW_FD, 0);
     }
 }

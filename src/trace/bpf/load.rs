@@ -16,7 +16,7 @@ use super::offsets::{
 };
 use super::ring::Ring;
 use super::{Options, batch, by_value, ioctl_plan, plan, typed_btf};
-use crate::abi::xlat::fs::ANON_INODE_FS_MAGIC;
+use crate::abi::xlat::fs::{ANON_INODE_FS_MAGIC, DEVPTS_SUPER_MAGIC};
 use crate::kernel::Arch;
 
 /// The program, built from bpf/rtrace.bpf.c by tools/build_bpf.sh.
@@ -497,6 +497,7 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         .override_global("off_path_dentry", &path_dentry, true)
         .override_global("off_dentry_inode", &dentry_inode, true)
         .override_global("anon_magic", &ANON_INODE_FS_MAGIC, true)
+        .override_global("devpts_magic", &DEVPTS_SUPER_MAGIC, true)
         .override_global("off_file_dentry", &file_dentry, true)
         .override_global("off_dentry_name", &dentry_name, true)
         .override_global("off_file_private", &private, true)
