@@ -59,6 +59,8 @@ if [ "$USER_EVENTS" = 1 ]; then
         command -v $tool >/dev/null 2>&1 || need+=($tool)
     done
     [ -e /usr/include/gelf.h ] || need+=(libelf-dev)
+    # Its BTF, which the BPF engine's programs need (pahole encodes it).
+    command -v pahole >/dev/null 2>&1 || need+=(dwarves)
 fi
 if [ ${#need[@]} -gt 0 ]; then
     log "installing ${need[*]}"
