@@ -56,6 +56,9 @@ static __always_inline __u64 file_of(__u64 fd)
  * /proc's names against (the process runs on: by the time rtrace prints,
  * an fd may have been closed and opened again on another file). */
 const volatile __u32 fd_ids = 0;
+/* bpf(2)'s numbers and the commands whose result is a new fd (bit cmd). */
+const volatile __u32 nr_bpf = 0, nr_bpf_32 = 0;
+const volatile __u64 bpf_fd_cmds = 0;
 /* inode.i_ino, super_block.s_dev; task_struct.fs, fs_struct.pwd,
  * path.dentry, dentry.d_inode (the working directory). */
 const volatile __u32 off_inode_ino = 0, off_sb_dev = 0;

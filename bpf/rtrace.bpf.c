@@ -401,6 +401,33 @@ static __always_inline __u32 take_captures(struct scratch *s, struct rt_spec *ca
  * from map memory, where the verifier tracks no values, so the many
  * paths through the first half (i386 or not, a restart, a dying task)
  * meet here as one state, not each checked through all of this. */
+/* At an exit: the identity of the new fd the call returned (s->ev.ret),
+ * where rtrace names one by it: under -y, a call whose result is always
+ * an fd (`ret_fd`: RT_SPEC_RET_FD) and bpf(2)'s commands that return one
+ * (bpf_fd_cmds); with or without -y, an ioctl request that returns one
+ * (RT_NEW_FD: a pty's peer, named from it where /proc no longer can). A
+ * function of its own: its branches are checked once, not in each of the
+ * exit program's paths. */
+__noinline __u32 new_fd_id(struct scratch *s, __u32 off, __u32 ret_fd)
+{
+	if (!s)
+		return off;
+	long ret = s->ev.ret;
+	__u32 compat = s->ev.flags & RT_COMPAT;
+	__s64 nr = s->ev.nr;
+	int named = fd_ids && ret_fd;
+	if (!named && fd_ids && nr == (compat ? nr_bpf_32 : nr_bpf)) {
+		__u32 cmd = s->ev.args[0];
+		named = cmd < 64 && (bpf_fd_cmds >> cmd) & 1;
+	}
+	if (!named && nr == (compat ? nr_ioctl_32 : nr_ioctl)) {
+		__u32 req = s->ev.args[1];
+		struct rt_ioctl *known = bpf_map_lookup_elem(&ioctls, &req);
+		named = known && (known->when & RT_NEW_FD);
+	}
+	return named && ret >= 0 ? file_id(s, off, ret) : off;
+}
+
 static __always_inline void send_captures(struct scratch *s, __u16 kind, __u32 tid)
 {
 	struct rt_event *ev = &s->ev;
@@ -488,14 +515,8 @@ static __always_inline void send_captures(struct scratch *s, __u16 kind, __u32 t
 			if (spec->fd_args & (1 << i))
 				off = file_id(s, off, (int)args[i]);
 	}
-	if (fd_ids && spec && kind == RT_LEAVE && (spec->flags & RT_SPEC_RET_FD) && ret >= 0)
-		off = file_id(s, off, ret);
-	if (kind == RT_LEAVE && ret >= 0 && ev->nr == (compat ? nr_ioctl_32 : nr_ioctl)) {
-		__u32 req = args[1];
-		struct rt_ioctl *known = bpf_map_lookup_elem(&ioctls, &req);
-		if (known && (known->when & RT_NEW_FD))
-			off = file_id(s, off, ret);
-	}
+	if (kind == RT_LEAVE && ret >= 0)
+		off = new_fd_id(s, off, spec && (spec->flags & RT_SPEC_RET_FD));
 	if (fd_ids && spec && kind == RT_LEAVE && spec->pair_arg && ret == 0) {
 		/* The kernel has just written them: the page is there. */
 		int pair[2] = {-1, -1};

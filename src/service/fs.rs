@@ -585,6 +585,7 @@ pub const BOOKKEEPING: &[&str] = &[
     "munmap",
     "mremap",
     "ioctl",
+    "bpf",
     "dup",
     "dup2",
     "dup3",
@@ -832,6 +833,9 @@ pub fn track(
         "ioctl" if args[1] as u32 == crate::abi::xlat::ioctl::TIOCGPTPEER => {
             track_new(fds, mem, fd, cloexec(args[2]))
         }
+        // A map's, a program's, a link's... fd: the kernel makes every
+        // one close-on-exec.
+        "bpf" if crate::sysent::returns_fd(name, args) => track_new(fds, mem, fd, true),
         // CLOSE_RANGE_CLOEXEC only marks them; anything else closes.
         "close_range" if args[2] & CLOSE_RANGE_CLOEXEC == 0 => {
             let first = args[0].min(i32::MAX as u64) as i32;

@@ -280,6 +280,15 @@ pub fn returns_fd(name: &str, args: &[u64; 6]) -> bool {
     }
 }
 
+/// [`BPF_FD_CMDS`] as a mask of their numbers (all below 64): bit `cmd`
+/// set for each, which the BPF engine's program tests at bpf(2)'s exit.
+pub fn bpf_fd_cmd_mask() -> u64 {
+    crate::abi::xlat::bpf::BPF_CMDS
+        .iter()
+        .filter(|(v, n)| BPF_FD_CMDS.contains(n) && (0..64).contains(v))
+        .fold(0, |mask, (v, _)| mask | 1 << v)
+}
+
 /// The bpf(2) commands whose result is a new fd (a map, program, BTF
 /// object, link or iterator).
 const BPF_FD_CMDS: &[&str] = &[
@@ -349,6 +358,16 @@ mod tests {
         let vm = crate::abi::xlat::ioctl::IOCTL_FD_RESULTS[0].0;
         assert!(returns_fd("ioctl", &[3, vm | 1 << 32, 0, 0, 0, 0]));
         assert!(!returns_fd("ioctl", &[3, 0x5401, 0, 0, 0, 0]));
+        // Every command the mask has is one returns_fd says so of.
+        let mask = bpf_fd_cmd_mask();
+        assert_eq!(mask.count_ones() as usize, BPF_FD_CMDS.len());
+        for cmd in 0..64u64 {
+            assert_eq!(
+                mask >> cmd & 1 == 1,
+                returns_fd("bpf", &[cmd, 0, 0, 0, 0, 0]),
+                "{cmd}"
+            );
+        }
     }
 
     #[test]

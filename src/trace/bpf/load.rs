@@ -362,6 +362,9 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     let nr_ioctl = number(Arch::X86_64, "ioctl");
     let nr_mmap2_32 = number(Arch::I386, "mmap2");
     let nr_ioctl_32 = number(Arch::I386, "ioctl");
+    let nr_bpf = number(Arch::X86_64, "bpf");
+    let nr_bpf_32 = number(Arch::I386, "bpf");
+    let bpf_fd_cmds = crate::sysent::bpf_fd_cmd_mask();
     let nr_restart = number(Arch::X86_64, "restart_syscall");
     let nr_restart_32 = number(Arch::I386, "restart_syscall");
     let nr_execve = number(Arch::X86_64, "execve");
@@ -508,6 +511,9 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         .override_global("nr_ioctl", &nr_ioctl, true)
         .override_global("nr_mmap2_32", &nr_mmap2_32, true)
         .override_global("nr_ioctl_32", &nr_ioctl_32, true)
+        .override_global("nr_bpf", &nr_bpf, true)
+        .override_global("nr_bpf_32", &nr_bpf_32, true)
+        .override_global("bpf_fd_cmds", &bpf_fd_cmds, true)
         .override_global("nr_restart", &nr_restart, true)
         .override_global("nr_restart_32", &nr_restart_32, true)
         .override_global("nr_execve", &nr_execve, true)
