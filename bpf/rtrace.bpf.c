@@ -346,6 +346,7 @@ static __always_inline void send_plain(struct rt_event *tmpl)
 
 #include "files.bpf.h"
 #include "usbmon.bpf.h"
+#include "enablers.bpf.h"
 #include "captures.bpf.h"
 
 /* The captures of `caps` due now (`info`: capture_next()'s bits; `again`:
@@ -401,13 +402,14 @@ static __always_inline __u32 take_captures(struct scratch *s, struct rt_spec *ca
  * from map memory, where the verifier tracks no values, so the many
  * paths through the first half (i386 or not, a restart, a dying task)
  * meet here as one state, not each checked through all of this. */
-/* At an exit: the identity of the new fd the call returned (s->ev.ret),
- * where rtrace names one by it: under -y, a call whose result is always
- * an fd (`ret_fd`: RT_SPEC_RET_FD) and bpf(2)'s commands that return one
- * (bpf_fd_cmds); with or without -y, an ioctl request that returns one
- * (RT_NEW_FD: a pty's peer, named from it where /proc no longer can). A
- * function of its own: its branches are checked once, not in each of the
- * exit program's paths. */
+/* At a successful exit: the identity of the new fd the call returned
+ * (s->ev.ret), where rtrace names one by it: under -y, a call whose
+ * result is always an fd (`ret_fd`: RT_SPEC_RET_FD) and bpf(2)'s commands
+ * that return one (bpf_fd_cmds); with or without -y, an ioctl request
+ * that returns one (RT_NEW_FD: a pty's peer, named from it where /proc no
+ * longer can). And an ioctl's user_events enable word, noted
+ * (enablers.bpf.h). A function of its own: its branches are checked
+ * once, not in each of the exit program's paths. */
 __noinline __u32 new_fd_id(struct scratch *s, __u32 off, __u32 ret_fd)
 {
 	if (!s)
@@ -424,6 +426,9 @@ __noinline __u32 new_fd_id(struct scratch *s, __u32 off, __u32 ret_fd)
 		__u32 req = s->ev.args[1];
 		struct rt_ioctl *known = bpf_map_lookup_elem(&ioctls, &req);
 		named = known && (known->when & RT_NEW_FD);
+		/* (Here rather than a call of the exit's own: each call
+		 * there costs the exit program's checks in every path.) */
+		note_enable_word(s);
 	}
 	return named && ret >= 0 ? file_id(s, off, ret) : off;
 }
@@ -517,6 +522,8 @@ static __always_inline void send_captures(struct scratch *s, __u16 kind, __u32 t
 	}
 	if (kind == RT_LEAVE && ret >= 0)
 		off = new_fd_id(s, off, spec && (spec->flags & RT_SPEC_RET_FD));
+	if (kind == RT_ENTER && uev_seen)
+		off = enable_words(s, off);
 	if (fd_ids && spec && kind == RT_LEAVE && spec->pair_arg && ret == 0) {
 		/* The kernel has just written them: the page is there. */
 		int pair[2] = {-1, -1};

@@ -144,6 +144,9 @@ struct rt_capture_spec {
 /* rt_capture.arg of a file's identity (with fd_ids): addr is the fd, or
  * AT_FDCWD for the working directory; the bytes are a struct rt_file_id. */
 #define RT_ARG_FILE_ID 253
+/* The piece is memory the program copied of its own accord, not an
+ * argument's: a user_events enable word at a write (enablers.bpf.h). */
+#define RT_ARG_WORD 249
 
 /* A file as the kernel knows it: its superblock's device (the kernel's
  * encoding, major << 20 | minor), its inode number, and its filesystem's

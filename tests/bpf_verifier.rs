@@ -18,8 +18,12 @@ use std::time::Duration;
 /// Instructions the verifier may check for each call program. They were
 /// about 9,500 (entry) and 11,500 (exit) on kernel 6.18 when this was
 /// written, and 41,581 and 48,306 before the loops' bodies became
-/// functions checked once.
-const BUDGET: u32 = 20_000;
+/// functions checked once; 13,021 and 20,223 in session 31, after the
+/// new fds' identities and user_events' enable words (functions checked
+/// once, whose own checks count here too), when the budget went from
+/// 20,000 to 22,000: a growth of its size is a feature's, a path
+/// explosion multiplies the count.
+const BUDGET: u32 = 22_000;
 
 /// The ids of the BPF programs process `pid` holds open, from its fds'
 /// /proc entries (`prog_id:` in a program fd's fdinfo).

@@ -219,12 +219,6 @@ def judge(checks, hostdir):
         gl, bl = normalise_trace(g), normalise_trace(b)
         if gl is None or bl is None:
             p.append("no marker (\"BEGIN\") in a producer.trace")
-        else:
-            # The disabled write's diagnostic reads the enable word, which
-            # --bpf does not copy with the write: shown only where the
-            # process still runs when the line is printed (HACKING.md,
-            # "Both engines on the same programs"); left out of both.
-            disabled = lambda lines: [l for l in lines if "while it is disabled (bit" not in l]
-            if disabled(gl) != disabled(bl):
-                p.extend(diff(disabled(gl), disabled(bl), "ptrace", "--bpf"))
+        elif gl != bl:
+            p.extend(diff(gl, bl, "ptrace", "--bpf"))
     checks.check("U5 user_events: the producer under --bpf on the real kernel: its trace is ptrace's", p)

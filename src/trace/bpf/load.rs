@@ -365,6 +365,16 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     let nr_bpf = number(Arch::X86_64, "bpf");
     let nr_bpf_32 = number(Arch::I386, "bpf");
     let bpf_fd_cmds = crate::sysent::bpf_fd_cmd_mask();
+    let (nr_write, nr_writev) = (
+        number(Arch::X86_64, "write"),
+        number(Arch::X86_64, "writev"),
+    );
+    let (nr_write_32, nr_writev_32) = (number(Arch::I386, "write"), number(Arch::I386, "writev"));
+    use crate::abi::gen_user_events::{DIAG_IOCSREG, DIAG_IOCSREG32, user_reg};
+    let (uev_off_addr, uev_off_size) = (
+        user_reg::ENABLE_ADDR.off as u32,
+        user_reg::ENABLE_SIZE.off as u32,
+    );
     let nr_restart = number(Arch::X86_64, "restart_syscall");
     let nr_restart_32 = number(Arch::I386, "restart_syscall");
     let nr_execve = number(Arch::X86_64, "execve");
@@ -514,6 +524,14 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         .override_global("nr_bpf", &nr_bpf, true)
         .override_global("nr_bpf_32", &nr_bpf_32, true)
         .override_global("bpf_fd_cmds", &bpf_fd_cmds, true)
+        .override_global("uev_reg", &DIAG_IOCSREG, true)
+        .override_global("uev_reg32", &DIAG_IOCSREG32, true)
+        .override_global("uev_off_addr", &uev_off_addr, true)
+        .override_global("uev_off_size", &uev_off_size, true)
+        .override_global("nr_write", &nr_write, true)
+        .override_global("nr_writev", &nr_writev, true)
+        .override_global("nr_write_32", &nr_write_32, true)
+        .override_global("nr_writev_32", &nr_writev_32, true)
         .override_global("nr_restart", &nr_restart, true)
         .override_global("nr_restart_32", &nr_restart_32, true)
         .override_global("nr_execve", &nr_execve, true)

@@ -55,6 +55,9 @@ const ARG_EXEC_ARGS: u8 = 252;
 const ARG_EXEC_ENV: u8 = 251;
 /// `RT_ARG_EXEC_FILE`: the file name the exec was given, as a string.
 const ARG_EXEC_FILE: u8 = 250;
+// (`RT_ARG_WORD`, 249: memory the program copied of its own accord, a
+// user_events enable word at a write, is an ordinary piece, read by its
+// address like an argument's.)
 
 const PIECE_FAULT: u16 = 1;
 const PIECE_TERMINATED: u16 = 2;
