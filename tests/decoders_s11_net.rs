@@ -323,6 +323,46 @@ fn netlink_attributes_json() {
     );
 }
 
+/// A queue's name longer than `-s`: mq_open prints it whole, as a path
+/// (mq_unlink as far as `-s`), under both engines: the BPF engine copies
+/// it as far as a path (`service::shown_whole`), where it had cut it at
+/// `-s` for its row's `Str`.
+#[test]
+fn a_long_queue_name_is_shown_whole_under_both_engines() {
+    let bin = fixture("s11_mq");
+    let mut lines = Vec::new();
+    for engine in [&[][..], &["--bpf"]] {
+        let queue = format!(
+            "/rtrace-s11-mq-long-{}-{}",
+            "q".repeat(60),
+            std::process::id()
+        );
+        let q = &queue[1..];
+        let run = trace(engine, &[name(&bin), &queue]);
+        assert_eq!(run.code(), Some(0), "{engine:?}: {}", run.stderr());
+        let opens: Vec<String> = run
+            .after_marker()
+            .into_iter()
+            .filter(|l| l.starts_with("mq_open("))
+            .collect();
+        assert_eq!(opens.len(), 2, "{engine:?}: {opens:?}");
+        for open in &opens {
+            assert!(
+                open.starts_with(&format!("mq_open(\"{q}\", ")),
+                "{engine:?}: {open}"
+            );
+        }
+        lines.push(run.after_marker().join("\n").replace(&queue, "/QUEUE"));
+    }
+    // The rest the same too (mq_unlink's name cut alike).
+    let pid_free = |t: &str| {
+        t.split(std::process::id().to_string().as_str())
+            .collect::<Vec<_>>()
+            .join("PID")
+    };
+    assert_eq!(pid_free(&lines[0]), pid_free(&lines[1]));
+}
+
 /// POSIX message queues: mq_open's mode and attributes only with
 /// O_CREAT, the message and its priority, the attributes mq_getsetattr
 /// reads back; whole lines and JSON.

@@ -564,6 +564,18 @@ const READ_ONLY: &[(&str, u8)] = &[
     ("sigprocmask", 1),
 ];
 
+/// The string arguments a decoder prints whole, as a path, though their
+/// row says `Str`: mq_open's queue name, which strace prints as a path
+/// (`Printer::path`) but `-P` must not match, as a `Path` row would make
+/// it. The BPF engine copies them as far as a path, not as far as `-s`.
+const SHOWN_WHOLE: &[(&str, u8)] = &[("mq_open", 0)];
+
+/// Whether call `name`'s string argument `arg` is printed whole
+/// ([`SHOWN_WHOLE`]).
+pub fn shown_whole(name: &str, arg: u8) -> bool {
+    SHOWN_WHOLE.contains(&(name, arg))
+}
+
 /// Whether the kernel only reads what call `name`'s argument `arg`
 /// points at, though it is not declared `const` ([`READ_ONLY`]).
 pub fn read_only(name: &str, arg: u8) -> bool {

@@ -475,7 +475,7 @@ pub fn captures(name: &str, fields: &[Field], limits: Limits) -> Spec {
                     arg,
                     kind: CAP_STR,
                     when: AT_ENTER,
-                    max: clamp(limits.string_limit + 2),
+                    max: clamp(string_copy(name, arg, limits)),
                     ..Default::default()
                 });
                 continue;
@@ -672,6 +672,17 @@ pub fn captures(name: &str, fields: &[Field], limits: Limits) -> Spec {
     spec
 }
 
+/// The bytes copied of call `name`'s `Str` argument `arg`: as far as `-s`
+/// shows it, a byte to tell it goes on and the copy's NUL; as far as a
+/// path where its decoder prints it whole (`service::shown_whole`).
+fn string_copy(name: &str, arg: u8, limits: Limits) -> usize {
+    if service::shown_whole(name, arg) {
+        PATH_MAX + 2
+    } else {
+        limits.string_limit + 2
+    }
+}
+
 /// The captures a call's signature alone gives: its strings and ioctl's
 /// argument. What i386 calls get (their structs have i386 layouts the
 /// trace events do not describe), and x86_64 calls the kernel defines
@@ -688,7 +699,7 @@ fn strings_only(arch: Arch, name: &str, limits: Limits) -> Spec {
     for (i, p) in sig.params.iter().enumerate().take(6) {
         let max = match p.kind {
             Kind::Path => PATH_MAX + 2,
-            Kind::Str => limits.string_limit + 2,
+            Kind::Str => string_copy(name, i as u8, limits),
             _ => continue,
         };
         spec.push(CaptureSpec {
