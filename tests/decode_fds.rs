@@ -301,6 +301,34 @@ fn a_set_shows_only_its_parts() {
     );
 }
 
+/// A device's details under both engines: under `--bpf` the process may
+/// be gone when its lines are printed, and the node at the path the fd
+/// table knows, which the identity copied with the call vouches for,
+/// gives its numbers (`kernel::fds::describe_vouched`).
+#[test]
+fn dev_details_under_both_engines() {
+    let lines: Vec<Vec<String>> = [&[][..], &["--bpf"]]
+        .iter()
+        .map(|engine| {
+            let mut args = vec!["-e", "decode-fds=dev"];
+            args.extend_from_slice(engine);
+            run(&args)
+                .into_iter()
+                .filter(|l| l.contains("</dev/null<char 1:3>>"))
+                .collect()
+        })
+        .collect();
+    let fd = if packet_sockets_allowed() { 15 } else { 14 };
+    assert_eq!(
+        lines[0],
+        vec![
+            format!("openat(AT_FDCWD, \"/dev/null\", O_WRONLY) = {fd}</dev/null<char 1:3>>"),
+            format!("write({fd}</dev/null<char 1:3>>, \"n\", 1) = 1"),
+        ]
+    );
+    assert_eq!(lines[1], lines[0], "--bpf");
+}
+
 #[test]
 fn y_is_the_path_alone() {
     for args in [&["-y"][..], &["--decode-fds"], &["--decode-fds=path"]] {

@@ -143,15 +143,26 @@ pub fn describe_vouched(
     {
         return Some(text);
     }
-    if set.path()
-        && let Some(real) = known.and_then(|k| std::fs::canonicalize(OsStr::from_bytes(k)).ok())
+    if let Some(real) = known.and_then(|k| std::fs::canonicalize(OsStr::from_bytes(k)).ok())
         && let Some(text) = real.to_str()
         && id.is_at(text)
     {
-        return Some(FdText {
-            path: text.as_bytes().to_vec(),
-            details: None,
-        });
+        // The node at the path is the file the kernel saw: a device's
+        // numbers are its (not what a ptmx fd's fdinfo says: that fd may
+        // be another file's now).
+        let details = if set.has("dev") {
+            device_node(text.as_bytes()).map(|(kind, major, minor)| {
+                format!("{}<{kind} {major}:{minor}>", escaped(text.as_bytes()))
+            })
+        } else {
+            None
+        };
+        if details.is_some() || set.path() {
+            return Some(FdText {
+                path: text.as_bytes().to_vec(),
+                details,
+            });
+        }
     }
     // A socket's or a pipe's name is its inode number, an anonymous
     // inode's its dentry's: the identity says it, whatever became of the
@@ -322,6 +333,21 @@ fn sock_proto(proc: &str) -> Option<String> {
 /// `/dev/null<char 1:3>` for a device file, as strace shows it (and the
 /// pty a /dev/ptmx fd is the master of: `char 5:2 @/dev/pts/3`).
 fn device(tid: i32, fd: i32, path: &[u8]) -> Option<String> {
+    let (kind, major, minor) = device_node(path)?;
+    // /dev/ptmx (char 5:2): fdinfo's tty-index names the pty.
+    let pty = match (kind, major, minor) {
+        ("char", 5, 2) => fdinfo(tid, fd, "tty-index:")
+            .and_then(|i| i.parse::<u32>().ok())
+            .map(|i| format!(" @/dev/pts/{i}"))
+            .unwrap_or_default(),
+        _ => String::new(),
+    };
+    Some(format!("{}<{kind} {major}:{minor}{pty}>", escaped(path)))
+}
+
+/// The kind (`char`, `block`) and numbers of the device node at `path`;
+/// `None` for any other file.
+fn device_node(path: &[u8]) -> Option<(&'static str, u32, u32)> {
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
     let meta = std::fs::metadata(std::ffi::OsStr::from_bytes(path)).ok()?;
     let kind = if meta.file_type().is_char_device() {
@@ -332,16 +358,7 @@ fn device(tid: i32, fd: i32, path: &[u8]) -> Option<String> {
         return None;
     };
     let rdev = meta.rdev();
-    let (major, minor) = (libc::major(rdev), libc::minor(rdev));
-    // /dev/ptmx (char 5:2): fdinfo's tty-index names the pty.
-    let pty = match (kind, major, minor) {
-        ("char", 5, 2) => fdinfo(tid, fd, "tty-index:")
-            .and_then(|i| i.parse::<u32>().ok())
-            .map(|i| format!(" @/dev/pts/{i}"))
-            .unwrap_or_default(),
-        _ => String::new(),
-    };
-    Some(format!("{}<{kind} {major}:{minor}{pty}>", escaped(path)))
+    Some((kind, libc::major(rdev), libc::minor(rdev)))
 }
 
 /// `{eventfd-count=0x1, eventfd-id=12, eventfd-semaphore=0}` from the
