@@ -523,13 +523,21 @@ pub fn memory() -> Vec<ByValue> {
                     .iter()
                     .filter_map(|fl| {
                         let at = field(cmd.layout, fl.name).off;
+                        // Bytes, as many as the size field beside it says.
                         let counted = |size: &str| {
                             let count = sibling_of(cmd, fl, size);
                             PointedArray {
+                                ptr_offset: at,
+                                ptr_offset_i386: Some(at),
                                 count_offset: count.off,
                                 count_size: count.size,
+                                count_arg: None,
+                                unit: 1,
+                                shown: 1,
+                                dirs: crate::ioctl::IF_OUT,
+                                each: None,
+                                trailing: None,
                                 string: None,
-                                ..PointedArray::string(at, PointedString::Shown)
                             }
                         };
                         match fl.kind {

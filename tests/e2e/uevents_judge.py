@@ -82,6 +82,21 @@ def diff(a, b, what_a, what_b):
     ]
 
 
+def compare_traces(a, b, what_a, what_b):
+    """The problems of two producer.trace texts that must be equal from
+    the marker on (normalised); [] when they are."""
+    if a is None or b is None:
+        return [f"producer.trace missing: {what_a} {a is not None}, {what_b} {b is not None}"]
+    al, bl = normalise_trace(a), normalise_trace(b)
+    if al is None or bl is None:
+        return ["no marker (\"BEGIN\") in a producer.trace"]
+    if al != bl:
+        return diff(al, bl, what_a, what_b)
+    if len(al) < 40:
+        return [f"only {len(al)} lines from the marker on"]
+    return []
+
+
 def judge(checks, hostdir):
     """Run the checks U1 to U5 on `checks` (a check.Checks with the
     guest's report) against the host's files in `hostdir`."""
@@ -114,18 +129,7 @@ def judge(checks, hostdir):
     checks.check(f"U1 user_events: uevents_producer's expectations hold on the kernel {kernel} and on the emulation", p)
 
     # U2: rtrace's trace of the producer, the same line for line.
-    p = []
-    g, h = guest("producer.trace"), host("producer.trace")
-    if g is None or h is None:
-        p.append(f"producer.trace missing: real kernel {g is not None}, emulation {h is not None}")
-    else:
-        gl, hl = normalise_trace(g), normalise_trace(h)
-        if gl is None or hl is None:
-            p.append("no marker (\"BEGIN\") in a producer.trace")
-        elif gl != hl:
-            p.extend(diff(gl, hl, "real kernel", "emulation"))
-        elif len(gl) < 40:
-            p.append(f"only {len(gl)} lines from the marker on")
+    p = compare_traces(guest("producer.trace"), host("producer.trace"), "real kernel", "emulation")
     checks.check("U2 user_events: the producer's trace on the real kernel equals its trace on the emulation", p)
 
     # U3: the tracefs files, byte for byte but the event's ID (a number
@@ -212,13 +216,5 @@ def judge(checks, hostdir):
         if rc != "0":
             err = (checks.text(f"ub.{errf}") or "").strip().replace("\n", " | ")
             p.append(f"under --bpf: uevents_{step} exited {rc}: {err}")
-    g, b = guest("producer.trace"), checks.text("ub.producer.trace")
-    if g is None or b is None:
-        p.append(f"producer.trace missing: ptrace {g is not None}, --bpf {b is not None}")
-    else:
-        gl, bl = normalise_trace(g), normalise_trace(b)
-        if gl is None or bl is None:
-            p.append("no marker (\"BEGIN\") in a producer.trace")
-        elif gl != bl:
-            p.extend(diff(gl, bl, "ptrace", "--bpf"))
+    p.extend(compare_traces(guest("producer.trace"), checks.text("ub.producer.trace"), "ptrace", "--bpf"))
     checks.check("U5 user_events: the producer under --bpf on the real kernel: its trace is ptrace's", p)

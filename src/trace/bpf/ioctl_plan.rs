@@ -220,12 +220,7 @@ pub fn table(limits: Limits) -> Vec<(u32, IoctlSpec)> {
             if t.arch != "x86_64" && !found.shape.i386_layout_same() {
                 continue;
             }
-            if !out.iter().any(|(c, _)| *c == def.code) {
-                let dir = def.code >> 30;
-                let by_code = spec(found.shape.size, 0, dir & 1 != 0, dir & 2 != 0);
-                out.push((def.code, by_code));
-            }
-            let (_, have) = out.iter_mut().find(|(c, _)| *c == def.code).expect("added");
+            let have = entry_by_code(&mut out, def.code, found.shape.size);
             let when = have.when;
             have.counted(flex.count_offset, flex.count_size, flex.elem, when, limits);
         }
@@ -234,15 +229,24 @@ pub fn table(limits: Limits) -> Vec<(u32, IoctlSpec)> {
     // exit (`RT_NEW_FD`), copied as the code says where no entry says.
     for &(code, _) in crate::abi::xlat::ioctl::IOCTL_FD_RESULTS {
         let code = code as u32;
-        if !out.iter().any(|(c, _)| *c == code) {
-            let dir = code >> 30;
-            let size = ((code >> 16) & 0x3fff) as usize;
-            out.push((code, spec(size, 0, dir & 1 != 0, dir & 2 != 0)));
-        }
-        let (_, have) = out.iter_mut().find(|(c, _)| *c == code).expect("added");
-        have.when |= NEW_FD;
+        entry_by_code(&mut out, code, ((code >> 16) & 0x3fff) as usize).when |= NEW_FD;
     }
     out
+}
+
+/// `code`'s entry in `out`, added where it has none as its `_IOC` bits
+/// say: `size` bytes, read at the entry for `_IOC_WRITE`, written at the
+/// leave for `_IOC_READ`.
+fn entry_by_code(out: &mut Vec<(u32, IoctlSpec)>, code: u32, size: usize) -> &mut IoctlSpec {
+    let at = match out.iter().position(|(c, _)| *c == code) {
+        Some(at) => at,
+        None => {
+            let dir = code >> 30;
+            out.push((code, spec(size, 0, dir & 1 != 0, dir & 2 != 0)));
+            out.len() - 1
+        }
+    };
+    &mut out[at].1
 }
 
 /// `RT_NEW_FD` in `IoctlSpec::when`: the request's result is a new fd.
@@ -303,6 +307,15 @@ fn merge(out: &mut Vec<(u32, IoctlSpec)>, code: u32, spec: IoctlSpec) {
 mod tests {
     use super::*;
 
+    /// The default limits: `-s 32`, no `-v`, no dumps.
+    fn limits() -> Limits {
+        Limits {
+            string_limit: 32,
+            verbose: false,
+            dumps: false,
+        }
+    }
+
     #[test]
     fn the_spec_has_the_c_size() {
         // sizeof(struct rt_ioctl) in bpf/rtrace.h.
@@ -313,11 +326,7 @@ mod tests {
     /// the table must fit it, or loading fails.
     #[test]
     fn the_table_fits_the_programs_map() {
-        let limits = Limits {
-            string_limit: 32,
-            verbose: false,
-            dumps: false,
-        };
+        let limits = limits();
         let table = table(limits);
         assert!(table.len() <= 4096, "{} entries", table.len());
         let uffdio_wake = table.iter().find(|(code, _)| *code == 0x8010_aa02);
@@ -330,11 +339,7 @@ mod tests {
     #[test]
     fn v4l2s_clips_and_controls_bytes_are_followed() {
         use crate::abi::xlat::ioctl::{VIDIOC_S_EXT_CTRLS, VIDIOC_S_FMT};
-        let limits = Limits {
-            string_limit: 32,
-            verbose: false,
-            dumps: false,
-        };
+        let limits = limits();
         let table = table(limits);
         let of = |request: u32| {
             table
@@ -362,11 +367,7 @@ mod tests {
 
     #[test]
     fn fiemaps_extents_are_counted_at_the_leave() {
-        let limits = Limits {
-            string_limit: 32,
-            verbose: false,
-            dumps: false,
-        };
+        let limits = limits();
         let fiemap = crate::abi::xlat::ioctl::FS_IOC_FIEMAP;
         let (_, spec) = *table(limits)
             .iter()
@@ -386,11 +387,7 @@ mod tests {
 
     #[test]
     fn requests_that_return_an_fd_carry_its_identity_and_others_not() {
-        let limits = Limits {
-            string_limit: 32,
-            verbose: false,
-            dumps: false,
-        };
+        let limits = limits();
         let all = table(limits);
         let when = |code: u32| all.iter().find(|(c, _)| *c == code).map(|(_, s)| s.when);
         use crate::abi::xlat::ioctl::{TCGETS, TIOCGPTPEER};
