@@ -66,7 +66,10 @@
 //! trace`, unpinned, all to /dev/null, in interleaved rounds (medians of
 //! `BENCH_BPF_RUNS`, default 5; 3 for the slow tracers), on a getppid loop
 //! (200,000 calls, and 2,000,000 for `-c`), a pipe loop, a shell running
-//! /bin/true 100 times and `tar cf` of /usr/include/linux into a file.
+//! /bin/true 100 times and `tar cf` into a file of /usr/include/linux, of
+//! /usr/include and of the kernel's source tree (the linux-source
+//! package's, unpacked once into the bench's directory; the BPF columns
+//! alone, as on the 2,000,000 calls).
 //! Every command runs under `bpf_selftime.c`, which reports the traced
 //! program's own wall time (fork to reaped) and CPU time, so each
 //! workload has three figures: the tracer's whole run, the program's own

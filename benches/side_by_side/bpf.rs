@@ -130,6 +130,62 @@ fn big_tar_workload(dir: &Path) -> Option<Workload> {
     })
 }
 
+/// The issue's own example of a real workload: tar of a source tree, the
+/// kernel's (Debian's linux-source package, which .ci/run installs for
+/// the e2e suite, unpacked once into the bench's directory: 1.5 GB,
+/// 75,000 files, about 780,000 calls, a second here), into a file. Only
+/// the BPF columns run it: strace would take a minute a run. `None`
+/// where no /usr/src/linux-source-*.tar.xz is installed.
+fn source_tree_workload(dir: &Path) -> Option<Workload> {
+    let tarball = std::fs::read_dir("/usr/src")
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("linux-source-") && n.ends_with(".tar.xz"))
+        })
+        .min()?;
+    let stem = tarball.file_name()?.to_str()?.strip_suffix(".tar.xz")?;
+    let parent = dir.join("source_tree");
+    // Unpacked whole, or again: the mark is written after tar succeeds.
+    let done = parent.join(format!("{stem}.unpacked"));
+    if !done.is_file() {
+        let _ = std::fs::remove_dir_all(&parent);
+        std::fs::create_dir_all(&parent).ok()?;
+        println!("unpacking {} for tar_kernel_src", tarball.display());
+        let ok = std::process::Command::new("tar")
+            .arg("xf")
+            .arg(&tarball)
+            .arg("-C")
+            .arg(&parent)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok || std::fs::write(&done, "").is_err() {
+            println!(
+                "cannot unpack {}: tar_kernel_src left out",
+                tarball.display()
+            );
+            return None;
+        }
+    }
+    let out = dir.join("bpf_tar_source.tar");
+    Some(Workload {
+        name: "tar_kernel_src".into(),
+        cmd: strings(&[
+            "tar",
+            "cf",
+            &out.display().to_string(),
+            "-C",
+            &parent.display().to_string(),
+            stem,
+        ]),
+        fast_only: true,
+        output: Some(out),
+    })
+}
+
 /// The real workload: tar of the kernel's uapi headers, or of this
 /// repository's sources where they are missing, into a file.
 fn tar_workload(dir: &Path) -> Workload {
@@ -257,6 +313,7 @@ fn times(rtrace: &str, dir: &Path) {
     ]
     .into_iter()
     .chain(big_tar_workload(dir))
+    .chain(source_tree_workload(dir))
     .collect::<Vec<_>>();
     let out = ["-o", "/dev/null"];
     let prefix = |label: &str| -> Vec<String> {
@@ -403,7 +460,9 @@ fn print_ratios(rows: &[(String, Vec<Column>)]) {
     for (name, _) in rows.iter().filter(|(n, _)| n != "start_true") {
         let un = whole(name, "untraced");
         let un_own = own(name, "untraced");
-        let less_start = |label: &str| Some(whole(name, label)?.saturating_sub(start(label)?));
+        // None where the run was shorter than /bin/true's start-up (a
+        // ratio of 0.00x said nothing).
+        let less_start = |label: &str| whole(name, label)?.checked_sub(start(label)?);
         let cells = [
             ratio(cpu(name, "bpf"), cpu(name, "untraced")),
             ratio(own(name, "bpf"), un_own),
@@ -467,11 +526,13 @@ fn print_ratios(rows: &[(String, Vec<Column>)]) {
             floor("getppid_2M", "clk floor"),
         ),
     ];
-    // The longest tar: the start-up least of it.
-    let tar = rows
+    // The real workloads but the smallest (its 0.01 s is mostly start-up).
+    let tars: Vec<&str> = rows
         .iter()
         .map(|(n, _)| n.as_str())
-        .rfind(|n| n.starts_with("tar_"));
+        .filter(|n| n.starts_with("tar_"))
+        .skip(1)
+        .collect();
     println!(
         "\ntargets (issue 21), and the floor: the least programs at the same tracepoints \
          (clk floor, with the two clock reads timing needs, for -c)"
@@ -479,7 +540,7 @@ fn print_ratios(rows: &[(String, Vec<Column>)]) {
     for (what, got, limit, floor) in targets {
         println!("  {what:<50} {got:>7}  (target <= {limit}x; floor {floor})");
     }
-    if let Some(tar) = tar {
+    for tar in tars {
         println!(
             "  {:<50} {:>7}  (target <= 1.3x; floor {})",
             format!("{tar}: rtrace --bpf's whole run"),
