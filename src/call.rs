@@ -392,7 +392,7 @@ pub fn call_enter(t: Stopped, call: &mut Call) {
         _ if t.cfg.json => {}
         Show::Deferred => p.output().record_start_deferred(t.pid),
         Show::Live => {
-            p.output().newline();
+            p.output().newline_for(Some(t.pid));
             p.output().record_start(t.pid);
         }
     }

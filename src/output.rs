@@ -11,13 +11,15 @@
 //! This file holds [`Output`] and the line rules; a call's recording and
 //! its replay are in `record.rs`, what starts a line (timestamp and pid
 //! prefix) in `prefix.rs`, the buffered writer under it all in `writer.rs`,
-//! and the `--timeline` file in `timeline.rs`.
+//! the `--timeline` file in `timeline.rs`, and `-ff`'s file a task in
+//! `split.rs`.
 
 use crate::fasthash::IntMap;
 use std::io::{self, Write};
 
 mod prefix;
 mod record;
+mod split;
 pub mod timeline;
 mod writer;
 
@@ -75,6 +77,9 @@ pub struct Output {
     terminal: bool,
     /// `--timeline`: the trace-event file, written beside the trace.
     timeline: Option<Box<Timeline>>,
+    /// `-ff`: a file for each task; the fields above from `writer` to
+    /// `unflushed` are the active file's.
+    split: Option<Box<split::Split>>,
 }
 
 impl Output {
@@ -105,6 +110,7 @@ impl Output {
             unflushed: false,
             terminal: false,
             timeline: None,
+            split: None,
         }
     }
 
@@ -142,17 +148,21 @@ impl Output {
 
     /// Tell the layer how many processes are traced; it decides prefixes.
     pub fn set_proc_count(&mut self, count: usize) {
+        // Under -ff each file is one task's: no line needs a prefix.
+        if self.split.is_some() {
+            return;
+        }
         self.proc_count = count;
     }
 
     /// Whether text was written since the last flush.
     pub fn unflushed(&self) -> bool {
-        self.unflushed
+        self.unflushed || self.parked_unflushed()
     }
 
     /// The first write error, if any; once set, nothing more is written.
     pub fn error(&self) -> Option<&io::Error> {
-        self.error.as_ref()
+        self.error.as_ref().or_else(|| self.parked_error())
     }
 
     fn write_raw(&mut self, bytes: &[u8]) {
@@ -170,6 +180,7 @@ impl Output {
         if let Some(t) = &mut self.timeline {
             t.flush();
         }
+        self.flush_parked();
         if self.error.is_some() {
             return;
         }
@@ -210,6 +221,22 @@ impl Output {
         self.event_time = at;
     }
 
+    /// End the line before `pid`'s text (None: an info line) is written:
+    /// the current line, or under `-ff` the line of `pid`'s own file,
+    /// which no other task's text ends.
+    pub fn newline_for(&mut self, pid: Option<i32>) {
+        self.activate(pid);
+        self.newline();
+    }
+
+    /// End every open line: the trace is over (under `-ff`, each file's).
+    pub fn end_lines(&mut self) {
+        for pid in self.split_pids() {
+            self.newline_for(Some(pid));
+        }
+        self.newline();
+    }
+
     /// End the current line. If a call on it is still open, mark it ` <..>`.
     pub fn newline(&mut self) {
         if self.line_len == 0 {
@@ -238,6 +265,7 @@ impl Output {
     /// the Printer's strings; this is the guarantee behind them).
     pub fn text(&mut self, pid: Option<i32>, text: &str, style: Style) {
         let text = &*crate::escape::terminal_safe(text, false);
+        self.activate(pid);
         if let Some(t) = &mut self.timeline
             && let Some(pid) = pid
             && style != Style::Banner
@@ -286,6 +314,7 @@ impl Output {
 
     /// Owe a space on `pid`'s line, printed only if more text follows.
     pub fn space(&mut self, pid: i32) {
+        self.activate(Some(pid));
         if let Some(rec) = self.records.get_mut(&pid) {
             rec.add(" ");
             if rec.deferred {
@@ -305,6 +334,7 @@ impl Output {
     /// The call's own line is complete by then, so it gets no `<..>`.
     pub fn continuation(&mut self, pid: i32, text: &str) {
         let text = &*crate::escape::terminal_safe(text, false);
+        self.activate(Some(pid));
         if let Some(t) = &mut self.timeline {
             t.add_text(pid, &format!("\n  {text}"));
         }
@@ -324,6 +354,7 @@ impl Output {
     /// summary), after ending the current line. Only line ends pass raw;
     /// other control characters are escaped as in [`Output::text`].
     pub fn raw(&mut self, text: &str) {
+        self.activate(None);
         self.print_susp = false;
         self.newline();
         let text = crate::escape::terminal_safe(text, true);
@@ -336,6 +367,13 @@ impl Output {
     pub fn json_line(&mut self, value: &serde_json::Value) {
         let mut line = crate::escape::json_safe(value);
         line.push('\n');
+        if self.split.is_some() {
+            // Under -ff a record goes to its task's file (its thread's).
+            let pid = ["tid", "pid"]
+                .iter()
+                .find_map(|key| value.get(*key).and_then(serde_json::Value::as_i64));
+            self.activate(pid.and_then(|p| i32::try_from(p).ok()));
+        }
         self.print_susp = false;
         self.newline();
         self.write_raw(line.as_bytes());
@@ -343,6 +381,9 @@ impl Output {
 
     /// Whether the current line holds text of `pid`.
     pub fn line_is(&self, pid: i32) -> bool {
+        if let Some(line) = self.parked_line(pid) {
+            return line.line_len > 0 && line.line_pid == Some(pid);
+        }
         self.line_len > 0 && self.line_pid == Some(pid)
     }
 }

@@ -36,13 +36,23 @@ use values::{
     override_usage = "rtrace [OPTIONS] COMMAND [ARGS...]\n       rtrace [OPTIONS] -p PID [-p PID ...]"
 )]
 pub(crate) struct Cli {
-    /// Follow forks, vforks, clones and threads
-    #[arg(short = 'f', long = "follow-forks")]
-    follow: bool,
+    /// Follow forks, vforks, clones and threads; -ff with -o FILE also
+    /// writes each task's trace to FILE.TID (as --output-separately)
+    #[arg(short = 'f', long = "follow-forks", action = clap::ArgAction::Count)]
+    follow: u8,
 
     /// Write the trace to FILE (created with mode 0600) instead of stderr
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     output: Option<std::path::PathBuf>,
+
+    /// With -o FILE, write each task's trace to FILE.TID, without pid
+    /// prefixes (as -ff; not with -c or -C)
+    #[arg(long = "output-separately")]
+    output_separately: bool,
+
+    /// Append to -o's file (or -ff's files) instead of truncating it
+    #[arg(short = 'A', long = "output-append-mode")]
+    append: bool,
 
     /// Attach to a running process and all its threads (repeatable)
     #[arg(short = 'p', long = "attach", value_name = "PID", value_parser = clap::value_parser!(i32).range(1..))]

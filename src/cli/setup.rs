@@ -202,19 +202,54 @@ pub(crate) fn setup(cli: Cli) -> Result<Setup, ExitCode> {
         }
         None => None,
     };
+    // -ff (or --output-separately) with -o: a file a task. Without -o it
+    // is -f, as in strace.
+    let separately = cli.follow >= 2 || cli.output_separately;
+    if separately && (cli.summary_only || cli.summary) {
+        return Err(fail(
+            "-c and -C count every task in one summary: not with -ff or --output-separately",
+            2,
+        ));
+    }
+    if cli.output.is_none() && (cli.append || cli.output_separately) {
+        let what = if cli.append {
+            "-A"
+        } else {
+            "--output-separately"
+        };
+        eprintln!("rtrace: {what} has no effect without -o FILE");
+    }
+    let split = cli.output.clone().filter(|_| separately);
+    if let Some(base) = &split {
+        // The files are made as tasks appear: a directory they cannot be
+        // made in is said now, not after the command has run.
+        let dir = match base.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => std::path::Path::new("."),
+        };
+        if let Err(e) = nix::unistd::access(dir, nix::unistd::AccessFlags::W_OK) {
+            let mut name = String::new();
+            rtrace_cli::escape::c_escape(dir.as_os_str().as_bytes(), false, &mut name);
+            return Err(fail(
+                &format!("cannot make -ff's files in '{name}': {}", e.desc()),
+                1,
+            ));
+        }
+    }
     // A file rtrace creates is removed again if tracing cannot start, so a
     // failed -p leaves nothing behind.
     let created = cli
         .output
         .as_ref()
-        .filter(|path| std::fs::symlink_metadata(path).is_err())
+        .filter(|path| split.is_none() && std::fs::symlink_metadata(path).is_err())
         .cloned();
     let (writer, is_terminal): (Box<dyn std::io::Write>, bool) = match &cli.output {
-        Some(path) => {
+        Some(path) if split.is_none() => {
             let file = std::fs::OpenOptions::new()
                 .write(true)
                 .create(true)
-                .truncate(true)
+                .append(cli.append)
+                .truncate(!cli.append)
                 .mode(0o600)
                 .open(path);
             match file {
@@ -230,6 +265,9 @@ pub(crate) fn setup(cli: Cli) -> Result<Setup, ExitCode> {
                 }
             }
         }
+        // Under -ff what is no task's (rtrace's own lines) goes to stderr;
+        // the files are not terminals.
+        Some(_) => (Box::new(TraceWriter::new(std::io::stderr())), false),
         None => (
             Box::new(TraceWriter::new(std::io::stderr())),
             std::io::stderr().is_terminal(),
@@ -284,7 +322,7 @@ pub(crate) fn setup(cli: Cli) -> Result<Setup, ExitCode> {
     let config = trace::Config {
         command: cli.command,
         attach: cli.pids,
-        follow: cli.follow,
+        follow: cli.follow > 0,
         format: FormatConfig {
             all_names: cli.all_names,
             values_only: cli.values,
@@ -352,6 +390,9 @@ pub(crate) fn setup(cli: Cli) -> Result<Setup, ExitCode> {
     }
     if let Some(timeline) = timeline {
         out = out.with_timeline(timeline);
+    }
+    if let Some(base) = split {
+        out = out.split(base, cli.append);
     }
     Ok(Setup {
         config,

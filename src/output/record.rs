@@ -43,6 +43,7 @@ impl Output {
         if let Some(t) = &mut self.timeline {
             t.begin_text(pid);
         }
+        self.activate(Some(pid));
         let rec = self.records.entry(pid).or_default();
         rec.text.clear();
         rec.overflowed = false;
@@ -66,6 +67,7 @@ impl Output {
     /// Print a held-back call after all: its text so far on a new line,
     /// which then continues like any call's.
     pub fn undefer(&mut self, pid: i32) {
+        self.activate(Some(pid));
         let Some(rec) = self.records.get_mut(&pid) else {
             return;
         };
@@ -115,6 +117,7 @@ impl Output {
             rec.text.clear();
             rec.overflowed = false;
         }
+        self.activate(Some(pid));
         if self.line_pid == Some(pid) {
             self.print_susp = false;
         }
@@ -158,12 +161,14 @@ impl Output {
             t.forget(pid);
         }
         self.records.remove(&pid);
+        self.close_file(pid);
     }
 
     /// Replay `pid`'s recorded call on a new line unless its text is still
     /// on the current line. `resuming` marks the line with `*`. Returns true
     /// when the recording overflowed and the caller must print a substitute.
     pub fn record_replay(&mut self, pid: i32, resuming: bool) -> bool {
+        self.activate(Some(pid));
         if self.line_len > 0 {
             if self.line_pid == Some(pid) {
                 return false;

@@ -265,7 +265,7 @@ impl Engine {
             // line ends unfinished (` <..>`, while it is still the current
             // line) and is never replayed: no result was seen.
             proc.call = None;
-            self.out.newline();
+            self.out.newline_for(Some(pid));
             self.out.record_clear(pid);
         }
         let style = if demultiplexed {

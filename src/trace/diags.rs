@@ -76,7 +76,7 @@ impl Engine {
                 });
                 self.out.json_line(&obj);
             } else {
-                self.out.newline();
+                self.out.newline_for(Some(pid));
                 self.out.text(Some(pid), &d.line(), Style::Signal);
                 self.out.newline();
             }

@@ -442,7 +442,7 @@ impl Engine {
     /// The end of a trace: the summary, the last output, and how rtrace
     /// exits.
     fn conclude(mut self) -> Result<Exit, Error> {
-        self.out.newline();
+        self.out.end_lines();
         if self.summary != Summary::Off {
             let table = if self.fmt.json {
                 format!("{}\n", self.stats.summary_json(self.sort))

@@ -80,7 +80,7 @@ impl Engine {
     }
 
     fn banner(&mut self, pid: i32, text: &str) {
-        self.out.newline();
+        self.out.newline_for(Some(pid));
         self.out.text(Some(pid), text, Style::Banner);
         self.out.newline();
     }

@@ -301,7 +301,7 @@ impl Engine {
             // was (without -f a thread under the filter is not shown).
             let leader_shown = self.procs.get(&pid).map(|p| p.shown);
             if leader_shown.is_some() {
-                self.out.newline();
+                self.out.newline_for(Some(pid));
                 self.remove(pid);
             }
             let mut proc = self.procs.remove(&former).expect("checked");

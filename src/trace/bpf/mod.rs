@@ -464,7 +464,7 @@ impl Bpf {
                     .get(&tid)
                     .is_some_and(|p| !matches!(p.life, Life::Newborn { .. }));
                 if announced {
-                    engine.out.newline();
+                    engine.out.newline_for(Some(tid));
                     engine.report(tid, Report::Detached);
                 }
                 engine.remove(tid);
@@ -512,7 +512,7 @@ impl Bpf {
             return;
         }
         let text = format!("** {n} events lost (CPU {cpu}) **");
-        engine.out.newline();
+        engine.out.newline_for(tid);
         match tid {
             Some(tid) => {
                 engine.out.text(Some(tid), &text, Style::Banner);
