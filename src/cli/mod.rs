@@ -54,6 +54,21 @@ pub(crate) struct Cli {
     #[arg(short = 'A', long = "output-append-mode")]
     append: bool,
 
+    /// Put VAR=VAL in the started command's environment, or with VAR alone
+    /// take VAR out of it (repeatable)
+    #[arg(short = 'E', long = "env", value_name = "VAR[=VAL]")]
+    env: Vec<std::ffi::OsString>,
+
+    /// Run the started command as USER (a name, or UID:GID), with the
+    /// user's groups; a setuid or setgid program keeps its owner as its
+    /// effective id. rtrace must run as root
+    #[arg(short = 'u', long = "user", value_name = "USER")]
+    user: Option<String>,
+
+    /// Start the command with NAME as its argv[0]
+    #[arg(long = "argv0", value_name = "NAME")]
+    argv0: Option<std::ffi::OsString>,
+
     /// Attach to a running process and all its threads (repeatable)
     #[arg(short = 'p', long = "attach", value_name = "PID", value_parser = clap::value_parser!(i32).range(1..))]
     pids: Vec<i32>,

@@ -202,6 +202,10 @@ pub(crate) fn setup(cli: Cli) -> Result<Setup, ExitCode> {
         }
         None => None,
     };
+    let launch = match launch(&cli) {
+        Ok(launch) => launch,
+        Err((e, code)) => return Err(fail(&e, code)),
+    };
     // -ff (or --output-separately) with -o: a file a task. Without -o it
     // is -f, as in strace.
     let separately = cli.follow >= 2 || cli.output_separately;
@@ -375,6 +379,7 @@ pub(crate) fn setup(cli: Cli) -> Result<Setup, ExitCode> {
         syscall_limit: cli.syscall_limit,
         stack_trace,
         stack_source: cli.stack_k > 1 || cli.stack_trace.as_deref() == Some("source"),
+        launch,
         frame_limit: cli
             .stack_trace_frame_limit
             .map_or(rtrace_cli::stack::DEFAULT_FRAME_LIMIT, |n| {
@@ -527,4 +532,81 @@ fn fd_details(cli: &Cli) -> Result<FdDetails, String> {
         (_, None) => Ok(FdDetails::ALL),
         (_, Some(_)) => Err("-y and --decode-fds cannot be given together".into()),
     }
+}
+
+/// `-E`, `-u` and `--argv0`: how the started command is started, checked;
+/// an error with its exit code.
+fn launch(cli: &Cli) -> Result<trace::Launch, (String, u8)> {
+    let given = !cli.env.is_empty() || cli.user.is_some() || cli.argv0.is_some();
+    if given && cli.command.is_empty() {
+        return Err((
+            "-E, -u and --argv0 are for a started command: give a COMMAND".into(),
+            2,
+        ));
+    }
+    for change in &cli.env {
+        let name = change
+            .as_bytes()
+            .split(|&b| b == b'=')
+            .next()
+            .unwrap_or_default();
+        if name.is_empty() {
+            let mut shown = String::new();
+            rtrace_cli::escape::c_escape(change.as_bytes(), false, &mut shown);
+            return Err((format!("-E '{shown}': give VAR=VALUE or VAR"), 2));
+        }
+    }
+    let run_as = match &cli.user {
+        Some(user) => Some(run_as(user)?),
+        None => None,
+    };
+    Ok(trace::Launch {
+        env: cli.env.clone(),
+        run_as,
+        argv0: cli.argv0.clone(),
+    })
+}
+
+/// `-u USER`: a user name, or `UID:GID` by number (no look-up, and no
+/// supplementary groups), as strace takes it.
+fn run_as(user: &str) -> Result<trace::RunAs, (String, u8)> {
+    let mut shown = String::new();
+    rtrace_cli::escape::c_escape(user.as_bytes(), false, &mut shown);
+    // Only root can take another user's ids (strace says the same).
+    if !nix::unistd::getuid().is_root() || !nix::unistd::geteuid().is_root() {
+        return Err((format!("-u '{shown}' needs rtrace to run as root"), 1));
+    }
+    if let Some((uid, gid)) = user.split_once(':') {
+        // (uid_t)-1 means "unchanged" to setreuid: not an id.
+        let id = |text: &str| text.parse::<u32>().ok().filter(|&n| n != u32::MAX);
+        return match (id(uid), id(gid)) {
+            (Some(uid), Some(gid)) => Ok(trace::RunAs {
+                uid,
+                gid,
+                groups: Vec::new(),
+            }),
+            _ => Err((format!("-u '{shown}': not a UID:GID pair of numbers"), 2)),
+        };
+    }
+    let found = nix::unistd::User::from_name(user)
+        .map_err(|e| {
+            (
+                format!("-u '{shown}': cannot look the user up: {}", e.desc()),
+                1,
+            )
+        })?
+        .ok_or_else(|| (format!("-u '{shown}': no such user"), 2))?;
+    let name =
+        std::ffi::CString::new(user).map_err(|_| (format!("-u '{shown}': no such user"), 2))?;
+    let groups = nix::unistd::getgrouplist(&name, found.gid).map_err(|e| {
+        (
+            format!("-u '{shown}': cannot read the user's groups: {}", e.desc()),
+            1,
+        )
+    })?;
+    Ok(trace::RunAs {
+        uid: found.uid.as_raw(),
+        gid: found.gid.as_raw(),
+        groups: groups.iter().map(|g| g.as_raw()).collect(),
+    })
 }

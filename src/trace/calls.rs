@@ -220,6 +220,11 @@ impl Engine {
             if entry.handler.class != CallClass::Exec && (!proc.seccomp || proc.own.steps()) {
                 return;
             }
+            // (-u's setreuid, the one call of ours after the filter.)
+            if proc.own_setreuid && name == "setreuid" {
+                proc.own_setreuid = false;
+                return;
+            }
             proc.life = Life::Running;
         }
         let now = self.clock.unwrap_or_else(std::time::Instant::now);

@@ -57,6 +57,35 @@ pub struct Config {
     pub frame_limit: usize,
     /// `-kk` / `--stack-trace=source`: each frame's source line too.
     pub stack_source: bool,
+    /// How the started command is started: `-E`, `-u`, `--argv0`.
+    pub launch: Launch,
+}
+
+/// How the started command is started (strace's `-E`, `-u`, `--argv0`).
+#[derive(Debug, Default)]
+pub struct Launch {
+    /// `-E VAR=VAL` (set) and `-E VAR` (remove): changes to rtrace's own
+    /// environment for the command, applied in order.
+    pub env: Vec<OsString>,
+    /// `-u USER`: the user the command runs as.
+    pub run_as: Option<RunAs>,
+    /// `--argv0 NAME`: the command's argv\[0\] (its path stays the one
+    /// found).
+    pub argv0: Option<OsString>,
+}
+
+/// `-u`'s user: who the command runs as, set in the child after rtrace
+/// traces it and before its exec (groups and gid first, while the child
+/// may still change them; the uid last).
+#[derive(Debug, Clone)]
+pub struct RunAs {
+    /// The real uid (and effective, unless the program is setuid).
+    pub uid: u32,
+    /// The real gid (and effective, unless the program is setgid).
+    pub gid: u32,
+    /// The supplementary groups: the user's (`getgrouplist`), none for a
+    /// `UID:GID` given by number.
+    pub groups: Vec<u32>,
 }
 
 /// What is printed: `-e trace=`, `-e status=`, `-e signal=`.

@@ -56,7 +56,7 @@ use crate::format::FormatConfig;
 use crate::kernel::{self, Handled, Held, Memory, Resume, Stop, Waited};
 use crate::output::{Output, Recording};
 pub use affinity::SameCpu;
-pub use config::{Config, Error, Exit, SeccompMode, Selection, Summary};
+pub use config::{Config, Error, Exit, Launch, RunAs, SeccompMode, Selection, Summary};
 use report::Report;
 pub(crate) use report::signal_json;
 pub use signals::record_inherited_signals;
@@ -139,6 +139,10 @@ struct Proc {
     skip_exec_exit: bool,
     /// Print no `---`/banner for the first exec (the start banner said it).
     quiet_exec: bool,
+    /// `-u` under the seccomp fast path: the started command's setreuid
+    /// to the user's ids, made after rtrace's filter and before the exec,
+    /// is still to come (rtrace's, not the command's).
+    own_setreuid: bool,
     detaching: bool,
     fds: SharedFdTable,
     mem: Memory,
@@ -192,6 +196,7 @@ impl Proc {
             suspended: Vec::new(),
             skip_exec_exit: false,
             quiet_exec: false,
+            own_setreuid: false,
             detaching: false,
             fds,
             mem: Memory::new(Pid::from_raw(pid)),
@@ -288,6 +293,8 @@ struct Engine {
     proc_is_current: bool,
     /// `--usbmon-replay`: the emulation the started command gets.
     usbmon_replay: Option<crate::emu::usbmon::Replay>,
+    /// `-E`, `-u`, `--argv0`: how the started command is started.
+    launch: config::Launch,
     /// `--user-events-emulate`: the emulation the started command gets.
     user_events: Option<crate::emu::user_events::Emulation>,
     /// `-q`: no process event lines.
@@ -429,6 +436,7 @@ impl Engine {
             clock: None,
             proc_is_current: true,
             usbmon_replay: cfg.usbmon_replay,
+            launch: cfg.launch,
             user_events: cfg.user_events,
             quiet: cfg.quiet > 0,
             limit: cfg.syscall_limit,

@@ -3,7 +3,7 @@
 
 use std::cell::RefCell;
 use std::ffi::{CString, OsString};
-use std::os::unix::ffi::OsStrExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::rc::Rc;
 
 use nix::unistd::Pid;
@@ -72,6 +72,35 @@ pub(super) fn tasks_of(pid: i32) -> Result<Vec<i32>, Error> {
 /// Whether task `tid` is a zombie.
 fn is_zombie(tid: i32) -> bool {
     kernel::stat_field(tid, 3).is_some_and(|state| state == "Z")
+}
+
+/// rtrace's environment with `-E`'s `changes` applied in order: `VAR=VAL`
+/// sets VAR (where it was, or at the end), `VAR` takes it out.
+fn command_env(changes: &[OsString]) -> Result<Vec<CString>, Error> {
+    let mut env: Vec<(OsString, OsString)> = std::env::vars_os().collect();
+    for change in changes {
+        let bytes = change.as_bytes();
+        match bytes.iter().position(|&b| b == b'=') {
+            Some(at) => {
+                let name = OsString::from_vec(bytes[..at].to_vec());
+                let value = OsString::from_vec(bytes[at + 1..].to_vec());
+                match env.iter_mut().find(|(n, _)| *n == name) {
+                    Some(entry) => entry.1 = value,
+                    None => env.push((name, value)),
+                }
+            }
+            None => env.retain(|(n, _)| n != change),
+        }
+    }
+    env.into_iter()
+        .map(|(name, value)| {
+            let mut pair = name.into_vec();
+            pair.push(b'=');
+            pair.extend(value.into_vec());
+            CString::new(pair)
+        })
+        .collect::<Result<_, _>>()
+        .map_err(|_| Error::new("-E: a variable contains a NUL byte".into(), 2))
 }
 
 fn environ() -> *const *const libc::c_char {
@@ -192,6 +221,7 @@ impl Engine {
         let mut proc = Proc::new(pid, name.clone(), false, Life::Starting, fds);
         proc.quiet_exec = true;
         proc.seccomp = seccomp;
+        proc.own_setreuid = seccomp && self.launch.run_as.is_some();
         if self.usbmon_replay.is_some() || self.user_events.is_some() {
             // The emulation's user-notification filter outranks the fast
             // path's RET_TRACE: the command and everything it starts step
@@ -223,13 +253,45 @@ impl Engine {
             .map_err(|e| Error::new(format!("cannot run '{quoted}': {}", io_message(&e)), 127))?;
         let c_path = CString::new(path.as_os_str().as_bytes())
             .map_err(|_| Error::new(format!("cannot run '{quoted}': NUL in name"), 127))?;
-        let c_args: Vec<CString> = command
-            .iter()
+        let first = self.launch.argv0.as_ref().unwrap_or(&command[0]);
+        let c_args: Vec<CString> = std::iter::once(first)
+            .chain(&command[1..])
             .map(|a| CString::new(a.as_bytes()))
             .collect::<Result<_, _>>()
             .map_err(|_| Error::new("an argument contains a NUL byte".into(), 2))?;
         let mut argv: Vec<*const libc::c_char> = c_args.iter().map(|a| a.as_ptr()).collect();
         argv.push(std::ptr::null());
+        // -E: the command's own environment, rtrace's changed; without it
+        // rtrace's is passed as it is.
+        let c_env = match self.launch.env.is_empty() {
+            true => None,
+            false => Some(command_env(&self.launch.env)?),
+        };
+        let envp: Option<Vec<*const libc::c_char>> = c_env.as_ref().map(|env| {
+            env.iter()
+                .map(|e| e.as_ptr())
+                .chain([std::ptr::null()])
+                .collect()
+        });
+        // -u: the user's ids, and the effective ones a setuid or setgid
+        // program would give it (strace's rule).
+        let run_as = self.launch.run_as.clone();
+        let (euid, egid) = match &run_as {
+            Some(r) => {
+                let meta = std::fs::metadata(&path).map_err(|e| {
+                    Error::new(format!("cannot run '{quoted}': {}", io_message(&e)), 127)
+                })?;
+                use std::os::unix::fs::MetadataExt;
+                let setuid = meta.mode() & libc::S_ISUID != 0;
+                let setgid = meta.mode() & libc::S_ISGID != 0;
+                (
+                    if setuid { meta.uid() } else { r.uid },
+                    if setgid { meta.gid() } else { r.gid },
+                )
+            }
+            None => (0, 0),
+        };
+        let user_failed = "rtrace: -u: cannot take the user's ids: ";
         let prefix = format!("rtrace: cannot run '{quoted}': ");
         let seccomp_failed = "rtrace: cannot install the seccomp filter\n";
         let prog = filter.map(|f| libc::sock_fprog {
@@ -311,6 +373,26 @@ impl Engine {
                     // The same, for the user_events emulation.
                     setup.attach();
                 }
+                // -u: the groups and gid now, the uid after the filter,
+                // whose install without no-new-privs needs root's
+                // CAP_SYS_ADMIN (strace's order).
+                let die = |step: &str| -> ! {
+                    let err = *libc::__errno_location();
+                    let msg = libc::strerror(err);
+                    libc::write(2, user_failed.as_ptr().cast(), user_failed.len());
+                    libc::write(2, step.as_ptr().cast(), step.len());
+                    libc::write(2, msg.cast(), libc::strlen(msg));
+                    libc::write(2, b"\n".as_ptr().cast(), 1);
+                    libc::_exit(127);
+                };
+                if let Some(r) = &run_as {
+                    if libc::setgroups(r.groups.len(), r.groups.as_ptr()) != 0 {
+                        die("setgroups: ");
+                    }
+                    if libc::setregid(r.gid, egid) != 0 {
+                        die("setregid: ");
+                    }
+                }
                 if let Some(prog) = &prog {
                     // The filter needs no-new-privs (as with strace) unless
                     // we have CAP_SYS_ADMIN: then it is left unset, so that
@@ -343,7 +425,13 @@ impl Engine {
                         libc::_exit(127);
                     }
                 }
-                libc::execve(c_path.as_ptr(), argv.as_ptr(), environ());
+                if let Some(r) = &run_as
+                    && libc::setreuid(r.uid, euid) != 0
+                {
+                    die("setreuid: ");
+                }
+                let env = envp.as_ref().map_or_else(environ, |e| e.as_ptr());
+                libc::execve(c_path.as_ptr(), argv.as_ptr(), env);
                 let err = *libc::__errno_location();
                 let msg = libc::strerror(err);
                 libc::write(2, prefix.as_ptr().cast(), prefix.len());
