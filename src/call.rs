@@ -384,6 +384,7 @@ pub fn call_enter(t: Stopped, call: &mut Call) {
     // -yy: a socket's answers that may change are asked again for this call.
     crate::kernel::fds::next_call();
     let (show, handler) = (call.show, call.handler);
+    let (nr, ip, arch) = (call.nr, call.ip, call.arch);
     let (fmt, name, mut ctx) = call.handler_view(t.fds, 0);
     let mut p = Printer::new(t.out, t.pid, t.cfg, fmt, t.mem, ctx.arch);
     match show {
@@ -394,6 +395,21 @@ pub fn call_enter(t: Stopped, call: &mut Call) {
         Show::Live => {
             p.output().newline_for(Some(t.pid));
             p.output().record_start(t.pid);
+        }
+    }
+    // -n and -i, strace's `[ NR] [IP] ` before the name, are the call's
+    // text: a replay after a cut repeats them.
+    if !p.config().json {
+        let narrow = matches!(arch, Arch::I386 | Arch::X32);
+        if p.config().syscall_number {
+            p.text(&format!("[{nr:4}] "), Style::Plain);
+        }
+        if p.config().instruction_pointer {
+            let ip = match narrow {
+                true => format!("[{:08x}] ", ip as u32),
+                false => format!("[{ip:016x}] "),
+            };
+            p.text(&ip, Style::Plain);
         }
     }
     p.text(name, Style::CallName);

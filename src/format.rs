@@ -58,6 +58,11 @@ pub struct FormatConfig {
     /// `-Y` and `--pidns-translation`: what a pid parameter or result
     /// is printed with.
     pub decode_pids: DecodePids,
+    /// `-n`: each call's line starts with its number, `[  39] `.
+    pub syscall_number: bool,
+    /// `-i`: each call's line starts with the instruction pointer at the
+    /// call, `[00007f0a1b2c3d4e] ` (8 digits for a 32-bit program).
+    pub instruction_pointer: bool,
 }
 
 /// A set of file descriptors as `-e read=` and `-e write=` take it:
@@ -128,6 +133,8 @@ impl Default for FormatConfig {
             hex_strings: HexStrings::None,
             consts: ConstStyle::Abbrev,
             decode_pids: DecodePids::default(),
+            syscall_number: false,
+            instruction_pointer: false,
         }
     }
 }

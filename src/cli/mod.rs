@@ -65,6 +65,14 @@ pub(crate) struct Cli {
     #[arg(short = 'u', long = "user", value_name = "USER")]
     user: Option<String>,
 
+    /// Start each call's line with its number, `[  39] getppid() = 1`
+    #[arg(short = 'n', long = "syscall-number")]
+    syscall_number: bool,
+
+    /// Start each call's line with the instruction pointer at the call
+    #[arg(short = 'i', long = "instruction-pointer")]
+    instruction_pointer: bool,
+
     /// Start the command with NAME as its argv[0]
     #[arg(long = "argv0", value_name = "NAME")]
     argv0: Option<std::ffi::OsString>,

@@ -215,6 +215,10 @@ pub(crate) fn setup(cli: Cli) -> Result<Setup, ExitCode> {
             2,
         ));
     }
+    if cli.summary_only && (cli.syscall_number || cli.instruction_pointer) {
+        let what = if cli.syscall_number { "-n" } else { "-i" };
+        eprintln!("rtrace: {what} has no effect with -c: no call's line is printed");
+    }
     if cli.output.is_none() && (cli.append || cli.output_separately) {
         let what = if cli.append {
             "-A"
@@ -335,6 +339,8 @@ pub(crate) fn setup(cli: Cli) -> Result<Setup, ExitCode> {
                 _ => rtrace_cli::format::ConstStyle::Values,
             },
             decode_pids,
+            syscall_number: cli.syscall_number,
+            instruction_pointer: cli.instruction_pointer,
             verbose: cli.verbose,
             string_limit,
             table_limit: cli.string_limit.unwrap_or(32).min(max),
