@@ -1,6 +1,8 @@
-//! `--syscall-limit=N`: every process is let go once N calls are shown,
-//! traced against tests/fixtures/inject.c (which prints what its calls
-//! returned, so the test sees it run on to its end untraced).
+//! Letting processes go: `--syscall-limit=N` (every process once N calls
+//! are shown), traced against tests/fixtures/inject.c (which prints what
+//! its calls returned, so the test sees it run on to its end untraced),
+//! and `-b execve` (a process at its exec), against a shell running
+//! tests/fixtures/launched.c.
 
 mod common;
 
@@ -93,4 +95,103 @@ fn bad_limits_are_one_line_errors() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
+}
+
+/// `rtrace ARGS sh -c SCRIPT` (with `launched` on PATH): the exit code, the
+/// shell's and launched's stdout, and the trace.
+fn shell(args: &[&str], script: &str) -> (Option<i32>, String, Vec<String>) {
+    fixture("launched");
+    let out = rtrace_env()
+        .args(args)
+        .args(["sh", "-c", script])
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        common::normalise(&String::from_utf8_lossy(&out.stderr)),
+    )
+}
+
+#[test]
+fn b_execve_lets_a_process_go_at_its_exec() {
+    // The started command's own exec is traced; a child's exec is the
+    // child's last traced call, and what it runs is not traced (its
+    // getuid is missing), as with strace's -b execve.
+    let (code, stdout, lines) = shell(
+        &["-f", "-b", "execve", "-e", "trace=execve,getuid,write"],
+        "launched; echo done",
+    );
+    assert_eq!(code, Some(0), "{lines:?}");
+    assert!(
+        stdout.starts_with("argv0=launched\n") && stdout.ends_with("done\n"),
+        "{stdout}"
+    );
+    let without_env: Vec<String> = lines
+        .iter()
+        .map(|l| match l.split_once("], &ADDR") {
+            Some((head, _)) => format!("{head}], ..)"),
+            None => l.clone(),
+        })
+        .collect();
+    let launched = common::fixture_dir().join("launched");
+    assert_eq!(
+        without_env,
+        [
+            "Tracing sh -c \"launched; echo done\" (pid PID1)".to_string(),
+            "execve(\"/usr/bin/sh\", [\"sh\", \"-c\", \"launched; echo done\"], ..)".into(),
+            "getuid() = 0".into(),
+            "PID2| Tracing sh -c \"launched; echo done\" (pid PID2)".into(),
+            format!(
+                "PID2| execve(\"{}\", [\"launched\"], ..)",
+                launched.display()
+            ),
+            "PID2| Process detached".into(),
+            "PID1' ** SIGCHLD **".into(),
+            "write(1, \"done\\n\", 5) = 5".into(),
+            "Process exited normally with code 0".into(),
+        ]
+    );
+    // Without -f the started command itself is let go at its second
+    // exec; rtrace then exits 0, as strace does, whatever the command
+    // does after.
+    let (code, stdout, lines) = shell(&["-b", "execve", "-e", "trace=getuid"], "exec launched");
+    assert_eq!(code, Some(0), "{lines:?}");
+    assert!(stdout.contains("uid=0 euid=0"), "{stdout}");
+    assert_eq!(
+        lines,
+        s(&[
+            "Tracing sh -c \"exec launched\" (pid PID1)",
+            "getuid() = 0",
+            "Process detached",
+        ])
+    );
+    // Only execve, only ptrace, and without the seccomp filter, which a
+    // process let go would keep.
+    for (args, error) in [
+        (
+            &["-b", "open", "true"][..],
+            "rtrace: -b 'open': only execve can be detached on (as in strace)\n",
+        ),
+        (
+            &["--bpf", "-b", "execve", "true"][..],
+            "rtrace: -b execve is for the ptrace engine: --bpf never stops or holds the tracee\n",
+        ),
+        (
+            &[
+                "--seccomp-bpf",
+                "-f",
+                "-e",
+                "trace=chdir",
+                "-b",
+                "execve",
+                "true",
+            ][..],
+            "rtrace: --seccomp-bpf cannot be used with -b execve: the processes let go would keep the filter\n",
+        ),
+    ] {
+        let out = rtrace_env().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), error, "{args:?}");
+    }
 }

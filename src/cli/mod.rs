@@ -73,6 +73,12 @@ pub(crate) struct Cli {
     #[arg(short = 'i', long = "instruction-pointer")]
     instruction_pointer: bool,
 
+    /// Let a process go when it calls SYSCALL, which must be execve: a
+    /// process that execs (but the started command's first exec) runs on
+    /// untraced (not with --bpf, nor --seccomp-bpf)
+    #[arg(short = 'b', long = "detach-on", value_name = "SYSCALL")]
+    detach_on: Option<String>,
+
     /// Start the command with NAME as its argv[0]
     #[arg(long = "argv0", value_name = "NAME")]
     argv0: Option<std::ffi::OsString>,

@@ -50,7 +50,8 @@ pub(crate) fn setup(cli: Cli) -> Result<Setup, ExitCode> {
         && (cli.seccomp_bpf
             || cli.same_cpu.is_some()
             || cli.kill_on_exit
-            || cli.syscall_limit.is_some())
+            || cli.syscall_limit.is_some()
+            || cli.detach_on.is_some())
     {
         let option = if cli.seccomp_bpf {
             "--seccomp-bpf"
@@ -58,6 +59,8 @@ pub(crate) fn setup(cli: Cli) -> Result<Setup, ExitCode> {
             "--same-cpu"
         } else if cli.kill_on_exit {
             "--kill-on-exit"
+        } else if cli.detach_on.is_some() {
+            "-b execve"
         } else {
             "--syscall-limit"
         };
@@ -202,6 +205,14 @@ pub(crate) fn setup(cli: Cli) -> Result<Setup, ExitCode> {
         }
         None => None,
     };
+    if let Some(call) = cli.detach_on.as_deref().filter(|c| *c != "execve") {
+        let mut shown = String::new();
+        rtrace_cli::escape::c_escape(call.as_bytes(), false, &mut shown);
+        return Err(fail(
+            &format!("-b '{shown}': only execve can be detached on (as in strace)"),
+            2,
+        ));
+    }
     let launch = match launch(&cli) {
         Ok(launch) => launch,
         Err((e, code)) => return Err(fail(&e, code)),
@@ -383,6 +394,7 @@ pub(crate) fn setup(cli: Cli) -> Result<Setup, ExitCode> {
             .then(|| rtrace_cli::emu::user_events::Emulation::new(cli.user_events_enable.clone())),
         quiet: cli.quiet,
         syscall_limit: cli.syscall_limit,
+        detach_on_exec: cli.detach_on.is_some(),
         stack_trace,
         stack_source: cli.stack_k > 1 || cli.stack_trace.as_deref() == Some("source"),
         launch,

@@ -50,6 +50,9 @@ pub struct Config {
     pub quiet: u8,
     /// `--syscall-limit=N`: let every process go once N calls are shown.
     pub syscall_limit: Option<u64>,
+    /// `-b execve` (`--detach-on=execve`): let a process go when it execs,
+    /// the started command's own first exec aside.
+    pub detach_on_exec: bool,
     /// `-k` / `--stack-trace`: every printed call's user stack after it.
     pub stack_trace: bool,
     /// `--stack-trace-frame-limit=N`: at most N frames a stack (-k and

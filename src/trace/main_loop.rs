@@ -168,7 +168,7 @@ impl Engine {
         }
     }
 
-    fn start_detach(&mut self, pid: i32) {
+    pub(super) fn start_detach(&mut self, pid: i32) {
         if let Some(p) = self.procs.get_mut(&pid) {
             p.detaching = true;
             let _ = kernel::interrupt(Pid::from_raw(pid));

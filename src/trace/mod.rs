@@ -143,6 +143,9 @@ struct Proc {
     /// to the user's ids, made after rtrace's filter and before the exec,
     /// is still to come (rtrace's, not the command's).
     own_setreuid: bool,
+    /// Let go by choice (`-b execve`), not for a failure: the started
+    /// command let go so does not make rtrace's exit a failure.
+    let_go: bool,
     detaching: bool,
     fds: SharedFdTable,
     mem: Memory,
@@ -197,6 +200,7 @@ impl Proc {
             skip_exec_exit: false,
             quiet_exec: false,
             own_setreuid: false,
+            let_go: false,
             detaching: false,
             fds,
             mem: Memory::new(Pid::from_raw(pid)),
@@ -305,6 +309,9 @@ struct Engine {
     /// The limit was reached: the started command let go exits rtrace
     /// with 0, as strace does, not as one lost.
     limit_hit: bool,
+    /// `-b execve`: a process that execs (but the started command's first
+    /// exec) is let go, and runs on untraced.
+    detach_on_exec: bool,
     /// `-k`: every printed call's stack.
     stack_trace: bool,
     /// The unwinder's state, with `-k` or a `stacktrace` trigger.
@@ -324,15 +331,22 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
         return bpf::run(cfg, out);
     }
     // As strace: the filter's processes could not run on untraced once the
-    // limit lets them go (their selected calls would fail with ENOSYS).
-    if cfg.syscall_limit.is_some() && cfg.seccomp == SeccompMode::On {
+    // limit (or -b execve) lets them go (their selected calls would fail
+    // with ENOSYS).
+    if (cfg.syscall_limit.is_some() || cfg.detach_on_exec) && cfg.seccomp == SeccompMode::On {
+        let other = match cfg.detach_on_exec {
+            true => "-b execve",
+            false => "--syscall-limit",
+        };
         return Err(Error::new(
-            "--seccomp-bpf cannot be used with --syscall-limit: the processes let go would keep the filter".into(),
+            format!(
+                "--seccomp-bpf cannot be used with {other}: the processes let go would keep the filter"
+            ),
             2,
         ));
     }
     let seccomp = match cfg.seccomp {
-        _ if cfg.syscall_limit.is_some() => false,
+        _ if cfg.syscall_limit.is_some() || cfg.detach_on_exec => false,
         SeccompMode::Off => false,
         mode => {
             let usable = cfg.select.trace.static_only
@@ -440,6 +454,7 @@ impl Engine {
             user_events: cfg.user_events,
             quiet: cfg.quiet > 0,
             limit: cfg.syscall_limit,
+            detach_on_exec: cfg.detach_on_exec,
             limit_hit: false,
             stack_trace: cfg.stack_trace,
             stacks,

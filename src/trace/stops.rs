@@ -176,7 +176,11 @@ impl Engine {
                 }
             }
         }
-        let started = self.procs.get(&pid).is_some_and(|p| !p.attached);
+        // (As strace, rtrace's exit is then 0: the command runs on.)
+        let started = self
+            .procs
+            .get(&pid)
+            .is_some_and(|p| !p.attached && !p.let_go);
         // A process let go before its first stop was never announced
         // (`-p A -p BAD`): no "Process detached" without a "Tracing".
         let shown = self

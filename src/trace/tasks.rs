@@ -358,6 +358,15 @@ impl Engine {
         if quiet {
             return pid;
         }
+        if self.detach_on_exec {
+            // -b execve: the new program runs on untraced (strace's
+            // "detach on execve"); its execve's line is the last.
+            if let Some(proc) = self.procs.get_mut(&pid) {
+                proc.let_go = true;
+            }
+            self.start_detach(pid);
+            return pid;
+        }
         let argv = self.procs.get(&pid).and_then(|p| p.argv.clone());
         self.report(pid, Report::Exec(name, argv));
         pid
