@@ -1,6 +1,7 @@
 //! Selection and statistics traced on real programs: `-e trace=` by name,
 //! class, regex and negation (with and without the seccomp-bpf fast path),
-//! `-e status=`, `-z`/`-Z`, `-e signal=`, `-c`/`-C`, `-T`, and bad input.
+//! `-e status=`, `-z`/`-Z`, `-e signal=`, `-c`/`-C`, `-T`, strace's long
+//! spellings of the `-e` qualifiers, and bad input.
 
 mod common;
 
@@ -771,4 +772,68 @@ fn leaf_stack_has_the_wrappers_caller(command: &[&str]) {
     // file's own addresses: the two differ by the page-aligned load bias.
     assert_eq!((ret - frames[1].1) % 4096, 0, "{ret:x}: {}", run.trace);
     assert_eq!(ret & 0xfff, frames[1].1 & 0xfff, "{ret:x}: {}", run.trace);
+}
+
+#[test]
+fn straces_long_spellings_are_its_e_forms() {
+    let bin = fixture("shapes");
+    // --trace=, --status=, --raw=, --abbrev=, --signals=, --write=,
+    // --arg-names and --failing-only against -e trace=, ... -N and -Z,
+    // in the same order.
+    let long = trace(
+        &[
+            "--trace=write,close",
+            "--raw=close",
+            "--abbrev=none",
+            "--signals=none",
+            "--write=4",
+            "--arg-names",
+        ],
+        &[name(&bin)],
+    );
+    let short = trace(
+        &[
+            "-e",
+            "trace=write,close",
+            "-e",
+            "raw=close",
+            "-e",
+            "abbrev=none",
+            "-e",
+            "signal=none",
+            "-e",
+            "write=4",
+            "-N",
+        ],
+        &[name(&bin)],
+    );
+    assert_eq!(long.code(), Some(3), "{}", long.stderr());
+    assert_eq!(long.lines(), short.lines());
+    // What each asks for is there: names, a raw close, a dump of fd 4.
+    let lines = long.lines();
+    assert!(
+        lines.contains(&"write(fd=4, buf=\"hello\", count=5) = 5".to_string()),
+        "{lines:?}"
+    );
+    assert!(
+        lines.contains(&"close(fd=0x3) = 0".to_string()),
+        "{lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("  | 00000  68 65 6c 6c 6f")),
+        "{lines:?}"
+    );
+    let long = trace(&["--trace=write", "--status=failed"], &[name(&bin)]);
+    let short = trace(&["-e", "trace=write", "--failing-only"], &[name(&bin)]);
+    assert_eq!(long.lines(), short.lines());
+    assert_eq!(
+        long.lines()[1..],
+        s(&[
+            "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+            "write(4, &0x1, 10) = -1 [EFAULT]",
+            "Process exited normally with code 3",
+        ])
+    );
 }

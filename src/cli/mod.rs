@@ -103,7 +103,7 @@ pub(crate) struct Cli {
     quiet: u8,
 
     /// Name every parameter: read(fd=3, buf=..., count=4096)
-    #[arg(short = 'N', long = "all-names")]
+    #[arg(short = 'N', long = "all-names", visible_alias = "arg-names")]
     all_names: bool,
 
     /// Print the path of every fd: parameters (read(3</etc/hosts>, ...)),
@@ -213,6 +213,34 @@ pub(crate) struct Cli {
     #[arg(short = 'e', value_name = "EXPR", value_parser = Offered(expr_words), hide_possible_values = true)]
     exprs: Vec<String>,
 
+    /// strace's long spelling of -e trace=SET (repeatable)
+    #[arg(long = "trace", value_name = "SET")]
+    trace_long: Vec<String>,
+
+    /// strace's long spelling of -e signal=SET (repeatable)
+    #[arg(long = "signals", visible_alias = "signal", value_name = "SET")]
+    signals_long: Vec<String>,
+
+    /// strace's long spelling of -e status=SET (repeatable)
+    #[arg(long = "status", value_name = "SET")]
+    status_long: Vec<String>,
+
+    /// strace's long spelling of -e raw=SET (repeatable)
+    #[arg(long = "raw", value_name = "SET")]
+    raw_long: Vec<String>,
+
+    /// strace's long spelling of -e abbrev=SET (repeatable)
+    #[arg(long = "abbrev", value_name = "SET")]
+    abbrev_long: Vec<String>,
+
+    /// strace's long spelling of -e read=FDS (repeatable)
+    #[arg(long = "read", value_name = "FDS")]
+    read_long: Vec<String>,
+
+    /// strace's long spelling of -e write=FDS (repeatable)
+    #[arg(long = "write", value_name = "FDS")]
+    write_long: Vec<String>,
+
     /// strace's long spelling of -e inject=SPEC (repeatable; with the
     /// -e ones, of several rules naming a call the last given wins)
     #[arg(long = "inject", value_name = "SPEC")]
@@ -286,7 +314,7 @@ pub(crate) struct Cli {
     successful_only: bool,
 
     /// Print only calls that failed (-e status=failed)
-    #[arg(short = 'Z', long = "failed-only")]
+    #[arg(short = 'Z', long = "failed-only", visible_alias = "failing-only")]
     failed_only: bool,
 
     /// Count calls, errors and time per call; print a summary at the end
@@ -494,6 +522,7 @@ pub(crate) fn parse() -> Result<Cli, ExitCode> {
         .and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
     let cli = match parsed {
         Ok((mut cli, matches)) => {
+            cli.exprs = exprs_in_order(&cli, &matches);
             cli.injections = injections_in_order(&cli, &matches);
             cli
         }
@@ -517,6 +546,31 @@ pub(crate) fn parse() -> Result<Cli, ExitCode> {
         }
     };
     Ok(cli)
+}
+
+/// Every `-e EXPR`, with strace's long spellings of its qualifiers
+/// (`--trace=SET` is `-e trace=SET`, ...), in the order the command line
+/// gives them.
+fn exprs_in_order(cli: &Cli, matches: &clap::ArgMatches) -> Vec<String> {
+    let mut all: Vec<(usize, String)> = Vec::new();
+    let longs = [
+        ("exprs", "", &cli.exprs),
+        ("trace_long", "trace=", &cli.trace_long),
+        ("signals_long", "signal=", &cli.signals_long),
+        ("status_long", "status=", &cli.status_long),
+        ("raw_long", "raw=", &cli.raw_long),
+        ("abbrev_long", "abbrev=", &cli.abbrev_long),
+        ("read_long", "read=", &cli.read_long),
+        ("write_long", "write=", &cli.write_long),
+    ];
+    for (id, key, values) in longs {
+        let at = matches.indices_of(id).into_iter().flatten();
+        for (i, value) in at.zip(values) {
+            all.push((i, format!("{key}{value}")));
+        }
+    }
+    all.sort_by_key(|&(i, _)| i);
+    all.into_iter().map(|(_, expr)| expr).collect()
 }
 
 /// `-e inject=`, `-e fault=`, `--inject` and `--fault` in the order the
