@@ -124,6 +124,54 @@ fn each_task_has_a_file_of_whole_lines_under_both_engines() {
 }
 
 #[test]
+fn more_tasks_than_open_files_keep_whole_files() {
+    // 300 threads alive at once: more than the 256 files rtrace keeps
+    // open, so idle ones are closed and reopened to append.
+    let bin = fixture("threads_many");
+    let dir = scratch_path("output_files", "many");
+    std::fs::create_dir_all(&dir).unwrap();
+    let base = dir.join("trace");
+    let out = rtrace_env()
+        .args(["-ff", "-e", "trace=getppid", "-o", base.to_str().unwrap()])
+        .args([bin.to_str().unwrap(), "300"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let files = task_files(&base);
+    assert_eq!(files.len(), 301, "the leader and 300 threads");
+    let first = std::fs::read_to_string(&files[1].1).unwrap();
+    let parent = first
+        .lines()
+        .find_map(|l| l.strip_prefix("getppid() = "))
+        .unwrap_or_else(|| panic!("{first}"))
+        .to_string();
+    for (tid, path) in &files[1..] {
+        // (The parent is rtrace, whose pid is no task's of the trace:
+        // every thread sees the same.)
+        let lines: Vec<String> = normalise(&std::fs::read_to_string(path).unwrap())
+            .into_iter()
+            .map(|l| l.replace(&format!("getppid() = {parent}"), "getppid() = PPID"))
+            .collect();
+        assert_eq!(
+            lines,
+            s(&[
+                "Tracing threads_many 300 (pid PID1)",
+                "getppid() = PPID",
+                "getppid() = PPID",
+                "Process exited normally with code 0",
+            ]),
+            "thread {tid}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn json_records_go_to_their_tasks_files() {
     let dir = scratch_path("output_files", "json");
     std::fs::create_dir_all(&dir).unwrap();

@@ -10,8 +10,9 @@
 //! ([`Output::activate`]); text of no task (an info line, a summary) goes
 //! to the main writer, stderr. A task's file is made when it is first
 //! written to (so `-p` of a pid that cannot be traced leaves no file),
-//! and closed when the task is forgotten; a tid the kernel hands out again
-//! appends to the file its first task left.
+//! and closed when the task is forgotten, or while it is idle when many
+//! are open ([`OPEN_FILES`]); a file reopened (a tid the kernel hands out
+//! again, an idle task writing again) is appended to.
 
 use super::{Output, TraceWriter};
 use crate::fasthash::IntMap;
@@ -20,6 +21,12 @@ use std::io::{self, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
 use std::time::Instant;
+
+/// How many tasks' files are kept open at once: past it, the idle ones
+/// are closed (and reopened to append), so that a trace of thousands of
+/// live tasks does not run out of fds, nor changes the limit the traced
+/// programs inherit.
+const OPEN_FILES: usize = 256;
 
 /// One file's writer and the state of its current line: what
 /// [`Output`] holds for the active file, parked while another is active.
@@ -100,13 +107,22 @@ impl Split {
         let mut path = self.base.clone().into_os_string();
         path.push(format!(".{pid}"));
         let append = self.append || !self.made.insert(pid);
-        let file = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .append(append)
-            .truncate(!append)
-            .mode(0o600)
-            .open(&path);
+        if self.parked.len() >= OPEN_FILES {
+            self.close_idle();
+        }
+        let open = || {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .append(append)
+                .truncate(!append)
+                .mode(0o600)
+                .open(&path)
+        };
+        let file = match open() {
+            Err(e) if e.raw_os_error() == Some(libc::EMFILE) && self.close_idle() => open(),
+            file => file,
+        };
         match file {
             Ok(f) => Line::new(Box::new(TraceWriter::new(f)), None),
             Err(e) => {
@@ -116,6 +132,30 @@ impl Split {
                 Line::new(Box::new(io::sink()), Some(error))
             }
         }
+    }
+}
+
+impl Split {
+    /// Close half the parked files whose line is at its start (written
+    /// out): a task's file is reopened, to append, when it writes again.
+    /// Returns whether one was closed.
+    fn close_idle(&mut self) -> bool {
+        let idle: Vec<i32> = self
+            .parked
+            .iter()
+            .filter(|(_, line)| line.line_len == 0)
+            .map(|(&pid, _)| pid)
+            .take(self.parked.len().div_ceil(2))
+            .collect();
+        for pid in &idle {
+            if let Some(mut line) = self.parked.remove(pid) {
+                line.flush();
+                if self.closed_error.is_none() {
+                    self.closed_error = line.error;
+                }
+            }
+        }
+        !idle.is_empty()
     }
 }
 
