@@ -207,7 +207,7 @@ fn bad_uses_say_so_in_one_line() {
         (
             &["-E", "A=1", "-p", "1"],
             2,
-            "rtrace: -E, -u and --argv0 are for a started command: give a COMMAND\n",
+            "rtrace: -E, -u, --argv0 and -D are for a started command: give a COMMAND\n",
         ),
     ];
     for (args, code, text) in cases {
@@ -233,4 +233,42 @@ fn bad_uses_say_so_in_one_line() {
         String::from_utf8_lossy(&out.stderr),
         "rtrace: -u 'nobody' needs rtrace to run as root\n"
     );
+}
+
+#[test]
+fn daemonize_leaves_the_command_its_callers_child() {
+    // Under -D the command is the process rtrace was started as: this
+    // test's child, whose exit status it gets, and whose getppid says
+    // this test; rtrace, a grandchild, writes the trace on its own.
+    let me = std::process::id();
+    for engine in engines() {
+        for how in [&["-D"][..], &["-DD"][..], &["--daemonize=session"][..]] {
+            let file = common::scratch_path("launch", "daemonize");
+            let mut cmd = rtrace_env();
+            if engine == "bpf" {
+                cmd.arg("--bpf");
+            }
+            let status = cmd
+                .args(how)
+                .args(["-e", "trace=getppid", "-o", file.to_str().unwrap()])
+                .args(["sh", "-c", "exit 3"])
+                .status()
+                .unwrap();
+            assert_eq!(status.code(), Some(3), "{engine} {how:?}");
+            let text = common::trace_file_when(&file, std::time::Duration::from_secs(10), |t| {
+                t.contains("Process exited")
+            })
+            .unwrap_or_else(|t| panic!("{engine} {how:?}: no end in {t:?}"));
+            assert_eq!(
+                normalise(&text),
+                [
+                    "Tracing sh -c \"exit 3\" (pid PID1)".to_string(),
+                    format!("getppid() = {me}"),
+                    "Process exited normally with code 3".into(),
+                ],
+                "{engine} {how:?}"
+            );
+            let _ = std::fs::remove_file(&file);
+        }
+    }
 }

@@ -79,6 +79,16 @@ pub(crate) struct Cli {
     #[arg(short = 'b', long = "detach-on", value_name = "SYSCALL")]
     detach_on: Option<String>,
 
+    /// Run rtrace as a detached grandchild: the command stays the child of
+    /// whoever started rtrace (-DD: rtrace in a process group of its own,
+    /// -DDD: in a session of its own)
+    #[arg(short = 'D', action = clap::ArgAction::Count)]
+    daemonize: u8,
+
+    /// -D's long spelling: grandchild (-D), pgroup (-DD) or session (-DDD)
+    #[arg(long = "daemonize", value_name = "HOW", num_args = 0..=1, default_missing_value = "grandchild", value_parser = ["grandchild", "pgroup", "session"], conflicts_with = "daemonize")]
+    daemonize_long: Option<String>,
+
     /// Start the command with NAME as its argv[0]
     #[arg(long = "argv0", value_name = "NAME")]
     argv0: Option<std::ffi::OsString>,

@@ -555,10 +555,16 @@ fn fd_details(cli: &Cli) -> Result<FdDetails, String> {
 /// `-E`, `-u` and `--argv0`: how the started command is started, checked;
 /// an error with its exit code.
 fn launch(cli: &Cli) -> Result<trace::Launch, (String, u8)> {
-    let given = !cli.env.is_empty() || cli.user.is_some() || cli.argv0.is_some();
+    let daemonize = match cli.daemonize_long.as_deref() {
+        Some("grandchild") => 1,
+        Some("pgroup") => 2,
+        Some(_) => 3,
+        None => cli.daemonize.min(3),
+    };
+    let given = !cli.env.is_empty() || cli.user.is_some() || cli.argv0.is_some() || daemonize > 0;
     if given && cli.command.is_empty() {
         return Err((
-            "-E, -u and --argv0 are for a started command: give a COMMAND".into(),
+            "-E, -u, --argv0 and -D are for a started command: give a COMMAND".into(),
             2,
         ));
     }
@@ -582,6 +588,7 @@ fn launch(cli: &Cli) -> Result<trace::Launch, (String, u8)> {
         env: cli.env.clone(),
         run_as,
         argv0: cli.argv0.clone(),
+        daemonize,
     })
 }
 

@@ -64,7 +64,8 @@ pub struct Config {
     pub launch: Launch,
 }
 
-/// How the started command is started (strace's `-E`, `-u`, `--argv0`).
+/// How the started command is started (strace's `-E`, `-u`, `--argv0`,
+/// `-D`).
 #[derive(Debug, Default)]
 pub struct Launch {
     /// `-E VAR=VAL` (set) and `-E VAR` (remove): changes to rtrace's own
@@ -75,6 +76,11 @@ pub struct Launch {
     /// `--argv0 NAME`: the command's argv\[0\] (its path stays the one
     /// found).
     pub argv0: Option<OsString>,
+    /// `-D` (1), `-DD` (2), `-DDD` (3): rtrace runs as a grandchild of the
+    /// process it was started as, which becomes the command: the command
+    /// is its caller's child, not rtrace's; with 2 rtrace has a process
+    /// group of its own, with 3 a session.
+    pub daemonize: u8,
 }
 
 /// `-u`'s user: who the command runs as, set in the child after rtrace

@@ -367,7 +367,14 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
             usable && (cfg.follow || mode == SeccompMode::On)
         }
     };
-    let colo = affinity::CoLocation::new(cfg.same_cpu)?;
+    // Under -D rtrace goes on as another process after the fork, which
+    // the pin guard (watching the process that started it) would not
+    // know: no co-location then.
+    let same_cpu = match cfg.launch.daemonize {
+        0 => cfg.same_cpu,
+        _ => affinity::SameCpu::Never,
+    };
+    let colo = affinity::CoLocation::new(same_cpu)?;
     // Calls the filter stops whether or not they are printed: the
     // bookkeeping (the fd table is followed whatever is selected), the
     // calls that install or report seccomp state (answered as untraced),

@@ -122,6 +122,8 @@ pub(super) struct Forked {
     args: Vec<TraceeText>,
     /// The command as the user gave it, for messages.
     pub shown: String,
+    /// `-D`: it is the process rtrace was started as, not rtrace's child.
+    daemonized: bool,
 }
 
 impl Forked {
@@ -136,6 +138,13 @@ impl Forked {
 
     /// Kill it unreleased.
     pub fn abandon(self) {
+        if self.daemonized {
+            // The shell's own child: it ends itself (127) when the pipe
+            // closes without the byte, as rtrace's error says why.
+            // SAFETY: closing our end of the pipe.
+            unsafe { libc::close(self.wfd) };
+            return;
+        }
         // SAFETY: kill and close take plain values.
         unsafe {
             libc::kill(self.pid, libc::SIGKILL);
@@ -323,24 +332,13 @@ impl Engine {
             ));
         }
         let (rfd, wfd) = (fds[0], fds[1]);
-        // No handler of rtrace's may run in the child: every signal is
-        // blocked across the fork, and the child puts back the state
-        // rtrace was started with before unblocking (see signals.rs).
-        let mask = signals::block_all();
-        // SAFETY: the child only calls async-signal-safe functions on data
-        // prepared before the fork, then execs or exits.
-        let pid = unsafe { libc::fork() };
-        if pid != 0 {
-            signals::unblock(mask);
-        }
-        if pid < 0 {
-            return Err(Error::new(
-                format!("fork: {}", io_message(&std::io::Error::last_os_error())),
-                1,
-            ));
-        }
-        if pid == 0 {
-            // SAFETY: child side of fork, see above.
+        // The process that becomes the command, once rtrace has traced it
+        // (the byte on the pipe): the forked child, or under -D the
+        // process rtrace was started as.
+        // SAFETY: only async-signal-safe calls on data prepared before the
+        // fork, then exec or _exit.
+        let daemonize = self.launch.daemonize;
+        let become_command = || -> ! {
             unsafe {
                 libc::close(wfd);
                 signals::restore_dispositions();
@@ -350,15 +348,19 @@ impl Engine {
                     setup.private_dev();
                 }
                 let mut byte = 0u8;
-                // Wait until the parent has seized us. The pipe's end
-                // without the byte is rtrace gone before it traced us: the
-                // command must not run untraced.
+                // Wait until rtrace has traced us. The pipe's end without
+                // the byte is rtrace gone before it traced us: the command
+                // must not run untraced.
                 loop {
                     match libc::read(rfd, (&mut byte as *mut u8).cast(), 1) {
                         1 => break,
                         0 => libc::_exit(127),
                         _ => {}
                     }
+                }
+                if daemonize > 0 {
+                    // Traced now: no other tracer may come (-D's opening).
+                    libc::prctl(libc::PR_SET_PTRACER, 0, 0, 0, 0);
                 }
                 // Now, not earlier: a signal sent meanwhile is delivered as
                 // the command would have got it, and traced. Before the
@@ -439,7 +441,77 @@ impl Engine {
                 libc::write(2, b"\n".as_ptr().cast(), 1);
                 libc::_exit(127);
             }
+        };
+        // The command's pid, under -D: this process's, which the shell
+        // that started rtrace waits for.
+        let started_as = std::process::id() as i32;
+        if daemonize > 0 {
+            // As strace: until it is seized, any tracer may attach to it
+            // (Yama's ptrace_scope lets only an ancestor otherwise), and
+            // the command clears it again once it is released.
+            // SAFETY: prctl with plain values.
+            unsafe { libc::prctl(libc::PR_SET_PTRACER, libc::PR_SET_PTRACER_ANY, 0, 0, 0) };
         }
+        // No handler of rtrace's may run in the child: every signal is
+        // blocked across the fork, and the child puts back the state
+        // rtrace was started with before unblocking (see signals.rs).
+        let mask = signals::block_all();
+        // SAFETY: the child only calls async-signal-safe functions on data
+        // prepared before the fork, then execs or exits (under -D it forks
+        // once more and goes on as rtrace, with rtrace's one thread).
+        let pid = unsafe { libc::fork() };
+        if pid < 0 {
+            signals::unblock(mask);
+            return Err(Error::new(
+                format!("fork: {}", io_message(&std::io::Error::last_os_error())),
+                1,
+            ));
+        }
+        if daemonize == 0 {
+            if pid == 0 {
+                become_command();
+            }
+            signals::unblock(mask);
+        } else if pid > 0 {
+            // -D: this process becomes the command, once the middle child
+            // is gone (it exits when its child, rtrace from here on, is
+            // forked): the command has no child of rtrace's.
+            let mut status = 0;
+            // SAFETY: waiting for our own child.
+            while unsafe { libc::waitpid(pid, &mut status, libc::__WALL) } < 0
+                && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
+            {
+            }
+            if !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
+                let text = "rtrace: -D: cannot start the tracer\n";
+                // SAFETY: write and _exit with plain values.
+                unsafe {
+                    libc::write(2, text.as_ptr().cast(), text.len());
+                    libc::_exit(127);
+                }
+            }
+            become_command();
+        } else {
+            // The middle child: forks rtrace-to-be and exits.
+            // SAFETY: as above.
+            let tracer = unsafe { libc::fork() };
+            if tracer != 0 {
+                // SAFETY: _exit ends the middle child at once.
+                unsafe { libc::_exit(if tracer < 0 { 1 } else { 0 }) };
+            }
+            signals::unblock(mask);
+            // -DD: out of the shell's process group (a kill(0, ...) of the
+            // command's misses it); -DDD: out of its session.
+            // SAFETY: setpgid and setsid on ourselves.
+            unsafe {
+                match daemonize {
+                    2 => libc::setpgid(0, 0),
+                    3.. => libc::setsid(),
+                    _ => 0,
+                };
+            }
+        }
+        let pid = if daemonize > 0 { started_as } else { pid };
         // SAFETY: closing our copy of the read end.
         unsafe { libc::close(rfd) };
         if let (Some(setup), Some(r)) = (replay, &self.usbmon_replay) {
@@ -474,6 +546,7 @@ impl Engine {
             name,
             args,
             shown,
+            daemonized: daemonize > 0,
         })
     }
 
