@@ -825,6 +825,27 @@ fn straces_long_spellings_are_its_e_forms() {
             .any(|l| l.starts_with("  | 00000  68 65 6c 6c 6f")),
         "{lines:?}"
     );
+    // A long spelling before an -e inject= leaves the injection as it was.
+    let long = trace(
+        &["--trace=write", "-e", "inject=write:error=ENOSPC:when=1"],
+        &[name(&bin)],
+    );
+    let short = trace(
+        &[
+            "-e",
+            "trace=write",
+            "-e",
+            "inject=write:error=ENOSPC:when=1",
+        ],
+        &[name(&bin)],
+    );
+    assert_eq!(long.lines(), short.lines());
+    assert!(
+        long.lines()
+            .contains(&"write(-1, \"BEGIN\", 5) = -1 [ENOSPC] (INJECTED)".to_string()),
+        "{:?}",
+        long.lines()
+    );
     let long = trace(&["--trace=write", "--status=failed"], &[name(&bin)]);
     let short = trace(&["-e", "trace=write", "--failing-only"], &[name(&bin)]);
     assert_eq!(long.lines(), short.lines());

@@ -532,8 +532,10 @@ pub(crate) fn parse() -> Result<Cli, ExitCode> {
         .and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
     let cli = match parsed {
         Ok((mut cli, matches)) => {
-            cli.exprs = exprs_in_order(&cli, &matches);
+            // The injections first: they pair -e's own positions with
+            // -e's own expressions, before the long spellings join them.
             cli.injections = injections_in_order(&cli, &matches);
+            cli.exprs = exprs_in_order(&cli, &matches);
             cli
         }
         Err(e) => {
