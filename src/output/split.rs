@@ -1,7 +1,8 @@
 //! `-ff` (`--output-separately`): each task's trace in a file of its own,
 //! `FILE.TID`, as strace writes them. Every file keeps its own line, so no
 //! task's call is ever cut by another's: each file reads like the trace of
-//! a single process (no `PID| ` prefixes, no `<..>` and `*` replays).
+//! a single process (no `PID| ` prefixes, no `<..>` and `*` replays but a
+//! call's own).
 //!
 //! The layer above sees one [`Output`]; the line state of the file being
 //! written (the writer, the current line, its soft space, ...) lives in
@@ -10,9 +11,10 @@
 //! ([`Output::activate`]); text of no task (an info line, a summary) goes
 //! to the main writer, stderr. A task's file is made when it is first
 //! written to (so `-p` of a pid that cannot be traced leaves no file),
-//! and closed when the task is forgotten, or while it is idle when many
-//! are open ([`OPEN_FILES`]); a file reopened (a tid the kernel hands out
-//! again, an idle task writing again) is appended to.
+//! and closed when the task is forgotten. At most [`OPEN_FILES`] are open
+//! at once (fewer under a low fd limit): past that, parked files are written out and closed, their
+//! line's state kept, and reopened to append when their task writes
+//! again (as is the file of a tid the kernel hands out again).
 
 use super::{Output, TraceWriter};
 use crate::fasthash::IntMap;
@@ -22,16 +24,34 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
 use std::time::Instant;
 
-/// How many tasks' files are kept open at once: past it, the idle ones
-/// are closed (and reopened to append), so that a trace of thousands of
-/// live tasks does not run out of fds, nor changes the limit the traced
-/// programs inherit.
+/// How many tasks' files are open at once, at most: a trace of thousands
+/// of live tasks (threads blocked in a call included) then needs no more
+/// fds than this, nor a raised limit, which the traced programs would
+/// inherit. Fewer under a low fd limit ([`open_files`]).
 const OPEN_FILES: usize = 256;
 
-/// One file's writer and the state of its current line: what
-/// [`Output`] holds for the active file, parked while another is active.
+/// How many task files may be open under the fd limit rtrace was given:
+/// [`OPEN_FILES`], or under a lower limit half of what is left after the
+/// fds rtrace needs for itself (its /proc reads, the BPF engine's maps).
+fn open_files() -> usize {
+    const OWN: u64 = 64;
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the struct passed.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+        return OPEN_FILES;
+    }
+    let spare = limit.rlim_cur.saturating_sub(OWN) / 2;
+    (spare.min(OPEN_FILES as u64) as usize).max(4)
+}
+
+/// One file's writer and the state of its current line: what [`Output`]
+/// holds for the active file, parked while another is active. A parked
+/// file may be closed (`writer` None) with its line's state kept.
 pub(super) struct Line {
-    pub(super) writer: Box<dyn Write>,
+    pub(super) writer: Option<Box<dyn Write>>,
     pub(super) error: Option<io::Error>,
     pub(super) line_len: usize,
     pub(super) line_pid: Option<i32>,
@@ -44,9 +64,9 @@ pub(super) struct Line {
 
 impl Line {
     /// A file with nothing written to it yet.
-    pub(super) fn new(writer: Box<dyn Write>, error: Option<io::Error>) -> Line {
+    fn new(writer: Box<dyn Write>, error: Option<io::Error>) -> Line {
         Line {
-            writer,
+            writer: Some(writer),
             error,
             line_len: 0,
             line_pid: None,
@@ -58,13 +78,23 @@ impl Line {
         }
     }
 
+    /// Write out what is buffered (a partial line too: the file is
+    /// appended to after it).
     fn flush(&mut self) {
-        if self.error.is_none() {
+        if let Some(writer) = self.writer.as_mut()
+            && self.error.is_none()
+        {
             self.unflushed = false;
-            if let Err(e) = self.writer.flush() {
+            if let Err(e) = writer.flush() {
                 self.error = Some(e);
             }
         }
+    }
+
+    /// Write out and close the file, keeping the line's state.
+    fn close(&mut self) {
+        self.flush();
+        self.writer = None;
     }
 }
 
@@ -79,37 +109,44 @@ pub(super) struct Split {
     active: Option<i32>,
     /// The main writer's line, while a task's file is active.
     main: Option<Line>,
-    /// The other tasks' files.
+    /// The other tasks' files, open or closed.
     parked: IntMap<i32, Line>,
-    /// Tids whose file this run made: written again, they append.
+    /// How many task files are open, the active one included.
+    open: usize,
+    /// How many may be ([`open_files`]).
+    max_open: usize,
+    /// Tids whose file this run made: made again, they append.
     made: HashSet<i32>,
-    /// The first error of a file already closed.
+    /// The first error of a file already closed for good.
     closed_error: Option<io::Error>,
 }
 
 impl Split {
     /// The files of `base`.TID, appended to with `append`.
-    pub(super) fn new(base: PathBuf, append: bool) -> Split {
+    fn new(base: PathBuf, append: bool) -> Split {
         Split {
             base,
             append,
             active: None,
             main: None,
             parked: IntMap::default(),
+            open: 0,
+            max_open: open_files(),
             made: HashSet::new(),
             closed_error: None,
         }
     }
 
-    /// Open `pid`'s file. A file that cannot be made leaves its line
-    /// writing nowhere, with the error kept for the end of the trace.
-    fn open(&mut self, pid: i32) -> Line {
+    /// Open `pid`'s file, truncating it unless `-A` or this run made it
+    /// before. A file that cannot be opened writes nowhere, with the
+    /// error kept for the end of the trace.
+    fn open(&mut self, pid: i32) -> (Box<dyn Write>, Option<io::Error>) {
+        if self.open >= self.max_open {
+            self.close_some();
+        }
         let mut path = self.base.clone().into_os_string();
         path.push(format!(".{pid}"));
         let append = self.append || !self.made.insert(pid);
-        if self.parked.len() >= OPEN_FILES {
-            self.close_idle();
-        }
         let open = || {
             std::fs::OpenOptions::new()
                 .write(true)
@@ -120,42 +157,53 @@ impl Split {
                 .open(&path)
         };
         let file = match open() {
-            Err(e) if e.raw_os_error() == Some(libc::EMFILE) && self.close_idle() => open(),
+            // Out of fds for another reason: make room, once.
+            Err(e) if e.raw_os_error() == Some(libc::EMFILE) && self.close_some() => open(),
             file => file,
         };
+        // (A file that could not be opened counts too: its line holds a
+        // writer, to nowhere, until it is closed.)
+        self.open += 1;
         match file {
-            Ok(f) => Line::new(Box::new(TraceWriter::new(f)), None),
+            Ok(f) => (Box::new(TraceWriter::new(f)), None),
             Err(e) => {
                 let mut name = String::new();
                 crate::escape::c_escape(path.as_encoded_bytes(), false, &mut name);
                 let error = io::Error::new(e.kind(), format!("{name}: {e}"));
-                Line::new(Box::new(io::sink()), Some(error))
+                (Box::new(io::sink()), Some(error))
             }
         }
     }
-}
 
-impl Split {
-    /// Close half the parked files whose line is at its start (written
-    /// out): a task's file is reopened, to append, when it writes again.
-    /// Returns whether one was closed.
-    fn close_idle(&mut self) -> bool {
-        let idle: Vec<i32> = self
-            .parked
-            .iter()
-            .filter(|(_, line)| line.line_len == 0)
-            .map(|(&pid, _)| pid)
-            .take(self.parked.len().div_ceil(2))
-            .collect();
-        for pid in &idle {
-            if let Some(mut line) = self.parked.remove(pid) {
-                line.flush();
-                if self.closed_error.is_none() {
-                    self.closed_error = line.error;
-                }
+    /// Close half the open parked files (their state kept; the active
+    /// file stays open). Returns whether one was closed.
+    fn close_some(&mut self) -> bool {
+        let mut closed = 0;
+        for line in self.parked.values_mut() {
+            if closed == self.max_open.div_ceil(2) {
+                break;
+            }
+            if line.writer.is_some() {
+                line.close();
+                closed += 1;
             }
         }
-        !idle.is_empty()
+        self.open -= closed;
+        closed > 0
+    }
+
+    /// `pid`'s parked line, made ready to write: a closed file reopened.
+    fn unpark(&mut self, pid: i32) -> Line {
+        let Some(mut line) = self.parked.remove(&pid) else {
+            let (writer, error) = self.open(pid);
+            return Line::new(writer, error);
+        };
+        if line.writer.is_none() {
+            let (writer, error) = self.open(pid);
+            line.writer = Some(writer);
+            line.error = line.error.or(error);
+        }
+        line
     }
 }
 
@@ -178,13 +226,11 @@ impl Output {
             return;
         }
         let incoming = match pid {
-            None => split.main.take(),
-            Some(pid) => split.parked.remove(&pid),
-        };
-        let incoming = match (incoming, pid) {
-            (Some(line), _) => line,
-            (None, Some(pid)) => split.open(pid),
-            (None, None) => Line::new(Box::new(io::sink()), None),
+            None => split
+                .main
+                .take()
+                .expect("the main line is parked while a task's is active"),
+            Some(pid) => split.unpark(pid),
         };
         let was = split.active;
         split.active = pid;
@@ -198,10 +244,12 @@ impl Output {
         }
     }
 
-    /// Put `line` in `self`'s fields, and return what was there.
+    /// Put `line` (an open one) in `self`'s fields, and return what was
+    /// there.
     fn swap_line(&mut self, line: Line) -> Line {
+        let writer = line.writer.expect("an active line's file is open");
         Line {
-            writer: std::mem::replace(&mut self.writer, line.writer),
+            writer: Some(std::mem::replace(&mut self.writer, writer)),
             error: std::mem::replace(&mut self.error, line.error),
             line_len: std::mem::replace(&mut self.line_len, line.line_len),
             line_pid: std::mem::replace(&mut self.line_pid, line.line_pid),
@@ -213,13 +261,13 @@ impl Output {
         }
     }
 
-    /// Whether `pid` has a file of its own (`-ff`) that is not the active
-    /// one: its line's state is parked.
+    /// `pid`'s parked line, where `pid` has a file that is not the active
+    /// one (`-ff`).
     pub(super) fn parked_line(&self, pid: i32) -> Option<&Line> {
         self.split.as_ref()?.parked.get(&pid)
     }
 
-    /// `-ff`: the tasks whose files are open.
+    /// `-ff`: the tasks whose files are open or parked.
     pub(super) fn split_pids(&self) -> Vec<i32> {
         let Some(split) = self.split.as_ref() else {
             return Vec::new();
@@ -232,21 +280,26 @@ impl Output {
         self.split.is_some()
     }
 
-    /// `-ff`: close `pid`'s file, its task gone (an open line is ended
-    /// as the trace's last line would be).
+    /// `-ff`: close `pid`'s file for good, its task gone. Its open line is
+    /// ended as the trace's last line is (` <..>` after a call still
+    /// open: a thread's execve, which the leader's file finishes).
     pub(super) fn close_file(&mut self, pid: i32) {
         let Some(split) = self.split.as_ref() else {
             return;
         };
-        if split.active == Some(pid) {
-            self.activate(None);
+        let has_file = split.active == Some(pid) || split.parked.contains_key(&pid);
+        if !has_file {
+            return;
         }
+        self.activate(Some(pid));
+        self.newline();
+        self.activate(None);
         let split = self.split.as_mut().expect("checked above");
         if let Some(mut line) = split.parked.remove(&pid) {
-            if line.line_len > 0 && line.error.is_none() {
-                line.error = line.writer.write_all(b"\n").err();
+            if line.writer.is_some() {
+                split.open -= 1;
             }
-            line.flush();
+            line.close();
             if split.closed_error.is_none() {
                 split.closed_error = line.error;
             }
@@ -263,7 +316,7 @@ impl Output {
         }
     }
 
-    /// `-ff`: a parked file's error, or whether one holds unwritten text.
+    /// `-ff`: a parked file's error, or a closed one's.
     pub(super) fn parked_error(&self) -> Option<&io::Error> {
         let split = self.split.as_ref()?;
         split.closed_error.as_ref().or_else(|| {
