@@ -399,18 +399,8 @@ pub fn call_enter(t: Stopped, call: &mut Call) {
     }
     // -n and -i, strace's `[ NR] [IP] ` before the name, are the call's
     // text: a replay after a cut repeats them.
-    if !p.config().json {
-        let narrow = matches!(arch, Arch::I386 | Arch::X32);
-        if p.config().syscall_number {
-            p.text(&format!("[{nr:4}] "), Style::Plain);
-        }
-        if p.config().instruction_pointer {
-            let ip = match narrow {
-                true => format!("[{:08x}] ", ip as u32),
-                false => format!("[{ip:016x}] "),
-            };
-            p.text(&ip, Style::Plain);
-        }
+    if let Some(prefix) = line_prefix(p.config(), nr, ip, arch) {
+        p.text(&prefix, Style::Plain);
     }
     p.text(name, Style::CallName);
     p.open("", "(", Naming::Params);
@@ -445,19 +435,39 @@ pub fn call_enter(t: Stopped, call: &mut Call) {
 
 /// Replay a preempted call's enter text (`*name(...`); when the recording
 /// overflowed, print the `name(<..>` substitute. `resuming` marks it `*`.
-pub fn call_replay(out: &mut Output, pid: i32, call: &Call, resuming: bool) {
+pub fn call_replay(out: &mut Output, cfg: &FormatConfig, pid: i32, call: &Call, resuming: bool) {
     if out.record_replay(pid, resuming) {
         let tail = match call.kind {
             CallType::NotDone => ", ",
             CallType::NoReturn => ") ",
             CallType::Done => ") = ",
         };
+        let prefix = line_prefix(cfg, call.nr, call.ip, call.arch).unwrap_or_default();
         out.text(
             Some(pid),
-            &format!("{}(<..>{tail}", call.name),
+            &format!("{prefix}{}(<..>{tail}", call.name),
             Style::Plain,
         );
     }
+}
+
+/// `-n`'s and `-i`'s start of a call's line, `[ 102] [00007f...] `, if
+/// either is asked for (in text: JSON has the number).
+fn line_prefix(cfg: &FormatConfig, nr: u64, ip: u64, arch: Arch) -> Option<String> {
+    if cfg.json || !(cfg.syscall_number || cfg.instruction_pointer) {
+        return None;
+    }
+    let mut prefix = String::new();
+    if cfg.syscall_number {
+        prefix += &format!("[{nr:4}] ");
+    }
+    if cfg.instruction_pointer {
+        prefix += &match arch {
+            Arch::I386 | Arch::X32 => format!("[{:08x}] ", ip as u32),
+            Arch::X86_64 => format!("[{ip:016x}] "),
+        };
+    }
+    Some(prefix)
 }
 
 /// Print the leave half of `call` with raw result `rval`; `skip` ends it
@@ -494,7 +504,7 @@ pub fn call_leave(
         Show::Deferred => t.out.undefer(t.pid),
         Show::Live => {}
     }
-    call_replay(t.out, t.pid, call, true);
+    call_replay(t.out, t.cfg, t.pid, call, true);
     call.fmt.suffix = duration.map(|d| format!(" <{}.{:06}>", d.as_secs(), d.subsec_micros()));
     // Looked up by name, so only where an option shows them.
     let pids = t.cfg.decode_pids;

@@ -118,3 +118,25 @@ fn instruction_pointers_are_straces() {
     }
     let _ = std::fs::remove_file(&file);
 }
+
+#[test]
+fn with_a_summary_only_they_say_they_do_nothing() {
+    let bin = fixture("launched");
+    let out = rtrace()
+        .args(["-c", "-n", "-i"])
+        .arg(&bin)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(
+        lines[..2],
+        [
+            "rtrace: -n has no effect with -c: no call's line is printed",
+            "rtrace: -i has no effect with -c: no call's line is printed",
+        ]
+    );
+    // And the summary follows.
+    assert!(lines.iter().any(|l| l.ends_with(" total")), "{stderr}");
+}

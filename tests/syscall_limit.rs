@@ -84,6 +84,10 @@ fn bad_limits_are_one_line_errors() {
             &["--syscall-limit=3", "--bpf", "true"][..],
             "rtrace: --syscall-limit is for the ptrace engine: --bpf never stops or holds the tracee\n",
         ),
+        (
+            &["--syscall-limit=3", "--user-events-emulate", "true"][..],
+            "rtrace: --syscall-limit cannot be used with --usbmon-replay or --user-events-emulate: the processes let go would keep the emulation's filter\n",
+        ),
     ] {
         let out = rtrace_env().args(args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
@@ -188,6 +192,10 @@ fn b_execve_lets_a_process_go_at_its_exec() {
                 "true",
             ][..],
             "rtrace: --seccomp-bpf cannot be used with -b execve: the processes let go would keep the filter\n",
+        ),
+        (
+            &["-b", "execve", "--user-events-emulate", "true"][..],
+            "rtrace: -b execve cannot be used with --usbmon-replay or --user-events-emulate: the processes let go would keep the emulation's filter\n",
         ),
     ] {
         let out = rtrace_env().args(args).output().unwrap();

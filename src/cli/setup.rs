@@ -226,9 +226,13 @@ pub(crate) fn setup(cli: Cli) -> Result<Setup, ExitCode> {
             2,
         ));
     }
-    if cli.summary_only && (cli.syscall_number || cli.instruction_pointer) {
-        let what = if cli.syscall_number { "-n" } else { "-i" };
-        eprintln!("rtrace: {what} has no effect with -c: no call's line is printed");
+    if cli.summary_only {
+        // As strace: said for each, and the summary goes on.
+        for (given, what) in [(cli.syscall_number, "-n"), (cli.instruction_pointer, "-i")] {
+            if given {
+                eprintln!("rtrace: {what} has no effect with -c: no call's line is printed");
+            }
+        }
     }
     if cli.output.is_none() && (cli.append || cli.output_separately) {
         let what = if cli.append {

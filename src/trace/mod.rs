@@ -345,6 +345,21 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
             2,
         ));
     }
+    // The emulations' user-notification filters stay with a process let
+    // go too, and their calls fail once rtrace is gone.
+    let emulated = cfg.usbmon_replay.is_some() || cfg.user_events.is_some();
+    if (cfg.syscall_limit.is_some() || cfg.detach_on_exec) && emulated {
+        let other = match cfg.detach_on_exec {
+            true => "-b execve",
+            false => "--syscall-limit",
+        };
+        return Err(Error::new(
+            format!(
+                "{other} cannot be used with --usbmon-replay or --user-events-emulate: the processes let go would keep the emulation's filter"
+            ),
+            2,
+        ));
+    }
     let seccomp = match cfg.seccomp {
         _ if cfg.syscall_limit.is_some() || cfg.detach_on_exec => false,
         SeccompMode::Off => false,

@@ -88,7 +88,7 @@ impl Engine {
             Some(top) if top.call.show == Show::Live => {
                 // At the split of the interrupted call.
                 self.out.restore_record(pid, top.record.clone());
-                call_replay(&mut self.out, pid, &top.call, true);
+                call_replay(&mut self.out, &self.fmt, pid, &top.call, true);
                 self.put_signal_text(pid, &text, info.as_ref());
             }
             Some(top) if top.call.show == Show::Deferred => {

@@ -266,7 +266,7 @@ impl Engine {
                 );
             }
         } else if let Some(call) = call.filter(|c| c.show == Show::Live) {
-            call_replay(&mut self.out, pid, &call, false);
+            call_replay(&mut self.out, &self.fmt, pid, &call, false);
             let text = if call.kind == CallType::NotDone {
                 "..) = 0"
             } else {
