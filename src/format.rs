@@ -58,7 +58,7 @@ pub struct FormatConfig {
     /// `-Y` and `--pidns-translation`: what a pid parameter or result
     /// is printed with.
     pub decode_pids: DecodePids,
-    /// `-n`: each call's line starts with its number, `[  39] `.
+    /// `-n`: each call's line starts with its number, `[ 110] ` (getppid on x86_64).
     pub syscall_number: bool,
     /// `-i`: each call's line starts with the instruction pointer at the
     /// call, `[00007f0a1b2c3d4e] ` (8 digits for a 32-bit program).

@@ -65,7 +65,7 @@ pub(crate) struct Cli {
     #[arg(short = 'u', long = "user", value_name = "USER")]
     user: Option<String>,
 
-    /// Start each call's line with its number, `[  39] getppid() = 1`
+    /// Start each call's line with its number, `[ 110] getppid() = 1`
     #[arg(short = 'n', long = "syscall-number")]
     syscall_number: bool,
 
