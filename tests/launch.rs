@@ -272,3 +272,40 @@ fn daemonize_leaves_the_command_its_callers_child() {
         }
     }
 }
+
+#[test]
+fn daemonize_with_attached_processes_traces_them_from_rtrace() {
+    // Under -D the tracer is the grandchild: it attaches to -p's
+    // processes after the fork, so their calls are in the trace (and not
+    // stopped for good by a command that never asked to trace them).
+    let mut sleeper = Command::new("sleep").arg("1").spawn().unwrap();
+    let pid = sleeper.id().to_string();
+    let file = common::scratch_path("launch", "daemonize_p");
+    let status = rtrace_env()
+        .args(["-D", "-p", &pid, "-e", "trace=clock_nanosleep,exit_group"])
+        .args(["-o", file.to_str().unwrap(), "sh", "-c", "exit 5"])
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(5));
+    let text = common::trace_file_when(&file, std::time::Duration::from_secs(10), |t| {
+        t.matches("Process exited").count() == 2
+    })
+    .unwrap_or_else(|t| panic!("not both ends in {t:?}"));
+    let _ = sleeper.wait();
+    let lines = normalise(&text);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("PID2") && l.ends_with(" exit_group(0)")),
+        "{lines:?}"
+    );
+    // A -p that cannot be attached to: the command, already started, is
+    // killed, as without -D it would never have run.
+    let status = rtrace_env()
+        .args(["-D", "-p", "999999", "sh", "-c", "exit 5"])
+        .status()
+        .unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(status.signal(), Some(libc::SIGKILL));
+    let _ = std::fs::remove_file(&file);
+}

@@ -217,6 +217,12 @@ pub(crate) fn setup(cli: Cli) -> Result<Setup, ExitCode> {
         Ok(launch) => launch,
         Err((e, code)) => return Err(fail(&e, code)),
     };
+    if launch.daemonize > 0 && cli.same_cpu.is_some() {
+        return Err(fail(
+            "--same-cpu cannot be used with -D: rtrace goes on as another process, which the pin guard does not know",
+            2,
+        ));
+    }
     // -ff (or --output-separately) with -o: a file a task. Without -o it
     // is -f, as in strace.
     let separately = cli.follow >= 2 || cli.output_separately;

@@ -403,15 +403,31 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
     // into calls -e trace= leaves out too).
     extra.extend(cfg.select.inject.stopped_calls());
     let filter = seccomp.then(|| seccomp::program(&cfg.select.trace, &extra));
+    let daemonized = cfg.launch.daemonize > 0;
     let (mut engine, command, attach) = Engine::new(cfg, out, seccomp, colo);
     install_signal_handlers();
+    // Under -D the process that attaches must be the tracer, which the
+    // fork makes a grandchild: the command first (as strace does).
+    if daemonized
+        && !command.is_empty()
+        && let Err(e) = engine.spawn(&command, filter.as_deref())
+    {
+        engine.detach_all();
+        return Err(e);
+    }
     for &pid in &attach {
         if let Err(e) = engine.attach(pid) {
+            // Under -D the command runs already: as without -D, a failed
+            // -p leaves nothing running that was started.
+            if daemonized {
+                engine.kill_started();
+            }
             engine.detach_all();
             return Err(e);
         }
     }
-    if !command.is_empty()
+    if !daemonized
+        && !command.is_empty()
         && let Err(e) = engine.spawn(&command, filter.as_deref())
     {
         engine.detach_all();

@@ -70,7 +70,7 @@ pub(super) fn tasks_of(pid: i32) -> Result<Vec<i32>, Error> {
 }
 
 /// Whether task `tid` is a zombie.
-fn is_zombie(tid: i32) -> bool {
+pub(super) fn is_zombie(tid: i32) -> bool {
     kernel::stat_field(tid, 3).is_some_and(|state| state == "Z")
 }
 
@@ -139,10 +139,9 @@ impl Forked {
     /// Kill it unreleased.
     pub fn abandon(self) {
         if self.daemonized {
-            // The shell's own child: it ends itself (127) when the pipe
-            // closes without the byte, as rtrace's error says why.
-            // SAFETY: closing our end of the pipe.
-            unsafe { libc::close(self.wfd) };
+            // The caller's own child: it ends itself (127) when the pipe
+            // closes without the byte, at rtrace's exit, once rtrace's
+            // error has been said.
             return;
         }
         // SAFETY: kill and close take plain values.
@@ -361,6 +360,10 @@ impl Engine {
                 if daemonize > 0 {
                     // Traced now: no other tracer may come (-D's opening).
                     libc::prctl(libc::PR_SET_PTRACER, 0, 0, 0, 0);
+                    // The process rtrace was started as may have rtrace's
+                    // interrupt timer running: not the command's.
+                    let off: libc::itimerval = std::mem::zeroed();
+                    libc::setitimer(libc::ITIMER_REAL, &off, std::ptr::null_mut());
                 }
                 // Now, not earlier: a signal sent meanwhile is delivered as
                 // the command would have got it, and traced. Before the
@@ -502,13 +505,20 @@ impl Engine {
             signals::unblock(mask);
             // -DD: out of the shell's process group (a kill(0, ...) of the
             // command's misses it); -DDD: out of its session.
-            // SAFETY: setpgid and setsid on ourselves.
+            // SAFETY: setpgid, setsid and signal on ourselves.
             unsafe {
                 match daemonize {
                     2 => libc::setpgid(0, 0),
                     3.. => libc::setsid(),
                     _ => 0,
                 };
+                if daemonize >= 2 {
+                    // An orphaned process group's write to a terminal with
+                    // `stty tostop` fails (EIO) unless SIGTTOU is ignored:
+                    // the trace would be lost (strace ignores both too).
+                    libc::signal(libc::SIGTTOU, libc::SIG_IGN);
+                    libc::signal(libc::SIGTTIN, libc::SIG_IGN);
+                }
             }
         }
         let pid = if daemonize > 0 { started_as } else { pid };

@@ -433,7 +433,13 @@ impl Bpf {
             .procs
             .keys()
             .copied()
-            .filter(|&tid| !std::path::Path::new(&format!("/proc/{tid}")).exists())
+            // A zombie after the ring has been idle lost its exit record:
+            // under -D the command is its caller's to reap, and would stay
+            // one while rtrace waited for it.
+            .filter(|&tid| {
+                !std::path::Path::new(&format!("/proc/{tid}")).exists()
+                    || super::spawn::is_zombie(tid)
+            })
             .collect();
         for tid in vanished {
             self.engine.remove(tid);
