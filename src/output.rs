@@ -231,7 +231,7 @@ impl Output {
 
     /// End every open line: the trace is over (under `-ff`, each file's).
     pub fn end_lines(&mut self) {
-        for pid in self.split_pids() {
+        for pid in self.split_open_lines() {
             self.newline_for(Some(pid));
         }
         self.newline();

@@ -267,12 +267,16 @@ impl Output {
         self.split.as_ref()?.parked.get(&pid)
     }
 
-    /// `-ff`: the tasks whose files are open or parked.
-    pub(super) fn split_pids(&self) -> Vec<i32> {
+    /// `-ff`: the tasks whose line is open (in a file open or parked).
+    pub(super) fn split_open_lines(&self) -> Vec<i32> {
         let Some(split) = self.split.as_ref() else {
             return Vec::new();
         };
-        split.parked.keys().copied().chain(split.active).collect()
+        let open_lines = split.parked.iter().filter(|(_, l)| l.line_len > 0);
+        open_lines
+            .map(|(&pid, _)| pid)
+            .chain(split.active)
+            .collect()
     }
 
     /// Whether each task's trace goes to a file of its own (`-ff`).
@@ -291,8 +295,12 @@ impl Output {
         if !has_file {
             return;
         }
-        self.activate(Some(pid));
-        self.newline();
+        // A closed file whose line is ended has nothing left to write:
+        // not reopened.
+        if self.parked_line(pid).is_none_or(|l| l.line_len > 0) {
+            self.activate(Some(pid));
+            self.newline();
+        }
         self.activate(None);
         let split = self.split.as_mut().expect("checked above");
         if let Some(mut line) = split.parked.remove(&pid) {
