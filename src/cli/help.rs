@@ -6,6 +6,7 @@ Examples:
   rtrace ls /tmp                     trace a command
   rtrace -f -o trace.txt tcpdump -i usbmon1
                                      follow children, write the trace to a file
+  rtrace -ff -o trace wireshark      each process's trace in its own file, trace.PID
   rtrace -p 1234 -p 1240             attach to running processes (Ctrl-C detaches)
   rtrace -N -v cat /etc/hostname     name every parameter, print longer strings
   rtrace -f -e trace=ioctl dumpcap -i usbmon1
