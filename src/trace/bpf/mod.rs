@@ -433,12 +433,14 @@ impl Bpf {
             .procs
             .keys()
             .copied()
-            // A zombie after the ring has been idle lost its exit record:
-            // under -D the command is its caller's to reap, and would stay
-            // one while rtrace waited for it.
+            // A process that is a zombie, all its threads gone, after
+            // the ring has been idle lost its exit record: under -D the
+            // command is its caller's to reap, and would stay one while
+            // rtrace waited for it. (A leader whose threads live on is a
+            // zombie too, and not gone.)
             .filter(|&tid| {
                 !std::path::Path::new(&format!("/proc/{tid}")).exists()
-                    || super::spawn::is_zombie(tid)
+                    || (super::spawn::is_zombie(tid) && only_task(tid))
             })
             .collect();
         for tid in vanished {
@@ -528,4 +530,9 @@ impl Bpf {
             None => engine.out.raw(&format!("{text}\n")),
         }
     }
+}
+
+/// Whether `tid`'s thread group has no task left but `tid` itself.
+fn only_task(tid: i32) -> bool {
+    std::fs::read_dir(format!("/proc/{tid}/task")).is_ok_and(|d| d.count() == 1)
 }
