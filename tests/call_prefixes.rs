@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{fixture, fixture_m32, name, normalise, root_or_skip, rtrace};
+use common::{fixture, fixture_m32, name, normalise, root_or_skip, rtrace, same_layout};
 use std::path::Path;
 use std::process::Command;
 
@@ -15,25 +15,6 @@ fn engines() -> Vec<&'static str> {
         engines.push("bpf");
     }
     engines
-}
-
-/// `cmd` with the address space laid out the same in every run, so that
-/// two tracers' runs of one program see the same addresses.
-fn same_layout(cmd: &mut Command) -> &mut Command {
-    // SAFETY: personality is async-signal-safe and changes only the
-    // forked child's execution domain.
-    unsafe {
-        use std::os::unix::process::CommandExt;
-        cmd.pre_exec(|| {
-            let now = libc::personality(0xffff_ffff);
-            if now != -1 {
-                libc::personality(
-                    (now as libc::c_ulong) | libc::ADDR_NO_RANDOMIZE as libc::c_ulong,
-                );
-            }
-            Ok(())
-        })
-    }
 }
 
 /// The trace lines of `bin`'s id calls under rtrace (`engine`) with

@@ -309,3 +309,38 @@ fn daemonize_with_attached_processes_traces_them_from_rtrace() {
     assert_eq!(status.signal(), Some(libc::SIGKILL));
     let _ = std::fs::remove_file(&file);
 }
+
+#[test]
+fn daemonize_in_a_group_of_its_own_still_writes_to_a_tostop_terminal() {
+    // -DD puts rtrace in an orphaned process group, whose writes to a
+    // terminal with `stty tostop` fail unless SIGTTOU is ignored: the
+    // whole trace would be lost. `script` gives the run a terminal.
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("launch: no script here: the terminal case is not run");
+        return;
+    }
+    let line = format!(
+        "stty tostop; {} -DD --color never -e trace=getppid sh -c 'exit 0'; sleep 1",
+        env!("CARGO_BIN_EXE_rtrace")
+    );
+    let out = Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+    let lines = normalise(&text);
+    assert_eq!(
+        lines.first().map(String::as_str),
+        Some("Tracing sh -c \"exit 0\" (pid PID1)"),
+        "{text}"
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("getppid() = ")),
+        "{text}"
+    );
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some("Process exited normally with code 0"),
+        "{text}"
+    );
+}

@@ -330,38 +330,32 @@ pub fn run(cfg: Config, out: Output) -> Result<Exit, Error> {
         }
         return bpf::run(cfg, out);
     }
-    // As strace: the filter's processes could not run on untraced once the
-    // limit (or -b execve) lets them go (their selected calls would fail
-    // with ENOSYS).
-    if (cfg.syscall_limit.is_some() || cfg.detach_on_exec) && cfg.seccomp == SeccompMode::On {
-        let other = match cfg.detach_on_exec {
-            true => "-b execve",
-            false => "--syscall-limit",
-        };
-        return Err(Error::new(
-            format!(
-                "--seccomp-bpf cannot be used with {other}: the processes let go would keep the filter"
-            ),
-            2,
-        ));
-    }
-    // The emulations' user-notification filters stay with a process let
-    // go too, and their calls fail once rtrace is gone.
+    // The option that lets processes go, if any. As strace: a filter stays
+    // with a process let go, so the seccomp fast path's selected calls
+    // would fail with ENOSYS, and the emulations' user-notification ones
+    // once rtrace is gone.
+    let lets_go = match (cfg.detach_on_exec, cfg.syscall_limit.is_some()) {
+        (true, _) => Some("-b execve"),
+        (false, true) => Some("--syscall-limit"),
+        (false, false) => None,
+    };
     let emulated = cfg.usbmon_replay.is_some() || cfg.user_events.is_some();
-    if (cfg.syscall_limit.is_some() || cfg.detach_on_exec) && emulated {
-        let other = match cfg.detach_on_exec {
-            true => "-b execve",
-            false => "--syscall-limit",
-        };
-        return Err(Error::new(
-            format!(
+    let refused = lets_go.and_then(|other| {
+        if cfg.seccomp == SeccompMode::On {
+            Some(format!("--seccomp-bpf cannot be used with {other}: the processes let go would keep the filter"))
+        } else if emulated {
+            Some(format!(
                 "{other} cannot be used with --usbmon-replay or --user-events-emulate: the processes let go would keep the emulation's filter"
-            ),
-            2,
-        ));
+            ))
+        } else {
+            None
+        }
+    });
+    if let Some(error) = refused {
+        return Err(Error::new(error, 2));
     }
     let seccomp = match cfg.seccomp {
-        _ if cfg.syscall_limit.is_some() || cfg.detach_on_exec => false,
+        _ if lets_go.is_some() => false,
         SeccompMode::Off => false,
         mode => {
             let usable = cfg.select.trace.static_only

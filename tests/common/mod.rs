@@ -293,6 +293,14 @@ pub fn trace_file_when(
 /// run.
 pub fn trace_same_layout(args: &[&str], command: &[&str]) -> Run {
     let mut cmd = rtrace();
+    same_layout(&mut cmd);
+    trace_in(cmd, args, command, &[])
+}
+
+/// `cmd` run with its address space laid out the same in every run
+/// (`personality(ADDR_NO_RANDOMIZE)`, inherited by what it starts): two
+/// tracers' runs of one program then see the same addresses.
+pub fn same_layout(cmd: &mut Command) -> &mut Command {
     // SAFETY: personality is async-signal-safe and changes only this
     // (forked) process's execution domain.
     unsafe {
@@ -309,9 +317,8 @@ pub fn trace_same_layout(args: &[&str], command: &[&str]) -> Run {
                 );
             }
             Ok(())
-        });
+        })
     }
-    trace_in(cmd, args, command, &[])
 }
 
 fn trace_in(mut cmd: Command, args: &[&str], command: &[&str], env: &[(&str, &str)]) -> Run {
