@@ -409,10 +409,131 @@ fn time_calls() {
         "setitimer(ITIMER_REAL, {it_interval={tv_sec=0, tv_usec=0}, it_value={tv_sec=0, \
          tv_usec=0}}, NULL) = 0",
         "getitimer(99, &ADDR) = -1 [EINVAL]",
+        "adjtimex(NULL) = -1 [EFAULT]",
+        &read_timex("adjtimex(", "0"),
+        &read_timex("adjtimex(", "ADJ_OFFSET_SS_READ"),
+        &format!("adjtimex({}) = -1 [{}]", refused_tick(), refused()),
+        &format!(
+            "clock_adjtime(CLOCK_REALTIME, {{modes=ADJ_SETOFFSET|ADJ_NANO, {}, time={{tv_sec=3, \
+             tv_usec=18446744073709551615}}, {}}}) = -1 [{}]",
+            zero_fields("offset", "tolerance"),
+            zero_fields("tick", "tai"),
+            refused()
+        ),
+        &format!(
+            "clock_adjtime(CLOCK_MONOTONIC, {{modes=0, {}, time={{tv_sec=0, tv_usec=0}}, {}}}) \
+             = -1 [EOPNOTSUPP]",
+            zero_fields("offset", "tolerance"),
+            zero_fields("tick", "tai")
+        ),
+        &read_timex("clock_adjtime(CLOCK_REALTIME, ", "0"),
         "exit_group(0)",
         "Process exited normally with code 0",
     ]);
     assert_lines(&run.after_marker(), &expected);
+}
+
+/// `struct timex`'s fields in order, the time's two apart.
+const TIMEX_FIELDS: [&str; 18] = [
+    "offset",
+    "freq",
+    "maxerror",
+    "esterror",
+    "status",
+    "constant",
+    "precision",
+    "tolerance",
+    "tick",
+    "ppsfreq",
+    "jitter",
+    "shift",
+    "stabil",
+    "jitcnt",
+    "calcnt",
+    "errcnt",
+    "stbcnt",
+    "tai",
+];
+
+/// `from=0, ..., to=0`: the struct's fields from `from` to `to`, zero.
+fn zero_fields(from: &str, to: &str) -> String {
+    let at = |f: &str| TIMEX_FIELDS.iter().position(|n| *n == f).unwrap();
+    TIMEX_FIELDS[at(from)..=at(to)]
+        .iter()
+        .map(|f| format!("{f}=0"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The struct with `modes=ADJ_TICK, tick=1` and the rest zero.
+fn refused_tick() -> String {
+    format!(
+        "{{modes=ADJ_TICK, {}, time={{tv_sec=0, tv_usec=0}}, tick=1, {}}}",
+        zero_fields("offset", "tolerance"),
+        zero_fields("ppsfreq", "tai")
+    )
+}
+
+/// What the kernel answers a change it refuses: a bad value to root,
+/// the want of CAP_SYS_TIME to anyone else.
+fn refused() -> &'static str {
+    if unsafe { libc::geteuid() } == 0 {
+        "EINVAL"
+    } else {
+        "EPERM"
+    }
+}
+
+/// A read of the clock's state through `call` (its text up to the
+/// struct) with `modes`: the state and status the kernel reports now
+/// (asked here, and named by the kernel's own header's list, written out
+/// so that a wrong generated table fails), the values of the moment as
+/// `*` and `#`.
+fn read_timex(call: &str, modes: &str) -> String {
+    let mut tx: libc::timex = unsafe { std::mem::zeroed() };
+    let state = unsafe { libc::adjtimex(&mut tx) };
+    let states = [
+        "TIME_OK",
+        "TIME_INS",
+        "TIME_DEL",
+        "TIME_OOP",
+        "TIME_WAIT",
+        "TIME_ERROR",
+    ];
+    let bits = [
+        "STA_PLL",
+        "STA_PPSFREQ",
+        "STA_PPSTIME",
+        "STA_FLL",
+        "STA_INS",
+        "STA_DEL",
+        "STA_UNSYNC",
+        "STA_FREQHOLD",
+        "STA_PPSSIGNAL",
+        "STA_PPSJITTER",
+        "STA_PPSWANDER",
+        "STA_PPSERROR",
+        "STA_CLOCKERR",
+        "STA_NANO",
+        "STA_MODE",
+        "STA_CLK",
+    ];
+    let status: Vec<&str> = (0..16)
+        .filter(|b| tx.status & (1 << b) != 0)
+        .map(|b| bits[b])
+        .collect();
+    let status = if status.is_empty() {
+        "0".to_string()
+    } else {
+        status.join("|")
+    };
+    format!(
+        "{call}{{modes={modes}, offset=*, freq=*, maxerror=#, esterror=#, status={status}, \
+         constant=#, precision=#, tolerance=#, time={{tv_sec=#, tv_usec=#}}, tick=#, \
+         ppsfreq=*, jitter=#, shift=#, stabil=#, jitcnt=#, calcnt=#, errcnt=#, stbcnt=#, \
+         tai=#}}) = {state} ({})",
+        states[state as usize]
+    )
 }
 
 #[test]
@@ -434,6 +555,19 @@ fn i386_struct_layouts() {
         "sigaltstack({ss_sp=&0x10000, ss_flags=SS_DISABLE, ss_size=0}, NULL) = 0",
         "setrlimit(RLIMIT_CORE, {rlim_cur=0, rlim_max=0}) = 0",
         "ugetrlimit(RLIMIT_CORE, {rlim_cur=0, rlim_max=0}) = 0",
+        // i386's own struct timex for adjtimex and clock_adjtime (the
+        // kernel's old_timex32), the 64-bit one for clock_adjtime64.
+        &read_timex("adjtimex(", "0"),
+        &format!("adjtimex({}) = -1 [{}]", refused_tick(), refused()),
+        &format!(
+            "clock_adjtime(CLOCK_MONOTONIC, {}) = -1 [EOPNOTSUPP]",
+            refused_tick()
+        ),
+        &format!(
+            "clock_adjtime64(CLOCK_REALTIME, {}) = -1 [{}]",
+            refused_tick(),
+            refused()
+        ),
         "exit_group(0)",
         "Process exited normally with code 0",
     ]);

@@ -536,6 +536,11 @@ fn hdio(ok: bool) -> Vec<String> {
             "ioctl(-1, HDIO_GET_IDENTITY, {}) {res}",
             answered(&format!("\"ATA DISK{}\"..", "\\0".repeat(24)))
         ),
+        // The old IDE driver's 142 bytes, shown as far as -s.
+        format!(
+            "ioctl(-1, HDIO_OBSOLETE_IDENTITY, {}) {res}",
+            answered(&format!("\"OLD IDEK{}\"..", "\\0".repeat(24)))
+        ),
     ]
 }
 

@@ -274,7 +274,8 @@ PARTS = {
         "//! syscall_32.tbl's entry-point column (`clock_gettime64` runs `sys_clock_gettime`),\n"
         "//! where it names a `sys_` function other than the call's own name. Such a call\n"
         "//! takes the arguments that function's declaration gives, read in i386's layouts\n"
-        "//! where its compat entry point (the last column) says so.",
+        "//! where its compat entry point (the last column) says so; `I386_COMPAT` lists\n"
+        "//! the calls that have one.",
         "linux-source-6.1", "arch/x86/entry/syscalls/syscall_32.tbl", "table",
         consts=[], structs=[]),
     "timex": Part(
@@ -484,6 +485,17 @@ def entry_rows(text):
     return rows
 
 
+def compat_rows(text):
+    """The call of each syscall_32.tbl row with a compat entry point (a
+    fifth word)."""
+    rows = []
+    for line in text.splitlines():
+        words = line.split("#", 1)[0].split()
+        if len(words) >= 5 and words[4].startswith("compat_sys_"):
+            rows.append(words[2])
+    return rows
+
+
 def header(name, part, how, digest):
     """An output's first lines: where it came from, how, and the digest."""
     where = f"{part.member} of {part.tarball} (package {part.package})"
@@ -506,6 +518,15 @@ def render_table(name, part, digest):
         "pub const I386_ENTRY: &[(&str, &str)] = &[\n",
     ]
     out += [f"    (\"{call}\", \"{function}\"),\n" for call, function in rows]
+    out.append("];\n")
+    out += [
+        "\n/// The i386 calls with a compat entry point (the last column), in the table's\n",
+        "/// order: the kernel reads their memory in i386's layouts. A call without one\n",
+        "/// runs the native function, which reads fixed-width structs as x86_64 lays\n",
+        "/// them out (pointers and `long`s, where it takes any, by `in_compat_syscall()`).\n",
+        "pub const I386_COMPAT: &[&str] = &[\n",
+    ]
+    out += [f"    \"{call}\",\n" for call in compat_rows(read_member(part))]
     out.append("];\n")
     return "".join(out)
 

@@ -12,8 +12,9 @@
 //! - HDIO_DRIVE_RESET, HDIO_SCAN_HWIF: their three ints, in hex;
 //! - the HDIO_GET_* requests: the `unsigned long` they write, HDIO_GET_NICE's
 //!   as `1<<IDE_NICE_*` bits, HDIO_GET_BUSSTATE's as a `BUSSTATE_*` name,
-//!   HDIO_GET_IDENTITY's 512 bytes as a table (`bytes::put_table`);
-//!   HDIO_SET_NICE's bits by value.
+//!   HDIO_GET_IDENTITY's 512 bytes as a table (`bytes::put_table`), and
+//!   HDIO_OBSOLETE_IDENTITY's 142 (the old IDE driver's struct, which
+//!   ended before identify words 71-74); HDIO_SET_NICE's bits by value.
 //!
 //! HDIO_DRIVE_CMD's `command` is named from the ATA commands
 //! (`ATA_CMD_WRITE`), which only the kernel's internal `<linux/ata.h>`
@@ -21,13 +22,13 @@
 
 use super::{Arg, IF_IN, IF_OUT, IoctlGroup, Layout, Request};
 use crate::abi::gen_ata::ATA_CMDS;
-use crate::abi::layout::{Field, field};
+use crate::abi::layout::{Field, field, offset};
 use crate::abi::xlat::ioctl::{
-    HD_DRIVE_CMD_HDR, HD_GEOMETRY, HD_GEOMETRY_I386, HDIO_BUSSTATES, HDIO_DRIVE_CMD,
-    HDIO_DRIVE_RESET, HDIO_GET_32BIT, HDIO_GET_ACOUSTIC, HDIO_GET_ADDRESS, HDIO_GET_BUSSTATE,
-    HDIO_GET_DMA, HDIO_GET_IDENTITY, HDIO_GET_KEEPSETTINGS, HDIO_GET_MULTCOUNT, HDIO_GET_NICE,
-    HDIO_GET_NOWERR, HDIO_GET_UNMASKINTR, HDIO_GET_WCACHE, HDIO_GETGEO, HDIO_SCAN_HWIF,
-    HDIO_SET_NICE, IDE_NICE,
+    HD_DRIVE_CMD_HDR, HD_DRIVEID_OLD_END, HD_GEOMETRY, HD_GEOMETRY_I386, HDIO_BUSSTATES,
+    HDIO_DRIVE_CMD, HDIO_DRIVE_RESET, HDIO_GET_32BIT, HDIO_GET_ACOUSTIC, HDIO_GET_ADDRESS,
+    HDIO_GET_BUSSTATE, HDIO_GET_DMA, HDIO_GET_IDENTITY, HDIO_GET_KEEPSETTINGS, HDIO_GET_MULTCOUNT,
+    HDIO_GET_NICE, HDIO_GET_NOWERR, HDIO_GET_UNMASKINTR, HDIO_GET_WCACHE, HDIO_GETGEO,
+    HDIO_OBSOLETE_IDENTITY, HDIO_SCAN_HWIF, HDIO_SET_NICE, IDE_NICE,
 };
 use crate::format::{Naming, Printer};
 use crate::kernel::Arch;
@@ -36,6 +37,8 @@ use crate::kernel::Arch;
 const SECTOR_SIZE: u64 = 512;
 /// HDIO_GET_IDENTITY's answer: the drive's 256 identify words.
 const IDENTITY_SIZE: u64 = 512;
+/// HDIO_OBSOLETE_IDENTITY's answer: the identify words up to 71.
+const OLD_IDENTITY_SIZE: usize = offset(HD_DRIVEID_OLD_END, "words71_74");
 
 /// The argument types, for `--explain-ioctl` (the group reads them itself:
 /// their sizes depend on the program's ABI).
@@ -62,6 +65,11 @@ static ULONG: Layout = Layout {
 static IDENTITY: Layout = Layout {
     name: "char[512]",
     size: 512,
+    fields: &[],
+};
+static OLD_IDENTITY: Layout = Layout {
+    name: "char[142]",
+    size: OLD_IDENTITY_SIZE,
     fields: &[],
 };
 
@@ -92,6 +100,12 @@ static REQUESTS: &[Request] = &[
     req(HDIO_GET_NICE, "HDIO_GET_NICE", IF_IN, &ULONG),
     req(HDIO_GET_BUSSTATE, "HDIO_GET_BUSSTATE", IF_IN, &ULONG),
     req(HDIO_GET_IDENTITY, "HDIO_GET_IDENTITY", IF_IN, &IDENTITY),
+    req(
+        HDIO_OBSOLETE_IDENTITY,
+        "HDIO_OBSOLETE_IDENTITY",
+        IF_IN,
+        &OLD_IDENTITY,
+    ),
     // By value: the bits are the argument itself.
     req(HDIO_SET_NICE, "HDIO_SET_NICE", IF_OUT, &ULONG),
 ];
@@ -125,6 +139,9 @@ impl IoctlGroup for Hdio {
         match req.code {
             HDIO_SET_NICE => return p.flags("arg", arg & mask, IDE_NICE),
             HDIO_GET_IDENTITY => return super::bytes::put_table(p, "arg", arg, IDENTITY_SIZE),
+            HDIO_OBSOLETE_IDENTITY => {
+                return super::bytes::put_table(p, "arg", arg, OLD_IDENTITY_SIZE as u64);
+            }
             _ => {}
         }
         let geometry = if word == 4 {

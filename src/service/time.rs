@@ -1,8 +1,10 @@
 //! Time handlers: sleeps, clocks, interval timers, POSIX timers and timer
 //! fds; and the `struct timespec`/`timeval` printers other areas use.
 
+use crate::abi::layout::{Field, extent};
 use crate::abi::xlat::time::{
-    CLOCKS, HZ, ITIMERS, SIGEV_NOTIFY, TFD_FLAGS, TFD_TIMER_FLAGS, TIMER_FLAGS,
+    ADJTIMEX_MODES, ADJTIMEX_STATE, ADJTIMEX_STATUS, CLOCKS, HZ, ITIMERS, KERNEL_TIMEX,
+    SIGEV_NOTIFY, TFD_FLAGS, TFD_TIMER_FLAGS, TIMER_FLAGS, TIMEX_I386,
 };
 use crate::call::{CallClass::Normal, Handler, default_in};
 use crate::call::{CallCtx, CallType};
@@ -13,8 +15,8 @@ use crate::kernel::Arch;
 use crate::service::h;
 use crate::service::raw::out_param_in;
 use crate::service::raw::{
-    entered_done, i32_at, int_at, open_struct_dyn, put_int_ptr, put_named, read_vec, time_size,
-    uint_at, word_size,
+    entered_done, i32_at, int_at, lookup, open_struct_dyn, put_int_ptr, put_named, read_vec,
+    time_size, uint_at, word_size,
 };
 
 /// The i386 calls (403..=423) that take 64-bit `struct __kernel_timespec`
@@ -536,12 +538,83 @@ pub fn time_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     }
 }
 
-/// `clock_adjtime(which_clock, utx)`: the clock by name (the `struct
-/// timex` is not decoded yet: its pointer).
+/// The `struct timex` layout a call reads: i386's 32-bit one for its
+/// adjtimex and clock_adjtime, the explicit-padded `__kernel_timex`
+/// (the same for both ABIs) everywhere else.
+fn timex_layout(c: &CallCtx) -> &'static [Field] {
+    if c.arch == Arch::I386 && !is_time64(c) {
+        TIMEX_I386
+    } else {
+        KERNEL_TIMEX
+    }
+}
+
+/// A `struct timex` at `addr`, every field as strace prints it: the
+/// modes and status by name, the time as `{tv_sec, tv_usec}`. The kernel
+/// writes the whole struct back on success, so it is printed at leave:
+/// what the call did with it (after a failure, what went in).
+fn put_timex(p: &mut Printer, name: &str, addr: u64, layout: &[Field]) {
+    let Some(b) = open_struct_dyn(p, name, addr, extent(layout)) else {
+        return;
+    };
+    for f in layout {
+        let Some(v) = f.read(&b) else { continue };
+        match f.name {
+            "modes" => p.flags(f.name, v, ADJTIMEX_MODES),
+            "status" => p.flags(f.name, v as u32 as u64, ADJTIMEX_STATUS),
+            "time.tv_sec" => {
+                p.open("time", "{", Naming::Fields);
+                p.int("tv_sec", v as i64);
+            }
+            // strace prints the microseconds unsigned, at their width.
+            "time.tv_usec" => {
+                p.uint("tv_usec", v & (u64::MAX >> (64 - 8 * f.size)));
+                p.close("}");
+            }
+            _ => p.int(f.name, v as i64),
+        }
+    }
+    p.close_struct(true);
+}
+
+/// After adjtimex's and clock_adjtime's result, the clock's state by
+/// name: `= 5 (TIME_ERROR)`.
+fn put_clock_state(p: &mut Printer, result: i64) {
+    if let Some(state) = lookup(ADJTIMEX_STATE, result).filter(|_| p.symbols()) {
+        crate::decode::put_extended(p, "state", |p, n| p.field(n, state));
+    }
+}
+
+/// `adjtimex(txc_p)`: the struct at leave.
+pub fn adjtimex_out(_p: &mut Printer, _c: &mut CallCtx) -> CallType {
+    CallType::NotDone
+}
+
+/// Leave half of adjtimex.
+pub fn adjtimex_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    put_timex(p, "txc_p", c.args[0], timex_layout(c));
+    p.equals();
+    p.result(c.result);
+    if !failed {
+        put_clock_state(p, c.result);
+    }
+}
+
+/// `clock_adjtime(which_clock, utx)`: the clock by name; the struct at
+/// leave.
 pub fn clock_adjtime_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
     put_clockid(p, "which_clock", c.int(0));
-    p.ptr("utx", c.args[1]);
-    CallType::Done
+    CallType::NotDone
+}
+
+/// Leave half of clock_adjtime.
+pub fn clock_adjtime_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
+    put_timex(p, "utx", c.args[1], timex_layout(c));
+    p.equals();
+    p.result(c.result);
+    if !failed {
+        put_clock_state(p, c.result);
+    }
 }
 
 /// `utime(filename, times)`: the `struct utimbuf`'s two times, each with
@@ -585,8 +658,14 @@ pub static HANDLERS: &[Handler] = &[
         clock_nanosleep_in,
         Normal,
     ),
-    h("clock_adjtime", clock_adjtime_out, default_in, Normal),
-    h("clock_adjtime64", clock_adjtime_out, default_in, Normal),
+    h("adjtimex", adjtimex_out, adjtimex_in, Normal),
+    h("clock_adjtime", clock_adjtime_out, clock_adjtime_in, Normal),
+    h(
+        "clock_adjtime64",
+        clock_adjtime_out,
+        clock_adjtime_in,
+        Normal,
+    ),
     h("clock_settime", clock_settime_out, default_in, Normal),
     h("clock_settime64", clock_settime_out, default_in, Normal),
     h("getitimer", getitimer_out, getitimer_in, Normal),

@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 018acb8d97a83120a00c473ba4404b7385dcc69f3b01cb72ce91914ef352b181
+//! headers-sha256: ec34a800a4d6fed0ef2417307bbf8501272258fab98f65dc3d3de364454e2a63
 
 use super::super::flags::{FlagDef, flag};
 use super::super::layout::Field;
@@ -2590,6 +2590,8 @@ pub const HDIO_GET_NICE: u32 = 0x30c;
 pub const HDIO_SET_NICE: u32 = 0x329;
 /// `HDIO_GET_BUSSTATE` (`<linux/hdreg.h>`).
 pub const HDIO_GET_BUSSTATE: u32 = 0x31a;
+/// `HDIO_OBSOLETE_IDENTITY` (`<linux/hdreg.h>`).
+pub const HDIO_OBSOLETE_IDENTITY: u32 = 0x307;
 
 /// HDIO_GET/SET_NICE's bits (`<linux/hdreg.h>`).
 pub const IDE_NICE: &[FlagDef] = &[
@@ -2621,6 +2623,12 @@ pub const HD_GEOMETRY_I386: &[Field] = &[
     Field { name: "sectors", off: 1, size: 1, signed: false },
     Field { name: "cylinders", off: 2, size: 2, signed: false },
     Field { name: "start", off: 4, size: 4, signed: false },
+];
+
+/// Where HDIO_OBSOLETE_IDENTITY's answer ends ("returns 142 bytes", says the header):
+/// the identify words up to words 71-74, which the old IDE driver's struct lacked: `struct hd_driveid`, x86_64's layout (`<linux/hdreg.h>`).
+pub const HD_DRIVEID_OLD_END: &[Field] = &[
+    Field { name: "words71_74", off: 142, size: 8, signed: false },
 ];
 
 /// HDIO_DRIVE_CMD's command (the kernel writes status, error and count over it): `struct hd_drive_cmd_hdr`, x86_64's layout (`<linux/hdreg.h>`).

@@ -7,7 +7,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: 018acb8d97a83120a00c473ba4404b7385dcc69f3b01cb72ce91914ef352b181
+//! headers-sha256: ec34a800a4d6fed0ef2417307bbf8501272258fab98f65dc3d3de364454e2a63
 
 use super::super::layout::Field;
 

@@ -361,6 +361,18 @@ impl Shape {
         self.i386_align().is_some()
     }
 
+    /// Whether the type holds no pointer and no `long` at any depth: its
+    /// members are as wide on i386 as on x86_64 (where they sit may
+    /// still differ: [`Shape::i386_layout_same`]).
+    pub fn fixed_width(&self) -> bool {
+        match &self.kind {
+            Kind::Ptr | Kind::Int { long: true, .. } => false,
+            Kind::Array { elem, .. } => elem.fixed_width(),
+            Kind::Struct { members, .. } => members.iter().all(|m| m.shape.fixed_width()),
+            _ => true,
+        }
+    }
+
     /// The type's alignment on i386, or `None` if its layout differs there.
     fn i386_align(&self) -> Option<usize> {
         match &self.kind {

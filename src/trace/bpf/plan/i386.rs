@@ -148,13 +148,17 @@ fn same_as_x86_64(
     let aligned = sig.params.len() == fields.len();
     let same = |i: u8| aligned && (i as usize) < split.unwrap_or(fields.len()).min(fields.len());
     // And structs an i386 program lays out as the kernel does (no
-    // pointers or longs: struct statx, an int).
+    // pointers or longs: struct statx, an int). A call without a compat
+    // entry point runs the native function, which reads a struct of
+    // fixed-width members as x86_64 lays it out, whatever padding BTF
+    // does not show (`struct __kernel_timex`'s `int :32`).
+    let native = !crate::abi::gen_i386_entry::I386_COMPAT.contains(&name);
     let same_layout = |i: u8| {
         let base = fields.get(i as usize).map(|f| pointee(f.ty));
         base.as_deref().is_some_and(is_bytes)
             || base
                 .and_then(|b| crate::ioctl::btf::describe(&b))
-                .is_some_and(|t| t.shape.i386_layout_same())
+                .is_some_and(|t| t.shape.i386_layout_same() || (native && t.shape.fixed_width()))
     };
     for cap in captures(name, fields, limits).captures() {
         // The program follows these in their compat layouts (32-bit
