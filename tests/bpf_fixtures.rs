@@ -62,6 +62,7 @@ const MORE_FIXTURES: &[&str] = &[
     "affinity",
     "anon_reuse",
     "bigcount",
+    "calls_ldt",
     "calls_straceset",
     "calls_time",
     "classes",

@@ -433,6 +433,31 @@ fn time_calls() {
     assert_lines(&run.after_marker(), &expected);
 }
 
+/// set_thread_area, get_thread_area and modify_ldt's `struct user_desc`:
+/// its flags are bit-fields (`abi::layout::BitField`); `lm` is shown only
+/// to x86_64 callers; the entry set_thread_area chose after its result.
+#[test]
+fn segment_descriptors() {
+    let bin = fixture("calls_ldt");
+    let run = trace(&[], &[name(&bin)]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let tls = "base_addr=0x1000, limit=0xfffff, seg_32bit=1, contents=0, read_exec_only=0, \
+               limit_in_pages=1, seg_not_present=0, useable=1";
+    let expected = owned(&[
+        "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+        &format!("set_thread_area({{entry_number=-1, {tls}}}) = 0 (entry_number=12)"),
+        &format!("get_thread_area({{entry_number=12, {tls}}}) = 0"),
+        "get_thread_area({entry_number=99, ..}) = -1 [EINVAL]",
+        "set_thread_area(&0x1) = -1 [EFAULT]",
+        "modify_ldt(1, {entry_number=0, base_addr=0x0, limit=0xff, seg_32bit=1, contents=2, \
+         read_exec_only=1, limit_in_pages=0, seg_not_present=0, useable=0, lm=0}, 16) = 0",
+        "modify_ldt(0, &ADDR, 64) = 64",
+        "exit_group(0)",
+        "Process exited normally with code 0",
+    ]);
+    assert_lines(&run.after_marker(), &expected);
+}
+
 /// `struct timex`'s fields in order, the time's two apart.
 const TIMEX_FIELDS: [&str; 18] = [
     "offset",

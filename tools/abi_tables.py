@@ -25,6 +25,10 @@ the values the C compiler gives. Each table is one `T(...)`:
   and size only). `m32=True` takes the layout an i386 program sees
   (compiled with `-m32`), which is the compat layout the x86_64 kernel
   reads for an i386 caller.
+- "bitfields": a struct's bit-fields (`&[BitField]`: name, bit offset from
+  the struct's start, width, signedness, `abi::layout::BitField`), which
+  `offsetof` cannot give: the generator sets each to all ones in a zeroed
+  struct and reports the bits that changed.
 """
 
 
@@ -33,8 +37,8 @@ class T:
 
     def __init__(self, area, name, headers, kind, doc, names=None, prefix=None, enum=None,
                  exclude=(), ty="i64", bits=64, sort=False, struct=None, m32=False):
-        assert kind in ("values", "flags", "shift", "consts", "layout"), kind
-        assert (kind == "layout") == (struct is not None), name
+        assert kind in ("values", "flags", "shift", "consts", "layout", "bitfields"), kind
+        assert (kind in ("layout", "bitfields")) == (struct is not None), name
         assert [names, prefix, enum].count(None) == 2, name
         self.area, self.name, self.headers, self.kind, self.doc = area, name, headers, kind, doc
         self.names, self.prefix, self.enum, self.exclude = names, prefix, enum, set(exclude)
@@ -3900,6 +3904,15 @@ TABLES = [
     T("ioctl", "PERF_QUERY_BPF_LAYOUT", ["linux/perf_event.h"], "layout",
       "PERF_EVENT_IOC_QUERY_BPF's query", struct="perf_event_query_bpf",
       names=["ids_len", "prog_cnt"]),
+    # set_thread_area, get_thread_area, modify_ldt: an x86 segment descriptor.
+    T("process", "USER_DESC", ["asm/ldt.h"], "layout",
+      "A TLS or LDT entry: its number, base and limit", struct="user_desc",
+      names=["entry_number", "base_addr", "limit"]),
+    T("process", "USER_DESC_BITS", ["asm/ldt.h"], "bitfields",
+      "A TLS or LDT entry's flags, in the order strace prints them (`lm`, x86_64's\n"
+      "/// alone, is left out for i386 callers, whose kernel ignores it)", struct="user_desc",
+      names=["seg_32bit", "contents", "read_exec_only", "limit_in_pages", "seg_not_present",
+             "useable", "lm"]),
     T("process", "PERF_ATTR_SIZES", ["linux/perf_event.h"], "consts",
       "The first published `perf_event_attr`'s size", names=["PERF_ATTR_SIZE_VER0"], ty="u32"),
     T("process", "PERF_ATTR_LAYOUT", ["linux/perf_event.h"], "layout",

@@ -125,8 +125,28 @@ def program(tables):
                 # used only where the headers lack the name (strace's
                 # xlat fallbacks do the same).
                 lines += [f"#ifndef {name}", f"# define {name} ({fallback})", "#endif"]
-    lines += ["#include <stdio.h>", "#include <stddef.h>", "int main(void) {"]
+    lines += ["#include <stdio.h>", "#include <stddef.h>", "#include <string.h>",
+              "int main(void) {"]
     for t in tables:
+        if t.kind == "bitfields":
+            # A bit-field has no offsetof: set it to all ones in a zeroed
+            # struct and find the bits that changed (little-endian bit
+            # numbers from the struct's start); -1 read back below zero is
+            # a signed field.
+            ctype = f"struct {t.struct}"
+            for _, name, _, _ in rows_of(t):
+                lines += [
+                    "    {",
+                    f"        {ctype} s; unsigned char *b = (unsigned char *)&s;",
+                    "        long first = -1, last = -1;",
+                    "        memset(&s, 0, sizeof s);",
+                    f"        s.{name} = -1;",
+                    "        for (long i = 0; i < (long)sizeof s * 8; i++)",
+                    "            if (b[i / 8] >> (i % 8) & 1) { if (first < 0) first = i; last = i; }",
+                    f'        printf("%ld %ld %d\\n", first, last - first + 1, s.{name} < 0);',
+                    "    }",
+                ]
+            continue
         if t.kind == "layout":
             # Offset, size and (for a scalar) signedness of each field.
             # `struct=TAG`, or `struct="union TAG"` for a union's members
@@ -169,7 +189,7 @@ def values(table):
     """(mask, value, printed name) of every row, as the compiler sees them."""
     out, read = compile_and_run(program([table]), table.name, table.m32)
     nums = iter(int(v) for v in out)
-    if table.kind == "layout":
+    if table.kind in ("layout", "bitfields"):
         return [(None, (next(nums), next(nums), next(nums)), printed.removesuffix("{}"))
                 for _, _, printed, _ in rows_of(table)], read
     bits = (1 << table.bits) - 1
@@ -194,6 +214,10 @@ def values(table):
 
 
 def render_row(table, mask, value, name):
+    if table.kind == "bitfields":
+        bit, width, signed = value
+        return (f'    BitField {{ name: "{name}", bit: {bit}, width: {width}, '
+                f'signed: {"true" if signed else "false"} }},\n')
     if table.kind == "layout":
         off, size, signed = value
         return (f'    Field {{ name: "{name}", off: {off}, size: {size}, '
@@ -237,16 +261,21 @@ def render(area, results, digest):
         uses.append("FlagDef")
         out.append(f"use super::super::flags::{{{', '.join(sorted(uses))}}};\n" if len(uses) > 1
                    else f"use super::super::flags::{uses[0]};\n")
-    if any(t.kind == "layout" for t in tables):
-        out.append("use super::super::layout::Field;\n")
+    row_types = [ty for kind, ty in (("bitfields", "BitField"), ("layout", "Field"))
+                 if any(t.kind == kind for t in tables)]
+    if row_types:
+        out.append(f"use super::super::layout::{row_types[0]};\n" if len(row_types) == 1
+                   else f"use super::super::layout::{{{', '.join(row_types)}}};\n")
     for t in tables:
         rows = results[t.name][0]
-        if t.kind == "layout":
+        if t.kind in ("layout", "bitfields"):
             arch = "i386's (`-m32`)" if t.m32 else "x86_64's"
             ctype = t.struct if t.struct.startswith("union ") else f"struct {t.struct}"
-            out.append(f"\n/// {t.doc}: `{ctype}`, {arch} layout "
+            what, ty = ((f"`{ctype}`'s bit-fields", "BitField") if t.kind == "bitfields"
+                        else (f"`{ctype}`", "Field"))
+            out.append(f"\n/// {t.doc}: {what}, {arch} layout "
                        f"(`{'`, `'.join(f'<{h}>' for h in t.headers)}`).\n")
-            out.append(f"pub const {t.name}: &[Field] = &[\n")
+            out.append(f"pub const {t.name}: &[{ty}] = &[\n")
             out += [render_row(t, m, v, n) for m, v, n in rows]
             out.append("];\n")
             continue

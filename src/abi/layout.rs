@@ -42,6 +42,44 @@ impl Field {
     }
 }
 
+/// One bit-field of a generated struct (`kind="bitfields"` in
+/// tools/abi_tables.py): where its bits start, counted from the struct's
+/// first byte's lowest bit, and how many there are.
+#[derive(Clone, Copy, Debug)]
+pub struct BitField {
+    /// The member's name (what is printed).
+    pub name: &'static str,
+    /// Its first bit, little-endian from the struct's start.
+    pub bit: usize,
+    /// Its width in bits.
+    pub width: usize,
+    /// Whether its type is signed.
+    pub signed: bool,
+}
+
+impl BitField {
+    /// The field's value in `bytes` (sign-extended when its type is
+    /// signed), or None when `bytes` is too short to hold it.
+    pub fn read(&self, bytes: &[u8]) -> Option<u64> {
+        debug_assert!(
+            self.width > 0 && self.width <= 57,
+            "a bit-field fits 8 bytes"
+        );
+        let first = self.bit / 8;
+        let last = (self.bit + self.width - 1) / 8;
+        let raw = bytes.get(first..=last)?;
+        let mut b = [0u8; 8];
+        b[..raw.len()].copy_from_slice(raw);
+        let v = u64::from_le_bytes(b) >> (self.bit % 8);
+        let unused = 64 - self.width as u32;
+        Some(if self.signed {
+            (((v << unused) as i64) >> unused) as u64
+        } else {
+            (v << unused) >> unused
+        })
+    }
+}
+
 /// The field `name` of `layout`. Panics on a name the layout lacks: the
 /// layouts are generated from a list the decoders are written against.
 pub fn field(layout: &[Field], name: &str) -> Field {

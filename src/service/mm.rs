@@ -1,7 +1,6 @@
 //! Memory handlers: mmap (x86_64's, i386's old struct form and mmap2),
 //! munmap, mprotect, mremap, madvise, brk, msync, the mlock family,
-//! mincore, membarrier, process_madvise, remap_file_pages, pkey_alloc and
-//! modify_ldt's result.
+//! mincore, membarrier, process_madvise, remap_file_pages and pkey_alloc.
 
 use crate::abi::xlat::mm::{
     MADV_NAMES, MAP_FLAGS, MAP_HUGE_MASK, MAP_HUGE_SHIFT, MAP_TYPE, MCL_FLAGS, MLOCK_FLAGS,
@@ -340,34 +339,9 @@ pub fn mincore_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
     put_result(p, c);
 }
 
-/// Leave half of `modify_ldt(func, ptr, bytecount)`: x86_64's entry
-/// point returns an `int` zero-extended into the register (the kernel's
-/// own comment says so), so an error reaches the program as a large
-/// number, which `syscall(2)` does not take for one: the number, and the
-/// error its low 32 bits are, as strace shows both (`= 4294967258
-/// (-ENOSYS)`; strace `4294967258 ENOSYS (...)`).
-pub fn modify_ldt_in(p: &mut Printer, c: &mut CallCtx, _failed: bool) {
-    put_result(p, c);
-    let low = c.result as u32 as i32;
-    if c.arch == Arch::X86_64
-        && c.result == low as u32 as i64
-        && (-4095..0).contains(&low)
-        && let Some(name) = crate::call::errno_name(-(low as i64))
-    {
-        let text = format!("-{name}");
-        put_extended(p, "error", |p, n| p.field(n, &text));
-    }
-}
-
 /// This area's handlers (see `service::h`).
 pub static HANDLERS: &[Handler] = &[
     h("brk", brk_out, addr_in, Normal),
-    h(
-        "modify_ldt",
-        crate::service::generic::generic_out,
-        modify_ldt_in,
-        Normal,
-    ),
     h("mmap", mmap_out, mmap_in, Normal),
     h("mmap2", mmap2_out, mmap_in, Normal),
     h("munmap", munmap_out, default_in, Normal),

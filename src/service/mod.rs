@@ -21,6 +21,7 @@ pub mod generic;
 pub mod ipc;
 pub mod keys;
 pub mod landlock;
+pub mod ldt;
 pub mod mm;
 pub mod mount_api;
 pub mod mq;
@@ -80,6 +81,7 @@ static TABLES: &[&[Handler]] = &[
     fs_stat::HANDLERS,
     fs_xfer::HANDLERS,
     mm::HANDLERS,
+    ldt::HANDLERS,
     fanotify::HANDLERS,
     mount_api::HANDLERS,
     process::HANDLERS,

@@ -5,7 +5,7 @@
 //!
 //! Generated data: each table's names are listed in tools/abi_tables.py,
 //! each value is the C compiler's on the installed headers.
-//! headers-sha256: ec34a800a4d6fed0ef2417307bbf8501272258fab98f65dc3d3de364454e2a63
+//! headers-sha256: 898aae99219d0739404aea53fc527178a9e3a8f883f9e46719342c1ee6f32657
 
 use super::super::flags::{FlagDef, flag};
 use super::super::layout::Field;
