@@ -278,7 +278,7 @@ const BPF_LINES: &[&str] = &[
          map_extra=0}, 72)",
     "bpf(BPF_MAP_CREATE, {map_type=BPF_MAP_TYPE_ARRAY, key_size=4, value_size=8, \
          max_entries=16, map_flags=BPF_F_NUMA_NODE|BPF_F_RDONLY_PROG, inner_map_fd=FD3, \
-         numa_node=1}, 28)",
+         numa_node=NUMA_NO_NODE}, 28)",
     "bpf(BPF_MAP_CREATE, {map_type=BPF_MAP_TYPE_ARRAY, key_size=4, value_size=8, \
          max_entries=16, map_flags=BPF_F_NUMA_NODE|BPF_F_RDONLY_PROG, inner_map_fd=FD3, \
          numa_node=1, map_name=\"0123456789abcde\"..}, 44)",

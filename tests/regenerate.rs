@@ -85,7 +85,9 @@ fn skip_reason(part: &str) -> Option<String> {
             })
         }
         "usbmon" | "usbdevfs" | "user_events" | "ata" | "vt" | "timex" | "inet6_if"
-        | "x86_thread" | "chrdev" | "kdev" | "proc_ns" | "i386_entry" => kernel_source_skip(part),
+        | "x86_thread" | "chrdev" | "kdev" | "numa" | "proc_ns" | "i386_entry" => {
+            kernel_source_skip(part)
+        }
         "syscalls" => {
             let text = committed("src/abi/gen_syscall_args.rs");
             let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
@@ -165,6 +167,7 @@ fn regenerating_changes_nothing() {
         "x86_thread",
         "chrdev",
         "kdev",
+        "numa",
         "proc_ns",
         "i386_entry",
         "syscalls",
@@ -214,6 +217,6 @@ fn an_unknown_part_is_a_clear_error() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "regen: unknown part 'bogus' (abi, ioctls, netlink, usbmon, usbdevfs, user_events, ata, vt, timex, inet6_if, x86_thread, chrdev, kdev, proc_ns, i386_entry, syscalls)\n"
+        "regen: unknown part 'bogus' (abi, ioctls, netlink, usbmon, usbdevfs, user_events, ata, vt, timex, inet6_if, x86_thread, chrdev, kdev, numa, proc_ns, i386_entry, syscalls)\n"
     );
 }

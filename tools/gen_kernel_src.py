@@ -262,6 +262,12 @@ PARTS = {
         "linux-source-6.1", "include/linux/kdev_t.h", "source",
         consts=[Consts("The minor number's bits, below the major's", "u32", ["MINORBITS"])],
         structs=[]),
+    "numa": Part(
+        "The node number that means no NUMA node (a BPF map's `numa_node` without\n"
+        "//! one): the kernel-only include/linux/numa.h defines it.",
+        "linux-source-6.1", "include/linux/numa.h", "source",
+        consts=[Consts("No NUMA node", "u32", ["NUMA_NO_NODE"], hex=True)],
+        structs=[]),
     "proc_ns": Part(
         "The inode number of the initial pid namespace (/proc/self/ns/pid outside\n"
         "//! any container): the kernel-only include/linux/proc_ns.h fixes it.",

@@ -5,7 +5,7 @@
 //! kernel's headers, BTF or trace-event formats (each generated file says
 //! so at its top and names the command that remakes it: `tools/regen`;
 //! the name tables of [`xlat`] are declared in tools/abi_tables.py; the
-//! `gen_usbmon`, `gen_usbdevfs`, `gen_user_events`, `gen_ata`, `gen_vt`, `gen_timex`, `gen_inet6_if`, `gen_x86_thread`, `gen_chrdev`, `gen_kdev` and `gen_proc_ns` numbers and `gen_i386_entry`'s table, which no
+//! `gen_usbmon`, `gen_usbdevfs`, `gen_user_events`, `gen_ata`, `gen_vt`, `gen_timex`, `gen_inet6_if`, `gen_x86_thread`, `gen_chrdev`, `gen_kdev`, `gen_numa` and `gen_proc_ns` numbers and `gen_i386_entry`'s table, which no
 //! installed uapi header gives, come from the kernel's source tarball
 //! through tools/gen_kernel_src.py), plus the few
 //! plain definitions every decoder shares (the user_events event a
@@ -24,6 +24,8 @@ pub mod gen_i386_entry;
 pub mod gen_inet6_if;
 #[rustfmt::skip]
 pub mod gen_kdev;
+#[rustfmt::skip]
+pub mod gen_numa;
 #[rustfmt::skip]
 pub mod gen_proc_ns;
 #[rustfmt::skip]

@@ -13,6 +13,7 @@
 //! (`abi::xlat::bpf`, the bpf block of tools/abi_tables.py).
 
 use crate::abi::flags::FlagDef;
+use crate::abi::gen_numa::NUMA_NO_NODE;
 use crate::abi::layout::{Field, field};
 use crate::abi::xlat::bpf::{
     BPF_ATTACH_FLAGS, BPF_ATTACH_TYPES, BPF_BTF_LOAD_ATTR, BPF_CMDS, BPF_FILE_MODE_FLAGS,
@@ -615,7 +616,8 @@ fn put_field(p: &mut Printer, c: &CallCtx, cmd: &Cmd, fl: &F, at: Field, data: &
         K::Flags(table) => p.flags(name, v, table),
         K::Numa => {
             if sibling("map_flags") & flag(BPF_MAP_FLAGS, "BPF_F_NUMA_NODE") != 0 {
-                p.uint(name, v);
+                let none = (v as u32 == NUMA_NO_NODE).then_some("NUMA_NO_NODE");
+                p.symbol_decimal(name, v as u32 as i64, none);
             }
         }
         K::OldFd => {
