@@ -558,6 +558,34 @@ fn hdio_answered() {
     assert_lines(&section(&lines, "HDIO_GETGEO", want.len()), &want);
 }
 
+/// The two identities' sizes, seen whole with a long `-s`: the old IDE
+/// driver's 142 bytes (no `..`), the drive's 512 cut at 300.
+#[test]
+fn hdio_identities_are_their_sizes() {
+    let lines = run(&["-s", "300", "-e", INJECT], false).after_marker();
+    let identity = |name: &str| {
+        lines
+            .iter()
+            .find(|l| l.starts_with(&format!("ioctl(-1, {name}, ")))
+            .unwrap_or_else(|| panic!("no {name} line in {lines:?}"))
+            .clone()
+    };
+    assert_eq!(
+        identity("HDIO_OBSOLETE_IDENTITY"),
+        format!(
+            "ioctl(-1, HDIO_OBSOLETE_IDENTITY, \"OLD IDEK{}\") = 42 (INJECTED)",
+            "\\0".repeat(142 - 8)
+        )
+    );
+    assert_eq!(
+        identity("HDIO_GET_IDENTITY"),
+        format!(
+            "ioctl(-1, HDIO_GET_IDENTITY, \"ATA DISK{}\"..) = 42 (INJECTED)",
+            "\\0".repeat(300 - 8)
+        )
+    );
+}
+
 /// `struct hd_geometry`'s `start` and the `unsigned long`s are i386's.
 #[test]
 fn hdio_from_an_i386_program() {

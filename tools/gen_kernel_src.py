@@ -528,8 +528,9 @@ def render_table(name, part, digest):
     out += [
         "\n/// The i386 calls with a compat entry point (the last column), in the table's\n",
         "/// order: the kernel reads their memory in i386's layouts. A call without one\n",
-        "/// runs the native function, which reads fixed-width structs as x86_64 lays\n",
-        "/// them out (pointers and `long`s, where it takes any, by `in_compat_syscall()`).\n",
+        "/// runs its entry point's function itself (`I386_ENTRY`'s, else its own name's),\n",
+        "/// whose structs are as that function declares them (pointers and `long`s,\n",
+        "/// where it takes any, by `in_compat_syscall()`).\n",
         "pub const I386_COMPAT: &[&str] = &[\n",
     ]
     out += [f"    \"{call}\",\n" for call in compat_rows(read_member(part))]

@@ -129,8 +129,9 @@ pub const I386_ENTRY: &[(&str, &str)] = &[
 
 /// The i386 calls with a compat entry point (the last column), in the table's
 /// order: the kernel reads their memory in i386's layouts. A call without one
-/// runs the native function, which reads fixed-width structs as x86_64 lays
-/// them out (pointers and `long`s, where it takes any, by `in_compat_syscall()`).
+/// runs its entry point's function itself (`I386_ENTRY`'s, else its own name's),
+/// whose structs are as that function declares them (pointers and `long`s,
+/// where it takes any, by `in_compat_syscall()`).
 pub const I386_COMPAT: &[&str] = &[
     "open",
     "execve",

@@ -46,12 +46,14 @@ fn put_rest(p: &mut Printer, b: &[u8], arch: Arch) {
     }
 }
 
-/// The entry's number, as the signed int strace shows (`-1` asks the
-/// kernel to choose).
+/// The entry's number: `-1` (ask the kernel to choose) as strace shows
+/// it, any other unsigned.
 fn put_entry_number(p: &mut Printer, b: &[u8]) {
     let entry: Field = USER_DESC[0];
-    if let Some(v) = entry.read(b) {
-        p.int(entry.name, v as u32 as i32 as i64);
+    match entry.read(b) {
+        Some(v) if v as u32 == u32::MAX => p.int(entry.name, -1),
+        Some(v) => p.uint(entry.name, v),
+        None => {}
     }
 }
 

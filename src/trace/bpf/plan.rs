@@ -790,6 +790,21 @@ mod tests {
     }
 
     #[test]
+    fn only_an_i386_call_that_runs_its_declared_function_natively_reads_x86_64s_layout() {
+        use i386::runs_declared_function as native;
+        // Enters sys_clock_adjtime, which x86_64's clock_adjtime declares.
+        assert!(native("clock_adjtime64"));
+        assert!(native("getdents64"));
+        // Declared by x86_64's calls of their names, but they enter the
+        // 32-bit functions (sys_adjtimex_time32, sys_clock_adjtime32).
+        assert!(!native("adjtimex"));
+        assert!(!native("clock_adjtime"));
+        // Compat entry points.
+        assert!(!native("sysinfo"));
+        assert!(!native("rt_sigaction"));
+    }
+
+    #[test]
     fn the_spec_has_the_c_size() {
         // sizeof(struct rt_spec) in bpf/rtrace.h.
         assert_eq!(std::mem::size_of::<Spec>(), 64);

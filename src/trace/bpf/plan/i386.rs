@@ -126,6 +126,18 @@ pub(super) fn i386_captures(name: &str, x86_64: Option<&[Field]>, limits: Limits
     spec
 }
 
+/// Whether i386 call `name` runs the native function whose declaration
+/// its captures follow (`plan::i386_declared`): it has no compat entry
+/// point, and either enters its own name's function or has no x86_64
+/// call of its name, so that the declaration is the function's it enters
+/// (clock_adjtime64 runs sys_clock_adjtime; adjtimex, declared by
+/// x86_64's adjtimex, runs sys_adjtimex_time32 and its 32-bit struct).
+pub(super) fn runs_declared_function(name: &str) -> bool {
+    use crate::abi::gen_i386_entry::{I386_COMPAT, I386_ENTRY};
+    let renamed = I386_ENTRY.iter().any(|&(call, _)| call == name);
+    !I386_COMPAT.contains(&name) && (!renamed || crate::abi::declared(name).is_none())
+}
+
 /// What an i386 program's pointer is copied as when no declaration
 /// says: see [`i386_captures`].
 const I386_GUESS: u16 = 128;
@@ -148,11 +160,11 @@ fn same_as_x86_64(
     let aligned = sig.params.len() == fields.len();
     let same = |i: u8| aligned && (i as usize) < split.unwrap_or(fields.len()).min(fields.len());
     // And structs an i386 program lays out as the kernel does (no
-    // pointers or longs: struct statx, an int). A call without a compat
-    // entry point runs the native function, which reads a struct of
-    // fixed-width members as x86_64 lays it out, whatever padding BTF
-    // does not show (`struct __kernel_timex`'s `int :32`).
-    let native = !crate::abi::gen_i386_entry::I386_COMPAT.contains(&name);
+    // pointers or longs: struct statx, an int). A call that runs the
+    // function `fields` declares, with no compat entry point, reads a
+    // struct of fixed-width members as x86_64 lays it out, whatever
+    // padding BTF does not show (`struct __kernel_timex`'s `int :32`).
+    let native = runs_declared_function(name);
     let same_layout = |i: u8| {
         let base = fields.get(i as usize).map(|f| pointee(f.ty));
         base.as_deref().is_some_and(is_bytes)
