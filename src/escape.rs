@@ -36,6 +36,15 @@ impl TraceeText {
         TraceeText::new(&self.0[..self.0.len().min(max)])
     }
 
+    /// The text inside a `<...>` decoration (`-Y`'s `1234<comm>`): escaped
+    /// as [`fmt::Display`] escapes it, and `<` and `>` too, so that the
+    /// decoration ends where it seems to, as `-y`'s paths do.
+    pub fn in_decoration(&self) -> String {
+        let mut s = String::with_capacity(self.0.len());
+        c_escape_also(&self.0, true, b"<>", &mut s);
+        s
+    }
+
     /// The JSON form: a string (invalid UTF-8 shown as U+FFFD). The JSON
     /// writer escapes the control characters in it.
     pub fn json(&self) -> serde_json::Value {

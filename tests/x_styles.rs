@@ -470,6 +470,19 @@ fn y_prints_the_command_of_each_pid() {
         let run = trace(&all, &[name(&bin)]);
         assert_eq!(run.lines()[1], "getpid() = PID1<calls_proc>", "{opt:?}");
     }
+    // A command named with angle brackets cannot end its decoration
+    // early: they are escaped, as in -y's paths (strace: `<a\74b\76>`).
+    let dir = scratch("angle-name");
+    let link = dir.join("a<b>");
+    std::os::unix::fs::symlink(&bin, &link).unwrap();
+    let run = trace(&["-Y", "-e", "trace=getpid"], &[link.to_str().unwrap()]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(
+        run.lines()[1],
+        "getpid() = PID1<a\\74b\\76>",
+        "{}",
+        run.trace
+    );
     // clone3's parent_tid too (strace 6.1: `parent_tid=[23725<calls_proc>]`).
     let run = trace(&["-Y", "-e", "trace=clone3"], &[name(&bin)]);
     let line = run.lines()[1].clone();

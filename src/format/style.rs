@@ -377,7 +377,7 @@ pub fn decorated_pid(how: DecodePids, tid: i32, pid: i64) -> Option<(String, Val
     let mut json = serde_json::Map::new();
     json.insert("value".into(), Value::from(pid));
     if let Some(comm) = &comm {
-        let _ = write!(text, "<{comm}>");
+        let _ = write!(text, "<{}>", comm.in_decoration());
         json.insert("comm".into(), comm.json());
     }
     if let Some(n) = translated {
