@@ -1448,15 +1448,9 @@ TABLES = [
       ]),
     # was src/service/net.rs:ETH_PROTOS
     T("net", "ETH_PROTOS", ["linux/if_ether.h"], "values",
-      "`ETH_P_*` link-layer protocols from `<linux/if_ether.h>` (host order).",
-      names=[
-      "ETH_P_ALL",
-      "ETH_P_IP",
-      "ETH_P_ARP",
-      "ETH_P_8021Q",
-      "ETH_P_IPV6",
-      "ETH_P_LLDP",
-      ]),
+      "`ETH_P_*` link-layer protocols from `<linux/if_ether.h>` (host order; every one\n"
+      "/// the header defines, as strace's table has them)",
+      prefix="ETH_P_"),
     # was src/service/net.rs:ARPHRD
     T("net", "ARPHRD", ["linux/if_arp.h"], "values",
       "`ARPHRD_*` hardware types from `<linux/if_arp.h>`.",

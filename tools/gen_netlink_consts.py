@@ -30,6 +30,7 @@ HEADERS = [
     "linux/rtnetlink.h",
     "linux/if_link.h",
     "linux/if_bridge.h",
+    "linux/if_tun.h",
     "linux/if_addr.h",
     "linux/if.h",
     "linux/if_arp.h",
@@ -86,8 +87,9 @@ def text_of(header):
     return re.sub(r"//[^\n]*", " ", src)
 
 
-def enum_of(header, member, prefix=None):
-    """Members of the enum block in `header` that contains `member`."""
+def enum_of(header, member, prefix=None, keep=()):
+    """Members of the enum block in `header` that contains `member` (less
+    the `__*` and `*_MAX` bounds, but for the real members in `keep`)."""
     src = text_of(header)
     for body in re.findall(r"\benum\b[^{;]*\{(.*?)\}", src, flags=re.S):
         body = re.sub(r"^\s*#.*$", "", body, flags=re.M)
@@ -101,7 +103,7 @@ def enum_of(header, member, prefix=None):
                 n
                 for n in names
                 if not n.startswith("__")
-                and not n.endswith("_MAX")
+                and (not n.endswith("_MAX") or n in keep)
                 and (prefix is None or n.startswith(prefix))
             ]
     sys.exit(f"gen_netlink_consts: no enum with {member} in {header}")
@@ -186,6 +188,18 @@ TABLES = [
      "Link attributes (`<linux/if_link.h>`)."),
     ("IFLA_INFO_TYPES", "values", enum_of("linux/if_link.h", "IFLA_INFO_KIND"),
      "Attributes inside IFLA_LINKINFO."),
+    ("IFLA_BR_TYPES", "values",
+     enum_of("linux/if_link.h", "IFLA_BR_FORWARD_DELAY", keep=("IFLA_BR_MCAST_HASH_MAX",)),
+     "A bridge's attributes: IFLA_INFO_DATA of a link of kind \"bridge\"."),
+    ("BR_BOOLOPT_IDS", "values", enum_of("linux/if_bridge.h", "BR_BOOLOPT_NO_LL_LEARN"),
+     "IFLA_BR_MULTI_BOOLOPT's options, by bit number (`<linux/if_bridge.h>`)."),
+    ("BRIDGE_QUERIER_TYPES", "values",
+     enum_of("linux/if_bridge.h", "BRIDGE_QUERIER_IP_ADDRESS"),
+     "A bridge's multicast querier state, inside IFLA_BR_MCAST_QUERIER_STATE."),
+    ("IFLA_TUN_TYPES", "values", enum_of("linux/if_link.h", "IFLA_TUN_OWNER"),
+     "A tun device's attributes: IFLA_INFO_DATA of a link of kind \"tun\"."),
+    ("TUN_DEVICE_TYPES", "values", ["IFF_TUN", "IFF_TAP"],
+     "IFLA_TUN_TYPE's values (`<linux/if_tun.h>`)."),
     ("IFLA_XDP_TYPES", "values", enum_of("linux/if_link.h", "IFLA_XDP_FD"),
      "Attributes inside IFLA_XDP."),
     ("XDP_ATTACHED", "values", enum_of("linux/if_link.h", "XDP_ATTACHED_NONE"),
@@ -472,6 +486,7 @@ STRUCTS = [
     ("IFLA_CACHEINFO", "ifla_cacheinfo"),
     ("RTNL_LINK_IFMAP", "rtnl_link_ifmap"),
     ("IFLA_BRIDGE_ID", "ifla_bridge_id"),
+    ("BR_BOOLOPT_MULTI", "br_boolopt_multi"),
     ("NDMSG", "ndmsg"),
     ("NDA_CACHEINFO", "nda_cacheinfo"),
     ("FIB_RULE_HDR", "fib_rule_hdr"),

@@ -24,7 +24,7 @@ use crate::abi::xlat::net::{AF_INET, AF_INET6, AF_NETLINK, AF_PACKET, AF_UNIX};
 const SOCK_FLAGS: &[FlagDef] = SOCK_TYPES.split_at(SOCK_TYPES.len() - 2).1;
 
 /// A link-layer protocol in network order: `htons(ETH_P_ALL)`.
-fn put_eth_proto(p: &mut Printer, name: &str, be: u16) {
+pub(crate) fn put_eth_proto(p: &mut Printer, name: &str, be: u16) {
     let host = u16::from_be(be);
     let sym = lookup(ETH_PROTOS, host as i64);
     // The protocol as -X spells it: `htons(0x3 /* ETH_P_ALL */)`.

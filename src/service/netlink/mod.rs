@@ -20,7 +20,7 @@
 //! message framing, the message types of NETLINK_AUDIT, NETLINK_XFRM and
 //! NETLINK_NETFILTER (whose payloads, but netfilter's `struct nfgenmsg`,
 //! show as bytes) and struct printing; `attr.rs` the attributes;
-//! `route.rs` and `route_link.rs` (rtnetlink), `diag.rs` and
+//! `route.rs`, `route_link.rs` and `route_linkinfo.rs` (rtnetlink), `diag.rs` and
 //! `diag_local.rs` (sock_diag) and `genl.rs` (generic netlink) the
 //! payloads.
 
@@ -32,6 +32,7 @@ mod diag_local;
 mod genl;
 mod route;
 mod route_link;
+mod route_linkinfo;
 
 use crate::abi::xlat::net::FAMILIES;
 use crate::fdtable::FdTable;

@@ -274,7 +274,7 @@ static LINK_ATTRS: Attrs = Attrs {
         "IFLA_STATS" => Val::StructSince(&RTNL_LINK_STATS, "tx_compressed"),
         "IFLA_STATS64" => Val::StructSince(&RTNL_LINK_STATS64, "tx_compressed"),
         "IFLA_MAP" => Val::Struct(&RTNL_LINK_IFMAP),
-        "IFLA_LINKINFO" => Val::Nested(&LINKINFO_ATTRS),
+        "IFLA_LINKINFO" => Val::CustomCut(super::route_linkinfo::put_linkinfo),
         "IFLA_XDP" => Val::Nested(&XDP_ATTRS),
         "IFLA_PROP_LIST" => Val::Nested(&LINK_ATTRS),
         "IFLA_PROTO_DOWN_REASON" => Val::Nested(&PROTO_DOWN_REASON_ATTRS),
@@ -312,7 +312,7 @@ static PROTO_DOWN_REASON_ATTRS: Attrs = Attrs {
 
 /// IFLA_BRPORT_* inside an AF_BRIDGE link message's IFLA_PROTINFO: a
 /// bridge port's settings and state.
-static BRPORT_ATTRS: Attrs = Attrs {
+pub(super) static BRPORT_ATTRS: Attrs = Attrs {
     names: IFLA_BRPORT_TYPES,
     kind: |name| match name {
         "IFLA_BRPORT_PRIORITY"
@@ -339,7 +339,7 @@ static BRPORT_ATTRS: Attrs = Attrs {
 };
 
 /// `struct ifla_bridge_id`'s address, as a MAC address.
-fn bridge_id_field(p: &mut Printer, f: &super::Field, v: &[u8], _: &[u8]) -> bool {
+pub(super) fn bridge_id_field(p: &mut Printer, f: &super::Field, v: &[u8], _: &[u8]) -> bool {
     if f.name != "addr" {
         return false;
     }
@@ -376,15 +376,6 @@ static BRIDGE_VLAN_TUNNEL_ATTRS: Attrs = Attrs {
         "IFLA_BRIDGE_VLAN_TUNNEL_ID" => Val::U32,
         "IFLA_BRIDGE_VLAN_TUNNEL_VID" => Val::U16,
         "IFLA_BRIDGE_VLAN_TUNNEL_FLAGS" => Val::Flags16(BRIDGE_VLAN_INFO_FLAGS),
-        _ => Val::Bytes,
-    },
-};
-
-/// IFLA_INFO_* inside IFLA_LINKINFO.
-static LINKINFO_ATTRS: Attrs = Attrs {
-    names: IFLA_INFO_TYPES,
-    kind: |name| match name {
-        "IFLA_INFO_KIND" | "IFLA_INFO_SLAVE_KIND" => Val::Str,
         _ => Val::Bytes,
     },
 };
