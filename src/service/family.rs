@@ -1,13 +1,23 @@
-//! Address families, IP protocols, ports and IP addresses: the pieces of a socket
+//! Address families, IP protocols, link-layer protocols, ports and IP addresses: the pieces of a socket
 //! address that the socket calls (`net.rs`, `sockopt.rs`) and the netlink
 //! decoders (`netlink/route.rs`, `netlink/diag.rs`) share. They live here,
 //! below all of them, so no decoder imports another's module for them.
 
 use std::net::{Ipv4Addr, Ipv6Addr};
 
-use crate::abi::xlat::net::FAMILIES;
+use crate::abi::xlat::net::{ETH_PROTOS, FAMILIES};
 use crate::format::Printer;
-use crate::service::raw::{put_composed, put_named};
+use crate::service::raw::{lookup, put_composed, put_named};
+
+/// A link-layer protocol in network order: `htons(ETH_P_ALL)` (a packet
+/// socket's, a bridge's VLAN protocol).
+pub fn put_eth_proto(p: &mut Printer, name: &str, be: u16) {
+    let host = u16::from_be(be);
+    let sym = lookup(ETH_PROTOS, host as i64);
+    // The protocol as -X spells it: `htons(0x3 /* ETH_P_ALL */)`.
+    let text = format!("htons({})", p.spelling(&format!("{host:#x}"), sym));
+    put_composed(p, name, &text, |p| p.symbol(name, host as i64, sym));
+}
 
 /// An address family field.
 pub fn put_family(p: &mut Printer, name: &str, family: i64) {

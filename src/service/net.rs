@@ -3,7 +3,7 @@
 //! printer the message (`msg.rs`) and option (`sockopt.rs`) handlers use.
 
 use crate::abi::xlat::net::{
-    ARPHRD, ETH_PROTOS, IPPROTOS, MSG_FLAGS, NETLINK_PROTOS, PACKET_TYPES, SHUT_HOW, SOCK_TYPES,
+    ARPHRD, IPPROTOS, MSG_FLAGS, NETLINK_PROTOS, PACKET_TYPES, SHUT_HOW, SOCK_TYPES,
 };
 use std::net::{Ipv4Addr, Ipv6Addr};
 
@@ -12,9 +12,9 @@ use crate::call::{CallCtx, CallData, CallType};
 use crate::decode::put_fd;
 use crate::format::{FlagDef, Naming, Printer, quote};
 use crate::kernel::Memory;
-use crate::service::family::{put_family, put_port};
+use crate::service::family::{put_eth_proto, put_family, put_port};
 use crate::service::netlink;
-use crate::service::raw::{i32_at, lookup, put_composed, put_named, read_vec, u16_at, u32_at};
+use crate::service::raw::{i32_at, put_composed, put_named, read_vec, u16_at, u32_at};
 use crate::service::{Source, Subcall, h};
 
 use crate::abi::xlat::net::{AF_INET, AF_INET6, AF_NETLINK, AF_PACKET, AF_UNIX};
@@ -22,15 +22,6 @@ use crate::abi::xlat::net::{AF_INET, AF_INET6, AF_NETLINK, AF_PACKET, AF_UNIX};
 /// The flags accept4 takes: SOCK_TYPES's last two entries, without the
 /// types (whose values would name stray low bits).
 const SOCK_FLAGS: &[FlagDef] = SOCK_TYPES.split_at(SOCK_TYPES.len() - 2).1;
-
-/// A link-layer protocol in network order: `htons(ETH_P_ALL)`.
-pub(crate) fn put_eth_proto(p: &mut Printer, name: &str, be: u16) {
-    let host = u16::from_be(be);
-    let sym = lookup(ETH_PROTOS, host as i64);
-    // The protocol as -X spells it: `htons(0x3 /* ETH_P_ALL */)`.
-    let text = format!("htons({})", p.spelling(&format!("{host:#x}"), sym));
-    put_composed(p, name, &text, |p| p.symbol(name, host as i64, sym));
-}
 
 /// `socket(domain, type, protocol)`, also the first three of socketpair.
 pub fn socket_out(p: &mut Printer, c: &mut CallCtx) -> CallType {

@@ -11,6 +11,7 @@
 //! RTM_* types show their payload as bytes.
 
 use super::consts::*;
+use super::route_linkinfo::{BRPORT_ATTRS, put_linkinfo};
 use super::{Attrs, Indexed, Msg, Val, num, put_attrs, put_bit_names, put_bytes, put_struct};
 use crate::abi::xlat::net::{FAMILIES, IFF_FLAGS};
 use crate::format::Naming;
@@ -274,7 +275,7 @@ static LINK_ATTRS: Attrs = Attrs {
         "IFLA_STATS" => Val::StructSince(&RTNL_LINK_STATS, "tx_compressed"),
         "IFLA_STATS64" => Val::StructSince(&RTNL_LINK_STATS64, "tx_compressed"),
         "IFLA_MAP" => Val::Struct(&RTNL_LINK_IFMAP),
-        "IFLA_LINKINFO" => Val::CustomCut(super::route_linkinfo::put_linkinfo),
+        "IFLA_LINKINFO" => Val::CustomCut(put_linkinfo),
         "IFLA_XDP" => Val::Nested(&XDP_ATTRS),
         "IFLA_PROP_LIST" => Val::Nested(&LINK_ATTRS),
         "IFLA_PROTO_DOWN_REASON" => Val::Nested(&PROTO_DOWN_REASON_ATTRS),
@@ -309,43 +310,6 @@ static PROTO_DOWN_REASON_ATTRS: Attrs = Attrs {
         _ => Val::Bytes,
     },
 };
-
-/// IFLA_BRPORT_* inside an AF_BRIDGE link message's IFLA_PROTINFO: a
-/// bridge port's settings and state.
-pub(super) static BRPORT_ATTRS: Attrs = Attrs {
-    names: IFLA_BRPORT_TYPES,
-    kind: |name| match name {
-        "IFLA_BRPORT_PRIORITY"
-        | "IFLA_BRPORT_DESIGNATED_PORT"
-        | "IFLA_BRPORT_DESIGNATED_COST"
-        | "IFLA_BRPORT_ID"
-        | "IFLA_BRPORT_NO"
-        | "IFLA_BRPORT_GROUP_FWD_MASK" => Val::U16,
-        "IFLA_BRPORT_COST"
-        | "IFLA_BRPORT_MCAST_EHT_HOSTS_LIMIT"
-        | "IFLA_BRPORT_MCAST_EHT_HOSTS_CNT" => Val::U32,
-        "IFLA_BRPORT_MESSAGE_AGE_TIMER"
-        | "IFLA_BRPORT_FORWARD_DELAY_TIMER"
-        | "IFLA_BRPORT_HOLD_TIMER" => Val::ClockT,
-        "IFLA_BRPORT_ROOT_ID" | "IFLA_BRPORT_BRIDGE_ID" => {
-            Val::StructWith(&IFLA_BRIDGE_ID, bridge_id_field)
-        }
-        "IFLA_BRPORT_BACKUP_PORT" => Val::Ifindex,
-        // No value: a request to flush, padding.
-        "IFLA_BRPORT_UNSPEC" | "IFLA_BRPORT_FLUSH" | "IFLA_BRPORT_PAD" => Val::Bytes,
-        // The rest are one-byte switches and states.
-        _ => Val::U8,
-    },
-};
-
-/// `struct ifla_bridge_id`'s address, as a MAC address.
-pub(super) fn bridge_id_field(p: &mut Printer, f: &super::Field, v: &[u8], _: &[u8]) -> bool {
-    if f.name != "addr" {
-        return false;
-    }
-    crate::service::family::put_mac(p, f.name, v);
-    true
-}
 
 /// IFLA_BRIDGE_* inside an AF_BRIDGE link message's IFLA_AF_SPEC: flags,
 /// mode, a VLAN (`struct bridge_vlan_info`), VLAN tunnels; the MRP and CFM

@@ -2,12 +2,12 @@
 //! IFLA_INFO_DATA (a bridge's IFLA_BR_*, a tun device's IFLA_TUN_*), and,
 //! for a port, those of its master's kind in IFLA_INFO_SLAVE_DATA (a
 //! bridge port's IFLA_BRPORT_*), as strace decodes them. Any other kind's
-//! data stays bytes.
+//! data stays bytes. The bridge port's attributes live here too: an
+//! AF_BRIDGE link message's IFLA_PROTINFO (`route.rs`) holds them as well.
 
 use std::cell::RefCell;
 
 use super::consts::*;
-use super::route::{BRPORT_ATTRS, bridge_id_field};
 use super::{Attrs, Val, num, put_attrs, put_bit_names, put_bytes};
 use crate::format::Printer;
 use crate::service::raw::{u16_at, u32_at};
@@ -176,7 +176,7 @@ fn put_ether_proto(p: &mut Printer, v: &[u8]) {
     if v.len() < 2 {
         return put_bytes(p, "", v);
     }
-    crate::service::net::put_eth_proto(p, "", u16_at(v, 0));
+    crate::service::family::put_eth_proto(p, "", u16_at(v, 0));
 }
 
 /// A tun device's type, one byte (as the kernel reads it: `nla_get_u8`):
@@ -209,4 +209,41 @@ fn put_id(p: &mut Printer, v: &[u8]) {
         u32::MAX => p.int("", -1),
         id => p.uint("", id as u64),
     }
+}
+
+/// IFLA_BRPORT_* inside an AF_BRIDGE link message's IFLA_PROTINFO: a
+/// bridge port's settings and state.
+pub(super) static BRPORT_ATTRS: Attrs = Attrs {
+    names: IFLA_BRPORT_TYPES,
+    kind: |name| match name {
+        "IFLA_BRPORT_PRIORITY"
+        | "IFLA_BRPORT_DESIGNATED_PORT"
+        | "IFLA_BRPORT_DESIGNATED_COST"
+        | "IFLA_BRPORT_ID"
+        | "IFLA_BRPORT_NO"
+        | "IFLA_BRPORT_GROUP_FWD_MASK" => Val::U16,
+        "IFLA_BRPORT_COST"
+        | "IFLA_BRPORT_MCAST_EHT_HOSTS_LIMIT"
+        | "IFLA_BRPORT_MCAST_EHT_HOSTS_CNT" => Val::U32,
+        "IFLA_BRPORT_MESSAGE_AGE_TIMER"
+        | "IFLA_BRPORT_FORWARD_DELAY_TIMER"
+        | "IFLA_BRPORT_HOLD_TIMER" => Val::ClockT,
+        "IFLA_BRPORT_ROOT_ID" | "IFLA_BRPORT_BRIDGE_ID" => {
+            Val::StructWith(&IFLA_BRIDGE_ID, bridge_id_field)
+        }
+        "IFLA_BRPORT_BACKUP_PORT" => Val::Ifindex,
+        // No value: a request to flush, padding.
+        "IFLA_BRPORT_UNSPEC" | "IFLA_BRPORT_FLUSH" | "IFLA_BRPORT_PAD" => Val::Bytes,
+        // The rest are one-byte switches and states.
+        _ => Val::U8,
+    },
+};
+
+/// `struct ifla_bridge_id`'s address, as a MAC address.
+fn bridge_id_field(p: &mut Printer, f: &super::Field, v: &[u8], _: &[u8]) -> bool {
+    if f.name != "addr" {
+        return false;
+    }
+    crate::service::family::put_mac(p, f.name, v);
+    true
 }
