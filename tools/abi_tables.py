@@ -1449,8 +1449,8 @@ TABLES = [
     # was src/service/net.rs:ETH_PROTOS
     T("net", "ETH_PROTOS", ["linux/if_ether.h"], "values",
       "`ETH_P_*` link-layer protocols from `<linux/if_ether.h>` (host order; every one\n"
-      "/// the header defines, as strace's table has them)",
-      prefix="ETH_P_"),
+      "/// the header defines but the 802.3 bound; also netlink's VF VLAN protocols)",
+      prefix="ETH_P_", exclude=("ETH_P_802_3_MIN",)),
     # was src/service/net.rs:ARPHRD
     T("net", "ARPHRD", ["linux/if_arp.h"], "values",
       "`ARPHRD_*` hardware types from `<linux/if_arp.h>`.",

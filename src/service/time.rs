@@ -577,10 +577,14 @@ fn put_timex(p: &mut Printer, name: &str, addr: u64, layout: &[Field]) {
     p.close_struct(true);
 }
 
-/// After adjtimex's and clock_adjtime's result, the clock's state by
-/// name: `= 5 (TIME_ERROR)`.
-fn put_clock_state(p: &mut Printer, result: i64) {
-    if let Some(state) = lookup(ADJTIMEX_STATE, result).filter(|_| p.symbols()) {
+/// The leave of adjtimex and clock_adjtime: the struct the call wrote
+/// back (`name`, argument `arg`), the result, and after a success the
+/// clock's state by name: `= 5 (TIME_ERROR)`.
+fn timex_in(p: &mut Printer, c: &CallCtx, failed: bool, name: &str, arg: usize) {
+    put_timex(p, name, c.args[arg], timex_layout(c));
+    p.equals();
+    p.result(c.result);
+    if let Some(state) = lookup(ADJTIMEX_STATE, c.result).filter(|_| !failed && p.symbols()) {
         crate::decode::put_extended(p, "state", |p, n| p.field(n, state));
     }
 }
@@ -592,12 +596,7 @@ pub fn adjtimex_out(_p: &mut Printer, _c: &mut CallCtx) -> CallType {
 
 /// Leave half of adjtimex.
 pub fn adjtimex_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
-    put_timex(p, "txc_p", c.args[0], timex_layout(c));
-    p.equals();
-    p.result(c.result);
-    if !failed {
-        put_clock_state(p, c.result);
-    }
+    timex_in(p, c, failed, "txc_p", 0);
 }
 
 /// `clock_adjtime(which_clock, utx)`: the clock by name; the struct at
@@ -609,12 +608,7 @@ pub fn clock_adjtime_out(p: &mut Printer, c: &mut CallCtx) -> CallType {
 
 /// Leave half of clock_adjtime.
 pub fn clock_adjtime_in(p: &mut Printer, c: &mut CallCtx, failed: bool) {
-    put_timex(p, "utx", c.args[1], timex_layout(c));
-    p.equals();
-    p.result(c.result);
-    if !failed {
-        put_clock_state(p, c.result);
-    }
+    timex_in(p, c, failed, "utx", 1);
 }
 
 /// `utime(filename, times)`: the `struct utimbuf`'s two times, each with

@@ -214,7 +214,7 @@ pub const NETLINK_PROTOS: &[(i64, &str)] = &[
 ];
 
 /// `ETH_P_*` link-layer protocols from `<linux/if_ether.h>` (host order; every one
-/// the header defines, as strace's table has them) (`<linux/if_ether.h>`).
+/// the header defines but the 802.3 bound; also netlink's VF VLAN protocols) (`<linux/if_ether.h>`).
 pub const ETH_PROTOS: &[(i64, &str)] = &[
     (96, "ETH_P_LOOP"),
     (512, "ETH_P_PUP"),
@@ -288,7 +288,6 @@ pub const ETH_PROTOS: &[(i64, &str)] = &[
     (57345, "ETH_P_DSA_A5PSW"),
     (60734, "ETH_P_IFE"),
     (64507, "ETH_P_AF_IUCV"),
-    (1536, "ETH_P_802_3_MIN"),
     (1, "ETH_P_802_3"),
     (2, "ETH_P_AX25"),
     (3, "ETH_P_ALL"),

@@ -9,7 +9,7 @@
 
 use super::consts::*;
 use super::{Attrs, Field, Val, num, put_bytes};
-use crate::abi::xlat::net::FAMILIES;
+use crate::abi::xlat::net::{ETH_PROTOS, FAMILIES};
 use crate::format::{Naming, Printer};
 use crate::service::raw::{lookup, put_composed, uint_at};
 
@@ -172,7 +172,7 @@ fn vf_field(p: &mut Printer, f: &Field, v: &[u8], _: &[u8]) -> bool {
             };
             let text = format!(
                 "htons({})",
-                p.spelling(&number, lookup(ETH_P_NAMES, proto as i64))
+                p.spelling(&number, lookup(ETH_PROTOS, proto as i64))
             );
             put_composed(p, f.name, &text, |p| p.uint(f.name, proto as u64));
         }
