@@ -37,8 +37,8 @@ const PROGRAMS: &[(&str, &str)] = &[
 ];
 
 /// The tracepoints whose programs are typed (`tp_btf`, bpf/rtrace.bpf.c's
-/// sections): their BTF is made before the object is loaded, while aya
-/// still parses; `verify` checks the object agrees.
+/// sections): their BTF is made before the object is loaded, beside the
+/// offsets and tables; `verify` checks the object agrees.
 const TYPED: &[&str] = &["sys_enter", "sys_exit"];
 
 /// The program that notes a call seccomp settled before the kernel ran it
@@ -204,7 +204,7 @@ pub(super) fn counts_in_kernel(engine: &Engine) -> bool {
 const LONGEST_TO_VERIFY: &[&str] = &["rtrace_sys_exit", "rtrace_sys_enter"];
 
 /// The BTF the programs' loads look their kernel ids up in, made by
-/// rtrace (`typed_btf`) while aya parses vmlinux's: the typed tracepoints'
+/// rtrace (`typed_btf`) rather than parsed from vmlinux's: the typed tracepoints'
 /// and, apart, the fexit program's (its function's id lies far past the
 /// tracepoints': on 6.18, 53,000 against 11,000, and in one BTF that
 /// length cost every load's look-ups 7 ms).
@@ -309,6 +309,35 @@ fn verify<T>(
     })
 }
 
+/// Run `make` where the kernel's BTF cannot be found by its path, and
+/// return what it made (`None` if its thread panicked).
+///
+/// aya 0.14's `EbpfLoader::new` reads and parses /sys/kernel/btf/vmlinux
+/// (5 MB of BTF, about 40 MB of memory and 15 ms of a CPU, a third of
+/// the start-up's work) for CO-RE relocations, which rtrace's object has
+/// none of (`the_object_has_no_core_relocations`). aya 0.15, which parses
+/// only when the object asks, needs a newer Rust than these machines
+/// have. So the loader is made on a thread whose filesystem root is
+/// /sys/kernel/btf itself: `unshare(CLONE_FS)` gives the thread a root of
+/// its own, and under it the path names nothing, so aya goes without.
+/// Only `make` runs there, and the thread ends with it. Where either call
+/// is refused (no CAP_SYS_CHROOT), `make` runs as it would anywhere.
+fn without_vmlinux<T: Send + 'static>(make: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    std::thread::spawn(|| {
+        // SAFETY: both calls change only this thread's filesystem
+        // context (its root), which no other thread shares after the
+        // unshare; neither touches memory.
+        unsafe {
+            if libc::unshare(libc::CLONE_FS) == 0 {
+                libc::chroot(c"/sys/kernel/btf".as_ptr());
+            }
+        }
+        make()
+    })
+    .join()
+    .ok()
+}
+
 /// Load the program with the spec table for `engine`'s selection, and
 /// attach it.
 pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
@@ -321,16 +350,19 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
             2,
         ));
     }
-    // aya's loader parses the kernel's BTF as it is made (a third of the
-    // start-up's time): on a thread of its own, while the offsets and the
-    // spec table below are found. The object has no CO-RE relocations
-    // (tests: `the_object_has_no_core_relocations`), the one thing aya's
-    // load wants the parse for, so the same thread frees it (milliseconds
-    // more) before the load.
-    let loader = std::thread::spawn(|| {
-        let mut loader = EbpfLoader::new();
-        loader.btf(None);
-        loader
+    // What the load needs that rtrace's own tables do not: aya's loader,
+    // the kernel's features aya probes for with a dozen small programs
+    // and maps, and the BTF the typed programs' loads look their ids up
+    // in; made on a thread of their own while the offsets and the tables
+    // below are found.
+    let helper = std::thread::spawn(|| {
+        let loader = without_vmlinux(|| {
+            let mut loader = EbpfLoader::new();
+            loader.btf(None);
+            loader
+        });
+        aya::features();
+        (loader, Btfs::make())
     });
     let (pid_off, tgid_off, exit_off) = task_offsets()?;
     let [
@@ -467,14 +499,11 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         true => ioctl_plan::table(limits),
         false => Vec::new(),
     };
-    // The kernel's features, which aya's load probes for with a dozen
-    // small programs and maps, while the parse above is still under way.
-    aya::features();
-    let btfs = Btfs::make();
     let cannot_read = || Error::new("--bpf: cannot read the kernel's BTF".to_string(), 1);
     let af_netlink = u32::from(crate::abi::xlat::net::AF_NETLINK);
     let (pending_off, status_off) = (pending_offset(), status_offset());
-    let mut loader: EbpfLoader<'_> = loader.join().map_err(|_| cannot_read())?;
+    let (loader, btfs) = helper.join().map_err(|_| cannot_read())?;
+    let mut loader = loader.ok_or_else(cannot_read)?;
     let mut ebpf = loader
         // The task-local start times of -c in the kernel (no Rust side).
         .allow_unsupported_maps()
@@ -670,6 +699,18 @@ mod tests {
     fn the_object_has_no_core_relocations() {
         let object = aya_obj::Object::parse(OBJECT).expect("the object parses");
         assert!(!object.has_btf_relocations());
+    }
+
+    /// aya's loader is made where its read of the kernel's BTF fails (the
+    /// read `EbpfLoader::new` makes), and nowhere else: the process's
+    /// other threads still find the file.
+    #[test]
+    fn the_loader_is_made_where_vmlinux_cannot_be_read() {
+        let vmlinux = std::path::Path::new("/sys/kernel/btf/vmlinux");
+        assert!(vmlinux.exists(), "this test needs the kernel's BTF");
+        assert_eq!(without_vmlinux(|| Btf::from_sys_fs().is_err()), Some(true));
+        assert!(vmlinux.exists());
+        assert!(Btf::from_sys_fs().is_ok());
     }
 
     /// The object's typed programs are the tracepoints `TYPED` makes BTF for.

@@ -2,9 +2,9 @@
 //!
 //! aya's `BtfTracePoint::load` takes a parsed `aya::Btf` and looks one
 //! name up in it: the id of the typedef `btf_trace_TRACEPOINT`, which the
-//! kernel checks the program's arguments against. aya's loader has parsed
-//! vmlinux's BTF already but does not hand its parse out, and a second
-//! parse of the 5 MB costs a sixth of the start-up's time. So rtrace's own
+//! kernel checks the program's arguments against. A parse of vmlinux's 5 MB
+//! for that cost a sixth of the start-up's time (and rtrace keeps aya's
+//! loader from making one: `load::without_vmlinux`). So rtrace's own
 //! index (which the start-up builds anyway, for the kernel's offsets) finds
 //! those ids, and [`for_tracepoints`] hands aya a BTF of its own making
 //! that holds just those typedefs at the kernel's ids, each id before them
