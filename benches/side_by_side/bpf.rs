@@ -370,9 +370,18 @@ fn times(rtrace: &str, dir: &Path) {
         if w.rewrite && time_once(&w.cmd, None).is_none() {
             println!("{}: its warm-up run failed", w.name);
         }
-        // Interleaved rounds, so a noisy neighbour hits every column.
+        // Interleaved rounds, so a noisy neighbour hits every column; each
+        // round starts one column further on, so no column always follows
+        // the same one (a run just after `perf trace`'s, whose teardown
+        // the kernel is still doing, starts about 20 ms slower).
         for round in 0..runs {
-            for c in columns.iter_mut().filter(|c| round < c.runs && !c.failed) {
+            let first = round % columns.len();
+            let (before, after) = columns.split_at_mut(first);
+            for c in after
+                .iter_mut()
+                .chain(before.iter_mut())
+                .filter(|c| round < c.runs && !c.failed)
+            {
                 let _ = std::fs::remove_file(&own_file);
                 if let Some(output) = &w.output {
                     if !w.rewrite {
