@@ -148,6 +148,20 @@ static __always_inline __u64 *refetch_count(void)
 	return bpf_map_lookup_elem(&refetching, &zero);
 }
 
+/* Note that `tid`'s exit takes again the captures `bits` names
+ * (`refetch`), counting it where it is new. */
+static __always_inline void note_refetch(__u32 tid, __u8 bits, __u64 *pending)
+{
+	/* Counted when added, not when an entry a lost exit left is
+	 * replaced. */
+	if (bpf_map_update_elem(&refetch, &tid, &bits, BPF_NOEXIST) == 0) {
+		if (pending)
+			__sync_fetch_and_add(pending, 1);
+	} else {
+		bpf_map_update_elem(&refetch, &tid, &bits, BPF_ANY);
+	}
+}
+
 /* Whether the call of `spec` that returned `ret` never returns to user
  * space because its task is being killed (SIGKILL among its own pending
  * signals: an exit_group or an exec in another thread, a kill -9):
@@ -383,14 +397,7 @@ static __always_inline __u32 take_captures(struct scratch *s, struct rt_spec *ca
 	__u8 faulted = s->caps_faulted;
 	if (faulted) {
 		s->ev.flags |= RT_REFETCH;
-		/* Counted when added, not when an entry a lost exit left is
-		 * replaced. */
-		if (bpf_map_update_elem(&refetch, &tid, &faulted, BPF_NOEXIST) == 0) {
-			if (pending)
-				__sync_fetch_and_add(pending, 1);
-		} else {
-			bpf_map_update_elem(&refetch, &tid, &faulted, BPF_ANY);
-		}
+		note_refetch(tid, faulted, pending);
 	}
 	return each.off;
 }
@@ -652,6 +659,52 @@ static __always_inline int settled_at_exit(struct pt_regs *r, long ret, __u64 id
 	return 1;
 }
 
+/* The captures of the call of spec `index` taken at its entry, a bit
+ * each (a multiplexer's subcall's: all of them). */
+static __always_inline __u8 entry_captures(__u32 index)
+{
+	struct rt_spec *spec = bpf_map_lookup_elem(&specs, &index);
+	if (!spec || !spec->wanted)
+		return 0;
+	__u8 entry = spec->flags & (RT_SPEC_SOCKETCALL | RT_SPEC_IPC) ? 0xff : 0;
+	for (int i = 0; i < RT_MAX_CAPS; i++) {
+		if (i >= spec->ncaps)
+			break;
+		if (spec->caps[i].when & RT_AT_ENTER)
+			entry |= 1 << i;
+	}
+	return entry;
+}
+
+/* A call seccomp settled before the kernel ran it (SECCOMP_RET_ERRNO or
+ * _TRAP, a user-notification supervisor's answer): the kernel fires no
+ * sys_enter for it, only sys_exit, so its entry's captures were never
+ * taken (a path would show as its pointer). Its exit takes them: the
+ * call did not run, so the memory is as the program gave it. Told at
+ * the exit of a task with a seccomp filter whose entry bit (`entered`)
+ * is clear. A function of its own: its loop is checked once, not in
+ * each of the exit program's paths. */
+__noinline int note_settled(__u32 index, __u32 tid)
+{
+	__u8 entry = entry_captures(index);
+	if (entry)
+		note_refetch(tid, entry, refetch_count());
+	return 0;
+}
+
+/* Where a task's seccomp mode is (`task_struct.seccomp.mode`; 0: not
+ * known, and no call is taken for a settled one), and the mode of a
+ * task with a filter. */
+const volatile __u32 off_task_seccomp_mode = 0, seccomp_mode_filter = 0;
+
+/* Whether `task` (the current task's BTF pointer) has a seccomp filter:
+ * only its calls can be settled before their entry. */
+static __always_inline int seccomp_filtered(void *task)
+{
+	return off_task_seccomp_mode &&
+	       *(int *)(task + off_task_seccomp_mode) == (int)seccomp_mode_filter;
+}
+
 /* `r` is the kernel's pointer, typed by the tracepoint (tp_btf): its
  * fields are read in place. Copying the registers out first with
  * bpf_probe_read_kernel cost a traced getppid a sixth of its time (the
@@ -730,6 +783,16 @@ static __always_inline void send_call(void *task, struct pt_regs *r, __u16 kind,
 		if (sub && sub->ncaps)
 			caps_at = inner;
 	}
+	/* A call that is not sent whole (whose captures are all its
+	 * exit's) and not an exec (whose exit is a new program's, noted
+	 * apart): note its entry, or find at its exit that seccomp settled
+	 * it (note_settled()). */
+	if (spec && !is_whole(spec) && !(spec->flags & RT_SPEC_EXEC) && seccomp_filtered(task)) {
+		if (kind == RT_ENTER)
+			note_entered(tid);
+		else if (!forget_entered(tid))
+			note_settled(spec_at, tid);
+	}
 	s->spec_at = spec_at;
 	s->caps_at = caps_at;
 	s->off = off;
@@ -764,26 +827,9 @@ int rtrace_seccomp_settled(__u64 *ctx)
 	if (nr < 0 || nr >= RT_I386_BASE)
 		return 0;
 	__u32 index = (__u32)nr + (i386_call(task, regs) ? RT_I386_BASE : 0);
-	struct rt_spec *spec = bpf_map_lookup_elem(&specs, &index);
-	if (!spec || !spec->wanted)
-		return 0;
-	/* The entry's captures (a multiplexer's subcall's: all). */
-	__u8 entry = spec->flags & (RT_SPEC_SOCKETCALL | RT_SPEC_IPC) ? 0xff : 0;
-	for (int i = 0; i < RT_MAX_CAPS; i++) {
-		if (i >= spec->ncaps)
-			break;
-		if (spec->caps[i].when & RT_AT_ENTER)
-			entry |= 1 << i;
-	}
-	if (!entry)
-		return 0;
-	__u64 *pending = refetch_count();
-	if (bpf_map_update_elem(&refetch, &tid, &entry, BPF_NOEXIST) == 0) {
-		if (pending)
-			__sync_fetch_and_add(pending, 1);
-	} else {
-		bpf_map_update_elem(&refetch, &tid, &entry, BPF_ANY);
-	}
+	__u8 entry = entry_captures(index);
+	if (entry)
+		note_refetch(tid, entry, refetch_count());
 	return 0;
 }
 

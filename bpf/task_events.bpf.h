@@ -56,6 +56,9 @@ int rtrace_exec(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	if (trace_all && (id >> 32) == self_tgid)
 		return 0;
+	/* A thread's exec: the exec's exit comes under the leader's tid. */
+	if (old != tid && forget_entered(old))
+		note_entered(tid);
 	if (!trace_all) {
 		/* A started command is the command from its exec; a thread
 		 * that exec'd carries on under the leader's tid. */
@@ -123,6 +126,8 @@ static __always_inline void report_end(__u32 tid, __u32 tgid, __u32 status)
 {
 	if (!trace_all)
 		untrace_task(tid);
+	else
+		forget_entered(tid);
 	if (count_only)
 		clear_start(tid);
 	/* A leader's end: the process's memory is gone with it (or soon). */

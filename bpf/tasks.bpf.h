@@ -24,6 +24,19 @@ struct {
 	__type(value, struct rt_members);
 } members SEC(".maps");
 
+/* The tasks with a seccomp filter whose call's entry the entry program
+ * saw (bits by tid, as `members`): a call seccomp settles before the
+ * kernel runs it (SECCOMP_RET_ERRNO, _TRAP, a user-notification
+ * supervisor's answer) fires no sys_enter, and its exit finds its bit
+ * clear. Kept apart from `members`, which rtrace maps: only the program
+ * uses it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RT_MEMBER_WORDS);
+	__type(key, __u32);
+	__type(value, __u64);
+} entered SEC(".maps");
+
 /* A task's state in the traced table: a started command before its exec
  * (whose calls are rtrace's, not the command's: -c in the kernel skips
  * them), and every other traced task. */
@@ -187,8 +200,28 @@ static __always_inline void trace_task(__u32 tid)
 	__sync_fetch_and_or(&m->traced, MEMBER_BIT(tid));
 }
 
+/* Note that `tid`'s call entered (`entered`). */
+static __always_inline void note_entered(__u32 tid)
+{
+	__u32 word = tid / 64;
+	__u64 *bits = bpf_map_lookup_elem(&entered, &word);
+	if (bits)
+		__sync_fetch_and_or(bits, MEMBER_BIT(tid));
+}
+
+/* Whether `tid`'s call entered, forgetting it: its exit. */
+static __always_inline int forget_entered(__u32 tid)
+{
+	__u32 word = tid / 64;
+	__u64 *bits = bpf_map_lookup_elem(&entered, &word);
+	if (!bits)
+		return 1;
+	return (__sync_fetch_and_and(bits, ~MEMBER_BIT(tid)) & MEMBER_BIT(tid)) != 0;
+}
+
 static __always_inline void untrace_task(__u32 tid)
 {
+	forget_entered(tid);
 	struct rt_members *m = members_of(tid);
 	if (!m)
 		return;

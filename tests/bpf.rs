@@ -336,6 +336,28 @@ fn i386_programs_print_the_same() {
     }
 }
 
+/// Calls a seccomp filter refuses before the kernel runs them fire no
+/// sys_enter: their exits take the memory the program passed (paths on
+/// its stack), on a kernel that refuses the fexit program noting them
+/// (this build host) as on one that attaches it. (A string on a page
+/// nothing has touched yet stays a pointer: the kernel never read it,
+/// and a tracepoint's program cannot fault a page in.)
+#[test]
+fn calls_seccomp_refuses_show_what_the_program_passed() {
+    let run = trace(&["--bpf"], &[name(&fixture("seccomp_errno"))]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let lines = run.after_marker();
+    assert_eq!(
+        lines[..3],
+        [
+            "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+            "chdir(\"/nonexistent/refused\") = -1 [EPERM]",
+            "mkdir(\"/tmp/never-made\", 0755) = -1 [EACCES]",
+        ],
+        "{lines:#?}"
+    );
+}
+
 /// A sleep a signal interrupted: the time left it wrote is copied at the
 /// exit that wrote it, whether the call then ends at once (EINTR once
 /// the handler returns) or the kernel first restarts it through

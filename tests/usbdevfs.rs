@@ -125,10 +125,10 @@ fn a_pretend_device_shows_what_the_kernel_answered() {
 /// The same under `--bpf`, where the reaped URBs (behind the pointer the
 /// kernel stores, and their buffers and ISO descriptors) were addresses.
 /// The supervisor's answers are calls seccomp settles, which fire no
-/// sys_enter: where the kernel refuses the fexit program that takes their
-/// entry's memory at the exit (this build host), the requests the kernel
-/// reads show as pointers (HACKING.md lists it); what it writes shows
-/// either way.
+/// sys_enter: their exits take their entry's memory (the requests the
+/// kernel reads were pointers before). What differs from ptrace:
+/// USBDEVFS_IOCTL's `data`, whose type its inner request chooses, which
+/// the BPF engine's plan does not follow (HACKING.md lists it).
 #[test]
 fn a_pretend_device_shows_what_the_kernel_answered_under_bpf() {
     let bin = fixture("usbdevfs_fake");
@@ -138,13 +138,14 @@ fn a_pretend_device_shows_what_the_kernel_answered_under_bpf() {
         return;
     }
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
-    let got = run.after_marker();
-    let (with_entry, without) = (pretend_device_lines(true), pretend_device_lines(false));
-    assert!(
-        got == s(&with_entry) || got == s(&without),
-        "{}",
-        got.join("\n")
-    );
+    let want: Vec<&str> = pretend_device_lines(true)
+        .into_iter()
+        .map(|line| match line {
+            "  > data={nports=4, port=[0, 5, 0, 7]}" => "  > data=&ADDR",
+            other => other,
+        })
+        .collect();
+    assert_eq!(run.after_marker(), s(&want));
 }
 
 /// What the pretend device's calls print; `entry`: with the memory the

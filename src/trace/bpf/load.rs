@@ -11,8 +11,8 @@ use super::super::{Engine, Error};
 use super::members::Members;
 use super::offsets::{
     anon_name_offsets, device_offsets, exec_killer_offsets, exec_offsets, file_offsets,
-    group_live_offset, identity_offsets, pending_offset, pid_namespace, status_offset,
-    task_offsets, usbmon_offsets,
+    group_live_offset, identity_offsets, pending_offset, pid_namespace, seccomp_mode_offset,
+    status_offset, task_offsets, usbmon_offsets,
 };
 use super::ring::Ring;
 use super::{Options, batch, by_value, ioctl_plan, plan, typed_btf};
@@ -502,6 +502,11 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
     let cannot_read = || Error::new("--bpf: cannot read the kernel's BTF".to_string(), 1);
     let af_netlink = u32::from(crate::abi::xlat::net::AF_NETLINK);
     let (pending_off, status_off) = (pending_offset(), status_offset());
+    let seccomp_mode_off = seccomp_mode_offset();
+    let seccomp_mode_filter = crate::abi::xlat::process::SECCOMP_MODES
+        .iter()
+        .find(|(_, name)| *name == "SECCOMP_MODE_FILTER")
+        .map_or(0, |&(value, _)| value as u32);
     let (loader, btfs) = helper.join().map_err(|_| cannot_read())?;
     let mut loader = loader.ok_or_else(cannot_read)?;
     let mut ebpf = loader
@@ -590,6 +595,8 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         .override_global("task_exit_code_off", &exit_off, true)
         .override_global("task_pending_off", &pending_off, true)
         .override_global("off_task_status", &status_off, true)
+        .override_global("off_task_seccomp_mode", &seccomp_mode_off, true)
+        .override_global("seccomp_mode_filter", &seccomp_mode_filter, true)
         .override_global("ts_compat", &crate::abi::gen_x86_thread::TS_COMPAT, true)
         .override_global("wake_share", &wake_share, true)
         .override_global("possible_cpus", &possible_cpus, true)

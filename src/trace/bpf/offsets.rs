@@ -47,6 +47,17 @@ pub(super) fn pending_offset() -> u32 {
     )
 }
 
+/// Where a task's seccomp mode is: `task_struct.seccomp` plus
+/// `seccomp.mode`, or 0 where one is missing (then a call seccomp settles
+/// before its entry shows its entry's memory as pointers, unless the
+/// fexit program notes it).
+pub(super) fn seccomp_mode_offset() -> u32 {
+    nested_offset(
+        ("struct task_struct", "seccomp"),
+        ("struct seccomp", "mode"),
+    )
+}
+
 /// The offset of member `inner.1` of the struct `inner.0` that is member
 /// `outer.1` of `outer.0`, from the kernel's BTF; 0 where one is missing.
 fn nested_offset(outer: (&str, &str), inner: (&str, &str)) -> u32 {
