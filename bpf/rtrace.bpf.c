@@ -802,37 +802,6 @@ static __always_inline void send_call(void *task, struct pt_regs *r, __u16 kind,
 	send_captures(s, kind, tid);
 }
 
-/* A call seccomp settled before the kernel ran it (SECCOMP_RET_ERRNO or
- * _TRAP, a user-notification supervisor's answer): the kernel skips the
- * sys_enter tracepoint for it and fires only sys_exit, so its entry's
- * captures would never be taken (a path as its pointer). Its task is
- * noted as one whose entry captures failed is (`refetch`), and its exit
- * takes them: the call did not run, so the memory is as the program gave
- * it. Only tasks with a seccomp filter come here. */
-SEC("fexit/__secure_computing")
-int rtrace_seccomp_settled(__u64 *ctx)
-{
-	__u64 ret = 0;
-	if (count_only || bpf_get_func_ret(ctx, &ret) != 0 || (int)ret != -1)
-		return 0;
-	void *task = bpf_get_current_task_btf();
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	if (!regs)
-		return 0;
-	__u64 id = current_ids(regs);
-	__u32 tid = (__u32)id;
-	if (!is_traced(tid, id >> 32))
-		return 0;
-	long nr = (long)regs->orig_rax;
-	if (nr < 0 || nr >= RT_I386_BASE)
-		return 0;
-	__u32 index = (__u32)nr + (i386_call(task, regs) ? RT_I386_BASE : 0);
-	__u8 entry = entry_captures(index);
-	if (entry)
-		note_refetch(tid, entry, refetch_count());
-	return 0;
-}
-
 /* Lossless mode: hold the calling process while rtrace is far behind.
  * The signal takes effect when the task returns to user space, after
  * this call's exit record; the records already in flight fit in the

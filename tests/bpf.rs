@@ -337,9 +337,8 @@ fn i386_programs_print_the_same() {
 }
 
 /// Calls a seccomp filter refuses before the kernel runs them fire no
-/// sys_enter: their exits take the memory the program passed (paths on
-/// its stack), on a kernel that refuses the fexit program noting them
-/// (this build host) as on one that attaches it. (A string on a page
+/// sys_enter: their exits, finding that, take the memory the program
+/// passed (paths on its stack). (A string on a page
 /// nothing has touched yet stays a pointer: the kernel never read it,
 /// and a tracepoint's program cannot fault a page in.)
 #[test]

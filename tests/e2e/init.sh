@@ -343,9 +343,8 @@ result b2.rc "$(cat /tmp/b2.rc)"
 for f in trace text out err; do sendfile b2.$f /tmp/b2.$f; done
 
 # 7g: calls a seccomp filter refuses: the kernel fires no sys_enter for
-# them, and --bpf takes their memory at the exit (noted by an fexit of
-# __secure_computing, which this kernel can attach and the build host's
-# cannot, and by the exit finding no entry). Both engines, the same lines.
+# them, and --bpf takes their memory at the exit, which finds that the
+# entry did not fire. Both engines, the same lines.
 say "check 7g: rtrace --bpf seccomp_errno (calls a seccomp filter refuses)"
 timeout 120 rtrace --bpf -o /tmp/b7.trace seccomp_errno > /tmp/b7.err 2>&1
 result b7.rc "$?"

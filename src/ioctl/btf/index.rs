@@ -1,6 +1,6 @@
 //! Type ids by name for every named struct, union, enum, typedef and
-//! integer of vmlinux's BTF, and of the few functions [`FUNCS`] names,
-//! built in one pass the first time a type is wanted.
+//! integer of vmlinux's BTF, built in one pass the first time a type is
+//! wanted.
 //!
 //! Why a walk of our own: `btf-rs`'s mapped backend finds a name by
 //! scanning every type of vmlinux (about 126,000: ~0.45 ms a name), and
@@ -30,21 +30,6 @@ const UNION: u32 = 5;
 const ENUM: u32 = 6;
 const TYPEDEF: u32 = 8;
 const ENUM64: u32 = 19;
-/// `BTF_KIND_FUNC`: only the functions [`FUNCS`] names are indexed.
-const FUNC: u32 = 12;
-
-/// The functions whose ids are asked for (`vmlinux_func_id`: a BPF
-/// program's attach point), of vmlinux's some 60,000: each other
-/// function costs the walk a comparison of its name's first bytes.
-pub const FUNCS: &[&str] = &["__secure_computing"];
-
-/// Whether the NUL-terminated name at the start of `name` is one of
-/// [`FUNCS`].
-fn wanted_func(name: &[u8]) -> bool {
-    FUNCS
-        .iter()
-        .any(|f| name.len() > f.len() && name.starts_with(f.as_bytes()) && name[f.len()] == 0)
-}
 
 /// The ids of each name, in id order.
 #[derive(Debug, Default)]
@@ -103,8 +88,7 @@ pub fn build(bytes: &[u8]) -> Option<NameIndex> {
         let name_off = u32_at(types, at)? as usize;
         let info = u32_at(types, at + 4)?;
         let (kind, vlen) = ((info >> 24) & 0x1f, (info & 0xffff) as usize);
-        let indexed = matches!(kind, INT | STRUCT | UNION | ENUM | TYPEDEF | ENUM64)
-            || (kind == FUNC && strings.get(name_off..).is_some_and(wanted_func));
+        let indexed = matches!(kind, INT | STRUCT | UNION | ENUM | TYPEDEF | ENUM64);
         if name_off != 0 && indexed {
             let name = strings.get(name_off..)?;
             let end = name.iter().position(|&c| c == 0)?;

@@ -269,14 +269,6 @@ pub fn vmlinux_typedef_id(name: &str) -> Option<u32> {
     vmlinux_unique_id(name, |t| matches!(t, Type::Typedef(_)))
 }
 
-/// The id of vmlinux's function `name` (an fexit program's attach
-/// point, one of `index::FUNCS`: the index has no other function), where
-/// exactly one has it.
-pub fn vmlinux_func_id(name: &str) -> Option<u32> {
-    debug_assert!(index::FUNCS.contains(&name), "{name} is not indexed");
-    vmlinux_unique_id(name, |t| matches!(t, Type::Func(_)))
-}
-
 /// What vmlinux's typedef `name` points at, where it is a pointer type
 /// (`cap_user_header_t`, a `struct __user_cap_header_struct *`): the
 /// pointee's shape (its size, its layout). `None` for any other typedef.

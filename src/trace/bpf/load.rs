@@ -41,12 +41,6 @@ const PROGRAMS: &[(&str, &str)] = &[
 /// offsets and tables; `verify` checks the object agrees.
 const TYPED: &[&str] = &["sys_enter", "sys_exit"];
 
-/// The program that notes a call seccomp settled before the kernel ran it
-/// (an fexit of `typed_btf::SECCOMP_FUNC`): the kernel fires no sys_enter
-/// for such a call, and its exit takes the entry's captures. Loaded and
-/// attached where the kernel can; optional.
-const SECCOMP_SETTLED: &str = "rtrace_seccomp_settled";
-
 /// Load `program` for `tracepoint`: a typed one with the kernel's `btf`.
 fn load_program(program: &mut Program, tracepoint: &str, btf: &Btf) -> Result<(), String> {
     match program {
@@ -203,23 +197,10 @@ pub(super) fn counts_in_kernel(engine: &Engine) -> bool {
 /// follow in `PROGRAMS`' order): the exit's captures, then the entry's.
 const LONGEST_TO_VERIFY: &[&str] = &["rtrace_sys_exit", "rtrace_sys_enter"];
 
-/// The BTF the programs' loads look their kernel ids up in, made by
-/// rtrace (`typed_btf`) rather than parsed from vmlinux's: the typed tracepoints'
-/// and, apart, the fexit program's (its function's id lies far past the
-/// tracepoints': on 6.18, 53,000 against 11,000, and in one BTF that
-/// length cost every load's look-ups 7 ms).
-struct Btfs {
-    typed: Result<Btf, aya::BtfError>,
-    settled: Result<Btf, aya::BtfError>,
-}
-
-impl Btfs {
-    fn make() -> Btfs {
-        Btfs {
-            typed: typed_btf::for_programs(TYPED, &[]),
-            settled: typed_btf::for_programs(&[], &[typed_btf::SECCOMP_FUNC]),
-        }
-    }
+/// The BTF the typed programs' loads look their kernel ids up in, made
+/// by rtrace (`typed_btf`) rather than parsed from vmlinux's.
+fn typed_programs_btf() -> Result<Btf, aya::BtfError> {
+    typed_btf::for_tracepoints(TYPED)
 }
 
 /// Load (and so verify) every program in `PROGRAMS` on as many threads as
@@ -231,15 +212,12 @@ impl Btfs {
 fn verify<T>(
     ebpf: &mut Ebpf,
     beside: impl FnOnce() -> Result<T, Error>,
-    btfs: Btfs,
+    typed_btf: Result<Btf, aya::BtfError>,
 ) -> Result<T, Error> {
     let mut programs = Vec::with_capacity(PROGRAMS.len());
-    let mut settled = None;
     for (name, program) in ebpf.programs_mut() {
         if let Some(&(_, tracepoint)) = PROGRAMS.iter().find(|(known, _)| *known == name) {
             programs.push((name, tracepoint, program));
-        } else if name == SECCOMP_SETTLED {
-            settled = Some(program);
         }
     }
     if let Some((name, _)) = PROGRAMS
@@ -264,17 +242,13 @@ fn verify<T>(
         typed.iter().all(|tp| TYPED.contains(tp)) && typed.len() == TYPED.len(),
         "the object's typed programs are {typed:?}, TYPED says {TYPED:?}"
     );
-    let btf = btfs
-        .typed
-        .map_err(|e| load_error("read the kernel's BTF", e))?;
+    let btf = typed_btf.map_err(|e| load_error("read the kernel's BTF", e))?;
     let btf = &btf;
-    let settled_btf = btfs.settled;
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, programs.len());
     let queue = std::sync::Mutex::new(programs);
-    let settled = std::sync::Mutex::new(settled);
-    let (queue, settled, settled_btf) = (&queue, &settled, &settled_btf);
+    let queue = &queue;
     std::thread::scope(|scope| {
         let loads: Vec<_> = (0..workers)
             .map(|_| {
@@ -283,17 +257,6 @@ fn verify<T>(
                     while let Some((name, tracepoint, program)) = next() {
                         load_program(program, tracepoint, btf)
                             .map_err(|text| load_failed(&format!("load {name}"), text))?;
-                    }
-                    // The first thread out of work, while the longest
-                    // program is still being verified: the optional fexit
-                    // program. Where the kernel cannot attach it, calls
-                    // seccomp settles show their entry's memory as
-                    // pointers, as before.
-                    if let Some(Some(Program::FExit(program))) =
-                        settled.lock().ok().map(|mut s| s.take())
-                        && let Ok(own) = settled_btf
-                    {
-                        let _ = program.load(typed_btf::SECCOMP_FUNC, own);
                     }
                     Ok(())
                 })
@@ -362,7 +325,7 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
             loader
         });
         aya::features();
-        (loader, Btfs::make())
+        (loader, typed_programs_btf())
     });
     let (pid_off, tgid_off, exit_off) = task_offsets()?;
     let [
@@ -507,7 +470,7 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         .iter()
         .find(|(_, name)| *name == "SECCOMP_MODE_FILTER")
         .map_or(0, |&(value, _)| value as u32);
-    let (loader, btfs) = helper.join().map_err(|_| cannot_read())?;
+    let (loader, typed_btf) = helper.join().map_err(|_| cannot_read())?;
     let mut loader = loader.ok_or_else(cannot_read)?;
     let mut ebpf = loader
         // The task-local start times of -c in the kernel (no Rust side).
@@ -648,16 +611,12 @@ pub(super) fn load(engine: &Engine, opts: Options) -> Result<Loaded, Error> {
         };
         Ok((ring, members))
     };
-    let (ring, members) = verify(&mut ebpf, beside, btfs)?;
+    let (ring, members) = verify(&mut ebpf, beside, typed_btf)?;
     drop(tables);
     for (name, tracepoint) in PROGRAMS {
         let program = ebpf.program_mut(name).ok_or_else(|| missing(name))?;
         attach_program(program, tracepoint)
             .map_err(|text| load_failed(&format!("attach to {tracepoint}"), text))?;
-    }
-    // (Not loaded where the kernel could not: then not attached either.)
-    if let Some(Program::FExit(program)) = ebpf.program_mut(SECCOMP_SETTLED) {
-        let _ = program.attach();
     }
     let holding = HashMap::try_from(
         ebpf.take_map("holding")

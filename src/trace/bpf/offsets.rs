@@ -49,8 +49,7 @@ pub(super) fn pending_offset() -> u32 {
 
 /// Where a task's seccomp mode is: `task_struct.seccomp` plus
 /// `seccomp.mode`, or 0 where one is missing (then a call seccomp settles
-/// before its entry shows its entry's memory as pointers, unless the
-/// fexit program notes it).
+/// before its entry shows its entry's memory as pointers).
 pub(super) fn seccomp_mode_offset() -> u32 {
     nested_offset(
         ("struct task_struct", "seccomp"),

@@ -13,54 +13,43 @@
 
 use aya::{Btf, BtfError, Endianness};
 
-/// `BTF_KIND_PTR`, `BTF_KIND_TYPEDEF` and `BTF_KIND_FUNC`
-/// (include/uapi/linux/btf.h).
+/// `BTF_KIND_PTR` and `BTF_KIND_TYPEDEF` (include/uapi/linux/btf.h).
 const KIND_PTR: u32 = 2;
 const KIND_TYPEDEF: u32 = 8;
-const KIND_FUNC: u32 = 12;
-
-/// The function whose return tells a call seccomp settled (the fexit
-/// program `rtrace_seccomp_settled` is attached to it).
-pub const SECCOMP_FUNC: &str = "__secure_computing";
 
 /// `BTF_MAGIC`.
 const MAGIC: u16 = crate::abi::xlat::ioctl::BTF_MAGIC;
 
 /// What `BtfTracePoint::load` needs for `tracepoints` (`sys_enter`): their
-/// typedefs at the running kernel's ids; and what `FExit::load` needs for
-/// `funcs` (`__secure_computing`): each function at its id, where vmlinux
-/// has it (one it lacks is left out: its program's load says so).
-pub fn for_programs(tracepoints: &[&str], funcs: &[&str]) -> Result<Btf, BtfError> {
-    let typedefs: Option<Vec<(u32, String, u32)>> = tracepoints
+/// typedefs at the running kernel's ids.
+pub fn for_tracepoints(tracepoints: &[&str]) -> Result<Btf, BtfError> {
+    let typedefs: Option<Vec<(u32, String)>> = tracepoints
         .iter()
         .map(|tp| {
             let name = format!("btf_trace_{tp}");
-            crate::ioctl::btf::vmlinux_typedef_id(&name).map(|id| (id, name, KIND_TYPEDEF))
+            crate::ioctl::btf::vmlinux_typedef_id(&name).map(|id| (id, name))
         })
         .collect();
-    let Some(mut named) = typedefs else {
-        return Btf::from_sys_fs();
-    };
-    named.extend(funcs.iter().filter_map(|&name| {
-        crate::ioctl::btf::vmlinux_func_id(name).map(|id| (id, name.to_string(), KIND_FUNC))
-    }));
-    Btf::parse(&with_named(&named), Endianness::Little)
+    match typedefs {
+        Some(named) => Btf::parse(&with_typedefs(&named), Endianness::Little),
+        None => Btf::from_sys_fs(),
+    }
 }
 
-/// A little-endian BTF file whose types are the typedefs and functions
-/// `named` (id, name, kind) at their ids, every other id up to the last a
-/// nameless pointer (a 12-byte record, the least the format has).
-fn with_named(named: &[(u32, String, u32)]) -> Vec<u8> {
+/// A little-endian BTF file whose types are the typedefs `named` (id,
+/// name) at their ids, every other id up to the last a nameless pointer
+/// (a 12-byte record, the least the format has).
+fn with_typedefs(named: &[(u32, String)]) -> Vec<u8> {
     let last = named.iter().map(|(id, ..)| *id).max().unwrap_or(0);
     let mut strings = vec![0u8];
     let mut types = Vec::with_capacity(last as usize * 12);
     for id in 1..=last {
         let (name_off, kind) = match named.iter().find(|(at, ..)| *at == id) {
-            Some((_, name, kind)) => {
+            Some((_, name)) => {
                 let off = strings.len() as u32;
                 strings.extend_from_slice(name.as_bytes());
                 strings.push(0);
-                (off, *kind)
+                (off, KIND_TYPEDEF)
             }
             None => (0, KIND_PTR),
         };
@@ -96,16 +85,14 @@ mod tests {
     #[test]
     fn the_typedefs_are_found_at_their_ids_and_nothing_else_by_name() {
         let named = [
-            (7, "btf_trace_a".to_string(), KIND_TYPEDEF),
-            (3, "btf_trace_b".to_string(), KIND_TYPEDEF),
-            (5, "f".to_string(), KIND_FUNC),
+            (7, "btf_trace_a".to_string()),
+            (3, "btf_trace_b".to_string()),
         ];
-        let btf = Btf::parse(&with_named(&named), Endianness::Little).expect("parses");
+        let btf = Btf::parse(&with_typedefs(&named), Endianness::Little).expect("parses");
         let id = |name| btf.id_by_type_name_kind(name, BtfKind::Typedef).ok();
         assert_eq!(id("btf_trace_a"), Some(7));
         assert_eq!(id("btf_trace_b"), Some(3));
         assert_eq!(id("btf_trace_c"), None);
-        assert_eq!(btf.id_by_type_name_kind("f", BtfKind::Func).ok(), Some(5));
         assert_eq!(btf.id_by_type_name_kind("", BtfKind::Ptr).ok(), Some(1));
     }
 
@@ -118,7 +105,7 @@ mod tests {
             return;
         };
         let tracepoints = ["sys_enter", "sys_exit", "sched_process_exec"];
-        let ours = for_programs(&tracepoints, &[SECCOMP_FUNC]).expect("made");
+        let ours = for_tracepoints(&tracepoints).expect("made");
         for tp in tracepoints {
             let name = format!("btf_trace_{tp}");
             let want = vmlinux.id_by_type_name_kind(&name, BtfKind::Typedef).ok();
@@ -130,13 +117,5 @@ mod tests {
                 want
             );
         }
-        let want = vmlinux
-            .id_by_type_name_kind(SECCOMP_FUNC, BtfKind::Func)
-            .ok();
-        assert!(want.is_some(), "vmlinux has {SECCOMP_FUNC}");
-        assert_eq!(
-            ours.id_by_type_name_kind(SECCOMP_FUNC, BtfKind::Func).ok(),
-            want
-        );
     }
 }
