@@ -784,14 +784,17 @@ static __always_inline void send_call(void *task, struct pt_regs *r, __u16 kind,
 			caps_at = inner;
 	}
 	/* A call that is not sent whole (whose captures are all its
-	 * exit's) and not an exec (whose exit is a new program's, noted
-	 * apart): note its entry, or find at its exit that seccomp settled
-	 * it (note_settled()). */
-	if (spec && !is_whole(spec) && !(spec->flags & RT_SPEC_EXEC) && seccomp_filtered(task)) {
-		if (kind == RT_ENTER)
-			note_entered(tid);
-		else if (!forget_entered(tid))
+	 * exit's): note its entry, or find at its exit that seccomp settled
+	 * it (note_settled()). Every exit forgets the entry, a sigreturn's
+	 * too, whose exit has no number (orig_ax -1) and so no spec. */
+	if (seccomp_filtered(task)) {
+		int partial = spec && !is_whole(spec);
+		if (kind == RT_ENTER) {
+			if (partial)
+				note_entered(tid);
+		} else if (!forget_entered(tid) && partial) {
 			note_settled(spec_at, tid);
+		}
 	}
 	s->spec_at = spec_at;
 	s->caps_at = caps_at;

@@ -56,8 +56,12 @@ int rtrace_exec(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	if (trace_all && (id >> 32) == self_tgid)
 		return 0;
-	/* A thread's exec: the exec's exit comes under the leader's tid. */
-	if (old != tid && forget_entered(old))
+	/* A thread's exec: the exec's exit comes under the leader's tid,
+	 * whose own bit (a leader that ended by SYS_exit keeps it) is not
+	 * this call's. */
+	int entered_exec = forget_entered(old);
+	forget_entered(tid);
+	if (entered_exec)
 		note_entered(tid);
 	if (!trace_all) {
 		/* A started command is the command from its exec; a thread

@@ -338,7 +338,8 @@ fn i386_programs_print_the_same() {
 
 /// Calls a seccomp filter refuses before the kernel runs them fire no
 /// sys_enter: their exits, finding that, take the memory the program
-/// passed (paths on its stack). (A string on a page
+/// passed (paths on its stack, an execve's file and arguments), the
+/// last one straight after a signal handler's return. (A string on a page
 /// nothing has touched yet stays a pointer: the kernel never read it,
 /// and a tracepoint's program cannot fault a page in.)
 #[test]
@@ -353,6 +354,20 @@ fn calls_seccomp_refuses_show_what_the_program_passed() {
             "chdir(\"/nonexistent/refused\") = -1 [EPERM]",
             "mkdir(\"/tmp/never-made\", 0755) = -1 [EACCES]",
         ],
+        "{lines:#?}"
+    );
+    assert!(
+        lines.contains(
+            &"execve(\"/nonexistent/refused-prog\", [\"refused-prog\"], &ADDR /* 0 vars */) \
+              = -1 [EACCES]"
+                .to_string()
+        ),
+        "{lines:#?}"
+    );
+    let last = lines.iter().rfind(|l| l.starts_with("chdir("));
+    assert_eq!(
+        last.map(String::as_str),
+        Some("chdir(\"/nonexistent/refused\") = -1 [EPERM]"),
         "{lines:#?}"
     );
 }

@@ -284,14 +284,17 @@ fn verify<T>(
 /// /sys/kernel/btf itself: `unshare(CLONE_FS)` gives the thread a root of
 /// its own, and under it the path names nothing, so aya goes without.
 /// Only `make` runs there, and the thread ends with it. Where either call
-/// is refused (no CAP_SYS_CHROOT), `make` runs as it would anywhere.
+/// is refused (no CAP_SYS_CHROOT), `make` runs as it would anywhere; and
+/// under a seccomp filter, which may kill a process for a chroot (systemd's
+/// `SystemCallFilter=@system-service` does), neither is made.
 fn without_vmlinux<T: Send + 'static>(make: impl FnOnce() -> T + Send + 'static) -> Option<T> {
     std::thread::spawn(|| {
-        // SAFETY: both calls change only this thread's filesystem
-        // context (its root), which no other thread shares after the
-        // unshare; neither touches memory.
+        // SAFETY: prctl reads this thread's seccomp mode; unshare and
+        // chroot change only this thread's filesystem context (its root),
+        // which no other thread shares after the unshare. None touches
+        // memory.
         unsafe {
-            if libc::unshare(libc::CLONE_FS) == 0 {
+            if libc::prctl(libc::PR_GET_SECCOMP) == 0 && libc::unshare(libc::CLONE_FS) == 0 {
                 libc::chroot(c"/sys/kernel/btf".as_ptr());
             }
         }

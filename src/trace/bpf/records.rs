@@ -217,6 +217,11 @@ impl Bpf {
             .as_ref()
             .is_some_and(|c| c.handler.class == CallClass::Fork);
         proc.mem.add_snapshot(record.snapshot);
+        // The entry's captures the exit took again although the entry
+        // was seen (its task's seccomp filter came during the call, from
+        // another thread's SECCOMP_FILTER_FLAG_TSYNC): copied at the exit,
+        // so they are what the exit's decoding reads.
+        proc.mem.add_snapshot(std::mem::take(&mut record.late));
         // SIGCHLDs held through a wait: the one from the child it
         // returns came after it (waitid returns 0 and names the child in
         // its siginfo: any is taken as that one); another interrupted
