@@ -338,8 +338,9 @@ fn i386_programs_print_the_same() {
 
 /// Calls a seccomp filter refuses before the kernel runs them fire no
 /// sys_enter: their exits, finding that, take the memory the program
-/// passed (paths on its stack, an execve's file and arguments), the
-/// last one straight after a signal handler's return. (A string on a page
+/// passed (paths on its stack, an execve's file and arguments), one
+/// straight after a signal handler's return, one inside a handler while
+/// the call the signal interrupted is suspended. (A string on a page
 /// nothing has touched yet stays a pointer: the kernel never read it,
 /// and a tracepoint's program cannot fault a page in.)
 #[test]
@@ -364,10 +365,15 @@ fn calls_seccomp_refuses_show_what_the_program_passed() {
         ),
         "{lines:#?}"
     );
-    let last = lines.iter().rfind(|l| l.starts_with("chdir("));
+    let after_handler = lines.iter().rfind(|l| l.starts_with("chdir(\"/n"));
     assert_eq!(
-        last.map(String::as_str),
+        after_handler.map(String::as_str),
         Some("chdir(\"/nonexistent/refused\") = -1 [EPERM]"),
+        "{lines:#?}"
+    );
+    // Inside a handler, while the interrupted sleep is suspended.
+    assert!(
+        lines.contains(&"chdir(\"/in/handler\") = -1 [EPERM]".to_string()),
         "{lines:#?}"
     );
 }

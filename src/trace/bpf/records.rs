@@ -186,15 +186,12 @@ impl Bpf {
             self.engine.announce_child(tid);
             return;
         }
-        if proc.call.is_none()
-            && proc.suspended.is_empty()
-            && proc.life == Life::Running
-            && !proc.skip_exec_exit
-        {
+        if proc.call.is_none() && proc.life == Life::Running && !proc.skip_exec_exit {
             // An exit with no entry: a call in progress when tracing
-            // began, or one a seccomp supervisor answered (the kernel
-            // skips the entry tracepoint for those). The registers still
-            // hold its arguments: it is shown whole, from its exit.
+            // began, or one seccomp settled (the kernel skips the entry
+            // tracepoint for those), in a signal handler too, while the
+            // call the signal interrupted is suspended. The registers
+            // still hold its arguments: it is shown whole, from its exit.
             let (arch, nr) = arch_of(&head);
             let same = self.same_program(head.tgid as i32);
             let Some(proc) = self.engine.procs.get_mut(&tid) else {
