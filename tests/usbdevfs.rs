@@ -119,7 +119,7 @@ fn a_pretend_device_shows_what_the_kernel_answered() {
         return;
     }
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
-    assert_eq!(run.after_marker(), s(&pretend_device_lines(true)));
+    assert_eq!(run.after_marker(), s(&pretend_device_lines()));
 }
 
 /// The same under `--bpf`, where the reaped URBs (behind the pointer the
@@ -138,7 +138,7 @@ fn a_pretend_device_shows_what_the_kernel_answered_under_bpf() {
         return;
     }
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
-    let want: Vec<&str> = pretend_device_lines(true)
+    let want: Vec<&str> = pretend_device_lines()
         .into_iter()
         .map(|line| match line {
             "  > data={nports=4, port=[0, 5, 0, 7]}" => "  > data=&ADDR",
@@ -148,26 +148,16 @@ fn a_pretend_device_shows_what_the_kernel_answered_under_bpf() {
     assert_eq!(run.after_marker(), s(&want));
 }
 
-/// What the pretend device's calls print; `entry`: with the memory the
-/// kernel reads at the call's entry (else those arguments are pointers).
-fn pretend_device_lines(entry: bool) -> Vec<&'static str> {
-    let mut lines = vec!["write(-1, \"BEGIN\", 5) = -1 [EBADF]"];
-    if entry {
-        lines.extend([
-            // IN transfers: as many bytes as the call returned.
-            "ioctl(3, USBDEVFS_CONTROL, {bRequestType=0x80, bRequest=6, wValue=0x100, \
-             wIndex=0x0, wLength=64, timeout=500, data=&ADDR}) = 18",
-            "  > data=\"\\22\\1\\0\\2\\0\\0\\0@k\\35\\4\\1\\0\\1\\3\\2\\1\\1\"",
-            "ioctl(3, USBDEVFS_BULK, {ep=0x81, len=64, timeout=100, data=&ADDR}) = 5",
-            "  > data=\"hello\"",
-        ]);
-    } else {
-        lines.extend([
-            "ioctl(3, USBDEVFS_CONTROL, &ADDR) = 18",
-            "ioctl(3, USBDEVFS_BULK, &ADDR) = 5",
-        ]);
-    }
-    lines.extend([
+/// What the pretend device's calls print under ptrace.
+fn pretend_device_lines() -> Vec<&'static str> {
+    vec![
+        "write(-1, \"BEGIN\", 5) = -1 [EBADF]",
+        // IN transfers: as many bytes as the call returned.
+        "ioctl(3, USBDEVFS_CONTROL, {bRequestType=0x80, bRequest=6, wValue=0x100, \
+         wIndex=0x0, wLength=64, timeout=500, data=&ADDR}) = 18",
+        "  > data=\"\\22\\1\\0\\2\\0\\0\\0@k\\35\\4\\1\\0\\1\\3\\2\\1\\1\"",
+        "ioctl(3, USBDEVFS_BULK, {ep=0x81, len=64, timeout=100, data=&ADDR}) = 5",
+        "  > data=\"hello\"",
         "ioctl(3, USBDEVFS_GET_CAPABILITIES, {caps=USBDEVFS_CAP_ZERO_PACKET\
          |USBDEVFS_CAP_BULK_CONTINUATION|USBDEVFS_CAP_NO_PACKET_SIZE_LIM\
          |USBDEVFS_CAP_REAP_AFTER_DISCONNECT|USBDEVFS_CAP_MMAP\
@@ -178,17 +168,9 @@ fn pretend_device_lines(entry: bool) -> Vec<&'static str> {
         "ioctl(3, USBDEVFS_CONNECTINFO, {devnum=5, slow=0}) = 0",
         "ioctl(3, USBDEVFS_CONNINFO_EX(24), {size=24, busnum=1, devnum=5, \
          speed=USB_SPEED_HIGH, num_ports=2, ports=[1, 4]}) = 0",
-    ]);
-    if entry {
-        lines.extend([
-            "ioctl(3, USBDEVFS_IOCTL, {ifno=0, ioctl_code=USBDEVFS_HUB_PORTINFO, \
-             data=&ADDR}) = 0",
-            "  > data={nports=4, port=[0, 5, 0, 7]}",
-        ]);
-    } else {
-        lines.push("ioctl(3, USBDEVFS_IOCTL, &ADDR) = 0");
-    }
-    lines.extend([
+        "ioctl(3, USBDEVFS_IOCTL, {ifno=0, ioctl_code=USBDEVFS_HUB_PORTINFO, \
+         data=&ADDR}) = 0",
+        "  > data={nports=4, port=[0, 5, 0, 7]}",
         // The argument receives the reaped URB's address.
         "ioctl(3, USBDEVFS_REAPURBNDELAY, &ADDR) = 0",
         "  > urb=&ADDR {type=USBDEVFS_URB_TYPE_INTERRUPT, endpoint=0x81, status=0, \
@@ -223,8 +205,7 @@ fn pretend_device_lines(entry: bool) -> Vec<&'static str> {
         "ioctl(3, USBDEVFS_GET_SPEED) = 3",
         "exit_group(0)",
         "Process exited normally with code 0",
-    ]);
-    lines
+    ]
 }
 
 /// The compat codes, made through int 0x80 (an i386 call), print under
