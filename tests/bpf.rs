@@ -336,6 +336,29 @@ fn i386_programs_print_the_same() {
     }
 }
 
+/// A filter that comes to a thread in the middle of its call (another
+/// thread's SECCOMP_FILTER_FLAG_TSYNC): the poll entered without one and
+/// its exit takes its entry's memory again; what the kernel wrote at the
+/// exit (revents) is shown under both engines, not the entry's copy.
+#[test]
+fn a_filter_that_comes_mid_call_leaves_the_exits_memory() {
+    for engine in [&["-f"][..], &["--bpf", "-f"]] {
+        let run = trace(engine, &[name(&fixture("seccomp_tsync"))]);
+        assert_eq!(run.code(), Some(0), "{engine:?}: {}", run.stderr());
+        let lines = run.after_marker();
+        let ended = lines
+            .iter()
+            .find(|l| l.contains("poll([{fd=3, events=POLLIN}], 1, 5000) = 1"));
+        assert!(
+            ended.is_some_and(|l| l.ends_with(
+                "poll([{fd=3, events=POLLIN}], 1, 5000) = 1 \
+                 [{fd=3, revents=POLLIN}]"
+            )),
+            "{engine:?}: {lines:#?}"
+        );
+    }
+}
+
 /// Calls a seccomp filter refuses before the kernel runs them fire no
 /// sys_enter: their exits, finding that, take the memory the program
 /// passed (paths on its stack, an execve's file and arguments), one
